@@ -1,0 +1,45 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import globals from 'globals';
+
+export default tseslint.config(
+  { ignores: ['**/dist/**', 'node_modules/**', 'coverage/**', 'data/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],
+    },
+  },
+  {
+    // Nest DI reads constructor parameter types at run time: those imports must stay value imports.
+    files: ['apps/**/*.ts', 'test/**/*.ts'],
+    rules: { '@typescript-eslint/consistent-type-imports': 'off' },
+  },
+  {
+    files: ['**/*.spec.ts', 'test/**/*.ts'],
+    languageOptions: { globals: { ...globals.jest } },
+  },
+  {
+    // The pure domain library: no framework, HTTP, storage or chain imports (also enforced by dependency-cruiser).
+    files: ['libs/passport-core/src/**/*.ts'],
+    ignores: ['libs/passport-core/src/node/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*'], message: 'Only the /node subpath of passport-core may use node: built-ins.' },
+            {
+              group: ['@nestjs/*', 'fastify', '@fastify/*', 'near-api-js', '@near-js/*', 'better-sqlite3', 'ioredis', 'redis', 'jose', 'pino', '@modelcontextprotocol/*'],
+              message: 'passport-core reaches the world through ports only.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+);

@@ -1,0 +1,26 @@
+/** Jest in native ESM mode (every runtime dependency here is ESM-only); @swc/jest keeps decorator metadata, which Nest's DI needs. */
+const swc = {
+  jsc: {
+    parser: { syntax: 'typescript', decorators: true },
+    transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
+    target: 'es2022',
+    keepClassNames: true,
+  },
+  module: { type: 'es6' },
+  sourceMaps: 'inline',
+};
+
+export default {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: { '^.+\\.ts$': ['@swc/jest', swc] },
+  moduleNameMapper: {
+    '^@passport/core$': '<rootDir>/libs/passport-core/src/index.ts',
+    '^@passport/core/node$': '<rootDir>/libs/passport-core/src/node/index.ts',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
+  testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  reporters: ['default', '<rootDir>/scripts/jest-summary-reporter.cjs'],
+  testTimeout: 30000,
+};

@@ -1,0 +1,73 @@
+/**
+ * @module codecs/base32.codec
+ * RFC 4648 §6 base32 (alphabet A-Z2-7). HOLA signatures and subagent keys use it: no padding is
+ * emitted, trailing `=` is tolerated on input (resolutions §2). Input must be uppercase (HOLA lines
+ * are uppercased before parsing).
+ */
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+const LOOKUP: Int8Array = (() => {
+  const table = new Int8Array(128).fill(-1);
+  for (let i = 0; i < ALPHABET.length; i++) table[ALPHABET.charCodeAt(i)] = i;
+  return table;
+})();
+
+export function encodeBase32(bytes: Uint8Array): string {
+  let out = '';
+  let buffer = 0;
+  let bits = 0;
+  for (const byte of bytes) {
+    buffer = (buffer << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out += ALPHABET[(buffer >>> bits) & 31];
+    }
+    buffer &= (1 << bits) - 1;
+  }
+  if (bits > 0) out += ALPHABET[(buffer << (5 - bits)) & 31];
+  return out;
+}
+
+/** Length of the unpadded base32 text of `byteLength` bytes (64 → 103, 32 → 52). */
+export function base32Length(byteLength: number): number {
+  return Math.ceil((byteLength * 8) / 5);
+}
+
+/** True when `text` (trailing `=` allowed) holds only RFC 4648 base32 characters. */
+export function isBase32(text: string): boolean {
+  const body = text.replace(/=+$/, '');
+  if (body.length === 0) return false;
+  for (let i = 0; i < body.length; i++) {
+    const c = body.charCodeAt(i);
+    if (c >= 128 || LOOKUP[c] < 0) return false;
+  }
+  return true;
+}
+
+/**
+ * Decodes base32; returns null for characters outside the alphabet, an impossible length, or
+ * non-zero padding bits (so that every byte string has exactly one accepted encoding).
+ */
+export function decodeBase32(text: string): Uint8Array | null {
+  const body = text.replace(/=+$/, '');
+  const rem = body.length % 8;
+  if (rem === 1 || rem === 3 || rem === 6) return null;
+  const out = new Uint8Array(Math.floor((body.length * 5) / 8));
+  let buffer = 0;
+  let bits = 0;
+  let index = 0;
+  for (let i = 0; i < body.length; i++) {
+    const c = body.charCodeAt(i);
+    const value = c < 128 ? LOOKUP[c] : -1;
+    if (value < 0) return null;
+    buffer = (buffer << 5) | value;
+    bits += 5;
+    if (bits >= 8) {
+      bits -= 8;
+      out[index++] = (buffer >>> bits) & 0xff;
+    }
+    buffer &= (1 << bits) - 1;
+  }
+  if (buffer !== 0) return null;
+  return out;
+}

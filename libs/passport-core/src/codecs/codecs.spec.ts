@@ -1,0 +1,78 @@
+import fc from 'fast-check';
+import { decodeBase32, encodeBase32, base32Length, isBase32 } from './base32.codec.js';
+import { decodeBase64Flexible, decodeBase64Url, encodeBase64Url } from './base64url.codec.js';
+import { decodeHex, encodeHex } from './hex.codec.js';
+import { decodeBase58, encodeBase58 } from './base58.codec.js';
+import { bytesEqual } from './utf8.codec.js';
+
+// RFC 4648 §10 test vectors.
+const RFC4648 = ['', 'f', 'fo', 'foo', 'foob', 'fooba', 'foobar'];
+const BASE32 = ['', 'MY', 'MZXQ', 'MZXW6', 'MZXW6YQ', 'MZXW6YTB', 'MZXW6YTBOI'];
+const BASE64 = ['', 'Zg', 'Zm8', 'Zm9v', 'Zm9vYg', 'Zm9vYmE', 'Zm9vYmFy'];
+const bytesOf = (s: string) => new TextEncoder().encode(s);
+
+describe('base32 (RFC 4648 §6)', () => {
+  it.each(RFC4648.map((s, i) => [s, BASE32[i]]))('encodes %j as %s (unpadded)', (input, expected) => {
+    expect(encodeBase32(bytesOf(input))).toBe(expected);
+    expect(decodeBase32(expected)).toEqual(bytesOf(input));
+  });
+  it('tolerates trailing padding on input', () => {
+    expect(decodeBase32('MZXW6YQ=')).toEqual(bytesOf('foob'));
+    expect(decodeBase32('MY======')).toEqual(bytesOf('f'));
+  });
+  it('rejects foreign characters, lowercase, impossible lengths and non-canonical tails', () => {
+    expect(decodeBase32('MZXW1')).toBeNull();
+    expect(decodeBase32('mzxw6')).toBeNull();
+    expect(decodeBase32('M')).toBeNull();
+    expect(decodeBase32('MZ')).toBeNull(); // 'f' is MY; MZ carries a non-zero padding bit
+    expect(isBase32('ABC=')).toBe(true);
+    expect(isBase32('AB1')).toBe(false);
+  });
+  it('gives 103 characters for a 64-byte signature and 52 for a 32-byte key', () => {
+    expect(base32Length(64)).toBe(103);
+    expect(encodeBase32(new Uint8Array(64))).toHaveLength(103);
+    expect(encodeBase32(new Uint8Array(32))).toHaveLength(52);
+  });
+  it('round-trips any bytes', () => {
+    fc.assert(fc.property(fc.uint8Array({ maxLength: 200 }), (b) => bytesEqual(decodeBase32(encodeBase32(b))!, b)));
+  });
+});
+
+describe('base64url (RFC 4648 §5)', () => {
+  it.each(RFC4648.map((s, i) => [s, BASE64[i]]))('encodes %j as %s (unpadded)', (input, expected) => {
+    expect(encodeBase64Url(bytesOf(input))).toBe(expected);
+    expect(decodeBase64Url(expected)).toEqual(bytesOf(input));
+  });
+  it('uses - and _ and never =', () => {
+    expect(encodeBase64Url(Uint8Array.from([0xfb, 0xff]))).toBe('-_8');
+  });
+  it('strict decoding refuses padding, standard alphabet and non-canonical tails', () => {
+    expect(decodeBase64Url('Zg==')).toBeNull();
+    expect(decodeBase64Url('+/8')).toBeNull();
+    expect(decodeBase64Url('Zh')).toBeNull();
+    expect(decodeBase64Url('Z')).toBeNull();
+  });
+  it('flexible decoding accepts base64 or base64url, padded or not, never mixed', () => {
+    expect(decodeBase64Flexible('+/8=')).toEqual(Uint8Array.from([0xfb, 0xff]));
+    expect(decodeBase64Flexible('-_8')).toEqual(Uint8Array.from([0xfb, 0xff]));
+    expect(decodeBase64Flexible('+_8')).toBeNull();
+    expect(decodeBase64Flexible('Zg=')).toBeNull();
+  });
+  it('round-trips any bytes', () => {
+    fc.assert(fc.property(fc.uint8Array({ maxLength: 200 }), (b) => bytesEqual(decodeBase64Url(encodeBase64Url(b))!, b)));
+  });
+});
+
+describe('hex and base58', () => {
+  it('hex is lowercase out, either case in', () => {
+    expect(encodeHex(Uint8Array.from([0xab, 0x01]))).toBe('ab01');
+    expect(decodeHex('AB01')).toEqual(Uint8Array.from([0xab, 0x01]));
+    expect(decodeHex('abc')).toBeNull();
+    expect(decodeHex('zz')).toBeNull();
+  });
+  it('base58 matches the Bitcoin alphabet (leading zero bytes become 1s)', () => {
+    expect(encodeBase58(Uint8Array.from([0, 0, 1]))).toBe('112');
+    expect(decodeBase58('0OIl')).toBeNull();
+    fc.assert(fc.property(fc.uint8Array({ maxLength: 64 }), (b) => bytesEqual(decodeBase58(encodeBase58(b))!, b)));
+  });
+});

@@ -1,0 +1,29 @@
+/**
+ * @module @passport/core
+ * The pure protocol domain of the Passport Identity API. Browser-safe: this entry imports no `node:`
+ * module; the node:crypto signature lane lives in `@passport/core/node`.
+ *
+ * Exports are explicit and grouped by concern; add new ones to the matching group.
+ */
+
+// Errors
+export * from './errors/error-catalogue.js';
+export * from './errors/passport.error.js';
+
+// Ports
+export * from './ports/chain-reader.port.js';
+export * from './ports/replay-store.port.js';
+export * from './ports/session-store.port.js';
+export * from './ports/clock.port.js';
+export * from './ports/signature-verifier.port.js';
+export * from './ports/rate-limit-store.port.js';
+
+// Passport records
+export * from './passport/passport.types.js';
+
+// Codecs
+export * from './codecs/base32.codec.js';
+export * from './codecs/base64url.codec.js';
+export * from './codecs/base58.codec.js';
+export * from './codecs/hex.codec.js';
+export * from './codecs/utf8.codec.js';

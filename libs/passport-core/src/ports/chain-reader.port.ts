@@ -1,0 +1,41 @@
+/**
+ * @module ports/chain-reader.port
+ * Everything the domain needs from the chain. Adapters: the local JSON ledger and NEAR JSON-RPC
+ * (apps/api), and an in-memory reader (this library) for tests and embedders.
+ */
+import { type PassportRecord } from '../passport/passport.types.js';
+
+export interface PageRequest {
+  readonly fromIndex: number;
+  readonly limit: number;
+}
+
+export interface ChainReader {
+  /** The passport with this exact on-chain token id, or null when none exists. */
+  getPassport(tokenId: string): Promise<PassportRecord | null>;
+  /** Passports owned by an account, in chain order. */
+  listPassportsByOwner(accountId: string, page: PageRequest): Promise<PassportRecord[]>;
+  /** All passports of the contract, in chain order. */
+  listPassports(page: PageRequest): Promise<PassportRecord[]>;
+  /**
+   * Full-access Ed25519 public keys (32 bytes each) of a named account; [] when the account has none
+   * or does not exist. Implicit (64-hex) accounts never reach this: their id is their key.
+   */
+  getAccountKeys(accountId: string): Promise<Uint8Array[]>;
+  /** Chain time in Unix milliseconds (the latest final block's timestamp; the ledger uses its clock). */
+  chainTimeMs(): Promise<number>;
+  /** The contract id this reader serves. */
+  readonly contractId: string;
+}
+
+/** Thrown by chain adapters when the chain cannot be read (timeout, RPC error, malformed result). */
+export class ChainUnavailableError extends Error {
+  override readonly name = 'ChainUnavailableError';
+  constructor(
+    /** Client-safe short reason, e.g. `timeout`, `rpc_error`, `malformed_result`. */
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`chain unavailable: ${reason}`, options);
+  }
+}
