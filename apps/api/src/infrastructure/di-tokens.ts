@@ -1,0 +1,16 @@
+/**
+ * Dependency-injection tokens for the core's ports and the app's shared services. The core's ports are
+ * TypeScript interfaces (erased at run time), so each gets a Symbol token; adapters are bound to these
+ * by the module of their family (chain/chain.module.ts, store/store.module.ts), chosen by configuration.
+ */
+export const APP_CONFIG = Symbol('APP_CONFIG');
+export const CLOCK = Symbol('CLOCK');
+export const CHAIN_READER = Symbol('CHAIN_READER');
+export const REPLAY_STORE = Symbol('REPLAY_STORE');
+export const SESSION_STORE = Symbol('SESSION_STORE');
+export const RATE_LIMIT_STORE = Symbol('RATE_LIMIT_STORE');
+export const SIGNATURE_VERIFIER = Symbol('SIGNATURE_VERIFIER');
+/** The server's own passport and key (see server-identity.ts). */
+export const SERVER_IDENTITY = Symbol('SERVER_IDENTITY');
+/** Multi-provider list of HealthIndicator, read by GET /health. */
+export const HEALTH_INDICATORS = Symbol('HEALTH_INDICATORS');
