@@ -12,5 +12,7 @@ export const RATE_LIMIT_STORE = Symbol('RATE_LIMIT_STORE');
 export const SIGNATURE_VERIFIER = Symbol('SIGNATURE_VERIFIER');
 /** The server's own passport and key (see server-identity.ts). */
 export const SERVER_IDENTITY = Symbol('SERVER_IDENTITY');
-/** Multi-provider list of HealthIndicator, read by GET /health. */
-export const HEALTH_INDICATORS = Symbol('HEALTH_INDICATORS');
+/** HealthIndicator of the chain adapter family (provided by chain/chain.module.ts). */
+export const CHAIN_HEALTH_INDICATOR = Symbol('CHAIN_HEALTH_INDICATOR');
+/** HealthIndicator of the store adapter family (provided by store/store.module.ts). */
+export const STORE_HEALTH_INDICATOR = Symbol('STORE_HEALTH_INDICATOR');
