@@ -1,0 +1,118 @@
+import { createHmac, generateKeyPairSync } from 'node:crypto';
+import { SignJWT, importJWK } from 'jose';
+import { EddsaJwtCodec, type JwtClaims } from './eddsa-jwt.codec.js';
+
+const ISSUER = 'https://api.example.test';
+const AUDIENCE = 'a'.repeat(64);
+
+function keyPair() {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const seed = privateKey.export({ format: 'der', type: 'pkcs8' }).subarray(-32);
+  const pub = publicKey.export({ format: 'der', type: 'spki' }).subarray(-32);
+  return { seed: new Uint8Array(seed), pub: new Uint8Array(pub) };
+}
+
+const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+describe('EddsaJwtCodec', () => {
+  let now = 1_800_000_000_000;
+  const clock = { nowMs: () => now };
+  const server = keyPair();
+  const codec = new EddsaJwtCodec({ secretSeed: server.seed, publicKey: server.pub, issuer: ISSUER, audience: AUDIENCE, clock });
+  const iat = () => Math.floor(now / 1000);
+  const claims = (extra: Partial<JwtClaims> = {}): JwtClaims => ({
+    iss: ISSUER,
+    sub: 'bc=local;sc=passport.test;id=devroot;sub=bjbvcjzqbdsj',
+    aud: AUDIENCE,
+    iat: iat(),
+    nbf: iat(),
+    exp: iat() + 3600,
+    jti: 'jti-1',
+    passport_subjectuniqueidentifier_url: null,
+    ...extra,
+  });
+
+  beforeEach(() => {
+    now = 1_800_000_000_000;
+  });
+
+  it('signs EdDSA with typ JWT and verifies its own tokens', async () => {
+    const token = await codec.sign(claims());
+    const header = JSON.parse(Buffer.from(token.split('.')[0], 'base64url').toString());
+    expect(header).toEqual({ alg: 'EdDSA', typ: 'JWT' });
+    const result = await codec.verify(token);
+    expect(result).toEqual({ ok: true, claims: expect.objectContaining({ sub: claims().sub, passport_subjectuniqueidentifier_url: null }) });
+  });
+
+  it.each([
+    ['empty', ''],
+    ['two segments', 'abc.def'],
+    ['not base64url', 'a$b.c.d'],
+    ['segments that are not JSON objects', `${Buffer.from('[]').toString('base64url')}.${b64(1)}.sig`],
+  ])('refuses %s as invalid_jwt_format', async (_label, token) => {
+    expect(await codec.verify(token)).toEqual({ ok: false, reason: 'invalid_jwt_format', cause: 'not_a_jwt' });
+  });
+
+  it('refuses a truncated token', async () => {
+    const token = await codec.sign(claims());
+    const result = await codec.verify(token.slice(0, token.length - 10));
+    expect(result).toMatchObject({ ok: false, reason: 'error_checking_session', cause: 'bad_signature' });
+    expect((await codec.verify(token.split('.').slice(0, 2).join('.'))).ok).toBe(false);
+  });
+
+  it('refuses a tampered payload', async () => {
+    const [h, , s] = (await codec.sign(claims())).split('.');
+    const forged = `${h}.${b64(claims({ sub: 'bc=local;sc=x;id=devroot;sub=lhsrldbjsnlh' }))}.${s}`;
+    expect(await codec.verify(forged)).toMatchObject({ ok: false, cause: 'bad_signature' });
+  });
+
+  it('refuses a token signed by another key', async () => {
+    const other = keyPair();
+    const stranger = new EddsaJwtCodec({ secretSeed: other.seed, publicKey: other.pub, issuer: ISSUER, audience: AUDIENCE, clock });
+    expect(await codec.verify(await stranger.sign(claims()))).toMatchObject({ ok: false, cause: 'bad_signature' });
+  });
+
+  it('refuses alg none and HS256 keyed with the public key (algorithm confusion)', async () => {
+    const payload = b64(claims());
+    const none = `${b64({ alg: 'none', typ: 'JWT' })}.${payload}.`;
+    expect(await codec.verify(none)).toMatchObject({ ok: false, reason: 'error_checking_session', cause: 'wrong_algorithm' });
+    const head = b64({ alg: 'HS256', typ: 'JWT' });
+    const mac = createHmac('sha256', Buffer.from(server.pub)).update(`${head}.${payload}`).digest('base64url');
+    expect(await codec.verify(`${head}.${payload}.${mac}`)).toMatchObject({ ok: false, cause: 'wrong_algorithm' });
+  });
+
+  it('refuses the wrong audience, issuer and type', async () => {
+    expect(await codec.verify(await codec.sign(claims({ aud: 'b'.repeat(64) })))).toMatchObject({ ok: false, cause: 'wrong_audience' });
+    expect(await codec.verify(await codec.sign(claims({ iss: 'https://evil.test' })))).toMatchObject({ ok: false, cause: 'wrong_issuer' });
+    const key = await importJWK(
+      { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(server.pub).toString('base64url'), d: Buffer.from(server.seed).toString('base64url') },
+      'EdDSA',
+    );
+    const otherType = await new SignJWT(claims()).setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt' }).sign(key);
+    expect(await codec.verify(otherType)).toMatchObject({ ok: false, cause: 'wrong_type' });
+  });
+
+  it('accepts a federated token only when the federated claim names this server', async () => {
+    const federated = claims({ iss: 'https://home.example.test', passport_subjectuniqueidentifier_url: ISSUER });
+    expect((await codec.verify(await codec.sign(federated))).ok).toBe(true);
+    const elsewhere = claims({ iss: 'https://home.example.test', passport_subjectuniqueidentifier_url: 'https://third.test' });
+    expect(await codec.verify(await codec.sign(elsewhere))).toMatchObject({ ok: false, cause: 'wrong_issuer' });
+    const localButFlagged = claims({ passport_subjectuniqueidentifier_url: 'https://third.test' });
+    expect(await codec.verify(await codec.sign(localButFlagged))).toMatchObject({ ok: false, cause: 'wrong_issuer' });
+  });
+
+  it('refuses expired and not-yet-valid tokens, also once cached', async () => {
+    const token = await codec.sign(claims());
+    expect((await codec.verify(token)).ok).toBe(true);
+    now += 3600 * 1000;
+    expect(await codec.verify(token)).toMatchObject({ ok: false, cause: 'expired' });
+    now = 1_800_000_000_000;
+    const future = await codec.sign(claims({ nbf: iat() + 60, iat: iat() }));
+    expect(await codec.verify(future)).toMatchObject({ ok: false, cause: 'not_yet_valid' });
+  });
+
+  it('requires the core claims', async () => {
+    const { jti: _jti, ...withoutJti } = claims();
+    expect(await codec.verify(await codec.sign(withoutJti))).toMatchObject({ ok: false, cause: 'invalid_claims' });
+  });
+});

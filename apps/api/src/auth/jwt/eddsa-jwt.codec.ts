@@ -1,0 +1,146 @@
+/**
+ * EdDSA (Ed25519) JWTs signed with the server passport's key, so that any party can check a token
+ * against the chain (resolutions §3). jose does the JOSE work; this class pins the rules:
+ * algorithm EdDSA only, `typ: JWT`, our `aud`, our `iss` (or, for federated logins, a home URL with
+ * the federated claim naming us), and `exp`/`nbf` against the injected clock.
+ *
+ * Verified tokens are remembered in a bounded cache keyed by the exact token text, so a client that
+ * reuses its token pays the signature check once; expiry is still checked on every use, and the
+ * session (logout, revocation) is checked by the guard on every request, never cached here.
+ */
+import { SignJWT, jwtVerify, importJWK, errors as joseErrors, type JWTPayload, type CryptoKey } from 'jose';
+import { encodeBase64Url, type Clock } from '@passport/core';
+
+export type JwtClaims = JWTPayload & Record<string, unknown>;
+
+/** Why a bearer token was refused; `reason` is the spec's `details.reason`, `cause` names the rule. */
+export type JwtVerifyFailure =
+  | { readonly reason: 'invalid_jwt_format'; readonly cause: 'not_a_jwt' }
+  | {
+      readonly reason: 'error_checking_session';
+      readonly cause:
+        | 'bad_signature'
+        | 'wrong_algorithm'
+        | 'wrong_type'
+        | 'wrong_audience'
+        | 'wrong_issuer'
+        | 'expired'
+        | 'not_yet_valid'
+        | 'invalid_claims';
+    };
+
+export type JwtVerifyResult = { readonly ok: true; readonly claims: JwtClaims } | ({ readonly ok: false } & JwtVerifyFailure);
+
+export interface EddsaJwtCodecOptions {
+  /** 32-byte Ed25519 seed of the server passport key. */
+  readonly secretSeed: Uint8Array;
+  readonly publicKey: Uint8Array;
+  /** This server's public URL: the `iss` of local logins and the federated claim of foreign ones. */
+  readonly issuer: string;
+  /** The server owner account: every token's `aud`. */
+  readonly audience: string;
+  readonly clock: Clock;
+  /** Verified tokens remembered (default 10000). */
+  readonly verifiedCacheSize?: number;
+}
+
+const SEGMENT = /^[A-Za-z0-9_-]+$/;
+const FEDERATED_CLAIM = 'passport_subjectuniqueidentifier_url';
+
+export class EddsaJwtCodec {
+  private readonly keys: Promise<{ privateKey: CryptoKey; publicKey: CryptoKey }>;
+  private readonly verified = new Map<string, JwtClaims>();
+  private readonly cacheSize: number;
+
+  constructor(private readonly options: EddsaJwtCodecOptions) {
+    this.cacheSize = options.verifiedCacheSize ?? 10_000;
+    const x = encodeBase64Url(options.publicKey);
+    this.keys = Promise.all([
+      importJWK({ kty: 'OKP', crv: 'Ed25519', x, d: encodeBase64Url(options.secretSeed) }, 'EdDSA'),
+      importJWK({ kty: 'OKP', crv: 'Ed25519', x }, 'EdDSA'),
+    ]).then(([privateKey, publicKey]) => ({ privateKey: privateKey as CryptoKey, publicKey: publicKey as CryptoKey }));
+  }
+
+  /** Signs a claim set built by the core's `buildJwtClaims` (which sets iat/nbf/exp itself). */
+  async sign(claims: JwtClaims): Promise<string> {
+    const { privateKey } = await this.keys;
+    return new SignJWT(claims).setProtectedHeader({ alg: 'EdDSA', typ: 'JWT' }).sign(privateKey);
+  }
+
+  async verify(token: string): Promise<JwtVerifyResult> {
+    if (!looksLikeJwt(token)) return { ok: false, reason: 'invalid_jwt_format', cause: 'not_a_jwt' };
+    const nowSeconds = Math.floor(this.options.clock.nowMs() / 1000);
+    const cached = this.verified.get(token);
+    if (cached) return this.checkTimes(cached, nowSeconds) ?? { ok: true, claims: cached };
+
+    const { publicKey } = await this.keys;
+    let claims: JwtClaims;
+    try {
+      const result = await jwtVerify(token, publicKey, {
+        algorithms: ['EdDSA'],
+        typ: 'JWT',
+        audience: this.options.audience,
+        currentDate: new Date(nowSeconds * 1000),
+        requiredClaims: ['iss', 'sub', 'aud', 'exp', 'iat', 'jti'],
+      });
+      claims = result.payload as JwtClaims;
+    } catch (error) {
+      return { ok: false, reason: 'error_checking_session', cause: causeOf(error) };
+    }
+    if (!this.issuerAccepted(claims)) return { ok: false, reason: 'error_checking_session', cause: 'wrong_issuer' };
+    this.remember(token, claims);
+    return { ok: true, claims };
+  }
+
+  /** Local tokens carry our URL as `iss`; federated ones carry the home URL and name us in the federated claim. */
+  private issuerAccepted(claims: JwtClaims): boolean {
+    if (claims.iss === this.options.issuer) return claims[FEDERATED_CLAIM] == null;
+    return claims[FEDERATED_CLAIM] === this.options.issuer && typeof claims.iss === 'string' && /^https?:\/\//.test(claims.iss);
+  }
+
+  private checkTimes(claims: JwtClaims, nowSeconds: number): JwtVerifyResult | undefined {
+    if (typeof claims.exp === 'number' && nowSeconds >= claims.exp) return { ok: false, reason: 'error_checking_session', cause: 'expired' };
+    if (typeof claims.nbf === 'number' && nowSeconds < claims.nbf) return { ok: false, reason: 'error_checking_session', cause: 'not_yet_valid' };
+    return undefined;
+  }
+
+  private remember(token: string, claims: JwtClaims): void {
+    if (this.verified.size >= this.cacheSize) {
+      const oldest = this.verified.keys().next().value;
+      if (oldest !== undefined) this.verified.delete(oldest);
+    }
+    this.verified.set(token, claims);
+  }
+}
+
+/**
+ * Three dot-separated base64url segments whose first two decode to JSON objects. An empty third
+ * segment (an unsecured `alg: none` token) is parseable and is then refused as `wrong_algorithm`.
+ */
+function looksLikeJwt(token: string): boolean {
+  const parts = token.split('.');
+  if (parts.length !== 3 || !parts.every((p, i) => (i === 2 && p === '') || (p.length > 0 && SEGMENT.test(p)))) return false;
+  try {
+    return parts.slice(0, 2).every((p) => {
+      const value: unknown = JSON.parse(Buffer.from(p, 'base64url').toString('utf8'));
+      return typeof value === 'object' && value !== null && !Array.isArray(value);
+    });
+  } catch {
+    return false;
+  }
+}
+
+function causeOf(error: unknown): Extract<JwtVerifyFailure, { reason: 'error_checking_session' }>['cause'] {
+  if (error instanceof joseErrors.JWTExpired) return 'expired';
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'bad_signature';
+  if (error instanceof joseErrors.JOSEAlgNotAllowed || error instanceof joseErrors.JOSENotSupported) return 'wrong_algorithm';
+  if (error instanceof joseErrors.JWTClaimValidationFailed) {
+    if (error.claim === 'aud') return 'wrong_audience';
+    if (error.claim === 'iss') return 'wrong_issuer';
+    if (error.claim === 'nbf' || error.claim === 'iat') return 'not_yet_valid';
+    if (error.claim === 'typ') return 'wrong_type';
+    return 'invalid_claims';
+  }
+  if (error instanceof joseErrors.JWSInvalid || error instanceof joseErrors.JWTInvalid) return 'bad_signature';
+  return 'bad_signature';
+}
