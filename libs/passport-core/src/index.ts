@@ -27,3 +27,8 @@ export * from './codecs/base64url.codec.js';
 export * from './codecs/base58.codec.js';
 export * from './codecs/hex.codec.js';
 export * from './codecs/utf8.codec.js';
+
+// Token ids and faces (worker A)
+export * from './token-id/token-id.js';
+export * from './token-id/face-categories.js';
+export * from './token-id/face.decoder.js';
