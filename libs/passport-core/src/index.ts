@@ -32,3 +32,7 @@ export * from './codecs/utf8.codec.js';
 export * from './token-id/token-id.js';
 export * from './token-id/face-categories.js';
 export * from './token-id/face.decoder.js';
+
+// Rate limiting and in-memory adapters (worker B2)
+export * from './rate-limit/token-bucket.js';
+export * from './adapters/memory/index.js';

@@ -1,0 +1,65 @@
+/**
+ * @module rate-limit/token-bucket
+ * Pure token-bucket arithmetic shared by every RateLimitStore adapter (memory, SQLite, Redis), so
+ * that all of them answer the same `remaining` and `retryAfterMs` for the same history.
+ */
+import { type BucketPolicy, type TakeResult } from '../ports/rate-limit-store.port.js';
+
+const FLOAT_EPSILON = 1e-9;
+
+/** The persisted state of one bucket. */
+export interface BucketState {
+  /** Tokens in the bucket at `updatedAtMs` (fractional while refilling). */
+  readonly tokens: number;
+  readonly updatedAtMs: number;
+}
+
+/** The bucket's level at `nowMs`: refilled since the last update, never above capacity. */
+export function refillBucket(state: BucketState | undefined, policy: BucketPolicy, nowMs: number): number {
+  if (!state) return policy.capacity;
+  // A clock that steps backwards must not drain or overfill the bucket: elapsed time is never negative.
+  const elapsed = Math.max(0, nowMs - state.updatedAtMs);
+  return Math.min(policy.capacity, state.tokens + elapsed * policy.refillPerMs);
+}
+
+/**
+ * Takes one token. A missing state is a full bucket. When refusing, the state is still returned with
+ * the refilled level so that adapters may store it (or not: refusing never consumes a token).
+ * `retryAfterMs` is the whole number of milliseconds until one full token exists; with a refill rate of 0
+ * it is `Number.MAX_SAFE_INTEGER` (never).
+ */
+export function takeToken(
+  state: BucketState | undefined,
+  policy: BucketPolicy,
+  nowMs: number,
+): { readonly state: BucketState; readonly result: TakeResult } {
+  const level = refillBucket(state, policy, nowMs);
+  // Float tolerance both ways: the take at exactly `retryAfterMs` later must succeed.
+  if (level >= 1 - FLOAT_EPSILON) {
+    const tokens = Math.max(0, level - 1);
+    return {
+      state: { tokens, updatedAtMs: nowMs },
+      result: { allowed: true, remaining: Math.floor(tokens), retryAfterMs: 0 },
+    };
+  }
+  const missing = 1 - level;
+  // The epsilon absorbs float error (1 - 0.999 is slightly above 0.001), so a whole-ms answer stays whole.
+  const retryAfterMs =
+    policy.refillPerMs > 0
+      ? Math.max(1, Math.ceil(missing / policy.refillPerMs - FLOAT_EPSILON))
+      : Number.MAX_SAFE_INTEGER;
+  return {
+    state: { tokens: level, updatedAtMs: nowMs },
+    result: { allowed: false, remaining: 0, retryAfterMs },
+  };
+}
+
+/** True when the bucket has refilled completely, so forgetting it changes nothing (safe to evict). */
+export function isBucketFull(state: BucketState, policy: BucketPolicy, nowMs: number): boolean {
+  return refillBucket(state, policy, nowMs) >= policy.capacity;
+}
+
+/** A policy of `count` requests per `windowMs`, with a burst of `count` (used for passport max_requests). */
+export function policyPerWindow(count: number, windowMs: number): BucketPolicy {
+  return { capacity: count, refillPerMs: count / windowMs };
+}
