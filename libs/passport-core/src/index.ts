@@ -27,6 +27,21 @@ export * from './codecs/base64url.codec.js';
 export * from './codecs/base58.codec.js';
 export * from './codecs/hex.codec.js';
 export * from './codecs/utf8.codec.js';
+export * from './codecs/account-id.js';
+
+// Passport conditions and owner keys
+export * from './passport/passport-conditions.js';
+export * from './passport/owner-keys.js';
+
+// Key files
+export * from './credentials/near-credentials.js';
+export * from './credentials/near-key-text.js';
+
+// Families
+export * from './family/canonical-json.js';
+export * from './family/serviceprovider-id.js';
+export * from './family/family-signature.js';
+export * from './family/family-membership.js';
 
 // Token ids and faces (worker A)
 export * from './token-id/token-id.js';
