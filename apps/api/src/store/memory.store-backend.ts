@@ -1,0 +1,43 @@
+/**
+ * The `STORE=memory` family: the core's in-memory adapters (one process; lost on restart), each capped,
+ * plus the same unref'd background sweep as the SQLite family so that expired entries do not wait for
+ * the cap to be reached before they are released.
+ */
+import { MemoryRateLimitStore, MemoryReplayStore, MemorySessionStore, systemClock } from '@passport/core';
+import { type StoreBackend, type StoreBackendOptions } from './store-backend.js';
+import { startPeriodicSweep } from './periodic-sweep.js';
+import { DEFAULT_SWEEP_INTERVAL_MS } from './sqlite-store.options.js';
+
+export function createMemoryStoreBackend(options: StoreBackendOptions = {}): StoreBackend {
+  const clock = options.clock ?? systemClock;
+  const replay = new MemoryReplayStore({ maxEntries: options.replay?.maxEntries });
+  const sessions = new MemorySessionStore({ maxEntries: options.sessions?.maxEntries });
+  const rateLimit = new MemoryRateLimitStore({ maxKeys: options.rateLimit?.maxEntries });
+  const sweeps = [
+    startPeriodicSweep(
+      () => replay.sweep(clock.nowMs()),
+      options.replay?.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS,
+    ),
+    startPeriodicSweep(
+      () => void sessions.sweep(clock.nowMs()),
+      options.sessions?.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS,
+    ),
+    startPeriodicSweep(
+      () => rateLimit.sweep(clock.nowMs()),
+      options.rateLimit?.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS,
+    ),
+  ];
+  return {
+    kind: 'memory',
+    replay,
+    sessions,
+    rateLimit,
+    health: {
+      name: 'store',
+      check: async () => ({ ok: true, detail: { adapter: 'memory' } }),
+    },
+    close() {
+      for (const sweep of sweeps) sweep.stop();
+    },
+  };
+}

@@ -1,0 +1,156 @@
+/**
+ * SessionStore on SQLite (table `sessions`): login sessions survive restarts and are shared by every
+ * process using the same database file, so a logout is honoured by all of them.
+ *
+ * Semantics shared with the memory adapter: a session is open while it is not closed and
+ * `expiresAtMs > nowMs`; `sweep(nowMs)` deletes every closed or expired session; `list` is newest first
+ * by `createdAtMs` (ties: the later created first) and `total` counts every stored session.
+ *
+ * Bounded: a background sweep deletes closed and expired sessions, and a create beyond `maxEntries`
+ * (default 100 000) first sweeps, then evicts the oldest open sessions (logging those clients out:
+ * eviction fails closed, a JWT is never honoured without its session).
+ */
+import { systemClock, type SessionPage, type SessionRecord, type SessionStore } from '@passport/core';
+import { type SqliteDatabase } from './sqlite.database.js';
+import { startPeriodicSweep, type PeriodicSweep } from './periodic-sweep.js';
+import {
+  DEFAULT_SWEEP_INTERVAL_MS,
+  positiveInteger,
+  type SqliteStoreOptions,
+} from './sqlite-store.options.js';
+
+export const DEFAULT_SESSION_MAX_ENTRIES = 100_000;
+
+interface SessionRow {
+  readonly session_id: string;
+  readonly token_id: string;
+  readonly owner_id: string;
+  readonly jti: string;
+  readonly created_at_ms: number;
+  readonly expires_at_ms: number;
+  readonly closed_at_ms: number | null;
+  readonly close_reason: string | null;
+  readonly federated_from: string | null;
+}
+
+const COLUMNS =
+  'session_id, token_id, owner_id, jti, created_at_ms, expires_at_ms, closed_at_ms, close_reason, federated_from';
+
+export class SqliteSessionStore implements SessionStore {
+  readonly maxEntries: number;
+  private readonly sweeper: PeriodicSweep;
+
+  constructor(
+    private readonly db: SqliteDatabase,
+    options: SqliteStoreOptions = {},
+  ) {
+    this.maxEntries = positiveInteger(options.maxEntries ?? DEFAULT_SESSION_MAX_ENTRIES, 'maxEntries');
+    const clock = options.clock ?? systemClock;
+    this.sweeper = startPeriodicSweep(
+      () => this.sweepSync(clock.nowMs()),
+      options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS,
+      options.onSweepError,
+    );
+  }
+
+  async create(session: SessionRecord): Promise<void> {
+    this.db.immediate(() => {
+      const inserted = this.db
+        .statement(
+          `INSERT INTO sessions (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id) DO NOTHING`,
+        )
+        .run(
+          session.sessionId,
+          session.tokenId,
+          session.ownerId,
+          session.jti,
+          session.createdAtMs,
+          session.expiresAtMs,
+          session.closedAtMs,
+          session.closeReason,
+          session.federatedFrom,
+        );
+      if (inserted.changes === 0) throw new Error(`session ${session.sessionId} already exists`);
+      this.enforceCap(session.createdAtMs);
+    });
+  }
+
+  async get(sessionId: string): Promise<SessionRecord | null> {
+    const row = this.db.statement(`SELECT ${COLUMNS} FROM sessions WHERE session_id = ?`).get(sessionId) as
+      SessionRow | undefined;
+    return row ? toRecord(row) : null;
+  }
+
+  async close(sessionId: string, reason: string, nowMs: number): Promise<boolean> {
+    const result = this.db
+      .statement(
+        'UPDATE sessions SET closed_at_ms = ?, close_reason = ? WHERE session_id = ? AND closed_at_ms IS NULL',
+      )
+      .run(nowMs, reason, sessionId);
+    return result.changes === 1;
+  }
+
+  async list(page: { offset: number; limit: number }): Promise<SessionPage> {
+    const offset = Math.max(0, Math.floor(page.offset));
+    const limit = Math.max(0, Math.floor(page.limit));
+    // One read transaction, so that the page and the total describe the same snapshot.
+    return this.db.snapshot(() => {
+      const rows = this.db
+        .statement(`SELECT ${COLUMNS} FROM sessions ORDER BY created_at_ms DESC, rowid DESC LIMIT ? OFFSET ?`)
+        .all(limit, offset) as SessionRow[];
+      return { items: rows.map(toRecord), total: this.db.rowCount('sessions') };
+    });
+  }
+
+  async sweep(nowMs: number): Promise<number> {
+    return this.sweepSync(nowMs);
+  }
+
+  async countOpen(nowMs: number): Promise<number> {
+    const row = this.db
+      .statement('SELECT count(*) AS n FROM sessions WHERE closed_at_ms IS NULL AND expires_at_ms > ?')
+      .get(nowMs) as { n: number };
+    return row.n;
+  }
+
+  /** Sessions in the table (including closed and expired ones not yet swept). */
+  get size(): number {
+    return this.db.rowCount('sessions');
+  }
+
+  /** Stops the background sweep (the database is closed by its owner). */
+  dispose(): void {
+    this.sweeper.stop();
+  }
+
+  private sweepSync(nowMs: number): number {
+    return this.db
+      .statement('DELETE FROM sessions WHERE closed_at_ms IS NOT NULL OR expires_at_ms <= ?')
+      .run(nowMs).changes;
+  }
+
+  private enforceCap(nowMs: number): void {
+    if (this.db.rowCount('sessions') <= this.maxEntries) return;
+    this.sweepSync(nowMs);
+    const excess = this.db.rowCount('sessions') - this.maxEntries;
+    if (excess <= 0) return;
+    // rowid grows with insertion, so the smallest rowids are the oldest sessions.
+    this.db
+      .statement('DELETE FROM sessions WHERE rowid IN (SELECT rowid FROM sessions ORDER BY rowid LIMIT ?)')
+      .run(excess);
+  }
+}
+
+function toRecord(row: SessionRow): SessionRecord {
+  return Object.freeze({
+    sessionId: row.session_id,
+    tokenId: row.token_id,
+    ownerId: row.owner_id,
+    jti: row.jti,
+    createdAtMs: row.created_at_ms,
+    expiresAtMs: row.expires_at_ms,
+    closedAtMs: row.closed_at_ms,
+    closeReason: row.close_reason,
+    federatedFrom: row.federated_from,
+  });
+}

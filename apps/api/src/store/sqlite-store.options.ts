@@ -1,0 +1,23 @@
+/**
+ * Options shared by the SQLite store adapters: the row cap of the adapter's table, the background
+ * sweep interval, and the clock the sweep reads (request paths pass their own `nowMs`).
+ */
+import { type Clock } from '@passport/core';
+
+export interface SqliteStoreOptions {
+  /** Row cap of the table; when an insert exceeds it, expired rows go first, then the oldest. */
+  readonly maxEntries?: number;
+  /** Interval of the background sweep of expired rows (ms; 0 disables the timer). Default 60 000. */
+  readonly sweepIntervalMs?: number;
+  /** Clock of the background sweep. Default: the system clock. */
+  readonly clock?: Clock;
+  /** Called when a background sweep fails (the stores stay correct; only their size is bounded by it). */
+  readonly onSweepError?: (error: unknown) => void;
+}
+
+export const DEFAULT_SWEEP_INTERVAL_MS = 60_000;
+
+export function positiveInteger(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
+  return value;
+}

@@ -1,0 +1,177 @@
+/**
+ * The one SQLite database behind the sqlite store adapters (`DATA_DIR/passport.db`).
+ *
+ * WAL mode lets readers run while one writer commits, so several processes (app instances, the CLI)
+ * may open the same file; `busy_timeout` makes a connection wait for the write lock instead of failing
+ * with SQLITE_BUSY; `synchronous=NORMAL` is durable across process crashes in WAL mode (a power loss
+ * may drop the last commits, which for replay records, sessions and rate counters is acceptable).
+ * The schema is migrated forward by `PRAGMA user_version`; each migration runs in its own transaction.
+ * Prepared statements are cached per SQL text, because preparing costs more than running.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
+
+export const DATABASE_FILE_NAME = 'passport.db';
+
+export interface SqliteDatabaseOptions {
+  /** Milliseconds a connection waits for another connection's write lock (default 5000). */
+  readonly busyTimeoutMs?: number;
+}
+
+/** Tables whose row counts are kept by triggers in `row_counts` (COUNT(*) would scan the table). */
+export type CountedTable = 'replay_records' | 'sessions' | 'rate_buckets';
+
+/**
+ * Migrations in order; migration i brings the schema from user_version i to i + 1. Append only: never
+ * edit one that has shipped.
+ */
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE replay_records (
+    key            TEXT    NOT NULL UNIQUE,
+    first_seen_ms  INTEGER NOT NULL,
+    expires_at_ms  INTEGER NOT NULL
+  );
+  CREATE INDEX replay_records_expiry ON replay_records (expires_at_ms);
+
+  CREATE TABLE sessions (
+    session_id      TEXT    NOT NULL PRIMARY KEY,
+    token_id        TEXT    NOT NULL,
+    owner_id        TEXT    NOT NULL,
+    jti             TEXT    NOT NULL,
+    created_at_ms   INTEGER NOT NULL,
+    expires_at_ms   INTEGER NOT NULL,
+    closed_at_ms    INTEGER,
+    close_reason    TEXT,
+    federated_from  TEXT
+  );
+  CREATE INDEX sessions_created ON sessions (created_at_ms);
+  CREATE INDEX sessions_expiry ON sessions (expires_at_ms);
+  CREATE INDEX sessions_closed ON sessions (closed_at_ms) WHERE closed_at_ms IS NOT NULL;
+
+  CREATE TABLE rate_buckets (
+    key            TEXT    NOT NULL UNIQUE,
+    tokens         REAL    NOT NULL,
+    updated_at_ms  INTEGER NOT NULL,
+    -- When the bucket is full again: from then on the row means the same as no row (safe to delete).
+    full_at_ms     INTEGER NOT NULL
+  );
+  CREATE INDEX rate_buckets_full ON rate_buckets (full_at_ms);
+  CREATE INDEX rate_buckets_updated ON rate_buckets (updated_at_ms);
+
+  CREATE TABLE row_counts (tbl TEXT NOT NULL PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+  INSERT INTO row_counts (tbl, n) VALUES ('replay_records', 0), ('sessions', 0), ('rate_buckets', 0);
+  ${['replay_records', 'sessions', 'rate_buckets']
+    .map(
+      (t) => `
+  CREATE TRIGGER ${t}_count_insert AFTER INSERT ON ${t} BEGIN UPDATE row_counts SET n = n + 1 WHERE tbl = '${t}'; END;
+  CREATE TRIGGER ${t}_count_delete AFTER DELETE ON ${t} BEGIN UPDATE row_counts SET n = n - 1 WHERE tbl = '${t}'; END;`,
+    )
+    .join('')}
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** An open connection to the store database, with a statement cache and transaction helpers. */
+export class SqliteDatabase {
+  readonly file: string;
+  private readonly db: Database.Database;
+  private readonly statements = new Map<string, Database.Statement>();
+
+  private constructor(file: string, db: Database.Database) {
+    this.file = file;
+    this.db = db;
+  }
+
+  /** Opens (creating the directory and file if needed) and migrates the database at `file`. */
+  static open(file: string, options: SqliteDatabaseOptions = {}): SqliteDatabase {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    const db = new Database(file);
+    try {
+      db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.pragma('foreign_keys = ON');
+      migrate(db);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return new SqliteDatabase(file, db);
+  }
+
+  /** Opens `DATA_DIR/passport.db`. */
+  static openInDataDir(dataDir: string, options: SqliteDatabaseOptions = {}): SqliteDatabase {
+    return SqliteDatabase.open(join(dataDir, DATABASE_FILE_NAME), options);
+  }
+
+  get isOpen(): boolean {
+    return this.db.open;
+  }
+
+  /** The cached prepared statement for `sql`. */
+  statement(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /**
+   * Runs `work` in a `BEGIN IMMEDIATE` transaction: the write lock is taken up front, so a
+   * read-modify-write cannot interleave with another connection's (a deferred transaction would fail
+   * with SQLITE_BUSY on upgrade instead of waiting).
+   */
+  immediate<T>(work: () => T): T {
+    return this.db.transaction(work).immediate();
+  }
+
+  /** Runs read-only `work` in one deferred transaction: every read sees the same snapshot. */
+  snapshot<T>(work: () => T): T {
+    return this.db.transaction(work).deferred();
+  }
+
+  /** Rows in `table`, kept by triggers (O(1)). */
+  rowCount(table: CountedTable): number {
+    const row = this.statement('SELECT n FROM row_counts WHERE tbl = ?').get(table) as
+      { n: number } | undefined;
+    return row?.n ?? 0;
+  }
+
+  /** `PRAGMA user_version`, i.e. the number of migrations applied. */
+  schemaVersion(): number {
+    return this.db.pragma('user_version', { simple: true }) as number;
+  }
+
+  /** `PRAGMA journal_mode` (expected `wal`). */
+  journalMode(): string {
+    return String(this.db.pragma('journal_mode', { simple: true }));
+  }
+
+  close(): void {
+    if (!this.db.open) return;
+    this.statements.clear();
+    this.db.close();
+  }
+}
+
+function migrate(db: Database.Database): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > MIGRATIONS.length) {
+    throw new Error(
+      `store database schema version ${current} is newer than this build supports (${MIGRATIONS.length})`,
+    );
+  }
+  for (let version = current; version < MIGRATIONS.length; version++) {
+    // IMMEDIATE: two processes starting together must not both apply the same migration.
+    db.transaction(() => {
+      if ((db.pragma('user_version', { simple: true }) as number) !== version) return;
+      db.exec(MIGRATIONS[version]);
+      db.pragma(`user_version = ${version + 1}`);
+    }).immediate();
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * The `STORE=sqlite` family: the three SQLite adapters on one database file `DATA_DIR/passport.db`,
+ * sharing one connection (better-sqlite3 is synchronous, so one connection per process is the fastest
+ * arrangement; other processes open their own).
+ */
+import { type StoreBackend, type StoreBackendOptions } from './store-backend.js';
+import { SqliteDatabase } from './sqlite.database.js';
+import { SqliteReplayStore } from './sqlite-replay.store.js';
+import { SqliteSessionStore } from './sqlite-session.store.js';
+import { SqliteRateLimitStore } from './sqlite-rate-limit.store.js';
+import { SqliteStoreHealthIndicator } from './sqlite-store.health-indicator.js';
+
+export function createSqliteStoreBackend(dataDir: string, options: StoreBackendOptions = {}): StoreBackend {
+  const db = SqliteDatabase.openInDataDir(dataDir, { busyTimeoutMs: options.busyTimeoutMs });
+  const withClock = { clock: options.clock };
+  const replay = new SqliteReplayStore(db, { ...withClock, ...options.replay });
+  const sessions = new SqliteSessionStore(db, { ...withClock, ...options.sessions });
+  const rateLimit = new SqliteRateLimitStore(db, { ...withClock, ...options.rateLimit });
+  return {
+    kind: 'sqlite',
+    replay,
+    sessions,
+    rateLimit,
+    health: new SqliteStoreHealthIndicator(db),
+    close() {
+      replay.dispose();
+      sessions.dispose();
+      rateLimit.dispose();
+      db.close();
+    },
+  };
+}

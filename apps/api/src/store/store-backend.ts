@@ -1,0 +1,48 @@
+/**
+ * One adapter family for the store ports (replay records, sessions, rate-limit buckets) plus its health
+ * check, chosen by `STORE`. Each family lives in its own file; adding one (e.g. `redis`, a later issue)
+ * is one more branch in `createStoreBackend` and nothing else changes.
+ */
+import { type Clock, type RateLimitStore, type ReplayStore, type SessionStore } from '@passport/core';
+import { type AppConfig, type StoreKind } from '../config/app-config.js';
+import { type HealthIndicator } from '../infrastructure/health-indicator.js';
+import { createMemoryStoreBackend } from './memory.store-backend.js';
+import { createSqliteStoreBackend } from './sqlite.store-backend.js';
+import { type SqliteStoreOptions } from './sqlite-store.options.js';
+
+export interface StoreBackend {
+  readonly kind: StoreKind;
+  readonly replay: ReplayStore;
+  readonly sessions: SessionStore;
+  readonly rateLimit: RateLimitStore;
+  readonly health: HealthIndicator;
+  /** Stops background sweeps and releases the storage (idempotent). */
+  close(): void;
+}
+
+/** Per-table settings; every field is optional and has a documented default in its adapter. */
+export interface StoreBackendOptions {
+  /** Clock of the background sweeps (request paths pass their own `nowMs`). */
+  readonly clock?: Clock;
+  readonly replay?: SqliteStoreOptions;
+  readonly sessions?: SqliteStoreOptions;
+  readonly rateLimit?: SqliteStoreOptions;
+  /** Milliseconds a SQLite connection waits for another's write lock (default 5000). */
+  readonly busyTimeoutMs?: number;
+}
+
+export function createStoreBackend(
+  config: Pick<AppConfig, 'store' | 'dataDir'>,
+  options: StoreBackendOptions = {},
+): StoreBackend {
+  switch (config.store) {
+    case 'sqlite':
+      return createSqliteStoreBackend(config.dataDir, options);
+    case 'memory':
+      return createMemoryStoreBackend(options);
+    case 'redis':
+      throw new Error(
+        'Invalid configuration: STORE=redis is not available in this version (use sqlite or memory)',
+      );
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * Provides the store ports to the whole app (global module): `REPLAY_STORE`, `SESSION_STORE`,
+ * `RATE_LIMIT_STORE` and `STORE_HEALTH_INDICATOR`, all from one adapter family chosen by `STORE`
+ * (`sqlite`, the default: `DATA_DIR/passport.db`; `memory`: one process, lost on restart). Closing the
+ * app stops the background sweeps and closes the database.
+ */
+import { Global, Inject, Module, type OnModuleDestroy } from '@nestjs/common';
+import { type Clock } from '@passport/core';
+import { type AppConfig } from '../config/app-config.js';
+import {
+  APP_CONFIG,
+  CLOCK,
+  RATE_LIMIT_STORE,
+  REPLAY_STORE,
+  SESSION_STORE,
+  STORE_HEALTH_INDICATOR,
+} from '../infrastructure/di-tokens.js';
+import { createStoreBackend, type StoreBackend } from './store-backend.js';
+
+/** The chosen adapter family (internal to this module; others inject the port tokens). */
+export const STORE_BACKEND = Symbol('STORE_BACKEND');
+
+@Global()
+@Module({
+  providers: [
+    {
+      provide: STORE_BACKEND,
+      useFactory: (config: AppConfig, clock: Clock | undefined): StoreBackend =>
+        createStoreBackend(config, { clock }),
+      inject: [APP_CONFIG, { token: CLOCK, optional: true }],
+    },
+    { provide: REPLAY_STORE, useFactory: (b: StoreBackend) => b.replay, inject: [STORE_BACKEND] },
+    { provide: SESSION_STORE, useFactory: (b: StoreBackend) => b.sessions, inject: [STORE_BACKEND] },
+    { provide: RATE_LIMIT_STORE, useFactory: (b: StoreBackend) => b.rateLimit, inject: [STORE_BACKEND] },
+    { provide: STORE_HEALTH_INDICATOR, useFactory: (b: StoreBackend) => b.health, inject: [STORE_BACKEND] },
+  ],
+  exports: [REPLAY_STORE, SESSION_STORE, RATE_LIMIT_STORE, STORE_HEALTH_INDICATOR],
+})
+export class StoreModule implements OnModuleDestroy {
+  constructor(@Inject(STORE_BACKEND) private readonly backend: StoreBackend) {}
+
+  onModuleDestroy(): void {
+    this.backend.close();
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * StoreModule wiring: `STORE` picks the adapter family, the four tokens resolve to it, the health
+ * indicator reports a real check, and closing the app closes the database (the file can then be
+ * reopened and still holds what was written).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Test, type TestingModule } from '@nestjs/testing';
+import { MemoryReplayStore, type RateLimitStore, type ReplayStore, type SessionStore } from '@passport/core';
+import { loadConfig } from '../../apps/api/src/config/app-config.js';
+import { ConfigModule } from '../../apps/api/src/config/config.module.js';
+import {
+  RATE_LIMIT_STORE,
+  REPLAY_STORE,
+  SESSION_STORE,
+  STORE_HEALTH_INDICATOR,
+} from '../../apps/api/src/infrastructure/di-tokens.js';
+import { type HealthIndicator } from '../../apps/api/src/infrastructure/health-indicator.js';
+import { StoreModule } from '../../apps/api/src/store/store.module.js';
+import { SqliteReplayStore } from '../../apps/api/src/store/sqlite-replay.store.js';
+import { SqliteDatabase } from '../../apps/api/src/store/sqlite.database.js';
+
+let dataDir: string;
+beforeEach(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'passport-store-module-'));
+});
+afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+async function compile(env: Record<string, string>): Promise<TestingModule> {
+  const module = await Test.createTestingModule({
+    imports: [ConfigModule.forRoot(loadConfig({ DATA_DIR: dataDir, ...env })), StoreModule],
+  }).compile();
+  await module.init();
+  return module;
+}
+
+describe('StoreModule', () => {
+  it('refuses STORE=redis at start with a message naming the variable', async () => {
+    await expect(compile({ STORE: 'redis', REDIS_URL: 'redis://127.0.0.1:6379' })).rejects.toThrow(
+      /STORE=redis/,
+    );
+  });
+
+  it('STORE=memory provides the core memory adapters and a healthy indicator', async () => {
+    const module = await compile({ STORE: 'memory' });
+    expect(module.get<ReplayStore>(REPLAY_STORE)).toBeInstanceOf(MemoryReplayStore);
+    const health = module.get<HealthIndicator>(STORE_HEALTH_INDICATOR);
+    expect(health.name).toBe('store');
+    await expect(health.check()).resolves.toEqual({ ok: true, detail: { adapter: 'memory' } });
+    await module.close();
+  });
+
+  it('STORE=sqlite (the default) persists in DATA_DIR/passport.db, and closing the app closes the database', async () => {
+    const module = await compile({});
+    const replay = module.get<ReplayStore>(REPLAY_STORE);
+    expect(replay).toBeInstanceOf(SqliteReplayStore);
+    const sessions = module.get<SessionStore>(SESSION_STORE);
+    const rateLimit = module.get<RateLimitStore>(RATE_LIMIT_STORE);
+    const health = module.get<HealthIndicator>(STORE_HEALTH_INDICATOR);
+
+    await expect(replay.recordIfAbsent('abcdefghijkl|00FF', 1000, 61_000)).resolves.toEqual({
+      recorded: true,
+    });
+    await sessions.create({
+      sessionId: 'sess_abcdefghijkl_01J',
+      tokenId: 'abcdefghijkl',
+      ownerId: 'alice.near',
+      jti: 'j1',
+      createdAtMs: 1000,
+      expiresAtMs: 3_601_000,
+      closedAtMs: null,
+      closeReason: null,
+      federatedFrom: null,
+    });
+    await expect(rateLimit.take('1.2.3.4', { capacity: 2, refillPerMs: 0.001 }, 1000)).resolves.toEqual({
+      allowed: true,
+      remaining: 1,
+      retryAfterMs: 0,
+    });
+    const healthy = await health.check();
+    expect(healthy.ok).toBe(true);
+    expect(healthy.detail).toMatchObject({ adapter: 'sqlite', latencyMs: expect.any(Number) });
+
+    await module.close();
+    const afterClose = await health.check();
+    expect(afterClose.ok).toBe(false);
+    expect(afterClose.detail).toMatchObject({ adapter: 'sqlite' });
+    await expect(replay.recordIfAbsent('x|1', 1, 2)).rejects.toThrow();
+
+    const reopened = SqliteDatabase.openInDataDir(dataDir);
+    try {
+      expect(reopened.journalMode()).toBe('wal');
+      expect(reopened.rowCount('replay_records')).toBe(1);
+      expect(reopened.rowCount('sessions')).toBe(1);
+      expect(reopened.rowCount('rate_buckets')).toBe(1);
+    } finally {
+      reopened.close();
+    }
+  });
+});
