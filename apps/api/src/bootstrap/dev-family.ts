@@ -1,0 +1,163 @@
+/**
+ * The development family (resolutions §8): on the first start with the local ledger and no keys, create
+ * in DATA_DIR a family-root key (`keys/family-root.json`), a server key (`keys/server.json`), both in
+ * NEAR's credential format with mode 0600 in a 0700 directory, and `ledger.json` holding the
+ * family-root passport (`bc=local;sc=<contract>;id=devroot`) and the server's passport (a 12-letter id
+ * with a valid face checksum, signed into the family). Then print how to mint a passport and log in.
+ * A later start finds the keys and reuses everything; a half-created family stops the start with one
+ * line rather than being silently overwritten.
+ */
+import { randomBytes } from 'node:crypto';
+import { access, chmod, mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import {
+  cryptoRandomInt,
+  familyRootTokenId,
+  formatNearCredentials,
+  nearCredentialsFromSeed,
+  randomFaceTokenId,
+  signFamilyMetadata,
+  type PassportMetadata,
+} from '@passport/core';
+import { seedSigner as createNodeSigner } from '../chain/seed.signer.js';
+import { type AppConfig } from '../config/app-config.js';
+import { serializeLedger, writeFileAtomic, type LedgerDocument } from '../chain/ledger/ledger-file.js';
+import { StartupError } from '../chain/server-identity.loader.js';
+
+/** Contract id of the local ledger when NEAR_CONTRACT_ID is not set. */
+export const DEFAULT_LEDGER_CONTRACT_ID = 'passport.local';
+export const DEV_FAMILY_ROOT_ID = 'devroot';
+
+export type DevFamilyConfig = Pick<
+  AppConfig,
+  | 'chain'
+  | 'ledgerFile'
+  | 'serverCredentialsFile'
+  | 'familyCredentialsFile'
+  | 'publicBaseUrl'
+  | 'nearContractId'
+>;
+
+export interface DevFamilyOutcome {
+  readonly created: boolean;
+  readonly serverTokenId?: string;
+  readonly familyRootTokenId?: string;
+}
+
+export interface DevFamilyOptions {
+  /** Receives the lines to print (the next steps after creation). */
+  readonly log?: (line: string) => void;
+  /** Random index source for the server's face id (tests make it deterministic). */
+  readonly random?: (n: number) => number;
+}
+
+export async function ensureDevFamily(
+  config: DevFamilyConfig,
+  opts: DevFamilyOptions = {},
+): Promise<DevFamilyOutcome> {
+  if (config.chain !== 'ledger') return { created: false };
+  const [hasServerKey, hasRootKey, hasLedger] = await Promise.all([
+    exists(config.serverCredentialsFile),
+    exists(config.familyCredentialsFile),
+    exists(config.ledgerFile),
+  ]);
+  if (hasServerKey) {
+    if (!hasLedger)
+      throw new StartupError(
+        `LEDGER_FILE ${config.ledgerFile} does not exist (SERVER_CREDENTIALS_FILE does)`,
+      );
+    return { created: false };
+  }
+  if (hasRootKey || hasLedger) {
+    const present = hasLedger ? config.ledgerFile : config.familyCredentialsFile;
+    throw new StartupError(
+      `SERVER_CREDENTIALS_FILE ${config.serverCredentialsFile} is missing but ${present} exists; restore the key or remove ${present} to create a new development family`,
+    );
+  }
+
+  const contractId = config.nearContractId ?? DEFAULT_LEDGER_CONTRACT_ID;
+  const rootTokenId = familyRootTokenId({ chain: 'local', contract: contractId }, DEV_FAMILY_ROOT_ID);
+  const root = nearCredentialsFromSeed(randomBytes(32));
+  const server = nearCredentialsFromSeed(randomBytes(32));
+  const serverTokenId = randomFaceTokenId(opts.random ?? cryptoRandomInt);
+
+  const serverMetadata: PassportMetadata = {
+    token_id: serverTokenId,
+    serviceprovider_id: rootTokenId,
+    subjectuniqueidentifier_url: config.publicBaseUrl,
+    userselected_dn: 'NNSWF=Development,NSWF=Server,Creature=service',
+  };
+  serverMetadata.serviceprovider_signature = signFamilyMetadata(
+    serverMetadata,
+    createNodeSigner(root.secretSeed),
+  );
+
+  const ledger: LedgerDocument = {
+    contractId,
+    passports: [
+      {
+        token_id: rootTokenId,
+        owner_id: root.accountId,
+        metadata: {
+          token_id: rootTokenId,
+          serviceprovider_id: rootTokenId,
+          userselected_dn: 'NNSWF=Development,NSWF=Family Root',
+        },
+      },
+      { token_id: serverTokenId, owner_id: server.accountId, metadata: stringsOnly(serverMetadata) },
+    ],
+    accounts: {},
+  };
+
+  for (const file of [config.familyCredentialsFile, config.serverCredentialsFile])
+    await makePrivateDir(dirname(file));
+  await mkdir(dirname(config.ledgerFile), { recursive: true });
+  await writeFileAtomic(
+    config.familyCredentialsFile,
+    `${JSON.stringify(formatNearCredentials(root), null, 2)}\n`,
+    0o600,
+  );
+  await writeFileAtomic(
+    config.serverCredentialsFile,
+    `${JSON.stringify(formatNearCredentials(server), null, 2)}\n`,
+    0o600,
+  );
+  // The ledger last: it is what marks the family complete for the next start.
+  await writeFileAtomic(config.ledgerFile, serializeLedger(ledger));
+
+  const log = opts.log ?? (() => undefined);
+  for (const line of nextSteps(config, serverTokenId, rootTokenId)) log(line);
+  return { created: true, serverTokenId, familyRootTokenId: rootTokenId };
+}
+
+function nextSteps(config: DevFamilyConfig, serverTokenId: string, rootTokenId: string): string[] {
+  const api = config.publicBaseUrl;
+  return [
+    `Created a development family: root ${rootTokenId}, server passport ${serverTokenId}.`,
+    `  keys:   ${config.familyCredentialsFile}, ${config.serverCredentialsFile} (mode 0600)`,
+    `  ledger: ${config.ledgerFile}`,
+    'Next steps:',
+    '  npm run passport -- keygen --out my-key.json',
+    `  npm run passport -- mint --key my-key.json --ledger ${config.ledgerFile} --family-key ${config.familyCredentialsFile} --api-url ${api}`,
+    `  npm run passport -- login --key my-key.json --passport <token id printed by mint> --api ${api}`,
+  ];
+}
+
+async function makePrivateDir(dir: string): Promise<void> {
+  const created = await mkdir(dir, { recursive: true, mode: 0o700 });
+  // mkdir's mode is reduced by the umask; fix only a directory we created (never chmod someone's /tmp).
+  if (created !== undefined) await chmod(dir, 0o700);
+}
+
+async function exists(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false,
+  );
+}
+
+function stringsOnly(metadata: PassportMetadata): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(metadata)) if (typeof value === 'string') out[key] = value;
+  return out;
+}

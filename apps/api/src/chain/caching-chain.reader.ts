@@ -1,0 +1,166 @@
+/**
+ * A ChainReader decorator that keeps authorised traffic from being chain-bound (resolutions §8): token
+ * reads are cached briefly (found ≤ 5 s, not-found shorter so a fresh mint shows up quickly), account
+ * keys and owner pages likewise, concurrent reads of one key share one upstream request (coalescing),
+ * and the cache is bounded (oldest entries evicted first). Failures are never cached. Counters feed
+ * `/api/metrics` (`chain {reads, cacheHits}`).
+ */
+import {
+  type ChainReader,
+  type Clock,
+  type PageRequest,
+  type PassportRecord,
+  systemClock,
+} from '@passport/core';
+
+export interface CachingChainReaderOptions {
+  /** Lifetime of a found passport, owner page or key list. At most 5000 ms (resolutions §8). */
+  readonly ttlMs?: number;
+  /** Lifetime of a not-found result. */
+  readonly negativeTtlMs?: number;
+  /** Lifetime of the chain time (it moves; a stale second is harmless, a stale minute is not). */
+  readonly chainTimeTtlMs?: number;
+  /** Maximum number of cached entries. */
+  readonly maxEntries?: number;
+  readonly clock?: Clock;
+}
+
+export interface ChainCacheStats {
+  /** Lookups asked of this reader. */
+  readonly lookups: number;
+  /** Lookups answered from the cache or by joining a request already under way. */
+  readonly cacheHits: number;
+  /** Requests sent to the underlying reader (the chain). */
+  readonly reads: number;
+  /** Entries currently cached. */
+  readonly entries: number;
+}
+
+interface Entry {
+  readonly value: unknown;
+  readonly expiresAtMs: number;
+}
+
+const MAX_TTL_MS = 5000;
+
+export class CachingChainReader implements ChainReader {
+  private readonly cache = new Map<string, Entry>();
+  private readonly inFlight = new Map<string, Promise<unknown>>();
+  private readonly ttlMs: number;
+  private readonly negativeTtlMs: number;
+  private readonly chainTimeTtlMs: number;
+  private readonly maxEntries: number;
+  private readonly clock: Clock;
+  private counters = { lookups: 0, cacheHits: 0, reads: 0 };
+
+  constructor(
+    private readonly inner: ChainReader,
+    opts: CachingChainReaderOptions = {},
+  ) {
+    this.ttlMs = Math.min(opts.ttlMs ?? MAX_TTL_MS, MAX_TTL_MS);
+    this.negativeTtlMs = Math.min(opts.negativeTtlMs ?? 1000, this.ttlMs);
+    this.chainTimeTtlMs = Math.min(opts.chainTimeTtlMs ?? 1000, this.ttlMs);
+    this.maxEntries = Math.max(1, opts.maxEntries ?? 10_000);
+    this.clock = opts.clock ?? systemClock;
+  }
+
+  get contractId(): string {
+    return this.inner.contractId;
+  }
+
+  /** The underlying reader (for health checks that must reach the chain). */
+  get upstream(): ChainReader {
+    return this.inner;
+  }
+
+  getPassport(tokenId: string): Promise<PassportRecord | null> {
+    return this.cached(
+      `t|${tokenId}`,
+      () => this.inner.getPassport(tokenId),
+      (v) => (v === null ? this.negativeTtlMs : this.ttlMs),
+    );
+  }
+
+  listPassportsByOwner(accountId: string, page: PageRequest): Promise<PassportRecord[]> {
+    return this.cached(
+      `o|${page.fromIndex}|${page.limit}|${accountId}`,
+      () => this.inner.listPassportsByOwner(accountId, page),
+      (v) => (v.length === 0 ? this.negativeTtlMs : this.ttlMs),
+    ).then((list) => [...list]);
+  }
+
+  listPassports(page: PageRequest): Promise<PassportRecord[]> {
+    return this.cached(
+      `l|${page.fromIndex}|${page.limit}`,
+      () => this.inner.listPassports(page),
+      () => this.negativeTtlMs,
+    ).then((list) => [...list]);
+  }
+
+  getAccountKeys(accountId: string): Promise<Uint8Array[]> {
+    return this.cached(
+      `k|${accountId}`,
+      () => this.inner.getAccountKeys(accountId),
+      (v) => (v.length === 0 ? this.negativeTtlMs : this.ttlMs),
+    ).then((keys) => keys.map((k) => new Uint8Array(k)));
+  }
+
+  chainTimeMs(): Promise<number> {
+    return this.cached(
+      'time',
+      () => this.inner.chainTimeMs(),
+      () => this.chainTimeTtlMs,
+    );
+  }
+
+  stats(): ChainCacheStats {
+    return { ...this.counters, entries: this.cache.size };
+  }
+
+  /** Drops every cached entry (in-flight requests still complete). */
+  clear(): void {
+    this.cache.clear();
+  }
+
+  private async cached<T>(key: string, load: () => Promise<T>, ttlOf: (value: T) => number): Promise<T> {
+    this.counters.lookups++;
+    const now = this.clock.nowMs();
+    const hit = this.cache.get(key);
+    if (hit) {
+      if (hit.expiresAtMs > now) {
+        this.counters.cacheHits++;
+        return hit.value as T;
+      }
+      this.cache.delete(key);
+    }
+    const pending = this.inFlight.get(key);
+    if (pending) {
+      this.counters.cacheHits++;
+      return pending as Promise<T>;
+    }
+    this.counters.reads++;
+    const request = load().then(
+      (value) => {
+        this.inFlight.delete(key);
+        this.store(key, value, this.clock.nowMs() + ttlOf(value));
+        return value;
+      },
+      (error: unknown) => {
+        this.inFlight.delete(key);
+        throw error;
+      },
+    );
+    this.inFlight.set(key, request);
+    return request;
+  }
+
+  private store(key: string, value: unknown, expiresAtMs: number): void {
+    // Map keeps insertion order: deleting first moves the key to the end, so the first key is the oldest.
+    this.cache.delete(key);
+    this.cache.set(key, { value, expiresAtMs });
+    while (this.cache.size > this.maxEntries) {
+      const oldest = this.cache.keys().next().value as string;
+      this.cache.delete(oldest);
+    }
+  }
+}

@@ -1,0 +1,256 @@
+/**
+ * ChainReader over the local JSON ledger (resolutions §8), the default chain of `npm start`.
+ * The file is re-read when it changes on disk, so passports appended by any tool are visible without a
+ * restart. File-system watchers are unreliable (missed, duplicated or coalesced events, editors that
+ * replace the file), so a watch on the directory only schedules a debounced reload; every read also
+ * checks the file's identity (inode, size, mtime) at most every `statIntervalMs`. A malformed file at
+ * start fails the start with one line naming the line and field; a malformed edit later is logged and
+ * the last good content stays in use. Chain time is the clock.
+ */
+import { watch, type FSWatcher } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import {
+  type ChainReader,
+  type Clock,
+  decodeBase58,
+  type PageRequest,
+  type PassportRecord,
+  systemClock,
+} from '@passport/core';
+import { LedgerFormatError, ledgerRecords, parseLedger, type LedgerDocument } from './ledger/ledger-file.js';
+
+export interface LedgerLog {
+  log(message: string): void;
+  warn(message: string): void;
+}
+
+export interface LedgerChainReaderOptions {
+  readonly clock?: Clock;
+  readonly log?: LedgerLog;
+  /** Delay between a watch event and the reload, so that a burst of events causes one read. */
+  readonly debounceMs?: number;
+  /** Minimum interval between two on-read checks of the file's identity. */
+  readonly statIntervalMs?: number;
+  /** Turn the directory watch off (the on-read check alone still notices changes). */
+  readonly watch?: boolean;
+}
+
+interface FileIdentity {
+  readonly ino: number;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+interface Snapshot {
+  readonly doc: LedgerDocument;
+  readonly records: readonly PassportRecord[];
+  readonly byToken: ReadonlyMap<string, PassportRecord>;
+  readonly byOwner: ReadonlyMap<string, readonly PassportRecord[]>;
+  readonly accountKeys: ReadonlyMap<string, readonly Uint8Array[]>;
+}
+
+const silentLog: LedgerLog = { log: () => undefined, warn: () => undefined };
+
+export class LedgerChainReader implements ChainReader {
+  private snapshot: Snapshot;
+  private identity: FileIdentity | null;
+  /** Identity of the last file content that failed to parse, so one bad edit is logged once. */
+  private rejectedIdentity: FileIdentity | null = null;
+  private lastStatAt = 0;
+  private watcher: FSWatcher | null = null;
+  private debounceTimer: NodeJS.Timeout | null = null;
+  private reloading: Promise<void> | null = null;
+  private readonly clock: Clock;
+  private readonly log: LedgerLog;
+  private readonly debounceMs: number;
+  private readonly statIntervalMs: number;
+  private reloadCount = 0;
+
+  private constructor(
+    readonly file: string,
+    initial: { doc: LedgerDocument; identity: FileIdentity },
+    opts: LedgerChainReaderOptions,
+  ) {
+    this.clock = opts.clock ?? systemClock;
+    this.log = opts.log ?? silentLog;
+    this.debounceMs = opts.debounceMs ?? 50;
+    this.statIntervalMs = opts.statIntervalMs ?? 250;
+    this.snapshot = buildSnapshot(initial.doc);
+    this.identity = initial.identity;
+    if (opts.watch !== false) this.startWatching();
+  }
+
+  /** Opens the ledger; throws LedgerFormatError (one line: file, line, field) when it is malformed or missing. */
+  static async open(file: string, opts: LedgerChainReaderOptions = {}): Promise<LedgerChainReader> {
+    let text: string;
+    let identity: FileIdentity;
+    try {
+      identity = toIdentity(await stat(file));
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+      throw new LedgerFormatError(file, 1, '', `cannot be read (${code})`);
+    }
+    return new LedgerChainReader(file, { doc: parseLedger(text, file), identity }, opts);
+  }
+
+  get contractId(): string {
+    return this.snapshot.doc.contractId;
+  }
+
+  /** Number of successful reloads since start (for tests and logs). */
+  get reloads(): number {
+    return this.reloadCount;
+  }
+
+  async getPassport(tokenId: string): Promise<PassportRecord | null> {
+    await this.refreshIfChanged();
+    return this.snapshot.byToken.get(tokenId) ?? null;
+  }
+
+  async listPassportsByOwner(accountId: string, page: PageRequest): Promise<PassportRecord[]> {
+    await this.refreshIfChanged();
+    return slice(this.snapshot.byOwner.get(accountId) ?? [], page);
+  }
+
+  async listPassports(page: PageRequest): Promise<PassportRecord[]> {
+    await this.refreshIfChanged();
+    return slice(this.snapshot.records, page);
+  }
+
+  async getAccountKeys(accountId: string): Promise<Uint8Array[]> {
+    await this.refreshIfChanged();
+    return [...(this.snapshot.accountKeys.get(accountId) ?? [])];
+  }
+
+  async chainTimeMs(): Promise<number> {
+    return this.clock.nowMs();
+  }
+
+  /** Re-reads the file now if it changed; resolves when the current content is in use. */
+  async refresh(): Promise<void> {
+    this.lastStatAt = 0;
+    await this.refreshIfChanged();
+  }
+
+  close(): void {
+    this.watcher?.close();
+    this.watcher = null;
+    if (this.debounceTimer) clearTimeout(this.debounceTimer);
+    this.debounceTimer = null;
+  }
+
+  private startWatching(): void {
+    const name = basename(this.file);
+    try {
+      // Watch the directory, not the file: atomic writers replace the file (new inode), which ends a file watch.
+      this.watcher = watch(dirname(this.file), { persistent: false }, (_event, changed) => {
+        if (changed === null || changed === name) this.scheduleReload();
+      });
+      this.watcher.on('error', () => {
+        this.watcher?.close();
+        this.watcher = null; // the on-read check still works
+      });
+    } catch {
+      this.watcher = null;
+    }
+  }
+
+  private scheduleReload(): void {
+    if (this.debounceTimer) clearTimeout(this.debounceTimer);
+    this.debounceTimer = setTimeout(() => {
+      this.debounceTimer = null;
+      this.lastStatAt = 0;
+      void this.refreshIfChanged();
+    }, this.debounceMs);
+    this.debounceTimer.unref();
+  }
+
+  private async refreshIfChanged(): Promise<void> {
+    if (this.reloading) return this.reloading;
+    const now = Date.now();
+    if (now - this.lastStatAt < this.statIntervalMs) return;
+    this.lastStatAt = now;
+    this.reloading = this.reloadIfChanged().finally(() => {
+      this.reloading = null;
+    });
+    return this.reloading;
+  }
+
+  private async reloadIfChanged(): Promise<void> {
+    let identity: FileIdentity;
+    try {
+      identity = toIdentity(await stat(this.file));
+    } catch (error) {
+      this.warnOnce(
+        null,
+        `ledger ${this.file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}); keeping the last good content`,
+      );
+      return;
+    }
+    if (sameIdentity(identity, this.identity) || sameIdentity(identity, this.rejectedIdentity)) return;
+    let text: string;
+    try {
+      text = await readFile(this.file, 'utf8');
+    } catch (error) {
+      this.warnOnce(
+        identity,
+        `ledger ${this.file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}); keeping the last good content`,
+      );
+      return;
+    }
+    try {
+      const doc = parseLedger(text, this.file);
+      this.snapshot = buildSnapshot(doc);
+      this.identity = identity;
+      this.rejectedIdentity = null;
+      this.reloadCount++;
+      this.log.log(`ledger reloaded: ${doc.passports.length} passports`);
+    } catch (error) {
+      const message = error instanceof LedgerFormatError ? error.message : `ledger ${this.file} is malformed`;
+      this.warnOnce(identity, `${message}; keeping the last good content`);
+    }
+  }
+
+  private warnOnce(identity: FileIdentity | null, message: string): void {
+    if (identity && sameIdentity(identity, this.rejectedIdentity)) return;
+    this.rejectedIdentity = identity;
+    this.log.warn(message);
+  }
+}
+
+function buildSnapshot(doc: LedgerDocument): Snapshot {
+  const records = ledgerRecords(doc);
+  const byToken = new Map<string, PassportRecord>();
+  const byOwner = new Map<string, PassportRecord[]>();
+  for (const record of records) {
+    byToken.set(record.tokenId, record);
+    const owned = byOwner.get(record.ownerId);
+    if (owned) owned.push(record);
+    else byOwner.set(record.ownerId, [record]);
+  }
+  const accountKeys = new Map<string, Uint8Array[]>();
+  for (const [account, keys] of Object.entries(doc.accounts)) {
+    // parseLedger already checked each key decodes to 32 bytes.
+    accountKeys.set(
+      account,
+      keys.map((k) => decodeBase58(k.slice('ed25519:'.length)) as Uint8Array),
+    );
+  }
+  return { doc, records, byToken, byOwner, accountKeys };
+}
+
+function slice(records: readonly PassportRecord[], page: PageRequest): PassportRecord[] {
+  const from = Math.max(0, Math.floor(page.fromIndex));
+  const limit = Math.max(0, Math.floor(page.limit));
+  return records.slice(from, from + limit);
+}
+
+function toIdentity(info: { ino: number; size: number; mtimeMs: number }): FileIdentity {
+  return { ino: info.ino, size: info.size, mtimeMs: info.mtimeMs };
+}
+
+function sameIdentity(a: FileIdentity | null, b: FileIdentity | null): boolean {
+  return !!a && !!b && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
+}

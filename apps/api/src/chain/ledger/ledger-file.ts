@@ -1,0 +1,234 @@
+/**
+ * The local JSON ledger (resolutions §8): `{contractId, passports: [{token_id, owner_id, metadata,
+ * revoked?}], accounts: {<named account>: ["ed25519:<base58>"]}}` — the same record shape as the NEAR
+ * contract. This file parses and validates it (errors name the line and the field), and writes it
+ * atomically (temp file in the same directory, fsync, rename) so that a reader never sees half a file.
+ * Shared by the API's ledger reader and the `passport` command-line tool.
+ */
+import { randomBytes } from 'node:crypto';
+import { open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { decodeBase58, type PassportMetadata, type PassportRecord } from '@passport/core';
+import { lineOfJsonPath, lineOfOffset } from './json-location.js';
+
+export interface LedgerPassportEntry {
+  token_id: string;
+  owner_id: string;
+  metadata: Record<string, string>;
+  revoked?: boolean;
+}
+
+export interface LedgerDocument {
+  contractId: string;
+  passports: LedgerPassportEntry[];
+  accounts: Record<string, string[]>;
+}
+
+/** A ledger that cannot be used: `message` is one line naming the file, the line and the field. */
+export class LedgerFormatError extends Error {
+  override readonly name = 'LedgerFormatError';
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    readonly field: string,
+    readonly problem: string,
+  ) {
+    super(`${file}:${line}: ${field ? `${field} ` : ''}${problem}`);
+  }
+}
+
+type Path = (string | number)[];
+
+const ED25519_KEY_PATTERN = /^ed25519:[1-9A-HJ-NP-Za-km-z]+$/;
+/** Token ids are 12 lowercase letters, or a family-root string `bc=…;sc=…;id=…` (resolutions §3). */
+const LEDGER_TOKEN_ID_PATTERN = /^(?:[a-z]{12}|bc=[^;\s]+;sc=[^;\s]+;id=[^;\s]+)$/;
+const MAX_FIELD_CHARS = 8192;
+
+/** Parses and validates ledger text; throws LedgerFormatError (with line and field) when it is malformed. */
+export function parseLedger(text: string, file: string): LedgerDocument {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new LedgerFormatError(file, lineOfJsonError(text, error), '', 'is not valid JSON');
+  }
+  const fail = (path: Path, problem: string): never => {
+    throw new LedgerFormatError(file, lineOfJsonPath(text, path), formatPath(path), problem);
+  };
+  if (!isPlainObject(json)) fail([], 'must be a JSON object {contractId, passports, accounts}');
+  const root = json as Record<string, unknown>;
+  if (typeof root.contractId !== 'string' || root.contractId.length === 0 || root.contractId.length > 256) {
+    fail(['contractId'], 'must be a non-empty string');
+  }
+  if (!Array.isArray(root.passports)) fail(['passports'], 'must be an array');
+  const seen = new Set<string>();
+  const passports = (root.passports as unknown[]).map((entry, i): LedgerPassportEntry => {
+    if (!isPlainObject(entry))
+      fail(['passports', i], 'must be an object {token_id, owner_id, metadata, revoked?}');
+    const e = entry as Record<string, unknown>;
+    if (typeof e.token_id !== 'string' || !LEDGER_TOKEN_ID_PATTERN.test(e.token_id)) {
+      fail(
+        ['passports', i, 'token_id'],
+        'must be 12 lowercase letters or bc=<chain>;sc=<contract>;id=<root>',
+      );
+    }
+    const tokenId = e.token_id as string;
+    if (seen.has(tokenId)) fail(['passports', i, 'token_id'], `duplicates an earlier passport (${tokenId})`);
+    seen.add(tokenId);
+    if (typeof e.owner_id !== 'string' || e.owner_id.length < 2 || e.owner_id.length > 64) {
+      fail(['passports', i, 'owner_id'], 'must be an account id (2..64 characters)');
+    }
+    if (!isPlainObject(e.metadata)) fail(['passports', i, 'metadata'], 'must be an object of string values');
+    const metadata: Record<string, string> = {};
+    for (const [key, value] of Object.entries(e.metadata as Record<string, unknown>)) {
+      if (typeof value !== 'string' || value.length > MAX_FIELD_CHARS) {
+        fail(['passports', i, 'metadata', key], `must be a string of at most ${MAX_FIELD_CHARS} characters`);
+      }
+      metadata[key] = value as string;
+    }
+    if (e.revoked !== undefined && typeof e.revoked !== 'boolean')
+      fail(['passports', i, 'revoked'], 'must be true or false');
+    const out: LedgerPassportEntry = { token_id: tokenId, owner_id: e.owner_id as string, metadata };
+    if (e.revoked !== undefined) out.revoked = e.revoked as boolean;
+    return out;
+  });
+  const accounts: Record<string, string[]> = {};
+  if (root.accounts !== undefined) {
+    if (!isPlainObject(root.accounts))
+      fail(['accounts'], 'must be an object {<account>: ["ed25519:<base58>"]}');
+    for (const [account, keys] of Object.entries(root.accounts as Record<string, unknown>)) {
+      if (!Array.isArray(keys)) fail(['accounts', account], 'must be an array of "ed25519:<base58>" keys');
+      (keys as unknown[]).forEach((key, k) => {
+        if (
+          typeof key !== 'string' ||
+          !ED25519_KEY_PATTERN.test(key) ||
+          decodeBase58(key.slice(8))?.length !== 32
+        ) {
+          fail(['accounts', account, k], 'must be "ed25519:<base58 of 32 bytes>"');
+        }
+      });
+      accounts[account] = keys as string[];
+    }
+  }
+  return { contractId: root.contractId as string, passports, accounts };
+}
+
+/** The passport records of a ledger, in file order. */
+export function ledgerRecords(doc: LedgerDocument): PassportRecord[] {
+  return doc.passports.map((p) => ({
+    tokenId: p.token_id,
+    ownerId: p.owner_id,
+    contractId: doc.contractId,
+    metadata: { ...p.metadata } as PassportMetadata,
+    revoked: p.revoked === true,
+  }));
+}
+
+/** Serialises a ledger the way the tools write it: two-space indentation, one trailing newline. */
+export function serializeLedger(doc: LedgerDocument): string {
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+/** Reads and validates a ledger file. */
+export async function readLedgerFile(file: string): Promise<LedgerDocument> {
+  return parseLedger(await readFile(file, 'utf8'), file);
+}
+
+/**
+ * Writes `text` to `file` atomically: a temp file in the same directory (same file system, so the
+ * rename is atomic), fsync'd before the rename, and the directory fsync'd after it.
+ */
+export async function writeFileAtomic(file: string, text: string, mode = 0o644): Promise<void> {
+  const dir = dirname(file);
+  const temp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await open(temp, 'wx', mode);
+  try {
+    await handle.writeFile(text, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await rename(temp, file);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+  await syncDirectory(dir);
+}
+
+/**
+ * Read-modify-write of the ledger under an exclusive lock file (`<ledger>.lock`), so that two tools
+ * appending at once do not lose a passport. A lock older than `staleMs` is taken over.
+ */
+export async function updateLedgerFile(
+  file: string,
+  change: (doc: LedgerDocument) => LedgerDocument,
+  opts: { lockTimeoutMs?: number; staleMs?: number } = {},
+): Promise<LedgerDocument> {
+  const lock = `${file}.lock`;
+  await acquireLock(lock, opts.lockTimeoutMs ?? 5000, opts.staleMs ?? 30000);
+  try {
+    const next = change(await readLedgerFile(file));
+    const text = serializeLedger(next);
+    parseLedger(text, file); // never write a ledger the reader would refuse
+    await writeFileAtomic(file, text);
+    return next;
+  } finally {
+    await rm(lock, { force: true });
+  }
+}
+
+async function acquireLock(lock: string, timeoutMs: number, staleMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await writeFile(lock, `${process.pid}\n`, { flag: 'wx' });
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const info = await stat(lock).catch(() => null);
+      if (info && Date.now() - info.mtimeMs > staleMs) {
+        await rm(lock, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline)
+        throw new Error(`the ledger is locked by another writer (${lock})`, { cause: error });
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+}
+
+async function syncDirectory(dir: string): Promise<void> {
+  // Directory fsync makes the rename durable; some platforms refuse it, which is harmless here.
+  try {
+    const handle = await open(dir, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    /* not supported on this platform */
+  }
+}
+
+function lineOfJsonError(text: string, error: unknown): number {
+  const message = error instanceof Error ? error.message : '';
+  const lineMatch = /line (\d+) column/.exec(message);
+  if (lineMatch) return Number(lineMatch[1]);
+  const positionMatch = /position (\d+)/.exec(message);
+  if (positionMatch) return lineOfOffset(text, Number(positionMatch[1]));
+  return lineOfOffset(text, text.trimEnd().length);
+}
+
+function formatPath(path: Path): string {
+  return path.reduce<string>(
+    (acc, seg) => (typeof seg === 'number' ? `${acc}[${seg}]` : acc ? `${acc}.${seg}` : seg),
+    '',
+  );
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,236 @@
+/**
+ * ChainReader over NEAR JSON-RPC with near-api-js 7.2 (view calls only; engineering anchors §6).
+ * Contract views: `passport_token {token_id}`, `passport_tokens_for_owner {account_id, from_index,
+ * limit}`, `passport_tokens {from_index, limit}` (names configurable); keys through
+ * `view_access_key_list` (full-access Ed25519 keys only); chain time from the final block.
+ * Every answer is validated before use: anything unexpected is `ChainUnavailableError('malformed_result')`,
+ * upstream failures are `ChainUnavailableError('rpc_error' | 'rate_limited' | 'timeout')` and never carry
+ * upstream text to clients (the cause is kept for logs). Reads use `final` finality: a passport is what
+ * the chain has finalised, not an optimistic block that may still change.
+ */
+import { JsonRpcProvider } from 'near-api-js';
+import {
+  ChainUnavailableError,
+  type ChainReader,
+  type PageRequest,
+  type PassportMetadata,
+  type PassportRecord,
+} from '@passport/core';
+import { decodeBase58 } from '@passport/core';
+
+export interface NearViewMethods {
+  readonly token: string;
+  readonly tokensForOwner: string;
+  readonly tokens: string;
+}
+
+export const DEFAULT_NEAR_VIEW_METHODS: NearViewMethods = {
+  token: 'passport_token',
+  tokensForOwner: 'passport_tokens_for_owner',
+  tokens: 'passport_tokens',
+};
+
+export interface NearChainReaderOptions {
+  readonly rpcUrl: string;
+  readonly contractId: string;
+  readonly methods?: Partial<NearViewMethods>;
+  /** Per-request deadline (the provider has none of its own). */
+  readonly timeoutMs?: number;
+  /** Attempts per request for retryable upstream answers (HTTP 500/408/503, network errors). At least 1. */
+  readonly attempts?: number;
+  /** First wait between attempts, in ms (then ×1.5). */
+  readonly retryWaitMs?: number;
+}
+
+/** Upper bound of a page asked of the contract (NEP-171 enumeration views limit pages themselves). */
+const MAX_PAGE = 100;
+const MAX_METADATA_KEYS = 64;
+const MAX_METADATA_VALUE = 8192;
+
+export class NearChainReader implements ChainReader {
+  readonly contractId: string;
+  private readonly provider: JsonRpcProvider;
+  private readonly methods: NearViewMethods;
+  private readonly timeoutMs: number;
+
+  constructor(opts: NearChainReaderOptions) {
+    this.contractId = opts.contractId;
+    this.methods = { ...DEFAULT_NEAR_VIEW_METHODS, ...opts.methods };
+    this.timeoutMs = opts.timeoutMs ?? 5000;
+    // `retries` is the number of attempts in 7.2 (0 sends nothing; anchors §6.1).
+    this.provider = new JsonRpcProvider(
+      { url: opts.rpcUrl },
+      { retries: Math.max(1, opts.attempts ?? 2), wait: opts.retryWaitMs ?? 100, backoff: 1.5 },
+    );
+  }
+
+  async getPassport(tokenId: string): Promise<PassportRecord | null> {
+    const result = await this.view(this.methods.token, { token_id: tokenId });
+    if (result === null || result === undefined) return null;
+    const record = this.toRecord(result);
+    // A contract answering with another token than asked is broken, not "found".
+    if (record.tokenId !== tokenId) throw new ChainUnavailableError('malformed_result');
+    return record;
+  }
+
+  async listPassportsByOwner(accountId: string, page: PageRequest): Promise<PassportRecord[]> {
+    const result = await this.view(this.methods.tokensForOwner, {
+      account_id: accountId,
+      from_index: String(Math.max(0, Math.floor(page.fromIndex))),
+      limit: clampLimit(page.limit),
+    });
+    return this.toRecordList(result);
+  }
+
+  async listPassports(page: PageRequest): Promise<PassportRecord[]> {
+    const result = await this.view(this.methods.tokens, {
+      from_index: String(Math.max(0, Math.floor(page.fromIndex))),
+      limit: clampLimit(page.limit),
+    });
+    return this.toRecordList(result);
+  }
+
+  async getAccountKeys(accountId: string): Promise<Uint8Array[]> {
+    let list: unknown;
+    try {
+      list = await this.withTimeout(
+        this.provider.viewAccessKeyList({ accountId, finalityQuery: { finality: 'final' } }),
+      );
+    } catch (error) {
+      if (isUnknownAccount(error)) return [];
+      throw toChainError(error);
+    }
+    const keys = (list as { keys?: unknown })?.keys;
+    if (!Array.isArray(keys)) throw new ChainUnavailableError('malformed_result');
+    const out: Uint8Array[] = [];
+    for (const item of keys) {
+      if (typeof item !== 'object' || item === null) throw new ChainUnavailableError('malformed_result');
+      const { public_key: publicKey, access_key: accessKey } = item as {
+        public_key?: unknown;
+        access_key?: { permission?: unknown };
+      };
+      if (typeof publicKey !== 'string' || typeof accessKey !== 'object' || accessKey === null) {
+        throw new ChainUnavailableError('malformed_result');
+      }
+      // Function-call keys cannot act for the account; secp256k1 keys are not Ed25519.
+      if (accessKey.permission !== 'FullAccess' || !publicKey.startsWith('ed25519:')) continue;
+      const bytes = decodeBase58(publicKey.slice('ed25519:'.length));
+      if (!bytes || bytes.length !== 32) throw new ChainUnavailableError('malformed_result');
+      out.push(bytes);
+    }
+    return out;
+  }
+
+  async chainTimeMs(): Promise<number> {
+    let block: unknown;
+    try {
+      block = await this.withTimeout(this.provider.viewBlock({ finality: 'final' }));
+    } catch (error) {
+      throw toChainError(error);
+    }
+    const header = (block as { header?: { timestamp_nanosec?: unknown; timestamp?: unknown } })?.header;
+    const nanos = header?.timestamp_nanosec ?? header?.timestamp;
+    let ms: number;
+    if (typeof nanos === 'string' && /^\d{1,25}$/.test(nanos)) ms = Number(BigInt(nanos) / 1_000_000n);
+    else if (typeof nanos === 'number' && Number.isFinite(nanos) && nanos >= 0) ms = Math.floor(nanos / 1e6);
+    else throw new ChainUnavailableError('malformed_result');
+    if (!Number.isSafeInteger(ms) || ms <= 0) throw new ChainUnavailableError('malformed_result');
+    return ms;
+  }
+
+  private async view(method: string, args: Record<string, unknown>): Promise<unknown> {
+    let raw: { result?: unknown };
+    try {
+      raw = await this.withTimeout(
+        this.provider.callFunctionRaw({
+          contractId: this.contractId,
+          method,
+          args,
+          blockQuery: { finality: 'final' },
+        }),
+      );
+    } catch (error) {
+      throw toChainError(error);
+    }
+    // Decode the byte array ourselves: callFunction returns non-JSON text as a string, which we must refuse.
+    const bytes = raw?.result;
+    if (!Array.isArray(bytes) || bytes.some((b) => !Number.isInteger(b) || b < 0 || b > 255)) {
+      throw new ChainUnavailableError('malformed_result');
+    }
+    if (bytes.length === 0) return null;
+    try {
+      return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(bytes as number[])));
+    } catch (error) {
+      throw new ChainUnavailableError('malformed_result', { cause: error });
+    }
+  }
+
+  private toRecordList(result: unknown): PassportRecord[] {
+    if (!Array.isArray(result)) throw new ChainUnavailableError('malformed_result');
+    return result.map((token) => this.toRecord(token));
+  }
+
+  /** NEP-171-like token JSON → PassportRecord; `metadata.revoked === "true"` means revoked. */
+  private toRecord(token: unknown): PassportRecord {
+    if (typeof token !== 'object' || token === null || Array.isArray(token))
+      throw new ChainUnavailableError('malformed_result');
+    const { token_id: tokenId, owner_id: ownerId, metadata } = token as Record<string, unknown>;
+    if (typeof tokenId !== 'string' || tokenId.length === 0 || tokenId.length > 256)
+      throw new ChainUnavailableError('malformed_result');
+    if (typeof ownerId !== 'string' || ownerId.length < 2 || ownerId.length > 64)
+      throw new ChainUnavailableError('malformed_result');
+    const clean: PassportMetadata = {};
+    if (metadata !== undefined && metadata !== null) {
+      if (typeof metadata !== 'object' || Array.isArray(metadata))
+        throw new ChainUnavailableError('malformed_result');
+      const entries = Object.entries(metadata as Record<string, unknown>);
+      if (entries.length > MAX_METADATA_KEYS) throw new ChainUnavailableError('malformed_result');
+      for (const [key, value] of entries) {
+        // NEP-177 metadata has null for unset fields; keep strings only, refuse other types.
+        if (value === null) continue;
+        if (typeof value !== 'string' || value.length > MAX_METADATA_VALUE)
+          throw new ChainUnavailableError('malformed_result');
+        clean[key] = value;
+      }
+    }
+    return {
+      tokenId,
+      ownerId,
+      contractId: this.contractId,
+      metadata: clean,
+      revoked: clean.revoked === 'true',
+    };
+  }
+
+  private withTimeout<T>(promise: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new ChainUnavailableError('timeout')), this.timeoutMs);
+    });
+    // The provider cannot abort its fetch; the late answer is ignored (and its rejection swallowed).
+    promise.catch(() => undefined);
+    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  }
+}
+
+function clampLimit(limit: number): number {
+  return Math.min(MAX_PAGE, Math.max(0, Math.floor(limit)));
+}
+
+function isUnknownAccount(error: unknown): boolean {
+  const name = (error as { name?: unknown; type?: unknown })?.name;
+  const type = (error as { type?: unknown })?.type;
+  return (
+    name === 'AccountDoesNotExistError' ||
+    type === 'AccountDoesNotExist' ||
+    /UNKNOWN_ACCOUNT|does not exist/i.test(String((error as Error)?.message ?? ''))
+  );
+}
+
+function toChainError(error: unknown): ChainUnavailableError {
+  if (error instanceof ChainUnavailableError) return error;
+  const status = (error as { cause?: unknown })?.cause;
+  if (status === 429) return new ChainUnavailableError('rate_limited', { cause: error });
+  if (error instanceof SyntaxError) return new ChainUnavailableError('malformed_result', { cause: error });
+  return new ChainUnavailableError('rpc_error', { cause: error });
+}
