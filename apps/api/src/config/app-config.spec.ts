@@ -1,0 +1,115 @@
+import path from 'node:path';
+import { ConfigError, loadConfig } from './app-config.js';
+
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig rejects bad values with one line naming the variable', () => {
+  const cases: Array<[string, Record<string, string>]> = [
+    ['PORT', { PORT: 'eighty' }],
+    ['PORT', { PORT: '70000' }],
+    ['PORT', { PORT: '-1' }],
+    ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'not a url' }],
+    ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'ftp://example.com' }],
+    ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'https://user:pw@example.com' }],
+    ['SERVICE_HOST', { SERVICE_HOST: 'api.example.com/path' }],
+    ['CHAIN', { CHAIN: 'ethereum' }],
+    ['STORE', { STORE: 'postgres' }],
+    ['REDIS_URL', { STORE: 'redis' }],
+    ['REDIS_URL', { REDIS_URL: 'http://localhost:6379' }],
+    ['NEAR_RPC_URL', { CHAIN: 'near', NEAR_CONTRACT_ID: 'passport.near' }],
+    ['NEAR_CONTRACT_ID', { CHAIN: 'near', NEAR_RPC_URL: 'http://127.0.0.1:3030' }],
+    ['NEAR_CONTRACT_ID', { NEAR_CONTRACT_ID: 'Bad Contract!' }],
+    ['LOGIN_MODE', { LOGIN_MODE: 'anyone' }],
+    ['TRUSTED_CONTRACTS', { TRUSTED_CONTRACTS: 'ok.near,NOT OK' }],
+    ['TRUSTED_PROXIES', { TRUSTED_PROXIES: '10.0.0.0/8,not-an-ip' }],
+    ['TRUSTED_PROXIES', { TRUSTED_PROXIES: '10.0.0.0/33' }],
+    ['TRUSTED_PROXIES', { TRUSTED_PROXIES: '300.1.1.1' }],
+    ['WEBHOOK_TEST_ENABLED', { WEBHOOK_TEST_ENABLED: 'yes' }],
+    ['MCP_MAX_SESSIONS', { MCP_MAX_SESSIONS: '0' }],
+    ['MCP_SESSION_TTL_MS', { MCP_SESSION_TTL_MS: '1.5' }],
+    ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+    ['HOLA_FUTURE_SKEW_MS', { HOLA_FUTURE_SKEW_MS: 'abc' }],
+    ['RATE_LIMIT_CAPACITY', { RATE_LIMIT_CAPACITY: '0' }],
+    ['RATE_LIMIT_REFILL_PER_MINUTE', { RATE_LIMIT_REFILL_PER_MINUTE: 'x' }],
+  ];
+  it.each(cases)('%s', (variable, env) => {
+    const err = configError(env);
+    expect(err.variable).toBe(variable);
+    expect(err.message).toContain(variable);
+    expect(err.message).not.toContain('\n');
+  });
+});
+
+describe('loadConfig defaults (resolutions §9)', () => {
+  it('fills every variable', () => {
+    const config = loadConfig({});
+    const dataDir = path.resolve('./data');
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '0.0.0.0',
+      publicBaseUrl: 'http://localhost:3000',
+      serviceHost: 'localhost:3000',
+      dataDir,
+      chain: 'ledger',
+      ledgerFile: path.join(dataDir, 'ledger.json'),
+      serverCredentialsFile: path.join(dataDir, 'keys', 'server.json'),
+      familyCredentialsFile: path.join(dataDir, 'keys', 'family-root.json'),
+      nearRpcUrl: undefined,
+      nearContractId: undefined,
+      store: 'sqlite',
+      redisUrl: undefined,
+      loginMode: 'partner',
+      trustedContracts: [],
+      trustedProxies: [],
+      webhookTestEnabled: false,
+      mcpMaxSessions: 1000,
+      mcpSessionTtlMs: 1_800_000,
+      logLevel: 'info',
+      holaFutureSkewMs: 0,
+      rateLimit: { capacity: 6101, refillPerMinute: 1101 },
+    });
+    expect(config.concierge.lobbyTokenId).toBeUndefined();
+  });
+
+  it('derives the public URL, service host and files from PORT, PUBLIC_BASE_URL and DATA_DIR', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      PUBLIC_BASE_URL: 'https://API.Example.com/',
+      DATA_DIR: '/tmp/x',
+    });
+    expect(config.publicBaseUrl).toBe('https://api.example.com');
+    expect(config.serviceHost).toBe('api.example.com');
+    expect(config.ledgerFile).toBe('/tmp/x/ledger.json');
+    expect(loadConfig({ PORT: '8080' }).publicBaseUrl).toBe('http://localhost:8080');
+  });
+
+  it('trusts the configured NEAR contract when TRUSTED_CONTRACTS is unset', () => {
+    const config = loadConfig({
+      CHAIN: 'near',
+      NEAR_RPC_URL: 'http://127.0.0.1:3030',
+      NEAR_CONTRACT_ID: 'passport.near',
+    });
+    expect(config.trustedContracts).toEqual(['passport.near']);
+  });
+
+  it('parses lists, booleans and enums case-insensitively; empty values count as unset', () => {
+    const config = loadConfig({
+      TRUSTED_PROXIES: ' 10.0.0.0/8 , ::1, 192.168.1.1 ',
+      WEBHOOK_TEST_ENABLED: 'TRUE',
+      STORE: 'Memory',
+      LOG_LEVEL: '',
+    });
+    expect(config.trustedProxies).toEqual(['10.0.0.0/8', '::1', '192.168.1.1']);
+    expect(config.webhookTestEnabled).toBe(true);
+    expect(config.store).toBe('memory');
+    expect(config.logLevel).toBe('info');
+  });
+});

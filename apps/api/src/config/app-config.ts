@@ -1,0 +1,289 @@
+/**
+ * The application's configuration: every environment variable of resolutions §9 (plus the concierge
+ * trust anchor, HOLA skew and rate-limit settings), parsed and validated once at start. A bad value
+ * throws `ConfigError`, whose message is one line naming the variable, so `main.ts` can print it and
+ * stop. Everything else reads `AppConfig` (DI token `APP_CONFIG`), never `process.env`.
+ */
+import path from 'node:path';
+
+export type ChainKind = 'ledger' | 'near';
+export type StoreKind = 'sqlite' | 'memory' | 'redis';
+export type LoginMode = 'partner' | 'p2p' | 'promiscuous';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+/**
+ * Concierge trust anchor fields, kept as configured (possibly missing or malformed): the trust-anchor
+ * endpoint validates them per request and answers 500 `CONCIERGE_CONFIG_FAILED` when they are wrong,
+ * so that one misconfigured optional document does not stop the whole service (spec: "500 on
+ * configuration load failure").
+ */
+export interface ConciergeConfig {
+  readonly displayName: string;
+  readonly host: string;
+  readonly verifyHost: string;
+  readonly supportEmail: string | undefined;
+  readonly a2aRegistryId: string | undefined;
+  readonly a2aRegistryUrl: string | undefined;
+  readonly agentCardUrl: string | undefined;
+  readonly a2aEndpoint: string | undefined;
+  /** Raw JSON text of the `contactUris` object. */
+  readonly contactUrisJson: string | undefined;
+  readonly verifyCli: string;
+  readonly lobbyTokenId: string | undefined;
+}
+
+export interface RateLimitConfig {
+  /** Bucket capacity (burst) per client address. */
+  readonly capacity: number;
+  /** Tokens added per minute (sustained rate). */
+  readonly refillPerMinute: number;
+}
+
+export interface AppConfig {
+  readonly port: number;
+  readonly host: string;
+  /** Public URL of this deployment, without a trailing slash. */
+  readonly publicBaseUrl: string;
+  /** host[:port] of the public URL (the HOST marker of HOLA lines, compared case-insensitively). */
+  readonly serviceHost: string;
+  readonly dataDir: string;
+  readonly chain: ChainKind;
+  readonly ledgerFile: string;
+  readonly serverCredentialsFile: string;
+  readonly familyCredentialsFile: string;
+  readonly nearRpcUrl: string | undefined;
+  readonly nearContractId: string | undefined;
+  readonly store: StoreKind;
+  readonly redisUrl: string | undefined;
+  readonly loginMode: LoginMode;
+  /** Contract ids whose passports are trusted; empty means "the configured contract" (resolved by the chain module). */
+  readonly trustedContracts: readonly string[];
+  /** CIDR list of proxies whose X-Forwarded-For is honoured; empty means none. */
+  readonly trustedProxies: readonly string[];
+  readonly webhookTestEnabled: boolean;
+  readonly mcpMaxSessions: number;
+  readonly mcpSessionTtlMs: number;
+  readonly logLevel: LogLevel;
+  /** Widens the lower freshness bound of HOLA lines for deployments with skewed peers (resolutions §2). */
+  readonly holaFutureSkewMs: number;
+  readonly rateLimit: RateLimitConfig;
+  readonly concierge: ConciergeConfig;
+}
+
+/** A configuration value that cannot be used; `message` is one line naming the variable. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Reads a variable, treating empty and whitespace-only values as unset. */
+function read(env: Env, name: string): string | undefined {
+  const value = env[name];
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  return trimmed === '' ? undefined : trimmed;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw))
+    throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${raw}")`);
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${raw}")`);
+  }
+  return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  const lower = raw.toLowerCase();
+  if (!(allowed as readonly string[]).includes(lower)) {
+    throw new ConfigError(name, `must be one of ${allowed.join(', ')} (got "${raw}")`);
+  }
+  return lower as T;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  const lower = raw.toLowerCase();
+  if (lower === 'true' || lower === '1') return true;
+  if (lower === 'false' || lower === '0') return false;
+  throw new ConfigError(name, `must be true or false (got "${raw}")`);
+}
+
+function httpUrl(name: string, raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be an absolute http(s) URL (got "${raw}")`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(name, `must be an absolute http(s) URL (got "${raw}")`);
+  }
+  if (url.username || url.password) throw new ConfigError(name, 'must not contain credentials');
+  return url;
+}
+
+function list(env: Env, name: string): string[] {
+  const raw = read(env, name);
+  if (raw === undefined) return [];
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+const IPV6 = /^[0-9a-fA-F:.]+$/;
+
+/** Validates one CIDR (or bare address) entry of TRUSTED_PROXIES. */
+function cidr(name: string, entry: string): string {
+  const [address, prefix, extra] = entry.split('/');
+  const isV4 = IPV4.test(address);
+  const isV6 = !isV4 && address.includes(':') && IPV6.test(address);
+  const maxPrefix = isV4 ? 32 : 128;
+  const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= maxPrefix);
+  if ((!isV4 && !isV6) || !prefixOk || extra !== undefined) {
+    throw new ConfigError(
+      name,
+      `must be a comma-separated list of IP addresses or CIDR ranges (got "${entry}")`,
+    );
+  }
+  return entry;
+}
+
+/**
+ * Builds the configuration from an environment (normally `process.env`). Pure apart from
+ * resolving relative paths against the current directory.
+ */
+export function loadConfig(env: Env): AppConfig {
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const host = read(env, 'HOST') ?? '0.0.0.0';
+
+  const publicUrl = httpUrl('PUBLIC_BASE_URL', read(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`);
+  if (publicUrl.search || publicUrl.hash)
+    throw new ConfigError('PUBLIC_BASE_URL', 'must not have a query or fragment');
+  const publicBaseUrl = publicUrl.toString().replace(/\/+$/, '');
+
+  const serviceHost = (read(env, 'SERVICE_HOST') ?? publicUrl.host).toLowerCase();
+  if (!/^[a-z0-9.-]+(:\d{1,5})?$/.test(serviceHost) || serviceHost.includes('/')) {
+    throw new ConfigError('SERVICE_HOST', `must be host[:port] (got "${serviceHost}")`);
+  }
+
+  const dataDir = path.resolve(read(env, 'DATA_DIR') ?? './data');
+  const chain = oneOf<ChainKind>(env, 'CHAIN', ['ledger', 'near'], 'ledger');
+  const ledgerFile = path.resolve(read(env, 'LEDGER_FILE') ?? path.join(dataDir, 'ledger.json'));
+  const serverCredentialsFile = path.resolve(
+    read(env, 'SERVER_CREDENTIALS_FILE') ?? path.join(dataDir, 'keys', 'server.json'),
+  );
+  const familyCredentialsFile = path.resolve(
+    read(env, 'FAMILY_CREDENTIALS_FILE') ?? path.join(dataDir, 'keys', 'family-root.json'),
+  );
+
+  const nearRpcRaw = read(env, 'NEAR_RPC_URL');
+  const nearRpcUrl = nearRpcRaw === undefined ? undefined : httpUrl('NEAR_RPC_URL', nearRpcRaw).toString();
+  const nearContractId = read(env, 'NEAR_CONTRACT_ID');
+  if (nearContractId !== undefined && !/^[a-z0-9._-]{2,64}$/.test(nearContractId)) {
+    throw new ConfigError('NEAR_CONTRACT_ID', `must be a NEAR account id (got "${nearContractId}")`);
+  }
+  if (chain === 'near' && nearRpcUrl === undefined)
+    throw new ConfigError('NEAR_RPC_URL', 'is required when CHAIN=near');
+  if (chain === 'near' && nearContractId === undefined) {
+    throw new ConfigError('NEAR_CONTRACT_ID', 'is required when CHAIN=near');
+  }
+
+  const store = oneOf<StoreKind>(env, 'STORE', ['sqlite', 'memory', 'redis'], 'sqlite');
+  const redisRaw = read(env, 'REDIS_URL');
+  let redisUrl: string | undefined;
+  if (redisRaw !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(redisRaw);
+    } catch {
+      throw new ConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL');
+    }
+    if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
+      throw new ConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL');
+    }
+    redisUrl = redisRaw;
+  }
+  if (store === 'redis' && redisUrl === undefined)
+    throw new ConfigError('REDIS_URL', 'is required when STORE=redis');
+
+  const loginMode = oneOf<LoginMode>(env, 'LOGIN_MODE', ['partner', 'p2p', 'promiscuous'], 'partner');
+  // Unset: the configured contract (NEAR_CONTRACT_ID; for the ledger, the chain module uses the ledger's own).
+  const trustedContracts = list(env, 'TRUSTED_CONTRACTS');
+  if (trustedContracts.length === 0 && nearContractId !== undefined) trustedContracts.push(nearContractId);
+  for (const contract of trustedContracts) {
+    if (!/^[a-z0-9._-]{2,64}$/.test(contract)) {
+      throw new ConfigError(
+        'TRUSTED_CONTRACTS',
+        `must be a comma-separated list of contract ids (got "${contract}")`,
+      );
+    }
+  }
+  const trustedProxies = list(env, 'TRUSTED_PROXIES').map((entry) => cidr('TRUSTED_PROXIES', entry));
+
+  const logLevel = oneOf<LogLevel>(
+    env,
+    'LOG_LEVEL',
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+    'info',
+  );
+
+  const lobbyTokenId = read(env, 'CONCIERGE_LOBBY_TOKEN_ID');
+
+  return {
+    port,
+    host,
+    publicBaseUrl,
+    serviceHost,
+    dataDir,
+    chain,
+    ledgerFile,
+    serverCredentialsFile,
+    familyCredentialsFile,
+    nearRpcUrl,
+    nearContractId,
+    store,
+    redisUrl,
+    loginMode,
+    trustedContracts,
+    trustedProxies,
+    webhookTestEnabled: boolean(env, 'WEBHOOK_TEST_ENABLED', false),
+    mcpMaxSessions: integer(env, 'MCP_MAX_SESSIONS', 1000, 1, 1_000_000),
+    mcpSessionTtlMs: integer(env, 'MCP_SESSION_TTL_MS', 1_800_000, 1000, 86_400_000),
+    logLevel,
+    holaFutureSkewMs: integer(env, 'HOLA_FUTURE_SKEW_MS', 0, 0, 300_000),
+    rateLimit: {
+      capacity: integer(env, 'RATE_LIMIT_CAPACITY', 6101, 1, 10_000_000),
+      refillPerMinute: integer(env, 'RATE_LIMIT_REFILL_PER_MINUTE', 1101, 1, 10_000_000),
+    },
+    concierge: {
+      displayName: read(env, 'CONCIERGE_DISPLAY_NAME') ?? 'Passport Concierge',
+      host: read(env, 'CONCIERGE_HOST') ?? publicBaseUrl,
+      verifyHost: read(env, 'CONCIERGE_VERIFY_HOST') ?? publicBaseUrl,
+      supportEmail: read(env, 'CONCIERGE_SUPPORT_EMAIL'),
+      a2aRegistryId: read(env, 'CONCIERGE_A2A_REGISTRY_ID'),
+      a2aRegistryUrl: read(env, 'CONCIERGE_A2A_REGISTRY_URL'),
+      agentCardUrl: read(env, 'CONCIERGE_AGENT_CARD_URL'),
+      a2aEndpoint: read(env, 'CONCIERGE_A2A_ENDPOINT'),
+      contactUrisJson: read(env, 'CONCIERGE_CONTACT_URIS'),
+      verifyCli:
+        read(env, 'CONCIERGE_VERIFY_CLI') ?? `npx passport verify --api ${publicBaseUrl} "<HOLA line>"`,
+      lobbyTokenId,
+    },
+  };
+}
