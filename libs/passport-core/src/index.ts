@@ -43,6 +43,16 @@ export * from './family/serviceprovider-id.js';
 export * from './family/family-signature.js';
 export * from './family/family-membership.js';
 
+// Login, JWT claims, privilege and federation
+export * from './login/login-request.validator.js';
+export * from './login/login-mode.js';
+export * from './login/login-credentials.verifier.js';
+export * from './login/jwt-claims.js';
+export * from './login/ulid.js';
+export * from './auth/permissioned-routes.js';
+export * from './federation/api-url.js';
+export * from './federation/federated-token.checks.js';
+
 // Token ids and faces (worker A)
 export * from './token-id/token-id.js';
 export * from './token-id/face-categories.js';
@@ -51,3 +61,16 @@ export * from './token-id/face.decoder.js';
 // Rate limiting and in-memory adapters (worker B2)
 export * from './rate-limit/token-bucket.js';
 export * from './adapters/memory/index.js';
+
+// Documents: DN, profiles, agent listing, DID (worker B2)
+export * from './dn/dn.parser.js';
+export * from './profile/disclaimer.js';
+export * from './profile/public-profile.js';
+export * from './profile/full-identity.js';
+export * from './profile/agent-listing.js';
+export * from './did/did-document.js';
+
+// Ed25519 signature lanes (portable; the node:crypto lane is in @passport/core/node)
+export * from './crypto/ed25519-policy.js';
+export * from './crypto/noble.verifier.js';
+export * from './crypto/noble.signer.js';

@@ -1,0 +1,120 @@
+/**
+ * @module login/jwt-claims
+ * The claims of the EdDSA JWT a login mints (resolutions §3). Every listed claim is present; unset
+ * ones are `null`. Signing is the app's job (jose); this module only decides the content.
+ *
+ * - `iss`: this server's public URL; for a federated login the client's home URL.
+ * - `sub`: `<server serviceprovider_id>;sub=<tokenId>` — the issuing family, then the holder.
+ * - `aud`: the server passport's owner account.
+ * - `iat` = `nbf` = server time (s); `exp` = `iat + 3600`, lowered to `iat + jwt_duration` (a
+ *   positive integer of seconds in the passport's metadata) and to the passport's `not_after`.
+ * - `jti`: a ULID; `session_id`: `sess_<tokenId>_<ULID>`; `session_exp` = `exp`.
+ * - `passport_id`: the **server** passport's token id (spec: "A server passport id is carried in a
+ *   claim named passport_id"), so a client can check who signed; `passport_owner` and the other
+ *   `passport_*` claims describe the holder's passport (its owner, limits, privileges, webhook).
+ * - `passport_maxrequests` / `passport_maxrqwindow`: the metadata's decimal integers as numbers.
+ * - `passport_subjectuniqueidentifier_url`: this server's URL for a federated login, else null.
+ */
+import { type PassportRecord } from '../passport/passport.types.js';
+import { passportNotAfterMs } from '../passport/passport-conditions.js';
+import { TOKEN_ID_PATTERN } from '../token-id/token-id.js';
+import { type LoginFederation } from './login-credentials.verifier.js';
+import { ulid, type RandomBytes } from './ulid.js';
+
+export const JWT_DEFAULT_LIFETIME_SECONDS = 3600;
+
+export interface PassportJwtClaims {
+  iss: string;
+  sub: string;
+  aud: string;
+  iat: number;
+  nbf: number;
+  exp: number;
+  jti: string;
+  session_id: string;
+  session_exp: number;
+  passport_id: string;
+  passport_owner: string;
+  passport_maxrequests: number | null;
+  passport_maxrqwindow: number | null;
+  passport_permissionedroutes: string | null;
+  passport_webhookurl: string | null;
+  passport_webhookcidr: string | null;
+  passport_subjectuniqueidentifier_url: string | null;
+}
+
+export interface BuildJwtClaimsParams {
+  readonly server: {
+    readonly serviceProviderId: string;
+    readonly tokenId: string;
+    readonly ownerId: string;
+    readonly publicBaseUrl: string;
+  };
+  /** The holder's passport, as verified by the login. */
+  readonly passport: PassportRecord;
+  readonly federation: LoginFederation;
+  readonly nowMs: number;
+  /** Randomness for the ULIDs (default Web Crypto); fixed in tests. */
+  readonly random?: RandomBytes;
+}
+
+export interface BuiltJwtClaims {
+  readonly claims: PassportJwtClaims;
+  readonly sessionId: string;
+  readonly jti: string;
+  readonly expiresAtMs: number;
+}
+
+const nonEmptyOrNull = (value: string | undefined): string | null =>
+  typeof value === 'string' && value.trim() !== '' ? value : null;
+
+/** A positive decimal integer (`"60"`) as a number; anything else null. */
+function positiveIntegerOrNull(value: string | undefined): number | null {
+  if (typeof value !== 'string' || !/^\d+$/.test(value.trim())) return null;
+  const n = Number(value.trim());
+  return Number.isSafeInteger(n) && n > 0 ? n : null;
+}
+
+export function buildJwtClaims(params: BuildJwtClaimsParams): BuiltJwtClaims {
+  const { server, passport, federation, nowMs, random } = params;
+  const metadata = passport.metadata;
+  const iat = Math.floor(nowMs / 1000);
+  let exp = iat + JWT_DEFAULT_LIFETIME_SECONDS;
+  const duration = positiveIntegerOrNull(metadata.jwt_duration);
+  if (duration !== null) exp = Math.min(exp, iat + duration);
+  const notAfterMs = passportNotAfterMs(metadata);
+  if (notAfterMs !== null && Number.isFinite(notAfterMs)) exp = Math.min(exp, Math.floor(notAfterMs / 1000));
+  const jti = ulid(Math.floor(nowMs), random);
+  const sessionId = `sess_${passport.tokenId}_${ulid(Math.floor(nowMs), random)}`;
+  const claims: PassportJwtClaims = {
+    iss: federation.federated ? federation.homeUrl : server.publicBaseUrl,
+    sub: `${server.serviceProviderId};sub=${passport.tokenId}`,
+    aud: server.ownerId,
+    iat,
+    nbf: iat,
+    exp,
+    jti,
+    session_id: sessionId,
+    session_exp: exp,
+    passport_id: server.tokenId,
+    passport_owner: passport.ownerId,
+    passport_maxrequests: positiveIntegerOrNull(metadata.max_requests),
+    passport_maxrqwindow: positiveIntegerOrNull(metadata.maxrq_window),
+    passport_permissionedroutes: nonEmptyOrNull(metadata.permissioned_routes),
+    passport_webhookurl: nonEmptyOrNull(metadata.webhook_url),
+    passport_webhookcidr: nonEmptyOrNull(metadata.webhook_cidr),
+    passport_subjectuniqueidentifier_url: federation.federated ? server.publicBaseUrl : null,
+  };
+  return { claims, sessionId, jti, expiresAtMs: exp * 1000 };
+}
+
+/**
+ * The holder's token id from `sub` (`…;sub=<tokenId>`), for `/api/me/identity`; null when `sub`
+ * is missing or its last segment is not a 12-letter token id (→ `IDENTITY_SUB_MISSING`).
+ */
+export function tokenIdFromSubject(sub: unknown): string | null {
+  if (typeof sub !== 'string') return null;
+  const marker = sub.lastIndexOf(';sub=');
+  const tail = marker < 0 ? (sub.startsWith('sub=') ? sub.slice(4) : null) : sub.slice(marker + 5);
+  return tail !== null && TOKEN_ID_PATTERN.test(tail) ? tail : null;
+}

@@ -1,0 +1,226 @@
+/**
+ * @module login/login-credentials.verifier
+ * `POST /api/login` credential checks (HTTP 401), in the order of resolutions §3. Each failure is
+ * `PassportError(code, { failureReason: code, … })`; the first failing check wins.
+ *
+ * 1. `LOGIN_CHALLENGE_TIMESTAMP_INVALID`: more than 30 s in the future, older than 300 s, or already
+ *    used for a session (the single-use record is written at the end, see `recordChallenge`).
+ * 2. `PASSPORT_NOT_FOUND`: passportid → that token; accountid → the first passport the account owns.
+ * 3. `PASSPORT_MISSING_METADATA`  4. `LOGIN_BASE64URL_SIGNATURE_INVALID` (UTF-8 `identifier +
+ *    timestamp_iso`, any of the owner's keys)  5. `SERVER_CONFIG_INCOMPLETE`  6. family:
+ *    `PASSPORT_FAMILY_MISMATCH` / `LOGIN_MODE_POLICY_REJECTED_*`  7. `PASSPORT_NOT_LIVE` (chain time)
+ *    8. `PASSPORT_REVOKED`  9. `SMART_CONTRACT_NOT_TRUSTED`; anything unexpected → `LOGIN_ERROR`.
+ *
+ * A chain outage (`ChainUnavailableError`) is not a credential failure: it propagates unchanged so
+ * that the HTTP app answers 503 and the client keeps its (possibly good) credentials.
+ */
+import { isImplicitAccountId } from '../codecs/account-id.js';
+import { utf8 } from '../codecs/utf8.codec.js';
+import { isNearAccountId } from '../credentials/near-credentials.js';
+import { type ErrorCode } from '../errors/error-catalogue.js';
+import { PassportError, isPassportError } from '../errors/passport.error.js';
+import { checkFamilyMembership } from '../family/family-membership.js';
+import {
+  parseServiceProviderId,
+  sharedFamilyRoots,
+  type ServiceProviderId,
+} from '../family/serviceprovider-id.js';
+import { isNonEmptyString, normalizeApiUrl, sameApiUrl } from '../federation/api-url.js';
+import { resolveOwnerKeys } from '../passport/owner-keys.js';
+import {
+  hasRequiredMetadata,
+  isContractTrusted,
+  isPassportLive,
+  isPassportRevoked,
+} from '../passport/passport-conditions.js';
+import { type PassportRecord } from '../passport/passport.types.js';
+import { ChainUnavailableError, type ChainReader } from '../ports/chain-reader.port.js';
+import { type Clock } from '../ports/clock.port.js';
+import { type ReplayStore } from '../ports/replay-store.port.js';
+import { type SignatureVerifier } from '../ports/signature-verifier.port.js';
+import { normalizeTokenId } from '../token-id/token-id.js';
+import {
+  foreignRejection,
+  isLoginMode,
+  loginModeRejection,
+  type LoginMode,
+  type LoginRelation,
+} from './login-mode.js';
+import { type LoginRequest } from './login-request.validator.js';
+
+/** Challenge freshness (resolutions §3). */
+export const LOGIN_CHALLENGE_MAX_FUTURE_MS = 30_000;
+export const LOGIN_CHALLENGE_MAX_AGE_MS = 300_000;
+
+export interface LoginServerConfig {
+  /** This server's family: `bc=…;sc=…;id=<root>[;id=…]`. */
+  readonly serviceProviderId: string;
+  /** This server's own passport token id. */
+  readonly tokenId: string;
+  readonly loginMode: LoginMode;
+  readonly trustedContracts: readonly string[];
+  /** This server's public URL (`PUBLIC_BASE_URL`); the `iss` of its tokens. */
+  readonly publicBaseUrl: string;
+  /** `LOGIN_ACCEPT_FOREIGN`: admit same-family passports issued for another API (federated login). */
+  readonly acceptForeign: boolean;
+}
+
+export interface LoginVerifierDeps {
+  readonly chain: ChainReader;
+  readonly verifier: SignatureVerifier;
+  readonly challenges: ReplayStore;
+  readonly clock: Clock;
+  readonly server: LoginServerConfig;
+}
+
+export type LoginFederation =
+  | { readonly federated: false; readonly homeUrl: null }
+  | { readonly federated: true; readonly homeUrl: string };
+
+export interface LoginVerification {
+  /** The passport that logged in (for accountid logins: the first one the account owns). */
+  readonly passport: PassportRecord;
+  readonly tokenId: string;
+  readonly ownerId: string;
+  readonly relation: LoginRelation;
+  /** The family root whose key vouches for the passport. */
+  readonly familyRootId: string;
+  readonly federation: LoginFederation;
+  /** The single-use key recorded for this challenge: `login|<identifier>|<timestamp>`. */
+  readonly challengeKey: string;
+}
+
+export interface LoginVerifier {
+  verify(request: LoginRequest): Promise<LoginVerification>;
+}
+
+const fail = (code: ErrorCode, details: Record<string, unknown> = {}): never => {
+  throw new PassportError(code, { failureReason: code, ...details });
+};
+
+export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
+  const { chain, verifier, challenges, clock, server } = deps;
+
+  async function findPassport(request: LoginRequest): Promise<PassportRecord | null> {
+    if (request.identifierKind === 'passportid') {
+      const tokenId = normalizeTokenId(request.identifier);
+      return tokenId ? chain.getPassport(tokenId) : null;
+    }
+    if (!isImplicitAccountId(request.identifier) && !isNearAccountId(request.identifier)) return null;
+    const [first] = await chain.listPassportsByOwner(request.identifier, { fromIndex: 0, limit: 1 });
+    return first ?? null;
+  }
+
+  function serverFamily(): ServiceProviderId | null {
+    const family = parseServiceProviderId(server.serviceProviderId);
+    const complete =
+      family !== null &&
+      normalizeTokenId(server.tokenId) !== null &&
+      isLoginMode(server.loginMode) &&
+      server.trustedContracts.length > 0 &&
+      URL.canParse(server.publicBaseUrl);
+    return complete ? family : null;
+  }
+
+  /**
+   * Why the record comes last: recording before the signature verified would let anyone who sees
+   * (or guesses) an identifier burn its challenges; recording before the other checks would burn it
+   * on a login that yields no session. Reuse is still reported with the first step's code, since it
+   * is a property of the challenge. `recordIfAbsent` is the atomic check-and-record, so of two
+   * concurrent logins with one challenge exactly one gets a session. The record lives as long as
+   * the challenge could still pass step 1 (plus a second for rounding).
+   */
+  async function recordChallenge(request: LoginRequest, nowMs: number): Promise<string> {
+    const key = `login|${request.identifier}|${request.timestampSeconds}`;
+    const expiresAtMs = request.timestampSeconds * 1000 + LOGIN_CHALLENGE_MAX_AGE_MS + 1000;
+    const outcome = await challenges.recordIfAbsent(key, nowMs, expiresAtMs);
+    if (!outcome.recorded) fail('LOGIN_CHALLENGE_TIMESTAMP_INVALID', { reason: 'challenge_already_used' });
+    return key;
+  }
+
+  async function verify(request: LoginRequest): Promise<LoginVerification> {
+    // 1. Challenge window.
+    const nowMs = clock.nowMs();
+    const challengeMs = request.timestampSeconds * 1000;
+    if (challengeMs > nowMs + LOGIN_CHALLENGE_MAX_FUTURE_MS)
+      fail('LOGIN_CHALLENGE_TIMESTAMP_INVALID', { reason: 'challenge_in_future' });
+    if (challengeMs < nowMs - LOGIN_CHALLENGE_MAX_AGE_MS)
+      fail('LOGIN_CHALLENGE_TIMESTAMP_INVALID', { reason: 'challenge_expired' });
+
+    // 2-3. The passport and its metadata.
+    const passport = await findPassport(request);
+    if (!passport) return fail('PASSPORT_NOT_FOUND');
+    if (!hasRequiredMetadata(passport)) fail('PASSPORT_MISSING_METADATA');
+
+    // 4. Proof of possession of the owner's key.
+    const message = utf8(request.identifier + request.timestampIso);
+    const ownerKeys = request.signature ? await resolveOwnerKeys(chain, passport.ownerId) : [];
+    const signature = request.signature;
+    if (!signature || !ownerKeys.some((key) => verifier.verify(signature, message, key))) {
+      fail('LOGIN_BASE64URL_SIGNATURE_INVALID', {
+        reason: signature ? 'signature_mismatch' : 'signature_encoding',
+      });
+    }
+
+    // 5. The server can only judge families when its own configuration is whole.
+    const family = serverFamily();
+    if (!family) return fail('SERVER_CONFIG_INCOMPLETE');
+
+    // 6. Family and login mode.
+    const peerFamily = parseServiceProviderId(passport.metadata.serviceprovider_id);
+    if (!peerFamily) return fail('PASSPORT_FAMILY_MISMATCH', { reason: 'serviceprovider_id_unparsable' });
+    const relation: LoginRelation = sharedFamilyRoots(family, peerFamily).length > 0 ? 'partner' : 'peer';
+    // A partner must be vouched for by one of our roots; a peer by a root of the family it claims.
+    const membership = await checkFamilyMembership({
+      chain,
+      verifier,
+      family: relation === 'partner' ? family : peerFamily,
+      metadata: passport.metadata,
+    });
+    if (!membership.member) fail('PASSPORT_FAMILY_MISMATCH', { reason: 'family_signature_invalid' });
+    const modeRejection = loginModeRejection(server.loginMode, relation);
+    if (modeRejection) fail(modeRejection);
+    const federation = federationOf(passport, relation);
+    if (federation === 'rejected') fail(foreignRejection(server.loginMode));
+
+    // 7-9. Conditions on the chain.
+    if (!isPassportLive(passport.metadata, await chain.chainTimeMs())) fail('PASSPORT_NOT_LIVE');
+    if (isPassportRevoked(passport)) fail('PASSPORT_REVOKED');
+    if (!isContractTrusted(passport, server.trustedContracts)) fail('SMART_CONTRACT_NOT_TRUSTED');
+
+    const challengeKey = await recordChallenge(request, nowMs);
+    return {
+      passport,
+      tokenId: passport.tokenId,
+      ownerId: passport.ownerId,
+      relation,
+      familyRootId: membership.rootId as string,
+      federation: federation as LoginFederation,
+      challengeKey,
+    };
+  }
+
+  /**
+   * A same-family passport whose `subjectuniqueidentifier_url` names another API is foreign: it
+   * logs in federated (home = that URL) when `acceptForeign` is on, and is refused otherwise.
+   * Peers (other families) and passports naming no API or this API log in as local ones.
+   */
+  function federationOf(passport: PassportRecord, relation: LoginRelation): LoginFederation | 'rejected' {
+    const home = passport.metadata.subjectuniqueidentifier_url;
+    if (relation !== 'partner' || !isNonEmptyString(home) || sameApiUrl(home, server.publicBaseUrl)) {
+      return { federated: false, homeUrl: null };
+    }
+    return server.acceptForeign ? { federated: true, homeUrl: normalizeApiUrl(home) } : 'rejected';
+  }
+
+  return {
+    async verify(request) {
+      try {
+        return await verify(request);
+      } catch (error) {
+        if (isPassportError(error) || error instanceof ChainUnavailableError) throw error;
+        throw new PassportError('LOGIN_ERROR', { failureReason: 'LOGIN_ERROR' });
+      }
+    },
+  };
+}

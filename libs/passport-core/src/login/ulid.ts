@@ -1,0 +1,49 @@
+/**
+ * @module login/ulid
+ * ULIDs (ulid/spec: 48-bit millisecond time + 80 random bits, Crockford base32, 26 characters) for
+ * session and JWT ids. Written here rather than taken from the `ulid` package because that package's
+ * Node entry imports `node:crypto`, which this browser-safe library must not; `globalThis.crypto`
+ * (Web Crypto, present in browsers and Node ≥ 19) supplies the randomness.
+ */
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+const MAX_TIME_MS = 2 ** 48 - 1;
+
+export const ULID_PATTERN = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
+
+export type RandomBytes = (length: number) => Uint8Array;
+
+const webCryptoRandom: RandomBytes = (length) => globalThis.crypto.getRandomValues(new Uint8Array(length));
+
+export function ulid(timeMs: number, random: RandomBytes = webCryptoRandom): string {
+  if (!Number.isSafeInteger(timeMs) || timeMs < 0 || timeMs > MAX_TIME_MS)
+    throw new RangeError('ULID time must be 0..2^48-1 ms.');
+  let time = '';
+  let t = timeMs;
+  for (let i = 0; i < 10; i++) {
+    time = CROCKFORD[t % 32] + time;
+    t = Math.floor(t / 32);
+  }
+  // 80 random bits = 16 characters of 5 bits.
+  const bytes = random(10);
+  let out = '';
+  let buffer = 0;
+  let bits = 0;
+  for (const byte of bytes) {
+    buffer = (buffer << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out += CROCKFORD[(buffer >>> bits) & 31];
+    }
+    buffer &= (1 << bits) - 1;
+  }
+  return time + out;
+}
+
+/** The millisecond time a ULID encodes; null for a non-ULID. */
+export function ulidTimeMs(id: string): number | null {
+  if (!ULID_PATTERN.test(id)) return null;
+  let t = 0;
+  for (let i = 0; i < 10; i++) t = t * 32 + CROCKFORD.indexOf(id[i]);
+  return t;
+}
