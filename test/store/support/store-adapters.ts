@@ -1,0 +1,121 @@
+/**
+ * The adapters under test, behind one harness per port, so that each behavioural suite runs unchanged
+ * against the core's memory adapter and the SQLite adapter (a real database file in a temp dir).
+ * SQLite harnesses can also open a second connection to the same file (a second app instance) and
+ * reopen the file after closing it (a restart).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  MemoryRateLimitStore,
+  MemoryReplayStore,
+  MemorySessionStore,
+  type RateLimitStore,
+  type ReplayStore,
+  type SessionStore,
+} from '@passport/core';
+import { SqliteDatabase } from '../../../apps/api/src/store/sqlite.database.js';
+import { SqliteRateLimitStore } from '../../../apps/api/src/store/sqlite-rate-limit.store.js';
+import { SqliteReplayStore } from '../../../apps/api/src/store/sqlite-replay.store.js';
+import { SqliteSessionStore } from '../../../apps/api/src/store/sqlite-session.store.js';
+
+export interface HarnessOptions {
+  /** Row cap of the store under test. */
+  readonly maxEntries?: number;
+}
+
+/** Stores with the adapter-specific extras the suites observe (size and sweep exist on both adapters). */
+export type SweepableReplayStore = ReplayStore & { sweep(nowMs: number): number; readonly size: number };
+export type SweepableSessionStore = SessionStore & { readonly size: number };
+export type SweepableRateLimitStore = RateLimitStore & {
+  sweep(nowMs: number): number;
+  readonly size: number;
+};
+
+export interface Harness<S> {
+  readonly store: S;
+  /** A second store on the same storage (another app instance); null for single-process adapters. */
+  openPeer(): S | null;
+  /** Closes everything and opens the same storage again; null when the adapter does not persist. */
+  restart(): S | null;
+  /** The database file, for adapters that have one. */
+  readonly file: string | null;
+  close(): void;
+}
+
+export interface AdapterKind<S> {
+  readonly name: 'memory' | 'sqlite';
+  open(options?: HarnessOptions): Harness<S>;
+}
+
+function memoryKind<S>(make: (options: HarnessOptions) => S): AdapterKind<S> {
+  return {
+    name: 'memory',
+    open(options = {}) {
+      return {
+        store: make(options),
+        openPeer: () => null,
+        restart: () => null,
+        file: null,
+        close: () => undefined,
+      };
+    },
+  };
+}
+
+/** SQLite harness: every store opened on its own connection to one temp file; no background timers. */
+function sqliteKind<S extends { dispose(): void }>(
+  make: (db: SqliteDatabase, options: HarnessOptions) => S,
+): AdapterKind<S> {
+  return {
+    name: 'sqlite',
+    open(options = {}) {
+      const dir = mkdtempSync(join(tmpdir(), 'passport-store-'));
+      const file = join(dir, 'passport.db');
+      const open: Array<{ db: SqliteDatabase; store: S }> = [];
+      const connect = (): S => {
+        const db = SqliteDatabase.open(file);
+        const store = make(db, options);
+        open.push({ db, store });
+        return store;
+      };
+      const closeAll = (): void => {
+        for (const { db, store } of open.splice(0)) {
+          store.dispose();
+          db.close();
+        }
+      };
+      return {
+        store: connect(),
+        openPeer: connect,
+        restart: () => {
+          closeAll();
+          return connect();
+        },
+        file,
+        close: () => {
+          closeAll();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  };
+}
+
+const noTimer = { sweepIntervalMs: 0 };
+
+export const replayAdapters: ReadonlyArray<AdapterKind<SweepableReplayStore>> = [
+  memoryKind((o) => new MemoryReplayStore({ maxEntries: o.maxEntries })),
+  sqliteKind((db, o) => new SqliteReplayStore(db, { ...noTimer, maxEntries: o.maxEntries })),
+];
+
+export const sessionAdapters: ReadonlyArray<AdapterKind<SweepableSessionStore>> = [
+  memoryKind((o) => new MemorySessionStore({ maxEntries: o.maxEntries })),
+  sqliteKind((db, o) => new SqliteSessionStore(db, { ...noTimer, maxEntries: o.maxEntries })),
+];
+
+export const rateLimitAdapters: ReadonlyArray<AdapterKind<SweepableRateLimitStore>> = [
+  memoryKind((o) => new MemoryRateLimitStore({ maxKeys: o.maxEntries })),
+  sqliteKind((db, o) => new SqliteRateLimitStore(db, { ...noTimer, maxEntries: o.maxEntries })),
+];

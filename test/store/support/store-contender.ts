@@ -1,0 +1,52 @@
+/**
+ * A separate process contending for one SQLite store file (run with `node --import tsx`), modelling
+ * another app instance. It opens its own connection, reports `ready`, waits for `go`, then runs its
+ * operations as fast as it can and reports every outcome to the parent over IPC.
+ *
+ * argv: <file> replay <keyCount> <rounds>   → recordIfAbsent on keys k0..k(n-1), `rounds` times each
+ *       <file> take <key> <takes> <capacity> → `takes` takes from one bucket that never refills
+ */
+import { SqliteDatabase } from '../../../apps/api/src/store/sqlite.database.js';
+import { SqliteRateLimitStore } from '../../../apps/api/src/store/sqlite-rate-limit.store.js';
+import { SqliteReplayStore } from '../../../apps/api/src/store/sqlite-replay.store.js';
+
+const [file, op, a, b, c] = process.argv.slice(2);
+const db = SqliteDatabase.open(file);
+const replay = new SqliteReplayStore(db, { sweepIntervalMs: 0 });
+const rateLimit = new SqliteRateLimitStore(db, { sweepIntervalMs: 0 });
+
+async function run(): Promise<unknown> {
+  if (op === 'replay') {
+    const recorded: string[] = [];
+    for (let round = 0; round < Number(b); round++) {
+      for (let k = 0; k < Number(a); k++) {
+        const outcome = await replay.recordIfAbsent(`k${k}`, 1000, 1_000_000);
+        if (outcome.recorded) recorded.push(`k${k}`);
+      }
+    }
+    return { recorded };
+  }
+  if (op === 'take') {
+    let allowed = 0;
+    for (let i = 0; i < Number(b); i++) {
+      const result = await rateLimit.take(a, { capacity: Number(c), refillPerMs: 0 }, 1000);
+      if (result.allowed) allowed++;
+    }
+    return { allowed };
+  }
+  throw new Error(`unknown op ${op}`);
+}
+
+process.on('message', (message) => {
+  if (message !== 'go') return;
+  run()
+    .then((result) => process.send?.({ result }))
+    .catch((error: unknown) => process.send?.({ error: String(error) }))
+    .finally(() => {
+      replay.dispose();
+      rateLimit.dispose();
+      db.close();
+      process.disconnect();
+    });
+});
+process.send?.('ready');
