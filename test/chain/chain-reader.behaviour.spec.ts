@@ -1,0 +1,554 @@
+/**
+ * One behavioural suite for every ChainReader adapter: the local ledger file and NEAR JSON-RPC (the
+ * real near-api-js client against the fake node of test/fake-near-rpc). Both must answer the same
+ * questions the same way; passport conditions are computed with the core's functions.
+ */
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type ChainReader,
+  ChainUnavailableError,
+  encodeBase58,
+  FixedClock,
+  isPassportLive,
+  isPassportRevoked,
+  type PassportRecord,
+} from '@passport/core';
+import { LedgerChainReader } from '../../apps/api/src/chain/ledger-chain.reader.js';
+import { CachingChainReader } from '../../apps/api/src/chain/caching-chain.reader.js';
+import {
+  LedgerFormatError,
+  serializeLedger,
+  updateLedgerFile,
+  writeFileAtomic,
+  type LedgerDocument,
+} from '../../apps/api/src/chain/ledger/ledger-file.js';
+import { NearChainReader } from '../../apps/api/src/chain/near-chain.reader.js';
+import { startFakeNearRpc, type FakeNearRpc } from '../fake-near-rpc/fake-near-rpc.server.js';
+import { eventually } from './eventually.js';
+
+const CONTRACT = 'passport.test.near';
+const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
+const KEY_A = new Uint8Array(32).fill(7);
+const KEY_B = new Uint8Array(32).fill(9);
+const OWNER_IMPLICIT = 'ab'.repeat(32);
+
+interface SeedPassport {
+  token_id: string;
+  owner_id: string;
+  metadata: Record<string, string>;
+  revoked?: boolean;
+}
+
+interface Fixture {
+  readonly reader: ChainReader;
+  /** Replaces the chain's content (as a mint or an edit would) and waits until the reader may see it. */
+  replace(passports: SeedPassport[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+const SEED: SeedPassport[] = [
+  {
+    token_id: 'bhahbkbramax',
+    owner_id: OWNER_IMPLICIT,
+    metadata: { token_id: 'bhahbkbramax', not_after: '2027-01-01T00:00:00Z' },
+  },
+  {
+    token_id: 'lhsrldbjsnlh',
+    owner_id: 'alice.near',
+    metadata: { token_id: 'lhsrldbjsnlh', not_after: '2026-01-01T00:00:00Z' },
+  },
+  { token_id: 'bjbvcjzqbdsj', owner_id: 'alice.near', metadata: { token_id: 'bjbvcjzqbdsj' }, revoked: true },
+  { token_id: 'bc=local;sc=passport.test.near;id=devroot', owner_id: OWNER_IMPLICIT, metadata: {} },
+];
+
+async function ledgerFixture(): Promise<Fixture> {
+  const dir = await mkdtemp(join(tmpdir(), 'ledger-suite-'));
+  const file = join(dir, 'ledger.json');
+  const write = (passports: SeedPassport[]): Promise<void> => {
+    const doc: LedgerDocument = {
+      contractId: CONTRACT,
+      passports: passports.map((p) => ({ ...p })),
+      accounts: { 'alice.near': [`ed25519:${encodeBase58(KEY_A)}`, `ed25519:${encodeBase58(KEY_B)}`] },
+    };
+    return writeFileAtomic(file, serializeLedger(doc));
+  };
+  await write(SEED);
+  const reader = await LedgerChainReader.open(file, { clock: new FixedClock(NOW), statIntervalMs: 0 });
+  return {
+    reader,
+    replace: write,
+    close: async () => {
+      reader.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function nearFixture(): Promise<Fixture & { rpc: FakeNearRpc }> {
+  const rpc = await startFakeNearRpc(CONTRACT);
+  const load = (passports: SeedPassport[]): void => {
+    rpc.tokens.length = 0;
+    for (const p of passports) {
+      rpc.tokens.push({
+        token_id: p.token_id,
+        owner_id: p.owner_id,
+        metadata: { ...p.metadata, ...(p.revoked ? { revoked: 'true' } : {}), title: null },
+      });
+    }
+  };
+  load(SEED);
+  rpc.blockTimeMs = NOW;
+  rpc.accounts.set('alice.near', [
+    { public_key: `ed25519:${encodeBase58(KEY_A)}`, permission: 'FullAccess' },
+    {
+      public_key: `ed25519:${encodeBase58(new Uint8Array(32).fill(3))}`,
+      permission: { FunctionCall: { allowance: '1', receiver_id: 'app.near', method_names: [] } },
+    },
+    { public_key: `ed25519:${encodeBase58(KEY_B)}`, permission: 'FullAccess' },
+  ]);
+  const reader = new NearChainReader({
+    rpcUrl: rpc.url,
+    contractId: CONTRACT,
+    timeoutMs: 300,
+    attempts: 2,
+    retryWaitMs: 1,
+  });
+  return { rpc, reader, replace: async (p) => load(p), close: () => rpc.close() };
+}
+
+const adapters: [string, () => Promise<Fixture>][] = [
+  ['ledger', ledgerFixture],
+  ['near', nearFixture],
+];
+
+describe.each(adapters)('ChainReader behaviour: %s', (_name, makeFixture) => {
+  let fx: Fixture;
+  beforeEach(async () => {
+    fx = await makeFixture();
+  });
+  afterEach(() => fx.close());
+
+  it('answers null for a token that does not exist, and never a neighbour', async () => {
+    await expect(fx.reader.getPassport('zzzzzzzzzzzz')).resolves.toBeNull();
+    await expect(fx.reader.getPassport('BHAHBKBRAMAX')).resolves.toBeNull();
+    await expect(fx.reader.getPassport('')).resolves.toBeNull();
+  });
+
+  it('reads a passport with its owner, contract and string metadata', async () => {
+    const record = (await fx.reader.getPassport('bhahbkbramax')) as PassportRecord;
+    expect(record).toEqual({
+      tokenId: 'bhahbkbramax',
+      ownerId: OWNER_IMPLICIT,
+      contractId: CONTRACT,
+      metadata: { token_id: 'bhahbkbramax', not_after: '2027-01-01T00:00:00Z' },
+      revoked: false,
+    });
+    expect(fx.reader.contractId).toBe(CONTRACT);
+  });
+
+  it('reads a family-root passport by its bc=…;sc=…;id=… token id', async () => {
+    const root = await fx.reader.getPassport('bc=local;sc=passport.test.near;id=devroot');
+    expect(root?.ownerId).toBe(OWNER_IMPLICIT);
+  });
+
+  it('reports revocation so that the core sees it', async () => {
+    const revoked = (await fx.reader.getPassport('bjbvcjzqbdsj')) as PassportRecord;
+    const live = (await fx.reader.getPassport('bhahbkbramax')) as PassportRecord;
+    expect(revoked.revoked).toBe(true);
+    expect(isPassportRevoked(revoked)).toBe(true);
+    expect(isPassportRevoked(live)).toBe(false);
+  });
+
+  it('gives chain time, and the core decides liveness against it', async () => {
+    const now = await fx.reader.chainTimeMs();
+    expect(now).toBe(NOW);
+    const live = (await fx.reader.getPassport('bhahbkbramax')) as PassportRecord;
+    const expired = (await fx.reader.getPassport('lhsrldbjsnlh')) as PassportRecord;
+    expect(isPassportLive(live.metadata, now)).toBe(true);
+    expect(isPassportLive(expired.metadata, now)).toBe(false);
+  });
+
+  it('lists passports by owner in chain order, paged', async () => {
+    const all = await fx.reader.listPassportsByOwner('alice.near', { fromIndex: 0, limit: 10 });
+    expect(all.map((r) => r.tokenId)).toEqual(['lhsrldbjsnlh', 'bjbvcjzqbdsj']);
+    const second = await fx.reader.listPassportsByOwner('alice.near', { fromIndex: 1, limit: 1 });
+    expect(second.map((r) => r.tokenId)).toEqual(['bjbvcjzqbdsj']);
+    await expect(fx.reader.listPassportsByOwner('nobody.near', { fromIndex: 0, limit: 10 })).resolves.toEqual(
+      [],
+    );
+  });
+
+  it('lists all passports, paged', async () => {
+    const page = await fx.reader.listPassports({ fromIndex: 1, limit: 2 });
+    expect(page.map((r) => r.tokenId)).toEqual(['lhsrldbjsnlh', 'bjbvcjzqbdsj']);
+    await expect(fx.reader.listPassports({ fromIndex: 10, limit: 2 })).resolves.toEqual([]);
+  });
+
+  it('gives the full-access Ed25519 keys of a named account, and [] for an unknown one', async () => {
+    const keys = await fx.reader.getAccountKeys('alice.near');
+    expect(keys.map((k) => Buffer.from(k).toString('hex'))).toEqual([
+      Buffer.from(KEY_A).toString('hex'),
+      Buffer.from(KEY_B).toString('hex'),
+    ]);
+    await expect(fx.reader.getAccountKeys('ghost.near')).resolves.toEqual([]);
+  });
+
+  it('follows changes on the chain without a restart (new passport, transfer)', async () => {
+    await expect(fx.reader.getPassport('chbvcnurbkuw')).resolves.toBeNull();
+    const transferred = SEED.map((p) => (p.token_id === 'bhahbkbramax' ? { ...p, owner_id: 'bob.near' } : p));
+    await fx.replace([...transferred, { token_id: 'chbvcnurbkuw', owner_id: 'bob.near', metadata: {} }]);
+    await eventually(async () => {
+      expect((await fx.reader.getPassport('chbvcnurbkuw'))?.ownerId).toBe('bob.near');
+      expect((await fx.reader.getPassport('bhahbkbramax'))?.ownerId).toBe('bob.near');
+    });
+  });
+});
+
+describe('ChainReader behaviour: near RPC failures (real near-api-js against the fake node)', () => {
+  let fx: Fixture & { rpc: FakeNearRpc };
+  beforeEach(async () => {
+    fx = await nearFixture();
+  });
+  afterEach(() => fx.close());
+
+  const expectChainError = async (promise: Promise<unknown>, reason: string): Promise<void> => {
+    const error = await promise.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ChainUnavailableError);
+    expect((error as ChainUnavailableError).reason).toBe(reason);
+    // never the upstream text
+    expect((error as Error).message).not.toMatch(/upstream|secret|internal|Server error/i);
+  };
+
+  it('times out a slow node with ChainUnavailableError("timeout")', async () => {
+    fx.rpc.enqueue({ kind: 'slow', delayMs: 1000 });
+    const started = Date.now();
+    await expectChainError(fx.reader.getPassport('bhahbkbramax'), 'timeout');
+    expect(Date.now() - started).toBeLessThan(900);
+  });
+
+  it('maps HTTP 429 to rate_limited without retrying', async () => {
+    fx.rpc.enqueue({ kind: 'http', status: 429 });
+    await expectChainError(fx.reader.getPassport('bhahbkbramax'), 'rate_limited');
+    expect(fx.rpc.count()).toBe(1);
+  });
+
+  it('retries a 503 and succeeds on the next answer', async () => {
+    fx.rpc.enqueue({ kind: 'http', status: 503 });
+    await expect(fx.reader.getPassport('bhahbkbramax')).resolves.toMatchObject({ tokenId: 'bhahbkbramax' });
+    expect(fx.rpc.count()).toBe(2);
+  });
+
+  it('gives up after the configured attempts of 503', async () => {
+    fx.rpc.enqueue({ kind: 'http', status: 503 }, { kind: 'http', status: 503 });
+    await expectChainError(fx.reader.getPassport('bhahbkbramax'), 'rpc_error');
+  });
+
+  it('maps a structured contract error to rpc_error', async () => {
+    fx.rpc.enqueue({ kind: 'rpc-error', cause: 'CONTRACT_EXECUTION_ERROR', info: { vm_error: 'boom' } });
+    await expectChainError(fx.reader.getPassport('bhahbkbramax'), 'rpc_error');
+  });
+
+  it('maps an unknown view method (misconfigured name) to rpc_error', async () => {
+    const reader = new NearChainReader({
+      rpcUrl: fx.rpc.url,
+      contractId: CONTRACT,
+      methods: { token: 'nft_token_x' },
+      attempts: 1,
+    });
+    await expectChainError(reader.getPassport('bhahbkbramax'), 'rpc_error');
+    expect(fx.rpc.requests[0]).toMatchObject({
+      method: 'query',
+      requestType: 'call_function',
+      methodName: 'nft_token_x',
+      finality: 'final',
+    });
+  });
+
+  it('refuses malformed JSON from the node', async () => {
+    fx.rpc.enqueue({ kind: 'malformed-json' });
+    const error = await fx.reader.getPassport('bhahbkbramax').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ChainUnavailableError);
+  });
+
+  it.each([
+    ['non-JSON bytes', [...Buffer.from('not json')]],
+    ['a token without owner', [...Buffer.from(JSON.stringify({ token_id: 'bhahbkbramax', metadata: {} }))]],
+    [
+      'another token than asked',
+      [...Buffer.from(JSON.stringify({ token_id: 'lhsrldbjsnlh', owner_id: 'a.near', metadata: {} }))],
+    ],
+    [
+      'numeric metadata',
+      [
+        ...Buffer.from(
+          JSON.stringify({ token_id: 'bhahbkbramax', owner_id: 'a.near', metadata: { max_requests: 5 } }),
+        ),
+      ],
+    ],
+    ['a list instead of a token', [...Buffer.from('[]')]],
+    ['invalid UTF-8', [0xff, 0xfe, 0x22]],
+  ])('refuses a malformed token result (%s) with malformed_result', async (_label, bytes) => {
+    fx.rpc.enqueue({ kind: 'raw-result', bytes });
+    await expectChainError(fx.reader.getPassport('bhahbkbramax'), 'malformed_result');
+  });
+
+  it('refuses a call result that is not a byte array', async () => {
+    fx.rpc.enqueue({ kind: 'result', value: { result: 'eyJ9', logs: [], block_height: 1, block_hash: 'x' } });
+    await expectChainError(fx.reader.getPassport('bhahbkbramax'), 'malformed_result');
+  });
+
+  it('refuses a malformed owner page and a malformed key list', async () => {
+    fx.rpc.enqueue({ kind: 'raw-result', bytes: [...Buffer.from('{"a":1}')] });
+    await expectChainError(
+      fx.reader.listPassportsByOwner('alice.near', { fromIndex: 0, limit: 5 }),
+      'malformed_result',
+    );
+    fx.rpc.enqueue({
+      kind: 'result',
+      value: { keys: [{ public_key: 'ed25519:xyz0', access_key: { permission: 'FullAccess' } }] },
+    });
+    await expectChainError(fx.reader.getAccountKeys('alice.near'), 'malformed_result');
+    fx.rpc.enqueue({ kind: 'result', value: { nokeys: true } });
+    await expectChainError(fx.reader.getAccountKeys('alice.near'), 'malformed_result');
+  });
+
+  it('refuses a block without a usable timestamp', async () => {
+    fx.rpc.enqueue({ kind: 'result', value: { header: { timestamp_nanosec: 'soon' } } });
+    await expectChainError(fx.reader.chainTimeMs(), 'malformed_result');
+  });
+
+  it('sends the real wire format: args_base64 JSON, final finality, string from_index', async () => {
+    await fx.reader.listPassportsByOwner('alice.near', { fromIndex: 2, limit: 500 });
+    expect(fx.rpc.requests.at(-1)).toEqual({
+      method: 'query',
+      requestType: 'call_function',
+      methodName: 'passport_tokens_for_owner',
+      args: { account_id: 'alice.near', from_index: '2', limit: 100 },
+      finality: 'final',
+    });
+  });
+});
+
+describe('ChainReader behaviour: ledger file on disk', () => {
+  let dir: string;
+  let file: string;
+  let warnings: string[];
+  const doc = (passports: SeedPassport[]): LedgerDocument => ({
+    contractId: CONTRACT,
+    passports,
+    accounts: {},
+  });
+  const open = (): Promise<LedgerChainReader> =>
+    LedgerChainReader.open(file, {
+      clock: new FixedClock(NOW),
+      debounceMs: 10,
+      statIntervalMs: 50,
+      log: { log: () => undefined, warn: (m) => warnings.push(m) },
+    });
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ledger-file-'));
+    file = join(dir, 'ledger.json');
+    warnings = [];
+    await writeFileAtomic(file, serializeLedger(doc(SEED)));
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  it('fails the start with one line naming the line and the field', async () => {
+    const text = serializeLedger(doc(SEED)).replace('"owner_id": "alice.near"', '"owner_id": 42');
+    await writeFile(file, text);
+    const error = (await open().catch((e: unknown) => e)) as LedgerFormatError;
+    expect(error).toBeInstanceOf(LedgerFormatError);
+    expect(error.field).toBe('passports[1].owner_id');
+    expect(text.split('\n')[error.line - 1]).toContain('"owner_id": 42');
+    expect(error.message).toBe(
+      `${file}:${error.line}: passports[1].owner_id must be an account id (2..64 characters)`,
+    );
+    expect(error.message).not.toContain('\n');
+  });
+
+  it.each([
+    ['invalid JSON', (t: string) => t.replace('"passports": [', '"passports": [,'), '', 'is not valid JSON'],
+    [
+      'a bad token id',
+      (t: string) => t.replace('"token_id": "bhahbkbramax",', '"token_id": "BHAH",'),
+      'passports[0].token_id',
+      'must be',
+    ],
+    [
+      'a duplicate token id',
+      (t: string) => t.replaceAll('lhsrldbjsnlh', 'bhahbkbramax'),
+      'passports[1].token_id',
+      'duplicates',
+    ],
+    [
+      'a non-string metadata value',
+      (t: string) => t.replace('"not_after": "2027-01-01T00:00:00Z"', '"not_after": 1'),
+      'passports[0].metadata.not_after',
+      'must be a string',
+    ],
+    [
+      'a bad revoked flag',
+      (t: string) => t.replace('"revoked": true', '"revoked": "yes"'),
+      'passports[2].revoked',
+      'true or false',
+    ],
+    [
+      'a bad account key',
+      (t: string) => t.replace('"accounts": {}', '"accounts": {"a.near": ["ed25519:0OIl"]}'),
+      'accounts.a.near[0]',
+      'ed25519',
+    ],
+    [
+      'no contractId',
+      (t: string) => t.replace(`"contractId": "${CONTRACT}",`, ''),
+      'contractId',
+      'non-empty',
+    ],
+  ])('refuses %s at start', async (_label, edit, field, problem) => {
+    await writeFile(file, edit(serializeLedger(doc(SEED))));
+    const error = (await open().catch((e: unknown) => e)) as LedgerFormatError;
+    expect(error).toBeInstanceOf(LedgerFormatError);
+    expect(error.field).toBe(field);
+    expect(error.message).toContain(problem);
+    expect(error.line).toBeGreaterThan(0);
+  });
+
+  it('refuses a missing file with one line', async () => {
+    await rm(file);
+    await expect(open()).rejects.toThrow(`${file}:1: cannot be read (ENOENT)`);
+  });
+
+  it('sees an in-place edit (no rename) without a restart, through the watch or the stat check', async () => {
+    const reader = await open();
+    try {
+      await writeFile(
+        file,
+        serializeLedger(doc([...SEED, { token_id: 'chbvcnurbkuw', owner_id: 'carol.near', metadata: {} }])),
+      );
+      await eventually(async () => expect(await reader.getPassport('chbvcnurbkuw')).not.toBeNull());
+    } finally {
+      reader.close();
+    }
+  });
+
+  it('sees an edit with the watch turned off (the on-read stat check alone)', async () => {
+    const reader = await LedgerChainReader.open(file, { watch: false, statIntervalMs: 0 });
+    try {
+      await writeFileAtomic(file, serializeLedger(doc(SEED.slice(0, 1))));
+      await expect(reader.getPassport('lhsrldbjsnlh')).resolves.toBeNull();
+    } finally {
+      reader.close();
+    }
+  });
+
+  it('keeps the last good content when an edit is torn or malformed, logs it once, and recovers', async () => {
+    const reader = await open();
+    try {
+      const good = serializeLedger(
+        doc([...SEED, { token_id: 'chbvcnurbkuw', owner_id: 'carol.near', metadata: {} }]),
+      );
+      await writeFile(file, good.slice(0, Math.floor(good.length / 2))); // a writer stopped half-way
+      await eventually(async () => expect(warnings.length).toBeGreaterThan(0));
+      for (let i = 0; i < 5; i++) await reader.refresh();
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(/ledger\.json:\d+: is not valid JSON; keeping the last good content$/);
+      await expect(reader.getPassport('bhahbkbramax')).resolves.not.toBeNull();
+      await expect(reader.getPassport('chbvcnurbkuw')).resolves.toBeNull();
+      await writeFile(file, good);
+      await eventually(async () => expect(await reader.getPassport('chbvcnurbkuw')).not.toBeNull());
+    } finally {
+      reader.close();
+    }
+  });
+
+  it('appends under a lock with atomic writes: concurrent appends lose nothing', async () => {
+    const ids = ['chbvcnurbkuw', 'bkbvehbdcrgm', 'bhahbkbramaa', 'bhahbkbramab', 'bhahbkbramac'];
+    await Promise.all(
+      ids.map((id) =>
+        updateLedgerFile(file, (d) => ({
+          ...d,
+          passports: [...d.passports, { token_id: id, owner_id: 'x.near', metadata: {} }],
+        })),
+      ),
+    );
+    const after = JSON.parse(await readFile(file, 'utf8')) as LedgerDocument;
+    expect(after.passports.map((p) => p.token_id)).toEqual(expect.arrayContaining(ids));
+    expect(after.passports).toHaveLength(SEED.length + ids.length);
+    expect((await readdir(dir)).filter((f) => f !== 'ledger.json')).toEqual([]);
+  });
+});
+
+describe('ChainReader behaviour: caching and coalescing (reads counted at the fake node)', () => {
+  let fx: Fixture & { rpc: FakeNearRpc };
+  let clock: FixedClock;
+  let cached: CachingChainReader;
+  beforeEach(async () => {
+    fx = await nearFixture();
+    clock = new FixedClock(NOW);
+    cached = new CachingChainReader(fx.reader, { clock, ttlMs: 5000, negativeTtlMs: 1000, maxEntries: 3 });
+  });
+  afterEach(() => fx.close());
+  const tokenReads = (): number => fx.rpc.count((r) => r.methodName === 'passport_token');
+
+  it('coalesces 50 concurrent reads of one token into one request', async () => {
+    const results = await Promise.all(Array.from({ length: 50 }, () => cached.getPassport('bhahbkbramax')));
+    expect(new Set(results.map((r) => r?.tokenId))).toEqual(new Set(['bhahbkbramax']));
+    expect(tokenReads()).toBe(1);
+    expect(cached.stats()).toMatchObject({ lookups: 50, reads: 1, cacheHits: 49 });
+  });
+
+  it('serves a found token from the cache for at most 5 s', async () => {
+    await cached.getPassport('bhahbkbramax');
+    clock.advance(4999);
+    await cached.getPassport('bhahbkbramax');
+    expect(tokenReads()).toBe(1);
+    clock.advance(1);
+    await cached.getPassport('bhahbkbramax');
+    expect(tokenReads()).toBe(2);
+  });
+
+  it('keeps a not-found answer for a shorter time, so a fresh mint shows up quickly', async () => {
+    await expect(cached.getPassport('chbvcnurbkuw')).resolves.toBeNull();
+    await fx.replace([...SEED, { token_id: 'chbvcnurbkuw', owner_id: 'bob.near', metadata: {} }]);
+    clock.advance(999);
+    await expect(cached.getPassport('chbvcnurbkuw')).resolves.toBeNull();
+    clock.advance(1);
+    await expect(cached.getPassport('chbvcnurbkuw')).resolves.not.toBeNull();
+    expect(tokenReads()).toBe(2);
+  });
+
+  it('never caches a failure', async () => {
+    fx.rpc.enqueue({ kind: 'http', status: 429 });
+    await expect(cached.getPassport('bhahbkbramax')).rejects.toBeInstanceOf(ChainUnavailableError);
+    await expect(cached.getPassport('bhahbkbramax')).resolves.not.toBeNull();
+    expect(tokenReads()).toBe(2);
+  });
+
+  it('is bounded: the oldest entry is evicted first', async () => {
+    for (const id of ['bhahbkbramax', 'lhsrldbjsnlh', 'bjbvcjzqbdsj', 'zzzzzzzzzzzz'])
+      await cached.getPassport(id);
+    expect(cached.stats().entries).toBe(3);
+    await cached.getPassport('lhsrldbjsnlh'); // still cached
+    expect(tokenReads()).toBe(4);
+    await cached.getPassport('bhahbkbramax'); // evicted
+    expect(tokenReads()).toBe(5);
+  });
+
+  it('caches account keys and chain time too', async () => {
+    await Promise.all([
+      cached.getAccountKeys('alice.near'),
+      cached.getAccountKeys('alice.near'),
+      cached.chainTimeMs(),
+      cached.chainTimeMs(),
+    ]);
+    await cached.getAccountKeys('alice.near');
+    expect(fx.rpc.count((r) => r.requestType === 'view_access_key_list')).toBe(1);
+    expect(fx.rpc.count((r) => r.method === 'block')).toBe(1);
+  });
+});
