@@ -1,0 +1,238 @@
+import { Resolver, parse as parseDidUrl, type DIDDocument, type DIDResolutionResult } from 'did-resolver';
+import { decodeBase58, encodeBase58 } from '../codecs/base58.codec.js';
+import { utf8 } from '../codecs/utf8.codec.js';
+import { createNobleSigner } from '../crypto/noble.signer.js';
+import { createNobleVerifier } from '../crypto/noble.verifier.js';
+import { PassportError } from '../errors/passport.error.js';
+import { type PassportRecord } from '../passport/passport.types.js';
+import {
+  DID_CONTEXTS,
+  buildDidDocument,
+  describeDidMethod,
+  didWebAlias,
+  didWebDocumentUrl,
+  parseDid,
+  passportDid,
+} from './did-document.js';
+
+const owner = createNobleSigner(new Uint8Array(32).fill(7));
+const record: PassportRecord = {
+  tokenId: 'bjbvcjzqbdsj',
+  ownerId: 'alice.test',
+  contractId: 'passport.test',
+  metadata: {
+    openapijson_url: 'https://agent.example/openapi.json',
+    webhook_url: 'https://hooks.example',
+    not_before: '',
+  },
+  revoked: false,
+};
+const options = { publicBaseUrl: 'http://localhost:3000/' };
+
+function expectInvalidDid(input: unknown, reason: string) {
+  try {
+    parseDid(input);
+  } catch (error) {
+    expect(error).toBeInstanceOf(PassportError);
+    expect(error).toMatchObject({ code: 'INVALID_DID', status: 400, details: { reason } });
+    return;
+  }
+  throw new Error(`parseDid accepted ${String(input)}`);
+}
+
+describe('parseDid', () => {
+  it.each([
+    [42, 'not_a_string'],
+    [null, 'not_a_string'],
+    ['bjbvcjzqbdsj', 'not_a_did'],
+    ['did:web:example.com', 'unsupported_method'],
+    ['did:PASSPORT:bjbvcjzqbdsj', 'unsupported_method'],
+    ['did:passport:', 'invalid_token_id'],
+    ['did:passport:bjbvcjzqbds', 'invalid_token_id'],
+    ['did:passport:bjbvcjzqbdsjx', 'invalid_token_id'],
+    ['did:passport:bjbvcjzqbdsj#owner', 'invalid_token_id'],
+    ['did:passport:bjbvcjzqbdsj?x=1', 'invalid_token_id'],
+    ['did:passport:bjbvcjzqbds1', 'invalid_token_id'],
+    [' did:passport:bjbvcjzqbdsj', 'not_a_did'],
+  ])('refuses %j (%s)', (input, reason) => expectInvalidDid(input, reason));
+
+  it('echoes at most 128 characters of a bad DID', () => {
+    try {
+      parseDid(`did:passport:${'x'.repeat(10_000)}`);
+      throw new Error('accepted');
+    } catch (error) {
+      expect(((error as PassportError).details?.did as string).length).toBe(128);
+    }
+  });
+
+  it('accepts 12 letters in any case and returns the canonical lowercase DID', () => {
+    expect(parseDid('did:passport:bjbvcjzqbdsj')).toEqual({
+      did: 'did:passport:bjbvcjzqbdsj',
+      method: 'passport',
+      tokenId: 'bjbvcjzqbdsj',
+    });
+    expect(parseDid('did:passport:BJBVCJZQBDSJ').did).toBe('did:passport:bjbvcjzqbdsj');
+  });
+});
+
+describe('buildDidDocument', () => {
+  const doc = buildDidDocument(record, owner.publicKey, options);
+
+  it('has exactly the shape of resolutions §4', () => {
+    expect(doc).toEqual({
+      '@context': [...DID_CONTEXTS],
+      id: 'did:passport:bjbvcjzqbdsj',
+      controller: 'did:passport:bjbvcjzqbdsj',
+      alsoKnownAs: ['did:web:localhost%3A3000:passport:bjbvcjzqbdsj'],
+      verificationMethod: [
+        {
+          id: 'did:passport:bjbvcjzqbdsj#owner',
+          type: 'Ed25519VerificationKey2018',
+          controller: 'did:passport:bjbvcjzqbdsj',
+          publicKeyBase58: encodeBase58(owner.publicKey),
+        },
+      ],
+      authentication: ['did:passport:bjbvcjzqbdsj#owner'],
+      assertionMethod: ['did:passport:bjbvcjzqbdsj#owner'],
+      service: [
+        {
+          id: 'did:passport:bjbvcjzqbdsj#profile',
+          type: 'PassportPublicProfile',
+          serviceEndpoint: 'http://localhost:3000/api/identity/token/bjbvcjzqbdsj/public',
+        },
+        {
+          id: 'did:passport:bjbvcjzqbdsj#mcp',
+          type: 'MCPDiscovery',
+          serviceEndpoint: 'http://localhost:3000/.well-known/mcp',
+        },
+        {
+          id: 'did:passport:bjbvcjzqbdsj#openapi',
+          type: 'OpenAPIDocument',
+          serviceEndpoint: 'https://agent.example/openapi.json',
+        },
+        {
+          id: 'did:passport:bjbvcjzqbdsj#webhook',
+          type: 'PassportWebhook',
+          serviceEndpoint: 'https://hooks.example',
+        },
+      ],
+    });
+  });
+
+  it("publishes a key that verifies the owner's signature, and no other", () => {
+    const key = decodeBase58(doc.verificationMethod[0].publicKeyBase58)!;
+    expect(key).toHaveLength(32);
+    const message = utf8('did:passport:bjbvcjzqbdsj proof');
+    const verifier = createNobleVerifier();
+    expect(verifier.verify(owner.sign(message), message, key)).toBe(true);
+    const stranger = createNobleSigner(new Uint8Array(32).fill(8));
+    expect(verifier.verify(stranger.sign(message), message, key)).toBe(false);
+  });
+
+  it('lists every key of a named account with several keys, and none for an account without keys', () => {
+    const second = createNobleSigner(new Uint8Array(32).fill(9)).publicKey;
+    const multi = buildDidDocument(record, [owner.publicKey, second], options);
+    expect(multi.verificationMethod.map((m) => m.id)).toEqual([
+      'did:passport:bjbvcjzqbdsj#owner',
+      'did:passport:bjbvcjzqbdsj#owner-2',
+    ]);
+    expect(multi.authentication).toEqual(multi.assertionMethod);
+    expect(multi.authentication).toHaveLength(2);
+    const none = buildDidDocument(record, [], options);
+    expect(none.verificationMethod).toEqual([]);
+    expect(none.authentication).toEqual([]);
+  });
+
+  it('refuses keys that are not 32 bytes', () => {
+    expect(() => buildDidDocument(record, new Uint8Array(33), options)).toThrow(RangeError);
+  });
+
+  it('omits metadata services that are unset or blank and adds the home API when set', () => {
+    const bare = buildDidDocument(
+      { tokenId: 'bjbvcjzqbdsj', metadata: { webhook_url: '  ' } },
+      owner.publicKey,
+      options,
+    );
+    expect(bare.service.map((s) => s.id.split('#')[1])).toEqual(['profile', 'mcp']);
+    const home = buildDidDocument(
+      { tokenId: 'bjbvcjzqbdsj', metadata: { subjectuniqueidentifier_url: 'https://api.example' } },
+      owner.publicKey,
+      options,
+    );
+    expect(home.service[2]).toEqual({
+      id: 'did:passport:bjbvcjzqbdsj#home',
+      type: 'PassportHomeApi',
+      serviceEndpoint: 'https://api.example',
+    });
+  });
+
+  it('passes the did-resolver shape: every id parses as a DID URL and a did:passport resolver serves the document', async () => {
+    for (const id of [
+      doc.id,
+      doc.controller,
+      ...doc.verificationMethod.map((m) => m.id),
+      ...doc.service.map((s) => s.id),
+      ...doc.alsoKnownAs,
+    ]) {
+      expect(parseDidUrl(id)).not.toBeNull();
+    }
+    const documents = new Map([[doc.id, doc]]);
+    const resolver = new Resolver({
+      passport: async (did): Promise<DIDResolutionResult> => {
+        let parsed;
+        try {
+          parsed = parseDid(did);
+        } catch {
+          return {
+            didResolutionMetadata: { error: 'invalidDid' },
+            didDocument: null,
+            didDocumentMetadata: {},
+          };
+        }
+        const found = documents.get(parsed.did);
+        const didDocument: DIDDocument | null = found
+          ? { ...found, '@context': [...found['@context']] }
+          : null;
+        return {
+          didResolutionMetadata: found ? { contentType: 'application/did+json' } : { error: 'notFound' },
+          didDocument,
+          didDocumentMetadata: {},
+        };
+      },
+    });
+    const result = await resolver.resolve('did:passport:bjbvcjzqbdsj');
+    expect(result.didResolutionMetadata.error).toBeUndefined();
+    expect(result.didDocument?.id).toBe('did:passport:bjbvcjzqbdsj');
+    expect(result.didDocument?.verificationMethod?.[0].publicKeyBase58).toBe(encodeBase58(owner.publicKey));
+    expect((await resolver.resolve('did:passport:zzzzzzzzzzzz')).didResolutionMetadata.error).toBe(
+      'notFound',
+    );
+    expect((await resolver.resolve('did:passport:short')).didResolutionMetadata.error).toBe('invalidDid');
+    expect((await resolver.resolve('not a did')).didResolutionMetadata.error).toBe('invalidDid');
+  });
+});
+
+describe('did:web alias and method description', () => {
+  it('percent-encodes the port and points at the did.json a did:web resolver fetches', () => {
+    expect(didWebAlias('bjbvcjzqbdsj', 'https://id.example.com')).toBe(
+      'did:web:id.example.com:passport:bjbvcjzqbdsj',
+    );
+    expect(didWebDocumentUrl('bjbvcjzqbdsj', 'https://id.example.com/')).toBe(
+      'https://id.example.com/passport/bjbvcjzqbdsj/did.json',
+    );
+    expect(passportDid('bjbvcjzqbdsj')).toBe('did:passport:bjbvcjzqbdsj');
+  });
+
+  it('describes the method with this deployment’s URLs', () => {
+    const description = describeDidMethod(options);
+    expect(description).toMatchObject({
+      method: 'passport',
+      syntax: 'did:passport:<tokenId>',
+      resolve: 'http://localhost:3000/.well-known/did/resolve?did=did:passport:{tokenId}',
+      methodDocument: 'http://localhost:3000/.well-known/did/passport/{tokenId}',
+      verificationMethodType: 'Ed25519VerificationKey2018',
+      alsoKnownAs: 'did:web:localhost%3A3000:passport:{tokenId}',
+    });
+    expect(() => parseDid(description.example)).not.toThrow();
+  });
+});

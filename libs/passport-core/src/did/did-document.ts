@@ -1,0 +1,182 @@
+/**
+ * @module did/did-document
+ * The `did:passport` method (resolutions §4; DID Core 1.0): parsing a DID, the DID document of a
+ * passport, and the method description served at `GET /.well-known/did`.
+ *
+ * Decisions:
+ * - `parseDid` accepts exactly `did:passport:<12 letters>`; the letters match case-insensitively and
+ *   the canonical DID is lowercase. Fragments, queries, paths and other methods are `INVALID_DID`.
+ * - The owner's key is `<did>#owner` (`Ed25519VerificationKey2018`, `publicKeyBase58` = raw 32-byte key,
+ *   no multicodec prefix). A named owner account with several full-access keys gets `#owner`,
+ *   `#owner-2`, …; one with no keys gets no verification method (it cannot sign, and the document says so).
+ * - `alsoKnownAs` holds the `did:web` form `did:web:<host, ':' as %3A>:passport:<tokenId>`, which a
+ *   did:web resolver fetches from `<publicBaseUrl>/passport/<tokenId>/did.json` (`didWebDocumentUrl`).
+ * - `service`: the public profile and MCP discovery of this deployment always; `openapijson_url`,
+ *   `webhook_url` and `subjectuniqueidentifier_url` from the metadata when set (all self-declared).
+ */
+import { encodeBase58 } from '../codecs/base58.codec.js';
+import { PassportError } from '../errors/passport.error.js';
+import { type PassportRecord } from '../passport/passport.types.js';
+import { normalizeTokenId } from '../token-id/token-id.js';
+
+export const DID_METHOD = 'passport';
+export const DID_PREFIX = `did:${DID_METHOD}:`;
+export const DID_CONTEXTS = [
+  'https://www.w3.org/ns/did/v1',
+  'https://w3id.org/security/suites/ed25519-2018/v1',
+] as const;
+export const OWNER_KEY_TYPE = 'Ed25519VerificationKey2018';
+
+export interface ParsedDid {
+  /** Canonical (lowercase) DID. */
+  readonly did: string;
+  readonly method: typeof DID_METHOD;
+  readonly tokenId: string;
+}
+
+export interface DidVerificationMethod {
+  readonly id: string;
+  readonly type: typeof OWNER_KEY_TYPE;
+  readonly controller: string;
+  readonly publicKeyBase58: string;
+}
+
+export interface DidService {
+  readonly id: string;
+  readonly type: string;
+  readonly serviceEndpoint: string;
+}
+
+export interface DidDocument {
+  readonly '@context': readonly string[];
+  readonly id: string;
+  readonly controller: string;
+  readonly alsoKnownAs: string[];
+  readonly verificationMethod: DidVerificationMethod[];
+  readonly authentication: string[];
+  readonly assertionMethod: string[];
+  readonly service: DidService[];
+}
+
+export interface DidDocumentOptions {
+  /** This deployment's public URL (`PUBLIC_BASE_URL`), e.g. `https://id.example.com`. */
+  readonly publicBaseUrl: string;
+}
+
+/** `did:passport:<tokenId>` (no validation: callers pass a known token id). */
+export function passportDid(tokenId: string): string {
+  return `${DID_PREFIX}${tokenId}`;
+}
+
+/** Parses a `did:passport` DID; throws `PassportError('INVALID_DID', {did, reason})` otherwise. */
+export function parseDid(did: unknown): ParsedDid {
+  if (typeof did !== 'string') throw invalidDid(did, 'not_a_string');
+  if (!did.startsWith(DID_PREFIX))
+    throw invalidDid(did, did.startsWith('did:') ? 'unsupported_method' : 'not_a_did');
+  const tokenId = normalizeTokenId(did.slice(DID_PREFIX.length));
+  if (tokenId === null) throw invalidDid(did, 'invalid_token_id');
+  return { did: passportDid(tokenId), method: DID_METHOD, tokenId };
+}
+
+function invalidDid(did: unknown, reason: string): PassportError {
+  // Echo at most 128 characters of what was sent: enough to debug, never a reflection vector for megabytes.
+  const echoed = typeof did === 'string' ? did.slice(0, 128) : null;
+  return new PassportError('INVALID_DID', { did: echoed, reason });
+}
+
+/** The DID document of a passport whose owner account holds `ownerKeys` (32-byte Ed25519 keys). */
+export function buildDidDocument(
+  record: Pick<PassportRecord, 'tokenId' | 'metadata'>,
+  ownerKeys: Uint8Array | readonly Uint8Array[],
+  options: DidDocumentOptions,
+): DidDocument {
+  const keys = ownerKeys instanceof Uint8Array ? [ownerKeys] : [...ownerKeys];
+  for (const key of keys) {
+    if (!(key instanceof Uint8Array) || key.length !== 32)
+      throw new RangeError('owner keys must be 32-byte Ed25519 public keys');
+  }
+  const did = passportDid(record.tokenId);
+  const base = baseUrl(options.publicBaseUrl);
+  const verificationMethod = keys.map((key, i): DidVerificationMethod => ({
+    id: `${did}#owner${i === 0 ? '' : `-${i + 1}`}`,
+    type: OWNER_KEY_TYPE,
+    controller: did,
+    publicKeyBase58: encodeBase58(key),
+  }));
+  const keyIds = verificationMethod.map((m) => m.id);
+  return {
+    '@context': [...DID_CONTEXTS],
+    id: did,
+    controller: did,
+    alsoKnownAs: [didWebAlias(record.tokenId, base)],
+    verificationMethod,
+    authentication: [...keyIds],
+    assertionMethod: [...keyIds],
+    service: services(did, record, base),
+  };
+}
+
+function services(
+  did: string,
+  record: Pick<PassportRecord, 'tokenId' | 'metadata'>,
+  base: string,
+): DidService[] {
+  const list: DidService[] = [
+    {
+      id: `${did}#profile`,
+      type: 'PassportPublicProfile',
+      serviceEndpoint: `${base}/api/identity/token/${encodeURIComponent(record.tokenId)}/public`,
+    },
+    { id: `${did}#mcp`, type: 'MCPDiscovery', serviceEndpoint: `${base}/.well-known/mcp` },
+  ];
+  const fromMetadata: Array<[key: string, fragment: string, type: string]> = [
+    ['openapijson_url', 'openapi', 'OpenAPIDocument'],
+    ['webhook_url', 'webhook', 'PassportWebhook'],
+    ['subjectuniqueidentifier_url', 'home', 'PassportHomeApi'],
+  ];
+  for (const [key, fragment, type] of fromMetadata) {
+    const value = record.metadata[key];
+    if (typeof value === 'string' && value.trim() !== '')
+      list.push({ id: `${did}#${fragment}`, type, serviceEndpoint: value.trim() });
+  }
+  return list;
+}
+
+/** `did:web:<host>:passport:<tokenId>` for this deployment (':' in the host as %3A, per did:web). */
+export function didWebAlias(tokenId: string, publicBaseUrl: string): string {
+  const host = new URL(baseUrl(publicBaseUrl)).host.replace(/:/g, '%3A');
+  return `did:web:${host}:passport:${tokenId}`;
+}
+
+/** Where a did:web resolver fetches the alias: `<publicBaseUrl>/passport/<tokenId>/did.json`. */
+export function didWebDocumentUrl(tokenId: string, publicBaseUrl: string): string {
+  return `${baseUrl(publicBaseUrl)}/passport/${encodeURIComponent(tokenId)}/did.json`;
+}
+
+/** The body of `GET /.well-known/did`: how the method works on this deployment. */
+export function describeDidMethod(options: DidDocumentOptions) {
+  const base = baseUrl(options.publicBaseUrl);
+  return {
+    method: DID_METHOD,
+    syntax: `${DID_PREFIX}<tokenId>`,
+    tokenIdPattern: '^[a-z]{12}$',
+    example: `${DID_PREFIX}bjbvcjzqbdsj`,
+    resolve: `${base}/.well-known/did/resolve?did=${DID_PREFIX}{tokenId}`,
+    methodDocument: `${base}/.well-known/did/passport/{tokenId}`,
+    verificationMethodType: OWNER_KEY_TYPE,
+    contexts: [...DID_CONTEXTS],
+    alsoKnownAs: `did:web:${new URL(base).host.replace(/:/g, '%3A')}:passport:{tokenId}`,
+    operations: {
+      create: 'Minting a passport on chain creates the DID; there is no separate registration.',
+      read: 'Resolve reads the passport and its current owner account from the chain: the owner key is #owner.',
+      update:
+        'Transferring the passport on chain changes the owner key; metadata changes change the services.',
+      deactivate: 'Revoking the passport on chain; a revoked passport no longer verifies or logs in.',
+    },
+    errors: { INVALID_DID: 400, DID_NOT_FOUND: 404, DID_RESOLUTION_FAILED: 500 },
+  };
+}
+
+function baseUrl(url: string): string {
+  return url.replace(/\/+$/, '');
+}

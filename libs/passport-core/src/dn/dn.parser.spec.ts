@@ -1,0 +1,145 @@
+import fc from 'fast-check';
+import {
+  DN_MAX_LENGTH,
+  escapeDnValue,
+  formatDn,
+  isContactUri,
+  parseDn,
+  type DnAttribute,
+} from './dn.parser.js';
+
+describe('parseDn: refusals (null)', () => {
+  it.each([
+    ['not a string', 42],
+    ['undefined', undefined],
+    ['empty', ''],
+    ['only separators and spaces', ' , ,  '],
+    ['a component without =', 'NNSWF=Ada,Lovelace'],
+    ['an empty attribute name', '=Ada'],
+    ['an attribute name with a space inside', 'Contact URI=x:y:z'],
+    ['an attribute name starting with a digit', '1x=y'],
+    ['an escaped character in the name', 'N\\,SWF=x'],
+    ['a dangling backslash', 'Creature=cat\\'],
+    ['hex escapes that are not UTF-8', 'Creature=\\ff\\fe'],
+    ['a truncated UTF-8 sequence', 'Creature=\\c3'],
+  ])('%s', (_label, input) => {
+    expect(parseDn(input)).toBeNull();
+  });
+
+  it('refuses more than 2048 characters and accepts exactly 2048', () => {
+    const base = 'Creature=';
+    const exact = base + 'x'.repeat(DN_MAX_LENGTH - base.length);
+    expect(exact).toHaveLength(2048);
+    expect(parseDn(exact)?.creature).toHaveLength(2048 - base.length);
+    expect(parseDn(exact + 'x')).toBeNull();
+  });
+});
+
+describe('parseDn: reading', () => {
+  it('reads the known attributes and keeps the others', () => {
+    const dn = parseDn(
+      'NNSWF=Ada, NSWF=Lovelace,Creature=cat,AvatarURL=https://a.example/p.png?x=1,EmojiURL=https://e.example/e.svg,' +
+        'ContactURI=mailto:example.org:ada,ContactURI=tg:t.me:ada,ContactURI=broken,Team=Analytical Engines',
+    );
+    expect(dn).toEqual({
+      displayName: 'Ada Lovelace',
+      nnswf: 'Ada',
+      nswf: 'Lovelace',
+      creature: 'cat',
+      avatarUrl: 'https://a.example/p.png?x=1',
+      emojiUrl: 'https://e.example/e.svg',
+      contactUris: ['mailto:example.org:ada', 'tg:t.me:ada'],
+      attributes: [
+        { name: 'NNSWF', value: 'Ada' },
+        { name: 'NSWF', value: 'Lovelace' },
+        { name: 'Creature', value: 'cat' },
+        { name: 'AvatarURL', value: 'https://a.example/p.png?x=1' },
+        { name: 'EmojiURL', value: 'https://e.example/e.svg' },
+        { name: 'ContactURI', value: 'mailto:example.org:ada' },
+        { name: 'ContactURI', value: 'tg:t.me:ada' },
+        { name: 'ContactURI', value: 'broken' },
+        { name: 'Team', value: 'Analytical Engines' },
+      ],
+    });
+  });
+
+  it('uses one name alone as the display name; none → null; empty values → null', () => {
+    expect(parseDn('NSWF=Lovelace')?.displayName).toBe('Lovelace');
+    expect(parseDn('NNSWF=Ada')?.displayName).toBe('Ada');
+    expect(parseDn('Creature=cat')?.displayName).toBeNull();
+    expect(parseDn('Creature=, NNSWF=')).toMatchObject({ creature: null, displayName: null });
+  });
+
+  it('matches names case-insensitively and takes the first of repeated single attributes', () => {
+    expect(parseDn('creature=cat,CREATURE=dog')?.creature).toBe('cat');
+  });
+
+  it('resolves escapes: \\, \\= \\\\ \\<space> and UTF-8 hex runs', () => {
+    const dn = parseDn('NNSWF=Lovelace\\, Ada,Creature=\\e7\\8c\\ab,AvatarURL=a\\=b\\\\c,EmojiURL=\\ x\\ ');
+    expect(dn).toMatchObject({
+      nnswf: 'Lovelace, Ada',
+      creature: '猫',
+      avatarUrl: 'a=b\\c',
+      emojiUrl: ' x ',
+    });
+    expect(parseDn('Creature=\\41\\42')?.creature).toBe('AB');
+    expect(parseDn('Creature=\\4x')?.creature).toBe('4x'); // one hex digit: plain escape of "4"
+  });
+
+  it('trims unescaped whitespace and skips empty components', () => {
+    expect(parseDn('  Creature =  cat  ,, ')?.attributes).toEqual([{ name: 'Creature', value: 'cat' }]);
+  });
+
+  it('checks the ContactURI form scheme:authority:identifier', () => {
+    expect(isContactUri('xmpp:example.org:ada:work')).toBe(true);
+    expect(isContactUri('mailto::ada')).toBe(false);
+    expect(isContactUri('mailto:example.org:')).toBe(false);
+    expect(isContactUri('1x:a:b')).toBe(false);
+  });
+});
+
+describe('formatDn', () => {
+  it('escapes separators, backslashes and boundary whitespace', () => {
+    expect(escapeDnValue(' a,b=c\\d ')).toBe('\\ a\\,b\\=c\\\\d\\ ');
+    expect(
+      formatDn([
+        { name: 'NNSWF', value: 'x' },
+        { name: 'Creature', value: 'y,z' },
+      ]),
+    ).toBe('NNSWF=x,Creature=y\\,z');
+  });
+
+  it('refuses invalid attribute names', () => {
+    expect(() => formatDn([{ name: 'bad name', value: 'x' }])).toThrow(RangeError);
+  });
+});
+
+describe('parseDn properties', () => {
+  it('never throws on any input', () => {
+    const dnish = fc.stringMatching(/^[A-Za-z0-9=,\\ \u00e9\u732b]*$/, { maxLength: 80 });
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: 'binary', maxLength: 300 }), dnish, fc.anything()), (input) => {
+        const dn = parseDn(input);
+        return dn === null || Array.isArray(dn.attributes);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('round-trips through formatDn for any values', () => {
+    const name = fc.stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,15}$/);
+    const attribute = fc.record({
+      name,
+      value: fc.oneof(
+        fc.string({ unit: 'grapheme', maxLength: 40 }),
+        fc.string({ unit: 'binary', maxLength: 40 }),
+      ),
+    });
+    fc.assert(
+      fc.property(fc.array(attribute, { minLength: 1, maxLength: 10 }), (attributes: DnAttribute[]) => {
+        expect(parseDn(formatDn(attributes))?.attributes).toEqual(attributes);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});

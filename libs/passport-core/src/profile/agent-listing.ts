@@ -1,0 +1,102 @@
+/**
+ * @module profile/agent-listing
+ * `GET /api/agents` (spec "Agents list body"; resolutions §4): items `{tokenId, creature, face}`,
+ * offset-cursor paging and the self-declared disclaimer.
+ *
+ * Paging: `cursor` is the decimal chain offset as a string (absent or empty = 0); `limit` an integer
+ * 1..100 (default 20); anything else → 400 `INVALID_QUERY_PARAMETER` with `{parameter, reason}`.
+ * The app reads `limit + 1` records from the offset (`agentsChainPage`) so that it knows whether a
+ * next page exists without counting. Chain records whose token id is not 12 letters (family-root
+ * passports `bc=…;sc=…;id=…`) are not agents and are left out, so a page may hold fewer than
+ * `limit` items while `nextCursor` is still set.
+ */
+import { PassportError } from '../errors/passport.error.js';
+import { type PassportRecord } from '../passport/passport.types.js';
+import { type PageRequest } from '../ports/chain-reader.port.js';
+import { decodeFace, type Face } from '../token-id/face.decoder.js';
+import { isTokenId } from '../token-id/token-id.js';
+import { parseDn } from '../dn/dn.parser.js';
+import { SELF_DECLARED_DISCLAIMER } from './disclaimer.js';
+
+export const AGENTS_DEFAULT_LIMIT = 20;
+export const AGENTS_MAX_LIMIT = 100;
+
+export interface AgentListItem {
+  readonly tokenId: string;
+  readonly creature: string | null;
+  readonly face: Face | null;
+}
+
+export interface AgentsQuery {
+  readonly offset: number;
+  readonly limit: number;
+}
+
+export interface AgentsPage {
+  readonly agents: AgentListItem[];
+  readonly nextCursor: string | null;
+  readonly disclaimer: string;
+}
+
+/** Validates raw query values (strings from HTTP, numbers from MCP/clients). */
+export function parseAgentsQuery(query: { limit?: unknown; cursor?: unknown }): AgentsQuery {
+  return {
+    offset: parseCursor(query.cursor),
+    limit: parseLimit(query.limit),
+  };
+}
+
+/** The chain page to read for a query: one record more than the limit, to detect a next page. */
+export function agentsChainPage(query: AgentsQuery): PageRequest {
+  return { fromIndex: query.offset, limit: query.limit + 1 };
+}
+
+/** Builds the page from the records read with `agentsChainPage(query)`. */
+export function buildAgentsPage(records: readonly PassportRecord[], query: AgentsQuery): AgentsPage {
+  const page = records.slice(0, query.limit);
+  return {
+    agents: page.filter((r) => isTokenId(r.tokenId)).map(agentListItem),
+    nextCursor: records.length > query.limit ? String(query.offset + query.limit) : null,
+    disclaimer: SELF_DECLARED_DISCLAIMER,
+  };
+}
+
+export function agentListItem(record: Pick<PassportRecord, 'tokenId' | 'metadata'>): AgentListItem {
+  return {
+    tokenId: record.tokenId,
+    creature: parseDn(record.metadata.userselected_dn)?.creature ?? null,
+    face: decodeFace(record.tokenId),
+  };
+}
+
+function parseLimit(raw: unknown): number {
+  if (raw === undefined) return AGENTS_DEFAULT_LIMIT;
+  const n = integerOf(raw);
+  if (n === null || n < 1 || n > AGENTS_MAX_LIMIT) {
+    throw new PassportError('INVALID_QUERY_PARAMETER', {
+      parameter: 'limit',
+      reason: 'must be an integer from 1 to 100',
+    });
+  }
+  return n;
+}
+
+function parseCursor(raw: unknown): number {
+  if (raw === undefined || raw === '') return 0;
+  const n = integerOf(raw);
+  if (n === null || n < 0) {
+    throw new PassportError('INVALID_QUERY_PARAMETER', {
+      parameter: 'cursor',
+      reason: 'must be a nextCursor from a previous page',
+    });
+  }
+  return n;
+}
+
+/** A non-negative safe integer from a decimal string (no sign, no exponent, no spaces) or a number. */
+function integerOf(raw: unknown): number | null {
+  if (typeof raw === 'number') return Number.isSafeInteger(raw) && raw >= 0 ? raw : null;
+  if (typeof raw !== 'string' || !/^\d{1,16}$/.test(raw)) return null;
+  const n = Number(raw);
+  return Number.isSafeInteger(n) ? n : null;
+}

@@ -1,0 +1,170 @@
+import { PassportError } from '../errors/passport.error.js';
+import { type PassportRecord } from '../passport/passport.types.js';
+import { decodeFace } from '../token-id/face.decoder.js';
+import {
+  AGENTS_DEFAULT_LIMIT,
+  agentListItem,
+  agentsChainPage,
+  buildAgentsPage,
+  parseAgentsQuery,
+} from './agent-listing.js';
+import { SELF_DECLARED_DISCLAIMER } from './disclaimer.js';
+import { buildFullIdentity, buildOwnIdentity } from './full-identity.js';
+import { buildPublicProfile, unavailableProfile } from './public-profile.js';
+
+const dn =
+  'NNSWF=Ada,NSWF=Lovelace,Creature=owl,ContactURI=mailto:example.org:ada,AvatarURL=https://a.example/a.png,EmojiURL=https://e.example/e.svg';
+const rec = (
+  tokenId: string,
+  metadata: PassportRecord['metadata'] = {},
+  ownerId = 'a'.repeat(64),
+): PassportRecord => ({
+  tokenId,
+  ownerId,
+  contractId: 'passport.test',
+  metadata,
+  revoked: false,
+});
+
+describe('buildPublicProfile', () => {
+  it('fills every field of the spec table from the record, DN and token id', () => {
+    const profile = buildPublicProfile(
+      rec('bjbvcjzqbdsj', { userselected_dn: dn, webhook_url: 'https://hooks.example' }),
+    );
+    expect(profile).toEqual({
+      tokenId: 'bjbvcjzqbdsj',
+      did: 'did:passport:bjbvcjzqbdsj',
+      ownerAccountId: 'a'.repeat(64),
+      displayName: 'Ada Lovelace',
+      creature: 'owl',
+      contactUris: ['mailto:example.org:ada'],
+      avatarUrl: 'https://a.example/a.png',
+      emojiUrl: 'https://e.example/e.svg',
+      webhookUrl: 'https://hooks.example',
+      face: decodeFace('bjbvcjzqbdsj'),
+    });
+    expect(profile.face?.checksumValid).toBe(true);
+    expect('error' in profile).toBe(false);
+  });
+
+  it('answers nulls and [] for a passport without DN or webhook, and a null face for an undecodable id', () => {
+    const profile = buildPublicProfile(
+      rec('oooooooooooo', { userselected_dn: 'garbage', webhook_url: '' }, ''),
+    );
+    expect(profile).toMatchObject({
+      ownerAccountId: null,
+      displayName: null,
+      creature: null,
+      contactUris: [],
+      avatarUrl: null,
+      emojiUrl: null,
+      webhookUrl: null,
+      face: null,
+    });
+  });
+
+  it('marks an unavailable profile with error and keeps what the token id tells', () => {
+    expect(unavailableProfile('bjbvcjzqbdsj')).toMatchObject({
+      tokenId: 'bjbvcjzqbdsj',
+      did: 'did:passport:bjbvcjzqbdsj',
+      error: 'profile_unavailable',
+      face: decodeFace('bjbvcjzqbdsj'),
+    });
+  });
+});
+
+describe('full and own identity', () => {
+  it('full identity: {tokenId, dn, face, contactUris, metadata, disclaimer}', () => {
+    const full = buildFullIdentity(
+      rec('bjbvcjzqbdsj', { userselected_dn: dn, webhook_url: 'https://h.example', not_after: '' }),
+    );
+    expect(Object.keys(full)).toEqual(['tokenId', 'dn', 'face', 'contactUris', 'metadata', 'disclaimer']);
+    expect(full.dn?.displayName).toBe('Ada Lovelace');
+    expect(full.contactUris).toEqual(['mailto:example.org:ada']);
+    expect(full.metadata).toEqual({ not_after: '', userselected_dn: dn, webhook_url: 'https://h.example' });
+    expect(full.disclaimer).toBe(SELF_DECLARED_DISCLAIMER);
+    expect(buildFullIdentity(rec('bjbvcjzqbdsj')).dn).toBeNull();
+  });
+
+  it('own identity: notAfter as ISO, null when unbounded or unreadable', () => {
+    expect(buildOwnIdentity(rec('bjbvcjzqbdsj', { not_after: '2030-01-01T00:00:00Z' })).notAfter).toBe(
+      '2030-01-01T00:00:00.000Z',
+    );
+    expect(buildOwnIdentity(rec('bjbvcjzqbdsj', { not_after: '' })).notAfter).toBeNull();
+    expect(buildOwnIdentity(rec('bjbvcjzqbdsj', { not_after: 'soon' })).notAfter).toBeNull();
+    expect(buildOwnIdentity(rec('bjbvcjzqbdsj', { not_after: '0' })).notAfter).toBeNull();
+  });
+});
+
+describe('agents listing', () => {
+  const expectBadQuery = (query: Record<string, unknown>, parameter: string) => {
+    let thrown: unknown;
+    try {
+      parseAgentsQuery(query);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(PassportError);
+    expect(thrown).toMatchObject({ code: 'INVALID_QUERY_PARAMETER', status: 400, details: { parameter } });
+  };
+
+  it.each([
+    ['0'],
+    ['101'],
+    ['-1'],
+    ['1.5'],
+    ['ten'],
+    [' 5'],
+    ['1e2'],
+    [['5', '6']],
+    [''],
+    [0],
+    [101],
+    [2.5],
+    [null],
+  ])('refuses limit %j', (limit) => expectBadQuery({ limit }, 'limit'));
+
+  it.each([['-1'], ['x'], ['1.0'], [['0']], [-3], ['99999999999999999']])('refuses cursor %j', (cursor) =>
+    expectBadQuery({ cursor }, 'cursor'),
+  );
+
+  it('defaults to offset 0 and limit 20, and accepts strings or numbers', () => {
+    expect(parseAgentsQuery({})).toEqual({ offset: 0, limit: AGENTS_DEFAULT_LIMIT });
+    expect(parseAgentsQuery({ limit: '100', cursor: '40' })).toEqual({ offset: 40, limit: 100 });
+    expect(parseAgentsQuery({ limit: 1, cursor: '' })).toEqual({ offset: 0, limit: 1 });
+    expect(parseAgentsQuery({ limit: '07', owner: 'ignored' } as Record<string, unknown>)).toEqual({
+      offset: 0,
+      limit: 7,
+    });
+  });
+
+  it('reads limit + 1 records and sets nextCursor only when more exist', () => {
+    const query = parseAgentsQuery({ limit: '2', cursor: '4' });
+    expect(agentsChainPage(query)).toEqual({ fromIndex: 4, limit: 3 });
+    const records = [
+      rec('bjbvcjzqbdsj', { userselected_dn: 'Creature=owl' }),
+      rec('lhsrldbjsnlh'),
+      rec('chbvcnurbkuw'),
+    ];
+    const page = buildAgentsPage(records, query);
+    expect(page).toEqual({
+      agents: [
+        { tokenId: 'bjbvcjzqbdsj', creature: 'owl', face: decodeFace('bjbvcjzqbdsj') },
+        { tokenId: 'lhsrldbjsnlh', creature: null, face: decodeFace('lhsrldbjsnlh') },
+      ],
+      nextCursor: '6',
+      disclaimer: SELF_DECLARED_DISCLAIMER,
+    });
+    expect(buildAgentsPage(records.slice(0, 2), query).nextCursor).toBeNull();
+  });
+
+  it('leaves family-root records out of the agents but still pages over them', () => {
+    const page = buildAgentsPage([rec('bc=local;sc=passport.test;id=devroot'), rec('bjbvcjzqbdsj')], {
+      offset: 0,
+      limit: 1,
+    });
+    expect(page.agents).toEqual([]);
+    expect(page.nextCursor).toBe('1');
+    expect(agentListItem(rec('bjbvcjzqbdsj')).creature).toBeNull();
+  });
+});
