@@ -1,0 +1,28 @@
+/**
+ * @module crypto/noble.signer
+ * Portable Ed25519 signing (@noble/curves) from a 32-byte seed, the secret half of a NEAR key.
+ * RFC 8032 signing is deterministic, so this signer and the node one produce identical signatures.
+ */
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { type Signer } from '../ports/signature-verifier.port.js';
+
+function assertSeed(seed32: Uint8Array): void {
+  if (!(seed32 instanceof Uint8Array) || seed32.length !== 32)
+    throw new RangeError('an Ed25519 seed is 32 bytes');
+}
+
+/** The 32-byte public key of a seed. */
+export function publicKeyFromSeed(seed32: Uint8Array): Uint8Array {
+  assertSeed(seed32);
+  return ed25519.getPublicKey(seed32);
+}
+
+export function createNobleSigner(seed32: Uint8Array): Signer {
+  assertSeed(seed32);
+  const seed = Uint8Array.from(seed32); // the caller may wipe or reuse its buffer
+  const publicKey = ed25519.getPublicKey(seed);
+  return {
+    publicKey,
+    sign: (message: Uint8Array) => ed25519.sign(message, seed),
+  };
+}

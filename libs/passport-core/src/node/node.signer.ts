@@ -1,0 +1,26 @@
+/**
+ * @module node/node.signer
+ * Server-side Ed25519 signing with node:crypto (about 15× faster than the portable lane) from a
+ * 32-byte seed. Deterministic (RFC 8032): identical signatures to `createNobleSigner`.
+ */
+import { createPrivateKey, createPublicKey, sign as cryptoSign } from 'node:crypto';
+import { type Signer } from '../ports/signature-verifier.port.js';
+
+/** DER PKCS#8 header of an Ed25519 private key (RFC 8410); the 32-byte seed follows. */
+const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+
+export function createNodeSigner(seed32: Uint8Array): Signer {
+  if (!(seed32 instanceof Uint8Array) || seed32.length !== 32)
+    throw new RangeError('an Ed25519 seed is 32 bytes');
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([PKCS8_ED25519_PREFIX, seed32]),
+    format: 'der',
+    type: 'pkcs8',
+  });
+  const spki = createPublicKey(privateKey).export({ format: 'der', type: 'spki' });
+  const publicKey = new Uint8Array(spki.subarray(spki.length - 32));
+  return {
+    publicKey,
+    sign: (message: Uint8Array) => new Uint8Array(cryptoSign(null, message, privateKey)),
+  };
+}

@@ -1,0 +1,200 @@
+/**
+ * Both Ed25519 lanes under the one acceptance policy: every published and derived vector has the
+ * pinned outcome on the noble lane and on the node:crypto lane (so they agree), signers reproduce
+ * RFC 8032 signatures byte for byte, and random signatures and single-bit forgeries agree.
+ */
+import { createHash } from 'node:crypto';
+import fc from 'fast-check';
+import { ed25519, ED25519_TORSION_SUBGROUP } from '@noble/curves/ed25519.js';
+import vectorFile from '../../test-vectors/ed25519-policy.json' with { type: 'json' };
+import { ed25519PolicyRejection, SMALL_ORDER_ENCODINGS } from '../crypto/ed25519-policy.js';
+import { createNobleSigner, publicKeyFromSeed } from '../crypto/noble.signer.js';
+import { createNobleVerifier } from '../crypto/noble.verifier.js';
+import { ed25519KeyObject, KeyObjectLruCache } from './key-object.cache.js';
+import { createNodeVerifier } from './node-crypto.verifier.js';
+import { createNodeSigner } from './node.signer.js';
+import { verify as rawNodeVerify } from 'node:crypto';
+
+interface PolicyVector {
+  id: string;
+  publicKey: string;
+  message: string;
+  signature: string;
+  expected: 'accept' | 'reject';
+  rejection?: string;
+  published?: { secretSeed?: string; valid_zip215?: boolean };
+}
+const vectors = vectorFile.vectors as PolicyVector[];
+const bytes = (hex: string) => new Uint8Array(Buffer.from(hex, 'hex'));
+const noble = createNobleVerifier();
+const node = createNodeVerifier();
+
+describe('the vector file', () => {
+  it('holds the published sets in full', () => {
+    const count = (prefix: string) => vectors.filter((v) => v.id.startsWith(prefix)).length;
+    expect(count('rfc8032-test')).toBeGreaterThanOrEqual(3);
+    expect(count('zip215-')).toBe(196);
+    expect(count('speccheck-')).toBe(12);
+  });
+});
+
+describe('rejections before any curve arithmetic', () => {
+  const base = vectors.find((v) => v.id === 'rfc8032-test1')!;
+  it.each([
+    [
+      'a 63-byte signature',
+      bytes(base.signature).subarray(0, 63),
+      bytes(base.publicKey),
+      'bad_signature_length',
+    ],
+    ['a 31-byte key', bytes(base.signature), bytes(base.publicKey).subarray(0, 31), 'bad_public_key_length'],
+  ])('%s', (_name, signature, publicKey, reason) => {
+    expect(ed25519PolicyRejection(signature, publicKey)).toBe(reason);
+    expect(noble.verify(signature, new Uint8Array(), publicKey)).toBe(false);
+    expect(node.verify(signature, new Uint8Array(), publicKey)).toBe(false);
+  });
+
+  it('refuses non-bytes without throwing', () => {
+    const garbage = [null, undefined, 'abc', 42, {}, [1, 2, 3]] as unknown as Uint8Array[];
+    for (const g of garbage) {
+      for (const lane of [noble, node]) {
+        expect(lane.verify(g, new Uint8Array(), new Uint8Array(32))).toBe(false);
+        expect(lane.verify(new Uint8Array(64), g, new Uint8Array(32))).toBe(false);
+        expect(lane.verify(new Uint8Array(64), new Uint8Array(), g)).toBe(false);
+      }
+    }
+  });
+
+  it('knows exactly the 8 small-order points', () => {
+    expect(SMALL_ORDER_ENCODINGS.map((b) => Buffer.from(b).toString('hex'))).toEqual([
+      ...ED25519_TORSION_SUBGROUP,
+    ]);
+    for (const encoding of SMALL_ORDER_ENCODINGS)
+      expect(ed25519.Point.fromBytes(encoding).isSmallOrder()).toBe(true);
+  });
+});
+
+describe.each([
+  ['noble lane', noble],
+  ['node:crypto lane', node],
+])('%s', (_name, lane) => {
+  it.each(vectors.map((v) => [v.id, v] as const))('%s', (_id, v) => {
+    const signature = bytes(v.signature);
+    const publicKey = bytes(v.publicKey);
+    expect(lane.verify(signature, bytes(v.message), publicKey)).toBe(v.expected === 'accept');
+    const preCheck = ed25519PolicyRejection(signature, publicKey);
+    expect(preCheck).toBe(v.expected === 'accept' || v.rejection === 'equation' ? null : v.rejection);
+  });
+});
+
+describe('why one policy is needed (raw libraries disagree)', () => {
+  it('noble default accepts every ZIP-215 case; the policy lanes accept none', () => {
+    const zip = vectors.filter((v) => v.id.startsWith('zip215-'));
+    const rawAccepted = zip.filter((v) =>
+      ed25519.verify(bytes(v.signature), bytes(v.message), bytes(v.publicKey), { zip215: true }),
+    );
+    expect(rawAccepted).toHaveLength(196);
+    expect(zip.every((v) => v.expected === 'reject')).toBe(true);
+  });
+
+  it('a signer-made mixed-order R passes noble (cofactored) but not OpenSSL (cofactorless)', () => {
+    const v = vectors.find((x) => x.id === 'derived-mixed-order-r')!;
+    const [sig, msg, pk] = [bytes(v.signature), bytes(v.message), bytes(v.publicKey)];
+    expect(ed25519.verify(sig, msg, pk, { zip215: false })).toBe(true);
+    expect(rawNodeVerify(null, msg, ed25519KeyObject(pk), sig)).toBe(false);
+    expect(noble.verify(sig, msg, pk)).toBe(false);
+    expect(node.verify(sig, msg, pk)).toBe(false);
+  });
+});
+
+describe('signers', () => {
+  const rfc = vectors.filter((v) => v.published?.secretSeed);
+
+  it.each(rfc.map((v) => [v.id, v] as const))('reproduce %s byte for byte', (_id, v) => {
+    const seed = bytes(v.published!.secretSeed!);
+    for (const signer of [createNobleSigner(seed), createNodeSigner(seed)]) {
+      expect(Buffer.from(signer.publicKey).toString('hex')).toBe(v.publicKey);
+      expect(Buffer.from(signer.sign(bytes(v.message))).toString('hex')).toBe(v.signature);
+    }
+    expect(Buffer.from(publicKeyFromSeed(seed)).toString('hex')).toBe(v.publicKey);
+  });
+
+  it('refuse seeds that are not 32 bytes', () => {
+    for (const make of [createNobleSigner, createNodeSigner, publicKeyFromSeed]) {
+      expect(() => make(new Uint8Array(31))).toThrow(RangeError);
+      expect(() => make(new Uint8Array(64))).toThrow(RangeError);
+    }
+  });
+
+  it('property: both lanes accept fresh signatures and agree on every single-bit change', () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        fc.uint8Array({ maxLength: 200 }),
+        fc.constantFrom('signature', 'message', 'publicKey'),
+        fc.nat(),
+        (seed, message, part, bitSeed) => {
+          const signer = createNodeSigner(seed);
+          const signature = signer.sign(message);
+          expect(createNobleSigner(seed).sign(message)).toEqual(signature);
+          expect(noble.verify(signature, message, signer.publicKey)).toBe(true);
+          expect(node.verify(signature, message, signer.publicKey)).toBe(true);
+
+          const target = { signature, message, publicKey: signer.publicKey }[part as 'signature'];
+          if (target.length === 0) return;
+          const changed = Uint8Array.from(target);
+          const bit = bitSeed % (changed.length * 8);
+          changed[bit >> 3] ^= 1 << (bit & 7);
+          const args = {
+            signature: part === 'signature' ? changed : signature,
+            message: part === 'message' ? changed : message,
+            publicKey: part === 'publicKey' ? changed : signer.publicKey,
+          };
+          const viaNoble = noble.verify(args.signature, args.message, args.publicKey);
+          expect(node.verify(args.signature, args.message, args.publicKey)).toBe(viaNoble);
+          expect(viaNoble).toBe(false);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('KeyObjectLruCache', () => {
+  const key = (label: string) =>
+    createNodeSigner(new Uint8Array(createHash('sha256').update(label).digest())).publicKey;
+
+  it('never holds more than its capacity and evicts the least recently used key', () => {
+    const cache = new KeyObjectLruCache(2);
+    const [a, b, c] = [key('a'), key('b'), key('c')];
+    cache.get(a);
+    cache.get(b);
+    cache.get(a); // a is now the most recent
+    cache.get(c); // evicts b
+    expect(cache.size).toBe(2);
+    expect(cache.has(a)).toBe(true);
+    expect(cache.has(b)).toBe(false);
+    expect(cache.has(c)).toBe(true);
+  });
+
+  it('keeps verifying correctly while keys churn through a tiny cache', () => {
+    const verifier = createNodeVerifier({ keyCacheSize: 1 });
+    const signers = ['x', 'y', 'z'].map((l) =>
+      createNodeSigner(new Uint8Array(createHash('sha256').update(l).digest())),
+    );
+    const message = new TextEncoder().encode('churn');
+    for (let round = 0; round < 3; round++) {
+      for (const s of signers) {
+        expect(verifier.verify(s.sign(message), message, s.publicKey)).toBe(true);
+        expect(
+          verifier.verify(s.sign(message), message, signers[(signers.indexOf(s) + 1) % 3].publicKey),
+        ).toBe(false);
+      }
+    }
+  });
+
+  it('rejects a capacity that is not a positive integer', () => {
+    expect(() => new KeyObjectLruCache(0)).toThrow(RangeError);
+    expect(() => createNodeVerifier({ keyCacheSize: 1.5 })).toThrow(RangeError);
+  });
+});
