@@ -1,0 +1,173 @@
+/**
+ * The development family (resolutions §8): first start creates private key files and a ledger whose
+ * server passport is signed into the family (checked with the core's family-signature rule); a second
+ * start reuses them; the chain module then loads the server identity from them. With NEAR, missing
+ * keys stop the start with one line.
+ */
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { Test } from '@nestjs/testing';
+import {
+  decodeFace,
+  isTokenId,
+  parseNearCredentials,
+  utf8,
+  verifyFamilySignature,
+  type PassportMetadata,
+  type SignatureVerifier,
+} from '@passport/core';
+import { ensureDevFamily } from '../../apps/api/src/bootstrap/dev-family.js';
+import { ChainModule } from '../../apps/api/src/chain/chain.module.js';
+import { ConfigModule } from '../../apps/api/src/config/config.module.js';
+import { loadConfig } from '../../apps/api/src/config/app-config.js';
+import { type LedgerDocument } from '../../apps/api/src/chain/ledger/ledger-file.js';
+import {
+  CHAIN_HEALTH_INDICATOR,
+  CHAIN_READER,
+  SERVER_IDENTITY,
+} from '../../apps/api/src/infrastructure/di-tokens.js';
+import { type ServerIdentity } from '../../apps/api/src/infrastructure/server-identity.js';
+import { type HealthIndicator } from '../../apps/api/src/infrastructure/health-indicator.js';
+
+const verifier: SignatureVerifier = { verify: (sig, msg, key) => ed25519.verify(sig, msg, key) };
+
+describe('development family bootstrap', () => {
+  let dataDir: string;
+  const config = () => loadConfig({ DATA_DIR: dataDir, PUBLIC_BASE_URL: 'http://localhost:4555' });
+
+  beforeEach(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'dev-family-'));
+  });
+  afterEach(() => rm(dataDir, { recursive: true, force: true }));
+
+  it('creates private keys and a ledger whose server passport is signed into the family', async () => {
+    const lines: string[] = [];
+    const outcome = await ensureDevFamily(config(), { log: (l) => lines.push(l) });
+    expect(outcome.created).toBe(true);
+
+    const keysDir = join(dataDir, 'keys');
+    expect((await stat(keysDir)).mode & 0o777).toBe(0o700);
+    for (const name of ['family-root.json', 'server.json'])
+      expect((await stat(join(keysDir, name))).mode & 0o777).toBe(0o600);
+
+    const root = parseNearCredentials(await readFile(join(keysDir, 'family-root.json'), 'utf8'));
+    const server = parseNearCredentials(await readFile(join(keysDir, 'server.json'), 'utf8'));
+    const ledger = JSON.parse(await readFile(join(dataDir, 'ledger.json'), 'utf8')) as LedgerDocument;
+
+    expect(ledger.contractId).toBe('passport.local');
+    const rootPassport = ledger.passports.find((p) => p.token_id === 'bc=local;sc=passport.local;id=devroot');
+    expect(rootPassport?.owner_id).toBe(root.accountId);
+    const serverPassport = ledger.passports.find((p) => p.owner_id === server.accountId);
+    expect(serverPassport).toBeDefined();
+    const tokenId = serverPassport!.token_id;
+    expect(isTokenId(tokenId)).toBe(true);
+    expect(decodeFace(tokenId)?.checksumValid).toBe(true);
+    const metadata = serverPassport!.metadata as PassportMetadata;
+    expect(metadata).toMatchObject({
+      token_id: tokenId,
+      serviceprovider_id: 'bc=local;sc=passport.local;id=devroot',
+      subjectuniqueidentifier_url: 'http://localhost:4555',
+    });
+    expect(verifyFamilySignature(metadata, [root.publicKey], verifier)).toBe(true);
+    // negative control: the server's own key did not sign it, and a changed field breaks it
+    expect(verifyFamilySignature(metadata, [server.publicKey], verifier)).toBe(false);
+    expect(
+      verifyFamilySignature(
+        { ...metadata, subjectuniqueidentifier_url: 'http://evil' },
+        [root.publicKey],
+        verifier,
+      ),
+    ).toBe(false);
+
+    expect(lines.join('\n')).toContain('npm run passport -- mint');
+    expect(lines.join('\n')).toContain('npm run passport -- login');
+    expect(lines.join('\n')).not.toContain(Buffer.from(root.secretSeed).toString('hex'));
+  });
+
+  it('reuses the family on a second start', async () => {
+    const first = await ensureDevFamily(config());
+    const before = await readFile(join(dataDir, 'keys', 'server.json'), 'utf8');
+    const ledgerBefore = await readFile(join(dataDir, 'ledger.json'), 'utf8');
+    const second = await ensureDevFamily(config());
+    expect(first.created).toBe(true);
+    expect(second.created).toBe(false);
+    expect(await readFile(join(dataDir, 'keys', 'server.json'), 'utf8')).toBe(before);
+    expect(await readFile(join(dataDir, 'ledger.json'), 'utf8')).toBe(ledgerBefore);
+  });
+
+  it('refuses to overwrite a half-present family with one clear line', async () => {
+    await writeFile(join(dataDir, 'ledger.json'), '{}');
+    const error = (await ensureDevFamily(config()).catch((e: unknown) => e)) as Error;
+    expect(error.message).toMatch(/SERVER_CREDENTIALS_FILE .* is missing but .*ledger\.json exists/);
+    expect(error.message).not.toContain('\n');
+  });
+
+  it('the chain module loads the server identity from the created family, twice the same', async () => {
+    const boot = async (): Promise<{
+      identity: ServerIdentity;
+      health: HealthIndicator;
+      close: () => Promise<void>;
+    }> => {
+      const moduleRef = await Test.createTestingModule({
+        imports: [ConfigModule.forRoot(config()), ChainModule],
+      }).compile();
+      await moduleRef.init();
+      return {
+        identity: moduleRef.get(SERVER_IDENTITY),
+        health: moduleRef.get(CHAIN_HEALTH_INDICATOR),
+        close: () => moduleRef.close(),
+      };
+    };
+    const first = await boot();
+    try {
+      expect(isTokenId(first.identity.tokenId)).toBe(true);
+      expect(first.identity.serviceProviderId).toBe('bc=local;sc=passport.local;id=devroot');
+      expect(first.identity.passport.metadata.subjectuniqueidentifier_url).toBe('http://localhost:4555');
+      const message = utf8('hello');
+      expect(
+        ed25519.verify(first.identity.signer.sign(message), message, first.identity.signer.publicKey),
+      ).toBe(true);
+      await expect(first.health.check()).resolves.toMatchObject({ ok: true, detail: { kind: 'ledger' } });
+    } finally {
+      await first.close();
+    }
+    const second = await boot();
+    try {
+      expect(second.identity.tokenId).toBe(first.identity.tokenId);
+      expect(second.identity.ownerId).toBe(first.identity.ownerId);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('provides a caching CHAIN_READER with stats()', async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [ConfigModule.forRoot(config()), ChainModule],
+    }).compile();
+    await moduleRef.init();
+    try {
+      const chain = moduleRef.get(CHAIN_READER);
+      expect(typeof chain.stats).toBe('function');
+      expect(chain.contractId).toBe('passport.local');
+    } finally {
+      await moduleRef.close();
+    }
+  });
+
+  it('with CHAIN=near and no keys, the start stops with one line', async () => {
+    const nearConfig = loadConfig({
+      DATA_DIR: dataDir,
+      CHAIN: 'near',
+      NEAR_RPC_URL: 'http://127.0.0.1:9',
+      NEAR_CONTRACT_ID: 'passport.near',
+    });
+    const error = (await Test.createTestingModule({
+      imports: [ConfigModule.forRoot(nearConfig), ChainModule],
+    })
+      .compile()
+      .catch((e: unknown) => e)) as Error;
+    expect(error.message).toMatch(/^SERVER_CREDENTIALS_FILE .*server\.json cannot be read \(ENOENT\)$/);
+  });
+});
