@@ -19,7 +19,7 @@ import {
   signFamilyMetadata,
   type PassportMetadata,
 } from '@passport/core';
-import { seedSigner as createNodeSigner } from '../chain/seed.signer.js';
+import { createNodeSigner } from '@passport/core/node';
 import { type AppConfig } from '../config/app-config.js';
 import { serializeLedger, writeFileAtomic, type LedgerDocument } from '../chain/ledger/ledger-file.js';
 import { StartupError } from '../chain/server-identity.loader.js';

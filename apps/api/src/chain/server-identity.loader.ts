@@ -11,7 +11,7 @@ import {
   resolveOwnerKeys,
   bytesEqual,
 } from '@passport/core';
-import { seedSigner as createNodeSigner } from './seed.signer.js';
+import { createNodeSigner } from '@passport/core/node';
 import { type ServerIdentity } from '../infrastructure/server-identity.js';
 
 /** The start cannot continue; `message` is one line. */
