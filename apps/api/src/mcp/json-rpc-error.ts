@@ -1,0 +1,23 @@
+/**
+ * The JSON-RPC 2.0 error bodies /mcp answers before a request reaches a transport. Same shape and
+ * codes as the SDK's own transport errors (engineering anchors §2.2), so a client sees one dialect.
+ */
+
+/** `-32000`: the SDK's code for transport-level rejections (bad request, forbidden host, limits). */
+export const RPC_TRANSPORT_ERROR = -32000;
+/** `-32001`: the SDK's code for an unknown or closed session (HTTP 404). */
+export const RPC_SESSION_NOT_FOUND = -32001;
+
+export interface JsonRpcErrorBody {
+  readonly jsonrpc: '2.0';
+  readonly error: { readonly code: number; readonly message: string };
+  readonly id: string | number | null;
+}
+
+export function jsonRpcError(
+  code: number,
+  message: string,
+  id: string | number | null = null,
+): JsonRpcErrorBody {
+  return { jsonrpc: '2.0', error: { code, message }, id };
+}

@@ -1,0 +1,30 @@
+/**
+ * The live documents of the MCP catalog, each from the part of the app that owns it: the OpenAPI
+ * document (`OpenApiDocumentService`, looked up lazily because it is generated from the finished
+ * app), DID documents (the core's builder over the chain reader and the owner's current keys), and
+ * the face table of the core.
+ */
+import { type ModuleRef } from '@nestjs/core';
+import { buildDidDocument, type ChainReader, normalizeTokenId, resolveOwnerKeys } from '@passport/core';
+import { OpenApiDocumentService } from '../openapi/openapi-document.service.js';
+import { facialCategoriesDocument } from './facial-categories.document.js';
+import { type LiveDocumentSources } from './mcp-resource.catalog.js';
+
+export function createLiveDocuments(deps: {
+  readonly chain: ChainReader;
+  readonly publicBaseUrl: string;
+  readonly moduleRef: ModuleRef;
+}): LiveDocumentSources {
+  return {
+    openApiDocument: () => deps.moduleRef.get(OpenApiDocumentService, { strict: false }).get(),
+    facialCategories: facialCategoriesDocument,
+    resolveDid: async (rawTokenId) => {
+      const tokenId = normalizeTokenId(rawTokenId);
+      if (tokenId === null) return null;
+      const record = await deps.chain.getPassport(tokenId);
+      if (!record) return null;
+      const keys = await resolveOwnerKeys(deps.chain, record.ownerId);
+      return buildDidDocument(record, keys, { publicBaseUrl: deps.publicBaseUrl });
+    },
+  };
+}

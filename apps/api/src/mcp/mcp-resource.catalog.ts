@@ -1,0 +1,124 @@
+/**
+ * The one registry of documentation resources behind every MCP surface: REST `/api/mcp/*`, the
+ * `list_resources` / `get_resource` tools and MCP's native `resources/list` / `resources/read`.
+ * Markdown files are read once at start (a missing file stops the start rather than serving a hole);
+ * live documents come from the sources the module wires in (OpenAPI, DID builder, face table).
+ */
+import { readFileSync } from 'node:fs';
+import { PassportError } from '@passport/core';
+import {
+  DID_RESOLVE_PREFIX,
+  JSON_TYPE,
+  MARKDOWN,
+  RESOURCE_MANIFEST,
+  type ResourceSpec,
+} from './mcp-resource.manifest.js';
+
+/** One item of the registry as listed (spec: MCP resources). */
+export interface McpResourceItem {
+  readonly uri: string;
+  readonly name: string;
+  /** Media type of the content. */
+  readonly type: string;
+  readonly description: string;
+}
+
+/** A resource read: the text as served, plus the parsed value for JSON resources. */
+export interface McpResourceContent {
+  readonly uri: string;
+  readonly type: string;
+  readonly text: string;
+  readonly json?: unknown;
+}
+
+/** The live documents, provided by the parts of the app that own them. */
+export interface LiveDocumentSources {
+  /** The OpenAPI document served at /openapi.json. */
+  openApiDocument(): unknown;
+  /** The face category table (token:facial-categories). */
+  facialCategories(): unknown;
+  /** The DID document of a passport; null when the token id is malformed or no passport exists. */
+  resolveDid(tokenId: string): Promise<unknown | null>;
+}
+
+export interface ResourcePage {
+  readonly resources: McpResourceItem[];
+  readonly nextCursor?: string;
+}
+
+/** Folder of the markdown documents: apps/api/resources (same relative place from src/ and dist/). */
+export const RESOURCES_DIR = new URL('../../resources/', import.meta.url);
+
+const typeOf = (spec: ResourceSpec): string => (spec.kind === 'file' ? MARKDOWN : JSON_TYPE);
+
+export class McpResourceCatalog {
+  private readonly markdown = new Map<string, string>();
+  private readonly items: McpResourceItem[];
+
+  constructor(
+    private readonly live: LiveDocumentSources,
+    resourcesDir: URL = RESOURCES_DIR,
+  ) {
+    for (const spec of RESOURCE_MANIFEST) {
+      if (spec.kind === 'file')
+        this.markdown.set(spec.uri, readFileSync(new URL(spec.file, resourcesDir), 'utf8'));
+    }
+    this.items = RESOURCE_MANIFEST.map((spec) => ({
+      uri: spec.uri,
+      name: spec.name,
+      type: typeOf(spec),
+      description: spec.description,
+    }));
+  }
+
+  /** Every listed item, the DID template included. */
+  all(): readonly McpResourceItem[] {
+    return this.items;
+  }
+
+  /** Items that are concrete URIs (what MCP `resources/list` returns; templates go to `resources/templates/list`). */
+  concrete(): McpResourceItem[] {
+    return this.items.filter((item) => !item.uri.includes('{'));
+  }
+
+  /** One page of the listing; `offset`/`limit` already validated. */
+  page(offset: number, limit: number): ResourcePage {
+    const resources = this.items.slice(offset, offset + limit);
+    const next = offset + limit;
+    return next < this.items.length ? { resources, nextCursor: String(next) } : { resources };
+  }
+
+  /**
+   * Reads one resource by URI. Throws MCP_RESOURCE_NOT_FOUND (details.uri) for unknown URIs and
+   * DID URIs with no passport; MCP_RESOURCE_FAILED when a live source fails.
+   */
+  async read(uri: string): Promise<McpResourceContent> {
+    const text = this.markdown.get(uri);
+    if (text !== undefined) return { uri, type: MARKDOWN, text };
+    if (uri === 'openapi:swagger') return this.json(uri, () => this.live.openApiDocument());
+    if (uri === 'token:facial-categories') return this.json(uri, () => this.live.facialCategories());
+    if (uri.startsWith(DID_RESOLVE_PREFIX) && !uri.includes('{')) {
+      const tokenId = uri.slice(DID_RESOLVE_PREFIX.length);
+      const document = await this.guard(uri, () => this.live.resolveDid(tokenId));
+      if (document === null)
+        throw new PassportError('MCP_RESOURCE_NOT_FOUND', { uri, reason: 'DID_NOT_FOUND' });
+      return { uri, type: JSON_TYPE, text: JSON.stringify(document, null, 2), json: document };
+    }
+    throw new PassportError('MCP_RESOURCE_NOT_FOUND', { uri });
+  }
+
+  private async json(uri: string, produce: () => unknown): Promise<McpResourceContent> {
+    const value = await this.guard(uri, async () => produce());
+    return { uri, type: JSON_TYPE, text: JSON.stringify(value, null, 2), json: value };
+  }
+
+  /** Live sources may fail (chain down, document not loadable); the client sees a stable code only. */
+  private async guard<T>(uri: string, produce: () => Promise<T>): Promise<T> {
+    try {
+      return await produce();
+    } catch (error) {
+      if (error instanceof PassportError && error.status < 500) throw error;
+      throw new PassportError('MCP_RESOURCE_FAILED', { uri });
+    }
+  }
+}

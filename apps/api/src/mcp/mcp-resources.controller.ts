@@ -1,0 +1,100 @@
+/**
+ * The MCP documentation over plain HTTP, for agents without an MCP client: the resource list, one
+ * resource by URI (used as-is: `GET /api/mcp/resource/doc:discovery`), and the OpenAPI document.
+ * Errors use the app's ErrorResponse envelope (see the MCP reference document for why).
+ */
+import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
+import {
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiProduces,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiQuery,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import { type FastifyReply } from 'fastify';
+import { ApiErrors } from '../openapi/api-errors.decorator.js';
+import { type McpResourceCatalog } from './mcp-resource.catalog.js';
+import { MARKDOWN } from './mcp-resource.manifest.js';
+import { MCP_LIVE_DOCUMENTS, MCP_RESOURCE_CATALOG } from './mcp.di-tokens.js';
+import { type LiveDocumentSources } from './mcp-resource.catalog.js';
+import { parsePageQuery } from './resource-page.query.js';
+
+class McpResourceItemDto {
+  @ApiProperty({ example: 'doc:discovery' }) uri!: string;
+  @ApiProperty({ example: 'Discovery' }) name!: string;
+  @ApiProperty({ description: 'Media type of the content', example: 'text/markdown' }) type!: string;
+}
+
+class McpResourceListDto {
+  @ApiProperty({ type: [McpResourceItemDto] }) resources!: McpResourceItemDto[];
+  @ApiPropertyOptional({ description: 'Cursor of the next page; absent on the last page', example: '20' })
+  nextCursor?: string;
+}
+
+@ApiTags('mcp')
+@Controller('api/mcp')
+export class McpResourcesController {
+  constructor(
+    @Inject(MCP_RESOURCE_CATALOG) private readonly catalog: McpResourceCatalog,
+    @Inject(MCP_LIVE_DOCUMENTS) private readonly live: LiveDocumentSources,
+  ) {}
+
+  @Get('resources')
+  @ApiOperation({
+    summary: 'List MCP documentation resources',
+    description: 'Same registry as the MCP tool list_resources.',
+  })
+  @ApiQuery({
+    name: 'limit',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+  })
+  @ApiQuery({
+    name: 'cursor',
+    required: false,
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+    description: 'The nextCursor of the previous page.',
+  })
+  @ApiOkResponse({ type: McpResourceListDto })
+  @ApiErrors('INVALID_QUERY_PARAMETER', 'MCP_LIST_FAILED')
+  list(@Query() query: Record<string, unknown>): McpResourceListDto {
+    const { offset, limit } = parsePageQuery(query);
+    const page = this.catalog.page(offset, limit);
+    const resources = page.resources.map(({ uri, name, type }) => ({ uri, name, type }));
+    return page.nextCursor ? { resources, nextCursor: page.nextCursor } : { resources };
+  }
+
+  @Get('resource/:uri')
+  @ApiOperation({
+    summary: 'Read one MCP documentation resource',
+    description:
+      'The URI is used as-is (the colon needs no encoding), e.g. /api/mcp/resource/doc:discovery. Markdown or JSON per the resource type.',
+  })
+  @ApiParam({ name: 'uri', example: 'doc:discovery' })
+  @ApiProduces('text/markdown', 'application/json')
+  @ApiResponse({ status: 200, description: 'The resource content.' })
+  @ApiErrors('MCP_RESOURCE_NOT_FOUND', 'MCP_RESOURCE_FAILED')
+  async read(@Param('uri') uri: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
+    const content = await this.catalog.read(uri);
+    if (content.type === MARKDOWN) {
+      reply.header('content-type', 'text/markdown; charset=utf-8');
+      return content.text;
+    }
+    return content.json;
+  }
+
+  @Get('schema')
+  @ApiOperation({
+    summary: 'The OpenAPI document of this service',
+    description: 'Same document as /openapi.json.',
+  })
+  @ApiOkResponse({ description: 'OpenAPI 3 document', schema: { type: 'object' } })
+  @ApiErrors('OPENAPI_LOAD_FAILED')
+  schema(): unknown {
+    return this.live.openApiDocument();
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * The MCP surface of the service: the `/mcp` streamable-HTTP endpoint (one transport and one
+ * McpServer per session, capped and idle-evicted) and the same documentation over REST
+ * (`/api/mcp/*`). Documentation only: nothing here logs anyone in. Needs `APP_CONFIG` and
+ * `RATE_LIMIT_STORE` (global config and store modules) and the live document sources below.
+ */
+import { Inject, Module, type OnModuleDestroy } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { type ChainReader } from '@passport/core';
+import { type AppConfig } from '../config/app-config.js';
+import { APP_NAME, APP_VERSION } from '../config/app-version.js';
+import { APP_CONFIG, CHAIN_READER } from '../infrastructure/di-tokens.js';
+import { createLiveDocuments } from './live-documents.js';
+import { McpHostAllowlist } from './mcp-host.allowlist.js';
+import { type LiveDocumentSources, McpResourceCatalog } from './mcp-resource.catalog.js';
+import { McpResourcesController } from './mcp-resources.controller.js';
+import { createMcpServer, type McpServerFactory } from './mcp-server.factory.js';
+import { McpSessionRegistry } from './mcp-session.registry.js';
+import { McpTransportController } from './mcp-transport.controller.js';
+import {
+  MCP_HOST_ALLOWLIST,
+  MCP_LIVE_DOCUMENTS,
+  MCP_RESOURCE_CATALOG,
+  MCP_SERVER_FACTORY,
+  MCP_SESSION_REGISTRY,
+} from './mcp.di-tokens.js';
+
+const liveDocuments = {
+  provide: MCP_LIVE_DOCUMENTS,
+  useFactory: (chain: ChainReader, config: AppConfig, moduleRef: ModuleRef): LiveDocumentSources =>
+    createLiveDocuments({ chain, publicBaseUrl: config.publicBaseUrl, moduleRef }),
+  inject: [CHAIN_READER, APP_CONFIG, ModuleRef],
+};
+
+@Module({
+  controllers: [McpTransportController, McpResourcesController],
+  providers: [
+    liveDocuments,
+    {
+      provide: MCP_RESOURCE_CATALOG,
+      useFactory: (live: LiveDocumentSources) => new McpResourceCatalog(live),
+      inject: [MCP_LIVE_DOCUMENTS],
+    },
+    {
+      provide: MCP_SERVER_FACTORY,
+      useFactory:
+        (catalog: McpResourceCatalog): McpServerFactory =>
+        () =>
+          createMcpServer(catalog, { name: APP_NAME, version: APP_VERSION }),
+      inject: [MCP_RESOURCE_CATALOG],
+    },
+    {
+      provide: MCP_SESSION_REGISTRY,
+      useFactory: (config: AppConfig) =>
+        new McpSessionRegistry({ maxSessions: config.mcpMaxSessions, ttlMs: config.mcpSessionTtlMs }),
+      inject: [APP_CONFIG],
+    },
+    {
+      provide: MCP_HOST_ALLOWLIST,
+      useFactory: (config: AppConfig) => new McpHostAllowlist(config.publicBaseUrl),
+      inject: [APP_CONFIG],
+    },
+  ],
+  exports: [MCP_SESSION_REGISTRY, MCP_RESOURCE_CATALOG],
+})
+export class McpModule implements OnModuleDestroy {
+  constructor(@Inject(MCP_SESSION_REGISTRY) private readonly sessions: McpSessionRegistry) {}
+
+  /** Closes every open session (and its SSE stream) before the HTTP server stops, so close() does not wait on open streams. */
+  async onModuleDestroy(): Promise<void> {
+    await this.sessions.closeAll();
+  }
+}
