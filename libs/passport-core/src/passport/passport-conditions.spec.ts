@@ -1,0 +1,147 @@
+import fc from 'fast-check';
+import { encodeHex } from '../codecs/hex.codec.js';
+import { MemoryChainReader } from '../adapters/memory/memory-chain.reader.js';
+import {
+  hasRequiredMetadata,
+  isContractTrusted,
+  isPassportLive,
+  isPassportRevoked,
+  parsePassportTimeBound,
+  passportNotAfterMs,
+} from './passport-conditions.js';
+import { resolveOwnerKeys } from './owner-keys.js';
+
+const at = (iso: string) => Date.parse(iso);
+
+describe('time bounds', () => {
+  it.each([
+    [undefined, 'unbounded'],
+    ['', 'unbounded'],
+    ['   ', 'unbounded'],
+    ['0', 'unbounded'],
+    ['1970-01-01', 'unbounded'],
+    ['1970-01-01T00:00:00.000Z', 'unbounded'],
+    ['86399', 'unbounded'],
+  ])('%j is unbounded', (value, kind) => {
+    expect(parsePassportTimeBound(value, 'end').kind).toBe(kind);
+  });
+  it.each([
+    ['2026-02-30', 'not a calendar date'],
+    ['2026-13-01', 'month 13'],
+    ['2026-01-01T24:00:00Z', 'hour 24'],
+    ['next year', 'words'],
+    ['-5', 'negative'],
+    ['1.5', 'fraction'],
+    ['99999999999999999', 'past the Date range'],
+    ['2026/01/01', 'slashes'],
+  ])('%j is invalid (%s)', (value) => {
+    expect(parsePassportTimeBound(value, 'start')).toEqual({ kind: 'invalid' });
+  });
+  it('reads dates as whole UTC days, date-times with zones, and Unix seconds or ms', () => {
+    expect(parsePassportTimeBound('2026-01-01', 'start')).toEqual({
+      kind: 'instant',
+      ms: at('2026-01-01T00:00:00.000Z'),
+    });
+    expect(parsePassportTimeBound('2026-01-01', 'end')).toEqual({
+      kind: 'instant',
+      ms: at('2026-01-01T23:59:59.999Z'),
+    });
+    expect(parsePassportTimeBound('2026-01-01T10:00:00+02:00', 'end')).toEqual({
+      kind: 'instant',
+      ms: at('2026-01-01T08:00:00Z'),
+    });
+    expect(parsePassportTimeBound('2026-01-01T10:00', 'end')).toEqual({
+      kind: 'instant',
+      ms: at('2026-01-01T10:00:00Z'),
+    });
+    expect(parsePassportTimeBound('2026-01-01T10:00:00.5Z', 'end')).toEqual({
+      kind: 'instant',
+      ms: at('2026-01-01T10:00:00.500Z'),
+    });
+    expect(parsePassportTimeBound('1767225600', 'end')).toEqual({ kind: 'instant', ms: 1767225600000 });
+    expect(parsePassportTimeBound('1767225600000', 'end')).toEqual({ kind: 'instant', ms: 1767225600000 });
+  });
+  it('agrees with Date.parse on every canonical ISO instant (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.date({ min: new Date('1971-01-01'), max: new Date('9999-12-31'), noInvalidDate: true }),
+        (d) => {
+          expect(parsePassportTimeBound(d.toISOString(), 'start')).toEqual({
+            kind: 'instant',
+            ms: d.getTime(),
+          });
+        },
+      ),
+    );
+  });
+});
+
+describe('isPassportLive', () => {
+  const window = { not_before: '2026-01-01', not_after: '2026-12-31' };
+  it('is inclusive at both ends', () => {
+    expect(isPassportLive(window, at('2026-01-01T00:00:00.000Z'))).toBe(true);
+    expect(isPassportLive(window, at('2026-12-31T23:59:59.999Z'))).toBe(true);
+    expect(isPassportLive(window, at('2025-12-31T23:59:59.999Z'))).toBe(false);
+    expect(isPassportLive(window, at('2027-01-01T00:00:00.000Z'))).toBe(false);
+  });
+  it('treats empty and 1970 bounds as open, and any invalid bound as not live', () => {
+    expect(isPassportLive({}, 0)).toBe(true);
+    expect(isPassportLive({ not_before: '', not_after: '1970-01-01T00:00:00Z' }, at('2100-01-01'))).toBe(
+      true,
+    );
+    expect(isPassportLive({ not_after: 'soon' }, at('2026-01-01'))).toBe(false);
+    expect(isPassportLive({ not_before: 'x' }, at('2026-01-01'))).toBe(false);
+    expect(isPassportLive({}, Number.NaN)).toBe(false);
+  });
+  it('gives the not_after instant for JWT expiry', () => {
+    expect(passportNotAfterMs({ not_after: '2026-12-31' })).toBe(at('2026-12-31T23:59:59.999Z'));
+    expect(passportNotAfterMs({ not_after: '0' })).toBeNull();
+    expect(passportNotAfterMs({ not_after: 'bad' })).toBeNaN();
+  });
+});
+
+describe('revoked, trusted, required metadata', () => {
+  const record = {
+    tokenId: 'chbvcnurbkuw',
+    ownerId: 'a.test',
+    contractId: 'passport.test',
+    metadata: {},
+    revoked: false,
+  };
+  it('revoked by flag or NEAR metadata, and only by "true"', () => {
+    expect(isPassportRevoked(record)).toBe(false);
+    expect(isPassportRevoked({ ...record, revoked: true })).toBe(true);
+    expect(isPassportRevoked({ ...record, metadata: { revoked: 'true' } })).toBe(true);
+    expect(isPassportRevoked({ ...record, metadata: { revoked: 'TRUE' } })).toBe(false);
+    expect(isPassportRevoked({ ...record, metadata: { revoked: 'false' } })).toBe(false);
+  });
+  it('trusts exact contract ids only', () => {
+    expect(isContractTrusted(record, ['passport.test'])).toBe(true);
+    expect(isContractTrusted(record, ['Passport.test', 'other.test'])).toBe(false);
+    expect(isContractTrusted(record, [])).toBe(false);
+  });
+  it('requires a family claim and the family signature', () => {
+    expect(
+      hasRequiredMetadata({ metadata: { serviceprovider_id: 'x', serviceprovider_signature: 'y' } }),
+    ).toBe(true);
+    expect(hasRequiredMetadata({ metadata: { serviceprovider_id: 'x' } })).toBe(false);
+    expect(
+      hasRequiredMetadata({ metadata: { serviceprovider_id: ' ', serviceprovider_signature: 'y' } }),
+    ).toBe(false);
+    expect(hasRequiredMetadata({ metadata: null as never })).toBe(false);
+  });
+});
+
+describe('resolveOwnerKeys', () => {
+  const key = new Uint8Array(32).fill(5);
+  const chain = new MemoryChainReader({ contractId: 'c', accounts: { 'alice.test': [key] } });
+  it('an implicit account is its own key, without asking the chain', async () => {
+    chain.setUnavailable('down');
+    await expect(resolveOwnerKeys(chain, encodeHex(key))).resolves.toEqual([key]);
+    chain.setUnavailable(null);
+  });
+  it('a named account has its chain keys; an unknown one none', async () => {
+    await expect(resolveOwnerKeys(chain, 'alice.test')).resolves.toEqual([key]);
+    await expect(resolveOwnerKeys(chain, 'bob.test')).resolves.toEqual([]);
+  });
+});
