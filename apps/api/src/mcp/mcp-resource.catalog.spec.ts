@@ -1,0 +1,110 @@
+/**
+ * The resource catalog: every manifest document exists and is real documentation, paging visits each
+ * item exactly once, and unknown URIs, missing DIDs and failing live sources give stable codes.
+ */
+import { isPassportError } from '@passport/core';
+import { McpResourceCatalog, type LiveDocumentSources } from './mcp-resource.catalog.js';
+import { RESOURCE_MANIFEST } from './mcp-resource.manifest.js';
+
+const live: LiveDocumentSources = {
+  openApiDocument: () => ({ openapi: '3.0.3' }),
+  facialCategories: () => ({ categories: [] }),
+  resolveDid: async (tokenId) => (tokenId === 'lhsrldbjsnlh' ? { id: `did:passport:${tokenId}` } : null),
+};
+
+const codeOf = async (promise: Promise<unknown>) => {
+  try {
+    await promise;
+    return 'resolved';
+  } catch (error) {
+    return isPassportError(error) ? { code: error.code, details: error.details } : 'other';
+  }
+};
+
+describe('McpResourceCatalog', () => {
+  const catalog = new McpResourceCatalog(live);
+
+  it('lists the URIs the spec names, reference topics included', () => {
+    const uris = catalog.all().map((i) => i.uri);
+    for (const uri of [
+      'doc:discovery',
+      'doc:skills',
+      'skills:skills',
+      'openapi:swagger',
+      'guide:enrollment',
+      'guide:troubleshooting',
+      'guide:api',
+      'onboarding:near',
+      'did:resolve:{tokenId}',
+      'token:facial-categories',
+      'doc:reference:login',
+      'doc:reference:hola',
+      'doc:reference:subagents',
+      'doc:reference:errors',
+      'doc:reference:rate-limits',
+    ]) {
+      expect(uris).toContain(uri);
+    }
+    expect(new Set(uris).size).toBe(uris.length);
+  });
+
+  it('serves every markdown document with a title and substance', async () => {
+    for (const spec of RESOURCE_MANIFEST.filter((s) => s.kind === 'file')) {
+      const content = await catalog.read(spec.uri);
+      expect(content.type).toBe('text/markdown');
+      expect(content.text).toMatch(/^# \S/);
+      expect(content.text.length).toBeGreaterThan(1200);
+      expect(content.text).not.toMatch(/\b(TODO|TBD|lorem ipsum)\b/i);
+    }
+  });
+
+  it('pages through every item exactly once for every page size', () => {
+    const total = catalog.all().length;
+    for (let limit = 1; limit <= total + 1; limit++) {
+      const seen: string[] = [];
+      let cursor: string | undefined = '0';
+      while (cursor !== undefined) {
+        const page = catalog.page(Number(cursor), limit);
+        seen.push(...page.resources.map((r) => r.uri));
+        cursor = page.nextCursor;
+      }
+      expect(seen).toEqual(catalog.all().map((r) => r.uri));
+    }
+    expect(catalog.page(total, 20)).toEqual({ resources: [] });
+  });
+
+  it('answers MCP_RESOURCE_NOT_FOUND with details.uri for unknown URIs and the literal template', async () => {
+    for (const uri of ['doc:nothing', 'DOC:DISCOVERY', 'did:resolve:{tokenId}', '', 'doc:discovery ']) {
+      expect(await codeOf(catalog.read(uri))).toEqual({ code: 'MCP_RESOURCE_NOT_FOUND', details: { uri } });
+    }
+  });
+
+  it('resolves DIDs live and reports a missing passport as not found', async () => {
+    const found = await catalog.read('did:resolve:lhsrldbjsnlh');
+    expect(found.json).toEqual({ id: 'did:passport:lhsrldbjsnlh' });
+    expect(await codeOf(catalog.read('did:resolve:bjbvcjzqbdsj'))).toEqual({
+      code: 'MCP_RESOURCE_NOT_FOUND',
+      details: { uri: 'did:resolve:bjbvcjzqbdsj', reason: 'DID_NOT_FOUND' },
+    });
+  });
+
+  it('hides a failing live source behind MCP_RESOURCE_FAILED', async () => {
+    const broken = new McpResourceCatalog({
+      ...live,
+      openApiDocument: () => {
+        throw new Error('disk on fire at /secret/path');
+      },
+      resolveDid: async () => {
+        throw new Error('rpc timeout');
+      },
+    });
+    expect(await codeOf(broken.read('openapi:swagger'))).toEqual({
+      code: 'MCP_RESOURCE_FAILED',
+      details: { uri: 'openapi:swagger' },
+    });
+    expect(await codeOf(broken.read('did:resolve:lhsrldbjsnlh'))).toEqual({
+      code: 'MCP_RESOURCE_FAILED',
+      details: { uri: 'did:resolve:lhsrldbjsnlh' },
+    });
+  });
+});
