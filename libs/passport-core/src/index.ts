@@ -70,6 +70,10 @@ export * from './profile/full-identity.js';
 export * from './profile/agent-listing.js';
 export * from './did/did-document.js';
 
+// Minting: fees and family signing of new passports (worker B2)
+export * from './signclient/mint-fee.js';
+export * from './signclient/sign-client.js';
+
 // Ed25519 signature lanes (portable; the node:crypto lane is in @passport/core/node)
 export * from './crypto/ed25519-policy.js';
 export * from './crypto/noble.verifier.js';

@@ -90,6 +90,7 @@ export const ERROR_CATALOGUE = {
   // Minting
   SIGNCLIENT_FAILED: entry(500, 'The minting request could not be signed.'),
   SIGNCLIENT_FEE_MISMATCH: entry(400, 'The client minting fee differs from the server fee.'),
+  SIGNCLIENT_INVALID_REQUEST: entry(400, 'The minting request is malformed or lacks a value the fee depends on.'),
 
   // MCP
   MCP_TRANSPORT_SESSION_REQUIRED: entry(400, 'GET /mcp needs an Mcp-Session-Id from an initialize request.'),

@@ -1,0 +1,176 @@
+import vectorFile from '../../test-vectors/fees.json' with { type: 'json' };
+import { FixedClock } from '../adapters/memory/fixed.clock.js';
+import { createNobleSigner } from '../crypto/noble.signer.js';
+import { createNobleVerifier } from '../crypto/noble.verifier.js';
+import { PassportError } from '../errors/passport.error.js';
+import { verifyFamilySignature } from '../family/family-signature.js';
+import { type Signer } from '../ports/signature-verifier.port.js';
+import { assertFeeMatches, computeMintFee, parseClientFee, type MintTier } from './mint-fee.js';
+import { signClient, validateSignClientRequest } from './sign-client.js';
+
+interface FeeVector {
+  name: string;
+  nowMs: number;
+  values: Record<string, string>;
+  tier?: MintTier;
+  expected?: { tier: MintTier; fee: number; daysUntilExpiry: number | null };
+  error?: { code: string; field: string };
+}
+const vectors = vectorFile as { tolerance: number; cases: FeeVector[] };
+
+function caught(fn: () => unknown): PassportError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof PassportError) return error;
+    throw error;
+  }
+  throw new Error('expected a PassportError');
+}
+
+describe('computeMintFee (test-vectors/fees.json, computed independently)', () => {
+  it.each(vectors.cases.map((c) => [c.name, c]))('%s', (_name, c) => {
+    const run = () => computeMintFee(c.values, { tier: c.tier, nowMs: c.nowMs });
+    if (c.error) {
+      expect(caught(run)).toMatchObject({
+        code: c.error.code,
+        status: 400,
+        details: { field: c.error.field },
+      });
+      return;
+    }
+    const fee = run();
+    expect(fee.tier).toBe(c.expected!.tier);
+    expect(fee.daysUntilExpiry).toBe(c.expected!.daysUntilExpiry);
+    expect(Math.abs(fee.fee - c.expected!.fee)).toBeLessThanOrEqual(vectors.tolerance);
+  });
+});
+
+describe('fee comparison', () => {
+  it('accepts a difference up to 1e-6 and refuses beyond, with string details', () => {
+    expect(() => assertFeeMatches(8.064 + 1e-7, 8.064)).not.toThrow();
+    const error = caught(() => assertFeeMatches(8.07, 8.064));
+    expect(error.code).toBe('SIGNCLIENT_FEE_MISMATCH');
+    expect(error.status).toBe(400);
+    expect(error.details).toEqual({ message: expect.any(String), clientFee: '8.07', serverFee: '8.064' });
+  });
+
+  it.each([
+    [undefined, 'missing'],
+    ['', 'missing'],
+    [-1, 'must'],
+    [Number.NaN, 'must'],
+    ['1e3', 'must'],
+    ['0x10', 'must'],
+    [[1], 'must'],
+    [Infinity, 'must'],
+  ])('refuses the client fee %j', (raw, reason) => {
+    expect(caught(() => parseClientFee(raw))).toMatchObject({
+      code: 'SIGNCLIENT_INVALID_REQUEST',
+      details: { field: 'mintingfee' },
+    });
+    expect(String(caught(() => parseClientFee(raw)).details?.reason)).toContain(reason);
+  });
+
+  it('reads numbers and decimal strings', () => {
+    expect(parseClientFee(496)).toBe(496);
+    expect(parseClientFee('0.018')).toBe(0.018);
+  });
+});
+
+describe('signClient', () => {
+  const root: Signer = createNobleSigner(new Uint8Array(32).fill(1));
+  const clock = new FixedClock(Date.UTC(2026, 0, 1));
+  const spid = 'bc=local;sc=passport.test;id=devroot';
+  const values = {
+    not_after: '2027-01-01T00:00:00Z',
+    max_requests: '48',
+    maxrq_window: '60',
+    openapijson_url: 'https://a.example/o.json',
+  };
+  const fee = 0.28 * 0.48 * 60; // 365 days
+
+  it.each([
+    ['not an object', [1], 'body'],
+    ['no tobesignedValues', { mintingfee: 1 }, 'tobesignedValues'],
+    ['tobesignedValues an array', { tobesignedValues: [], mintingfee: 1 }, 'tobesignedValues'],
+    [
+      'a non-string value',
+      { tobesignedValues: { max_requests: 48 }, mintingfee: 1 },
+      'tobesignedValues.max_requests',
+    ],
+    [
+      'a __proto__ key',
+      JSON.parse('{"tobesignedValues":{"__proto__":"x"},"mintingfee":1}'),
+      'tobesignedValues.__proto__',
+    ],
+    [
+      'a bad token_id in the values',
+      { tobesignedValues: { token_id: 'ABC' }, mintingfee: 1 },
+      'tobesignedValues.token_id',
+    ],
+    ['a bad body token_id', { tobesignedValues: {}, token_id: 'short', mintingfee: 1 }, 'token_id'],
+    [
+      'two different token ids',
+      { tobesignedValues: { token_id: 'bjbvcjzqbdsj' }, token_id: 'lhsrldbjsnlh', mintingfee: 1 },
+      'token_id',
+    ],
+    [
+      'another family',
+      { tobesignedValues: { serviceprovider_id: 'bc=x;sc=y;id=z' }, mintingfee: 1 },
+      'tobesignedValues.serviceprovider_id',
+    ],
+    ['an unknown tier', { tobesignedValues: {}, tier: 'gold', mintingfee: 1 }, 'tier'],
+    ['no mintingfee', { tobesignedValues: {} }, 'mintingfee'],
+  ])('refuses %s', (_label, body, field) => {
+    expect(caught(() => validateSignClientRequest(body, spid))).toMatchObject({
+      code: 'SIGNCLIENT_INVALID_REQUEST',
+      status: 400,
+      details: { field },
+    });
+  });
+
+  it('refuses a wrong fee before signing', () => {
+    let signed = 0;
+    const counting: Signer = { publicKey: root.publicKey, sign: (m) => (signed++, root.sign(m)) };
+    const error = caught(() =>
+      signClient({ tobesignedValues: values, mintingfee: fee + 0.01 }, { familySigner: counting, clock }),
+    );
+    expect(error.code).toBe('SIGNCLIENT_FEE_MISMATCH');
+    expect(signed).toBe(0);
+  });
+
+  it('signs the metadata (token id and family filled in) so that the family signature verifies', () => {
+    const result = signClient(
+      { tobesignedValues: values, token_id: 'bjbvcjzqbdsj', mintingfee: String(fee) },
+      { familySigner: root, clock, serviceProviderId: spid },
+    );
+    expect(result.metadata).toEqual({ ...values, token_id: 'bjbvcjzqbdsj', serviceprovider_id: spid });
+    expect(result.fee_data).toEqual({
+      tier: 'personal',
+      fee: expect.closeTo(fee, 9),
+      clientFee: fee,
+      daysUntilExpiry: 365,
+    });
+    const verifier = createNobleVerifier();
+    const minted = { ...result.metadata, serviceprovider_signature: result.serviceprovider_signature };
+    expect(verifyFamilySignature(minted, [root.publicKey], verifier)).toBe(true);
+    expect(verifyFamilySignature({ ...minted, max_requests: '4999' }, [root.publicKey], verifier)).toBe(
+      false,
+    );
+  });
+
+  it('answers SIGNCLIENT_FAILED without upstream text when the signer fails', () => {
+    const broken: Signer = {
+      publicKey: root.publicKey,
+      sign: () => {
+        throw new Error('HSM at 10.0.0.3 refused');
+      },
+    };
+    const error = caught(() =>
+      signClient({ tobesignedValues: { not_after: '0' }, mintingfee: 496 }, { familySigner: broken, clock }),
+    );
+    expect(error).toMatchObject({ code: 'SIGNCLIENT_FAILED', status: 500, details: null });
+    expect(error.message).not.toContain('10.0.0.3');
+  });
+});
