@@ -24,14 +24,23 @@ import { type LiveDocumentSources } from './mcp-resource.catalog.js';
 import { parsePageQuery } from './resource-page.query.js';
 
 class McpResourceItemDto {
-  @ApiProperty({ example: 'doc:discovery' }) uri!: string;
-  @ApiProperty({ example: 'Discovery' }) name!: string;
-  @ApiProperty({ description: 'Media type of the content', example: 'text/markdown' }) type!: string;
+  @ApiProperty({ type: String, example: 'doc:discovery' }) uri!: string;
+  @ApiProperty({ type: String, example: 'Discovery' }) name!: string;
+  @ApiProperty({
+    type: String,
+    description: 'Media type of the content',
+    example: 'text/markdown',
+  })
+  type!: string;
 }
 
 class McpResourceListDto {
-  @ApiProperty({ type: [McpResourceItemDto] }) resources!: McpResourceItemDto[];
-  @ApiPropertyOptional({ description: 'Cursor of the next page; absent on the last page', example: '20' })
+  @ApiProperty({ type: () => [McpResourceItemDto] }) resources!: McpResourceItemDto[];
+  @ApiPropertyOptional({
+    type: String,
+    description: 'Cursor of the next page; absent on the last page',
+    example: '20',
+  })
   nextCursor?: string;
 }
 

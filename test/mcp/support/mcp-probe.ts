@@ -1,0 +1,62 @@
+/** Raw HTTP probes of /mcp (what an SDK client would never send) and an SDK client factory. */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+export const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'probe', version: '0' } },
+};
+
+export const MCP_HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+};
+
+export interface ProbeResult {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: unknown;
+}
+
+export async function probe(
+  baseUrl: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown },
+): Promise<ProbeResult> {
+  const response = await fetch(`${baseUrl}/mcp`, {
+    method: init.method ?? 'POST',
+    headers: { ...MCP_HEADERS, ...init.headers },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // SSE or empty bodies stay text
+  }
+  return { status: response.status, headers: response.headers, body };
+}
+
+/** Initializes a session with a raw POST and returns its id (the SSE answer is read to the end). */
+export async function openRawSession(baseUrl: string): Promise<string> {
+  const response = await fetch(`${baseUrl}/mcp`, {
+    method: 'POST',
+    headers: MCP_HEADERS,
+    body: JSON.stringify(INITIALIZE),
+  });
+  await response.text();
+  const id = response.headers.get('mcp-session-id');
+  if (response.status !== 200 || !id) throw new Error(`initialize failed: ${response.status}`);
+  return id;
+}
+
+export async function connectClient(
+  baseUrl: string,
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const client = new Client({ name: 'passport-mcp-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`));
+  await client.connect(transport);
+  return { client, transport };
+}
