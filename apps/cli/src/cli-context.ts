@@ -1,0 +1,95 @@
+/**
+ * What every `passport` command gets: its arguments, the environment, output streams, and `fetch`
+ * (injected so tests run the real commands in-process against a real server). A `CliError` is a user
+ * error: the tool prints its one-line message and exits 2; anything else exits 1.
+ */
+import { readFile } from 'node:fs/promises';
+import { parseNearCredentials, type NearCredentials } from '@passport/core';
+
+export interface CliIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly fetch: typeof fetch;
+}
+
+export class CliError extends Error {
+  override readonly name = 'CliError';
+}
+
+export interface CliCommand {
+  readonly name: string;
+  readonly summary: string;
+  readonly help: string;
+  run(args: string[], io: CliIo): Promise<void>;
+}
+
+/** Prints a result: JSON with `--json`, otherwise the human line. */
+export function output(io: CliIo, json: boolean, value: unknown, human: string): void {
+  io.stdout(json ? `${JSON.stringify(value, null, 2)}\n` : `${human}\n`);
+}
+
+export async function readCredentials(file: string | undefined, flag = '--key'): Promise<NearCredentials> {
+  if (!file) throw new CliError(`${flag} <credentials.json> is required`);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new CliError(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  try {
+    return parseNearCredentials(text);
+  } catch (error) {
+    throw new CliError(`${file}: ${(error as Error).message}`);
+  }
+}
+
+/** The API base URL without a trailing slash, from `--api` or PASSPORT_API_URL. */
+export function apiUrl(value: string | undefined, io: CliIo): string {
+  const raw = value ?? io.env.PASSPORT_API_URL;
+  if (!raw) throw new CliError('--api <url> is required (or set PASSPORT_API_URL)');
+  try {
+    const url = new URL(raw);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
+  } catch {
+    throw new CliError(`--api must be an http(s) URL (got "${raw}")`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+/** Calls the API and returns the parsed JSON body; non-2xx answers become one line with the error code. */
+export async function callApi(
+  io: CliIo,
+  url: string,
+  init: RequestInit = {},
+): Promise<Record<string, unknown>> {
+  let res: Response;
+  try {
+    res = await io.fetch(url, { ...init, signal: AbortSignal.timeout(15000) });
+  } catch (error) {
+    throw new CliError(`cannot reach ${new URL(url).origin} (${(error as Error).name})`);
+  }
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new CliError(`${new URL(url).pathname} answered ${res.status} without JSON`);
+  }
+  if (!res.ok) {
+    const error = (body as { error?: { code?: string; message?: string } }).error;
+    throw new CliError(
+      `${new URL(url).pathname} answered ${res.status} ${error?.code ?? ''}${error?.message ? `: ${error.message}` : ''}`.trim(),
+    );
+  }
+  return body as Record<string, unknown>;
+}
+
+/** `parseArgs` errors (unknown flag, missing value) as one-line user errors. */
+export function parseOrFail<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new CliError((error as Error).message.split('\n')[0]);
+  }
+}

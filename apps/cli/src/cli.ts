@@ -1,0 +1,48 @@
+/**
+ * The `passport` command-line tool: dispatches to one command per file (`commands/*.command.ts`).
+ * Every command has `--help`, prints JSON with `--json`, and fails with one line and a non-zero exit
+ * code on bad input (2: usage or input; 1: unexpected).
+ */
+import { CliError, type CliCommand, type CliIo } from './cli-context.js';
+import { COMMANDS } from './commands/index.js';
+
+function usage(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    'Usage: passport <command> [options]   (passport <command> --help for details)',
+    '',
+    'Commands:',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+  ].join('\n');
+}
+
+/** Runs one command line; returns the exit code (never calls process.exit, so tests run it in-process). */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(`${usage()}\n`);
+    return name ? 0 : 2;
+  }
+  const command: CliCommand | undefined = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    io.stderr(`passport: unknown command "${name}" (see passport --help)\n`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout(`${command.help}\n`);
+    return 0;
+  }
+  try {
+    await command.run(rest, io);
+    return 0;
+  } catch (error) {
+    if (error instanceof CliError) {
+      io.stderr(`passport ${name}: ${error.message}\n`);
+      return 2;
+    }
+    io.stderr(
+      `passport ${name}: unexpected error: ${(error as Error)?.message?.split('\n')[0] ?? String(error)}\n`,
+    );
+    return 1;
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * `passport did`: resolves `did:passport:<tokenId>` through the API (`GET /.well-known/did/resolve`)
+ * or offline from a ledger file or NEAR RPC with the core's DID document builder.
+ */
+import { parseArgs } from 'node:util';
+import { buildDidDocument, parseDid, PassportError, resolveOwnerKeys } from '@passport/core';
+import { apiUrl, callApi, CliError, output, parseOrFail, type CliCommand } from '../cli-context.js';
+import { openOfflineChain } from '../offline-chain.js';
+
+export const didCommand: CliCommand = {
+  name: 'did',
+  summary: 'resolve a did:passport DID (API or offline)',
+  help: `Usage: passport did <did:passport:<tokenId> | tokenId> (--api <url> | --ledger <file> | --near-rpc <url> --contract <id>) [--public-url <url>] [--json]
+
+Prints the DID document.`,
+  async run(args, io) {
+    const { values, positionals } = parseOrFail(() =>
+      parseArgs({
+        args,
+        strict: true,
+        allowPositionals: true,
+        options: {
+          api: { type: 'string' },
+          ledger: { type: 'string' },
+          'near-rpc': { type: 'string' },
+          contract: { type: 'string' },
+          'public-url': { type: 'string' },
+          json: { type: 'boolean' },
+        },
+      }),
+    );
+    if (positionals.length !== 1) throw new CliError('give exactly one DID or token id');
+    const input = positionals[0].startsWith('did:') ? positionals[0] : `did:passport:${positionals[0]}`;
+    let parsed;
+    try {
+      parsed = parseDid(input);
+    } catch (error) {
+      throw new CliError(
+        `invalid DID "${input}" (${error instanceof PassportError ? String(error.details?.reason ?? error.code) : 'invalid'})`,
+      );
+    }
+    let document: unknown;
+    if (values.api || (!values.ledger && !values['near-rpc'] && io.env.PASSPORT_API_URL)) {
+      const api = apiUrl(values.api, io);
+      document = await callApi(io, `${api}/.well-known/did/resolve?did=${encodeURIComponent(parsed.did)}`);
+    } else {
+      const { chain, close } = await openOfflineChain(values);
+      try {
+        const record = await chain.getPassport(parsed.tokenId);
+        if (!record) throw new CliError(`no passport ${parsed.tokenId} on ${chain.contractId}`);
+        const keys = await resolveOwnerKeys(chain, record.ownerId);
+        if (keys.length === 0) throw new CliError(`the owner ${record.ownerId} has no Ed25519 key`);
+        const publicBaseUrl =
+          values['public-url'] ??
+          io.env.PUBLIC_BASE_URL ??
+          record.metadata.subjectuniqueidentifier_url ??
+          'http://localhost:3000';
+        document = buildDidDocument(record, keys, { publicBaseUrl });
+      } finally {
+        close();
+      }
+    }
+    output(io, true, document, '');
+    void values.json;
+  },
+};

@@ -1,0 +1,15 @@
+/** The commands of the `passport` tool, in the order `--help` lists them. */
+import { type CliCommand } from '../cli-context.js';
+import { didCommand } from './did.command.js';
+import { keygenCommand } from './keygen.command.js';
+import { loginCommand } from './login.command.js';
+import { mintCommand } from './mint.command.js';
+import { nonceCommand } from './nonce.command.js';
+
+export const COMMANDS: readonly CliCommand[] = [
+  keygenCommand,
+  mintCommand,
+  loginCommand,
+  nonceCommand,
+  didCommand,
+];

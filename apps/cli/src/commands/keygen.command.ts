@@ -1,0 +1,59 @@
+/**
+ * `passport keygen`: a new Ed25519 key in NEAR's credential format (resolutions §1), for its implicit
+ * account (64 hex = the public key) unless `--account` names one. Written with mode 0600; an existing
+ * file is never overwritten without `--force`.
+ */
+import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { formatNearCredentials, isNearAccountId, nearCredentialsFromSeed } from '@passport/core';
+import { CliError, output, parseOrFail, type CliCommand } from '../cli-context.js';
+
+export const keygenCommand: CliCommand = {
+  name: 'keygen',
+  summary: 'create a key file (NEAR credential JSON, implicit account)',
+  help: `Usage: passport keygen --out <file> [--account <named.near>] [--force] [--json]
+
+Creates a new Ed25519 key and writes it as NEAR credential JSON
+{account_id, public_key, private_key} with mode 0600. The account is the key's
+implicit account (64 hex characters) unless --account names another.`,
+  async run(args, io) {
+    const { values } = parseOrFail(() =>
+      parseArgs({
+        args,
+        options: {
+          out: { type: 'string' },
+          account: { type: 'string' },
+          force: { type: 'boolean' },
+          json: { type: 'boolean' },
+        },
+        strict: true,
+        allowPositionals: false,
+      }),
+    );
+    if (!values.out) throw new CliError('--out <file> is required');
+    if (values.account !== undefined && !isNearAccountId(values.account))
+      throw new CliError(`--account "${values.account}" is not a NEAR account id`);
+    const credentials = nearCredentialsFromSeed(randomBytes(32), values.account);
+    const json = formatNearCredentials(credentials);
+    try {
+      await writeFile(values.out, `${JSON.stringify(json, null, 2)}\n`, {
+        mode: 0o600,
+        flag: values.force ? 'w' : 'wx',
+      });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new CliError(
+        code === 'EEXIST'
+          ? `${values.out} exists; use --force to replace it`
+          : `cannot write ${values.out} (${code ?? 'error'})`,
+      );
+    }
+    output(
+      io,
+      !!values.json,
+      { file: values.out, accountId: json.account_id, publicKey: json.public_key },
+      `${json.account_id}\n${json.public_key}\nwritten to ${values.out}`,
+    );
+  },
+};

@@ -1,0 +1,77 @@
+/**
+ * `passport login`: the login flow of the spec: fetch the challenge (`GET /api/login/timestamp`), sign
+ * UTF-8 `identifier + timestamp_iso` with the owner key (base64url), `POST /api/login` with `passportid`
+ * (or `accountid`), `timestamp_iso` and the signature. Prints the JWT or stores it (mode 0600).
+ */
+import { writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { encodeBase64Url, isTokenId, utf8 } from '@passport/core';
+import { createNodeSigner } from '@passport/core/node';
+import {
+  apiUrl,
+  callApi,
+  CliError,
+  output,
+  parseOrFail,
+  readCredentials,
+  type CliCommand,
+} from '../cli-context.js';
+
+export const loginCommand: CliCommand = {
+  name: 'login',
+  summary: 'log in with a passport and get a JWT',
+  help: `Usage: passport login --api <url> --key <file> (--passport <tokenId> | --account) [--save <file>] [--json]
+
+Signs the login challenge with the key and prints the JWT (or writes it to --save, mode 0600).
+  --passport <tokenId>   log in as this passport (passportid)
+  --account              log in with the key's account id (accountid; the first passport it owns)`,
+  async run(args, io) {
+    const { values } = parseOrFail(() =>
+      parseArgs({
+        args,
+        strict: true,
+        allowPositionals: false,
+        options: {
+          api: { type: 'string' },
+          key: { type: 'string' },
+          passport: { type: 'string' },
+          account: { type: 'boolean' },
+          save: { type: 'string' },
+          json: { type: 'boolean' },
+        },
+      }),
+    );
+    const api = apiUrl(values.api, io);
+    const credentials = await readCredentials(values.key);
+    if (!!values.passport === !!values.account)
+      throw new CliError('give exactly one of --passport <tokenId> or --account');
+    if (values.passport !== undefined && !isTokenId(values.passport))
+      throw new CliError(`--passport must be 12 lowercase letters (got "${values.passport}")`);
+    const identifier = values.passport ?? credentials.accountId;
+
+    const challenge = await callApi(io, `${api}/api/login/timestamp`);
+    const timestampIso = challenge.timestamp_iso;
+    if (typeof timestampIso !== 'string')
+      throw new CliError('/api/login/timestamp answered without timestamp_iso');
+    const signature = encodeBase64Url(
+      createNodeSigner(credentials.secretSeed).sign(utf8(identifier + timestampIso)),
+    );
+    const body = values.passport
+      ? { passportid: identifier, timestamp_iso: timestampIso, passportid_base64url_signature: signature }
+      : { accountid: identifier, timestamp_iso: timestampIso, base64url_signature: signature };
+    const result = await callApi(io, `${api}/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const jwt = result.jwt_token;
+    if (typeof jwt !== 'string') throw new CliError('/api/login answered without jwt_token');
+    if (values.save) await writeFile(values.save, `${jwt}\n`, { mode: 0o600 });
+    output(
+      io,
+      !!values.json,
+      { jwt_token: jwt, passportid: result.passportid ?? null, saved: values.save ?? null },
+      values.save ? `JWT written to ${values.save}` : jwt,
+    );
+  },
+};

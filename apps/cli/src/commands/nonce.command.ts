@@ -1,0 +1,35 @@
+/**
+ * `passport nonce`: asks the API for a HOLA nonce and timestamp (`GET /api/holanonce16ts`, JWT tier).
+ */
+import { parseArgs } from 'node:util';
+import { apiUrl, callApi, output, parseOrFail, type CliCommand } from '../cli-context.js';
+import { readJwt } from '../jwt-source.js';
+
+export const nonceCommand: CliCommand = {
+  name: 'nonce',
+  summary: 'get a HOLA nonce and timestamp (needs a JWT)',
+  help: `Usage: passport nonce --api <url> (--jwt <token> | --jwt-file <file>) [--json]
+
+Prints "<timestamp> <noncetsHex>" from GET /api/holanonce16ts.`,
+  async run(args, io) {
+    const { values } = parseOrFail(() =>
+      parseArgs({
+        args,
+        strict: true,
+        allowPositionals: false,
+        options: {
+          api: { type: 'string' },
+          jwt: { type: 'string' },
+          'jwt-file': { type: 'string' },
+          json: { type: 'boolean' },
+        },
+      }),
+    );
+    const api = apiUrl(values.api, io);
+    const jwt = await readJwt(values.jwt, values['jwt-file'], io);
+    const body = await callApi(io, `${api}/api/holanonce16ts`, {
+      headers: { authorization: `Bearer ${jwt}` },
+    });
+    output(io, !!values.json, body, `${String(body.timestamp)} ${String(body.noncetsHex)}`);
+  },
+};

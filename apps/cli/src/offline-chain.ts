@@ -1,0 +1,36 @@
+/**
+ * The chain for offline commands (`verify`, `did`): a ledger file or a NEAR RPC, read with the same
+ * adapters the API uses, so offline answers equal the API's.
+ */
+import { type ChainReader } from '@passport/core';
+import { LedgerChainReader } from '../../api/src/chain/ledger-chain.reader.js';
+import { NearChainReader } from '../../api/src/chain/near-chain.reader.js';
+import { CliError } from './cli-context.js';
+
+export interface OfflineChainFlags {
+  ledger?: string;
+  'near-rpc'?: string;
+  contract?: string;
+}
+
+export async function openOfflineChain(
+  flags: OfflineChainFlags,
+): Promise<{ chain: ChainReader; close(): void }> {
+  if (flags.ledger && flags['near-rpc']) throw new CliError('give --ledger or --near-rpc, not both');
+  if (flags.ledger) {
+    const reader = await LedgerChainReader.open(flags.ledger, { watch: false }).catch((error: Error) => {
+      throw new CliError(error.message);
+    });
+    return { chain: reader, close: () => reader.close() };
+  }
+  if (flags['near-rpc']) {
+    if (!flags.contract) throw new CliError('--contract <id> is required with --near-rpc');
+    return {
+      chain: new NearChainReader({ rpcUrl: flags['near-rpc'], contractId: flags.contract }),
+      close: () => undefined,
+    };
+  }
+  throw new CliError(
+    'give --api <url>, or --ledger <file> / --near-rpc <url> --contract <id> for an offline check',
+  );
+}

@@ -1,0 +1,212 @@
+/**
+ * The `passport` tool, run in-process (the real commands, real files, the real ledger writer and
+ * reader): keygen, mint into a development family, offline DID resolution, help and one-line errors.
+ */
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import {
+  decodeBase58,
+  decodeFace,
+  parseNearCredentials,
+  verifyFamilySignature,
+  type PassportMetadata,
+  type SignatureVerifier,
+} from '@passport/core';
+import { runCli } from '../../apps/cli/src/cli.js';
+import { COMMANDS } from '../../apps/cli/src/commands/index.js';
+import { ensureDevFamily } from '../../apps/api/src/bootstrap/dev-family.js';
+import { loadConfig } from '../../apps/api/src/config/app-config.js';
+import { LedgerChainReader } from '../../apps/api/src/chain/ledger-chain.reader.js';
+import { type LedgerDocument } from '../../apps/api/src/chain/ledger/ledger-file.js';
+
+const verifier: SignatureVerifier = { verify: (sig, msg, key) => ed25519.verify(sig, msg, key) };
+
+async function cli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runCli(args, {
+    stdout: (t) => (out += t),
+    stderr: (t) => (err += t),
+    env,
+    fetch: globalThis.fetch,
+  });
+  return { code, out, err };
+}
+
+describe('passport CLI', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'passport-cli-'));
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  it.each(COMMANDS.map((c) => c.name))('%s --help prints usage and exits 0', async (name) => {
+    const { code, out } = await cli([name, '--help']);
+    expect(code).toBe(0);
+    expect(out).toMatch(new RegExp(`^Usage: passport ${name}`));
+  });
+
+  it('refuses an unknown command and an unknown flag with one line and exit 2', async () => {
+    const unknown = await cli(['mintt']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.err.trim().split('\n')).toHaveLength(1);
+    const badFlag = await cli(['keygen', '--outt', 'x']);
+    expect(badFlag.code).toBe(2);
+    expect(badFlag.err).toMatch(/^passport keygen: Unknown option '--outt'/);
+    expect(badFlag.err.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('keygen writes a 0600 NEAR credential file for the implicit account and never overwrites', async () => {
+    const file = join(dir, 'me.json');
+    const { code, out } = await cli(['keygen', '--out', file, '--json']);
+    expect(code).toBe(0);
+    const printed = JSON.parse(out) as { accountId: string; publicKey: string };
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    const credentials = parseNearCredentials(await readFile(file, 'utf8'));
+    expect(credentials.accountId).toBe(printed.accountId);
+    expect(credentials.accountId).toBe(Buffer.from(credentials.publicKey).toString('hex'));
+    const again = await cli(['keygen', '--out', file]);
+    expect(again.code).toBe(2);
+    expect(again.err).toContain('exists; use --force');
+    expect(await cli(['keygen'])).toMatchObject({ code: 2 });
+  });
+
+  describe('with a development family', () => {
+    let env: Record<string, string>;
+    let keyFile: string;
+    beforeEach(async () => {
+      const config = loadConfig({ DATA_DIR: dir, PUBLIC_BASE_URL: 'http://localhost:4556' });
+      await ensureDevFamily(config);
+      env = { DATA_DIR: dir, PUBLIC_BASE_URL: 'http://localhost:4556' };
+      keyFile = join(dir, 'me.json');
+      expect((await cli(['keygen', '--out', keyFile])).code).toBe(0);
+    });
+
+    it('mint adds a passport signed into the family, with the requested fields, and prints its token id', async () => {
+      const { code, out, err } = await cli(
+        [
+          'mint',
+          '--key',
+          keyFile,
+          '--not-after',
+          '2030-01-01T00:00:00Z',
+          '--max-requests',
+          '100',
+          '--maxrq-window',
+          '60',
+          '--dn',
+          'NNSWF=Ada,NSWF=Agent,Creature=robot',
+          '--webhook-url',
+          'https://hooks.example.com',
+          '--admin-route',
+          '/api/sessions',
+          '--admin-route',
+          '/api/metrics=10/60',
+        ],
+        env,
+      );
+      expect(err).toBe('');
+      expect(code).toBe(0);
+      const tokenId = out.trim();
+      expect(decodeFace(tokenId)?.checksumValid).toBe(true);
+
+      const ledger = JSON.parse(await readFile(join(dir, 'ledger.json'), 'utf8')) as LedgerDocument;
+      const minted = ledger.passports.find((p) => p.token_id === tokenId)!;
+      const owner = parseNearCredentials(await readFile(keyFile, 'utf8'));
+      const root = parseNearCredentials(await readFile(join(dir, 'keys', 'family-root.json'), 'utf8'));
+      expect(minted.owner_id).toBe(owner.accountId);
+      expect(minted.metadata).toMatchObject({
+        token_id: tokenId,
+        serviceprovider_id: 'bc=local;sc=passport.local;id=devroot',
+        subjectuniqueidentifier_url: 'http://localhost:4556',
+        not_after: '2030-01-01T00:00:00Z',
+        max_requests: '100',
+        maxrq_window: '60',
+        userselected_dn: 'NNSWF=Ada,NSWF=Agent,Creature=robot',
+        webhook_url: 'https://hooks.example.com',
+      });
+      expect(JSON.parse(minted.metadata.permissioned_routes)).toEqual({
+        entities: { methods: { '/api/sessions': '*', '/api/metrics': '10/60' } },
+      });
+      expect(verifyFamilySignature(minted.metadata as PassportMetadata, [root.publicKey], verifier)).toBe(
+        true,
+      );
+      expect(verifyFamilySignature(minted.metadata as PassportMetadata, [owner.publicKey], verifier)).toBe(
+        false,
+      );
+    });
+
+    it('a running ledger reader sees the minted passport without a restart', async () => {
+      const reader = await LedgerChainReader.open(join(dir, 'ledger.json'), { statIntervalMs: 0 });
+      try {
+        const { out } = await cli(['mint', '--owner', 'alice.near', '--token-id', 'chbvcnurbkuw'], env);
+        expect(out.trim()).toBe('chbvcnurbkuw');
+        await expect(reader.getPassport('chbvcnurbkuw')).resolves.toMatchObject({ ownerId: 'alice.near' });
+      } finally {
+        reader.close();
+      }
+    });
+
+    it.each([
+      [['--owner', 'alice.near', '--token-id', 'ABC'], '--token-id must be 12 lowercase letters'],
+      [['--owner', 'Not An Account'], 'is not a NEAR account id'],
+      [['--owner', 'alice.near', '--not-after', 'tomorrow'], '--not-after must be an ISO 8601 date-time'],
+      [['--owner', 'alice.near', '--max-requests=-1'], '--max-requests must be a non-negative integer'],
+      [['--owner', 'alice.near', '--admin-route', 'api/x'], '--admin-route must be an exact path'],
+      [[], '--key <owner.json> or --owner <account> is required'],
+    ])('mint refuses bad input %j with one line', async (args, message) => {
+      const before = await readFile(join(dir, 'ledger.json'), 'utf8');
+      const { code, err } = await cli(['mint', ...args], env);
+      expect(code).toBe(2);
+      expect(err).toContain(message);
+      expect(err.trim().split('\n')).toHaveLength(1);
+      expect(await readFile(join(dir, 'ledger.json'), 'utf8')).toBe(before);
+    });
+
+    it('mint refuses a duplicate token id and a wrong family key', async () => {
+      expect((await cli(['mint', '--owner', 'alice.near', '--token-id', 'chbvcnurbkuw'], env)).code).toBe(0);
+      const dup = await cli(['mint', '--owner', 'alice.near', '--token-id', 'chbvcnurbkuw'], env);
+      expect(dup).toMatchObject({ code: 2 });
+      expect(dup.err).toContain('already exists');
+      const wrongFamily = await cli(['mint', '--owner', 'alice.near', '--family-key', keyFile], env);
+      expect(wrongFamily.code).toBe(2);
+      expect(wrongFamily.err).toContain('has no family-root passport owned by');
+    });
+
+    it('did resolves offline from the ledger with the owner key', async () => {
+      const { out } = await cli(['mint', '--key', keyFile, '--token-id', 'bhahbkbramax'], env);
+      expect(out.trim()).toBe('bhahbkbramax');
+      const owner = parseNearCredentials(await readFile(keyFile, 'utf8'));
+      const { code, out: doc } = await cli(
+        ['did', 'did:passport:bhahbkbramax', '--ledger', join(dir, 'ledger.json')],
+        env,
+      );
+      expect(code).toBe(0);
+      const document = JSON.parse(doc) as { id: string; verificationMethod: { publicKeyBase58: string }[] };
+      expect(document.id).toBe('did:passport:bhahbkbramax');
+      expect(decodeBase58(document.verificationMethod[0].publicKeyBase58)).toEqual(owner.publicKey);
+      const missing = await cli(['did', 'chbvcnurbkuw', '--ledger', join(dir, 'ledger.json')], env);
+      expect(missing.code).toBe(2);
+      expect(missing.err).toContain('no passport chbvcnurbkuw');
+      const invalid = await cli(['did', 'did:web:x', '--ledger', join(dir, 'ledger.json')], env);
+      expect(invalid.code).toBe(2);
+    });
+  });
+
+  it('mint reports a malformed ledger with its line and field', async () => {
+    await ensureDevFamily(loadConfig({ DATA_DIR: dir }));
+    const file = join(dir, 'ledger.json');
+    await writeFile(
+      file,
+      (await readFile(file, 'utf8')).replace('"contractId": "passport.local"', '"contractId": 5'),
+    );
+    const { code, err } = await cli(['mint', '--owner', 'alice.near'], { DATA_DIR: dir });
+    expect(code).toBe(2);
+    expect(err).toMatch(/ledger\.json:2: contractId must be a non-empty string/);
+  });
+});
