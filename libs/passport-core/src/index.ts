@@ -78,3 +78,10 @@ export * from './signclient/sign-client.js';
 export * from './crypto/ed25519-policy.js';
 export * from './crypto/noble.verifier.js';
 export * from './crypto/noble.signer.js';
+
+// HOLA lines: parse, checksum, build (worker A)
+export * from './hola/hola.types.js';
+export * from './hola/hola.checksum.js';
+export * from './hola/hola-timestamp.js';
+export * from './hola/hola.parser.js';
+export * from './hola/hola.builder.js';

@@ -1,0 +1,268 @@
+/**
+ * HOLA parsing, checksum and building (resolutions §2): every early-validation reason code from a
+ * real line in the documented order, the §2 checksum example, signed lines from fixed seeds, and
+ * property tests (round trip, single-character forgeries, totality on arbitrary input).
+ */
+import fc from 'fast-check';
+import vectors from '../../test-vectors/hola.json' with { type: 'json' };
+import { decodeHex, encodeHex } from '../codecs/hex.codec.js';
+import { utf8 } from '../codecs/utf8.codec.js';
+import { createNobleSigner } from '../crypto/noble.signer.js';
+import { createNobleVerifier } from '../crypto/noble.verifier.js';
+import { buildHolaLine } from './hola.builder.js';
+import { codeUnitSum, holaChecksum, HOLA_CHECKSUM_ALPHABET } from './hola.checksum.js';
+import { parseHolaTimestamp } from './hola-timestamp.js';
+import { parseHola } from './hola.parser.js';
+import { HOLA_REASON_CODES, HOLA_VALIDATION_STAGE, type ParsedHola } from './hola.types.js';
+
+const serviceHost = vectors.serviceHost;
+const parse = (input: unknown, host = serviceHost) => parseHola(input, { serviceHost: host });
+const noble = createNobleVerifier();
+
+describe('early validation: each reason code from a real line', () => {
+  it.each(vectors.invalid.map((v) => [v.id, v] as const))('%s', (_id, v) => {
+    const result = parse(v.input);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.failure.reasonCode).toBe(v.reasonCode);
+    expect(result.failure.stage).toBe(HOLA_VALIDATION_STAGE);
+    expect(result.failure.hint).toMatch(/^[^\n]{10,200}$/);
+    expect(result.failure.message.length).toBeGreaterThan(0);
+  });
+
+  it('covers every reason code', () => {
+    expect(new Set(vectors.invalid.map((v) => v.reasonCode))).toEqual(new Set(HOLA_REASON_CODES));
+  });
+
+  it('names the expected and received letters of a wrong checksum', () => {
+    const line = vectors.valid[0].line;
+    const wrong = line.slice(0, -1) + (line.endsWith('A') ? 'B' : 'A');
+    const result = parse(wrong);
+    if (result.ok) throw new Error('a wrong checksum parsed');
+    expect(result.failure).toMatchObject({
+      reasonCode: 'checksum_invalid',
+      stage: 'format_checksum_and_payload_validation',
+      expected: line.at(-1),
+      received: wrong.at(-1),
+    });
+    expect(result.failure.message).toContain(`"${line.at(-1)}"`);
+    expect(result.failure.message).toContain(`"${wrong.at(-1)}"`);
+  });
+
+  it('uses SERVICE_HOST uppercased as the host marker', () => {
+    expect(parse(vectors.valid[0].line, 'PASSPORT.example:8443').ok).toBe(true);
+    expect(parse(vectors.valid[0].line, 'passport.example').ok).toBe(false);
+  });
+});
+
+describe('checksum', () => {
+  it('reproduces the resolutions §2 example: sum 13807 → H', () => {
+    const ex = vectors.checksumExample;
+    expect(codeUnitSum(ex.signedPrefix + ex.signatureText + '/')).toBe(13807);
+    expect(holaChecksum(ex.signedPrefix, ex.signatureText)).toBe('H');
+    expect(HOLA_CHECKSUM_ALPHABET).toHaveLength(23);
+    expect(HOLA_CHECKSUM_ALPHABET).not.toMatch(/[ILO]/);
+  });
+});
+
+describe('signed lines from fixed seeds', () => {
+  it.each(vectors.valid.map((v) => [v.id, v] as const))(
+    '%s parses, verifies and rebuilds byte for byte',
+    (_id, v) => {
+      const result = parse(v.line);
+      if (!result.ok) throw new Error(result.failure.message);
+      const line: ParsedHola = result.line;
+      expect(line.form).toBe(v.form);
+      expect(line.recipient).toBe(v.recipient);
+      expect(line.senderTokenId).toBe(v.senderTokenId);
+      expect(line.timestamp).toBe(v.timestamp);
+      expect(line.timestampMs).toBe(v.timestampMs);
+      expect(line.nonceHex).toBe(v.nonceHex);
+      expect(line.host).toBe(serviceHost.toUpperCase());
+      expect(line.signedPrefix).toBe(v.signedPrefix);
+      expect(encodeHex(utf8(line.signedPrefix))).toBe(v.signedBytes);
+      expect(encodeHex(line.signature)).toBe(v.signature);
+      expect(line.checksum).toBe(v.checksum);
+      const key = decodeHex(v.publicKey)!;
+      if (v.form === 'subagent') {
+        expect(line.delegateId).toBe(v.delegateId);
+        expect(encodeHex(line.subagentPublicKey!)).toBe(v.publicKey);
+      } else {
+        expect(line.delegateId).toBeUndefined();
+      }
+      expect(noble.verify(line.signature, utf8(line.signedPrefix), key)).toBe(true);
+
+      const signer = createNobleSigner(decodeHex(v.seed)!);
+      const rebuilt = buildHolaLine({
+        recipient: v.recipient,
+        senderTokenId: v.senderTokenId,
+        timestamp: v.timestamp,
+        nonceHex: v.nonceHex,
+        serviceHost: v.serviceHost,
+        signer,
+        subagent: v.form === 'subagent' ? { delegateId: v.delegateId! } : undefined,
+      });
+      expect(rebuilt).toBe(v.line);
+    },
+  );
+
+  it.each(vectors.parseable.map((v) => [v.id, v] as const))('%s passes early validation', (_id, v) => {
+    const result = parse(v.input, v.serviceHost ?? serviceHost);
+    if (!result.ok) throw new Error(result.failure.message);
+    expect(result.line.signedPrefix).toBe(v.signedPrefix);
+  });
+
+  it('refuses to build a line it could not parse', () => {
+    const signer = createNobleSigner(new Uint8Array(32));
+    const good = {
+      senderTokenId: 'chbvcnurbkuw',
+      timestamp: '2026-04-19T10:47:00.000Z',
+      nonceHex: 'AB',
+      serviceHost,
+      signer,
+    };
+    expect(() => buildHolaLine({ ...good, senderTokenId: 'short' })).toThrow(RangeError);
+    expect(() => buildHolaLine({ ...good, timestamp: '1776595620000' })).toThrow(RangeError);
+    expect(() => buildHolaLine({ ...good, nonceHex: 'nothex' })).toThrow(RangeError);
+    expect(() => buildHolaLine({ ...good, recipient: 'bob' })).toThrow(RangeError);
+    expect(() => buildHolaLine({ ...good, subagent: { delegateId: 'a/b' } })).toThrow(RangeError);
+  });
+});
+
+describe('timestamp grammar', () => {
+  it.each([
+    ['2026-04-19T10:47:00.000Z', Date.UTC(2026, 3, 19, 10, 47)],
+    ['2026-04-19T10:47:00Z', Date.UTC(2026, 3, 19, 10, 47)],
+    ['2026-04-19T12:47:00.5+02:00', Date.UTC(2026, 3, 19, 10, 47, 0, 500)],
+    ['2026-04-19T05:17:00.123456-05:30', Date.UTC(2026, 3, 19, 10, 47, 0, 123)],
+    ['2024-02-29T00:00:00Z', Date.UTC(2024, 1, 29)],
+    ['2000-02-29T23:59:59.999Z', Date.UTC(2000, 1, 29, 23, 59, 59, 999)],
+    ['0001-01-01T00:00:00Z', -62135596800000],
+  ])('%s', (text, ms) => {
+    expect(parseHolaTimestamp(text)).toBe(ms);
+  });
+
+  it.each([
+    '-1',
+    '1776595620000',
+    '2023-02-29T00:00:00Z',
+    '1900-02-29T00:00:00Z',
+    '2026-04-31T00:00:00Z',
+    '2026-04-19T24:00:00Z',
+    '2026-04-19T10:60:00Z',
+    '2026-04-19T10:47:60Z',
+    '2026-04-19T10:47:00.Z',
+    '2026-04-19T10:47:00.1234567890Z',
+    '2026-04-19T10:47:00+0200',
+    '2026-04-19T10:47:00+24:00',
+    '2026-04-19t10:47:00z',
+    '2026-04-19T10:47Z',
+    '+002026-04-19T10:47:00Z',
+  ])('refuses %s', (text) => {
+    expect(parseHolaTimestamp(text)).toBeNull();
+  });
+});
+
+// --- property tests ---------------------------------------------------------------------------------
+const LETTER = fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz'.split(''));
+const tokenId = fc.array(LETTER, { minLength: 12, maxLength: 12 }).map((a) => a.join(''));
+const hexNonce = fc
+  .array(fc.constantFrom(...'0123456789ABCDEF'.split('')), { minLength: 1, maxLength: 64 })
+  .map((a) => a.join(''));
+const isoTimestamp = fc
+  .date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true })
+  .map((d) => d.toISOString());
+const delegateId = fc
+  .array(fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-'.split('')), {
+    minLength: 1,
+    maxLength: 128,
+  })
+  .map((a) => a.join(''));
+const lineParams = fc.record({
+  seed: fc.uint8Array({ minLength: 32, maxLength: 32 }),
+  recipient: fc.option(tokenId, { nil: undefined }),
+  senderTokenId: tokenId,
+  timestamp: isoTimestamp,
+  nonceHex: hexNonce,
+  subagent: fc.option(fc.record({ delegateId }), { nil: undefined }),
+});
+
+describe('properties', () => {
+  it('build → parse returns the fields', () => {
+    fc.assert(
+      fc.property(lineParams, (p) => {
+        const signer = createNobleSigner(p.seed);
+        const result = parse(buildHolaLine({ ...p, serviceHost, signer }));
+        if (!result.ok) throw new Error(result.failure.message);
+        const line = result.line;
+        expect(line.form).toBe(p.subagent ? 'subagent' : 'standard');
+        expect(line.recipient).toBe(p.recipient ? p.recipient.toUpperCase() : 'MUNDO');
+        expect(line.senderTokenId).toBe(p.senderTokenId);
+        expect(line.timestamp).toBe(p.timestamp);
+        expect(line.timestampMs).toBe(Date.parse(p.timestamp));
+        expect(line.nonceHex).toBe(p.nonceHex);
+        if (p.subagent) {
+          expect(line.delegateId).toBe(p.subagent.delegateId.toUpperCase());
+          expect(line.subagentPublicKey).toEqual(signer.publicKey);
+        }
+        expect(noble.verify(line.signature, utf8(line.signedPrefix), signer.publicKey)).toBe(true);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('flipping any one character of a valid line never yields a verified result', () => {
+    const CHARS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567890abcdefghijklmnopqrstuvwxyz/=:.-+ '.split('');
+    fc.assert(
+      fc.property(lineParams, fc.nat(), fc.constantFrom(...CHARS), (p, position, replacement) => {
+        const signer = createNobleSigner(p.seed);
+        const line = buildHolaLine({ ...p, serviceHost, signer });
+        const index = position % line.length;
+        const mutated = line.slice(0, index) + replacement + line.slice(index + 1);
+        if (mutated.toUpperCase() === line.toUpperCase()) return; // the same line: lines are case-insensitive
+        const result = parse(mutated);
+        if (!result.ok) return;
+        const key = result.line.form === 'subagent' ? result.line.subagentPublicKey! : signer.publicKey;
+        expect(noble.verify(result.line.signature, utf8(result.line.signedPrefix), key)).toBe(false);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('never throws on arbitrary strings up to 4 KiB or arbitrary JSON values', () => {
+    const holaish = fc
+      .array(fc.constantFrom(...'HOLA/MUNDO0123456789ABCDEF-:TZ.+=<>[]{}()SIGNATURE '.split('')), {
+        maxLength: 600,
+      })
+      .map((a) => 'HOLA/' + a.join(''));
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.string({ maxLength: 4096, unit: 'binary' }), holaish, fc.jsonValue(), fc.anything()),
+        (input) => {
+          const result = parse(input);
+          expect(typeof result.ok).toBe('boolean');
+          if (!result.ok) expect(HOLA_REASON_CODES).toContain(result.failure.reasonCode);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('never throws on valid lines with random edits', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...vectors.valid.map((v) => v.line)),
+        fc.array(fc.tuple(fc.nat(), fc.string({ maxLength: 3 })), { maxLength: 6 }),
+        (line, edits) => {
+          let text = line;
+          for (const [at, insert] of edits) {
+            const i = at % (text.length + 1);
+            text = text.slice(0, i) + insert + text.slice(i + 1);
+          }
+          expect(typeof parse(text).ok).toBe('boolean');
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+});
