@@ -26,7 +26,8 @@ export async function probe(
 ): Promise<ProbeResult> {
   const response = await fetch(`${baseUrl}/mcp`, {
     method: init.method ?? 'POST',
-    headers: { ...MCP_HEADERS, ...init.headers },
+    // Like the SDK client: Content-Type only when there is a body (an empty JSON body is INVALID_JSON).
+    headers: { ...(init.body === undefined ? { accept: MCP_HEADERS.accept } : MCP_HEADERS), ...init.headers },
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
   const text = await response.text();

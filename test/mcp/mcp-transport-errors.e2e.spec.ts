@@ -1,0 +1,239 @@
+/**
+ * Every rejection /mcp makes before a transport sees the request, probed with raw HTTP: missing and
+ * unknown session ids, the bare GET, DELETE, the Host/Origin allowlist, the session cap (429 with
+ * Retry-After), idle eviction, the /mcp burst and the tool-call rate. Each limit gets its own app so
+ * the per-address buckets of one test do not leak into another.
+ */
+import { MCP_SESSION_REGISTRY } from '../../apps/api/src/mcp/mcp.di-tokens.js';
+import { type McpSessionRegistry } from '../../apps/api/src/mcp/mcp-session.registry.js';
+import { INITIALIZE, openRawSession, probe } from './support/mcp-probe.js';
+import { type McpTestApp, startMcpTestApp } from './support/mcp-test-app.js';
+
+const rpcError = (code: number, message?: string) => ({
+  jsonrpc: '2.0',
+  error: message === undefined ? expect.objectContaining({ code }) : { code, message },
+  id: null,
+});
+const TOOLS_LIST = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+
+describe('/mcp routing and transport errors', () => {
+  let t: McpTestApp;
+  let registry: McpSessionRegistry;
+  beforeAll(async () => {
+    t = await startMcpTestApp();
+    registry = t.app.get(MCP_SESSION_REGISTRY);
+  });
+  afterAll(async () => t.close());
+
+  it('POST that is not initialize, without Mcp-Session-Id: 400 -32000 id null', async () => {
+    const r = await probe(t.baseUrl, { body: TOOLS_LIST });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual(rpcError(-32000, 'Bad Request: Mcp-Session-Id header is required'));
+  });
+
+  it.each(['POST', 'GET', 'DELETE'])('%s with an unknown Mcp-Session-Id: 404 -32001', async (method) => {
+    const r = await probe(t.baseUrl, {
+      method,
+      headers: { 'mcp-session-id': UNKNOWN_ID },
+      body: method === 'POST' ? TOOLS_LIST : undefined,
+    });
+    expect(r.status).toBe(404);
+    expect(r.body).toEqual(rpcError(-32001, 'Session not found'));
+  });
+
+  it('bare GET: 400 MCP_TRANSPORT_SESSION_REQUIRED in the app envelope, pointing at /.well-known/mcp', async () => {
+    const response = await fetch(`${t.baseUrl}/mcp`, { headers: { 'x-request-id': 'probe-get-1' } });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as Record<string, unknown>;
+    expect(body).toEqual({
+      error: {
+        code: 'MCP_TRANSPORT_SESSION_REQUIRED',
+        message: expect.any(String),
+        details: { mcpDiscovery: '/.well-known/mcp' },
+      },
+      requestId: expect.any(String),
+      timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+  });
+
+  it('DELETE without Mcp-Session-Id: 400 -32000', async () => {
+    const r = await probe(t.baseUrl, { method: 'DELETE' });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual(rpcError(-32000));
+  });
+
+  it('DELETE ends a session: its id then answers 404 and the registry is empty', async () => {
+    const id = await openRawSession(t.baseUrl);
+    expect(registry.size).toBe(1);
+    const del = await probe(t.baseUrl, {
+      method: 'DELETE',
+      headers: { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' },
+    });
+    expect(del.status).toBe(200);
+    expect(registry.size).toBe(0);
+    const again = await probe(t.baseUrl, { headers: { 'mcp-session-id': id }, body: TOOLS_LIST });
+    expect(again.status).toBe(404);
+  });
+
+  it.each([['evil.example'], ['evil.example:80'], ['localhost:1']])(
+    'Host %s: 403 -32000, no session created',
+    async (host) => {
+      // fetch() will not override Host, so this probe speaks HTTP/1.1 through node:http.
+      const { request } = await import('node:http');
+      const url = new URL(`${t.baseUrl}/mcp`);
+      const result = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: '/mcp',
+            method: 'POST',
+            headers: {
+              host,
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+            },
+          },
+          (res) => {
+            let body = '';
+            res.on('data', (c: Buffer) => (body += c.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
+        req.on('error', reject);
+        req.end(JSON.stringify(INITIALIZE));
+      });
+      expect(result.status).toBe(403);
+      expect(JSON.parse(result.body)).toEqual(rpcError(-32000));
+      expect(registry.size + registry.pending).toBe(0);
+    },
+  );
+
+  it.each(['https://evil.example', 'null', `http://localhost:1`])('Origin %s: 403 -32000', async (origin) => {
+    const r = await probe(t.baseUrl, { headers: { origin }, body: INITIALIZE });
+    expect(r.status).toBe(403);
+    expect(r.body).toEqual(rpcError(-32000));
+    expect(registry.size).toBe(0);
+  });
+
+  it('an Origin naming the bound localhost port is allowed', async () => {
+    const port = new URL(t.baseUrl).port;
+    const r = await probe(t.baseUrl, { headers: { origin: `http://localhost:${port}` }, body: INITIALIZE });
+    expect(r.status).toBe(200);
+    const id = r.headers.get('mcp-session-id') as string;
+    await probe(t.baseUrl, { method: 'DELETE', headers: { 'mcp-session-id': id } });
+    expect(registry.size).toBe(0);
+  });
+
+  it('a failed initialize (unsupported Accept) leaves no session or reservation behind', async () => {
+    const r = await probe(t.baseUrl, { headers: { accept: 'application/json' }, body: INITIALIZE });
+    expect(r.status).toBe(406);
+    expect(registry.size).toBe(0);
+    expect(registry.pending).toBe(0);
+  });
+});
+
+describe('/mcp session cap and idle eviction', () => {
+  let t: McpTestApp;
+  let registry: McpSessionRegistry;
+  beforeAll(async () => {
+    t = await startMcpTestApp({ MCP_MAX_SESSIONS: '2', MCP_SESSION_TTL_MS: '1000' });
+    registry = t.app.get(MCP_SESSION_REGISTRY);
+  });
+  afterAll(async () => t.close());
+
+  it('answers an initialize beyond MCP_MAX_SESSIONS with 429, a JSON-RPC error and Retry-After', async () => {
+    const a = await openRawSession(t.baseUrl);
+    const b = await openRawSession(t.baseUrl);
+    expect(registry.size).toBe(2);
+    const refused = await probe(t.baseUrl, { body: INITIALIZE });
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual(rpcError(-32000));
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(registry.size).toBe(2);
+    // The existing sessions keep working while the cap refuses new ones.
+    const listed = await probe(t.baseUrl, { headers: { 'mcp-session-id': a }, body: TOOLS_LIST });
+    expect(listed.status).toBe(200);
+    await probe(t.baseUrl, { method: 'DELETE', headers: { 'mcp-session-id': b } });
+    expect(registry.size).toBe(1);
+    const admitted = await openRawSession(t.baseUrl);
+    expect(admitted).toMatch(/-/);
+  });
+
+  it('evicts idle sessions after MCP_SESSION_TTL_MS, closing them: count back to 0 and ids answer 404', async () => {
+    const drained = async () => {
+      const started = Date.now();
+      while (registry.size > 0 && Date.now() - started < 5000) await new Promise((r) => setTimeout(r, 100));
+    };
+    await drained(); // the previous test's sessions go idle and are evicted too
+    const ids = [await openRawSession(t.baseUrl), await openRawSession(t.baseUrl)];
+    expect(registry.size).toBe(2);
+    await drained();
+    expect(registry.size).toBe(0);
+    expect(registry.pending).toBe(0);
+    for (const id of ids) {
+      const r = await probe(t.baseUrl, { headers: { 'mcp-session-id': id }, body: TOOLS_LIST });
+      expect(r.status).toBe(404);
+    }
+    // And the freed slots can be used again.
+    await openRawSession(t.baseUrl);
+    await openRawSession(t.baseUrl);
+    expect(registry.size).toBe(2);
+  });
+});
+
+describe('/mcp rate limits per client address', () => {
+  it('a burst beyond 200 /mcp requests gets 429 with Retry-After; refill is the public sustained rate', async () => {
+    const t = await startMcpTestApp();
+    try {
+      const started = Date.now();
+      const results = await Promise.all(
+        Array.from({ length: 300 }, () => probe(t.baseUrl, { body: TOOLS_LIST })),
+      );
+      const elapsedMs = Date.now() - started;
+      const passed = results.filter((r) => r.status === 400).length;
+      const limited = results.filter((r) => r.status === 429);
+      expect(passed + limited.length).toBe(300);
+      // 200 of burst, plus what 1101/min refills while the burst is in flight.
+      expect(passed).toBeGreaterThanOrEqual(200);
+      expect(passed).toBeLessThanOrEqual(200 + Math.ceil((elapsedMs * 1101) / 60_000) + 1);
+      expect(limited.length).toBeGreaterThan(0);
+      expect(limited[0].body).toEqual(rpcError(-32000));
+      expect(Number(limited[0].headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('the 101st tools/call in a minute gets 429 carrying the request id', async () => {
+    const t = await startMcpTestApp();
+    try {
+      const id = await openRawSession(t.baseUrl);
+      const headers = { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' };
+      await probe(t.baseUrl, { headers, body: { jsonrpc: '2.0', method: 'notifications/initialized' } });
+      const call = (n: number) => ({
+        jsonrpc: '2.0',
+        id: n,
+        method: 'tools/call',
+        params: { name: 'list_resources', arguments: { limit: 1 } },
+      });
+      for (let n = 1; n <= 100; n++) {
+        const r = await probe(t.baseUrl, { headers, body: call(n) });
+        expect(r.status).toBe(200);
+      }
+      const refused = await probe(t.baseUrl, { headers, body: call(101) });
+      expect(refused.status).toBe(429);
+      expect(refused.body).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: expect.stringContaining('tool-call') },
+        id: 101,
+      });
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      // Other methods of the same session are not tool calls and still pass.
+      expect((await probe(t.baseUrl, { headers, body: TOOLS_LIST })).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+});
