@@ -1,0 +1,44 @@
+import fc from 'fast-check';
+import { isRouteAllowed, parsePermissionedRoutes } from './permissioned-routes.js';
+
+const routes = JSON.stringify({ entities: { methods: { '/api/sessions': '10', '/api/metrics': '5' } } });
+
+describe('permissioned routes', () => {
+  it('allows exactly the listed paths', () => {
+    expect(isRouteAllowed(routes, '/api/sessions')).toBe(true);
+    expect(isRouteAllowed(routes, '/api/metrics')).toBe(true);
+    expect(parsePermissionedRoutes(routes)?.get('/api/sessions')).toBe('10');
+  });
+  it.each([
+    '/api/sessions/',
+    '/api/sessions/list_all',
+    '/API/SESSIONS',
+    '/api',
+    '',
+    'toString',
+    '__proto__',
+    'constructor',
+  ])('refuses %j', (path) => {
+    expect(isRouteAllowed(routes, path)).toBe(false);
+  });
+  it.each([
+    ['no value', null],
+    ['empty text', ''],
+    ['malformed JSON', '{"entities":'],
+    ['no entities', '{"methods":{"/api/sessions":"1"}}'],
+    ['methods as a list', '{"entities":{"methods":["/api/sessions"]}}'],
+    ['entities null', '{"entities":null}'],
+    ['a JSON string', '"/api/sessions"'],
+  ])('grants nothing for %s', (_name, value) => {
+    expect(isRouteAllowed(value, '/api/sessions')).toBe(false);
+  });
+  it('never throws, whatever the claim holds (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.string(), fc.json()),
+        fc.string(),
+        (value, path) => typeof isRouteAllowed(value, path) === 'boolean',
+      ),
+    );
+  });
+});

@@ -1,0 +1,185 @@
+import { MemoryChainReader } from '../adapters/memory/memory-chain.reader.js';
+import { implicitAccountId } from '../codecs/account-id.js';
+import { createNobleSigner } from '../crypto/noble.signer.js';
+import { createNobleVerifier } from '../crypto/noble.verifier.js';
+import { PassportError } from '../errors/passport.error.js';
+import { signFamilyMetadata } from '../family/family-signature.js';
+import { type PassportMetadata, type PassportRecord } from '../passport/passport.types.js';
+import { type Signer } from '../ports/signature-verifier.port.js';
+import { sameApiUrl } from './api-url.js';
+import {
+  checkFederatedClaims,
+  checkServerPassport,
+  isFederatedToken,
+  type ServerPassportCheckParams,
+} from './federated-token.checks.js';
+
+const CONTRACT = 'passport.test';
+const FAMILY = `bc=local;sc=${CONTRACT};id=devroot`;
+const root = createNobleSigner(new Uint8Array(32).fill(1));
+const serverKey = createNobleSigner(new Uint8Array(32).fill(5));
+const stranger = createNobleSigner(new Uint8Array(32).fill(4));
+const SERVER_OWNER = implicitAccountId(serverKey.publicKey);
+
+function serverPassport(
+  signer: Signer = root,
+  metadata: PassportMetadata = {},
+  extra: Partial<PassportRecord> = {},
+): PassportRecord {
+  const full = {
+    token_id: 'bhahbkbramax',
+    serviceprovider_id: FAMILY,
+    subjectuniqueidentifier_url: 'https://api.example',
+    ...metadata,
+  };
+  return {
+    tokenId: 'bhahbkbramax',
+    ownerId: SERVER_OWNER,
+    contractId: CONTRACT,
+    revoked: false,
+    metadata: { ...full, serviceprovider_signature: signFamilyMetadata(full, signer) },
+    ...extra,
+  };
+}
+
+function codeOfSync(run: () => void): string {
+  try {
+    run();
+    return 'OK';
+  } catch (error) {
+    if (!(error instanceof PassportError)) throw error;
+    return error.code;
+  }
+}
+
+describe('federated token claims', () => {
+  const expected = { intendedApiUrl: 'https://api.example', homeUrl: 'https://sister.example' };
+  const federated = {
+    iss: 'https://sister.example',
+    passport_subjectuniqueidentifier_url: 'https://api.example',
+  };
+  it('a non-federated token passes untouched', () => {
+    expect(isFederatedToken({ passport_subjectuniqueidentifier_url: null })).toBe(false);
+    expect(
+      codeOfSync(() =>
+        checkFederatedClaims({ iss: 'https://anything', passport_subjectuniqueidentifier_url: '' }, expected),
+      ),
+    ).toBe('OK');
+  });
+  it('a federated token names the intended API and the home issuer', () => {
+    expect(codeOfSync(() => checkFederatedClaims(federated, expected))).toBe('OK');
+    expect(
+      codeOfSync(() => checkFederatedClaims({ ...federated, iss: 'https://SISTER.example/' }, expected)),
+    ).toBe('OK');
+  });
+  it.each([
+    ['no iss', { ...federated, iss: undefined }, 'FEDERATED_ISSUER_MISSING'],
+    ['an empty iss', { ...federated, iss: ' ' }, 'FEDERATED_ISSUER_MISSING'],
+    ['iss of another home', { ...federated, iss: 'https://evil.example' }, 'FEDERATED_ISSUER_MISMATCH'],
+    [
+      'minted for another API',
+      { ...federated, passport_subjectuniqueidentifier_url: 'https://other.example' },
+      'FEDERATED_ISSUER_MISMATCH',
+    ],
+  ])('%s → %s', (_name, claims, code) => {
+    expect(codeOfSync(() => checkFederatedClaims(claims, expected))).toBe(code);
+  });
+  it('compares URLs by scheme, host, port and path', () => {
+    expect(sameApiUrl('https://a.example:443/v1/', 'HTTPS://A.EXAMPLE/v1')).toBe(true);
+    expect(sameApiUrl('https://a.example/v1', 'https://a.example/v2')).toBe(false);
+    expect(sameApiUrl('http://a.example', 'https://a.example')).toBe(false);
+  });
+});
+
+describe('server passport checks', () => {
+  function setup(record: PassportRecord | null, overrides: Partial<ServerPassportCheckParams> = {}) {
+    const chain = new MemoryChainReader({
+      contractId: CONTRACT,
+      chainTime: Date.parse('2026-06-01'),
+      passports: [
+        {
+          tokenId: FAMILY,
+          ownerId: implicitAccountId(root.publicKey),
+          contractId: CONTRACT,
+          metadata: {},
+          revoked: false,
+        },
+      ],
+    });
+    const params: ServerPassportCheckParams = {
+      chain,
+      verifier: createNobleVerifier(),
+      token: {
+        header: { alg: 'EdDSA', typ: 'JWT' },
+        claims: { passport_id: 'bhahbkbramax', aud: SERVER_OWNER },
+      },
+      serverPassport: record,
+      verifiedWithKey: serverKey.publicKey,
+      expectedServiceProviderId: FAMILY,
+      trustedContracts: [CONTRACT],
+      ...overrides,
+    };
+    return params;
+  }
+  async function codeOf(params: ServerPassportCheckParams): Promise<string> {
+    try {
+      await checkServerPassport(params);
+      return 'OK';
+    } catch (error) {
+      if (!(error instanceof PassportError)) throw error;
+      expect(error.details?.failureReason).toBe(error.code);
+      return error.code;
+    }
+  }
+  it('accepts the genuine server passport', async () => {
+    expect(await codeOf(setup(serverPassport()))).toBe('OK');
+  });
+  it.each([
+    ['no passport', () => setup(null)],
+    [
+      'another alg',
+      () =>
+        setup(serverPassport(), {
+          token: { header: { alg: 'HS256' }, claims: { passport_id: 'bhahbkbramax', aud: SERVER_OWNER } },
+        }),
+    ],
+    [
+      'another passport_id',
+      () =>
+        setup(serverPassport(), {
+          token: { header: { alg: 'EdDSA' }, claims: { passport_id: 'chbvcnurbkuw', aud: SERVER_OWNER } },
+        }),
+    ],
+    [
+      'another aud',
+      () =>
+        setup(serverPassport(), {
+          token: { header: { alg: 'EdDSA' }, claims: { passport_id: 'bhahbkbramax', aud: 'x.test' } },
+        }),
+    ],
+    ['signed by another key', () => setup(serverPassport(), { verifiedWithKey: stranger.publicKey })],
+  ])('SERVER_TOKEN_IDENTITY_MISMATCH: %s', async (_name, make) => {
+    expect(await codeOf(make())).toBe('SERVER_TOKEN_IDENTITY_MISMATCH');
+  });
+  it('then family, live, revoked, trusted contract, in that order', async () => {
+    const all = { revoked: true, contractId: 'rogue.test' };
+    const dead = { not_after: '2026-01-01' };
+    expect(await codeOf(setup(serverPassport(stranger, dead, all)))).toBe('SERVER_PASSPORT_FAMILY_MISMATCH');
+    expect(
+      await codeOf(
+        setup(serverPassport(root, { ...dead, serviceprovider_id: `bc=local;sc=${CONTRACT};id=other` }, all)),
+      ),
+    ).toBe('SERVER_PASSPORT_FAMILY_MISMATCH');
+    expect(await codeOf(setup(serverPassport(root, dead, all)))).toBe('SERVER_PASSPORT_NOT_LIVE');
+    expect(await codeOf(setup(serverPassport(root, {}, all)))).toBe('SERVER_PASSPORT_REVOKED');
+    expect(await codeOf(setup(serverPassport(root, { revoked: 'true' })))).toBe('SERVER_PASSPORT_REVOKED');
+    expect(await codeOf(setup(serverPassport(root, {}, { contractId: 'rogue.test' })))).toBe(
+      'SERVER_SMART_CONTRACT_NOT_TRUSTED',
+    );
+  });
+  it('a client with a malformed family of its own trusts no server', async () => {
+    expect(await codeOf(setup(serverPassport(), { expectedServiceProviderId: 'devroot' }))).toBe(
+      'SERVER_PASSPORT_FAMILY_MISMATCH',
+    );
+  });
+});

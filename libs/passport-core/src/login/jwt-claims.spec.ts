@@ -1,0 +1,205 @@
+import fc from 'fast-check';
+import { type PassportRecord } from '../passport/passport.types.js';
+import { buildJwtClaims, tokenIdFromSubject } from './jwt-claims.js';
+import { ULID_PATTERN, ulid, ulidTimeMs } from './ulid.js';
+
+const server = {
+  serviceProviderId: 'bc=local;sc=passport.test;id=devroot',
+  tokenId: 'bhahbkbramax',
+  ownerId: 'server.test',
+  publicBaseUrl: 'https://api.example',
+};
+const passport: PassportRecord = {
+  tokenId: 'chbvcnurbkuw',
+  ownerId: 'ab'.repeat(32),
+  contractId: 'passport.test',
+  revoked: false,
+  metadata: {},
+};
+const NOW = Date.parse('2026-03-01T12:00:00.400Z');
+const IAT = Math.floor(NOW / 1000);
+const zeros = (n: number) => new Uint8Array(n);
+const local = { federated: false, homeUrl: null } as const;
+
+const ALL_CLAIMS = [
+  'iss',
+  'sub',
+  'aud',
+  'iat',
+  'nbf',
+  'exp',
+  'jti',
+  'session_id',
+  'session_exp',
+  'passport_id',
+  'passport_owner',
+  'passport_maxrequests',
+  'passport_maxrqwindow',
+  'passport_permissionedroutes',
+  'passport_webhookurl',
+  'passport_webhookcidr',
+  'passport_subjectuniqueidentifier_url',
+];
+
+describe('JWT claims', () => {
+  it('a bare passport: every claim present, unset ones null, 3600 s lifetime', () => {
+    const { claims, sessionId, jti, expiresAtMs } = buildJwtClaims({
+      server,
+      passport,
+      federation: local,
+      nowMs: NOW,
+      random: zeros,
+    });
+    expect(Object.keys(claims).sort()).toEqual([...ALL_CLAIMS].sort());
+    expect(claims).toEqual({
+      iss: 'https://api.example',
+      sub: 'bc=local;sc=passport.test;id=devroot;sub=chbvcnurbkuw',
+      aud: 'server.test',
+      iat: IAT,
+      nbf: IAT,
+      exp: IAT + 3600,
+      jti,
+      session_id: sessionId,
+      session_exp: IAT + 3600,
+      passport_id: 'bhahbkbramax',
+      passport_owner: 'ab'.repeat(32),
+      passport_maxrequests: null,
+      passport_maxrqwindow: null,
+      passport_permissionedroutes: null,
+      passport_webhookurl: null,
+      passport_webhookcidr: null,
+      passport_subjectuniqueidentifier_url: null,
+    });
+    expect(expiresAtMs).toBe((IAT + 3600) * 1000);
+    // Time part cross-checked with the ulid package's encodeTime.
+    expect(jti).toBe('01KJMMA2WG0000000000000000');
+    expect(sessionId).toBe('sess_chbvcnurbkuw_01KJMMA2WG0000000000000000');
+  });
+  it('carries the passport limits, privileges and webhook', () => {
+    const metadata = {
+      max_requests: '48',
+      maxrq_window: '60',
+      permissioned_routes: '{"entities":{"methods":{}}}',
+      webhook_url: 'https://a.example',
+      webhook_cidr: '10.0.0.0/8',
+    };
+    const { claims } = buildJwtClaims({
+      server,
+      passport: { ...passport, metadata },
+      federation: local,
+      nowMs: NOW,
+    });
+    expect(claims).toMatchObject({
+      passport_maxrequests: 48,
+      passport_maxrqwindow: 60,
+      passport_permissionedroutes: metadata.permissioned_routes,
+      passport_webhookurl: 'https://a.example',
+      passport_webhookcidr: '10.0.0.0/8',
+    });
+    const odd = buildJwtClaims({
+      server,
+      passport: { ...passport, metadata: { max_requests: '4.5', maxrq_window: '-1', webhook_url: ' ' } },
+      federation: local,
+      nowMs: NOW,
+    });
+    expect(odd.claims).toMatchObject({
+      passport_maxrequests: null,
+      passport_maxrqwindow: null,
+      passport_webhookurl: null,
+    });
+  });
+  it.each([
+    ['jwt_duration shortens it', { jwt_duration: '600' }, IAT + 600],
+    ['jwt_duration cannot lengthen it', { jwt_duration: '7200' }, IAT + 3600],
+    ['a malformed jwt_duration is ignored', { jwt_duration: '10m' }, IAT + 3600],
+    ['not_after caps it', { not_after: '2026-03-01T12:10:00Z' }, Date.parse('2026-03-01T12:10:00Z') / 1000],
+    ['the smaller cap wins', { jwt_duration: '60', not_after: '2026-03-01T12:10:00Z' }, IAT + 60],
+    ['an unbounded not_after does not', { not_after: '0' }, IAT + 3600],
+  ])('exp: %s', (_name, metadata, exp) => {
+    const { claims } = buildJwtClaims({
+      server,
+      passport: { ...passport, metadata },
+      federation: local,
+      nowMs: NOW,
+    });
+    expect(claims.exp).toBe(exp);
+    expect(claims.session_exp).toBe(exp);
+  });
+  it('federated: iss is the home URL, the federated claim is this server', () => {
+    const { claims } = buildJwtClaims({
+      server,
+      passport,
+      federation: { federated: true, homeUrl: 'https://sister.example' },
+      nowMs: NOW,
+    });
+    expect(claims.iss).toBe('https://sister.example');
+    expect(claims.passport_subjectuniqueidentifier_url).toBe('https://api.example');
+  });
+  it('ids are unique per login', () => {
+    const a = buildJwtClaims({ server, passport, federation: local, nowMs: NOW });
+    const b = buildJwtClaims({ server, passport, federation: local, nowMs: NOW });
+    expect(a.jti).not.toBe(b.jti);
+    expect(a.sessionId).not.toBe(b.sessionId);
+    expect(a.sessionId).toMatch(/^sess_chbvcnurbkuw_[0-7][0-9A-HJKMNP-TV-Z]{25}$/);
+  });
+});
+
+describe('sub → tokenId', () => {
+  it('reads the last ;sub= segment', () => {
+    expect(tokenIdFromSubject('bc=local;sc=passport.test;id=devroot;sub=chbvcnurbkuw')).toBe('chbvcnurbkuw');
+    expect(tokenIdFromSubject('sub=chbvcnurbkuw')).toBe('chbvcnurbkuw');
+  });
+  it.each([
+    undefined,
+    null,
+    5,
+    '',
+    'chbvcnurbkuw',
+    'bc=x;sub=',
+    'bc=x;sub=CHBVCNURBKUW',
+    'bc=x;sub=chbvcnurbkuw;id=y',
+    'bc=x;sub=chbvcnurbkuwx',
+  ])('rejects %j', (sub) => {
+    expect(tokenIdFromSubject(sub)).toBeNull();
+  });
+  it('inverts buildJwtClaims (property)', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[a-z]{12}$/), (tokenId) => {
+        const { claims } = buildJwtClaims({
+          server,
+          passport: { ...passport, tokenId },
+          federation: local,
+          nowMs: NOW,
+        });
+        return tokenIdFromSubject(claims.sub) === tokenId;
+      }),
+    );
+  });
+});
+
+describe('ULID', () => {
+  it('encodes the spec example time and the randomness', () => {
+    // ulid/spec: 1469918176385 → 01ARYZ6S41
+    expect(ulid(1469918176385, zeros).slice(0, 10)).toBe('01ARYZ6S41');
+    expect(ulid(0, (n) => new Uint8Array(n).fill(0xff))).toBe('0000000000ZZZZZZZZZZZZZZZZ');
+    expect(ulid(2 ** 48 - 1, zeros)).toBe('7ZZZZZZZZZ0000000000000000');
+    expect(() => ulid(2 ** 48, zeros)).toThrow(RangeError);
+    expect(() => ulid(-1, zeros)).toThrow(RangeError);
+  });
+  it('round-trips its time and sorts by time (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 48 - 1 }),
+        fc.integer({ min: 0, max: 2 ** 48 - 1 }),
+        (a, b) => {
+          const ua = ulid(a);
+          const ub = ulid(b);
+          expect(ua).toMatch(ULID_PATTERN);
+          expect(ulidTimeMs(ua)).toBe(a);
+          if (a < b) expect(ua < ub).toBe(true);
+        },
+      ),
+    );
+    expect(ulidTimeMs('not-a-ulid')).toBeNull();
+  });
+});
