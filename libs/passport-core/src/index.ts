@@ -74,6 +74,10 @@ export * from './did/did-document.js';
 export * from './signclient/mint-fee.js';
 export * from './signclient/sign-client.js';
 
+// Delegated (subagent) signers (worker B2)
+export * from './delegation/delegation.js';
+export * from './delegation/subagent-verification.js';
+
 // Ed25519 signature lanes (portable; the node:crypto lane is in @passport/core/node)
 export * from './crypto/ed25519-policy.js';
 export * from './crypto/noble.verifier.js';
