@@ -10,7 +10,7 @@ import { type ServerIdentity } from '../../apps/api/src/infrastructure/server-id
 import { MCP_SESSION_REGISTRY } from '../../apps/api/src/mcp/mcp.di-tokens.js';
 import { type McpSessionRegistry } from '../../apps/api/src/mcp/mcp-session.registry.js';
 import { connectClient, probe } from './support/mcp-probe.js';
-import { type McpTestApp, startMcpTestApp } from './support/mcp-test-app.js';
+import { startTestApp as startMcpTestApp, type TestApp as McpTestApp } from '../support/test-app.js';
 
 const textOf = (result: { content?: unknown }) => {
   const [first] = result.content as Array<{ type: string; text: string }>;

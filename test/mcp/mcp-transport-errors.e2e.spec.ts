@@ -7,7 +7,7 @@
 import { MCP_SESSION_REGISTRY } from '../../apps/api/src/mcp/mcp.di-tokens.js';
 import { type McpSessionRegistry } from '../../apps/api/src/mcp/mcp-session.registry.js';
 import { INITIALIZE, openRawSession, probe } from './support/mcp-probe.js';
-import { type McpTestApp, startMcpTestApp } from './support/mcp-test-app.js';
+import { startTestApp as startMcpTestApp, type TestApp as McpTestApp } from '../support/test-app.js';
 
 const rpcError = (code: number, message?: string) => ({
   jsonrpc: '2.0',
