@@ -9,7 +9,9 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import {
   decodeBase58,
   decodeFace,
+  parseHola,
   parseNearCredentials,
+  utf8,
   verifyFamilySignature,
   type PassportMetadata,
   type SignatureVerifier,
@@ -196,6 +198,52 @@ describe('passport CLI', () => {
       const invalid = await cli(['did', 'did:web:x', '--ledger', join(dir, 'ledger.json')], env);
       expect(invalid.code).toBe(2);
     });
+  });
+
+  it('hola prints a signed standard line and a subagent line that the core parses and verifies', async () => {
+    const keyFile = join(dir, 'me.json');
+    await cli(['keygen', '--out', keyFile]);
+    const key = parseNearCredentials(await readFile(keyFile, 'utf8'));
+    const nonce = '4F9A3C7E2D1B9A4CDEADBEEFCAFEBABE';
+    const base = [
+      '--key',
+      keyFile,
+      '--passport',
+      'bhahbkbramax',
+      '--host',
+      'localhost:4556',
+      '--timestamp',
+      '2026-04-19T10:47:00.000Z',
+      '--nonce',
+      nonce,
+    ];
+    const standard = await cli(['hola', ...base]);
+    expect(standard.code).toBe(0);
+    const parsed = parseHola(standard.out.trim(), { serviceHost: 'localhost:4556' });
+    if (!parsed.ok) throw new Error(parsed.failure.message);
+    expect(parsed.line).toMatchObject({
+      form: 'standard',
+      recipient: 'MUNDO',
+      senderTokenId: 'bhahbkbramax',
+      nonceHex: nonce,
+    });
+    expect(ed25519.verify(parsed.line.signature, utf8(parsed.line.signedPrefix), key.publicKey)).toBe(true);
+
+    const sub = await cli(['hola', ...base, '--subagent', 'worker-1', '--to', 'lhsrldbjsnlh', '--json']);
+    const subLine = (JSON.parse(sub.out) as { hola: string }).hola;
+    const subParsed = parseHola(subLine, { serviceHost: 'localhost:4556' });
+    if (!subParsed.ok) throw new Error(subParsed.failure.message);
+    expect(subParsed.line).toMatchObject({
+      form: 'subagent',
+      recipient: 'LHSRLDBJSNLH',
+      senderTokenId: 'bhahbkbramax',
+    });
+    expect(subParsed.line.subagentPublicKey).toEqual(key.publicKey);
+
+    expect((await cli(['hola', '--key', keyFile, '--passport', 'bhahbkbramax'])).err).toContain(
+      '--host <host[:port]> or --api <url> is required',
+    );
+    expect((await cli(['hola', ...base, '--to', 'someone'])).code).toBe(2);
   });
 
   it('mint reports a malformed ledger with its line and field', async () => {

@@ -1,6 +1,7 @@
 /** The commands of the `passport` tool, in the order `--help` lists them. */
 import { type CliCommand } from '../cli-context.js';
 import { didCommand } from './did.command.js';
+import { holaCommand } from './hola.command.js';
 import { keygenCommand } from './keygen.command.js';
 import { loginCommand } from './login.command.js';
 import { mintCommand } from './mint.command.js';
@@ -11,5 +12,6 @@ export const COMMANDS: readonly CliCommand[] = [
   mintCommand,
   loginCommand,
   nonceCommand,
+  holaCommand,
   didCommand,
 ];

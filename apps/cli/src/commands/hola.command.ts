@@ -1,0 +1,104 @@
+/**
+ * `passport hola`: prints a signed HOLA line (resolutions §2), standard or subagent form, built by the
+ * core's `buildHolaLine` with the key held here. The timestamp and nonce come from the API
+ * (`GET /api/holanonce16ts`, with a JWT) or, for offline use, from the clock and 16 random bytes.
+ */
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { buildHolaLine, isTokenId } from '@passport/core';
+import { createNodeSigner } from '@passport/core/node';
+import {
+  apiUrl,
+  callApi,
+  CliError,
+  output,
+  parseOrFail,
+  readCredentials,
+  type CliCommand,
+} from '../cli-context.js';
+import { readJwt } from '../jwt-source.js';
+
+export const holaCommand: CliCommand = {
+  name: 'hola',
+  summary: 'print a signed HOLA line (standard or subagent)',
+  help: `Usage: passport hola --key <file> --passport <tokenId> (--host <host[:port]> | --api <url>) [options]
+
+  --to <tokenId|MUNDO>     recipient [MUNDO]
+  --api <url>              take host, timestamp and nonce from GET /api/holanonce16ts (needs --jwt/--jwt-file)
+  --host <host[:port]>     the verifying deployment's SERVICE_HOST (offline: local time and a random nonce)
+  --timestamp <iso>        use this timestamp (with --nonce)
+  --nonce <hex>            use this nonce (32 hex characters)
+  --subagent <delegateId>  subagent form: --passport is the issuer, --key the subagent's own key
+  --json                   print {hola, timestamp, nonceHex}`,
+  async run(args, io) {
+    const { values } = parseOrFail(() =>
+      parseArgs({
+        args,
+        strict: true,
+        allowPositionals: false,
+        options: {
+          key: { type: 'string' },
+          passport: { type: 'string' },
+          to: { type: 'string' },
+          api: { type: 'string' },
+          host: { type: 'string' },
+          jwt: { type: 'string' },
+          'jwt-file': { type: 'string' },
+          timestamp: { type: 'string' },
+          nonce: { type: 'string' },
+          subagent: { type: 'string' },
+          json: { type: 'boolean' },
+        },
+      }),
+    );
+    const credentials = await readCredentials(values.key);
+    if (!values.passport || !isTokenId(values.passport))
+      throw new CliError('--passport <tokenId> (12 lowercase letters) is required');
+    const recipient = (values.to ?? 'MUNDO').toUpperCase();
+    if (recipient !== 'MUNDO' && !isTokenId(recipient.toLowerCase()))
+      throw new CliError('--to must be MUNDO or a 12-letter token id');
+    if (
+      values.subagent !== undefined &&
+      (values.subagent.length < 1 || values.subagent.length > 128 || values.subagent.includes('/'))
+    ) {
+      throw new CliError('--subagent must be 1..128 characters without "/"');
+    }
+
+    let host = values.host;
+    let timestamp = values.timestamp;
+    let nonceHex = values.nonce?.toUpperCase();
+    if ((timestamp === undefined) !== (nonceHex === undefined))
+      throw new CliError('give --timestamp and --nonce together');
+    if (values.api) {
+      const api = apiUrl(values.api, io);
+      host ??= new URL(api).host;
+      if (timestamp === undefined) {
+        const jwt = await readJwt(values.jwt, values['jwt-file'], io);
+        const nonce = await callApi(io, `${api}/api/holanonce16ts`, {
+          headers: { authorization: `Bearer ${jwt}` },
+        });
+        timestamp = String(nonce.timestamp);
+        nonceHex = String(nonce.noncetsHex);
+      }
+    }
+    if (!host) throw new CliError('--host <host[:port]> or --api <url> is required');
+    timestamp ??= new Date().toISOString();
+    nonceHex ??= randomBytes(16).toString('hex').toUpperCase();
+
+    let line: string;
+    try {
+      line = buildHolaLine({
+        recipient,
+        senderTokenId: values.passport,
+        timestamp,
+        nonceHex,
+        serviceHost: host,
+        signer: createNodeSigner(credentials.secretSeed),
+        subagent: values.subagent !== undefined ? { delegateId: values.subagent } : undefined,
+      });
+    } catch (error) {
+      throw new CliError((error as Error).message);
+    }
+    output(io, !!values.json, { hola: line, timestamp, nonceHex, serviceHost: host }, line);
+  },
+};
