@@ -56,6 +56,8 @@ export interface AppConfig {
   readonly store: StoreKind;
   readonly redisUrl: string | undefined;
   readonly loginMode: LoginMode;
+  /** LOGIN_ACCEPT_FOREIGN: admit same-family passports issued for another API (federated login; partner/promiscuous modes). */
+  readonly loginAcceptForeign: boolean;
   /** Contract ids whose passports are trusted; empty means "the configured contract" (resolved by the chain module). */
   readonly trustedContracts: readonly string[];
   /** CIDR list of proxies whose X-Forwarded-For is honoured; empty means none. */
@@ -260,6 +262,7 @@ export function loadConfig(env: Env): AppConfig {
     store,
     redisUrl,
     loginMode,
+    loginAcceptForeign: boolean(env, 'LOGIN_ACCEPT_FOREIGN', false),
     trustedContracts,
     trustedProxies,
     webhookTestEnabled: boolean(env, 'WEBHOOK_TEST_ENABLED', false),

@@ -1,0 +1,89 @@
+/**
+ * Builds the application: Nest on Fastify with the cross-cutting HTTP rules of resolutions §5 and §7
+ * installed at the Fastify level, where they run before routing, parsing and guards:
+ * - request id (`genReqId`) echoed in `X-Request-Id`, and pino logs labelled `requestId`;
+ * - JSON-only body parsing (415 for other bodies, `INVALID_JSON`), 64 KiB bodies, 16 KiB headers
+ *   (with a `clientErrorHandler` that answers the JSON envelope instead of Node's bare 431);
+ * - client address = TCP peer, `X-Forwarded-For` only from TRUSTED_PROXIES (never `trustProxy: true`);
+ * - the public per-address rate limit;
+ * - a route registry for 405 and the OpenAPI document service bound to the app.
+ */
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { type Clock, type RateLimitStore, systemClock } from '@passport/core';
+import { type FastifyInstance } from 'fastify';
+import { AppModule } from './app.module.js';
+import { type AppConfig } from './config/app-config.js';
+import { clientErrorHandler } from './http/client-error.handler.js';
+import { registerJsonBodyParser } from './http/json-body.parser.js';
+import { createRateLimitHook } from './http/rate-limit.hook.js';
+import { resolveRequestId } from './http/request-id.js';
+import { RouteRegistry } from './http/route-registry.js';
+import { CLOCK, RATE_LIMIT_STORE } from './infrastructure/di-tokens.js';
+import { createLogger, PinoNestLogger } from './logging/logger.js';
+import { OpenApiDocumentService } from './openapi/openapi-document.service.js';
+
+/** Largest accepted request body (resolutions §5). */
+export const BODY_LIMIT_BYTES = 64 * 1024;
+/** Largest accepted request header block (resolutions §5). */
+export const HEADER_LIMIT_BYTES = 16 * 1024;
+
+export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
+  const logger = createLogger(config);
+  const adapter = new FastifyAdapter({
+    loggerInstance: logger,
+    genReqId: (req) => resolveRequestId(req.headers),
+    requestIdLogLabel: 'requestId',
+    bodyLimit: BODY_LIMIT_BYTES,
+    http: { maxHeaderSize: HEADER_LIMIT_BYTES },
+    clientErrorHandler,
+    trustProxy: config.trustedProxies.length > 0 ? [...config.trustedProxies] : false,
+  } as ConstructorParameters<typeof FastifyAdapter>[0]);
+
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
+    logger: new PinoNestLogger(logger),
+    abortOnError: false,
+    // Nest's own parsers (JSON and urlencoded) are replaced by registerJsonBodyParser below.
+    bodyParser: false,
+  });
+  const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+
+  registerJsonBodyParser(fastify, BODY_LIMIT_BYTES);
+  const routes = app.get(RouteRegistry);
+  fastify.addHook('onRoute', (route) => routes.add(route));
+  fastify.addHook('onRequest', (request, reply, done) => {
+    void reply.header('X-Request-Id', request.id);
+    done();
+  });
+  const store = app.get<RateLimitStore>(RATE_LIMIT_STORE);
+  fastify.addHook('onRequest', createRateLimitHook(store, config.rateLimit, optionalClock(app)));
+
+  app.get(OpenApiDocumentService).attach(app);
+  await app.init();
+  return app;
+}
+
+/** The injected `CLOCK` when some module provides one (tests), else the system clock. */
+function optionalClock(app: NestFastifyApplication): Clock {
+  try {
+    return app.get<Clock>(CLOCK, { strict: false });
+  } catch {
+    return systemClock;
+  }
+}
+
+export interface StartedApp {
+  readonly app: NestFastifyApplication;
+  /** Base URL the server listens on (the bound address, not PUBLIC_BASE_URL). */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export async function startApp(config: AppConfig): Promise<StartedApp> {
+  const app = await createApp(config);
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return { app, url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, close: () => app.close() };
+}

@@ -1,0 +1,48 @@
+/**
+ * The application's root module. `AppModule.forRoot(config)` makes the validated configuration global
+ * and assembles the adapter families (chain, store), the MCP surface, and the HTTP app's own
+ * endpoints. Feature modules of other parts are added to `imports` here.
+ */
+import { type DynamicModule, Module } from '@nestjs/common';
+import { AuthModule } from './auth/auth.module.js';
+import { ChainModule } from './chain/chain.module.js';
+import { ConciergeController } from './concierge/concierge.controller.js';
+import { type AppConfig } from './config/app-config.js';
+import { ConfigModule } from './config/config.module.js';
+import { DiscoveryController } from './discovery/discovery.controller.js';
+import { DocsController } from './docs/docs.controller.js';
+import { HealthController } from './health/health.controller.js';
+import { HttpModule } from './http/http.module.js';
+import { LoginChallengeController } from './login-challenge/login-challenge.controller.js';
+import { CoreServicesModule } from './infrastructure/core-services.module.js';
+import { McpModule } from './mcp/mcp.module.js';
+import { MetricsModule } from './metrics/metrics.module.js';
+import { OpenApiModule } from './openapi/openapi.module.js';
+import { StoreModule } from './store/store.module.js';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        CoreServicesModule,
+        HttpModule,
+        OpenApiModule,
+        MetricsModule,
+        ChainModule,
+        StoreModule,
+        AuthModule,
+        McpModule,
+      ],
+      controllers: [
+        DiscoveryController,
+        HealthController,
+        ConciergeController,
+        LoginChallengeController,
+        DocsController,
+      ],
+    };
+  }
+}

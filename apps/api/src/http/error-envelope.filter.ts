@@ -1,0 +1,74 @@
+/**
+ * The global exception filter: every error of every route (and of Fastify's body parsing, hooks and
+ * not-found handling) is answered with the ErrorResponse envelope. Unknown routes get the
+ * documentation links, known paths with the wrong method 405 with `Allow`, 429s `Retry-After`.
+ * Unexpected errors are logged with their stack and answered with a generic 500 `INTERNAL_ERROR`.
+ */
+import { type ArgumentsHost, Catch, type ExceptionFilter, Inject } from '@nestjs/common';
+import { PassportError } from '@passport/core';
+import { type FastifyReply, type FastifyRequest } from 'fastify';
+import { ulid } from 'ulid';
+import { type AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../infrastructure/di-tokens.js';
+import { buildErrorEnvelope } from './error-envelope.js';
+import { mapException } from './exception-mapping.js';
+import { RouteRegistry } from './route-registry.js';
+
+/** Links to the documentation, as absolute URLs of this deployment. */
+export function documentationLinks(publicBaseUrl: string): Record<string, string> {
+  return {
+    discovery: `${publicBaseUrl}/`,
+    openapi: `${publicBaseUrl}/openapi.json`,
+    docs: `${publicBaseUrl}/docs`,
+    mcp: `${publicBaseUrl}/.well-known/mcp`,
+  };
+}
+
+@Catch()
+export class ErrorEnvelopeFilter implements ExceptionFilter {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly routes: RouteRegistry,
+  ) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    if (host.getType() !== 'http') throw exception;
+    const http = host.switchToHttp();
+    const request = http.getRequest<FastifyRequest>();
+    const reply = http.getResponse<FastifyReply>();
+    const requestId = typeof request?.id === 'string' ? request.id : ulid();
+
+    const mapped = mapException(exception);
+    const { routeNotFound, unexpected } = mapped;
+    let error = mapped.error;
+    if (routeNotFound) {
+      const allowed = this.routes.allowedMethods(request.url);
+      if (allowed.length > 0) {
+        error = new PassportError('METHOD_NOT_ALLOWED', { allowed });
+        reply.header('Allow', allowed.join(', '));
+      } else {
+        error = new PassportError('ENDPOINT_NOT_FOUND');
+      }
+    }
+    // Every 404 of an unknown path (router or handler) carries the documentation links.
+    if (error.code === 'ENDPOINT_NOT_FOUND' && error.details?.documentation === undefined) {
+      const details = {
+        ...(error.details ?? {}),
+        documentation: documentationLinks(this.config.publicBaseUrl),
+      };
+      error = new PassportError('ENDPOINT_NOT_FOUND', details, error.message);
+    }
+    if (unexpected) request.log?.error({ err: exception }, 'request failed with an unexpected error');
+
+    if (error.code === 'RATE_LIMIT_EXCEEDED') {
+      const seconds = Number(error.details?.retryAfterSeconds);
+      reply.header('Retry-After', String(Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : 1));
+    }
+    if (reply.sent) return;
+    reply
+      .status(error.status)
+      .header('X-Request-Id', requestId)
+      .header('Content-Type', 'application/json; charset=utf-8')
+      .send(JSON.stringify(buildErrorEnvelope(error, requestId)));
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * Remembers every route Fastify registers (method and URL pattern) so that a request the router
+ * cannot match can be told apart: a path that exists under other methods is 405 `METHOD_NOT_ALLOWED`
+ * (with `Allow`), anything else 404 `ENDPOINT_NOT_FOUND`. Fed by Fastify's `onRoute` hook, which
+ * `createApp` attaches before Nest registers its routes, so routes added by any module are covered.
+ */
+import { Injectable } from '@nestjs/common';
+
+interface RoutePattern {
+  readonly regex: RegExp;
+  readonly methods: Set<string>;
+}
+
+export interface RouteLike {
+  readonly method: string | readonly string[];
+  readonly url: string;
+}
+
+/** `/a/:id/b` → `^/a/[^/]+/b/?$`; `*` matches the rest of the path. */
+export function patternToRegex(url: string): RegExp {
+  const source = url
+    .split('/')
+    .map((segment) => {
+      if (segment === '*') return '.*';
+      if (segment.startsWith(':')) return '[^/]+';
+      return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    })
+    .join('/');
+  return new RegExp(`^${source}/?$`);
+}
+
+@Injectable()
+export class RouteRegistry {
+  private readonly patterns = new Map<string, RoutePattern>();
+
+  add(route: RouteLike): void {
+    const methods = Array.isArray(route.method) ? route.method : [route.method as string];
+    let pattern = this.patterns.get(route.url);
+    if (!pattern) {
+      pattern = { regex: patternToRegex(route.url), methods: new Set() };
+      this.patterns.set(route.url, pattern);
+    }
+    for (const method of methods) pattern.methods.add(method.toUpperCase());
+  }
+
+  /** Methods registered for a concrete path (query string ignored); empty when the path is unknown. */
+  allowedMethods(rawUrl: string): string[] {
+    const path = rawUrl.split('?')[0] ?? '';
+    const found = new Set<string>();
+    for (const pattern of this.patterns.values()) {
+      if (pattern.regex.test(path)) for (const m of pattern.methods) found.add(m);
+    }
+    return [...found].sort();
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * Structured JSON logs (pino), one logger for Fastify's request logs and Nest's own messages. Every
+ * request log line carries `requestId`. Secrets stay out: request logs record method, path without
+ * query string and peer address (never headers or bodies), and known secret fields are redacted.
+ */
+import { type LoggerService } from '@nestjs/common';
+import { pino, type Logger } from 'pino';
+import { type AppConfig } from '../config/app-config.js';
+
+const REDACT = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  '*.authorization',
+  '*.jwt_token',
+  '*.secretSeed',
+  '*.private_key',
+  '*.base64url_signature',
+  '*.passportid_base64url_signature',
+];
+
+export function createLogger(config: Pick<AppConfig, 'logLevel'>): Logger {
+  return pino({
+    level: config.logLevel,
+    base: { service: 'passport-identity-api' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    redact: { paths: REDACT, censor: '[redacted]' },
+    serializers: {
+      req: (req: { method?: string; url?: string; ip?: string }) => ({
+        method: req.method,
+        path: typeof req.url === 'string' ? req.url.split('?')[0] : undefined,
+        remoteAddress: req.ip,
+      }),
+      res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
+    },
+  });
+}
+
+/** Nest's LoggerService on top of the same pino logger. */
+export class PinoNestLogger implements LoggerService {
+  constructor(private readonly logger: Logger) {}
+
+  log(message: unknown, context?: string): void {
+    this.logger.info({ context }, String(message));
+  }
+  error(message: unknown, traceOrContext?: string, context?: string): void {
+    this.logger.error({ context: context ?? traceOrContext }, String(message));
+  }
+  warn(message: unknown, context?: string): void {
+    this.logger.warn({ context }, String(message));
+  }
+  debug(message: unknown, context?: string): void {
+    this.logger.debug({ context }, String(message));
+  }
+  verbose(message: unknown, context?: string): void {
+    this.logger.trace({ context }, String(message));
+  }
+  fatal(message: unknown, context?: string): void {
+    this.logger.fatal({ context }, String(message));
+  }
+}

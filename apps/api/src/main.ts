@@ -1,0 +1,32 @@
+/**
+ * Entry point: validates the configuration (a bad value stops the process with one line naming the
+ * variable), starts the server, and closes it cleanly on SIGINT/SIGTERM.
+ */
+import 'reflect-metadata';
+import { startApp } from './app.factory.js';
+import { ConfigError, loadConfig } from './config/app-config.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const { app, url } = await startApp(config);
+  app.enableShutdownHooks();
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .log.info({ url, publicBaseUrl: config.publicBaseUrl }, 'Passport Identity API listening');
+}
+
+main().catch((err: unknown) => {
+  const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
+  process.stderr.write(`Passport Identity API failed to start: ${message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,111 @@
+/**
+ * The OpenAPI 3.0 document of this service, generated from the controllers and DTO classes of every
+ * module (so it cannot drift from the code, and routes added by any module appear by themselves).
+ * `createApp` attaches the application once it is built; `get()` generates the document on first use
+ * and caches it. Cross-cutting error responses (resolutions §5, §7) are added to every operation here.
+ * Any failure is a `PassportError('OPENAPI_LOAD_FAILED')`.
+ */
+import { Inject, Injectable, type INestApplication } from '@nestjs/common';
+import {
+  DocumentBuilder,
+  type OpenAPIObject,
+  type OperationObject,
+  type ResponseObject,
+  type SchemaObject,
+  SwaggerModule,
+} from '@nestjs/swagger';
+import { PassportError } from '@passport/core';
+import { type AppConfig } from '../config/app-config.js';
+import { APP_NAME, APP_VERSION } from '../config/app-version.js';
+import { APP_CONFIG } from '../infrastructure/di-tokens.js';
+import { statusOfCode } from './api-errors.decorator.js';
+import { codesOf, errorResponseSchema } from './error-response.schema.js';
+
+/** Name of the bearer security scheme (use `@ApiBearerAuth(BEARER_AUTH)` on JWT routes). */
+export const BEARER_AUTH = 'bearer';
+
+const CROSS_CUTTING_CODES = ['REQUEST_HEADER_TOO_LARGE', 'RATE_LIMIT_EXCEEDED', 'INTERNAL_ERROR'];
+const BODY_CODES = ['INVALID_JSON', 'UNSUPPORTED_MEDIA_TYPE'];
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+@Injectable()
+export class OpenApiDocumentService {
+  private app: INestApplication | undefined;
+  private document: OpenAPIObject | undefined;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  /** Called by `createApp` after the application's modules are built. */
+  attach(app: INestApplication): void {
+    this.app = app;
+    this.document = undefined;
+  }
+
+  get(): OpenAPIObject {
+    if (this.document) return this.document;
+    if (!this.app) throw new PassportError('OPENAPI_LOAD_FAILED');
+    try {
+      this.document = this.generate(this.app);
+    } catch {
+      throw new PassportError('OPENAPI_LOAD_FAILED');
+    }
+    return this.document;
+  }
+
+  private generate(app: INestApplication): OpenAPIObject {
+    const base = new DocumentBuilder()
+      .setOpenAPIVersion('3.0.3')
+      .setTitle(APP_NAME)
+      .setVersion(APP_VERSION)
+      .setDescription(
+        'Passports for AI agents: Ed25519 challenge login issuing EdDSA JWTs, HOLA handshake lines and their ' +
+          'verification, identity and public profiles, DID documents, and documentation over REST and MCP. ' +
+          'Every error uses the ErrorResponse envelope; `X-Request-Id` is echoed on every response.',
+      )
+      .addServer(this.config.publicBaseUrl)
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'passport-issued JWT' }, BEARER_AUTH)
+      .build();
+    const document = SwaggerModule.createDocument(app, base, {
+      operationIdFactory: (controllerKey, methodKey) =>
+        `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
+    });
+    addCrossCuttingErrors(document);
+    return document;
+  }
+}
+
+/** Adds (or merges into existing error responses) the errors every operation can answer with. */
+export function addCrossCuttingErrors(document: OpenAPIObject): void {
+  for (const pathItem of Object.values(document.paths)) {
+    for (const method of HTTP_METHODS) {
+      const operation = pathItem[method] as OperationObject | undefined;
+      if (!operation) continue;
+      const codes = [
+        ...CROSS_CUTTING_CODES,
+        ...(operation.requestBody || method === 'post' ? BODY_CODES : []),
+      ];
+      for (const code of codes) addErrorCode(operation, code);
+      const tooMany = operation.responses['429'] as ResponseObject;
+      tooMany.headers = {
+        'Retry-After': {
+          description: 'Seconds to wait before retrying.',
+          schema: { type: 'integer', minimum: 1 },
+        },
+      };
+    }
+  }
+}
+
+function addErrorCode(operation: OperationObject, code: string): void {
+  const status = String(statusOfCode(code));
+  const existing = operation.responses[status] as ResponseObject | undefined;
+  const existingSchema = existing?.content?.['application/json']?.schema as SchemaObject | undefined;
+  const existingCodes = codesOf(existingSchema);
+  if (existing && existingSchema && !existingCodes) return; // a non-error schema at an error status: keep it
+  const codes = [...new Set([...(existingCodes ?? []), code])];
+  operation.responses[status] = {
+    description: `Error: ${codes.join(', ')}`,
+    ...(existing?.headers ? { headers: existing.headers } : {}),
+    content: { 'application/json': { schema: errorResponseSchema(codes) } },
+  };
+}

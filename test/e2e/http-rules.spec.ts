@@ -1,0 +1,208 @@
+/**
+ * End-to-end negative tests of the cross-cutting HTTP rules (resolutions §5) over real HTTP: unknown
+ * paths, wrong methods, non-JSON bodies, malformed JSON, size limits, hostile request ids. Every
+ * response is also checked against the served OpenAPI document where the path is documented.
+ */
+import { connect } from 'node:net';
+import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ STORE: 'memory' });
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+
+async function call(path: string, init: RequestInit = {}) {
+  const res = await fetch(`${t.baseUrl}${path}`, { redirect: 'manual', ...init });
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = text;
+  }
+  return { status: res.status, headers: res.headers, body };
+}
+
+/** Sends raw bytes and returns the raw HTTP response text (for requests fetch would refuse to send). */
+function raw(payload: string): Promise<string> {
+  const url = new URL(t.baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname, () => socket.end(payload));
+    let data = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk) => (data += chunk));
+    socket.on('end', () => resolve(data));
+    socket.on('close', () => resolve(data));
+    socket.on('error', reject);
+  });
+}
+
+describe('unknown routes', () => {
+  it.each([
+    '/nope',
+    '/api/nope',
+    '/api/login/timestamp/extra',
+    '/.well-known/nothing',
+    '/docs/../../etc/passwd',
+    '/API/LOGIN/TIMESTAMP',
+    '/docs/swagger-ui.css.map',
+  ])('404 ENDPOINT_NOT_FOUND with documentation links: %s', async (path) => {
+    const res = await call(path);
+    expect(res.status).toBe(404);
+    const body = expectErrorEnvelope(res, 'ENDPOINT_NOT_FOUND');
+    const docs = body.error.details?.documentation as Record<string, string>;
+    expect(docs.openapi).toBe(`${t.baseUrl}/openapi.json`);
+    expect(docs.docs).toBe(`${t.baseUrl}/docs`);
+  });
+
+  it('does not echo internal paths or stack traces', async () => {
+    const res = await call('/this/does/not/exist');
+    const text = JSON.stringify(res.body);
+    expect(text).not.toMatch(/node_modules|\.ts:|\.js:|at Object|Cannot GET/);
+  });
+});
+
+describe('wrong method on a known path', () => {
+  it.each([
+    ['POST', '/health'],
+    ['DELETE', '/'],
+    ['PUT', '/api/login/timestamp'],
+    ['PATCH', '/openapi.json'],
+  ])('%s %s → 405 METHOD_NOT_ALLOWED with Allow', async (method, path) => {
+    const res = await call(path, { method });
+    expect(res.status).toBe(405);
+    expectErrorEnvelope(res, 'METHOD_NOT_ALLOWED');
+    expect(res.headers.get('allow')).toContain('GET');
+  });
+});
+
+describe('request bodies', () => {
+  it.each([
+    'text/plain',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=x',
+    'application/xml',
+  ])('POST with Content-Type %s → 415 UNSUPPORTED_MEDIA_TYPE', async (type) => {
+    // /mcp is a POST route whose handler would otherwise answer a JSON-RPC error.
+    const res = await call('/mcp', { method: 'POST', headers: { 'content-type': type }, body: 'a=1' });
+    expect(res.status).toBe(415);
+    expectErrorEnvelope(res, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('the method check comes first: a non-JSON POST to a GET-only path is 405', async () => {
+    const res = await call('/health', {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'x',
+    });
+    expect(res.status).toBe(405);
+    expectErrorEnvelope(res, 'METHOD_NOT_ALLOWED');
+  });
+
+  it('a body without Content-Type → 415', async () => {
+    const reply = await raw(
+      'POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+    );
+    expect(reply).toMatch(/^HTTP\/1.1 415/);
+    expect(reply).toContain('"UNSUPPORTED_MEDIA_TYPE"');
+  });
+
+  it.each(['{', '{"a":1,}', 'not json', '{"a":"\\x"}', '[1,2', '{"__proto__":{"x":1}}'])(
+    'malformed or poisoned JSON %s → 400 INVALID_JSON',
+    async (body) => {
+      const res = await call('/mcp', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      expect(res.status).toBe(400);
+      expectErrorEnvelope(res, 'INVALID_JSON');
+    },
+  );
+
+  it('a body over 64 KiB → 400 REQUEST_HEADER_TOO_LARGE', async () => {
+    const body = JSON.stringify({ hola: 'x'.repeat(64 * 1024) });
+    const res = await call('/mcp', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect(res.status).toBe(400);
+    expectErrorEnvelope(res, 'REQUEST_HEADER_TOO_LARGE');
+  });
+
+  it('headers over 16 KiB → 400 REQUEST_HEADER_TOO_LARGE as a JSON envelope, not a bare 431', async () => {
+    const reply = await raw(`GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`);
+    expect(reply).toMatch(/^HTTP\/1.1 400 /);
+    expect(reply.toLowerCase()).toContain('content-type: application/json');
+    const body = JSON.parse(reply.slice(reply.indexOf('\r\n\r\n') + 4));
+    expect(body.error.code).toBe('REQUEST_HEADER_TOO_LARGE');
+    expect(body.requestId).toMatch(ULID);
+    expect(new Date(body.timestamp).toISOString()).toBe(body.timestamp);
+  });
+
+  it('headers just under the limit are accepted', async () => {
+    const res = await call('/health', { headers: { 'x-padding': 'a'.repeat(12 * 1024) } });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe('request ids', () => {
+  it('echoes a well-formed X-Request-Id in the header and the body', async () => {
+    const res = await call('/api/login/timestamp', { headers: { 'x-request-id': 'abc.DEF_1:2-3' } });
+    expect(res.headers.get('x-request-id')).toBe('abc.DEF_1:2-3');
+    expect((res.body as { requestId: string }).requestId).toBe('abc.DEF_1:2-3');
+  });
+
+  it('falls back to X-Correlation-Id', async () => {
+    const res = await call('/nope', { headers: { 'x-correlation-id': 'corr-42' } });
+    expect(res.headers.get('x-request-id')).toBe('corr-42');
+    expect((res.body as { requestId: string }).requestId).toBe('corr-42');
+  });
+
+  it('generates a ULID when none is sent', async () => {
+    const res = await call('/health');
+    expect(res.headers.get('x-request-id')).toMatch(ULID);
+  });
+
+  it.each([
+    ['too long', 'a'.repeat(129)],
+    ['space', 'abc def'],
+    ['quote and angle brackets', '"><script>'],
+    ['slash', 'a/b'],
+    ['unicode', 'ñandú'],
+    ['two headers joined', 'a, b'],
+  ])('replaces a hostile X-Request-Id (%s) with a new ULID', async (_label, value) => {
+    const res = await call('/nope', { headers: { 'x-request-id': value } });
+    const id = res.headers.get('x-request-id');
+    expect(id).toMatch(ULID);
+    expect((res.body as { requestId: string }).requestId).toBe(id);
+  });
+
+  it('accepts exactly 128 characters', async () => {
+    const id = 'a'.repeat(128);
+    const res = await call('/health', { headers: { 'x-request-id': id } });
+    expect(res.headers.get('x-request-id')).toBe(id);
+  });
+
+  it('a CRLF in a request id cannot split the response (it never reaches a header)', async () => {
+    const reply = await raw(
+      'GET /health HTTP/1.1\r\nHost: x\r\nX-Request-Id: a%0d%0aSet-Cookie:x=1\r\nConnection: close\r\n\r\n',
+    );
+    expect(reply.toLowerCase()).not.toContain('set-cookie');
+  });
+});
+
+describe('HEAD and query strings', () => {
+  it('HEAD of a GET route answers 200 without a body', async () => {
+    const res = await call('/health', { method: 'HEAD' });
+    expect(res.status).toBe(200);
+  });
+
+  it('a query string does not change routing', async () => {
+    const res = await call('/health?x=1');
+    expect(res.status).toBe(200);
+  });
+});
