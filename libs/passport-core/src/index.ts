@@ -89,3 +89,7 @@ export * from './hola/hola.checksum.js';
 export * from './hola/hola-timestamp.js';
 export * from './hola/hola.parser.js';
 export * from './hola/hola.builder.js';
+
+// HOLA verification use case (worker A)
+export * from './verify/verify-hola.types.js';
+export * from './verify/verify-hola.use-case.js';

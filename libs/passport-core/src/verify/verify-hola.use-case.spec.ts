@@ -1,0 +1,476 @@
+/**
+ * HOLA verification with the in-memory ports and both signature lanes: every failure reason from a
+ * real line (standard and subagent), freshness in whole seconds, the single-use nonce (recorded only
+ * after everything else passed; 50 concurrent verifications → exactly one verified), recipient
+ * warnings, the profile, and the 400s of early validation and constraints.
+ */
+import { FixedClock, MemoryChainReader, MemoryReplayStore } from '../adapters/memory/index.js';
+import { implicitAccountId } from '../codecs/account-id.js';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { utf8 } from '../codecs/utf8.codec.js';
+import { createNobleSigner } from '../crypto/noble.signer.js';
+import { createNobleVerifier } from '../crypto/noble.verifier.js';
+import { PassportError } from '../errors/passport.error.js';
+import { buildHolaLine } from '../hola/hola.builder.js';
+import { holaChecksum } from '../hola/hola.checksum.js';
+import { createNodeVerifier } from '../node/node-crypto.verifier.js';
+import { type PassportRecord } from '../passport/passport.types.js';
+import { type ReplayStore } from '../ports/replay-store.port.js';
+import { type SignatureVerifier, type Signer } from '../ports/signature-verifier.port.js';
+import { createHolaVerifier, type HolaVerifierDeps } from './verify-hola.use-case.js';
+import { type VerifyHolaResult } from './verify-hola.types.js';
+
+const SERVICE_HOST = 'passport.test:3000';
+const CONTRACT = 'passport.test';
+const T0 = Date.parse('2026-04-19T10:47:00.000Z');
+const signerFor = (label: string): Signer => createNobleSigner(sha256(utf8(`verify-hola.spec/${label}`)));
+
+const owner = signerFor('owner');
+const other = signerFor('other-passport-owner');
+const stranger = signerFor('stranger');
+const namedOwner = signerFor('alice');
+const delegate = signerFor('delegate');
+
+const SENDER = 'chbvcnurbkuw';
+const OTHER = 'bhahbkbramax';
+const EXPIRED = 'lhsrldbjsnlh';
+const REVOKED = 'bjbvcjzqbdsj';
+const NAMED = 'bkbvehbdcrgm';
+const NAMED_NO_KEY = 'bdbdbdbdbdbd';
+const MISSING = 'gygygygygygt';
+
+const passport = (
+  tokenId: string,
+  ownerId: string,
+  metadata: PassportRecord['metadata'] = {},
+  revoked = false,
+): PassportRecord => ({
+  tokenId,
+  ownerId,
+  contractId: CONTRACT,
+  metadata: {
+    not_before: '2026-01-01',
+    not_after: '2027-01-01',
+    userselected_dn: 'NNSWF=Ada,Creature=owl',
+    ...metadata,
+  },
+  revoked,
+});
+
+let nonceCounter = 0;
+const freshNonce = () => (++nonceCounter).toString(16).toUpperCase().padStart(32, '0');
+
+function line(
+  opts: {
+    signer?: Signer;
+    sender?: string;
+    timestamp?: string;
+    recipient?: string;
+    nonce?: string;
+    delegateId?: string;
+  } = {},
+): string {
+  return buildHolaLine({
+    recipient: opts.recipient,
+    senderTokenId: opts.sender ?? SENDER,
+    timestamp: opts.timestamp ?? new Date(T0).toISOString(),
+    nonceHex: opts.nonce ?? freshNonce(),
+    serviceHost: SERVICE_HOST,
+    signer: opts.signer ?? owner,
+    subagent: opts.delegateId ? { delegateId: opts.delegateId } : undefined,
+  });
+}
+
+describe.each<[string, () => SignatureVerifier]>([
+  ['noble lane', createNobleVerifier],
+  ['node:crypto lane', () => createNodeVerifier()],
+])('verifyHola with the %s', (_lane, makeVerifier) => {
+  let clock: FixedClock;
+  let chain: MemoryChainReader;
+  let replay: MemoryReplayStore;
+  let deps: HolaVerifierDeps;
+  const verify = (
+    hola: unknown,
+    extra: Partial<Parameters<ReturnType<typeof createHolaVerifier>['verify']>[0]> = {},
+    over: Partial<HolaVerifierDeps> = {},
+  ) => createHolaVerifier({ ...deps, ...over }).verify({ hola, ...extra });
+
+  beforeEach(() => {
+    clock = new FixedClock(T0 + 10_000);
+    replay = new MemoryReplayStore();
+    chain = new MemoryChainReader({
+      contractId: CONTRACT,
+      chainTime: clock,
+      passports: [
+        passport(SENDER, implicitAccountId(owner.publicKey)),
+        passport(OTHER, implicitAccountId(other.publicKey)),
+        passport(EXPIRED, implicitAccountId(owner.publicKey), { not_after: '2026-03-01' }),
+        passport(REVOKED, implicitAccountId(owner.publicKey), {}, true),
+        passport(NAMED, 'alice.test'),
+        passport(NAMED_NO_KEY, 'nokeys.test'),
+      ],
+      accounts: { 'alice.test': [stranger.publicKey, namedOwner.publicKey] },
+    });
+    deps = { chain, replay, clock, verifier: makeVerifier(), serviceHost: SERVICE_HOST };
+  });
+
+  describe('failure reasons from real lines', () => {
+    it('a line signed with a key that is not the owner’s → signature_invalid', async () => {
+      const result = await verify(line({ signer: stranger }));
+      expect(result).toMatchObject({ verified: false, failureReasons: ['signature_invalid'] });
+      expect(result.checks).toEqual({
+        tokenExists: true,
+        tokenActive: true,
+        timestampFresh: true,
+        signatureValid: false,
+        checksumValid: true,
+      });
+      expect(result.failureDetails).toEqual([
+        { reasonCode: 'signature_invalid', hint: expect.stringMatching(/\S/) },
+      ]);
+    });
+
+    it('a line signed by the owner of another passport → signature_invalid', async () => {
+      expect((await verify(line({ signer: other }))).failureReasons).toEqual(['signature_invalid']);
+      expect((await verify(line({ signer: other, sender: OTHER }))).verified).toBe(true);
+    });
+
+    it('stale (301 s) → timestamp_stale_or_future; 300 s is still fresh', async () => {
+      clock.set(T0 + 300_999);
+      expect((await verify(line())).verified).toBe(true);
+      clock.set(T0 + 301_000);
+      const result = await verify(line());
+      expect(result.failureReasons).toEqual(['timestamp_stale_or_future']);
+      expect(result.checks.timestampFresh).toBe(false);
+      expect(result.checks.signatureValid).toBe(true);
+      expect(result.facts.ageSeconds).toBe(301);
+    });
+
+    it('freshness counts whole seconds', async () => {
+      clock.set(T0); // .000 of the same second as a .999 timestamp: age 0
+      expect((await verify(line({ timestamp: '2026-04-19T10:47:00.999Z' }))).checks.timestampFresh).toBe(
+        true,
+      );
+      clock.set(T0 + 999);
+      expect((await verify(line({ timestamp: '2026-04-19T10:47:01.000Z' }))).failureReasons).toEqual([
+        'timestamp_stale_or_future',
+      ]);
+    });
+
+    it('constraints.maxAgeMs narrows the window', async () => {
+      clock.set(T0 + 5_000);
+      expect((await verify(line(), { maxAgeMs: 5_000 })).verified).toBe(true);
+      expect((await verify(line(), { maxAgeMs: 4_999 })).failureReasons).toEqual([
+        'timestamp_stale_or_future',
+      ]);
+    });
+
+    it('future → timestamp_stale_or_future unless HOLA_FUTURE_SKEW_MS allows it', async () => {
+      clock.set(T0 - 2_000);
+      const ahead = line();
+      expect((await verify(ahead)).failureReasons).toEqual(['timestamp_stale_or_future']);
+      expect((await verify(ahead, {}, { futureSkewMs: 2_000 })).verified).toBe(true);
+    });
+
+    it('replayed → nonce_replay with nonceReplayDetails', async () => {
+      const hola = line();
+      expect((await verify(hola)).verified).toBe(true);
+      clock.advance(1_500);
+      const again = await verify(hola.toLowerCase(), { maxAgeMs: 60_000 });
+      expect(again).toMatchObject({
+        verified: false,
+        failureReasons: ['nonce_replay'],
+        nonceReplayDetails: {
+          holaTimestamp: '2026-04-19T10:47:00.000Z',
+          maxAgeMs: 60_000,
+          firstSeenAt: new Date(T0 + 10_000).toISOString(),
+        },
+      });
+      expect(again.checks.nonceReplaySafe).toBe(false);
+    });
+
+    it('an expired token → token_expired (the signature is still checked)', async () => {
+      const result = await verify(line({ sender: EXPIRED }));
+      expect(result.failureReasons).toEqual(['token_expired']);
+      expect(result.checks).toMatchObject({ tokenExists: true, tokenActive: false, signatureValid: true });
+    });
+
+    it('a revoked token → token_expired', async () => {
+      expect((await verify(line({ sender: REVOKED }))).failureReasons).toEqual(['token_expired']);
+    });
+
+    it('a missing token → token_missing, and no key to check the signature with', async () => {
+      const result = await verify(line({ sender: MISSING }));
+      expect(result.failureReasons).toEqual(['token_missing']);
+      expect(result.checks).toEqual({ tokenExists: false, timestampFresh: true, checksumValid: true });
+    });
+
+    it('a named owner: any of its full-access keys signs', async () => {
+      expect((await verify(line({ sender: NAMED, signer: namedOwner }))).verified).toBe(true);
+      expect((await verify(line({ sender: NAMED, signer: owner }))).failureReasons).toEqual([
+        'signature_invalid',
+      ]);
+    });
+
+    it('a named owner without keys → public_key_unavailable', async () => {
+      const result = await verify(line({ sender: NAMED_NO_KEY }));
+      expect(result.failureReasons).toEqual(['public_key_unavailable']);
+      expect(result.checks.signatureValid).toBeUndefined();
+      expect(result.facts.publicKeyAvailable).toBe(false);
+    });
+
+    it('a chain outage → public_key_error', async () => {
+      chain.setUnavailable('timeout');
+      const result = await verify(line());
+      expect(result.failureReasons).toEqual(['public_key_error']);
+      expect(result.verified).toBe(false);
+      expect(result.facts.chainError).toBe(true);
+    });
+
+    it('ownership follows the chain: after a transfer only the new owner’s lines verify', async () => {
+      chain.replacePassport(passport(SENDER, implicitAccountId(other.publicKey)));
+      expect((await verify(line({ signer: owner }))).failureReasons).toEqual(['signature_invalid']);
+      expect((await verify(line({ signer: other }))).verified).toBe(true);
+    });
+
+    it('reports several reasons together, in the spec order', async () => {
+      clock.set(T0 + 400_000);
+      const result = await verify(line({ sender: EXPIRED, signer: stranger }));
+      expect(result.failureReasons).toEqual([
+        'timestamp_stale_or_future',
+        'token_expired',
+        'signature_invalid',
+      ]);
+    });
+  });
+
+  describe('subagent lines (embedded key)', () => {
+    it('verify with the embedded key and report the delegation fields', async () => {
+      const result = await verify(line({ signer: delegate, delegateId: 'calendar-agent' }));
+      expect(result).toMatchObject({
+        verified: true,
+        peerTokenId: SENDER,
+        isSubagentFormat: true,
+        delegateId: 'CALENDAR-AGENT',
+        issuerTokenId: SENDER,
+      });
+    });
+
+    it('a tampered line → signature_invalid; a replay → nonce_replay', async () => {
+      const hola = line({ signer: delegate, delegateId: 'agent' });
+      const fields = hola.split('/');
+      fields[2] = 'AGENT2';
+      const tampered = fields.join('/');
+      const fixed =
+        tampered.slice(0, tampered.lastIndexOf('/') + 1) +
+        holaChecksum(fields.slice(0, -2).join('/') + '/', fields.at(-2)!);
+      expect((await verify(fixed)).failureReasons).toEqual(['signature_invalid']);
+      expect((await verify(hola)).verified).toBe(true);
+      expect((await verify(hola)).failureReasons).toEqual(['nonce_replay']);
+    });
+
+    it('a missing issuer → token_missing (the embedded signature is still checked)', async () => {
+      const result = await verify(line({ signer: delegate, delegateId: 'agent', sender: MISSING }));
+      expect(result.failureReasons).toEqual(['token_missing']);
+      expect(result.checks.signatureValid).toBe(true);
+    });
+
+    it('an expired issuer → token_expired; stale → timestamp_stale_or_future', async () => {
+      expect(
+        (await verify(line({ signer: delegate, delegateId: 'agent', sender: EXPIRED }))).failureReasons,
+      ).toEqual(['token_expired']);
+      clock.set(T0 + 600_000);
+      expect((await verify(line({ signer: delegate, delegateId: 'agent' }))).failureReasons).toEqual([
+        'timestamp_stale_or_future',
+      ]);
+    });
+
+    it('a chain outage → public_key_error', async () => {
+      chain.setUnavailable('rpc_error');
+      expect((await verify(line({ signer: delegate, delegateId: 'agent' }))).failureReasons).toEqual([
+        'public_key_error',
+      ]);
+    });
+  });
+
+  describe('the single-use nonce', () => {
+    it('is not burned by a line that fails another check', async () => {
+      const nonce = freshNonce();
+      expect((await verify(line({ nonce, signer: stranger }))).verified).toBe(false);
+      expect((await verify(line({ nonce }))).verified).toBe(true);
+      clock.set(T0 + 400_000);
+      const stale = line({ nonce: freshNonce() });
+      expect((await verify(stale)).verified).toBe(false);
+      clock.set(T0 + 10_000);
+      expect((await verify(stale)).verified).toBe(true);
+    });
+
+    it('is keyed by token id and nonce: another sender may reuse a nonce', async () => {
+      const nonce = freshNonce();
+      expect((await verify(line({ nonce }))).verified).toBe(true);
+      expect((await verify(line({ nonce, sender: OTHER, signer: other }))).verified).toBe(true);
+    });
+
+    it('is kept for the longest window any caller may ask for', async () => {
+      const calls: [string, number, number][] = [];
+      const spy: ReplayStore = {
+        recordIfAbsent: (key, now, expires) => (
+          calls.push([key, now, expires]),
+          replay.recordIfAbsent(key, now, expires)
+        ),
+      };
+      const nonce = freshNonce();
+      await verify(line({ nonce }), { maxAgeMs: 1_000_000 }, { replay: spy });
+      expect(calls).toEqual([[`${SENDER}|${nonce}`, T0 + 10_000, expect.any(Number)]]);
+      expect(calls[0][2]).toBeGreaterThan(T0 + 86_400_000);
+    });
+
+    it('50 concurrent verifications of one line → exactly one verified', async () => {
+      const hola = line();
+      const verifier = createHolaVerifier(deps);
+      const results = await Promise.all(Array.from({ length: 50 }, () => verifier.verify({ hola })));
+      expect(results.filter((r) => r.verified)).toHaveLength(1);
+      expect(results.filter((r) => r.failureReasons.join() === 'nonce_replay')).toHaveLength(49);
+    });
+
+    it('a failing replay store is a 500 VERIFY_FAILED, never a verdict', async () => {
+      const broken: ReplayStore = {
+        recordIfAbsent: async () => {
+          throw new Error('disk full');
+        },
+      };
+      await expect(verify(line(), {}, { replay: broken })).rejects.toMatchObject({
+        code: 'VERIFY_FAILED',
+        status: 500,
+      });
+    });
+  });
+
+  describe('the 200 body', () => {
+    it('is exactly the documented shape for a verified line', async () => {
+      const result = await verify(line({ recipient: OTHER }));
+      expect(JSON.parse(JSON.stringify(result))).toEqual({
+        verified: true,
+        peerTokenId: SENDER,
+        destinatary: OTHER,
+        checks: {
+          tokenExists: true,
+          tokenActive: true,
+          timestampFresh: true,
+          nonceReplaySafe: true,
+          signatureValid: true,
+          checksumValid: true,
+        },
+        failureReasons: [],
+        failureDetails: [],
+        signatureVerificationImplemented: true,
+      });
+      expect(Object.keys(result.checks)).toEqual([
+        'tokenExists',
+        'tokenActive',
+        'timestampFresh',
+        'nonceReplaySafe',
+        'signatureValid',
+        'checksumValid',
+      ]);
+    });
+
+    it('keeps the intermediate facts out of the serialised body', async () => {
+      const result: VerifyHolaResult = await verify(line());
+      expect(JSON.stringify(result)).not.toContain('facts');
+      expect({ ...result }).not.toHaveProperty('facts');
+      expect(result.facts.parsed.senderTokenId).toBe(SENDER);
+      expect(result.facts.passport?.tokenId).toBe(SENDER);
+      expect(result.facts.maxAgeMs).toBe(300_000);
+    });
+
+    it.each([
+      ['no bearer, no expectedRecipient', {}, OTHER, false],
+      ['bearer is the recipient', { callerTokenId: OTHER }, OTHER, false],
+      ['bearer, line to MUNDO', { callerTokenId: OTHER }, undefined, false],
+      ['bearer is not the recipient', { callerTokenId: SENDER }, OTHER, true],
+      ['expectedRecipient matches', { callerTokenId: SENDER, expectedRecipient: OTHER }, OTHER, false],
+      ['expectedRecipient differs', { expectedRecipient: EXPIRED }, OTHER, true],
+      ['expectedRecipient MUNDO, line to MUNDO', { expectedRecipient: 'MUNDO' }, undefined, false],
+    ] as const)('RECIPIENT_MISMATCH: %s', async (_name, extra, recipient, warned) => {
+      const result = await verify(line({ recipient }), extra);
+      if (warned)
+        expect(result.warnings).toEqual([
+          { code: 'RECIPIENT_MISMATCH', message: expect.stringMatching(/\S/) },
+        ]);
+      else expect(result).not.toHaveProperty('warnings');
+      expect(result.verified).toBe(true); // a warning never fails verification
+    });
+
+    it('includes the public profile on request, and marks it when enrichment fails', async () => {
+      const result = await verify(line(), { includeProfile: true });
+      expect(result.profile).toMatchObject({
+        tokenId: SENDER,
+        displayName: 'Ada',
+        creature: 'owl',
+        did: `did:passport:${SENDER}`,
+      });
+      expect(result.profile).not.toHaveProperty('error');
+      const failing = await verify(
+        line(),
+        { includeProfile: true },
+        {
+          profileOf: async () => {
+            throw new Error('boom');
+          },
+        },
+      );
+      expect(failing.profile).toMatchObject({ tokenId: SENDER, error: 'profile_unavailable' });
+      expect(await verify(line())).not.toHaveProperty('profile');
+    });
+  });
+
+  describe('400s before any check', () => {
+    const rejection = async (promise: Promise<unknown>) => {
+      try {
+        await promise;
+      } catch (error) {
+        expect(error).toBeInstanceOf(PassportError);
+        return error as PassportError;
+      }
+      throw new Error('expected a PassportError');
+    };
+
+    it('a wrong checksum → HOLA_VALIDATION_FAILED checksum_invalid naming both letters', async () => {
+      const good = line();
+      const bad = good.slice(0, -1) + (good.endsWith('A') ? 'B' : 'A');
+      const error = await rejection(verify(bad));
+      expect(error.code).toBe('HOLA_VALIDATION_FAILED');
+      expect(error.status).toBe(400);
+      expect(error.details).toMatchObject({
+        reasonCode: 'checksum_invalid',
+        stage: 'format_checksum_and_payload_validation',
+        hint: expect.stringMatching(/\S/),
+        expected: good.at(-1),
+        received: bad.at(-1),
+      });
+      expect(error.message).toContain(`expected "${good.at(-1)}", received "${bad.at(-1)}"`);
+    });
+
+    it.each([
+      [{ hola: 'x' }, 'payload_is_json_object'],
+      ['HOLA/MUNDO', 'invalid_format'],
+      [42, 'invalid_format'],
+    ])('%j → %s', async (hola, reasonCode) => {
+      expect((await rejection(verify(hola))).details).toMatchObject({ reasonCode });
+    });
+
+    it.each([0, -1, 86_400_001, 1.5, '300000', null, Number.NaN, Infinity])(
+      'maxAgeMs %p → INVALID_CONSTRAINTS',
+      async (maxAgeMs) => {
+        expect((await rejection(verify(line(), { maxAgeMs }))).code).toBe('INVALID_CONSTRAINTS');
+      },
+    );
+
+    it('accepts the bounds 1 and 86400000', async () => {
+      clock.set(T0);
+      expect((await verify(line(), { maxAgeMs: 1 })).verified).toBe(true);
+      expect((await verify(line(), { maxAgeMs: 86_400_000 })).verified).toBe(true);
+    });
+  });
+});

@@ -1,0 +1,266 @@
+/**
+ * @module verify/verify-hola.use-case
+ * Verifies a peer's HOLA line (resolutions §2, §4): early validation (400 `HOLA_VALIDATION_FAILED`),
+ * then freshness, token existence and activity, the signature (current on-chain owner's keys for
+ * standard lines, the embedded key for subagent lines) and finally the single-use nonce record,
+ * reported on the 200 body.
+ *
+ * The nonce is recorded only when everything else passed, so an unauthenticated caller cannot burn a
+ * legitimate nonce; the record is kept for the longest window any caller may ask for (24 h after the
+ * line's timestamp, plus the future skew), so no caller's larger `maxAgeMs` can accept a replay.
+ */
+import { PassportError } from '../errors/passport.error.js';
+import { parseHola } from '../hola/hola.parser.js';
+import { type ParsedHola } from '../hola/hola.types.js';
+import { isPassportLive, isPassportRevoked } from '../passport/passport-conditions.js';
+import { resolveOwnerKeys } from '../passport/owner-keys.js';
+import { type PassportRecord } from '../passport/passport.types.js';
+import { type ChainReader } from '../ports/chain-reader.port.js';
+import { type Clock } from '../ports/clock.port.js';
+import { type ReplayStore } from '../ports/replay-store.port.js';
+import { type SignatureVerifier } from '../ports/signature-verifier.port.js';
+import { utf8 } from '../codecs/utf8.codec.js';
+import { buildPublicProfile, unavailableProfile, type PublicProfile } from '../profile/public-profile.js';
+import {
+  DEFAULT_HOLA_MAX_AGE_MS,
+  MAX_HOLA_MAX_AGE_MS,
+  VERIFY_FAILURE_REASONS,
+  type VerifyFailureReason,
+  type VerifyHolaBody,
+  type VerifyHolaChecks,
+  type VerifyHolaFacts,
+  type VerifyHolaRequest,
+  type VerifyHolaResult,
+  type VerifyHolaWarning,
+} from './verify-hola.types.js';
+
+export interface HolaVerifierDeps {
+  readonly chain: ChainReader;
+  readonly replay: ReplayStore;
+  readonly clock: Clock;
+  readonly verifier: SignatureVerifier;
+  /** SERVICE_HOST (host[:port]); lines must carry it uppercased. */
+  readonly serviceHost: string;
+  /** HOLA_FUTURE_SKEW_MS: how far in the future a timestamp may be (default 0). */
+  readonly futureSkewMs?: number;
+  /** Builds the public profile for `includeProfile` (default: `buildPublicProfile`). */
+  readonly profileOf?: (record: PassportRecord) => Promise<PublicProfile>;
+}
+
+export interface HolaVerifier {
+  verify(request: VerifyHolaRequest): Promise<VerifyHolaResult>;
+}
+
+const FAILURE_HINTS: Record<VerifyFailureReason, string> = {
+  checksum_invalid: 'Recompute the checksum letter over the line as sent.',
+  timestamp_stale_or_future:
+    'Build a new line from a fresh GET /api/holanonce16ts; check the sender clock if it keeps failing.',
+  nonce_replay: 'This line was already accepted once; build a new line with a new nonce.',
+  token_missing: 'No passport has this token id; check the sender token id in the line.',
+  token_expired: 'The passport is outside its not_before / not_after window or revoked.',
+  signature_invalid:
+    'Sign the UTF-8 of the uppercased line up to and including /<HOST>/ with the key of the passport owner.',
+  public_key_unavailable: 'The passport owner has no Ed25519 key on chain to check the signature with.',
+  public_key_error: 'The chain could not be read to check the signature; retry shortly.',
+};
+
+/** `constraints.maxAgeMs`: absent → 300000; otherwise an integer 1..86400000, else INVALID_CONSTRAINTS. */
+export function resolveMaxAgeMs(value: unknown): number {
+  if (value === undefined) return DEFAULT_HOLA_MAX_AGE_MS;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_HOLA_MAX_AGE_MS) {
+    throw new PassportError('INVALID_CONSTRAINTS', {
+      field: 'constraints.maxAgeMs',
+      min: 1,
+      max: MAX_HOLA_MAX_AGE_MS,
+    });
+  }
+  return value;
+}
+
+/** The replay key of a line: `<tokenId lowercase>|<NONCE uppercase>` (the issuer for subagent lines). */
+export function holaReplayKey(line: Pick<ParsedHola, 'senderTokenId' | 'nonceHex'>): string {
+  return `${line.senderTokenId.toLowerCase()}|${line.nonceHex.toUpperCase()}`;
+}
+
+/** Parses or throws the 400 `HOLA_VALIDATION_FAILED` error (shared with `/api/testhola`). */
+export function parseHolaOrThrow(hola: unknown, serviceHost: string): ParsedHola {
+  const result = parseHola(hola, { serviceHost });
+  if (result.ok) return result.line;
+  const { message, ...details } = result.failure;
+  throw new PassportError('HOLA_VALIDATION_FAILED', details, message);
+}
+
+export function createHolaVerifier(deps: HolaVerifierDeps): HolaVerifier {
+  const futureSkewMs = deps.futureSkewMs ?? 0;
+  if (!Number.isInteger(futureSkewMs) || futureSkewMs < 0)
+    throw new RangeError('futureSkewMs must be a non-negative integer');
+  const profileOf = deps.profileOf ?? (async (record: PassportRecord) => buildPublicProfile(record));
+
+  return {
+    async verify(request: VerifyHolaRequest): Promise<VerifyHolaResult> {
+      const maxAgeMs = resolveMaxAgeMs(request.maxAgeMs);
+      const line = parseHolaOrThrow(request.hola, deps.serviceHost);
+      const nowMs = deps.clock.nowMs();
+      const reasons = new Set<VerifyFailureReason>();
+      const checks: VerifyHolaChecks = {};
+
+      // Freshness in whole seconds: fresh iff -futureSkew <= age <= maxAge.
+      const ageSeconds = Math.floor(nowMs / 1000) - Math.floor(line.timestampMs / 1000);
+      const timestampFresh = ageSeconds * 1000 >= -futureSkewMs && ageSeconds * 1000 <= maxAgeMs;
+      if (!timestampFresh) reasons.add('timestamp_stale_or_future');
+
+      // Token existence and activity, then the keys: any chain failure is public_key_error.
+      let passport: PassportRecord | null = null;
+      let chainError = false;
+      let keys: Uint8Array[] = [];
+      try {
+        passport = await deps.chain.getPassport(line.senderTokenId);
+        checks.tokenExists = passport !== null;
+        if (passport) {
+          const chainTimeMs = await deps.chain.chainTimeMs();
+          checks.tokenActive = isPassportLive(passport.metadata, chainTimeMs) && !isPassportRevoked(passport);
+          if (!checks.tokenActive) reasons.add('token_expired');
+          keys =
+            line.form === 'subagent'
+              ? [line.subagentPublicKey!]
+              : await resolveOwnerKeys(deps.chain, passport.ownerId);
+        } else {
+          reasons.add('token_missing');
+        }
+      } catch {
+        chainError = true; // facts known before the failure (tokenExists) stay reported
+        reasons.add('public_key_error');
+      }
+      if (line.form === 'subagent' && keys.length === 0) keys = [line.subagentPublicKey!];
+
+      // The signature, when there is a key to check it with.
+      const publicKeyAvailable = keys.length > 0;
+      if (publicKeyAvailable) {
+        const message = utf8(line.signedPrefix);
+        checks.signatureValid = keys.some((key) => deps.verifier.verify(line.signature, message, key));
+        if (!checks.signatureValid) reasons.add('signature_invalid');
+      } else if (passport && !chainError) {
+        reasons.add('public_key_unavailable');
+      }
+
+      checks.timestampFresh = timestampFresh;
+      checks.checksumValid = true;
+
+      // The single-use record, only for a line that passed everything else.
+      let nonceReplayDetails: VerifyHolaBody['nonceReplayDetails'];
+      if (reasons.size === 0) {
+        const ttlMs = MAX_HOLA_MAX_AGE_MS + futureSkewMs + 1000;
+        let outcome;
+        try {
+          outcome = await deps.replay.recordIfAbsent(
+            holaReplayKey(line),
+            nowMs,
+            Math.floor(line.timestampMs / 1000) * 1000 + ttlMs,
+          );
+        } catch (cause) {
+          throw Object.assign(new PassportError('VERIFY_FAILED'), { cause }); // the store failed: a 500, not a verdict
+        }
+        checks.nonceReplaySafe = outcome.recorded;
+        if (!outcome.recorded) {
+          reasons.add('nonce_replay');
+          nonceReplayDetails = {
+            holaTimestamp: line.timestamp,
+            maxAgeMs,
+            firstSeenAt: new Date(outcome.firstSeenAtMs).toISOString(),
+          };
+        }
+      }
+
+      const failureReasons = VERIFY_FAILURE_REASONS.filter((r) => reasons.has(r));
+      const body: VerifyHolaBody = {
+        verified: failureReasons.length === 0,
+        peerTokenId: line.senderTokenId,
+        destinatary: line.recipient === 'MUNDO' ? 'MUNDO' : line.recipient.toLowerCase(),
+        checks: orderedChecks(checks),
+        failureReasons,
+        failureDetails: failureReasons.map((reasonCode) => ({ reasonCode, hint: FAILURE_HINTS[reasonCode] })),
+        ...(nonceReplayDetails ? { nonceReplayDetails } : {}),
+        signatureVerificationImplemented: true,
+      };
+      const warnings = recipientWarnings(line.recipient, request);
+      if (warnings.length > 0) body.warnings = warnings;
+      if (line.form === 'subagent') {
+        body.isSubagentFormat = true;
+        body.delegateId = line.delegateId;
+        body.issuerTokenId = line.senderTokenId;
+      }
+      if (request.includeProfile === true)
+        body.profile = await profileFor(passport, line.senderTokenId, profileOf);
+
+      const facts: VerifyHolaFacts = {
+        parsed: line,
+        passport,
+        chainError,
+        maxAgeMs,
+        ageSeconds,
+        publicKeyAvailable,
+      };
+      return Object.defineProperty(body, 'facts', { value: facts, enumerable: false }) as VerifyHolaResult;
+    },
+  };
+}
+
+/** The spec's key order, so bodies read the same everywhere. */
+function orderedChecks(checks: VerifyHolaChecks): VerifyHolaChecks {
+  const ordered: VerifyHolaChecks = {};
+  for (const key of [
+    'tokenExists',
+    'tokenActive',
+    'timestampFresh',
+    'nonceReplaySafe',
+    'signatureValid',
+    'checksumValid',
+  ] as const) {
+    if (checks[key] !== undefined) ordered[key] = checks[key];
+  }
+  return ordered;
+}
+
+/**
+ * RECIPIENT_MISMATCH (resolutions §4): with `expectedRecipient`, when it differs from the recipient;
+ * otherwise, when a bearer token was sent and the recipient is neither MUNDO nor the caller.
+ */
+function recipientWarnings(recipient: string, request: VerifyHolaRequest): VerifyHolaWarning[] {
+  if (typeof request.expectedRecipient === 'string') {
+    const expected =
+      request.expectedRecipient.trim() === '' ? 'MUNDO' : request.expectedRecipient.trim().toUpperCase();
+    return expected === recipient
+      ? []
+      : [
+          {
+            code: 'RECIPIENT_MISMATCH',
+            message: `The line is addressed to ${recipient}, not to the expected ${expected}.`,
+          },
+        ];
+  }
+  if (typeof request.callerTokenId === 'string' && request.callerTokenId !== '') {
+    const caller = request.callerTokenId.toUpperCase();
+    if (recipient !== 'MUNDO' && recipient !== caller) {
+      return [
+        {
+          code: 'RECIPIENT_MISMATCH',
+          message: `The line is addressed to ${recipient}, not to the caller ${caller}.`,
+        },
+      ];
+    }
+  }
+  return [];
+}
+
+async function profileFor(
+  passport: PassportRecord | null,
+  tokenId: string,
+  profileOf: (record: PassportRecord) => Promise<PublicProfile>,
+): Promise<PublicProfile> {
+  if (!passport) return unavailableProfile(tokenId);
+  try {
+    return await profileOf(passport);
+  } catch {
+    return unavailableProfile(tokenId);
+  }
+}
