@@ -12,8 +12,8 @@ import { type McpSessionRegistry } from '../../apps/api/src/mcp/mcp-session.regi
 import { connectClient, probe } from './support/mcp-probe.js';
 import { startTestApp as startMcpTestApp, type TestApp as McpTestApp } from '../support/test-app.js';
 
-const textOf = (result: { content?: unknown }) => {
-  const [first] = result.content as Array<{ type: string; text: string }>;
+const textOf = (result: unknown) => {
+  const [first] = (result as { content: unknown }).content as Array<{ type: string; text: string }>;
   expect(first.type).toBe('text');
   return first.text;
 };

@@ -61,3 +61,40 @@ export async function connectClient(
   await client.connect(transport);
   return { client, transport };
 }
+
+/**
+ * A raw HTTP/1.1 exchange with /mcp from a chosen loopback source address (127.0.0.0/8 all route to
+ * lo), so a test can act as several clients with separate per-address buckets.
+ */
+export async function requestFrom(
+  baseUrl: string,
+  localAddress: string,
+  init: { method: string; headers?: Record<string, string>; body?: unknown },
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+  const { request } = await import('node:http');
+  const url = new URL(`${baseUrl}/mcp`);
+  const payload = init.body === undefined ? undefined : JSON.stringify(init.body);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: '/mcp',
+        method: init.method,
+        localAddress,
+        headers: {
+          accept: MCP_HEADERS.accept,
+          ...(payload ? { 'content-type': 'application/json' } : {}),
+          ...init.headers,
+        },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
