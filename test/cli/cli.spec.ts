@@ -8,10 +8,13 @@ import { join } from 'node:path';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import {
   decodeBase58,
+  decodeBase64Url,
   decodeFace,
+  delegationMessage,
   parseHola,
   parseNearCredentials,
   utf8,
+  validateDelegationRequest,
   verifyFamilySignature,
   type PassportMetadata,
   type SignatureVerifier,
@@ -178,6 +181,88 @@ describe('passport CLI', () => {
       const wrongFamily = await cli(['mint', '--owner', 'alice.near', '--family-key', keyFile], env);
       expect(wrongFamily.code).toBe(2);
       expect(wrongFamily.err).toContain('has no family-root passport owned by');
+    });
+
+    it('verify offline: a fresh line is verified, the same line again is nonce_replay, a stranger key is signature_invalid', async () => {
+      const ledger = join(dir, 'ledger.json');
+      const tokenId = (await cli(['mint', '--key', keyFile], env)).out.trim();
+      const line = (
+        await cli(['hola', '--key', keyFile, '--passport', tokenId, '--host', 'localhost:4556'])
+      ).out.trim();
+      const first = await cli([
+        'verify',
+        '--ledger',
+        ledger,
+        '--host',
+        'localhost:4556',
+        '--json',
+        line,
+        line,
+      ]);
+      expect(first.err).toBe('');
+      const [once, twice] = JSON.parse(first.out) as {
+        verified: boolean;
+        peerTokenId: string;
+        failureReasons: string[];
+      }[];
+      expect(once).toMatchObject({ verified: true, peerTokenId: tokenId, failureReasons: [] });
+      expect(twice.verified).toBe(false);
+      expect(twice.failureReasons).toContain('nonce_replay');
+
+      const strangerKey = join(dir, 'stranger.json');
+      await cli(['keygen', '--out', strangerKey]);
+      const forged = (
+        await cli(['hola', '--key', strangerKey, '--passport', tokenId, '--host', 'localhost:4556'])
+      ).out.trim();
+      const forgedResult = JSON.parse(
+        (await cli(['verify', '--ledger', ledger, '--host', 'localhost:4556', '--json', forged])).out,
+      ) as { verified: boolean; failureReasons: string[] };
+      expect(forgedResult.verified).toBe(false);
+      expect(forgedResult.failureReasons).toContain('signature_invalid');
+
+      const wrongHost = await cli(['verify', '--ledger', ledger, '--host', 'other:1', line]);
+      expect(wrongHost.code).toBe(2);
+      expect(wrongHost.err).toMatch(/^passport verify: HOLA_VALIDATION_FAILED \(invalid_format\)/);
+    });
+
+    it('delegate signs a body the core accepts, over tokenId:delegateId:unixTimestamp:publicKey', async () => {
+      const subagentFile = join(dir, 'sub.json');
+      await cli(['keygen', '--out', subagentFile]);
+      const { code, out } = await cli([
+        'delegate',
+        '--key',
+        keyFile,
+        '--passport',
+        'bhahbkbramax',
+        '--delegate-id',
+        'worker-1',
+        '--subagent-key',
+        subagentFile,
+        '--timestamp',
+        '1760000000',
+      ]);
+      expect(code).toBe(0);
+      const body = validateDelegationRequest(JSON.parse(out));
+      const owner = parseNearCredentials(await readFile(keyFile, 'utf8'));
+      const sub = parseNearCredentials(await readFile(subagentFile, 'utf8'));
+      expect(body.publicKeyBytes).toEqual(sub.publicKey);
+      expect(delegationMessage(body)).toBe(`bhahbkbramax:worker-1:1760000000:${body.publicKey}`);
+      expect(
+        ed25519.verify(decodeBase64Url(body.signature)!, utf8(delegationMessage(body)), owner.publicKey),
+      ).toBe(true);
+      expect(
+        (
+          await cli([
+            'delegate',
+            '--key',
+            keyFile,
+            '--passport',
+            'bhahbkbramax',
+            '--subagent-key',
+            subagentFile,
+          ])
+        ).code,
+      ).toBe(2);
     });
 
     it('did resolves offline from the ledger with the owner key', async () => {

@@ -1,0 +1,62 @@
+/**
+ * `passport delegate`: the passport owner signs a delegation of a subagent key (resolutions §4, §6) with
+ * the core's `signDelegation`; prints the body for `POST /api/isauthorizedsigner`.
+ */
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { isTokenId, parseNearCredentials, signDelegation } from '@passport/core';
+import { createNodeSigner } from '@passport/core/node';
+import { CliError, output, parseOrFail, readCredentials, type CliCommand } from '../cli-context.js';
+
+export const delegateCommand: CliCommand = {
+  name: 'delegate',
+  summary: 'sign a delegation of a subagent key',
+  help: `Usage: passport delegate --key <owner.json> --passport <tokenId> --delegate-id <id> --subagent-key <subagent.json> [--timestamp <unix s>] [--json]
+
+Prints the signed body for POST /api/isauthorizedsigner (the owner signs
+"tokenId:delegateId:unixTimestamp:publicKey").`,
+  async run(args, io) {
+    const { values } = parseOrFail(() =>
+      parseArgs({
+        args,
+        strict: true,
+        allowPositionals: false,
+        options: {
+          key: { type: 'string' },
+          passport: { type: 'string' },
+          'delegate-id': { type: 'string' },
+          'subagent-key': { type: 'string' },
+          timestamp: { type: 'string' },
+          json: { type: 'boolean' },
+        },
+      }),
+    );
+    const owner = await readCredentials(values.key);
+    if (!values.passport || !isTokenId(values.passport))
+      throw new CliError('--passport <tokenId> (12 lowercase letters) is required');
+    if (!values['delegate-id']) throw new CliError('--delegate-id <id> is required');
+    if (!values['subagent-key']) throw new CliError('--subagent-key <subagent.json> is required');
+    let subagentKey: Uint8Array;
+    try {
+      subagentKey = parseNearCredentials(await readFile(values['subagent-key'], 'utf8')).publicKey;
+    } catch (error) {
+      throw new CliError(`${values['subagent-key']}: ${(error as Error).message}`);
+    }
+    const ts = values.timestamp ?? String(Math.floor(Date.now() / 1000));
+    if (!/^\d{1,12}$/.test(ts)) throw new CliError('--timestamp must be Unix seconds');
+    let body;
+    try {
+      body = signDelegation({
+        tokenId: values.passport,
+        delegateId: values['delegate-id'],
+        unixTimestamp: Number(ts),
+        delegatePublicKey: subagentKey,
+        ownerSigner: createNodeSigner(owner.secretSeed),
+      });
+    } catch (error) {
+      throw new CliError((error as Error & { code?: string }).code ?? (error as Error).message);
+    }
+    output(io, true, body, '');
+    void values.json;
+  },
+};

@@ -1,0 +1,115 @@
+/**
+ * `passport verify`: checks HOLA lines through the API (`POST /api/identity/verify`) or offline against
+ * a ledger file or a NEAR RPC, with the same result shape: offline runs the core's `createHolaVerifier`
+ * with the same chain adapters as the API and an in-memory replay record shared by the lines of one
+ * run (so a line given twice reports `nonce_replay` the second time).
+ */
+import { parseArgs } from 'node:util';
+import {
+  createHolaVerifier,
+  MemoryReplayStore,
+  PassportError,
+  systemClock,
+  type VerifyHolaBody,
+} from '@passport/core';
+import { createNodeVerifier } from '@passport/core/node';
+import { apiUrl, callApi, CliError, output, parseOrFail, type CliCommand } from '../cli-context.js';
+import { openOfflineChain } from '../offline-chain.js';
+
+export const verifyCommand: CliCommand = {
+  name: 'verify',
+  summary: 'verify HOLA lines (API or offline against a ledger / NEAR RPC)',
+  help: `Usage: passport verify <HOLA line>... (--api <url> | --ledger <file> --host <host[:port]> | --near-rpc <url> --contract <id> --host <host[:port]>) [options]
+
+  --max-age-ms <n>       freshness window [300000]
+  --expected-recipient <tokenId|MUNDO>
+  --profile              include the public profile
+  --json                 print the result bodies as JSON
+Offline, one in-memory replay record serves all lines of the run.`,
+  async run(args, io) {
+    const { values, positionals } = parseOrFail(() =>
+      parseArgs({
+        args,
+        strict: true,
+        allowPositionals: true,
+        options: {
+          api: { type: 'string' },
+          ledger: { type: 'string' },
+          'near-rpc': { type: 'string' },
+          contract: { type: 'string' },
+          host: { type: 'string' },
+          'max-age-ms': { type: 'string' },
+          'expected-recipient': { type: 'string' },
+          profile: { type: 'boolean' },
+          json: { type: 'boolean' },
+        },
+      }),
+    );
+    if (positionals.length === 0) throw new CliError('give at least one HOLA line');
+    let maxAgeMs: number | undefined;
+    if (values['max-age-ms'] !== undefined) {
+      if (!/^\d{1,8}$/.test(values['max-age-ms']))
+        throw new CliError('--max-age-ms must be an integer from 1 to 86400000');
+      maxAgeMs = Number(values['max-age-ms']);
+    }
+    const results: VerifyHolaBody[] = [];
+    if (values.api || (!values.ledger && !values['near-rpc'] && io.env.PASSPORT_API_URL)) {
+      const api = apiUrl(values.api, io);
+      for (const hola of positionals) {
+        const body = {
+          hola,
+          ...(maxAgeMs !== undefined ? { constraints: { maxAgeMs } } : {}),
+          ...(values['expected-recipient'] ? { expectedRecipient: values['expected-recipient'] } : {}),
+          ...(values.profile ? { includeProfile: true } : {}),
+        };
+        const result = await callApi(io, `${api}/api/identity/verify`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        results.push(result as unknown as VerifyHolaBody);
+      }
+    } else {
+      if (!values.host)
+        throw new CliError('--host <host[:port]> (the SERVICE_HOST the lines name) is required offline');
+      const { chain, close } = await openOfflineChain(values);
+      const verifier = createHolaVerifier({
+        chain,
+        replay: new MemoryReplayStore(),
+        clock: systemClock,
+        verifier: createNodeVerifier(),
+        serviceHost: values.host,
+      });
+      try {
+        for (const hola of positionals) {
+          try {
+            // JSON.stringify drops the non-enumerable `facts`, leaving exactly the API's body.
+            const result = await verifier.verify({
+              hola,
+              maxAgeMs,
+              includeProfile: !!values.profile,
+              expectedRecipient: values['expected-recipient'],
+            });
+            results.push(JSON.parse(JSON.stringify(result)) as VerifyHolaBody);
+          } catch (error) {
+            if (error instanceof PassportError) {
+              const reason = (error.details as { reasonCode?: string } | null)?.reasonCode;
+              throw new CliError(`${error.code}${reason ? ` (${reason})` : ''}: ${error.message}`);
+            }
+            throw error;
+          }
+        }
+      } finally {
+        close();
+      }
+    }
+    const human = results
+      .map((r) =>
+        r.verified
+          ? `verified ${r.peerTokenId} -> ${r.destinatary}`
+          : `not verified ${r.peerTokenId}: ${r.failureReasons.join(', ')}`,
+      )
+      .join('\n');
+    output(io, !!values.json, results.length === 1 ? results[0] : results, human);
+  },
+};
