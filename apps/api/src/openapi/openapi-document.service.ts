@@ -101,7 +101,9 @@ function addErrorCode(operation: OperationObject, code: string): void {
   const existing = operation.responses[status] as ResponseObject | undefined;
   const existingSchema = existing?.content?.['application/json']?.schema as SchemaObject | undefined;
   const existingCodes = codesOf(existingSchema);
-  if (existing && existingSchema && !existingCodes) return; // a non-error schema at an error status: keep it
+  // A response at this status that is not an ErrorResponse (e.g. a JSON-RPC error of /mcp, or a
+  // description-only entry) belongs to its operation's author: keep it as written.
+  if (existing && !existingCodes) return;
   const codes = [...new Set([...(existingCodes ?? []), code])];
   operation.responses[status] = {
     description: `Error: ${codes.join(', ')}`,

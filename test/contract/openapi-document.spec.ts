@@ -1,0 +1,190 @@
+/**
+ * Contract tests of the served OpenAPI document: the checker itself fails on drift (negative cases
+ * first), the document carries the cross-cutting errors on every operation with catalogue codes, and
+ * every parameter-free GET operation of every module answers what the document says (so routes
+ * added later by any worker are swept automatically).
+ */
+import { readFileSync } from 'node:fs';
+import { describeError } from '@passport/core';
+import { codesOf } from '../../apps/api/src/openapi/error-response.schema.js';
+import { OpenApiContract } from '../support/openapi-contract.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
+describe('the contract checker fails on drift', () => {
+  const contract = new OpenApiContract({
+    openapi: '3.0.3',
+    info: { title: 't', version: '1' },
+    paths: {
+      '/thing/{id}': {
+        get: {
+          responses: {
+            '200': {
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    required: ['a', 'nested'],
+                    properties: {
+                      a: { type: 'string' },
+                      b: { type: 'integer', nullable: true },
+                      nested: {
+                        type: 'object',
+                        required: ['x'],
+                        properties: { x: { type: 'string', format: 'date-time' } },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  });
+  const ok = { a: 'x', b: null, nested: { x: '2026-01-01T00:00:00.000Z' } };
+
+  it('accepts a matching body', () => {
+    expect(contract.problems('GET', '/thing/42', 200, ok)).toEqual([]);
+  });
+  it('rejects a field the document does not have', () => {
+    expect(contract.problems('GET', '/thing/42', 200, { ...ok, extra: 1 }).join()).toMatch(/extra/);
+  });
+  it('rejects a nested field the document does not have', () => {
+    expect(
+      contract.problems('GET', '/thing/42', 200, { ...ok, nested: { x: ok.nested.x, y: 1 } }),
+    ).not.toEqual([]);
+  });
+  it('rejects a missing required field', () => {
+    expect(contract.problems('GET', '/thing/42', 200, { b: 1, nested: ok.nested }).join()).toMatch(/'a'/);
+  });
+  it('rejects a wrong format', () => {
+    expect(contract.problems('GET', '/thing/42', 200, { ...ok, nested: { x: 'yesterday' } })).not.toEqual([]);
+  });
+  it('rejects an undocumented status, method, path or media type', () => {
+    expect(contract.problems('GET', '/thing/42', 404, {})).not.toEqual([]);
+    expect(contract.problems('POST', '/thing/42', 200, ok)).not.toEqual([]);
+    expect(contract.problems('GET', '/other', 200, ok)).not.toEqual([]);
+    expect(contract.problems('GET', '/thing/42', 200, 'x', 'text/html')).not.toEqual([]);
+  });
+});
+
+describe('the served document', () => {
+  let t: TestApp;
+  let contract: OpenApiContract;
+  beforeAll(async () => {
+    t = await startTestApp({ STORE: 'memory' });
+    contract = await OpenApiContract.load(t.baseUrl);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const operations = () =>
+    Object.entries(contract.document.paths as Record<string, Record<string, any>>).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([method]) => ['get', 'post', 'put', 'delete', 'patch'].includes(method))
+        .map(([method, op]) => ({ path, method, op })),
+    );
+
+  it('is OpenAPI 3.0 with the package version and the bearer scheme', () => {
+    expect(contract.document.openapi).toMatch(/^3\.0\./);
+    expect(contract.document.info.version).toBe(VERSION);
+    expect(contract.document.components.securitySchemes.bearer).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+    });
+  });
+
+  it('documents the app routes', () => {
+    for (const path of [
+      '/',
+      '/health',
+      '/.well-known/enrollment',
+      '/.well-known/mcp',
+      '/openapi.json',
+      '/swagger.json',
+      '/api/v1/openapi.json',
+      '/docs',
+      '/docs/enrollment',
+      '/api-docs',
+      '/api/concierge/trust-anchor',
+      '/api/login/timestamp',
+      '/.well-known/terms-of-service',
+      '/.well-known/privacy-policy',
+      '/.well-known/data-retention',
+      '/.well-known/why-identyclaw',
+    ]) {
+      expect(contract.document.paths[path]?.get).toBeDefined();
+    }
+  });
+
+  it('every operation documents 400 REQUEST_HEADER_TOO_LARGE, 429 with Retry-After and 500 INTERNAL_ERROR', () => {
+    for (const { path, method, op } of operations()) {
+      const where = `${method.toUpperCase()} ${path}`;
+      const authored = (status: string) =>
+        op.responses[status] && !codesOf(op.responses[status].content?.['application/json']?.schema);
+      if (authored('400') || authored('429')) continue; // the operation documents its own (e.g. JSON-RPC) errors
+      expect([where, codesOf(op.responses['400']?.content['application/json'].schema)]).toEqual([
+        where,
+        expect.arrayContaining(['REQUEST_HEADER_TOO_LARGE']),
+      ]);
+      expect([where, codesOf(op.responses['429']?.content['application/json'].schema)]).toEqual([
+        where,
+        expect.arrayContaining(['RATE_LIMIT_EXCEEDED']),
+      ]);
+      expect([where, op.responses['429'].headers?.['Retry-After']]).toEqual([where, expect.anything()]);
+      expect([where, codesOf(op.responses['500']?.content['application/json'].schema)]).toEqual([
+        where,
+        expect.arrayContaining(['INTERNAL_ERROR']),
+      ]);
+      if (method === 'post') {
+        expect([where, codesOf(op.responses['415']?.content['application/json'].schema)]).toEqual([
+          where,
+          ['UNSUPPORTED_MEDIA_TYPE'],
+        ]);
+        expect([where, codesOf(op.responses['400']?.content['application/json'].schema)]).toEqual([
+          where,
+          expect.arrayContaining(['INVALID_JSON']),
+        ]);
+      }
+    }
+  });
+
+  it('every documented error code is a catalogue code listed under its catalogue status', () => {
+    for (const { path, method, op } of operations()) {
+      for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
+        const codes = codesOf(response.content?.['application/json']?.schema);
+        if (!codes) continue;
+        for (const code of codes) {
+          const descriptor = describeError(code.endsWith('_*') ? code.slice(0, -2) : code);
+          expect([`${method} ${path} ${code}`, descriptor?.status]).toEqual([
+            `${method} ${path} ${code}`,
+            Number(status),
+          ]);
+        }
+      }
+    }
+  });
+
+  it('every parameter-free GET answers what the document says', async () => {
+    const checked: string[] = [];
+    for (const { path, method, op } of operations()) {
+      if (method !== 'get' || path.includes('{') || (op.parameters ?? []).some((p: any) => p.required))
+        continue;
+      // /mcp is the MCP transport (JSON-RPC and SSE), covered by test/mcp; its GET needs a session.
+      if (path === '/mcp') continue;
+      const res = await fetch(`${t.baseUrl}${path}`, { redirect: 'manual' });
+      const type = res.headers.get('content-type') ?? undefined;
+      const text = await res.text();
+      const body = type?.startsWith('application/json') && text ? JSON.parse(text) : text;
+      expect([path, contract.problems('GET', path, res.status, body, type)]).toEqual([path, []]);
+      checked.push(path);
+    }
+    expect(checked.length).toBeGreaterThanOrEqual(16);
+  });
+});

@@ -1,0 +1,74 @@
+/**
+ * The public per-address rate limit over real HTTP with tiny settings (capacity 3, refill 1/min), and
+ * the client-address rule: `X-Forwarded-For` is ignored from an untrusted peer and, from a trusted
+ * proxy, the right-most untrusted entry is the key (resolutions §7).
+ */
+import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
+import { contractFor, expectMatchesOpenApi } from '../support/openapi-contract.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+const TINY = { STORE: 'memory', RATE_LIMIT_CAPACITY: '3', RATE_LIMIT_REFILL_PER_MINUTE: '1' };
+
+async function get(t: TestApp, path: string, xff?: string) {
+  const res = await fetch(`${t.baseUrl}${path}`, { headers: xff ? { 'x-forwarded-for': xff } : {} });
+  const body = await res.json();
+  return { status: res.status, headers: res.headers, body };
+}
+
+describe('untrusted peer (no TRUSTED_PROXIES)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(TINY);
+    await contractFor(t.baseUrl); // loading the document takes the first of the 3 tokens
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('spoofed X-Forwarded-For values all share the peer bucket; the 4th request is 429 with Retry-After', async () => {
+    for (const xff of ['1.1.1.1', '2.2.2.2']) expect((await get(t, '/health', xff)).status).toBe(200);
+    const limited = await get(t, '/api/login/timestamp', '3.3.3.3');
+    expect(limited.status).toBe(429);
+    expectErrorEnvelope(limited, 'RATE_LIMIT_EXCEEDED');
+    const retryAfter = Number(limited.headers.get('retry-after'));
+    expect(Number.isInteger(retryAfter)).toBe(true);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    await expectMatchesOpenApi(t.baseUrl, 'GET', '/api/login/timestamp', limited.status, limited.body);
+  });
+
+  it('limits unknown paths too (they are not free)', async () => {
+    const res = await get(t, '/no-such-path');
+    expect(res.status).toBe(429);
+  });
+});
+
+describe('trusted proxy (TRUSTED_PROXIES=127.0.0.0/8)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ ...TINY, TRUSTED_PROXIES: '127.0.0.0/8' });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('keys on the right-most untrusted entry: a spoofed left-most entry does not buy a new bucket', async () => {
+    for (const spoof of ['10.0.0.1', '10.0.0.2', '10.0.0.3']) {
+      expect((await get(t, '/health', `${spoof}, 203.0.113.7`)).status).toBe(200);
+    }
+    expect((await get(t, '/health', '10.0.0.4, 203.0.113.7')).status).toBe(429);
+    expect((await get(t, '/health', '203.0.113.7')).status).toBe(429);
+  });
+
+  it('different real clients behind the proxy get separate buckets', async () => {
+    expect((await get(t, '/health', '198.51.100.1')).status).toBe(200);
+    expect((await get(t, '/health', '198.51.100.2')).status).toBe(200);
+  });
+
+  it('requests from the proxy itself without X-Forwarded-For use the proxy address', async () => {
+    for (let i = 0; i < 3; i++) expect((await get(t, '/health')).status).toBe(200);
+    expect((await get(t, '/health')).status).toBe(429);
+    // ...which does not affect a client behind it.
+    expect((await get(t, '/health', '198.51.100.3')).status).toBe(200);
+  });
+});
