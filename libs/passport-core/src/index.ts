@@ -78,6 +78,11 @@ export * from './signclient/sign-client.js';
 export * from './delegation/delegation.js';
 export * from './delegation/subagent-verification.js';
 
+// Webhooks: signing, receiver verification, target and address rules (worker B2)
+export * from './webhook/webhook-signature.js';
+export * from './webhook/ip-address.js';
+export * from './webhook/webhook-target.js';
+
 // Ed25519 signature lanes (portable; the node:crypto lane is in @passport/core/node)
 export * from './crypto/ed25519-policy.js';
 export * from './crypto/noble.verifier.js';

@@ -1,0 +1,198 @@
+import { sha256 } from '@noble/hashes/sha2.js';
+import vectorFile from '../../test-vectors/webhook.json' with { type: 'json' };
+import { FixedClock } from '../adapters/memory/fixed.clock.js';
+import { MemoryReplayStore } from '../adapters/memory/memory-replay.store.js';
+import { decodeBase64Url } from '../codecs/base64url.codec.js';
+import { decodeHex, encodeHex } from '../codecs/hex.codec.js';
+import { utf8 } from '../codecs/utf8.codec.js';
+import { createNobleSigner } from '../crypto/noble.signer.js';
+import { createNobleVerifier } from '../crypto/noble.verifier.js';
+import { PassportError } from '../errors/passport.error.js';
+import {
+  signWebhook,
+  verifyWebhookRequest,
+  webhookDigest,
+  type VerifyWebhookParams,
+} from './webhook-signature.js';
+
+const serverKey = decodeHex(vectorFile.serverPublicKeyHex)!;
+const TOKEN = vectorFile.serverTokenId;
+
+async function reason(params: VerifyWebhookParams): Promise<string> {
+  try {
+    await verifyWebhookRequest(params);
+  } catch (error) {
+    expect(error).toBeInstanceOf(PassportError);
+    expect(error).toMatchObject({ code: 'WEBHOOK_SIGNATURE_INVALID', status: 401 });
+    return String((error as PassportError).details?.reason);
+  }
+  return 'accepted';
+}
+
+describe('verifyWebhookRequest (test-vectors/webhook.json)', () => {
+  it.each(vectorFile.cases.map((c) => [c.name, c]))('%s', async (_name, c) => {
+    const params = {
+      headers: c.headers,
+      body: c.body,
+      clock: new FixedClock(c.nowMs),
+      expectedServerPublicKey: serverKey,
+    };
+    if (c.expected.valid) {
+      const verified = await verifyWebhookRequest(params);
+      expect(verified.serverTokenId).toBe(TOKEN);
+      expect(verified.payload.event).toBe('testhola_validation_success');
+    } else {
+      expect(await reason(params)).toBe(c.expected.reason);
+    }
+  });
+
+  it('accepts the body as received bytes too', async () => {
+    const c = vectorFile.cases[0];
+    await expect(
+      verifyWebhookRequest({
+        headers: c.headers,
+        body: utf8(c.body),
+        clock: new FixedClock(c.nowMs),
+        expectedServerPublicKey: serverKey,
+      }),
+    ).resolves.toMatchObject({ timestampMs: 1_767_225_600_000 });
+  });
+});
+
+describe('signWebhook', () => {
+  it('reproduces the vector request exactly from the same seed', () => {
+    const signer = createNobleSigner(sha256(utf8(vectorFile.seeds.server)));
+    const c = vectorFile.cases[0];
+    const signed = signWebhook({
+      payload: JSON.parse(c.body),
+      signer,
+      serverTokenId: TOKEN,
+      timestampMs: 1_767_225_600_000,
+    });
+    expect(signed.body).toBe(c.body);
+    const lower = Object.fromEntries(Object.entries(signed.headers).map(([k, v]) => [k.toLowerCase(), v]));
+    expect(lower).toEqual(c.headers);
+  });
+
+  it('serialises only {event, data, isError, requestId}, in that order', () => {
+    const signer = createNobleSigner(new Uint8Array(32).fill(4));
+    const payload = { requestId: 'r', isError: true, data: { a: 1 }, event: 'e', extra: 'dropped' };
+    const signed = signWebhook({ payload, signer, serverTokenId: TOKEN, timestampMs: 5 });
+    expect(signed.body).toBe('{"event":"e","data":{"a":1},"isError":true,"requestId":"r"}');
+    expect(signed.headers['X-Signature']).toMatch(/^[0-9a-f]{128}$/);
+    expect(signed.headers['X-Passport-Public-Key']).toBe(
+      signed.headers['X-Passport-Public-Key'].replace(/[=+/]/g, ''),
+    );
+    expect(decodeBase64Url(signed.headers['X-Passport-Public-Key'])).toEqual(signer.publicKey);
+    expect(signed.headers['X-Passport-Implicit-Account']).toBe(encodeHex(signer.publicKey));
+    const verifier = createNobleVerifier();
+    expect(
+      verifier.verify(
+        decodeHex(signed.headers['X-Signature'])!,
+        sha256(utf8(`${signed.body}5`)),
+        signer.publicKey,
+      ),
+    ).toBe(true);
+    expect(webhookDigest(signed.body, '5')).toEqual(sha256(utf8(`${signed.body}5`)));
+  });
+});
+
+describe('verifyWebhookRequest: every rejection', () => {
+  const signer = createNobleSigner(new Uint8Array(32).fill(5));
+  const now = 1_800_000_000_000;
+  const fresh = () =>
+    signWebhook({
+      payload: { event: 'e', data: null, isError: false, requestId: 'r1' },
+      signer,
+      serverTokenId: TOKEN,
+      timestampMs: now,
+    });
+  const base = (over: Partial<{ headers: Record<string, string>; body: string }> = {}) => {
+    const s = fresh();
+    return {
+      headers: over.headers ?? { ...s.headers },
+      body: over.body ?? s.body,
+      clock: new FixedClock(now),
+      expectedServerPublicKey: signer.publicKey,
+    };
+  };
+  const withHeader = (name: string, value: string | undefined) => {
+    const s = fresh();
+    const headers: Record<string, string> = { ...s.headers };
+    if (value === undefined) delete headers[name];
+    else headers[name] = value;
+    return base({ headers });
+  };
+
+  it.each([
+    'X-Timestamp',
+    'X-Signature',
+    'X-Passport-Public-Key',
+    'X-Passport-Implicit-Account',
+    'X-Passport-Token-Id',
+  ])('missing %s → missing_header', async (name) => {
+    expect(await reason(withHeader(name, undefined))).toBe('missing_header');
+  });
+
+  it('reads headers in any case and takes the first of repeated values', async () => {
+    const s = fresh();
+    const headers: Record<string, string | string[]> = Object.fromEntries(
+      Object.entries(s.headers).map(([k, v]) => [k.toUpperCase(), v]),
+    );
+    headers['X-SIGNATURE'] = [s.headers['X-Signature'], 'junk'];
+    await expect(verifyWebhookRequest({ ...base(), headers })).resolves.toMatchObject({
+      serverTokenId: TOKEN,
+    });
+  });
+
+  it.each([
+    ['a 31-byte key', 'X-Passport-Public-Key', 'AAAA', 'public_key_invalid'],
+    ['a padded key', 'X-Passport-Public-Key', 'x=', 'public_key_invalid'],
+    ['another implicit account', 'X-Passport-Implicit-Account', '00'.repeat(32), 'implicit_account_mismatch'],
+    ['a short signature', 'X-Signature', 'ab', 'signature_malformed'],
+    ['a non-hex signature', 'X-Signature', 'zz'.repeat(64), 'signature_malformed'],
+    ['a negative timestamp', 'X-Timestamp', '-5', 'timestamp_invalid'],
+  ])('%s → %s', async (_label, header, value, expected) => {
+    expect(await reason(withHeader(header, value))).toBe(expected);
+  });
+
+  it('refuses a token id other than the expected one', async () => {
+    expect(await reason({ ...base(), expectedServerTokenId: 'bjbvcjzqbdsj' })).toBe('token_id_mismatch');
+  });
+
+  it('refuses a signed body that is not a webhook payload', async () => {
+    const s = signWebhook({
+      payload: { event: 'e', data: 1, isError: false, requestId: 'r' },
+      signer,
+      serverTokenId: TOKEN,
+      timestampMs: now,
+    });
+    const body = '[1,2]';
+    const headers = { ...s.headers, 'X-Signature': encodeHex(signer.sign(webhookDigest(body, String(now)))) };
+    expect(await reason({ ...base(), headers, body })).toBe('body_invalid');
+  });
+
+  it('resolves the keys of the expected server passport, not of the token id the request names', async () => {
+    const asked: string[] = [];
+    const resolveServerKeys = async (tokenId: string) => (
+      asked.push(tokenId),
+      tokenId === TOKEN ? [signer.publicKey] : []
+    );
+    const { expectedServerPublicKey: _pinned, ...rest } = base();
+    await expect(
+      verifyWebhookRequest({ ...rest, expectedServerTokenId: TOKEN, resolveServerKeys }),
+    ).resolves.toBeDefined();
+    expect(asked).toEqual([TOKEN]);
+    const rotated = async () => [createNobleSigner(new Uint8Array(32).fill(6)).publicKey];
+    expect(await reason({ ...rest, expectedServerTokenId: TOKEN, resolveServerKeys: rotated })).toBe(
+      'key_not_expected',
+    );
+  });
+
+  it('with a replay store accepts a request once', async () => {
+    const replay = new MemoryReplayStore();
+    const params = { ...base(), replay };
+    await expect(verifyWebhookRequest(params)).resolves.toBeDefined();
+    expect(await reason(params)).toBe('replayed');
+  });
+});

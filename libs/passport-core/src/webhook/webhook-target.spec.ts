@@ -1,0 +1,253 @@
+import fc from 'fast-check';
+import {
+  classifyIp,
+  classifyIpAddress,
+  formatIpAddress,
+  isInCidr,
+  parseCidr,
+  parseCidrList,
+  parseIpAddress,
+  parseIpv4,
+  parseIpv6,
+  type AddressClass,
+} from './ip-address.js';
+import { checkWebhookAddress, pickWebhookAddress, resolveWebhookTarget } from './webhook-target.js';
+
+describe('address classifier', () => {
+  it.each<[string, AddressClass]>([
+    ['8.8.8.8', 'public'],
+    ['0.0.0.0', 'unspecified'],
+    ['127.0.0.1', 'loopback'],
+    ['127.255.255.254', 'loopback'],
+    ['10.1.2.3', 'private'],
+    ['172.16.0.1', 'private'],
+    ['172.31.255.255', 'private'],
+    ['172.32.0.1', 'public'],
+    ['192.168.1.1', 'private'],
+    ['100.64.0.1', 'cgnat'],
+    ['100.127.255.255', 'cgnat'],
+    ['100.128.0.1', 'public'],
+    ['169.254.1.1', 'link-local'],
+    ['169.254.169.254', 'metadata'],
+    ['100.100.100.200', 'metadata'],
+    ['192.0.0.192', 'metadata'],
+    ['224.0.0.1', 'multicast'],
+    ['239.255.255.250', 'multicast'],
+    ['255.255.255.255', 'reserved'],
+    ['192.0.2.7', 'reserved'],
+    ['::', 'unspecified'],
+    ['::1', 'loopback'],
+    ['[::1]', 'loopback'],
+    ['fe80::1%eth0', 'link-local'],
+    ['fd12:3456::1', 'private'],
+    ['fd00:ec2::254', 'metadata'],
+    ['ff02::1', 'multicast'],
+    ['2001:db8::1', 'reserved'],
+    ['2606:4700:4700::1111', 'public'],
+    ['::ffff:127.0.0.1', 'loopback'],
+    ['::ffff:7f00:1', 'loopback'],
+    ['::ffff:169.254.169.254', 'metadata'],
+    ['64:ff9b::a00:1', 'private'],
+    ['2002:c0a8:0101::1', 'private'],
+    ['2002:0808:0808::1', 'public'],
+  ])('%s is %s', (text, expected) => {
+    expect(classifyIpAddress(text)).toBe(expected);
+  });
+
+  it.each([
+    '',
+    'localhost',
+    '1.2.3',
+    '1.2.3.4.5',
+    '01.2.3.4',
+    '256.1.1.1',
+    '1.2.3.4 ',
+    '0x7f.0.0.1',
+    '2130706433',
+    ':::',
+    '1::2::3',
+    '12345::',
+    'g::1',
+    '::1.2.3',
+  ])('refuses %j as an address', (text) => {
+    expect(parseIpAddress(text)).toBeNull();
+    expect(classifyIpAddress(text)).toBeNull();
+  });
+
+  const ipv4 = fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((parts) => parts.join('.'));
+
+  it('never throws on any text', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 60 }), (text) => {
+        const cls = classifyIpAddress(text);
+        return cls === null || typeof cls === 'string';
+      }),
+      { numRuns: 3000 },
+    );
+    fc.assert(
+      fc.property(fc.stringMatching(/^[0-9a-f:.%[\]]{0,45}$/), (text) => {
+        classifyIpAddress(text);
+        parseCidr(text);
+        return true;
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('round-trips every IPv4 and IPv6 address through format and parse', () => {
+    fc.assert(fc.property(ipv4, (text) => formatIpAddress(parseIpv4(text)!) === text));
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: 0n, max: (1n << 128n) - 1n }),
+        (value) => parseIpv6(formatIpAddress({ version: 6, value }))!.value === value,
+      ),
+    );
+  });
+
+  it('gives an IPv4-mapped IPv6 address the class of its IPv4 address', () => {
+    fc.assert(
+      fc.property(ipv4, (text) => {
+        const v4 = parseIpv4(text)!;
+        return (
+          classifyIp({ version: 6, value: (0xffffn << 32n) | v4.value }) === classifyIp(v4) &&
+          classifyIpAddress(`::ffff:${text}`) === classifyIp(v4)
+        );
+      }),
+    );
+  });
+
+  it('classifies every address of the named blocks, checked against a plain arithmetic definition', () => {
+    const toInt = (t: string) => t.split('.').reduce((a, p) => a * 256 + Number(p), 0);
+    const within = (n: number, base: string, prefix: number) =>
+      Math.floor(n / 2 ** (32 - prefix)) === Math.floor(toInt(base) / 2 ** (32 - prefix));
+    fc.assert(
+      fc.property(ipv4, (text) => {
+        const n = toInt(text);
+        const cls = classifyIpAddress(text)!;
+        if (within(n, '10.0.0.0', 8) || within(n, '192.168.0.0', 16) || within(n, '172.16.0.0', 12))
+          return cls === 'private';
+        if (within(n, '127.0.0.0', 8)) return cls === 'loopback';
+        if (within(n, '100.64.0.0', 10)) return cls === 'cgnat' || text === '100.100.100.200';
+        if (within(n, '224.0.0.0', 4)) return cls === 'multicast';
+        if (within(n, '169.254.0.0', 16)) return cls === 'link-local' || cls === 'metadata';
+        return (
+          cls !== 'private' &&
+          cls !== 'loopback' &&
+          cls !== 'cgnat' &&
+          cls !== 'multicast' &&
+          cls !== 'link-local'
+        );
+      }),
+      { numRuns: 5000 },
+    );
+  });
+});
+
+describe('CIDR', () => {
+  it('parses ranges and refuses host bits, bad prefixes and junk', () => {
+    expect(parseCidr('10.0.0.0/8')).toEqual({ version: 4, network: 0x0a000000n, prefix: 8 });
+    expect(parseCidr('203.0.113.5')).toMatchObject({ prefix: 32 });
+    expect(parseCidr('2001:db8::/32')).toMatchObject({ version: 6, prefix: 32 });
+    for (const bad of ['10.0.0.1/8', '10.0.0.0/33', '10.0.0.0/', '10.0.0.0/-1', 'x/8', '::/129'])
+      expect(parseCidr(bad)).toBeNull();
+    expect(parseCidrList('10.0.0.0/8, 2001:db8::/32')).toHaveLength(2);
+    expect(parseCidrList('10.0.0.0/8, nonsense')).toBeNull();
+    expect(parseCidrList(' , ')).toBeNull();
+  });
+
+  it('membership agrees with comparing the top prefix bits, and /0 holds everything of its family', () => {
+    fc.assert(
+      fc.property(fc.nat(0xffffffff), fc.nat(0xffffffff), fc.integer({ min: 0, max: 32 }), (a, b, prefix) => {
+        const mask = prefix === 0 ? 0n : ((1n << BigInt(prefix)) - 1n) << BigInt(32 - prefix);
+        const cidr = { version: 4 as const, network: BigInt(b) & mask, prefix };
+        return isInCidr({ version: 4, value: BigInt(a) }, cidr) === ((BigInt(a) & mask) === cidr.network);
+      }),
+    );
+    expect(isInCidr(parseIpAddress('::1')!, parseCidr('0.0.0.0/0')!)).toBe(false);
+    expect(isInCidr(parseIpAddress('::ffff:10.1.1.1')!, parseCidr('10.0.0.0/8')!)).toBe(true);
+  });
+});
+
+describe('webhook target URL', () => {
+  it.each([
+    [42, 'empty'],
+    ['   ', 'empty'],
+    ['ftp://hooks.example.com', 'scheme_not_http'],
+    ['javascript:alert(1)', 'scheme_not_http'],
+    ['file:///etc/passwd', 'scheme_not_http'],
+    ['https://user:pw@hooks.example.com', 'userinfo'],
+    ['https://@hooks.example.com', 'userinfo'],
+    ['https://hooks.example.com/base?token=1', 'query_or_fragment'],
+    ['https://hooks.example.com/#x', 'query_or_fragment'],
+    ['https://hooks.example.com:99999', 'unparsable'],
+    [`https://hooks.example.com/${'a'.repeat(2040)}`, 'too_long'],
+    ['https://127.0.0.1', 'address_not_allowed'],
+    ['http://2130706433/', 'address_not_allowed'],
+    ['http://0x7f.1/', 'address_not_allowed'],
+    ['http://[::ffff:169.254.169.254]/', 'address_not_allowed'],
+    ['http://10.0.0.8:8080', 'address_not_allowed'],
+  ])('refuses %j (%s)', (url, expected) => {
+    const result = resolveWebhookTarget(url);
+    expect(result).toMatchObject({ ok: false, reason: expected });
+  });
+
+  it('defaults to https, strips trailing slashes and appends the hook paths', () => {
+    expect(resolveWebhookTarget('hooks.example.com/gateway/')).toEqual({
+      ok: true,
+      target: {
+        baseUrl: 'https://hooks.example.com/gateway',
+        host: 'hooks.example.com',
+        port: 443,
+        protocol: 'https:',
+        urls: [
+          'https://hooks.example.com/gateway/hooks/agent',
+          'https://hooks.example.com/gateway/hooks/wake',
+        ],
+        literalAddress: null,
+      },
+    });
+    expect(resolveWebhookTarget('localhost:8080')).toMatchObject({
+      ok: true,
+      target: { baseUrl: 'https://localhost:8080', port: 8080 },
+    });
+    expect(resolveWebhookTarget('http://93.184.216.34')).toMatchObject({
+      ok: true,
+      target: { literalAddress: '93.184.216.34', port: 80 },
+    });
+  });
+
+  it('lets loopback through only with the test setting', () => {
+    expect(resolveWebhookTarget('http://127.0.0.1:9000', { allowLoopback: true })).toMatchObject({
+      ok: true,
+      target: { literalAddress: '127.0.0.1' },
+    });
+    expect(resolveWebhookTarget('http://[::1]:9000', { allowLoopback: true })).toMatchObject({
+      ok: true,
+      target: { literalAddress: '::1' },
+    });
+    expect(resolveWebhookTarget('http://10.0.0.1', { allowLoopback: true })).toMatchObject({
+      ok: false,
+      addressClass: 'private',
+    });
+  });
+});
+
+describe('webhook address policy', () => {
+  it('applies webhook_cidr on top of the class rules and fails closed on an unreadable list', () => {
+    expect(checkWebhookAddress('93.184.216.34', { webhookCidr: '93.184.216.0/24' }).allowed).toBe(true);
+    expect(checkWebhookAddress('93.184.217.34', { webhookCidr: '93.184.216.0/24' })).toMatchObject({
+      allowed: false,
+      outsideCidr: true,
+    });
+    expect(checkWebhookAddress('93.184.216.34', { webhookCidr: 'garbage' }).allowed).toBe(false);
+    expect(checkWebhookAddress('10.0.0.1', { webhookCidr: '10.0.0.0/8' }).allowed).toBe(false);
+    expect(checkWebhookAddress('93.184.216.34', { webhookCidr: '' }).allowed).toBe(true);
+    expect(checkWebhookAddress('not-an-ip')).toEqual({ allowed: false, addressClass: null });
+  });
+
+  it('picks the first allowed resolved address; none when a name resolves only to internal addresses', () => {
+    expect(pickWebhookAddress(['10.0.0.1', '93.184.216.34', '1.1.1.1'])).toBe('93.184.216.34');
+    expect(pickWebhookAddress(['127.0.0.1', '::1', '169.254.169.254', 'fd00::1'])).toBeNull();
+    expect(pickWebhookAddress([])).toBeNull();
+  });
+});

@@ -1,0 +1,133 @@
+/**
+ * @module webhook/webhook-target
+ * Where a webhook may go (resolutions §10), decided without the network: the URL rules, and the
+ * address rules the app applies to every address the target's name resolves to.
+ *
+ * - `webhook_url` is a base URL; without a scheme it is `https://`. Refused: schemes other than
+ *   http/https, userinfo, more than 2048 characters, a query or fragment (the hook path is appended,
+ *   so neither could survive), an unparsable URL.
+ * - The targets are `<base>/hooks/agent` and `<base>/hooks/wake`.
+ * - An address is allowed when its class is `public` (or `loopback` when the test setting allows
+ *   it) and, when `webhook_cidr` is set, it lies in one of its ranges. An unreadable `webhook_cidr`
+ *   allows nothing (fail closed). The app connects to the allowed address it checked, never
+ *   re-resolving the name (no DNS rebinding window).
+ */
+import {
+  type AddressClass,
+  classifyIp,
+  isInCidr,
+  parseCidrList,
+  parseIpAddress,
+  type Cidr,
+} from './ip-address.js';
+
+export const WEBHOOK_URL_MAX_LENGTH = 2048;
+export const WEBHOOK_HOOK_PATHS = ['/hooks/agent', '/hooks/wake'] as const;
+
+export type WebhookTargetRejection =
+  | 'empty'
+  | 'too_long'
+  | 'unparsable'
+  | 'scheme_not_http'
+  | 'userinfo'
+  | 'query_or_fragment'
+  | 'address_not_allowed';
+
+export interface WebhookTarget {
+  /** Normalised base URL (no trailing slash). */
+  readonly baseUrl: string;
+  /** The host as the URL parser normalised it (IPv6 in brackets). */
+  readonly host: string;
+  readonly port: number;
+  readonly protocol: 'http:' | 'https:';
+  /** `<base>/hooks/agent`, `<base>/hooks/wake`. */
+  readonly urls: readonly string[];
+  /** Set when the host is an IP literal: no DNS lookup is needed. */
+  readonly literalAddress: string | null;
+}
+
+export type WebhookTargetResult =
+  | { readonly ok: true; readonly target: WebhookTarget }
+  | { readonly ok: false; readonly reason: WebhookTargetRejection; readonly addressClass?: AddressClass };
+
+export interface WebhookAddressPolicy {
+  /** Test setting: let loopback addresses through. */
+  readonly allowLoopback?: boolean;
+  /** The passport's `webhook_cidr`, when set. */
+  readonly webhookCidr?: string | null;
+}
+
+/** Validates `webhook_url` and builds the hook URLs; IP-literal hosts are checked against the policy here. */
+export function resolveWebhookTarget(
+  webhookUrl: unknown,
+  policy: WebhookAddressPolicy = {},
+): WebhookTargetResult {
+  if (typeof webhookUrl !== 'string' || webhookUrl.trim() === '') return { ok: false, reason: 'empty' };
+  const text = webhookUrl.trim();
+  if (text.length > WEBHOOK_URL_MAX_LENGTH) return { ok: false, reason: 'too_long' };
+  const withScheme =
+    /^[A-Za-z][A-Za-z0-9+.-]*:/.test(text) && !/^[^/:]+:\d+(\/|$)/.test(text) ? text : `https://${text}`;
+  let url: URL;
+  try {
+    url = new URL(withScheme);
+  } catch {
+    return { ok: false, reason: 'unparsable' };
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, reason: 'scheme_not_http' };
+  if (url.username !== '' || url.password !== '' || /^[a-z]+:\/\/[^/?#]*@/i.test(withScheme))
+    return { ok: false, reason: 'userinfo' };
+  if (url.search !== '' || url.hash !== '' || /[?#]/.test(withScheme))
+    return { ok: false, reason: 'query_or_fragment' };
+  if (url.hostname === '') return { ok: false, reason: 'unparsable' };
+
+  const baseUrl = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  const urls = WEBHOOK_HOOK_PATHS.map((path) => `${baseUrl}${path}`);
+  if (urls.some((u) => u.length > WEBHOOK_URL_MAX_LENGTH)) return { ok: false, reason: 'too_long' };
+
+  // The WHATWG parser has already turned 0x7f.1, 2130706433 and friends into dotted quads.
+  const literal = parseIpAddress(url.hostname);
+  if (literal) {
+    const verdict = checkWebhookAddress(url.hostname, policy);
+    if (!verdict.allowed)
+      return { ok: false, reason: 'address_not_allowed', addressClass: verdict.addressClass ?? undefined };
+  }
+  const port = url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+  return {
+    ok: true,
+    target: {
+      baseUrl,
+      host: url.hostname,
+      port,
+      protocol: url.protocol,
+      urls,
+      literalAddress: literal ? url.hostname.replace(/^\[|\]$/g, '') : null,
+    },
+  };
+}
+
+/** Whether one (resolved) address may receive a webhook under the policy. */
+export function checkWebhookAddress(
+  address: string,
+  policy: WebhookAddressPolicy = {},
+): { readonly allowed: boolean; readonly addressClass: AddressClass | null; readonly outsideCidr?: boolean } {
+  const ip = parseIpAddress(address);
+  if (!ip) return { allowed: false, addressClass: null };
+  const addressClass = classifyIp(ip);
+  const classAllowed =
+    addressClass === 'public' || (addressClass === 'loopback' && policy.allowLoopback === true);
+  if (!classAllowed) return { allowed: false, addressClass };
+  if (policy.webhookCidr !== undefined && policy.webhookCidr !== null && policy.webhookCidr.trim() !== '') {
+    const cidrs: Cidr[] | null = parseCidrList(policy.webhookCidr);
+    if (!cidrs || !cidrs.some((c) => isInCidr(ip, c)))
+      return { allowed: false, addressClass, outsideCidr: true };
+  }
+  return { allowed: true, addressClass };
+}
+
+/** The first allowed address among those a name resolved to; null when none is allowed. */
+export function pickWebhookAddress(
+  addresses: readonly string[],
+  policy: WebhookAddressPolicy = {},
+): string | null {
+  return addresses.find((a) => checkWebhookAddress(a, policy).allowed) ?? null;
+}
