@@ -27,6 +27,7 @@ import {
   CHAIN_HEALTH_INDICATOR,
   CHAIN_READER,
   SERVER_IDENTITY,
+  TRUSTED_CONTRACTS,
 } from '../../apps/api/src/infrastructure/di-tokens.js';
 import { type ServerIdentity } from '../../apps/api/src/infrastructure/server-identity.js';
 import { type HealthIndicator } from '../../apps/api/src/infrastructure/health-indicator.js';
@@ -151,6 +152,8 @@ describe('development family bootstrap', () => {
       const chain = moduleRef.get(CHAIN_READER);
       expect(typeof chain.stats).toBe('function');
       expect(chain.contractId).toBe('passport.local');
+      // TRUSTED_CONTRACTS unset: the ledger's own contract
+      expect(moduleRef.get(TRUSTED_CONTRACTS)).toEqual(['passport.local']);
     } finally {
       await moduleRef.close();
     }

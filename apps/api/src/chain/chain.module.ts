@@ -1,8 +1,8 @@
 /**
  * The chain adapter family (global): `CHAIN_READER` (the local ledger or NEAR JSON-RPC, chosen by
- * `CHAIN`, behind a short cache), `CHAIN_HEALTH_INDICATOR`, and `SERVER_IDENTITY`. With the ledger,
- * the development family is created on first start (bootstrap/dev-family.ts); with NEAR, missing keys
- * stop the start with one line.
+ * `CHAIN`, behind a short cache), `CHAIN_HEALTH_INDICATOR`, `SERVER_IDENTITY` and the resolved
+ * `TRUSTED_CONTRACTS`. With the ledger, the development family is created on first start
+ * (bootstrap/dev-family.ts); with NEAR, missing keys stop the start with one line.
  */
 import { Global, Inject, Injectable, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { type ChainReader } from '@passport/core';
@@ -13,6 +13,7 @@ import {
   CHAIN_HEALTH_INDICATOR,
   CHAIN_READER,
   SERVER_IDENTITY,
+  TRUSTED_CONTRACTS,
 } from '../infrastructure/di-tokens.js';
 import { type HealthIndicator } from '../infrastructure/health-indicator.js';
 import { type ServerIdentity } from '../infrastructure/server-identity.js';
@@ -77,8 +78,15 @@ class ChainLifecycle implements OnApplicationShutdown {
       useFactory: (config: AppConfig, chain: ChainReader): Promise<ServerIdentity> =>
         loadServerIdentity(config.serverCredentialsFile, chain),
     },
+    {
+      // TRUSTED_CONTRACTS unset means "the configured contract": for the ledger that is its own contractId.
+      provide: TRUSTED_CONTRACTS,
+      inject: [APP_CONFIG, CHAIN_ADAPTER],
+      useFactory: (config: AppConfig, adapter: ChainReader): readonly string[] =>
+        config.trustedContracts.length > 0 ? config.trustedContracts : [adapter.contractId],
+    },
     ChainLifecycle,
   ],
-  exports: [CHAIN_READER, CHAIN_HEALTH_INDICATOR, SERVER_IDENTITY],
+  exports: [CHAIN_READER, CHAIN_HEALTH_INDICATOR, SERVER_IDENTITY, TRUSTED_CONTRACTS],
 })
 export class ChainModule {}

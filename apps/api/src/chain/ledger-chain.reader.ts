@@ -106,12 +106,18 @@ export class LedgerChainReader implements ChainReader {
 
   async getPassport(tokenId: string): Promise<PassportRecord | null> {
     await this.refreshIfChanged();
-    return this.snapshot.byToken.get(tokenId) ?? null;
+    return (
+      this.snapshot.byToken.get(tokenId) ??
+      (await this.afterMiss(() => this.snapshot.byToken.get(tokenId) ?? null))
+    );
   }
 
   async listPassportsByOwner(accountId: string, page: PageRequest): Promise<PassportRecord[]> {
     await this.refreshIfChanged();
-    return slice(this.snapshot.byOwner.get(accountId) ?? [], page);
+    const owned =
+      this.snapshot.byOwner.get(accountId) ??
+      (await this.afterMiss(() => this.snapshot.byOwner.get(accountId)));
+    return slice(owned ?? [], page);
   }
 
   async listPassports(page: PageRequest): Promise<PassportRecord[]> {
@@ -121,7 +127,20 @@ export class LedgerChainReader implements ChainReader {
 
   async getAccountKeys(accountId: string): Promise<Uint8Array[]> {
     await this.refreshIfChanged();
-    return [...(this.snapshot.accountKeys.get(accountId) ?? [])];
+    const keys =
+      this.snapshot.accountKeys.get(accountId) ??
+      (await this.afterMiss(() => this.snapshot.accountKeys.get(accountId)));
+    return [...(keys ?? [])];
+  }
+
+  /**
+   * A miss re-checks the file before answering "not there": a passport minted a moment ago by any
+   * tool must be visible at once, not after the next stat interval. One stat per miss; the caching
+   * reader in front remembers misses briefly, so unknown ids cannot turn this into a stat storm.
+   */
+  private async afterMiss<T>(lookup: () => T): Promise<T> {
+    await this.refresh();
+    return lookup();
   }
 
   async chainTimeMs(): Promise<number> {

@@ -16,3 +16,8 @@ export const SERVER_IDENTITY = Symbol('SERVER_IDENTITY');
 export const CHAIN_HEALTH_INDICATOR = Symbol('CHAIN_HEALTH_INDICATOR');
 /** HealthIndicator of the store adapter family (provided by store/store.module.ts). */
 export const STORE_HEALTH_INDICATOR = Symbol('STORE_HEALTH_INDICATOR');
+/**
+ * `readonly string[]` of trusted contract ids, resolved by chain/chain.module.ts: TRUSTED_CONTRACTS when
+ * set, otherwise the configured chain's own contract (for the ledger, its `contractId`; resolutions §9).
+ */
+export const TRUSTED_CONTRACTS = Symbol('TRUSTED_CONTRACTS');

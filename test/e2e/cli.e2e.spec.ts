@@ -1,0 +1,107 @@
+/**
+ * The `passport` tool against the started app (real HTTP, the app's own development family and
+ * ledger): keygen, mint (seen by the running server without a restart), login, nonce, a HOLA line with
+ * the API's nonce, and offline verification of that line (verified once, then nonce_replay).
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { runCli } from '../../apps/cli/src/cli.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+describe('passport CLI against the running app', () => {
+  let app: TestApp;
+  let env: Record<string, string>;
+  const cli = async (args: string[]): Promise<{ code: number; out: string; err: string }> => {
+    let out = '';
+    let err = '';
+    const code = await runCli(args, {
+      stdout: (t) => (out += t),
+      stderr: (t) => (err += t),
+      env,
+      fetch: globalThis.fetch,
+    });
+    return { code, out, err };
+  };
+
+  beforeAll(async () => {
+    // TRUSTED_CONTRACTS is given explicitly until the login service injects the resolved TRUSTED_CONTRACTS
+    // token of the chain module (unset, it means the ledger's own contract).
+    app = await startTestApp({ STORE: 'memory', TRUSTED_CONTRACTS: 'passport.local' });
+    env = { DATA_DIR: app.dataDir, PUBLIC_BASE_URL: app.baseUrl };
+  });
+  afterAll(() => app.close());
+
+  it('keygen, mint, login, nonce, hola, and offline verify with replay detection', async () => {
+    const keyFile = join(app.dataDir, 'me.json');
+    expect((await cli(['keygen', '--out', keyFile])).code).toBe(0);
+    const minted = await cli(['mint', '--key', keyFile]);
+    expect(minted.err).toBe('');
+    const tokenId = minted.out.trim();
+
+    const jwtFile = join(app.dataDir, 'me.jwt');
+    const login = await cli([
+      'login',
+      '--api',
+      app.baseUrl,
+      '--key',
+      keyFile,
+      '--passport',
+      tokenId,
+      '--save',
+      jwtFile,
+    ]);
+    expect(login.err).toBe('');
+    expect(login.code).toBe(0);
+    const jwt = (await readFile(jwtFile, 'utf8')).trim();
+    expect(jwt.split('.')).toHaveLength(3);
+
+    const nonce = JSON.parse((await cli(['nonce', '--api', app.baseUrl, '--jwt', jwt, '--json'])).out) as {
+      noncetsHex: string;
+      timestamp: string;
+    };
+    expect(nonce.noncetsHex).toMatch(/^[0-9A-F]{32}$/);
+
+    const hola = await cli([
+      'hola',
+      '--api',
+      app.baseUrl,
+      '--jwt-file',
+      jwtFile,
+      '--key',
+      keyFile,
+      '--passport',
+      tokenId,
+      '--json',
+    ]);
+    expect(hola.err).toBe('');
+    const { hola: line, serviceHost } = JSON.parse(hola.out) as { hola: string; serviceHost: string };
+
+    const verified = await cli([
+      'verify',
+      '--ledger',
+      join(app.dataDir, 'ledger.json'),
+      '--host',
+      serviceHost,
+      '--json',
+      line,
+      line,
+    ]);
+    const [once, twice] = JSON.parse(verified.out) as { verified: boolean; failureReasons: string[] }[];
+    expect(once).toMatchObject({ verified: true, peerTokenId: tokenId });
+    expect(twice.failureReasons).toContain('nonce_replay');
+  });
+
+  it('login with a key that does not own the passport is refused with one line', async () => {
+    const owner = join(app.dataDir, 'owner.json');
+    const other = join(app.dataDir, 'other.json');
+    await cli(['keygen', '--out', owner]);
+    await cli(['keygen', '--out', other]);
+    const tokenId = (await cli(['mint', '--key', owner])).out.trim();
+    const refused = await cli(['login', '--api', app.baseUrl, '--key', other, '--passport', tokenId]);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toMatch(
+      /^passport login: \/api\/login answered 401 LOGIN_BASE64URL_SIGNATURE_INVALID/,
+    );
+    expect(refused.err.trim().split('\n')).toHaveLength(1);
+  });
+});
