@@ -3,7 +3,6 @@
  * variable), starts the server, and closes it cleanly on SIGINT/SIGTERM.
  */
 import 'reflect-metadata';
-import { startApp } from './app.factory.js';
 import { ConfigError, loadConfig } from './config/app-config.js';
 
 async function main(): Promise<void> {
@@ -17,6 +16,8 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  // Loaded only once the configuration is valid, so a bad value fails fast and alone.
+  const { startApp } = await import('./app.factory.js');
   const { app, url } = await startApp(config);
   app.enableShutdownHooks();
   app

@@ -1,0 +1,67 @@
+/**
+ * `/docs` in headless Chromium: the Swagger UI page loads only from this server (no CDN: every other
+ * host is blocked) and renders the operations of the served OpenAPI document.
+ */
+import { chromium, type Browser } from 'playwright-core';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+let t: TestApp;
+let browser: Browser;
+beforeAll(async () => {
+  t = await startTestApp({ STORE: 'memory' });
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+it('renders the operations of /openapi.json, offline', async () => {
+  const page = await browser.newPage();
+  const foreign: string[] = [];
+  await page.route('**/*', (route) => {
+    const url = new URL(route.request().url());
+    if (url.origin === t.baseUrl) return route.continue();
+    foreign.push(url.href);
+    return route.abort();
+  });
+  const pageErrors: string[] = [];
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+
+  const response = await page.goto(`${t.baseUrl}/docs`);
+  expect(response?.status()).toBe(200);
+  await page.waitForSelector('.opblock-summary-path', { timeout: 30_000 });
+
+  const document = (await (await fetch(`${t.baseUrl}/openapi.json`)).json()) as {
+    paths: Record<string, object>;
+    info: { title: string };
+  };
+  const shown = await page.$$eval('.opblock-summary-path, .opblock-summary-path__deprecated', (nodes) =>
+    nodes.map((n) => n.getAttribute('data-path') ?? n.textContent?.trim() ?? ''),
+  );
+  for (const path of [
+    '/health',
+    '/api/login/timestamp',
+    '/.well-known/enrollment',
+    '/api/concierge/trust-anchor',
+  ]) {
+    expect(shown).toContain(path);
+  }
+  expect(new Set(shown)).toEqual(new Set(Object.keys(document.paths)));
+  expect(await page.textContent('.title')).toContain(document.info.title);
+  expect(foreign).toEqual([]);
+  expect(pageErrors).toEqual([]);
+  await page.close();
+}, 60_000);

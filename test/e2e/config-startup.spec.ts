@@ -1,0 +1,58 @@
+/**
+ * A bad configuration value stops the real entry point with one line naming the variable and exit
+ * code 1 (resolutions §9). The process is spawned from source with tsx: configuration is validated
+ * before any Nest module is built, so decorator metadata (which tsx does not emit) plays no part.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const ROOT = path.resolve(new URL('../..', import.meta.url).pathname);
+
+function runMain(
+  env: Record<string, string>,
+): Promise<{ code: number | null; stderr: string; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'apps/api/src/main.ts'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'silent', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    let stdout = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    child.stdout.on('data', (d) => (stdout += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr, stdout });
+    });
+  });
+}
+
+let dataDir: string;
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(tmpdir(), 'passport-config-'));
+});
+afterAll(async () => {
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+it.each([
+  ['PORT', { PORT: 'eighty' }],
+  ['TRUSTED_PROXIES', { TRUSTED_PROXIES: 'everyone' }],
+  ['STORE', { STORE: 'postgres' }],
+])(
+  'a bad %s stops the process with one line naming it',
+  async (variable, env) => {
+    const result = await runMain({ DATA_DIR: dataDir, ...env });
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^Invalid configuration: ${variable} `));
+    expect(result.stdout).toBe('');
+  },
+  30_000,
+);
