@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import vectorFile from '../../test-vectors/dn.json' with { type: 'json' };
 import {
   DN_MAX_LENGTH,
   escapeDnValue,
@@ -141,5 +142,23 @@ describe('parseDn properties', () => {
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('parseDn vectors (test-vectors/dn.json)', () => {
+  it.each(vectorFile.cases.map((c) => [c.name, c]))('%s', (_name, c) => {
+    const dn = parseDn(c.input);
+    if (c.expected === null) {
+      expect(dn).toBeNull();
+      return;
+    }
+    expect(dn).not.toBeNull();
+    expect({
+      displayName: dn!.displayName,
+      creature: dn!.creature,
+      avatarUrl: dn!.avatarUrl,
+      emojiUrl: dn!.emojiUrl,
+      contactUris: dn!.contactUris,
+    }).toEqual(c.expected);
   });
 });
