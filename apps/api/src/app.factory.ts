@@ -11,7 +11,7 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type Clock, type RateLimitStore, systemClock } from '@passport/core';
-import { type FastifyInstance } from 'fastify';
+import { type FastifyInstance, LogController } from 'fastify';
 import { AppModule } from './app.module.js';
 import { type AppConfig } from './config/app-config.js';
 import { clientErrorHandler } from './http/client-error.handler.js';
@@ -33,7 +33,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   const adapter = new FastifyAdapter({
     loggerInstance: logger,
     genReqId: (req) => resolveRequestId(req.headers),
-    requestIdLogLabel: 'requestId',
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
     bodyLimit: BODY_LIMIT_BYTES,
     http: { maxHeaderSize: HEADER_LIMIT_BYTES },
     clientErrorHandler,
