@@ -63,6 +63,12 @@ export interface AppConfig {
   /** CIDR list of proxies whose X-Forwarded-For is honoured; empty means none. */
   readonly trustedProxies: readonly string[];
   readonly webhookTestEnabled: boolean;
+  /**
+   * WEBHOOK_ALLOW_LOOPBACK [false]: test-only. Lets webhooks go to loopback addresses (a receiver on
+   * 127.0.0.1 in end-to-end tests). Private, link-local and metadata addresses stay refused. Never
+   * set it in production.
+   */
+  readonly webhookAllowLoopback: boolean;
   readonly mcpMaxSessions: number;
   readonly mcpSessionTtlMs: number;
   readonly logLevel: LogLevel;
@@ -266,6 +272,7 @@ export function loadConfig(env: Env): AppConfig {
     trustedContracts,
     trustedProxies,
     webhookTestEnabled: boolean(env, 'WEBHOOK_TEST_ENABLED', false),
+    webhookAllowLoopback: boolean(env, 'WEBHOOK_ALLOW_LOOPBACK', false),
     mcpMaxSessions: integer(env, 'MCP_MAX_SESSIONS', 1000, 1, 1_000_000),
     mcpSessionTtlMs: integer(env, 'MCP_SESSION_TTL_MS', 1_800_000, 1000, 86_400_000),
     logLevel,
@@ -285,7 +292,7 @@ export function loadConfig(env: Env): AppConfig {
       a2aEndpoint: read(env, 'CONCIERGE_A2A_ENDPOINT'),
       contactUrisJson: read(env, 'CONCIERGE_CONTACT_URIS'),
       verifyCli:
-        read(env, 'CONCIERGE_VERIFY_CLI') ?? `npx passport verify --api ${publicBaseUrl} "<HOLA line>"`,
+        read(env, 'CONCIERGE_VERIFY_CLI') ?? `npx passport verify "<HOLA line>" --api ${publicBaseUrl}`,
       lobbyTokenId,
     },
   };
