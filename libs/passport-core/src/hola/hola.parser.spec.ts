@@ -142,6 +142,22 @@ describe('timestamp grammar', () => {
     expect(parseHolaTimestamp(text)).toBe(ms);
   });
 
+  it('property: agrees with Date on every toISOString of years 0000–9999', () => {
+    fc.assert(
+      fc.property(
+        fc.date({
+          min: new Date('0000-01-01T00:00:00Z'),
+          max: new Date('9999-12-31T23:59:59.999Z'),
+          noInvalidDate: true,
+        }),
+        (d) => {
+          expect(parseHolaTimestamp(d.toISOString())).toBe(d.getTime());
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
   it.each([
     '-1',
     '1776595620000',

@@ -147,7 +147,7 @@ export function parseHola(input: unknown, opts: { serviceHost: string }): HolaPa
     return fail('placeholder_signature', 'The signature slot holds a placeholder.');
 
   // 5. signature_not_base32
-  const signatureBody = signatureText.replace(/=+$/, '');
+  const signatureBody = signatureText.endsWith('=') ? signatureText.replace(/=+$/, '') : signatureText;
   if (!BASE32_BODY.test(signatureBody) || signatureBody.length !== HOLA_SIGNATURE_BASE32_LENGTH) {
     return fail(
       'signature_not_base32',
@@ -169,7 +169,9 @@ export function parseHola(input: unknown, opts: { serviceHost: string }): HolaPa
   }
 
   // 7. checksum_invalid
-  const signedPrefix = ['HOLA', recipient, ...middle, nonceHex, host, ''].join('/');
+  // The line up to and including "/<HOST>/", with an empty recipient written as MUNDO.
+  const prefixEnd = line.length - checksum.length - signatureText.length - 1;
+  const signedPrefix = fields[1] === '' ? `HOLA/MUNDO${line.slice(5, prefixEnd)}` : line.slice(0, prefixEnd);
   const expected = holaChecksum(signedPrefix, signatureText);
   if (checksum !== expected) {
     return fail(

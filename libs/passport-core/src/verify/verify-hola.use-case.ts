@@ -20,6 +20,7 @@ import { type Clock } from '../ports/clock.port.js';
 import { type ReplayStore } from '../ports/replay-store.port.js';
 import { type SignatureVerifier } from '../ports/signature-verifier.port.js';
 import { utf8 } from '../codecs/utf8.codec.js';
+import { isImplicitAccountId } from '../codecs/account-id.js';
 import { buildPublicProfile, unavailableProfile, type PublicProfile } from '../profile/public-profile.js';
 import {
   DEFAULT_HOLA_MAX_AGE_MS,
@@ -50,6 +51,8 @@ export interface HolaVerifierDeps {
 export interface HolaVerifier {
   verify(request: VerifyHolaRequest): Promise<VerifyHolaResult>;
 }
+
+const IMPLICIT_KEY_CACHE_SIZE = 4096;
 
 const FAILURE_HINTS: Record<VerifyFailureReason, string> = {
   checksum_invalid: 'Recompute the checksum letter over the line as sent.',
@@ -95,6 +98,20 @@ export function createHolaVerifier(deps: HolaVerifierDeps): HolaVerifier {
   if (!Number.isInteger(futureSkewMs) || futureSkewMs < 0)
     throw new RangeError('futureSkewMs must be a non-negative integer');
   const profileOf = deps.profileOf ?? (async (record: PassportRecord) => buildPublicProfile(record));
+  // An implicit account's key is its id and never changes, so decoding it once is enough (bounded
+  // cache); named accounts go to the chain port every time (their keys change; adapters cache briefly).
+  const implicitKeys = new Map<string, Uint8Array[]>();
+  const ownerKeys = (ownerId: string): Uint8Array[] | Promise<Uint8Array[]> => {
+    if (!isImplicitAccountId(ownerId)) return resolveOwnerKeys(deps.chain, ownerId);
+    const cached = implicitKeys.get(ownerId);
+    if (cached) return cached; // no promise on the hot path
+    return resolveOwnerKeys(deps.chain, ownerId).then((keys) => {
+      if (implicitKeys.size >= IMPLICIT_KEY_CACHE_SIZE)
+        implicitKeys.delete(implicitKeys.keys().next().value as string);
+      implicitKeys.set(ownerId, keys);
+      return keys;
+    });
+  };
 
   return {
     async verify(request: VerifyHolaRequest): Promise<VerifyHolaResult> {
@@ -120,10 +137,11 @@ export function createHolaVerifier(deps: HolaVerifierDeps): HolaVerifier {
           const chainTimeMs = await deps.chain.chainTimeMs();
           checks.tokenActive = isPassportLive(passport.metadata, chainTimeMs) && !isPassportRevoked(passport);
           if (!checks.tokenActive) reasons.add('token_expired');
-          keys =
-            line.form === 'subagent'
-              ? [line.subagentPublicKey!]
-              : await resolveOwnerKeys(deps.chain, passport.ownerId);
+          if (line.form === 'subagent') keys = [line.subagentPublicKey!];
+          else {
+            const owned = ownerKeys(passport.ownerId);
+            keys = Array.isArray(owned) ? owned : await owned;
+          }
         } else {
           reasons.add('token_missing');
         }
