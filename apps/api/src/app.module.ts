@@ -19,6 +19,11 @@ import { McpModule } from './mcp/mcp.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { StoreModule } from './store/store.module.js';
+import { AgentsModule } from './agents/agents.module.js';
+import { DidModule } from './did/did.module.js';
+import { IdentityModule } from './identity/identity.module.js';
+import { SignClientModule } from './signclient/signclient.module.js';
+import { VerifyModule } from './verify/verify.module.js';
 
 @Module({})
 export class AppModule {
@@ -35,6 +40,11 @@ export class AppModule {
         StoreModule,
         AuthModule,
         McpModule,
+        VerifyModule,
+        IdentityModule,
+        AgentsModule,
+        DidModule,
+        SignClientModule,
       ],
       controllers: [
         DiscoveryController,

@@ -1,0 +1,98 @@
+/**
+ * The `did:passport` method on this deployment (resolutions §4): `GET /.well-known/did` describes it,
+ * `GET /.well-known/did/resolve?did=` and `GET /.well-known/did/passport/{tokenId}` resolve a passport's
+ * DID document (public), and `GET /passport/{tokenId}/did.json` serves the same document where a did:web
+ * resolver looks for the `alsoKnownAs` alias. The owner key is read from the chain on every resolution,
+ * so a transfer changes the key at once. Errors: 400 INVALID_DID, 404 DID_NOT_FOUND, 500
+ * DID_RESOLUTION_FAILED (chain failures; never upstream text).
+ */
+import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import {
+  buildDidDocument,
+  describeDidMethod,
+  isPassportError,
+  PassportError,
+  parseDid,
+  resolveOwnerKeys,
+  type ChainReader,
+  type DidDocument,
+} from '@passport/core';
+import { type AppConfig } from '../config/app-config.js';
+import { RequestId } from '../http/request-id.decorator.js';
+import { APP_CONFIG, CHAIN_READER } from '../infrastructure/di-tokens.js';
+import { ApiErrors } from '../openapi/api-errors.decorator.js';
+import { DidDocumentBodyDto, DidDocumentDto, DidMethodDto } from './did.dto.js';
+
+const tokenIdParam = ApiParam({
+  name: 'tokenId',
+  description: '12 letters (case-insensitive; the canonical DID is lowercase).',
+  schema: { type: 'string' },
+  example: 'bjbvcjzqbdsj',
+});
+
+@ApiTags('did')
+@Controller()
+export class DidController {
+  constructor(
+    @Inject(CHAIN_READER) private readonly chain: ChainReader,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Get('.well-known/did')
+  @ApiOperation({ summary: 'How the did:passport method works on this deployment' })
+  @ApiOkResponse({ type: DidMethodDto })
+  method(@RequestId() requestId: string): DidMethodDto {
+    return { ...describeDidMethod({ publicBaseUrl: this.config.publicBaseUrl }), requestId } as DidMethodDto;
+  }
+
+  @Get('.well-known/did/resolve')
+  @ApiOperation({
+    summary: 'Resolve did:passport:<tokenId> to its DID document (public)',
+    description:
+      'The verification method #owner is the Ed25519 key of the current on-chain owner of the passport.',
+  })
+  @ApiQuery({ name: 'did', required: true, schema: { type: 'string' }, example: 'did:passport:bjbvcjzqbdsj' })
+  @ApiOkResponse({ type: DidDocumentDto })
+  @ApiErrors('INVALID_DID', 'DID_NOT_FOUND', 'DID_RESOLUTION_FAILED')
+  async resolve(@Query('did') did: unknown, @RequestId() requestId: string): Promise<DidDocumentDto> {
+    const document = await this.documentFor(parseDid(did).tokenId);
+    return { ...document, requestId } as DidDocumentDto;
+  }
+
+  @Get('.well-known/did/passport/:tokenId')
+  @tokenIdParam
+  @ApiOperation({ summary: 'The did-method document of one passport (same document as resolve)' })
+  @ApiOkResponse({ type: DidDocumentDto })
+  @ApiErrors('INVALID_DID', 'DID_NOT_FOUND', 'DID_RESOLUTION_FAILED')
+  async methodDocument(
+    @Param('tokenId') tokenId: string,
+    @RequestId() requestId: string,
+  ): Promise<DidDocumentDto> {
+    const document = await this.documentFor(parseDid(`did:passport:${tokenId}`).tokenId);
+    return { ...document, requestId } as DidDocumentDto;
+  }
+
+  @Get('passport/:tokenId/did.json')
+  @tokenIdParam
+  @ApiOperation({
+    summary: 'The DID document where a did:web resolver fetches the alsoKnownAs alias (no requestId)',
+  })
+  @ApiOkResponse({ type: DidDocumentBodyDto })
+  @ApiErrors('INVALID_DID', 'DID_NOT_FOUND', 'DID_RESOLUTION_FAILED')
+  async didWeb(@Param('tokenId') tokenId: string): Promise<DidDocument> {
+    return this.documentFor(parseDid(`did:passport:${tokenId}`).tokenId);
+  }
+
+  private async documentFor(tokenId: string): Promise<DidDocument> {
+    try {
+      const record = await this.chain.getPassport(tokenId);
+      if (!record) throw new PassportError('DID_NOT_FOUND', { did: `did:passport:${tokenId}` });
+      const keys = await resolveOwnerKeys(this.chain, record.ownerId);
+      return buildDidDocument(record, keys, { publicBaseUrl: this.config.publicBaseUrl });
+    } catch (error) {
+      if (isPassportError(error)) throw error;
+      throw new PassportError('DID_RESOLUTION_FAILED', { did: `did:passport:${tokenId}` });
+    }
+  }
+}

@@ -1,0 +1,7 @@
+/** `POST /api/signclient`: fee check and family signing of new passport metadata. */
+import { Module } from '@nestjs/common';
+import { FamilySignerSource } from './family-signer.source.js';
+import { SignClientController } from './signclient.controller.js';
+
+@Module({ controllers: [SignClientController], providers: [FamilySignerSource] })
+export class SignClientModule {}

@@ -1,0 +1,87 @@
+/**
+ * `POST /api/identity/verify` (public, optional JWT): verifies a peer's HOLA line with the core's use
+ * case. Early validation and bad constraints are 400s; every other verdict is a 200 body to read
+ * (`verified`, `failureReasons`). A bearer token, when sent, must be valid (401 otherwise) and only
+ * enables the RECIPIENT_MISMATCH warning.
+ */
+import { Body, Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { isPassportError, PassportError, type HolaVerifier } from '@passport/core';
+import { type FastifyRequest } from 'fastify';
+import { BearerAuthenticator } from '../auth/bearer/bearer.authenticator.js';
+import { RequestId } from '../http/request-id.decorator.js';
+import { VerifyMetrics } from '../metrics/verify-metrics.js';
+import { ApiErrors } from '../openapi/api-errors.decorator.js';
+import { HOLA_VERIFIER } from './verify.di-tokens.js';
+import { VerifyRequestDto, VerifyResponseDto } from './verify.dto.js';
+
+type JsonObject = Record<string, unknown>;
+
+const isObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** `constraints.maxAgeMs` as sent (the use case validates it); a non-object `constraints` is refused here. */
+export function maxAgeOf(body: JsonObject): unknown {
+  const constraints = body.constraints;
+  if (constraints === undefined || constraints === null) return undefined;
+  if (!isObject(constraints)) {
+    throw new PassportError('INVALID_CONSTRAINTS', { field: 'constraints', reason: 'must be an object' });
+  }
+  return constraints.maxAgeMs;
+}
+
+@ApiTags('hola')
+@Controller('api/identity')
+export class VerifyController {
+  constructor(
+    @Inject(HOLA_VERIFIER) private readonly verifier: HolaVerifier,
+    private readonly authenticator: BearerAuthenticator,
+    private readonly metrics: VerifyMetrics,
+  ) {}
+
+  @Post('verify')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: "Verify a peer's HOLA line: format, checksum, freshness, token, signature, single use",
+    description:
+      'Public. 200 for any well-formed request: read `verified` and `failureReasons`. Early validation ' +
+      '(format, lint, checksum) is 400 HOLA_VALIDATION_FAILED with `error.details.reasonCode` and `stage`. ' +
+      'A line that verifies is recorded: verifying it again (here or on /api/testhola) reports `nonce_replay`. ' +
+      'An optional bearer token must be valid; it enables the RECIPIENT_MISMATCH warning when the line is ' +
+      'addressed neither to MUNDO nor to the caller (unless `expectedRecipient` is given).',
+    security: [{}, { bearer: [] }],
+  })
+  @ApiBody({ type: VerifyRequestDto })
+  @ApiOkResponse({ type: VerifyResponseDto })
+  @ApiErrors(
+    'HOLA_VALIDATION_FAILED',
+    'INVALID_CONSTRAINTS',
+    'MISSING_TOKEN',
+    'INVALIDATED_TOKEN',
+    'VERIFY_FAILED',
+  )
+  async verify(
+    @Body() body: unknown,
+    @Req() request: FastifyRequest,
+    @RequestId() requestId: string,
+  ): Promise<VerifyResponseDto> {
+    const caller = await this.authenticator.authenticateOptional(request.headers.authorization);
+    const fields = isObject(body) ? body : {};
+    try {
+      const result = await this.verifier.verify({
+        hola: fields.hola,
+        maxAgeMs: maxAgeOf(fields),
+        includeProfile: fields.includeProfile === true,
+        callerTokenId: caller?.tokenId ?? null,
+        ...(typeof fields.expectedRecipient === 'string'
+          ? { expectedRecipient: fields.expectedRecipient }
+          : {}),
+      });
+      this.metrics.recordResult(result.verified, result.failureReasons);
+      return { ...result, requestId } as unknown as VerifyResponseDto;
+    } catch (error) {
+      if (isPassportError(error) && error.status === 400) this.metrics.recordInvalid();
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,241 @@
+/**
+ * Outbound webhooks (spec "Events"; resolutions §10). Fire-and-forget: `dispatch` returns at once and
+ * never throws, so a webhook can never change an API response. Each hook URL gets one attempt with a
+ * 5 s timeout, signed with the server passport key (core `signWebhook`).
+ *
+ * Where it may go is decided by the core's rules (`resolveWebhookTarget`, `pickWebhookAddress`): the
+ * name is resolved here with node:dns, every resolved address is classified, and the request connects
+ * to the allowed address that was checked (a fixed `lookup`), never re-resolving the name, so DNS
+ * rebinding cannot move it to a private address. Loopback is allowed only with the test-only setting
+ * WEBHOOK_ALLOW_LOOPBACK.
+ *
+ * Outcomes are logged, counted (`figures()`) and kept (the last 100, `recentOutcomes()`); tests await
+ * deliveries with `idle()`.
+ */
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { request as httpRequest, type RequestOptions } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import {
+  pickWebhookAddress,
+  resolveWebhookTarget,
+  signWebhook,
+  type Clock,
+  type WebhookAddressPolicy,
+  type WebhookTarget,
+} from '@passport/core';
+import { type AppConfig } from '../config/app-config.js';
+import { APP_CONFIG, CLOCK, SERVER_IDENTITY } from '../infrastructure/di-tokens.js';
+import { type ServerIdentity } from '../infrastructure/server-identity.js';
+
+export const WEBHOOK_TIMEOUT_MS = 5000;
+const RECENT_LIMIT = 100;
+
+export interface WebhookDispatch {
+  readonly event: string;
+  readonly data: unknown;
+  readonly requestId: string;
+  /** The holder's `webhook_url` (a base URL; the hook paths are appended). */
+  readonly webhookUrl: string | null | undefined;
+  /** The holder's `webhook_cidr`, when set. */
+  readonly webhookCidr?: string | null;
+}
+
+export type WebhookOutcomeKind = 'delivered' | 'failed' | 'refused';
+
+export interface WebhookDeliveryOutcome {
+  readonly event: string;
+  readonly requestId: string;
+  readonly outcome: WebhookOutcomeKind;
+  /** The hook URL (null when the base URL itself was refused). */
+  readonly url: string | null;
+  /** The address connected to. */
+  readonly address?: string;
+  /** The receiver's HTTP status. */
+  readonly status?: number;
+  /** Why it was refused or failed (client-safe words, never upstream text). */
+  readonly reason?: string;
+}
+
+export interface WebhookFigures {
+  readonly delivered: number;
+  readonly failed: number;
+  readonly refused: number;
+}
+
+@Injectable()
+export class WebhookDispatcher {
+  private readonly logger = new Logger('Webhooks');
+  private readonly pending = new Set<Promise<void>>();
+  private readonly recent: WebhookDeliveryOutcome[] = [];
+  private readonly counts = { delivered: 0, failed: 0, refused: 0 };
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(SERVER_IDENTITY) private readonly server: ServerIdentity,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Starts the deliveries of one event (or of nothing, when `resolveTarget` yields no URL) and
+   * returns at once. `resolveTarget` runs in the background too, so a slow chain read cannot delay
+   * the response either.
+   */
+  dispatch(resolveTarget: () => Promise<WebhookDispatch | null>): void {
+    const run = (async () => {
+      let dispatch: WebhookDispatch | null;
+      try {
+        dispatch = await resolveTarget();
+      } catch {
+        this.logger.warn('webhook target could not be read; no webhook sent');
+        return;
+      }
+      if (
+        !dispatch ||
+        dispatch.webhookUrl === null ||
+        dispatch.webhookUrl === undefined ||
+        dispatch.webhookUrl === ''
+      )
+        return;
+      await this.deliverAll(dispatch);
+    })().catch((error: unknown) => {
+      this.logger.error(`webhook dispatch failed unexpectedly: ${(error as Error)?.name ?? 'error'}`);
+    });
+    this.pending.add(run);
+    void run.finally(() => this.pending.delete(run));
+  }
+
+  /** Resolves when every delivery started so far has finished (for tests and graceful shutdown). */
+  async idle(): Promise<void> {
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  }
+
+  figures(): WebhookFigures {
+    return { ...this.counts };
+  }
+
+  recentOutcomes(): readonly WebhookDeliveryOutcome[] {
+    return [...this.recent];
+  }
+
+  private async deliverAll(dispatch: WebhookDispatch): Promise<void> {
+    const policy: WebhookAddressPolicy = {
+      allowLoopback: this.config.webhookAllowLoopback,
+      webhookCidr: dispatch.webhookCidr ?? null,
+    };
+    const resolved = resolveWebhookTarget(dispatch.webhookUrl, policy);
+    if (!resolved.ok) {
+      const reason = resolved.addressClass ? `${resolved.reason}:${resolved.addressClass}` : resolved.reason;
+      this.record(dispatch, { outcome: 'refused', url: null, reason });
+      return;
+    }
+    const { target } = resolved;
+    let address: string | null;
+    try {
+      address = target.literalAddress ?? (await this.resolveAddress(target, policy));
+    } catch {
+      for (const url of target.urls)
+        this.record(dispatch, { outcome: 'failed', url, reason: 'dns_lookup_failed' });
+      return;
+    }
+    if (address === null) {
+      for (const url of target.urls)
+        this.record(dispatch, { outcome: 'refused', url, reason: 'address_not_allowed' });
+      return;
+    }
+    await Promise.all(target.urls.map((url) => this.deliverOne(dispatch, target, url, address)));
+  }
+
+  private async resolveAddress(target: WebhookTarget, policy: WebhookAddressPolicy): Promise<string | null> {
+    const answers = await dnsLookup(target.host, { all: true, verbatim: true });
+    return pickWebhookAddress(
+      answers.map((a) => a.address),
+      policy,
+    );
+  }
+
+  private async deliverOne(
+    dispatch: WebhookDispatch,
+    target: WebhookTarget,
+    url: string,
+    address: string,
+  ): Promise<void> {
+    const signed = signWebhook({
+      payload: { event: dispatch.event, data: dispatch.data, isError: false, requestId: dispatch.requestId },
+      signer: this.server.signer,
+      serverTokenId: this.server.tokenId,
+      timestampMs: this.clock.nowMs(),
+    });
+    try {
+      const status = await postOnce(url, target, address, signed.headers, signed.body);
+      const ok = status >= 200 && status < 300;
+      this.record(
+        dispatch,
+        ok
+          ? { outcome: 'delivered', url, address, status }
+          : { outcome: 'failed', url, address, status, reason: 'http_status' },
+      );
+    } catch (error) {
+      const reason =
+        (error as Error)?.name === 'TimeoutError' || (error as Error)?.name === 'AbortError'
+          ? 'timeout'
+          : 'connection_failed';
+      this.record(dispatch, { outcome: 'failed', url, address, reason });
+    }
+  }
+
+  private record(
+    dispatch: WebhookDispatch,
+    fields: Omit<WebhookDeliveryOutcome, 'event' | 'requestId'>,
+  ): void {
+    const outcome: WebhookDeliveryOutcome = {
+      event: dispatch.event,
+      requestId: dispatch.requestId,
+      ...fields,
+    };
+    this.counts[outcome.outcome]++;
+    this.recent.push(outcome);
+    if (this.recent.length > RECENT_LIMIT) this.recent.shift();
+    const line = `webhook ${outcome.event} ${outcome.outcome}${outcome.url ? ` ${outcome.url}` : ''}${outcome.status ? ` status=${outcome.status}` : ''}${outcome.reason ? ` reason=${outcome.reason}` : ''} requestId=${outcome.requestId}`;
+    if (outcome.outcome === 'delivered') this.logger.log(line);
+    else this.logger.warn(line);
+  }
+}
+
+/** One POST to `url`, connecting to `address` (already checked), with the 5 s timeout. Resolves the status. */
+function postOnce(
+  url: string,
+  target: WebhookTarget,
+  address: string,
+  headers: Readonly<Record<string, string>>,
+  body: string,
+): Promise<number> {
+  const family = isIP(address) === 6 ? 6 : 4;
+  // Always answer the checked address; Node may ask for one address or for all (autoSelectFamily).
+  const pinnedLookup = ((
+    _host: string,
+    options: { all?: boolean },
+    callback: (...args: unknown[]) => void,
+  ) => {
+    if (options?.all) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  }) as unknown as LookupFunction;
+  const options: RequestOptions = {
+    method: 'POST',
+    headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
+    lookup: pinnedLookup,
+    signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
+    agent: false,
+  };
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise<number>((resolve, reject) => {
+    const req = send(url, options, (res) => {
+      res.resume(); // the receiver's body is not read
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}

@@ -1,0 +1,6 @@
+/** Outbound webhooks (spec "Events"; resolutions §10): the dispatcher, used by `/api/testhola`. */
+import { Module } from '@nestjs/common';
+import { WebhookDispatcher } from './webhook-dispatcher.js';
+
+@Module({ providers: [WebhookDispatcher], exports: [WebhookDispatcher] })
+export class WebhooksModule {}
