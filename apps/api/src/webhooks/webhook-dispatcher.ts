@@ -18,6 +18,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
+  checkWebhookAddress,
   pickWebhookAddress,
   resolveWebhookTarget,
   signWebhook,
@@ -126,33 +127,29 @@ export class WebhookDispatcher {
     };
     const resolved = resolveWebhookTarget(dispatch.webhookUrl, policy);
     if (!resolved.ok) {
-      const reason = resolved.addressClass ? `${resolved.reason}:${resolved.addressClass}` : resolved.reason;
+      const literal = resolved.reason === 'address_not_allowed' ? hostOf(dispatch.webhookUrl) : null;
+      const reason = literal !== null ? refusalReason([literal], policy) : resolved.reason;
       this.record(dispatch, { outcome: 'refused', url: null, reason });
       return;
     }
     const { target } = resolved;
-    let address: string | null;
+    let addresses: string[];
     try {
-      address = target.literalAddress ?? (await this.resolveAddress(target, policy));
+      addresses = target.literalAddress
+        ? [target.literalAddress]
+        : (await dnsLookup(target.host, { all: true, verbatim: true })).map((a) => a.address);
     } catch {
       for (const url of target.urls)
         this.record(dispatch, { outcome: 'failed', url, reason: 'dns_lookup_failed' });
       return;
     }
+    const address = pickWebhookAddress(addresses, policy);
     if (address === null) {
-      for (const url of target.urls)
-        this.record(dispatch, { outcome: 'refused', url, reason: 'address_not_allowed' });
+      const reason = refusalReason(addresses, policy);
+      for (const url of target.urls) this.record(dispatch, { outcome: 'refused', url, reason });
       return;
     }
     await Promise.all(target.urls.map((url) => this.deliverOne(dispatch, target, url, address)));
-  }
-
-  private async resolveAddress(target: WebhookTarget, policy: WebhookAddressPolicy): Promise<string | null> {
-    const answers = await dnsLookup(target.host, { all: true, verbatim: true });
-    return pickWebhookAddress(
-      answers.map((a) => a.address),
-      policy,
-    );
   }
 
   private async deliverOne(
@@ -200,6 +197,27 @@ export class WebhookDispatcher {
     const line = `webhook ${outcome.event} ${outcome.outcome}${outcome.url ? ` ${outcome.url}` : ''}${outcome.status ? ` status=${outcome.status}` : ''}${outcome.reason ? ` reason=${outcome.reason}` : ''} requestId=${outcome.requestId}`;
     if (outcome.outcome === 'delivered') this.logger.log(line);
     else this.logger.warn(line);
+  }
+}
+
+/**
+ * Why none of `addresses` may receive a webhook: `outside_webhook_cidr` when one had an allowed class
+ * but lay outside the passport's range, else `address_not_allowed:<class of the first address>`.
+ */
+function refusalReason(addresses: readonly string[], policy: WebhookAddressPolicy): string {
+  const verdicts = addresses.map((a) => checkWebhookAddress(a, policy));
+  if (verdicts.some((v) => v.outsideCidr)) return 'outside_webhook_cidr';
+  return `address_not_allowed:${verdicts[0]?.addressClass ?? 'unknown'}`;
+}
+
+/** The host of a webhook URL as the URL parser normalises it (IPv6 brackets removed). */
+function hostOf(webhookUrl: string | null | undefined): string | null {
+  const text = (webhookUrl ?? '').trim();
+  try {
+    const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `https://${text}`);
+    return url.hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return null;
   }
 }
 

@@ -1,0 +1,253 @@
+/**
+ * The `testhola_validation_success` webhook (spec "Events"; resolutions §10) with a real receiver
+ * (node:http on 127.0.0.1). The receiver checks every request with the client library's
+ * `verifyWebhookRequest`, resolving the server key through the app's own DID document. Refused
+ * targets (loopback without the test setting, private addresses, outside webhook_cidr) receive
+ * nothing, and no outcome ever changes the API response.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import { decodeBase58, systemClock, verifyWebhookRequest, type PassportError } from '@passport/core';
+import { updateLedgerFile } from '../../apps/api/src/chain/ledger/ledger-file.js';
+import { WebhookDispatcher } from '../../apps/api/src/webhooks/webhook-dispatcher.js';
+import { bearer, ledgerFileOf, mintAndLogin, serverIdentityOf } from '../support/passports.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { holaLine, postJson } from './hola-lines.js';
+
+interface Received {
+  readonly path: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+}
+
+async function startReceiver(status = 200): Promise<{ url: string; received: Received[]; server: Server }> {
+  const received: Received[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
+      res.writeHead(status, { 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, received, server };
+}
+
+const closeServer = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
+
+async function selfTest(app: TestApp, options: Parameters<typeof mintAndLogin>[1] = {}) {
+  const caller = await mintAndLogin(app, options);
+  const res = await postJson(app)(
+    '/api/testhola',
+    { hola: holaLine(app, { sender: caller.tokenId, signer: caller.key.signer }) },
+    bearer(caller.jwt),
+  );
+  expect(res.status).toBe(200);
+  return { caller, res };
+}
+
+/** The server passport's keys as its DID document over HTTP states them (a receiver's resolver). */
+const keysFromDid = (baseUrl: string) => async (tokenId: string) => {
+  const res = await fetch(`${baseUrl}/.well-known/did/resolve?did=did:passport:${tokenId}`);
+  const doc = (await res.json()) as { verificationMethod: { publicKeyBase58: string }[] };
+  return doc.verificationMethod.map((m) => decodeBase58(m.publicKeyBase58)!);
+};
+
+describe('testhola webhook, loopback allowed by the test setting', () => {
+  let app: TestApp;
+  let dispatcher: WebhookDispatcher;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+
+  beforeAll(async () => {
+    app = await startTestApp({
+      STORE: 'memory',
+      WEBHOOK_TEST_ENABLED: 'true',
+      WEBHOOK_ALLOW_LOOPBACK: 'true',
+    });
+    dispatcher = app.app.get(WebhookDispatcher);
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await closeServer(receiver.server);
+    await app.close();
+  });
+  beforeEach(() => {
+    receiver.received.length = 0;
+  });
+
+  it('POSTs the signed event to <webhook_url>/hooks/agent and /hooks/wake; the core verifier accepts both', async () => {
+    const { caller, res } = await selfTest(app, { metadata: { webhook_url: `${receiver.url}/gateway/` } });
+    await dispatcher.idle();
+    expect(receiver.received.map((r) => r.path).sort()).toEqual([
+      '/gateway/hooks/agent',
+      '/gateway/hooks/wake',
+    ]);
+    const server = serverIdentityOf(app);
+    for (const request of receiver.received) {
+      const verified = await verifyWebhookRequest({
+        headers: request.headers,
+        body: request.body,
+        clock: systemClock,
+        expectedServerTokenId: server.tokenId,
+        resolveServerKeys: keysFromDid(app.baseUrl),
+      });
+      expect(verified.payload).toEqual({
+        event: 'testhola_validation_success',
+        isError: false,
+        requestId: res.headers.get('x-request-id'),
+        data: {
+          peerTokenId: caller.tokenId,
+          serverTokenId: server.tokenId,
+          recipient: 'MUNDO',
+          timestamp: res.body.serverTimestamp,
+          endpoint: '/api/testhola',
+        },
+      });
+      expect(request.headers['content-type']).toBe('application/json');
+    }
+    expect(dispatcher.recentOutcomes().slice(-2)).toEqual([
+      expect.objectContaining({ outcome: 'delivered', status: 200, address: '127.0.0.1' }),
+      expect.objectContaining({ outcome: 'delivered', status: 200, address: '127.0.0.1' }),
+    ]);
+  });
+
+  it('a tampered body, a stranger key or a stale timestamp is refused by the receiver helper', async () => {
+    await selfTest(app, { metadata: { webhook_url: receiver.url } });
+    await dispatcher.idle();
+    const [request] = receiver.received;
+    const server = serverIdentityOf(app);
+    const check = (overrides: Partial<Parameters<typeof verifyWebhookRequest>[0]>) =>
+      verifyWebhookRequest({
+        headers: request.headers,
+        body: request.body,
+        clock: systemClock,
+        expectedServerPublicKey: server.signer.publicKey,
+        ...overrides,
+      } as Parameters<typeof verifyWebhookRequest>[0]).then(
+        () => 'accepted',
+        (error: PassportError) => `${error.code}:${String(error.details?.reason)}`,
+      );
+    expect(await check({})).toBe('accepted');
+    expect(await check({ body: request.body.replace('MUNDO', 'MUNDX') })).toBe(
+      'WEBHOOK_SIGNATURE_INVALID:signature_invalid',
+    );
+    expect(await check({ expectedServerPublicKey: new Uint8Array(32).fill(7) } as never)).toBe(
+      'WEBHOOK_SIGNATURE_INVALID:key_not_expected',
+    );
+    expect(await check({ clock: { nowMs: () => Date.now() + 301_000 } })).toBe(
+      'WEBHOOK_SIGNATURE_INVALID:timestamp_stale',
+    );
+  });
+
+  it('takes the webhook_url from the passport metadata when the JWT carries none', async () => {
+    const caller = await mintAndLogin(app);
+    await updateLedgerFile(ledgerFileOf(app), (doc) => ({
+      ...doc,
+      passports: doc.passports.map((p) =>
+        p.token_id === caller.tokenId
+          ? { ...p, metadata: { ...p.metadata, webhook_url: `${receiver.url}/late` } }
+          : p,
+      ),
+    }));
+    await new Promise((resolve) => setTimeout(resolve, 5100)); // past the chain cache (≤ 5 s)
+    const res = await postJson(app)(
+      '/api/testhola',
+      { hola: holaLine(app, { sender: caller.tokenId, signer: caller.key.signer }) },
+      bearer(caller.jwt),
+    );
+    expect(res.status).toBe(200);
+    await dispatcher.idle();
+    expect(receiver.received.map((r) => r.path).sort()).toEqual(['/late/hooks/agent', '/late/hooks/wake']);
+  }, 15_000);
+
+  it('addresses outside webhook_cidr, private addresses and unsafe URLs receive nothing', async () => {
+    const before = dispatcher.figures().refused;
+    await selfTest(app, { metadata: { webhook_url: receiver.url, webhook_cidr: '10.0.0.0/8' } });
+    await selfTest(app, { metadata: { webhook_url: 'http://10.1.2.3:9/x' } });
+    await selfTest(app, { metadata: { webhook_url: 'http://169.254.169.254/latest' } });
+    await selfTest(app, { metadata: { webhook_url: 'ftp://127.0.0.1/x' } });
+    await selfTest(app, { metadata: { webhook_url: `http://user:pw@${new URL(receiver.url).host}` } });
+    await dispatcher.idle();
+    expect(receiver.received).toEqual([]);
+    const recent = dispatcher.recentOutcomes().slice(-5);
+    expect(recent.map((o) => o.outcome)).toEqual(Array(5).fill('refused'));
+    expect(recent.map((o) => o.reason)).toEqual([
+      'outside_webhook_cidr',
+      'address_not_allowed:private',
+      'address_not_allowed:metadata',
+      'scheme_not_http',
+      'userinfo',
+    ]);
+    expect(dispatcher.figures().refused - before).toBe(5);
+  });
+
+  it('a receiver error is logged and counted, never reflected in the API response', async () => {
+    const failing = await startReceiver(500);
+    try {
+      const before = dispatcher.figures().failed;
+      const { res } = await selfTest(app, { metadata: { webhook_url: failing.url } });
+      expect(res.body.valid).toBe(true);
+      await dispatcher.idle();
+      expect(failing.received).toHaveLength(2);
+      expect(dispatcher.figures().failed - before).toBe(2);
+    } finally {
+      await closeServer(failing.server);
+    }
+  });
+});
+
+describe('testhola webhook without the loopback test setting', () => {
+  let app: TestApp;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+
+  beforeAll(async () => {
+    app = await startTestApp({ STORE: 'memory', WEBHOOK_TEST_ENABLED: 'true' });
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await closeServer(receiver.server);
+    await app.close();
+  });
+
+  it('refuses loopback targets, by address and by a name that resolves to loopback', async () => {
+    const dispatcher = app.app.get(WebhookDispatcher);
+    const port = new URL(receiver.url).port;
+    await selfTest(app, { metadata: { webhook_url: receiver.url } });
+    await selfTest(app, { metadata: { webhook_url: `http://localhost:${port}` } });
+    await dispatcher.idle();
+    expect(receiver.received).toEqual([]);
+    const recent = dispatcher.recentOutcomes();
+    expect(recent[0]).toMatchObject({
+      outcome: 'refused',
+      reason: 'address_not_allowed:loopback',
+      url: null,
+    });
+    expect(recent.slice(1).map((o) => [o.outcome, o.reason])).toEqual([
+      ['refused', 'address_not_allowed:loopback'],
+      ['refused', 'address_not_allowed:loopback'],
+    ]);
+  });
+});
+
+describe('testhola webhook disabled (the default)', () => {
+  it('sends nothing', async () => {
+    const app = await startTestApp({ STORE: 'memory', WEBHOOK_ALLOW_LOOPBACK: 'true' });
+    const receiver = await startReceiver();
+    try {
+      await selfTest(app, { metadata: { webhook_url: receiver.url } });
+      const dispatcher = app.app.get(WebhookDispatcher);
+      await dispatcher.idle();
+      expect(receiver.received).toEqual([]);
+      expect(dispatcher.recentOutcomes()).toEqual([]);
+    } finally {
+      await closeServer(receiver.server);
+      await app.close();
+    }
+  });
+});
