@@ -86,7 +86,9 @@ describe('StoreModule', () => {
     const afterClose = await health.check();
     expect(afterClose.ok).toBe(false);
     expect(afterClose.detail).toMatchObject({ adapter: 'sqlite' });
-    await expect(replay.recordIfAbsent('x|1', 1, 2)).rejects.toThrow();
+    await expect(replay.recordIfAbsent('x|1', 1, 2)).rejects.toMatchObject({
+      message: expect.stringMatching(/not open/),
+    });
 
     const reopened = SqliteDatabase.openInDataDir(dataDir);
     try {

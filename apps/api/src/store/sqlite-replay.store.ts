@@ -43,10 +43,12 @@ export class SqliteReplayStore implements ReplayStore {
   }
 
   async recordIfAbsent(key: string, nowMs: number, expiresAtMs: number): Promise<RecordOutcome> {
+    // Fast path for replays: a live record seen outside the write lock was live at that moment, which is
+    // all a refusal needs; only a possible insert takes the lock.
+    const seen = this.find(key);
+    if (seen && seen.expires_at_ms > nowMs) return { recorded: false, firstSeenAtMs: seen.first_seen_ms };
     return this.db.immediate((): RecordOutcome => {
-      const existing = this.db
-        .statement('SELECT first_seen_ms, expires_at_ms FROM replay_records WHERE key = ?')
-        .get(key) as ReplayRow | undefined;
+      const existing = this.find(key);
       if (existing && existing.expires_at_ms > nowMs)
         return { recorded: false, firstSeenAtMs: existing.first_seen_ms };
       // An expired record is replaced by a new row, so that re-recorded keys count as the newest.
@@ -77,6 +79,12 @@ export class SqliteReplayStore implements ReplayStore {
   /** Stops the background sweep (the database is closed by its owner). */
   dispose(): void {
     this.sweeper.stop();
+  }
+
+  private find(key: string): ReplayRow | undefined {
+    return this.db
+      .statement('SELECT first_seen_ms, expires_at_ms FROM replay_records WHERE key = ?')
+      .get(key) as ReplayRow | undefined;
   }
 
   private enforceCap(nowMs: number): void {

@@ -1,0 +1,75 @@
+/**
+ * Throughput of the store adapters on the hot paths: `recordIfAbsent` (every verified HOLA line) and
+ * `take` (every rate-limited request), memory vs SQLite (one connection, WAL, synchronous=NORMAL, a file
+ * in a temp dir), measured in the same run so the ratio is meaningful.
+ *
+ * Run: npx tsx bench/store.bench.ts [--ops N]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import {
+  MemoryRateLimitStore,
+  MemoryReplayStore,
+  type RateLimitStore,
+  type ReplayStore,
+} from '@passport/core';
+import { SqliteDatabase } from '../apps/api/src/store/sqlite.database.js';
+import { SqliteRateLimitStore } from '../apps/api/src/store/sqlite-rate-limit.store.js';
+import { SqliteReplayStore } from '../apps/api/src/store/sqlite-replay.store.js';
+
+const opsArg = process.argv.indexOf('--ops');
+const OPS = opsArg > 0 ? Number(process.argv[opsArg + 1]) : 50_000;
+const WARMUP = Math.min(5000, OPS / 10);
+const policy = { capacity: 6101, refillPerMs: 1101 / 60_000 };
+
+async function measure(label: string, run: (i: number) => Promise<unknown>): Promise<number> {
+  for (let i = 0; i < WARMUP; i++) await run(-1 - i);
+  const started = performance.now();
+  for (let i = 0; i < OPS; i++) await run(i);
+  const seconds = (performance.now() - started) / 1000;
+  const opsPerSecond = OPS / seconds;
+  console.log(`${label.padEnd(48)} ${Math.round(opsPerSecond).toLocaleString('en-US').padStart(10)} ops/s`);
+  return opsPerSecond;
+}
+
+/** Fresh keys (every call records: the path of a valid HOLA line), then one key again (a replay). */
+async function benchReplay(name: string, store: ReplayStore): Promise<[number, number]> {
+  const now = 1_700_000_000_000;
+  const fresh = await measure(`${name} recordIfAbsent (new key)`, (i) =>
+    store.recordIfAbsent(`abcdefghijkl|${i.toString(16).padStart(32, '0')}`, now, now + 86_400_000),
+  );
+  await store.recordIfAbsent('replayed', now, now + 86_400_000);
+  const replay = await measure(`${name} recordIfAbsent (replay)`, () =>
+    store.recordIfAbsent('replayed', now, now + 86_400_000),
+  );
+  return [fresh, replay];
+}
+
+/** 1000 client addresses round robin, with the clock moving 1 ms per take (public-route policy). */
+async function benchTake(name: string, store: RateLimitStore): Promise<number> {
+  const now = 1_700_000_000_000;
+  return measure(`${name} take (1000 keys)`, (i) => store.take(`203.0.113.${i % 1000}`, policy, now + i));
+}
+
+async function main(): Promise<void> {
+  console.log(`Node ${process.version}, ${OPS} ops per case after ${WARMUP} warm-up ops\n`);
+  const dir = mkdtempSync(join(tmpdir(), 'passport-bench-'));
+  const db = SqliteDatabase.openInDataDir(dir);
+  try {
+    const memReplay = await benchReplay('memory', new MemoryReplayStore({ maxEntries: 1_000_000 }));
+    const sqlReplay = await benchReplay('sqlite', new SqliteReplayStore(db, { sweepIntervalMs: 0 }));
+    const memTake = await benchTake('memory', new MemoryRateLimitStore());
+    const sqlTake = await benchTake('sqlite', new SqliteRateLimitStore(db, { sweepIntervalMs: 0 }));
+    console.log('\nratios memory/sqlite (same run):');
+    console.log(`  recordIfAbsent new key  ${(memReplay[0] / sqlReplay[0]).toFixed(1)}x`);
+    console.log(`  recordIfAbsent replay   ${(memReplay[1] / sqlReplay[1]).toFixed(1)}x`);
+    console.log(`  take                    ${(memTake / sqlTake).toFixed(1)}x`);
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+void main();

@@ -1,0 +1,222 @@
+/**
+ * The SQLite database and the adapters' upkeep: pragmas (WAL, busy_timeout, synchronous=NORMAL),
+ * migrations by user_version (idempotent, refusing a newer schema), the background sweep timer, the
+ * health check on a usable and an unusable database, and validation of the caps.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { FixedClock } from '@passport/core';
+import { SCHEMA_VERSION, SqliteDatabase } from '../../apps/api/src/store/sqlite.database.js';
+import { SqliteRateLimitStore } from '../../apps/api/src/store/sqlite-rate-limit.store.js';
+import { SqliteReplayStore } from '../../apps/api/src/store/sqlite-replay.store.js';
+import { SqliteSessionStore } from '../../apps/api/src/store/sqlite-session.store.js';
+import { SqliteStoreHealthIndicator } from '../../apps/api/src/store/sqlite-store.health-indicator.js';
+
+let dir: string;
+let file: string;
+const opened: SqliteDatabase[] = [];
+function open(options?: { busyTimeoutMs?: number }): SqliteDatabase {
+  const db = SqliteDatabase.open(file, options);
+  opened.push(db);
+  return db;
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'passport-sqlite-'));
+  file = join(dir, 'nested', 'passport.db');
+});
+afterEach(() => {
+  for (const db of opened.splice(0)) db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * Starts a process that takes the write lock of `dbFile`; resolves once it holds it. `release()` tells
+ * it (through a signal file, written synchronously: the caller then blocks its own thread waiting for
+ * the lock, so an async pipe write might never leave) to commit `ms` later.
+ */
+async function holdWriteLock(
+  dbFile: string,
+  ms: number,
+): Promise<{ release(): Promise<void>; kill(): void }> {
+  const signal = `${dbFile}.release`;
+  const script = `const fs = require('node:fs'); const D = require('better-sqlite3'); const d = new D(process.argv[1]);
+    d.exec('BEGIN IMMEDIATE'); process.stdout.write('locked\\n');
+    const poll = setInterval(() => { if (!fs.existsSync(process.argv[2])) return; clearInterval(poll);
+      setTimeout(() => { d.exec('COMMIT'); d.close(); }, ${ms}); }, 5);
+    setTimeout(() => process.exit(3), 20000).unref();`;
+  const child = spawn(process.execPath, ['-e', script, dbFile, signal], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve, reject) =>
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`lock holder exited ${code}`)))),
+  );
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.once('data', () => resolve());
+    child.once('exit', () => reject(new Error('lock holder exited before locking')));
+  });
+  return {
+    release: () => {
+      writeFileSync(signal, '');
+      return exited;
+    },
+    kill: () => {
+      if (child.exitCode === null) child.kill();
+    },
+  };
+}
+
+async function until(condition: () => boolean, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not reached');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('SqliteDatabase', () => {
+  it('creates the directory and file, in WAL mode with busy_timeout and synchronous=NORMAL', () => {
+    open({ busyTimeoutMs: 1234 });
+    const raw = new Database(file, { readonly: true });
+    try {
+      expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(raw.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    } finally {
+      raw.close();
+    }
+    const db = opened[0];
+    expect(db.journalMode()).toBe('wal');
+    expect(db.schemaVersion()).toBe(SCHEMA_VERSION);
+    // Connection-level pragmas, read back through a statement on the same connection.
+    expect(db.statement('PRAGMA busy_timeout').get()).toEqual({ timeout: 1234 });
+    expect(db.statement('PRAGMA synchronous').get()).toEqual({ synchronous: 1 }); // 1 = NORMAL
+  });
+
+  it('reopening an up-to-date file migrates nothing and keeps the data', async () => {
+    const first = open();
+    await new SqliteReplayStore(first, { sweepIntervalMs: 0 }).recordIfAbsent('k', 1, 100);
+    first.close();
+    const second = open();
+    expect(second.schemaVersion()).toBe(SCHEMA_VERSION);
+    expect(second.rowCount('replay_records')).toBe(1);
+  });
+
+  it('refuses a database written by a newer schema', () => {
+    open().close();
+    const raw = new Database(file);
+    raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    raw.close();
+    expect(() => open()).toThrow(/newer than this build supports/);
+  });
+
+  it('refuses a file that is not a database', () => {
+    writeFileSync(
+      join(dir, 'junk.db'),
+      'this is not a database, just text long enough to have a header......',
+    );
+    expect(() => SqliteDatabase.open(join(dir, 'junk.db'))).toThrow();
+  });
+
+  it('caches prepared statements by SQL text', () => {
+    const db = open();
+    expect(db.statement('SELECT 1 AS one')).toBe(db.statement('SELECT 1 AS one'));
+  });
+
+  it('a write waits for another process holding the write lock (busy_timeout) instead of failing', async () => {
+    const patient = new SqliteReplayStore(open({ busyTimeoutMs: 5000 }), { sweepIntervalMs: 0 });
+    const impatient = new SqliteReplayStore(open({ busyTimeoutMs: 0 }), { sweepIntervalMs: 0 });
+    const holder = await holdWriteLock(file, 200);
+    try {
+      // Matched by code, not toThrow: better-sqlite3 builds its errors with the SqliteError class of the
+      // first Jest realm that loaded it, so `instanceof Error` (which rejects.toThrow needs) can be false.
+      await expect(impatient.recordIfAbsent('a', 1, 100)).rejects.toMatchObject({ code: 'SQLITE_BUSY' });
+      const released = holder.release();
+      // Blocks this thread until the other process commits, then succeeds.
+      await expect(patient.recordIfAbsent('b', 1, 100)).resolves.toEqual({ recorded: true });
+      await released;
+    } finally {
+      holder.kill();
+    }
+  });
+});
+
+describe('background sweep', () => {
+  it('deletes expired rows on its interval, reading the given clock, and stops on dispose', async () => {
+    const db = open();
+    const clock = new FixedClock(0);
+    const replay = new SqliteReplayStore(db, { sweepIntervalMs: 20, clock });
+    const sessions = new SqliteSessionStore(db, { sweepIntervalMs: 20, clock });
+    const buckets = new SqliteRateLimitStore(db, { sweepIntervalMs: 20, clock });
+    await replay.recordIfAbsent('k', 0, 1000);
+    await sessions.create({
+      sessionId: 's1',
+      tokenId: 'abcdefghijkl',
+      ownerId: 'a.near',
+      jti: 'j',
+      createdAtMs: 0,
+      expiresAtMs: 1000,
+      closedAtMs: null,
+      closeReason: null,
+      federatedFrom: null,
+    });
+    await buckets.take('ip', { capacity: 2, refillPerMs: 0.01 }, 0);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect([replay.size, sessions.size, buckets.size]).toEqual([1, 1, 1]); // nothing expired yet
+    clock.set(1000);
+    await until(() => replay.size === 0 && sessions.size === 0 && buckets.size === 0);
+
+    replay.dispose();
+    sessions.dispose();
+    buckets.dispose();
+    await replay.recordIfAbsent('k2', 1000, 2000);
+    clock.set(5000);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(replay.size).toBe(1); // disposed: no more sweeps
+  });
+});
+
+describe('SqliteStoreHealthIndicator', () => {
+  it('is ok with timing while the database answers, and not ok once it cannot', async () => {
+    const db = open();
+    const health = new SqliteStoreHealthIndicator(db);
+    expect(health.name).toBe('store');
+    const ok = await health.check();
+    expect(ok).toEqual({ ok: true, detail: { adapter: 'sqlite', latencyMs: expect.any(Number) } });
+    expect(ok.detail?.latencyMs as number).toBeGreaterThanOrEqual(0);
+    db.close();
+    await expect(health.check()).resolves.toEqual({
+      ok: false,
+      detail: { adapter: 'sqlite', latencyMs: expect.any(Number), problem: 'database unavailable' },
+    });
+  });
+
+  it('is not ok when the schema is gone (a damaged database), without leaking the error text', async () => {
+    const db = open();
+    const health = new SqliteStoreHealthIndicator(db);
+    const raw = new Database(file);
+    raw.exec('DROP TABLE row_counts');
+    raw.close();
+    const result = await health.check();
+    expect(result.ok).toBe(false);
+    expect(JSON.stringify(result)).not.toMatch(/row_counts|no such table/);
+  });
+});
+
+describe('caps', () => {
+  it.each([0, -1, 1.5, Number.NaN])('maxEntries %p is refused', (maxEntries) => {
+    const db = open();
+    expect(() => new SqliteReplayStore(db, { maxEntries, sweepIntervalMs: 0 })).toThrow(RangeError);
+    expect(() => new SqliteSessionStore(db, { maxEntries, sweepIntervalMs: 0 })).toThrow(RangeError);
+    expect(() => new SqliteRateLimitStore(db, { maxEntries, sweepIntervalMs: 0 })).toThrow(RangeError);
+  });
+
+  it('documents the defaults', () => {
+    const db = open();
+    expect(new SqliteReplayStore(db, { sweepIntervalMs: 0 }).maxEntries).toBe(1_000_000);
+    expect(new SqliteSessionStore(db, { sweepIntervalMs: 0 }).maxEntries).toBe(100_000);
+    expect(new SqliteRateLimitStore(db, { sweepIntervalMs: 0 }).maxEntries).toBe(100_000);
+  });
+});
