@@ -7,6 +7,7 @@
  * Run: `npx tsx bench/core.bench.ts` (single thread; keep the machine otherwise quiet).
  */
 import { createHash, createPublicKey, verify as rawVerify } from 'node:crypto';
+import { ed25519 } from '@noble/curves/ed25519.js';
 import {
   buildHolaLine,
   createHolaVerifier,
@@ -126,6 +127,12 @@ async function main(): Promise<void> {
       parseHola(lines[i % 64], { serviceHost: SERVICE_HOST }),
     ),
   );
+  const jsonObjectText = JSON.stringify({ hola: 'HOLA/'.repeat(800) }); // 4 KiB: JSON.parse runs in full
+  results.push(
+    measureSync('parseHola (4 KiB JSON object text → payload_is_json_object)', () =>
+      parseHola(jsonObjectText, { serviceHost: SERVICE_HOST }),
+    ),
+  );
   results.push(
     measureSync('holaChecksum', (i) =>
       holaChecksum(parsed[i % 64].signedPrefix, parsed[i % 64].signatureText),
@@ -138,6 +145,13 @@ async function main(): Promise<void> {
   results.push(
     measureSync('node lane verify (policy + LRU)', (i) =>
       nodeLane.verify(parsed[i % 64].signature, messages[i % 64], signer.publicKey),
+    ),
+  );
+  results.push(
+    measureSync(
+      'raw noble ed25519.verify (zip215: false, cofactored)',
+      (i) => ed25519.verify(parsed[i % 64].signature, messages[i % 64], signer.publicKey, { zip215: false }),
+      { ms: 1000, rounds: 2 },
     ),
   );
   results.push(
