@@ -1,0 +1,173 @@
+/**
+ * The did:passport endpoints over real HTTP: errors first (INVALID_DID, DID_NOT_FOUND), then
+ * documents read through a `did-resolver` Resolver whose `passport` method calls this API (HTTP
+ * status → DID Core resolution error), and the key in each document verifies a signature made by the
+ * passport owner — and stops doing so once the passport is transferred.
+ */
+import { Resolver, parse as parseDidUrl, type DIDResolutionResult } from 'did-resolver';
+import { createNobleVerifier, cryptoRandomInt, decodeBase58, randomFaceTokenId, utf8 } from '@passport/core';
+import { updateLedgerFile } from '../../apps/api/src/chain/ledger/ledger-file.js';
+import { contractClient } from '../support/contract-fetch.js';
+import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
+import { addNamedAccount, ledgerFileOf, mintPassport, newKey } from '../support/passports.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+/** A did-resolver method backed by GET /.well-known/did/resolve of this API. */
+function httpPassportResolver(baseUrl: string) {
+  return new Resolver({
+    passport: async (did): Promise<DIDResolutionResult> => {
+      const res = await fetch(`${baseUrl}/.well-known/did/resolve?did=${encodeURIComponent(did)}`);
+      const body = (await res.json()) as Record<string, any>;
+      if (res.status !== 200) {
+        const error = res.status === 400 ? 'invalidDid' : res.status === 404 ? 'notFound' : 'internalError';
+        return { didResolutionMetadata: { error }, didDocument: null, didDocumentMetadata: {} };
+      }
+      const { requestId: _requestId, ...didDocument } = body;
+      return {
+        didResolutionMetadata: { contentType: 'application/did+json' },
+        didDocument: didDocument as DIDResolutionResult['didDocument'],
+        didDocumentMetadata: {},
+      };
+    },
+  });
+}
+
+describe('did:passport endpoints', () => {
+  let app: TestApp;
+  let request: ReturnType<typeof contractClient>;
+  let resolver: Resolver;
+
+  beforeAll(async () => {
+    app = await startTestApp({ STORE: 'memory' });
+    request = contractClient(app.baseUrl);
+    resolver = httpPassportResolver(app.baseUrl);
+  });
+  afterAll(() => app.close());
+
+  describe('errors', () => {
+    it.each([
+      ['', 'not_a_did'],
+      ['did:web:example.com', 'unsupported_method'],
+      ['did:passport:short', 'invalid_token_id'],
+      ['did:passport:bjbvcjzqbdsj#owner', 'invalid_token_id'],
+    ])('resolve?did=%j → 400 INVALID_DID (%s)', async (did, reason) => {
+      const res = await request(`/.well-known/did/resolve?did=${encodeURIComponent(did)}`);
+      expect(expectErrorEnvelope(res, 'INVALID_DID').error.details).toMatchObject({ reason });
+    });
+
+    it('a missing did parameter is INVALID_DID too', async () => {
+      expectErrorEnvelope(await request('/.well-known/did/resolve'), 'INVALID_DID');
+    });
+
+    it('an unknown passport → 404 DID_NOT_FOUND on every document path', async () => {
+      const ghost = randomFaceTokenId(cryptoRandomInt);
+      expectErrorEnvelope(
+        await request(`/.well-known/did/resolve?did=did:passport:${ghost}`),
+        'DID_NOT_FOUND',
+      );
+      expectErrorEnvelope(await request(`/.well-known/did/passport/${ghost}`), 'DID_NOT_FOUND');
+      expectErrorEnvelope(await request(`/passport/${ghost}/did.json`), 'DID_NOT_FOUND');
+      expectErrorEnvelope(await request('/.well-known/did/passport/nope'), 'INVALID_DID');
+    });
+
+    it('did-resolver sees invalidDid and notFound', async () => {
+      expect((await resolver.resolve('did:passport:short')).didResolutionMetadata.error).toBe('invalidDid');
+      const ghost = randomFaceTokenId(cryptoRandomInt);
+      expect((await resolver.resolve(`did:passport:${ghost}`)).didResolutionMetadata.error).toBe('notFound');
+    });
+  });
+
+  describe('documents', () => {
+    it('resolve: the DID Core document with the owner key, which verifies an owner signature', async () => {
+      const owner = newKey();
+      const { tokenId } = await mintPassport(app, {
+        owner,
+        metadata: { webhook_url: 'https://hooks.example.org' },
+      });
+      const did = `did:passport:${tokenId}`;
+      // The token id letters match case-insensitively; the document names the canonical lowercase DID.
+      const res = await request(`/.well-known/did/resolve?did=did:passport:${tokenId.toUpperCase()}`);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({
+        '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/suites/ed25519-2018/v1'],
+        id: did,
+        controller: did,
+        verificationMethod: [
+          {
+            id: `${did}#owner`,
+            type: 'Ed25519VerificationKey2018',
+            controller: did,
+            publicKeyBase58: expect.any(String),
+          },
+        ],
+        authentication: [`${did}#owner`],
+        assertionMethod: [`${did}#owner`],
+        alsoKnownAs: [expect.stringMatching(/^did:web:127\.0\.0\.1%3A\d+:passport:/)],
+        requestId: res.headers.get('x-request-id'),
+      });
+      expect(res.body.service).toEqual(
+        expect.arrayContaining([
+          { id: `${did}#webhook`, type: 'PassportWebhook', serviceEndpoint: 'https://hooks.example.org' },
+        ]),
+      );
+
+      const result = await resolver.resolve(did);
+      expect(result.didResolutionMetadata).toEqual({ contentType: 'application/did+json' });
+      const doc = result.didDocument!;
+      for (const id of [
+        doc.id,
+        ...(doc.verificationMethod ?? []).map((m) => m.id),
+        ...(doc.service ?? []).map((s) => s.id),
+      ])
+        expect(parseDidUrl(id)).not.toBeNull();
+      const key = decodeBase58(doc.verificationMethod![0].publicKeyBase58!)!;
+      const message = utf8(`hello from ${tokenId}`);
+      const verifier = createNobleVerifier();
+      expect(verifier.verify(owner.signer.sign(message), message, key)).toBe(true);
+      expect(verifier.verify(newKey().signer.sign(message), message, key)).toBe(false);
+    });
+
+    it('the did-method document and the did:web copy are the same document', async () => {
+      const owner = newKey();
+      const { tokenId } = await mintPassport(app, { owner });
+      const resolved = await request(`/.well-known/did/resolve?did=did:passport:${tokenId}`);
+      const method = await request(`/.well-known/did/passport/${tokenId}`);
+      const web = await request(`/passport/${tokenId}/did.json`);
+      const strip = ({ requestId: _r, ...doc }: Record<string, unknown>) => doc;
+      expect(strip(method.body)).toEqual(strip(resolved.body));
+      expect(web.body).toEqual(strip(resolved.body));
+    });
+
+    it('a named owner with two keys gets #owner and #owner-2; a transfer changes the key at once', async () => {
+      const [a, b] = [newKey(), newKey()];
+      await addNamedAccount(app, 'bob.test', [a, b]);
+      const { tokenId } = await mintPassport(app, { owner: 'bob.test' });
+      const named = (await resolver.resolve(`did:passport:${tokenId}`)).didDocument!;
+      expect(named.verificationMethod!.map((m) => m.id.split('#')[1])).toEqual(['owner', 'owner-2']);
+
+      const buyer = newKey();
+      await updateLedgerFile(ledgerFileOf(app), (doc) => ({
+        ...doc,
+        passports: doc.passports.map((p) =>
+          p.token_id === tokenId ? { ...p, owner_id: buyer.accountId } : p,
+        ),
+      }));
+      await new Promise((resolve) => setTimeout(resolve, 5100)); // past the chain cache (≤ 5 s)
+      const after = (await resolver.resolve(`did:passport:${tokenId}`)).didDocument!;
+      expect(after.verificationMethod!.map((m) => decodeBase58(m.publicKeyBase58!))).toEqual([
+        buyer.signer.publicKey,
+      ]);
+    }, 15_000);
+
+    it('GET /.well-known/did describes the method', async () => {
+      const res = await request('/.well-known/did');
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({
+        method: 'passport',
+        syntax: 'did:passport:<tokenId>',
+        resolve: `${app.baseUrl}/.well-known/did/resolve?did=did:passport:{tokenId}`,
+        errors: { INVALID_DID: 400, DID_NOT_FOUND: 404, DID_RESOLUTION_FAILED: 500 },
+      });
+    });
+  });
+});
