@@ -35,7 +35,9 @@ export async function freePort(): Promise<number> {
 }
 
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'passport-test-'));
+  // A DATA_DIR given by the caller (restart tests) belongs to the caller: used, never deleted.
+  const ownsDataDir = env.DATA_DIR === undefined;
+  const dataDir = env.DATA_DIR ?? (await mkdtemp(path.join(tmpdir(), 'passport-test-')));
   const port = env.PORT ?? String(await freePort());
   const config = loadConfig({
     HOST: '127.0.0.1',
@@ -49,7 +51,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   try {
     started = await startApp(config);
   } catch (err) {
-    await rm(dataDir, { recursive: true, force: true });
+    if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });
     throw err;
   }
   const { app, url } = started;
@@ -59,7 +61,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     dataDir,
     close: async () => {
       await app.close();
-      await rm(dataDir, { recursive: true, force: true });
+      if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });
     },
   };
 }

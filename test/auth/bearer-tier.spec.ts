@@ -1,0 +1,233 @@
+/**
+ * The JWT and privileged tiers end to end: every way a bearer token is refused (with its exact
+ * code, reason and cause), logout, the per-passport rate limit, the HOLA nonce, the caller's
+ * identity, and the privileged session and metrics endpoints.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { SignJWT, importJWK } from 'jose';
+import { updateLedgerFile } from '../../apps/api/src/chain/ledger/ledger-file.js';
+import { contractClient } from '../support/contract-fetch.js';
+import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
+import { bearer, ledgerFileOf, mintAndLogin } from '../support/passports.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+const ADMIN_ROUTES = JSON.stringify({
+  entities: { methods: { '/api/sessions': '60', '/api/sessions/list_all': '60', '/api/sessions/cleanup': '10', '/api/sessions/revoke': '10', '/api/metrics': '60' } },
+});
+
+describe('JWT and privileged tiers', () => {
+  let app: TestApp;
+  let request: ReturnType<typeof contractClient>;
+  let user: { tokenId: string; jwt: string };
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    request = contractClient(app.baseUrl);
+    user = await mintAndLogin(app);
+  });
+  afterAll(() => app.close());
+
+  const get = (path: string, headers: Record<string, string> = {}) => request(path, { headers });
+
+  describe('bearer validation (401)', () => {
+    it('no Authorization header → MISSING_TOKEN', async () => {
+      const res = await get('/api/holanonce16ts');
+      expectErrorEnvelope(res, 'MISSING_TOKEN');
+    });
+
+    it.each([
+      ['garbage', 'Bearer not-a-jwt', 'invalid_jwt_format'],
+      ['another scheme', 'Basic dXNlcjpwYXNz', 'invalid_jwt_format'],
+      ['a redacted token', 'Bearer eyJhbGciOiJFZERTQSJ9.[REDACTED].xxx', 'invalid_jwt_format'],
+    ])('%s → INVALIDATED_TOKEN %s', async (_label, header, reason) => {
+      const res = await get('/api/holanonce16ts', { authorization: header });
+      expectErrorEnvelope(res, 'INVALIDATED_TOKEN');
+      expect(res.body.error.details.reason).toBe(reason);
+    });
+
+    it('a truncated or tampered token → INVALIDATED_TOKEN error_checking_session', async () => {
+      const truncated = await get('/api/holanonce16ts', bearer(user.jwt.slice(0, -12)));
+      expectErrorEnvelope(truncated, 'INVALIDATED_TOKEN');
+      expect(truncated.body.error.details).toMatchObject({ reason: 'error_checking_session', cause: 'bad_signature' });
+      const [h, p, s] = user.jwt.split('.');
+      const claims = JSON.parse(Buffer.from(p, 'base64url').toString());
+      const forged = `${h}.${Buffer.from(JSON.stringify({ ...claims, exp: claims.exp + 86400 })).toString('base64url')}.${s}`;
+      const tampered = await get('/api/holanonce16ts', bearer(forged));
+      expect(tampered.body.error.details).toMatchObject({ reason: 'error_checking_session', cause: 'bad_signature' });
+    });
+
+    it('a token signed by another key, and alg none → refused', async () => {
+      const claims = JSON.parse(Buffer.from(user.jwt.split('.')[1], 'base64url').toString());
+      const { privateKey } = generateKeyPairSync('ed25519');
+      const jwk = privateKey.export({ format: 'jwk' });
+      const key = await importJWK({ ...jwk, alg: 'EdDSA' } as never, 'EdDSA');
+      const stranger = await new SignJWT(claims).setProtectedHeader({ alg: 'EdDSA', typ: 'JWT' }).sign(key);
+      const other = await get('/api/holanonce16ts', bearer(stranger));
+      expect(other.body.error.details).toMatchObject({ reason: 'error_checking_session', cause: 'bad_signature' });
+      const none = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${user.jwt.split('.')[1]}.`;
+      const unsigned = await get('/api/holanonce16ts', bearer(none));
+      expectErrorEnvelope(unsigned, 'INVALIDATED_TOKEN');
+      expect(unsigned.body.error.details).toMatchObject({ reason: 'error_checking_session', cause: 'wrong_algorithm' });
+    });
+
+    it('a non-JSON body is refused with 415 before authentication', async () => {
+      const res = await request('/api/logout', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
+      expectErrorEnvelope(res, 'UNSUPPORTED_MEDIA_TYPE');
+    });
+
+    it('only the Authorization header counts (no query string, no cookie)', async () => {
+      const res = await request(`/api/holanonce16ts?access_token=${user.jwt}`, { headers: { cookie: `jwt=${user.jwt}` } });
+      expectErrorEnvelope(res, 'MISSING_TOKEN');
+    });
+
+    it('an expired token → INVALIDATED_TOKEN (expired)', async () => {
+      const shortLived = await mintAndLogin(app, { metadata: { jwt_duration: '1' } });
+      await new Promise((resolve) => setTimeout(resolve, 2100));
+      const res = await get('/api/holanonce16ts', bearer(shortLived.jwt));
+      expect(res.body.error.details).toMatchObject({ reason: 'error_checking_session', cause: 'expired' });
+    });
+  });
+
+  describe('GET /api/holanonce16ts', () => {
+    it('issues 16 random bytes as 32 uppercase hex and an ISO timestamp, fresh each time', async () => {
+      const a = await get('/api/holanonce16ts', bearer(user.jwt));
+      const b = await get('/api/holanonce16ts', bearer(user.jwt));
+      expect(a.status).toBe(200);
+      expect(Object.keys(a.body).sort()).toEqual(['algorithm', 'length', 'noncetsHex', 'requestId', 'timestamp']);
+      expect(a.body).toMatchObject({ length: 16, algorithm: 'randomBytes(16)_hex' });
+      expect(a.body.noncetsHex).toMatch(/^[0-9A-F]{32}$/);
+      expect(new Date(a.body.timestamp).toISOString()).toBe(a.body.timestamp);
+      expect(a.body.noncetsHex).not.toBe(b.body.noncetsHex);
+    });
+  });
+
+  describe('GET /api/me/identity', () => {
+    it("returns the caller's passport decoded", async () => {
+      const res = await get('/api/me/identity', bearer(user.jwt));
+      expect(res.status).toBe(200);
+      expect(res.body.tokenId).toBe(user.tokenId);
+      expect(res.body.face).toMatchObject({ checksumValid: true });
+      expect(res.body.dn).toMatchObject({ displayName: 'Test Agent', creature: 'robot' });
+      expect(res.body.notAfter).toBeNull();
+      expect(res.body.metadata.token_id).toBe(user.tokenId);
+    });
+
+    it('404 IDENTITY_NOT_FOUND with details.tokenId when the passport left the chain', async () => {
+      const gone = await mintAndLogin(app);
+      await updateLedgerFile(ledgerFileOf(app), (doc) => ({ ...doc, passports: doc.passports.filter((p) => p.token_id !== gone.tokenId) }));
+      // The chain cache keeps a found passport for at most 5 s.
+      await new Promise((resolve) => setTimeout(resolve, 5200));
+      const res = await get('/api/me/identity', bearer(gone.jwt));
+      expectErrorEnvelope(res, 'IDENTITY_NOT_FOUND');
+      expect(res.body.error.details.tokenId).toBe(gone.tokenId);
+    });
+  });
+
+  describe('per-passport rate limit', () => {
+    it('max_requests per maxrq_window: 429 RATE_LIMIT_EXCEEDED with details and Retry-After', async () => {
+      const limited = await mintAndLogin(app, { metadata: { max_requests: '3', maxrq_window: '60' } });
+      for (let i = 0; i < 3; i++) expect((await get('/api/holanonce16ts', bearer(limited.jwt))).status).toBe(200);
+      const res = await get('/api/holanonce16ts', bearer(limited.jwt));
+      expectErrorEnvelope(res, 'RATE_LIMIT_EXCEEDED');
+      expect(res.body.error.details).toMatchObject({ limit: 3, windowSeconds: 60, scope: 'passport' });
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      // Another passport is not affected.
+      expect((await get('/api/holanonce16ts', bearer(user.jwt))).status).toBe(200);
+    });
+  });
+
+  describe('POST /api/logout', () => {
+    it('closes the session: the token is refused afterwards', async () => {
+      const session = await mintAndLogin(app);
+      const res = await request('/api/logout', { method: 'POST', headers: bearer(session.jwt) });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ sessionClosed: true, sessionId: expect.stringMatching(/^sess_/) });
+      const after = await get('/api/holanonce16ts', bearer(session.jwt));
+      expectErrorEnvelope(after, 'INVALIDATED_TOKEN');
+      expect(after.body.error.details).toMatchObject({ reason: 'error_checking_session', cause: 'session_closed' });
+      expectErrorEnvelope(await request('/api/logout', { method: 'POST', headers: bearer(session.jwt) }), 'INVALIDATED_TOKEN');
+    });
+  });
+
+  describe('privileged tier', () => {
+    let admin: { tokenId: string; jwt: string };
+    beforeAll(async () => {
+      admin = await mintAndLogin(app, { metadata: { permissioned_routes: ADMIN_ROUTES } });
+    });
+
+    it('a plain passport → 403 PERMISSION_DENIED on every privileged route', async () => {
+      for (const [method, path] of [
+        ['GET', '/api/sessions'],
+        ['GET', '/api/sessions/list_all'],
+        ['POST', '/api/sessions/cleanup'],
+        ['POST', '/api/sessions/revoke'],
+        ['GET', '/api/metrics'],
+      ]) {
+        const res = await request(path, { method, headers: { ...bearer(user.jwt), 'content-type': 'application/json' }, body: method === 'POST' ? '{}' : undefined });
+        expectErrorEnvelope(res, 'PERMISSION_DENIED');
+      }
+      expectErrorEnvelope(await get('/api/metrics'), 'MISSING_TOKEN');
+    });
+
+    it('a route missing from permissioned_routes stays closed to an otherwise privileged passport', async () => {
+      const partial = await mintAndLogin(app, { metadata: { permissioned_routes: JSON.stringify({ entities: { methods: { '/api/metrics': '1' } } }) } });
+      expect((await get('/api/metrics', bearer(partial.jwt))).status).toBe(200);
+      expectErrorEnvelope(await get('/api/sessions', bearer(partial.jwt)), 'PERMISSION_DENIED');
+    });
+
+    it('lists sessions newest first with paging, and rejects bad paging', async () => {
+      const newest = await mintAndLogin(app);
+      const page = await get('/api/sessions?limit=1', bearer(admin.jwt));
+      expect(page.status).toBe(200);
+      expect(page.body.sessions).toHaveLength(1);
+      expect(page.body.sessions[0]).toMatchObject({ tokenId: newest.tokenId, status: 'open' });
+      expect(page.body.total).toBeGreaterThan(1);
+      expect(page.body.nextCursor).toBe('1');
+      const next = await get(`/api/sessions/list_all?limit=1&cursor=${page.body.nextCursor}`, bearer(admin.jwt));
+      expect(next.body.sessions[0].sessionId).not.toBe(page.body.sessions[0].sessionId);
+      for (const query of ['limit=0', 'limit=101', 'limit=abc', 'cursor=-1']) {
+        expectErrorEnvelope(await get(`/api/sessions?${query}`, bearer(admin.jwt)), 'INVALID_QUERY_PARAMETER');
+      }
+    });
+
+    it('revokes a session (its token is refused at once) and 404s an unknown one', async () => {
+      const victim = await mintAndLogin(app);
+      const sessionId = JSON.parse(Buffer.from(victim.jwt.split('.')[1], 'base64url').toString()).session_id;
+      const post = (body: unknown) =>
+        request('/api/sessions/revoke', { method: 'POST', headers: { ...bearer(admin.jwt), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await post({ sessionId, reason: 'compromised' });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ sessionId, revoked: true, reason: 'compromised' });
+      const refused = await get('/api/holanonce16ts', bearer(victim.jwt));
+      expect(refused.body.error.details.cause).toBe('session_closed');
+      expect((await post({ sessionId })).body.revoked).toBe(false);
+      const unknown = await post({ sessionId: 'sess_nobody_01ARZ3NDEKTSV4RRFFQ69G5FAV' });
+      expectErrorEnvelope(unknown, 'SESSION_NOT_FOUND');
+      expectErrorEnvelope(await post({}), 'VALIDATION_FAILED');
+      expectErrorEnvelope(await post({ sessionId: 42 }), 'VALIDATION_FAILED');
+    });
+
+    it('cleans up closed and expired sessions', async () => {
+      const res = await request('/api/sessions/cleanup', { method: 'POST', headers: bearer(admin.jwt) });
+      expect(res.status).toBe(200);
+      expect(res.body.removed).toBeGreaterThanOrEqual(1);
+      const listed = await get('/api/sessions?limit=100', bearer(admin.jwt));
+      expect(listed.body.sessions.every((s: { status: string }) => s.status === 'open')).toBe(true);
+    });
+
+    it('metrics: JSON figures, and the same in Prometheus text for Accept: text/plain', async () => {
+      const json = await get('/api/metrics', bearer(admin.jwt));
+      expect(json.status).toBe(200);
+      expect(json.body.requests.total).toBeGreaterThan(10);
+      expect(json.body.sessions.active).toBeGreaterThanOrEqual(2);
+      expect(json.body.chain.reads).toBeGreaterThan(0);
+      expect(json.body.routes['/api/holanonce16ts'].count).toBeGreaterThan(3);
+      expect(json.body.routes['/api/holanonce16ts'].p99Ms).toBeGreaterThanOrEqual(json.body.routes['/api/holanonce16ts'].p50Ms);
+      const text = await request('/api/metrics', { headers: { ...bearer(admin.jwt), accept: 'text/plain' } });
+      expect(text.status).toBe(200);
+      expect(text.headers.get('content-type')).toMatch(/^text\/plain/);
+      expect(text.text).toMatch(/^# HELP passport_requests_total /m);
+      expect(text.text).toMatch(/^passport_route_requests_total\{route="\/api\/holanonce16ts"\} \d+$/m);
+    });
+  });
+});
