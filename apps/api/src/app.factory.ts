@@ -19,7 +19,7 @@ import { registerJsonBodyParser } from './http/json-body.parser.js';
 import { createRateLimitHook } from './http/rate-limit.hook.js';
 import { resolveRequestId } from './http/request-id.js';
 import { RouteRegistry } from './http/route-registry.js';
-import { CLOCK, RATE_LIMIT_STORE } from './infrastructure/di-tokens.js';
+import { CLOCK, PUBLIC_RATE_LIMIT_STORE } from './infrastructure/di-tokens.js';
 import { createLogger, PinoNestLogger } from './logging/logger.js';
 import { OpenApiDocumentService } from './openapi/openapi-document.service.js';
 
@@ -33,7 +33,10 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   const adapter = new FastifyAdapter({
     loggerInstance: logger,
     genReqId: (req) => resolveRequestId(req.headers),
-    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    // Fastify's own per-request lines (two at info per request) cost ~30% of throughput in a
+    // benchmark; one access line per response is logged at debug below instead, and unexpected
+    // errors are logged by the error-envelope filter.
+    logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
     http: { maxHeaderSize: HEADER_LIMIT_BYTES },
     clientErrorHandler,
@@ -55,7 +58,16 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     void reply.header('X-Request-Id', request.id);
     done();
   });
-  const store = app.get<RateLimitStore>(RATE_LIMIT_STORE);
+  if (logger.isLevelEnabled('debug')) {
+    fastify.addHook('onResponse', (request, reply, done) => {
+      request.log.debug(
+        { method: request.method, route: request.routeOptions.url ?? null, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 },
+        'request completed',
+      );
+      done();
+    });
+  }
+  const store = app.get<RateLimitStore>(PUBLIC_RATE_LIMIT_STORE);
   fastify.addHook('onRequest', createRateLimitHook(store, config.rateLimit, optionalClock(app)));
 
   app.get(OpenApiDocumentService).attach(app);

@@ -6,7 +6,7 @@
  */
 import { type Socket } from 'node:net';
 import { PassportError } from '@passport/core';
-import { ulid } from 'ulid';
+import { newRequestUlid } from './request-ulid.js';
 import { buildErrorEnvelope } from './error-envelope.js';
 
 export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
@@ -19,7 +19,7 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
   const error = new PassportError(
     err.code === 'HPE_HEADER_OVERFLOW' ? 'REQUEST_HEADER_TOO_LARGE' : 'VALIDATION_FAILED',
   );
-  const requestId = ulid();
+  const requestId = newRequestUlid();
   const body = JSON.stringify(buildErrorEnvelope(error, requestId));
   if (socket.writable) {
     socket.write(

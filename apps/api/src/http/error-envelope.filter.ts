@@ -7,7 +7,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Inject } from '@nestjs/common';
 import { PassportError } from '@passport/core';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
-import { ulid } from 'ulid';
+import { newRequestUlid } from './request-ulid.js';
 import { type AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../infrastructure/di-tokens.js';
 import { buildErrorEnvelope } from './error-envelope.js';
@@ -36,7 +36,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
-    const requestId = typeof request?.id === 'string' ? request.id : ulid();
+    const requestId = typeof request?.id === 'string' ? request.id : newRequestUlid();
 
     const mapped = mapException(exception);
     const { routeNotFound, unexpected } = mapped;

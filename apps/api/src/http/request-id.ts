@@ -3,7 +3,7 @@
  * ULID. A supplied id that is longer than 128 characters or uses characters outside `[A-Za-z0-9._:-]`
  * is replaced by a new ULID, so that hostile values never reach logs or response headers.
  */
-import { ulid } from 'ulid';
+import { newRequestUlid } from './request-ulid.js';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -16,7 +16,7 @@ type HeaderValue = string | string[] | undefined;
 /** Picks the request id from the incoming headers (names lowercase, as Node gives them). */
 export function resolveRequestId(headers: Readonly<Record<string, HeaderValue>>): string {
   const supplied = first(headers['x-request-id']) ?? first(headers['x-correlation-id']);
-  return isSafeRequestId(supplied) ? supplied : ulid();
+  return isSafeRequestId(supplied) ? supplied : newRequestUlid();
 }
 
 function first(value: HeaderValue): string | undefined {

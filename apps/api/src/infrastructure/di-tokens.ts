@@ -8,7 +8,14 @@ export const CLOCK = Symbol('CLOCK');
 export const CHAIN_READER = Symbol('CHAIN_READER');
 export const REPLAY_STORE = Symbol('REPLAY_STORE');
 export const SESSION_STORE = Symbol('SESSION_STORE');
+/** Token buckets of per-passport quotas (max_requests per maxrq_window): the configured store, persistent. */
 export const RATE_LIMIT_STORE = Symbol('RATE_LIMIT_STORE');
+/**
+ * Token buckets of the per-client-address limits (public routes, /mcp): always process-local memory.
+ * They run on every public request, where a SQLite commit each halved throughput; sharing them across
+ * instances is the Redis store's job (resolutions §8), and a restart losing them costs nothing.
+ */
+export const PUBLIC_RATE_LIMIT_STORE = Symbol('PUBLIC_RATE_LIMIT_STORE');
 export const SIGNATURE_VERIFIER = Symbol('SIGNATURE_VERIFIER');
 /** The server's own passport and key (see server-identity.ts). */
 export const SERVER_IDENTITY = Symbol('SERVER_IDENTITY');

@@ -12,7 +12,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { PassportError, type RateLimitStore } from '@passport/core';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
-import { RATE_LIMIT_STORE } from '../infrastructure/di-tokens.js';
+import { PUBLIC_RATE_LIMIT_STORE } from '../infrastructure/di-tokens.js';
 import {
   jsonRpcError,
   RPC_SESSION_NOT_FOUND,
@@ -48,7 +48,7 @@ export class McpTransportController {
     @Inject(MCP_SESSION_REGISTRY) private readonly sessions: McpSessionRegistry,
     @Inject(MCP_SERVER_FACTORY) private readonly createServer: McpServerFactory,
     @Inject(MCP_HOST_ALLOWLIST) private readonly hosts: McpHostAllowlist,
-    @Inject(RATE_LIMIT_STORE) private readonly rateLimits: RateLimitStore,
+    @Inject(PUBLIC_RATE_LIMIT_STORE) private readonly rateLimits: RateLimitStore,
   ) {}
 
   @Post()

@@ -2,7 +2,7 @@
  * The MCP surface of the service: the `/mcp` streamable-HTTP endpoint (one transport and one
  * McpServer per session, capped and idle-evicted) and the same documentation over REST
  * (`/api/mcp/*`). Documentation only: nothing here logs anyone in. Needs `APP_CONFIG` and
- * `RATE_LIMIT_STORE` (global config and store modules) and the live document sources below.
+ * `PUBLIC_RATE_LIMIT_STORE` (global config and store modules) and the live document sources below.
  */
 import { Inject, Module, type OnModuleDestroy } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';

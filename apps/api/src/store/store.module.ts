@@ -2,14 +2,16 @@
  * Provides the store ports to the whole app (global module): `REPLAY_STORE`, `SESSION_STORE`,
  * `RATE_LIMIT_STORE` and `STORE_HEALTH_INDICATOR`, all from one adapter family chosen by `STORE`
  * (`sqlite`, the default: `DATA_DIR/passport.db`; `memory`: one process, lost on restart). Closing the
- * app stops the background sweeps and closes the database.
+ * app stops the background sweeps and closes the database. `PUBLIC_RATE_LIMIT_STORE` (per-address
+ * buckets) is process-local memory whatever `STORE` says (see di-tokens.ts).
  */
 import { Global, Inject, Module, type OnModuleDestroy } from '@nestjs/common';
-import { type Clock } from '@passport/core';
+import { MemoryRateLimitStore, type Clock } from '@passport/core';
 import { type AppConfig } from '../config/app-config.js';
 import {
   APP_CONFIG,
   CLOCK,
+  PUBLIC_RATE_LIMIT_STORE,
   RATE_LIMIT_STORE,
   REPLAY_STORE,
   SESSION_STORE,
@@ -33,8 +35,9 @@ export const STORE_BACKEND = Symbol('STORE_BACKEND');
     { provide: SESSION_STORE, useFactory: (b: StoreBackend) => b.sessions, inject: [STORE_BACKEND] },
     { provide: RATE_LIMIT_STORE, useFactory: (b: StoreBackend) => b.rateLimit, inject: [STORE_BACKEND] },
     { provide: STORE_HEALTH_INDICATOR, useFactory: (b: StoreBackend) => b.health, inject: [STORE_BACKEND] },
+    { provide: PUBLIC_RATE_LIMIT_STORE, useFactory: () => new MemoryRateLimitStore({ maxKeys: 100_000 }) },
   ],
-  exports: [REPLAY_STORE, SESSION_STORE, RATE_LIMIT_STORE, STORE_HEALTH_INDICATOR],
+  exports: [REPLAY_STORE, SESSION_STORE, RATE_LIMIT_STORE, PUBLIC_RATE_LIMIT_STORE, STORE_HEALTH_INDICATOR],
 })
 export class StoreModule implements OnModuleDestroy {
   constructor(@Inject(STORE_BACKEND) private readonly backend: StoreBackend) {}
