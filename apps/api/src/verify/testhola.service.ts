@@ -19,7 +19,6 @@
  * Warnings: the line is meant for this server, so RECIPIENT_MISMATCH is reported when it is addressed
  * neither to MUNDO nor to the server passport, unless `expectedRecipient` says otherwise.
  */
-import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   buildHolaLine,
@@ -33,6 +32,7 @@ import {
 import { type AuthContext } from '../auth/bearer/auth-context.js';
 import { type AppConfig } from '../config/app-config.js';
 import { APP_CONFIG, CHAIN_READER, CLOCK, SERVER_IDENTITY } from '../infrastructure/di-tokens.js';
+import { newNonceHex } from '../infrastructure/pooled-random.js';
 import { type ServerIdentity } from '../infrastructure/server-identity.js';
 import { VerifyMetrics } from '../metrics/verify-metrics.js';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
@@ -120,7 +120,7 @@ export class TestHolaService {
       recipient: caller.tokenId,
       senderTokenId: this.server.tokenId,
       timestamp: serverTimestamp,
-      nonceHex: randomBytes(16).toString('hex').toUpperCase(),
+      nonceHex: newNonceHex(),
       serviceHost: this.config.serviceHost,
       signer: this.server.signer,
     });

@@ -68,10 +68,11 @@ export class EddsaJwtCodec {
   }
 
   async verify(token: string): Promise<JwtVerifyResult> {
-    if (!looksLikeJwt(token)) return { ok: false, reason: 'invalid_jwt_format', cause: 'not_a_jwt' };
     const nowSeconds = Math.floor(this.options.clock.nowMs() / 1000);
+    // A token in the cache verified before, so it is well-formed: skip the format check's decoding.
     const cached = this.verified.get(token);
     if (cached) return this.checkTimes(cached, nowSeconds) ?? { ok: true, claims: cached };
+    if (!looksLikeJwt(token)) return { ok: false, reason: 'invalid_jwt_format', cause: 'not_a_jwt' };
 
     const { publicKey } = await this.keys;
     let claims: JwtClaims;

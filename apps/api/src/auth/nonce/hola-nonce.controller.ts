@@ -2,12 +2,12 @@
  * `GET /api/holanonce16ts` (JWT): the timestamp and 16 random bytes an agent puts in its HOLA line
  * (spec: Nonce body). The nonce is not stored: replay protection records it when a line verifies.
  */
-import { randomBytes } from 'node:crypto';
 import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { PassportError, type Clock } from '@passport/core';
 import { RequestId } from '../../http/request-id.decorator.js';
 import { CLOCK } from '../../infrastructure/di-tokens.js';
+import { newNonceHex } from '../../infrastructure/pooled-random.js';
 import { ApiErrors } from '../../openapi/api-errors.decorator.js';
 import { BearerAuthGuard } from '../bearer/bearer-auth.guard.js';
 import { BEARER_ERRORS } from '../login/login.controller.js';
@@ -44,7 +44,7 @@ export class HolaNonceController {
     let noncetsHex: string;
     let timestamp: string;
     try {
-      noncetsHex = randomBytes(16).toString('hex').toUpperCase();
+      noncetsHex = newNonceHex();
       timestamp = new Date(this.clock.nowMs()).toISOString();
     } catch {
       throw new PassportError('AGENT_DISCOVERY_FAILED');

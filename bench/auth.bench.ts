@@ -1,0 +1,136 @@
+/**
+ * The JWT tier's figures (issue 5), measured in one run against the built app on its default store
+ * (sqlite: sessions and used challenges are written as in production):
+ * - login/s: POST /api/login with pre-signed, never-repeated challenges (50 passports × 300 seconds of
+ *   the challenge window), each a full login (chain, owner signature, family signature, challenge
+ *   record, session, EdDSA JWT);
+ * - GET /api/holanonce16ts (JWT) beside GET /api/login/timestamp (public, a body of similar size):
+ *   the JWT tier's overhead (target ≤ 20 %);
+ * - GET /api/me/identity (JWT, a chain read behind the cache);
+ * - chain reads per 1000 authorised requests, from /api/metrics (target ≤ 100);
+ * - the raw node:crypto Ed25519 verify rate of this machine, for scale.
+ *
+ *   npm run bench -- auth          (or, after a build: npx tsx bench/auth.bench.ts [seconds] [connections])
+ */
+import autocannon from 'autocannon';
+import { encodeBase64Url } from '@passport/core';
+import { mintBenchPassports, rawVerifyRate, startBuiltApp, type BenchPassport } from './support/built-app.js';
+
+const seconds = Number(process.argv[2] ?? 5);
+const connections = Number(process.argv[3] ?? 50);
+const PASSPORTS = 50;
+const CHALLENGE_SECONDS = 300;
+
+interface Figures {
+  readonly rps: number;
+  readonly p99: number;
+  readonly ok: number;
+  readonly total: number;
+  readonly bytes: number;
+}
+
+async function measure(url: string, headers: Record<string, string> = {}, warmUp = true): Promise<Figures> {
+  if (warmUp) await autocannon({ url, connections, duration: 1, headers });
+  const r = await autocannon({ url, connections, duration: seconds, headers });
+  return { rps: r.requests.average, p99: r.latency.p99, ok: r['2xx'], total: r.requests.total, bytes: r.throughput.total / Math.max(1, r.requests.total) };
+}
+
+function loginBodies(passports: readonly BenchPassport[]): string[] {
+  const now = Math.floor(Date.now() / 1000);
+  const bodies: string[] = [];
+  for (let offset = 0; offset < CHALLENGE_SECONDS; offset++) {
+    // From 280 s in the past to 19 s in the future: all inside the accepted challenge window.
+    const timestamp_iso = new Date((now - 280 + offset) * 1000).toISOString();
+    for (const p of passports) {
+      const signature = encodeBase64Url(p.signer.sign(new TextEncoder().encode(p.tokenId + timestamp_iso)));
+      bodies.push(JSON.stringify({ passportid: p.tokenId, timestamp_iso, passportid_base64url_signature: signature }));
+    }
+  }
+  return bodies;
+}
+
+async function login(base: string, p: BenchPassport): Promise<string> {
+  const challenge = (await (await fetch(`${base}/api/login/timestamp`)).json()) as { timestamp_iso: string };
+  const signature = encodeBase64Url(p.signer.sign(new TextEncoder().encode(p.tokenId + challenge.timestamp_iso)));
+  const res = await fetch(`${base}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ passportid: p.tokenId, timestamp_iso: challenge.timestamp_iso, passportid_base64url_signature: signature }),
+  });
+  const body = (await res.json()) as { jwt_token?: string };
+  if (!body.jwt_token) throw new Error(`login failed: ${JSON.stringify(body)}`);
+  return body.jwt_token;
+}
+
+async function metrics(base: string, jwt: string): Promise<{ chainReads: number; requests: number }> {
+  const body = (await (await fetch(`${base}/api/metrics`, { headers: { authorization: `Bearer ${jwt}` } })).json()) as {
+    chain: { reads: number };
+    requests: { total: number };
+  };
+  return { chainReads: body.chain.reads, requests: body.requests.total };
+}
+
+async function main(): Promise<void> {
+  const app = await startBuiltApp();
+  try {
+    const passports = await mintBenchPassports(app, PASSPORTS);
+    // The JWT runs use passports of their own: the login run consumes every challenge second of the others.
+    const [user] = await mintBenchPassports(app, 1);
+    const [admin] = await mintBenchPassports(app, 1, { permissioned_routes: JSON.stringify({ entities: { methods: { '/api/metrics': '60' } } }) });
+
+    // Logins: every body is used once (a reused challenge would be refused).
+    const bodies = loginBodies(passports);
+    let next = 0;
+    const loginRun = await autocannon({
+      url: app.base,
+      connections,
+      amount: bodies.length,
+      duration: seconds,
+      requests: [
+        {
+          method: 'POST',
+          path: '/api/login',
+          headers: { 'content-type': 'application/json' },
+          setupRequest: (req) => ({ ...req, body: bodies[next++ % bodies.length] }),
+        },
+      ],
+    });
+
+    const userJwt = await login(app.base, user);
+    const adminJwt = await login(app.base, admin);
+    const auth = { authorization: `Bearer ${userJwt}` };
+
+    const publicRoute = await measure(`${app.base}/api/login/timestamp`);
+    const nonce = await measure(`${app.base}/api/holanonce16ts`, auth);
+    await autocannon({ url: `${app.base}/api/me/identity`, connections, duration: 1, headers: auth });
+    const before = await metrics(app.base, adminJwt);
+    const identity = await measure(`${app.base}/api/me/identity`, auth, false);
+    const after = await metrics(app.base, adminJwt);
+    const raw = rawVerifyRate();
+
+    const authorised = after.requests - before.requests;
+    const readsPer1000 = (1000 * (after.chainReads - before.chainReads)) / Math.max(1, authorised);
+    const row = (name: string, f: Figures) =>
+      console.log(`| ${name} | ${Math.round(f.rps)} | ${f.p99} | ${Math.round(f.bytes)} | ${f.ok} of ${f.total} | ${(f.rps / raw).toFixed(2)} |`);
+
+    console.log(`\nNode ${process.version}; ${connections} connections; ${seconds} s per route; default store (sqlite)\n`);
+    console.log('| route | req/s | p99 ms | bytes/response | 2xx | ratio to raw Ed25519 verify |');
+    console.log('|---|---|---|---|---|---|');
+    console.log(
+      `| POST /api/login (full login) | ${Math.round(loginRun.requests.average)} | ${loginRun.latency.p99} | – | ${loginRun['2xx']} of ${loginRun.requests.total} | ${(loginRun.requests.average / raw).toFixed(2)} |`,
+    );
+    row('GET /api/login/timestamp (public)', publicRoute);
+    row('GET /api/holanonce16ts (JWT)', nonce);
+    row('GET /api/me/identity (JWT)', identity);
+    console.log(`| raw node:crypto Ed25519 verify (one thread) | ${Math.round(raw)} | – | – | – | 1.00 |`);
+    console.log(`\nJWT tier overhead (public ÷ JWT route − 1): ${((publicRoute.rps / nonce.rps - 1) * 100).toFixed(1)} % (target ≤ 20 %)`);
+    console.log(`Chain reads per 1000 authorised requests: ${readsPer1000.toFixed(1)} (${after.chainReads - before.chainReads} reads over ${authorised} requests; target ≤ 100)`);
+  } finally {
+    await app.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,155 @@
+/**
+ * Shared pieces of the HTTP benchmarks: start the built app as a child process (so the load generator
+ * in this process does not share its event loop), mint passports into its ledger, and measure the raw
+ * Ed25519 verify rate that endpoint figures are compared with in the same run.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import {
+  createPublicKey,
+  generateKeyPairSync,
+  randomBytes,
+  sign as cryptoSign,
+  verify as cryptoVerify,
+} from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import {
+  cryptoRandomInt,
+  implicitAccountId,
+  parseNearCredentials,
+  randomFaceTokenId,
+  signFamilyMetadata,
+  type Signer,
+} from '@passport/core';
+import { createNodeSigner } from '@passport/core/node';
+import { updateLedgerFile } from '../../apps/api/src/chain/ledger/ledger-file.js';
+
+export const ROOT = path.resolve(new URL('../..', import.meta.url).pathname);
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export async function waitFor(url: string, timeoutMs = 30_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+export interface BuiltApp {
+  readonly base: string;
+  readonly dataDir: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `apps/api/dist/main.js` on a free port with a fresh DATA_DIR, silent logs and the public
+ * rate limit out of the way. `env` overrides (e.g. `STORE: 'memory'`). BENCH_NODE_ARGS, e.g.
+ * "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the server.
+ */
+export async function startBuiltApp(env: Record<string, string> = {}): Promise<BuiltApp> {
+  if (!existsSync(path.join(ROOT, 'apps/api/dist/main.js'))) throw new Error('build first: npx tsc -b tsconfig.build.json');
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'passport-bench-'));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, 'apps/api/dist/main.js'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_BASE_URL: base,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+      RATE_LIMIT_CAPACITY: '10000000',
+      RATE_LIMIT_REFILL_PER_MINUTE: '10000000',
+      ...env,
+    },
+  });
+  try {
+    await waitFor(`${base}/health`);
+  } catch (error) {
+    child.kill('SIGTERM');
+    throw error;
+  }
+  return {
+    base,
+    dataDir,
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited; // lets a --cpu-prof profile be written
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface BenchPassport {
+  readonly tokenId: string;
+  readonly seed: Uint8Array;
+  readonly signer: Signer;
+  readonly accountId: string;
+}
+
+/** Mints passports owned by fresh implicit accounts, signed into the app's development family. */
+export async function mintBenchPassports(app: BuiltApp, count: number, extra: Record<string, string> = {}): Promise<BenchPassport[]> {
+  const family = createNodeSigner(parseNearCredentials(readFileSync(path.join(app.dataDir, 'keys', 'family-root.json'), 'utf8')).secretSeed);
+  const ledgerFile = path.join(app.dataDir, 'ledger.json');
+  const ledger = JSON.parse(readFileSync(ledgerFile, 'utf8')) as { passports: { metadata: Record<string, string> }[] };
+  const serviceProviderId = ledger.passports.find((p) => p.metadata.serviceprovider_id)!.metadata.serviceprovider_id;
+  const minted = Array.from({ length: count }, () => {
+    const seed = new Uint8Array(randomBytes(32));
+    const signer = createNodeSigner(seed);
+    const tokenId = randomFaceTokenId(cryptoRandomInt);
+    const metadata: Record<string, string> = {
+      token_id: tokenId,
+      serviceprovider_id: serviceProviderId,
+      subjectuniqueidentifier_url: app.base,
+      not_before: '',
+      not_after: '',
+      ...extra,
+    };
+    metadata.serviceprovider_signature = signFamilyMetadata(metadata, family);
+    return { passport: { tokenId, seed, signer, accountId: implicitAccountId(signer.publicKey) }, metadata };
+  });
+  await updateLedgerFile(ledgerFile, (doc) => ({
+    ...doc,
+    passports: [...doc.passports, ...minted.map((m) => ({ token_id: m.passport.tokenId, owner_id: m.passport.accountId, metadata: m.metadata }))],
+  }));
+  return minted.map((m) => m.passport);
+}
+
+/** Raw node:crypto Ed25519 verifies per second on this thread (cached KeyObject, 64 rotating ~120-byte messages). */
+export function rawVerifyRate(durationMs = 2000): number {
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  const key = createPublicKey({ key: publicKey.export({ type: 'spki', format: 'der' }), format: 'der', type: 'spki' });
+  const messages = Array.from({ length: 64 }, () => randomBytes(120));
+  const signatures = messages.map((m) => cryptoSign(null, m, privateKey));
+  const run = (ms: number) => {
+    let n = 0;
+    const end = performance.now() + ms;
+    while (performance.now() < end) {
+      for (let i = 0; i < 64; i++) if (!cryptoVerify(null, messages[i], key, signatures[i])) throw new Error('bad');
+      n += 64;
+    }
+    return (n * 1000) / ms;
+  };
+  run(300); // warm-up
+  return run(durationMs);
+}
