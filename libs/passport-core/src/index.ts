@@ -67,6 +67,7 @@ export * from './dn/dn.parser.js';
 export * from './profile/disclaimer.js';
 export * from './profile/public-profile.js';
 export * from './profile/full-identity.js';
+export * from './paging/offset-page.js';
 export * from './profile/agent-listing.js';
 export * from './did/did-document.js';
 

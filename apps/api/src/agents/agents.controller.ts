@@ -5,7 +5,7 @@
  * `owner`) are ignored. A chain failure is 500 AGENTS_RETRIEVE_FAILED.
  */
 import { Controller, Get, Inject, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import {
   agentsChainPage,
   buildAgentsPage,
@@ -18,6 +18,7 @@ import { faceSchema } from '../auth/identity/identity.schemas.js';
 import { RequestId } from '../http/request-id.decorator.js';
 import { CHAIN_READER } from '../infrastructure/di-tokens.js';
 import { ApiErrors } from '../openapi/api-errors.decorator.js';
+import { ApiPageQuery } from '../openapi/api-page-query.decorator.js';
 import { obj } from '../openapi/schema-helpers.js';
 
 export class AgentsPageDto {
@@ -58,17 +59,7 @@ export class AgentsController {
       'A page may hold fewer than `limit` items while `nextCursor` is set (family-root records are not agents). ' +
       'Other query parameters are ignored.',
   })
-  @ApiQuery({
-    name: 'limit',
-    required: false,
-    schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
-  })
-  @ApiQuery({
-    name: 'cursor',
-    required: false,
-    schema: { type: 'string', pattern: '^\\d+$' },
-    description: 'The previous nextCursor.',
-  })
+  @ApiPageQuery()
   @ApiOkResponse({ type: AgentsPageDto })
   @ApiErrors('INVALID_QUERY_PARAMETER', 'AGENTS_RETRIEVE_FAILED')
   async list(

@@ -21,6 +21,7 @@ import { RequestId } from '../http/request-id.decorator.js';
 import { CHAIN_READER } from '../infrastructure/di-tokens.js';
 import { ApiErrors } from '../openapi/api-errors.decorator.js';
 import { publicProfileProperties } from './public-profile.schema.js';
+import { lookupIdentityPassport } from './passport-lookup.js';
 
 export class PublicProfileDto {
   @ApiProperty(publicProfileProperties.tokenId as never) tokenId!: string;
@@ -98,13 +99,6 @@ export class TokenIdentityController {
   private async passport(tokenId: string): Promise<PassportRecord> {
     if (!isTokenId(tokenId))
       throw new PassportError('INVALID_TOKEN_ID', { tokenId: String(tokenId).slice(0, 64) });
-    let record: PassportRecord | null;
-    try {
-      record = await this.chain.getPassport(tokenId);
-    } catch {
-      throw new PassportError('IDENTITY_LOOKUP_FAILED', { tokenId });
-    }
-    if (!record) throw new PassportError('IDENTITY_NOT_FOUND', { tokenId });
-    return record;
+    return lookupIdentityPassport(this.chain, tokenId);
   }
 }

@@ -11,17 +11,17 @@ import {
   ApiProduces,
   ApiProperty,
   ApiPropertyOptional,
-  ApiQuery,
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
 import { type FastifyReply } from 'fastify';
+import { parseOffsetPageQuery } from '@passport/core';
 import { ApiErrors } from '../openapi/api-errors.decorator.js';
+import { ApiPageQuery } from '../openapi/api-page-query.decorator.js';
 import { type McpResourceCatalog } from './mcp-resource.catalog.js';
 import { MARKDOWN } from './mcp-resource.manifest.js';
 import { MCP_LIVE_DOCUMENTS, MCP_RESOURCE_CATALOG } from './mcp.di-tokens.js';
 import { type LiveDocumentSources } from './mcp-resource.catalog.js';
-import { parsePageQuery } from './resource-page.query.js';
 
 class McpResourceItemDto {
   @ApiProperty({ type: String, example: 'doc:discovery' }) uri!: string;
@@ -57,21 +57,11 @@ export class McpResourcesController {
     summary: 'List MCP documentation resources',
     description: 'Same registry as the MCP tool list_resources.',
   })
-  @ApiQuery({
-    name: 'limit',
-    required: false,
-    schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
-  })
-  @ApiQuery({
-    name: 'cursor',
-    required: false,
-    schema: { type: 'string', pattern: '^[0-9]+$' },
-    description: 'The nextCursor of the previous page.',
-  })
+  @ApiPageQuery()
   @ApiOkResponse({ type: McpResourceListDto })
   @ApiErrors('INVALID_QUERY_PARAMETER', 'MCP_LIST_FAILED')
   list(@Query() query: Record<string, unknown>): McpResourceListDto {
-    const { offset, limit } = parsePageQuery(query);
+    const { offset, limit } = parseOffsetPageQuery(query);
     const page = this.catalog.page(offset, limit);
     const resources = page.resources.map(({ uri, name, type }) => ({ uri, name, type }));
     return page.nextCursor ? { resources, nextCursor: page.nextCursor } : { resources };

@@ -10,16 +10,16 @@
  * passports `bc=…;sc=…;id=…`) are not agents and are left out, so a page may hold fewer than
  * `limit` items while `nextCursor` is still set.
  */
-import { PassportError } from '../errors/passport.error.js';
 import { type PassportRecord } from '../passport/passport.types.js';
 import { type PageRequest } from '../ports/chain-reader.port.js';
 import { decodeFace, type Face } from '../token-id/face.decoder.js';
 import { isTokenId } from '../token-id/token-id.js';
 import { parseDn } from '../dn/dn.parser.js';
 import { SELF_DECLARED_DISCLAIMER } from './disclaimer.js';
+import { PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT, parseOffsetPageQuery, type OffsetPageQuery } from '../paging/offset-page.js';
 
-export const AGENTS_DEFAULT_LIMIT = 20;
-export const AGENTS_MAX_LIMIT = 100;
+export const AGENTS_DEFAULT_LIMIT = PAGE_DEFAULT_LIMIT;
+export const AGENTS_MAX_LIMIT = PAGE_MAX_LIMIT;
 
 export interface AgentListItem {
   readonly tokenId: string;
@@ -27,10 +27,7 @@ export interface AgentListItem {
   readonly face: Face | null;
 }
 
-export interface AgentsQuery {
-  readonly offset: number;
-  readonly limit: number;
-}
+export type AgentsQuery = OffsetPageQuery;
 
 export interface AgentsPage {
   readonly agents: AgentListItem[];
@@ -39,12 +36,8 @@ export interface AgentsPage {
 }
 
 /** Validates raw query values (strings from HTTP, numbers from MCP/clients). */
-export function parseAgentsQuery(query: { limit?: unknown; cursor?: unknown }): AgentsQuery {
-  return {
-    offset: parseCursor(query.cursor),
-    limit: parseLimit(query.limit),
-  };
-}
+/** The agents listing pages like every other listing (paging/offset-page.ts). */
+export const parseAgentsQuery = parseOffsetPageQuery;
 
 /** The chain page to read for a query: one record more than the limit, to detect a next page. */
 export function agentsChainPage(query: AgentsQuery): PageRequest {
@@ -69,34 +62,3 @@ export function agentListItem(record: Pick<PassportRecord, 'tokenId' | 'metadata
   };
 }
 
-function parseLimit(raw: unknown): number {
-  if (raw === undefined) return AGENTS_DEFAULT_LIMIT;
-  const n = integerOf(raw);
-  if (n === null || n < 1 || n > AGENTS_MAX_LIMIT) {
-    throw new PassportError('INVALID_QUERY_PARAMETER', {
-      parameter: 'limit',
-      reason: 'must be an integer from 1 to 100',
-    });
-  }
-  return n;
-}
-
-function parseCursor(raw: unknown): number {
-  if (raw === undefined || raw === '') return 0;
-  const n = integerOf(raw);
-  if (n === null || n < 0) {
-    throw new PassportError('INVALID_QUERY_PARAMETER', {
-      parameter: 'cursor',
-      reason: 'must be a nextCursor from a previous page',
-    });
-  }
-  return n;
-}
-
-/** A non-negative safe integer from a decimal string (no sign, no exponent, no spaces) or a number. */
-function integerOf(raw: unknown): number | null {
-  if (typeof raw === 'number') return Number.isSafeInteger(raw) && raw >= 0 ? raw : null;
-  if (typeof raw !== 'string' || !/^\d{1,16}$/.test(raw)) return null;
-  const n = Number(raw);
-  return Number.isSafeInteger(n) ? n : null;
-}

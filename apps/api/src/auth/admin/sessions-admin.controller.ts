@@ -4,11 +4,12 @@
  * `permissioned_routes`.
  */
 import { Body, Controller, Get, HttpCode, Inject, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { PassportError, parseAgentsQuery, type Clock, type SessionRecord, type SessionStore } from '@passport/core';
+import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { PassportError, nextCursorAfter, parseOffsetPageQuery, type Clock, type SessionRecord, type SessionStore } from '@passport/core';
 import { RequestId } from '../../http/request-id.decorator.js';
 import { CLOCK, SESSION_STORE } from '../../infrastructure/di-tokens.js';
 import { ApiErrors } from '../../openapi/api-errors.decorator.js';
+import { ApiPageQuery } from '../../openapi/api-page-query.decorator.js';
 import { BearerAuthGuard } from '../bearer/bearer-auth.guard.js';
 import { PrivilegedGuard } from '../bearer/privileged.guard.js';
 import { BEARER_ERRORS } from '../login/login.controller.js';
@@ -52,8 +53,7 @@ export class SessionsAdminController {
 
   @Get()
   @ApiOperation({ summary: 'List login sessions, newest first (privileged)' })
-  @ApiQuery({ name: 'limit', required: false, type: 'integer', description: '1 to 100, default 20' })
-  @ApiQuery({ name: 'cursor', required: false, type: 'string', description: 'nextCursor of the previous page' })
+  @ApiPageQuery()
   @ApiOkResponse({ type: SessionListDto })
   @ApiErrors(...PRIVILEGED_ERRORS, 'INVALID_QUERY_PARAMETER', 'SESSIONS_RETRIEVE_FAILED')
   list(@Query() query: Record<string, unknown>, @RequestId() requestId: string): Promise<SessionListDto> {
@@ -62,8 +62,7 @@ export class SessionsAdminController {
 
   @Get('list_all')
   @ApiOperation({ summary: 'Alias of GET /api/sessions (privileged)' })
-  @ApiQuery({ name: 'limit', required: false, type: 'integer' })
-  @ApiQuery({ name: 'cursor', required: false, type: 'string' })
+  @ApiPageQuery()
   @ApiOkResponse({ type: SessionListDto })
   @ApiErrors(...PRIVILEGED_ERRORS, 'INVALID_QUERY_PARAMETER', 'SESSIONS_RETRIEVE_FAILED')
   listAll(@Query() query: Record<string, unknown>, @RequestId() requestId: string): Promise<SessionListDto> {
@@ -112,15 +111,14 @@ export class SessionsAdminController {
   }
 
   private async page(query: Record<string, unknown>, requestId: string): Promise<SessionListDto> {
-    const { offset, limit } = parseAgentsQuery({ limit: query.limit, cursor: query.cursor });
+    const { offset, limit } = parseOffsetPageQuery({ limit: query.limit, cursor: query.cursor });
     try {
       const page = await this.sessions.list({ offset, limit });
       const now = this.clock.nowMs();
-      const next = offset + page.items.length;
       return {
         sessions: page.items.map((s) => viewSession(s, now)),
         total: page.total,
-        nextCursor: next < page.total ? String(next) : null,
+        nextCursor: nextCursorAfter(offset, page.items.length, page.total),
         requestId,
       };
     } catch {

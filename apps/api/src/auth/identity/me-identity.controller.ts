@@ -4,9 +4,10 @@
  */
 import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
-import { buildOwnIdentity, PassportError, tokenIdFromSubject, type ChainReader, type PassportRecord } from '@passport/core';
+import { buildOwnIdentity, PassportError, tokenIdFromSubject, type ChainReader } from '@passport/core';
 import { RequestId } from '../../http/request-id.decorator.js';
 import { CHAIN_READER } from '../../infrastructure/di-tokens.js';
+import { lookupIdentityPassport } from '../../identity/passport-lookup.js';
 import { ApiErrors } from '../../openapi/api-errors.decorator.js';
 import { Caller, type AuthContext } from '../bearer/auth-context.js';
 import { BearerAuthGuard } from '../bearer/bearer-auth.guard.js';
@@ -47,13 +48,7 @@ export class MeIdentityController {
   async identity(@Caller() caller: AuthContext, @RequestId() requestId: string): Promise<OwnIdentityDto> {
     const tokenId = tokenIdFromSubject(caller.claims.sub);
     if (!tokenId) throw new PassportError('IDENTITY_SUB_MISSING');
-    let record: PassportRecord | null;
-    try {
-      record = await this.chain.getPassport(tokenId);
-    } catch {
-      throw new PassportError('IDENTITY_LOOKUP_FAILED', { tokenId });
-    }
-    if (!record) throw new PassportError('IDENTITY_NOT_FOUND', { tokenId });
+    const record = await lookupIdentityPassport(this.chain, tokenId);
     return { ...buildOwnIdentity(record), requestId } as OwnIdentityDto;
   }
 }

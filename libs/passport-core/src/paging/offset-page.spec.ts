@@ -1,7 +1,7 @@
-/** Paging of /api/mcp/resources: the agents rules (limit 1..100 default 20, cursor = decimal offset). */
+/** Offset paging of every listing: limit 1..100 default 20, cursor = decimal offset. */
 import fc from 'fast-check';
-import { isPassportError } from '@passport/core';
-import { parsePageQuery } from './resource-page.query.js';
+import { isPassportError } from '../errors/passport.error.js';
+import { nextCursorAfter, parseOffsetPageQuery as parsePageQuery } from './offset-page.js';
 
 const rejects = (query: Record<string, unknown>, parameter: string) => {
   try {
@@ -16,7 +16,7 @@ const rejects = (query: Record<string, unknown>, parameter: string) => {
   return false;
 };
 
-describe('parsePageQuery', () => {
+describe('parseOffsetPageQuery', () => {
   it.each([
     [{ limit: '0' }, 'limit'],
     [{ limit: '101' }, 'limit'],
@@ -28,13 +28,21 @@ describe('parsePageQuery', () => {
     [{ cursor: 'abc' }, 'cursor'],
     [{ cursor: '-3' }, 'cursor'],
     [{ cursor: '1e3' }, 'cursor'],
-    [{ cursor: '' }, 'cursor'],
+    [{ cursor: '1.5' }, 'cursor'],
+    [{ limit: ['1', '2'] }, 'limit'],
   ])('rejects %p with INVALID_QUERY_PARAMETER naming %s', (query, parameter) => {
     expect(rejects(query, parameter)).toBe(true);
   });
 
-  it('defaults to the first 20', () => {
+  it('defaults to the first 20; an empty cursor is the first page; MCP tools pass numbers', () => {
     expect(parsePageQuery({})).toEqual({ offset: 0, limit: 20 });
+    expect(parsePageQuery({ cursor: '' })).toEqual({ offset: 0, limit: 20 });
+    expect(parsePageQuery({ limit: 5, cursor: 10 })).toEqual({ offset: 10, limit: 5 });
+  });
+
+  it('gives the next cursor until the end', () => {
+    expect(nextCursorAfter(0, 20, 45)).toBe('20');
+    expect(nextCursorAfter(40, 5, 45)).toBeNull();
   });
 
   it('accepts every limit 1..100 and every decimal cursor', () => {
