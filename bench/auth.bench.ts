@@ -14,7 +14,7 @@
  */
 import autocannon from 'autocannon';
 import { encodeBase64Url } from '@passport/core';
-import { mintBenchPassports, rawVerifyRate, startBuiltApp, type BenchPassport } from './support/built-app.js';
+import { loginBenchPassport as login, mintBenchPassports, rawVerifyRate, startBuiltApp, type BenchPassport } from './support/built-app.js';
 
 const seconds = Number(process.argv[2] ?? 5);
 const connections = Number(process.argv[3] ?? 50);
@@ -47,19 +47,6 @@ function loginBodies(passports: readonly BenchPassport[]): string[] {
     }
   }
   return bodies;
-}
-
-async function login(base: string, p: BenchPassport): Promise<string> {
-  const challenge = (await (await fetch(`${base}/api/login/timestamp`)).json()) as { timestamp_iso: string };
-  const signature = encodeBase64Url(p.signer.sign(new TextEncoder().encode(p.tokenId + challenge.timestamp_iso)));
-  const res = await fetch(`${base}/api/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ passportid: p.tokenId, timestamp_iso: challenge.timestamp_iso, passportid_base64url_signature: signature }),
-  });
-  const body = (await res.json()) as { jwt_token?: string };
-  if (!body.jwt_token) throw new Error(`login failed: ${JSON.stringify(body)}`);
-  return body.jwt_token;
 }
 
 async function metrics(base: string, jwt: string): Promise<{ chainReads: number; requests: number }> {

@@ -6,6 +6,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 npx tsc -b tsconfig.build.json
+# The verify bench drives the server with wrk (a C load generator) from Debian's packages.
+if ! command -v wrk >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null
+  else
+    echo "wrk is missing: install Debian's 'wrk' package (sudo apt-get install wrk)" >&2
+    exit 1
+  fi
+fi
 export SWC_NODE_PROJECT=tsconfig.json
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then names=(core chain store http auth verify mcp); fi

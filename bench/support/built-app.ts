@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   cryptoRandomInt,
+  encodeBase64Url,
   implicitAccountId,
   parseNearCredentials,
   randomFaceTokenId,
@@ -133,6 +134,27 @@ export async function mintBenchPassports(app: BuiltApp, count: number, extra: Re
     passports: [...doc.passports, ...minted.map((m) => ({ token_id: m.passport.tokenId, owner_id: m.passport.accountId, metadata: m.metadata }))],
   }));
   return minted.map((m) => m.passport);
+}
+
+/** Logs a bench passport in through the API (challenge, signature, login) and returns its JWT. */
+export async function loginBenchPassport(base: string, p: BenchPassport): Promise<string> {
+  const challenge = (await (await fetch(`${base}/api/login/timestamp`)).json()) as { timestamp_iso: string };
+  const signature = encodeBase64Url(p.signer.sign(new TextEncoder().encode(p.tokenId + challenge.timestamp_iso)));
+  const res = await fetch(`${base}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ passportid: p.tokenId, timestamp_iso: challenge.timestamp_iso, passportid_base64url_signature: signature }),
+  });
+  const body = (await res.json()) as { jwt_token?: string };
+  if (!body.jwt_token) throw new Error(`login failed: ${JSON.stringify(body)}`);
+  return body.jwt_token;
+}
+
+/** A passport allowed to read GET /api/metrics, logged in; returns a reader of the JSON figures. */
+export async function metricsReader(app: BuiltApp): Promise<() => Promise<Record<string, any>>> {
+  const [admin] = await mintBenchPassports(app, 1, { permissioned_routes: JSON.stringify({ entities: { methods: { '/api/metrics': '60' } } }) });
+  const jwt = await loginBenchPassport(app.base, admin);
+  return async () => (await (await fetch(`${app.base}/api/metrics`, { headers: { authorization: `Bearer ${jwt}` } })).json()) as Record<string, any>;
 }
 
 /** Raw node:crypto Ed25519 verifies per second on this thread (cached KeyObject, 64 rotating ~120-byte messages). */
