@@ -1,7 +1,8 @@
 /**
  * The `passport` tool against the started app (real HTTP, the app's own development family and
  * ledger): keygen, mint (seen by the running server without a restart), login, nonce, a HOLA line with
- * the API's nonce, and offline verification of that line (verified once, then nonce_replay).
+ * the API's nonce, verification of that line through the API (verified once, then nonce_replay), and
+ * offline verification against the ledger with the same result shape.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -24,14 +25,13 @@ describe('passport CLI against the running app', () => {
   };
 
   beforeAll(async () => {
-    // TRUSTED_CONTRACTS is given explicitly until the login service injects the resolved TRUSTED_CONTRACTS
-    // token of the chain module (unset, it means the ledger's own contract).
-    app = await startTestApp({ STORE: 'memory', TRUSTED_CONTRACTS: 'passport.local' });
+    // TRUSTED_CONTRACTS unset: the ledger's own contract is trusted (as with `npm start`).
+    app = await startTestApp({ STORE: 'memory' });
     env = { DATA_DIR: app.dataDir, PUBLIC_BASE_URL: app.baseUrl };
   });
   afterAll(() => app.close());
 
-  it('keygen, mint, login, nonce, hola, and offline verify with replay detection', async () => {
+  it('keygen, mint, login, nonce, hola, verify through the API (then nonce_replay), and offline verify', async () => {
     const keyFile = join(app.dataDir, 'me.json');
     expect((await cli(['keygen', '--out', keyFile])).code).toBe(0);
     const minted = await cli(['mint', '--key', keyFile]);
@@ -76,6 +76,18 @@ describe('passport CLI against the running app', () => {
     expect(hola.err).toBe('');
     const { hola: line, serviceHost } = JSON.parse(hola.out) as { hola: string; serviceHost: string };
 
+    const online = async () =>
+      JSON.parse((await cli(['verify', '--api', app.baseUrl, '--json', line])).out) as {
+        verified: boolean;
+        peerTokenId: string;
+        failureReasons: string[];
+      };
+    expect(await online()).toMatchObject({ verified: true, peerTokenId: tokenId, failureReasons: [] });
+    const replayed = await online();
+    expect(replayed.verified).toBe(false);
+    expect(replayed.failureReasons).toContain('nonce_replay');
+
+    // Offline (its own replay record): the same line verifies once, then reports the replay.
     const verified = await cli([
       'verify',
       '--ledger',
