@@ -46,6 +46,8 @@ export interface FakeNearRpc {
   readonly requests: RecordedRequest[];
   /** Faults applied to the next requests, one each, in order. */
   enqueue(...faults: Fault[]): void;
+  /** Drops every queued fault. */
+  clearFaults(): void;
   /** Number of recorded requests matching a filter. */
   count(filter?: (r: RecordedRequest) => boolean): number;
   close(): Promise<void>;
@@ -213,6 +215,7 @@ export async function startFakeNearRpc(contractId = 'passport.test.near'): Promi
     },
     requests: state.requests,
     enqueue: (...more) => faults.push(...more),
+    clearFaults: () => faults.splice(0, faults.length),
     count: (filter) => (filter ? state.requests.filter(filter).length : state.requests.length),
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,0 +1,170 @@
+/**
+ * The app on CHAIN=near, end to end against the fake NEAR JSON-RPC node (the real near-api-js client):
+ * login, identity and verify work while the node answers; when it fails (HTTP 500s, then timeouts),
+ * every surface answers with its documented code, quickly, and never with the node's own text.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import {
+  buildHolaLine,
+  cryptoRandomInt,
+  familyRootTokenId,
+  formatNearCredentials,
+  implicitAccountId,
+  nearCredentialsFromSeed,
+  randomFaceTokenId,
+  signFamilyMetadata,
+} from '@passport/core';
+import { createNodeSigner } from '@passport/core/node';
+import { startFakeNearRpc, type FakeNearRpc } from '../fake-near-rpc/fake-near-rpc.server.js';
+import { bearer, fetchChallenge, signLogin, type TestKey } from '../support/passports.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+const CONTRACT = 'passport.test.near';
+const UPSTREAM_SECRET = 'secret-internal-detail';
+
+function key(): TestKey {
+  const seed = new Uint8Array(randomBytes(32));
+  const signer = createNodeSigner(seed);
+  return { seed, signer, accountId: implicitAccountId(signer.publicKey) };
+}
+
+describe('CHAIN=near through the app, and chain outages', () => {
+  let rpc: FakeNearRpc;
+  let app: TestApp;
+  let dataDir: string;
+  const root = key();
+  const serverKey = key();
+  const serviceProviderId = familyRootTokenId({ chain: 'near', contract: CONTRACT }, 'root');
+
+  /** Puts a passport on the fake chain, signed into the family. */
+  function mint(owner: TestKey, tokenId = randomFaceTokenId(cryptoRandomInt), url?: string): string {
+    const metadata: Record<string, string> = {
+      token_id: tokenId,
+      serviceprovider_id: serviceProviderId,
+      subjectuniqueidentifier_url: url ?? app.baseUrl,
+      not_before: '',
+      not_after: '',
+    };
+    metadata.serviceprovider_signature = signFamilyMetadata(metadata, root.signer);
+    rpc.tokens.push({ token_id: tokenId, owner_id: owner.accountId, metadata });
+    return tokenId;
+  }
+
+  async function login(owner: TestKey, tokenId: string) {
+    const challenge = await fetchChallenge(app.baseUrl);
+    const res = await fetch(`${app.baseUrl}/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        passportid: tokenId,
+        timestamp_iso: challenge.timestamp_iso,
+        passportid_base64url_signature: signLogin(owner, tokenId, challenge.timestamp_iso),
+      }),
+    });
+    return { status: res.status, text: await res.text() };
+  }
+
+  const hola = (owner: TestKey, tokenId: string) =>
+    buildHolaLine({
+      senderTokenId: tokenId,
+      timestamp: new Date().toISOString(),
+      nonceHex: randomBytes(16).toString('hex').toUpperCase(),
+      serviceHost: new URL(app.baseUrl).host,
+      signer: owner.signer,
+    });
+
+  const verify = async (line: string) => {
+    const res = await fetch(`${app.baseUrl}/api/identity/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ hola: line }),
+    });
+    return { status: res.status, text: await res.text() };
+  };
+
+  beforeAll(async () => {
+    rpc = await startFakeNearRpc(CONTRACT);
+    rpc.blockTimeMs = Date.now();
+    dataDir = await mkdtemp(path.join(tmpdir(), 'passport-near-'));
+    await mkdir(path.join(dataDir, 'keys'), { recursive: true });
+    await writeFile(
+      path.join(dataDir, 'keys', 'server.json'),
+      JSON.stringify(formatNearCredentials(nearCredentialsFromSeed(serverKey.seed))),
+      { mode: 0o600 },
+    );
+    rpc.tokens.push({ token_id: serviceProviderId, owner_id: root.accountId, metadata: {} });
+    const serverToken = randomFaceTokenId(cryptoRandomInt);
+    const serverMetadata: Record<string, string> = { token_id: serverToken, serviceprovider_id: serviceProviderId, not_before: '', not_after: '' };
+    serverMetadata.serviceprovider_signature = signFamilyMetadata(serverMetadata, root.signer);
+    rpc.tokens.push({ token_id: serverToken, owner_id: serverKey.accountId, metadata: serverMetadata });
+    app = await startTestApp({ DATA_DIR: dataDir, CHAIN: 'near', NEAR_RPC_URL: rpc.url, NEAR_CONTRACT_ID: CONTRACT, STORE: 'memory' });
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await rpc?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('logs in, reads identity and verifies a line against NEAR', async () => {
+    const owner = key();
+    const tokenId = mint(owner);
+    const res = await login(owner, tokenId);
+    expect(res.status).toBe(200);
+    const jwt = JSON.parse(res.text).jwt_token as string;
+    const me = await fetch(`${app.baseUrl}/api/me/identity`, { headers: bearer(jwt) });
+    expect(((await me.json()) as { tokenId: string }).tokenId).toBe(tokenId);
+    expect(JSON.parse((await verify(hola(owner, tokenId))).text)).toMatchObject({ verified: true, peerTokenId: tokenId });
+  });
+
+  it('a failing node: verify reports public_key_error, login 503, identity 500, health degraded; no upstream text', async () => {
+    const owner = key();
+    const tokenId = mint(owner);
+    const other = key();
+    const otherToken = mint(other);
+    // Every request fails from here on (near-api-js retries 503s, so queue plenty).
+    rpc.clearFaults();
+    rpc.enqueue(...Array.from({ length: 200 }, () => ({ kind: 'http' as const, status: 503 })));
+    const started = Date.now();
+
+    const verified = await verify(hola(owner, tokenId));
+    expect(verified.status).toBe(200);
+    const body = JSON.parse(verified.text);
+    expect(body.verified).toBe(false);
+    expect(body.failureReasons).toContain('public_key_error');
+
+    const refused = await login(other, otherToken);
+    expect(refused.status).toBe(503);
+    expect(JSON.parse(refused.text).error.code).toBe('SERVICE_UNAVAILABLE');
+
+    const identity = await fetch(`${app.baseUrl}/api/identity/token/${otherToken}/public`);
+    expect(identity.status).toBe(500);
+    const identityText = await identity.text();
+    expect(JSON.parse(identityText).error.code).toBe('IDENTITY_LOOKUP_FAILED');
+
+    const health = (await (await fetch(`${app.baseUrl}/health`)).json()) as { status: string; degraded: boolean };
+    expect(health).toMatchObject({ status: 'degraded', degraded: true });
+
+    for (const text of [verified.text, refused.text, identityText]) expect(text).not.toContain(UPSTREAM_SECRET);
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
+  it('a node that stops answering: the request ends with the documented code instead of hanging', async () => {
+    rpc.clearFaults();
+    const owner = key();
+    const tokenId = mint(owner);
+    const before = rpc.requests.length;
+    rpc.enqueue(...Array.from({ length: 20 }, () => ({ kind: 'slow' as const, delayMs: 20_000 })));
+    const started = Date.now();
+    const body = JSON.parse((await verify(hola(owner, tokenId))).text);
+    expect(body.failureReasons).toContain('public_key_error');
+    const elapsed = Date.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(4_000); // it did wait for the node: the reader's 5 s timeout ended it
+    expect(elapsed).toBeLessThan(15_000);
+    expect(rpc.requests.length).toBeGreaterThan(before);
+    rpc.clearFaults();
+  }, 30_000);
+});
