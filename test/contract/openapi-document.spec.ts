@@ -176,8 +176,8 @@ describe('the served document', () => {
     for (const { path, method, op } of operations()) {
       if (method !== 'get' || path.includes('{') || (op.parameters ?? []).some((p: any) => p.required))
         continue;
-      // /mcp is the MCP transport (JSON-RPC and SSE), covered by test/mcp; its GET needs a session.
-      if (path === '/mcp') continue;
+      // GET /mcp without a session is the documented 400 MCP_TRANSPORT_SESSION_REQUIRED envelope;
+      // the transport itself (JSON-RPC and SSE) is covered by test/mcp.
       const res = await fetch(`${t.baseUrl}${path}`, { redirect: 'manual' });
       const type = res.headers.get('content-type') ?? undefined;
       const text = await res.text();

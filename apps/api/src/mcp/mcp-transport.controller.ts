@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { Controller, Delete, Get, Inject, Post, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../openapi/api-errors.decorator.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { PassportError, type RateLimitStore } from '@passport/core';
@@ -94,9 +95,10 @@ export class McpTransportController {
     summary: 'MCP streamable HTTP: open the server-to-client SSE stream of a session',
     description: `Needs Mcp-Session-Id. Without it: 400 MCP_TRANSPORT_SESSION_REQUIRED (ErrorResponse); read ${MCP_DISCOVERY_PATH} instead.`,
   })
-  @ApiProduces('text/event-stream')
+  // The stream is SSE; errors (the envelope, JSON-RPC) are JSON.
+  @ApiProduces('text/event-stream', 'application/json')
   @ApiResponse({ status: 200, description: 'SSE stream.' })
-  @ApiResponse({ status: 400, description: 'MCP_TRANSPORT_SESSION_REQUIRED (ErrorResponse envelope).' })
+  @ApiErrors('MCP_TRANSPORT_SESSION_REQUIRED')
   @ApiResponse({ status: 404, description: 'JSON-RPC error -32001: unknown or closed session.' })
   async get(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     if (!(await this.admit(request, reply))) return;
