@@ -139,6 +139,15 @@ describe.each(sessionAdapters)('SessionStore ($name)', (kind) => {
         await expect(reopened.countOpen(5000)).resolves.toBe(1);
       });
 
+      it('a session read (and cached) by one instance and closed by another is seen closed at once', async () => {
+        const peer = h.openPeer() as SessionStore;
+        await h.store.create(session(4));
+        await expect(h.store.get(session(4).sessionId)).resolves.toMatchObject({ closedAtMs: null });
+        await expect(h.store.get(session(4).sessionId)).resolves.toMatchObject({ closedAtMs: null });
+        await expect(peer.close(session(4).sessionId, 'revoked', 6000)).resolves.toBe(true);
+        await expect(h.store.get(session(4).sessionId)).resolves.toMatchObject({ closedAtMs: 6000, closeReason: 'revoked' });
+      });
+
       it('a logout on one instance is seen by another at once, and only one of them can close it', async () => {
         const peer = h.openPeer() as SessionStore;
         await h.store.create(session(1));

@@ -9,6 +9,11 @@
  * Bounded: a background sweep deletes closed and expired sessions, and a create beyond `maxEntries`
  * (default 100 000) first sweeps, then evicts the oldest open sessions (logging those clients out:
  * eviction fails closed, a JWT is never honoured without its session).
+ *
+ * Reads are cached in process, because every JWT request reads its session: the cache is dropped
+ * whenever `PRAGMA data_version` shows that another connection committed (a logout by another
+ * process is therefore seen on the next request), and this connection's own closes, sweeps and
+ * evictions update it directly. A cache hit costs one pragma (~2 µs) instead of a row read (~6 µs).
  */
 import { systemClock, type SessionPage, type SessionRecord, type SessionStore } from '@passport/core';
 import { type SqliteDatabase } from './sqlite.database.js';
@@ -20,6 +25,8 @@ import {
 } from './sqlite-store.options.js';
 
 export const DEFAULT_SESSION_MAX_ENTRIES = 100_000;
+/** Sessions remembered in process (oldest dropped first). */
+const READ_CACHE_ENTRIES = 10_000;
 
 interface SessionRow {
   readonly session_id: string;
@@ -39,6 +46,8 @@ const COLUMNS =
 export class SqliteSessionStore implements SessionStore {
   readonly maxEntries: number;
   private readonly sweeper: PeriodicSweep;
+  private readonly readCache = new Map<string, SessionRecord>();
+  private seenDataVersion = -1;
 
   constructor(
     private readonly db: SqliteDatabase,
@@ -76,9 +85,20 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async get(sessionId: string): Promise<SessionRecord | null> {
+    const version = this.db.dataVersion();
+    if (version !== this.seenDataVersion) {
+      this.readCache.clear();
+      this.seenDataVersion = version;
+    }
+    const cached = this.readCache.get(sessionId);
+    if (cached) return cached;
     const row = this.db.statement(`SELECT ${COLUMNS} FROM sessions WHERE session_id = ?`).get(sessionId) as
       SessionRow | undefined;
-    return row ? toRecord(row) : null;
+    if (!row) return null;
+    const record = toRecord(row);
+    if (this.readCache.size >= READ_CACHE_ENTRIES) this.readCache.delete(this.readCache.keys().next().value as string);
+    this.readCache.set(sessionId, record);
+    return record;
   }
 
   async close(sessionId: string, reason: string, nowMs: number): Promise<boolean> {
@@ -87,6 +107,7 @@ export class SqliteSessionStore implements SessionStore {
         'UPDATE sessions SET closed_at_ms = ?, close_reason = ? WHERE session_id = ? AND closed_at_ms IS NULL',
       )
       .run(nowMs, reason, sessionId);
+    this.readCache.delete(sessionId);
     return result.changes === 1;
   }
 
@@ -124,6 +145,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   private sweepSync(nowMs: number): number {
+    this.readCache.clear();
     return this.db
       .statement('DELETE FROM sessions WHERE closed_at_ms IS NOT NULL OR expires_at_ms <= ?')
       .run(nowMs).changes;
@@ -135,6 +157,7 @@ export class SqliteSessionStore implements SessionStore {
     const excess = this.db.rowCount('sessions') - this.maxEntries;
     if (excess <= 0) return;
     // rowid grows with insertion, so the smallest rowids are the oldest sessions.
+    this.readCache.clear();
     this.db
       .statement('DELETE FROM sessions WHERE rowid IN (SELECT rowid FROM sessions ORDER BY rowid LIMIT ?)')
       .run(excess);

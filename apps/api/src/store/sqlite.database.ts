@@ -142,6 +142,14 @@ export class SqliteDatabase {
     return row?.n ?? 0;
   }
 
+  /**
+   * `PRAGMA data_version`: changes whenever another connection (another process) has committed to
+   * the database since this connection last asked; this connection's own commits leave it unchanged.
+   */
+  dataVersion(): number {
+    return this.statement('PRAGMA data_version').pluck().get() as number;
+  }
+
   /** `PRAGMA user_version`, i.e. the number of migrations applied. */
   schemaVersion(): number {
     return this.db.pragma('user_version', { simple: true }) as number;
