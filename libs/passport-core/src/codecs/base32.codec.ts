@@ -12,6 +12,14 @@ const LOOKUP: Int8Array = (() => {
 })();
 
 export function encodeBase32(bytes: Uint8Array): string {
+  return encodeBase32With(ALPHABET, bytes);
+}
+
+/**
+ * Base32 with another 32-letter alphabet (e.g. Crockford's, for ULIDs): bytes packed into 5-bit
+ * groups, most significant first, the last group zero-padded; no padding characters.
+ */
+export function encodeBase32With(alphabet: string, bytes: Uint8Array): string {
   let out = '';
   let buffer = 0;
   let bits = 0;
@@ -20,11 +28,11 @@ export function encodeBase32(bytes: Uint8Array): string {
     bits += 8;
     while (bits >= 5) {
       bits -= 5;
-      out += ALPHABET[(buffer >>> bits) & 31];
+      out += alphabet[(buffer >>> bits) & 31];
     }
     buffer &= (1 << bits) - 1;
   }
-  if (bits > 0) out += ALPHABET[(buffer << (5 - bits)) & 31];
+  if (bits > 0) out += alphabet[(buffer << (5 - bits)) & 31];
   return out;
 }
 

@@ -5,6 +5,8 @@
  * Node entry imports `node:crypto`, which this browser-safe library must not; `globalThis.crypto`
  * (Web Crypto, present in browsers and Node ≥ 19) supplies the randomness.
  */
+import { encodeBase32With } from '../codecs/base32.codec.js';
+
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const MAX_TIME_MS = 2 ** 48 - 1;
 
@@ -23,21 +25,8 @@ export function ulid(timeMs: number, random: RandomBytes = webCryptoRandom): str
     time = CROCKFORD[t % 32] + time;
     t = Math.floor(t / 32);
   }
-  // 80 random bits = 16 characters of 5 bits.
-  const bytes = random(10);
-  let out = '';
-  let buffer = 0;
-  let bits = 0;
-  for (const byte of bytes) {
-    buffer = (buffer << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      bits -= 5;
-      out += CROCKFORD[(buffer >>> bits) & 31];
-    }
-    buffer &= (1 << bits) - 1;
-  }
-  return time + out;
+  // 80 random bits = exactly 16 characters of 5 bits.
+  return time + encodeBase32With(CROCKFORD, random(10));
 }
 
 /** The millisecond time a ULID encodes; null for a non-ULID. */
