@@ -9,12 +9,11 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import {
-  buildDidDocument,
   describeDidMethod,
   isPassportError,
   PassportError,
   parseDid,
-  resolveOwnerKeys,
+  resolveDidDocument,
   type ChainReader,
   type DidDocument,
 } from '@passport/core';
@@ -86,10 +85,9 @@ export class DidController {
 
   private async documentFor(tokenId: string): Promise<DidDocument> {
     try {
-      const record = await this.chain.getPassport(tokenId);
-      if (!record) throw new PassportError('DID_NOT_FOUND', { did: `did:passport:${tokenId}` });
-      const keys = await resolveOwnerKeys(this.chain, record.ownerId);
-      return buildDidDocument(record, keys, { publicBaseUrl: this.config.publicBaseUrl });
+      const document = await resolveDidDocument(this.chain, tokenId, { publicBaseUrl: this.config.publicBaseUrl });
+      if (!document) throw new PassportError('DID_NOT_FOUND', { did: `did:passport:${tokenId}` });
+      return document;
     } catch (error) {
       if (isPassportError(error)) throw error;
       throw new PassportError('DID_RESOLUTION_FAILED', { did: `did:passport:${tokenId}` });

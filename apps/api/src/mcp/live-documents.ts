@@ -5,7 +5,7 @@
  * the face table of the core.
  */
 import { type ModuleRef } from '@nestjs/core';
-import { buildDidDocument, type ChainReader, normalizeTokenId, resolveOwnerKeys } from '@passport/core';
+import { type ChainReader, normalizeTokenId, resolveDidDocument } from '@passport/core';
 import { OpenApiDocumentService } from '../openapi/openapi-document.service.js';
 import { facialCategoriesDocument } from './facial-categories.document.js';
 import { type LiveDocumentSources } from './mcp-resource.catalog.js';
@@ -20,11 +20,7 @@ export function createLiveDocuments(deps: {
     facialCategories: facialCategoriesDocument,
     resolveDid: async (rawTokenId) => {
       const tokenId = normalizeTokenId(rawTokenId);
-      if (tokenId === null) return null;
-      const record = await deps.chain.getPassport(tokenId);
-      if (!record) return null;
-      const keys = await resolveOwnerKeys(deps.chain, record.ownerId);
-      return buildDidDocument(record, keys, { publicBaseUrl: deps.publicBaseUrl });
+      return tokenId === null ? null : resolveDidDocument(deps.chain, tokenId, { publicBaseUrl: deps.publicBaseUrl });
     },
   };
 }

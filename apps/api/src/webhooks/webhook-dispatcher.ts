@@ -32,6 +32,8 @@ import { type ServerIdentity } from '../infrastructure/server-identity.js';
 
 export const WEBHOOK_TIMEOUT_MS = 5000;
 const RECENT_LIMIT = 100;
+/** Dispatches in flight at once; beyond it an event is refused (counted and logged), not queued. */
+export const MAX_IN_FLIGHT = 100;
 
 export interface WebhookDispatch {
   readonly event: string;
@@ -84,6 +86,11 @@ export class WebhookDispatcher {
    * the response either.
    */
   dispatch(resolveTarget: () => Promise<WebhookDispatch | null>): void {
+    if (this.pending.size >= MAX_IN_FLIGHT) {
+      this.counts.refused++;
+      this.logger.warn(`webhook refused: ${MAX_IN_FLIGHT} deliveries already in flight`);
+      return;
+    }
     const run = (async () => {
       let dispatch: WebhookDispatch | null;
       try {

@@ -16,7 +16,9 @@
  */
 import { encodeBase58 } from '../codecs/base58.codec.js';
 import { PassportError } from '../errors/passport.error.js';
+import { resolveOwnerKeys } from '../passport/owner-keys.js';
 import { type PassportRecord } from '../passport/passport.types.js';
+import { type ChainReader } from '../ports/chain-reader.port.js';
 import { normalizeTokenId } from '../token-id/token-id.js';
 
 export const DID_METHOD = 'passport';
@@ -179,4 +181,19 @@ export function describeDidMethod(options: DidDocumentOptions) {
 
 function baseUrl(url: string): string {
   return url.replace(/\/+$/, '');
+}
+
+/**
+ * The current DID document of a passport, read through the chain port: the record, then its owner's
+ * keys (so a transfer changes the key at once). null when no passport has this token id; chain
+ * failures propagate as thrown.
+ */
+export async function resolveDidDocument(
+  chain: ChainReader,
+  tokenId: string,
+  options: DidDocumentOptions,
+): Promise<DidDocument | null> {
+  const record = await chain.getPassport(tokenId);
+  if (!record) return null;
+  return buildDidDocument(record, await resolveOwnerKeys(chain, record.ownerId), options);
 }
