@@ -120,6 +120,16 @@ describe('CHAIN=near through the app, and chain outages', () => {
     expect(JSON.parse((await verify(hola(owner, tokenId))).text)).toMatchObject({ verified: true, peerTokenId: tokenId });
   });
 
+  it('a burst of /health probes reaches the node about once, not once per probe', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // past any earlier check's reuse window
+    const blockReads = () => rpc.count((r) => r.method === 'block');
+    const before = blockReads();
+    const answers = await Promise.all(Array.from({ length: 30 }, () => fetch(`${app.baseUrl}/health`).then((r) => r.json())));
+    expect(answers.every((a) => (a as { status: string }).status === 'healthy')).toBe(true);
+    expect(blockReads() - before).toBeGreaterThanOrEqual(1);
+    expect(blockReads() - before).toBeLessThanOrEqual(2);
+  });
+
   it('a failing node: verify reports public_key_error, login 503, identity 500, health degraded; no upstream text', async () => {
     const owner = key();
     const tokenId = mint(owner);
@@ -145,6 +155,7 @@ describe('CHAIN=near through the app, and chain outages', () => {
     const identityText = await identity.text();
     expect(JSON.parse(identityText).error.code).toBe('IDENTITY_LOOKUP_FAILED');
 
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // past the health check's reuse window
     const health = (await (await fetch(`${app.baseUrl}/health`)).json()) as { status: string; degraded: boolean };
     expect(health).toMatchObject({ status: 'degraded', degraded: true });
 

@@ -13,6 +13,11 @@ import { HealthDto } from './health.dto.js';
 export const SERVICE_NAME = 'passport-identity-api';
 /** A check slower than this counts as failed. */
 export const HEALTH_CHECK_TIMEOUT_MS = 1500;
+/**
+ * A check (running or finished) is reused for this long: /health is public, and without this every
+ * probe would reach the chain node and the database, so a flood of probes would become a flood upstream.
+ */
+export const HEALTH_RESULT_REUSE_MS = 1000;
 
 async function runCheck(indicator: HealthIndicator, timeoutMs: number): Promise<Record<string, unknown>> {
   const started = performance.now();
@@ -37,6 +42,7 @@ async function runCheck(indicator: HealthIndicator, timeoutMs: number): Promise<
 @Controller()
 export class HealthController {
   private readonly indicators: HealthIndicator[];
+  private readonly recent = new Map<HealthIndicator, { readonly atMs: number; readonly result: Promise<Record<string, unknown>> }>();
 
   constructor(
     @Optional() @Inject(CHAIN_HEALTH_INDICATOR) chain?: HealthIndicator,
@@ -49,7 +55,7 @@ export class HealthController {
   @ApiOperation({ summary: 'Health of this instance and its dependencies' })
   @ApiOkResponse({ type: HealthDto })
   async health(): Promise<HealthDto> {
-    const results = await Promise.all(this.indicators.map((i) => runCheck(i, HEALTH_CHECK_TIMEOUT_MS)));
+    const results = await Promise.all(this.indicators.map((i) => this.checkOf(i)));
     const checks: Record<string, unknown> = {};
     this.indicators.forEach((indicator, n) => (checks[indicator.name] = results[n]));
     const degraded = results.some((r) => r.status !== 'ok');
@@ -61,5 +67,14 @@ export class HealthController {
       timestamp: new Date().toISOString(),
       instance: { hostname: hostname(), pid: process.pid },
     };
+  }
+
+  private checkOf(indicator: HealthIndicator): Promise<Record<string, unknown>> {
+    const now = Date.now();
+    const recent = this.recent.get(indicator);
+    if (recent && now - recent.atMs < HEALTH_RESULT_REUSE_MS) return recent.result;
+    const result = runCheck(indicator, HEALTH_CHECK_TIMEOUT_MS);
+    this.recent.set(indicator, { atMs: now, result });
+    return result;
   }
 }
