@@ -68,7 +68,10 @@ export async function startBuiltApp(env: Record<string, string> = {}): Promise<B
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, 'apps/api/dist/main.js'], {
+  // BENCH_SERVER_CPUS (e.g. "0") pins the server, thread pool included, with taskset.
+  const cpus = process.env.BENCH_SERVER_CPUS;
+  const argv = [...nodeArgs, 'apps/api/dist/main.js'];
+  const child: ChildProcess = spawn(cpus ? 'taskset' : process.execPath, cpus ? ['-c', cpus, process.execPath, ...argv] : argv, {
     cwd: ROOT,
     stdio: 'inherit',
     env: {

@@ -1,6 +1,7 @@
 /**
  * The one HOLA verifier of the app: the core use case bound to the chain, the shared replay store,
- * the clock, the node:crypto verifier, SERVICE_HOST and HOLA_FUTURE_SKEW_MS. Verify and testhola use
+ * the clock, the node:crypto lane (on the thread pool unless HOLA_VERIFY_THREADPOOL=false), SERVICE_HOST
+ * and HOLA_FUTURE_SKEW_MS. Verify and testhola use
  * this same instance, so a nonce accepted by either is a replay for both.
  */
 import { type Provider } from '@nestjs/common';
@@ -12,6 +13,7 @@ import {
   type ReplayStore,
   type SignatureVerifier,
 } from '@passport/core';
+import { createNodeThreadPoolVerifier } from '@passport/core/node';
 import { type AppConfig } from '../config/app-config.js';
 import {
   APP_CONFIG,
@@ -36,7 +38,7 @@ export const holaVerifierProvider: Provider = {
       chain,
       replay,
       clock,
-      verifier,
+      verifier: config.holaVerifyThreadPool ? createNodeThreadPoolVerifier({ keyCacheSize: 4096 }) : verifier,
       serviceHost: config.serviceHost,
       futureSkewMs: config.holaFutureSkewMs,
     }),

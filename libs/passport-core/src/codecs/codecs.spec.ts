@@ -34,7 +34,26 @@ describe('base32 (RFC 4648 §6)', () => {
     expect(encodeBase32(new Uint8Array(32))).toHaveLength(52);
   });
   it('round-trips any bytes', () => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 200 }), (b) => bytesEqual(decodeBase32(encodeBase32(b))!, b)));
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), (b) => bytesEqual(decodeBase32(encodeBase32(b))!, b)),
+    );
+  });
+  it('property: a foreign character at any position (whole groups and tail alike) is refused', () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ minLength: 1, maxLength: 80 }),
+        fc.nat(),
+        fc.constantFrom('1', '8', '0', 'a', '=', '/', 'É', '\u0100', ' '),
+        (b, at, foreign) => {
+          const text = encodeBase32(b);
+          const i = at % text.length;
+          const changed = text.slice(0, i) + foreign + text.slice(i + 1);
+          if (foreign === '=' && /^=*$/.test(text.slice(i + 1))) return; // trailing padding is tolerated
+          expect(decodeBase32(changed)).toBeNull();
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });
 
@@ -59,7 +78,11 @@ describe('base64url (RFC 4648 §5)', () => {
     expect(decodeBase64Flexible('Zg=')).toBeNull();
   });
   it('round-trips any bytes', () => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 200 }), (b) => bytesEqual(decodeBase64Url(encodeBase64Url(b))!, b)));
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), (b) =>
+        bytesEqual(decodeBase64Url(encodeBase64Url(b))!, b),
+      ),
+    );
   });
 });
 
@@ -73,6 +96,8 @@ describe('hex and base58', () => {
   it('base58 matches the Bitcoin alphabet (leading zero bytes become 1s)', () => {
     expect(encodeBase58(Uint8Array.from([0, 0, 1]))).toBe('112');
     expect(decodeBase58('0OIl')).toBeNull();
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 64 }), (b) => bytesEqual(decodeBase58(encodeBase58(b))!, b)));
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 64 }), (b) => bytesEqual(decodeBase58(encodeBase58(b))!, b)),
+    );
   });
 });

@@ -5,33 +5,84 @@
  * The fraction may have 1 to 9 digits (ISO 8601 sets no count; clients in other languages emit 6);
  * only milliseconds count for freshness.
  */
-const TIMESTAMP =
+/**
+ * The grammar as a regular expression: the reference definition. The scanner below implements it
+ * without captures or substrings (it is on every verify's path); a property test holds them equal.
+ */
+export const HOLA_TIMESTAMP_GRAMMAR =
   /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:(Z)|([+-])(\d{2}):(\d{2}))$/;
 
 // prettier-ignore
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 const YEARS_400_MS = 146_097 * 86_400_000;
+const DASH = 0x2d;
+const COLON = 0x3a;
+
+/** The ASCII digit at `i` as a number, or -1. */
+function digitAt(text: string, i: number): number {
+  const d = text.charCodeAt(i) - 0x30;
+  return d >= 0 && d <= 9 ? d : -1;
+}
+
+/** Two ASCII digits at `i` as a number, or -1. */
+function twoDigitsAt(text: string, i: number): number {
+  const a = digitAt(text, i);
+  const b = digitAt(text, i + 1);
+  return a < 0 || b < 0 ? -1 : a * 10 + b;
+}
 
 /** Unix milliseconds of a HOLA timestamp (uppercase `T`/`Z`), or null when it is not one. */
 export function parseHolaTimestamp(text: string): number | null {
-  const m = TIMESTAMP.exec(text);
-  if (!m) return null;
-  const year = Number(m[1]);
-  const month = Number(m[2]);
-  const day = Number(m[3]);
-  const hour = Number(m[4]);
-  const minute = Number(m[5]);
-  const second = Number(m[6]);
+  const n = text.length;
+  if (n < 20 || n > 35) return null; // 2026-04-19T10:47:00Z … with 9 fraction digits and ±HH:MM
+  const century = twoDigitsAt(text, 0);
+  const yearLow = twoDigitsAt(text, 2);
+  const month = twoDigitsAt(text, 5);
+  const day = twoDigitsAt(text, 8);
+  const hour = twoDigitsAt(text, 11);
+  const minute = twoDigitsAt(text, 14);
+  const second = twoDigitsAt(text, 17);
+  if (
+    (century | yearLow | month | day | hour | minute | second) < 0 ||
+    text.charCodeAt(4) !== DASH ||
+    text.charCodeAt(7) !== DASH ||
+    text.charCodeAt(10) !== 0x54 /* T */ ||
+    text.charCodeAt(13) !== COLON ||
+    text.charCodeAt(16) !== COLON
+  )
+    return null;
+  const year = century * 100 + yearLow;
+
+  let pos = 19;
+  let millis = 0;
+  if (text.charCodeAt(pos) === 0x2e /* . */) {
+    pos++;
+    const start = pos;
+    while (pos < n && digitAt(text, pos) >= 0) {
+      if (pos - start < 3) millis = millis * 10 + digitAt(text, pos);
+      pos++;
+    }
+    const digits = pos - start;
+    if (digits < 1 || digits > 9) return null;
+    for (let k = digits; k < 3; k++) millis *= 10; // ".5" is 500 ms
+  }
+
+  let offsetMinutes = 0;
+  const zone = text.charCodeAt(pos);
+  if (zone === 0x5a /* Z */) {
+    if (pos + 1 !== n) return null;
+  } else if (zone === 0x2b /* + */ || zone === DASH) {
+    if (pos + 6 !== n || text.charCodeAt(pos + 3) !== COLON) return null;
+    const offsetHours = twoDigitsAt(text, pos + 1);
+    const offsetMins = twoDigitsAt(text, pos + 4);
+    if (offsetHours < 0 || offsetMins < 0 || offsetHours > 23 || offsetMins > 59) return null;
+    offsetMinutes = (zone === DASH ? -1 : 1) * (offsetHours * 60 + offsetMins);
+  } else {
+    return null;
+  }
+
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
   if (day > DAYS_IN_MONTH[month - 1] + (month === 2 && isLeapYear(year) ? 1 : 0)) return null;
-  const millis = m[7] ? Number(m[7].padEnd(3, '0').slice(0, 3)) : 0;
-  let offsetMinutes = 0;
-  if (!m[8]) {
-    const offsetHours = Number(m[10]);
-    const offsetMins = Number(m[11]);
-    if (offsetHours > 23 || offsetMins > 59) return null;
-    offsetMinutes = (m[9] === '-' ? -1 : 1) * (offsetHours * 60 + offsetMins);
-  }
   // Date.UTC maps years 0–99 to 1900–1999; shifting by 400 years (exactly 146097 days) avoids that.
   const early = year < 100;
   const utcMs =

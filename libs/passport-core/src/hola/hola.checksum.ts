@@ -8,13 +8,17 @@
 export const HOLA_CHECKSUM_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ';
 
 /** Sum of the UTF-16 code units of `text` (exported for the documented example: 13807 → `H`). */
-export function codeUnitSum(text: string): number {
+export function codeUnitSum(text: string, start = 0, end = text.length): number {
   let sum = 0;
-  for (let i = 0; i < text.length; i++) sum += text.charCodeAt(i);
+  for (let i = start; i < end; i++) sum += text.charCodeAt(i);
   return sum;
 }
 
-export function holaChecksum(signedPrefix: string, signatureText: string): string {
-  const sum = codeUnitSum(signedPrefix) + codeUnitSum(signatureText) + 0x2f; // the "/" after the signature
+/** The checksum letter of a code-unit sum. */
+export function holaChecksumLetter(sum: number): string {
   return HOLA_CHECKSUM_ALPHABET[sum % HOLA_CHECKSUM_ALPHABET.length];
+}
+
+export function holaChecksum(signedPrefix: string, signatureText: string): string {
+  return holaChecksumLetter(codeUnitSum(signedPrefix) + codeUnitSum(signatureText) + 0x2f); // the "/" after the signature
 }

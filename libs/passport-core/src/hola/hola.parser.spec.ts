@@ -11,7 +11,7 @@ import { createNobleSigner } from '../crypto/noble.signer.js';
 import { createNobleVerifier } from '../crypto/noble.verifier.js';
 import { buildHolaLine } from './hola.builder.js';
 import { codeUnitSum, holaChecksum, HOLA_CHECKSUM_ALPHABET } from './hola.checksum.js';
-import { parseHolaTimestamp } from './hola-timestamp.js';
+import { HOLA_TIMESTAMP_GRAMMAR, parseHolaTimestamp } from './hola-timestamp.js';
 import { parseHola } from './hola.parser.js';
 import { HOLA_REASON_CODES, HOLA_VALIDATION_STAGE, type ParsedHola } from './hola.types.js';
 
@@ -176,6 +176,73 @@ describe('timestamp grammar', () => {
     '+002026-04-19T10:47:00Z',
   ])('refuses %s', (text) => {
     expect(parseHolaTimestamp(text)).toBeNull();
+  });
+
+  /** The grammar's regular expression plus the calendar rules: the reference the scanner must equal. */
+  function referenceTimestamp(text: string): number | null {
+    const m = HOLA_TIMESTAMP_GRAMMAR.exec(text);
+    if (!m) return null;
+    const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number);
+    if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
+    const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+    if (day > [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]) return null;
+    let offset = 0;
+    if (!m[8]) {
+      if (Number(m[10]) > 23 || Number(m[11]) > 59) return null;
+      offset = (m[9] === '-' ? -1 : 1) * (Number(m[10]) * 60 + Number(m[11]));
+    }
+    const millis = m[7] ? Number(m[7].padEnd(3, '0').slice(0, 3)) : 0;
+    const date = new Date(0);
+    date.setUTCFullYear(year, month - 1, day);
+    date.setUTCHours(hour, minute, second, millis);
+    return date.getTime() - offset * 60_000;
+  }
+
+  const nearTimestamp = fc.oneof(
+    // Valid shapes, with and without fractions and offsets…
+    fc
+      .tuple(
+        fc.date({
+          min: new Date('0000-01-01T00:00:00Z'),
+          max: new Date('9999-12-31T23:59:59.999Z'),
+          noInvalidDate: true,
+        }),
+        fc.constantFrom('', '.5', '.12', '.123', '.123456', '.123456789', '.1234567890', '.'),
+        fc.constantFrom('Z', '+00:00', '-05:30', '+23:59', '+24:00', '-00:60', '+0200', 'z', ''),
+      )
+      .map(([d, fraction, zone]) => `${d.toISOString().slice(0, 19)}${fraction}${zone}`),
+    // …then one character replaced, removed or inserted,
+    fc
+      .tuple(
+        fc.date({
+          min: new Date('1970-01-01T00:00:00Z'),
+          max: new Date('2100-01-01T00:00:00Z'),
+          noInvalidDate: true,
+        }),
+        fc.nat(40),
+        fc.constantFrom(...'0123456789-:.TZ+ x\u0660'.split('')),
+        fc.constantFrom('replace', 'remove', 'insert'),
+      )
+      .map(([d, at, c, how]) => {
+        const t = d.toISOString();
+        const i = at % t.length;
+        return how === 'replace'
+          ? t.slice(0, i) + c + t.slice(i + 1)
+          : how === 'remove'
+            ? t.slice(0, i) + t.slice(i + 1)
+            : t.slice(0, i) + c + t.slice(i);
+      }),
+    // …and free strings over the grammar's alphabet.
+    fc.string({ unit: fc.constantFrom(...'0123456789-:.TZ+'.split('')), minLength: 18, maxLength: 36 }),
+  );
+
+  it('property: the scanner equals the grammar (regular expression plus calendar) on near-timestamps', () => {
+    fc.assert(
+      fc.property(nearTimestamp, (text) => {
+        expect(parseHolaTimestamp(text)).toBe(referenceTimestamp(text));
+      }),
+      { numRuns: 20_000 },
+    );
   });
 });
 

@@ -1,16 +1,23 @@
 /**
  * @module node/node-crypto.verifier
  * The server signature lane: node:crypto (OpenSSL, ~10× faster than the portable lane) under the
- * shared policy of `crypto/ed25519-policy`, with key objects in a bounded LRU cache.
+ * shared policy of `crypto/ed25519-policy`, with key objects in a bounded LRU cache. Two forms:
+ * on the calling thread (`createNodeVerifier`), and on libuv's thread pool
+ * (`createNodeThreadPoolVerifier`), which frees the event loop during the ~0.1 ms of curve work.
  */
 import { verify as cryptoVerify } from 'node:crypto';
 import { passesEd25519Policy } from '../crypto/ed25519-policy.js';
-import { type SignatureVerifier } from '../ports/signature-verifier.port.js';
+import { type AsyncSignatureVerifier, type SignatureVerifier } from '../ports/signature-verifier.port.js';
 import { KeyObjectLruCache } from './key-object.cache.js';
 
 export const DEFAULT_KEY_CACHE_SIZE = 1024;
 
-export function createNodeVerifier(opts: { keyCacheSize?: number } = {}): SignatureVerifier {
+export interface NodeVerifierOptions {
+  /** Distinct public keys whose KeyObjects are kept (default 1024). */
+  readonly keyCacheSize?: number;
+}
+
+export function createNodeVerifier(opts: NodeVerifierOptions = {}): SignatureVerifier {
   const cache = new KeyObjectLruCache(opts.keyCacheSize ?? DEFAULT_KEY_CACHE_SIZE);
   return {
     verify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
@@ -20,6 +27,34 @@ export function createNodeVerifier(opts: { keyCacheSize?: number } = {}): Signat
       } catch {
         return false; // bytes that are not a curve point
       }
+    },
+  };
+}
+
+/**
+ * The node lane on libuv's thread pool (`crypto.verify` with a callback): the policy pre-checks and
+ * the key lookup run here, the curve arithmetic on a pool thread. On a server with a spare core this
+ * roughly doubles verify throughput; the cost is a thread hand-off (~40 µs) of latency per call.
+ */
+export function createNodeThreadPoolVerifier(opts: NodeVerifierOptions = {}): AsyncSignatureVerifier {
+  const cache = new KeyObjectLruCache(opts.keyCacheSize ?? DEFAULT_KEY_CACHE_SIZE);
+  return {
+    verify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): Promise<boolean> {
+      if (!(message instanceof Uint8Array) || !passesEd25519Policy(signature, publicKey))
+        return Promise.resolve(false);
+      let key;
+      try {
+        key = cache.get(publicKey);
+      } catch {
+        return Promise.resolve(false); // bytes that are not a curve point
+      }
+      return new Promise((resolve) => {
+        try {
+          cryptoVerify(null, message, key, signature, (error, valid) => resolve(!error && valid));
+        } catch {
+          resolve(false);
+        }
+      });
     },
   };
 }

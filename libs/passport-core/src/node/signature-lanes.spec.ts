@@ -11,7 +11,7 @@ import { ed25519PolicyRejection, SMALL_ORDER_ENCODINGS } from '../crypto/ed25519
 import { createNobleSigner, publicKeyFromSeed } from '../crypto/noble.signer.js';
 import { createNobleVerifier } from '../crypto/noble.verifier.js';
 import { ed25519KeyObject, KeyObjectLruCache } from './key-object.cache.js';
-import { createNodeVerifier } from './node-crypto.verifier.js';
+import { createNodeThreadPoolVerifier, createNodeVerifier } from './node-crypto.verifier.js';
 import { createNodeSigner } from './node.signer.js';
 import { verify as rawNodeVerify } from 'node:crypto';
 
@@ -28,6 +28,7 @@ const vectors = vectorFile.vectors as PolicyVector[];
 const bytes = (hex: string) => new Uint8Array(Buffer.from(hex, 'hex'));
 const noble = createNobleVerifier();
 const node = createNodeVerifier();
+const pool = createNodeThreadPoolVerifier();
 
 describe('the vector file', () => {
   it('holds the published sets in full', () => {
@@ -65,6 +66,15 @@ describe('rejections before any curve arithmetic', () => {
     }
   });
 
+  it('refuses non-bytes without throwing on the thread-pool lane too', async () => {
+    const garbage = [null, undefined, 'abc', 42, {}, [1, 2, 3]] as unknown as Uint8Array[];
+    for (const g of garbage) {
+      await expect(pool.verify(g, new Uint8Array(), new Uint8Array(32))).resolves.toBe(false);
+      await expect(pool.verify(new Uint8Array(64), g, new Uint8Array(32))).resolves.toBe(false);
+      await expect(pool.verify(new Uint8Array(64), new Uint8Array(), g)).resolves.toBe(false);
+    }
+  });
+
   it('knows exactly the 8 small-order points', () => {
     expect(SMALL_ORDER_ENCODINGS.map((b) => Buffer.from(b).toString('hex'))).toEqual([
       ...ED25519_TORSION_SUBGROUP,
@@ -84,6 +94,27 @@ describe.each([
     expect(lane.verify(signature, bytes(v.message), publicKey)).toBe(v.expected === 'accept');
     const preCheck = ed25519PolicyRejection(signature, publicKey);
     expect(preCheck).toBe(v.expected === 'accept' || v.rejection === 'equation' ? null : v.rejection);
+  });
+});
+
+describe('node:crypto thread-pool lane', () => {
+  it.each(vectors.map((v) => [v.id, v] as const))('%s', async (_id, v) => {
+    const signature = bytes(v.signature);
+    const publicKey = bytes(v.publicKey);
+    await expect(pool.verify(signature, bytes(v.message), publicKey)).resolves.toBe(v.expected === 'accept');
+  });
+
+  it('answers concurrent calls each with its own result', async () => {
+    const signers = ['p', 'q', 'r', 's'].map((l) =>
+      createNodeSigner(new Uint8Array(createHash('sha256').update(l).digest())),
+    );
+    const message = new TextEncoder().encode('concurrent');
+    const calls = signers.flatMap((s, i) => [
+      [s.sign(message), s.publicKey, true] as const,
+      [s.sign(message), signers[(i + 1) % signers.length].publicKey, false] as const,
+    ]);
+    const results = await Promise.all(calls.map(([sig, pk]) => pool.verify(sig, message, pk)));
+    expect(results).toEqual(calls.map(([, , expected]) => expected));
   });
 });
 
@@ -196,5 +227,6 @@ describe('KeyObjectLruCache', () => {
   it('rejects a capacity that is not a positive integer', () => {
     expect(() => new KeyObjectLruCache(0)).toThrow(RangeError);
     expect(() => createNodeVerifier({ keyCacheSize: 1.5 })).toThrow(RangeError);
+    expect(() => createNodeThreadPoolVerifier({ keyCacheSize: 0 })).toThrow(RangeError);
   });
 });

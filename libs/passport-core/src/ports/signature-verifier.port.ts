@@ -9,6 +9,15 @@ export interface SignatureVerifier {
   verify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean;
 }
 
+/**
+ * Ed25519 verification that may run off the calling thread (the node lane's libuv thread pool), so an
+ * event loop keeps serving requests while the curve arithmetic runs on another core. Same policy and
+ * answers as `SignatureVerifier`; only the HOLA use case takes it, where throughput matters most.
+ */
+export interface AsyncSignatureVerifier {
+  verify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): Promise<boolean>;
+}
+
 /** Ed25519 signing with a key held by the caller (the private key never leaves it). */
 export interface Signer {
   /** 32-byte Ed25519 public key. */

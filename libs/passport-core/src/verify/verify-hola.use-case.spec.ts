@@ -13,10 +13,14 @@ import { createNobleVerifier } from '../crypto/noble.verifier.js';
 import { PassportError } from '../errors/passport.error.js';
 import { buildHolaLine } from '../hola/hola.builder.js';
 import { holaChecksum } from '../hola/hola.checksum.js';
-import { createNodeVerifier } from '../node/node-crypto.verifier.js';
+import { createNodeThreadPoolVerifier, createNodeVerifier } from '../node/node-crypto.verifier.js';
 import { type PassportRecord } from '../passport/passport.types.js';
 import { type ReplayStore } from '../ports/replay-store.port.js';
-import { type SignatureVerifier, type Signer } from '../ports/signature-verifier.port.js';
+import {
+  type AsyncSignatureVerifier,
+  type SignatureVerifier,
+  type Signer,
+} from '../ports/signature-verifier.port.js';
 import { createHolaVerifier, type HolaVerifierDeps } from './verify-hola.use-case.js';
 import { type VerifyHolaResult } from './verify-hola.types.js';
 
@@ -81,9 +85,10 @@ function line(
   });
 }
 
-describe.each<[string, () => SignatureVerifier]>([
+describe.each<[string, () => SignatureVerifier | AsyncSignatureVerifier]>([
   ['noble lane', createNobleVerifier],
   ['node:crypto lane', () => createNodeVerifier()],
+  ['node:crypto thread-pool lane', () => createNodeThreadPoolVerifier()],
 ])('verifyHola with the %s', (_lane, makeVerifier) => {
   let clock: FixedClock;
   let chain: MemoryChainReader;

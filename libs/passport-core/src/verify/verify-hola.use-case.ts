@@ -18,7 +18,7 @@ import { type PassportRecord } from '../passport/passport.types.js';
 import { type ChainReader } from '../ports/chain-reader.port.js';
 import { type Clock } from '../ports/clock.port.js';
 import { type ReplayStore } from '../ports/replay-store.port.js';
-import { type SignatureVerifier } from '../ports/signature-verifier.port.js';
+import { type AsyncSignatureVerifier, type SignatureVerifier } from '../ports/signature-verifier.port.js';
 import { utf8 } from '../codecs/utf8.codec.js';
 import { isImplicitAccountId } from '../codecs/account-id.js';
 import { buildPublicProfile, unavailableProfile, type PublicProfile } from '../profile/public-profile.js';
@@ -39,7 +39,8 @@ export interface HolaVerifierDeps {
   readonly chain: ChainReader;
   readonly replay: ReplayStore;
   readonly clock: Clock;
-  readonly verifier: SignatureVerifier;
+  /** A synchronous lane, or one that checks off the event loop (the node thread-pool lane). */
+  readonly verifier: SignatureVerifier | AsyncSignatureVerifier;
   /** SERVICE_HOST (host[:port]); lines must carry it uppercased. */
   readonly serviceHost: string;
   /** HOLA_FUTURE_SKEW_MS: how far in the future a timestamp may be (default 0). */
@@ -102,9 +103,9 @@ export function createHolaVerifier(deps: HolaVerifierDeps): HolaVerifier {
   // cache); named accounts go to the chain port every time (their keys change; adapters cache briefly).
   const implicitKeys = new Map<string, Uint8Array[]>();
   const ownerKeys = (ownerId: string): Uint8Array[] | Promise<Uint8Array[]> => {
-    if (!isImplicitAccountId(ownerId)) return resolveOwnerKeys(deps.chain, ownerId);
     const cached = implicitKeys.get(ownerId);
     if (cached) return cached; // no promise on the hot path
+    if (!isImplicitAccountId(ownerId)) return resolveOwnerKeys(deps.chain, ownerId);
     return resolveOwnerKeys(deps.chain, ownerId).then((keys) => {
       if (implicitKeys.size >= IMPLICIT_KEY_CACHE_SIZE)
         implicitKeys.delete(implicitKeys.keys().next().value as string);
@@ -118,55 +119,63 @@ export function createHolaVerifier(deps: HolaVerifierDeps): HolaVerifier {
       const maxAgeMs = resolveMaxAgeMs(request.maxAgeMs);
       const line = parseHolaOrThrow(request.hola, deps.serviceHost);
       const nowMs = deps.clock.nowMs();
-      const reasons = new Set<VerifyFailureReason>();
-      const checks: VerifyHolaChecks = {};
+      // Failure reasons as bits in VERIFY_FAILURE_REASONS order (the hot path: no Set, no sort).
+      let reasons = 0;
 
       // Freshness in whole seconds: fresh iff -futureSkew <= age <= maxAge.
       const ageSeconds = Math.floor(nowMs / 1000) - Math.floor(line.timestampMs / 1000);
       const timestampFresh = ageSeconds * 1000 >= -futureSkewMs && ageSeconds * 1000 <= maxAgeMs;
-      if (!timestampFresh) reasons.add('timestamp_stale_or_future');
+      if (!timestampFresh) reasons |= TIMESTAMP_STALE_OR_FUTURE;
 
       // Token existence and activity, then the keys: any chain failure is public_key_error.
       let passport: PassportRecord | null = null;
+      let tokenExists: boolean | undefined;
+      let tokenActive: boolean | undefined;
       let chainError = false;
-      let keys: Uint8Array[] = [];
+      let keys: readonly Uint8Array[] = NO_KEYS;
       try {
         passport = await deps.chain.getPassport(line.senderTokenId);
-        checks.tokenExists = passport !== null;
+        tokenExists = passport !== null;
         if (passport) {
           const chainTimeMs = await deps.chain.chainTimeMs();
-          checks.tokenActive = isPassportLive(passport.metadata, chainTimeMs) && !isPassportRevoked(passport);
-          if (!checks.tokenActive) reasons.add('token_expired');
+          tokenActive = isPassportLive(passport.metadata, chainTimeMs) && !isPassportRevoked(passport);
+          if (!tokenActive) reasons |= TOKEN_EXPIRED;
           if (line.form === 'subagent') keys = [line.subagentPublicKey!];
           else {
             const owned = ownerKeys(passport.ownerId);
             keys = Array.isArray(owned) ? owned : await owned;
           }
         } else {
-          reasons.add('token_missing');
+          reasons |= TOKEN_MISSING;
         }
       } catch {
         chainError = true; // facts known before the failure (tokenExists) stay reported
-        reasons.add('public_key_error');
+        reasons |= PUBLIC_KEY_ERROR;
       }
       if (line.form === 'subagent' && keys.length === 0) keys = [line.subagentPublicKey!];
 
-      // The signature, when there is a key to check it with.
+      // The signature, when there is a key to check it with (an async lane is awaited key by key).
       const publicKeyAvailable = keys.length > 0;
+      let signatureValid: boolean | undefined;
       if (publicKeyAvailable) {
         const message = utf8(line.signedPrefix);
-        checks.signatureValid = keys.some((key) => deps.verifier.verify(line.signature, message, key));
-        if (!checks.signatureValid) reasons.add('signature_invalid');
+        signatureValid = false;
+        for (const key of keys) {
+          const answer = deps.verifier.verify(line.signature, message, key);
+          if (answer === true || (answer !== false && (await answer))) {
+            signatureValid = true;
+            break;
+          }
+        }
+        if (!signatureValid) reasons |= SIGNATURE_INVALID;
       } else if (passport && !chainError) {
-        reasons.add('public_key_unavailable');
+        reasons |= PUBLIC_KEY_UNAVAILABLE;
       }
 
-      checks.timestampFresh = timestampFresh;
-      checks.checksumValid = true;
-
       // The single-use record, only for a line that passed everything else.
+      let nonceReplaySafe: boolean | undefined;
       let nonceReplayDetails: VerifyHolaBody['nonceReplayDetails'];
-      if (reasons.size === 0) {
+      if (reasons === 0) {
         const ttlMs = MAX_HOLA_MAX_AGE_MS + futureSkewMs + 1000;
         let outcome;
         try {
@@ -178,9 +187,9 @@ export function createHolaVerifier(deps: HolaVerifierDeps): HolaVerifier {
         } catch (cause) {
           throw Object.assign(new PassportError('VERIFY_FAILED'), { cause }); // the store failed: a 500, not a verdict
         }
-        checks.nonceReplaySafe = outcome.recorded;
+        nonceReplaySafe = outcome.recorded;
         if (!outcome.recorded) {
-          reasons.add('nonce_replay');
+          reasons |= NONCE_REPLAY;
           nonceReplayDetails = {
             holaTimestamp: line.timestamp,
             maxAgeMs,
@@ -189,17 +198,45 @@ export function createHolaVerifier(deps: HolaVerifierDeps): HolaVerifier {
         }
       }
 
-      const failureReasons = VERIFY_FAILURE_REASONS.filter((r) => reasons.has(r));
-      const body: VerifyHolaBody = {
-        verified: failureReasons.length === 0,
-        peerTokenId: line.senderTokenId,
-        destinatary: line.recipient === 'MUNDO' ? 'MUNDO' : line.recipient.toLowerCase(),
-        checks: orderedChecks(checks),
-        failureReasons,
-        failureDetails: failureReasons.map((reasonCode) => ({ reasonCode, hint: FAILURE_HINTS[reasonCode] })),
-        ...(nonceReplayDetails ? { nonceReplayDetails } : {}),
-        signatureVerificationImplemented: true,
-      };
+      const failureReasons: VerifyFailureReason[] = [];
+      const failureDetails: VerifyHolaBody['failureDetails'] = [];
+      for (let bit = 0; reasons >> bit !== 0; bit++) {
+        if ((reasons & (1 << bit)) === 0) continue;
+        const reasonCode = VERIFY_FAILURE_REASONS[bit];
+        failureReasons.push(reasonCode);
+        failureDetails.push({ reasonCode, hint: FAILURE_HINTS[reasonCode] });
+      }
+      const checks = checksInSpecOrder(
+        tokenExists,
+        tokenActive,
+        timestampFresh,
+        nonceReplaySafe,
+        signatureValid,
+      );
+      const peerTokenId = line.senderTokenId;
+      const destinatary = line.recipient === 'MUNDO' ? 'MUNDO' : line.recipient.toLowerCase();
+      const verified = reasons === 0;
+      // The documented key order: nonceReplayDetails (when present) before signatureVerificationImplemented.
+      const body: VerifyHolaBody = nonceReplayDetails
+        ? {
+            verified,
+            peerTokenId,
+            destinatary,
+            checks,
+            failureReasons,
+            failureDetails,
+            nonceReplayDetails,
+            signatureVerificationImplemented: true,
+          }
+        : {
+            verified,
+            peerTokenId,
+            destinatary,
+            checks,
+            failureReasons,
+            failureDetails,
+            signatureVerificationImplemented: true,
+          };
       const warnings = recipientWarnings(line.recipient, request);
       if (warnings.length > 0) body.warnings = warnings;
       if (line.form === 'subagent') {
@@ -223,20 +260,39 @@ export function createHolaVerifier(deps: HolaVerifierDeps): HolaVerifier {
   };
 }
 
-/** The spec's key order, so bodies read the same everywhere. */
-function orderedChecks(checks: VerifyHolaChecks): VerifyHolaChecks {
-  const ordered: VerifyHolaChecks = {};
-  for (const key of [
-    'tokenExists',
-    'tokenActive',
-    'timestampFresh',
-    'nonceReplaySafe',
-    'signatureValid',
-    'checksumValid',
-  ] as const) {
-    if (checks[key] !== undefined) ordered[key] = checks[key];
-  }
-  return ordered;
+const NO_KEYS: readonly Uint8Array[] = [];
+const reasonBit = (reason: VerifyFailureReason): number => 1 << VERIFY_FAILURE_REASONS.indexOf(reason);
+const TIMESTAMP_STALE_OR_FUTURE = reasonBit('timestamp_stale_or_future');
+const NONCE_REPLAY = reasonBit('nonce_replay');
+const TOKEN_MISSING = reasonBit('token_missing');
+const TOKEN_EXPIRED = reasonBit('token_expired');
+const SIGNATURE_INVALID = reasonBit('signature_invalid');
+const PUBLIC_KEY_UNAVAILABLE = reasonBit('public_key_unavailable');
+const PUBLIC_KEY_ERROR = reasonBit('public_key_error');
+
+/** `checks` in the spec's key order; a fact not established is left out (absent, not undefined). */
+function checksInSpecOrder(
+  tokenExists: boolean | undefined,
+  tokenActive: boolean | undefined,
+  timestampFresh: boolean,
+  nonceReplaySafe: boolean | undefined,
+  signatureValid: boolean | undefined,
+): VerifyHolaChecks {
+  if (
+    tokenExists === true &&
+    tokenActive === true &&
+    nonceReplaySafe !== undefined &&
+    signatureValid !== undefined
+  )
+    return { tokenExists, tokenActive, timestampFresh, nonceReplaySafe, signatureValid, checksumValid: true };
+  const checks: VerifyHolaChecks = {};
+  if (tokenExists !== undefined) checks.tokenExists = tokenExists;
+  if (tokenActive !== undefined) checks.tokenActive = tokenActive;
+  checks.timestampFresh = timestampFresh;
+  if (nonceReplaySafe !== undefined) checks.nonceReplaySafe = nonceReplaySafe;
+  if (signatureValid !== undefined) checks.signatureValid = signatureValid;
+  checks.checksumValid = true;
+  return checks;
 }
 
 /**
