@@ -8,21 +8,52 @@
  *   npm run bench -- verify        (or, after a build: npx tsx bench/verify.bench.ts [seconds] [connections] [lines])
  *
  * Target (engineering anchors §4.3): verify req/s ≥ 0.6 × raw verifies/s on one core; p99 at 50 connections.
+ * Four configurations in one run: both cores (wrk shares them) and one core (taskset: server on CPU 0,
+ * wrk on CPU 1), each with the signature check on the thread pool (the default) and on the event loop.
  */
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildHolaLine } from '@passport/core';
-import { metricsReader, mintBenchPassports, rawVerifyRate, ROOT, startBuiltApp } from './support/built-app.js';
+import {
+  metricsReader,
+  mintBenchPassports,
+  rawVerifyRate,
+  ROOT,
+  startBuiltApp,
+} from './support/built-app.js';
 
 const seconds = Number(process.argv[2] ?? 5);
 const connections = Number(process.argv[3] ?? 50);
 /** Enough distinct lines that none is sent twice within the run. */
 const lineCount = Number(process.argv[4] ?? 40_000);
 
-async function main(): Promise<void> {
-  const app = await startBuiltApp({ STORE: 'memory' });
+interface RunFigures {
+  label: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  total: number;
+  verified: number;
+  rejected: number;
+}
+
+/**
+ * One configuration: the built app started with `env` (pinned to `serverCpus` when given, with wrk on
+ * `wrkCpus`), a warm-up, then `seconds` of wrk over fresh lines; the server's metrics count verdicts.
+ */
+async function measureConfig(
+  label: string,
+  env: Record<string, string>,
+  pin?: { serverCpus: string; wrkCpus: string },
+): Promise<RunFigures> {
+  const previousPin = process.env.BENCH_SERVER_CPUS;
+  if (pin) process.env.BENCH_SERVER_CPUS = pin.serverCpus;
+  else delete process.env.BENCH_SERVER_CPUS;
+  const app = await startBuiltApp({ STORE: 'memory', ...env });
+  if (previousPin === undefined) delete process.env.BENCH_SERVER_CPUS;
+  else process.env.BENCH_SERVER_CPUS = previousPin;
   try {
     const base = app.base;
     const [{ tokenId, signer }] = await mintBenchPassports(app, 1);
@@ -55,17 +86,33 @@ async function main(): Promise<void> {
     const linesFile = path.join(app.dataDir, 'lines.jsonl');
     const run = (lines: string[], seconds: number) => {
       writeFileSync(linesFile, `${lines.join('\n')}\n`);
+      const wrkArgs = [
+        '-t1',
+        `-c${connections}`,
+        `-d${seconds}s`,
+        '--latency',
+        '-s',
+        path.join(ROOT, 'bench/support/verify-lines.lua'),
+        base,
+      ];
       const out = execFileSync(
-        'wrk',
-        ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', path.join(ROOT, 'bench/support/verify-lines.lua'), base],
-        { env: { ...process.env, LINES_FILE: linesFile } },
+        pin ? 'taskset' : 'wrk',
+        pin ? ['-c', pin.wrkCpus, 'wrk', ...wrkArgs] : wrkArgs,
+        {
+          env: { ...process.env, LINES_FILE: linesFile },
+        },
       ).toString();
       const number = (pattern: RegExp) => Number(pattern.exec(out)?.[1] ?? NaN);
       const ms = (label: string) => {
         const match = new RegExp(`${label}\\s+([\\d.]+)(us|ms|s)`).exec(out);
         return match ? Number(match[1]) * { us: 0.001, ms: 1, s: 1000 }[match[2] as 'us' | 'ms' | 's'] : NaN;
       };
-      return { rps: number(/Requests\/sec:\s+([\d.]+)/), total: number(/(\d+) requests in/), p50: ms('50%'), p99: ms('99%') };
+      return {
+        rps: number(/Requests\/sec:\s+([\d.]+)/),
+        total: number(/(\d+) requests in/),
+        p50: ms('50%'),
+        p99: ms('99%'),
+      };
     };
 
     run(makeLines(3000), 1); // warm-up (JIT, key-object cache, chain cache)
@@ -73,21 +120,46 @@ async function main(): Promise<void> {
     const lines = makeLines(lineCount);
     const result = run(lines, seconds);
     const after = (await readMetrics()).verify;
-    const raw = rawVerifyRate();
-    const verified = after.verified - before.verified;
-    const rejected = after.rejected - before.rejected;
-    if (result.total > lines.length) console.warn(`more requests (${result.total}) than lines: raise the line count`);
-
-    console.log(`\nNode ${process.version}; wrk, ${connections} connections, ${seconds} s; ${lines.length} distinct fresh lines (after a warm-up)\n`);
-    console.log('| figure | value |');
-    console.log('|---|---|');
-    console.log(`| raw node:crypto Ed25519 verify (this process, cached KeyObject) | ${Math.round(raw)} /s |`);
-    console.log(`| POST /api/identity/verify, valid line | ${Math.round(result.rps)} req/s |`);
-    console.log(`| ratio verify / raw | ${(result.rps / raw).toFixed(2)} (target ≥ 0.60) |`);
-    console.log(`| latency p50 / p99 | ${result.p50} / ${result.p99} ms |`);
-    console.log(`| verified by the server (metrics) | ${verified} verified, ${rejected} rejected, of ${result.total} requests |`);
+    if (result.total > lines.length)
+      console.warn(`more requests (${result.total}) than lines: raise the line count`);
+    return {
+      label,
+      ...result,
+      verified: after.verified - before.verified,
+      rejected: after.rejected - before.rejected,
+    };
   } finally {
     await app.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  // Both cores: the default deployment (signature checks on the thread pool), wrk sharing the machine.
+  // One core: server (thread pool included) on CPU 0, wrk on CPU 1, with the pool on and off.
+  const runs = [
+    await measureConfig('2 cores shared with wrk, thread pool (default)', {}),
+    await measureConfig('2 cores shared with wrk, event loop only', { HOLA_VERIFY_THREADPOOL: 'false' }),
+    await measureConfig('1 core (taskset), thread pool', {}, { serverCpus: '0', wrkCpus: '1' }),
+    await measureConfig(
+      '1 core (taskset), event loop only',
+      { HOLA_VERIFY_THREADPOOL: 'false' },
+      { serverCpus: '0', wrkCpus: '1' },
+    ),
+  ];
+  const raw = rawVerifyRate();
+
+  console.log(
+    `\nNode ${process.version}; wrk, ${connections} connections, ${seconds} s per configuration; ${lineCount} distinct fresh lines each (after a warm-up)\n`,
+  );
+  console.log(`raw node:crypto Ed25519 verify (one thread, cached KeyObject): ${Math.round(raw)} /s\n`);
+  console.log(
+    '| POST /api/identity/verify, valid lines | req/s | ÷ raw (target ≥ 0.60) | p50 / p99 ms | verified / rejected / requests |',
+  );
+  console.log('|---|---|---|---|---|');
+  for (const r of runs) {
+    console.log(
+      `| ${r.label} | ${Math.round(r.rps)} | ${(r.rps / raw).toFixed(2)} | ${r.p50} / ${r.p99} | ${r.verified} / ${r.rejected} / ${r.total} |`,
+    );
   }
 }
 

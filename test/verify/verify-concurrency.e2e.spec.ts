@@ -1,16 +1,21 @@
 /**
  * The single-use record under concurrency (resolutions §2): of 50 simultaneous verifications of one
  * valid line exactly one is `verified: true` and the other 49 report `nonce_replay`, on both store
- * adapters; and `/api/identity/verify` and `/api/testhola` share the record.
+ * adapters and with the signature check on the thread pool (the default) or on the event loop; and
+ * `/api/identity/verify` and `/api/testhola` share the record.
  */
 import { bearer, mintAndLogin, mintPassport, newKey } from '../support/passports.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { holaLine, postJson } from './hola-lines.js';
 
-describe.each(['sqlite', 'memory'])('50 concurrent verifications of one line (STORE=%s)', (store) => {
+describe.each([
+  ['sqlite', 'true'],
+  ['memory', 'true'],
+  ['sqlite', 'false'],
+])('50 concurrent verifications of one line (STORE=%s, HOLA_VERIFY_THREADPOOL=%s)', (store, threadPool) => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await startTestApp({ STORE: store });
+    app = await startTestApp({ STORE: store, HOLA_VERIFY_THREADPOOL: threadPool });
   });
   afterAll(() => app.close());
 

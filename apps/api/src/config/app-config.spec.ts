@@ -37,6 +37,7 @@ describe('loadConfig rejects bad values with one line naming the variable', () =
     ['MCP_SESSION_TTL_MS', { MCP_SESSION_TTL_MS: '1.5' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
     ['HOLA_FUTURE_SKEW_MS', { HOLA_FUTURE_SKEW_MS: 'abc' }],
+    ['HOLA_VERIFY_THREADPOOL', { HOLA_VERIFY_THREADPOOL: 'off' }],
     ['RATE_LIMIT_CAPACITY', { RATE_LIMIT_CAPACITY: '0' }],
     ['RATE_LIMIT_REFILL_PER_MINUTE', { RATE_LIMIT_REFILL_PER_MINUTE: 'x' }],
   ];
@@ -74,8 +75,10 @@ describe('loadConfig defaults (resolutions §9)', () => {
       mcpSessionTtlMs: 1_800_000,
       logLevel: 'info',
       holaFutureSkewMs: 0,
+      holaVerifyThreadPool: true,
       rateLimit: { capacity: 6101, refillPerMinute: 1101 },
     });
+    expect(loadConfig({ HOLA_VERIFY_THREADPOOL: 'false' }).holaVerifyThreadPool).toBe(false);
     expect(config.concierge.lobbyTokenId).toBeUndefined();
   });
 
