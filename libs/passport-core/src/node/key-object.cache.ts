@@ -21,6 +21,8 @@ export function ed25519KeyObject(publicKey: Uint8Array): KeyObject {
 export class KeyObjectLruCache {
   // A Map iterates in insertion order: re-inserting on a hit keeps the least recently used key first.
   private readonly entries = new Map<string, KeyObject>();
+  private readonly lastKeyBytes = new Uint8Array(32);
+  private lastKeyObject: KeyObject | undefined;
 
   constructor(readonly capacity: number) {
     if (!Number.isInteger(capacity) || capacity < 1)
@@ -37,6 +39,19 @@ export class KeyObjectLruCache {
 
   /** The cached KeyObject of `publicKey`, building and caching it on a miss. */
   get(publicKey: Uint8Array): KeyObject {
+    // A run of lines from one peer asks for one key again and again: compare its 32 bytes with the
+    // last key's (a copy, so a caller reusing its buffer cannot alias) before building a map id.
+    if (this.lastKeyObject && publicKey.length === 32 && sameBytes(publicKey, this.lastKeyBytes))
+      return this.lastKeyObject;
+    const keyObject = this.lookup(publicKey);
+    if (publicKey.length === 32) {
+      this.lastKeyBytes.set(publicKey);
+      this.lastKeyObject = keyObject;
+    }
+    return keyObject;
+  }
+
+  private lookup(publicKey: Uint8Array): KeyObject {
     const id = cacheId(publicKey);
     const cached = this.entries.get(id);
     if (cached) {
@@ -49,6 +64,11 @@ export class KeyObjectLruCache {
     this.entries.set(id, keyObject);
     return keyObject;
   }
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  for (let i = 0; i < 32; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function cacheId(publicKey: Uint8Array): string {

@@ -224,6 +224,18 @@ describe('KeyObjectLruCache', () => {
     }
   });
 
+  it('answers by bytes, not by buffer: a reused buffer holding another key gets that key', () => {
+    const cache = new KeyObjectLruCache(8);
+    const [a, b] = [key('alias-a'), key('alias-b')];
+    const buffer = Uint8Array.from(a);
+    const exported = (k: ReturnType<typeof cache.get>) =>
+      k.export({ format: 'der', type: 'spki' }).toString('hex');
+    expect(exported(cache.get(buffer))).toBe(exported(ed25519KeyObject(a)));
+    buffer.set(b);
+    expect(exported(cache.get(buffer))).toBe(exported(ed25519KeyObject(b)));
+    expect(cache.get(buffer)).toBe(cache.get(Uint8Array.from(b)));
+  });
+
   it('rejects a capacity that is not a positive integer', () => {
     expect(() => new KeyObjectLruCache(0)).toThrow(RangeError);
     expect(() => createNodeVerifier({ keyCacheSize: 1.5 })).toThrow(RangeError);
