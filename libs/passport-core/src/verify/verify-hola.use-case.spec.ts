@@ -192,6 +192,17 @@ describe.each<[string, () => SignatureVerifier | AsyncSignatureVerifier]>([
         },
       });
       expect(again.checks.nonceReplaySafe).toBe(false);
+      // The body's documented key order (what JSON clients see).
+      expect(Object.keys(again)).toEqual([
+        'verified',
+        'peerTokenId',
+        'destinatary',
+        'checks',
+        'failureReasons',
+        'failureDetails',
+        'nonceReplayDetails',
+        'signatureVerificationImplemented',
+      ]);
     });
 
     it('an expired token → token_expired (the signature is still checked)', async () => {

@@ -213,30 +213,17 @@ export function createHolaVerifier(deps: HolaVerifierDeps): HolaVerifier {
         nonceReplaySafe,
         signatureValid,
       );
-      const peerTokenId = line.senderTokenId;
-      const destinatary = line.recipient === 'MUNDO' ? 'MUNDO' : line.recipient.toLowerCase();
-      const verified = reasons === 0;
+      const body = {
+        verified: reasons === 0,
+        peerTokenId: line.senderTokenId,
+        destinatary: line.recipient === 'MUNDO' ? 'MUNDO' : line.recipient.toLowerCase(),
+        checks,
+        failureReasons,
+        failureDetails,
+      } as VerifyHolaBody;
       // The documented key order: nonceReplayDetails (when present) before signatureVerificationImplemented.
-      const body: VerifyHolaBody = nonceReplayDetails
-        ? {
-            verified,
-            peerTokenId,
-            destinatary,
-            checks,
-            failureReasons,
-            failureDetails,
-            nonceReplayDetails,
-            signatureVerificationImplemented: true,
-          }
-        : {
-            verified,
-            peerTokenId,
-            destinatary,
-            checks,
-            failureReasons,
-            failureDetails,
-            signatureVerificationImplemented: true,
-          };
+      if (nonceReplayDetails) body.nonceReplayDetails = nonceReplayDetails;
+      body.signatureVerificationImplemented = true;
       const warnings = recipientWarnings(line.recipient, request);
       if (warnings.length > 0) body.warnings = warnings;
       if (line.form === 'subagent') {
