@@ -1,18 +1,32 @@
 /**
- * Global providers of the core's process-local ports: the clock and the signature verifier (the
- * node:crypto lane with a bounded cache of key objects, the server's hot path).
+ * Global providers of the core's process-local ports: the clock and the node:crypto signature lane in
+ * both forms (on the calling thread, and on libuv's thread pool for HOLA lines), sharing one bounded
+ * cache of key objects so a key is built once for logins and HOLA lines alike.
  */
 import { Global, Module } from '@nestjs/common';
 import { systemClock } from '@passport/core';
-import { createNodeVerifier } from '@passport/core/node';
-import { CLOCK, SIGNATURE_VERIFIER } from './di-tokens.js';
+import { createNodeThreadPoolVerifier, createNodeVerifier, KeyObjectLruCache } from '@passport/core/node';
+import { ASYNC_SIGNATURE_VERIFIER, CLOCK, SIGNATURE_VERIFIER } from './di-tokens.js';
+
+const KEY_OBJECT_CACHE = Symbol('KEY_OBJECT_CACHE');
+const KEY_OBJECT_CACHE_SIZE = 4096;
 
 @Global()
 @Module({
   providers: [
     { provide: CLOCK, useValue: systemClock },
-    { provide: SIGNATURE_VERIFIER, useFactory: () => createNodeVerifier({ keyCacheSize: 4096 }) },
+    { provide: KEY_OBJECT_CACHE, useFactory: () => new KeyObjectLruCache(KEY_OBJECT_CACHE_SIZE) },
+    {
+      provide: SIGNATURE_VERIFIER,
+      inject: [KEY_OBJECT_CACHE],
+      useFactory: (keyCache: KeyObjectLruCache) => createNodeVerifier({ keyCache }),
+    },
+    {
+      provide: ASYNC_SIGNATURE_VERIFIER,
+      inject: [KEY_OBJECT_CACHE],
+      useFactory: (keyCache: KeyObjectLruCache) => createNodeThreadPoolVerifier({ keyCache }),
+    },
   ],
-  exports: [CLOCK, SIGNATURE_VERIFIER],
+  exports: [CLOCK, SIGNATURE_VERIFIER, ASYNC_SIGNATURE_VERIFIER],
 })
 export class CoreServicesModule {}

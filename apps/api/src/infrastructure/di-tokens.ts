@@ -17,6 +17,8 @@ export const RATE_LIMIT_STORE = Symbol('RATE_LIMIT_STORE');
  */
 export const PUBLIC_RATE_LIMIT_STORE = Symbol('PUBLIC_RATE_LIMIT_STORE');
 export const SIGNATURE_VERIFIER = Symbol('SIGNATURE_VERIFIER');
+/** The same lane on libuv's thread pool (`AsyncSignatureVerifier`), for HOLA lines. */
+export const ASYNC_SIGNATURE_VERIFIER = Symbol('ASYNC_SIGNATURE_VERIFIER');
 /** The server's own passport and key (see server-identity.ts). */
 export const SERVER_IDENTITY = Symbol('SERVER_IDENTITY');
 /** HealthIndicator of the chain adapter family (provided by chain/chain.module.ts). */

@@ -10,13 +10,14 @@ import {
   type ChainReader,
   type Clock,
   type HolaVerifier,
+  type AsyncSignatureVerifier,
   type ReplayStore,
   type SignatureVerifier,
 } from '@passport/core';
-import { createNodeThreadPoolVerifier } from '@passport/core/node';
 import { type AppConfig } from '../config/app-config.js';
 import {
   APP_CONFIG,
+  ASYNC_SIGNATURE_VERIFIER,
   CHAIN_READER,
   CLOCK,
   REPLAY_STORE,
@@ -26,19 +27,20 @@ import { HOLA_VERIFIER } from './verify.di-tokens.js';
 
 export const holaVerifierProvider: Provider = {
   provide: HOLA_VERIFIER,
-  inject: [APP_CONFIG, CHAIN_READER, REPLAY_STORE, CLOCK, SIGNATURE_VERIFIER],
+  inject: [APP_CONFIG, CHAIN_READER, REPLAY_STORE, CLOCK, SIGNATURE_VERIFIER, ASYNC_SIGNATURE_VERIFIER],
   useFactory: (
     config: AppConfig,
     chain: ChainReader,
     replay: ReplayStore,
     clock: Clock,
     verifier: SignatureVerifier,
+    threadPoolVerifier: AsyncSignatureVerifier,
   ): HolaVerifier =>
     createHolaVerifier({
       chain,
       replay,
       clock,
-      verifier: config.holaVerifyThreadPool ? createNodeThreadPoolVerifier({ keyCacheSize: 4096 }) : verifier,
+      verifier: config.holaVerifyThreadPool ? threadPoolVerifier : verifier,
       serviceHost: config.serviceHost,
       futureSkewMs: config.holaFutureSkewMs,
     }),

@@ -13,12 +13,18 @@ import { KeyObjectLruCache } from './key-object.cache.js';
 export const DEFAULT_KEY_CACHE_SIZE = 1024;
 
 export interface NodeVerifierOptions {
-  /** Distinct public keys whose KeyObjects are kept (default 1024). */
+  /** Distinct public keys whose KeyObjects are kept (default 1024); ignored when `keyCache` is given. */
   readonly keyCacheSize?: number;
+  /** A cache to share, e.g. between the two forms of the lane (a key is then built once for both). */
+  readonly keyCache?: KeyObjectLruCache;
+}
+
+function keyCacheOf(opts: NodeVerifierOptions): KeyObjectLruCache {
+  return opts.keyCache ?? new KeyObjectLruCache(opts.keyCacheSize ?? DEFAULT_KEY_CACHE_SIZE);
 }
 
 export function createNodeVerifier(opts: NodeVerifierOptions = {}): SignatureVerifier {
-  const cache = new KeyObjectLruCache(opts.keyCacheSize ?? DEFAULT_KEY_CACHE_SIZE);
+  const cache = keyCacheOf(opts);
   return {
     verify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
       if (!(message instanceof Uint8Array) || !passesEd25519Policy(signature, publicKey)) return false;
@@ -37,7 +43,7 @@ export function createNodeVerifier(opts: NodeVerifierOptions = {}): SignatureVer
  * roughly doubles verify throughput; the cost is a thread hand-off (~40 µs) of latency per call.
  */
 export function createNodeThreadPoolVerifier(opts: NodeVerifierOptions = {}): AsyncSignatureVerifier {
-  const cache = new KeyObjectLruCache(opts.keyCacheSize ?? DEFAULT_KEY_CACHE_SIZE);
+  const cache = keyCacheOf(opts);
   return {
     verify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): Promise<boolean> {
       if (!(message instanceof Uint8Array) || !passesEd25519Policy(signature, publicKey))

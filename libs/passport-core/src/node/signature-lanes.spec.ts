@@ -236,6 +236,18 @@ describe('KeyObjectLruCache', () => {
     expect(cache.get(buffer)).toBe(cache.get(Uint8Array.from(b)));
   });
 
+  it('can be shared by both forms of the lane: a key is built once for both', async () => {
+    const cache = new KeyObjectLruCache(8);
+    const inline = createNodeVerifier({ keyCache: cache });
+    const threadPool = createNodeThreadPoolVerifier({ keyCache: cache });
+    const signer = createNodeSigner(new Uint8Array(createHash('sha256').update('shared').digest()));
+    const message = new TextEncoder().encode('shared cache');
+    expect(inline.verify(signer.sign(message), message, signer.publicKey)).toBe(true);
+    expect(cache.size).toBe(1);
+    await expect(threadPool.verify(signer.sign(message), message, signer.publicKey)).resolves.toBe(true);
+    expect(cache.size).toBe(1);
+  });
+
   it('rejects a capacity that is not a positive integer', () => {
     expect(() => new KeyObjectLruCache(0)).toThrow(RangeError);
     expect(() => createNodeVerifier({ keyCacheSize: 1.5 })).toThrow(RangeError);
