@@ -63,29 +63,35 @@ export interface BuiltApp {
  * "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the server.
  */
 export async function startBuiltApp(env: Record<string, string> = {}): Promise<BuiltApp> {
-  if (!existsSync(path.join(ROOT, 'apps/api/dist/main.js'))) throw new Error('build first: npx tsc -b tsconfig.build.json');
+  if (!existsSync(path.join(ROOT, 'apps/api/dist/main.js')))
+    throw new Error('build first: npx tsc -b tsconfig.build.json');
   const dataDir = mkdtempSync(path.join(tmpdir(), 'passport-bench-'));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  // Started as `npm start` starts it (scripts/serve.sh sizes the thread pool), without the build.
   // BENCH_SERVER_CPUS (e.g. "0") pins the server, thread pool included, with taskset.
   const cpus = process.env.BENCH_SERVER_CPUS;
-  const argv = [...nodeArgs, 'apps/api/dist/main.js'];
-  const child: ChildProcess = spawn(cpus ? 'taskset' : process.execPath, cpus ? ['-c', cpus, process.execPath, ...argv] : argv, {
-    cwd: ROOT,
-    stdio: 'inherit',
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      PUBLIC_BASE_URL: base,
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'silent',
-      RATE_LIMIT_CAPACITY: '10000000',
-      RATE_LIMIT_REFILL_PER_MINUTE: '10000000',
-      ...env,
+  const serve = ['scripts/serve.sh', ...nodeArgs];
+  const child: ChildProcess = spawn(
+    cpus ? 'taskset' : 'bash',
+    cpus ? ['-c', cpus, 'bash', ...serve] : serve,
+    {
+      cwd: ROOT,
+      stdio: 'inherit',
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        PUBLIC_BASE_URL: base,
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'silent',
+        RATE_LIMIT_CAPACITY: '10000000',
+        RATE_LIMIT_REFILL_PER_MINUTE: '10000000',
+        ...env,
+      },
     },
-  });
+  );
   try {
     await waitFor(`${base}/health`);
   } catch (error) {
@@ -112,11 +118,20 @@ export interface BenchPassport {
 }
 
 /** Mints passports owned by fresh implicit accounts, signed into the app's development family. */
-export async function mintBenchPassports(app: BuiltApp, count: number, extra: Record<string, string> = {}): Promise<BenchPassport[]> {
-  const family = createNodeSigner(parseNearCredentials(readFileSync(path.join(app.dataDir, 'keys', 'family-root.json'), 'utf8')).secretSeed);
+export async function mintBenchPassports(
+  app: BuiltApp,
+  count: number,
+  extra: Record<string, string> = {},
+): Promise<BenchPassport[]> {
+  const family = createNodeSigner(
+    parseNearCredentials(readFileSync(path.join(app.dataDir, 'keys', 'family-root.json'), 'utf8')).secretSeed,
+  );
   const ledgerFile = path.join(app.dataDir, 'ledger.json');
-  const ledger = JSON.parse(readFileSync(ledgerFile, 'utf8')) as { passports: { metadata: Record<string, string> }[] };
-  const serviceProviderId = ledger.passports.find((p) => p.metadata.serviceprovider_id)!.metadata.serviceprovider_id;
+  const ledger = JSON.parse(readFileSync(ledgerFile, 'utf8')) as {
+    passports: { metadata: Record<string, string> }[];
+  };
+  const serviceProviderId = ledger.passports.find((p) => p.metadata.serviceprovider_id)!.metadata
+    .serviceprovider_id;
   const minted = Array.from({ length: count }, () => {
     const seed = new Uint8Array(randomBytes(32));
     const signer = createNodeSigner(seed);
@@ -134,7 +149,14 @@ export async function mintBenchPassports(app: BuiltApp, count: number, extra: Re
   });
   await updateLedgerFile(ledgerFile, (doc) => ({
     ...doc,
-    passports: [...doc.passports, ...minted.map((m) => ({ token_id: m.passport.tokenId, owner_id: m.passport.accountId, metadata: m.metadata }))],
+    passports: [
+      ...doc.passports,
+      ...minted.map((m) => ({
+        token_id: m.passport.tokenId,
+        owner_id: m.passport.accountId,
+        metadata: m.metadata,
+      })),
+    ],
   }));
   return minted.map((m) => m.passport);
 }
@@ -142,11 +164,17 @@ export async function mintBenchPassports(app: BuiltApp, count: number, extra: Re
 /** Logs a bench passport in through the API (challenge, signature, login) and returns its JWT. */
 export async function loginBenchPassport(base: string, p: BenchPassport): Promise<string> {
   const challenge = (await (await fetch(`${base}/api/login/timestamp`)).json()) as { timestamp_iso: string };
-  const signature = encodeBase64Url(p.signer.sign(new TextEncoder().encode(p.tokenId + challenge.timestamp_iso)));
+  const signature = encodeBase64Url(
+    p.signer.sign(new TextEncoder().encode(p.tokenId + challenge.timestamp_iso)),
+  );
   const res = await fetch(`${base}/api/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ passportid: p.tokenId, timestamp_iso: challenge.timestamp_iso, passportid_base64url_signature: signature }),
+    body: JSON.stringify({
+      passportid: p.tokenId,
+      timestamp_iso: challenge.timestamp_iso,
+      passportid_base64url_signature: signature,
+    }),
   });
   const body = (await res.json()) as { jwt_token?: string };
   if (!body.jwt_token) throw new Error(`login failed: ${JSON.stringify(body)}`);
@@ -155,22 +183,32 @@ export async function loginBenchPassport(base: string, p: BenchPassport): Promis
 
 /** A passport allowed to read GET /api/metrics, logged in; returns a reader of the JSON figures. */
 export async function metricsReader(app: BuiltApp): Promise<() => Promise<Record<string, any>>> {
-  const [admin] = await mintBenchPassports(app, 1, { permissioned_routes: JSON.stringify({ entities: { methods: { '/api/metrics': '60' } } }) });
+  const [admin] = await mintBenchPassports(app, 1, {
+    permissioned_routes: JSON.stringify({ entities: { methods: { '/api/metrics': '60' } } }),
+  });
   const jwt = await loginBenchPassport(app.base, admin);
-  return async () => (await (await fetch(`${app.base}/api/metrics`, { headers: { authorization: `Bearer ${jwt}` } })).json()) as Record<string, any>;
+  return async () =>
+    (await (
+      await fetch(`${app.base}/api/metrics`, { headers: { authorization: `Bearer ${jwt}` } })
+    ).json()) as Record<string, any>;
 }
 
 /** Raw node:crypto Ed25519 verifies per second on this thread (cached KeyObject, 64 rotating ~120-byte messages). */
 export function rawVerifyRate(durationMs = 2000): number {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-  const key = createPublicKey({ key: publicKey.export({ type: 'spki', format: 'der' }), format: 'der', type: 'spki' });
+  const key = createPublicKey({
+    key: publicKey.export({ type: 'spki', format: 'der' }),
+    format: 'der',
+    type: 'spki',
+  });
   const messages = Array.from({ length: 64 }, () => randomBytes(120));
   const signatures = messages.map((m) => cryptoSign(null, m, privateKey));
   const run = (ms: number) => {
     let n = 0;
     const end = performance.now() + ms;
     while (performance.now() < end) {
-      for (let i = 0; i < 64; i++) if (!cryptoVerify(null, messages[i], key, signatures[i])) throw new Error('bad');
+      for (let i = 0; i < 64; i++)
+        if (!cryptoVerify(null, messages[i], key, signatures[i])) throw new Error('bad');
       n += 64;
     }
     return (n * 1000) / ms;
