@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the built API (`npm start` builds first). HOLA signatures are checked on libuv's thread pool;
-# pool threads beyond the cores left beside the event loop compete with it for CPU, and on a 2-core
-# machine the default pool of 4 gave 0.50–0.73 of the raw verify rate where a pool of 1 gave 0.75–0.90
-# (`npm run bench -- verify`). So, unless UV_THREADPOOL_SIZE is set, the pool gets one thread less than
+# pool threads beyond the cores left beside the event loop compete with it for CPU: on a 2-core machine,
+# alternating runs gave 0.65–0.69 of the raw verify rate with libuv's default pool of 4 and 0.81–0.82
+# with a pool of 1 (`npm run bench -- verify`). So, unless UV_THREADPOOL_SIZE is set, the pool gets one thread less than
 # the cores (at least 1). libuv reads the variable once, before any JavaScript runs, so it is set here.
 # Arguments go to node (e.g. --cpu-prof).
 set -euo pipefail
