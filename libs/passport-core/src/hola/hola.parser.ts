@@ -9,6 +9,7 @@
 import { decodeBase32 } from '../codecs/base32.codec.js';
 import { codeUnitSum, holaChecksumLetter } from './hola.checksum.js';
 import { parseHolaTimestamp } from './hola-timestamp.js';
+import { isPaddedBase32, isUnixMillis, isUpperHex, isUpperTokenId } from './hola-field-checks.js';
 import {
   HOLA_VALIDATION_STAGE,
   type HolaParseResult,
@@ -23,49 +24,6 @@ export const HOLA_PUBLIC_KEY_BASE32_LENGTH = 52; // 32 bytes
 export const HOLA_DELEGATE_ID_MAX_LENGTH = 128;
 
 const MUNDO_SUM = codeUnitSum('MUNDO');
-// The field checks are plain loops rather than regular expressions: on the verify path every
-// regular expression is a separate native routine to warm up between two signature checks.
-
-/** `^[A-Z]{12}$` */
-function isUpperTokenId(text: string): boolean {
-  if (text.length !== 12) return false;
-  for (let i = 0; i < 12; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x41 || c > 0x5a) return false;
-  }
-  return true;
-}
-
-/** `^[0-9A-F]+$` */
-function isUpperHex(text: string): boolean {
-  if (text.length === 0) return false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46))) return false;
-  }
-  return true;
-}
-
-/** `^\d{10,}$` (Unix milliseconds, or seconds with 10+ digits) */
-function isUnixMillis(text: string): boolean {
-  if (text.length < 10) return false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x30 || c > 0x39) return false;
-  }
-  return true;
-}
-
-/** `^[A-Z2-7]*=*$`: base32 characters, then optional trailing padding. */
-function isPaddedBase32(text: string): boolean {
-  let i = 0;
-  for (; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (!((c >= 0x41 && c <= 0x5a) || (c >= 0x32 && c <= 0x37))) break;
-  }
-  for (; i < text.length; i++) if (text.charCodeAt(i) !== 0x3d) return false;
-  return true;
-}
 const PLACEHOLDER = /[<>[\]{}()\s]|\.\.\.|SIGNATURE|PLACEHOLDER/;
 
 let lastHost = '';
