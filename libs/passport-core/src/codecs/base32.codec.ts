@@ -60,25 +60,27 @@ export function isBase32(text: string): boolean {
 
 /**
  * Decodes base32; returns null for characters outside the alphabet, an impossible length, or
- * non-zero padding bits (so that every byte string has exactly one accepted encoding).
+ * non-zero padding bits (so that every byte string has exactly one accepted encoding). Reads `text`
+ * from `start` to `end` (the whole string by default), so a field can be decoded in place.
  */
-export function decodeBase32(text: string): Uint8Array | null {
-  const body = text.endsWith('=') ? text.replace(/=+$/, '') : text;
-  const rem = body.length % 8;
+export function decodeBase32(text: string, start = 0, end = text.length): Uint8Array | null {
+  while (end > start && text.charCodeAt(end - 1) === 0x3d /* = */) end--;
+  const length = end - start;
+  const rem = length % 8;
   if (rem === 1 || rem === 3 || rem === 6) return null;
-  const out = new Uint8Array(Math.floor((body.length * 5) / 8));
+  const out = new Uint8Array(Math.floor((length * 5) / 8));
   // Whole 8-character groups are 5 bytes each: two 20-bit halves, no bit loop (signatures are hot).
-  const whole = body.length - rem;
+  const whole = end - rem;
   let index = 0;
-  for (let i = 0; i < whole; i += 8) {
-    const v0 = lookup(body, i);
-    const v1 = lookup(body, i + 1);
-    const v2 = lookup(body, i + 2);
-    const v3 = lookup(body, i + 3);
-    const v4 = lookup(body, i + 4);
-    const v5 = lookup(body, i + 5);
-    const v6 = lookup(body, i + 6);
-    const v7 = lookup(body, i + 7);
+  for (let i = start; i < whole; i += 8) {
+    const v0 = lookup(text, i);
+    const v1 = lookup(text, i + 1);
+    const v2 = lookup(text, i + 2);
+    const v3 = lookup(text, i + 3);
+    const v4 = lookup(text, i + 4);
+    const v5 = lookup(text, i + 5);
+    const v6 = lookup(text, i + 6);
+    const v7 = lookup(text, i + 7);
     if ((v0 | v1 | v2 | v3 | v4 | v5 | v6 | v7) < 0) return null;
     const high = (v0 << 15) | (v1 << 10) | (v2 << 5) | v3;
     const low = (v4 << 15) | (v5 << 10) | (v6 << 5) | v7;
@@ -90,9 +92,8 @@ export function decodeBase32(text: string): Uint8Array | null {
   }
   let buffer = 0;
   let bits = 0;
-  for (let i = whole; i < body.length; i++) {
-    const c = body.charCodeAt(i);
-    const value = c < 128 ? LOOKUP[c] : -1;
+  for (let i = whole; i < end; i++) {
+    const value = lookup(text, i);
     if (value < 0) return null;
     buffer = (buffer << 5) | value;
     bits += 5;

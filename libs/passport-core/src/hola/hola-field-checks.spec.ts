@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { isPaddedBase32, isUnixMillis, isUpperHex, isUpperTokenId } from './hola-field-checks.js';
 
-const cases: Array<[string, (text: string) => boolean, RegExp, string]> = [
+const cases: Array<[string, (text: string, start?: number, end?: number) => boolean, RegExp, string]> = [
   ['isUpperTokenId', isUpperTokenId, /^[A-Z]{12}$/, 'ABCXYZ@[az09 '],
   ['isUpperHex', isUpperHex, /^[0-9A-F]+$/, '0189ABFG@/:af\u0660'],
   ['isUnixMillis', isUnixMillis, /^\d{10,}$/, '0123456789-/:a\u0660'],
@@ -43,6 +43,23 @@ describe.each(cases)('%s', (_name, check, expression, alphabet) => {
         expect(check(text)).toBe(expression.test(text));
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  it('checks a range of a longer string exactly as it checks that range cut out', () => {
+    fc.assert(
+      fc.property(
+        nearMatches(alphabet),
+        nearMatches(alphabet),
+        nearMatches(alphabet),
+        (before, field, after) => {
+          const text = before + field + after;
+          const start = before.length;
+          const end = start + field.length;
+          expect(check(text, start, end)).toBe(check(field));
+        },
+      ),
+      { numRuns: 3000 },
     );
   });
 });

@@ -31,38 +31,41 @@ function twoDigitsAt(text: string, i: number): number {
   return a < 0 || b < 0 ? -1 : a * 10 + b;
 }
 
-/** Unix milliseconds of a HOLA timestamp (uppercase `T`/`Z`), or null when it is not one. */
-export function parseHolaTimestamp(text: string): number | null {
-  const n = text.length;
-  if (n < 20 || n > 35) return null; // 2026-04-19T10:47:00Z … with 9 fraction digits and ±HH:MM
-  const century = twoDigitsAt(text, 0);
-  const yearLow = twoDigitsAt(text, 2);
-  const month = twoDigitsAt(text, 5);
-  const day = twoDigitsAt(text, 8);
-  const hour = twoDigitsAt(text, 11);
-  const minute = twoDigitsAt(text, 14);
-  const second = twoDigitsAt(text, 17);
+/**
+ * Unix milliseconds of a HOLA timestamp (uppercase `T`/`Z`), or null when it is not one. Reads `text`
+ * from `start` to `end` (the whole string by default), so the parser can read it inside the line.
+ */
+export function parseHolaTimestamp(text: string, start = 0, end = text.length): number | null {
+  if (end - start < 20 || end - start > 35) return null; // 2026-04-19T10:47:00Z … 9 fraction digits, ±HH:MM
+  const s = start;
+  const century = twoDigitsAt(text, s);
+  const yearLow = twoDigitsAt(text, s + 2);
+  const month = twoDigitsAt(text, s + 5);
+  const day = twoDigitsAt(text, s + 8);
+  const hour = twoDigitsAt(text, s + 11);
+  const minute = twoDigitsAt(text, s + 14);
+  const second = twoDigitsAt(text, s + 17);
   if (
     (century | yearLow | month | day | hour | minute | second) < 0 ||
-    text.charCodeAt(4) !== DASH ||
-    text.charCodeAt(7) !== DASH ||
-    text.charCodeAt(10) !== 0x54 /* T */ ||
-    text.charCodeAt(13) !== COLON ||
-    text.charCodeAt(16) !== COLON
+    text.charCodeAt(s + 4) !== DASH ||
+    text.charCodeAt(s + 7) !== DASH ||
+    text.charCodeAt(s + 10) !== 0x54 /* T */ ||
+    text.charCodeAt(s + 13) !== COLON ||
+    text.charCodeAt(s + 16) !== COLON
   )
     return null;
   const year = century * 100 + yearLow;
 
-  let pos = 19;
+  let pos = s + 19;
   let millis = 0;
   if (text.charCodeAt(pos) === 0x2e /* . */) {
     pos++;
-    const start = pos;
-    while (pos < n && digitAt(text, pos) >= 0) {
-      if (pos - start < 3) millis = millis * 10 + digitAt(text, pos);
+    const fractionStart = pos;
+    while (pos < end && digitAt(text, pos) >= 0) {
+      if (pos - fractionStart < 3) millis = millis * 10 + digitAt(text, pos);
       pos++;
     }
-    const digits = pos - start;
+    const digits = pos - fractionStart;
     if (digits < 1 || digits > 9) return null;
     for (let k = digits; k < 3; k++) millis *= 10; // ".5" is 500 ms
   }
@@ -70,9 +73,9 @@ export function parseHolaTimestamp(text: string): number | null {
   let offsetMinutes = 0;
   const zone = text.charCodeAt(pos);
   if (zone === 0x5a /* Z */) {
-    if (pos + 1 !== n) return null;
+    if (pos + 1 !== end) return null;
   } else if (zone === 0x2b /* + */ || zone === DASH) {
-    if (pos + 6 !== n || text.charCodeAt(pos + 3) !== COLON) return null;
+    if (pos + 6 !== end || text.charCodeAt(pos + 3) !== COLON) return null;
     const offsetHours = twoDigitsAt(text, pos + 1);
     const offsetMins = twoDigitsAt(text, pos + 4);
     if (offsetHours < 0 || offsetMins < 0 || offsetHours > 23 || offsetMins > 59) return null;

@@ -244,6 +244,19 @@ describe('timestamp grammar', () => {
       { numRuns: 20_000 },
     );
   });
+
+  it('property: reading a timestamp inside a longer text equals reading it cut out', () => {
+    const around = fc.string({ unit: fc.constantFrom(...'0123456789-:.TZ+/'.split('')), maxLength: 8 });
+    fc.assert(
+      fc.property(around, nearTimestamp, around, (before, text, after) => {
+        const line = before + text + after;
+        expect(parseHolaTimestamp(line, before.length, before.length + text.length)).toBe(
+          parseHolaTimestamp(text),
+        );
+      }),
+      { numRuns: 10_000 },
+    );
+  });
 });
 
 // --- property tests ---------------------------------------------------------------------------------

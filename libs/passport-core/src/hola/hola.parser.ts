@@ -26,6 +26,9 @@ export const HOLA_DELEGATE_ID_MAX_LENGTH = 128;
 const MUNDO_SUM = codeUnitSum('MUNDO');
 const PLACEHOLDER = /[<>[\]{}()\s]|\.\.\.|SIGNATURE|PLACEHOLDER/;
 
+/** Slash positions of the line being parsed (parsing is synchronous: one scratch array serves all). */
+const SLASHES = new Int32Array(9);
+
 let lastHost = '';
 let lastUpperHost = '';
 /** SERVICE_HOST uppercased (one service checks lines against one host: remember the last). */
@@ -92,72 +95,94 @@ export function parseHola(input: unknown, opts: { serviceHost: string }): HolaPa
     return fail('invalid_format', `hola is longer than ${HOLA_MAX_LENGTH} characters.`);
   const line = input.toUpperCase();
   if (!line.startsWith('HOLA/')) return fail('invalid_format', 'hola must start with "HOLA/".');
-  const fields = line.split('/');
-  if (fields.length !== 8 && fields.length !== 10) {
+  // One pass for the slashes; the fields are then checked in place (no split, no substrings until
+  // the checks pass): on the verify path every allocation and native call costs more than it seems.
+  let slashCount = 0;
+  for (let at = 4; at !== -1; at = line.indexOf('/', at + 1)) {
+    if (slashCount < SLASHES.length) SLASHES[slashCount] = at;
+    slashCount++;
+  }
+  const count = slashCount + 1;
+  if (count !== 8 && count !== 10) {
     return fail(
       'invalid_format',
-      `hola has ${fields.length} slash-separated fields; expected 8 (standard) or 10 (subagent).`,
+      `hola has ${count} slash-separated fields; expected 8 (standard) or 10 (subagent).`,
     );
   }
-  const form = fields.length === 8 ? 'standard' : 'subagent';
-  // From the right: checksum, signature, host marker, nonce; the middle is 2 or 4 fields.
-  const count = fields.length;
-  const checksum = fields[count - 1];
-  const signatureText = fields[count - 2];
-  const host = fields[count - 3];
-  const nonceHex = fields[count - 4];
-  const recipient = fields[1] === '' ? 'MUNDO' : fields[1];
-  if (recipient !== 'MUNDO' && !isUpperTokenId(recipient)) {
+  const form = count === 8 ? 'standard' : 'subagent';
+  // Field k runs from SLASHES[k - 1] + 1 to SLASHES[k] (the last one to the end of the line). From the
+  // right: checksum, signature, host marker, nonce; the middle is 2 or 4 fields.
+  const checksumStart = SLASHES[count - 2] + 1;
+  const signatureStart = SLASHES[count - 3] + 1;
+  const signatureEnd = checksumStart - 1;
+  const hostStart = SLASHES[count - 4] + 1;
+  const hostEnd = signatureStart - 1;
+  const nonceStart = SLASHES[count - 5] + 1;
+  const nonceEnd = hostStart - 1;
+  const recipientEnd = SLASHES[1];
+  const emptyRecipient = recipientEnd === 5;
+  if (
+    !emptyRecipient &&
+    !isUpperTokenId(line, 5, recipientEnd) &&
+    !(recipientEnd === 10 && line.startsWith('MUNDO', 5))
+  ) {
     return fail('invalid_format', 'The recipient must be MUNDO, empty, or a 12-letter token id.');
   }
   const expectedHost = upperHost(opts.serviceHost);
-  if (host !== expectedHost) {
+  if (hostEnd - hostStart !== expectedHost.length || !line.startsWith(expectedHost, hostStart)) {
     return fail('invalid_format', `The host marker must be ${expectedHost}.`, {
       expected: expectedHost,
-      received: host,
+      received: line.slice(hostStart, hostEnd),
     });
   }
-  if (!isUpperHex(nonceHex))
+  if (!isUpperHex(line, nonceStart, nonceEnd))
     return fail('invalid_format', 'The nonce must be non-empty hexadecimal (from GET /api/holanonce16ts).');
 
-  let senderTokenId: string;
-  let timestamp: string;
+  let senderStart: number;
+  let timestampStart: number;
   let delegateId: string | undefined;
   let subagentPublicKey: Uint8Array | undefined;
   if (form === 'standard') {
-    senderTokenId = fields[2];
-    timestamp = fields[3];
-    if (!isUpperTokenId(senderTokenId))
+    senderStart = SLASHES[1] + 1;
+    timestampStart = SLASHES[2] + 1;
+    if (!isUpperTokenId(line, senderStart, timestampStart - 1))
       return fail('invalid_format', 'The sender token id must be 12 letters.');
   } else {
-    delegateId = fields[2];
-    senderTokenId = fields[3];
-    const publicKeyText = fields[4];
-    timestamp = fields[5];
-    if (delegateId.length < 1 || delegateId.length > HOLA_DELEGATE_ID_MAX_LENGTH) {
+    const delegateLength = SLASHES[2] - SLASHES[1] - 1;
+    senderStart = SLASHES[2] + 1;
+    const publicKeyStart = SLASHES[3] + 1;
+    timestampStart = SLASHES[4] + 1;
+    if (delegateLength < 1 || delegateLength > HOLA_DELEGATE_ID_MAX_LENGTH) {
       return fail(
         'invalid_format',
         `The delegate id must be 1 to ${HOLA_DELEGATE_ID_MAX_LENGTH} characters.`,
       );
     }
-    if (!isUpperTokenId(senderTokenId))
+    if (!isUpperTokenId(line, senderStart, publicKeyStart - 1))
       return fail('invalid_format', 'The issuer token id must be 12 letters.');
-    const key = publicKeyText.length === HOLA_PUBLIC_KEY_BASE32_LENGTH ? decodeBase32(publicKeyText) : null;
+    const publicKeyEnd = timestampStart - 1;
+    const key =
+      publicKeyEnd - publicKeyStart === HOLA_PUBLIC_KEY_BASE32_LENGTH
+        ? decodeBase32(line, publicKeyStart, publicKeyEnd)
+        : null;
     if (!key || key.length !== 32) {
       return fail(
         'invalid_format',
         'The subagent public key must be the base32 of 32 bytes (52 characters).',
       );
     }
+    delegateId = line.slice(SLASHES[1] + 1, SLASHES[2]);
     subagentPublicKey = key;
   }
+  const timestampEnd = nonceStart - 1;
 
   // 3. unix_millis_timestamp
-  if (isUnixMillis(timestamp))
+  if (isUnixMillis(line, timestampStart, timestampEnd))
     return fail('unix_millis_timestamp', 'The timestamp is Unix milliseconds; HOLA uses ISO 8601.');
 
   // 4. placeholder_signature (a plain base32 run can only hold the two words: skip the full scan)
-  const plainBase32 = isPaddedBase32(signatureText);
+  const signatureText = line.slice(signatureStart, signatureEnd);
+  const plainBase32 = isPaddedBase32(line, signatureStart, signatureEnd);
   if (
     plainBase32
       ? signatureText.includes('SIGNATURE') || signatureText.includes('PLACEHOLDER')
@@ -166,14 +191,17 @@ export function parseHola(input: unknown, opts: { serviceHost: string }): HolaPa
     return fail('placeholder_signature', 'The signature slot holds a placeholder.');
 
   // 5. signature_not_base32
-  const signatureBody = signatureText.endsWith('=') ? signatureText.replace(/=+$/, '') : signatureText;
-  if (!plainBase32 || signatureBody.length !== HOLA_SIGNATURE_BASE32_LENGTH) {
+  let signatureBodyEnd = signatureEnd;
+  while (signatureBodyEnd > signatureStart && line.charCodeAt(signatureBodyEnd - 1) === 0x3d)
+    signatureBodyEnd--;
+  const signatureLength = signatureBodyEnd - signatureStart;
+  if (!plainBase32 || signatureLength !== HOLA_SIGNATURE_BASE32_LENGTH) {
     return fail(
       'signature_not_base32',
-      `The signature must be ${HOLA_SIGNATURE_BASE32_LENGTH} base32 characters (A-Z2-7); received ${signatureBody.length}.`,
+      `The signature must be ${HOLA_SIGNATURE_BASE32_LENGTH} base32 characters (A-Z2-7); received ${signatureLength}.`,
     );
   }
-  const signature = decodeBase32(signatureBody);
+  const signature = decodeBase32(line, signatureStart, signatureBodyEnd);
   if (!signature || signature.length !== 64) {
     return fail(
       'signature_not_base32',
@@ -182,20 +210,17 @@ export function parseHola(input: unknown, opts: { serviceHost: string }): HolaPa
   }
 
   // 6. invalid_format: the timestamp grammar
-  const timestampMs = parseHolaTimestamp(timestamp);
+  const timestampMs = parseHolaTimestamp(line, timestampStart, timestampEnd);
   if (timestampMs === null) {
     return fail('invalid_format', 'The timestamp must be ISO 8601: YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM).');
   }
 
   // 7. checksum_invalid
-  // The line up to and including "/<HOST>/", with an empty recipient written as MUNDO.
-  // Summed straight off the line (prefix, signature and "/" are contiguous there), plus the MUNDO an
-  // empty recipient stands for: the same letter as holaChecksum(signedPrefix, signatureText).
-  const prefixEnd = line.length - checksum.length - signatureText.length - 1;
-  const emptyRecipient = fields[1] === '';
-  const expected = holaChecksumLetter(
-    codeUnitSum(line, 0, line.length - checksum.length) + (emptyRecipient ? MUNDO_SUM : 0),
-  );
+  // Over the line up to and including "/<HOST>/", with an empty recipient written as MUNDO, then the
+  // signature and "/": summed straight off the line (they are contiguous there) plus the MUNDO an
+  // empty recipient stands for, which gives the letter holaChecksum(signedPrefix, signatureText) gives.
+  const checksum = line.slice(checksumStart);
+  const expected = holaChecksumLetter(codeUnitSum(line, 0, checksumStart) + (emptyRecipient ? MUNDO_SUM : 0));
   if (checksum !== expected) {
     return fail(
       'checksum_invalid',
@@ -207,16 +232,18 @@ export function parseHola(input: unknown, opts: { serviceHost: string }): HolaPa
     );
   }
 
-  const signedPrefix = emptyRecipient ? `HOLA/MUNDO${line.slice(5, prefixEnd)}` : line.slice(0, prefixEnd);
+  const signedPrefix = emptyRecipient
+    ? `HOLA/MUNDO${line.slice(5, signatureStart)}`
+    : line.slice(0, signatureStart);
   // One object shape per form, built as a literal (a spread here costs a slow property copy).
   const parsed: ParsedHola = {
     form,
-    recipient,
-    senderTokenId: senderTokenId.toLowerCase(),
-    timestamp,
+    recipient: emptyRecipient ? 'MUNDO' : line.slice(5, recipientEnd),
+    senderTokenId: line.slice(senderStart, senderStart + 12).toLowerCase(),
+    timestamp: line.slice(timestampStart, timestampEnd),
     timestampMs,
-    nonceHex,
-    host,
+    nonceHex: line.slice(nonceStart, nonceEnd),
+    host: expectedHost,
     signature,
     signatureText,
     checksum,
