@@ -14,7 +14,6 @@ export const HOLA_TIMESTAMP_GRAMMAR =
 
 // prettier-ignore
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-const YEARS_400_MS = 146_097 * 86_400_000;
 const DASH = 0x2d;
 const COLON = 0x3a;
 
@@ -86,12 +85,21 @@ export function parseHolaTimestamp(text: string, start = 0, end = text.length): 
 
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
   if (day > DAYS_IN_MONTH[month - 1] + (month === 2 && isLeapYear(year) ? 1 : 0)) return null;
-  // Date.UTC maps years 0–99 to 1900–1999; shifting by 400 years (exactly 146097 days) avoids that.
-  const early = year < 100;
-  const utcMs =
-    Date.UTC(early ? year + 400 : year, month - 1, day, hour, minute, second, millis) -
-    (early ? YEARS_400_MS : 0);
-  return utcMs - offsetMinutes * 60_000;
+  const days = daysFromCivil(year, month, day);
+  return ((days * 24 + hour) * 60 + minute - offsetMinutes) * 60_000 + second * 1000 + millis;
+}
+
+/**
+ * Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's days_from_civil): plain arithmetic
+ * in place of Date.UTC, which is a runtime call (and maps the years 0–99 to 1900–1999).
+ */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
 }
 
 function isLeapYear(year: number): boolean {

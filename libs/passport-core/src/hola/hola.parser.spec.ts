@@ -106,6 +106,41 @@ describe('signed lines from fixed seeds', () => {
     },
   );
 
+  it.each(vectors.valid.map((v) => [v.id, v] as const))(
+    '%s parses to the same fields with its letters in any case',
+    (_id, v) => {
+      const expected = parse(v.line);
+      fc.assert(
+        fc.property(
+          fc.array(fc.boolean(), { minLength: v.line.length, maxLength: v.line.length }),
+          (lower) => {
+            const mixed = [...v.line].map((c, i) => (lower[i] ? c.toLowerCase() : c)).join('');
+            expect(parse(mixed)).toEqual(expected);
+          },
+        ),
+        { numRuns: 200 },
+      );
+    },
+  );
+
+  it('uppercases non-ASCII characters before any check, as the signer did (ß becomes SS)', () => {
+    const signer = createNobleSigner(new Uint8Array(32).fill(7));
+    const line = buildHolaLine({
+      senderTokenId: 'abcdefghijkl',
+      timestamp: '2026-04-19T10:47:00.000Z',
+      nonceHex: 'ABCDEF',
+      serviceHost,
+      signer,
+      subagent: { delegateId: 'straße-agent' },
+    });
+    expect(line).toContain('/STRASSE-AGENT/');
+    const sent = line.replace('STRASSE-AGENT', 'straße-agent');
+    const result = parse(sent);
+    if (!result.ok) throw new Error(result.failure.message);
+    expect(result.line.delegateId).toBe('STRASSE-AGENT');
+    expect(result).toEqual(parse(line));
+  });
+
   it.each(vectors.parseable.map((v) => [v.id, v] as const))('%s passes early validation', (_id, v) => {
     const result = parse(v.input, v.serviceHost ?? serviceHost);
     if (!result.ok) throw new Error(result.failure.message);

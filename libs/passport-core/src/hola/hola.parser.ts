@@ -26,8 +26,34 @@ export const HOLA_DELEGATE_ID_MAX_LENGTH = 128;
 const MUNDO_SUM = codeUnitSum('MUNDO');
 const PLACEHOLDER = /[<>[\]{}()\s]|\.\.\.|SIGNATURE|PLACEHOLDER/;
 
-/** Slash positions of the line being parsed (parsing is synchronous: one scratch array serves all). */
+// What `scanLine` found in the line being parsed (parsing is synchronous: one scratch state serves all).
+/** The positions of the first nine slashes (a subagent line has nine). */
 const SLASHES = new Int32Array(9);
+/** The code-unit sum of the line through its last slash: what the checksum covers. */
+let sumThroughLastSlash = 0;
+
+/**
+ * One pass over `line`: fills SLASHES and sumThroughLastSlash and returns the number of slashes, or
+ * -1 when `uppercased` is false and the line holds a character that uppercasing changes (a-z, or any
+ * non-ASCII character, to be safe).
+ */
+function scanLine(line: string, uppercased: boolean): number {
+  let slashes = 0;
+  let sum = 0;
+  let through = 0;
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c >= 0x61 && (c <= 0x7a || c >= 0x80) && !uppercased) return -1;
+    sum += c;
+    if (c === 0x2f) {
+      if (slashes < SLASHES.length) SLASHES[slashes] = i;
+      slashes++;
+      through = sum;
+    }
+  }
+  sumThroughLastSlash = through;
+  return slashes;
+}
 
 let lastHost = '';
 let lastUpperHost = '';
@@ -93,15 +119,16 @@ export function parseHola(input: unknown, opts: { serviceHost: string }): HolaPa
   if (typeof input !== 'string') return fail('invalid_format', 'hola must be a string.');
   if (input.length > HOLA_MAX_LENGTH)
     return fail('invalid_format', `hola is longer than ${HOLA_MAX_LENGTH} characters.`);
-  const line = input.toUpperCase();
-  if (!line.startsWith('HOLA/')) return fail('invalid_format', 'hola must start with "HOLA/".');
-  // One pass for the slashes; the fields are then checked in place (no split, no substrings until
-  // the checks pass): on the verify path every allocation and native call costs more than it seems.
-  let slashCount = 0;
-  for (let at = 4; at !== -1; at = line.indexOf('/', at + 1)) {
-    if (slashCount < SLASHES.length) SLASHES[slashCount] = at;
-    slashCount++;
+  // Lines are case-insensitive and signed uppercased. Most arrive uppercase already, and the scan
+  // that finds the slashes also notices when uppercasing would change something (a runtime call
+  // otherwise made for every line).
+  let line = input;
+  let slashCount = scanLine(line, false);
+  if (slashCount < 0) {
+    line = input.toUpperCase();
+    slashCount = scanLine(line, true);
   }
+  if (!line.startsWith('HOLA/')) return fail('invalid_format', 'hola must start with "HOLA/".');
   const count = slashCount + 1;
   if (count !== 8 && count !== 10) {
     return fail(
@@ -180,29 +207,33 @@ export function parseHola(input: unknown, opts: { serviceHost: string }): HolaPa
   if (isUnixMillis(line, timestampStart, timestampEnd))
     return fail('unix_millis_timestamp', 'The timestamp is Unix milliseconds; HOLA uses ISO 8601.');
 
-  // 4. placeholder_signature (a plain base32 run can only hold the two words: skip the full scan)
+  // 4. placeholder_signature, 5. signature_not_base32. A real signature decodes in one pass (which
+  // proves the slot plain base32); only a slot that does not decode needs the character-class scan
+  // that tells a placeholder from bad base32.
   const signatureText = line.slice(signatureStart, signatureEnd);
-  const plainBase32 = isPaddedBase32(line, signatureStart, signatureEnd);
+  let signatureBodyEnd = signatureEnd;
+  while (signatureBodyEnd > signatureStart && line.charCodeAt(signatureBodyEnd - 1) === 0x3d)
+    signatureBodyEnd--;
+  const signatureLength = signatureBodyEnd - signatureStart;
+  const signature =
+    signatureLength === HOLA_SIGNATURE_BASE32_LENGTH
+      ? decodeBase32(line, signatureStart, signatureBodyEnd)
+      : null;
+  const plainBase32 = signature !== null || isPaddedBase32(line, signatureStart, signatureEnd);
+  // A plain base32 run can only hold the two words: the full placeholder pattern is for the rest.
   if (
     plainBase32
       ? signatureText.includes('SIGNATURE') || signatureText.includes('PLACEHOLDER')
       : PLACEHOLDER.test(signatureText)
   )
     return fail('placeholder_signature', 'The signature slot holds a placeholder.');
-
-  // 5. signature_not_base32
-  let signatureBodyEnd = signatureEnd;
-  while (signatureBodyEnd > signatureStart && line.charCodeAt(signatureBodyEnd - 1) === 0x3d)
-    signatureBodyEnd--;
-  const signatureLength = signatureBodyEnd - signatureStart;
   if (!plainBase32 || signatureLength !== HOLA_SIGNATURE_BASE32_LENGTH) {
     return fail(
       'signature_not_base32',
       `The signature must be ${HOLA_SIGNATURE_BASE32_LENGTH} base32 characters (A-Z2-7); received ${signatureLength}.`,
     );
   }
-  const signature = decodeBase32(line, signatureStart, signatureBodyEnd);
-  if (!signature || signature.length !== 64) {
+  if (signature === null) {
     return fail(
       'signature_not_base32',
       'The signature is not the canonical base32 of 64 bytes (non-zero padding bits).',
@@ -217,10 +248,10 @@ export function parseHola(input: unknown, opts: { serviceHost: string }): HolaPa
 
   // 7. checksum_invalid
   // Over the line up to and including "/<HOST>/", with an empty recipient written as MUNDO, then the
-  // signature and "/": summed straight off the line (they are contiguous there) plus the MUNDO an
-  // empty recipient stands for, which gives the letter holaChecksum(signedPrefix, signatureText) gives.
+  // signature and "/": they are contiguous in the line, so it is the sum through the last slash (taken
+  // by scanLine) plus the MUNDO an empty recipient stands for, the letter holaChecksum gives.
   const checksum = line.slice(checksumStart);
-  const expected = holaChecksumLetter(codeUnitSum(line, 0, checksumStart) + (emptyRecipient ? MUNDO_SUM : 0));
+  const expected = holaChecksumLetter(sumThroughLastSlash + (emptyRecipient ? MUNDO_SUM : 0));
   if (checksum !== expected) {
     return fail(
       'checksum_invalid',
