@@ -327,6 +327,19 @@ describe.each<[string, () => SignatureVerifier | AsyncSignatureVerifier]>([
       expect((await verify(line({ nonce, sender: OTHER, signer: other }))).verified).toBe(true);
     });
 
+    it('is one record whatever the letter case the line is sent in', async () => {
+      const hola = line({ nonce: 'ABCDEF0123' });
+      expect((await verify(hola.toLowerCase())).verified).toBe(true);
+      const again = await verify(hola);
+      expect(again.failureReasons).toEqual(['nonce_replay']);
+      const calls: string[] = [];
+      const spy: ReplayStore = {
+        recordIfAbsent: (key, now, expires) => (calls.push(key), replay.recordIfAbsent(key, now, expires)),
+      };
+      await verify(line({ nonce: 'abcdef4567' }).toLowerCase(), {}, { replay: spy });
+      expect(calls).toEqual([`${SENDER}|ABCDEF4567`]);
+    });
+
     it('is kept for the longest window any caller may ask for', async () => {
       const calls: [string, number, number][] = [];
       const spy: ReplayStore = {

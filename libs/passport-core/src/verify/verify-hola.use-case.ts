@@ -21,6 +21,7 @@ import { type ReplayStore } from '../ports/replay-store.port.js';
 import { type AsyncSignatureVerifier, type SignatureVerifier } from '../ports/signature-verifier.port.js';
 import { utf8 } from '../codecs/utf8.codec.js';
 import { isImplicitAccountId } from '../codecs/account-id.js';
+import { VerifyHolaOutcome } from './verify-hola.outcome.js';
 import { buildPublicProfile, unavailableProfile, type PublicProfile } from '../profile/public-profile.js';
 import {
   DEFAULT_HOLA_MAX_AGE_MS,
@@ -29,7 +30,6 @@ import {
   type VerifyFailureReason,
   type VerifyHolaBody,
   type VerifyHolaChecks,
-  type VerifyHolaFacts,
   type VerifyHolaRequest,
   type VerifyHolaResult,
   type VerifyHolaWarning,
@@ -81,9 +81,12 @@ export function resolveMaxAgeMs(value: unknown): number {
   return value;
 }
 
-/** The replay key of a line: `<tokenId lowercase>|<NONCE uppercase>` (the issuer for subagent lines). */
+/**
+ * The replay key of a line: `<tokenId lowercase>|<NONCE uppercase>` (the issuer for subagent lines).
+ * A ParsedHola holds both fields in those cases already.
+ */
 export function holaReplayKey(line: Pick<ParsedHola, 'senderTokenId' | 'nonceHex'>): string {
-  return `${line.senderTokenId.toLowerCase()}|${line.nonceHex.toUpperCase()}`;
+  return `${line.senderTokenId}|${line.nonceHex}`;
 }
 
 /** Parses or throws the 400 `HOLA_VALIDATION_FAILED` error (shared with `/api/testhola`). */
@@ -213,36 +216,33 @@ export function createHolaVerifier(deps: HolaVerifierDeps): HolaVerifier {
         nonceReplaySafe,
         signatureValid,
       );
-      const body = {
-        verified: reasons === 0,
-        peerTokenId: line.senderTokenId,
-        destinatary: line.recipient === 'MUNDO' ? 'MUNDO' : line.recipient.toLowerCase(),
-        checks,
-        failureReasons,
-        failureDetails,
-      } as VerifyHolaBody;
-      // The documented key order: nonceReplayDetails (when present) before signatureVerificationImplemented.
-      if (nonceReplayDetails) body.nonceReplayDetails = nonceReplayDetails;
-      body.signatureVerificationImplemented = true;
-      const warnings = recipientWarnings(line.recipient, request);
-      if (warnings.length > 0) body.warnings = warnings;
-      if (line.form === 'subagent') {
-        body.isSubagentFormat = true;
-        body.delegateId = line.delegateId;
-        body.issuerTokenId = line.senderTokenId;
-      }
-      if (request.includeProfile === true)
-        body.profile = await profileFor(passport, line.senderTokenId, profileOf);
-
-      const facts: VerifyHolaFacts = {
+      const result = new VerifyHolaOutcome({
         parsed: line,
         passport,
         chainError,
         maxAgeMs,
         ageSeconds,
         publicKeyAvailable,
-      };
-      return Object.defineProperty(body, 'facts', { value: facts, enumerable: false }) as VerifyHolaResult;
+      });
+      // The documented key order, field by field.
+      result.verified = reasons === 0;
+      result.peerTokenId = line.senderTokenId;
+      result.destinatary = line.recipient === 'MUNDO' ? 'MUNDO' : line.recipient.toLowerCase();
+      result.checks = checks;
+      result.failureReasons = failureReasons;
+      result.failureDetails = failureDetails;
+      if (nonceReplayDetails) result.nonceReplayDetails = nonceReplayDetails;
+      result.signatureVerificationImplemented = true;
+      const warnings = recipientWarnings(line.recipient, request);
+      if (warnings.length > 0) result.warnings = warnings;
+      if (line.form === 'subagent') {
+        result.isSubagentFormat = true;
+        result.delegateId = line.delegateId;
+        result.issuerTokenId = line.senderTokenId;
+      }
+      if (request.includeProfile === true)
+        result.profile = await profileFor(passport, line.senderTokenId, profileOf);
+      return result;
     },
   };
 }

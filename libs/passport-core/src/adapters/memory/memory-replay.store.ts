@@ -21,6 +21,9 @@ export interface MemoryReplayStoreOptions {
   readonly sweepIntervalMs?: number;
 }
 
+/** The outcome every successful record shares (it is immutable). */
+const RECORDED: RecordOutcome = Object.freeze({ recorded: true });
+
 interface ReplayEntry {
   readonly firstSeenAtMs: number;
   readonly expiresAtMs: number;
@@ -47,7 +50,7 @@ export class MemoryReplayStore implements ReplayStore {
     if (existing) this.entries.delete(key);
     else this.makeRoom(nowMs);
     this.entries.set(key, { firstSeenAtMs: nowMs, expiresAtMs });
-    return { recorded: true };
+    return RECORDED;
   }
 
   /** Removes expired records; returns how many were removed. */
