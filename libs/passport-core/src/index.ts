@@ -27,6 +27,7 @@ export * from './codecs/base64url.codec.js';
 export * from './codecs/base58.codec.js';
 export * from './codecs/hex.codec.js';
 export * from './codecs/utf8.codec.js';
+export * from './codecs/utf8-pooled.codec.js';
 export * from './codecs/account-id.js';
 
 // Passport conditions and owner keys

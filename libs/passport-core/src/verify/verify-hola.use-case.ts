@@ -19,7 +19,7 @@ import { type ChainReader } from '../ports/chain-reader.port.js';
 import { type Clock } from '../ports/clock.port.js';
 import { type ReplayStore } from '../ports/replay-store.port.js';
 import { type AsyncSignatureVerifier, type SignatureVerifier } from '../ports/signature-verifier.port.js';
-import { utf8 } from '../codecs/utf8.codec.js';
+import { utf8Pooled } from '../codecs/utf8-pooled.codec.js';
 import { isImplicitAccountId } from '../codecs/account-id.js';
 import { VerifyHolaOutcome } from './verify-hola.outcome.js';
 import { buildPublicProfile, unavailableProfile, type PublicProfile } from '../profile/public-profile.js';
@@ -161,7 +161,7 @@ export function createHolaVerifier(deps: HolaVerifierDeps): HolaVerifier {
       const publicKeyAvailable = keys.length > 0;
       let signatureValid: boolean | undefined;
       if (publicKeyAvailable) {
-        const message = utf8(line.signedPrefix);
+        const message = utf8Pooled(line.signedPrefix); // short-lived: a view into a shared slab
         signatureValid = false;
         for (const key of keys) {
           const answer = deps.verifier.verify(line.signature, message, key);
