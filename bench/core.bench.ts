@@ -25,6 +25,8 @@ import { createNodeSigner, createNodeVerifier } from '../libs/passport-core/src/
 const SERVICE_HOST = 'passport.bench:3000';
 const T0 = Date.parse('2026-04-19T10:47:00.000Z');
 const LINES = 60_000;
+/** Interleaved rounds of 25 ms raw + 25 ms verifyHola. */
+const ROUNDS = 120;
 
 interface Result {
   name: string;
@@ -179,28 +181,39 @@ async function main(): Promise<void> {
   };
   // Alternate short slices (25 ms raw, 25 ms verifyHola) many times, so that load from other
   // processes falls on both sides alike; each side's rate is its total ops over its total time.
+  // The median of the per-round ratios is printed too: a burst of load from elsewhere (this is a
+  // shared VM) moves the totals but hardly the median, so the two disagreeing marks a disturbed run.
   const slice = { raw: { ops: 0, ms: 0 }, hola: { ops: 0, ms: 0 } };
+  const roundRatios: number[] = [];
   for (let w = 0; w < 2000; w++) await verifyOne(); // warm-up
   let rawIndex = 0;
-  for (let round = 0; round < 80; round++) {
+  for (let round = 0; round < ROUNDS; round++) {
     let start = performance.now();
     let end = start + 25;
+    let rawOps = 0;
     while (performance.now() < end) {
       for (let k = 0; k < 10; k++, rawIndex++)
         rawVerify(null, messages[rawIndex % 64], keyObject, parsed[rawIndex % 64].signature);
-      slice.raw.ops += 10;
+      rawOps += 10;
     }
-    slice.raw.ms += performance.now() - start;
+    const rawMs = performance.now() - start;
     start = performance.now();
     end = start + 25;
+    let holaOps = 0;
     while (performance.now() < end) {
       for (let k = 0; k < 10; k++) await verifyOne();
-      slice.hola.ops += 10;
+      holaOps += 10;
     }
-    slice.hola.ms += performance.now() - start;
+    const holaMs = performance.now() - start;
+    slice.raw.ops += rawOps;
+    slice.raw.ms += rawMs;
+    slice.hola.ops += holaOps;
+    slice.hola.ms += holaMs;
+    roundRatios.push(holaOps / holaMs / (rawOps / rawMs));
   }
   const holaRate = (slice.hola.ops * 1000) / slice.hola.ms;
   const rawRate = (slice.raw.ops * 1000) / slice.raw.ms;
+  const medianRoundRatio = roundRatios.sort((a, b) => a - b)[roundRatios.length >> 1];
   const holaResult: Result = {
     name: 'verifyHola (memory ports, node lane, fresh line each)',
     opsPerSec: holaRate,
@@ -209,18 +222,28 @@ async function main(): Promise<void> {
   const ratio = holaRate / rawRate;
   results.push(holaResult);
 
-  // The use case's own cost: the same path with the signature check stubbed out.
-  const stubbed = createHolaVerifier({
-    chain,
-    replay: new MemoryReplayStore({ maxEntries: LINES + 10 }),
-    clock,
-    verifier: { verify: () => true },
-    serviceHost: SERVICE_HOST,
-  });
+  // The use case's own cost: the same path with the signature check stubbed out. Each pass over the
+  // prebuilt lines gets a fresh replay store, so every call takes the verified path (not nonce_replay).
+  const stubbedVerifier = () =>
+    createHolaVerifier({
+      chain,
+      replay: new MemoryReplayStore({ maxEntries: LINES + 10 }),
+      clock,
+      verifier: { verify: () => true },
+      serviceHost: SERVICE_HOST,
+    });
+  let stubbed = stubbedVerifier();
   let stubNext = 0;
+  let stubUnverified = 0;
   const overhead = await measure('verifyHola without the signature check (overhead)', async () => {
-    await stubbed.verify({ hola: lines[stubNext++ % LINES] });
+    if (stubNext === LINES) {
+      stubbed = stubbedVerifier();
+      stubNext = 0;
+    }
+    if (!(await stubbed.verify({ hola: lines[stubNext++] })).verified) stubUnverified++;
   });
+  if (stubUnverified > 0)
+    throw new Error(`${stubUnverified} lines did not verify without the signature check`);
   results.push(overhead);
   if (unverified > 0) throw new Error(`${unverified} lines did not verify`);
 
@@ -233,6 +256,7 @@ async function main(): Promise<void> {
     `\nverifyHola ÷ raw node:crypto verify over interleaved 25 ms slices (raw ${Math.round(rawRate)} ops/s, verifyHola ${Math.round(holaRate)} ops/s)`,
   );
   console.log(`ratio = ${ratio.toFixed(3)} (target ≥ 0.9) ${ratio >= 0.9 ? 'OK' : 'BELOW TARGET'}`);
+  console.log(`median of the ${ROUNDS} per-round ratios = ${medianRoundRatio.toFixed(3)}`);
   console.log(
     `cross-check from the overhead alone: raw µs / (raw µs + overhead µs) = ${(raw.usPerOp / (raw.usPerOp + overhead.usPerOp)).toFixed(3)}`,
   );
