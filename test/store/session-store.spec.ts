@@ -6,6 +6,9 @@
 import { type SessionRecord, type SessionStore } from '@passport/core';
 import { type Harness, sessionAdapters, type SweepableSessionStore } from './support/store-adapters.js';
 
+/** Resolves in the next turn of the event loop (after its check phase), as the next request would be handled. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 function session(n: number, overrides: Partial<SessionRecord> = {}): SessionRecord {
   return {
     sessionId: `sess_abcdefghijkl_01J0000000000000000000000${n}`,
@@ -139,13 +142,31 @@ describe.each(sessionAdapters)('SessionStore ($name)', (kind) => {
         await expect(reopened.countOpen(5000)).resolves.toBe(1);
       });
 
-      it('a session read (and cached) by one instance and closed by another is seen closed at once', async () => {
+      it('a session read (and cached) by one instance and closed by another is seen closed by the next request', async () => {
         const peer = h.openPeer() as SessionStore;
         await h.store.create(session(4));
         await expect(h.store.get(session(4).sessionId)).resolves.toMatchObject({ closedAtMs: null });
+        await nextTurn();
         await expect(h.store.get(session(4).sessionId)).resolves.toMatchObject({ closedAtMs: null });
         await expect(peer.close(session(4).sessionId, 'revoked', 6000)).resolves.toBe(true);
-        await expect(h.store.get(session(4).sessionId)).resolves.toMatchObject({ closedAtMs: 6000, closeReason: 'revoked' });
+        // Requests are read in the poll phase, so a request sent after the close is handled in a later turn.
+        await nextTurn();
+        await expect(h.store.get(session(4).sessionId)).resolves.toMatchObject({
+          closedAtMs: 6000,
+          closeReason: 'revoked',
+        });
+      });
+
+      it('reads in one turn of the event loop share one look at the other connections (the next turn looks again)', async () => {
+        const peer = h.openPeer() as SessionStore;
+        await h.store.create(session(5));
+        await nextTurn();
+        await expect(h.store.get(session(5).sessionId)).resolves.toMatchObject({ closedAtMs: null });
+        await expect(peer.close(session(5).sessionId, 'logout', 7000)).resolves.toBe(true);
+        // Same turn: the answer this turn's first read saw (a request handled now arrived before the close).
+        await expect(h.store.get(session(5).sessionId)).resolves.toMatchObject({ closedAtMs: null });
+        await nextTurn();
+        await expect(h.store.get(session(5).sessionId)).resolves.toMatchObject({ closedAtMs: 7000 });
       });
 
       it('a logout on one instance is seen by another at once, and only one of them can close it', async () => {
