@@ -1,0 +1,180 @@
+/**
+ * The edge gateway of resolutions §7 (`docker/nginx/templates/passport-edge.conf.template`), run by a
+ * real nginx in front of the real app: the template as shipped, with only its two variables filled in
+ * the way the nginx image's envsubst fills them.
+ *
+ * - requests and their ids pass through, a hostile id is replaced before it can reach JSON;
+ * - the app sees the TCP peer, whatever X-Forwarded-For a client sends;
+ * - once a client's burst (6101) is spent, nginx answers 429 itself, in the API's envelope.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
+import { freePort, startTestApp, type TestApp } from '../support/test-app.js';
+
+const TEMPLATE = new URL('../../docker/nginx/templates/passport-edge.conf.template', import.meta.url);
+const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((candidate) => existsSync(candidate));
+
+interface Edge {
+  readonly baseUrl: string;
+  stop(): Promise<void>;
+}
+
+/** The template with PASSPORT_API_UPSTREAM and PASSPORT_EDGE_PORT substituted (and nothing else). */
+async function renderTemplate(upstream: string, port: number): Promise<string> {
+  const template = await readFile(TEMPLATE, 'utf8');
+  const rendered = template
+    .replaceAll('${PASSPORT_API_UPSTREAM}', upstream)
+    .replaceAll('${PASSPORT_EDGE_PORT}', `127.0.0.1:${port}`);
+  expect(rendered).not.toMatch(/\$\{/); // every ${…} is one of the two documented variables
+  return rendered;
+}
+
+/** Starts nginx in the foreground with a minimal main configuration that includes the template. */
+async function startEdge(app: TestApp): Promise<Edge> {
+  if (!NGINX)
+    throw new Error("nginx is missing: install Debian's 'nginx' package (scripts/ensure-test-deps.sh does)");
+  const dir = await mkdtemp(path.join(tmpdir(), 'passport-edge-'));
+  const port = await freePort();
+  await writeFile(
+    path.join(dir, 'passport-edge.conf'),
+    await renderTemplate(new URL(app.baseUrl).host, port),
+  );
+  for (const temp of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) await mkdir(path.join(dir, temp));
+  const temps = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
+    .map(
+      (kind, i) => `${kind}_temp_path ${path.join(dir, ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'][i])};`,
+    )
+    .join(' ');
+  await writeFile(
+    path.join(dir, 'nginx.conf'),
+    `${process.getuid?.() === 0 ? 'user root;' : ''} daemon off; worker_processes 1; pid ${dir}/nginx.pid;
+     error_log ${dir}/error.log warn; events { worker_connections 1024; }
+     http { access_log off; ${temps} include ${dir}/passport-edge.conf; }`,
+  );
+  const child: ChildProcess = spawn(NGINX, ['-p', dir, '-c', path.join(dir, 'nginx.conf')], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`nginx exited: ${stderr}`);
+    try {
+      await fetch(`${baseUrl}/health`);
+      break;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`nginx did not come up: ${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  return {
+    baseUrl,
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGQUIT');
+        await exited;
+      }
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function get(url: string, headers: Record<string, string> = {}) {
+  const res = await fetch(url, { headers });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: JSON.parse(text) as Record<string, unknown> };
+}
+
+describe('edge gateway (nginx) in front of the API', () => {
+  let app: TestApp;
+  let edge: Edge;
+  beforeAll(async () => {
+    // The API's own public limit is lowered to 3 per address, so that the address it keys on shows.
+    app = await startTestApp({ STORE: 'memory', TRUSTED_PROXIES: '127.0.0.1/32', RATE_LIMIT_CAPACITY: '3' });
+    edge = await startEdge(app);
+  });
+  afterAll(async () => {
+    await edge?.stop();
+    await app?.close();
+  });
+
+  it('passes requests through with the client’s request id, and replaces a hostile one', async () => {
+    const passed = await get(`${edge.baseUrl}/api/login/timestamp`, { 'x-request-id': 'edge-test.1' });
+    expect(passed.status).toBe(200);
+    expect(passed.body.requestId).toBe('edge-test.1');
+    expect(passed.headers.get('x-request-id')).toBe('edge-test.1');
+
+    const hostile = await get(`${edge.baseUrl}/api/does-not-exist`, { 'x-request-id': 'a"},"x":{"' });
+    expectErrorEnvelope(hostile, 'ENDPOINT_NOT_FOUND');
+    expect(hostile.body.requestId).toMatch(/^[0-9a-f]{32}$/); // nginx's own id, the one the API used
+  });
+
+  it('makes the API key its limits on the TCP peer: a client’s X-Forwarded-For is dropped', async () => {
+    // Three requests remain in this address's bucket at the API; spoofed addresses must not refill it.
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const res = await get(`${edge.baseUrl}/api/login/timestamp`, {
+        'x-forwarded-for': `203.0.113.${i + 1}`,
+      });
+      statuses.push(res.status);
+      if (res.status === 429)
+        expect((res.body.error as { details: { scope?: string } }).details.scope).toBeUndefined();
+    }
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(4);
+  });
+});
+
+describe('edge gateway (nginx): the public rate limit', () => {
+  let app: TestApp;
+  let edge: Edge;
+  beforeAll(async () => {
+    app = await startTestApp({
+      STORE: 'memory',
+      TRUSTED_PROXIES: '127.0.0.1/32',
+      RATE_LIMIT_CAPACITY: '1000000',
+    });
+    edge = await startEdge(app);
+  });
+  afterAll(async () => {
+    await edge?.stop();
+    await app?.close();
+  });
+
+  it('lets a burst of 6101 through, then answers 429 itself in the API’s envelope', async () => {
+    const started = Date.now();
+    let allowed = 0;
+    let refused: Awaited<ReturnType<typeof get>> | undefined;
+    while (!refused) {
+      const batch = await Promise.all(
+        Array.from({ length: 50 }, () => get(`${edge.baseUrl}/api/login/timestamp`)),
+      );
+      for (const res of batch) {
+        if (res.status === 200) allowed++;
+        else if (res.status === 429) refused ??= res;
+        else throw new Error(`unexpected status ${res.status}`);
+      }
+      if (allowed > 20_000) throw new Error('the edge never refused');
+    }
+    const seconds = (Date.now() - started) / 1000;
+    // 1 + burst (6100) at once, plus what refills at 1101 per minute while the batches ran.
+    expect(allowed).toBeGreaterThanOrEqual(6101);
+    expect(allowed).toBeLessThanOrEqual(6101 + Math.ceil((1101 / 60) * seconds) + 1);
+
+    const body = expectErrorEnvelope(refused, 'RATE_LIMIT_EXCEEDED');
+    expect(body.error.details).toEqual({ retryAfterSeconds: 1, scope: 'edge' });
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(body.requestId).toMatch(/^[0-9a-f]{32}$/);
+
+    // The id is written into nginx's own JSON: a supplied one is used only when it is safe there.
+    const named = await get(`${edge.baseUrl}/api/login/timestamp`, { 'x-correlation-id': 'client-7:a' });
+    expect(expectErrorEnvelope(named, 'RATE_LIMIT_EXCEEDED').requestId).toBe('client-7:a');
+    const hostile = await get(`${edge.baseUrl}/api/login/timestamp`, { 'x-request-id': 'a","scope":"x' });
+    expect(expectErrorEnvelope(hostile, 'RATE_LIMIT_EXCEEDED').requestId).toMatch(/^[0-9a-f]{32}$/);
+  }, 120_000);
+});
