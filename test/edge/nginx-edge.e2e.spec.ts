@@ -5,7 +5,8 @@
  *
  * - requests and their ids pass through, a hostile id is replaced before it can reach JSON;
  * - the app sees the TCP peer, whatever X-Forwarded-For a client sends;
- * - once a client's burst (6101) is spent, nginx answers 429 itself, in the API's envelope.
+ * - once a client's burst (6101) is spent, nginx answers 429 itself, in the API's envelope;
+ * - so do its other errors: an API that does not answer, a body or headers beyond nginx's limits.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -34,14 +35,14 @@ async function renderTemplate(upstream: string, port: number): Promise<string> {
 }
 
 /** Starts nginx in the foreground with a minimal main configuration that includes the template. */
-async function startEdge(app: TestApp): Promise<Edge> {
+async function startEdge(upstream: TestApp | string): Promise<Edge> {
   if (!NGINX)
     throw new Error("nginx is missing: install Debian's 'nginx' package (scripts/ensure-test-deps.sh does)");
   const dir = await mkdtemp(path.join(tmpdir(), 'passport-edge-'));
   const port = await freePort();
   await writeFile(
     path.join(dir, 'passport-edge.conf'),
-    await renderTemplate(new URL(app.baseUrl).host, port),
+    await renderTemplate(typeof upstream === 'string' ? upstream : new URL(upstream.baseUrl).host, port),
   );
   for (const temp of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) await mkdir(path.join(dir, temp));
   const temps = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
@@ -85,8 +86,8 @@ async function startEdge(app: TestApp): Promise<Edge> {
   };
 }
 
-async function get(url: string, headers: Record<string, string> = {}) {
-  const res = await fetch(url, { headers });
+async function get(url: string, headers: Record<string, string> = {}, init: RequestInit = {}) {
+  const res = await fetch(url, { headers, ...init });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: JSON.parse(text) as Record<string, unknown> };
 }
@@ -195,4 +196,56 @@ describe('edge gateway (nginx): the public rate limit', () => {
     expect(refusedIds(0).length).toBeGreaterThan(0);
     for (const id of refusedIds(0)) expect(id).toMatch(/^[0-9a-f]{32}$/);
   }, 120_000);
+});
+
+describe('edge gateway (nginx): its own errors in the API’s envelope', () => {
+  let app: TestApp;
+  let edge: Edge;
+  let deadEdge: Edge;
+  beforeAll(async () => {
+    app = await startTestApp({ STORE: 'memory', TRUSTED_PROXIES: '127.0.0.1/32' });
+    edge = await startEdge(app);
+    deadEdge = await startEdge(`127.0.0.1:${await freePort()}`); // nothing listens there
+  });
+  afterAll(async () => {
+    await deadEdge?.stop();
+    await edge?.stop();
+    await app?.close();
+  });
+
+  it('no API instance answering → 502 UPSTREAM_UNAVAILABLE', async () => {
+    const res = await get(`${deadEdge.baseUrl}/api/login/timestamp`, { 'x-request-id': 'dead-1' });
+    const body = expectErrorEnvelope(res, 'UPSTREAM_UNAVAILABLE');
+    expect(body.error.details).toEqual({ scope: 'edge' });
+    expect(body.requestId).toBe('dead-1');
+  });
+
+  it('a body beyond 1 MiB → 400 REQUEST_HEADER_TOO_LARGE from the edge; beyond 64 KiB, from the API', async () => {
+    const post = (bytes: number) =>
+      get(
+        `${edge.baseUrl}/api/login`,
+        { 'content-type': 'application/json' },
+        {
+          method: 'POST',
+          body: JSON.stringify({ passportid: 'x'.repeat(bytes) }),
+        },
+      );
+    const atEdge = expectErrorEnvelope(await post(2 * 1024 * 1024), 'REQUEST_HEADER_TOO_LARGE');
+    expect(atEdge.error.details).toEqual({ scope: 'edge' });
+    const atApi = expectErrorEnvelope(await post(100 * 1024), 'REQUEST_HEADER_TOO_LARGE');
+    expect(atApi.error.details?.scope).toBeUndefined();
+  });
+
+  it('headers beyond 32 KiB → 400 REQUEST_HEADER_TOO_LARGE from the edge; beyond 16 KiB, from the API', async () => {
+    const atEdge = expectErrorEnvelope(
+      await get(`${edge.baseUrl}/health`, { 'x-padding': 'p'.repeat(40 * 1024) }),
+      'REQUEST_HEADER_TOO_LARGE',
+    );
+    expect(atEdge.error.details).toEqual({ scope: 'edge' });
+    const atApi = expectErrorEnvelope(
+      await get(`${edge.baseUrl}/health`, { 'x-padding': 'p'.repeat(20 * 1024) }),
+      'REQUEST_HEADER_TOO_LARGE',
+    );
+    expect(atApi.error.details?.scope).toBeUndefined();
+  });
 });
