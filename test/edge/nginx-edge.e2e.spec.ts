@@ -44,12 +44,10 @@ async function startEdge(upstream: TestApp | string): Promise<Edge> {
     path.join(dir, 'passport-edge.conf'),
     await renderTemplate(typeof upstream === 'string' ? upstream : new URL(upstream.baseUrl).host, port),
   );
-  for (const temp of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) await mkdir(path.join(dir, temp));
-  const temps = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
-    .map(
-      (kind, i) => `${kind}_temp_path ${path.join(dir, ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'][i])};`,
-    )
-    .join(' ');
+  // nginx's temporary files go in the test's directory too (the packaged paths need root).
+  const tempKinds = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'];
+  for (const kind of tempKinds) await mkdir(path.join(dir, kind));
+  const temps = tempKinds.map((kind) => `${kind}_temp_path ${path.join(dir, kind)};`).join(' ');
   await writeFile(
     path.join(dir, 'nginx.conf'),
     `${process.getuid?.() === 0 ? 'user root;' : ''} daemon off; worker_processes 1; pid ${dir}/nginx.pid;
@@ -92,32 +90,32 @@ async function get(url: string, headers: Record<string, string> = {}, init: Requ
   return { status: res.status, headers: res.headers, body: JSON.parse(text) as Record<string, unknown> };
 }
 
-describe('edge gateway (nginx) in front of the API', () => {
-  let app: TestApp;
-  let edge: Edge;
+/** The app (memory store, trusting the edge's address) with `env`, and nginx in front of it, for one describe block. */
+function appBehindEdge(env: Record<string, string> = {}): { app: TestApp; edge: Edge } {
+  const handles = {} as { app: TestApp; edge: Edge };
   beforeAll(async () => {
-    // The API's own public limit is lowered to 3 per address (refilled once a minute), so that the
-    // address it keys on shows.
-    app = await startTestApp({
-      STORE: 'memory',
-      TRUSTED_PROXIES: '127.0.0.1/32',
-      RATE_LIMIT_CAPACITY: '3',
-      RATE_LIMIT_REFILL_PER_MINUTE: '1',
-    });
-    edge = await startEdge(app);
+    handles.app = await startTestApp({ STORE: 'memory', TRUSTED_PROXIES: '127.0.0.1/32', ...env });
+    handles.edge = await startEdge(handles.app);
   });
   afterAll(async () => {
-    await edge?.stop();
-    await app?.close();
+    await handles.edge?.stop();
+    await handles.app?.close();
   });
+  return handles;
+}
+
+describe('edge gateway (nginx) in front of the API', () => {
+  // The API's own public limit is lowered to 3 per address (refilled once a minute), so that the
+  // address it keys on shows.
+  const setup = appBehindEdge({ RATE_LIMIT_CAPACITY: '3', RATE_LIMIT_REFILL_PER_MINUTE: '1' });
 
   it('passes requests through with the client’s request id, and replaces a hostile one', async () => {
-    const passed = await get(`${edge.baseUrl}/api/login/timestamp`, { 'x-request-id': 'edge-test.1' });
+    const passed = await get(`${setup.edge.baseUrl}/api/login/timestamp`, { 'x-request-id': 'edge-test.1' });
     expect(passed.status).toBe(200);
     expect(passed.body.requestId).toBe('edge-test.1');
     expect(passed.headers.get('x-request-id')).toBe('edge-test.1');
 
-    const hostile = await get(`${edge.baseUrl}/api/does-not-exist`, { 'x-request-id': 'a"},"x":{"' });
+    const hostile = await get(`${setup.edge.baseUrl}/api/does-not-exist`, { 'x-request-id': 'a"},"x":{"' });
     expectErrorEnvelope(hostile, 'ENDPOINT_NOT_FOUND');
     expect(hostile.body.requestId).toMatch(/^[0-9a-f]{32}$/); // nginx's own id, the one the API used
   });
@@ -126,7 +124,7 @@ describe('edge gateway (nginx) in front of the API', () => {
     // This address's bucket at the API holds at most 3: spoofed addresses must not open new ones.
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) {
-      const res = await get(`${edge.baseUrl}/api/login/timestamp`, {
+      const res = await get(`${setup.edge.baseUrl}/api/login/timestamp`, {
         'x-forwarded-for': `203.0.113.${i + 1}`,
       });
       statuses.push(res.status);
@@ -138,20 +136,7 @@ describe('edge gateway (nginx) in front of the API', () => {
 });
 
 describe('edge gateway (nginx): the public rate limit', () => {
-  let app: TestApp;
-  let edge: Edge;
-  beforeAll(async () => {
-    app = await startTestApp({
-      STORE: 'memory',
-      TRUSTED_PROXIES: '127.0.0.1/32',
-      RATE_LIMIT_CAPACITY: '1000000',
-    });
-    edge = await startEdge(app);
-  });
-  afterAll(async () => {
-    await edge?.stop();
-    await app?.close();
-  });
+  const setup = appBehindEdge({ RATE_LIMIT_CAPACITY: '1000000' });
 
   it('lets a burst of 6101 through, then answers 429 itself in the API’s envelope', async () => {
     const started = Date.now();
@@ -159,7 +144,7 @@ describe('edge gateway (nginx): the public rate limit', () => {
     let refused: Awaited<ReturnType<typeof get>> | undefined;
     while (!refused) {
       const batch = await Promise.all(
-        Array.from({ length: 50 }, () => get(`${edge.baseUrl}/api/login/timestamp`)),
+        Array.from({ length: 50 }, () => get(`${setup.edge.baseUrl}/api/login/timestamp`)),
       );
       for (const res of batch) {
         if (res.status === 200) allowed++;
@@ -184,7 +169,7 @@ describe('edge gateway (nginx): the public rate limit', () => {
     const hostile = { 'x-request-id': 'a","scope":"x' };
     const followUps = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        get(`${edge.baseUrl}/api/login/timestamp`, i % 2 ? named : hostile),
+        get(`${setup.edge.baseUrl}/api/login/timestamp`, i % 2 ? named : hostile),
       ),
     );
     const refusedIds = (parity: number) =>
@@ -199,18 +184,13 @@ describe('edge gateway (nginx): the public rate limit', () => {
 });
 
 describe('edge gateway (nginx): its own errors in the API’s envelope', () => {
-  let app: TestApp;
-  let edge: Edge;
+  const setup = appBehindEdge();
   let deadEdge: Edge;
   beforeAll(async () => {
-    app = await startTestApp({ STORE: 'memory', TRUSTED_PROXIES: '127.0.0.1/32' });
-    edge = await startEdge(app);
     deadEdge = await startEdge(`127.0.0.1:${await freePort()}`); // nothing listens there
   });
   afterAll(async () => {
     await deadEdge?.stop();
-    await edge?.stop();
-    await app?.close();
   });
 
   it('no API instance answering → 502 UPSTREAM_UNAVAILABLE', async () => {
@@ -223,7 +203,7 @@ describe('edge gateway (nginx): its own errors in the API’s envelope', () => {
   it('a body beyond 1 MiB → 400 REQUEST_HEADER_TOO_LARGE from the edge; beyond 64 KiB, from the API', async () => {
     const post = (bytes: number) =>
       get(
-        `${edge.baseUrl}/api/login`,
+        `${setup.edge.baseUrl}/api/login`,
         { 'content-type': 'application/json' },
         {
           method: 'POST',
@@ -238,12 +218,12 @@ describe('edge gateway (nginx): its own errors in the API’s envelope', () => {
 
   it('headers beyond 32 KiB → 400 REQUEST_HEADER_TOO_LARGE from the edge; beyond 16 KiB, from the API', async () => {
     const atEdge = expectErrorEnvelope(
-      await get(`${edge.baseUrl}/health`, { 'x-padding': 'p'.repeat(40 * 1024) }),
+      await get(`${setup.edge.baseUrl}/health`, { 'x-padding': 'p'.repeat(40 * 1024) }),
       'REQUEST_HEADER_TOO_LARGE',
     );
     expect(atEdge.error.details).toEqual({ scope: 'edge' });
     const atApi = expectErrorEnvelope(
-      await get(`${edge.baseUrl}/health`, { 'x-padding': 'p'.repeat(20 * 1024) }),
+      await get(`${setup.edge.baseUrl}/health`, { 'x-padding': 'p'.repeat(20 * 1024) }),
       'REQUEST_HEADER_TOO_LARGE',
     );
     expect(atApi.error.details?.scope).toBeUndefined();
