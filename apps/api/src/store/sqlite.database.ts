@@ -79,7 +79,6 @@ export class SqliteDatabase {
   readonly file: string;
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
-  private dataVersionStatement: Database.Statement | undefined;
 
   private constructor(file: string, db: Database.Database) {
     this.file = file;
@@ -148,8 +147,7 @@ export class SqliteDatabase {
    * the database since this connection last asked; this connection's own commits leave it unchanged.
    */
   dataVersion(): number {
-    this.dataVersionStatement ??= this.db.prepare('PRAGMA data_version').pluck();
-    return this.dataVersionStatement.get() as number;
+    return this.statement('PRAGMA data_version').pluck().get() as number;
   }
 
   /** `PRAGMA user_version`, i.e. the number of migrations applied. */

@@ -83,7 +83,7 @@ Offline, one in-memory replay record serves all lines of the run.`,
       try {
         for (const hola of positionals) {
           try {
-            // JSON.stringify drops the non-enumerable `facts`, leaving exactly the API's body.
+            // JSON.stringify sees own properties only: `facts` (a getter) stays out, leaving exactly the API's body.
             const result = await verifier.verify({
               hola,
               maxAgeMs,

@@ -79,5 +79,5 @@ export interface VerifyHolaFacts {
   readonly publicKeyAvailable: boolean;
 }
 
-/** The body, with the facts attached as a non-enumerable `facts` property (never serialised). */
+/** The body, with the facts readable as `facts` but never serialised (see `VerifyHolaOutcome`). */
 export type VerifyHolaResult = VerifyHolaBody & { readonly facts: VerifyHolaFacts };
