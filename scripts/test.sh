@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The whole test suite: architecture rule, lint, type check, then every Jest suite (unit, property, e2e, MCP, browser).
+# The whole test suite: dependency rules, lint, type check, then every Jest suite (unit, property, e2e, MCP, browser).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-test-deps.sh
-echo "== dependency rule (libs/passport-core stays pure)"
-npx depcruise --config .dependency-cruiser.cjs libs/passport-core/src
+echo "== dependency rules over apps and libs (no cycles; the core stays pure; the CLI imports no app)"
+npx depcruise --config .dependency-cruiser.cjs apps libs
 echo "== lint"
 npx eslint .
 echo "== type check and build"
