@@ -9,6 +9,7 @@ echo "== lint"
 npx eslint .
 echo "== type check and build"
 npx tsc -p tsconfig.json
+npx tsc -p libs/passport-core/tsconfig.browser.json   # the core but /node, without Node types
 npx tsc -b tsconfig.build.json
 echo "== tests"
 node --experimental-vm-modules node_modules/jest/bin/jest.js --ci "$@"
