@@ -66,6 +66,16 @@ export default tseslint.config(
     },
   },
   {
+    // The package's entries say what is public name by name: an `export *` would publish internals.
+    files: ['libs/passport-core/src/index.ts', 'libs/passport-core/src/*/index.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ExportAllDeclaration', message: 'Entries of @passport/core export by name (no export *).' },
+      ],
+    },
+  },
+  {
     // The integrator's browser page of the package test (bundled by esbuild, run in Chromium).
     files: ['test/package/fixtures/browser-page.mjs'],
     languageOptions: { globals: { ...globals.browser } },
