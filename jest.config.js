@@ -18,7 +18,8 @@ export default {
   transform: { '^.+\\.ts$': ['@swc/jest', swc] },
   moduleNameMapper: {
     '^@passport/core$': '<rootDir>/libs/passport-core/src/index.ts',
-    '^@passport/core/node$': '<rootDir>/libs/passport-core/src/node/index.ts',
+    // Every subpath of the package's exports map is the index.ts of the folder of the same name.
+    '^@passport/core/([a-z-]+)$': '<rootDir>/libs/passport-core/src/$1/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],

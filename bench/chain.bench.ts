@@ -7,7 +7,9 @@
  * Reads are counted at a fake NEAR JSON-RPC node reached through the real near-api-js client.
  * Run: npx tsx bench/chain.bench.ts
  */
-import { encodeBase58, FixedClock, randomFaceTokenId, resolveOwnerKeys } from '@passport/core';
+import { encodeBase58, randomFaceTokenId } from '@passport/core';
+import { FixedClock } from '@passport/core/testing';
+import { resolveOwnerKeys } from '@passport/core/passport';
 import { CachingChainReader } from '../apps/api/src/chain/caching-chain.reader.js';
 import { NearChainReader } from '../apps/api/src/chain/near-chain.reader.js';
 import { startFakeNearRpc } from '../test/fake-near-rpc/fake-near-rpc.server.js';

@@ -12,14 +12,13 @@ import {
   buildHolaLine,
   createHolaVerifier,
   createNobleVerifier,
-  FixedClock,
   holaChecksum,
-  implicitAccountId,
-  MemoryChainReader,
   MemoryReplayStore,
   parseHola,
   utf8,
 } from '../libs/passport-core/src/index.js';
+import { FixedClock, MemoryChainReader } from '../libs/passport-core/src/testing/index.js';
+import { implicitAccountId } from '../libs/passport-core/src/codecs/index.js';
 import { createNodeSigner, createNodeVerifier } from '../libs/passport-core/src/node/index.js';
 
 const SERVICE_HOST = 'passport.bench:3000';

@@ -9,12 +9,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import {
-  MemoryRateLimitStore,
-  MemoryReplayStore,
-  type RateLimitStore,
-  type ReplayStore,
-} from '@passport/core';
+import { MemoryReplayStore, type ReplayStore } from '@passport/core';
+import { MemoryRateLimitStore } from '@passport/core/testing';
+import { type RateLimitStore } from '@passport/core/ports';
 import { SqliteDatabase } from '../apps/api/src/store/sqlite.database.js';
 import { SqliteRateLimitStore } from '../apps/api/src/store/sqlite-rate-limit.store.js';
 import { SqliteReplayStore } from '../apps/api/src/store/sqlite-replay.store.js';

@@ -16,14 +16,14 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
-  cryptoRandomInt,
   encodeBase64Url,
-  implicitAccountId,
   parseNearCredentials,
   randomFaceTokenId,
   signFamilyMetadata,
   type Signer,
 } from '@passport/core';
+import { cryptoRandomInt } from '@passport/core/token-id';
+import { implicitAccountId } from '@passport/core/codecs';
 import { createNodeSigner } from '@passport/core/node';
 import { updateLedgerFile } from '../../apps/api/src/chain/ledger/ledger-file.js';
 

@@ -9,14 +9,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   buildHolaLine,
-  cryptoRandomInt,
-  familyRootTokenId,
   formatNearCredentials,
-  implicitAccountId,
   nearCredentialsFromSeed,
   randomFaceTokenId,
   signFamilyMetadata,
 } from '@passport/core';
+import { cryptoRandomInt } from '@passport/core/token-id';
+import { familyRootTokenId } from '@passport/core/family';
+import { implicitAccountId } from '@passport/core/codecs';
 import { createNodeSigner } from '@passport/core/node';
 import { startFakeNearRpc, type FakeNearRpc } from '../fake-near-rpc/fake-near-rpc.server.js';
 import { bearer, fetchChallenge, signLogin, type TestKey } from '../support/passports.js';

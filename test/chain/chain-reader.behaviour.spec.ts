@@ -6,15 +6,9 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  type ChainReader,
-  ChainUnavailableError,
-  encodeBase58,
-  FixedClock,
-  isPassportLive,
-  isPassportRevoked,
-  type PassportRecord,
-} from '@passport/core';
+import { type ChainReader, ChainUnavailableError, encodeBase58, type PassportRecord } from '@passport/core';
+import { FixedClock } from '@passport/core/testing';
+import { isPassportLive, isPassportRevoked } from '@passport/core/passport';
 import { LedgerChainReader } from '../../apps/api/src/chain/ledger-chain.reader.js';
 import { CachingChainReader } from '../../apps/api/src/chain/caching-chain.reader.js';
 import {

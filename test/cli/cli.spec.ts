@@ -10,15 +10,14 @@ import {
   decodeBase58,
   decodeBase64Url,
   decodeFace,
-  delegationMessage,
   parseHola,
   parseNearCredentials,
   utf8,
-  validateDelegationRequest,
   verifyFamilySignature,
   type PassportMetadata,
   type SignatureVerifier,
 } from '@passport/core';
+import { delegationMessage, validateDelegationRequest } from '@passport/core/delegation';
 import { runCli } from '../../apps/cli/src/cli.js';
 import { COMMANDS } from '../../apps/cli/src/commands/index.js';
 import { ensureDevFamily } from '../../apps/api/src/bootstrap/dev-family.js';

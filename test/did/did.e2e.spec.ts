@@ -5,7 +5,8 @@
  * passport owner — and stops doing so once the passport is transferred.
  */
 import { Resolver, parse as parseDidUrl, type DIDResolutionResult } from 'did-resolver';
-import { createNobleVerifier, cryptoRandomInt, decodeBase58, randomFaceTokenId, utf8 } from '@passport/core';
+import { createNobleVerifier, decodeBase58, randomFaceTokenId, utf8 } from '@passport/core';
+import { cryptoRandomInt } from '@passport/core/token-id';
 import { updateLedgerFile } from '../../apps/api/src/chain/ledger/ledger-file.js';
 import { contractClient } from '../support/contract-fetch.js';
 import { expectErrorEnvelope } from '../support/error-envelope.expect.js';

@@ -2,7 +2,9 @@
  * Identity of any passport over real HTTP: `GET /api/identity/token/{tokenId}/public` and `/full`, and
  * the `GET /api/agents` listing (offset cursor, limits, ignored parameters, disclaimer). Errors first.
  */
-import { cryptoRandomInt, decodeFace, randomFaceTokenId, SELF_DECLARED_DISCLAIMER } from '@passport/core';
+import { decodeFace, randomFaceTokenId } from '@passport/core';
+import { cryptoRandomInt } from '@passport/core/token-id';
+import { SELF_DECLARED_DISCLAIMER } from '@passport/core/profile';
 import { contractClient } from '../support/contract-fetch.js';
 import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
 import { bearer, mintAndLogin, mintPassport, newKey } from '../support/passports.js';

@@ -4,7 +4,8 @@
  * cap, atomicity of concurrent takes, and — for SQLite — buckets that survive a restart and are
  * shared by connections and processes.
  */
-import { FixedClock, type BucketPolicy, type RateLimitStore } from '@passport/core';
+import { FixedClock } from '@passport/core/testing';
+import { type BucketPolicy, type RateLimitStore } from '@passport/core/ports';
 import { type Harness, rateLimitAdapters, type SweepableRateLimitStore } from './support/store-adapters.js';
 import { runContenders } from './support/contenders.js';
 

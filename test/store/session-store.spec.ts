@@ -3,7 +3,7 @@
  * create/get round trip, single close, newest-first listing with total, open counts, sweep, the row
  * cap, and — for SQLite — persistence across a restart and a logout seen by another instance.
  */
-import { type SessionRecord, type SessionStore } from '@passport/core';
+import { type SessionRecord, type SessionStore } from '@passport/core/ports';
 import { type Harness, sessionAdapters, type SweepableSessionStore } from './support/store-adapters.js';
 
 /** Resolves in the next turn of the event loop (after its check phase), as the next request would be handled. */

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { FixedClock } from '@passport/core';
+import { FixedClock } from '@passport/core/testing';
 import { SCHEMA_VERSION, SqliteDatabase } from '../../apps/api/src/store/sqlite.database.js';
 import { SqliteRateLimitStore } from '../../apps/api/src/store/sqlite-rate-limit.store.js';
 import { SqliteReplayStore } from '../../apps/api/src/store/sqlite-replay.store.js';

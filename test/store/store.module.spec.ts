@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Test, type TestingModule } from '@nestjs/testing';
-import { MemoryReplayStore, type RateLimitStore, type ReplayStore, type SessionStore } from '@passport/core';
+import { MemoryReplayStore, type ReplayStore } from '@passport/core';
+import { type RateLimitStore, type SessionStore } from '@passport/core/ports';
 import { loadConfig } from '../../apps/api/src/config/app-config.js';
 import { ConfigModule } from '../../apps/api/src/config/config.module.js';
 import {

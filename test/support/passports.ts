@@ -8,17 +8,17 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
-  cryptoRandomInt,
   encodeBase64Url,
-  familyRootTokenId,
-  formatNearPublicKey,
-  implicitAccountId,
   parseNearCredentials,
   randomFaceTokenId,
   signFamilyMetadata,
   type PassportMetadata,
   type Signer,
 } from '@passport/core';
+import { cryptoRandomInt } from '@passport/core/token-id';
+import { familyRootTokenId } from '@passport/core/family';
+import { formatNearPublicKey } from '@passport/core/credentials';
+import { implicitAccountId } from '@passport/core/codecs';
 import { createNodeSigner } from '@passport/core/node';
 import { updateLedgerFile } from '../../apps/api/src/chain/ledger/ledger-file.js';
 import { SERVER_IDENTITY } from '../../apps/api/src/infrastructure/di-tokens.js';

@@ -3,7 +3,8 @@
  * (its two calls are this API's verify and isauthorizedsigner over HTTP). Errors first.
  */
 import { randomBytes } from 'node:crypto';
-import { signDelegation, verifySubagent, type DelegationRequestBody } from '@passport/core';
+import { signDelegation, verifySubagent } from '@passport/core';
+import { type DelegationRequestBody } from '@passport/core/delegation';
 import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
 import { bearer, mintAndLogin, mintPassport, newKey, type TestKey } from '../support/passports.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';

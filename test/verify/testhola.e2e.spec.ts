@@ -3,7 +3,8 @@
  * (format, freshness with ageSeconds/maxAgeSeconds, the signature-stage reason codes), then the 200
  * body whose reply line is signed by the server passport, addressed to the caller, and verifies.
  */
-import { cryptoRandomInt, parseHola, randomFaceTokenId } from '@passport/core';
+import { parseHola, randomFaceTokenId } from '@passport/core';
+import { cryptoRandomInt } from '@passport/core/token-id';
 import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
 import {
   addNamedAccount,

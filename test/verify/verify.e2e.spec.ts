@@ -4,7 +4,8 @@
  * reasonCode and every 200 failureReason produced by a real line, in both line forms; then the
  * successes, the profile, the RECIPIENT_MISMATCH rules and the single-use record under concurrency.
  */
-import { randomFaceTokenId, cryptoRandomInt, buildPublicProfile } from '@passport/core';
+import { randomFaceTokenId, buildPublicProfile } from '@passport/core';
+import { cryptoRandomInt } from '@passport/core/token-id';
 import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
 import {
   addNamedAccount,

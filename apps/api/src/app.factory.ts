@@ -10,7 +10,8 @@
  */
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { type Clock, type RateLimitStore, systemClock } from '@passport/core';
+import { type Clock, systemClock } from '@passport/core';
+import { type RateLimitStore } from '@passport/core/ports';
 import { type FastifyInstance, LogController } from 'fastify';
 import { AppModule } from './app.module.js';
 import { type AppConfig } from './config/app-config.js';

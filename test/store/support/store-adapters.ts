@@ -7,14 +7,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  MemoryRateLimitStore,
-  MemoryReplayStore,
-  MemorySessionStore,
-  type RateLimitStore,
-  type ReplayStore,
-  type SessionStore,
-} from '@passport/core';
+import { MemoryReplayStore, type ReplayStore } from '@passport/core';
+import { MemoryRateLimitStore, MemorySessionStore } from '@passport/core/testing';
+import { type RateLimitStore, type SessionStore } from '@passport/core/ports';
 import { SqliteDatabase } from '../../../apps/api/src/store/sqlite.database.js';
 import { SqliteRateLimitStore } from '../../../apps/api/src/store/sqlite-rate-limit.store.js';
 import { SqliteReplayStore } from '../../../apps/api/src/store/sqlite-replay.store.js';

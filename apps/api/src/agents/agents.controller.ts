@@ -6,14 +6,8 @@
  */
 import { Controller, Get, Inject, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
-import {
-  agentsChainPage,
-  buildAgentsPage,
-  PassportError,
-  parseAgentsQuery,
-  type ChainReader,
-  type PassportRecord,
-} from '@passport/core';
+import { PassportError, type ChainReader, type PassportRecord } from '@passport/core';
+import { agentsChainPage, buildAgentsPage, parseAgentsQuery } from '@passport/core/profile';
 import { faceSchema } from '../auth/identity/identity.schemas.js';
 import { RequestId } from '../http/request-id.decorator.js';
 import { CHAIN_READER } from '../infrastructure/di-tokens.js';

@@ -11,14 +11,14 @@ import { randomBytes } from 'node:crypto';
 import { access, chmod, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import {
-  cryptoRandomInt,
-  familyRootTokenId,
   formatNearCredentials,
   nearCredentialsFromSeed,
   randomFaceTokenId,
   signFamilyMetadata,
   type PassportMetadata,
 } from '@passport/core';
+import { cryptoRandomInt } from '@passport/core/token-id';
+import { familyRootTokenId } from '@passport/core/family';
 import { createNodeSigner } from '@passport/core/node';
 import { type AppConfig } from '../config/app-config.js';
 import { serializeLedger, writeFileAtomic, type LedgerDocument } from '../chain/ledger/ledger-file.js';

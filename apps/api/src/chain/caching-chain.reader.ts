@@ -5,13 +5,8 @@
  * and the cache is bounded (oldest entries evicted first). Failures are never cached. Counters feed
  * `/api/metrics` (`chain {reads, cacheHits}`).
  */
-import {
-  type ChainReader,
-  type Clock,
-  type PageRequest,
-  type PassportRecord,
-  systemClock,
-} from '@passport/core';
+import { type ChainReader, type Clock, type PassportRecord, systemClock } from '@passport/core';
+import { type PageRequest } from '@passport/core/ports';
 
 export interface CachingChainReaderOptions {
   /** Lifetime of a found passport, owner page or key list. At most 5000 ms (resolutions §8). */

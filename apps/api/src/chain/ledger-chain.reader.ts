@@ -10,14 +10,8 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import {
-  type ChainReader,
-  type Clock,
-  decodeBase58,
-  type PageRequest,
-  type PassportRecord,
-  systemClock,
-} from '@passport/core';
+import { type ChainReader, type Clock, decodeBase58, type PassportRecord, systemClock } from '@passport/core';
+import { type PageRequest } from '@passport/core/ports';
 import { LedgerFormatError, ledgerRecords, parseLedger, type LedgerDocument } from './ledger/ledger-file.js';
 
 export interface LedgerLog {

@@ -12,10 +12,10 @@ import { JsonRpcProvider } from 'near-api-js';
 import {
   ChainUnavailableError,
   type ChainReader,
-  type PageRequest,
   type PassportMetadata,
   type PassportRecord,
 } from '@passport/core';
+import { type PageRequest } from '@passport/core/ports';
 import { decodeBase58 } from '@passport/core';
 
 export interface NearViewMethods {

@@ -4,13 +4,9 @@
  * stops the start with one line naming the file or the account, never the secret.
  */
 import { readFile } from 'node:fs/promises';
-import {
-  type ChainReader,
-  isTokenId,
-  parseNearCredentials,
-  resolveOwnerKeys,
-  bytesEqual,
-} from '@passport/core';
+import { type ChainReader, isTokenId, parseNearCredentials } from '@passport/core';
+import { resolveOwnerKeys } from '@passport/core/passport';
+import { bytesEqual } from '@passport/core/codecs';
 import { createNodeSigner } from '@passport/core/node';
 import { type ServerIdentity } from '../infrastructure/server-identity.js';
 

@@ -8,15 +8,8 @@
  */
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
-import {
-  describeDidMethod,
-  isPassportError,
-  PassportError,
-  parseDid,
-  resolveDidDocument,
-  type ChainReader,
-  type DidDocument,
-} from '@passport/core';
+import { isPassportError, PassportError, parseDid, type ChainReader, type DidDocument } from '@passport/core';
+import { describeDidMethod, resolveDidDocument } from '@passport/core/did';
 import { type AppConfig } from '../config/app-config.js';
 import { RequestId } from '../http/request-id.decorator.js';
 import { APP_CONFIG, CHAIN_READER } from '../infrastructure/di-tokens.js';

@@ -4,7 +4,8 @@
  * become wire codes; unknown errors become `INTERNAL_ERROR` and their text never reaches the client.
  */
 import { HttpException, NotFoundException } from '@nestjs/common';
-import { isPassportError, PassportError, type CatalogueCode } from '@passport/core';
+import { isPassportError, PassportError } from '@passport/core';
+import { type CatalogueCode } from '@passport/core/errors';
 
 /** Fastify error codes (`err.code`) with a dedicated wire code. */
 const FASTIFY_CODES: Readonly<Record<string, CatalogueCode>> = {

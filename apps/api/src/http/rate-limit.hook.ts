@@ -7,7 +7,8 @@
  * The client address is `request.ip`: the TCP peer, or the right-most untrusted `X-Forwarded-For`
  * entry when the peer is one of TRUSTED_PROXIES (Fastify `trustProxy` with that CIDR list).
  */
-import { type BucketPolicy, type Clock, PassportError, type RateLimitStore } from '@passport/core';
+import { type Clock, PassportError } from '@passport/core';
+import { type BucketPolicy, type RateLimitStore } from '@passport/core/ports';
 import { type FastifyRequest } from 'fastify';
 import { type RateLimitConfig } from '../config/app-config.js';
 

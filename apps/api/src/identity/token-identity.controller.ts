@@ -7,13 +7,13 @@
 import { Controller, Get, Inject, Param, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiProperty, ApiTags } from '@nestjs/swagger';
 import {
-  buildFullIdentity,
   buildPublicProfile,
   isTokenId,
   PassportError,
   type ChainReader,
   type PassportRecord,
 } from '@passport/core';
+import { buildFullIdentity } from '@passport/core/profile';
 import { dnSchema, faceSchema, metadataSchema } from '../auth/identity/identity.schemas.js';
 import { BearerAuthGuard } from '../auth/bearer/bearer-auth.guard.js';
 import { BEARER_ERRORS } from '../auth/login/login.controller.js';

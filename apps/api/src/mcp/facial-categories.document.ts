@@ -2,13 +2,8 @@
  * The `token:facial-categories` document: the core's face table (resolutions §1) as JSON, with the
  * letter alphabets and the checksum rule, so an agent can decode a token id without calling the API.
  */
-import {
-  decodeFace,
-  EVEN_ALPHABET,
-  FACE_CATEGORIES,
-  LEGACY_EVEN_LETTERS,
-  ODD_ALPHABET,
-} from '@passport/core';
+import { decodeFace } from '@passport/core';
+import { EVEN_ALPHABET, FACE_CATEGORIES, LEGACY_EVEN_LETTERS, ODD_ALPHABET } from '@passport/core/token-id';
 
 /** A real token id that decodes with a valid checksum (resolutions §1), shown as a worked example. */
 const EXAMPLE_TOKEN_ID = 'lhsrldbjsnlh';

@@ -15,7 +15,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { type FastifyReply } from 'fastify';
-import { parseOffsetPageQuery } from '@passport/core';
+import { parseOffsetPageQuery } from '@passport/core/profile';
 import { ApiErrors } from '../openapi/api-errors.decorator.js';
 import { ApiPageQuery } from '../openapi/api-page-query.decorator.js';
 import { type McpResourceCatalog } from './mcp-resource.catalog.js';

@@ -11,7 +11,8 @@ import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger
 import { ApiErrors } from '../openapi/api-errors.decorator.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { PassportError, type RateLimitStore } from '@passport/core';
+import { PassportError } from '@passport/core';
+import { type RateLimitStore } from '@passport/core/ports';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { PUBLIC_RATE_LIMIT_STORE } from '../infrastructure/di-tokens.js';
 import {

@@ -5,7 +5,7 @@
  */
 import { applyDecorators } from '@nestjs/common';
 import { ApiQuery } from '@nestjs/swagger';
-import { PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT } from '@passport/core';
+import { PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT } from '@passport/core/profile';
 
 export function ApiPageQuery(): MethodDecorator {
   return applyDecorators(

@@ -14,13 +14,8 @@ import {
   ApiPropertyOptional,
   ApiTags,
 } from '@nestjs/swagger';
-import {
-  assertFeeMatches,
-  computeMintFee,
-  signClient,
-  validateSignClientRequest,
-  type Clock,
-} from '@passport/core';
+import { computeMintFee, type Clock } from '@passport/core';
+import { assertFeeMatches, signClient, validateSignClientRequest } from '@passport/core/signclient';
 import { RequestId } from '../http/request-id.decorator.js';
 import { CLOCK, SERVER_IDENTITY } from '../infrastructure/di-tokens.js';
 import { type ServerIdentity } from '../infrastructure/server-identity.js';

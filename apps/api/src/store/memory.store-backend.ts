@@ -3,7 +3,8 @@
  * plus the same unref'd background sweep as the SQLite family so that expired entries do not wait for
  * the cap to be reached before they are released.
  */
-import { MemoryRateLimitStore, MemoryReplayStore, MemorySessionStore, systemClock } from '@passport/core';
+import { MemoryReplayStore, systemClock } from '@passport/core';
+import { MemoryRateLimitStore, MemorySessionStore } from '@passport/core/testing';
 import { type StoreBackend, type StoreBackendOptions } from './store-backend.js';
 import { startPeriodicSweep } from './periodic-sweep.js';
 import { DEFAULT_SWEEP_INTERVAL_MS } from './sqlite-store.options.js';

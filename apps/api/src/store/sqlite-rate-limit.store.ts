@@ -10,14 +10,9 @@
  * `evictedActive` counts those that were not full yet, so the cap can be sized above the number of
  * clients active within one refill period).
  */
-import {
-  systemClock,
-  takeToken,
-  type BucketPolicy,
-  type BucketState,
-  type RateLimitStore,
-  type TakeResult,
-} from '@passport/core';
+import { systemClock } from '@passport/core';
+import { takeToken, type BucketState } from '@passport/core/rate-limit';
+import { type BucketPolicy, type RateLimitStore, type TakeResult } from '@passport/core/ports';
 import { type SqliteDatabase } from './sqlite.database.js';
 import { startPeriodicSweep, type PeriodicSweep } from './periodic-sweep.js';
 import {

@@ -8,7 +8,8 @@
  * a live record gives up its replay protection early; `evictedLive` counts those so the cap can be sized
  * (it must exceed the peak number of distinct nonces within a freshness window).
  */
-import { systemClock, type RecordOutcome, type ReplayStore } from '@passport/core';
+import { systemClock, type ReplayStore } from '@passport/core';
+import { type RecordOutcome } from '@passport/core/ports';
 import { type SqliteDatabase } from './sqlite.database.js';
 import { startPeriodicSweep, type PeriodicSweep } from './periodic-sweep.js';
 import {

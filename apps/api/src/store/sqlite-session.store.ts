@@ -21,7 +21,8 @@
  * checked against a version read after that commit: a logout is still honoured by the next request
  * everywhere. Reads within one turn only share what they could equally have seen a moment earlier.
  */
-import { systemClock, type SessionPage, type SessionRecord, type SessionStore } from '@passport/core';
+import { systemClock } from '@passport/core';
+import { type SessionPage, type SessionRecord, type SessionStore } from '@passport/core/ports';
 import { type SqliteDatabase } from './sqlite.database.js';
 import { startPeriodicSweep, type PeriodicSweep } from './periodic-sweep.js';
 import {

@@ -3,7 +3,8 @@
  * check, chosen by `STORE`. Each family lives in its own file; adding one (e.g. `redis`, a later issue)
  * is one more branch in `createStoreBackend` and nothing else changes.
  */
-import { type Clock, type RateLimitStore, type ReplayStore, type SessionStore } from '@passport/core';
+import { type Clock, type ReplayStore } from '@passport/core';
+import { type RateLimitStore, type SessionStore } from '@passport/core/ports';
 import { type AppConfig, type StoreKind } from '../config/app-config.js';
 import { type HealthIndicator } from '../infrastructure/health-indicator.js';
 import { createMemoryStoreBackend } from './memory.store-backend.js';

@@ -6,7 +6,8 @@
  * buckets) is process-local memory whatever `STORE` says (see di-tokens.ts).
  */
 import { Global, Inject, Module, type OnModuleDestroy } from '@nestjs/common';
-import { MemoryRateLimitStore, type Clock } from '@passport/core';
+import { type Clock } from '@passport/core';
+import { MemoryRateLimitStore } from '@passport/core/testing';
 import { type AppConfig } from '../config/app-config.js';
 import {
   APP_CONFIG,

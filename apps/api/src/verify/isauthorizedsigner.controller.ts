@@ -9,10 +9,10 @@ import {
   checkDelegation,
   isPassportError,
   PassportError,
-  validateDelegationRequest,
   type ChainReader,
   type SignatureVerifier,
 } from '@passport/core';
+import { validateDelegationRequest } from '@passport/core/delegation';
 import { BearerAuthGuard } from '../auth/bearer/bearer-auth.guard.js';
 import { BEARER_ERRORS } from '../auth/login/login.controller.js';
 import { RequestId } from '../http/request-id.decorator.js';

@@ -17,15 +17,13 @@ import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { resolveWebhookTarget, signWebhook, type Clock } from '@passport/core';
 import {
   checkWebhookAddress,
   pickWebhookAddress,
-  resolveWebhookTarget,
-  signWebhook,
-  type Clock,
   type WebhookAddressPolicy,
   type WebhookTarget,
-} from '@passport/core';
+} from '@passport/core/webhook';
 import { type AppConfig } from '../config/app-config.js';
 import { APP_CONFIG, CLOCK, SERVER_IDENTITY } from '../infrastructure/di-tokens.js';
 import { type ServerIdentity } from '../infrastructure/server-identity.js';

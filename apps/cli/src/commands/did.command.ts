@@ -3,7 +3,8 @@
  * or offline from a ledger file or NEAR RPC with the core's DID document builder.
  */
 import { parseArgs } from 'node:util';
-import { buildDidDocument, parseDid, PassportError, resolveOwnerKeys } from '@passport/core';
+import { buildDidDocument, parseDid, PassportError } from '@passport/core';
+import { resolveOwnerKeys } from '@passport/core/passport';
 import { apiUrl, callApi, CliError, output, parseOrFail, type CliCommand } from '../cli-context.js';
 import { openOfflineChain } from '../offline-chain.js';
 

@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { formatNearCredentials, isNearAccountId, nearCredentialsFromSeed } from '@passport/core';
+import { formatNearCredentials, nearCredentialsFromSeed } from '@passport/core';
+import { isNearAccountId } from '@passport/core/credentials';
 import { CliError, output, parseOrFail, type CliCommand } from '../cli-context.js';
 
 export const keygenCommand: CliCommand = {

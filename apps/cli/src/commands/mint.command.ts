@@ -4,15 +4,10 @@
  * running API notices the change on disk; no restart. Prints the new token id.
  */
 import { parseArgs } from 'node:util';
-import {
-  cryptoRandomInt,
-  isNearAccountId,
-  isTokenId,
-  parseServiceProviderId,
-  randomFaceTokenId,
-  signFamilyMetadata,
-  type PassportMetadata,
-} from '@passport/core';
+import { isTokenId, randomFaceTokenId, signFamilyMetadata, type PassportMetadata } from '@passport/core';
+import { cryptoRandomInt } from '@passport/core/token-id';
+import { isNearAccountId } from '@passport/core/credentials';
+import { parseServiceProviderId } from '@passport/core/family';
 import { createNodeSigner } from '@passport/core/node';
 import { readLedgerFile, updateLedgerFile } from '../../../api/src/chain/ledger/ledger-file.js';
 import { CliError, output, parseOrFail, readCredentials, type CliCommand } from '../cli-context.js';

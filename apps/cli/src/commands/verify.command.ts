@@ -5,13 +5,8 @@
  * run (so a line given twice reports `nonce_replay` the second time).
  */
 import { parseArgs } from 'node:util';
-import {
-  createHolaVerifier,
-  MemoryReplayStore,
-  PassportError,
-  systemClock,
-  type VerifyHolaBody,
-} from '@passport/core';
+import { createHolaVerifier, MemoryReplayStore, PassportError, systemClock } from '@passport/core';
+import { type VerifyHolaBody } from '@passport/core/hola';
 import { createNodeVerifier } from '@passport/core/node';
 import { apiUrl, callApi, CliError, output, parseOrFail, type CliCommand } from '../cli-context.js';
 import { openOfflineChain } from '../offline-chain.js';

@@ -5,7 +5,8 @@
 import { Controller, Get, Headers, Inject, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { type FastifyReply } from 'fastify';
-import { PassportError, type ChainReader, type Clock, type SessionStore } from '@passport/core';
+import { PassportError, type ChainReader, type Clock } from '@passport/core';
+import { type SessionStore } from '@passport/core/ports';
 import { CachingChainReader } from '../../chain/caching-chain.reader.js';
 import { RequestId } from '../../http/request-id.decorator.js';
 import { CHAIN_READER, CLOCK, SESSION_STORE } from '../../infrastructure/di-tokens.js';

@@ -5,7 +5,9 @@
  */
 import { Body, Controller, Get, HttpCode, Inject, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { PassportError, nextCursorAfter, parseOffsetPageQuery, type Clock, type SessionRecord, type SessionStore } from '@passport/core';
+import { PassportError, type Clock } from '@passport/core';
+import { nextCursorAfter, parseOffsetPageQuery } from '@passport/core/profile';
+import { type SessionRecord, type SessionStore } from '@passport/core/ports';
 import { RequestId } from '../../http/request-id.decorator.js';
 import { CLOCK, SESSION_STORE } from '../../infrastructure/di-tokens.js';
 import { ApiErrors } from '../../openapi/api-errors.decorator.js';

@@ -5,7 +5,9 @@
  * and revocation take effect at once wherever the store is shared.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { PassportError, tokenIdFromSubject, type Clock, type SessionStore } from '@passport/core';
+import { PassportError, type Clock } from '@passport/core';
+import { tokenIdFromSubject } from '@passport/core/login';
+import { type SessionStore } from '@passport/core/ports';
 import { CLOCK, SESSION_STORE } from '../../infrastructure/di-tokens.js';
 import { EddsaJwtCodec } from '../jwt/eddsa-jwt.codec.js';
 import { type AuthContext } from './auth-context.js';

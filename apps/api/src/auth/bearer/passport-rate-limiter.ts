@@ -5,7 +5,8 @@
  * copied from the passport metadata.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { PassportError, type Clock, type RateLimitStore } from '@passport/core';
+import { PassportError, type Clock } from '@passport/core';
+import { type RateLimitStore } from '@passport/core/ports';
 import { CLOCK, RATE_LIMIT_STORE } from '../../infrastructure/di-tokens.js';
 import { type AuthContext } from './auth-context.js';
 

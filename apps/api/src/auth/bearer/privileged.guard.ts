@@ -5,7 +5,8 @@
  */
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { type FastifyRequest } from 'fastify';
-import { isRouteAllowed, PassportError } from '@passport/core';
+import { PassportError } from '@passport/core';
+import { isRouteAllowed } from '@passport/core/login';
 import { authOf } from './auth-context.js';
 
 @Injectable()

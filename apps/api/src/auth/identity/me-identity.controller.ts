@@ -4,7 +4,9 @@
  */
 import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
-import { buildOwnIdentity, PassportError, tokenIdFromSubject, type ChainReader } from '@passport/core';
+import { PassportError, type ChainReader } from '@passport/core';
+import { buildOwnIdentity } from '@passport/core/profile';
+import { tokenIdFromSubject } from '@passport/core/login';
 import { RequestId } from '../../http/request-id.decorator.js';
 import { CHAIN_READER } from '../../infrastructure/di-tokens.js';
 import { lookupIdentityPassport } from '../../identity/passport-lookup.js';

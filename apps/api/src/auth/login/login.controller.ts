@@ -1,7 +1,8 @@
 /** `POST /api/login` (public) and `POST /api/logout` (JWT). */
 import { Body, Controller, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { PassportError, type Clock, type SessionStore } from '@passport/core';
+import { PassportError, type Clock } from '@passport/core';
+import { type SessionStore } from '@passport/core/ports';
 import { RequestId } from '../../http/request-id.decorator.js';
 import { CLOCK, SESSION_STORE } from '../../infrastructure/di-tokens.js';
 import { ApiErrors } from '../../openapi/api-errors.decorator.js';

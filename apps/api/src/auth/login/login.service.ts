@@ -14,9 +14,9 @@ import {
   type Clock,
   type LoginVerifier,
   type ReplayStore,
-  type SessionStore,
   type SignatureVerifier,
 } from '@passport/core';
+import { type SessionStore } from '@passport/core/ports';
 import { type AppConfig } from '../../config/app-config.js';
 import {
   APP_CONFIG,

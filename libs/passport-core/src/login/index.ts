@@ -1,0 +1,47 @@
+/**
+ * @module @passport/core/login
+ * Login: request validation, credential verification, login modes, JWT claims, session ids (ULID),
+ * privileged routes, and a client's checks of a federated token and of the server passport.
+ */
+
+// Login requests and credentials
+export {
+  validateLoginRequest,
+  type LoginIdentifierKind,
+  type LoginRequest,
+} from './login-request.validator.js';
+export {
+  createLoginVerifier,
+  LOGIN_CHALLENGE_MAX_AGE_MS,
+  LOGIN_CHALLENGE_MAX_FUTURE_MS,
+  type LoginFederation,
+  type LoginServerConfig,
+  type LoginVerification,
+  type LoginVerifier,
+  type LoginVerifierDeps,
+} from './login-credentials.verifier.js';
+export { LOGIN_MODES, isLoginMode, type LoginMode, type LoginRelation } from './login-mode.js';
+
+// JWT claims and session ids
+export {
+  buildJwtClaims,
+  tokenIdFromSubject,
+  JWT_DEFAULT_LIFETIME_SECONDS,
+  type BuildJwtClaimsParams,
+  type BuiltJwtClaims,
+  type PassportJwtClaims,
+} from './jwt-claims.js';
+export { ulid, ulidTimeMs, ULID_PATTERN, type RandomBytes } from './ulid.js';
+
+// Privileged routes
+export { isRouteAllowed, parsePermissionedRoutes } from '../auth/permissioned-routes.js';
+
+// Federation: a client's checks
+export {
+  checkFederatedClaims,
+  checkServerPassport,
+  isFederatedToken,
+  type DecodedJwt,
+  type ServerPassportCheckParams,
+} from '../federation/federated-token.checks.js';
+export { normalizeApiUrl, sameApiUrl } from '../federation/api-url.js';

@@ -1,0 +1,22 @@
+/**
+ * @module @passport/core/ports
+ * The ports through which the core reaches the world, and the records they carry. Adapters implement
+ * these; `@passport/core/testing` has in-memory ones.
+ */
+
+// Chain
+export { ChainUnavailableError, type ChainReader, type PageRequest } from './chain-reader.port.js';
+export { type PassportRecord, type PassportMetadata } from '../passport/passport.types.js';
+
+// Stores
+export { type RecordOutcome, type ReplayStore } from './replay-store.port.js';
+export { type SessionPage, type SessionRecord, type SessionStore } from './session-store.port.js';
+export { type BucketPolicy, type RateLimitStore, type TakeResult } from './rate-limit-store.port.js';
+
+// Clock and signatures
+export { systemClock, type Clock } from './clock.port.js';
+export {
+  type AsyncSignatureVerifier,
+  type SignatureVerifier,
+  type Signer,
+} from './signature-verifier.port.js';
