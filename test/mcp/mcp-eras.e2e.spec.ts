@@ -168,7 +168,8 @@ describe('/mcp serves every client generation', () => {
       id: 'd',
       result: {
         supportedVersions: [STATELESS],
-        capabilities: { tools: expect.any(Object), resources: expect.any(Object) },
+        // The lists never change, so no client needs a listen stream for them.
+        capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
         _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'Passport Identity API' } },
       },
     });
@@ -409,5 +410,50 @@ describe('/mcp sessions per client address', () => {
     expect(ended.status).toBe(200);
     expect((await initializeFrom('127.0.0.3')).status).toBe(200);
     expect(registry.size).toBe(3);
+  });
+});
+
+describe('/mcp listen streams of the stateless era', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => t.close());
+
+  it('a subscriptions/listen asking for every kind of change is acknowledged and ended at once: no stream can pile up', async () => {
+    const listen = {
+      jsonrpc: '2.0',
+      id: 'l',
+      method: 'subscriptions/listen',
+      params: {
+        notifications: {
+          toolsListChanged: true,
+          resourcesListChanged: true,
+          promptsListChanged: true,
+          resourceSubscriptions: ['doc:discovery'],
+        },
+        _meta: envelope(),
+      },
+    };
+    // Each probe reads its answer to the end; a stream left open would hold it until the timeout.
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        Promise.race([
+          requestFrom(t.baseUrl, '127.0.0.5', {
+            method: 'POST',
+            headers: statelessHeaders('subscriptions/listen'),
+            body: listen,
+          }),
+          new Promise<'still open'>((resolve) => setTimeout(() => resolve('still open'), 3000).unref()),
+        ]),
+      ),
+    );
+    for (const answer of answers) {
+      expect(answer).not.toBe('still open');
+      const { status, text } = answer as { status: number; text: string };
+      expect(status).toBe(200);
+      expect(text).toContain('"notifications":{}');
+      expect(text).toContain('"resultType":"complete"');
+    }
   });
 });

@@ -163,7 +163,8 @@ export function createStatelessMcpServer(
 ): StatelessMcpServer {
   const surface = surfaceOf(catalog);
   const server = new StatelessMcpServer(identity, {
-    capabilities: { resources: {} },
+    // The lists never change at run time: saying so also makes the SDK end a listen stream at once.
+    capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
     instructions: SERVER_INSTRUCTIONS,
     supportedProtocolVersions: [STATELESS_PROTOCOL_VERSION],
   });

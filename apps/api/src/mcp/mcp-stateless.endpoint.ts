@@ -8,8 +8,12 @@
  *
  * The SDK speaks web-standard Request/Response; Fastify has already parsed and size-capped the body,
  * so it is handed over parsed and the answer goes back through Fastify's reply (its hooks, the
- * X-Request-Id header and the access log line all apply). Only a streamed (SSE) answer, which our
- * tools never cause today, is written to the raw socket.
+ * X-Request-Id header and the access log line all apply). Only a streamed (SSE) answer is written
+ * to the raw socket.
+ *
+ * The era's one long-lived exchange, a `subscriptions/listen` stream, cannot pile up here: the
+ * servers say `listChanged: false` and offer no resource subscriptions, so the SDK acknowledges a
+ * listen with an empty filter and ends its stream at once (a regression test holds that).
  */
 import { Readable } from 'node:stream';
 import { type ReadableStream as NodeReadableStream } from 'node:stream/web';
@@ -29,15 +33,21 @@ const FORWARDED_HEADERS = [
   'mcp-name',
 ] as const;
 
+export interface McpStatelessOptions {
+  /** The absolute URL of `/mcp` (the web Request handed to the SDK needs one). */
+  readonly endpointUrl: string;
+  /** Reports requests the SDK rejected or failed (it has already answered them). */
+  readonly onError: (error: Error) => void;
+}
+
 export class McpStatelessEndpoint {
   private readonly handler: McpHttpHandler;
 
   constructor(
     createServer: () => StatelessMcpServer,
-    private readonly endpointUrl: string,
-    onError: (error: Error) => void,
+    private readonly options: McpStatelessOptions,
   ) {
-    this.handler = createMcpHandler(() => createServer(), { legacy: 'reject', onerror: onError });
+    this.handler = createMcpHandler(() => createServer(), { legacy: 'reject', onerror: options.onError });
   }
 
   async serve(request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -52,7 +62,7 @@ export class McpStatelessEndpoint {
       if (!reply.raw.writableFinished) aborted.abort();
     });
     const response = await this.handler.fetch(
-      new Request(this.endpointUrl, { method: 'POST', headers, signal: aborted.signal }),
+      new Request(this.options.endpointUrl, { method: 'POST', headers, signal: aborted.signal }),
       { parsedBody: request.body },
     );
     request.log.debug(

@@ -69,9 +69,11 @@ const liveDocuments = {
         const logger = new Logger('Mcp');
         return new McpStatelessEndpoint(
           () => createStatelessMcpServer(catalog, { name: APP_NAME, version: APP_VERSION }),
-          `${config.publicBaseUrl}/mcp`,
-          // Requests the SDK rejects are answered in the revision's error form; this only reports them.
-          (error) => logger.debug(`stateless MCP request rejected or failed: ${error.message}`),
+          {
+            endpointUrl: `${config.publicBaseUrl}/mcp`,
+            // Requests the SDK rejects are answered in the revision's error form; this only reports them.
+            onError: (error) => logger.debug(`stateless MCP request rejected or failed: ${error.message}`),
+          },
         );
       },
       inject: [MCP_RESOURCE_CATALOG, APP_CONFIG],
