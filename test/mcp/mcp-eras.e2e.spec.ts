@@ -221,6 +221,50 @@ describe('/mcp serves every client generation', () => {
     expect(registry.size).toBe(0);
   });
 
+  it('/.well-known/mcp, GET / and the OpenAPI description name the revisions; each named revision is served', async () => {
+    const wellKnown = (await (await fetch(`${t.baseUrl}/.well-known/mcp`)).json()) as {
+      protocols: {
+        recommended: string;
+        stateless: { revisions: string[] };
+        sessioned: { revisions: string[] };
+      };
+    };
+    expect(wellKnown.protocols).toMatchObject({
+      selection: 'per-request',
+      recommended: STATELESS,
+      stateless: { revisions: [STATELESS], session: false, start: 'server/discover' },
+      sessioned: { session: true, start: 'initialize' },
+    });
+    expect(wellKnown.protocols.sessioned.revisions[0]).toBe('2025-11-25');
+    const root = (await (await fetch(`${t.baseUrl}/`)).json()) as { mcp: { protocolVersions: unknown } };
+    expect(root.mcp.protocolVersions).toEqual({
+      stateless: STATELESS,
+      sessioned: wellKnown.protocols.sessioned.revisions,
+      recommended: STATELESS,
+    });
+    const openapi = (await (await fetch(`${t.baseUrl}/openapi.json`)).json()) as {
+      paths: Record<string, { post: { description: string } }>;
+    };
+    expect(openapi.paths['/mcp'].post.description).toContain(STATELESS);
+    // The documents promise nothing the endpoint refuses.
+    for (const revision of wellKnown.protocols.sessioned.revisions) {
+      const init = await probe(t.baseUrl, {
+        body: { ...INITIALIZE, params: { ...INITIALIZE.params, protocolVersion: revision } },
+      });
+      expect([revision, init.status]).toEqual([revision, 200]);
+      const id = init.headers.get('mcp-session-id') as string;
+      await probe(t.baseUrl, { method: 'DELETE', headers: { 'mcp-session-id': id } });
+    }
+    const discovered = await probe(t.baseUrl, {
+      headers: statelessHeaders('server/discover'),
+      body: { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: envelope() } },
+    });
+    expect((discovered.body as { result: { supportedVersions: string[] } }).result.supportedVersions).toEqual(
+      wellKnown.protocols.stateless.revisions,
+    );
+    expect(registry.size).toBe(0);
+  });
+
   describe('errors of the stateless revision, in its own forms', () => {
     it('an unsupported protocol version: 400 -32022 naming the supported one', async () => {
       const r = await probe(t.baseUrl, {

@@ -7,15 +7,8 @@
  * request that carries the envelope claim (even a malformed or unsupported one) goes to that handler,
  * which owns those error answers; everything else keeps the sessioned path.
  */
-import { SUPPORTED_PROTOCOL_VERSIONS as SESSIONED_SDK_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { classifyInboundRequest } from '@modelcontextprotocol/server';
 import { type FastifyRequest } from 'fastify';
-
-/** The stateless revision: no initialize, no Mcp-Session-Id, `_meta` on every request. */
-export const STATELESS_PROTOCOL_VERSION = '2026-07-28';
-
-/** The sessioned revisions (initialize + Mcp-Session-Id), newest first, as the v1 SDK accepts them. */
-export const SESSIONED_PROTOCOL_VERSIONS: readonly string[] = [...SESSIONED_SDK_VERSIONS];
 
 const header = (request: FastifyRequest, name: string): string | undefined => {
   const value = request.headers[name];

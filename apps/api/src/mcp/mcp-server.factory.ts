@@ -28,7 +28,7 @@ import { isPassportError } from '@passport/core';
 import { z } from 'zod';
 import { type McpResourceCatalog } from './mcp-resource.catalog.js';
 import { DID_RESOLVE_TEMPLATE } from './mcp-resource.manifest.js';
-import { STATELESS_PROTOCOL_VERSION } from './mcp-protocol-era.js';
+import { STATELESS_PROTOCOL_VERSION } from './mcp-protocol-versions.js';
 
 /** JSON-RPC code the sessioned MCP revisions give to "resource not found". */
 export const MCP_RESOURCE_NOT_FOUND_RPC = -32002;

@@ -31,11 +31,8 @@ import {
   MCP_SESSION_REGISTRY,
   MCP_STATELESS_ENDPOINT,
 } from './mcp.di-tokens.js';
-import {
-  isStatelessEraRequest,
-  SESSIONED_PROTOCOL_VERSIONS,
-  STATELESS_PROTOCOL_VERSION,
-} from './mcp-protocol-era.js';
+import { isStatelessEraRequest } from './mcp-protocol-era.js';
+import { SESSIONED_PROTOCOL_VERSIONS, STATELESS_PROTOCOL_VERSION } from './mcp-protocol-versions.js';
 import { type McpServerFactory } from './mcp-server.factory.js';
 import { type McpSession, type McpSessionStore } from './mcp-session.store.js';
 import { MCP_RATE_LIMITS } from './mcp-settings.js';
