@@ -59,18 +59,26 @@ const toolError = (error: unknown): CallToolResult => {
 
 // ---- The surface, once for both eras ----
 
+// Built once: a raw shape would be wrapped in a new object schema by every server (one per stateless
+// request), and zod compiles each new object schema again on its first parse.
+const LIST_RESOURCES_INPUT = z.object({
+  limit: z.number().int().min(1).max(100).optional().describe('Items per page, 1 to 100 (default 20).'),
+  cursor: z
+    .string()
+    .regex(/^\d{1,9}$/)
+    .optional()
+    .describe('The nextCursor of the previous page.'),
+});
+
+const GET_RESOURCE_INPUT = z.object({
+  uri: z.string().min(1).max(512).describe('The resource uri, used as-is.'),
+});
+
 const LIST_RESOURCES_CONFIG = {
   title: 'List documentation resources',
   description:
     'Lists the documentation resources of this service (uri, name, type). Page with limit (1-100, default 20) and the returned nextCursor.',
-  inputSchema: {
-    limit: z.number().int().min(1).max(100).optional().describe('Items per page, 1 to 100 (default 20).'),
-    cursor: z
-      .string()
-      .regex(/^\d{1,9}$/)
-      .optional()
-      .describe('The nextCursor of the previous page.'),
-  },
+  inputSchema: LIST_RESOURCES_INPUT,
   annotations: { readOnlyHint: true, openWorldHint: false },
 };
 
@@ -79,7 +87,7 @@ const GET_RESOURCE_CONFIG = {
   description:
     'Returns one resource by uri, e.g. doc:discovery, skills:skills, guide:api, openapi:swagger, ' +
     'token:facial-categories or did:resolve:<tokenId>. Markdown or JSON text.',
-  inputSchema: { uri: z.string().min(1).max(512).describe('The resource uri, used as-is.') },
+  inputSchema: GET_RESOURCE_INPUT,
   annotations: { readOnlyHint: true, openWorldHint: false },
 };
 
