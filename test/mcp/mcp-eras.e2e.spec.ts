@@ -329,6 +329,30 @@ describe('/mcp serves every client generation', () => {
       });
       expect(registry.size + registry.pending).toBe(0);
     });
+
+    it('a batch of stateless requests (the revision allows none): 400 -32600', async () => {
+      const r = await probe(t.baseUrl, {
+        headers: statelessHeaders('tools/list'),
+        body: [1, 2].map((id) => ({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/list',
+          params: { _meta: envelope() },
+        })),
+      });
+      expect(r.status).toBe(400);
+      expect(r.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+    });
+
+    it('initialize carrying the envelope is no method of the stateless revision: 404 -32601, no session', async () => {
+      const r = await probe(t.baseUrl, {
+        headers: statelessHeaders('initialize'),
+        body: { ...INITIALIZE, params: { ...INITIALIZE.params, _meta: envelope() } },
+      });
+      expect(r.status).toBe(404);
+      expect(r.body).toMatchObject({ id: 1, error: { code: -32601 } });
+      expect(registry.size + registry.pending).toBe(0);
+    });
   });
 
   describe('the guards both eras share', () => {

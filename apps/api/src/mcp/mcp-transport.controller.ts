@@ -97,7 +97,11 @@ export class McpTransportController {
       '-32602 missing or malformed _meta envelope, -32020 headers and body disagree (MCP-Protocol-Version, Mcp-Method, Mcp-Name).',
   })
   @ApiResponse({ status: 403, description: 'JSON-RPC error -32000: Host or Origin not allowed.' })
-  @ApiResponse({ status: 404, description: 'JSON-RPC error -32001: unknown or closed session.' })
+  @ApiResponse({
+    status: 404,
+    description:
+      'JSON-RPC error. Sessioned: -32001 (id null) unknown or closed session, initialize again. Stateless: -32601 a method this server does not offer.',
+  })
   @ApiResponse({
     status: 429,
     description:
