@@ -1,9 +1,16 @@
 /**
- * MCP endpoint figures (run: `node --expose-gc --import tsx bench/mcp.bench.ts`, or `npx tsx`):
- * 1. round trips per second of initialize + tools/call + DELETE through the SDK Client, sequential;
- * 2. resident and heap memory per idle session: open N sessions, measure the delta / N.
- * Same-run ratio: a plain REST read of the same resource, to show the session overhead.
+ * MCP endpoint figures (run: `npm run bench -- mcp`), all in one run so the ratios hold:
+ * 1. round trips per second of a stateless (2026-07-28) tools/call through the official 2.x client
+ *    pinned to that revision, sequential (one HTTP request each, no session);
+ * 2. round trips per second of a sessioned initialize + tools/call + DELETE through the v1 SDK Client,
+ *    sequential;
+ * 3. a plain REST read of the same resource;
+ * 4. resident and heap memory per idle session: open N sessions, measure the delta / N.
  */
+import {
+  Client as StatelessClient,
+  StreamableHTTPClientTransport as StatelessTransport,
+} from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { MCP_SESSION_REGISTRY } from '../apps/api/src/mcp/mcp.di-tokens.js';
@@ -67,7 +74,26 @@ export async function main(): Promise<void> {
   });
   const registry = t.app.get<McpSessionRegistry>(MCP_SESSION_REGISTRY);
   try {
-    // 1. initialize + call + terminate
+    // 1. stateless tools/call: one client, each request from the next loopback address (the tool-call
+    // rate is 100 per minute per address).
+    let m = 0;
+    const rotating = (input: string | URL, init?: RequestInit) =>
+      fetchFrom(`127.0.3.${1 + (m++ % 250)}`)(input, init);
+    const stateless = new StatelessClient(
+      { name: 'bench', version: '1' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await stateless.connect(new StatelessTransport(new URL(`${t.baseUrl}/mcp`), { fetch: rotating }));
+    const statelessCall = () =>
+      stateless.callTool({ name: 'get_resource', arguments: { uri: 'doc:discovery' } });
+    for (let i = 0; i < 20; i++) await statelessCall();
+    let started = performance.now();
+    for (let i = 0; i < rounds; i++) await statelessCall();
+    const statelessSeconds = (performance.now() - started) / 1000;
+    await stateless.close();
+    if (registry.size !== 0) throw new Error('a stateless call left a session behind');
+
+    // 2. initialize + call + terminate
     let n = 0;
     const roundTrip = async () => {
       const client = new Client({ name: 'bench', version: '1' });
@@ -81,15 +107,16 @@ export async function main(): Promise<void> {
       await client.close();
     };
     for (let i = 0; i < 20; i++) await roundTrip();
-    let started = performance.now();
+    started = performance.now();
     for (let i = 0; i < rounds; i++) await roundTrip();
     const mcpSeconds = (performance.now() - started) / 1000;
     started = performance.now();
+    // Like the MCP legs: a new connection per request, from a rotating loopback address.
     for (let i = 0; i < rounds; i++)
-      await (await fetch(`${t.baseUrl}/api/mcp/resource/doc:discovery`)).text();
+      await (await rotating(`${t.baseUrl}/api/mcp/resource/doc:discovery`)).text();
     const restSeconds = (performance.now() - started) / 1000;
 
-    // 2. idle sessions
+    // 4. idle sessions
     await settle();
     const rss0 = process.memoryUsage().rss;
     const heap0 = process.memoryUsage().heapUsed;
@@ -108,10 +135,13 @@ export async function main(): Promise<void> {
 
     console.log(`node ${process.version}, gc ${gc ? 'exposed' : 'not exposed'}`);
     console.log(
-      `initialize+tools/call+DELETE (SDK client, sequential): ${(rounds / mcpSeconds).toFixed(0)} round trips/s (${((mcpSeconds / rounds) * 1000).toFixed(2)} ms each)`,
+      `stateless 2026-07-28 tools/call (2.x client pinned, sequential): ${(rounds / statelessSeconds).toFixed(0)} round trips/s (${((statelessSeconds / rounds) * 1000).toFixed(2)} ms each)`,
     );
     console.log(
-      `REST GET of the same resource, sequential: ${(rounds / restSeconds).toFixed(0)} req/s; ratio ${(rounds / restSeconds / (rounds / mcpSeconds)).toFixed(1)}x`,
+      `sessioned initialize+tools/call+DELETE (v1 SDK client, sequential): ${(rounds / mcpSeconds).toFixed(0)} round trips/s (${((mcpSeconds / rounds) * 1000).toFixed(2)} ms each); stateless/sessioned ${(mcpSeconds / statelessSeconds).toFixed(1)}x`,
+    );
+    console.log(
+      `REST GET of the same resource (same connection handling), sequential: ${(rounds / restSeconds).toFixed(0)} req/s; REST/sessioned ${(mcpSeconds / restSeconds).toFixed(1)}x, REST/stateless ${(statelessSeconds / restSeconds).toFixed(1)}x`,
     );
     console.log(
       `idle sessions: ${open}; RSS per session ${((rss1 - rss0) / open / 1024).toFixed(1)} KiB; heap per session ${((heap1 - heap0) / open / 1024).toFixed(1)} KiB`,

@@ -138,7 +138,11 @@ describe('/mcp session cap and idle eviction', () => {
   let t: McpTestApp;
   let registry: McpSessionRegistry;
   beforeAll(async () => {
-    t = await startMcpTestApp({ MCP_MAX_SESSIONS: '2', MCP_SESSION_TTL_MS: '1000' });
+    t = await startMcpTestApp({
+      MCP_MAX_SESSIONS: '2',
+      MCP_MAX_SESSIONS_PER_ADDRESS: '2',
+      MCP_SESSION_TTL_MS: '1000',
+    });
     registry = t.app.get(MCP_SESSION_REGISTRY);
   });
   afterAll(async () => t.close());

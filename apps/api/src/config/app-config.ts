@@ -70,6 +70,11 @@ export interface AppConfig {
    */
   readonly webhookAllowLoopback: boolean;
   readonly mcpMaxSessions: number;
+  /**
+   * MCP_MAX_SESSIONS_PER_ADDRESS [a tenth of MCP_MAX_SESSIONS, at least 1]: sessions one client
+   * address may hold at once, so one address cannot take every slot and lock the others out.
+   */
+  readonly mcpMaxSessionsPerAddress: number;
   readonly mcpSessionTtlMs: number;
   readonly logLevel: LogLevel;
   /** Widens the lower freshness bound of HOLA lines for deployments with skewed peers (resolutions §2). */
@@ -235,6 +240,15 @@ export function loadConfig(env: Env): AppConfig {
   if (store === 'redis' && redisUrl === undefined)
     throw new ConfigError('REDIS_URL', 'is required when STORE=redis');
 
+  const mcpMaxSessions = integer(env, 'MCP_MAX_SESSIONS', 1000, 1, 1_000_000);
+  const mcpMaxSessionsPerAddress = integer(
+    env,
+    'MCP_MAX_SESSIONS_PER_ADDRESS',
+    Math.max(1, Math.floor(mcpMaxSessions / 10)),
+    1,
+    mcpMaxSessions,
+  );
+
   const loginMode = oneOf<LoginMode>(env, 'LOGIN_MODE', ['partner', 'p2p', 'promiscuous'], 'partner');
   // Unset: the configured contract (NEAR_CONTRACT_ID; for the ledger, the chain module uses the ledger's own).
   const trustedContracts = list(env, 'TRUSTED_CONTRACTS');
@@ -278,7 +292,8 @@ export function loadConfig(env: Env): AppConfig {
     trustedProxies,
     webhookTestEnabled: boolean(env, 'WEBHOOK_TEST_ENABLED', false),
     webhookAllowLoopback: boolean(env, 'WEBHOOK_ALLOW_LOOPBACK', false),
-    mcpMaxSessions: integer(env, 'MCP_MAX_SESSIONS', 1000, 1, 1_000_000),
+    mcpMaxSessions,
+    mcpMaxSessionsPerAddress,
     mcpSessionTtlMs: integer(env, 'MCP_SESSION_TTL_MS', 1_800_000, 1000, 86_400_000),
     logLevel,
     holaFutureSkewMs: integer(env, 'HOLA_FUTURE_SKEW_MS', 0, 0, 300_000),

@@ -3,6 +3,11 @@
  * the deployment's public URL. Pure functions: the controller adds `requestId` and `timestamp`.
  */
 import { APP_NAME, APP_VERSION } from '../config/app-version.js';
+import {
+  MCP_ERA_CHOICE,
+  SESSIONED_PROTOCOL_VERSIONS,
+  STATELESS_PROTOCOL_VERSION,
+} from '../mcp/mcp-protocol-versions.js';
 import { ENDPOINT_GROUPS, MCP_TOOLS, PATHS, RESOURCE_URIS, resourcePath } from './discovery.paths.js';
 
 export function rootDiscovery(base: string) {
@@ -73,6 +78,11 @@ export function rootDiscovery(base: string) {
         list: PATHS.mcpResources,
         getByUri: PATHS.mcpResource,
         skills: resourcePath(RESOURCE_URIS.skills),
+      },
+      protocolVersions: {
+        stateless: STATELESS_PROTOCOL_VERSION,
+        sessioned: [...SESSIONED_PROTOCOL_VERSIONS],
+        recommended: STATELESS_PROTOCOL_VERSION,
       },
       doNotUseRawHttpGetOn: PATHS.mcp,
       note: `${PATHS.mcp} speaks MCP streamable HTTP only; a plain GET without an Mcp-Session-Id is refused. Plain HTTP clients use ${PATHS.mcpResources}.`,
@@ -174,8 +184,16 @@ export function mcpDiscovery(base: string) {
         `curl -s ${base}${resourcePath(RESOURCE_URIS.discovery)}`,
       ],
     },
+    protocols: {
+      selection: 'per-request',
+      recommended: STATELESS_PROTOCOL_VERSION,
+      stateless: { revisions: [STATELESS_PROTOCOL_VERSION], session: false, start: 'server/discover' },
+      sessioned: { revisions: [...SESSIONED_PROTOCOL_VERSIONS], session: true, start: 'initialize' },
+      howToChoose: MCP_ERA_CHOICE,
+    },
     doNotUseRawHttpGetOn: PATHS.mcp,
     transportNote:
-      'POST an initialize request to /mcp to get an Mcp-Session-Id, then send it on every request; DELETE /mcp ends the session.',
+      `Stateless (${STATELESS_PROTOCOL_VERSION}): send the _meta envelope and the MCP-Protocol-Version header on every request, no session. ` +
+      'Sessioned: POST an initialize request to /mcp to get an Mcp-Session-Id, then send it on every request; DELETE /mcp ends the session.',
   };
 }

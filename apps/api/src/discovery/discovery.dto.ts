@@ -56,6 +56,7 @@ export class RootDiscoveryDto {
       tools: strArray,
       skills: obj({ primaryUri: str, alternateUri: str, fetch: str, source: str }),
       httpAccessForAgents: obj({ discovery: str, list: str, getByUri: str, skills: str }),
+      protocolVersions: obj({ stateless: str, sessioned: strArray, recommended: str }),
       doNotUseRawHttpGetOn: str,
       note: str,
     }) as never,
@@ -134,6 +135,19 @@ export class McpDiscoveryDto {
     obj({ discovery: str, list: str, getByUri: str, health: str, skills: str, examples: strArray }) as never,
   )
   httpAccessForAgents!: Record<string, unknown>;
+
+  @ApiProperty({
+    ...(obj({
+      selection: { type: 'string', enum: ['per-request'] },
+      recommended: str,
+      stateless: obj({ revisions: strArray, session: { type: 'boolean' }, start: str }),
+      sessioned: obj({ revisions: strArray, session: { type: 'boolean' }, start: str }),
+      howToChoose: str,
+    }) as object),
+    description:
+      'The MCP protocol revisions /mcp serves, both on the one endpoint, and how a client picks one.',
+  } as never)
+  protocols!: Record<string, unknown>;
 
   @ApiProperty({ example: '/mcp' }) doNotUseRawHttpGetOn!: string;
   @ApiProperty() transportNote!: string;

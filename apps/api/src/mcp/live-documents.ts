@@ -21,7 +21,9 @@ export function createLiveDocuments(deps: {
     facialCategories: facialCategoriesDocument,
     resolveDid: async (rawTokenId) => {
       const tokenId = normalizeTokenId(rawTokenId);
-      return tokenId === null ? null : resolveDidDocument(deps.chain, tokenId, { publicBaseUrl: deps.publicBaseUrl });
+      return tokenId === null
+        ? null
+        : resolveDidDocument(deps.chain, tokenId, { publicBaseUrl: deps.publicBaseUrl });
     },
   };
 }

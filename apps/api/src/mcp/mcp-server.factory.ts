@@ -1,8 +1,13 @@
 /**
- * Builds the McpServer of one transport session: the tools `list_resources` and `get_resource`,
- * and MCP's native `resources/list`, `resources/templates/list` and `resources/read` over the same
- * catalog. A new server per session (never shared between clients: GHSA-345p-7cg4-v4c7); the
- * handlers are thin closures over the one shared catalog, so a session costs little memory.
+ * Builds the MCP servers of `/mcp` from one definition of its surface: the tools `list_resources` and
+ * `get_resource`, and MCP's native `resources/list`, `resources/templates/list` and `resources/read`
+ * over the same catalog. Two builders bind that definition to the two SDK lines:
+ * - `createMcpServer` (v1 `@modelcontextprotocol/sdk`): the server of one sessioned (2025-era)
+ *   transport session;
+ * - `createStatelessMcpServer` (2.x `@modelcontextprotocol/server`): the server of one 2026-07-28
+ *   request, which that SDK builds per request.
+ * Never shared between clients (GHSA-345p-7cg4-v4c7); the handlers are thin closures over the one
+ * shared catalog, so a server costs little memory and the two eras cannot drift apart.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
@@ -13,12 +18,19 @@ import {
   ReadResourceRequestSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
+import {
+  McpServer as StatelessMcpServer,
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+} from '@modelcontextprotocol/server';
 import { isPassportError } from '@passport/core';
 import { z } from 'zod';
 import { type McpResourceCatalog } from './mcp-resource.catalog.js';
 import { DID_RESOLVE_TEMPLATE } from './mcp-resource.manifest.js';
+import { STATELESS_PROTOCOL_VERSION } from './mcp-protocol-versions.js';
 
-/** JSON-RPC code the MCP specification gives to "resource not found". */
+/** JSON-RPC code the sessioned MCP revisions give to "resource not found". */
 export const MCP_RESOURCE_NOT_FOUND_RPC = -32002;
 
 export const SERVER_INSTRUCTIONS =
@@ -45,32 +57,44 @@ const toolError = (error: unknown): CallToolResult => {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
 };
 
-/** Builds the server of one new session (bound to the catalog and identity by the module). */
-export type McpServerFactory = () => McpServer;
+// ---- The surface, once for both eras ----
 
-export function createMcpServer(catalog: McpResourceCatalog, identity: McpServerIdentity): McpServer {
-  const server = new McpServer(identity, {
-    capabilities: { resources: {} },
-    instructions: SERVER_INSTRUCTIONS,
-  });
+// Built once: a raw shape would be wrapped in a new object schema by every server (one per stateless
+// request), and zod compiles each new object schema again on its first parse.
+const LIST_RESOURCES_INPUT = z.object({
+  limit: z.number().int().min(1).max(100).optional().describe('Items per page, 1 to 100 (default 20).'),
+  cursor: z
+    .string()
+    .regex(/^\d{1,9}$/)
+    .optional()
+    .describe('The nextCursor of the previous page.'),
+});
 
-  server.registerTool(
-    'list_resources',
-    {
-      title: 'List documentation resources',
-      description:
-        'Lists the documentation resources of this service (uri, name, type). Page with limit (1-100, default 20) and the returned nextCursor.',
-      inputSchema: {
-        limit: z.number().int().min(1).max(100).optional().describe('Items per page, 1 to 100 (default 20).'),
-        cursor: z
-          .string()
-          .regex(/^\d{1,9}$/)
-          .optional()
-          .describe('The nextCursor of the previous page.'),
-      },
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    async ({ limit, cursor }) => {
+const GET_RESOURCE_INPUT = z.object({
+  uri: z.string().min(1).max(512).describe('The resource uri, used as-is.'),
+});
+
+const LIST_RESOURCES_CONFIG = {
+  title: 'List documentation resources',
+  description:
+    'Lists the documentation resources of this service (uri, name, type). Page with limit (1-100, default 20) and the returned nextCursor.',
+  inputSchema: LIST_RESOURCES_INPUT,
+  annotations: { readOnlyHint: true, openWorldHint: false },
+};
+
+const GET_RESOURCE_CONFIG = {
+  title: 'Read a documentation resource',
+  description:
+    'Returns one resource by uri, e.g. doc:discovery, skills:skills, guide:api, openapi:swagger, ' +
+    'token:facial-categories or did:resolve:<tokenId>. Markdown or JSON text.',
+  inputSchema: GET_RESOURCE_INPUT,
+  annotations: { readOnlyHint: true, openWorldHint: false },
+};
+
+/** The handlers of the surface over one catalog; each SDK binding only adapts errors and types. */
+function surfaceOf(catalog: McpResourceCatalog) {
+  return {
+    listResourcesTool: async ({ limit, cursor }: { limit?: number; cursor?: string }) => {
       const page = catalog.page(cursor === undefined ? 0 : Number(cursor), limit ?? 20);
       const body = {
         resources: page.resources.map(({ uri, name, type }) => ({ uri, name, type })),
@@ -78,51 +102,91 @@ export function createMcpServer(catalog: McpResourceCatalog, identity: McpServer
       };
       return textResult(JSON.stringify(body), body);
     },
-  );
-
-  server.registerTool(
-    'get_resource',
-    {
-      title: 'Read a documentation resource',
-      description:
-        'Returns one resource by uri, e.g. doc:discovery, skills:skills, guide:api, openapi:swagger, ' +
-        'token:facial-categories or did:resolve:<tokenId>. Markdown or JSON text.',
-      inputSchema: { uri: z.string().min(1).max(512).describe('The resource uri, used as-is.') },
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    async ({ uri }) => {
+    getResourceTool: async ({ uri }: { uri: string }) => {
       try {
         return textResult((await catalog.read(uri)).text);
       } catch (error) {
         return toolError(error);
       }
     },
-  );
+    listResources: () => ({
+      resources: catalog
+        .concrete()
+        .map(({ uri, name, type, description }) => ({ uri, name, mimeType: type, description })),
+    }),
+    listResourceTemplates: () => ({
+      resourceTemplates: catalog
+        .all()
+        .filter((item) => item.uri === DID_RESOLVE_TEMPLATE)
+        .map(({ uri, name, type, description }) => ({ uriTemplate: uri, name, mimeType: type, description })),
+    }),
+    /** The read of one native resource; `missing` tells the binding to answer its "not found" error. */
+    readResource: async (
+      uri: string,
+    ): Promise<
+      | { found: true; contents: Array<{ uri: string; mimeType: string; text: string }> }
+      | { found: false; missing: boolean }
+    > => {
+      try {
+        const content = await catalog.read(uri);
+        return { found: true, contents: [{ uri, mimeType: content.type, text: content.text }] };
+      } catch (error) {
+        return { found: false, missing: isPassportError(error) && error.code === 'MCP_RESOURCE_NOT_FOUND' };
+      }
+    },
+  };
+}
 
+/** Builds the server of one new sessioned connection (bound to the catalog and identity by the module). */
+export type McpServerFactory = () => McpServer;
+
+/** The v1 server of one 2025-era session. */
+export function createMcpServer(catalog: McpResourceCatalog, identity: McpServerIdentity): McpServer {
+  const surface = surfaceOf(catalog);
+  const server = new McpServer(identity, {
+    capabilities: { resources: {} },
+    instructions: SERVER_INSTRUCTIONS,
+  });
+  server.registerTool('list_resources', LIST_RESOURCES_CONFIG, surface.listResourcesTool);
+  server.registerTool('get_resource', GET_RESOURCE_CONFIG, surface.getResourceTool);
   // Native resources: the low-level handlers let the catalog serve any did:resolve:<tokenId> URI.
-  server.server.setRequestHandler(ListResourcesRequestSchema, async () => ({
-    resources: catalog
-      .concrete()
-      .map(({ uri, name, type, description }) => ({ uri, name, mimeType: type, description })),
-  }));
-  server.server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
-    resourceTemplates: catalog
-      .all()
-      .filter((item) => item.uri === DID_RESOLVE_TEMPLATE)
-      .map(({ uri, name, type, description }) => ({ uriTemplate: uri, name, mimeType: type, description })),
-  }));
+  server.server.setRequestHandler(ListResourcesRequestSchema, async () => surface.listResources());
+  server.server.setRequestHandler(ListResourceTemplatesRequestSchema, async () =>
+    surface.listResourceTemplates(),
+  );
   server.server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     const uri = request.params.uri;
-    try {
-      const content = await catalog.read(uri);
-      return { contents: [{ uri, mimeType: content.type, text: content.text }] };
-    } catch (error) {
-      if (isPassportError(error) && error.code === 'MCP_RESOURCE_NOT_FOUND') {
-        throw new McpError(MCP_RESOURCE_NOT_FOUND_RPC, 'Resource not found', { uri });
-      }
-      throw new McpError(ErrorCode.InternalError, 'The MCP resource could not be read.', { uri });
-    }
+    const read = await surface.readResource(uri);
+    if (read.found) return { contents: read.contents };
+    if (read.missing) throw new McpError(MCP_RESOURCE_NOT_FOUND_RPC, 'Resource not found', { uri });
+    throw new McpError(ErrorCode.InternalError, 'The MCP resource could not be read.', { uri });
   });
+  return server;
+}
 
+/** The 2.x server of one 2026-07-28 request: the same tools and resources, no session. */
+export function createStatelessMcpServer(
+  catalog: McpResourceCatalog,
+  identity: McpServerIdentity,
+): StatelessMcpServer {
+  const surface = surfaceOf(catalog);
+  const server = new StatelessMcpServer(identity, {
+    // The lists never change at run time: saying so also makes the SDK end a listen stream at once.
+    capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
+    instructions: SERVER_INSTRUCTIONS,
+    supportedProtocolVersions: [STATELESS_PROTOCOL_VERSION],
+  });
+  server.registerTool('list_resources', LIST_RESOURCES_CONFIG, surface.listResourcesTool);
+  server.registerTool('get_resource', GET_RESOURCE_CONFIG, surface.getResourceTool);
+  server.server.setRequestHandler('resources/list', async () => surface.listResources());
+  server.server.setRequestHandler('resources/templates/list', async () => surface.listResourceTemplates());
+  server.server.setRequestHandler('resources/read', async (request) => {
+    const uri = request.params.uri;
+    const read = await surface.readResource(uri);
+    if (read.found) return { contents: read.contents };
+    // The 2026-07-28 revision answers a read miss with -32602 and data.uri (earlier ones: -32002).
+    if (read.missing) throw new ResourceNotFoundError(uri, 'Resource not found');
+    throw new ProtocolError(ProtocolErrorCode.InternalError, 'The MCP resource could not be read.', { uri });
+  });
   return server;
 }

@@ -7,13 +7,15 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { McpSessionRegistry } from './mcp-session.registry.js';
 
-function newSession(id: string) {
+const A = '127.0.0.1';
+
+function newSession(id: string, address = A) {
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
   const server = new McpServer({ name: 't', version: '0' });
   const closed = { transport: false, server: false };
   transport.onclose = () => (closed.transport = true);
   server.server.onclose = () => (closed.server = true);
-  return { id, transport, server, closed };
+  return { id, address, transport, server, closed };
 }
 
 describe('McpSessionRegistry', () => {
@@ -33,25 +35,59 @@ describe('McpSessionRegistry', () => {
 
   it('refuses a reservation once sessions plus in-flight initializations reach the cap', () => {
     const registry = make(2);
-    expect(registry.tryReserve()).toBe(true);
-    expect(registry.tryReserve()).toBe(true);
-    expect(registry.tryReserve()).toBe(false);
-    registry.release();
+    expect(registry.tryReserve(A)).toBe('admitted');
+    expect(registry.tryReserve(A)).toBe('admitted');
+    expect(registry.tryReserve(A)).toBe('instance-full');
+    registry.release(A);
     expect(registry.pending).toBe(1);
-    expect(registry.tryReserve()).toBe(true);
+    expect(registry.tryReserve(A)).toBe('admitted');
+  });
+
+  it('caps the sessions of one address below the instance cap; another address still gets one', async () => {
+    const registry = new McpSessionRegistry({
+      maxSessions: 5,
+      maxSessionsPerAddress: 2,
+      ttlMs: 60_000,
+      sweepIntervalMs: 3_600_000,
+      now: () => now,
+    });
+    registries.push(registry);
+    const B = '127.0.0.2';
+    expect(registry.tryReserve(A)).toBe('admitted');
+    registry.register(newSession('a1'));
+    expect(registry.tryReserve(A)).toBe('admitted'); // in flight: counts too
+    expect(registry.tryReserve(A)).toBe('address-full');
+    expect(registry.tryReserve(B)).toBe('admitted');
+    expect(registry.heldBy(A)).toBe(2);
+    // A failed initialize gives its slot back to its own address only.
+    registry.release(A);
+    expect(registry.heldBy(A)).toBe(1);
+    expect(registry.heldBy(B)).toBe(1);
+    expect(registry.tryReserve(A)).toBe('admitted');
+    registry.register(newSession('a2'));
+    expect(registry.tryReserve(A)).toBe('address-full');
+    // Closing (DELETE, eviction) or forgetting a session frees its address's slot, once.
+    await registry.close('a1');
+    await registry.close('a1');
+    registry.forget('a1');
+    expect(registry.heldBy(A)).toBe(1);
+    expect(registry.tryReserve(A)).toBe('admitted');
+    registry.release(A);
+    registry.forget('a2');
+    expect(registry.heldBy(A)).toBe(0);
   });
 
   it('turns a reservation into a session and frees the slot when the session closes', async () => {
     const registry = make(1);
-    expect(registry.tryReserve()).toBe(true);
+    expect(registry.tryReserve(A)).toBe('admitted');
     const s = newSession('a');
     registry.register(s);
     expect(registry.size).toBe(1);
     expect(registry.pending).toBe(0);
-    expect(registry.tryReserve()).toBe(false);
+    expect(registry.tryReserve(A)).toBe('instance-full');
     await registry.close('a');
     expect(registry.size).toBe(0);
-    expect(registry.tryReserve()).toBe(true);
+    expect(registry.tryReserve(A)).toBe('admitted');
   });
 
   it('evicts only sessions idle for the TTL, closing both their transport and server', async () => {
@@ -59,7 +95,7 @@ describe('McpSessionRegistry', () => {
     const idle = newSession('idle');
     const busy = newSession('busy');
     for (const s of [idle, busy]) {
-      registry.tryReserve();
+      registry.tryReserve(A);
       await s.server.connect(s.transport);
       registry.register(s);
     }
@@ -75,7 +111,7 @@ describe('McpSessionRegistry', () => {
 
   it('gives Retry-After as the time until the least recently used session may be evicted', () => {
     const registry = make(1, 60_000);
-    registry.tryReserve();
+    registry.tryReserve(A);
     registry.register(newSession('x'));
     now += 20_000;
     expect(registry.retryAfterMs()).toBe(40_000);
@@ -85,9 +121,9 @@ describe('McpSessionRegistry', () => {
 
   it('closeAll closes every session and stops the sweep', async () => {
     const registry = make(5);
-    const sessions = ['p', 'q', 'r'].map(newSession);
+    const sessions = ['p', 'q', 'r'].map((id) => newSession(id));
     for (const s of sessions) {
-      registry.tryReserve();
+      registry.tryReserve(A);
       await s.server.connect(s.transport);
       registry.register(s);
     }
@@ -100,7 +136,7 @@ describe('McpSessionRegistry', () => {
     const registry = new McpSessionRegistry({ maxSessions: 5, ttlMs: 1000, sweepIntervalMs: 20 });
     registries.push(registry);
     const s = newSession('timed');
-    registry.tryReserve();
+    registry.tryReserve(A);
     registry.register(s);
     const started = Date.now();
     while (registry.size > 0 && Date.now() - started < 5000) await new Promise((r) => setTimeout(r, 25));

@@ -1,24 +1,20 @@
 /**
  * The live MCP transport sessions of this instance: one StreamableHTTPServerTransport and one
- * McpServer per session (never shared: GHSA-345p-7cg4-v4c7), a cap on how many may exist at once,
- * and an idle sweep. The SDK keeps no registry and never evicts, and a client that never sends DELETE
- * would otherwise pin its transport, server and open SSE stream for the life of the process
- * (engineering anchors §2.3), so eviction closes both the transport and the server.
+ * McpServer per session (never shared: GHSA-345p-7cg4-v4c7), a cap on how many may exist at once and
+ * on how many one client address may hold (so one address cannot take every slot), and an idle sweep.
+ * The SDK keeps no registry and never evicts, and a client that never sends DELETE would otherwise
+ * pin its transport, server and open SSE stream for the life of the process (engineering anchors
+ * §2.3), so eviction closes both the transport and the server.
  */
-import { type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { type StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { type McpReservation, type McpSession, type McpSessionStore } from './mcp-session.store.js';
 
-export interface McpSession {
-  readonly id: string;
-  readonly transport: StreamableHTTPServerTransport;
-  readonly server: McpServer;
-  /** Unix ms of the last request routed to this session. */
-  lastSeenMs: number;
-}
+export type { McpSession } from './mcp-session.store.js';
 
 export interface McpSessionRegistryOptions {
   /** Maximum sessions, counting initializations still in flight. */
   readonly maxSessions: number;
+  /** Maximum sessions per client address, counting its initializations still in flight; default maxSessions. */
+  readonly maxSessionsPerAddress?: number;
   /** Idle time after which a session is evicted. */
   readonly ttlMs: number;
   /** How often the idle sweep runs; default ttl/4 clamped to 50 ms..60 s. */
@@ -27,10 +23,12 @@ export interface McpSessionRegistryOptions {
   readonly now?: () => number;
 }
 
-export class McpSessionRegistry {
+export class McpSessionRegistry implements McpSessionStore {
   private readonly sessions = new Map<string, McpSession>();
   /** Initialize requests admitted but not yet turned into a session (so concurrent ones cannot overshoot the cap). */
   private reserved = 0;
+  /** Sessions plus admissions in flight per client address; an address leaves the map at zero. */
+  private readonly perAddress = new Map<string, number>();
   private readonly now: () => number;
   private readonly sweepTimer: NodeJS.Timeout;
 
@@ -56,16 +54,27 @@ export class McpSessionRegistry {
     return this.options.maxSessions;
   }
 
-  /** Admits one initialize request if the cap allows; pair with `register` or `release`. */
-  tryReserve(): boolean {
-    if (this.sessions.size + this.reserved >= this.options.maxSessions) return false;
-    this.reserved += 1;
-    return true;
+  get maxSessionsPerAddress(): number {
+    return this.options.maxSessionsPerAddress ?? this.options.maxSessions;
   }
 
-  /** Returns a reservation that did not become a session. */
-  release(): void {
-    if (this.reserved > 0) this.reserved -= 1;
+  /** Sessions and admissions in flight held by one client address. */
+  heldBy(address: string): number {
+    return this.perAddress.get(address) ?? 0;
+  }
+
+  tryReserve(address: string): McpReservation {
+    if (this.sessions.size + this.reserved >= this.options.maxSessions) return 'instance-full';
+    if (this.heldBy(address) >= this.maxSessionsPerAddress) return 'address-full';
+    this.reserved += 1;
+    this.perAddress.set(address, this.heldBy(address) + 1);
+    return 'admitted';
+  }
+
+  release(address: string): void {
+    if (this.reserved === 0) return;
+    this.reserved -= 1;
+    this.dropAddress(address);
   }
 
   /** Milliseconds until the least recently used session becomes evictable (for Retry-After). */
@@ -76,30 +85,26 @@ export class McpSessionRegistry {
     return Math.max(1000, oldest + this.options.ttlMs - this.now());
   }
 
-  /** Turns a reservation into a registered session. */
   register(session: Omit<McpSession, 'lastSeenMs'>): void {
-    this.release();
+    // The admission's count for its address now stands for the session.
+    if (this.reserved > 0) this.reserved -= 1;
     this.sessions.set(session.id, { ...session, lastSeenMs: this.now() });
   }
 
-  /** The session with this id, marking it as used; undefined when unknown or closed. */
   touch(id: string): McpSession | undefined {
     const session = this.sessions.get(id);
     if (session) session.lastSeenMs = this.now();
     return session;
   }
 
-  /** Forgets a session without closing it (its transport has already closed). */
   forget(id: string): void {
-    this.sessions.delete(id);
+    this.take(id);
   }
 
   /** Removes a session and closes its transport and server. Safe to call twice. */
   async close(id: string): Promise<void> {
-    const session = this.sessions.get(id);
-    if (!session) return;
-    this.sessions.delete(id);
-    await closeQuietly(session);
+    const session = this.take(id);
+    if (session) await closeQuietly(session);
   }
 
   /** Closes every session idle for longer than the TTL; returns how many were evicted. */
@@ -114,6 +119,21 @@ export class McpSessionRegistry {
   async closeAll(): Promise<void> {
     clearInterval(this.sweepTimer);
     await Promise.all([...this.sessions.keys()].map((id) => this.close(id)));
+  }
+
+  /** Takes a session out of the registry (and its address's count); undefined when already gone. */
+  private take(id: string): McpSession | undefined {
+    const session = this.sessions.get(id);
+    if (!session) return undefined;
+    this.sessions.delete(id);
+    this.dropAddress(session.address);
+    return session;
+  }
+
+  private dropAddress(address: string): void {
+    const held = this.heldBy(address);
+    if (held <= 1) this.perAddress.delete(address);
+    else this.perAddress.set(address, held - 1);
   }
 }
 

@@ -1,9 +1,13 @@
 /**
- * `/mcp`: the MCP streamable-HTTP endpoint (stateful sessions). Everything the SDK does not do is
- * done here before a request reaches a transport: the Host/Origin allowlist, the /mcp burst and the
- * tool-call rate, the session cap, and routing by `Mcp-Session-Id` (400 -32000 without one, 404
- * -32001 for an unknown one). The transport then writes the raw response itself, so the reply is
- * hijacked first (engineering anchors §2.4) and Fastify's bodyLimit is the only body cap.
+ * `/mcp`: the MCP streamable-HTTP endpoint, both protocol eras on one URL, chosen per request.
+ * - A request carrying the 2026-07-28 `_meta` envelope claim is served statelessly by the 2.x SDK's
+ *   per-request handler (no session; any instance can answer it).
+ * - Everything else is the sessioned era on the v1 SDK: routing by `Mcp-Session-Id` (400 -32000
+ *   without one, 404 -32001 for an unknown one), one transport per session, the session caps. That
+ *   transport writes the raw response itself, so the reply is hijacked first (engineering anchors
+ *   §2.4) and Fastify's bodyLimit is the only body cap.
+ * Both eras first pass what the SDKs do not do: the Host/Origin allowlist, the /mcp burst and the
+ * tool-call rate per client address.
  */
 import { randomUUID } from 'node:crypto';
 import { Controller, Delete, Get, Inject, Post, Req, Res } from '@nestjs/common';
@@ -22,10 +26,18 @@ import {
   type JsonRpcErrorBody,
 } from './json-rpc-error.js';
 import { McpHostAllowlist } from './mcp-host.allowlist.js';
-import { MCP_HOST_ALLOWLIST, MCP_SERVER_FACTORY, MCP_SESSION_REGISTRY } from './mcp.di-tokens.js';
+import {
+  MCP_HOST_ALLOWLIST,
+  MCP_SERVER_FACTORY,
+  MCP_SESSION_REGISTRY,
+  MCP_STATELESS_ENDPOINT,
+} from './mcp.di-tokens.js';
+import { isStatelessEraRequest } from './mcp-protocol-era.js';
+import { SESSIONED_PROTOCOL_VERSIONS, STATELESS_PROTOCOL_VERSION } from './mcp-protocol-versions.js';
 import { type McpServerFactory } from './mcp-server.factory.js';
-import { type McpSession, McpSessionRegistry } from './mcp-session.registry.js';
+import { type McpSession, type McpSessionStore } from './mcp-session.store.js';
 import { MCP_RATE_LIMITS } from './mcp-settings.js';
+import { type McpStatelessEndpoint } from './mcp-stateless.endpoint.js';
 
 export const MCP_DISCOVERY_PATH = '/.well-known/mcp';
 
@@ -38,6 +50,15 @@ const sessionIdOf = (request: FastifyRequest): string | undefined => {
 const messagesOf = (body: unknown): unknown[] =>
   Array.isArray(body) ? body : body === undefined ? [] : [body];
 
+const rpcMethodOf = (body: unknown): string | null => {
+  const [first] = messagesOf(body);
+  return typeof first === 'object' &&
+    first !== null &&
+    typeof (first as { method?: unknown }).method === 'string'
+    ? (first as { method: string }).method
+    : null;
+};
+
 const isToolCall = (message: unknown): message is { method: 'tools/call'; id?: string | number } =>
   typeof message === 'object' &&
   message !== null &&
@@ -47,7 +68,8 @@ const isToolCall = (message: unknown): message is { method: 'tools/call'; id?: s
 @Controller('mcp')
 export class McpTransportController {
   constructor(
-    @Inject(MCP_SESSION_REGISTRY) private readonly sessions: McpSessionRegistry,
+    @Inject(MCP_SESSION_REGISTRY) private readonly sessions: McpSessionStore,
+    @Inject(MCP_STATELESS_ENDPOINT) private readonly stateless: McpStatelessEndpoint,
     @Inject(MCP_SERVER_FACTORY) private readonly createServer: McpServerFactory,
     @Inject(MCP_HOST_ALLOWLIST) private readonly hosts: McpHostAllowlist,
     @Inject(PUBLIC_RATE_LIMIT_STORE) private readonly rateLimits: RateLimitStore,
@@ -55,25 +77,43 @@ export class McpTransportController {
 
   @Post()
   @ApiOperation({
-    summary: 'MCP streamable HTTP: send JSON-RPC messages',
+    summary: 'MCP streamable HTTP: send JSON-RPC messages (both protocol eras)',
     description:
-      'Start with an initialize request (no Mcp-Session-Id); send the returned Mcp-Session-Id on every later request. ' +
+      `Two eras on this one URL, chosen per request. Stateless (${STATELESS_PROTOCOL_VERSION}, recommended, ` +
+      'works behind any balancer): no initialize and no session; every request carries ' +
+      `params._meta {"io.modelcontextprotocol/protocolVersion":"${STATELESS_PROTOCOL_VERSION}", ` +
+      '"io.modelcontextprotocol/clientInfo", "io.modelcontextprotocol/clientCapabilities"} and the headers ' +
+      'MCP-Protocol-Version, Mcp-Method (and Mcp-Name for tools/call and resources/read); start with server/discover. ' +
+      `Sessioned (${SESSIONED_PROTOCOL_VERSIONS.join(', ')}): start with an initialize request (no Mcp-Session-Id) and ` +
+      'send the returned Mcp-Session-Id on every later request; the session lives on the instance that created it. ' +
       'Accept must list application/json and text/event-stream. Documentation only: no login happens here.',
   })
   @ApiProduces('text/event-stream', 'application/json')
   @ApiResponse({ status: 200, description: 'JSON-RPC response (SSE stream or JSON).' })
   @ApiResponse({
     status: 400,
-    description: 'JSON-RPC error -32000: not an initialize request and no Mcp-Session-Id.',
+    description:
+      'JSON-RPC error. Sessioned: -32000 (id null) not an initialize request and no Mcp-Session-Id. ' +
+      `Stateless: -32022 unsupported protocol version (data.supported lists ${STATELESS_PROTOCOL_VERSION}), ` +
+      '-32602 missing or malformed _meta envelope, -32020 headers and body disagree (MCP-Protocol-Version, Mcp-Method, Mcp-Name).',
   })
   @ApiResponse({ status: 403, description: 'JSON-RPC error -32000: Host or Origin not allowed.' })
-  @ApiResponse({ status: 404, description: 'JSON-RPC error -32001: unknown or closed session.' })
+  @ApiResponse({
+    status: 404,
+    description:
+      'JSON-RPC error. Sessioned: -32001 (id null) unknown or closed session, initialize again. Stateless: -32601 a method this server does not offer.',
+  })
   @ApiResponse({
     status: 429,
-    description: 'JSON-RPC error: session cap, /mcp burst or tool-call rate exceeded (Retry-After).',
+    description:
+      'JSON-RPC error -32000: session cap (instance or per client address), /mcp burst or tool-call rate exceeded (Retry-After).',
   })
   async post(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     if (!(await this.admit(request, reply))) return;
+    if (isStatelessEraRequest(request)) {
+      if (!(await this.admitToolCalls(request, reply))) return;
+      return this.stateless.serve(request, reply);
+    }
     const sessionId = sessionIdOf(request);
     if (sessionId !== undefined) {
       const session = this.sessions.touch(sessionId);
@@ -181,10 +221,15 @@ export class McpTransportController {
     return true;
   }
 
-  /** A new transport and server for an initialize request, if the session cap allows. */
+  /** A new transport and server for an initialize request, if the session caps allow. */
   private async initialize(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    if (!this.sessions.tryReserve()) {
-      const message = `Too many MCP sessions (limit ${this.sessions.maxSessions}); retry later or end unused sessions with DELETE /mcp`;
+    const address = request.ip;
+    const reservation = this.sessions.tryReserve(address);
+    if (reservation !== 'admitted') {
+      const message =
+        reservation === 'address-full'
+          ? `Too many MCP sessions from this client address (limit ${this.sessions.maxSessionsPerAddress}); end unused sessions with DELETE /mcp, or use the stateless ${STATELESS_PROTOCOL_VERSION} revision, which needs none`
+          : `Too many MCP sessions (limit ${this.sessions.maxSessions}); retry later, end unused sessions with DELETE /mcp, or use the stateless ${STATELESS_PROTOCOL_VERSION} revision, which needs none`;
       return this.tooMany(reply, this.sessions.retryAfterMs(), jsonRpcError(RPC_TRANSPORT_ERROR, message));
     }
     const server = this.createServer();
@@ -193,7 +238,7 @@ export class McpTransportController {
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         registered = true;
-        this.sessions.register({ id, transport, server });
+        this.sessions.register({ id, address, transport, server });
       },
       // DELETE: take the session out at once (later requests get 404), close it once the answer is written.
       onsessionclosed: (id) => void this.sessions.close(id),
@@ -203,12 +248,12 @@ export class McpTransportController {
     };
     try {
       await server.connect(transport);
-      reply.hijack();
+      this.hijack(request, reply);
       await transport.handleRequest(request.raw, reply.raw, request.body);
     } finally {
       if (!registered) {
         // The initialize failed (bad version, bad Accept, …): nothing may stay behind.
-        this.sessions.release();
+        this.sessions.release(address);
         await transport.close().catch(() => undefined);
         await server.close().catch(() => undefined);
       }
@@ -216,8 +261,26 @@ export class McpTransportController {
   }
 
   private async forward(session: McpSession, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    reply.hijack();
+    this.hijack(request, reply);
     await session.transport.handleRequest(request.raw, reply.raw, request.body);
+  }
+
+  /**
+   * Hands the raw response to a v1 transport. Fastify's own headers are not written on that path, so
+   * the correlation id is set on the raw response (the transport's writeHead keeps it), and the
+   * request is logged here with its id.
+   */
+  private hijack(request: FastifyRequest, reply: FastifyReply): void {
+    reply.hijack();
+    reply.raw.setHeader('x-request-id', request.id);
+    request.log.debug(
+      {
+        mcpEra: 'sessioned',
+        rpcMethod: rpcMethodOf(request.body),
+        hasSession: sessionIdOf(request) !== undefined,
+      },
+      'mcp request',
+    );
   }
 
   private reject(reply: FastifyReply, status: number, body: JsonRpcErrorBody): void {

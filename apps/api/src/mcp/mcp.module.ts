@@ -1,10 +1,11 @@
 /**
- * The MCP surface of the service: the `/mcp` streamable-HTTP endpoint (one transport and one
- * McpServer per session, capped and idle-evicted) and the same documentation over REST
+ * The MCP surface of the service: the `/mcp` streamable-HTTP endpoint (the stateless 2026-07-28 era
+ * served per request; the sessioned era with one transport and one McpServer per session, capped and
+ * idle-evicted) and the same documentation over REST
  * (`/api/mcp/*`). Documentation only: nothing here logs anyone in. Needs `APP_CONFIG` and
  * `PUBLIC_RATE_LIMIT_STORE` (global config and store modules) and the live document sources below.
  */
-import { Inject, Module, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Logger, Module, type OnModuleDestroy } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { type ChainReader } from '@passport/core';
 import { type AppConfig } from '../config/app-config.js';
@@ -14,8 +15,10 @@ import { createLiveDocuments } from './live-documents.js';
 import { McpHostAllowlist } from './mcp-host.allowlist.js';
 import { type LiveDocumentSources, McpResourceCatalog } from './mcp-resource.catalog.js';
 import { McpResourcesController } from './mcp-resources.controller.js';
-import { createMcpServer, type McpServerFactory } from './mcp-server.factory.js';
+import { createMcpServer, createStatelessMcpServer, type McpServerFactory } from './mcp-server.factory.js';
 import { McpSessionRegistry } from './mcp-session.registry.js';
+import { type McpSessionStore } from './mcp-session.store.js';
+import { McpStatelessEndpoint } from './mcp-stateless.endpoint.js';
 import { McpTransportController } from './mcp-transport.controller.js';
 import {
   MCP_HOST_ALLOWLIST,
@@ -23,6 +26,7 @@ import {
   MCP_RESOURCE_CATALOG,
   MCP_SERVER_FACTORY,
   MCP_SESSION_REGISTRY,
+  MCP_STATELESS_ENDPOINT,
 } from './mcp.di-tokens.js';
 
 const liveDocuments = {
@@ -52,8 +56,27 @@ const liveDocuments = {
     {
       provide: MCP_SESSION_REGISTRY,
       useFactory: (config: AppConfig) =>
-        new McpSessionRegistry({ maxSessions: config.mcpMaxSessions, ttlMs: config.mcpSessionTtlMs }),
+        new McpSessionRegistry({
+          maxSessions: config.mcpMaxSessions,
+          maxSessionsPerAddress: config.mcpMaxSessionsPerAddress,
+          ttlMs: config.mcpSessionTtlMs,
+        }),
       inject: [APP_CONFIG],
+    },
+    {
+      provide: MCP_STATELESS_ENDPOINT,
+      useFactory: (catalog: McpResourceCatalog, config: AppConfig) => {
+        const logger = new Logger('Mcp');
+        return new McpStatelessEndpoint(
+          () => createStatelessMcpServer(catalog, { name: APP_NAME, version: APP_VERSION }),
+          {
+            endpointUrl: `${config.publicBaseUrl}/mcp`,
+            // Requests the SDK rejects are answered in the revision's error form; this only reports them.
+            onError: (error) => logger.debug(`stateless MCP request rejected or failed: ${error.message}`),
+          },
+        );
+      },
+      inject: [MCP_RESOURCE_CATALOG, APP_CONFIG],
     },
     {
       provide: MCP_HOST_ALLOWLIST,
@@ -64,10 +87,13 @@ const liveDocuments = {
   exports: [MCP_SESSION_REGISTRY, MCP_RESOURCE_CATALOG],
 })
 export class McpModule implements OnModuleDestroy {
-  constructor(@Inject(MCP_SESSION_REGISTRY) private readonly sessions: McpSessionRegistry) {}
+  constructor(
+    @Inject(MCP_SESSION_REGISTRY) private readonly sessions: McpSessionStore,
+    @Inject(MCP_STATELESS_ENDPOINT) private readonly stateless: McpStatelessEndpoint,
+  ) {}
 
-  /** Closes every open session (and its SSE stream) before the HTTP server stops, so close() does not wait on open streams. */
+  /** Closes every open session (and its SSE stream) and in-flight stateless exchange before the HTTP server stops, so close() does not wait on open streams. */
   async onModuleDestroy(): Promise<void> {
-    await this.sessions.closeAll();
+    await Promise.all([this.sessions.closeAll(), this.stateless.close()]);
   }
 }

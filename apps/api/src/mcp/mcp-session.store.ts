@@ -1,0 +1,43 @@
+/**
+ * What `/mcp` needs from the place its sessioned (2025-era) MCP sessions live. Today that is the
+ * in-process registry; keeping the controller on this small interface lets a shared store (sessions
+ * visible to every instance behind a balancer) replace it without touching the routing.
+ */
+import { type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { type StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+
+export interface McpSession {
+  readonly id: string;
+  /** The client address that opened it (the per-address cap counts by it). */
+  readonly address: string;
+  readonly transport: StreamableHTTPServerTransport;
+  readonly server: McpServer;
+  /** Unix ms of the last request routed to this session. */
+  lastSeenMs: number;
+}
+
+/** The answer to an initialize: admitted, or which cap refused it. */
+export type McpReservation = 'admitted' | 'instance-full' | 'address-full';
+
+export interface McpSessionStore {
+  /** Maximum sessions at once, counting initializations in flight. */
+  readonly maxSessions: number;
+  /** Maximum sessions one client address may hold at once, counting its initializations in flight. */
+  readonly maxSessionsPerAddress: number;
+  /** Admits one initialize from `address` if both caps allow; pair an admission with `register` or `release`. */
+  tryReserve(address: string): McpReservation;
+  /** Returns an admission of `address` that did not become a session. */
+  release(address: string): void;
+  /** Turns an admission into a registered session. */
+  register(session: Omit<McpSession, 'lastSeenMs'>): void;
+  /** The session with this id, marking it as used; undefined when unknown or closed. */
+  touch(id: string): McpSession | undefined;
+  /** Forgets a session whose transport has already closed. */
+  forget(id: string): void;
+  /** Removes a session and closes its transport and server. */
+  close(id: string): Promise<void>;
+  /** Milliseconds until a slot is likely to free up (for Retry-After). */
+  retryAfterMs(): number;
+  /** Closes every session (application shutdown). */
+  closeAll(): Promise<void>;
+}
