@@ -125,8 +125,8 @@ describe('passport CLI', () => {
       const owner = parseNearCredentials(await readFile(keyFile, 'utf8'));
       const root = parseNearCredentials(await readFile(join(dir, 'keys', 'family-root.json'), 'utf8'));
       expect(minted.owner_id).toBe(owner.accountId);
+      expect(minted.metadata.token_id).toBeUndefined();
       expect(minted.metadata).toMatchObject({
-        token_id: tokenId,
         serviceprovider_id: 'bc=local;sc=passport.local;id=devroot',
         subjectuniqueidentifier_url: 'http://localhost:4556',
         not_after: '2030-01-01T00:00:00Z',
@@ -138,10 +138,10 @@ describe('passport CLI', () => {
       expect(JSON.parse(minted.metadata.permissioned_routes)).toEqual({
         entities: { methods: { '/api/sessions': '*', '/api/metrics': '10/60' } },
       });
-      expect(verifyFamilySignature(minted.metadata as PassportMetadata, [root.publicKey], verifier)).toBe(
+      expect(verifyFamilySignature(minted.metadata as PassportMetadata, tokenId, [root.publicKey], verifier)).toBe(
         true,
       );
-      expect(verifyFamilySignature(minted.metadata as PassportMetadata, [owner.publicKey], verifier)).toBe(
+      expect(verifyFamilySignature(minted.metadata as PassportMetadata, tokenId, [owner.publicKey], verifier)).toBe(
         false,
       );
     });

@@ -98,8 +98,8 @@ export const mintCommand: CliCommand = {
     );
     if (!root) throw new CliError(`${ledgerFile} has no family-root passport owned by ${family.accountId}`);
 
+    // The issuer's way: the token id is signed from the record, not carried in the metadata.
     const metadata: PassportMetadata = {
-      token_id: tokenId,
       serviceprovider_id: root.token_id,
       subjectuniqueidentifier_url: apiBase,
     };
@@ -119,7 +119,7 @@ export const mintCommand: CliCommand = {
       }
       metadata.permissioned_routes = JSON.stringify({ entities: { methods } });
     }
-    metadata.serviceprovider_signature = signFamilyMetadata(metadata, createNodeSigner(family.secretSeed));
+    metadata.serviceprovider_signature = signFamilyMetadata(metadata, tokenId, createNodeSigner(family.secretSeed));
 
     await updateLedgerFile(ledgerFile, (doc) => {
       if (doc.passports.some((p) => p.token_id === tokenId))
