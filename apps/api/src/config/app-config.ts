@@ -53,6 +53,12 @@ export interface AppConfig {
   readonly familyCredentialsFile: string;
   readonly nearRpcUrl: string | undefined;
   readonly nearContractId: string | undefined;
+  /**
+   * NEAR_VIEW_TOKEN, NEAR_VIEW_TOKENS_FOR_OWNER, NEAR_VIEW_TOKENS: the contract's view-method names
+   * (passport_token, passport_tokens_for_owner, passport_tokens by default), so that the service can
+   * read a contract that names them otherwise (the production contract: rodit_token, …).
+   */
+  readonly nearViewMethods: NearViewMethodNames;
   readonly store: StoreKind;
   readonly redisUrl: string | undefined;
   readonly loginMode: LoginMode;
@@ -81,6 +87,12 @@ export interface AppConfig {
   readonly holaVerifyThreadPool: boolean;
   readonly rateLimit: RateLimitConfig;
   readonly concierge: ConciergeConfig;
+}
+
+export interface NearViewMethodNames {
+  readonly token: string;
+  readonly tokensForOwner: string;
+  readonly tokens: string;
 }
 
 /** A configuration value that cannot be used; `message` is one line naming the variable. */
@@ -147,6 +159,15 @@ function httpUrl(name: string, raw: string): URL {
   }
   if (url.username || url.password) throw new ConfigError(name, 'must not contain credentials');
   return url;
+}
+
+/** A contract method name: what NEAR accepts as one (letters, digits, `_`), at most 256 characters. */
+function methodName(env: Env, name: string, fallback: string): string {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,255}$/.test(raw))
+    throw new ConfigError(name, `must be a contract method name: letters, digits and _ (got "${raw}")`);
+  return raw;
 }
 
 function list(env: Env, name: string): string[] {
@@ -217,6 +238,12 @@ export function loadConfig(env: Env): AppConfig {
     throw new ConfigError('NEAR_CONTRACT_ID', 'is required when CHAIN=near');
   }
 
+  const nearViewMethods: NearViewMethodNames = {
+    token: methodName(env, 'NEAR_VIEW_TOKEN', 'passport_token'),
+    tokensForOwner: methodName(env, 'NEAR_VIEW_TOKENS_FOR_OWNER', 'passport_tokens_for_owner'),
+    tokens: methodName(env, 'NEAR_VIEW_TOKENS', 'passport_tokens'),
+  };
+
   const store = oneOf<StoreKind>(env, 'STORE', ['sqlite', 'memory', 'redis'], 'sqlite');
   const redisRaw = read(env, 'REDIS_URL');
   let redisUrl: string | undefined;
@@ -270,6 +297,7 @@ export function loadConfig(env: Env): AppConfig {
     familyCredentialsFile,
     nearRpcUrl,
     nearContractId,
+    nearViewMethods,
     store,
     redisUrl,
     loginMode,
