@@ -137,14 +137,13 @@ export async function mintBenchPassports(
     const signer = createNodeSigner(seed);
     const tokenId = randomFaceTokenId(cryptoRandomInt);
     const metadata: Record<string, string> = {
-      token_id: tokenId,
       serviceprovider_id: serviceProviderId,
       subjectuniqueidentifier_url: app.base,
       not_before: '',
       not_after: '',
       ...extra,
     };
-    metadata.serviceprovider_signature = signFamilyMetadata(metadata, family);
+    metadata.serviceprovider_signature = signFamilyMetadata(metadata, tokenId, family);
     return { passport: { tokenId, seed, signer, accountId: implicitAccountId(signer.publicKey) }, metadata };
   });
   await updateLedgerFile(ledgerFile, (doc) => ({

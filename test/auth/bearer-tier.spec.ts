@@ -109,7 +109,7 @@ describe('JWT and privileged tiers', () => {
       expect(res.body.face).toMatchObject({ checksumValid: true });
       expect(res.body.dn).toMatchObject({ displayName: 'Test Agent', creature: 'robot' });
       expect(res.body.notAfter).toBeNull();
-      expect(res.body.metadata.token_id).toBe(user.tokenId);
+      expect(res.body.metadata).toMatchObject({ serviceprovider_signature: expect.any(String), max_requests: '0' });
     });
 
     it('404 IDENTITY_NOT_FOUND with details.tokenId when the passport left the chain', async () => {

@@ -41,14 +41,14 @@ describe('CHAIN=near through the app, and chain outages', () => {
 
   /** Puts a passport on the fake chain, signed into the family. */
   function mint(owner: TestKey, tokenId = randomFaceTokenId(cryptoRandomInt), url?: string): string {
+    // Minted the issuer's way: no token_id in the metadata.
     const metadata: Record<string, string> = {
-      token_id: tokenId,
       serviceprovider_id: serviceProviderId,
       subjectuniqueidentifier_url: url ?? app.baseUrl,
       not_before: '',
       not_after: '',
     };
-    metadata.serviceprovider_signature = signFamilyMetadata(metadata, root.signer);
+    metadata.serviceprovider_signature = signFamilyMetadata(metadata, tokenId, root.signer);
     rpc.tokens.push({ token_id: tokenId, owner_id: owner.accountId, metadata });
     return tokenId;
   }
@@ -97,8 +97,8 @@ describe('CHAIN=near through the app, and chain outages', () => {
     );
     rpc.tokens.push({ token_id: serviceProviderId, owner_id: root.accountId, metadata: {} });
     const serverToken = randomFaceTokenId(cryptoRandomInt);
-    const serverMetadata: Record<string, string> = { token_id: serverToken, serviceprovider_id: serviceProviderId, not_before: '', not_after: '' };
-    serverMetadata.serviceprovider_signature = signFamilyMetadata(serverMetadata, root.signer);
+    const serverMetadata: Record<string, string> = { serviceprovider_id: serviceProviderId, not_before: '', not_after: '' };
+    serverMetadata.serviceprovider_signature = signFamilyMetadata(serverMetadata, serverToken, root.signer);
     rpc.tokens.push({ token_id: serverToken, owner_id: serverKey.accountId, metadata: serverMetadata });
     app = await startTestApp({ DATA_DIR: dataDir, CHAIN: 'near', NEAR_RPC_URL: rpc.url, NEAR_CONTRACT_ID: CONTRACT, STORE: 'memory' });
   });

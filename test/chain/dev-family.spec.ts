@@ -66,17 +66,18 @@ describe('development family bootstrap', () => {
     expect(isTokenId(tokenId)).toBe(true);
     expect(decodeFace(tokenId)?.checksumValid).toBe(true);
     const metadata = serverPassport!.metadata as PassportMetadata;
+    expect(metadata.token_id).toBeUndefined();
     expect(metadata).toMatchObject({
-      token_id: tokenId,
       serviceprovider_id: 'bc=local;sc=passport.local;id=devroot',
       subjectuniqueidentifier_url: 'http://localhost:4555',
     });
-    expect(verifyFamilySignature(metadata, [root.publicKey], verifier)).toBe(true);
+    expect(verifyFamilySignature(metadata, tokenId, [root.publicKey], verifier)).toBe(true);
     // negative control: the server's own key did not sign it, and a changed field breaks it
-    expect(verifyFamilySignature(metadata, [server.publicKey], verifier)).toBe(false);
+    expect(verifyFamilySignature(metadata, tokenId, [server.publicKey], verifier)).toBe(false);
     expect(
       verifyFamilySignature(
         { ...metadata, subjectuniqueidentifier_url: 'http://evil' },
+        tokenId,
         [root.publicKey],
         verifier,
       ),

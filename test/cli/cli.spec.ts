@@ -124,8 +124,8 @@ describe('passport CLI', () => {
       const owner = parseNearCredentials(await readFile(keyFile, 'utf8'));
       const root = parseNearCredentials(await readFile(join(dir, 'keys', 'family-root.json'), 'utf8'));
       expect(minted.owner_id).toBe(owner.accountId);
+      expect(minted.metadata.token_id).toBeUndefined();
       expect(minted.metadata).toMatchObject({
-        token_id: tokenId,
         serviceprovider_id: 'bc=local;sc=passport.local;id=devroot',
         subjectuniqueidentifier_url: 'http://localhost:4556',
         not_after: '2030-01-01T00:00:00Z',
@@ -137,12 +137,12 @@ describe('passport CLI', () => {
       expect(JSON.parse(minted.metadata.permissioned_routes)).toEqual({
         entities: { methods: { '/api/sessions': '*', '/api/metrics': '10/60' } },
       });
-      expect(verifyFamilySignature(minted.metadata as PassportMetadata, [root.publicKey], verifier)).toBe(
-        true,
-      );
-      expect(verifyFamilySignature(minted.metadata as PassportMetadata, [owner.publicKey], verifier)).toBe(
-        false,
-      );
+      expect(
+        verifyFamilySignature(minted.metadata as PassportMetadata, tokenId, [root.publicKey], verifier),
+      ).toBe(true);
+      expect(
+        verifyFamilySignature(minted.metadata as PassportMetadata, tokenId, [owner.publicKey], verifier),
+      ).toBe(false);
     });
 
     it('a running ledger reader sees the minted passport without a restart', async () => {
@@ -170,6 +170,35 @@ describe('passport CLI', () => {
       expect(err).toContain(message);
       expect(err.trim().split('\n')).toHaveLength(1);
       expect(await readFile(join(dir, 'ledger.json'), 'utf8')).toBe(before);
+    });
+
+    it('mint warns about a DN it cannot fully read (and keeps it); a quoted DN reads without a warning', async () => {
+      const odd = await cli(['mint', '--owner', 'alice.near', '--dn', 'NNSWF=Ada,Lovelace', '--json'], env);
+      expect(odd.code).toBe(0);
+      expect(odd.err).toMatch(/^warning: --dn is not a DN this service can fully read/);
+      expect(JSON.parse(odd.out).metadata.userselected_dn).toBe('NNSWF=Ada,Lovelace');
+      const quoted = await cli(
+        ['mint', '--owner', 'alice.near', '--dn', 'NNSWF="Smith, John",webhook_url=https://h.example'],
+        env,
+      );
+      expect([quoted.code, quoted.err]).toEqual([0, '']);
+    });
+
+    it("mint names the family server's URL from the ledger by default, and --api overrides it", async () => {
+      // No PUBLIC_BASE_URL: the dev family's server passport recorded http://localhost:4556.
+      const fromLedger = await cli(['mint', '--owner', 'alice.near', '--json'], { DATA_DIR: dir });
+      expect(fromLedger.code).toBe(0);
+      expect(JSON.parse(fromLedger.out).metadata.subjectuniqueidentifier_url).toBe('http://localhost:4556');
+      const explicit = await cli(
+        ['mint', '--owner', 'alice.near', '--api', 'https://id.example.org/', '--json'],
+        env,
+      );
+      expect(JSON.parse(explicit.out).metadata.subjectuniqueidentifier_url).toBe('https://id.example.org');
+      const former = await cli(
+        ['mint', '--owner', 'alice.near', '--api-url', 'https://old.example.org', '--json'],
+        env,
+      );
+      expect(JSON.parse(former.out).metadata.subjectuniqueidentifier_url).toBe('https://old.example.org');
     });
 
     it('mint refuses a duplicate token id and a wrong family key', async () => {

@@ -111,6 +111,21 @@ describe('did:passport endpoints', () => {
           { id: `${did}#webhook`, type: 'PassportWebhook', serviceEndpoint: 'https://hooks.example.org' },
         ]),
       );
+      // The token metadata, for clients that read the holder's name, creature and contacts from the DID.
+      const metadataService = res.body.service.find((x: { id: string }) => x.id === `${did}#metadata`);
+      expect(metadataService).toEqual({
+        id: `${did}#metadata`,
+        type: 'PassportTokenMetadata',
+        serviceEndpoint: {
+          tokenId,
+          ownerAccountId: owner.accountId,
+          metadata: expect.objectContaining({
+            userselected_dn: 'NNSWF=Test,NSWF=Agent,Creature=robot',
+            webhook_url: 'https://hooks.example.org',
+          }),
+        },
+      });
+      expect(metadataService.serviceEndpoint.metadata.token_id).toBeUndefined();
 
       const result = await resolver.resolve(did);
       expect(result.didResolutionMetadata).toEqual({ contentType: 'application/did+json' });

@@ -252,23 +252,40 @@ describe('GET /api/concierge/trust-anchor', () => {
   });
 });
 
-describe('GET /api/concierge/trust-anchor when misconfigured', () => {
-  it.each([
-    ['nothing configured', {}],
-    ['bad email', { ...CONCIERGE, CONCIERGE_SUPPORT_EMAIL: 'not-an-email' }],
-    ['bad URL', { ...CONCIERGE, CONCIERGE_AGENT_CARD_URL: 'javascript:alert(1)' }],
-    ['bad contact JSON', { ...CONCIERGE, CONCIERGE_CONTACT_URIS: '{"a2a": 1' }],
-    ['bad lobby token', { ...CONCIERGE, CONCIERGE_LOBBY_TOKEN_ID: 'short' }],
-  ])('%s → 500 CONCIERGE_CONFIG_FAILED without naming the setting', async (_label, env) => {
-    const other = await startTestApp({ STORE: 'memory', ...env });
+describe('GET /api/concierge/trust-anchor on a fresh start and when misconfigured', () => {
+  it('nothing configured: 200 with every field derived from PUBLIC_BASE_URL', async () => {
+    const other = await startTestApp({ STORE: 'memory', PUBLIC_BASE_URL: 'https://id.example.org' });
     try {
       const res = await contractClient(other.baseUrl)('/api/concierge/trust-anchor');
-      expect(res.status).toBe(500);
-      const body = expectErrorEnvelope(res, 'CONCIERGE_CONFIG_FAILED');
-      expect(JSON.stringify(body)).not.toMatch(/CONCIERGE_(?!CONFIG_FAILED)|example\.org/);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({
+        displayName: 'Passport Concierge',
+        host: 'https://id.example.org',
+        verifyHost: 'https://id.example.org',
+        supportEmail: 'support@id.example.org',
+        a2aRegistryId: 'passport-concierge',
+        a2aRegistryUrl: 'https://id.example.org/api/agents',
+        agentCardUrl: 'https://id.example.org/.well-known/agent-card.json',
+        a2aEndpoint: 'https://id.example.org/a2a',
+        contactUris: { a2a: 'https://id.example.org/a2a', email: 'mailto:support@id.example.org' },
+        verifyCli: 'npx passport verify "<HOLA line>" --api https://id.example.org',
+        lobbyTokenId: null,
+        requestId: res.headers.get('x-request-id'),
+      });
     } finally {
       await other.close();
     }
+  });
+
+  it.each([
+    ['CONCIERGE_SUPPORT_EMAIL', { CONCIERGE_SUPPORT_EMAIL: 'not-an-email' }],
+    ['CONCIERGE_AGENT_CARD_URL', { CONCIERGE_AGENT_CARD_URL: 'javascript:alert(1)' }],
+    ['CONCIERGE_CONTACT_URIS', { CONCIERGE_CONTACT_URIS: '{"a2a": 1' }],
+    ['CONCIERGE_LOBBY_TOKEN_ID', { CONCIERGE_LOBBY_TOKEN_ID: 'short' }],
+  ])('an invalid %s stops the start with one line naming it (never a 500 later)', async (name, env) => {
+    await expect(startTestApp({ STORE: 'memory', ...CONCIERGE, ...env })).rejects.toThrow(
+      new RegExp(`^Invalid configuration: ${name} `),
+    );
   });
 
   it('a configured lobby token id is returned', async () => {

@@ -53,7 +53,21 @@ export interface FakeNearRpc {
   close(): Promise<void>;
 }
 
-export async function startFakeNearRpc(contractId = 'passport.test.near'): Promise<FakeNearRpc> {
+/** The contract's view-method names (a contract may name them otherwise, as the production one does). */
+export interface FakeViewMethods {
+  readonly token: string;
+  readonly tokensForOwner: string;
+  readonly tokens: string;
+}
+
+export async function startFakeNearRpc(
+  contractId = 'passport.test.near',
+  methods: FakeViewMethods = {
+    token: 'passport_token',
+    tokensForOwner: 'passport_tokens_for_owner',
+    tokens: 'passport_tokens',
+  },
+): Promise<FakeNearRpc> {
   const faults: Fault[] = [];
   const sockets = new Set<import('node:net').Socket>();
   const state = {
@@ -172,13 +186,13 @@ export async function startFakeNearRpc(contractId = 'passport.test.near'): Promi
       };
       let value: unknown;
       switch (params.method_name) {
-        case 'passport_token':
+        case methods.token:
           value = state.tokens.find((t) => t.token_id === args.token_id) ?? null;
           break;
-        case 'passport_tokens_for_owner':
+        case methods.tokensForOwner:
           value = page(state.tokens.filter((t) => t.owner_id === args.account_id));
           break;
-        case 'passport_tokens':
+        case methods.tokens:
           value = page(state.tokens);
           break;
         default:

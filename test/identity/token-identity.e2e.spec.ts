@@ -101,7 +101,7 @@ describe('identity by token id and the agents listing', () => {
       face: decodeFace(tokenId),
       contactUris: ['mailto:grace:example.org'],
       metadata: expect.objectContaining({
-        token_id: tokenId,
+        serviceprovider_signature: expect.any(String),
         webhook_url: 'https://hooks.example.org',
         userselected_dn: dn,
       }),

@@ -1,7 +1,9 @@
 /**
  * POST /api/signclient over real HTTP: malformed requests and fee mismatches first, then a personal,
- * an enterprise and a collectible signature; the signed metadata, minted as returned, logs in (the
- * family signature is the real one). Without a family key the answer is 500 SIGNCLIENT_FAILED.
+ * an enterprise and a collectible signature; the signed metadata, minted as returned under the token
+ * id it was signed for, logs in (the family signature is the issuer's). Anonymous callers cannot buy
+ * privileged routes or unlimited quotas; a JWT privileged for /api/signclient can. Without a family
+ * key the answer is 500 SIGNCLIENT_FAILED.
  */
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -10,7 +12,15 @@ import { cryptoRandomInt } from '@passport/core/token-id';
 import { updateLedgerFile } from '../../apps/api/src/chain/ledger/ledger-file.js';
 import { contractClient } from '../support/contract-fetch.js';
 import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
-import { familyRootSigner, ledgerFileOf, login, newKey, serverIdentityOf } from '../support/passports.js';
+import {
+  bearer,
+  familyRootSigner,
+  ledgerFileOf,
+  login,
+  mintAndLogin,
+  newKey,
+  serverIdentityOf,
+} from '../support/passports.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const DAY = 86_400_000;
@@ -19,13 +29,15 @@ const inDays = (days: number) =>
 
 function client(app: TestApp) {
   const request = contractClient(app.baseUrl);
-  return (body: unknown) =>
+  return (body: unknown, headers: Record<string, string> = {}) =>
     request('/api/signclient', {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...headers },
       body: JSON.stringify(body),
     });
 }
+
+const TOKEN = 'bjbvcjzqbdsj';
 
 describe('POST /api/signclient', () => {
   let app: TestApp;
@@ -44,10 +56,11 @@ describe('POST /api/signclient', () => {
       [[], 'body'],
       [{ mintingfee: 1 }, 'tobesignedValues'],
       [{ tobesignedValues: { max_requests: 48 }, mintingfee: 1 }, 'tobesignedValues.max_requests'],
-      [{ tobesignedValues: personal, tier: 'gold', mintingfee: 1 }, 'tier'],
-      [{ tobesignedValues: personal }, 'mintingfee'],
+      [{ tobesignedValues: personal, mintingfee: personalFee }, 'token_id'],
+      [{ tobesignedValues: personal, token_id: TOKEN, tier: 'gold', mintingfee: 1 }, 'tier'],
+      [{ tobesignedValues: personal, token_id: TOKEN }, 'mintingfee'],
       [
-        { tobesignedValues: { serviceprovider_id: 'bc=x;sc=y;id=z' }, mintingfee: 1 },
+        { tobesignedValues: { serviceprovider_id: 'bc=x;sc=y;id=z' }, token_id: TOKEN, mintingfee: 1 },
         'tobesignedValues.serviceprovider_id',
       ],
     ] as const) {
@@ -60,20 +73,26 @@ describe('POST /api/signclient', () => {
   });
 
   it('a fee off by more than 1e-6 → 400 SIGNCLIENT_FEE_MISMATCH with string details', async () => {
-    const res = await sign({ tobesignedValues: personal, mintingfee: personalFee + 0.001 });
+    const res = await sign({ tobesignedValues: personal, token_id: TOKEN, mintingfee: personalFee + 0.001 });
+    // The fee is all a refused caller learns: no signature, no metadata.
+    expect(Object.keys(res.body).sort()).toEqual(['error', 'requestId', 'timestamp']);
     expect(expectErrorEnvelope(res, 'SIGNCLIENT_FEE_MISMATCH').error.details).toEqual({
       message: expect.any(String),
       clientFee: String(personalFee + 0.001),
       serverFee: expect.stringMatching(/^8\.06/),
     });
-    const collectible = await sign({ tobesignedValues: { not_after: '0' }, mintingfee: 495 });
+    const collectible = await sign({
+      tobesignedValues: { not_after: '0', max_requests: '10' },
+      token_id: TOKEN,
+      mintingfee: 495,
+    });
     expect(expectErrorEnvelope(collectible, 'SIGNCLIENT_FEE_MISMATCH').error.details).toMatchObject({
       clientFee: '495',
       serverFee: '496',
     });
   });
 
-  it('201: the family signature over the metadata; minted as returned, the passport logs in', async () => {
+  it('201: the family signature for the token id; minted as returned, the passport logs in, and nowhere else', async () => {
     const key = newKey();
     const tokenId = randomFaceTokenId(cryptoRandomInt);
     const res = await sign({
@@ -85,10 +104,10 @@ describe('POST /api/signclient', () => {
     const server = serverIdentityOf(app);
     expect(res.body).toEqual({
       serviceprovider_signature: expect.stringMatching(/^[A-Za-z0-9_-]{86}$/),
+      token_id: tokenId,
       metadata: {
         ...personal,
         subjectuniqueidentifier_url: app.baseUrl,
-        token_id: tokenId,
         serviceprovider_id: server.serviceProviderId,
       },
       fee_data: {
@@ -101,29 +120,105 @@ describe('POST /api/signclient', () => {
     });
     const minted = { ...res.body.metadata, serviceprovider_signature: res.body.serviceprovider_signature };
     const root = await familyRootSigner(app);
-    expect(verifyFamilySignature(minted, [root.publicKey], createNobleVerifier())).toBe(true);
+    expect(verifyFamilySignature(minted, tokenId, [root.publicKey], createNobleVerifier())).toBe(true);
 
+    // Replayed onto another token id, the same signed metadata is not of the family.
+    const otherId = randomFaceTokenId(cryptoRandomInt);
     await updateLedgerFile(ledgerFileOf(app), (doc) => ({
       ...doc,
-      passports: [...doc.passports, { token_id: tokenId, owner_id: key.accountId, metadata: minted }],
+      passports: [
+        ...doc.passports,
+        { token_id: tokenId, owner_id: key.accountId, metadata: minted },
+        { token_id: otherId, owner_id: key.accountId, metadata: minted },
+      ],
     }));
     expect((await login(app.baseUrl, { identifier: tokenId, key })).status).toBe(200);
+    const replayed = await login(app.baseUrl, { identifier: otherId, key });
+    expect([replayed.status, replayed.body.error?.code]).toEqual([401, 'PASSPORT_FAMILY_MISMATCH']);
   });
 
   it('enterprise and collectible tiers', async () => {
     const enterprise = await sign({
       tobesignedValues: { not_after: inDays(30), max_requests: '4999' },
+      token_id: TOKEN,
       mintingfee: (1806 * 30) / 365,
     });
     expect(enterprise.status).toBe(201);
     expect(enterprise.body.fee_data).toMatchObject({ tier: 'enterprise', daysUntilExpiry: 30 });
-    const collectible = await sign({ tobesignedValues: {}, tier: 'collectible', mintingfee: 496 });
+    const collectible = await sign({
+      tobesignedValues: { max_requests: '10' },
+      token_id: TOKEN,
+      tier: 'collectible',
+      mintingfee: 496,
+    });
     expect(collectible.body.fee_data).toEqual({
       tier: 'collectible',
       fee: 496,
       clientFee: 496,
       daysUntilExpiry: null,
     });
+  });
+});
+
+describe('POST /api/signclient never sells privilege', () => {
+  let app: TestApp;
+  let sign: ReturnType<typeof client>;
+  beforeAll(async () => {
+    app = await startTestApp({ STORE: 'memory' });
+    sign = client(app);
+  });
+  afterAll(() => app.close());
+
+  const adminRoutes = JSON.stringify({
+    entities: { methods: { '/api/sessions': '*', '/api/metrics': '*' } },
+  });
+  const adminAsk = {
+    tobesignedValues: { not_after: '0', max_requests: '10', permissioned_routes: adminRoutes },
+    token_id: TOKEN,
+    mintingfee: 496,
+  };
+  const unlimitedAsk = {
+    tobesignedValues: { not_after: '0', max_requests: '0' },
+    token_id: TOKEN,
+    mintingfee: 496,
+  };
+  const noQuotaAsk = { tobesignedValues: { not_after: '0' }, token_id: TOKEN, mintingfee: 496 };
+
+  it('anonymous: admin routes, max_requests 0 or no quota → 403 PERMISSION_DENIED, no signature', async () => {
+    for (const [ask, field] of [
+      [adminAsk, 'tobesignedValues.permissioned_routes'],
+      [unlimitedAsk, 'tobesignedValues.max_requests'],
+      [noQuotaAsk, 'tobesignedValues.max_requests'],
+    ] as const) {
+      const res = await sign(ask);
+      expect([field, expectErrorEnvelope(res, 'PERMISSION_DENIED').error.details]).toEqual([
+        field,
+        expect.objectContaining({ field, route: '/api/signclient' }),
+      ]);
+      expect(JSON.stringify(res.body)).not.toContain('serviceprovider_signature');
+    }
+  });
+
+  it('a JWT that is not privileged for /api/signclient (even an admin of other routes) is refused too', async () => {
+    const admin = await mintAndLogin(app, { metadata: { permissioned_routes: adminRoutes } });
+    expectErrorEnvelope(await sign(adminAsk, bearer(admin.jwt)), 'PERMISSION_DENIED');
+    expectErrorEnvelope(await sign(unlimitedAsk, bearer(admin.jwt)), 'PERMISSION_DENIED');
+  });
+
+  it('a JWT that is sent must be valid', async () => {
+    expectErrorEnvelope(await sign(adminAsk, { authorization: 'Bearer not.a.jwt' }), 'INVALIDATED_TOKEN');
+  });
+
+  it('a JWT privileged for /api/signclient may sign admin routes and an unlimited quota', async () => {
+    const minter = await mintAndLogin(app, {
+      metadata: {
+        permissioned_routes: JSON.stringify({ entities: { methods: { '/api/signclient': '*' } } }),
+      },
+    });
+    const res = await sign(adminAsk, bearer(minter.jwt));
+    expect(res.status).toBe(201);
+    expect(res.body.metadata.permissioned_routes).toBe(adminRoutes);
+    expect((await sign(unlimitedAsk, bearer(minter.jwt))).status).toBe(201);
   });
 });
 
@@ -134,11 +229,19 @@ describe('POST /api/signclient without a family key', () => {
     await rm(path.join(app.dataDir, 'keys', 'family-root.json'));
     try {
       const sign = client(app);
-      const res = await sign({ tobesignedValues: { not_after: '0' }, mintingfee: 496 });
+      const res = await sign({
+        tobesignedValues: { not_after: '0', max_requests: '1' },
+        token_id: TOKEN,
+        mintingfee: 496,
+      });
       const body = expectErrorEnvelope(res, 'SIGNCLIENT_FAILED');
       expect(JSON.stringify(body)).not.toContain('family-root');
       expectErrorEnvelope(
-        await sign({ tobesignedValues: { not_after: '0' }, mintingfee: 1 }),
+        await sign({
+          tobesignedValues: { not_after: '0', max_requests: '1' },
+          token_id: TOKEN,
+          mintingfee: 1,
+        }),
         'SIGNCLIENT_FEE_MISMATCH',
       );
     } finally {

@@ -71,8 +71,8 @@ export async function mintPassport(app: TestApp, options: MintOptions = {}): Pro
   const owner = options.owner ?? newKey();
   const tokenId = options.tokenId ?? randomFaceTokenId(cryptoRandomInt);
   const server = serverIdentityOf(app);
+  // Minted the issuer's way: no token_id in the metadata (the signature covers the record's id).
   const base: Record<string, string | undefined> = {
-    token_id: tokenId,
     serviceprovider_id: server.serviceProviderId,
     subjectuniqueidentifier_url: app.baseUrl,
     not_before: '',
@@ -85,7 +85,7 @@ export async function mintPassport(app: TestApp, options: MintOptions = {}): Pro
   const metadata: Record<string, string> = {};
   for (const [key, value] of Object.entries(base)) if (value !== undefined) metadata[key] = value;
   const signer = options.familySigner === undefined ? await familyRootSigner(app) : options.familySigner;
-  if (signer) metadata.serviceprovider_signature = signFamilyMetadata(metadata, signer);
+  if (signer) metadata.serviceprovider_signature = signFamilyMetadata(metadata, tokenId, signer);
   options.tamper?.(metadata);
   const ownerId = typeof owner === 'string' ? owner : owner.accountId;
   await updateLedgerFile(ledgerFileOf(app), (doc) => ({

@@ -89,6 +89,13 @@ describe('testhola webhook, loopback allowed by the test setting', () => {
       '/gateway/hooks/wake',
     ]);
     const server = serverIdentityOf(app);
+    // The session of the JWT that called /api/testhola, for receivers that require a session.
+    const sessionId = (
+      JSON.parse(Buffer.from(caller.jwt.split('.')[1], 'base64url').toString('utf8')) as {
+        session_id: string;
+      }
+    ).session_id;
+    expect(sessionId).toEqual(expect.any(String));
     for (const request of receiver.received) {
       const verified = await verifyWebhookRequest({
         headers: request.headers,
@@ -101,6 +108,7 @@ describe('testhola webhook, loopback allowed by the test setting', () => {
         event: 'testhola_validation_success',
         isError: false,
         requestId: res.headers.get('x-request-id'),
+        session_id: sessionId,
         data: {
           peerTokenId: caller.tokenId,
           serverTokenId: server.tokenId,
@@ -109,6 +117,8 @@ describe('testhola webhook, loopback allowed by the test setting', () => {
           endpoint: '/api/testhola',
         },
       });
+      expect(verified.sessionId).toBe(sessionId);
+      expect(request.headers['x-passport-session-id']).toBe(sessionId);
       expect(request.headers['content-type']).toBe('application/json');
     }
     expect(dispatcher.recentOutcomes().slice(-2)).toEqual([

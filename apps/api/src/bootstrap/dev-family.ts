@@ -81,14 +81,15 @@ export async function ensureDevFamily(
   const server = nearCredentialsFromSeed(randomBytes(32));
   const serverTokenId = randomFaceTokenId(opts.random ?? cryptoRandomInt);
 
+  // Minted the issuer's way: the token id is signed from the record, not carried in the metadata.
   const serverMetadata: PassportMetadata = {
-    token_id: serverTokenId,
     serviceprovider_id: rootTokenId,
     subjectuniqueidentifier_url: config.publicBaseUrl,
     userselected_dn: 'NNSWF=Development,NSWF=Server,Creature=service',
   };
   serverMetadata.serviceprovider_signature = signFamilyMetadata(
     serverMetadata,
+    serverTokenId,
     createNodeSigner(root.secretSeed),
   );
 

@@ -35,6 +35,7 @@ export async function openChainAdapter(
     return new NearChainReader({
       rpcUrl: config.nearRpcUrl as string,
       contractId: config.nearContractId as string,
+      methods: config.nearViewMethods,
     });
   }
   await ensureDevFamily(config, { log: (line) => logger.log(line) });

@@ -1,15 +1,16 @@
 /**
- * Builds the concierge trust anchor from configuration (every required field is configured; see
- * config/app-config.ts) and checks it. A missing or malformed field makes the endpoint answer 500
- * `CONCIERGE_CONFIG_FAILED`; the offending variable names are logged, not sent.
+ * Builds the concierge trust anchor from configuration. The configuration already checked every field
+ * at start (defaults from PUBLIC_BASE_URL, invalid values stop the start); these checks remain as a
+ * last guard, so a config built some other way still never publishes a malformed anchor (500
+ * `CONCIERGE_CONFIG_FAILED`; the offending variable names are logged, not sent).
  */
-import { type ConciergeConfig } from '../config/app-config.js';
+import { CONCIERGE_EMAIL_PATTERN, type ConciergeConfig } from '../config/app-config.js';
 
 export type TrustAnchor = Omit<import('./trust-anchor.dto.js').TrustAnchorDto, 'requestId'>;
 
 export type TrustAnchorResult = { ok: true; anchor: TrustAnchor } | { ok: false; problems: string[] };
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const EMAIL = CONCIERGE_EMAIL_PATTERN;
 const TOKEN_ID = /^[a-z]{12}$/;
 
 function isHttpUrl(value: string | undefined): value is string {

@@ -40,6 +40,12 @@ describe('loadConfig rejects bad values with one line naming the variable', () =
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
     ['HOLA_FUTURE_SKEW_MS', { HOLA_FUTURE_SKEW_MS: 'abc' }],
     ['HOLA_VERIFY_THREADPOOL', { HOLA_VERIFY_THREADPOOL: 'off' }],
+    ['NEAR_VIEW_TOKEN', { NEAR_VIEW_TOKEN: 'rodit-token' }],
+    ['CONCIERGE_HOST', { CONCIERGE_HOST: 'id.example.org' }],
+    ['CONCIERGE_A2A_ENDPOINT', { CONCIERGE_A2A_ENDPOINT: 'ftp://id.example.org/a2a' }],
+    ['CONCIERGE_SUPPORT_EMAIL', { CONCIERGE_SUPPORT_EMAIL: 'help at example.org' }],
+    ['CONCIERGE_CONTACT_URIS', { CONCIERGE_CONTACT_URIS: '["mailto:a@b.example"]' }],
+    ['CONCIERGE_LOBBY_TOKEN_ID', { CONCIERGE_LOBBY_TOKEN_ID: 'bjbvcjzqbds1' }],
     ['RATE_LIMIT_CAPACITY', { RATE_LIMIT_CAPACITY: '0' }],
     ['RATE_LIMIT_REFILL_PER_MINUTE', { RATE_LIMIT_REFILL_PER_MINUTE: 'x' }],
   ];

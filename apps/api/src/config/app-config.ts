@@ -12,20 +12,20 @@ export type LoginMode = 'partner' | 'p2p' | 'promiscuous';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 /**
- * Concierge trust anchor fields, kept as configured (possibly missing or malformed): the trust-anchor
- * endpoint validates them per request and answers 500 `CONCIERGE_CONFIG_FAILED` when they are wrong,
- * so that one misconfigured optional document does not stop the whole service (spec: "500 on
- * configuration load failure").
+ * Concierge trust anchor fields. Every one has a default derived from PUBLIC_BASE_URL (so a fresh
+ * start answers `GET /api/concierge/trust-anchor`), a configured value overrides it, and a configured
+ * value that is invalid stops the start like any other setting: the endpoint never answers 500 for
+ * configuration.
  */
 export interface ConciergeConfig {
   readonly displayName: string;
   readonly host: string;
   readonly verifyHost: string;
-  readonly supportEmail: string | undefined;
-  readonly a2aRegistryId: string | undefined;
-  readonly a2aRegistryUrl: string | undefined;
-  readonly agentCardUrl: string | undefined;
-  readonly a2aEndpoint: string | undefined;
+  readonly supportEmail: string;
+  readonly a2aRegistryId: string;
+  readonly a2aRegistryUrl: string;
+  readonly agentCardUrl: string;
+  readonly a2aEndpoint: string;
   /** Raw JSON text of the `contactUris` object. */
   readonly contactUrisJson: string | undefined;
   readonly verifyCli: string;
@@ -53,6 +53,12 @@ export interface AppConfig {
   readonly familyCredentialsFile: string;
   readonly nearRpcUrl: string | undefined;
   readonly nearContractId: string | undefined;
+  /**
+   * NEAR_VIEW_TOKEN, NEAR_VIEW_TOKENS_FOR_OWNER, NEAR_VIEW_TOKENS: the contract's view-method names
+   * (passport_token, passport_tokens_for_owner, passport_tokens by default), so that the service can
+   * read a contract that names them otherwise (the production contract: rodit_token, …).
+   */
+  readonly nearViewMethods: NearViewMethodNames;
   readonly store: StoreKind;
   readonly redisUrl: string | undefined;
   readonly loginMode: LoginMode;
@@ -87,6 +93,15 @@ export interface AppConfig {
   readonly rateLimit: RateLimitConfig;
   readonly concierge: ConciergeConfig;
 }
+
+export interface NearViewMethodNames {
+  readonly token: string;
+  readonly tokensForOwner: string;
+  readonly tokens: string;
+}
+
+/** An e-mail address as the trust anchor publishes it (`support@localhost` included, for development). */
+export const CONCIERGE_EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)*$/;
 
 /** A configuration value that cannot be used; `message` is one line naming the variable. */
 export class ConfigError extends Error {
@@ -152,6 +167,15 @@ function httpUrl(name: string, raw: string): URL {
   }
   if (url.username || url.password) throw new ConfigError(name, 'must not contain credentials');
   return url;
+}
+
+/** A contract method name: what NEAR accepts as one (letters, digits, `_`), at most 256 characters. */
+function methodName(env: Env, name: string, fallback: string): string {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,255}$/.test(raw))
+    throw new ConfigError(name, `must be a contract method name: letters, digits and _ (got "${raw}")`);
+  return raw;
 }
 
 function list(env: Env, name: string): string[] {
@@ -222,6 +246,12 @@ export function loadConfig(env: Env): AppConfig {
     throw new ConfigError('NEAR_CONTRACT_ID', 'is required when CHAIN=near');
   }
 
+  const nearViewMethods: NearViewMethodNames = {
+    token: methodName(env, 'NEAR_VIEW_TOKEN', 'passport_token'),
+    tokensForOwner: methodName(env, 'NEAR_VIEW_TOKENS_FOR_OWNER', 'passport_tokens_for_owner'),
+    tokens: methodName(env, 'NEAR_VIEW_TOKENS', 'passport_tokens'),
+  };
+
   const store = oneOf<StoreKind>(env, 'STORE', ['sqlite', 'memory', 'redis'], 'sqlite');
   const redisRaw = read(env, 'REDIS_URL');
   let redisUrl: string | undefined;
@@ -270,7 +300,7 @@ export function loadConfig(env: Env): AppConfig {
     'info',
   );
 
-  const lobbyTokenId = read(env, 'CONCIERGE_LOBBY_TOKEN_ID');
+  const concierge = conciergeConfig(env, publicBaseUrl);
 
   return {
     port,
@@ -284,6 +314,7 @@ export function loadConfig(env: Env): AppConfig {
     familyCredentialsFile,
     nearRpcUrl,
     nearContractId,
+    nearViewMethods,
     store,
     redisUrl,
     loginMode,
@@ -302,19 +333,53 @@ export function loadConfig(env: Env): AppConfig {
       capacity: integer(env, 'RATE_LIMIT_CAPACITY', 6101, 1, 10_000_000),
       refillPerMinute: integer(env, 'RATE_LIMIT_REFILL_PER_MINUTE', 1101, 1, 10_000_000),
     },
-    concierge: {
-      displayName: read(env, 'CONCIERGE_DISPLAY_NAME') ?? 'Passport Concierge',
-      host: read(env, 'CONCIERGE_HOST') ?? publicBaseUrl,
-      verifyHost: read(env, 'CONCIERGE_VERIFY_HOST') ?? publicBaseUrl,
-      supportEmail: read(env, 'CONCIERGE_SUPPORT_EMAIL'),
-      a2aRegistryId: read(env, 'CONCIERGE_A2A_REGISTRY_ID'),
-      a2aRegistryUrl: read(env, 'CONCIERGE_A2A_REGISTRY_URL'),
-      agentCardUrl: read(env, 'CONCIERGE_AGENT_CARD_URL'),
-      a2aEndpoint: read(env, 'CONCIERGE_A2A_ENDPOINT'),
-      contactUrisJson: read(env, 'CONCIERGE_CONTACT_URIS'),
-      verifyCli:
-        read(env, 'CONCIERGE_VERIFY_CLI') ?? `npx passport verify "<HOLA line>" --api ${publicBaseUrl}`,
-      lobbyTokenId,
-    },
+    concierge,
+  };
+}
+
+/** The concierge fields: configured values checked, the others derived from the public URL. */
+function conciergeConfig(env: Env, publicBaseUrl: string): ConciergeConfig {
+  const url = (name: string, fallback: string): string => {
+    const raw = read(env, name);
+    if (raw === undefined) return fallback;
+    httpUrl(name, raw);
+    return raw;
+  };
+  const supportEmail = read(env, 'CONCIERGE_SUPPORT_EMAIL') ?? `support@${new URL(publicBaseUrl).hostname}`;
+  if (!CONCIERGE_EMAIL_PATTERN.test(supportEmail))
+    throw new ConfigError('CONCIERGE_SUPPORT_EMAIL', `must be an e-mail address (got "${supportEmail}")`);
+  const contactUrisJson = read(env, 'CONCIERGE_CONTACT_URIS');
+  if (contactUrisJson !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(contactUrisJson);
+    } catch {
+      parsed = null;
+    }
+    if (
+      typeof parsed !== 'object' ||
+      parsed === null ||
+      Array.isArray(parsed) ||
+      !Object.values(parsed).every((v) => typeof v === 'string')
+    ) {
+      throw new ConfigError('CONCIERGE_CONTACT_URIS', 'must be a JSON object of strings');
+    }
+  }
+  const lobbyTokenId = read(env, 'CONCIERGE_LOBBY_TOKEN_ID')?.toLowerCase();
+  if (lobbyTokenId !== undefined && !/^[a-z]{12}$/.test(lobbyTokenId))
+    throw new ConfigError('CONCIERGE_LOBBY_TOKEN_ID', `must be a 12-letter token id (got "${lobbyTokenId}")`);
+  return {
+    displayName: read(env, 'CONCIERGE_DISPLAY_NAME') ?? 'Passport Concierge',
+    host: url('CONCIERGE_HOST', publicBaseUrl),
+    verifyHost: url('CONCIERGE_VERIFY_HOST', publicBaseUrl),
+    supportEmail,
+    a2aRegistryId: read(env, 'CONCIERGE_A2A_REGISTRY_ID') ?? 'passport-concierge',
+    a2aRegistryUrl: url('CONCIERGE_A2A_REGISTRY_URL', `${publicBaseUrl}/api/agents`),
+    agentCardUrl: url('CONCIERGE_AGENT_CARD_URL', `${publicBaseUrl}/.well-known/agent-card.json`),
+    a2aEndpoint: url('CONCIERGE_A2A_ENDPOINT', `${publicBaseUrl}/a2a`),
+    contactUrisJson,
+    verifyCli:
+      read(env, 'CONCIERGE_VERIFY_CLI') ?? `npx passport verify "<HOLA line>" --api ${publicBaseUrl}`,
+    lobbyTokenId,
   };
 }

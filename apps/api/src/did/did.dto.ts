@@ -17,7 +17,21 @@ const verificationMethod: SchemaObject = obj({
 const service: SchemaObject = obj({
   id: { type: 'string' },
   type: { type: 'string' },
-  serviceEndpoint: { type: 'string', description: 'A URL (self-declared for metadata services).' },
+  serviceEndpoint: {
+    oneOf: [
+      { type: 'string', description: 'A URL (self-declared for metadata services).' },
+      obj({
+        tokenId: { type: 'string', pattern: '^[a-z]{12}$' },
+        ownerAccountId: { type: 'string', nullable: true },
+        metadata: {
+          type: 'object',
+          additionalProperties: { type: 'string' },
+          description: 'The token metadata as on chain, userselected_dn included.',
+        },
+      }),
+    ],
+    description: 'A URL; for #metadata (type PassportTokenMetadata), the token metadata itself.',
+  } as SchemaObject,
 });
 
 /** The DID document's properties (without requestId), for the did:web copy that has none. */

@@ -7,7 +7,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type AppConfig } from '../config/app-config.js';
 import { RequestId } from '../http/request-id.decorator.js';
 import { APP_CONFIG } from '../infrastructure/di-tokens.js';
-import { enrollmentDocument, mcpDiscovery, rootDiscovery } from './discovery.documents.js';
+import { enrollmentDocument, holaDiscovery, mcpDiscovery, rootDiscovery } from './discovery.documents.js';
 import { EnrollmentDto, McpDiscoveryDto, PolicyDocumentDto, RootDiscoveryDto } from './discovery.dto.js';
 import { policyDocument, type PolicyName } from './policy.documents.js';
 
@@ -17,16 +17,18 @@ const stamp = (requestId: string) => ({ requestId, timestamp: new Date().toISOSt
 @Controller()
 export class DiscoveryController {
   private readonly base: string;
+  private readonly hola: ReturnType<typeof holaDiscovery>;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.base = config.publicBaseUrl;
+    this.hola = holaDiscovery(config.serviceHost);
   }
 
   @Get()
   @ApiOperation({ summary: 'Root discovery: what this service is and where everything lives' })
   @ApiOkResponse({ type: RootDiscoveryDto })
   root(@RequestId() requestId: string): RootDiscoveryDto {
-    return { ...rootDiscovery(this.base), ...stamp(requestId) };
+    return { ...rootDiscovery(this.base), hola: this.hola, ...stamp(requestId) };
   }
 
   @Get('.well-known/enrollment')
@@ -40,7 +42,7 @@ export class DiscoveryController {
   @ApiOperation({ summary: 'MCP discovery: transport, tools and plain-HTTP access to the documentation' })
   @ApiOkResponse({ type: McpDiscoveryDto })
   mcp(@RequestId() requestId: string): McpDiscoveryDto {
-    return { ...mcpDiscovery(this.base), ...stamp(requestId) };
+    return { ...mcpDiscovery(this.base), hola: this.hola, ...stamp(requestId) };
   }
 
   @Get('.well-known/terms-of-service')

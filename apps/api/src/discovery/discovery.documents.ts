@@ -140,6 +140,15 @@ export function enrollmentDocument(base: string) {
   };
 }
 
+/**
+ * What a HOLA line must carry to verify here: the host marker (`SERVICE_HOST`, else the public URL's
+ * host), published so that clients build lines from what the server says rather than from the URL
+ * they happened to reach it by (a proxy, another port).
+ */
+export function holaDiscovery(serviceHost: string) {
+  return { serviceHost, nonce: '/api/holanonce16ts', verify: '/api/identity/verify' };
+}
+
 export function mcpDiscovery(base: string) {
   return {
     title: `${APP_NAME}: MCP documentation server`,

@@ -29,6 +29,14 @@ export class RootDiscoveryDto {
   @ApiProperty(obj({ url: uri, guide: str, badge: str }) as never)
   enrollment!: Record<string, unknown>;
 
+  @ApiProperty({
+    ...obj({ serviceHost: str, nonce: str, verify: str }),
+    description:
+      'What a HOLA line must name to verify here: serviceHost is the host marker (SERVICE_HOST, else the public ' +
+      "URL's host). Build lines with it, not with the host of the URL this server was reached by.",
+  } as never)
+  hola!: Record<string, unknown>;
+
   @ApiProperty(obj({ swagger: uri, openapi: uri, html: uri }) as never)
   documentation!: Record<string, unknown>;
 
@@ -124,6 +132,14 @@ export class McpDiscoveryDto {
 
   @ApiProperty(obj({ recommendedServerName: str, aliases: strArray }) as never)
   registration!: Record<string, unknown>;
+
+  @ApiProperty({
+    ...obj({ serviceHost: str, nonce: str, verify: str }),
+    description:
+      'What a HOLA line must name to verify here: serviceHost is the host marker (SERVICE_HOST, else the public ' +
+      "URL's host). Build lines with it, not with the host of the URL this server was reached by.",
+  } as never)
+  hola!: Record<string, unknown>;
 
   @ApiProperty(obj({ skills: str, mcpResources: str, enrollmentGuide: str, openapi: str }) as never)
   docs!: Record<string, unknown>;

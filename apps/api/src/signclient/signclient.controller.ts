@@ -1,12 +1,15 @@
 /**
- * `POST /api/signclient` (public; resolutions §4): checks the client's minting fee against the
- * server's and signs the metadata into the family with the family root key. 201 with the
- * `serviceprovider_signature`, the exact metadata signed and `fee_data`; 400 SIGNCLIENT_FEE_MISMATCH
- * (`details {message, clientFee, serverFee}` as strings) or SIGNCLIENT_INVALID_REQUEST; 500
- * SIGNCLIENT_FAILED when the family key is not configured or signing fails.
+ * `POST /api/signclient` (public, optional JWT): checks the client's minting fee against the
+ * server's and signs the metadata into the family with the family root key, bound to the token id.
+ * 201 with the `serviceprovider_signature`, the `token_id` it covers, the metadata to mint and
+ * `fee_data`; 400 SIGNCLIENT_FEE_MISMATCH (`details {message, clientFee, serverFee}` as strings) or
+ * SIGNCLIENT_INVALID_REQUEST; 403 PERMISSION_DENIED when a caller whose JWT is not privileged for
+ * this route asks for `permissioned_routes` or an unlimited quota; 500 SIGNCLIENT_FAILED when the
+ * family key is not configured or signing fails. A JWT that is sent must be valid (401 otherwise).
  */
-import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
 import {
+  ApiBearerAuth,
   ApiBody,
   ApiCreatedResponse,
   ApiOperation,
@@ -16,6 +19,9 @@ import {
 } from '@nestjs/swagger';
 import { computeMintFee, type Clock } from '@passport/core';
 import { assertFeeMatches, signClient, validateSignClientRequest } from '@passport/core/signclient';
+import { isRouteAllowed } from '@passport/core/login';
+import { type FastifyRequest } from 'fastify';
+import { BearerAuthenticator } from '../auth/bearer/bearer.authenticator.js';
 import { RequestId } from '../http/request-id.decorator.js';
 import { CLOCK, SERVER_IDENTITY } from '../infrastructure/di-tokens.js';
 import { type ServerIdentity } from '../infrastructure/server-identity.js';
@@ -28,8 +34,10 @@ export class SignClientRequestDto {
     type: 'object',
     additionalProperties: { type: 'string' },
     description:
-      'The passport metadata to sign (string values): token_id, not_after, not_before, max_requests, maxrq_window, ' +
-      'openapijson_url, webhook_cidr, … serviceprovider_id is filled in with this server family when absent.',
+      'The passport metadata to sign (string values): not_after, not_before, max_requests, maxrq_window, ' +
+      'openapijson_url, webhook_cidr, … serviceprovider_id is filled in with this server family when absent. ' +
+      'A token_id here is taken as the token id to sign and left out of the metadata to mint. Without a JWT ' +
+      'privileged for /api/signclient, permissioned_routes is refused and max_requests must be a positive integer.',
   } as never)
   tobesignedValues!: Record<string, string>;
 
@@ -45,7 +53,9 @@ export class SignClientRequestDto {
 
   @ApiPropertyOptional({
     pattern: '^[a-z]{12}$',
-    description: 'Fills tobesignedValues.token_id (must agree with it).',
+    description:
+      'The token id the passport will be minted under (or tobesignedValues.token_id; equal when both are sent). ' +
+      'Required: the family signature covers it, as the issuer signs.',
   })
   token_id?: string;
 
@@ -64,9 +74,16 @@ export class SignClientResponseDto {
   serviceprovider_signature!: string;
 
   @ApiProperty({
+    pattern: '^[a-z]{12}$',
+    description: 'The token id the signature covers: mint under exactly this id.',
+  })
+  token_id!: string;
+
+  @ApiProperty({
     type: 'object',
     additionalProperties: { type: 'string' },
-    description: 'Exactly the metadata that was signed: mint precisely this.',
+    description:
+      'Exactly the metadata to mint (no token_id: the signature covers the token id of the record).',
   } as never)
   metadata!: Record<string, string>;
 
@@ -89,6 +106,7 @@ export class SignClientResponseDto {
 export class SignClientController {
   constructor(
     private readonly familySigner: FamilySignerSource,
+    private readonly authenticator: BearerAuthenticator,
     @Inject(SERVER_IDENTITY) private readonly server: ServerIdentity,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
@@ -103,15 +121,33 @@ export class SignClientController {
   })
   @ApiBody({ type: SignClientRequestDto })
   @ApiCreatedResponse({ type: SignClientResponseDto })
-  @ApiErrors('SIGNCLIENT_INVALID_REQUEST', 'SIGNCLIENT_FEE_MISMATCH', 'SIGNCLIENT_FAILED')
-  async sign(@Body() body: unknown, @RequestId() requestId: string): Promise<SignClientResponseDto> {
+  @ApiBearerAuth()
+  @ApiErrors(
+    'SIGNCLIENT_INVALID_REQUEST',
+    'SIGNCLIENT_FEE_MISMATCH',
+    'INVALIDATED_TOKEN',
+    'PERMISSION_DENIED',
+    'SIGNCLIENT_FAILED',
+  )
+  async sign(
+    @Body() body: unknown,
+    @Req() http: FastifyRequest,
+    @RequestId() requestId: string,
+  ): Promise<SignClientResponseDto> {
     const serviceProviderId = this.server.serviceProviderId || undefined;
+    // Anonymous callers are welcome, but only a JWT privileged for this very route may sign privileges.
+    const auth = await this.authenticator.authenticateOptional(http.headers.authorization);
+    const routes = auth?.claims.passport_permissionedroutes;
+    const caller = {
+      privileged:
+        auth !== null && isRouteAllowed(typeof routes === 'string' ? routes : null, '/api/signclient'),
+    };
     // Validate (and check the fee) before touching the key, so bad requests are 400s even when it is missing.
-    const request = validateSignClientRequest(body, serviceProviderId);
+    const request = validateSignClientRequest(body, serviceProviderId, caller);
     const fee = computeMintFee(request.tobesignedValues, { tier: request.tier, nowMs: this.clock.nowMs() });
     assertFeeMatches(request.clientFee, fee.fee);
     const familySigner = await this.familySigner.get();
-    const result = signClient(body, { familySigner, clock: this.clock, serviceProviderId });
+    const result = signClient(body, { familySigner, clock: this.clock, serviceProviderId, caller });
     return { ...result, requestId } as SignClientResponseDto;
   }
 }

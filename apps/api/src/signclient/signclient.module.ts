@@ -1,7 +1,8 @@
 /** `POST /api/signclient`: fee check and family signing of new passport metadata. */
 import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module.js';
 import { FamilySignerSource } from './family-signer.source.js';
 import { SignClientController } from './signclient.controller.js';
 
-@Module({ controllers: [SignClientController], providers: [FamilySignerSource] })
+@Module({ imports: [AuthModule], controllers: [SignClientController], providers: [FamilySignerSource] })
 export class SignClientModule {}

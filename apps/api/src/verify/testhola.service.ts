@@ -218,6 +218,8 @@ export class TestHolaService {
       return {
         event: TESTHOLA_WEBHOOK_EVENT,
         requestId,
+        // Receivers that require a session check the caller's: the session of the JWT that called.
+        sessionId: caller.sessionId,
         webhookUrl,
         webhookCidr,
         data: {

@@ -37,6 +37,8 @@ export interface WebhookDispatch {
   readonly event: string;
   readonly data: unknown;
   readonly requestId: string;
+  /** The session of the JWT whose call caused this webhook (signed into the body, repeated in a header). */
+  readonly sessionId?: string;
   /** The holder's `webhook_url` (a base URL; the hook paths are appended). */
   readonly webhookUrl: string | null | undefined;
   /** The holder's `webhook_cidr`, when set. */
@@ -164,7 +166,13 @@ export class WebhookDispatcher {
     address: string,
   ): Promise<void> {
     const signed = signWebhook({
-      payload: { event: dispatch.event, data: dispatch.data, isError: false, requestId: dispatch.requestId },
+      payload: {
+        event: dispatch.event,
+        data: dispatch.data,
+        isError: false,
+        requestId: dispatch.requestId,
+        ...(dispatch.sessionId === undefined ? {} : { session_id: dispatch.sessionId }),
+      },
       signer: this.server.signer,
       serverTokenId: this.server.tokenId,
       timestampMs: this.clock.nowMs(),

@@ -24,7 +24,8 @@ export const holaCommand: CliCommand = {
   help: `Usage: passport hola --key <file> --passport <tokenId> (--host <host[:port]> | --api <url>) [options]
 
   --to <tokenId|MUNDO>     recipient [MUNDO]
-  --api <url>              take host, timestamp and nonce from GET /api/holanonce16ts (needs --jwt/--jwt-file)
+  --api <url>              the host marker the server announces (GET /, hola.serviceHost), and timestamp
+                           and nonce from GET /api/holanonce16ts (needs --jwt/--jwt-file)
   --host <host[:port]>     the verifying deployment's SERVICE_HOST (offline: local time and a random nonce)
   --timestamp <iso>        use this timestamp (with --nonce)
   --nonce <hex>            use this nonce (32 hex characters)
@@ -71,7 +72,9 @@ export const holaCommand: CliCommand = {
       throw new CliError('give --timestamp and --nonce together');
     if (values.api) {
       const api = apiUrl(values.api, io);
-      host ??= new URL(api).host;
+      // The server announces the host marker its verifier expects (SERVICE_HOST, or its public URL's
+      // host); behind a proxy or another port that differs from the host of the URL we reach it by.
+      host ??= await announcedServiceHost(io, api);
       if (timestamp === undefined) {
         const jwt = await readJwt(values.jwt, values['jwt-file'], io);
         const nonce = await callApi(io, `${api}/api/holanonce16ts`, {
@@ -102,3 +105,12 @@ export const holaCommand: CliCommand = {
     output(io, !!values.json, { hola: line, timestamp, nonceHex, serviceHost: host }, line);
   },
 };
+
+/** `hola.serviceHost` from `GET /` of the server; the URL's own host for a server that announces none. */
+async function announcedServiceHost(io: Parameters<typeof callApi>[0], api: string): Promise<string> {
+  const root = await callApi(io, `${api}/`);
+  const announced = (root.hola as { serviceHost?: unknown } | undefined)?.serviceHost;
+  return typeof announced === 'string' && /^[a-z0-9.-]+(:\d{1,5})?$/i.test(announced)
+    ? announced
+    : new URL(api).host;
+}

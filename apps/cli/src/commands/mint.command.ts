@@ -1,11 +1,16 @@
 /**
- * `passport mint`: adds a passport to the local JSON ledger (resolutions §8) with the ledger's locked,
- * atomic writer, signed into the family with the family-root key (FAMILY_CREDENTIALS_FILE). The
+ * `passport mint`: adds a passport to the local JSON ledger with the ledger's locked, atomic writer,
+ * signed into the family with the family-root key (FAMILY_CREDENTIALS_FILE) the way the production
+ * issuer signs (the token id is signed from the record; the metadata carries no `token_id`). The
  * running API notices the change on disk; no restart. Prints the new token id.
+ * The passport's `subjectuniqueidentifier_url` defaults to the family server's URL as the ledger
+ * records it (the server passport's own), so a passport minted for a server behind a proxy or on
+ * another port names that server rather than http://localhost:3000.
  */
 import { parseArgs } from 'node:util';
 import { isTokenId, randomFaceTokenId, signFamilyMetadata, type PassportMetadata } from '@passport/core';
 import { cryptoRandomInt } from '@passport/core/token-id';
+import { isDnFullyParsed } from '@passport/core/profile';
 import { isNearAccountId } from '@passport/core/credentials';
 import { parseServiceProviderId } from '@passport/core/family';
 import { createNodeSigner } from '@passport/core/node';
@@ -20,7 +25,8 @@ Adds a passport to the local ledger, signed into the development family.
   --key <file>             the owner's credentials (the owner is its account)
   --owner <account>        owner account id (instead of --key)
   --token-id <id>          12 lowercase letters [a random face id with a valid checksum]
-  --api-url <url>          subjectuniqueidentifier_url [PUBLIC_BASE_URL or http://localhost:3000]
+  --api <url>              subjectuniqueidentifier_url [PUBLIC_BASE_URL, else the family server's URL
+                           in the ledger, else http://localhost:3000] (--api-url: former name, still read)
   --not-before <iso>       start of validity (empty: unbounded)
   --not-after <iso>        end of validity (empty: unbounded)
   --max-requests <n>       requests per window for JWT routes (0: unlimited)
@@ -46,6 +52,7 @@ export const mintCommand: CliCommand = {
           key: { type: 'string' },
           owner: { type: 'string' },
           'token-id': { type: 'string' },
+          api: { type: 'string' },
           'api-url': { type: 'string' },
           'not-before': { type: 'string' },
           'not-after': { type: 'string' },
@@ -78,10 +85,14 @@ export const mintCommand: CliCommand = {
       if (v !== undefined && !/^\d{1,9}$/.test(v))
         throw new CliError(`--${flag} must be a non-negative integer (got "${v}")`);
     }
-    const apiBase = (values['api-url'] ?? io.env.PUBLIC_BASE_URL ?? 'http://localhost:3000').replace(
-      /\/+$/,
-      '',
-    );
+    if (values.api !== undefined && values['api-url'] !== undefined && values.api !== values['api-url'])
+      throw new CliError('give --api or --api-url (its former name), not both');
+    if (values.dn !== undefined && !isDnFullyParsed(values.dn)) {
+      io.stderr(
+        `warning: --dn is not a DN this service can fully read (components "Attr=Value" separated by commas; ` +
+          `quote a value with commas: NNSWF="Smith, John"); it is stored as given.\n`,
+      );
+    }
 
     const family = await readCredentials(familyFile, '--family-key');
     const ledger = await readLedgerFile(ledgerFile).catch((error: Error) => {
@@ -92,9 +103,23 @@ export const mintCommand: CliCommand = {
       (p) => p.owner_id === family.accountId && parseServiceProviderId(p.token_id) !== null,
     );
     if (!root) throw new CliError(`${ledgerFile} has no family-root passport owned by ${family.accountId}`);
+    const serverAccount = await readCredentials(
+      io.env.SERVER_CREDENTIALS_FILE ?? `${dataDir}/keys/server.json`,
+      'SERVER_CREDENTIALS_FILE',
+    ).then(
+      (credentials) => credentials.accountId,
+      () => null,
+    );
+    const apiBase = (
+      values.api ??
+      values['api-url'] ??
+      io.env.PUBLIC_BASE_URL ??
+      familyServerUrl(ledger.passports, root.token_id, serverAccount) ??
+      'http://localhost:3000'
+    ).replace(/\/+$/, '');
 
+    // The issuer's way: the token id is signed from the record, not carried in the metadata.
     const metadata: PassportMetadata = {
-      token_id: tokenId,
       serviceprovider_id: root.token_id,
       subjectuniqueidentifier_url: apiBase,
     };
@@ -114,7 +139,11 @@ export const mintCommand: CliCommand = {
       }
       metadata.permissioned_routes = JSON.stringify({ entities: { methods } });
     }
-    metadata.serviceprovider_signature = signFamilyMetadata(metadata, createNodeSigner(family.secretSeed));
+    metadata.serviceprovider_signature = signFamilyMetadata(
+      metadata,
+      tokenId,
+      createNodeSigner(family.secretSeed),
+    );
 
     await updateLedgerFile(ledgerFile, (doc) => {
       if (doc.passports.some((p) => p.token_id === tokenId))
@@ -130,3 +159,23 @@ export const mintCommand: CliCommand = {
     output(io, !!values.json, { tokenId, ownerId: owner, contractId: ledger.contractId, metadata }, tokenId);
   },
 };
+
+/**
+ * The family server's URL as the ledger records it: the `subjectuniqueidentifier_url` of the server
+ * passport (owned by the server key when it is known, else the first passport of the family that has one).
+ */
+function familyServerUrl(
+  passports: readonly { token_id: string; owner_id: string; metadata: Record<string, string> }[],
+  rootTokenId: string,
+  serverAccount: string | null,
+): string | undefined {
+  const members = passports.filter(
+    (p) =>
+      p.token_id !== rootTokenId &&
+      p.metadata.serviceprovider_id === rootTokenId &&
+      typeof p.metadata.subjectuniqueidentifier_url === 'string' &&
+      /^https?:\/\//.test(p.metadata.subjectuniqueidentifier_url),
+  );
+  const server = members.find((p) => p.owner_id === serverAccount) ?? members[0];
+  return server?.metadata.subjectuniqueidentifier_url;
+}

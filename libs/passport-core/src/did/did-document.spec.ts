@@ -115,8 +115,39 @@ describe('buildDidDocument', () => {
           type: 'PassportWebhook',
           serviceEndpoint: 'https://hooks.example',
         },
+        {
+          id: 'did:passport:bjbvcjzqbdsj#metadata',
+          type: 'PassportTokenMetadata',
+          serviceEndpoint: {
+            tokenId: 'bjbvcjzqbdsj',
+            ownerAccountId: 'alice.test',
+            metadata: {
+              openapijson_url: 'https://agent.example/openapi.json',
+              webhook_url: 'https://hooks.example',
+              not_before: '',
+            },
+          },
+        },
       ],
     });
+  });
+
+  it('#metadata carries the DN client code reads the display name, creature and contacts from', () => {
+    const dn = 'NNSWF="Smith, John",Creature=robot,ContactURI=mailto:john:example.org';
+    const withDn = buildDidDocument(
+      { ...record, metadata: { ...record.metadata, userselected_dn: dn } },
+      owner.publicKey,
+      options,
+    );
+    const service = withDn.service.find((s) => s.id === 'did:passport:bjbvcjzqbdsj#metadata');
+    expect(service?.type).toBe('PassportTokenMetadata');
+    expect(service?.serviceEndpoint).toMatchObject({
+      ownerAccountId: 'alice.test',
+      metadata: { userselected_dn: dn },
+    });
+    // The document's copy is its own: changing it leaves the record alone.
+    (service!.serviceEndpoint as { metadata: Record<string, string> }).metadata.userselected_dn = 'x';
+    expect(withDn.service.length).toBe(doc.service.length);
   });
 
   it("publishes a key that verifies the owner's signature, and no other", () => {
@@ -153,7 +184,7 @@ describe('buildDidDocument', () => {
       owner.publicKey,
       options,
     );
-    expect(bare.service.map((s) => s.id.split('#')[1])).toEqual(['profile', 'mcp']);
+    expect(bare.service.map((s) => s.id.split('#')[1])).toEqual(['profile', 'mcp', 'metadata']);
     const home = buildDidDocument(
       { tokenId: 'bjbvcjzqbdsj', metadata: { subjectuniqueidentifier_url: 'https://api.example' } },
       owner.publicKey,

@@ -12,7 +12,11 @@
  * - `alsoKnownAs` holds the `did:web` form `did:web:<host, ':' as %3A>:passport:<tokenId>`, which a
  *   did:web resolver fetches from `<publicBaseUrl>/passport/<tokenId>/did.json` (`didWebDocumentUrl`).
  * - `service`: the public profile and MCP discovery of this deployment always; `openapijson_url`,
- *   `webhook_url` and `subjectuniqueidentifier_url` from the metadata when set (all self-declared).
+ *   `webhook_url` and `subjectuniqueidentifier_url` from the metadata when set (all self-declared);
+ *   and `<did>#metadata` (`PassportTokenMetadata`) whose endpoint is an object
+ *   `{tokenId, ownerAccountId, metadata}` carrying the token's on-chain metadata (public on chain
+ *   anyway, `userselected_dn` included): client code reads the holder's display name, creature and
+ *   contacts from it without a second request.
  */
 import { encodeBase58 } from '../codecs/base58.codec.js';
 import { PassportError } from '../errors/passport.error.js';
@@ -43,10 +47,20 @@ export interface DidVerificationMethod {
   readonly publicKeyBase58: string;
 }
 
+/** The endpoint of the `#metadata` service: the token as the chain holds it. */
+export interface PassportTokenMetadataEndpoint {
+  readonly tokenId: string;
+  readonly ownerAccountId: string | null;
+  readonly metadata: Record<string, string>;
+}
+
+export const TOKEN_METADATA_SERVICE_TYPE = 'PassportTokenMetadata';
+
 export interface DidService {
   readonly id: string;
   readonly type: string;
-  readonly serviceEndpoint: string;
+  /** A URL, or (for `#metadata`) the token's metadata itself. */
+  readonly serviceEndpoint: string | PassportTokenMetadataEndpoint;
 }
 
 export interface DidDocument {
@@ -88,7 +102,7 @@ function invalidDid(did: unknown, reason: string): PassportError {
 
 /** The DID document of a passport whose owner account holds `ownerKeys` (32-byte Ed25519 keys). */
 export function buildDidDocument(
-  record: Pick<PassportRecord, 'tokenId' | 'metadata'>,
+  record: Pick<PassportRecord, 'tokenId' | 'metadata'> & Partial<Pick<PassportRecord, 'ownerId'>>,
   ownerKeys: Uint8Array | readonly Uint8Array[],
   options: DidDocumentOptions,
 ): DidDocument {
@@ -120,7 +134,7 @@ export function buildDidDocument(
 
 function services(
   did: string,
-  record: Pick<PassportRecord, 'tokenId' | 'metadata'>,
+  record: Pick<PassportRecord, 'tokenId' | 'metadata'> & Partial<Pick<PassportRecord, 'ownerId'>>,
   base: string,
 ): DidService[] {
   const list: DidService[] = [
@@ -141,7 +155,23 @@ function services(
     if (typeof value === 'string' && value.trim() !== '')
       list.push({ id: `${did}#${fragment}`, type, serviceEndpoint: value.trim() });
   }
+  list.push({
+    id: `${did}#metadata`,
+    type: TOKEN_METADATA_SERVICE_TYPE,
+    serviceEndpoint: {
+      tokenId: record.tokenId,
+      ownerAccountId: typeof record.ownerId === 'string' && record.ownerId !== '' ? record.ownerId : null,
+      metadata: publicMetadata(record.metadata),
+    },
+  });
   return list;
+}
+
+/** The metadata's string values (a fresh object, keys in chain order). */
+function publicMetadata(metadata: PassportRecord['metadata']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(metadata)) if (typeof value === 'string') out[key] = value;
+  return out;
 }
 
 /** `did:web:<host>:passport:<tokenId>` for this deployment (':' in the host as %3A, per did:web). */

@@ -6,6 +6,8 @@
 // DID documents
 export {
   buildDidDocument,
+  TOKEN_METADATA_SERVICE_TYPE,
+  type PassportTokenMetadataEndpoint,
   resolveDidDocument,
   describeDidMethod,
   parseDid,

@@ -3,6 +3,7 @@ import vectorFile from '../../test-vectors/dn.json' with { type: 'json' };
 import {
   DN_MAX_LENGTH,
   escapeDnValue,
+  isDnFullyParsed,
   formatDn,
   isContactUri,
   parseDn,
@@ -15,10 +16,10 @@ describe('parseDn: refusals (null)', () => {
     ['undefined', undefined],
     ['empty', ''],
     ['only separators and spaces', ' , ,  '],
-    ['a component without =', 'NNSWF=Ada,Lovelace'],
+    ['only a component without =', 'Lovelace'],
     ['an empty attribute name', '=Ada'],
     ['an attribute name with a space inside', 'Contact URI=x:y:z'],
-    ['an attribute name starting with a digit', '1x=y'],
+    ['an attribute name starting with a dot', '.x=y'],
     ['an escaped character in the name', 'N\\,SWF=x'],
     ['a dangling backslash', 'Creature=cat\\'],
     ['hex escapes that are not UTF-8', 'Creature=\\ff\\fe'],
@@ -61,7 +62,54 @@ describe('parseDn: reading', () => {
         { name: 'ContactURI', value: 'broken' },
         { name: 'Team', value: 'Analytical Engines' },
       ],
+      unparsed: [],
     });
+  });
+
+  it('reads names with _ and digits, as real passports write them (webhook_url=…)', () => {
+    const dn = parseDn('NNSWF=Ada,webhook_url=https://hooks.example/a?b=c,x500_2=y,2.5.4.3=Ada');
+    expect(dn?.attributes).toEqual([
+      { name: 'NNSWF', value: 'Ada' },
+      { name: 'webhook_url', value: 'https://hooks.example/a?b=c' },
+      { name: 'x500_2', value: 'y' },
+      { name: '2.5.4.3', value: 'Ada' },
+    ]);
+    expect(dn?.unparsed).toEqual([]);
+  });
+
+  it('reads double-quoted values: commas inside are text, the quotes go, the inside is kept as is', () => {
+    const dn = parseDn('NNSWF="Smith, John", NSWF=" Jr. ",Creature=robot,Note="a \\"b\\" c"');
+    expect(dn).toMatchObject({
+      nnswf: 'Smith, John',
+      nswf: ' Jr. ',
+      displayName: 'Smith, John  Jr. ',
+      creature: 'robot',
+    });
+    expect(dn?.attributes.at(-1)).toEqual({ name: 'Note', value: 'a "b" c' });
+    // An unbalanced quote is a plain character and does not swallow the rest.
+    expect(parseDn('NNSWF=5" tall,Creature=cat')).toMatchObject({
+      nnswf: '5" tall',
+      creature: 'cat',
+      unparsed: [],
+    });
+    // Quotes inside a value are kept as written.
+    expect(parseDn('Team=the "A" team')?.attributes).toEqual([{ name: 'Team', value: 'the "A" team' }]);
+  });
+
+  it('one component it cannot read never nulls the DN: it is set aside, as written', () => {
+    for (const [text, unparsed] of [
+      ['NNSWF=Ada,Lovelace,Creature=owl', ['Lovelace']],
+      ['NNSWF=Ada, Contact URI=x:y:z ,Creature=owl', ['Contact URI=x:y:z']],
+      ['NNSWF=Ada,N\\,SWF=x,Creature=owl', ['N\\,SWF=x']],
+      ['NNSWF=Ada,Creature=owl,Avatar=\\ff', ['Avatar=\\ff']],
+      ['NNSWF=Ada,Creature=owl,Tail=\\', ['Tail=\\']],
+    ] as const) {
+      const dn = parseDn(text);
+      expect([text, dn?.displayName, dn?.creature, dn?.unparsed]).toEqual([text, 'Ada', 'owl', unparsed]);
+      expect(isDnFullyParsed(text)).toBe(false);
+    }
+    expect(isDnFullyParsed('NNSWF="Smith, John",webhook_url=https://h.example')).toBe(true);
+    expect(isDnFullyParsed('')).toBe(false);
   });
 
   it('uses one name alone as the display name; none → null; empty values → null', () => {
@@ -127,8 +175,31 @@ describe('parseDn properties', () => {
     );
   });
 
+  it('a readable DN keeps its attributes when an unreadable component is added anywhere', () => {
+    const attribute = fc.record({
+      name: fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_-]{0,10}$/),
+      value: fc.string({ unit: 'grapheme', maxLength: 20 }),
+    });
+    const junk = fc.constantFrom('no equals sign', 'bad name=x', 'x=\\ff', '=value');
+    fc.assert(
+      fc.property(
+        fc.array(attribute, { minLength: 1, maxLength: 6 }),
+        junk,
+        fc.nat(),
+        (attributes, bad, at) => {
+          const parts = attributes.map((a) => formatDn([a]));
+          parts.splice(at % (parts.length + 1), 0, bad);
+          const dn = parseDn(parts.join(','));
+          expect(dn?.attributes).toEqual(attributes);
+          expect(dn?.unparsed).toEqual([bad]);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
   it('round-trips through formatDn for any values', () => {
-    const name = fc.stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,15}$/);
+    const name = fc.stringMatching(/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,15}$/);
     const attribute = fc.record({
       name,
       value: fc.oneof(

@@ -1,21 +1,24 @@
 /**
  * @module dn/dn.parser
- * The self-declared Distinguished Name of a passport (`metadata.userselected_dn`, resolutions §4):
- * comma-separated `Attr=Value` components; `\` escapes the next character, or `\XX` gives a byte in
- * hex (consecutive hex escapes are decoded together as UTF-8, as in RFC 4514).
+ * The self-declared Distinguished Name of a passport (`metadata.userselected_dn`): comma-separated
+ * `Attr=Value` components; `\\` escapes the next character, or `\\XX` gives a byte in hex (consecutive
+ * hex escapes are decoded together as UTF-8, as in RFC 4514); a value may be double-quoted
+ * (`NNSWF="Smith, John"`), inside which commas are plain text, as real passports write them.
  *
- * Decisions (where §4 is silent):
- * - The text is at most 2048 characters; longer, or malformed (a component without `=`, an attribute
- *   name outside `[A-Za-z][A-Za-z0-9-]*`, a dangling `\`, hex escapes that are not UTF-8) → null.
- *   A DN is self-declared decoration, so a bad one is dropped whole rather than half-read.
+ * Decisions:
+ * - The text is at most 2048 characters; longer → null. A DN is self-declared decoration, so a
+ *   component the parser cannot read (no `=`, a name outside letters/digits/`_`/`.`/`-`, a dangling
+ *   `\\`, hex escapes that are not UTF-8) is set aside in `unparsed`, as written, and the rest still
+ *   reads: one odd component never loses the holder's name. Only a DN with no readable component is null.
  * - Attribute names match case-insensitively (`creature` = `Creature`); the value is split at the
  *   first unescaped `=`, so values may contain `=` (URLs with queries). Unescaped whitespace around
- *   names and values is trimmed; escaped whitespace (`\ `) is kept. Empty components are skipped.
+ *   names and values is trimmed; escaped whitespace (`\\ `) and everything between quotes is kept.
+ *   An unbalanced quote is an ordinary character. Empty components are skipped.
  * - `NNSWF` and `NSWF` (first occurrence each) make `displayName`, joined by one space in that order;
  *   with one of them present it alone is the display name. `Creature`, `AvatarURL`, `EmojiURL`: first
  *   occurrence, empty → null. `ContactURI` repeats; only values of the form `scheme:authority:identifier`
  *   (all three non-empty, scheme per RFC 3986) are listed in `contactUris`.
- * - Every component, known or not, stays in `attributes` in order, so nothing is lost.
+ * - Every readable component, known or not (`webhook_url=…`, `Team=…`), stays in `attributes` in order.
  */
 import { fromUtf8 } from '../codecs/utf8.codec.js';
 
@@ -34,29 +37,36 @@ export interface ParsedDn {
   readonly avatarUrl: string | null;
   readonly emojiUrl: string | null;
   readonly contactUris: string[];
-  /** Every component in order, names as written. */
+  /** Every readable component in order, names as written. */
   readonly attributes: DnAttribute[];
+  /** Components that could not be read, as written (trimmed); empty when the whole DN parsed. */
+  readonly unparsed: string[];
 }
 
-const NAME_PATTERN = /^[A-Za-z][A-Za-z0-9-]*$/;
+const NAME_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 const CONTACT_URI_PATTERN = /^[A-Za-z][A-Za-z0-9+.-]*:[^:]+:.+$/s;
 const HEX_PAIR = /^[0-9A-Fa-f]{2}$/;
 const WHITESPACE = /\s/;
 
-/** Parses a DN; null when absent, empty, too long or malformed (see the module doc). */
+/** Parses a DN; null when absent, too long, or without one readable component (see the module doc). */
 export function parseDn(text: unknown): ParsedDn | null {
   if (typeof text !== 'string' || text.length > DN_MAX_LENGTH) return null;
-  const components = splitComponents(text);
-  if (!components) return null;
   const attributes: DnAttribute[] = [];
-  for (const component of components) {
-    const attribute = parseComponent(component);
-    if (attribute === 'empty') continue;
-    if (!attribute) return null;
-    attributes.push(attribute);
+  const unparsed: string[] = [];
+  for (const raw of splitComponents(text)) {
+    if (raw.trim() === '') continue;
+    const attribute = parseComponent(raw);
+    if (attribute) attributes.push(attribute);
+    else unparsed.push(raw.trim());
   }
   if (attributes.length === 0) return null;
-  return describe(attributes);
+  return describe(attributes, unparsed);
+}
+
+/** True when the DN parses with every component read (what `passport mint --dn` checks). */
+export function isDnFullyParsed(text: unknown): boolean {
+  const dn = parseDn(text);
+  return dn !== null && dn.unparsed.length === 0;
 }
 
 /** Writes attributes as a DN that `parseDn` reads back to the same attributes (names must be valid). */
@@ -70,73 +80,91 @@ export function formatDn(attributes: readonly DnAttribute[]): string {
     .join(',');
 }
 
-/** Escapes `\`, `,`, `=` and leading/trailing whitespace of a value. */
+/** Escapes `\\`, `,`, `=`, `"` and leading/trailing whitespace of a value. */
 export function escapeDnValue(value: string): string {
   let out = '';
   for (let i = 0; i < value.length; i++) {
     const c = value[i];
     const boundary = i === 0 || i === value.length - 1;
-    if (c === '\\' || c === ',' || c === '=' || (boundary && WHITESPACE.test(c))) out += `\\${c}`;
+    if (c === '\\' || c === ',' || c === '=' || c === '"' || (boundary && WHITESPACE.test(c)))
+      out += `\\${c}`;
     else out += c;
   }
   return out;
 }
 
-// --- Lexing: a component is a list of characters, each marked escaped or not. ---
+// --- Lexing ---
+
+/** Splits at commas outside quotes and not escaped; an unbalanced quote is read as a plain character. */
+function splitComponents(text: string): string[] {
+  const quoted = split(text, true);
+  return quoted ?? (split(text, false) as string[]);
+}
+
+function split(text: string, quotes: boolean): string[] | null {
+  const parts: string[] = [];
+  let start = 0;
+  let inQuotes = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '\\') i++;
+    else if (quotes && c === '"') inQuotes = !inQuotes;
+    else if (c === ',' && !inQuotes) {
+      parts.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  if (inQuotes) return null;
+  parts.push(text.slice(start));
+  return parts;
+}
 
 interface Char {
   readonly c: string;
   readonly escaped: boolean;
 }
 
-/** Splits at unescaped commas and resolves escapes; null for a dangling `\` or non-UTF-8 hex bytes. */
-function splitComponents(text: string): Char[][] | null {
-  const components: Char[][] = [];
-  let current: Char[] = [];
+/** Resolves escapes; null for a dangling `\\` or hex bytes that are not UTF-8. */
+function decode(raw: string): Char[] | null {
+  const chars: Char[] = [];
   let i = 0;
-  while (i < text.length) {
-    const c = text[i];
-    if (c === ',') {
-      components.push(current);
-      current = [];
+  while (i < raw.length) {
+    if (raw[i] !== '\\') {
+      chars.push({ c: raw[i], escaped: false });
       i++;
-    } else if (c === '\\') {
-      if (HEX_PAIR.test(text.slice(i + 1, i + 3))) {
-        // Gather a run of hex escapes: one multi-byte UTF-8 character may span several.
-        const bytes: number[] = [];
-        while (text[i] === '\\' && HEX_PAIR.test(text.slice(i + 1, i + 3))) {
-          bytes.push(parseInt(text.slice(i + 1, i + 3), 16));
-          i += 3;
-        }
-        const decoded = fromUtf8(Uint8Array.from(bytes));
-        if (decoded === null) return null;
-        for (const ch of decoded) current.push({ c: ch, escaped: true });
-      } else {
-        if (i + 1 >= text.length) return null;
-        current.push({ c: text[i + 1], escaped: true });
-        i += 2;
+    } else if (HEX_PAIR.test(raw.slice(i + 1, i + 3))) {
+      // Gather a run of hex escapes: one multi-byte UTF-8 character may span several.
+      const bytes: number[] = [];
+      while (raw[i] === '\\' && HEX_PAIR.test(raw.slice(i + 1, i + 3))) {
+        bytes.push(parseInt(raw.slice(i + 1, i + 3), 16));
+        i += 3;
       }
+      const decoded = fromUtf8(Uint8Array.from(bytes));
+      if (decoded === null) return null;
+      for (const ch of decoded) chars.push({ c: ch, escaped: true });
     } else {
-      current.push({ c, escaped: false });
-      i++;
+      if (i + 1 >= raw.length) return null;
+      chars.push({ c: raw[i + 1], escaped: true });
+      i += 2;
     }
   }
-  components.push(current);
-  return components;
+  return chars;
 }
 
-function parseComponent(chars: Char[]): DnAttribute | 'empty' | null {
-  if (chars.every((ch) => !ch.escaped && WHITESPACE.test(ch.c))) return 'empty';
+function parseComponent(raw: string): DnAttribute | null {
+  const chars = decode(raw);
+  if (!chars) return null;
   const eq = chars.findIndex((ch) => ch.c === '=' && !ch.escaped);
   if (eq < 0) return null;
   const nameChars = trim(chars.slice(0, eq));
   if (nameChars.some((ch) => ch.escaped)) return null;
   const name = nameChars.map((ch) => ch.c).join('');
   if (!NAME_PATTERN.test(name)) return null;
-  const value = trim(chars.slice(eq + 1))
-    .map((ch) => ch.c)
-    .join('');
-  return { name, value };
+  let valueChars = trim(chars.slice(eq + 1));
+  const isQuote = (ch: Char | undefined) => ch !== undefined && ch.c === '"' && !ch.escaped;
+  if (valueChars.length >= 2 && isQuote(valueChars[0]) && isQuote(valueChars[valueChars.length - 1]))
+    valueChars = valueChars.slice(1, -1);
+  return { name, value: valueChars.map((ch) => ch.c).join('') };
 }
 
 function trim(chars: Char[]): Char[] {
@@ -149,7 +177,7 @@ function trim(chars: Char[]): Char[] {
 
 // --- Interpretation ---
 
-function describe(attributes: DnAttribute[]): ParsedDn {
+function describe(attributes: DnAttribute[], unparsed: string[]): ParsedDn {
   const first = (name: string): string | null => {
     const found = attributes.find((a) => a.name.toLowerCase() === name);
     return found && found.value !== '' ? found.value : null;
@@ -168,6 +196,7 @@ function describe(attributes: DnAttribute[]): ParsedDn {
       .filter((a) => a.name.toLowerCase() === 'contacturi' && isContactUri(a.value))
       .map((a) => a.value),
     attributes,
+    unparsed,
   };
 }
 

@@ -23,13 +23,15 @@ export async function checkFamilyMembership(params: {
   /** The family to check against (for login: the server's own `serviceprovider_id`). */
   readonly family: ServiceProviderId;
   readonly metadata: PassportMetadata;
+  /** The passport's own token id from its chain record (part of what the issuer signs). */
+  readonly tokenId: string;
 }): Promise<FamilyMembership> {
-  const { chain, verifier, family, metadata } = params;
+  const { chain, verifier, family, metadata, tokenId } = params;
   for (const rootId of family.rootIds) {
     const root = await chain.getPassport(familyRootTokenId(family, rootId));
     if (!root || isPassportRevoked(root)) continue;
     const keys = await resolveOwnerKeys(chain, root.ownerId);
-    if (verifyFamilySignature(metadata, keys, verifier)) return { member: true, rootId };
+    if (verifyFamilySignature(metadata, tokenId, keys, verifier)) return { member: true, rootId };
   }
   return { member: false, rootId: null };
 }

@@ -1,9 +1,18 @@
 /**
  * @module family/family-signature
- * The family signature (`metadata.serviceprovider_signature`, resolutions §3): the family root key's
- * Ed25519 signature, base64url, over the SHA-512 digest of the canonical JSON of exactly the fields
- * below (fields the metadata lacks are dropped). Other metadata — `webhook_url`, the DN, `revoked` —
- * is deliberately outside the signature, as in production, so that clients keep verifying.
+ * The family signature (`metadata.serviceprovider_signature`): the family root key's Ed25519
+ * signature, base64url, over the SHA-512 digest of the canonical JSON of the fields below, built the
+ * way the production issuer builds it:
+ * - `token_id` is the token's own id from the chain record (real passports carry no `metadata.token_id`);
+ * - `max_requests` and `maxrq_window` are always present, as `String(value)` (an absent one is the
+ *   string "undefined", exactly as the issuer hashes it);
+ * - every other field is copied when the metadata has it and dropped when it does not.
+ * Other metadata (`webhook_url`, the DN, `revoked`) is deliberately outside the signature, as in
+ * production, so that clients keep verifying.
+ *
+ * Passports written by earlier versions of this service were signed over their own metadata with
+ * `metadata.token_id` (equal to the record's id) and absent fields dropped; they still verify, but only
+ * when that `metadata.token_id` names this very record, so a signature never moves to another token.
  */
 import { sha512 } from '@noble/hashes/sha2.js';
 import { decodeBase64Url, encodeBase64Url } from '../codecs/base64url.codec.js';
@@ -30,31 +39,58 @@ export const FAMILY_SIGNED_FIELDS = [
 
 export type FamilySignedField = (typeof FAMILY_SIGNED_FIELDS)[number];
 
-/** The signed subset of the metadata, undefined fields dropped. */
-export function familySignedPayload(metadata: Readonly<Partial<Record<string, unknown>>>): Partial<Record<FamilySignedField, unknown>> {
-  const payload: Partial<Record<FamilySignedField, unknown>> = {};
+/** Fields the issuer always writes with `String(...)`, present or not. */
+const STRINGIFIED_FIELDS: ReadonlySet<FamilySignedField> = new Set(['max_requests', 'maxrq_window']);
+
+type MetadataLike = Readonly<Partial<Record<string, unknown>>>;
+
+function own(metadata: MetadataLike, field: string): unknown {
+  return Object.prototype.hasOwnProperty.call(metadata, field) ? metadata[field] : undefined;
+}
+
+/** The payload the issuer signs for the passport `tokenId` (undefined fields dropped). */
+export function familySignedPayload(
+  metadata: MetadataLike,
+  tokenId: string,
+): Partial<Record<FamilySignedField, unknown>> {
+  const payload: Partial<Record<FamilySignedField, unknown>> = { token_id: tokenId };
   for (const field of FAMILY_SIGNED_FIELDS) {
-    if (Object.prototype.hasOwnProperty.call(metadata, field) && metadata[field] !== undefined) payload[field] = metadata[field];
+    if (field === 'token_id') continue;
+    const value = own(metadata, field);
+    if (STRINGIFIED_FIELDS.has(field)) payload[field] = String(value);
+    else if (value !== undefined) payload[field] = value;
   }
   return payload;
 }
 
-/** SHA-512 (64 bytes) of the canonical JSON of the signed fields: the message the root key signs. */
-export function familyMetadataDigest(metadata: Readonly<Partial<Record<string, unknown>>>): Uint8Array {
-  return sha512(utf8(canonicalJson(familySignedPayload(metadata))));
+/** The payload earlier versions of this service signed: the metadata's own signed fields, as they are. */
+function legacySignedPayload(metadata: MetadataLike): Partial<Record<FamilySignedField, unknown>> {
+  const payload: Partial<Record<FamilySignedField, unknown>> = {};
+  for (const field of FAMILY_SIGNED_FIELDS) {
+    const value = own(metadata, field);
+    if (value !== undefined) payload[field] = value;
+  }
+  return payload;
 }
 
-/** `serviceprovider_signature` for this metadata, signed by the family root. */
-export function signFamilyMetadata(metadata: Readonly<Partial<Record<string, unknown>>>, signer: Signer): string {
-  return encodeBase64Url(signer.sign(familyMetadataDigest(metadata)));
+/** SHA-512 (64 bytes) of the canonical JSON of the issuer's payload: the message the root key signs. */
+export function familyMetadataDigest(metadata: MetadataLike, tokenId: string): Uint8Array {
+  return sha512(utf8(canonicalJson(familySignedPayload(metadata, tokenId))));
+}
+
+/** `serviceprovider_signature` for the passport `tokenId` with this metadata, signed by the family root. */
+export function signFamilyMetadata(metadata: MetadataLike, tokenId: string, signer: Signer): string {
+  return encodeBase64Url(signer.sign(familyMetadataDigest(metadata, tokenId)));
 }
 
 /**
- * True when `metadata.serviceprovider_signature` is a strict base64url 64-byte signature of the
- * digest by one of `rootKeys`.
+ * True when `metadata.serviceprovider_signature` is a strict base64url 64-byte signature by one of
+ * `rootKeys` of the issuer's digest for `tokenId` (or, for passports of earlier versions whose
+ * `metadata.token_id` is `tokenId`, of the digest they were signed over).
  */
 export function verifyFamilySignature(
   metadata: PassportMetadata,
+  tokenId: string,
   rootKeys: readonly Uint8Array[],
   verifier: SignatureVerifier,
 ): boolean {
@@ -62,6 +98,14 @@ export function verifyFamilySignature(
   if (typeof text !== 'string') return false;
   const signature = decodeBase64Url(text);
   if (!signature || signature.length !== 64) return false;
-  const digest = familyMetadataDigest(metadata);
-  return rootKeys.some((key) => verifier.verify(signature, digest, key));
+  const digests = [familyMetadataDigest(metadata, tokenId)];
+  if (own(metadata, 'token_id') === tokenId) {
+    const legacy = sha512(utf8(canonicalJson(legacySignedPayload(metadata))));
+    if (!bytesEqual(legacy, digests[0])) digests.push(legacy);
+  }
+  return digests.some((digest) => rootKeys.some((key) => verifier.verify(signature, digest, key)));
+}
+
+function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, i) => byte === b[i]);
 }

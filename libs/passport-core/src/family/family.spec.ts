@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import vectors from '../../test-vectors/family.json' with { type: 'json' };
+import issuerVectors from '../../test-vectors/family-issuer.json' with { type: 'json' };
 import { MemoryChainReader } from '../adapters/memory/memory-chain.reader.js';
 import { decodeHex, encodeHex } from '../codecs/hex.codec.js';
 import { createNobleSigner } from '../crypto/noble.signer.js';
@@ -9,6 +10,7 @@ import { checkFamilyMembership } from './family-membership.js';
 import {
   FAMILY_SIGNED_FIELDS,
   familyMetadataDigest,
+  familySignedPayload,
   signFamilyMetadata,
   verifyFamilySignature,
 } from './family-signature.js';
@@ -45,7 +47,8 @@ describe('canonical JSON', () => {
           Object.defineProperty(shuffled, key, { value: object[key], enumerable: true });
         return (
           canonicalJson(shuffled) === canonicalJson(object) &&
-          encodeHex(familyMetadataDigest(shuffled)) === encodeHex(familyMetadataDigest(object))
+          encodeHex(familyMetadataDigest(shuffled, 'bjbvcjzqbdsj')) ===
+            encodeHex(familyMetadataDigest(object, 'bjbvcjzqbdsj'))
         );
       }),
     );
@@ -91,65 +94,106 @@ describe('serviceprovider_id', () => {
   });
 });
 
-describe('family signature vectors (test-vectors/family.json)', () => {
-  it('the signed field list is the one of resolutions §3', () => {
+describe('issuer family signature vectors (test-vectors/family-issuer.json, made with node:crypto alone)', () => {
+  it('the signed field list and the root key agree with the independent script', () => {
     expect([...FAMILY_SIGNED_FIELDS]).toEqual(vectors.signedFields);
-    expect(encodeHex(root.publicKey)).toBe(vectors.rootPublicKeyHex);
+    expect(issuerVectors.rootPublicKeyHex).toBe(encodeHex(root.publicKey));
   });
-  it.each(vectors.cases.map((c) => [c.note, c] as const))('%s', (_note, c) => {
-    const { serviceprovider_signature: _ignored, ...metadata } = c.metadata as Record<string, string>;
-    expect(encodeHex(familyMetadataDigest(metadata))).toBe(c.digestHex);
-    expect(signFamilyMetadata(metadata, root)).toBe(c.signature);
+  it.each(issuerVectors.cases.map((c) => [c.note, c] as const))('%s', (_note, c) => {
+    const metadata = c.metadata as Record<string, string>;
+    expect(metadata.token_id).toBeUndefined();
+    expect(canonicalJson(familySignedPayload(metadata, c.tokenId))).toBe(c.canonicalJson);
+    expect(encodeHex(familyMetadataDigest(metadata, c.tokenId))).toBe(c.digestHex);
+    expect(signFamilyMetadata(metadata, c.tokenId, root)).toBe(c.signature);
+    const signed = { ...metadata, serviceprovider_signature: c.signature };
+    expect(verifyFamilySignature(signed, c.tokenId, [root.publicKey], verifier)).toBe(true);
+    // The signature belongs to its token: the same metadata on another record does not verify.
+    expect(verifyFamilySignature(signed, 'bjbvcjzqbdsj', [root.publicKey], verifier)).toBe(false);
+  });
+});
+
+describe('passports signed by earlier versions (test-vectors/family.json: metadata.token_id, absent fields dropped)', () => {
+  it.each(vectors.cases.map((c) => [c.note, c] as const))(
+    '%s still verifies on its own record',
+    (_note, c) => {
+      const metadata = c.metadata as Record<string, string>;
+      expect(canonicalJson(JSON.parse(c.canonicalJson))).toBe(c.canonicalJson);
+      const signed = { ...metadata, serviceprovider_signature: c.signature };
+      expect(verifyFamilySignature(signed, metadata.token_id, [root.publicKey], verifier)).toBe(true);
+    },
+  );
+  it('but never on another record, nor once the metadata token_id is gone or differs', () => {
+    for (const c of vectors.cases) {
+      const metadata = c.metadata as Record<string, string>;
+      const signed = { ...metadata, serviceprovider_signature: c.signature };
+      expect(
+        verifyFamilySignature(
+          { ...signed, token_id: 'bjbvcjzqbdsj' },
+          'bjbvcjzqbdsj',
+          [root.publicKey],
+          verifier,
+        ),
+      ).toBe(false);
+      expect(verifyFamilySignature(signed, 'bjbvcjzqbdsj', [root.publicKey], verifier)).toBe(false);
+    }
+    // A legacy case without quota fields differs from the issuer's digest, so it needs its token_id.
+    const minimal = vectors.cases[1];
+    const { token_id: tokenId, ...rest } = minimal.metadata as Record<string, string>;
     expect(
       verifyFamilySignature(
-        { ...metadata, serviceprovider_signature: c.signature },
+        { ...rest, serviceprovider_signature: minimal.signature },
+        tokenId,
         [root.publicKey],
         verifier,
       ),
-    ).toBe(true);
-    expect(canonicalJson(JSON.parse(c.canonicalJson))).toBe(c.canonicalJson);
+    ).toBe(false);
   });
 });
 
 describe('family signature negatives', () => {
-  const base = vectors.cases[0].metadata as Record<string, string>;
-  const signed: Record<string, string> = { ...base, serviceprovider_signature: vectors.cases[0].signature };
-  it.each(FAMILY_SIGNED_FIELDS.map((f) => [f]))('changing %s breaks it', (field) => {
-    expect(
-      verifyFamilySignature({ ...signed, [field]: `${signed[field] ?? ''}x` }, [root.publicKey], verifier),
-    ).toBe(false);
+  const c0 = issuerVectors.cases[0];
+  const base = c0.metadata as Record<string, string>;
+  const signed: Record<string, string> = { ...base, serviceprovider_signature: c0.signature };
+  const verify = (metadata: Record<string, string | undefined>, keys: Uint8Array[], tokenId = c0.tokenId) =>
+    verifyFamilySignature(metadata, tokenId, keys, verifier);
+  it.each(FAMILY_SIGNED_FIELDS.filter((f) => f !== 'token_id').map((f) => [f]))(
+    'changing %s breaks it',
+    (field) => {
+      expect(verify({ ...signed, [field]: `${signed[field] ?? ''}x` }, [root.publicKey])).toBe(false);
+    },
+  );
+  it('another token id breaks it, and a token_id in the metadata does not stand in for the record', () => {
+    expect(verify(signed, [root.publicKey], 'bjbvcjzqbdsj')).toBe(false);
+    expect(verify({ ...signed, token_id: 'bjbvcjzqbdsj' }, [root.publicKey], 'bjbvcjzqbdsj')).toBe(false);
+    expect(verify({ ...signed, token_id: 'bjbvcjzqbdsj' }, [root.publicKey])).toBe(true);
+  });
+  it('removing the quota changes what the issuer signed ("undefined")', () => {
+    expect(verify({ ...signed, max_requests: undefined }, [root.publicKey])).toBe(false);
+    expect(verify({ ...signed, maxrq_window: undefined }, [root.publicKey])).toBe(false);
   });
   it('unsigned fields may change', () => {
     expect(
-      verifyFamilySignature(
-        { ...signed, webhook_url: 'https://elsewhere', revoked: 'false' },
-        [root.publicKey],
-        verifier,
-      ),
+      verify({ ...signed, webhook_url: 'https://elsewhere', revoked: 'false', userselected_dn: 'X=1' }, [
+        root.publicKey,
+      ]),
     ).toBe(true);
   });
   it('another key, padded/base64 text, a short signature or none fail', () => {
     const other = createNobleSigner(new Uint8Array(32).fill(9)).publicKey;
-    expect(verifyFamilySignature(signed, [other], verifier)).toBe(false);
-    expect(verifyFamilySignature(signed, [other, root.publicKey], verifier)).toBe(true);
+    expect(verify(signed, [other])).toBe(false);
+    expect(verify(signed, [other, root.publicKey])).toBe(true);
     expect(
-      verifyFamilySignature(
-        { ...signed, serviceprovider_signature: `${signed.serviceprovider_signature}==` },
-        [root.publicKey],
-        verifier,
-      ),
+      verify({ ...signed, serviceprovider_signature: `${signed.serviceprovider_signature}==` }, [
+        root.publicKey,
+      ]),
     ).toBe(false);
     expect(
-      verifyFamilySignature(
-        { ...signed, serviceprovider_signature: signed.serviceprovider_signature.slice(0, 80) },
-        [root.publicKey],
-        verifier,
-      ),
+      verify({ ...signed, serviceprovider_signature: signed.serviceprovider_signature.slice(0, 80) }, [
+        root.publicKey,
+      ]),
     ).toBe(false);
-    expect(
-      verifyFamilySignature({ ...base, serviceprovider_signature: undefined }, [root.publicKey], verifier),
-    ).toBe(false);
-    expect(verifyFamilySignature(signed, [], verifier)).toBe(false);
+    expect(verify({ ...base, serviceprovider_signature: undefined }, [root.publicKey])).toBe(false);
+    expect(verify(signed, [])).toBe(false);
   });
 });
 
@@ -163,16 +207,19 @@ describe('family membership through the chain', () => {
     revoked,
   });
   const member = {
-    ...(vectors.cases[1].metadata as Record<string, string>),
-    serviceprovider_signature: vectors.cases[1].signature,
+    ...(issuerVectors.cases[1].metadata as Record<string, string>),
+    serviceprovider_signature: issuerVectors.cases[1].signature,
   };
+  const tokenId = issuerVectors.cases[1].tokenId;
 
   it('a passport signed by the second root is a member of that root', async () => {
     const chain = new MemoryChainReader({
       contractId: 'passport.test',
       passports: [rootRecord(encodeHex(root.publicKey))],
     });
-    await expect(checkFamilyMembership({ chain, verifier, family, metadata: member })).resolves.toEqual({
+    await expect(
+      checkFamilyMembership({ chain, verifier, family, metadata: member, tokenId }),
+    ).resolves.toEqual({
       member: true,
       rootId: 'devroot',
     });
@@ -183,9 +230,9 @@ describe('family membership through the chain', () => {
       passports: [rootRecord('family.test')],
       accounts: { 'family.test': [new Uint8Array(32).fill(1), root.publicKey] },
     });
-    await expect(checkFamilyMembership({ chain, verifier, family, metadata: member })).resolves.toMatchObject(
-      { member: true },
-    );
+    await expect(
+      checkFamilyMembership({ chain, verifier, family, metadata: member, tokenId }),
+    ).resolves.toMatchObject({ member: true });
   });
   it('no member when the root passport is missing, revoked, or owned by another key', async () => {
     const missing = new MemoryChainReader({ contractId: 'passport.test' });
@@ -198,7 +245,9 @@ describe('family membership through the chain', () => {
       passports: [rootRecord('ab'.repeat(32))],
     });
     for (const chain of [missing, revoked, otherOwner]) {
-      await expect(checkFamilyMembership({ chain, verifier, family, metadata: member })).resolves.toEqual({
+      await expect(
+        checkFamilyMembership({ chain, verifier, family, metadata: member, tokenId }),
+      ).resolves.toEqual({
         member: false,
         rootId: null,
       });

@@ -27,7 +27,6 @@ function serverPassport(
   extra: Partial<PassportRecord> = {},
 ): PassportRecord {
   const full = {
-    token_id: 'bhahbkbramax',
     serviceprovider_id: FAMILY,
     subjectuniqueidentifier_url: 'https://api.example',
     ...metadata,
@@ -37,7 +36,7 @@ function serverPassport(
     ownerId: SERVER_OWNER,
     contractId: CONTRACT,
     revoked: false,
-    metadata: { ...full, serviceprovider_signature: signFamilyMetadata(full, signer) },
+    metadata: { ...full, serviceprovider_signature: signFamilyMetadata(full, 'bhahbkbramax', signer) },
     ...extra,
   };
 }

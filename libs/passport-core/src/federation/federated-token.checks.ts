@@ -102,6 +102,7 @@ export async function checkServerPassport(params: ServerPassportCheckParams): Pr
     verifier,
     family: expected!,
     metadata: server.metadata,
+    tokenId: server.tokenId,
   });
   if (!membership.member) fail('SERVER_PASSPORT_FAMILY_MISMATCH', { reason: 'family_signature_invalid' });
 

@@ -36,13 +36,13 @@ function passport(
   metadata: PassportMetadata,
   extra: Partial<PassportRecord> = {},
 ): PassportRecord {
-  const full = { token_id: tokenId, ...metadata };
+  const full = { ...metadata };
   return {
     tokenId,
     ownerId: owner,
     contractId: CONTRACT,
     revoked: false,
-    metadata: { ...full, serviceprovider_signature: signFamilyMetadata(full, signer) },
+    metadata: { ...full, serviceprovider_signature: signFamilyMetadata(full, tokenId, signer) },
     ...extra,
   };
 }

@@ -176,6 +176,7 @@ export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
       verifier,
       family: relation === 'partner' ? family : peerFamily,
       metadata: passport.metadata,
+      tokenId: passport.tokenId,
     });
     if (!membership.member) fail('PASSPORT_FAMILY_MISMATCH', { reason: 'family_signature_invalid' });
     const modeRejection = loginModeRejection(server.loginMode, relation);

@@ -6,6 +6,7 @@
 // Distinguished names
 export {
   parseDn,
+  isDnFullyParsed,
   formatDn,
   escapeDnValue,
   isContactUri,

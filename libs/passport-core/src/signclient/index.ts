@@ -24,6 +24,8 @@ export {
 // Signing new passports
 export {
   signClient,
+  ANONYMOUS_SIGNCLIENT_CALLER,
+  type SignClientCaller,
   validateSignClientRequest,
   type SignClientDeps,
   type SignClientRequest,

@@ -5,12 +5,18 @@
  * family root key (`serviceprovider_signature`, resolutions §3 Family, via family/family-signature).
  *
  * Decisions:
- * - `tobesignedValues` is an object of string values (metadata is strings on chain); `token_id` from
- *   the body fills `tobesignedValues.token_id` when that is absent and must equal it when present;
- *   both must be 12-letter token ids when given.
+ * - `tobesignedValues` is an object of string values (metadata is strings on chain). The token id
+ *   comes from the body's `token_id` or `tobesignedValues.token_id` (equal when both are given) and is
+ *   required: the issuer's signature covers the token's own id, so a signature is bound to the one
+ *   token it was made for and cannot be replayed onto another. It is signed, not stored: the metadata
+ *   answered (the metadata to mint) carries no `token_id`, as production passports do not.
+ * - Privilege is not for sale: unless the caller's JWT is privileged for `/api/signclient`, the
+ *   metadata may not name `permissioned_routes` and must carry a positive `max_requests` (absent or
+ *   `0` is unlimited for the rate limiter). Refused with 403 `PERMISSION_DENIED` `{field, reason}`.
  * - When the server knows its family (`serviceProviderId`), the signed metadata carries it: filled in
  *   when absent, and a different one is refused (the root key signs only into its own family).
- * - The answer returns the exact metadata signed, so the client mints precisely what was signed.
+ * - The answer returns the exact metadata to mint and the token id signed with it; a refusal carries no
+ *   signature and no metadata, and the fee mismatch only the two fees.
  * Validation failures are 400 `SIGNCLIENT_INVALID_REQUEST` `{field, reason}`; a failing signer is
  * 500 `SIGNCLIENT_FAILED` (no upstream text).
  */
@@ -28,22 +34,34 @@ import {
   type MintTier,
 } from './mint-fee.js';
 
+/** Who asks: only a caller privileged for `/api/signclient` may sign privileges or unlimited quotas. */
+export interface SignClientCaller {
+  readonly privileged: boolean;
+}
+
+export const ANONYMOUS_SIGNCLIENT_CALLER: SignClientCaller = { privileged: false };
+
 export interface SignClientDeps {
   /** The family root's key (from `FAMILY_CREDENTIALS_FILE`). */
   readonly familySigner: Signer;
   readonly clock: Clock;
   /** This server's `serviceprovider_id`, when known. */
   readonly serviceProviderId?: string;
+  readonly caller?: SignClientCaller;
 }
 
 export interface SignClientRequest {
+  /** The metadata to mint and sign (no `token_id`: the token id is signed from `tokenId`). */
   readonly tobesignedValues: Record<string, string>;
+  readonly tokenId: string;
   readonly clientFee: number;
   readonly tier?: MintTier;
 }
 
 export interface SignClientResult {
   readonly serviceprovider_signature: string;
+  /** The token id the signature is bound to: mint the metadata under exactly this id. */
+  readonly token_id: string;
   readonly metadata: Record<string, string>;
   readonly fee_data: {
     readonly tier: MintTier;
@@ -54,7 +72,11 @@ export interface SignClientResult {
 }
 
 /** Validates the raw body (in field order: body, tobesignedValues, token_id, tier, mintingfee). */
-export function validateSignClientRequest(body: unknown, serviceProviderId?: string): SignClientRequest {
+export function validateSignClientRequest(
+  body: unknown,
+  serviceProviderId?: string,
+  caller: SignClientCaller = ANONYMOUS_SIGNCLIENT_CALLER,
+): SignClientRequest {
   if (!isPlainObject(body)) throw signClientInvalid('body', 'must be a JSON object');
   const values = body.tobesignedValues;
   if (values === undefined || values === null) throw signClientInvalid('tobesignedValues', 'missing');
@@ -69,13 +91,17 @@ export function validateSignClientRequest(body: unknown, serviceProviderId?: str
   if (metadata.token_id !== undefined && !isTokenId(metadata.token_id)) {
     throw signClientInvalid('tobesignedValues.token_id', 'must be 12 lowercase letters');
   }
+  let tokenId = metadata.token_id;
+  delete metadata.token_id;
   if (body.token_id !== undefined && body.token_id !== null) {
     if (!isTokenId(body.token_id)) throw signClientInvalid('token_id', 'must be 12 lowercase letters');
-    if (metadata.token_id !== undefined && metadata.token_id !== body.token_id) {
+    if (tokenId !== undefined && tokenId !== body.token_id) {
       throw signClientInvalid('token_id', 'differs from tobesignedValues.token_id');
     }
-    metadata.token_id = body.token_id;
+    tokenId = body.token_id;
   }
+  if (tokenId === undefined)
+    throw signClientInvalid('token_id', 'missing: the signature covers the token id');
   if (serviceProviderId !== undefined) {
     if (metadata.serviceprovider_id === undefined) metadata.serviceprovider_id = serviceProviderId;
     else if (metadata.serviceprovider_id !== serviceProviderId) {
@@ -89,24 +115,47 @@ export function validateSignClientRequest(body: unknown, serviceProviderId?: str
     tier = body.tier as MintTier;
   }
   const clientFee = parseClientFee(body.mintingfee);
+  if (!caller.privileged) assertNoPrivilegeAsked(metadata);
   return tier === undefined
-    ? { tobesignedValues: metadata, clientFee }
-    : { tobesignedValues: metadata, clientFee, tier };
+    ? { tobesignedValues: metadata, tokenId, clientFee }
+    : { tobesignedValues: metadata, tokenId, clientFee, tier };
+}
+
+/** An unprivileged caller may neither grant privileged routes nor an unlimited quota. */
+function assertNoPrivilegeAsked(metadata: Record<string, string>): void {
+  if (metadata.permissioned_routes !== undefined && metadata.permissioned_routes.trim() !== '') {
+    throw signClientDenied(
+      'tobesignedValues.permissioned_routes',
+      'only a caller privileged for /api/signclient may grant routes',
+    );
+  }
+  const maxRequests = metadata.max_requests;
+  if (maxRequests === undefined || !/^\d{1,15}$/.test(maxRequests) || Number(maxRequests) < 1) {
+    throw signClientDenied(
+      'tobesignedValues.max_requests',
+      'must be a positive integer: an absent or 0 quota is unlimited, which only a caller privileged for /api/signclient may sign',
+    );
+  }
+}
+
+function signClientDenied(field: string, reason: string): PassportError {
+  return new PassportError('PERMISSION_DENIED', { route: '/api/signclient', field, reason });
 }
 
 /** Validates, checks the fee and signs. */
 export function signClient(body: unknown, deps: SignClientDeps): SignClientResult {
-  const request = validateSignClientRequest(body, deps.serviceProviderId);
+  const request = validateSignClientRequest(body, deps.serviceProviderId, deps.caller);
   const fee = computeMintFee(request.tobesignedValues, { tier: request.tier, nowMs: deps.clock.nowMs() });
   assertFeeMatches(request.clientFee, fee.fee);
   let signature: string;
   try {
-    signature = signFamilyMetadata(request.tobesignedValues, deps.familySigner);
+    signature = signFamilyMetadata(request.tobesignedValues, request.tokenId, deps.familySigner);
   } catch {
     throw new PassportError('SIGNCLIENT_FAILED');
   }
   return {
     serviceprovider_signature: signature,
+    token_id: request.tokenId,
     metadata: request.tobesignedValues,
     fee_data: {
       tier: fee.tier,

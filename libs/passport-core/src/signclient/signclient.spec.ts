@@ -117,11 +117,16 @@ describe('signClient', () => {
     ],
     [
       'another family',
-      { tobesignedValues: { serviceprovider_id: 'bc=x;sc=y;id=z' }, mintingfee: 1 },
+      { tobesignedValues: { serviceprovider_id: 'bc=x;sc=y;id=z' }, token_id: 'bjbvcjzqbdsj', mintingfee: 1 },
       'tobesignedValues.serviceprovider_id',
     ],
-    ['an unknown tier', { tobesignedValues: {}, tier: 'gold', mintingfee: 1 }, 'tier'],
-    ['no mintingfee', { tobesignedValues: {} }, 'mintingfee'],
+    ['no token id (the signature covers it)', { tobesignedValues: {}, mintingfee: 1 }, 'token_id'],
+    [
+      'an unknown tier',
+      { tobesignedValues: {}, token_id: 'bjbvcjzqbdsj', tier: 'gold', mintingfee: 1 },
+      'tier',
+    ],
+    ['no mintingfee', { tobesignedValues: {}, token_id: 'bjbvcjzqbdsj' }, 'mintingfee'],
   ])('refuses %s', (_label, body, field) => {
     expect(caught(() => validateSignClientRequest(body, spid))).toMatchObject({
       code: 'SIGNCLIENT_INVALID_REQUEST',
@@ -134,18 +139,23 @@ describe('signClient', () => {
     let signed = 0;
     const counting: Signer = { publicKey: root.publicKey, sign: (m) => (signed++, root.sign(m)) };
     const error = caught(() =>
-      signClient({ tobesignedValues: values, mintingfee: fee + 0.01 }, { familySigner: counting, clock }),
+      signClient(
+        { tobesignedValues: values, token_id: 'bjbvcjzqbdsj', mintingfee: fee + 0.01 },
+        { familySigner: counting, clock },
+      ),
     );
     expect(error.code).toBe('SIGNCLIENT_FEE_MISMATCH');
     expect(signed).toBe(0);
   });
 
-  it('signs the metadata (token id and family filled in) so that the family signature verifies', () => {
+  it("signs the metadata (family filled in) for its token id, the issuer's way, so that the family signature verifies", () => {
     const result = signClient(
-      { tobesignedValues: values, token_id: 'bjbvcjzqbdsj', mintingfee: String(fee) },
+      { tobesignedValues: { ...values, token_id: 'bjbvcjzqbdsj' }, mintingfee: String(fee) },
       { familySigner: root, clock, serviceProviderId: spid },
     );
-    expect(result.metadata).toEqual({ ...values, token_id: 'bjbvcjzqbdsj', serviceprovider_id: spid });
+    // The token id is signed, not minted into the metadata.
+    expect(result.metadata).toEqual({ ...values, serviceprovider_id: spid });
+    expect(result.token_id).toBe('bjbvcjzqbdsj');
     expect(result.fee_data).toEqual({
       tier: 'personal',
       fee: expect.closeTo(fee, 9),
@@ -154,10 +164,11 @@ describe('signClient', () => {
     });
     const verifier = createNobleVerifier();
     const minted = { ...result.metadata, serviceprovider_signature: result.serviceprovider_signature };
-    expect(verifyFamilySignature(minted, [root.publicKey], verifier)).toBe(true);
-    expect(verifyFamilySignature({ ...minted, max_requests: '4999' }, [root.publicKey], verifier)).toBe(
-      false,
-    );
+    expect(verifyFamilySignature(minted, 'bjbvcjzqbdsj', [root.publicKey], verifier)).toBe(true);
+    expect(verifyFamilySignature(minted, 'lhsrldbjsnlh', [root.publicKey], verifier)).toBe(false);
+    expect(
+      verifyFamilySignature({ ...minted, max_requests: '4999' }, 'bjbvcjzqbdsj', [root.publicKey], verifier),
+    ).toBe(false);
   });
 
   it('answers SIGNCLIENT_FAILED without upstream text when the signer fails', () => {
@@ -168,9 +179,75 @@ describe('signClient', () => {
       },
     };
     const error = caught(() =>
-      signClient({ tobesignedValues: { not_after: '0' }, mintingfee: 496 }, { familySigner: broken, clock }),
+      signClient(
+        {
+          tobesignedValues: { not_after: '0', max_requests: '10' },
+          token_id: 'bjbvcjzqbdsj',
+          mintingfee: 496,
+        },
+        { familySigner: broken, clock },
+      ),
     );
     expect(error).toMatchObject({ code: 'SIGNCLIENT_FAILED', status: 500, details: null });
     expect(error.message).not.toContain('10.0.0.3');
+  });
+
+  describe('privilege is not for sale', () => {
+    const collectible = { not_after: '0', max_requests: '10' };
+    it.each([
+      [
+        'permissioned_routes naming admin routes',
+        {
+          ...collectible,
+          permissioned_routes: '{"entities":{"methods":{"/api/sessions":"*","/api/metrics":"*"}}}',
+        },
+        'tobesignedValues.permissioned_routes',
+      ],
+      [
+        'any permissioned_routes text',
+        { ...collectible, permissioned_routes: 'x' },
+        'tobesignedValues.permissioned_routes',
+      ],
+      [
+        'an unlimited quota (max_requests 0)',
+        { not_after: '0', max_requests: '0' },
+        'tobesignedValues.max_requests',
+      ],
+      ['no quota at all', { not_after: '0' }, 'tobesignedValues.max_requests'],
+      [
+        'a quota that is not a number',
+        { not_after: '0', max_requests: '1e9' },
+        'tobesignedValues.max_requests',
+      ],
+    ])('an unprivileged caller may not sign %s', (_label, tobesignedValues, field) => {
+      let signed = 0;
+      const counting: Signer = { publicKey: root.publicKey, sign: (m) => (signed++, root.sign(m)) };
+      for (const caller of [undefined, { privileged: false }]) {
+        const error = caught(() =>
+          signClient(
+            { tobesignedValues, token_id: 'bjbvcjzqbdsj', mintingfee: 496 },
+            { familySigner: counting, clock, caller },
+          ),
+        );
+        expect(error).toMatchObject({
+          code: 'PERMISSION_DENIED',
+          status: 403,
+          details: { field, route: '/api/signclient' },
+        });
+      }
+      expect(signed).toBe(0);
+    });
+    it('a caller privileged for /api/signclient may', () => {
+      const tobesignedValues = {
+        not_after: '0',
+        max_requests: '0',
+        permissioned_routes: '{"entities":{"methods":{"/api/sessions":"*"}}}',
+      };
+      const result = signClient(
+        { tobesignedValues, token_id: 'bjbvcjzqbdsj', mintingfee: 496 },
+        { familySigner: root, clock, caller: { privileged: true } },
+      );
+      expect(result.metadata).toEqual(tobesignedValues);
+    });
   });
 });

@@ -97,6 +97,66 @@ describe('signWebhook', () => {
   });
 });
 
+describe('the caller session in a webhook', () => {
+  const signer = createNobleSigner(new Uint8Array(32).fill(6));
+  const now = 1_800_000_000_000;
+  const signed = (sessionId?: string) =>
+    signWebhook({
+      payload: {
+        event: 'e',
+        data: null,
+        isError: false,
+        requestId: 'r',
+        ...(sessionId === undefined ? {} : { session_id: sessionId }),
+      },
+      signer,
+      serverTokenId: TOKEN,
+      timestampMs: now,
+    });
+  const verify = (s: ReturnType<typeof signed>, headers: Record<string, string> = s.headers) =>
+    verifyWebhookRequest({
+      headers,
+      body: s.body,
+      clock: new FixedClock(now),
+      expectedServerPublicKey: signer.publicKey,
+    });
+
+  it('is signed into the body as session_id, repeated in X-Passport-Session-Id, and exposed verified', async () => {
+    const s = signed('01JSESSION');
+    expect(s.body).toBe(
+      '{"event":"e","data":null,"isError":false,"requestId":"r","session_id":"01JSESSION"}',
+    );
+    expect(s.headers['X-Passport-Session-Id']).toBe('01JSESSION');
+    const verified = await verify(s);
+    expect(verified.sessionId).toBe('01JSESSION');
+    expect(verified.payload.session_id).toBe('01JSESSION');
+  });
+  it('is null, with no header, for a webhook no session caused', async () => {
+    const s = signed();
+    expect(s.headers['X-Passport-Session-Id']).toBeUndefined();
+    expect((await verify(s)).sessionId).toBeNull();
+  });
+  it('a header that disagrees with the signed body is refused (only the body is signed)', async () => {
+    const s = signed('01JSESSION');
+    const params = (headers: Record<string, string>) => ({
+      headers,
+      body: s.body,
+      clock: new FixedClock(now),
+      expectedServerPublicKey: signer.publicKey,
+    });
+    expect(await reason(params({ ...s.headers, 'X-Passport-Session-Id': '01JOTHER' }))).toBe(
+      'session_id_mismatch',
+    );
+    const none = signed();
+    expect(
+      await reason({
+        ...params({ ...none.headers, 'x-passport-session-id': '01JSESSION' }),
+        body: none.body,
+      }),
+    ).toBe('session_id_mismatch');
+  });
+});
+
 describe('verifyWebhookRequest: every rejection', () => {
   const signer = createNobleSigner(new Uint8Array(32).fill(5));
   const now = 1_800_000_000_000;

@@ -11,6 +11,11 @@
  * key's hex, and the signature verifies over the raw body as received. Otherwise
  * `PassportError('WEBHOOK_SIGNATURE_INVALID', {reason})`. With a ReplayStore the same signature is
  * accepted once (`reason: 'replayed'`).
+ *
+ * Receivers that require a session: a webhook caused by a JWT call (the test webhook of
+ * `/api/testhola`) carries that JWT's `session_id` in the signed body, and `X-Passport-Session-Id`
+ * repeats it for routing before the body is read. The verified result exposes it; a header that
+ * disagrees with the signed body is refused (`session_id_mismatch`), since only the body is signed.
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { decodeBase64Url, encodeBase64Url } from '../codecs/base64url.codec.js';
@@ -32,6 +37,7 @@ export const WEBHOOK_HEADERS = {
   publicKey: 'X-Passport-Public-Key',
   implicitAccount: 'X-Passport-Implicit-Account',
   tokenId: 'X-Passport-Token-Id',
+  sessionId: 'X-Passport-Session-Id',
 } as const;
 
 export interface WebhookPayload<T = unknown> {
@@ -39,6 +45,8 @@ export interface WebhookPayload<T = unknown> {
   readonly data: T;
   readonly isError: boolean;
   readonly requestId: string;
+  /** The session of the JWT whose call caused the webhook, when one did (body key `session_id`). */
+  readonly session_id?: string;
 }
 
 export interface SignedWebhook {
@@ -59,6 +67,7 @@ export type WebhookRejection =
   | 'signature_malformed'
   | 'signature_invalid'
   | 'body_invalid'
+  | 'session_id_mismatch'
   | 'replayed';
 
 /** The message whose SHA-256 is signed: UTF-8 of `body + timestamp`. */
@@ -73,8 +82,12 @@ export function signWebhook(params: {
   readonly serverTokenId: string;
   readonly timestampMs: number;
 }): SignedWebhook {
-  const { event, data, isError, requestId } = params.payload;
-  const body = JSON.stringify({ event, data, isError, requestId });
+  const { event, data, isError, requestId, session_id: sessionId } = params.payload;
+  const body = JSON.stringify(
+    sessionId === undefined
+      ? { event, data, isError, requestId }
+      : { event, data, isError, requestId, session_id: sessionId },
+  );
   const timestamp = String(Math.trunc(params.timestampMs));
   const signature = encodeHex(params.signer.sign(webhookDigest(body, timestamp)));
   return {
@@ -87,6 +100,7 @@ export function signWebhook(params: {
       [WEBHOOK_HEADERS.publicKey]: encodeBase64Url(params.signer.publicKey),
       [WEBHOOK_HEADERS.implicitAccount]: encodeHex(params.signer.publicKey),
       [WEBHOOK_HEADERS.tokenId]: params.serverTokenId,
+      ...(sessionId === undefined ? {} : { [WEBHOOK_HEADERS.sessionId]: sessionId }),
     },
   };
 }
@@ -115,6 +129,8 @@ export interface VerifiedWebhook {
   readonly timestampMs: number;
   readonly serverTokenId: string;
   readonly serverPublicKey: Uint8Array;
+  /** The caller's session the signed body names (`session_id`), or null when it names none. */
+  readonly sessionId: string | null;
 }
 
 export async function verifyWebhookRequest(params: VerifyWebhookParams): Promise<VerifiedWebhook> {
@@ -159,6 +175,9 @@ export async function verifyWebhookRequest(params: VerifyWebhookParams): Promise
 
   const payload = parsePayload(params.body);
   if (!payload) throw rejected('body_invalid');
+  const sessionId = payload.session_id ?? null;
+  const sessionHeader = header(WEBHOOK_HEADERS.sessionId);
+  if (sessionHeader !== undefined && sessionHeader !== sessionId) throw rejected('session_id_mismatch');
   if (params.replay) {
     const outcome = await params.replay.recordIfAbsent(
       `webhook|${signatureText!.toLowerCase()}`,
@@ -167,7 +186,7 @@ export async function verifyWebhookRequest(params: VerifyWebhookParams): Promise
     );
     if (!outcome.recorded) throw rejected('replayed');
   }
-  return { payload, timestampMs, serverTokenId: tokenId!, serverPublicKey: publicKey };
+  return { payload, timestampMs, serverTokenId: tokenId!, serverPublicKey: publicKey, sessionId };
 }
 
 function parsePayload(body: string | Uint8Array): WebhookPayload | null {
@@ -180,9 +199,11 @@ function parsePayload(body: string | Uint8Array): WebhookPayload | null {
     return null;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
-  const { event, data, isError, requestId } = value as Record<string, unknown>;
+  const { event, data, isError, requestId, session_id: sessionId } = value as Record<string, unknown>;
   if (typeof event !== 'string' || typeof isError !== 'boolean' || typeof requestId !== 'string') return null;
-  return { event, data, isError, requestId };
+  if (sessionId === undefined) return { event, data, isError, requestId };
+  if (typeof sessionId !== 'string') return null;
+  return { event, data, isError, requestId, session_id: sessionId };
 }
 
 function headerReader(headers: VerifyWebhookParams['headers']): (name: string) => string | undefined {

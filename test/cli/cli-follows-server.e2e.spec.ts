@@ -1,0 +1,77 @@
+/**
+ * The CLI follows the server, not the URL: a server whose host marker (SERVICE_HOST) differs from the
+ * host of the URL it is reached by announces the marker in GET / and /.well-known/mcp, and
+ * `passport hola --api URL` builds a line with it, which the server then verifies. The passport is
+ * minted the issuer's way (no token_id in its metadata).
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { formatNearCredentials, nearCredentialsFromSeed } from '@passport/core';
+import { runCli } from '../../apps/cli/src/cli.js';
+import { bearer, mintAndLogin } from '../support/passports.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+async function cli(args: string[], env: Record<string, string> = {}) {
+  let out = '';
+  let err = '';
+  const code = await runCli(args, {
+    stdout: (t) => (out += t),
+    stderr: (t) => (err += t),
+    env,
+    fetch: globalThis.fetch,
+  });
+  return { code, out, err };
+}
+
+describe('passport hola --api follows the host marker the server announces', () => {
+  let app: TestApp;
+  let dir: string;
+  beforeAll(async () => {
+    app = await startTestApp({ STORE: 'memory', SERVICE_HOST: 'id.example.org' });
+    dir = await mkdtemp(path.join(tmpdir(), 'passport-cli-wire-'));
+  });
+  afterAll(async () => {
+    await app.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('GET / and /.well-known/mcp publish hola.serviceHost', async () => {
+    for (const route of ['/', '/.well-known/mcp']) {
+      const body = (await (await fetch(`${app.baseUrl}${route}`)).json()) as {
+        hola?: { serviceHost?: string };
+      };
+      expect([route, body.hola?.serviceHost]).toEqual([route, 'id.example.org']);
+    }
+  });
+
+  it('a line built with --api verifies although the URL host is 127.0.0.1:<port>', async () => {
+    const user = await mintAndLogin(app);
+    const keyFile = path.join(dir, 'me.json');
+    await writeFile(keyFile, JSON.stringify(formatNearCredentials(nearCredentialsFromSeed(user.key.seed))), {
+      mode: 0o600,
+    });
+    const built = await cli([
+      'hola',
+      '--key',
+      keyFile,
+      '--passport',
+      user.tokenId,
+      '--api',
+      app.baseUrl,
+      '--jwt',
+      user.jwt,
+      '--json',
+    ]);
+    expect([built.code, built.err]).toEqual([0, '']);
+    const { hola, serviceHost } = JSON.parse(built.out) as { hola: string; serviceHost: string };
+    expect(serviceHost).toBe('id.example.org');
+    const res = await fetch(`${app.baseUrl}/api/identity/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer(user.jwt) },
+      body: JSON.stringify({ hola }),
+    });
+    const body = (await res.json()) as { verified: boolean; failureReasons?: string[] };
+    expect([res.status, body.verified, body.failureReasons ?? []]).toEqual([200, true, []]);
+  });
+});
