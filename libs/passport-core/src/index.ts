@@ -49,6 +49,7 @@ export * from './login/login-request.validator.js';
 export * from './login/login-mode.js';
 export * from './login/login-credentials.verifier.js';
 export * from './login/jwt-claims.js';
+export * from './login/jwt-renewal.js';
 export * from './login/ulid.js';
 export * from './auth/permissioned-routes.js';
 export * from './federation/api-url.js';

@@ -1,12 +1,28 @@
 /**
  * The bearer tier (spec: Bearer validation failures; resolutions §3): only the Authorization header
  * counts; the JWT must verify (EdDSA, our aud/iss, unexpired) and its session must be open, unexpired
- * and the one the token was issued with. The session lookup happens on every request so that logout
- * and revocation take effect at once wherever the store is shared.
+ * and the one the token was issued with (its `session_exp` is the session's: every token of a session,
+ * renewed or not, carries it). The session lookup happens on every request so that logout and
+ * revocation take effect at once wherever the store is shared.
+ *
+ * The holder's passport is re-read through the cached chain reader (≤ 5 s old): a revoked or no longer
+ * live passport is refused (`passport_revoked`, `passport_not_live`, `passport_not_found`) and its
+ * session closed, so a revocation ends the session within seconds rather than at the token's `exp`.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { PassportError, tokenIdFromSubject, type Clock, type SessionStore } from '@passport/core';
-import { CLOCK, SESSION_STORE } from '../../infrastructure/di-tokens.js';
+import {
+  ChainUnavailableError,
+  PassportError,
+  isPassportLive,
+  isPassportRevoked,
+  tokenIdFromSubject,
+  type ChainReader,
+  type Clock,
+  type PassportRecord,
+  type SessionRecord,
+  type SessionStore,
+} from '@passport/core';
+import { CHAIN_READER, CLOCK, SESSION_STORE } from '../../infrastructure/di-tokens.js';
 import { EddsaJwtCodec } from '../jwt/eddsa-jwt.codec.js';
 import { type AuthContext } from './auth-context.js';
 
@@ -22,6 +38,7 @@ export class BearerAuthenticator {
     private readonly codec: EddsaJwtCodec,
     @Inject(SESSION_STORE) private readonly sessions: SessionStore,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(CHAIN_READER) private readonly chain: ChainReader,
   ) {}
 
   /** The caller, or null when no Authorization header was sent (optional-JWT routes). */
@@ -30,12 +47,20 @@ export class BearerAuthenticator {
     return this.authenticate(header);
   }
 
-  async authenticate(header: string | string[] | undefined): Promise<AuthContext> {
+  /**
+   * @param options.forLogout the logout form: a validly signed token past its `exp` is accepted while
+   *   its session is open, and the passport is not re-read (closing a session is always allowed).
+   */
+  async authenticate(
+    header: string | string[] | undefined,
+    options: { readonly forLogout?: boolean } = {},
+  ): Promise<AuthContext> {
     if (header === undefined || header === '') throw new PassportError('MISSING_TOKEN');
     const match = typeof header === 'string' ? BEARER.exec(header) : null;
     if (!match) throw invalidated('invalid_jwt_format', 'not_bearer_scheme');
+    const forLogout = options.forLogout === true;
 
-    const verified = await this.codec.verify(match[1]);
+    const verified = await this.codec.verify(match[1], { allowExpired: forLogout });
     if (!verified.ok) throw invalidated(verified.reason, verified.cause);
     const { claims } = verified;
 
@@ -50,7 +75,9 @@ export class BearerAuthenticator {
     if (!session) throw invalidated('error_checking_session', 'session_unknown');
     if (session.closedAtMs !== null) throw invalidated('error_checking_session', 'session_closed');
     if (session.expiresAtMs <= this.clock.nowMs()) throw invalidated('error_checking_session', 'session_expired');
-    if (session.jti !== claims.jti) throw invalidated('error_checking_session', 'session_mismatch');
+    if (typeof claims.session_exp !== 'number' || claims.session_exp * 1000 !== session.expiresAtMs) {
+      throw invalidated('error_checking_session', 'session_mismatch');
+    }
     const subjectTokenId = tokenIdFromSubject(claims.sub);
     if (subjectTokenId !== null && subjectTokenId !== session.tokenId) {
       throw invalidated('error_checking_session', 'session_mismatch');
@@ -59,6 +86,31 @@ export class BearerAuthenticator {
     if ((session.federatedFrom ?? null) !== (federatedFrom ?? null)) {
       throw invalidated('error_checking_session', 'session_mismatch');
     }
-    return { claims, sessionId, tokenId: session.tokenId };
+    const passport = forLogout ? null : await this.livePassport(session);
+    return { claims, sessionId, tokenId: session.tokenId, passport };
+  }
+
+  /** The holder's passport when it is still live and unrevoked; otherwise its session is closed and the token refused. */
+  private async livePassport(session: SessionRecord): Promise<PassportRecord> {
+    let passport: PassportRecord | null;
+    let chainTimeMs: number;
+    try {
+      passport = await this.chain.getPassport(session.tokenId);
+      chainTimeMs = passport ? await this.chain.chainTimeMs() : 0;
+    } catch (error) {
+      // A chain outage is not a bad token: the client retries with the same one.
+      if (error instanceof ChainUnavailableError) throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'chain_unavailable' });
+      throw error;
+    }
+    const cause = !passport
+      ? 'passport_not_found'
+      : isPassportRevoked(passport)
+        ? 'passport_revoked'
+        : !isPassportLive(passport.metadata, chainTimeMs)
+          ? 'passport_not_live'
+          : null;
+    if (cause === null) return passport!;
+    await this.sessions.close(session.sessionId, cause, this.clock.nowMs()).catch(() => false);
+    throw invalidated('error_checking_session', cause);
   }
 }

@@ -7,6 +7,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   ChainUnavailableError,
   PassportError,
+  SessionCapacityError,
   buildJwtClaims,
   createLoginVerifier,
   validateLoginRequest,
@@ -82,23 +83,37 @@ export class LoginService {
         tokenId: this.server.tokenId,
         ownerId: this.server.ownerId,
         publicBaseUrl: this.config.publicBaseUrl,
+        signer: this.server.signer,
       },
       passport: verification.passport,
       federation: verification.federation,
       nowMs,
+      sessionTtlSeconds: this.config.sessions.ttlSeconds,
     });
-    await this.sessions.create({
+    await this.createSession({
       sessionId: built.sessionId,
       tokenId: verification.tokenId,
       ownerId: verification.ownerId,
       jti: built.jti,
       createdAtMs: nowMs,
-      expiresAtMs: built.expiresAtMs,
+      expiresAtMs: built.sessionExpiresAtMs,
       closedAtMs: null,
       closeReason: null,
       federatedFrom: verification.federation.homeUrl,
     });
     const jwtToken = await this.codec.sign({ ...built.claims });
     return { jwtToken, tokenId: verification.tokenId, sessionId: built.sessionId };
+  }
+
+  /** A full store refuses the login (503 with Retry-After) rather than evicting anyone's session. */
+  private async createSession(session: Parameters<SessionStore['create']>[0]): Promise<void> {
+    try {
+      await this.sessions.create(session);
+    } catch (error) {
+      if (error instanceof SessionCapacityError) {
+        throw new PassportError('SESSION_CAPACITY_REACHED', { maxSessions: error.maxEntries, retryAfterSeconds: 60 });
+      }
+      throw error;
+    }
   }
 }
