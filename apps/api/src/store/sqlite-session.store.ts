@@ -94,11 +94,13 @@ export class SqliteSessionStore implements SessionStore {
   async create(session: SessionRecord): Promise<void> {
     this.db.immediate(() => {
       const nowMs = session.createdAtMs;
-      if (this.db.rowCount('sessions') >= this.maxEntries) {
+      if (this.db.rowCount('sessions') >= this.maxEntries) this.sweepSync(nowMs);
+      // A passport at its own bound makes room by closing its own oldest (then swept); nobody else's.
+      // A refusal below rolls the whole transaction back, closes included.
+      if (this.closeOldestOfPassport(session.tokenId, nowMs) > 0 && this.db.rowCount('sessions') >= this.maxEntries) {
         this.sweepSync(nowMs);
-        if (this.db.rowCount('sessions') >= this.maxEntries) throw new SessionCapacityError(this.maxEntries);
       }
-      this.closeOldestOfPassport(session.tokenId, nowMs);
+      if (this.db.rowCount('sessions') >= this.maxEntries) throw new SessionCapacityError(this.maxEntries);
       const inserted = this.db
         .statement(
           `INSERT INTO sessions (${INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id) DO NOTHING`,
@@ -119,7 +121,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   /** Closes the passport's own oldest open sessions so that one more fits its bound. */
-  private closeOldestOfPassport(tokenId: string, nowMs: number): void {
+  private closeOldestOfPassport(tokenId: string, nowMs: number): number {
     const open = this.db
       .statement(
         'SELECT session_id FROM sessions WHERE token_id = ? AND closed_at_ms IS NULL AND expires_at_ms > ? ORDER BY created_at_ms, rowid',
@@ -132,6 +134,7 @@ export class SqliteSessionStore implements SessionStore {
         .run(nowMs, SESSION_SUPERSEDED, session_id);
       this.readCache.delete(session_id);
     }
+    return Math.max(0, excess);
   }
 
   async recordRenewal(sessionId: string, nowMs: number): Promise<boolean> {

@@ -46,11 +46,11 @@ export class MemorySessionStore implements SessionStore {
   async create(session: SessionRecord): Promise<void> {
     if (this.sessions.has(session.sessionId)) throw new Error(`session ${session.sessionId} already exists`);
     const nowMs = session.createdAtMs;
-    if (this.sessions.size >= this.maxEntries) {
-      this.sweepSync(nowMs);
-      if (this.sessions.size >= this.maxEntries) throw new SessionCapacityError(this.maxEntries);
-    }
-    this.closeOldestOfPassport(session.tokenId, nowMs);
+    if (this.sessions.size >= this.maxEntries) this.sweepSync(nowMs);
+    // A passport at its own bound makes room by closing its own oldest (then swept); nobody else's.
+    const closed = this.closeOldestOfPassport(session.tokenId, nowMs, this.sessions.size >= this.maxEntries);
+    if (closed > 0 && this.sessions.size >= this.maxEntries) this.sweepSync(nowMs);
+    if (this.sessions.size >= this.maxEntries) throw new SessionCapacityError(this.maxEntries);
     this.sessions.set(session.sessionId, Object.freeze({ renewalCount: 0, lastRenewedAtMs: null, ...session }));
     let ids = this.byPassport.get(session.tokenId);
     if (!ids) this.byPassport.set(session.tokenId, (ids = new Set()));
@@ -67,17 +67,21 @@ export class MemorySessionStore implements SessionStore {
     return true;
   }
 
-  /** Makes room for one more open session of `tokenId` by closing its own oldest ones. */
-  private closeOldestOfPassport(tokenId: string, nowMs: number): void {
+  /**
+   * Makes room for one more open session of `tokenId` by closing its own oldest ones; returns how many
+   * it closed. When the store is full (`storeFull`) and closing would not free a place, closes nothing.
+   */
+  private closeOldestOfPassport(tokenId: string, nowMs: number, storeFull: boolean): number {
     const open: string[] = [];
     for (const id of this.byPassport.get(tokenId) ?? []) {
       const s = this.sessions.get(id);
       if (s && isOpen(s, nowMs)) open.push(id);
     }
     // Set order is creation order: the first ones are the oldest.
-    for (const id of open.slice(0, Math.max(0, open.length - this.maxOpenPerPassport + 1))) {
-      void this.close(id, SESSION_SUPERSEDED, nowMs);
-    }
+    const excess = Math.max(0, open.length - this.maxOpenPerPassport + 1);
+    if (storeFull && excess === 0) return 0;
+    for (const id of open.slice(0, excess)) void this.close(id, SESSION_SUPERSEDED, nowMs);
+    return excess;
   }
 
   async get(sessionId: string): Promise<SessionRecord | null> {
