@@ -7,7 +7,7 @@
  * renewal stops at session_exp, after logout, after revocation, and with JWT_RENEWAL=off.
  */
 import { createPublicKey, verify } from 'node:crypto';
-import { FixedClock, type SessionStore } from '@passport/core';
+import { FixedClock, createRenewingFetch, type SessionStore } from '@passport/core';
 import { updateLedgerFile } from '../../apps/api/src/chain/ledger/ledger-file.js';
 import { SESSION_STORE } from '../../apps/api/src/infrastructure/di-tokens.js';
 import { contractClient } from '../support/contract-fetch.js';
@@ -176,6 +176,26 @@ describe('token renewal and logout (JWT_RENEWAL=server)', () => {
     expect(res.body.error.details.cause).toBe('bad_signature');
     expectErrorEnvelope(await logout('nope', '/api/sessions/logout'), 'INVALIDATED_TOKEN');
     expectErrorEnvelope(await request('/api/sessions/logout', { method: 'POST' }), 'MISSING_TOKEN');
+  });
+
+  it("the core's renewing fetch swaps in New-Token and keeps one session alive across many token lifetimes", async () => {
+    const { jwt } = await mintAndLogin(app);
+    const first = claimsOf(jwt);
+    const saved: string[] = [];
+    let closed = 0;
+    const call = createRenewingFetch({ token: jwt, onNewToken: (t) => void saved.push(t), onSessionClosed: () => closed++ });
+    for (const seconds of [100, 2900, 5000]) {
+      at(first, seconds);
+      expect((await call(`${app.baseUrl}/api/holanonce16ts`)).status).toBe(200);
+    }
+    // Renewed at 2900 (exp → session_exp); at 5000 that token is in its own last 20 % but cannot outlive the session.
+    expect(saved).toHaveLength(1);
+    expect(call.token()).toBe(saved[0]);
+    expect(claimsOf(call.token())).toMatchObject({ session_id: first.session_id, exp: first.session_exp });
+    const out = await call(`${app.baseUrl}/api/sessions/logout`, { method: 'POST' });
+    expect(out.status).toBe(200);
+    expect(closed).toBe(1);
+    expect(call.token()).toBe(saved[0]);
   });
 
   it('a revoked passport: its token is refused within seconds, its session closed, and no renewal is issued', async () => {

@@ -50,6 +50,7 @@ export * from './login/login-mode.js';
 export * from './login/login-credentials.verifier.js';
 export * from './login/jwt-claims.js';
 export * from './login/jwt-renewal.js';
+export * from './client/renewing-fetch.js';
 export * from './login/ulid.js';
 export * from './auth/permissioned-routes.js';
 export * from './federation/api-url.js';

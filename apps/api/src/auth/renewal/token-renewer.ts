@@ -10,7 +10,7 @@
  * valid until its own `exp`.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { isRenewalDue, passportNotAfterMs, renewTokenClaims, type Clock, type SessionStore } from '@passport/core';
+import { NEW_TOKEN_HEADER, isRenewalDue, passportNotAfterMs, renewTokenClaims, type Clock, type SessionStore } from '@passport/core';
 import { type AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG, CLOCK, SERVER_IDENTITY, SESSION_STORE } from '../../infrastructure/di-tokens.js';
 import { type ServerIdentity } from '../../infrastructure/server-identity.js';
@@ -18,7 +18,7 @@ import { type AuthContext } from '../bearer/auth-context.js';
 import { EddsaJwtCodec } from '../jwt/eddsa-jwt.codec.js';
 
 /** The response header carrying a renewed (or, on logout, the termination) token. */
-export const NEW_TOKEN_HEADER = 'New-Token';
+export { NEW_TOKEN_HEADER };
 /** Renewals remembered per replaced token (oldest dropped first). */
 const SHARED_RENEWALS = 10_000;
 
