@@ -16,7 +16,7 @@ import {
   readCredentials,
   type CliCommand,
 } from '../cli-context.js';
-import { readJwt } from '../jwt-source.js';
+import { bearerIo } from '../jwt-source.js';
 
 export const holaCommand: CliCommand = {
   name: 'hola',
@@ -73,8 +73,8 @@ export const holaCommand: CliCommand = {
       const api = apiUrl(values.api, io);
       host ??= new URL(api).host;
       if (timestamp === undefined) {
-        const jwt = await readJwt(values.jwt, values['jwt-file'], io);
-        const nonce = await callApi(io, `${api}/api/holanonce16ts`, {
+        const { jwt, io: bearer } = await bearerIo(values.jwt, values['jwt-file'], io);
+        const nonce = await callApi(bearer, `${api}/api/holanonce16ts`, {
           headers: { authorization: `Bearer ${jwt}` },
         });
         timestamp = String(nonce.timestamp);
