@@ -101,6 +101,19 @@ describe('token renewal and logout (JWT_RENEWAL=server)', () => {
     expect((await nonce(renewedJwt)).status).toBe(200);
   });
 
+  it('the privileged session list shows the renewals of a session', async () => {
+    const admin = await mintAndLogin(app, {
+      metadata: { permissioned_routes: JSON.stringify({ entities: { methods: { '/api/sessions': '60' } } }) },
+    });
+    const claims = claimsOf(admin.jwt);
+    at(claims, 3000);
+    const renewedJwt = (await nonce(admin.jwt)).headers.get('new-token')!;
+    const listed = await request('/api/sessions?limit=100', { headers: bearer(renewedJwt) });
+    expect(listed.status).toBe(200);
+    const mine = listed.body.sessions.find((v: { sessionId: string }) => v.sessionId === claims.session_id);
+    expect(mine).toMatchObject({ status: 'open', renewalCount: 1, lastRenewedAt: new Date((claims.iat + 3000) * 1000).toISOString() });
+  });
+
   it('renewal stops at session_exp: the agent logs in again then', async () => {
     const { jwt } = await mintAndLogin(app);
     const first = claimsOf(jwt);
