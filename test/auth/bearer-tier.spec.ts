@@ -112,14 +112,14 @@ describe('JWT and privileged tiers', () => {
       expect(res.body.metadata).toMatchObject({ serviceprovider_signature: expect.any(String), max_requests: '0' });
     });
 
-    it('404 IDENTITY_NOT_FOUND with details.tokenId when the passport left the chain', async () => {
+    it('a passport that left the chain: its token is refused by the JWT tier (passport_not_found)', async () => {
       const gone = await mintAndLogin(app);
       await updateLedgerFile(ledgerFileOf(app), (doc) => ({ ...doc, passports: doc.passports.filter((p) => p.token_id !== gone.tokenId) }));
       // The chain cache keeps a found passport for at most 5 s.
       await new Promise((resolve) => setTimeout(resolve, 5200));
       const res = await get('/api/me/identity', bearer(gone.jwt));
-      expectErrorEnvelope(res, 'IDENTITY_NOT_FOUND');
-      expect(res.body.error.details.tokenId).toBe(gone.tokenId);
+      expectErrorEnvelope(res, 'INVALIDATED_TOKEN');
+      expect(res.body.error.details).toMatchObject({ reason: 'error_checking_session', cause: 'passport_not_found' });
     });
   });
 

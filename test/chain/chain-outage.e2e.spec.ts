@@ -163,6 +163,23 @@ describe('CHAIN=near through the app, and chain outages', () => {
     expect(Date.now() - started).toBeLessThan(15_000);
   });
 
+  it('a failing node: the JWT tier cannot re-check the passport and answers 503 (the token stays good for later)', async () => {
+    rpc.clearFaults();
+    const owner = key();
+    const tokenId = mint(owner);
+    const jwt = JSON.parse((await login(owner, tokenId)).text).jwt_token as string;
+    rpc.enqueue(...Array.from({ length: 200 }, () => ({ kind: 'http' as const, status: 503 })));
+    // Past the chain cache's 5 s, so the passport must be read again.
+    await new Promise((resolve) => setTimeout(resolve, 5200));
+    const res = await fetch(`${app.baseUrl}/api/holanonce16ts`, { headers: bearer(jwt) });
+    const text = await res.text();
+    expect(res.status).toBe(503);
+    expect(JSON.parse(text).error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', details: { reason: 'chain_unavailable' } });
+    expect(text).not.toContain(UPSTREAM_SECRET);
+    rpc.clearFaults();
+    expect((await fetch(`${app.baseUrl}/api/holanonce16ts`, { headers: bearer(jwt) })).status).toBe(200);
+  }, 30_000);
+
   it('a node that stops answering: the request ends with the documented code instead of hanging', async () => {
     rpc.clearFaults();
     const owner = key();

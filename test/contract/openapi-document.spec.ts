@@ -100,6 +100,22 @@ describe('the served document', () => {
     });
   });
 
+  it('declares New-Token on every response of every JWT-tier operation, and only there; logout at both paths', () => {
+    const bearerOps = operations().filter(({ op }) => (op.security ?? []).some((r: object) => 'bearer' in r));
+    expect(bearerOps.length).toBeGreaterThan(5);
+    for (const { path, method, op } of bearerOps) {
+      for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
+        expect([path, method, status, response.headers?.['New-Token']?.schema]).toEqual([path, method, status, { type: 'string' }]);
+      }
+    }
+    const login = contract.document.paths['/api/login'].post;
+    expect(login.responses['200'].headers?.['New-Token']).toBeUndefined();
+    for (const path of ['/api/logout', '/api/sessions/logout']) {
+      const op = contract.document.paths[path].post;
+      expect(op.responses['200'].headers['New-Token']).toBeDefined();
+    }
+  });
+
   it('documents the app routes', () => {
     for (const path of [
       '/',

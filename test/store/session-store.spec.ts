@@ -3,7 +3,7 @@
  * create/get round trip, single close, newest-first listing with total, open counts, sweep, the row
  * cap, and — for SQLite — persistence across a restart and a logout seen by another instance.
  */
-import { type SessionRecord, type SessionStore } from '@passport/core/ports';
+import { SessionCapacityError, type SessionRecord, type SessionStore } from '@passport/core/ports';
 import { type Harness, sessionAdapters, type SweepableSessionStore } from './support/store-adapters.js';
 
 /** Resolves in the next turn of the event loop (after its check phase), as the next request would be handled. */
@@ -20,6 +20,8 @@ function session(n: number, overrides: Partial<SessionRecord> = {}): SessionReco
     closedAtMs: null,
     closeReason: null,
     federatedFrom: null,
+    renewalCount: 0,
+    lastRenewedAtMs: null,
     ...overrides,
   };
 }
@@ -116,13 +118,48 @@ describe.each(sessionAdapters)('SessionStore ($name)', (kind) => {
       await expect(h.store.get(session(2).sessionId)).resolves.toBeNull();
     });
 
-    it('then evicts the oldest open session (fails closed: that session is gone)', async () => {
-      for (const n of [1, 2, 3, 4]) await h.store.create(session(n));
+    it('then refuses the new session: an open session is never evicted', async () => {
+      for (const n of [1, 2, 3]) await h.store.create(session(n, { tokenId: `passport${n}abcd` }));
+      await expect(h.store.create(session(4))).rejects.toBeInstanceOf(SessionCapacityError);
       expect(h.store.size).toBe(3);
-      await expect(h.store.get(session(1).sessionId)).resolves.toBeNull();
+      await expect(h.store.get(session(4).sessionId)).resolves.toBeNull();
       const listed = await h.store.list({ offset: 0, limit: 10 });
-      expect(listed.items.map((s) => s.jti)).toEqual(['jti-4', 'jti-3', 'jti-2']);
-      expect(listed.total).toBe(3);
+      expect(listed.items.map((s) => s.jti)).toEqual(['jti-3', 'jti-2', 'jti-1']);
+      await expect(h.store.countOpen(5000)).resolves.toBe(3);
+    });
+  });
+
+  describe('per-passport bound', () => {
+    beforeEach(() => {
+      h = kind.open({ maxOpenPerPassport: 2 });
+    });
+
+    it("a passport's login beyond its bound closes its own oldest open session, never another's", async () => {
+      await h.store.create(session(1, { tokenId: 'otherpassprt' }));
+      for (const n of [2, 3, 4]) await h.store.create(session(n));
+      await expect(h.store.get(session(2).sessionId)).resolves.toMatchObject({ closedAtMs: 4000, closeReason: 'superseded' });
+      await expect(h.store.get(session(3).sessionId)).resolves.toMatchObject({ closedAtMs: null });
+      await expect(h.store.get(session(4).sessionId)).resolves.toMatchObject({ closedAtMs: null });
+      await expect(h.store.get(session(1).sessionId)).resolves.toMatchObject({ closedAtMs: null });
+      await expect(h.store.countOpen(4000)).resolves.toBe(3);
+    });
+  });
+
+  describe('renewals', () => {
+    beforeEach(() => {
+      h = kind.open();
+    });
+
+    it('counts renewals of an open session, with the last time; refuses closed, expired and unknown ones', async () => {
+      await h.store.create(session(1, { expiresAtMs: 10_000 }));
+      await expect(h.store.get(session(1).sessionId)).resolves.toMatchObject({ renewalCount: 0, lastRenewedAtMs: null });
+      await expect(h.store.recordRenewal(session(1).sessionId, 2000)).resolves.toBe(true);
+      await expect(h.store.recordRenewal(session(1).sessionId, 3000)).resolves.toBe(true);
+      await expect(h.store.get(session(1).sessionId)).resolves.toMatchObject({ renewalCount: 2, lastRenewedAtMs: 3000 });
+      await expect(h.store.recordRenewal(session(1).sessionId, 10_000)).resolves.toBe(false);
+      await h.store.close(session(1).sessionId, 'logout', 4000);
+      await expect(h.store.recordRenewal(session(1).sessionId, 5000)).resolves.toBe(false);
+      await expect(h.store.recordRenewal('sess_nope', 5000)).resolves.toBe(false);
     });
   });
 

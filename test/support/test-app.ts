@@ -12,7 +12,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { startApp } from '../../apps/api/src/app.factory.js';
+import { startApp, type AppOptions } from '../../apps/api/src/app.factory.js';
 import { loadConfig } from '../../apps/api/src/config/app-config.js';
 
 export interface TestApp {
@@ -34,7 +34,8 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+/** `options.clock`: a clock the test drives (e.g. the core's FixedClock) in place of the system clock. */
+export async function startTestApp(env: Record<string, string> = {}, options: AppOptions = {}): Promise<TestApp> {
   // A DATA_DIR given by the caller (restart tests) belongs to the caller: used, never deleted.
   const ownsDataDir = env.DATA_DIR === undefined;
   const dataDir = env.DATA_DIR ?? (await mkdtemp(path.join(tmpdir(), 'passport-test-')));
@@ -49,7 +50,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   });
   let started;
   try {
-    started = await startApp(config);
+    started = await startApp(config, options);
   } catch (err) {
     if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });
     throw err;

@@ -30,7 +30,12 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
 /** Largest accepted request header block (resolutions §5). */
 export const HEADER_LIMIT_BYTES = 16 * 1024;
 
-export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
+/** `options.clock` replaces the system clock everywhere (tests drive time with the core's FixedClock). */
+export interface AppOptions {
+  readonly clock?: Clock;
+}
+
+export async function createApp(config: AppConfig, options: AppOptions = {}): Promise<NestFastifyApplication> {
   const logger = createLogger(config);
   const adapter = new FastifyAdapter({
     loggerInstance: logger,
@@ -46,7 +51,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     trustProxy: config.trustedProxies.length > 0 ? [...config.trustedProxies] : false,
   } as ConstructorParameters<typeof FastifyAdapter>[0]);
 
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, options), adapter, {
     logger: new PinoNestLogger(logger),
     abortOnError: false,
     // Nest's own parsers (JSON and urlencoded) are replaced by registerJsonBodyParser below.
@@ -99,8 +104,8 @@ export interface StartedApp {
   close(): Promise<void>;
 }
 
-export async function startApp(config: AppConfig): Promise<StartedApp> {
-  const app = await createApp(config);
+export async function startApp(config: AppConfig, options: AppOptions = {}): Promise<StartedApp> {
+  const app = await createApp(config, options);
   await app.listen({ port: config.port, host: config.host });
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;

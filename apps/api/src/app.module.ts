@@ -14,6 +14,7 @@ import { DocsController } from './docs/docs.controller.js';
 import { HealthController } from './health/health.controller.js';
 import { HttpModule } from './http/http.module.js';
 import { LoginChallengeController } from './login-challenge/login-challenge.controller.js';
+import { type Clock } from '@passport/core';
 import { CoreServicesModule } from './infrastructure/core-services.module.js';
 import { McpModule } from './mcp/mcp.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
@@ -27,12 +28,13 @@ import { VerifyModule } from './verify/verify.module.js';
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  /** `options.clock`: the clock every component reads (tests inject a FixedClock; default the system clock). */
+  static forRoot(config: AppConfig, options: { readonly clock?: Clock } = {}): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        CoreServicesModule,
+        CoreServicesModule.forRoot(options.clock),
         HttpModule,
         OpenApiModule,
         MetricsModule,

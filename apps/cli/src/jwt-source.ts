@@ -1,5 +1,11 @@
-/** The JWT for bearer commands: `--jwt`, else `--jwt-file`, else PASSPORT_JWT. */
-import { readFile } from 'node:fs/promises';
+/**
+ * The JWT for bearer commands: `--jwt`, else `--jwt-file`, else PASSPORT_JWT. `bearerIo` also keeps a
+ * long-lived agent's JWT fresh: the API renews a token in its last 20 % with the `New-Token` response
+ * header, and the returned io swaps it in (the core's renewing fetch) and rewrites `--jwt-file` with
+ * it (mode 0600, written to a temporary file and renamed, so a reader never sees half a token).
+ */
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { createRenewingFetch } from '@passport/core';
 import { CliError, type CliIo } from './cli-context.js';
 
 export async function readJwt(jwt: string | undefined, file: string | undefined, io: CliIo): Promise<string> {
@@ -13,4 +19,22 @@ export async function readJwt(jwt: string | undefined, file: string | undefined,
   }
   if (io.env.PASSPORT_JWT) return io.env.PASSPORT_JWT.trim();
   throw new CliError('--jwt <token> or --jwt-file <file> is required (or set PASSPORT_JWT)');
+}
+
+/** The JWT, and an io whose fetch sends it and takes a renewed one (saved back to `file` when given). */
+export async function bearerIo(jwt: string | undefined, file: string | undefined, io: CliIo): Promise<{ jwt: string; io: CliIo }> {
+  const token = await readJwt(jwt, file, io);
+  const save = jwt || !file ? undefined : file;
+  const renewing = createRenewingFetch({
+    token,
+    fetch: io.fetch,
+    onNewToken: save
+      ? async (fresh) => {
+          const temporary = `${save}.${process.pid}.tmp`;
+          await writeFile(temporary, `${fresh}\n`, { mode: 0o600 });
+          await rename(temporary, save);
+        }
+      : undefined,
+  });
+  return { jwt: token, io: { ...io, fetch: renewing as typeof fetch } };
 }

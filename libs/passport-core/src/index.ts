@@ -56,6 +56,7 @@ export { validateLoginRequest, type LoginRequest } from './login/login-request.v
 export { createLoginVerifier, type LoginVerifier } from './login/login-credentials.verifier.js';
 export { buildJwtClaims, type PassportJwtClaims } from './login/jwt-claims.js';
 export { checkFederatedClaims, checkServerPassport } from './federation/federated-token.checks.js';
+export { createRenewingFetch, type RenewingFetch } from './client/renewing-fetch.js';
 
 // Families, distinguished names, profiles, DID documents, minting fees
 export { signFamilyMetadata, verifyFamilySignature } from './family/family-signature.js';

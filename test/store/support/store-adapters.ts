@@ -18,6 +18,8 @@ import { SqliteSessionStore } from '../../../apps/api/src/store/sqlite-session.s
 export interface HarnessOptions {
   /** Row cap of the store under test. */
   readonly maxEntries?: number;
+  /** Session stores only: open sessions per passport. */
+  readonly maxOpenPerPassport?: number;
 }
 
 /** Stores with the adapter-specific extras the suites observe (size and sweep exist on both adapters). */
@@ -106,8 +108,10 @@ export const replayAdapters: ReadonlyArray<AdapterKind<SweepableReplayStore>> = 
 ];
 
 export const sessionAdapters: ReadonlyArray<AdapterKind<SweepableSessionStore>> = [
-  memoryKind((o) => new MemorySessionStore({ maxEntries: o.maxEntries })),
-  sqliteKind((db, o) => new SqliteSessionStore(db, { ...noTimer, maxEntries: o.maxEntries })),
+  memoryKind((o) => new MemorySessionStore({ maxEntries: o.maxEntries, maxOpenPerPassport: o.maxOpenPerPassport })),
+  sqliteKind(
+    (db, o) => new SqliteSessionStore(db, { ...noTimer, maxEntries: o.maxEntries, maxOpenPerPassport: o.maxOpenPerPassport }),
+  ),
 ];
 
 export const rateLimitAdapters: ReadonlyArray<AdapterKind<SweepableRateLimitStore>> = [

@@ -14,6 +14,8 @@ import { BearerAuthGuard } from './bearer/bearer-auth.guard.js';
 import { BearerAuthenticator } from './bearer/bearer.authenticator.js';
 import { PassportRateLimiter } from './bearer/passport-rate-limiter.js';
 import { PrivilegedGuard } from './bearer/privileged.guard.js';
+import { LogoutAuthGuard } from './bearer/logout-auth.guard.js';
+import { TokenRenewer } from './renewal/token-renewer.js';
 import { MeIdentityController } from './identity/me-identity.controller.js';
 import { EddsaJwtCodec } from './jwt/eddsa-jwt.codec.js';
 import { LoginController } from './login/login.controller.js';
@@ -34,7 +36,7 @@ const jwtCodec = {
 };
 
 const httpControllers = [LoginController, HolaNonceController, MeIdentityController, SessionsAdminController, MetricsController];
-const guards = [BearerAuthenticator, PassportRateLimiter, BearerAuthGuard, PrivilegedGuard];
+const guards = [BearerAuthenticator, PassportRateLimiter, TokenRenewer, BearerAuthGuard, PrivilegedGuard, LogoutAuthGuard];
 
 @Module({
   controllers: httpControllers,

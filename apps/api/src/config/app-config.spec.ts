@@ -34,6 +34,10 @@ describe('loadConfig rejects bad values with one line naming the variable', () =
     ['TRUSTED_PROXIES', { TRUSTED_PROXIES: '300.1.1.1' }],
     ['WEBHOOK_TEST_ENABLED', { WEBHOOK_TEST_ENABLED: 'yes' }],
     ['MCP_MAX_SESSIONS', { MCP_MAX_SESSIONS: '0' }],
+    ['SESSION_TTL_SECONDS', { SESSION_TTL_SECONDS: '0' }],
+    ['JWT_RENEWAL', { JWT_RENEWAL: 'client' }],
+    ['SESSION_MAX_ENTRIES', { SESSION_MAX_ENTRIES: '-5' }],
+    ['SESSION_MAX_PER_PASSPORT', { SESSION_MAX_PER_PASSPORT: 'many' }],
     ['MCP_SESSION_TTL_MS', { MCP_SESSION_TTL_MS: '1.5' }],
     ['MCP_MAX_SESSIONS_PER_ADDRESS', { MCP_MAX_SESSIONS_PER_ADDRESS: '0' }],
     ['MCP_MAX_SESSIONS_PER_ADDRESS', { MCP_MAX_SESSIONS: '10', MCP_MAX_SESSIONS_PER_ADDRESS: '11' }],
@@ -86,8 +90,10 @@ describe('loadConfig defaults (resolutions §9)', () => {
       holaFutureSkewMs: 0,
       holaVerifyThreadPool: true,
       rateLimit: { capacity: 6101, refillPerMinute: 1101 },
+      sessions: { ttlSeconds: 5200, renewal: 'server', maxEntries: 100_000, maxOpenPerPassport: 100 },
     });
     expect(loadConfig({ HOLA_VERIFY_THREADPOOL: 'false' }).holaVerifyThreadPool).toBe(false);
+    expect(loadConfig({ JWT_RENEWAL: 'off', SESSION_TTL_SECONDS: '900' }).sessions).toMatchObject({ renewal: 'off', ttlSeconds: 900 });
     expect(config.concierge.lobbyTokenId).toBeUndefined();
   });
 

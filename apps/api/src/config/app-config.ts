@@ -39,6 +39,18 @@ export interface RateLimitConfig {
   readonly refillPerMinute: number;
 }
 
+/** Login sessions and their tokens. */
+export interface SessionConfig {
+  /** SESSION_TTL_SECONDS [5200]: a session's lifetime from login (capped by the passport's not_after). */
+  readonly ttlSeconds: number;
+  /** JWT_RENEWAL [server]: `server` answers a token in its last 20 % with `New-Token`; `off` never renews. */
+  readonly renewal: 'server' | 'off';
+  /** SESSION_MAX_ENTRIES [100000]: sessions stored; when full of open ones, logins are refused (503). */
+  readonly maxEntries: number;
+  /** SESSION_MAX_PER_PASSPORT [100]: open sessions per passport; a login beyond closes its own oldest. */
+  readonly maxOpenPerPassport: number;
+}
+
 export interface AppConfig {
   readonly port: number;
   readonly host: string;
@@ -91,6 +103,7 @@ export interface AppConfig {
    */
   readonly holaVerifyThreadPool: boolean;
   readonly rateLimit: RateLimitConfig;
+  readonly sessions: SessionConfig;
   readonly concierge: ConciergeConfig;
 }
 
@@ -332,6 +345,12 @@ export function loadConfig(env: Env): AppConfig {
     rateLimit: {
       capacity: integer(env, 'RATE_LIMIT_CAPACITY', 6101, 1, 10_000_000),
       refillPerMinute: integer(env, 'RATE_LIMIT_REFILL_PER_MINUTE', 1101, 1, 10_000_000),
+    },
+    sessions: {
+      ttlSeconds: integer(env, 'SESSION_TTL_SECONDS', 5200, 1, 31_536_000),
+      renewal: oneOf<'server' | 'off'>(env, 'JWT_RENEWAL', ['server', 'off'], 'server'),
+      maxEntries: integer(env, 'SESSION_MAX_ENTRIES', 100_000, 1, 100_000_000),
+      maxOpenPerPassport: integer(env, 'SESSION_MAX_PER_PASSPORT', 100, 1, 1_000_000),
     },
     concierge,
   };

@@ -60,7 +60,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     }
     if (unexpected) request.log?.error({ err: exception }, 'request failed with an unexpected error');
 
-    if (error.code === 'RATE_LIMIT_EXCEEDED') {
+    if (error.code === 'RATE_LIMIT_EXCEEDED' || error.code === 'SESSION_CAPACITY_REACHED') {
       const seconds = Number(error.details?.retryAfterSeconds);
       reply.header('Retry-After', String(Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : 1));
     }

@@ -1,10 +1,11 @@
 /**
  * Global providers of the core's process-local ports: the clock and the node:crypto signature lane in
  * both forms (on the calling thread, and on libuv's thread pool for HOLA lines), sharing one bounded
- * cache of key objects so a key is built once for logins and HOLA lines alike.
+ * cache of key objects so a key is built once for logins and HOLA lines alike. `forRoot(clock)` lets
+ * tests drive time (the core's FixedClock); the application uses the system clock.
  */
-import { Global, Module } from '@nestjs/common';
-import { systemClock } from '@passport/core';
+import { type DynamicModule, Global, Module } from '@nestjs/common';
+import { systemClock, type Clock } from '@passport/core';
 import { createNodeThreadPoolVerifier, createNodeVerifier, KeyObjectLruCache } from '@passport/core/node';
 import { ASYNC_SIGNATURE_VERIFIER, CLOCK, SIGNATURE_VERIFIER } from './di-tokens.js';
 
@@ -14,7 +15,6 @@ const KEY_OBJECT_CACHE_SIZE = 4096;
 @Global()
 @Module({
   providers: [
-    { provide: CLOCK, useValue: systemClock },
     { provide: KEY_OBJECT_CACHE, useFactory: () => new KeyObjectLruCache(KEY_OBJECT_CACHE_SIZE) },
     {
       provide: SIGNATURE_VERIFIER,
@@ -27,6 +27,10 @@ const KEY_OBJECT_CACHE_SIZE = 4096;
       useFactory: (keyCache: KeyObjectLruCache) => createNodeThreadPoolVerifier({ keyCache }),
     },
   ],
-  exports: [CLOCK, SIGNATURE_VERIFIER, ASYNC_SIGNATURE_VERIFIER],
+  exports: [SIGNATURE_VERIFIER, ASYNC_SIGNATURE_VERIFIER],
 })
-export class CoreServicesModule {}
+export class CoreServicesModule {
+  static forRoot(clock: Clock = systemClock): DynamicModule {
+    return { module: CoreServicesModule, providers: [{ provide: CLOCK, useValue: clock }], exports: [CLOCK] };
+  }
+}

@@ -70,6 +70,7 @@ export class OpenApiDocumentService {
         `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
     });
     addCrossCuttingErrors(document);
+    addNewTokenHeader(document);
     return document;
   }
 }
@@ -92,6 +93,26 @@ export function addCrossCuttingErrors(document: OpenAPIObject): void {
           schema: { type: 'integer', minimum: 1 },
         },
       };
+    }
+  }
+}
+
+/** The `New-Token` response header, declared on every response of every JWT-tier operation. */
+export const NEW_TOKEN_HEADER_OBJECT = {
+  description:
+    'Sent when the bearer token is in the last 20 % of its lifetime: a renewed JWT of the same session (use it from ' +
+    'now on; the one sent stays valid until its own exp). On logout: a 60 s termination token (session_status "closed").',
+  schema: { type: 'string' },
+} as const;
+
+export function addNewTokenHeader(document: OpenAPIObject): void {
+  for (const pathItem of Object.values(document.paths)) {
+    for (const method of HTTP_METHODS) {
+      const operation = pathItem[method] as OperationObject | undefined;
+      if (!operation?.security?.some((requirement) => BEARER_AUTH in requirement)) continue;
+      for (const response of Object.values(operation.responses) as ResponseObject[]) {
+        response.headers = { ...response.headers, 'New-Token': NEW_TOKEN_HEADER_OBJECT };
+      }
     }
   }
 }

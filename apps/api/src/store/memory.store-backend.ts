@@ -12,7 +12,10 @@ import { DEFAULT_SWEEP_INTERVAL_MS } from './sqlite-store.options.js';
 export function createMemoryStoreBackend(options: StoreBackendOptions = {}): StoreBackend {
   const clock = options.clock ?? systemClock;
   const replay = new MemoryReplayStore({ maxEntries: options.replay?.maxEntries });
-  const sessions = new MemorySessionStore({ maxEntries: options.sessions?.maxEntries });
+  const sessions = new MemorySessionStore({
+    maxEntries: options.sessions?.maxEntries,
+    maxOpenPerPassport: options.sessions?.maxOpenPerPassport,
+  });
   const rateLimit = new MemoryRateLimitStore({ maxKeys: options.rateLimit?.maxEntries });
   const sweeps = [
     startPeriodicSweep(

@@ -6,9 +6,10 @@
  * `expiresAtMs > nowMs`; `sweep(nowMs)` deletes every closed or expired session; `list` is newest first
  * by `createdAtMs` (ties: the later created first) and `total` counts every stored session.
  *
- * Bounded: a background sweep deletes closed and expired sessions, and a create beyond `maxEntries`
- * (default 100 000) first sweeps, then evicts the oldest open sessions (logging those clients out:
- * eviction fails closed, a JWT is never honoured without its session).
+ * Bounded: a background sweep deletes closed and expired sessions; a create at `maxEntries` (default
+ * 100 000) first sweeps, then, if still full, throws `SessionCapacityError` and stores nothing (no
+ * open session of anyone is evicted); a passport holds at most `maxOpenPerPassport` (default 100)
+ * open sessions, a login beyond it closing that passport's own oldest (reason `superseded`).
  *
  * Reads are cached in process, because every JWT request reads its session: the cache is dropped
  * whenever `PRAGMA data_version` shows that another connection committed, and this connection's own
@@ -22,7 +23,14 @@
  * everywhere. Reads within one turn only share what they could equally have seen a moment earlier.
  */
 import { systemClock } from '@passport/core';
-import { type SessionPage, type SessionRecord, type SessionStore } from '@passport/core/ports';
+import { DEFAULT_MAX_OPEN_SESSIONS_PER_PASSPORT } from '@passport/core/testing';
+import {
+  SESSION_SUPERSEDED,
+  SessionCapacityError,
+  type SessionPage,
+  type SessionRecord,
+  type SessionStore,
+} from '@passport/core/ports';
 import { type SqliteDatabase } from './sqlite.database.js';
 import { startPeriodicSweep, type PeriodicSweep } from './periodic-sweep.js';
 import {
@@ -45,13 +53,22 @@ interface SessionRow {
   readonly closed_at_ms: number | null;
   readonly close_reason: string | null;
   readonly federated_from: string | null;
+  readonly renewal_count: number;
+  readonly last_renewed_at_ms: number | null;
 }
 
-const COLUMNS =
+const INSERT_COLUMNS =
   'session_id, token_id, owner_id, jti, created_at_ms, expires_at_ms, closed_at_ms, close_reason, federated_from';
+const COLUMNS = `${INSERT_COLUMNS}, renewal_count, last_renewed_at_ms`;
+
+export interface SqliteSessionStoreOptions extends SqliteStoreOptions {
+  /** Open sessions one passport may hold (default 100). */
+  readonly maxOpenPerPassport?: number;
+}
 
 export class SqliteSessionStore implements SessionStore {
   readonly maxEntries: number;
+  readonly maxOpenPerPassport: number;
   private readonly sweeper: PeriodicSweep;
   private readonly readCache = new Map<string, SessionRecord>();
   private seenDataVersion = -1;
@@ -59,9 +76,13 @@ export class SqliteSessionStore implements SessionStore {
 
   constructor(
     private readonly db: SqliteDatabase,
-    options: SqliteStoreOptions = {},
+    options: SqliteSessionStoreOptions = {},
   ) {
     this.maxEntries = positiveInteger(options.maxEntries ?? DEFAULT_SESSION_MAX_ENTRIES, 'maxEntries');
+    this.maxOpenPerPassport = positiveInteger(
+      options.maxOpenPerPassport ?? DEFAULT_MAX_OPEN_SESSIONS_PER_PASSPORT,
+      'maxOpenPerPassport',
+    );
     const clock = options.clock ?? systemClock;
     this.sweeper = startPeriodicSweep(
       () => this.sweepSync(clock.nowMs()),
@@ -72,9 +93,17 @@ export class SqliteSessionStore implements SessionStore {
 
   async create(session: SessionRecord): Promise<void> {
     this.db.immediate(() => {
+      const nowMs = session.createdAtMs;
+      if (this.db.rowCount('sessions') >= this.maxEntries) this.sweepSync(nowMs);
+      // A passport at its own bound makes room by closing its own oldest (then swept); nobody else's.
+      // A refusal below rolls the whole transaction back, closes included.
+      if (this.closeOldestOfPassport(session.tokenId, nowMs) > 0 && this.db.rowCount('sessions') >= this.maxEntries) {
+        this.sweepSync(nowMs);
+      }
+      if (this.db.rowCount('sessions') >= this.maxEntries) throw new SessionCapacityError(this.maxEntries);
       const inserted = this.db
         .statement(
-          `INSERT INTO sessions (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id) DO NOTHING`,
+          `INSERT INTO sessions (${INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id) DO NOTHING`,
         )
         .run(
           session.sessionId,
@@ -88,8 +117,34 @@ export class SqliteSessionStore implements SessionStore {
           session.federatedFrom,
         );
       if (inserted.changes === 0) throw new Error(`session ${session.sessionId} already exists`);
-      this.enforceCap(session.createdAtMs);
     });
+  }
+
+  /** Closes the passport's own oldest open sessions so that one more fits its bound. */
+  private closeOldestOfPassport(tokenId: string, nowMs: number): number {
+    const open = this.db
+      .statement(
+        'SELECT session_id FROM sessions WHERE token_id = ? AND closed_at_ms IS NULL AND expires_at_ms > ? ORDER BY created_at_ms, rowid',
+      )
+      .all(tokenId, nowMs) as { session_id: string }[];
+    const excess = open.length - this.maxOpenPerPassport + 1;
+    for (const { session_id } of open.slice(0, Math.max(0, excess))) {
+      this.db
+        .statement('UPDATE sessions SET closed_at_ms = ?, close_reason = ? WHERE session_id = ? AND closed_at_ms IS NULL')
+        .run(nowMs, SESSION_SUPERSEDED, session_id);
+      this.readCache.delete(session_id);
+    }
+    return Math.max(0, excess);
+  }
+
+  async recordRenewal(sessionId: string, nowMs: number): Promise<boolean> {
+    const result = this.db
+      .statement(
+        'UPDATE sessions SET renewal_count = renewal_count + 1, last_renewed_at_ms = ? WHERE session_id = ? AND closed_at_ms IS NULL AND expires_at_ms > ?',
+      )
+      .run(nowMs, sessionId, nowMs);
+    this.readCache.delete(sessionId);
+    return result.changes === 1;
   }
 
   async get(sessionId: string): Promise<SessionRecord | null> {
@@ -171,18 +226,6 @@ export class SqliteSessionStore implements SessionStore {
       .statement('DELETE FROM sessions WHERE closed_at_ms IS NOT NULL OR expires_at_ms <= ?')
       .run(nowMs).changes;
   }
-
-  private enforceCap(nowMs: number): void {
-    if (this.db.rowCount('sessions') <= this.maxEntries) return;
-    this.sweepSync(nowMs);
-    const excess = this.db.rowCount('sessions') - this.maxEntries;
-    if (excess <= 0) return;
-    // rowid grows with insertion, so the smallest rowids are the oldest sessions.
-    this.readCache.clear();
-    this.db
-      .statement('DELETE FROM sessions WHERE rowid IN (SELECT rowid FROM sessions ORDER BY rowid LIMIT ?)')
-      .run(excess);
-  }
 }
 
 function toRecord(row: SessionRow): SessionRecord {
@@ -196,5 +239,7 @@ function toRecord(row: SessionRow): SessionRecord {
     closedAtMs: row.closed_at_ms,
     closeReason: row.close_reason,
     federatedFrom: row.federated_from,
+    renewalCount: row.renewal_count,
+    lastRenewedAtMs: row.last_renewed_at_ms,
   });
 }

@@ -70,6 +70,12 @@ const MIGRATIONS: readonly string[] = [
     )
     .join('')}
   `,
+  // Sessions outlive one token: renewals are counted; open sessions are counted per passport at login.
+  `
+  ALTER TABLE sessions ADD COLUMN renewal_count INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE sessions ADD COLUMN last_renewed_at_ms INTEGER;
+  CREATE INDEX sessions_open_by_passport ON sessions (token_id, created_at_ms) WHERE closed_at_ms IS NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

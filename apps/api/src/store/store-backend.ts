@@ -10,6 +10,7 @@ import { type HealthIndicator } from '../infrastructure/health-indicator.js';
 import { createMemoryStoreBackend } from './memory.store-backend.js';
 import { createSqliteStoreBackend } from './sqlite.store-backend.js';
 import { type SqliteStoreOptions } from './sqlite-store.options.js';
+import { type SqliteSessionStoreOptions } from './sqlite-session.store.js';
 
 export interface StoreBackend {
   readonly kind: StoreKind;
@@ -26,7 +27,7 @@ export interface StoreBackendOptions {
   /** Clock of the background sweeps (request paths pass their own `nowMs`). */
   readonly clock?: Clock;
   readonly replay?: SqliteStoreOptions;
-  readonly sessions?: SqliteStoreOptions;
+  readonly sessions?: SqliteSessionStoreOptions;
   readonly rateLimit?: SqliteStoreOptions;
   /** Milliseconds a SQLite connection waits for another's write lock (default 5000). */
   readonly busyTimeoutMs?: number;

@@ -16,7 +16,7 @@ import {
   readCredentials,
   type CliCommand,
 } from '../cli-context.js';
-import { readJwt } from '../jwt-source.js';
+import { bearerIo } from '../jwt-source.js';
 
 export const holaCommand: CliCommand = {
   name: 'hola',
@@ -76,8 +76,8 @@ export const holaCommand: CliCommand = {
       // host); behind a proxy or another port that differs from the host of the URL we reach it by.
       host ??= await announcedServiceHost(io, api);
       if (timestamp === undefined) {
-        const jwt = await readJwt(values.jwt, values['jwt-file'], io);
-        const nonce = await callApi(io, `${api}/api/holanonce16ts`, {
+        const { jwt, io: bearer } = await bearerIo(values.jwt, values['jwt-file'], io);
+        const nonce = await callApi(bearer, `${api}/api/holanonce16ts`, {
           headers: { authorization: `Bearer ${jwt}` },
         });
         timestamp = String(nonce.timestamp);

@@ -3,7 +3,7 @@
  */
 import { parseArgs } from 'node:util';
 import { apiUrl, callApi, output, parseOrFail, type CliCommand } from '../cli-context.js';
-import { readJwt } from '../jwt-source.js';
+import { bearerIo } from '../jwt-source.js';
 
 export const nonceCommand: CliCommand = {
   name: 'nonce',
@@ -26,8 +26,8 @@ Prints "<timestamp> <noncetsHex>" from GET /api/holanonce16ts.`,
       }),
     );
     const api = apiUrl(values.api, io);
-    const jwt = await readJwt(values.jwt, values['jwt-file'], io);
-    const body = await callApi(io, `${api}/api/holanonce16ts`, {
+    const { jwt, io: bearer } = await bearerIo(values.jwt, values['jwt-file'], io);
+    const body = await callApi(bearer, `${api}/api/holanonce16ts`, {
       headers: { authorization: `Bearer ${jwt}` },
     });
     output(io, !!values.json, body, `${String(body.timestamp)} ${String(body.noncetsHex)}`);

@@ -103,6 +103,7 @@ export const ERROR_CATALOGUE = {
   SESSIONS_RETRIEVE_FAILED: entry(500, 'The sessions could not be retrieved.'),
   SESSION_CLEANUP_FAILED: entry(500, 'The expired sessions could not be cleaned up.'),
   SESSION_TERMINATION_FAILED: entry(500, 'The session could not be terminated.'),
+  SESSION_CAPACITY_REACHED: entry(503, 'The service holds as many open sessions as it allows. Retry later.'),
   METRICS_FAILED: entry(500, 'The metrics could not be collected.'),
 
   // Webhooks (receiver side)

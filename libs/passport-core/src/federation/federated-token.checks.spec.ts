@@ -6,6 +6,7 @@ import { PassportError } from '../errors/passport.error.js';
 import { signFamilyMetadata } from '../family/family-signature.js';
 import { type PassportMetadata, type PassportRecord } from '../passport/passport.types.js';
 import { type Signer } from '../ports/signature-verifier.port.js';
+import { signPassportId } from '../login/jwt-claims.js';
 import { sameApiUrl } from './api-url.js';
 import {
   checkFederatedClaims,
@@ -20,6 +21,12 @@ const root = createNobleSigner(new Uint8Array(32).fill(1));
 const serverKey = createNobleSigner(new Uint8Array(32).fill(5));
 const stranger = createNobleSigner(new Uint8Array(32).fill(4));
 const SERVER_OWNER = implicitAccountId(serverKey.publicKey);
+const IAT = 1_780_000_000;
+/** What the server signs into each token: its token id and the token's iat. */
+const idClaims = (tokenId = 'bhahbkbramax', iat = IAT, signer: Signer = serverKey) => ({
+  iat,
+  passport_idsignature: signPassportId(signer, tokenId, iat),
+});
 
 function serverPassport(
   signer: Signer = root,
@@ -110,7 +117,7 @@ describe('server passport checks', () => {
       verifier: createNobleVerifier(),
       token: {
         header: { alg: 'EdDSA', typ: 'JWT' },
-        claims: { passport_id: 'bhahbkbramax', aud: SERVER_OWNER },
+        claims: { passport_id: 'bhahbkbramax', aud: SERVER_OWNER, ...idClaims() },
       },
       serverPassport: record,
       verifiedWithKey: serverKey.publicKey,
@@ -159,6 +166,22 @@ describe('server passport checks', () => {
     ['signed by another key', () => setup(serverPassport(), { verifiedWithKey: stranger.publicKey })],
   ])('SERVER_TOKEN_IDENTITY_MISMATCH: %s', async (_name, make) => {
     expect(await codeOf(make())).toBe('SERVER_TOKEN_IDENTITY_MISMATCH');
+  });
+  const withIdClaims = (extra: Record<string, unknown>) =>
+    setup(serverPassport(), {
+      token: { header: { alg: 'EdDSA' }, claims: { passport_id: 'bhahbkbramax', aud: SERVER_OWNER, ...extra } },
+    });
+  it.each([
+    ['no passport_idsignature', { iat: IAT }, 'passport_idsignature_missing'],
+    ['no iat', { passport_idsignature: idClaims().passport_idsignature }, 'passport_idsignature_missing'],
+    ['not base64url', { iat: IAT, passport_idsignature: 'not base64url!' }, 'passport_idsignature_missing'],
+    ['signed for another iat', { ...idClaims(), iat: IAT + 1 }, 'passport_idsignature_invalid'],
+    ['signed over another token id', idClaims('chbvcnurbkuw'), 'passport_idsignature_invalid'],
+    ['signed by another key', idClaims('bhahbkbramax', IAT, stranger), 'passport_idsignature_invalid'],
+    ['a truncated signature', { iat: IAT, passport_idsignature: idClaims().passport_idsignature.slice(0, 40) }, 'passport_idsignature_invalid'],
+  ])('passport_idsignature: %s → SERVER_TOKEN_IDENTITY_MISMATCH', async (_name, extra, reason) => {
+    const params = withIdClaims(extra);
+    await expect(checkServerPassport(params)).rejects.toMatchObject({ code: 'SERVER_TOKEN_IDENTITY_MISMATCH', details: { reason } });
   });
   it('then family, live, revoked, trusted contract, in that order', async () => {
     const all = { revoked: true, contractId: 'rogue.test' };

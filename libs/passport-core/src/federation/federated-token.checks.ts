@@ -10,10 +10,14 @@
  * when the federated claim is not the API the client meant to call or `iss` is not its home URL.
  *
  * Server passport (`checkServerPassport`), in this order: `SERVER_TOKEN_IDENTITY_MISMATCH` (no such
- * passport, `passport_id`/`aud` are not it and its owner, `alg` is not EdDSA, or the verifying key is
- * not its owner's), `SERVER_PASSPORT_FAMILY_MISMATCH`, `SERVER_PASSPORT_NOT_LIVE`,
+ * passport, `passport_id`/`aud` are not it and its owner, `alg` is not EdDSA, the verifying key is
+ * not its owner's, or `passport_idsignature` is missing (`details.reason`
+ * `passport_idsignature_missing`) or is not that key's Ed25519 signature over UTF-8
+ * `passport_id + new Date(iat * 1000).toISOString()` (`passport_idsignature_invalid`)),
+ * `SERVER_PASSPORT_FAMILY_MISMATCH`, `SERVER_PASSPORT_NOT_LIVE`,
  * `SERVER_PASSPORT_REVOKED`, `SERVER_SMART_CONTRACT_NOT_TRUSTED`.
  */
+import { decodeBase64Url } from '../codecs/base64url.codec.js';
 import { bytesEqual } from '../codecs/utf8.codec.js';
 import { type ErrorCode } from '../errors/error-catalogue.js';
 import { PassportError } from '../errors/passport.error.js';
@@ -22,6 +26,7 @@ import { parseServiceProviderId, sharedFamilyRoots } from '../family/serviceprov
 import { resolveOwnerKeys } from '../passport/owner-keys.js';
 import { isContractTrusted, isPassportLive, isPassportRevoked } from '../passport/passport-conditions.js';
 import { type PassportRecord } from '../passport/passport.types.js';
+import { passportIdSignatureMessage } from '../login/jwt-claims.js';
 import { type ChainReader } from '../ports/chain-reader.port.js';
 import { type SignatureVerifier } from '../ports/signature-verifier.port.js';
 import { isNonEmptyString, sameApiUrl } from './api-url.js';
@@ -90,6 +95,7 @@ export async function checkServerPassport(params: ServerPassportCheckParams): Pr
   const ownerKeys = await resolveOwnerKeys(chain, server.ownerId);
   if (!ownerKeys.some((key) => bytesEqual(key, verifiedWithKey)))
     fail('SERVER_TOKEN_IDENTITY_MISMATCH', { reason: 'signing_key' });
+  checkPassportIdSignature(verifier, token.claims, server.tokenId, verifiedWithKey);
 
   // The server must be of the client's family: sharing a root with it, and vouched for by that root.
   const expected = parseServiceProviderId(expectedServiceProviderId);
@@ -109,4 +115,22 @@ export async function checkServerPassport(params: ServerPassportCheckParams): Pr
   if (!isPassportLive(server.metadata, await chain.chainTimeMs())) fail('SERVER_PASSPORT_NOT_LIVE');
   if (isPassportRevoked(server)) fail('SERVER_PASSPORT_REVOKED');
   if (!isContractTrusted(server, trustedContracts)) fail('SERVER_SMART_CONTRACT_NOT_TRUSTED');
+}
+
+/** `passport_idsignature`: the server key's signature over its token id and the token's `iat`. */
+function checkPassportIdSignature(
+  verifier: SignatureVerifier,
+  claims: Readonly<Record<string, unknown>>,
+  serverTokenId: string,
+  key: Uint8Array,
+): void {
+  const text = claims.passport_idsignature;
+  const signature = typeof text === 'string' ? decodeBase64Url(text) : null;
+  const iat = claims.iat;
+  if (!signature || typeof iat !== 'number' || !Number.isSafeInteger(iat)) {
+    fail('SERVER_TOKEN_IDENTITY_MISMATCH', { reason: 'passport_idsignature_missing' });
+  }
+  const valid =
+    signature!.length === 64 && verifier.verify(signature!, passportIdSignatureMessage(serverTokenId, iat as number), key);
+  if (!valid) fail('SERVER_TOKEN_IDENTITY_MISMATCH', { reason: 'passport_idsignature_invalid' });
 }

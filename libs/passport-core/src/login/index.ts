@@ -45,3 +45,23 @@ export {
   type ServerPassportCheckParams,
 } from '../federation/federated-token.checks.js';
 export { normalizeApiUrl, sameApiUrl } from '../federation/api-url.js';
+
+// Token renewal within a session, and the client that follows it
+export {
+  isRenewalDue,
+  renewTokenClaims,
+  terminationTokenClaims,
+  RENEWAL_LIFETIME_FACTOR,
+  RENEWAL_WINDOW_DIVISOR,
+  TERMINATION_TOKEN_SECONDS,
+  type RenewableClaims,
+  type RenewTokenParams,
+  type RenewedToken,
+  type TerminationTokenParams,
+} from './jwt-renewal.js';
+export {
+  createRenewingFetch,
+  NEW_TOKEN_HEADER,
+  type RenewingFetch,
+  type RenewingFetchOptions,
+} from '../client/renewing-fetch.js';

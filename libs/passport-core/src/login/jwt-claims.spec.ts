@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { type PassportRecord } from '../passport/passport.types.js';
-import { buildJwtClaims, tokenIdFromSubject } from './jwt-claims.js';
+import { createNobleSigner } from '../crypto/noble.signer.js';
+import { createNobleVerifier } from '../crypto/noble.verifier.js';
+import { decodeBase64Url } from '../codecs/base64url.codec.js';
+import { buildJwtClaims, passportIdSignatureMessage, tokenIdFromSubject } from './jwt-claims.js';
 import { ULID_PATTERN, ulid, ulidTimeMs } from './ulid.js';
 
 const server = {
@@ -8,6 +11,7 @@ const server = {
   tokenId: 'bhahbkbramax',
   ownerId: 'server.test',
   publicBaseUrl: 'https://api.example',
+  signer: createNobleSigner(new Uint8Array(32).fill(5)),
 };
 const passport: PassportRecord = {
   tokenId: 'chbvcnurbkuw',
@@ -30,8 +34,11 @@ const ALL_CLAIMS = [
   'exp',
   'jti',
   'session_id',
+  'session_iat',
   'session_exp',
+  'session_status',
   'passport_id',
+  'passport_idsignature',
   'passport_owner',
   'passport_maxrequests',
   'passport_maxrqwindow',
@@ -43,7 +50,7 @@ const ALL_CLAIMS = [
 
 describe('JWT claims', () => {
   it('a bare passport: every claim present, unset ones null, 3600 s lifetime', () => {
-    const { claims, sessionId, jti, expiresAtMs } = buildJwtClaims({
+    const { claims, sessionId, jti, expiresAtMs, sessionExpiresAtMs } = buildJwtClaims({
       server,
       passport,
       federation: local,
@@ -60,8 +67,11 @@ describe('JWT claims', () => {
       exp: IAT + 3600,
       jti,
       session_id: sessionId,
-      session_exp: IAT + 3600,
+      session_iat: IAT,
+      session_exp: IAT + 5200,
+      session_status: 'new',
       passport_id: 'bhahbkbramax',
+      passport_idsignature: claims.passport_idsignature,
       passport_owner: 'ab'.repeat(32),
       passport_maxrequests: null,
       passport_maxrqwindow: null,
@@ -71,6 +81,12 @@ describe('JWT claims', () => {
       passport_subjectuniqueidentifier_url: null,
     });
     expect(expiresAtMs).toBe((IAT + 3600) * 1000);
+    expect(sessionExpiresAtMs).toBe((IAT + 5200) * 1000);
+    const signature = decodeBase64Url(claims.passport_idsignature)!;
+    expect(
+      createNobleVerifier().verify(signature, passportIdSignatureMessage('bhahbkbramax', IAT), server.signer.publicKey),
+    ).toBe(true);
+    expect(new TextDecoder().decode(passportIdSignatureMessage('bhahbkbramax', IAT))).toBe('bhahbkbramax2026-03-01T12:00:00.000Z');
     // Time part cross-checked with the ulid package's encodeTime.
     expect(jti).toBe('01KJMMA2WG0000000000000000');
     expect(sessionId).toBe('sess_chbvcnurbkuw_01KJMMA2WG0000000000000000');
@@ -108,14 +124,15 @@ describe('JWT claims', () => {
       passport_webhookurl: null,
     });
   });
+  const TEN_PAST = Date.parse('2026-03-01T12:10:00Z') / 1000;
   it.each([
-    ['jwt_duration shortens it', { jwt_duration: '600' }, IAT + 600],
-    ['jwt_duration cannot lengthen it', { jwt_duration: '7200' }, IAT + 3600],
-    ['a malformed jwt_duration is ignored', { jwt_duration: '10m' }, IAT + 3600],
-    ['not_after caps it', { not_after: '2026-03-01T12:10:00Z' }, Date.parse('2026-03-01T12:10:00Z') / 1000],
-    ['the smaller cap wins', { jwt_duration: '60', not_after: '2026-03-01T12:10:00Z' }, IAT + 60],
-    ['an unbounded not_after does not', { not_after: '0' }, IAT + 3600],
-  ])('exp: %s', (_name, metadata, exp) => {
+    ['jwt_duration shortens it', { jwt_duration: '600' }, IAT + 600, IAT + 5200],
+    ['jwt_duration cannot lengthen it', { jwt_duration: '7200' }, IAT + 3600, IAT + 5200],
+    ['a malformed jwt_duration is ignored', { jwt_duration: '10m' }, IAT + 3600, IAT + 5200],
+    ['not_after caps both', { not_after: '2026-03-01T12:10:00Z' }, TEN_PAST, TEN_PAST],
+    ['the smaller cap wins', { jwt_duration: '60', not_after: '2026-03-01T12:10:00Z' }, IAT + 60, TEN_PAST],
+    ['an unbounded not_after does not', { not_after: '0' }, IAT + 3600, IAT + 5200],
+  ])('exp and session_exp: %s', (_name, metadata, exp, sessionExp) => {
     const { claims } = buildJwtClaims({
       server,
       passport: { ...passport, metadata },
@@ -123,7 +140,12 @@ describe('JWT claims', () => {
       nowMs: NOW,
     });
     expect(claims.exp).toBe(exp);
-    expect(claims.session_exp).toBe(exp);
+    expect(claims.session_exp).toBe(sessionExp);
+  });
+  it('a session TTL shorter than the token lifetime caps exp too', () => {
+    const { claims } = buildJwtClaims({ server, passport, federation: local, nowMs: NOW, sessionTtlSeconds: 900 });
+    expect(claims).toMatchObject({ iat: IAT, exp: IAT + 900, session_iat: IAT, session_exp: IAT + 900 });
+    expect(() => buildJwtClaims({ server, passport, federation: local, nowMs: NOW, sessionTtlSeconds: 0 })).toThrow(RangeError);
   });
   it('federated: iss is the home URL, the federated claim is this server', () => {
     const { claims } = buildJwtClaims({

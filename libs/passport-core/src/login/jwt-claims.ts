@@ -8,7 +8,14 @@
  * - `aud`: the server passport's owner account.
  * - `iat` = `nbf` = server time (s); `exp` = `iat + 3600`, lowered to `iat + jwt_duration` (a
  *   positive integer of seconds in the passport's metadata) and to the passport's `not_after`.
- * - `jti`: a ULID; `session_id`: `sess_<tokenId>_<ULID>`; `session_exp` = `exp`.
+ * - `jti`: a ULID; `session_id`: `sess_<tokenId>_<ULID>`.
+ * - `session_iat` = `iat` of the login; `session_exp` = `session_iat + sessionTtlSeconds` (default
+ *   5200, as production), lowered to the passport's `not_after`. The session outlives one token:
+ *   renewals (`jwt-renewal.ts`) keep `session_*` and never pass `session_exp`. `exp` ≤ `session_exp`.
+ * - `session_status`: `"new"` at login (renewals and the logout token carry their own status).
+ * - `passport_idsignature`: base64url Ed25519 signature by the server passport key over UTF-8
+ *   `passport_id + new Date(iat * 1000).toISOString()`, so a client can re-check which server signed
+ *   (the production clients verify it; `checkServerPassport` does too).
  * - `passport_id`: the **server** passport's token id (spec: "A server passport id is carried in a
  *   claim named passport_id"), so a client can check who signed; `passport_owner` and the other
  *   `passport_*` claims describe the holder's passport (its owner, limits, privileges, webhook).
@@ -18,10 +25,20 @@
 import { type PassportRecord } from '../passport/passport.types.js';
 import { passportNotAfterMs } from '../passport/passport-conditions.js';
 import { TOKEN_ID_PATTERN } from '../token-id/token-id.js';
+import { encodeBase64Url } from '../codecs/base64url.codec.js';
+import { utf8 } from '../codecs/utf8.codec.js';
+import { type Signer } from '../ports/signature-verifier.port.js';
 import { type LoginFederation } from './login-credentials.verifier.js';
 import { ulid, type RandomBytes } from './ulid.js';
 
 export const JWT_DEFAULT_LIFETIME_SECONDS = 3600;
+/** A session's default lifetime at login (production's default), before the passport's `not_after`. */
+export const SESSION_DEFAULT_TTL_SECONDS = 5200;
+
+/** `session_status` values: at login, after a renewal, and in the termination token of a logout. */
+export const SESSION_STATUS_NEW = 'new';
+export const SESSION_STATUS_RENEWED = 'renewed_light_verification';
+export const SESSION_STATUS_CLOSED = 'closed';
 
 export interface PassportJwtClaims {
   iss: string;
@@ -32,8 +49,11 @@ export interface PassportJwtClaims {
   exp: number;
   jti: string;
   session_id: string;
+  session_iat: number;
   session_exp: number;
+  session_status: string;
   passport_id: string;
+  passport_idsignature: string;
   passport_owner: string;
   passport_maxrequests: number | null;
   passport_maxrqwindow: number | null;
@@ -49,11 +69,15 @@ export interface BuildJwtClaimsParams {
     readonly tokenId: string;
     readonly ownerId: string;
     readonly publicBaseUrl: string;
+    /** The server passport's key: signs `passport_idsignature`. */
+    readonly signer: Signer;
   };
   /** The holder's passport, as verified by the login. */
   readonly passport: PassportRecord;
   readonly federation: LoginFederation;
   readonly nowMs: number;
+  /** Session lifetime from login (default 5200 s), lowered to the passport's `not_after`. */
+  readonly sessionTtlSeconds?: number;
   /** Randomness for the ULIDs (default Web Crypto); fixed in tests. */
   readonly random?: RandomBytes;
 }
@@ -62,7 +86,20 @@ export interface BuiltJwtClaims {
   readonly claims: PassportJwtClaims;
   readonly sessionId: string;
   readonly jti: string;
+  /** The token's `exp` in ms. */
   readonly expiresAtMs: number;
+  /** The session's end (`session_exp`) in ms. */
+  readonly sessionExpiresAtMs: number;
+}
+
+/** The bytes `passport_idsignature` signs: UTF-8 `passportId + new Date(iatSeconds * 1000).toISOString()`. */
+export function passportIdSignatureMessage(passportId: string, iatSeconds: number): Uint8Array {
+  return utf8(passportId + new Date(iatSeconds * 1000).toISOString());
+}
+
+/** `passport_idsignature` for a token issued at `iatSeconds` by the server passport `passportId`. */
+export function signPassportId(signer: Signer, passportId: string, iatSeconds: number): string {
+  return encodeBase64Url(signer.sign(passportIdSignatureMessage(passportId, iatSeconds)));
 }
 
 const nonEmptyOrNull = (value: string | undefined): string | null =>
@@ -79,11 +116,14 @@ export function buildJwtClaims(params: BuildJwtClaimsParams): BuiltJwtClaims {
   const { server, passport, federation, nowMs, random } = params;
   const metadata = passport.metadata;
   const iat = Math.floor(nowMs / 1000);
-  let exp = iat + JWT_DEFAULT_LIFETIME_SECONDS;
+  const ttl = params.sessionTtlSeconds ?? SESSION_DEFAULT_TTL_SECONDS;
+  if (!Number.isSafeInteger(ttl) || ttl < 1) throw new RangeError('sessionTtlSeconds must be a positive integer');
+  let sessionExp = iat + ttl;
+  const notAfterMs = passportNotAfterMs(metadata);
+  if (notAfterMs !== null && Number.isFinite(notAfterMs)) sessionExp = Math.min(sessionExp, Math.floor(notAfterMs / 1000));
+  let exp = Math.min(iat + JWT_DEFAULT_LIFETIME_SECONDS, sessionExp);
   const duration = positiveIntegerOrNull(metadata.jwt_duration);
   if (duration !== null) exp = Math.min(exp, iat + duration);
-  const notAfterMs = passportNotAfterMs(metadata);
-  if (notAfterMs !== null && Number.isFinite(notAfterMs)) exp = Math.min(exp, Math.floor(notAfterMs / 1000));
   const jti = ulid(Math.floor(nowMs), random);
   const sessionId = `sess_${passport.tokenId}_${ulid(Math.floor(nowMs), random)}`;
   const claims: PassportJwtClaims = {
@@ -95,8 +135,11 @@ export function buildJwtClaims(params: BuildJwtClaimsParams): BuiltJwtClaims {
     exp,
     jti,
     session_id: sessionId,
-    session_exp: exp,
+    session_iat: iat,
+    session_exp: sessionExp,
+    session_status: SESSION_STATUS_NEW,
     passport_id: server.tokenId,
+    passport_idsignature: signPassportId(server.signer, server.tokenId, iat),
     passport_owner: passport.ownerId,
     passport_maxrequests: positiveIntegerOrNull(metadata.max_requests),
     passport_maxrqwindow: positiveIntegerOrNull(metadata.maxrq_window),
@@ -105,7 +148,7 @@ export function buildJwtClaims(params: BuildJwtClaimsParams): BuiltJwtClaims {
     passport_webhookcidr: nonEmptyOrNull(metadata.webhook_cidr),
     passport_subjectuniqueidentifier_url: federation.federated ? server.publicBaseUrl : null,
   };
-  return { claims, sessionId, jti, expiresAtMs: exp * 1000 };
+  return { claims, sessionId, jti, expiresAtMs: exp * 1000, sessionExpiresAtMs: sessionExp * 1000 };
 }
 
 /**

@@ -86,7 +86,7 @@ export interface LoginVerification {
   /** The family root whose key vouches for the passport. */
   readonly familyRootId: string;
   readonly federation: LoginFederation;
-  /** The single-use key recorded for this challenge: `login|<identifier>|<timestamp>`. */
+  /** The single-use key recorded for this challenge: `login|<identifier in lower case>|<timestamp>`. */
   readonly challengeKey: string;
 }
 
@@ -128,10 +128,12 @@ export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
    * on a login that yields no session. Reuse is still reported with the first step's code, since it
    * is a property of the challenge. `recordIfAbsent` is the atomic check-and-record, so of two
    * concurrent logins with one challenge exactly one gets a session. The record lives as long as
-   * the challenge could still pass step 1 (plus a second for rounding).
+   * the challenge could still pass step 1 (plus a second for rounding). The identifier is keyed in
+   * lower case: the chain resolves its case variants to one passport, and each variant is a distinct
+   * signed message, so a case-sensitive key would give one challenge as many sessions as spellings.
    */
   async function recordChallenge(request: LoginRequest, nowMs: number): Promise<string> {
-    const key = `login|${request.identifier}|${request.timestampSeconds}`;
+    const key = `login|${request.identifier.toLowerCase()}|${request.timestampSeconds}`;
     const expiresAtMs = request.timestampSeconds * 1000 + LOGIN_CHALLENGE_MAX_AGE_MS + 1000;
     const outcome = await challenges.recordIfAbsent(key, nowMs, expiresAtMs);
     if (!outcome.recorded) fail('LOGIN_CHALLENGE_TIMESTAMP_INVALID', { reason: 'challenge_already_used' });

@@ -10,7 +10,13 @@ export { type PassportRecord, type PassportMetadata } from '../passport/passport
 
 // Stores
 export { type RecordOutcome, type ReplayStore } from './replay-store.port.js';
-export { type SessionPage, type SessionRecord, type SessionStore } from './session-store.port.js';
+export {
+  SessionCapacityError,
+  SESSION_SUPERSEDED,
+  type SessionPage,
+  type SessionRecord,
+  type SessionStore,
+} from './session-store.port.js';
 export { type BucketPolicy, type RateLimitStore, type TakeResult } from './rate-limit-store.port.js';
 
 // Clock and signatures

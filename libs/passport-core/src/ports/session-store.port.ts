@@ -2,7 +2,25 @@
  * @module ports/session-store.port
  * Login sessions behind the JWTs. A JWT is honoured only while its session is open and unexpired,
  * so logout and revocation take effect everywhere the store is shared.
+ *
+ * Bounds every adapter keeps (no passport can log another out):
+ * - per passport: at most `maxOpenPerPassport` open sessions; a login beyond it closes that
+ *   passport's own oldest open sessions (close reason `superseded`);
+ * - in all: at most `maxEntries` stored sessions; when full after dropping closed and expired ones,
+ *   `create` throws `SessionCapacityError` and stores nothing (the login is refused; no open session
+ *   of anyone is evicted).
  */
+
+/** Thrown by `SessionStore.create` when the store is full of open sessions. */
+export class SessionCapacityError extends Error {
+  override readonly name = 'SessionCapacityError';
+  constructor(readonly maxEntries: number) {
+    super(`the session store holds its maximum of ${maxEntries} open sessions`);
+  }
+}
+
+/** Close reason of sessions closed to respect the per-passport bound. */
+export const SESSION_SUPERSEDED = 'superseded';
 
 export interface SessionRecord {
   /** `sess_<tokenId>_<ULID>` */
@@ -17,6 +35,10 @@ export interface SessionRecord {
   readonly closeReason: string | null;
   /** Federated home URL, when the login was federated. */
   readonly federatedFrom: string | null;
+  /** Tokens renewed within this session (0 when absent). */
+  readonly renewalCount?: number;
+  /** When the last renewal was issued (ms), or null. */
+  readonly lastRenewedAtMs?: number | null;
 }
 
 export interface SessionPage {
@@ -29,6 +51,8 @@ export interface SessionStore {
   get(sessionId: string): Promise<SessionRecord | null>;
   /** Closes an open session; false when it does not exist or was already closed. */
   close(sessionId: string, reason: string, nowMs: number): Promise<boolean>;
+  /** Records a token renewal (count + 1, last time); false when the session is not open. */
+  recordRenewal(sessionId: string, nowMs: number): Promise<boolean>;
   /** Sessions newest first. */
   list(page: { offset: number; limit: number }): Promise<SessionPage>;
   /** Deletes sessions expired or closed before `nowMs`; returns how many were removed. */

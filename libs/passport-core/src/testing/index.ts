@@ -10,6 +10,7 @@ export { MemoryChainReader, type MemoryChainOptions } from '../adapters/memory/m
 export { MemoryReplayStore, type MemoryReplayStoreOptions } from '../adapters/memory/memory-replay.store.js';
 export {
   MemorySessionStore,
+  DEFAULT_MAX_OPEN_SESSIONS_PER_PASSPORT,
   type MemorySessionStoreOptions,
 } from '../adapters/memory/memory-session.store.js';
 export {

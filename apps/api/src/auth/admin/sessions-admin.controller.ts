@@ -40,6 +40,8 @@ export function viewSession(session: SessionRecord, nowMs: number): SessionViewD
     closedAt: iso(session.closedAtMs),
     closeReason: session.closeReason,
     federatedFrom: session.federatedFrom,
+    renewalCount: session.renewalCount ?? 0,
+    lastRenewedAt: iso(session.lastRenewedAtMs ?? null),
   };
 }
 

@@ -28,6 +28,12 @@ export class SessionViewDto {
 
   @ApiProperty({ type: 'string', nullable: true, description: 'Home API URL of a federated login.' })
   federatedFrom!: string | null;
+
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Tokens renewed within this session (New-Token).' })
+  renewalCount!: number;
+
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'When the last renewal was issued.' })
+  lastRenewedAt!: string | null;
 }
 
 export class SessionListDto {

@@ -4,6 +4,7 @@
  */
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { type FastifyRequest } from 'fastify';
+import { type PassportRecord } from '@passport/core';
 import { type JwtClaims } from '../jwt/eddsa-jwt.codec.js';
 
 export interface AuthContext {
@@ -11,6 +12,8 @@ export interface AuthContext {
   readonly sessionId: string;
   /** The holder's token id (from the session, which the `sub` claim must agree with). */
   readonly tokenId: string;
+  /** The holder's passport as the chain reader saw it (≤ 5 s old); null on the logout path, which does not read it. */
+  readonly passport: PassportRecord | null;
 }
 
 type RequestWithAuth = FastifyRequest & { passportAuth?: AuthContext };

@@ -8,7 +8,7 @@
  * reuses its token pays the signature check once; expiry is still checked on every use, and the
  * session (logout, revocation) is checked by the guard on every request, never cached here.
  */
-import { SignJWT, jwtVerify, importJWK, errors as joseErrors, type JWTPayload, type CryptoKey } from 'jose';
+import { SignJWT, decodeJwt, jwtVerify, importJWK, errors as joseErrors, type JWTPayload, type CryptoKey } from 'jose';
 import { encodeBase64Url, type Clock } from '@passport/core';
 
 export type JwtClaims = JWTPayload & Record<string, unknown>;
@@ -67,13 +67,33 @@ export class EddsaJwtCodec {
     return new SignJWT(claims).setProtectedHeader({ alg: 'EdDSA', typ: 'JWT' }).sign(privateKey);
   }
 
-  async verify(token: string): Promise<JwtVerifyResult> {
+  /**
+   * @param options.allowExpired accept a token past its `exp` whose signature and other claims are
+   *   valid (logout only: an agent can always close its session).
+   */
+  async verify(token: string, options: { readonly allowExpired?: boolean } = {}): Promise<JwtVerifyResult> {
     const nowSeconds = Math.floor(this.options.clock.nowMs() / 1000);
     // A token in the cache verified before, so it is well-formed: skip the format check's decoding.
     const cached = this.verified.get(token);
-    if (cached) return this.checkTimes(cached, nowSeconds) ?? { ok: true, claims: cached };
+    if (cached) {
+      const refused = this.checkTimes(cached, nowSeconds);
+      if (!refused || (options.allowExpired === true && refused.ok === false && refused.cause === 'expired')) {
+        return { ok: true, claims: cached };
+      }
+      return refused;
+    }
     if (!looksLikeJwt(token)) return { ok: false, reason: 'invalid_jwt_format', cause: 'not_a_jwt' };
 
+    let result = await this.verifyAt(token, nowSeconds);
+    if (!result.ok && result.cause === 'expired' && options.allowExpired === true) {
+      // Verify as of the last second the token was valid: every other rule still applies.
+      const exp = decodeJwt(token).exp;
+      if (typeof exp === 'number') result = await this.verifyAt(token, exp - 1, false);
+    }
+    return result;
+  }
+
+  private async verifyAt(token: string, atSeconds: number, remember = true): Promise<JwtVerifyResult> {
     const { publicKey } = await this.keys;
     let claims: JwtClaims;
     try {
@@ -81,7 +101,7 @@ export class EddsaJwtCodec {
         algorithms: ['EdDSA'],
         typ: 'JWT',
         audience: this.options.audience,
-        currentDate: new Date(nowSeconds * 1000),
+        currentDate: new Date(atSeconds * 1000),
         requiredClaims: ['iss', 'sub', 'aud', 'exp', 'iat', 'jti'],
       });
       claims = result.payload as JwtClaims;
@@ -89,7 +109,7 @@ export class EddsaJwtCodec {
       return { ok: false, reason: 'error_checking_session', cause: causeOf(error) };
     }
     if (!this.issuerAccepted(claims)) return { ok: false, reason: 'error_checking_session', cause: 'wrong_issuer' };
-    this.remember(token, claims);
+    if (remember) this.remember(token, claims);
     return { ok: true, claims };
   }
 

@@ -32,6 +32,11 @@ export class LoginResponseDto {
   passportid!: string;
 }
 
+export class LogoutRequestDto {
+  @ApiPropertyOptional({ description: 'Why the client logs out (printable ASCII, up to 100 characters); kept with the closed session.' })
+  reason?: string;
+}
+
 export class LogoutResponseDto {
   @ApiProperty()
   message!: string;

@@ -16,6 +16,7 @@ import {
   type ReplayStore,
   type SignatureVerifier,
 } from '@passport/core';
+import { SessionCapacityError } from '@passport/core/ports';
 import { type SessionStore } from '@passport/core/ports';
 import { type AppConfig } from '../../config/app-config.js';
 import {
@@ -82,23 +83,37 @@ export class LoginService {
         tokenId: this.server.tokenId,
         ownerId: this.server.ownerId,
         publicBaseUrl: this.config.publicBaseUrl,
+        signer: this.server.signer,
       },
       passport: verification.passport,
       federation: verification.federation,
       nowMs,
+      sessionTtlSeconds: this.config.sessions.ttlSeconds,
     });
-    await this.sessions.create({
+    await this.createSession({
       sessionId: built.sessionId,
       tokenId: verification.tokenId,
       ownerId: verification.ownerId,
       jti: built.jti,
       createdAtMs: nowMs,
-      expiresAtMs: built.expiresAtMs,
+      expiresAtMs: built.sessionExpiresAtMs,
       closedAtMs: null,
       closeReason: null,
       federatedFrom: verification.federation.homeUrl,
     });
     const jwtToken = await this.codec.sign({ ...built.claims });
     return { jwtToken, tokenId: verification.tokenId, sessionId: built.sessionId };
+  }
+
+  /** A full store refuses the login (503 with Retry-After) rather than evicting anyone's session. */
+  private async createSession(session: Parameters<SessionStore['create']>[0]): Promise<void> {
+    try {
+      await this.sessions.create(session);
+    } catch (error) {
+      if (error instanceof SessionCapacityError) {
+        throw new PassportError('SESSION_CAPACITY_REACHED', { maxSessions: error.maxEntries, retryAfterSeconds: 60 });
+      }
+      throw error;
+    }
   }
 }

@@ -1,6 +1,6 @@
 import { ChainUnavailableError } from '../../ports/chain-reader.port.js';
 import { type PassportRecord } from '../../passport/passport.types.js';
-import { type SessionRecord } from '../../ports/session-store.port.js';
+import { SessionCapacityError, type SessionRecord } from '../../ports/session-store.port.js';
 import { FixedClock } from './fixed.clock.js';
 import { MemoryChainReader } from './memory-chain.reader.js';
 import { MemoryRateLimitStore } from './memory-rate-limit.store.js';
@@ -181,9 +181,9 @@ describe('MemoryReplayStore', () => {
 });
 
 describe('MemorySessionStore', () => {
-  const session = (id: string, createdAtMs: number, expiresAtMs: number): SessionRecord => ({
+  const session = (id: string, createdAtMs: number, expiresAtMs: number, tokenId = 'aaaaaaaaaaaa'): SessionRecord => ({
     sessionId: id,
-    tokenId: 'aaaaaaaaaaaa',
+    tokenId,
     ownerId: 'alice.test',
     jti: `jti-${id}`,
     createdAtMs,
@@ -226,16 +226,42 @@ describe('MemorySessionStore', () => {
     expect((await store.list({ offset: 0, limit: 10 })).items.map((s) => s.sessionId)).toEqual(['s1']);
   });
 
-  it('when full, drops closed/expired sessions first, then the oldest', async () => {
+  it('when full, drops closed/expired sessions, then refuses: an open session is never evicted', async () => {
     const store = new MemorySessionStore({ maxEntries: 2 });
-    await store.create(session('old', 0, 1000));
+    await store.create(session('old', 0, 1000, 'bbbbbbbbbbbb'));
     await store.create(session('short', 1, 5));
     await store.create(session('new', 10, 1000));
     expect(await store.get('old')).not.toBeNull();
     expect(await store.get('short')).toBeNull();
-    await store.create(session('newer', 11, 1000));
-    expect(await store.get('old')).toBeNull();
+    await expect(store.create(session('newer', 11, 1000))).rejects.toBeInstanceOf(SessionCapacityError);
+    expect(await store.get('newer')).toBeNull();
+    expect(await store.get('old')).toMatchObject({ closedAtMs: null });
     expect(store.size).toBe(2);
+  });
+
+  it('a passport over its own bound closes its own oldest open sessions, never those of another', async () => {
+    const store = new MemorySessionStore({ maxOpenPerPassport: 2 });
+    await store.create(session('other', 0, 1000, 'bbbbbbbbbbbb'));
+    await store.create(session('a1', 1, 1000));
+    await store.create(session('a2', 2, 1000));
+    await store.create(session('a3', 3, 1000));
+    expect(await store.get('a1')).toMatchObject({ closedAtMs: 3, closeReason: 'superseded' });
+    expect(await store.get('a2')).toMatchObject({ closedAtMs: null });
+    expect(await store.get('other')).toMatchObject({ closedAtMs: null });
+    expect(await store.countOpen(4)).toBe(3);
+  });
+
+  it('records renewals of open sessions only', async () => {
+    const store = new MemorySessionStore();
+    await store.create(session('s1', 0, 100));
+    expect(await store.get('s1')).toMatchObject({ renewalCount: 0, lastRenewedAtMs: null });
+    expect(await store.recordRenewal('s1', 10)).toBe(true);
+    expect(await store.recordRenewal('s1', 20)).toBe(true);
+    expect(await store.get('s1')).toMatchObject({ renewalCount: 2, lastRenewedAtMs: 20 });
+    expect(await store.recordRenewal('s1', 100)).toBe(false);
+    await store.close('s1', 'logout', 30);
+    expect(await store.recordRenewal('s1', 40)).toBe(false);
+    expect(await store.recordRenewal('nope', 40)).toBe(false);
   });
 });
 

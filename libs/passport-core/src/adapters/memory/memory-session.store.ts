@@ -1,34 +1,87 @@
 /**
  * @module adapters/memory/memory-session.store
  * Single-instance SessionStore on a Map, capped at `maxEntries`. When full, a new session first makes
- * room by dropping closed and expired sessions, then the oldest open session (which logs that
- * client out: eviction fails closed — a JWT is never honoured without its session).
+ * room by dropping closed and expired sessions; if none can go, `create` throws
+ * `SessionCapacityError` (an open session of another passport is never evicted). A passport holds at
+ * most `maxOpenPerPassport` open sessions: a login beyond it closes that passport's own oldest.
  *
  * Semantics shared with the SQLite/Redis adapters: a session is open while `closedAtMs` is null and
  * `expiresAtMs > nowMs`; `sweep(nowMs)` deletes every session that is closed or has
  * `expiresAtMs <= nowMs`; `list` is newest first by `createdAtMs` and `total` counts every stored session.
  */
-import { type SessionPage, type SessionRecord, type SessionStore } from '../../ports/session-store.port.js';
+import {
+  SESSION_SUPERSEDED,
+  SessionCapacityError,
+  type SessionPage,
+  type SessionRecord,
+  type SessionStore,
+} from '../../ports/session-store.port.js';
 import { positiveInteger } from './capacity.js';
 
 export interface MemorySessionStoreOptions {
   /** Maximum sessions held (default 100 000). */
   readonly maxEntries?: number;
+  /** Open sessions one passport may hold (default 100). */
+  readonly maxOpenPerPassport?: number;
 }
+
+export const DEFAULT_MAX_OPEN_SESSIONS_PER_PASSPORT = 100;
 
 export class MemorySessionStore implements SessionStore {
   readonly maxEntries: number;
+  readonly maxOpenPerPassport: number;
   /** Insertion order = creation order. */
   private readonly sessions = new Map<string, SessionRecord>();
+  /** Session ids per passport, in creation order (so a login need not scan every session). */
+  private readonly byPassport = new Map<string, Set<string>>();
 
   constructor(options: MemorySessionStoreOptions = {}) {
     this.maxEntries = positiveInteger(options.maxEntries ?? 100_000, 'maxEntries');
+    this.maxOpenPerPassport = positiveInteger(
+      options.maxOpenPerPassport ?? DEFAULT_MAX_OPEN_SESSIONS_PER_PASSPORT,
+      'maxOpenPerPassport',
+    );
   }
 
   async create(session: SessionRecord): Promise<void> {
     if (this.sessions.has(session.sessionId)) throw new Error(`session ${session.sessionId} already exists`);
-    if (this.sessions.size >= this.maxEntries) this.makeRoom(session.createdAtMs);
-    this.sessions.set(session.sessionId, Object.freeze({ ...session }));
+    const nowMs = session.createdAtMs;
+    if (this.sessions.size >= this.maxEntries) this.sweepSync(nowMs);
+    // A passport at its own bound makes room by closing its own oldest (then swept); nobody else's.
+    const closed = this.closeOldestOfPassport(session.tokenId, nowMs, this.sessions.size >= this.maxEntries);
+    if (closed > 0 && this.sessions.size >= this.maxEntries) this.sweepSync(nowMs);
+    if (this.sessions.size >= this.maxEntries) throw new SessionCapacityError(this.maxEntries);
+    this.sessions.set(session.sessionId, Object.freeze({ renewalCount: 0, lastRenewedAtMs: null, ...session }));
+    let ids = this.byPassport.get(session.tokenId);
+    if (!ids) this.byPassport.set(session.tokenId, (ids = new Set()));
+    ids.add(session.sessionId);
+  }
+
+  async recordRenewal(sessionId: string, nowMs: number): Promise<boolean> {
+    const session = this.sessions.get(sessionId);
+    if (!session || !isOpen(session, nowMs)) return false;
+    this.sessions.set(
+      sessionId,
+      Object.freeze({ ...session, renewalCount: (session.renewalCount ?? 0) + 1, lastRenewedAtMs: nowMs }),
+    );
+    return true;
+  }
+
+  /**
+   * Makes room for one more open session of `tokenId` by closing its own oldest ones; returns how many
+   * it closed. When the store is full (`storeFull`) and closing would not free a place, closes nothing.
+   */
+  private closeOldestOfPassport(tokenId: string, nowMs: number, storeFull: boolean): number {
+    const open: string[] = [];
+    for (const id of this.byPassport.get(tokenId) ?? []) {
+      const s = this.sessions.get(id);
+      if (s && isOpen(s, nowMs)) open.push(id);
+    }
+    // Set order is creation order: the first ones are the oldest.
+    const excess = Math.max(0, open.length - this.maxOpenPerPassport + 1);
+    if (storeFull && excess === 0) return 0;
+    for (const id of open.slice(0, excess)) void this.close(id, SESSION_SUPERSEDED, nowMs);
+    return excess;
   }
 
   async get(sessionId: string): Promise<SessionRecord | null> {
@@ -72,18 +125,13 @@ export class MemorySessionStore implements SessionStore {
     for (const [id, s] of this.sessions) {
       if (!isOpen(s, nowMs)) {
         this.sessions.delete(id);
+        const ids = this.byPassport.get(s.tokenId);
+        ids?.delete(id);
+        if (ids?.size === 0) this.byPassport.delete(s.tokenId);
         removed++;
       }
     }
     return removed;
-  }
-
-  private makeRoom(nowMs: number): void {
-    this.sweepSync(nowMs);
-    while (this.sessions.size >= this.maxEntries) {
-      const oldestId = this.sessions.keys().next().value as string;
-      this.sessions.delete(oldestId);
-    }
   }
 }
 

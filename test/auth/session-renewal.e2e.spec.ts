@@ -1,0 +1,252 @@
+/**
+ * Long-lived agents over real HTTP against the real app, time driven by the core's FixedClock:
+ * sessions outlive one token, a token in its last 20 % is answered with `New-Token` (same session
+ * claims, new iat/jti/exp/passport_idsignature, lifetime × 0.85, never past session_exp), the old token
+ * keeps working until its own exp, concurrent requests at the renewal point all succeed and share one
+ * renewal, logout (at both paths) closes every token of the session and accepts an expired token, and
+ * renewal stops at session_exp, after logout, after revocation, and with JWT_RENEWAL=off.
+ */
+import { createPublicKey, verify } from 'node:crypto';
+import { createRenewingFetch } from '@passport/core';
+import { FixedClock } from '@passport/core/testing';
+import { type SessionStore } from '@passport/core/ports';
+import { updateLedgerFile } from '../../apps/api/src/chain/ledger/ledger-file.js';
+import { SESSION_STORE } from '../../apps/api/src/infrastructure/di-tokens.js';
+import { contractClient } from '../support/contract-fetch.js';
+import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
+import { bearer, ledgerFileOf, mintAndLogin, serverIdentityOf } from '../support/passports.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+type Claims = Record<string, any>;
+const claimsOf = (jwt: string): Claims => JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString('utf8'));
+
+describe('token renewal and logout (JWT_RENEWAL=server)', () => {
+  let app: TestApp;
+  let clock: FixedClock;
+  let request: ReturnType<typeof contractClient>;
+  let sessions: SessionStore;
+
+  beforeAll(async () => {
+    // Whole seconds, so that iat = clock / 1000 exactly.
+    clock = new FixedClock(Math.floor(Date.now() / 1000) * 1000);
+    app = await startTestApp({}, { clock });
+    request = contractClient(app.baseUrl);
+    sessions = app.app.get<SessionStore>(SESSION_STORE);
+  });
+  afterAll(() => app.close());
+
+  const nonce = (jwt: string) => request('/api/holanonce16ts', { headers: bearer(jwt) });
+  const logout = (jwt: string, path = '/api/logout', body?: unknown) =>
+    request(path, {
+      method: 'POST',
+      headers: { ...bearer(jwt), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  /** Sets the clock to `iat + seconds` of a token. */
+  const at = (claims: Claims, seconds: number) => clock.set((claims.iat + seconds) * 1000);
+
+  function expectIdSignatureValid(claims: Claims): void {
+    const key = createPublicKey({
+      key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from(serverIdentityOf(app).signer.publicKey)]),
+      format: 'der',
+      type: 'spki',
+    });
+    const message = Buffer.from(claims.passport_id + new Date(claims.iat * 1000).toISOString(), 'utf8');
+    expect(verify(null, message, key, Buffer.from(claims.passport_idsignature, 'base64url'))).toBe(true);
+  }
+
+  it('a login token carries the session claims production clients read', async () => {
+    const { jwt } = await mintAndLogin(app);
+    const claims = claimsOf(jwt);
+    expect(claims).toMatchObject({
+      session_iat: claims.iat,
+      session_exp: claims.iat + 5200,
+      exp: claims.iat + 3600,
+      session_status: 'new',
+      passport_id: serverIdentityOf(app).tokenId,
+    });
+    expectIdSignatureValid(claims);
+  });
+
+  it('no New-Token before the last 20 %; then a fresh token that works beside the old one until its exp', async () => {
+    const { jwt } = await mintAndLogin(app);
+    const old = claimsOf(jwt);
+    at(old, 2879);
+    const early = await nonce(jwt);
+    expect(early.status).toBe(200);
+    expect(early.headers.get('new-token')).toBeNull();
+
+    at(old, 2880);
+    const due = await nonce(jwt);
+    expect(due.status).toBe(200);
+    const renewedJwt = due.headers.get('new-token')!;
+    expect(renewedJwt).toEqual(expect.any(String));
+    const renewed = claimsOf(renewedJwt);
+    const kept = ['iss', 'sub', 'aud', 'nbf', 'session_id', 'session_iat', 'session_exp', 'passport_id', 'passport_owner', 'passport_maxrequests', 'passport_maxrqwindow', 'passport_permissionedroutes', 'passport_webhookurl', 'passport_webhookcidr', 'passport_subjectuniqueidentifier_url'];
+    for (const claim of kept) expect([claim, renewed[claim]]).toEqual([claim, old[claim]]);
+    expect(renewed.iat).toBe(old.iat + 2880);
+    expect(renewed.jti).not.toBe(old.jti);
+    // old lifetime 3600 × 0.85 = 3060 from now, capped by session_exp (iat + 5200)
+    expect(renewed.exp).toBe(Math.min(renewed.iat + 3060, old.session_exp));
+    expect(renewed.session_status).toBe('renewed_light_verification');
+    expect(renewed.passport_idsignature).not.toBe(old.passport_idsignature);
+    expectIdSignatureValid(renewed);
+    await expect(sessions.get(old.session_id)).resolves.toMatchObject({ renewalCount: 1, lastRenewedAtMs: (old.iat + 2880) * 1000 });
+
+    expect((await nonce(renewedJwt)).status).toBe(200);
+    at(old, 3599);
+    expect((await nonce(jwt)).status).toBe(200);
+    at(old, 3600);
+    const expired = await nonce(jwt);
+    expectErrorEnvelope(expired, 'INVALIDATED_TOKEN');
+    expect(expired.body.error.details.cause).toBe('expired');
+    expect((await nonce(renewedJwt)).status).toBe(200);
+  });
+
+  it('the privileged session list shows the renewals of a session', async () => {
+    const admin = await mintAndLogin(app, {
+      metadata: { permissioned_routes: JSON.stringify({ entities: { methods: { '/api/sessions': '60' } } }) },
+    });
+    const claims = claimsOf(admin.jwt);
+    at(claims, 3000);
+    const renewedJwt = (await nonce(admin.jwt)).headers.get('new-token')!;
+    const listed = await request('/api/sessions?limit=100', { headers: bearer(renewedJwt) });
+    expect(listed.status).toBe(200);
+    const mine = listed.body.sessions.find((v: { sessionId: string }) => v.sessionId === claims.session_id);
+    expect(mine).toMatchObject({ status: 'open', renewalCount: 1, lastRenewedAt: new Date((claims.iat + 3000) * 1000).toISOString() });
+  });
+
+  it('renewal stops at session_exp: the agent logs in again then', async () => {
+    const { jwt } = await mintAndLogin(app);
+    const first = claimsOf(jwt);
+    at(first, 3000);
+    const renewedJwt = (await nonce(jwt)).headers.get('new-token')!;
+    const renewed = claimsOf(renewedJwt);
+    expect(renewed.exp).toBe(first.session_exp);
+    // The renewed token's own last 20 %: nothing left to gain, no New-Token.
+    at(first, 5100);
+    const late = await nonce(renewedJwt);
+    expect(late.status).toBe(200);
+    expect(late.headers.get('new-token')).toBeNull();
+    at(first, 5200);
+    const over = await nonce(renewedJwt);
+    expectErrorEnvelope(over, 'INVALIDATED_TOKEN');
+    expect(over.headers.get('new-token')).toBeNull();
+  });
+
+  it('50 concurrent requests with a token at its renewal point all succeed and share one renewal', async () => {
+    const { jwt } = await mintAndLogin(app);
+    const claims = claimsOf(jwt);
+    at(claims, 3000);
+    const responses = await Promise.all(Array.from({ length: 50 }, () => nonce(jwt)));
+    expect(responses.map((r) => r.status)).toEqual(Array(50).fill(200));
+    const tokens = new Set(responses.map((r) => r.headers.get('new-token')));
+    expect(tokens.size).toBe(1);
+    expect([...tokens][0]).toEqual(expect.any(String));
+    await expect(sessions.get(claims.session_id)).resolves.toMatchObject({ renewalCount: 1 });
+  });
+
+  it('after logout both the old and the renewed token are refused; the response carries a termination token', async () => {
+    const { jwt } = await mintAndLogin(app);
+    const claims = claimsOf(jwt);
+    at(claims, 3000);
+    const renewedJwt = (await nonce(jwt)).headers.get('new-token')!;
+    const out = await logout(renewedJwt, '/api/logout', { reason: 'agent shutting down' });
+    expect(out.status).toBe(200);
+    expect(out.body).toMatchObject({ sessionClosed: true, sessionId: claims.session_id, message: 'Session closed.' });
+    const termination = claimsOf(out.headers.get('new-token')!);
+    expect(termination).toMatchObject({ session_status: 'closed', session_id: claims.session_id, iat: claims.iat + 3000, exp: claims.iat + 3060 });
+    expectIdSignatureValid(termination);
+    for (const token of [jwt, renewedJwt, out.headers.get('new-token')!]) {
+      const res = await nonce(token);
+      expectErrorEnvelope(res, 'INVALIDATED_TOKEN');
+      expect(res.body.error.details.cause).toBe('session_closed');
+      expect(res.headers.get('new-token')).toBeNull();
+    }
+    await expect(sessions.get(claims.session_id)).resolves.toMatchObject({ closeReason: 'logout: agent shutting down' });
+  });
+
+  it('POST /api/sessions/logout is the same operation, and accepts an expired token of an open session', async () => {
+    const { jwt } = await mintAndLogin(app);
+    const claims = claimsOf(jwt);
+    at(claims, 3600);
+    expectErrorEnvelope(await nonce(jwt), 'INVALIDATED_TOKEN');
+    const out = await logout(jwt, '/api/sessions/logout', {});
+    expect(out.status).toBe(200);
+    expect(Object.keys(out.body).sort()).toEqual(['message', 'requestId', 'sessionClosed', 'sessionId']);
+    expect(out.body).toMatchObject({ sessionClosed: true, sessionId: claims.session_id });
+    expect(claimsOf(out.headers.get('new-token')!).session_status).toBe('closed');
+    // Closed now: a second logout with it is refused like any other use.
+    const again = await logout(jwt, '/api/sessions/logout');
+    expectErrorEnvelope(again, 'INVALIDATED_TOKEN');
+    expect(again.body.error.details.cause).toBe('session_closed');
+  });
+
+  it('logout still refuses a forged, wrongly signed or session-less token', async () => {
+    const { jwt } = await mintAndLogin(app);
+    const [h, , s] = jwt.split('.');
+    const forged = `${h}.${Buffer.from(JSON.stringify({ ...claimsOf(jwt), session_id: 'sess_x' })).toString('base64url')}.${s}`;
+    const res = await logout(forged, '/api/sessions/logout');
+    expectErrorEnvelope(res, 'INVALIDATED_TOKEN');
+    expect(res.body.error.details.cause).toBe('bad_signature');
+    expectErrorEnvelope(await logout('nope', '/api/sessions/logout'), 'INVALIDATED_TOKEN');
+    expectErrorEnvelope(await request('/api/sessions/logout', { method: 'POST' }), 'MISSING_TOKEN');
+  });
+
+  it("the core's renewing fetch swaps in New-Token and keeps one session alive across many token lifetimes", async () => {
+    const { jwt } = await mintAndLogin(app);
+    const first = claimsOf(jwt);
+    const saved: string[] = [];
+    let closed = 0;
+    const call = createRenewingFetch({ token: jwt, onNewToken: (t) => void saved.push(t), onSessionClosed: () => closed++ });
+    for (const seconds of [100, 2900, 5000]) {
+      at(first, seconds);
+      expect((await call(`${app.baseUrl}/api/holanonce16ts`)).status).toBe(200);
+    }
+    // Renewed at 2900 (exp → session_exp); at 5000 that token is in its own last 20 % but cannot outlive the session.
+    expect(saved).toHaveLength(1);
+    expect(call.token()).toBe(saved[0]);
+    expect(claimsOf(call.token())).toMatchObject({ session_id: first.session_id, exp: first.session_exp });
+    const out = await call(`${app.baseUrl}/api/sessions/logout`, { method: 'POST' });
+    expect(out.status).toBe(200);
+    expect(closed).toBe(1);
+    expect(call.token()).toBe(saved[0]);
+  });
+
+  it('a revoked passport: its token is refused within seconds, its session closed, and no renewal is issued', async () => {
+    const { jwt, tokenId } = await mintAndLogin(app);
+    const claims = claimsOf(jwt);
+    at(claims, 3000);
+    await updateLedgerFile(ledgerFileOf(app), (doc) => ({
+      ...doc,
+      passports: doc.passports.map((p) => (p.token_id === tokenId ? { ...p, revoked: true } : p)),
+    }));
+    // The chain cache keeps a found passport for at most 5 s.
+    await new Promise((resolve) => setTimeout(resolve, 5200));
+    const res = await nonce(jwt);
+    expectErrorEnvelope(res, 'INVALIDATED_TOKEN');
+    expect(res.body.error.details).toMatchObject({ reason: 'error_checking_session', cause: 'passport_revoked' });
+    expect(res.headers.get('new-token')).toBeNull();
+    await expect(sessions.get(claims.session_id)).resolves.toMatchObject({ closeReason: 'passport_revoked' });
+  });
+});
+
+describe('JWT_RENEWAL=off and SESSION_TTL_SECONDS', () => {
+  let app: TestApp;
+  let clock: FixedClock;
+  beforeAll(async () => {
+    clock = new FixedClock(Math.floor(Date.now() / 1000) * 1000);
+    app = await startTestApp({ JWT_RENEWAL: 'off', SESSION_TTL_SECONDS: '600' }, { clock });
+  });
+  afterAll(() => app.close());
+
+  it('a short session caps the token; no New-Token is ever sent', async () => {
+    const { jwt } = await mintAndLogin(app);
+    const claims = claimsOf(jwt);
+    expect(claims).toMatchObject({ exp: claims.iat + 600, session_exp: claims.iat + 600 });
+    clock.set((claims.iat + 590) * 1000);
+    const res = await fetch(`${app.baseUrl}/api/holanonce16ts`, { headers: bearer(jwt) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('new-token')).toBeNull();
+  });
+});

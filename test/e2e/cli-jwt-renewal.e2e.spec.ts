@@ -1,0 +1,53 @@
+/**
+ * The `passport` CLI keeps a saved JWT fresh: a bearer command run with `--jwt-file` when the token is
+ * in its last 20 % receives `New-Token` and rewrites the file with it (mode 0600); a token given with
+ * `--jwt` leaves no file behind. Real app, time driven by the core's FixedClock.
+ */
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { FixedClock } from '@passport/core/testing';
+import { runCli } from '../../apps/cli/src/cli.js';
+import { mintAndLogin } from '../support/passports.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+const claimsOf = (jwt: string): Record<string, any> => JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString('utf8'));
+
+describe('passport CLI: --jwt-file follows New-Token', () => {
+  let app: TestApp;
+  let clock: FixedClock;
+  const cli = async (args: string[]) => {
+    let out = '';
+    let err = '';
+    const code = await runCli(args, { stdout: (t) => (out += t), stderr: (t) => (err += t), env: {}, fetch: globalThis.fetch });
+    return { code, out, err };
+  };
+
+  beforeAll(async () => {
+    clock = new FixedClock(Math.floor(Date.now() / 1000) * 1000);
+    app = await startTestApp({ STORE: 'memory' }, { clock });
+  });
+  afterAll(() => app.close());
+
+  it('nonce and hola rewrite the saved JWT with the renewed one', async () => {
+    const { jwt } = await mintAndLogin(app);
+    const first = claimsOf(jwt);
+    const file = join(app.dataDir, 'agent.jwt');
+    await writeFile(file, `${jwt}\n`, { mode: 0o600 });
+
+    clock.set((first.iat + 100) * 1000);
+    expect((await cli(['nonce', '--api', app.baseUrl, '--jwt-file', file])).code).toBe(0);
+    expect((await readFile(file, 'utf8')).trim()).toBe(jwt);
+
+    clock.set((first.iat + 3000) * 1000);
+    const run = await cli(['nonce', '--api', app.baseUrl, '--jwt-file', file]);
+    expect(run.err).toBe('');
+    expect(run.code).toBe(0);
+    const saved = (await readFile(file, 'utf8')).trim();
+    expect(saved).not.toBe(jwt);
+    expect(claimsOf(saved)).toMatchObject({ session_id: first.session_id, iat: first.iat + 3000, exp: first.session_exp });
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    // The saved token works on the next run.
+    clock.set((first.iat + 4000) * 1000);
+    expect((await cli(['nonce', '--api', app.baseUrl, '--jwt-file', file])).code).toBe(0);
+  });
+});
