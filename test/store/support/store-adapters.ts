@@ -13,6 +13,7 @@ import {
   MemorySessionStore,
   type RateLimitStore,
   type ReplayStore,
+  type ReplayStoreUsage,
   type SessionStore,
 } from '@passport/core';
 import { SqliteDatabase } from '../../../apps/api/src/store/sqlite.database.js';
@@ -26,7 +27,11 @@ export interface HarnessOptions {
 }
 
 /** Stores with the adapter-specific extras the suites observe (size and sweep exist on both adapters). */
-export type SweepableReplayStore = ReplayStore & { sweep(nowMs: number): number; readonly size: number };
+export type SweepableReplayStore = ReplayStore & {
+  sweep(nowMs: number): number;
+  readonly size: number;
+  usage(): ReplayStoreUsage;
+};
 export type SweepableSessionStore = SessionStore & { readonly size: number };
 export type SweepableRateLimitStore = RateLimitStore & {
   sweep(nowMs: number): number;

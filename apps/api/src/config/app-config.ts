@@ -45,7 +45,11 @@ export interface HttpTimeoutsConfig {
   readonly requestTimeoutMs: number;
   /** HTTP_HEADERS_TIMEOUT_MS [10000, at most the request timeout]: the same for the header block alone. */
   readonly headersTimeoutMs: number;
-  /** HTTP_KEEP_ALIVE_TIMEOUT_MS [5000]: an idle keep-alive socket between requests is closed after this. */
+  /**
+   * HTTP_KEEP_ALIVE_TIMEOUT_MS [72000, Fastify's]: an idle keep-alive socket between requests is closed
+   * after this. Above the usual 60 s idle timeout of proxies and load balancers, so that the API never
+   * closes a socket a proxy is about to reuse (and clients whose timers lag do not reuse a dead socket).
+   */
   readonly keepAliveTimeoutMs: number;
   /** HTTP_CONNECTION_TIMEOUT_MS [300000]: a socket with no traffic at all for this long is destroyed. */
   readonly connectionTimeoutMs: number;
@@ -212,7 +216,7 @@ function httpTimeouts(env: Env): HttpTimeoutsConfig {
   return {
     requestTimeoutMs,
     headersTimeoutMs,
-    keepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 3_600_000),
+    keepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000),
     connectionTimeoutMs: integer(env, 'HTTP_CONNECTION_TIMEOUT_MS', 300_000, 1_000, 86_400_000),
   };
 }

@@ -6,6 +6,7 @@
 import { MemoryRateLimitStore, MemoryReplayStore, MemorySessionStore, systemClock } from '@passport/core';
 import { type StoreBackend, type StoreBackendOptions } from './store-backend.js';
 import { startPeriodicSweep } from './periodic-sweep.js';
+import { replayHealth } from './replay-health.js';
 import { DEFAULT_SWEEP_INTERVAL_MS } from './sqlite-store.options.js';
 
 export function createMemoryStoreBackend(options: StoreBackendOptions = {}): StoreBackend {
@@ -34,7 +35,10 @@ export function createMemoryStoreBackend(options: StoreBackendOptions = {}): Sto
     rateLimit,
     health: {
       name: 'store',
-      check: async () => ({ ok: true, detail: { adapter: 'memory' } }),
+      check: async () => {
+        const replayState = replayHealth(replay.usage(), clock.nowMs());
+        return { ok: replayState.ok, detail: { adapter: 'memory', replay: replayState.detail } };
+      },
     },
     close() {
       for (const sweep of sweeps) sweep.stop();

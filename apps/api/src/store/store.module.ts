@@ -28,7 +28,7 @@ export const STORE_BACKEND = Symbol('STORE_BACKEND');
     {
       provide: STORE_BACKEND,
       useFactory: (config: AppConfig, clock: Clock | undefined): StoreBackend =>
-        createStoreBackend(config, { clock }),
+        createStoreBackend(config, { clock, replay: { maxEntries: config.replay.maxRecords } }),
       inject: [APP_CONFIG, { token: CLOCK, optional: true }],
     },
     { provide: REPLAY_STORE, useFactory: (b: StoreBackend) => b.replay, inject: [STORE_BACKEND] },
