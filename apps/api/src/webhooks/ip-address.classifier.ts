@@ -74,8 +74,7 @@ export function parseAddress(text: string): IpAddress | null {
 }
 
 export function classifyAddress(ip: IpAddress): AddressClass {
-  if (METADATA_HOSTS.has(ip.toString()))
-    return 'metadata';
+  if (METADATA_HOSTS.has(ip.toString())) return 'metadata';
   if (ip.kind() === 'ipv4') return IPV4_CLASSES[ip.range()] ?? 'reserved';
   const v6 = ip as ipaddr.IPv6;
   const range = v6.range();
