@@ -170,6 +170,8 @@ async function main(): Promise<void> {
     clock,
     verifier: nodeLane,
     serviceHost: SERVICE_HOST,
+    // As the API runs it: every record charged to its sender (one sender here, so a bound above LINES).
+    maxRecordsPerSender: LINES + 10,
   });
   let next = 0;
   let unverified = 0;
@@ -230,6 +232,7 @@ async function main(): Promise<void> {
       clock,
       verifier: { verify: () => true },
       serviceHost: SERVICE_HOST,
+      maxRecordsPerSender: LINES + 10,
     });
   let stubbed = stubbedVerifier();
   let stubNext = 0;

@@ -6,8 +6,11 @@
  */
 import fc from 'fast-check';
 import { describeError } from '@passport/core';
+import { WebhookDispatcher } from '../../apps/api/src/webhooks/webhook-dispatcher.js';
 import { bearer, mintAndLogin } from '../support/passports.js';
+import { openRaw, parseRawResponse, rawRequest } from '../support/raw-http.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { holaLine, postJson } from '../verify/hola-lines.js';
 
 const SAMPLES = 40;
 const ADMIN_ROUTES = JSON.stringify({ entities: { methods: { '/api/sessions': '60', '/api/sessions/revoke': '60' } } });
@@ -45,7 +48,13 @@ describe('hostile input never gets a 500', () => {
   let admin: string;
 
   beforeAll(async () => {
-    app = await startTestApp({ STORE: 'memory' });
+    // A short request timeout keeps the slow-body case fast; webhooks on, to sweep their targets.
+    app = await startTestApp({
+      STORE: 'memory',
+      HTTP_REQUEST_TIMEOUT_MS: '1500',
+      HTTP_HEADERS_TIMEOUT_MS: '1500',
+      WEBHOOK_TEST_ENABLED: 'true',
+    });
     user = (await mintAndLogin(app)).jwt;
     admin = (await mintAndLogin(app, { metadata: { permissioned_routes: ADMIN_ROUTES } })).jwt;
   });
@@ -100,5 +109,84 @@ describe('hostile input never gets a 500', () => {
         await expectClientSafe(await fetch(`${app.baseUrl}${url}`, { headers }), `GET ${url}`);
       }
     }
+  });
+
+  it('raw hostile paths: bad percent-encoding, over-long parameters, trailing slashes', async () => {
+    const long = 'a'.repeat(300);
+    for (const path of [
+      '/api/identity/token/%ff/public',
+      '/api/identity/token/%/public',
+      '/api/identity/token/%c0%af/full',
+      '/.well-known/did/passport/%E0%A4%A',
+      '/api/mcp/resource/%ff%fe',
+      '/%ff',
+      `/api/identity/token/${long}/public`,
+      `/.well-known/did/passport/${long}`,
+      '/api/agents/',
+      '/api/identity/verify/',
+      '/health//',
+    ]) {
+      const res = await fetch(`${app.baseUrl}${path}`);
+      expect([path, res.headers.get('x-request-id') !== null]).toEqual([path, true]);
+      await expectClientSafe(res, `GET ${path}`);
+      expect([path, res.status]).not.toEqual([path, 405]);
+    }
+  });
+
+  it('requests Node would answer itself: no Host, odd Expect, malformed lines', async () => {
+    for (const payload of [
+      'GET /health HTTP/1.1\r\n\r\n',
+      'POST /api/identity/verify HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+      'GET /health HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\n\r\n',
+      'GET /health HTTP/1.1 junk\r\nHost: x\r\n\r\n',
+      'GET /health HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n',
+      'GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n',
+    ]) {
+      const res = await rawRequest(app.baseUrl, payload);
+      const what = JSON.stringify(payload);
+      expect([what, res.status >= 400 && res.status < 500]).toEqual([what, true]);
+      const body = res.body as { error?: { code?: string }; requestId?: string };
+      expect([what, describeError(body.error?.code ?? '') !== undefined]).toEqual([what, true]);
+      expect([what, body.requestId]).toEqual([what, res.headers.get('x-request-id')]);
+    }
+  });
+
+  it('a slow body is answered 408 in the envelope and its socket closed', async () => {
+    const connection = await openRaw(app.baseUrl);
+    connection.socket.write('POST /api/identity/verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{');
+    const trickle = setInterval(() => {
+      if (connection.socket.writable) connection.socket.write(' ');
+    }, 200);
+    try {
+      const res = parseRawResponse((await connection.closed).text);
+      expect(res.status).toBe(408);
+      expect((res.body as { error: { code: string } }).error.code).toBe('REQUEST_TIMEOUT');
+    } finally {
+      clearInterval(trickle);
+    }
+  });
+
+  it('webhook URLs with embedded-IPv4 forms of refused addresses are refused', async () => {
+    const dispatcher = app.app.get(WebhookDispatcher);
+    const urls = [
+      'http://[::ffff:0:7f00:1]/',
+      'http://[::ffff:0:a9fe:a9fe]/',
+      'http://[64:ff9b:1::a9fe:a9fe]/',
+      'http://[64:ff9b::a00:1]/',
+      'http://[::ffff:127.0.0.1]/',
+      'http://[2002:7f00:1::1]/',
+      'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/',
+      'http://[::7f00:1]/',
+      'http://[fd00:ec2::254]/',
+    ];
+    for (const webhook_url of urls) {
+      const caller = await mintAndLogin(app, { metadata: { webhook_url } });
+      const res = await postJson(app)('/api/testhola', { hola: holaLine(app, { sender: caller.tokenId, signer: caller.key.signer }) }, bearer(caller.jwt));
+      expect(res.status).toBe(200);
+    }
+    await dispatcher.idle();
+    const recent = dispatcher.recentOutcomes().slice(-urls.length);
+    expect(recent.map((o) => o.outcome)).toEqual(urls.map(() => 'refused'));
+    for (const outcome of recent) expect(outcome.reason).toMatch(/^address_not_allowed:(?!public)/);
   });
 });

@@ -115,22 +115,22 @@ describe.each(replayAdapters)('ReplayStore ($name)', (kind) => {
       h = kind.open({ maxEntries: 3 });
     });
 
-    it('never holds more than maxEntries; the oldest record is evicted first', async () => {
-      for (const key of ['k1', 'k2', 'k3', 'k4']) await h.store.recordIfAbsent(key, 1000, 100_000);
+    it('never evicts a live record: beyond maxEntries a new record is refused with REPLAY_STORE_FULL', async () => {
+      for (const key of ['k1', 'k2', 'k3']) await h.store.recordIfAbsent(key, 1000, 100_000);
+      await expect(h.store.recordIfAbsent('k4', 1000, 100_000)).rejects.toMatchObject({ code: 'REPLAY_STORE_FULL' });
       expect(h.store.size).toBe(3);
-      // k1 (the oldest) lost its record; k2..k4 are still refused.
-      for (const key of ['k2', 'k3', 'k4']) {
+      // Every live record still refuses its key, the oldest included.
+      for (const key of ['k1', 'k2', 'k3']) {
         await expect(h.store.recordIfAbsent(key, 1001, 100_000)).resolves.toMatchObject({ recorded: false });
       }
-      await expect(h.store.recordIfAbsent('k1', 1001, 100_000)).resolves.toEqual({ recorded: true });
-      expect(h.store.size).toBe(3);
+      expect(h.store.usage()).toMatchObject({ records: 3, maxRecords: 3, refusedFull: 1, lastFullAtMs: 1000 });
     });
 
-    it('makes room by dropping expired records before any live one', async () => {
+    it('makes room by dropping expired records, never a live one', async () => {
       await h.store.recordIfAbsent('old-live', 1000, 100_000);
       await h.store.recordIfAbsent('expiring', 1000, 2000);
       await h.store.recordIfAbsent('live', 1000, 100_000);
-      await h.store.recordIfAbsent('new', 3000, 100_000);
+      await expect(h.store.recordIfAbsent('new', 3000, 100_000)).resolves.toEqual({ recorded: true });
       expect(h.store.size).toBe(3);
       await expect(h.store.recordIfAbsent('old-live', 3001, 100_000)).resolves.toEqual({
         recorded: false,
@@ -138,14 +138,50 @@ describe.each(replayAdapters)('ReplayStore ($name)', (kind) => {
       });
     });
 
-    it('re-recording an expired key counts it as the newest', async () => {
-      await h.store.recordIfAbsent('k1', 1000, 2000);
-      await h.store.recordIfAbsent('k2', 1000, 100_000);
-      await h.store.recordIfAbsent('k3', 1000, 100_000);
-      await h.store.recordIfAbsent('k1', 2000, 100_000); // replaces the expired k1
-      await h.store.recordIfAbsent('k4', 2001, 100_000); // evicts k2, the oldest live record
-      await expect(h.store.recordIfAbsent('k1', 2002, 100_000)).resolves.toMatchObject({ recorded: false });
-      await expect(h.store.recordIfAbsent('k2', 2002, 100_000)).resolves.toEqual({ recorded: true });
+    it('a full store takes records again as soon as live ones expire', async () => {
+      for (const key of ['k1', 'k2', 'k3']) await h.store.recordIfAbsent(key, 1000, 5000);
+      await expect(h.store.recordIfAbsent('k4', 4999, 100_000)).rejects.toMatchObject({ code: 'REPLAY_STORE_FULL' });
+      await expect(h.store.recordIfAbsent('k4', 5000, 100_000)).resolves.toEqual({ recorded: true });
+    });
+  });
+
+  describe('per-owner quota', () => {
+    beforeEach(() => {
+      h = kind.open();
+    });
+    const quota = (owner: string) => ({ owner, maxPerOwner: 3 });
+
+    it('refuses an owner beyond its live records (REPLAY_QUOTA_EXCEEDED); other owners are unaffected', async () => {
+      for (const key of ['a1', 'a2', 'a3']) {
+        await expect(h.store.recordIfAbsent(key, 1000, 5000, quota('attacker'))).resolves.toEqual({ recorded: true });
+      }
+      await expect(h.store.recordIfAbsent('a4', 1000, 5000, quota('attacker'))).rejects.toMatchObject({
+        code: 'REPLAY_QUOTA_EXCEEDED',
+        details: { maxPerSender: 3 },
+      });
+      await expect(h.store.recordIfAbsent('v1', 1000, 5000, quota('victim'))).resolves.toEqual({ recorded: true });
+      // A replay of the owner's own live line is still reported as a replay.
+      await expect(h.store.recordIfAbsent('a1', 1001, 5000, quota('attacker'))).resolves.toEqual({
+        recorded: false,
+        firstSeenAtMs: 1000,
+      });
+      expect(h.store.usage().refusedQuota).toBe(1);
+      expect(h.store.size).toBe(4);
+    });
+
+    it("frees an owner's quota as its records expire (before any background sweep)", async () => {
+      for (const key of ['a1', 'a2', 'a3']) await h.store.recordIfAbsent(key, 1000, 5000, quota('attacker'));
+      await expect(h.store.recordIfAbsent('a4', 4999, 9000, quota('attacker'))).rejects.toMatchObject({
+        code: 'REPLAY_QUOTA_EXCEEDED',
+      });
+      await expect(h.store.recordIfAbsent('a4', 6000, 9000, quota('attacker'))).resolves.toEqual({ recorded: true });
+    });
+
+    it('re-recording an expired key of an owner does not count it twice', async () => {
+      await h.store.recordIfAbsent('a1', 1000, 2000, quota('attacker'));
+      for (let i = 0; i < 5; i++) await h.store.recordIfAbsent('a1', 2000 + i * 1000, 2500 + i * 1000, quota('attacker'));
+      await h.store.recordIfAbsent('a2', 9000, 20_000, quota('attacker'));
+      await expect(h.store.recordIfAbsent('a3', 9000, 20_000, quota('attacker'))).resolves.toEqual({ recorded: true });
     });
   });
 

@@ -179,12 +179,24 @@ describe('background sweep', () => {
 });
 
 describe('SqliteStoreHealthIndicator', () => {
-  it('is ok with timing while the database answers, and not ok once it cannot', async () => {
+  const healthOf = (db: SqliteDatabase, options: { maxEntries?: number } = {}) => {
+    const replay = new SqliteReplayStore(db, { sweepIntervalMs: 0, ...options });
+    return { replay, health: new SqliteStoreHealthIndicator(db, replay, new FixedClock(1000)) };
+  };
+
+  it('is ok with timing and the replay fill while the database answers, and not ok once it cannot', async () => {
     const db = open();
-    const health = new SqliteStoreHealthIndicator(db);
+    const { health } = healthOf(db);
     expect(health.name).toBe('store');
     const ok = await health.check();
-    expect(ok).toEqual({ ok: true, detail: { adapter: 'sqlite', latencyMs: expect.any(Number) } });
+    expect(ok).toEqual({
+      ok: true,
+      detail: {
+        adapter: 'sqlite',
+        latencyMs: expect.any(Number),
+        replay: { records: 0, maxRecords: 1_000_000, refusedFull: 0, refusedQuota: 0 },
+      },
+    });
     expect(ok.detail?.latencyMs as number).toBeGreaterThanOrEqual(0);
     db.close();
     await expect(health.check()).resolves.toEqual({
@@ -193,15 +205,62 @@ describe('SqliteStoreHealthIndicator', () => {
     });
   });
 
+  it('its probe leaves nothing behind', async () => {
+    const db = open();
+    const { replay, health } = healthOf(db);
+    await health.check();
+    expect(replay.size).toBe(0);
+  });
+
   it('is not ok when the schema is gone (a damaged database), without leaking the error text', async () => {
     const db = open();
-    const health = new SqliteStoreHealthIndicator(db);
+    const { health } = healthOf(db);
     const raw = new Database(file);
     raw.exec('DROP TABLE row_counts');
     raw.close();
     const result = await health.check();
     expect(result.ok).toBe(false);
     expect(JSON.stringify(result)).not.toMatch(/row_counts|no such table/);
+  });
+
+  it('is not ok when the pages of the replay records are corrupt, though the row counts still read', async () => {
+    const db = open();
+    const { replay } = healthOf(db);
+    for (let i = 0; i < 3000; i++) await replay.recordIfAbsent(`abcdefghijkl|${i.toString(16).padStart(32, '0')}`, 1000, 10_000_000);
+    const pages = db
+      .statement("SELECT pageno FROM dbstat WHERE name IN ('replay_records', 'sqlite_autoindex_replay_records_1')")
+      .pluck()
+      .all() as number[];
+    replay.dispose();
+    db.close();
+    const raw = new Database(file);
+    raw.pragma('wal_checkpoint(TRUNCATE)');
+    const pageSize = raw.pragma('page_size', { simple: true }) as number;
+    raw.close();
+    const { openSync, writeSync, closeSync } = await import('node:fs');
+    const fd = openSync(file, 'r+');
+    for (const page of pages) writeSync(fd, Buffer.alloc(pageSize, 0x5a), 0, pageSize, (page - 1) * pageSize);
+    closeSync(fd);
+    const reopened = SqliteDatabase.open(file);
+    try {
+      const { health } = healthOf(reopened);
+      expect(reopened.rowCount('replay_records')).toBe(3000); // what the old check read
+      const result = await health.check();
+      expect(result).toMatchObject({ ok: false, detail: { problem: 'database unavailable' } });
+    } finally {
+      reopened.close();
+    }
+  });
+
+  it('is not ok while the replay store is full (new lines are being refused)', async () => {
+    const db = open();
+    const { replay, health } = healthOf(db, { maxEntries: 1 });
+    await replay.recordIfAbsent('a', 1000, 5000);
+    await expect(replay.recordIfAbsent('b', 1000, 5000)).rejects.toMatchObject({ code: 'REPLAY_STORE_FULL' });
+    expect(await health.check()).toMatchObject({
+      ok: false,
+      detail: { replay: { records: 1, maxRecords: 1, refusedFull: 1, problem: 'replay store full' } },
+    });
   });
 });
 

@@ -48,7 +48,10 @@ describe('StoreModule', () => {
     expect(module.get<ReplayStore>(REPLAY_STORE)).toBeInstanceOf(MemoryReplayStore);
     const health = module.get<HealthIndicator>(STORE_HEALTH_INDICATOR);
     expect(health.name).toBe('store');
-    await expect(health.check()).resolves.toEqual({ ok: true, detail: { adapter: 'memory' } });
+    await expect(health.check()).resolves.toEqual({
+      ok: true,
+      detail: { adapter: 'memory', replay: { records: 0, maxRecords: 100_000, refusedFull: 0, refusedQuota: 0 } },
+    });
     await module.close();
   });
 

@@ -5,7 +5,10 @@
  * - JSON-only body parsing (415 for other bodies, `INVALID_JSON`), 64 KiB bodies, 16 KiB headers
  *   (with a `clientErrorHandler` that answers the JSON envelope instead of Node's bare 431);
  * - client address = TCP peer, `X-Forwarded-For` only from TRUSTED_PROXIES (never `trustProxy: true`);
- * - the public per-address rate limit;
+ * - the public per-address rate limit; 429 answers close their socket;
+ * - time bounds (`HTTP_*_TIMEOUT_MS`): a request not arrived whole within the request timeout gets 408;
+ * - framework and Node client errors (bad URL, over-long parameter, missing Host, timeouts, Expect)
+ *   answered in the envelope with a request id;
  * - a route registry for 405 and the OpenAPI document service bound to the app.
  */
 import { NestFactory } from '@nestjs/core';
@@ -15,7 +18,14 @@ import { type RateLimitStore } from '@passport/core/ports';
 import { type FastifyInstance, LogController } from 'fastify';
 import { AppModule } from './app.module.js';
 import { type AppConfig } from './config/app-config.js';
-import { clientErrorHandler } from './http/client-error.handler.js';
+import { type Server } from 'node:http';
+import {
+  answerExpectationsInEnvelope,
+  clientErrorHandler,
+  requireHostHeader,
+} from './http/client-error.handler.js';
+import { createFrameworkErrorHandler, type FrameworkErrorServices } from './http/framework-errors.handler.js';
+import { RequestMetrics } from './metrics/request-metrics.js';
 import { registerJsonBodyParser } from './http/json-body.parser.js';
 import { createRateLimitHook } from './http/rate-limit.hook.js';
 import { resolveRequestId } from './http/request-id.js';
@@ -37,6 +47,8 @@ export interface AppOptions {
 
 export async function createApp(config: AppConfig, options: AppOptions = {}): Promise<NestFastifyApplication> {
   const logger = createLogger(config);
+  const frameworkErrorServices: FrameworkErrorServices = {};
+  const timeouts = config.httpTimeouts;
   const adapter = new FastifyAdapter({
     loggerInstance: logger,
     genReqId: (req) => resolveRequestId(req.headers),
@@ -46,8 +58,20 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
     // errors are logged by the error-envelope filter.
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
-    http: { maxHeaderSize: HEADER_LIMIT_BYTES },
+    http: {
+      maxHeaderSize: HEADER_LIMIT_BYTES,
+      // Answered in the envelope by requireHostHeader instead of Node's bare 400.
+      requireHostHeader: false,
+      headersTimeout: timeouts.headersTimeoutMs,
+      // How often Node looks for requests past their timeout (its default, 30 s, would let a slow
+      // body live up to twice the request timeout).
+      connectionsCheckingInterval: Math.min(1000, Math.ceil(timeouts.requestTimeoutMs / 4)),
+    },
+    requestTimeout: timeouts.requestTimeoutMs,
+    keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+    connectionTimeout: timeouts.connectionTimeoutMs,
     clientErrorHandler,
+    frameworkErrors: createFrameworkErrorHandler(frameworkErrorServices),
     trustProxy: config.trustedProxies.length > 0 ? [...config.trustedProxies] : false,
   } as ConstructorParameters<typeof FastifyAdapter>[0]);
 
@@ -81,7 +105,14 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
     });
   }
   const store = app.get<RateLimitStore>(PUBLIC_RATE_LIMIT_STORE);
-  fastify.addHook('onRequest', createRateLimitHook(store, config.rateLimit, optionalClock(app)));
+  const clock = optionalClock(app);
+  const rateLimit = createRateLimitHook(store, config.rateLimit, clock);
+  fastify.addHook('onRequest', rateLimit);
+  fastify.addHook('onRequest', requireHostHeader);
+  frameworkErrorServices.rateLimit = rateLimit;
+  const metrics = app.get(RequestMetrics);
+  frameworkErrorServices.record = (status, elapsedMs) => metrics.record(undefined, status, elapsedMs, clock.nowMs());
+  answerExpectationsInEnvelope(fastify.server as Server);
 
   app.get(OpenApiDocumentService).attach(app);
   await app.init();

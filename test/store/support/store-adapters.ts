@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryReplayStore, type ReplayStore } from '@passport/core';
 import { MemoryRateLimitStore, MemorySessionStore } from '@passport/core/testing';
-import { type RateLimitStore, type SessionStore } from '@passport/core/ports';
+import { type RateLimitStore, type ReplayStoreUsage, type SessionStore } from '@passport/core/ports';
 import { SqliteDatabase } from '../../../apps/api/src/store/sqlite.database.js';
 import { SqliteRateLimitStore } from '../../../apps/api/src/store/sqlite-rate-limit.store.js';
 import { SqliteReplayStore } from '../../../apps/api/src/store/sqlite-replay.store.js';
@@ -23,7 +23,11 @@ export interface HarnessOptions {
 }
 
 /** Stores with the adapter-specific extras the suites observe (size and sweep exist on both adapters). */
-export type SweepableReplayStore = ReplayStore & { sweep(nowMs: number): number; readonly size: number };
+export type SweepableReplayStore = ReplayStore & {
+  sweep(nowMs: number): number;
+  readonly size: number;
+  usage(): ReplayStoreUsage;
+};
 export type SweepableSessionStore = SessionStore & { readonly size: number };
 export type SweepableRateLimitStore = RateLimitStore & {
   sweep(nowMs: number): number;

@@ -1,10 +1,14 @@
 /**
  * Health check of the chain adapter family for `GET /health`: asks the chain for its time through the
  * uncached reader (a cached answer would hide an outage). Reports the adapter kind and latency, never
- * upstream text; the health endpoint bounds every check with its own deadline.
+ * upstream text; the health endpoint bounds every check with its own deadline. For the ledger, whose
+ * "chain time" is the local clock, the check re-reads the file if it changed and reports the outcome of
+ * that load: a ledger that no longer parses (or cannot be read) is `degraded`, even though the last
+ * good content keeps serving requests.
  */
 import { type ChainReader, ChainUnavailableError } from '@passport/core';
 import { type HealthCheckResult, type HealthIndicator } from '../infrastructure/health-indicator.js';
+import { LedgerChainReader } from './ledger-chain.reader.js';
 
 export class ChainHealthIndicator implements HealthIndicator {
   readonly name = 'chain';
@@ -18,6 +22,14 @@ export class ChainHealthIndicator implements HealthIndicator {
     const started = performance.now();
     try {
       await this.chain.chainTimeMs();
+      if (this.chain instanceof LedgerChainReader) {
+        await this.chain.refresh();
+        const outcome = this.chain.lastLoadOutcome;
+        if (!outcome.ok) {
+          const reason = outcome.problem === 'unparsable' ? 'ledger_unparsable' : 'ledger_unreadable';
+          return { ok: false, detail: { kind: this.kind, reason, latencyMs: elapsed(started) } };
+        }
+      }
       return {
         ok: true,
         detail: { kind: this.kind, contractId: this.chain.contractId, latencyMs: elapsed(started) },

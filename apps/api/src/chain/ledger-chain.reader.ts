@@ -46,6 +46,8 @@ interface Snapshot {
 
 const silentLog: LedgerLog = { log: () => undefined, warn: () => undefined };
 
+export type LedgerLoadOutcome = { readonly ok: true } | { readonly ok: false; readonly problem: 'unreadable' | 'unparsable' };
+
 export class LedgerChainReader implements ChainReader {
   private snapshot: Snapshot;
   private identity: FileIdentity | null;
@@ -60,6 +62,7 @@ export class LedgerChainReader implements ChainReader {
   private readonly debounceMs: number;
   private readonly statIntervalMs: number;
   private reloadCount = 0;
+  private lastLoad: LedgerLoadOutcome = { ok: true };
 
   private constructor(
     readonly file: string,
@@ -91,6 +94,14 @@ export class LedgerChainReader implements ChainReader {
 
   get contractId(): string {
     return this.snapshot.doc.contractId;
+  }
+
+  /**
+   * How the last look at the file went: `ok` when its current content is the one in use, otherwise why
+   * not (`unreadable`, `unparsable`) while the last good content keeps serving. Health reports it.
+   */
+  get lastLoadOutcome(): LedgerLoadOutcome {
+    return this.lastLoad;
   }
 
   /** Number of successful reloads since start (for tests and logs). */
@@ -196,17 +207,23 @@ export class LedgerChainReader implements ChainReader {
     try {
       identity = toIdentity(await stat(this.file));
     } catch (error) {
+      this.lastLoad = { ok: false, problem: 'unreadable' };
       this.warnOnce(
         null,
         `ledger ${this.file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}); keeping the last good content`,
       );
       return;
     }
-    if (sameIdentity(identity, this.identity) || sameIdentity(identity, this.rejectedIdentity)) return;
+    if (sameIdentity(identity, this.identity)) {
+      this.lastLoad = { ok: true };
+      return;
+    }
+    if (sameIdentity(identity, this.rejectedIdentity)) return;
     let text: string;
     try {
       text = await readFile(this.file, 'utf8');
     } catch (error) {
+      this.lastLoad = { ok: false, problem: 'unreadable' };
       this.warnOnce(
         identity,
         `ledger ${this.file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}); keeping the last good content`,
@@ -219,8 +236,10 @@ export class LedgerChainReader implements ChainReader {
       this.identity = identity;
       this.rejectedIdentity = null;
       this.reloadCount++;
+      this.lastLoad = { ok: true };
       this.log.log(`ledger reloaded: ${doc.passports.length} passports`);
     } catch (error) {
+      this.lastLoad = { ok: false, problem: 'unparsable' };
       const message = error instanceof LedgerFormatError ? error.message : `ledger ${this.file} is malformed`;
       this.warnOnce(identity, `${message}; keeping the last good content`);
     }

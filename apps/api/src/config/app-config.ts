@@ -51,6 +51,30 @@ export interface SessionConfig {
   readonly maxOpenPerPassport: number;
 }
 
+/** Bounds on how long a client may take (all milliseconds; see docs/http.md). */
+export interface HttpTimeoutsConfig {
+  /** HTTP_REQUEST_TIMEOUT_MS [30000]: a request (headers and body) not arrived whole by then gets 408 and its socket closed. */
+  readonly requestTimeoutMs: number;
+  /** HTTP_HEADERS_TIMEOUT_MS [10000, at most the request timeout]: the same for the header block alone. */
+  readonly headersTimeoutMs: number;
+  /**
+   * HTTP_KEEP_ALIVE_TIMEOUT_MS [72000, Fastify's]: an idle keep-alive socket between requests is closed
+   * after this. Above the usual 60 s idle timeout of proxies and load balancers, so that the API never
+   * closes a socket a proxy is about to reuse (and clients whose timers lag do not reuse a dead socket).
+   */
+  readonly keepAliveTimeoutMs: number;
+  /** HTTP_CONNECTION_TIMEOUT_MS [300000]: a socket with no traffic at all for this long is destroyed. */
+  readonly connectionTimeoutMs: number;
+}
+
+/** Bounds of the single-use (replay) record store; a live record is never evicted to make room. */
+export interface ReplayBoundsConfig {
+  /** REPLAY_MAX_RECORDS [memory 100000, sqlite 1000000]: records held in all; beyond it new lines fail closed. */
+  readonly maxRecords: number | undefined;
+  /** REPLAY_MAX_PER_SENDER [10000]: unexpired records one sender token may hold; beyond it its lines are refused. */
+  readonly maxPerSender: number;
+}
+
 export interface AppConfig {
   readonly port: number;
   readonly host: string;
@@ -104,6 +128,8 @@ export interface AppConfig {
   readonly holaVerifyThreadPool: boolean;
   readonly rateLimit: RateLimitConfig;
   readonly sessions: SessionConfig;
+  readonly httpTimeouts: HttpTimeoutsConfig;
+  readonly replay: ReplayBoundsConfig;
   readonly concierge: ConciergeConfig;
 }
 
@@ -223,6 +249,20 @@ function cidr(name: string, entry: string): string {
  * Builds the configuration from an environment (normally `process.env`). Pure apart from
  * resolving relative paths against the current directory.
  */
+function httpTimeouts(env: Env): HttpTimeoutsConfig {
+  const requestTimeoutMs = integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
+  // Node refuses a header timeout above the request timeout.
+  const headersTimeoutMs = integer(env, 'HTTP_HEADERS_TIMEOUT_MS', Math.min(10_000, requestTimeoutMs), 100, 3_600_000);
+  if (headersTimeoutMs > requestTimeoutMs)
+    throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS', `must not exceed HTTP_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+  return {
+    requestTimeoutMs,
+    headersTimeoutMs,
+    keepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000),
+    connectionTimeoutMs: integer(env, 'HTTP_CONNECTION_TIMEOUT_MS', 300_000, 1_000, 86_400_000),
+  };
+}
+
 export function loadConfig(env: Env): AppConfig {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const host = read(env, 'HOST') ?? '0.0.0.0';
@@ -351,6 +391,11 @@ export function loadConfig(env: Env): AppConfig {
       renewal: oneOf<'server' | 'off'>(env, 'JWT_RENEWAL', ['server', 'off'], 'server'),
       maxEntries: integer(env, 'SESSION_MAX_ENTRIES', 100_000, 1, 100_000_000),
       maxOpenPerPassport: integer(env, 'SESSION_MAX_PER_PASSPORT', 100, 1, 1_000_000),
+    },
+    httpTimeouts: httpTimeouts(env),
+    replay: {
+      maxRecords: read(env, 'REPLAY_MAX_RECORDS') === undefined ? undefined : integer(env, 'REPLAY_MAX_RECORDS', 0, 1, 100_000_000),
+      maxPerSender: integer(env, 'REPLAY_MAX_PER_SENDER', 10_000, 1, 100_000_000),
     },
     concierge,
   };

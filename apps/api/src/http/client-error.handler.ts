@@ -1,32 +1,75 @@
 /**
- * Answers errors Node's HTTP parser raises before a request exists (Fastify `clientErrorHandler`):
- * headers over the limit become 400 `REQUEST_HEADER_TOO_LARGE` in the ErrorResponse envelope instead
- * of Node's bare 431; other malformed requests a 400 `VALIDATION_FAILED` envelope. There are no parsed
- * headers here, so the request id is always a new ULID.
+ * Answers, in the ErrorResponse envelope, the client errors Node's HTTP server would otherwise answer
+ * itself with a bare body (Fastify `clientErrorHandler` and the server's `checkExpectation` event):
+ * - headers over the limit: 400 `REQUEST_HEADER_TOO_LARGE` instead of Node's bare 431;
+ * - a request (headers and body) not arrived whole within the request or header timeout: 408
+ *   `REQUEST_TIMEOUT`, then the socket is closed (a slow-body client cannot hold it open);
+ * - an `Expect` other than `100-continue`: 417 `EXPECTATION_FAILED`;
+ * - any other malformed request: 400 `VALIDATION_FAILED`.
+ * (A missing Host header is answered by `requireHostHeader`.) Before a request exists there are no
+ * parsed headers, so the request id of these answers is always a new ULID.
  */
+import { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type Socket } from 'node:net';
 import { PassportError } from '@passport/core';
+import { type FastifyRequest } from 'fastify';
 import { newRequestUlid } from './request-ulid.js';
 import { buildErrorEnvelope } from './error-envelope.js';
+import { resolveRequestId } from './request-id.js';
+
+const REASON: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 417: 'Expectation Failed' };
 
 export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  // A client that never finished its request gets no answer (as Node does for an idle socket).
-  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+  // A response already under way (e.g. an early 413 or 429 while the body still trickles in) cannot
+  // be followed by another one on this socket: closing it is all that is left.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (inFlight?.headersSent) {
     socket.destroy();
     return;
   }
-  const error = new PassportError(
-    err.code === 'HPE_HEADER_OVERFLOW' ? 'REQUEST_HEADER_TOO_LARGE' : 'VALIDATION_FAILED',
-  );
+  const error = new PassportError(clientErrorCode(err.code));
   const requestId = newRequestUlid();
   const body = JSON.stringify(buildErrorEnvelope(error, requestId));
   if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${error.status} Bad Request\r\n` +
+    socket.end(
+      `HTTP/1.1 ${error.status} ${REASON[error.status] ?? 'Bad Request'}\r\n` +
         `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
         `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
-  socket.destroy();
+  socket.destroySoon();
+}
+
+function clientErrorCode(code: string | undefined): 'REQUEST_HEADER_TOO_LARGE' | 'REQUEST_TIMEOUT' | 'VALIDATION_FAILED' {
+  if (code === 'HPE_HEADER_OVERFLOW') return 'REQUEST_HEADER_TOO_LARGE';
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'REQUEST_TIMEOUT';
+  return 'VALIDATION_FAILED';
+}
+
+/** Node answers a bare 417 for an `Expect` it does not know unless the server handles `checkExpectation`. */
+export function answerExpectationsInEnvelope(server: Server): void {
+  server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    const error = new PassportError('EXPECTATION_FAILED');
+    const requestId = resolveRequestId(request.headers);
+    const body = JSON.stringify(buildErrorEnvelope(error, requestId));
+    response.writeHead(error.status, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(body),
+      'X-Request-Id': requestId,
+      Connection: 'close',
+    });
+    response.end(body);
+  });
+}
+
+/**
+ * Node itself answers an HTTP/1.1 request without Host with a bare 400; the server is created with
+ * `requireHostHeader: false` and this `onRequest` hook refuses such requests in the envelope instead
+ * (after the rate limit, so they are metered). HTTP/1.0 needs no Host.
+ */
+export async function requireHostHeader(request: FastifyRequest): Promise<void> {
+  if (request.raw.httpVersion === '1.0') return;
+  const host = request.headers.host;
+  if (host === undefined || host === '') throw new PassportError('HOST_HEADER_REQUIRED');
 }

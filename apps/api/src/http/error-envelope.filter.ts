@@ -63,6 +63,8 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     if (error.code === 'RATE_LIMIT_EXCEEDED' || error.code === 'SESSION_CAPACITY_REACHED') {
       const seconds = Number(error.details?.retryAfterSeconds);
       reply.header('Retry-After', String(Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : 1));
+      // A refused client gets its socket back closed: held keep-alive or slow-body sockets are freed.
+      reply.header('Connection', 'close');
     }
     if (reply.sent) return;
     reply

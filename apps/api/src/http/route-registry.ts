@@ -16,7 +16,10 @@ export interface RouteLike {
   readonly url: string;
 }
 
-/** `/a/:id/b` → `^/a/[^/]+/b/?$`; `*` matches the rest of the path. */
+/**
+ * `/a/:id/b` → `^/a/[^/]+/b$`; `*` matches the rest of the path. Exact, like the router: `/a/` is not
+ * `/a` (the router answers 404 for it, so a 405 listing `/a`'s methods would be false).
+ */
 export function patternToRegex(url: string): RegExp {
   const source = url
     .split('/')
@@ -26,7 +29,7 @@ export function patternToRegex(url: string): RegExp {
       return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     })
     .join('/');
-  return new RegExp(`^${source}/?$`);
+  return new RegExp(`^${source}$`);
 }
 
 @Injectable()

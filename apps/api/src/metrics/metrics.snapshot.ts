@@ -37,6 +37,15 @@ export function formatPrometheus(snapshot: MetricsSnapshot): string {
     'HOLA verification failure reasons.',
     Object.entries(snapshot.verify.failureReasons).map(([reason, n]) => [`{reason="${escapeLabel(reason)}"}`, n]),
   );
+  metric(
+    'passport_verify_refused_total',
+    'counter',
+    'HOLA lines that verified but were refused because the replay store could not record them, by error code.',
+    ['REPLAY_STORE_FULL', 'REPLAY_QUOTA_EXCEEDED', 'REPLAY_STORE_UNAVAILABLE'].map((code) => [
+      `{code="${code}"}`,
+      snapshot.verify.refused[code] ?? 0,
+    ]),
+  );
   const routes = Object.entries(snapshot.routes);
   metric('passport_route_requests_total', 'counter', 'Requests per route pattern.', routes.map(([r, f]) => [`{route="${escapeLabel(r)}"}`, f.count]));
   metric(

@@ -24,8 +24,17 @@ import { codesOf, errorResponseSchema } from './error-response.schema.js';
 /** Name of the bearer security scheme (use `@ApiBearerAuth(BEARER_AUTH)` on JWT routes). */
 export const BEARER_AUTH = 'bearer';
 
-const CROSS_CUTTING_CODES = ['REQUEST_HEADER_TOO_LARGE', 'RATE_LIMIT_EXCEEDED', 'INTERNAL_ERROR'];
-const BODY_CODES = ['INVALID_JSON', 'UNSUPPORTED_MEDIA_TYPE'];
+const CROSS_CUTTING_CODES = [
+  'REQUEST_HEADER_TOO_LARGE',
+  'INVALID_URL',
+  'HOST_HEADER_REQUIRED',
+  'REQUEST_TIMEOUT',
+  'RATE_LIMIT_EXCEEDED',
+  'INTERNAL_ERROR',
+];
+/** Codes of operations with a path parameter (`maxParamLength`). */
+const PATH_PARAMETER_CODES = ['URI_TOO_LONG'];
+const BODY_CODES = ['INVALID_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'EXPECTATION_FAILED'];
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 @Injectable()
@@ -77,12 +86,13 @@ export class OpenApiDocumentService {
 
 /** Adds (or merges into existing error responses) the errors every operation can answer with. */
 export function addCrossCuttingErrors(document: OpenAPIObject): void {
-  for (const pathItem of Object.values(document.paths)) {
+  for (const [path, pathItem] of Object.entries(document.paths)) {
     for (const method of HTTP_METHODS) {
       const operation = pathItem[method] as OperationObject | undefined;
       if (!operation) continue;
       const codes = [
         ...CROSS_CUTTING_CODES,
+        ...(path.includes('{') ? PATH_PARAMETER_CODES : []),
         ...(operation.requestBody || method === 'post' ? BODY_CODES : []),
       ];
       for (const code of codes) addErrorCode(operation, code);

@@ -7,6 +7,7 @@ import { MemoryReplayStore, systemClock } from '@passport/core';
 import { MemoryRateLimitStore, MemorySessionStore } from '@passport/core/testing';
 import { type StoreBackend, type StoreBackendOptions } from './store-backend.js';
 import { startPeriodicSweep } from './periodic-sweep.js';
+import { replayHealth } from './replay-health.js';
 import { DEFAULT_SWEEP_INTERVAL_MS } from './sqlite-store.options.js';
 
 export function createMemoryStoreBackend(options: StoreBackendOptions = {}): StoreBackend {
@@ -38,7 +39,10 @@ export function createMemoryStoreBackend(options: StoreBackendOptions = {}): Sto
     rateLimit,
     health: {
       name: 'store',
-      check: async () => ({ ok: true, detail: { adapter: 'memory' } }),
+      check: async () => {
+        const replayState = replayHealth(replay.usage(), clock.nowMs());
+        return { ok: replayState.ok, detail: { adapter: 'memory', replay: replayState.detail } };
+      },
     },
     close() {
       for (const sweep of sweeps) sweep.stop();

@@ -3,13 +3,14 @@
  * inserts inside one `BEGIN IMMEDIATE` transaction, so it is atomic across every connection to the file:
  * of N concurrent calls with one key, from one process or several, exactly one is `recorded`.
  *
- * Bounded: a background sweep deletes expired records, and an insert beyond `maxEntries` (default
- * 1 000 000, about 100 MB of database) evicts expired records first, then the oldest live ones. Evicting
- * a live record gives up its replay protection early; `evictedLive` counts those so the cap can be sized
- * (it must exceed the peak number of distinct nonces within a freshness window).
+ * Bounded without giving up protection: a background sweep deletes expired records, and a live record
+ * is never evicted. An insert into a table holding `maxEntries` records (default 1 000 000, about
+ * 100 MB of database) first deletes expired ones, and if none can go the record is refused with
+ * `REPLAY_STORE_FULL`; a record charged to an owner that already holds `maxPerOwner` live records is
+ * refused with `REPLAY_QUOTA_EXCEEDED`. Both are thrown, so the caller fails closed.
  */
-import { systemClock, type ReplayStore } from '@passport/core';
-import { type RecordOutcome } from '@passport/core/ports';
+import { PassportError, systemClock, type ReplayStore } from '@passport/core';
+import { type RecordOutcome, type RecordQuota, type ReplayStoreUsage } from '@passport/core/ports';
 import { type SqliteDatabase } from './sqlite.database.js';
 import { startPeriodicSweep, type PeriodicSweep } from './periodic-sweep.js';
 import {
@@ -25,10 +26,20 @@ interface ReplayRow {
   readonly expires_at_ms: number;
 }
 
+const RECORDED: RecordOutcome = Object.freeze({ recorded: true });
+
+/** A new record the store cannot take (counted, then thrown outside the transaction). */
+class Refusal {
+  constructor(readonly error: PassportError) {}
+}
+
 export class SqliteReplayStore implements ReplayStore {
   readonly maxEntries: number;
   private readonly sweeper: PeriodicSweep;
-  private evictedLiveCount = 0;
+  private refusedFullCount = 0;
+  private refusedQuotaCount = 0;
+  private lastFullAtMs: number | null = null;
+  private lastFailure: number | null = null;
 
   constructor(
     private readonly db: SqliteDatabase,
@@ -43,22 +54,47 @@ export class SqliteReplayStore implements ReplayStore {
     );
   }
 
-  async recordIfAbsent(key: string, nowMs: number, expiresAtMs: number): Promise<RecordOutcome> {
+  async recordIfAbsent(key: string, nowMs: number, expiresAtMs: number, quota?: RecordQuota): Promise<RecordOutcome> {
     // Fast path for replays: a live record seen outside the write lock was live at that moment, which is
     // all a refusal needs; only a possible insert takes the lock.
+    let outcome: RecordOutcome | Refusal;
+    try {
+      outcome = this.record(key, nowMs, expiresAtMs, quota);
+    } catch (error) {
+      this.lastFailure = nowMs; // health reports it (corrupt pages, a lost file, a lock held too long)
+      throw error;
+    }
+    if (!(outcome instanceof Refusal)) return outcome;
+    if (outcome.error.code === 'REPLAY_STORE_FULL') {
+      this.refusedFullCount++;
+      this.lastFullAtMs = nowMs;
+    } else {
+      this.refusedQuotaCount++;
+    }
+    throw outcome.error;
+  }
+
+  /** Store time of the last request this store failed to serve (not a refusal), or null. */
+  get lastFailureAtMs(): number | null {
+    return this.lastFailure;
+  }
+
+  private record(key: string, nowMs: number, expiresAtMs: number, quota: RecordQuota | undefined): RecordOutcome | Refusal {
     const seen = this.find(key);
     if (seen && seen.expires_at_ms > nowMs) return { recorded: false, firstSeenAtMs: seen.first_seen_ms };
-    return this.db.immediate((): RecordOutcome => {
+    return this.db.immediate((): RecordOutcome | Refusal => {
       const existing = this.find(key);
       if (existing && existing.expires_at_ms > nowMs)
         return { recorded: false, firstSeenAtMs: existing.first_seen_ms };
-      // An expired record is replaced by a new row, so that re-recorded keys count as the newest.
+      // An expired record is replaced by a new row.
       if (existing) this.db.statement('DELETE FROM replay_records WHERE key = ?').run(key);
+      // A refusal is returned, not thrown, so that the expired rows deleted on the way stay deleted.
+      const refusal = (quota && this.checkQuota(quota, nowMs)) ?? this.checkRoom(nowMs);
+      if (refusal) return refusal;
       this.db
-        .statement('INSERT INTO replay_records (key, first_seen_ms, expires_at_ms) VALUES (?, ?, ?)')
-        .run(key, nowMs, expiresAtMs);
-      this.enforceCap(nowMs);
-      return { recorded: true };
+        .statement('INSERT INTO replay_records (key, first_seen_ms, expires_at_ms, owner) VALUES (?, ?, ?, ?)')
+        .run(key, nowMs, expiresAtMs, quota?.owner ?? null);
+      return RECORDED;
     });
   }
 
@@ -72,9 +108,15 @@ export class SqliteReplayStore implements ReplayStore {
     return this.db.rowCount('replay_records');
   }
 
-  /** How many unexpired records this instance evicted because the table was full. */
-  get evictedLive(): number {
-    return this.evictedLiveCount;
+  /** Fill and refusals of this instance (a real read of the table's count). */
+  usage(): ReplayStoreUsage {
+    return {
+      records: this.size,
+      maxRecords: this.maxEntries,
+      refusedFull: this.refusedFullCount,
+      refusedQuota: this.refusedQuotaCount,
+      lastFullAtMs: this.lastFullAtMs,
+    };
   }
 
   /** Stops the background sweep (the database is closed by its owner). */
@@ -88,17 +130,22 @@ export class SqliteReplayStore implements ReplayStore {
       .get(key) as ReplayRow | undefined;
   }
 
-  private enforceCap(nowMs: number): void {
-    if (this.db.rowCount('replay_records') <= this.maxEntries) return;
+  private ownerCount(owner: string): number {
+    return (this.db.statement('SELECT n FROM replay_owner_counts WHERE owner = ?').pluck().get(owner) as number | undefined) ?? 0;
+  }
+
+  private checkQuota(quota: RecordQuota, nowMs: number): Refusal | undefined {
+    if (this.ownerCount(quota.owner) < quota.maxPerOwner) return undefined;
+    // The count includes expired records not yet swept: drop this owner's before refusing.
+    this.db.statement('DELETE FROM replay_records WHERE owner = ? AND expires_at_ms <= ?').run(quota.owner, nowMs);
+    if (this.ownerCount(quota.owner) < quota.maxPerOwner) return undefined;
+    return new Refusal(new PassportError('REPLAY_QUOTA_EXCEEDED', { maxPerSender: quota.maxPerOwner }));
+  }
+
+  private checkRoom(nowMs: number): Refusal | undefined {
+    if (this.db.rowCount('replay_records') < this.maxEntries) return undefined;
     this.sweep(nowMs);
-    const excess = this.db.rowCount('replay_records') - this.maxEntries;
-    if (excess <= 0) return;
-    // rowid grows with insertion, so the smallest rowids are the oldest records.
-    this.db
-      .statement(
-        'DELETE FROM replay_records WHERE rowid IN (SELECT rowid FROM replay_records ORDER BY rowid LIMIT ?)',
-      )
-      .run(excess);
-    this.evictedLiveCount += excess;
+    if (this.db.rowCount('replay_records') < this.maxEntries) return undefined;
+    return new Refusal(new PassportError('REPLAY_STORE_FULL'));
   }
 }

@@ -1,31 +1,71 @@
 /**
- * Health of the SQLite store: a real read of the database file (the trigger-kept row counts) with its
- * latency. `ok: false` when the database cannot answer (closed, unreadable, locked beyond busy_timeout).
- * The detail is client-safe: the adapter kind and timings, never the error text or file path.
+ * Health of the SQLite store, probing what requests touch: a write transaction that records a probe
+ * replay record and reads it back through the key index (as every verified HOLA line does), looks a
+ * random key up in each table, then rolls back, with its latency. `ok: false` when the database cannot
+ * answer (closed, unreadable or corrupt pages, locked beyond busy_timeout), when the replay store has
+ * failed a request in the last minute, or when it is full (new HOLA lines are being refused).
+ * The detail is client-safe: the adapter kind, counts and timings, never the error text or file path.
  */
+import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { type Clock } from '@passport/core';
 import { type HealthCheckResult, type HealthIndicator } from '../infrastructure/health-indicator.js';
+import { replayHealth } from './replay-health.js';
 import { type SqliteDatabase } from './sqlite.database.js';
+import { type SqliteReplayStore } from './sqlite-replay.store.js';
+
+/** How long a request-path failure of the replay store keeps health degraded. */
+export const STORE_FAILURE_REPORT_MS = 60_000;
+
+const ROLLBACK = Symbol('rollback');
 
 export class SqliteStoreHealthIndicator implements HealthIndicator {
   readonly name = 'store';
 
-  constructor(private readonly db: SqliteDatabase) {}
+  constructor(
+    private readonly db: SqliteDatabase,
+    private readonly replay: SqliteReplayStore,
+    private readonly clock: Clock,
+  ) {}
 
   async check(): Promise<HealthCheckResult> {
     const started = performance.now();
+    const nowMs = this.clock.nowMs();
     try {
-      this.db.snapshot(() => {
-        this.db.rowCount('replay_records');
-        this.db.rowCount('sessions');
-        this.db.rowCount('rate_buckets');
-      });
-      return { ok: true, detail: { adapter: 'sqlite', latencyMs: elapsedMs(started) } };
+      this.probe(nowMs);
     } catch {
       return {
         ok: false,
         detail: { adapter: 'sqlite', latencyMs: elapsedMs(started), problem: 'database unavailable' },
       };
+    }
+    const failedAt = this.replay.lastFailureAtMs;
+    if (failedAt !== null && nowMs - failedAt < STORE_FAILURE_REPORT_MS) {
+      return {
+        ok: false,
+        detail: { adapter: 'sqlite', latencyMs: elapsedMs(started), problem: 'replay records unavailable' },
+      };
+    }
+    const replay = replayHealth(this.replay.usage(), nowMs);
+    return { ok: replay.ok, detail: { adapter: 'sqlite', latencyMs: elapsedMs(started), replay: replay.detail } };
+  }
+
+  private probe(nowMs: number): void {
+    const key = `health|${randomBytes(16).toString('hex')}`;
+    try {
+      this.db.immediate(() => {
+        this.db
+          .statement('INSERT INTO replay_records (key, first_seen_ms, expires_at_ms) VALUES (?, ?, ?)')
+          .run(key, nowMs, nowMs + 1);
+        const found = this.db.statement('SELECT expires_at_ms FROM replay_records WHERE key = ?').get(key);
+        if (!found) throw new Error('probe record not found');
+        this.db.statement('SELECT session_id FROM sessions WHERE session_id = ?').get(key);
+        this.db.statement('SELECT tokens FROM rate_buckets WHERE key = ?').get(key);
+        this.db.rowCount('replay_records');
+        throw ROLLBACK;
+      });
+    } catch (error) {
+      if (error !== ROLLBACK) throw error;
     }
   }
 }

@@ -76,6 +76,20 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE sessions ADD COLUMN last_renewed_at_ms INTEGER;
   CREATE INDEX sessions_open_by_passport ON sessions (token_id, created_at_ms) WHERE closed_at_ms IS NULL;
   `,
+  // Replay records charged to an owner (a HOLA line's sender token), with a trigger-kept count per
+  // owner so that the per-sender bound costs one keyed read per insert.
+  `
+  ALTER TABLE replay_records ADD COLUMN owner TEXT;
+  CREATE INDEX replay_records_owner_expiry ON replay_records (owner, expires_at_ms) WHERE owner IS NOT NULL;
+  CREATE TABLE replay_owner_counts (owner TEXT NOT NULL PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+  CREATE TRIGGER replay_owner_count_insert AFTER INSERT ON replay_records WHEN NEW.owner IS NOT NULL BEGIN
+    INSERT INTO replay_owner_counts (owner, n) VALUES (NEW.owner, 1) ON CONFLICT (owner) DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER replay_owner_count_delete AFTER DELETE ON replay_records WHEN OLD.owner IS NOT NULL BEGIN
+    UPDATE replay_owner_counts SET n = n - 1 WHERE owner = OLD.owner;
+    DELETE FROM replay_owner_counts WHERE owner = OLD.owner AND n <= 0;
+  END;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -3,6 +3,7 @@
  * sharing one connection (better-sqlite3 is synchronous, so one connection per process is the fastest
  * arrangement; other processes open their own).
  */
+import { systemClock } from '@passport/core';
 import { type StoreBackend, type StoreBackendOptions } from './store-backend.js';
 import { SqliteDatabase } from './sqlite.database.js';
 import { SqliteReplayStore } from './sqlite-replay.store.js';
@@ -21,7 +22,7 @@ export function createSqliteStoreBackend(dataDir: string, options: StoreBackendO
     replay,
     sessions,
     rateLimit,
-    health: new SqliteStoreHealthIndicator(db),
+    health: new SqliteStoreHealthIndicator(db, replay, options.clock ?? systemClock),
     close() {
       replay.dispose();
       sessions.dispose();

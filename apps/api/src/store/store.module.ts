@@ -31,6 +31,7 @@ export const STORE_BACKEND = Symbol('STORE_BACKEND');
       useFactory: (config: AppConfig, clock: Clock | undefined): StoreBackend =>
         createStoreBackend(config, {
           clock,
+          replay: { maxEntries: config.replay.maxRecords },
           sessions: { maxEntries: config.sessions.maxEntries, maxOpenPerPassport: config.sessions.maxOpenPerPassport },
         }),
       inject: [APP_CONFIG, { token: CLOCK, optional: true }],

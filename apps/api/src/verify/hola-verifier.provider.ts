@@ -43,5 +43,6 @@ export const holaVerifierProvider: Provider = {
       verifier: config.holaVerifyThreadPool ? threadPoolVerifier : verifier,
       serviceHost: config.serviceHost,
       futureSkewMs: config.holaFutureSkewMs,
+      maxRecordsPerSender: config.replay.maxPerSender,
     }),
 };

@@ -37,6 +37,9 @@ export class TestHolaController {
     'HOLA_TIMESTAMP_INVALID',
     'HOLA_SIGNATURE_INVALID',
     'VERIFY_FAILED',
+    'REPLAY_QUOTA_EXCEEDED',
+    'REPLAY_STORE_FULL',
+    'REPLAY_STORE_UNAVAILABLE',
   )
   async test(
     @Body() body: unknown,

@@ -109,7 +109,7 @@ export class TestHolaService {
           : {}),
       });
     } catch (error) {
-      if (error instanceof PassportError && error.status === 400) this.metrics.recordInvalid();
+      this.metrics.recordError(error);
       throw error;
     }
     this.metrics.recordResult(result.verified, result.failureReasons);

@@ -6,7 +6,7 @@
  */
 import { Body, Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { isPassportError, PassportError, type HolaVerifier } from '@passport/core';
+import { PassportError, type HolaVerifier } from '@passport/core';
 import { type FastifyRequest } from 'fastify';
 import { BearerAuthenticator } from '../auth/bearer/bearer.authenticator.js';
 import { RequestId } from '../http/request-id.decorator.js';
@@ -59,6 +59,9 @@ export class VerifyController {
     'MISSING_TOKEN',
     'INVALIDATED_TOKEN',
     'VERIFY_FAILED',
+    'REPLAY_QUOTA_EXCEEDED',
+    'REPLAY_STORE_FULL',
+    'REPLAY_STORE_UNAVAILABLE',
   )
   async verify(
     @Body() body: unknown,
@@ -80,7 +83,7 @@ export class VerifyController {
       this.metrics.recordResult(result.verified, result.failureReasons);
       return { ...result, requestId } as unknown as VerifyResponseDto;
     } catch (error) {
-      if (isPassportError(error) && error.status === 400) this.metrics.recordInvalid();
+      this.metrics.recordError(error);
       throw error;
     }
   }

@@ -24,6 +24,7 @@ import {
   type WebhookAddressPolicy,
   type WebhookTarget,
 } from '@passport/core/webhook';
+import { ipAddressClassifier } from './ip-address.classifier.js';
 import { type AppConfig } from '../config/app-config.js';
 import { APP_CONFIG, CLOCK, SERVER_IDENTITY } from '../infrastructure/di-tokens.js';
 import { type ServerIdentity } from '../infrastructure/server-identity.js';
@@ -129,6 +130,7 @@ export class WebhookDispatcher {
 
   private async deliverAll(dispatch: WebhookDispatch): Promise<void> {
     const policy: WebhookAddressPolicy = {
+      classifier: ipAddressClassifier,
       allowLoopback: this.config.webhookAllowLoopback,
       webhookCidr: dispatch.webhookCidr ?? null,
     };

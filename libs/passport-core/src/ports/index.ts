@@ -9,7 +9,12 @@ export { ChainUnavailableError, type ChainReader, type PageRequest } from './cha
 export { type PassportRecord, type PassportMetadata } from '../passport/passport.types.js';
 
 // Stores
-export { type RecordOutcome, type ReplayStore } from './replay-store.port.js';
+export {
+  type RecordOutcome,
+  type RecordQuota,
+  type ReplayStore,
+  type ReplayStoreUsage,
+} from './replay-store.port.js';
 export {
   SessionCapacityError,
   SESSION_SUPERSEDED,
@@ -18,6 +23,9 @@ export {
   type SessionStore,
 } from './session-store.port.js';
 export { type BucketPolicy, type RateLimitStore, type TakeResult } from './rate-limit-store.port.js';
+
+// Webhook address classification (the app supplies one)
+export { type AddressClass, type AddressClassifier } from './address-classifier.port.js';
 
 // Clock and signatures
 export { systemClock, type Clock } from './clock.port.js';

@@ -3,16 +3,45 @@
  * Single-use records: HOLA nonces (`<tokenId>|<NONCE>`) and used login challenges
  * (`login|<identifier>|<timestamp>`). The check and the record are one atomic step, on one
  * instance or many (Redis `SET NX PX`, SQLite `INSERT OR IGNORE`, a Map in memory).
+ *
+ * Bounded without giving up protection: a store never evicts a live record to make room (a record
+ * leaves only when it expires). A store that cannot take a new record refuses it by throwing a
+ * `PassportError`, so the caller fails closed:
+ * - `REPLAY_STORE_FULL` when it holds its maximum of live records;
+ * - `REPLAY_QUOTA_EXCEEDED` when the record's owner already holds `maxPerOwner` live records
+ *   (one sender cannot fill the store for everybody).
+ * Any other error means the store is unavailable.
  */
 
 export type RecordOutcome =
   | { readonly recorded: true }
   | { readonly recorded: false; /** Unix ms when the key was first recorded. */ readonly firstSeenAtMs: number };
 
+/** Whom a record is charged to, and how many live records that owner may hold. */
+export interface RecordQuota {
+  /** The owner, e.g. the sender token id of a HOLA line. */
+  readonly owner: string;
+  /** Most live records `owner` may hold; a new record beyond it is refused (`REPLAY_QUOTA_EXCEEDED`). */
+  readonly maxPerOwner: number;
+}
+
 export interface ReplayStore {
   /**
    * Records `key` unless a live record exists. A record lives until `expiresAtMs`; after that the key
    * may be recorded again. Must be atomic: of N concurrent calls with one key exactly one is `recorded`.
+   * A live key is reported (`recorded: false`) even when the store is full or the owner at its quota.
    */
-  recordIfAbsent(key: string, nowMs: number, expiresAtMs: number): Promise<RecordOutcome>;
+  recordIfAbsent(key: string, nowMs: number, expiresAtMs: number, quota?: RecordQuota): Promise<RecordOutcome>;
+}
+
+/** What a store reports about its fill, for health checks and metrics. */
+export interface ReplayStoreUsage {
+  /** Records held (expired ones not yet swept included). */
+  readonly records: number;
+  readonly maxRecords: number;
+  /** New records refused because the store was full / because their owner was at its quota. */
+  readonly refusedFull: number;
+  readonly refusedQuota: number;
+  /** Store time (Unix ms) of the last refusal because the store was full, or null. */
+  readonly lastFullAtMs: number | null;
 }

@@ -362,16 +362,36 @@ describe.each<[string, () => SignatureVerifier | AsyncSignatureVerifier]>([
       expect(results.filter((r) => r.failureReasons.join() === 'nonce_replay')).toHaveLength(49);
     });
 
-    it('a failing replay store is a 500 VERIFY_FAILED, never a verdict', async () => {
+    it('a failing replay store is a 503 REPLAY_STORE_UNAVAILABLE, never a verdict', async () => {
       const broken: ReplayStore = {
         recordIfAbsent: async () => {
           throw new Error('disk full');
         },
       };
       await expect(verify(line(), {}, { replay: broken })).rejects.toMatchObject({
-        code: 'VERIFY_FAILED',
-        status: 500,
+        code: 'REPLAY_STORE_UNAVAILABLE',
+        status: 503,
       });
+    });
+
+    it('a full replay store refuses the line (503 REPLAY_STORE_FULL), never verified', async () => {
+      const replay = new MemoryReplayStore({ maxEntries: 1 });
+      expect((await verify(line(), {}, { replay })).verified).toBe(true);
+      await expect(verify(line(), {}, { replay })).rejects.toMatchObject({ code: 'REPLAY_STORE_FULL', status: 503 });
+    });
+
+    it('a sender at its record quota is refused (429 REPLAY_QUOTA_EXCEEDED); the line is not recorded', async () => {
+      const replay = new MemoryReplayStore();
+      const deps = { replay, maxRecordsPerSender: 2 };
+      expect((await verify(line(), {}, deps)).verified).toBe(true);
+      expect((await verify(line(), {}, deps)).verified).toBe(true);
+      const third = line();
+      await expect(verify(third, {}, deps)).rejects.toMatchObject({ code: 'REPLAY_QUOTA_EXCEEDED', status: 429 });
+      expect(replay.size).toBe(2);
+    });
+
+    it('refuses a per-sender bound that is not a positive integer', () => {
+      expect(() => createHolaVerifier({ ...deps, maxRecordsPerSender: 0 })).toThrow(RangeError);
     });
   });
 

@@ -45,6 +45,12 @@ export interface HolaVerifierDeps {
   readonly serviceHost: string;
   /** HOLA_FUTURE_SKEW_MS: how far in the future a timestamp may be (default 0). */
   readonly futureSkewMs?: number;
+  /**
+   * Most unexpired nonce records one sender token may hold (unbounded when absent). Beyond it a line
+   * that verified is refused with 429 `REPLAY_QUOTA_EXCEEDED` instead of being recorded, so one sender
+   * cannot fill the replay store for everybody.
+   */
+  readonly maxRecordsPerSender?: number;
   /** Builds the public profile for `includeProfile` (default: `buildPublicProfile`). */
   readonly profileOf?: (record: PassportRecord) => Promise<PublicProfile>;
 }
@@ -102,6 +108,9 @@ export function createHolaVerifier(deps: HolaVerifierDeps): HolaVerifier {
   if (!Number.isInteger(futureSkewMs) || futureSkewMs < 0)
     throw new RangeError('futureSkewMs must be a non-negative integer');
   const profileOf = deps.profileOf ?? (async (record: PassportRecord) => buildPublicProfile(record));
+  const maxPerSender = deps.maxRecordsPerSender;
+  if (maxPerSender !== undefined && (!Number.isSafeInteger(maxPerSender) || maxPerSender < 1))
+    throw new RangeError('maxRecordsPerSender must be a positive integer');
   // An implicit account's key is its id and never changes, so decoding it once is enough (bounded
   // cache); named accounts go to the chain port every time (their keys change; adapters cache briefly).
   const implicitKeys = new Map<string, Uint8Array[]>();
@@ -186,9 +195,12 @@ export function createHolaVerifier(deps: HolaVerifierDeps): HolaVerifier {
             holaReplayKey(line),
             nowMs,
             Math.floor(line.timestampMs / 1000) * 1000 + ttlMs,
+            maxPerSender === undefined ? undefined : { owner: line.senderTokenId, maxPerOwner: maxPerSender },
           );
         } catch (cause) {
-          throw Object.assign(new PassportError('VERIFY_FAILED'), { cause }); // the store failed: a 500, not a verdict
+          // Fail closed, never a verdict: a line that cannot be recorded could be accepted twice.
+          if (cause instanceof PassportError && REPLAY_REFUSALS.has(cause.code)) throw cause;
+          throw Object.assign(new PassportError('REPLAY_STORE_UNAVAILABLE'), { cause });
         }
         nonceReplaySafe = outcome.recorded;
         if (!outcome.recorded) {
@@ -248,6 +260,8 @@ export function createHolaVerifier(deps: HolaVerifierDeps): HolaVerifier {
 }
 
 const NO_KEYS: readonly Uint8Array[] = [];
+/** The refusals a replay store throws when it cannot take a record (see the ReplayStore port). */
+const REPLAY_REFUSALS: ReadonlySet<string> = new Set(['REPLAY_STORE_FULL', 'REPLAY_QUOTA_EXCEEDED']);
 const reasonBit = (reason: VerifyFailureReason): number => 1 << VERIFY_FAILURE_REASONS.indexOf(reason);
 const TIMESTAMP_STALE_OR_FUTURE = reasonBit('timestamp_stale_or_future');
 const NONCE_REPLAY = reasonBit('nonce_replay');

@@ -31,14 +31,4 @@ export {
   type WebhookTargetRejection,
   type WebhookTargetResult,
 } from './webhook-target.js';
-export {
-  parseIpAddress,
-  formatIpAddress,
-  classifyIpAddress,
-  parseCidr,
-  parseCidrList,
-  isInCidr,
-  type AddressClass,
-  type Cidr,
-  type IpAddress,
-} from './ip-address.js';
+export { type AddressClass, type AddressClassifier } from '../ports/address-classifier.port.js';

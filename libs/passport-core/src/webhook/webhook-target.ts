@@ -7,19 +7,13 @@
  *   http/https, userinfo, more than 2048 characters, a query or fragment (the hook path is appended,
  *   so neither could survive), an unparsable URL.
  * - The targets are `<base>/hooks/agent` and `<base>/hooks/wake`.
- * - An address is allowed when its class is `public` (or `loopback` when the test setting allows
- *   it) and, when `webhook_cidr` is set, it lies in one of its ranges. An unreadable `webhook_cidr`
+ * - An address is allowed when its class (told by the `AddressClassifier` port) is `public` (or
+ *   `loopback` when the test setting allows it) and, when `webhook_cidr` is set, it lies in one of its
+ *   ranges. An unreadable `webhook_cidr`
  *   allows nothing (fail closed). The app connects to the allowed address it checked, never
  *   re-resolving the name (no DNS rebinding window).
  */
-import {
-  type AddressClass,
-  classifyIp,
-  isInCidr,
-  parseCidrList,
-  parseIpAddress,
-  type Cidr,
-} from './ip-address.js';
+import { type AddressClass, type AddressClassifier } from '../ports/address-classifier.port.js';
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 export const WEBHOOK_HOOK_PATHS = ['/hooks/agent', '/hooks/wake'] as const;
@@ -51,6 +45,8 @@ export type WebhookTargetResult =
   | { readonly ok: false; readonly reason: WebhookTargetRejection; readonly addressClass?: AddressClass };
 
 export interface WebhookAddressPolicy {
+  /** Says what an address is (the app's ipaddr.js adapter). */
+  readonly classifier: AddressClassifier;
   /** Test setting: let loopback addresses through. */
   readonly allowLoopback?: boolean;
   /** The passport's `webhook_cidr`, when set. */
@@ -60,7 +56,7 @@ export interface WebhookAddressPolicy {
 /** Validates `webhook_url` and builds the hook URLs; IP-literal hosts are checked against the policy here. */
 export function resolveWebhookTarget(
   webhookUrl: unknown,
-  policy: WebhookAddressPolicy = {},
+  policy: WebhookAddressPolicy,
 ): WebhookTargetResult {
   if (typeof webhookUrl !== 'string' || webhookUrl.trim() === '') return { ok: false, reason: 'empty' };
   const text = webhookUrl.trim();
@@ -85,7 +81,7 @@ export function resolveWebhookTarget(
   if (urls.some((u) => u.length > WEBHOOK_URL_MAX_LENGTH)) return { ok: false, reason: 'too_long' };
 
   // The WHATWG parser has already turned 0x7f.1, 2130706433 and friends into dotted quads.
-  const literal = parseIpAddress(url.hostname);
+  const literal = policy.classifier.classify(url.hostname) !== null;
   if (literal) {
     const verdict = checkWebhookAddress(url.hostname, policy);
     if (!verdict.allowed)
@@ -108,17 +104,15 @@ export function resolveWebhookTarget(
 /** Whether one (resolved) address may receive a webhook under the policy. */
 export function checkWebhookAddress(
   address: string,
-  policy: WebhookAddressPolicy = {},
+  policy: WebhookAddressPolicy,
 ): { readonly allowed: boolean; readonly addressClass: AddressClass | null; readonly outsideCidr?: boolean } {
-  const ip = parseIpAddress(address);
-  if (!ip) return { allowed: false, addressClass: null };
-  const addressClass = classifyIp(ip);
+  const addressClass = policy.classifier.classify(address);
+  if (addressClass === null) return { allowed: false, addressClass: null };
   const classAllowed =
     addressClass === 'public' || (addressClass === 'loopback' && policy.allowLoopback === true);
   if (!classAllowed) return { allowed: false, addressClass };
   if (policy.webhookCidr !== undefined && policy.webhookCidr !== null && policy.webhookCidr.trim() !== '') {
-    const cidrs: Cidr[] | null = parseCidrList(policy.webhookCidr);
-    if (!cidrs || !cidrs.some((c) => isInCidr(ip, c)))
+    if (policy.classifier.inCidrList(address, policy.webhookCidr) !== true)
       return { allowed: false, addressClass, outsideCidr: true };
   }
   return { allowed: true, addressClass };
@@ -127,7 +121,7 @@ export function checkWebhookAddress(
 /** The first allowed address among those a name resolved to; null when none is allowed. */
 export function pickWebhookAddress(
   addresses: readonly string[],
-  policy: WebhookAddressPolicy = {},
+  policy: WebhookAddressPolicy,
 ): string | null {
   return addresses.find((a) => checkWebhookAddress(a, policy).allowed) ?? null;
 }

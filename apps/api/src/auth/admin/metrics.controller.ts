@@ -36,13 +36,18 @@ export class MetricsDto {
 
   @ApiProperty({
     type: 'object',
-    required: ['total', 'verified', 'rejected', 'invalid', 'failureReasons'],
+    required: ['total', 'verified', 'rejected', 'invalid', 'failureReasons', 'refused'],
     properties: {
       total: { type: 'integer' },
       verified: { type: 'integer' },
       rejected: { type: 'integer' },
       invalid: { type: 'integer' },
       failureReasons: { type: 'object', additionalProperties: { type: 'integer' } },
+      refused: {
+        type: 'object',
+        description: 'Lines that verified but were refused because the replay store could not record them, by error code.',
+        additionalProperties: { type: 'integer' },
+      },
     },
   })
   verify!: MetricsSnapshot['verify'];

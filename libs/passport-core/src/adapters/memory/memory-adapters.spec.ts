@@ -138,32 +138,55 @@ describe('MemoryReplayStore', () => {
     expect(outcomes.filter((o) => !o.recorded)).toHaveLength(199);
   });
 
-  it('when full, evicts expired records first and keeps live ones', async () => {
+  it('when full, drops expired records first and keeps live ones', async () => {
     const store = new MemoryReplayStore({ maxEntries: 3, sweepIntervalMs: 0 });
     await store.recordIfAbsent('live-old', 0, 10_000);
     await store.recordIfAbsent('short', 0, 10);
     await store.recordIfAbsent('live', 0, 10_000);
     expect(await store.recordIfAbsent('new', 20, 10_000)).toEqual({ recorded: true });
     expect(store.size).toBe(3);
-    expect(store.evictedLive).toBe(0);
     expect((await store.recordIfAbsent('live-old', 30, 10_000)).recorded).toBe(false);
   });
 
-  it('when full of live records, evicts the oldest and counts it', async () => {
+  it('when full of live records, refuses the new one (REPLAY_STORE_FULL) and never evicts a live one', async () => {
     const store = new MemoryReplayStore({ maxEntries: 2 });
     await store.recordIfAbsent('a', 0, 1000);
     await store.recordIfAbsent('b', 1, 1000);
-    await store.recordIfAbsent('c', 2, 1000);
+    await expect(store.recordIfAbsent('c', 2, 1000)).rejects.toMatchObject({ code: 'REPLAY_STORE_FULL' });
     expect(store.size).toBe(2);
-    expect(store.evictedLive).toBe(1);
-    expect((await store.recordIfAbsent('b', 3, 1000)).recorded).toBe(false);
-    expect((await store.recordIfAbsent('a', 3, 1000)).recorded).toBe(true); // the trade-off, documented
+    // Both live records still refuse their keys; a full store still reports a replay as a replay.
+    expect(await store.recordIfAbsent('a', 3, 1000)).toEqual({ recorded: false, firstSeenAtMs: 0 });
+    expect(await store.recordIfAbsent('b', 3, 1000)).toEqual({ recorded: false, firstSeenAtMs: 1 });
+    expect(store.usage()).toMatchObject({ records: 2, maxRecords: 2, refusedFull: 1, lastFullAtMs: 2 });
+    // Once a record expires there is room again.
+    expect(await store.recordIfAbsent('c', 1000, 2000)).toEqual({ recorded: true });
   });
 
-  it('never holds more than maxEntries under a flood of distinct keys', async () => {
+  it('never holds more than maxEntries under a flood of distinct keys, and keeps every live one', async () => {
     const store = new MemoryReplayStore({ maxEntries: 50 });
-    for (let i = 0; i < 1000; i++) await store.recordIfAbsent(`k${i}`, i, i + 100);
+    const recorded: number[] = [];
+    for (let i = 0; i < 1000; i++) {
+      const outcome = await store.recordIfAbsent(`k${i}`, i, i + 100).catch(() => ({ recorded: false }));
+      if (outcome.recorded) recorded.push(i);
+    }
     expect(store.size).toBeLessThanOrEqual(50);
+    expect(recorded.length).toBeLessThan(1000);
+    // Every record still live at the end refuses its key.
+    for (const i of recorded.filter((n) => n + 100 > 999)) {
+      expect((await store.recordIfAbsent(`k${i}`, 999, 2000)).recorded).toBe(false);
+    }
+  });
+
+  it('bounds the live records per owner (REPLAY_QUOTA_EXCEEDED) and frees the quota as records expire', async () => {
+    const store = new MemoryReplayStore({ sweepIntervalMs: 0 });
+    const quota = { owner: 'attacker', maxPerOwner: 3 };
+    for (let i = 0; i < 3; i++) expect((await store.recordIfAbsent(`x${i}`, i, 100 + i, quota)).recorded).toBe(true);
+    await expect(store.recordIfAbsent('x3', 3, 200, quota)).rejects.toMatchObject({ code: 'REPLAY_QUOTA_EXCEEDED' });
+    // Another owner is not affected, nor is a live key of the full owner.
+    expect((await store.recordIfAbsent('v0', 3, 200, { owner: 'victim', maxPerOwner: 3 })).recorded).toBe(true);
+    expect(await store.recordIfAbsent('x0', 4, 200, quota)).toEqual({ recorded: false, firstSeenAtMs: 0 });
+    expect(store.usage().refusedQuota).toBe(1);
+    expect((await store.recordIfAbsent('x3', 100, 300, quota)).recorded).toBe(true);
   });
 
   it('sweep removes only expired records', async () => {

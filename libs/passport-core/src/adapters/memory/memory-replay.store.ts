@@ -3,21 +3,26 @@
  * Single-instance ReplayStore on a Map. `recordIfAbsent` checks and records without awaiting in
  * between, so on one event loop it is atomic: of N concurrent calls with one key exactly one records.
  *
- * Memory is capped (`maxEntries`). When full, expired records go first (a full sweep runs at most
- * once per `sweepIntervalMs` of store time, so a flood cannot make every insert O(n)); if still full,
- * the oldest live record is evicted. Trade-off: under a flood of distinct keys larger than the cap,
- * the oldest nonces lose their replay protection before they expire (the service keeps answering
- * instead of failing closed). `evictedLive` counts these evictions so operators can size the cap:
- * with a 24 h HOLA window it must exceed the peak number of distinct nonces per window. Deployments
- * that cannot accept this use the SQLite or Redis adapter, which are bounded only by disk/memory.
+ * Memory is capped (`maxEntries`, default 100 000) and a live record is never evicted: when full,
+ * expired records are swept (at most once per `sweepIntervalMs` of store time, so a flood cannot make
+ * every insert O(n)) and, if still full, the new record is refused with `REPLAY_STORE_FULL` (the
+ * caller fails closed). Evicting the oldest live record instead would let its line verify twice.
+ * A record charged to an owner (`quota`) is refused with `REPLAY_QUOTA_EXCEEDED` once that owner
+ * holds `maxPerOwner` live records, so one sender cannot fill the store for everybody.
  */
-import { type RecordOutcome, type ReplayStore } from '../../ports/replay-store.port.js';
+import { PassportError } from '../../errors/passport.error.js';
+import {
+  type RecordOutcome,
+  type RecordQuota,
+  type ReplayStore,
+  type ReplayStoreUsage,
+} from '../../ports/replay-store.port.js';
 import { positiveInteger } from './capacity.js';
 
 export interface MemoryReplayStoreOptions {
   /** Maximum records held (default 100 000). */
   readonly maxEntries?: number;
-  /** Minimum store time between full sweeps triggered by a full store (default 1000 ms). */
+  /** Minimum store time between full sweeps triggered by a full store or owner (default 1000 ms). */
   readonly sweepIntervalMs?: number;
 }
 
@@ -27,29 +32,50 @@ const RECORDED: RecordOutcome = Object.freeze({ recorded: true });
 interface ReplayEntry {
   readonly firstSeenAtMs: number;
   readonly expiresAtMs: number;
+  readonly owner: string | undefined;
 }
 
 export class MemoryReplayStore implements ReplayStore {
   readonly maxEntries: number;
   private readonly sweepIntervalMs: number;
-  /** Map insertion order = order of recording (re-recording after expiry moves a key to the end). */
   private readonly entries = new Map<string, ReplayEntry>();
+  /** Records held per owner (expired ones not yet swept included). */
+  private readonly perOwner = new Map<string, number>();
   private lastSweepMs = Number.NEGATIVE_INFINITY;
-  private evictedLiveCount = 0;
+  private refusedFullCount = 0;
+  private refusedQuotaCount = 0;
+  private lastFullAtMs: number | null = null;
 
   constructor(options: MemoryReplayStoreOptions = {}) {
     this.maxEntries = positiveInteger(options.maxEntries ?? 100_000, 'maxEntries');
     this.sweepIntervalMs = options.sweepIntervalMs ?? 1000;
   }
 
-  async recordIfAbsent(key: string, nowMs: number, expiresAtMs: number): Promise<RecordOutcome> {
+  async recordIfAbsent(key: string, nowMs: number, expiresAtMs: number, quota?: RecordQuota): Promise<RecordOutcome> {
     // No await from here to the end: the check and the record are one step on the event loop.
     const existing = this.entries.get(key);
     if (existing && existing.expiresAtMs > nowMs)
       return { recorded: false, firstSeenAtMs: existing.firstSeenAtMs };
-    if (existing) this.entries.delete(key);
-    else this.makeRoom(nowMs);
-    this.entries.set(key, { firstSeenAtMs: nowMs, expiresAtMs });
+    if (existing) this.remove(key, existing);
+    const owner = quota?.owner;
+    if (quota && (this.perOwner.get(quota.owner) ?? 0) >= quota.maxPerOwner) {
+      this.sweepIfDue(nowMs);
+      if ((this.perOwner.get(quota.owner) ?? 0) >= quota.maxPerOwner) {
+        this.refusedQuotaCount++;
+        throw new PassportError('REPLAY_QUOTA_EXCEEDED', { maxPerSender: quota.maxPerOwner });
+      }
+    }
+    if (this.entries.size >= this.maxEntries) {
+      this.dropExpiredOldest(nowMs);
+      if (this.entries.size >= this.maxEntries) this.sweepIfDue(nowMs);
+      if (this.entries.size >= this.maxEntries) {
+        this.refusedFullCount++;
+        this.lastFullAtMs = nowMs;
+        throw new PassportError('REPLAY_STORE_FULL');
+      }
+    }
+    this.entries.set(key, { firstSeenAtMs: nowMs, expiresAtMs, owner });
+    if (owner !== undefined) this.perOwner.set(owner, (this.perOwner.get(owner) ?? 0) + 1);
     return RECORDED;
   }
 
@@ -59,7 +85,7 @@ export class MemoryReplayStore implements ReplayStore {
     let removed = 0;
     for (const [key, entry] of this.entries) {
       if (entry.expiresAtMs <= nowMs) {
-        this.entries.delete(key);
+        this.remove(key, entry);
         removed++;
       }
     }
@@ -70,18 +96,36 @@ export class MemoryReplayStore implements ReplayStore {
     return this.entries.size;
   }
 
-  /** How many unexpired records were evicted because the store was full. */
-  get evictedLive(): number {
-    return this.evictedLiveCount;
+  usage(): ReplayStoreUsage {
+    return {
+      records: this.entries.size,
+      maxRecords: this.maxEntries,
+      refusedFull: this.refusedFullCount,
+      refusedQuota: this.refusedQuotaCount,
+      lastFullAtMs: this.lastFullAtMs,
+    };
   }
 
-  private makeRoom(nowMs: number): void {
-    if (this.entries.size < this.maxEntries) return;
-    if (nowMs - this.lastSweepMs >= this.sweepIntervalMs) this.sweep(nowMs);
-    while (this.entries.size >= this.maxEntries) {
-      const [oldestKey, oldest] = this.entries.entries().next().value as [string, ReplayEntry];
-      this.entries.delete(oldestKey);
-      if (oldest.expiresAtMs > nowMs) this.evictedLiveCount++;
+  /**
+   * Drops expired records from the oldest end (Map order is recording order, which for HOLA lines is
+   * close to expiry order): O(1) per record freed, so a full store can take a new record at once.
+   */
+  private dropExpiredOldest(nowMs: number): void {
+    for (const [key, entry] of this.entries) {
+      if (entry.expiresAtMs > nowMs) return;
+      this.remove(key, entry);
     }
+  }
+
+  private sweepIfDue(nowMs: number): void {
+    if (nowMs - this.lastSweepMs >= this.sweepIntervalMs) this.sweep(nowMs);
+  }
+
+  private remove(key: string, entry: ReplayEntry): void {
+    this.entries.delete(key);
+    if (entry.owner === undefined) return;
+    const left = (this.perOwner.get(entry.owner) ?? 1) - 1;
+    if (left > 0) this.perOwner.set(entry.owner, left);
+    else this.perOwner.delete(entry.owner);
   }
 }

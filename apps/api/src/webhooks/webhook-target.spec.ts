@@ -1,17 +1,16 @@
+/**
+ * Webhook address classification (the ipaddr.js adapter of the core's AddressClassifier port) and the
+ * core's webhook target rules applied with it. Includes the hostile probe's IPv6 forms that embed a
+ * refused IPv4 address.
+ */
 import fc from 'fast-check';
-import {
-  classifyIp,
-  classifyIpAddress,
-  formatIpAddress,
-  isInCidr,
-  parseCidr,
-  parseCidrList,
-  parseIpAddress,
-  parseIpv4,
-  parseIpv6,
-  type AddressClass,
-} from './ip-address.js';
-import { checkWebhookAddress, pickWebhookAddress, resolveWebhookTarget } from './webhook-target.js';
+import { resolveWebhookTarget } from '@passport/core';
+import { checkWebhookAddress, pickWebhookAddress, type WebhookAddressPolicy } from '@passport/core/webhook';
+import { type AddressClass } from '@passport/core/ports';
+import { ipAddressClassifier } from './ip-address.classifier.js';
+
+const classify = (text: string) => ipAddressClassifier.classify(text);
+const policy = (extra: Partial<WebhookAddressPolicy> = {}): WebhookAddressPolicy => ({ classifier: ipAddressClassifier, ...extra });
 
 describe('address classifier', () => {
   it.each<[string, AddressClass]>([
@@ -50,8 +49,17 @@ describe('address classifier', () => {
     ['64:ff9b::a00:1', 'private'],
     ['2002:c0a8:0101::1', 'private'],
     ['2002:0808:0808::1', 'public'],
+    ['::7f00:1', 'reserved'], // deprecated IPv4-compatible
+    // The hostile probe's forms: IPv4-translated and local-use NAT64 carrying refused addresses.
+    ['::ffff:0:7f00:1', 'loopback'],
+    ['::ffff:0:a9fe:a9fe', 'metadata'],
+    ['64:ff9b:1::a9fe:a9fe', 'metadata'],
+    ['[64:ff9b:1::a9fe:a9fe]', 'metadata'],
+    ['64:ff9b::808:808', 'public'],
+    // Teredo: server 65.54.227.120 (public), client 127.0.0.1 stored inverted (80ff:fffe).
+    ['2001:0:4136:e378:8000:63bf:80ff:fffe', 'loopback'],
   ])('%s is %s', (text, expected) => {
-    expect(classifyIpAddress(text)).toBe(expected);
+    expect(classify(text)).toBe(expected);
   });
 
   it.each([
@@ -70,49 +78,55 @@ describe('address classifier', () => {
     'g::1',
     '::1.2.3',
   ])('refuses %j as an address', (text) => {
-    expect(parseIpAddress(text)).toBeNull();
-    expect(classifyIpAddress(text)).toBeNull();
+    expect(classify(text)).toBeNull();
   });
 
   const ipv4 = fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((parts) => parts.join('.'));
+  const hex = (text: string) => {
+    const [a, b, c, d] = text.split('.').map(Number);
+    return `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  };
 
   it('never throws on any text', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 60 }), (text) => {
-        const cls = classifyIpAddress(text);
+        const cls = classify(text);
         return cls === null || typeof cls === 'string';
       }),
       { numRuns: 3000 },
     );
     fc.assert(
-      fc.property(fc.stringMatching(/^[0-9a-f:.%[\]]{0,45}$/), (text) => {
-        classifyIpAddress(text);
-        parseCidr(text);
+      fc.property(fc.stringMatching(/^[0-9a-f:.%[\]/]{0,45}$/), (text) => {
+        classify(text);
+        ipAddressClassifier.inCidrList('10.0.0.1', text);
         return true;
       }),
       { numRuns: 3000 },
     );
   });
 
-  it('round-trips every IPv4 and IPv6 address through format and parse', () => {
-    fc.assert(fc.property(ipv4, (text) => formatIpAddress(parseIpv4(text)!) === text));
-    fc.assert(
-      fc.property(
-        fc.bigInt({ min: 0n, max: (1n << 128n) - 1n }),
-        (value) => parseIpv6(formatIpAddress({ version: 6, value }))!.value === value,
-      ),
-    );
-  });
-
-  it('gives an IPv4-mapped IPv6 address the class of its IPv4 address', () => {
+  it('refuses every embedded-IPv4 form whose IPv4 address is refused, and only those', () => {
     fc.assert(
       fc.property(ipv4, (text) => {
-        const v4 = parseIpv4(text)!;
-        return (
-          classifyIp({ version: 6, value: (0xffffn << 32n) | v4.value }) === classifyIp(v4) &&
-          classifyIpAddress(`::ffff:${text}`) === classifyIp(v4)
-        );
+        const v4 = classify(text)!;
+        const forms = [
+          `::ffff:${text}`, // IPv4-mapped
+          `::ffff:${hex(text)}`,
+          `::ffff:0:${hex(text)}`, // IPv4-translated
+          `64:ff9b::${hex(text)}`, // NAT64 well-known
+          `2002:${hex(text)}::1`, // 6to4
+        ];
+        return forms.every((form) => classify(form) === v4);
       }),
+      { numRuns: 2000 },
+    );
+    fc.assert(
+      fc.property(ipv4, (text) => {
+        // Local-use NAT64: refused whenever the last-32-bits reading is refused.
+        const cls = classify(`64:ff9b:1::${hex(text)}`)!;
+        return classify(text) === 'public' || cls !== 'public';
+      }),
+      { numRuns: 2000 },
     );
   });
 
@@ -123,7 +137,7 @@ describe('address classifier', () => {
     fc.assert(
       fc.property(ipv4, (text) => {
         const n = toInt(text);
-        const cls = classifyIpAddress(text)!;
+        const cls = classify(text)!;
         if (within(n, '10.0.0.0', 8) || within(n, '192.168.0.0', 16) || within(n, '172.16.0.0', 12))
           return cls === 'private';
         if (within(n, '127.0.0.0', 8)) return cls === 'loopback';
@@ -143,28 +157,29 @@ describe('address classifier', () => {
   });
 });
 
-describe('CIDR', () => {
-  it('parses ranges and refuses host bits, bad prefixes and junk', () => {
-    expect(parseCidr('10.0.0.0/8')).toEqual({ version: 4, network: 0x0a000000n, prefix: 8 });
-    expect(parseCidr('203.0.113.5')).toMatchObject({ prefix: 32 });
-    expect(parseCidr('2001:db8::/32')).toMatchObject({ version: 6, prefix: 32 });
-    for (const bad of ['10.0.0.1/8', '10.0.0.0/33', '10.0.0.0/', '10.0.0.0/-1', 'x/8', '::/129'])
-      expect(parseCidr(bad)).toBeNull();
-    expect(parseCidrList('10.0.0.0/8, 2001:db8::/32')).toHaveLength(2);
-    expect(parseCidrList('10.0.0.0/8, nonsense')).toBeNull();
-    expect(parseCidrList(' , ')).toBeNull();
+describe('CIDR lists', () => {
+  it('reads ranges and refuses host bits, bad prefixes and junk', () => {
+    expect(ipAddressClassifier.inCidrList('10.9.9.9', '10.0.0.0/8')).toBe(true);
+    expect(ipAddressClassifier.inCidrList('203.0.113.5', '203.0.113.5')).toBe(true);
+    expect(ipAddressClassifier.inCidrList('2001:db8::7', '2001:db8::/32')).toBe(true);
+    for (const bad of ['10.0.0.1/8', '10.0.0.0/33', '10.0.0.0/', '10.0.0.0/-1', 'x/8', '::/129', ' , '])
+      expect(ipAddressClassifier.inCidrList('10.0.0.1', bad)).toBeNull();
+    expect(ipAddressClassifier.inCidrList('10.0.0.1', '10.0.0.0/8, 2001:db8::/32')).toBe(true);
+    expect(ipAddressClassifier.inCidrList('10.0.0.1', '10.0.0.0/8, nonsense')).toBeNull();
   });
 
   it('membership agrees with comparing the top prefix bits, and /0 holds everything of its family', () => {
+    const dotted = (n: number) => [24, 16, 8, 0].map((s) => (n >>> s) & 255).join('.');
     fc.assert(
       fc.property(fc.nat(0xffffffff), fc.nat(0xffffffff), fc.integer({ min: 0, max: 32 }), (a, b, prefix) => {
-        const mask = prefix === 0 ? 0n : ((1n << BigInt(prefix)) - 1n) << BigInt(32 - prefix);
-        const cidr = { version: 4 as const, network: BigInt(b) & mask, prefix };
-        return isInCidr({ version: 4, value: BigInt(a) }, cidr) === ((BigInt(a) & mask) === cidr.network);
+        const mask = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
+        const network = (b & mask) >>> 0;
+        const expected = ((a & mask) >>> 0) === network;
+        return ipAddressClassifier.inCidrList(dotted(a), `${dotted(network)}/${prefix}`) === expected;
       }),
     );
-    expect(isInCidr(parseIpAddress('::1')!, parseCidr('0.0.0.0/0')!)).toBe(false);
-    expect(isInCidr(parseIpAddress('::ffff:10.1.1.1')!, parseCidr('10.0.0.0/8')!)).toBe(true);
+    expect(ipAddressClassifier.inCidrList('::1', '0.0.0.0/0')).toBe(false);
+    expect(ipAddressClassifier.inCidrList('::ffff:10.1.1.1', '10.0.0.0/8')).toBe(true);
   });
 });
 
@@ -186,13 +201,16 @@ describe('webhook target URL', () => {
     ['http://0x7f.1/', 'address_not_allowed'],
     ['http://[::ffff:169.254.169.254]/', 'address_not_allowed'],
     ['http://10.0.0.8:8080', 'address_not_allowed'],
+    ['http://[::ffff:0:7f00:1]/', 'address_not_allowed'],
+    ['http://[::ffff:0:a9fe:a9fe]/', 'address_not_allowed'],
+    ['http://[64:ff9b:1::a9fe:a9fe]/', 'address_not_allowed'],
   ])('refuses %j (%s)', (url, expected) => {
-    const result = resolveWebhookTarget(url);
+    const result = resolveWebhookTarget(url, policy());
     expect(result).toMatchObject({ ok: false, reason: expected });
   });
 
   it('defaults to https, strips trailing slashes and appends the hook paths', () => {
-    expect(resolveWebhookTarget('hooks.example.com/gateway/')).toEqual({
+    expect(resolveWebhookTarget('hooks.example.com/gateway/', policy())).toEqual({
       ok: true,
       target: {
         baseUrl: 'https://hooks.example.com/gateway',
@@ -206,26 +224,26 @@ describe('webhook target URL', () => {
         literalAddress: null,
       },
     });
-    expect(resolveWebhookTarget('localhost:8080')).toMatchObject({
+    expect(resolveWebhookTarget('localhost:8080', policy())).toMatchObject({
       ok: true,
       target: { baseUrl: 'https://localhost:8080', port: 8080 },
     });
-    expect(resolveWebhookTarget('http://93.184.216.34')).toMatchObject({
+    expect(resolveWebhookTarget('http://93.184.216.34', policy())).toMatchObject({
       ok: true,
       target: { literalAddress: '93.184.216.34', port: 80 },
     });
   });
 
   it('lets loopback through only with the test setting', () => {
-    expect(resolveWebhookTarget('http://127.0.0.1:9000', { allowLoopback: true })).toMatchObject({
+    expect(resolveWebhookTarget('http://127.0.0.1:9000', policy({ allowLoopback: true }))).toMatchObject({
       ok: true,
       target: { literalAddress: '127.0.0.1' },
     });
-    expect(resolveWebhookTarget('http://[::1]:9000', { allowLoopback: true })).toMatchObject({
+    expect(resolveWebhookTarget('http://[::1]:9000', policy({ allowLoopback: true }))).toMatchObject({
       ok: true,
       target: { literalAddress: '::1' },
     });
-    expect(resolveWebhookTarget('http://10.0.0.1', { allowLoopback: true })).toMatchObject({
+    expect(resolveWebhookTarget('http://10.0.0.1', policy({ allowLoopback: true }))).toMatchObject({
       ok: false,
       addressClass: 'private',
     });
@@ -234,20 +252,20 @@ describe('webhook target URL', () => {
 
 describe('webhook address policy', () => {
   it('applies webhook_cidr on top of the class rules and fails closed on an unreadable list', () => {
-    expect(checkWebhookAddress('93.184.216.34', { webhookCidr: '93.184.216.0/24' }).allowed).toBe(true);
-    expect(checkWebhookAddress('93.184.217.34', { webhookCidr: '93.184.216.0/24' })).toMatchObject({
+    expect(checkWebhookAddress('93.184.216.34', policy({ webhookCidr: '93.184.216.0/24' })).allowed).toBe(true);
+    expect(checkWebhookAddress('93.184.217.34', policy({ webhookCidr: '93.184.216.0/24' }))).toMatchObject({
       allowed: false,
       outsideCidr: true,
     });
-    expect(checkWebhookAddress('93.184.216.34', { webhookCidr: 'garbage' }).allowed).toBe(false);
-    expect(checkWebhookAddress('10.0.0.1', { webhookCidr: '10.0.0.0/8' }).allowed).toBe(false);
-    expect(checkWebhookAddress('93.184.216.34', { webhookCidr: '' }).allowed).toBe(true);
-    expect(checkWebhookAddress('not-an-ip')).toEqual({ allowed: false, addressClass: null });
+    expect(checkWebhookAddress('93.184.216.34', policy({ webhookCidr: 'garbage' })).allowed).toBe(false);
+    expect(checkWebhookAddress('10.0.0.1', policy({ webhookCidr: '10.0.0.0/8' })).allowed).toBe(false);
+    expect(checkWebhookAddress('93.184.216.34', policy({ webhookCidr: '' })).allowed).toBe(true);
+    expect(checkWebhookAddress('not-an-ip', policy())).toEqual({ allowed: false, addressClass: null });
   });
 
   it('picks the first allowed resolved address; none when a name resolves only to internal addresses', () => {
-    expect(pickWebhookAddress(['10.0.0.1', '93.184.216.34', '1.1.1.1'])).toBe('93.184.216.34');
-    expect(pickWebhookAddress(['127.0.0.1', '::1', '169.254.169.254', 'fd00::1'])).toBeNull();
-    expect(pickWebhookAddress([])).toBeNull();
+    expect(pickWebhookAddress(['10.0.0.1', '93.184.216.34', '1.1.1.1'], policy())).toBe('93.184.216.34');
+    expect(pickWebhookAddress(['127.0.0.1', '::1', '169.254.169.254', 'fd00::1'], policy())).toBeNull();
+    expect(pickWebhookAddress([], policy())).toBeNull();
   });
 });

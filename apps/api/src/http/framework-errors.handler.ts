@@ -1,0 +1,58 @@
+/**
+ * Errors Fastify raises before routing (Fastify `frameworkErrors`): a path that is not valid
+ * percent-encoding (`FST_ERR_BAD_URL`, e.g. `/api/identity/token/%ff/public`) and a path parameter
+ * beyond `maxParamLength` (`FST_ERR_MAX_PARAM_LENGTH`). No hook runs for these requests, so the handler
+ * does what the hooks would: it meters them against the public rate limit, records them in the request
+ * metrics and answers the ErrorResponse envelope with `X-Request-Id`, like every other answer.
+ * The client address here is the TCP peer (Fastify's proxy-aware request is not built for them).
+ */
+import { PassportError } from '@passport/core';
+import { type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
+import { buildErrorEnvelope } from './error-envelope.js';
+
+/** Filled in once the app's providers exist (the handler must be given to Fastify before that). */
+export interface FrameworkErrorServices {
+  rateLimit?: (request: FastifyRequest) => Promise<void>;
+  record?: (statusCode: number, elapsedMs: number) => void;
+}
+
+export function createFrameworkErrorHandler(services: FrameworkErrorServices) {
+  return function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+    void answer(err, request, reply, services);
+  };
+}
+
+async function answer(
+  err: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  services: FrameworkErrorServices,
+): Promise<void> {
+  let error = frameworkError(err);
+  try {
+    await services.rateLimit?.(request);
+  } catch (limited) {
+    if (limited instanceof PassportError) error = limited;
+  }
+  if (error.code === 'RATE_LIMIT_EXCEEDED') {
+    reply.header('Retry-After', String(error.details?.retryAfterSeconds ?? 1)).header('Connection', 'close');
+  }
+  if (reply.sent) return;
+  services.record?.(error.status, reply.elapsedTime);
+  void reply
+    .status(error.status)
+    .header('X-Request-Id', request.id)
+    .header('Content-Type', 'application/json; charset=utf-8')
+    .send(JSON.stringify(buildErrorEnvelope(error, request.id)));
+}
+
+function frameworkError(err: FastifyError): PassportError {
+  switch (err.code) {
+    case 'FST_ERR_BAD_URL':
+      return new PassportError('INVALID_URL');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new PassportError('URI_TOO_LONG');
+    default:
+      return new PassportError('INTERNAL_ERROR');
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * `/health` reads what requests read (hostile probe finding): a ledger file that no longer parses and
+ * corrupt pages of the SQLite replay records make it `degraded` with the reason, over real HTTP
+ * against the real app, and a verification against the corrupt store is a 503 envelope, not a 500.
+ */
+import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { SqliteDatabase } from '../../apps/api/src/store/sqlite.database.js';
+import { SqliteReplayStore } from '../../apps/api/src/store/sqlite-replay.store.js';
+import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
+import { ledgerFileOf, mintPassport, newKey } from '../support/passports.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { holaLine } from '../verify/hola-lines.js';
+
+interface HealthBody {
+  status: string;
+  degraded: boolean;
+  checks: Record<string, { status: string; reason?: string; problem?: string }>;
+}
+
+async function health(app: TestApp): Promise<HealthBody> {
+  return (await (await fetch(`${app.baseUrl}/health`)).json()) as HealthBody;
+}
+
+async function eventually(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('health reports a ledger that no longer parses', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({ STORE: 'memory' });
+  });
+  afterAll(() => app.close());
+
+  it('degraded with reason ledger_unparsable, healthy again once the file is repaired', async () => {
+    expect((await health(app)).status).toBe('healthy');
+    const file = ledgerFileOf(app);
+    const { readFileSync } = await import('node:fs');
+    const good = readFileSync(file, 'utf8');
+    writeFileSync(file, '{"passports": [ truncated');
+    await eventually(async () => (await health(app)).status === 'degraded');
+    expect((await health(app)).checks.chain).toMatchObject({ status: 'fail', reason: 'ledger_unparsable' });
+    writeFileSync(file, good.replace('"passports"', ' "passports"')); // same content, a new file identity
+    await eventually(async () => (await health(app)).status === 'healthy');
+  });
+});
+
+describe('health reports corrupt pages of the SQLite replay records', () => {
+  let dataDir: string;
+  let app: TestApp | undefined;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), 'passport-corrupt-'));
+  });
+  afterAll(async () => {
+    await app?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('degraded with the store failing, and verify answers 503 REPLAY_STORE_UNAVAILABLE', async () => {
+    // A first run creates the development family and the database.
+    const first = await startTestApp({ DATA_DIR: dataDir });
+    const key = newKey();
+    const { tokenId } = await mintPassport(first, { owner: key });
+    await first.close();
+
+    // Enough replay records to span many pages, then those pages overwritten (the row counts stay intact).
+    const file = path.join(dataDir, 'passport.db');
+    const db = SqliteDatabase.open(file);
+    const replay = new SqliteReplayStore(db, { sweepIntervalMs: 0 });
+    for (let i = 0; i < 3000; i++) await replay.recordIfAbsent(`${tokenId}|${i.toString(16).padStart(32, '0')}`, Date.now(), Date.now() + 86_400_000);
+    const pages = db
+      .statement("SELECT pageno FROM dbstat WHERE name IN ('replay_records', 'sqlite_autoindex_replay_records_1')")
+      .pluck()
+      .all() as number[];
+    replay.dispose();
+    db.close();
+    const raw = new Database(file);
+    raw.pragma('wal_checkpoint(TRUNCATE)');
+    const pageSize = raw.pragma('page_size', { simple: true }) as number;
+    raw.close();
+    const fd = openSync(file, 'r+');
+    for (const page of pages) writeSync(fd, Buffer.alloc(pageSize, 0x5a), 0, pageSize, (page - 1) * pageSize);
+    closeSync(fd);
+
+    app = await startTestApp({ DATA_DIR: dataDir });
+    const body = await health(app);
+    expect(body.status).toBe('degraded');
+    expect(body.checks.store).toMatchObject({ status: 'fail', problem: 'database unavailable' });
+
+    const hola = holaLine(app, { sender: tokenId, signer: key.signer });
+    const res = await fetch(`${app.baseUrl}/api/identity/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ hola }),
+    });
+    const text = await res.text();
+    expectErrorEnvelope({ status: res.status, headers: res.headers, body: JSON.parse(text) }, 'REPLAY_STORE_UNAVAILABLE');
+  });
+});

@@ -1,0 +1,171 @@
+/**
+ * Regression tests of the hostile probe's HTTP findings, over real HTTP against the real app:
+ * framework URL errors in the envelope and metered, a trailing slash never a 405, a missing Host or an
+ * odd Expect answered in the envelope, slow bodies answered 408 and closed, 429s closing their sockets.
+ */
+import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
+import { openRaw, parseRawResponse, rawRequest, waitFor } from '../support/raw-http.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+async function call(t: TestApp, path: string, init: RequestInit = {}) {
+  const res = await fetch(`${t.baseUrl}${path}`, init);
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // kept as text
+  }
+  return { status: res.status, headers: res.headers, body };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('framework errors, trailing slashes, Host and Expect', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ STORE: 'memory' });
+  });
+  afterAll(() => t.close());
+
+  it.each(['/api/identity/token/%ff/public', '/.well-known/did/passport/%E0%A4%A', '/api/mcp/resource/%c0'])(
+    'a path that is not valid percent-encoding is 400 INVALID_URL in the envelope: %s',
+    async (path) => {
+      const res = await call(t, path);
+      expectErrorEnvelope(res, 'INVALID_URL');
+    },
+  );
+
+  it('a supplied request id is echoed on a framework error', async () => {
+    const res = await call(t, '/api/identity/token/%ff/public', { headers: { 'x-request-id': 'probe-1' } });
+    expect(expectErrorEnvelope(res, 'INVALID_URL').requestId).toBe('probe-1');
+  });
+
+  it('an over-long path parameter is 414 URI_TOO_LONG in the envelope', async () => {
+    const res = await call(t, `/api/identity/token/${'a'.repeat(500)}/public`);
+    expectErrorEnvelope(res, 'URI_TOO_LONG');
+  });
+
+  it.each(['/api/agents/', '/health/', '/api/login/timestamp/'])('a trailing slash is 404, never 405: GET %s', async (path) => {
+    const res = await call(t, path);
+    expectErrorEnvelope(res, 'ENDPOINT_NOT_FOUND');
+    expect(res.headers.get('allow')).toBeNull();
+  });
+
+  it('the path without the slash still answers, and a wrong method on it is still 405', async () => {
+    expect((await call(t, '/api/agents')).status).toBe(200);
+    const res = await call(t, '/api/agents', { method: 'DELETE' });
+    expectErrorEnvelope(res, 'METHOD_NOT_ALLOWED');
+    expect(res.headers.get('allow')).toContain('GET');
+  });
+
+  it('an HTTP/1.1 request without Host is 400 HOST_HEADER_REQUIRED in the envelope', async () => {
+    const res = await rawRequest(t.baseUrl, 'GET /health HTTP/1.1\r\nConnection: close\r\n\r\n');
+    expectErrorEnvelope(res, 'HOST_HEADER_REQUIRED');
+  });
+
+  it('an HTTP/1.0 request without Host is served', async () => {
+    // Not half-closed: Node drops a pending answer when the client ends its side first.
+    const connection = await openRaw(t.baseUrl);
+    connection.socket.write('GET /health HTTP/1.0\r\n\r\n');
+    const res = parseRawResponse((await connection.closed).text);
+    expect(res.status).toBe(200);
+  });
+
+  it('an Expect other than 100-continue is 417 EXPECTATION_FAILED in the envelope', async () => {
+    const res = await rawRequest(
+      t.baseUrl,
+      'POST /api/identity/verify HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+    );
+    expectErrorEnvelope(res, 'EXPECTATION_FAILED');
+  });
+
+  it('a malformed request line is 400 VALIDATION_FAILED in the envelope', async () => {
+    const res = await rawRequest(t.baseUrl, 'GET /health HTTP/1.1 extra\r\nHost: x\r\n\r\n');
+    expectErrorEnvelope(res, 'VALIDATION_FAILED');
+  });
+});
+
+describe('framework errors and requests without Host are metered', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ STORE: 'memory', RATE_LIMIT_CAPACITY: '3', RATE_LIMIT_REFILL_PER_MINUTE: '1' });
+  });
+  afterAll(() => t.close());
+
+  it('bad URLs use up the bucket, then 429 in the envelope with Retry-After', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await call(t, '/api/identity/token/%ff/public')).status);
+    expect(statuses).toEqual([400, 400, 400]);
+    const limited = await call(t, '/api/identity/token/%ff/public');
+    expectErrorEnvelope(limited, 'RATE_LIMIT_EXCEEDED');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    const noHost = await rawRequest(t.baseUrl, 'GET /health HTTP/1.1\r\n\r\n');
+    expectErrorEnvelope(noHost, 'RATE_LIMIT_EXCEEDED');
+  });
+});
+
+describe('slow requests and refused sockets', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({
+      STORE: 'memory',
+      HTTP_REQUEST_TIMEOUT_MS: '1000',
+      HTTP_HEADERS_TIMEOUT_MS: '1000',
+      RATE_LIMIT_CAPACITY: '20',
+      RATE_LIMIT_REFILL_PER_MINUTE: '1',
+    });
+  });
+  afterAll(() => t.close());
+
+  it('a body trickled a byte at a time is answered 408 REQUEST_TIMEOUT and its socket closed', async () => {
+    const connection = await openRaw(t.baseUrl);
+    const started = Date.now();
+    connection.socket.write(
+      'POST /api/identity/verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
+    );
+    const trickle = setInterval(() => {
+      if (!connection.socket.destroyed && connection.socket.writable) connection.socket.write(' ');
+    }, 100);
+    try {
+      const { text, atMs } = await connection.closed;
+      expect(atMs - started).toBeLessThan(3000);
+      expectErrorEnvelope(parseRawResponse(text), 'REQUEST_TIMEOUT');
+    } finally {
+      clearInterval(trickle);
+    }
+  });
+
+  it('headers trickled a byte at a time are answered 408 too', async () => {
+    const connection = await openRaw(t.baseUrl);
+    const started = Date.now();
+    connection.socket.write('GET /health HTTP/1.1\r\nHost: x\r\n');
+    const trickle = setInterval(() => {
+      if (!connection.socket.destroyed && connection.socket.writable) connection.socket.write('X-A: b\r\n');
+    }, 100);
+    try {
+      const { text, atMs } = await connection.closed;
+      expect(atMs - started).toBeLessThan(3000);
+      expectErrorEnvelope(parseRawResponse(text), 'REQUEST_TIMEOUT');
+    } finally {
+      clearInterval(trickle);
+    }
+  });
+
+  it('a 429 closes its socket, even while the body is still arriving', async () => {
+    // Use up the bucket.
+    while ((await call(t, '/health')).status !== 429) {
+      // keep going until refused
+    }
+    const connection = await openRaw(t.baseUrl);
+    connection.socket.write(
+      'POST /api/identity/verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
+    );
+    const text = await waitFor(connection, (s) => s.includes('\r\n\r\n'), 2000);
+    const res = parseRawResponse(text);
+    expect(res.headers.get('connection')).toBe('close');
+    const closedAt = (await Promise.race([connection.closed, sleep(800).then(() => null)]))?.atMs;
+    expect(closedAt).toBeDefined();
+    expect(res.status).toBe(429);
+  });
+});
