@@ -65,6 +65,8 @@ export class LoginController {
     'LOGIN_ERROR',
     'SERVICE_UNAVAILABLE',
     'SESSION_CAPACITY_REACHED',
+    'REPLAY_STORE_FULL',
+    'REPLAY_STORE_UNAVAILABLE',
   )
   async login(@Body() body: unknown, @RequestId() requestId: string): Promise<LoginResponseDto> {
     const outcome = await this.logins.login(body);
