@@ -35,7 +35,7 @@ export class AppModule {
         CoreServicesModule,
         HttpModule,
         OpenApiModule,
-        MetricsModule,
+        MetricsModule.forRoot(config),
         ChainModule,
         StoreModule,
         AuthModule,
