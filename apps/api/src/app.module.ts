@@ -15,6 +15,7 @@ import { HealthController } from './health/health.controller.js';
 import { HttpModule } from './http/http.module.js';
 import { LoginChallengeController } from './login-challenge/login-challenge.controller.js';
 import { CoreServicesModule } from './infrastructure/core-services.module.js';
+import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { McpModule } from './mcp/mcp.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
@@ -36,6 +37,7 @@ export class AppModule {
         HttpModule,
         OpenApiModule,
         MetricsModule.forRoot(config),
+        LifecycleModule,
         ChainModule,
         StoreModule,
         AuthModule,
