@@ -45,23 +45,40 @@ export class MetricsSnapshotService {
     }
   }
 
-  /** Prometheus text exposition format 0.0.4 (content type: `contentType`). */
+  /**
+   * Prometheus text exposition format 0.0.4 (content type: `contentType`). Unlike the JSON form, a
+   * failing session store does not fail the scrape: the session gauges keep their last values and
+   * everything else (the store-error counter first of all) is still reported.
+   */
   async prometheusText(): Promise<string> {
-    const snapshot = await this.snapshot();
+    const nowMs = this.clock.nowMs();
     const { copied } = this.operator;
-    setCounter(copied.requests, snapshot.requests.total);
-    setCounter(copied.requestErrors, snapshot.requests.errors);
-    copied.requestsLastMinute.set(snapshot.requests.perMinute);
-    copied.sessionsActive.set(snapshot.sessions.active);
-    copied.sessionsStored.set(snapshot.sessions.total);
-    setCounter(copied.chainReads, snapshot.chain.reads);
-    setCounter(copied.chainCacheHits, snapshot.chain.cacheHits);
-    setCounter(copied.verify, snapshot.verify.verified, { outcome: 'verified' });
-    setCounter(copied.verify, snapshot.verify.rejected, { outcome: 'rejected' });
-    setCounter(copied.verify, snapshot.verify.invalid, { outcome: 'invalid' });
-    for (const [reason, count] of Object.entries(snapshot.verify.failureReasons))
-      setCounter(copied.verifyFailureReasons, count, { reason });
     try {
+      const [active, listed] = await Promise.all([
+        this.sessions.countOpen(nowMs),
+        this.sessions.list({ offset: 0, limit: 1 }),
+      ]);
+      copied.sessionsActive.set(active);
+      copied.sessionsStored.set(listed.total);
+    } catch {
+      // counted by passport_store_errors_total
+    }
+    try {
+      const requests = this.requests.requests(nowMs);
+      setCounter(copied.requests, requests.total);
+      setCounter(copied.requestErrors, requests.errors);
+      copied.requestsLastMinute.set(requests.perMinute);
+      if (this.chain instanceof CachingChainReader) {
+        const chainStats = this.chain.stats();
+        setCounter(copied.chainReads, chainStats.reads);
+        setCounter(copied.chainCacheHits, chainStats.cacheHits);
+      }
+      const verify = this.verify.figures();
+      setCounter(copied.verify, verify.verified, { outcome: 'verified' });
+      setCounter(copied.verify, verify.rejected, { outcome: 'rejected' });
+      setCounter(copied.verify, verify.invalid, { outcome: 'invalid' });
+      for (const [reason, count] of Object.entries(verify.failureReasons))
+        setCounter(copied.verifyFailureReasons, count, { reason });
       return await this.operator.text();
     } catch {
       throw new PassportError('METRICS_FAILED');
