@@ -38,6 +38,7 @@ export class OperatorMetrics {
   readonly registry = new Registry();
   private readonly duration: Histogram<'route' | 'method' | 'status'>;
   private readonly logins: Counter<'outcome'>;
+  private readonly loginOutcomes: { readonly success: Counter.Internal; readonly rejected: Counter.Internal; readonly error: Counter.Internal };
   private readonly storeErrors: Counter<'store' | 'operation'>;
   /** Figures copied from other recorders just before the text is rendered (see `refresh`). */
   readonly copied: {
@@ -99,7 +100,12 @@ export class OperatorMetrics {
         registers,
       }),
     };
-    for (const outcome of ['success', 'rejected', 'error']) this.logins.labels(outcome).inc(0);
+    this.loginOutcomes = {
+      success: this.logins.labels('success'),
+      rejected: this.logins.labels('rejected'),
+      error: this.logins.labels('error'),
+    };
+    for (const child of Object.values(this.loginOutcomes)) child.inc(0);
   }
 
   /** Called once per answered request (Fastify's onResponse). */
@@ -112,7 +118,7 @@ export class OperatorMetrics {
     }
     observe(elapsedMs / 1000);
     if (entry.route === LOGIN_ROUTE && entry.method === 'POST')
-      this.logins.inc({ outcome: status < 400 ? 'success' : status < 500 ? 'rejected' : 'error' });
+      this.loginOutcomes[status < 400 ? 'success' : status < 500 ? 'rejected' : 'error'].inc();
   }
 
   recordStoreError(store: StoreName, operation: string): void {
@@ -131,7 +137,7 @@ export class OperatorMetrics {
   private entryOf(route: string, method: string): RouteMethodEntry {
     let byMethod = this.routes.get(route);
     if (byMethod === undefined) {
-      if (this.routes.size >= MAX_ROUTES) return this.entryOf(UNMATCHED_ROUTE, method);
+      if (this.routes.size >= MAX_ROUTES && route !== UNMATCHED_ROUTE) return this.entryOf(UNMATCHED_ROUTE, method);
       byMethod = new Map();
       this.routes.set(route, byMethod);
     }
