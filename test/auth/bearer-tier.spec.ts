@@ -9,6 +9,7 @@ import { updateLedgerFile } from '../../apps/api/src/chain/ledger/ledger-file.js
 import { contractClient } from '../support/contract-fetch.js';
 import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
 import { bearer, ledgerFileOf, mintAndLogin } from '../support/passports.js';
+import { histogramSeries, parsePrometheusText } from '../support/prometheus-text.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const ADMIN_ROUTES = JSON.stringify({
@@ -227,7 +228,11 @@ describe('JWT and privileged tiers', () => {
       expect(text.status).toBe(200);
       expect(text.headers.get('content-type')).toMatch(/^text\/plain/);
       expect(text.text).toMatch(/^# HELP passport_requests_total /m);
-      expect(text.text).toMatch(/^passport_route_requests_total\{route="\/api\/holanonce16ts"\} \d+$/m);
+      const histogram = parsePrometheusText(text.text).get('passport_http_request_duration_seconds')!;
+      const nonce = histogramSeries(histogram).find(
+        (s) => s.labels.route === '/api/holanonce16ts' && s.labels.method === 'GET' && s.labels.status === '200',
+      );
+      expect(nonce!.count).toBeGreaterThan(3);
     });
   });
 });

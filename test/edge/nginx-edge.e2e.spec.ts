@@ -1,22 +1,32 @@
 /**
  * The edge gateway of resolutions §7 (`docker/nginx/templates/passport-edge.conf.template`), run by a
- * real nginx in front of the real app: the template as shipped, with only its two variables filled in
- * the way the nginx image's envsubst fills them.
+ * real nginx in front of the real app: the template as shipped, with its variables filled the way the
+ * nginx image fills them (its entrypoint sources `entrypoint.d/15-passport-upstreams.envsh`, then
+ * envsubst substitutes).
  *
  * - requests and their ids pass through, a hostile id is replaced before it can reach JSON;
  * - the app sees the TCP peer, whatever X-Forwarded-For a client sends;
  * - once a client's burst (6101) is spent, nginx answers 429 itself, in the API's envelope;
- * - so do its other errors: an API that does not answer, a body or headers beyond nginx's limits.
+ * - so do its other errors: an API that does not answer, a body or headers beyond nginx's limits;
+ * - with two instances, requests (REST and stateless MCP) are spread over both, and an instance that
+ *   drains after SIGTERM leaves the fleet without a request failing.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as TransportV2,
+} from '@modelcontextprotocol/client';
+import { drainAndClose } from '../../apps/api/src/lifecycle/graceful-shutdown.js';
+import { RequestMetrics } from '../../apps/api/src/metrics/request-metrics.js';
 import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
 import { freePort, startTestApp, type TestApp } from '../support/test-app.js';
 
 const TEMPLATE = new URL('../../docker/nginx/templates/passport-edge.conf.template', import.meta.url);
+const UPSTREAMS_SCRIPT = new URL('../../docker/nginx/entrypoint.d/15-passport-upstreams.envsh', import.meta.url);
 const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((candidate) => existsSync(candidate));
 
 interface Edge {
@@ -24,22 +34,34 @@ interface Edge {
   stop(): Promise<void>;
 }
 
-/** The template with PASSPORT_API_UPSTREAM and PASSPORT_EDGE_PORT substituted (and nothing else). */
+/** PASSPORT_API_SERVERS as the image's entrypoint makes it: the shipped script, sourced by sh. */
+function upstreamServers(upstream: string): string {
+  return execFileSync('sh', ['-c', `. "$1" && printf '%s' "$PASSPORT_API_SERVERS"`, 'sh', UPSTREAMS_SCRIPT.pathname], {
+    env: { PATH: process.env.PATH ?? '', PASSPORT_API_UPSTREAM: upstream },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** The template with PASSPORT_API_SERVERS and PASSPORT_EDGE_PORT substituted (and nothing else). */
 async function renderTemplate(upstream: string, port: number): Promise<string> {
   const template = await readFile(TEMPLATE, 'utf8');
   const rendered = template
-    .replaceAll('${PASSPORT_API_UPSTREAM}', upstream)
+    .replaceAll('${PASSPORT_API_SERVERS}', upstreamServers(upstream))
     .replaceAll('${PASSPORT_EDGE_PORT}', `127.0.0.1:${port}`);
-  expect(rendered).not.toMatch(/\$\{/); // every ${…} is one of the two documented variables
+  expect(rendered).not.toMatch(/\$\{/); // every ${…} is one of the documented variables
   return rendered;
 }
 
-/** Starts nginx in the foreground with a minimal main configuration that includes the template. */
-async function startEdge(upstream: TestApp | string): Promise<Edge> {
+/**
+ * Starts nginx in the foreground with a minimal main configuration that includes the template.
+ * `upstream`: one app, or PASSPORT_API_UPSTREAM's text (a list of host:port).
+ */
+async function startEdge(upstream: TestApp | string, port?: number): Promise<Edge> {
   if (!NGINX)
     throw new Error("nginx is missing: install Debian's 'nginx' package (scripts/ensure-test-deps.sh does)");
   const dir = await mkdtemp(path.join(tmpdir(), 'passport-edge-'));
-  const port = await freePort();
+  port ??= await freePort();
   await writeFile(
     path.join(dir, 'passport-edge.conf'),
     await renderTemplate(typeof upstream === 'string' ? upstream : new URL(upstream.baseUrl).host, port),
@@ -227,5 +249,91 @@ describe('edge gateway (nginx): its own errors in the API’s envelope', () => {
       'REQUEST_HEADER_TOO_LARGE',
     );
     expect(atApi.error.details?.scope).toBeUndefined();
+  });
+});
+
+describe('edge gateway (nginx) in front of two instances', () => {
+  let a: TestApp;
+  let b: TestApp;
+  let edge: Edge;
+  beforeAll(async () => {
+    // Both instances answer for the gateway's URL (MCP checks Host against PUBLIC_BASE_URL).
+    const edgePort = await freePort();
+    const env = { STORE: 'memory', TRUSTED_PROXIES: '127.0.0.1/32', PUBLIC_BASE_URL: `http://127.0.0.1:${edgePort}` };
+    [a, b] = await Promise.all([startTestApp(env), startTestApp(env)]);
+    edge = await startEdge(`${new URL(a.baseUrl).host}, ${new URL(b.baseUrl).host}`, edgePort);
+  });
+  afterAll(async () => {
+    await edge?.stop();
+    await a?.close();
+    await b?.close().catch(() => undefined); // already closed by the drain test
+  });
+
+  const served = (app: TestApp, route?: string): number => {
+    const metrics = app.app.get(RequestMetrics);
+    return route === undefined ? metrics.requests(Date.now()).total : (metrics.routeFigures()[route]?.count ?? 0);
+  };
+
+  it('the upstream list of the shipped script: one server line per instance; a malformed list is refused', () => {
+    expect(upstreamServers('api-1:3000, api-2:3000')).toBe(
+      'server api-1:3000 max_fails=1 fail_timeout=5s; server api-2:3000 max_fails=1 fail_timeout=5s; ',
+    );
+    for (const bad of ['', 'api-1', 'api-1:3000;evil', 'api-1:30x0', '*:3000', 'a:1}'])
+      expect(() => upstreamServers(bad)).toThrow(/PASSPORT_API_UPSTREAM/);
+  });
+
+  it('spreads REST requests over both instances', async () => {
+    const before = [served(a), served(b)];
+    for (let i = 0; i < 40; i++) expect((await get(`${edge.baseUrl}/api/login/timestamp`)).status).toBe(200);
+    const spread = [served(a) - before[0], served(b) - before[1]];
+    expect(spread[0] + spread[1]).toBe(40);
+    for (const share of spread) expect(share).toBeGreaterThanOrEqual(15); // round robin: 20 each
+  });
+
+  it('serves a stateless (2026-07-28) MCP client through the edge with no stickiness, from both instances', async () => {
+    const before = [served(a, '/mcp'), served(b, '/mcp')];
+    const client = new ClientV2({ name: 'edge', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(new TransportV2(new URL(`${edge.baseUrl}/mcp`)));
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(['get_resource', 'list_resources']);
+      for (const uri of ['doc:discovery', 'skills:skills', 'doc:reference:mcp', 'guide:api', 'doc:discovery', 'guide:api']) {
+        const result = (await client.callTool({ name: 'get_resource', arguments: { uri } })) as { isError?: boolean };
+        expect([uri, result.isError ?? false]).toEqual([uri, false]);
+      }
+    } finally {
+      await client.close();
+    }
+    expect(served(a, '/mcp') - before[0]).toBeGreaterThanOrEqual(2);
+    expect(served(b, '/mcp') - before[1]).toBeGreaterThanOrEqual(2);
+  });
+
+  it('an instance draining (as after SIGTERM) leaves the fleet while requests keep succeeding', async () => {
+    const statuses: number[] = [];
+    const failures: string[] = [];
+    let running = true;
+    const worker = async () => {
+      while (running) {
+        try {
+          statuses.push((await get(`${edge.baseUrl}/api/login/timestamp`)).status);
+        } catch (err) {
+          failures.push(String(err));
+        }
+      }
+    };
+    const workers = Array.from({ length: 6 }, worker);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const servedByB = served(b);
+    const quiet = { info: () => undefined, warn: () => undefined };
+    await drainAndClose(b.app, { drainDelayMs: 0, drainTimeoutMs: 5000 }, quiet);
+    const afterDrain = statuses.length;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    running = false;
+    await Promise.all(workers);
+
+    expect(servedByB).toBeGreaterThan(0);
+    expect(failures).toEqual([]);
+    expect(statuses.length - afterDrain).toBeGreaterThan(10); // the fleet goes on with one instance
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
   });
 });

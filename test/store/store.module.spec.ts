@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Global, Module } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { MemoryReplayStore, type ReplayStore } from '@passport/core';
 import { type RateLimitStore, type SessionStore } from '@passport/core/ports';
@@ -18,6 +19,7 @@ import {
   STORE_HEALTH_INDICATOR,
 } from '../../apps/api/src/infrastructure/di-tokens.js';
 import { type HealthIndicator } from '../../apps/api/src/infrastructure/health-indicator.js';
+import { OperatorMetrics } from '../../apps/api/src/metrics/operator-metrics.js';
 import { StoreModule } from '../../apps/api/src/store/store.module.js';
 import { SqliteReplayStore } from '../../apps/api/src/store/sqlite-replay.store.js';
 import { SqliteDatabase } from '../../apps/api/src/store/sqlite.database.js';
@@ -103,5 +105,27 @@ describe('StoreModule', () => {
     } finally {
       reopened.close();
     }
+  });
+
+  it('counts each failing store operation for the operators (passport_store_errors_total) and rethrows it', async () => {
+    @Global()
+    @Module({ providers: [OperatorMetrics], exports: [OperatorMetrics] })
+    class OperatorMetricsModule {}
+    const module = await Test.createTestingModule({
+      imports: [ConfigModule.forRoot(loadConfig({ DATA_DIR: dataDir })), OperatorMetricsModule, StoreModule],
+    }).compile();
+    await module.init();
+    const metrics = module.get(OperatorMetrics);
+    const replay = module.get<ReplayStore>(REPLAY_STORE);
+    const sessions = module.get<SessionStore>(SESSION_STORE);
+    await expect(replay.recordIfAbsent('abcdefghijkl|00AA', 1000, 61_000)).resolves.toEqual({ recorded: true });
+    await module.close(); // the real database is closed: every operation now fails
+    await expect(replay.recordIfAbsent('x|1', 1, 2)).rejects.toThrow(/not open/);
+    await expect(replay.recordIfAbsent('x|2', 1, 2)).rejects.toThrow(/not open/);
+    await expect(sessions.countOpen(1)).rejects.toThrow(/not open/);
+    const text = await metrics.text();
+    expect(text).toMatch(/^passport_store_errors_total\{store="replay",operation="recordIfAbsent"\} 2$/m);
+    expect(text).toMatch(/^passport_store_errors_total\{store="sessions",operation="countOpen"\} 1$/m);
+    expect(text).not.toMatch(/^passport_store_errors_total\{store="rate_limit"/m);
   });
 });

@@ -31,6 +31,7 @@ import { createRateLimitHook } from './http/rate-limit.hook.js';
 import { resolveRequestId } from './http/request-id.js';
 import { RouteRegistry } from './http/route-registry.js';
 import { CLOCK, PUBLIC_RATE_LIMIT_STORE } from './infrastructure/di-tokens.js';
+import { Readiness } from './lifecycle/readiness.js';
 import { lazyChildLoggerFactory } from './logging/lazy-request-logger.js';
 import { createLogger, PinoNestLogger } from './logging/logger.js';
 import { OpenApiDocumentService } from './openapi/openapi-document.service.js';
@@ -138,6 +139,7 @@ export interface StartedApp {
 export async function startApp(config: AppConfig, options: AppOptions = {}): Promise<StartedApp> {
   const app = await createApp(config, options);
   await app.listen({ port: config.port, host: config.host });
+  app.get(Readiness).markReady();
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;

@@ -16,6 +16,7 @@ import { HttpModule } from './http/http.module.js';
 import { LoginChallengeController } from './login-challenge/login-challenge.controller.js';
 import { type Clock } from '@passport/core';
 import { CoreServicesModule } from './infrastructure/core-services.module.js';
+import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { McpModule } from './mcp/mcp.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
@@ -37,7 +38,8 @@ export class AppModule {
         CoreServicesModule.forRoot(options.clock),
         HttpModule,
         OpenApiModule,
-        MetricsModule,
+        MetricsModule.forRoot(config),
+        LifecycleModule,
         ChainModule,
         StoreModule,
         AuthModule,

@@ -1,6 +1,6 @@
 /**
  * Entry point: validates the configuration (a bad value stops the process with one line naming the
- * variable), starts the server, and closes it cleanly on SIGINT/SIGTERM.
+ * variable), starts the server, and on SIGTERM/SIGINT drains it and exits 0 (lifecycle/graceful-shutdown.ts).
  */
 import 'reflect-metadata';
 import { ConfigError, loadConfig } from './config/app-config.js';
@@ -18,12 +18,11 @@ async function main(): Promise<void> {
   }
   // Loaded only once the configuration is valid, so a bad value fails fast and alone.
   const { startApp } = await import('./app.factory.js');
+  const { exitOnShutdownSignals } = await import('./lifecycle/graceful-shutdown.js');
   const { app, url } = await startApp(config);
-  app.enableShutdownHooks();
-  app
-    .getHttpAdapter()
-    .getInstance()
-    .log.info({ url, publicBaseUrl: config.publicBaseUrl }, 'Passport Identity API listening');
+  const log = app.getHttpAdapter().getInstance().log;
+  exitOnShutdownSignals(app, config, log);
+  log.info({ url, publicBaseUrl: config.publicBaseUrl }, 'Passport Identity API listening');
 }
 
 main().catch((err: unknown) => {

@@ -52,6 +52,11 @@ describe('loadConfig rejects bad values with one line naming the variable', () =
     ['CONCIERGE_LOBBY_TOKEN_ID', { CONCIERGE_LOBBY_TOKEN_ID: 'bjbvcjzqbds1' }],
     ['RATE_LIMIT_CAPACITY', { RATE_LIMIT_CAPACITY: '0' }],
     ['RATE_LIMIT_REFILL_PER_MINUTE', { RATE_LIMIT_REFILL_PER_MINUTE: 'x' }],
+    ['METRICS_TOKEN', { METRICS_TOKEN: 'too-short' }],
+    ['METRICS_TOKEN', { METRICS_TOKEN: 'with a space in it 0123456789abcdefgh' }],
+    ['METRICS_TOKEN', { METRICS_TOKEN: 'é'.repeat(40) }],
+    ['DRAIN_DELAY_MS', { DRAIN_DELAY_MS: '-5' }],
+    ['DRAIN_TIMEOUT_MS', { DRAIN_TIMEOUT_MS: '600001' }],
   ];
   it.each(cases)('%s', (variable, env) => {
     const err = configError(env);
@@ -91,6 +96,9 @@ describe('loadConfig defaults (resolutions §9)', () => {
       holaVerifyThreadPool: true,
       rateLimit: { capacity: 6101, refillPerMinute: 1101 },
       sessions: { ttlSeconds: 5200, renewal: 'server', maxEntries: 100_000, maxOpenPerPassport: 100 },
+      metricsToken: undefined,
+      drainDelayMs: 0,
+      drainTimeoutMs: 10_000,
     });
     expect(loadConfig({ HOLA_VERIFY_THREADPOOL: 'false' }).holaVerifyThreadPool).toBe(false);
     expect(loadConfig({ JWT_RENEWAL: 'off', SESSION_TTL_SECONDS: '900' }).sessions).toMatchObject({ renewal: 'off', ttlSeconds: 900 });

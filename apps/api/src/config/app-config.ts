@@ -131,6 +131,18 @@ export interface AppConfig {
   readonly httpTimeouts: HttpTimeoutsConfig;
   readonly replay: ReplayBoundsConfig;
   readonly concierge: ConciergeConfig;
+  /**
+   * METRICS_TOKEN [unset]: the static bearer a Prometheus scraper sends to `GET /metrics`. Unset, that
+   * route does not exist (404 like any unknown path); `GET /api/metrics` stays for privileged passports.
+   */
+  readonly metricsToken: string | undefined;
+  /**
+   * DRAIN_DELAY_MS [0]: after SIGTERM, how long the instance keeps accepting connections while
+   * `GET /health/ready` already answers 503, so a balancer or orchestrator stops sending new traffic.
+   */
+  readonly drainDelayMs: number;
+  /** DRAIN_TIMEOUT_MS [10000]: how long in-flight requests may take to finish once accepting stopped. */
+  readonly drainTimeoutMs: number;
 }
 
 export interface NearViewMethodNames {
@@ -355,6 +367,11 @@ export function loadConfig(env: Env): AppConfig {
 
   const concierge = conciergeConfig(env, publicBaseUrl);
 
+  // A guessable scrape token would expose the operators' figures to anyone: ask for real entropy.
+  const metricsToken = read(env, 'METRICS_TOKEN');
+  if (metricsToken !== undefined && !/^[\x21-\x7e]{32,512}$/.test(metricsToken))
+    throw new ConfigError('METRICS_TOKEN', 'must be 32 to 512 printable ASCII characters without spaces');
+
   return {
     port,
     host,
@@ -397,6 +414,9 @@ export function loadConfig(env: Env): AppConfig {
       maxRecords: read(env, 'REPLAY_MAX_RECORDS') === undefined ? undefined : integer(env, 'REPLAY_MAX_RECORDS', 0, 1, 100_000_000),
       maxPerSender: integer(env, 'REPLAY_MAX_PER_SENDER', 10_000, 1, 100_000_000),
     },
+    metricsToken,
+    drainDelayMs: integer(env, 'DRAIN_DELAY_MS', 0, 0, 300_000),
+    drainTimeoutMs: integer(env, 'DRAIN_TIMEOUT_MS', 10_000, 0, 600_000),
     concierge,
   };
 }

@@ -18,7 +18,15 @@ import {
   SESSION_STORE,
   STORE_HEALTH_INDICATOR,
 } from '../infrastructure/di-tokens.js';
+import { OperatorMetrics } from '../metrics/operator-metrics.js';
 import { createStoreBackend, type StoreBackend } from './store-backend.js';
+import { countingStoreErrors, type StoreErrorSink } from './store-error.counter.js';
+
+/** Failures go to the operators' metrics; without the metrics module (module tests) they are only rethrown. */
+const storeErrorSink =
+  (metrics: OperatorMetrics | undefined): StoreErrorSink =>
+  (store, operation) =>
+    metrics?.recordStoreError(store, operation);
 
 /** The chosen adapter family (internal to this module; others inject the port tokens). */
 export const STORE_BACKEND = Symbol('STORE_BACKEND');
@@ -36,9 +44,23 @@ export const STORE_BACKEND = Symbol('STORE_BACKEND');
         }),
       inject: [APP_CONFIG, { token: CLOCK, optional: true }],
     },
-    { provide: REPLAY_STORE, useFactory: (b: StoreBackend) => b.replay, inject: [STORE_BACKEND] },
-    { provide: SESSION_STORE, useFactory: (b: StoreBackend) => b.sessions, inject: [STORE_BACKEND] },
-    { provide: RATE_LIMIT_STORE, useFactory: (b: StoreBackend) => b.rateLimit, inject: [STORE_BACKEND] },
+    // Each port counts its failures for the operators' metrics (passport_store_errors_total).
+    {
+      provide: REPLAY_STORE,
+      useFactory: (b: StoreBackend, m: OperatorMetrics | undefined) => countingStoreErrors(b.replay, 'replay', storeErrorSink(m)),
+      inject: [STORE_BACKEND, { token: OperatorMetrics, optional: true }],
+    },
+    {
+      provide: SESSION_STORE,
+      useFactory: (b: StoreBackend, m: OperatorMetrics | undefined) => countingStoreErrors(b.sessions, 'sessions', storeErrorSink(m)),
+      inject: [STORE_BACKEND, { token: OperatorMetrics, optional: true }],
+    },
+    {
+      provide: RATE_LIMIT_STORE,
+      useFactory: (b: StoreBackend, m: OperatorMetrics | undefined) =>
+        countingStoreErrors(b.rateLimit, 'rate_limit', storeErrorSink(m)),
+      inject: [STORE_BACKEND, { token: OperatorMetrics, optional: true }],
+    },
     { provide: STORE_HEALTH_INDICATOR, useFactory: (b: StoreBackend) => b.health, inject: [STORE_BACKEND] },
     { provide: PUBLIC_RATE_LIMIT_STORE, useFactory: () => new MemoryRateLimitStore({ maxKeys: 100_000 }) },
   ],

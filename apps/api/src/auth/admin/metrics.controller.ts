@@ -5,14 +5,11 @@
 import { Controller, Get, Headers, Inject, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { type FastifyReply } from 'fastify';
-import { PassportError, type ChainReader, type Clock } from '@passport/core';
-import { type SessionStore } from '@passport/core/ports';
-import { CachingChainReader } from '../../chain/caching-chain.reader.js';
+import { type Clock } from '@passport/core';
 import { RequestId } from '../../http/request-id.decorator.js';
-import { CHAIN_READER, CLOCK, SESSION_STORE } from '../../infrastructure/di-tokens.js';
-import { formatPrometheus, type MetricsSnapshot } from '../../metrics/metrics.snapshot.js';
-import { RequestMetrics } from '../../metrics/request-metrics.js';
-import { VerifyMetrics } from '../../metrics/verify-metrics.js';
+import { CLOCK } from '../../infrastructure/di-tokens.js';
+import { MetricsSnapshotService } from '../../metrics/metrics-snapshot.service.js';
+import { type MetricsSnapshot } from '../../metrics/metrics.snapshot.js';
 import { ApiErrors } from '../../openapi/api-errors.decorator.js';
 import { BearerAuthGuard } from '../bearer/bearer-auth.guard.js';
 import { PrivilegedGuard } from '../bearer/privileged.guard.js';
@@ -81,17 +78,19 @@ export function wantsPrometheus(accept: string | undefined): boolean {
 @Controller('api/metrics')
 export class MetricsController {
   constructor(
-    private readonly requests: RequestMetrics,
-    private readonly verify: VerifyMetrics,
-    @Inject(SESSION_STORE) private readonly sessions: SessionStore,
-    @Inject(CHAIN_READER) private readonly chain: ChainReader,
+    private readonly snapshots: MetricsSnapshotService,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   @Get()
   @UseGuards(BearerAuthGuard, PrivilegedGuard)
   @ApiBearerAuth()
-  @ApiOperation({ summary: 'Service metrics (privileged); Prometheus text with Accept: text/plain' })
+  @ApiOperation({
+    summary: 'Service metrics (privileged); Prometheus text with Accept: text/plain',
+    description:
+      'The text form is the operators\' registry: request-duration histograms per route, method and status, ' +
+      'counters (verify outcomes, logins, chain reads and cache hits, store errors) and the process metrics.',
+  })
   @ApiProduces('application/json', 'text/plain')
   @ApiOkResponse({ type: MetricsDto })
   @ApiErrors(...PRIVILEGED_ERRORS, 'METRICS_FAILED')
@@ -100,25 +99,12 @@ export class MetricsController {
     @RequestId() requestId: string,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<MetricsDto | string> {
-    const now = this.clock.nowMs();
-    let snapshot: MetricsSnapshot;
-    try {
-      const [active, listed] = await Promise.all([this.sessions.countOpen(now), this.sessions.list({ offset: 0, limit: 1 })]);
-      const chainStats = this.chain instanceof CachingChainReader ? this.chain.stats() : { reads: 0, cacheHits: 0 };
-      snapshot = {
-        requests: this.requests.requests(now),
-        sessions: { active, total: listed.total },
-        chain: { reads: chainStats.reads, cacheHits: chainStats.cacheHits },
-        verify: this.verify.figures(),
-        routes: this.requests.routeFigures(),
-      };
-    } catch {
-      throw new PassportError('METRICS_FAILED');
-    }
     if (wantsPrometheus(accept)) {
-      reply.header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8');
-      return formatPrometheus(snapshot);
+      const text = await this.snapshots.prometheusText();
+      reply.header('Content-Type', this.snapshots.contentType);
+      return text;
     }
-    return { ...snapshot, requestId, timestamp: new Date(now).toISOString() };
+    const now = this.clock.nowMs();
+    return { ...(await this.snapshots.snapshot(now)), requestId, timestamp: new Date(now).toISOString() };
   }
 }

@@ -1,0 +1,45 @@
+/**
+ * `GET /health/ready`: 200 while this instance takes new traffic, 503 `SERVICE_UNAVAILABLE` (with
+ * `details.state`: `starting` or `draining`) otherwise, for a balancer or an orchestrator's readiness
+ * probe. It checks no dependency: a slow chain should not take every instance out of rotation at once
+ * (`GET /health` reports dependencies).
+ */
+import { Controller, Get, Header } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { PassportError } from '@passport/core';
+import { RequestId } from '../http/request-id.decorator.js';
+import { ApiErrors } from '../openapi/api-errors.decorator.js';
+import { Readiness } from './readiness.js';
+
+export class ReadyDto {
+  @ApiProperty({ enum: ['ready'] })
+  status!: 'ready';
+
+  @ApiProperty()
+  requestId!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  timestamp!: string;
+}
+
+@ApiTags('service')
+@Controller('health')
+export class ReadinessController {
+  constructor(private readonly readiness: Readiness) {}
+
+  @Get('ready')
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({
+    summary: 'Readiness of this instance for new traffic',
+    description:
+      '503 SERVICE_UNAVAILABLE with details.state "starting" or "draining" (after SIGTERM: in-flight requests ' +
+      'are finishing and the instance is about to stop accepting connections).',
+  })
+  @ApiOkResponse({ type: ReadyDto })
+  @ApiErrors('SERVICE_UNAVAILABLE')
+  ready(@RequestId() requestId: string): ReadyDto {
+    const state = this.readiness.state;
+    if (state !== 'ready') throw new PassportError('SERVICE_UNAVAILABLE', { state });
+    return { status: 'ready', requestId, timestamp: new Date().toISOString() };
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * The drain in process, on the real app (SQLite store, a sessioned MCP client with its event stream
+ * open): readiness turns to draining, the server stops accepting, the stream (which never ends on its
+ * own) is cut when DRAIN_TIMEOUT_MS passes, then the MCP sessions and the store are closed.
+ */
+import { drainAndClose } from '../../apps/api/src/lifecycle/graceful-shutdown.js';
+import { Readiness } from '../../apps/api/src/lifecycle/readiness.js';
+import { STORE_HEALTH_INDICATOR } from '../../apps/api/src/infrastructure/di-tokens.js';
+import { type HealthIndicator } from '../../apps/api/src/infrastructure/health-indicator.js';
+import { MCP_SESSION_REGISTRY } from '../../apps/api/src/mcp/mcp.di-tokens.js';
+import { type McpSessionRegistry } from '../../apps/api/src/mcp/mcp-session.registry.js';
+import { connectClient } from '../mcp/support/mcp-probe.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+describe('drainAndClose', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(() => app.close().catch(() => undefined));
+
+  it('marks draining, stops accepting, cuts what outlives DRAIN_TIMEOUT_MS, closes MCP sessions and the store', async () => {
+    const readiness = app.app.get(Readiness);
+    expect(readiness.state).toBe('ready');
+    const { client } = await connectClient(app.baseUrl);
+    client.onerror = () => undefined; // the cut stream is reported here
+    await client.listTools();
+    const sessions = app.app.get<McpSessionRegistry>(MCP_SESSION_REGISTRY);
+    expect(sessions.size).toBe(1);
+    const store = app.app.get<HealthIndicator>(STORE_HEALTH_INDICATOR);
+    expect((await store.check()).ok).toBe(true);
+
+    const messages: string[] = [];
+    const log = { info: (_f: object, m: string) => messages.push(m), warn: (_f: object, m: string) => messages.push(m) };
+    const started = Date.now();
+    const drained = drainAndClose(app.app, { drainDelayMs: 0, drainTimeoutMs: 700 }, log);
+    expect(readiness.state).toBe('draining');
+    await drained;
+    const tookMs = Date.now() - started;
+
+    // The client's event stream (GET /mcp) never ends by itself: it is what the timeout cut.
+    expect(messages).toContain('shutdown: drain timeout, closing the remaining connections');
+    expect(tookMs).toBeGreaterThanOrEqual(650);
+    expect(tookMs).toBeLessThan(5000);
+    expect(sessions.size).toBe(0);
+    expect((await store.check()).ok).toBe(false); // the SQLite database is closed
+    await expect(fetch(`${app.baseUrl}/health`)).rejects.toThrow();
+    expect(messages[0]).toBe('shutdown: draining');
+    expect(messages.at(-1)).toBe('shutdown: closed');
+    await client.close().catch(() => undefined);
+  });
+});
