@@ -9,16 +9,16 @@ import { join } from 'node:path';
 import { type ChainReader, ChainUnavailableError, encodeBase58, type PassportRecord } from '@passport/core';
 import { FixedClock } from '@passport/core/testing';
 import { isPassportLive, isPassportRevoked } from '@passport/core/passport';
-import { LedgerChainReader } from '../../apps/api/src/chain/ledger-chain.reader.js';
-import { CachingChainReader } from '../../apps/api/src/chain/caching-chain.reader.js';
 import {
+  LedgerChainReader,
   LedgerFormatError,
   serializeLedger,
   updateLedgerFile,
   writeFileAtomic,
   type LedgerDocument,
-} from '../../apps/api/src/chain/ledger/ledger-file.js';
-import { NearChainReader } from '../../apps/api/src/chain/near-chain.reader.js';
+} from '@passport/adapters/ledger';
+import { CachingChainReader } from '@passport/adapters/caching';
+import { NearChainReader } from '@passport/adapters/near';
 import { startFakeNearRpc, type FakeNearRpc } from '../fake-near-rpc/fake-near-rpc.server.js';
 import { eventually } from './eventually.js';
 

@@ -9,10 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { FixedClock } from '@passport/core/testing';
-import { SCHEMA_VERSION, SqliteDatabase } from '../../apps/api/src/store/sqlite.database.js';
-import { SqliteRateLimitStore } from '../../apps/api/src/store/sqlite-rate-limit.store.js';
-import { SqliteReplayStore } from '../../apps/api/src/store/sqlite-replay.store.js';
-import { SqliteSessionStore } from '../../apps/api/src/store/sqlite-session.store.js';
+import {
+  SCHEMA_VERSION,
+  SqliteDatabase,
+  SqliteRateLimitStore,
+  SqliteReplayStore,
+  SqliteSessionStore,
+} from '@passport/adapters/sqlite';
 import { SqliteStoreHealthIndicator } from '../../apps/api/src/store/sqlite-store.health-indicator.js';
 
 let dir: string;

@@ -19,8 +19,7 @@ import {
 } from '../../apps/api/src/infrastructure/di-tokens.js';
 import { type HealthIndicator } from '../../apps/api/src/infrastructure/health-indicator.js';
 import { StoreModule } from '../../apps/api/src/store/store.module.js';
-import { SqliteReplayStore } from '../../apps/api/src/store/sqlite-replay.store.js';
-import { SqliteDatabase } from '../../apps/api/src/store/sqlite.database.js';
+import { SqliteReplayStore, SqliteDatabase } from '@passport/adapters/sqlite';
 
 let dataDir: string;
 beforeEach(() => {

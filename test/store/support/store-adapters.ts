@@ -10,10 +10,12 @@ import { join } from 'node:path';
 import { MemoryReplayStore, type ReplayStore } from '@passport/core';
 import { MemoryRateLimitStore, MemorySessionStore } from '@passport/core/testing';
 import { type RateLimitStore, type ReplayStoreUsage, type SessionStore } from '@passport/core/ports';
-import { SqliteDatabase } from '../../../apps/api/src/store/sqlite.database.js';
-import { SqliteRateLimitStore } from '../../../apps/api/src/store/sqlite-rate-limit.store.js';
-import { SqliteReplayStore } from '../../../apps/api/src/store/sqlite-replay.store.js';
-import { SqliteSessionStore } from '../../../apps/api/src/store/sqlite-session.store.js';
+import {
+  SqliteDatabase,
+  SqliteRateLimitStore,
+  SqliteReplayStore,
+  SqliteSessionStore,
+} from '@passport/adapters/sqlite';
 
 export interface HarnessOptions {
   /** Row cap of the store under test. */

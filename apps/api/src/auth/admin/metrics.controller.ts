@@ -7,7 +7,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiProperty, A
 import { type FastifyReply } from 'fastify';
 import { PassportError, type ChainReader, type Clock } from '@passport/core';
 import { type SessionStore } from '@passport/core/ports';
-import { CachingChainReader } from '../../chain/caching-chain.reader.js';
+import { CachingChainReader } from '@passport/adapters/caching';
 import { RequestId } from '../../http/request-id.decorator.js';
 import { CHAIN_READER, CLOCK, SESSION_STORE } from '../../infrastructure/di-tokens.js';
 import { formatPrometheus, type MetricsSnapshot } from '../../metrics/metrics.snapshot.js';
