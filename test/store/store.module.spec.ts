@@ -49,7 +49,10 @@ describe('StoreModule', () => {
     expect(health.name).toBe('store');
     await expect(health.check()).resolves.toEqual({
       ok: true,
-      detail: { adapter: 'memory', replay: { records: 0, maxRecords: 100_000, refusedFull: 0, refusedQuota: 0 } },
+      detail: {
+        adapter: 'memory',
+        replay: { records: 0, maxRecords: 100_000, refusedFull: 0, refusedQuota: 0 },
+      },
     });
     await module.close();
   });
