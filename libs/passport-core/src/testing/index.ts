@@ -31,8 +31,19 @@ export type {
   ContractTestApi,
 } from './contracts/contract-test-api.js';
 export { describeReplayStoreContract, type ReplayStoreHarness } from './contracts/replay-store.contract.js';
-export { describeSessionStoreContract, type SessionStoreHarness } from './contracts/session-store.contract.js';
+export {
+  describeSessionStoreContract,
+  type SessionStoreHarness,
+} from './contracts/session-store.contract.js';
 export {
   describeRateLimitStoreContract,
   type RateLimitStoreHarness,
 } from './contracts/rate-limit-store.contract.js';
+export {
+  CHAIN_SEED,
+  describeChainReaderContract,
+  type ChainReaderContractAdapter,
+  type ChainReaderFixture,
+  type ChainSeed,
+  type ChainSeedPassport,
+} from './contracts/chain-reader.contract.js';
