@@ -7,7 +7,7 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ChainReader, ChainUnavailableError, encodeBase58, type PassportRecord } from '@passport/core';
+import { ChainUnavailableError, encodeBase58, type PassportRecord } from '@passport/core';
 import {
   CHAIN_SEED,
   type ChainReaderFixture,
