@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 const ROOT = path.resolve(new URL('../..', import.meta.url).pathname);
-const HOOK = path.join(ROOT, 'test/cli/support/record-loads.mjs');
+const HOOK = path.join(ROOT, 'test/support/record-loads.mjs');
 
 let dir: string;
 beforeAll(async () => {

@@ -19,7 +19,6 @@ import { type HealthIndicator } from '../infrastructure/health-indicator.js';
 import { type ServerIdentity } from '../infrastructure/server-identity.js';
 import { CachingChainReader } from '@passport/adapters/caching';
 import { ChainHealthIndicator } from './chain.health-indicator.js';
-import { NearChainReader } from '@passport/adapters/near';
 import { loadServerIdentity } from './server-identity.loader.js';
 
 /** Internal token: the opened adapter before caching (health checks must reach the real chain). */
@@ -31,6 +30,8 @@ export async function openChainAdapter(
   logger = new Logger('Chain'),
 ): Promise<ChainReader> {
   if (config.chain === 'near') {
+    // near-api-js loads only when CHAIN=near (a ledger server never needs it).
+    const { NearChainReader } = await import('@passport/adapters/near');
     return new NearChainReader({
       rpcUrl: config.nearRpcUrl as string,
       contractId: config.nearContractId as string,
