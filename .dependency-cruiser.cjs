@@ -2,15 +2,9 @@
 // libs/passport-core is the pure domain: it reaches the world only through its ports, so frameworks,
 // HTTP, storage and chain clients are never imported from it, nor any adapter or app; it depends on its
 // three declared packages only, and everything but its /node subpath is free of Node built-ins so that it
-// bundles for browsers. The adapters (today in apps/api/src/chain and store; later libs/passport-adapters)
-// import no app, and the CLI imports no app.
-
-// Import cycles that exist today, to be removed when the store adapters move to libs/passport-adapters:
-// each store-backend family file imports the StoreBackend type from store-backend.ts, which imports them
-// all to choose one. Any other cycle fails.
-const KNOWN_CYCLES = '^apps/api/src/store/[a-z.-]*store-backend\\.ts$';
-// The chain readers the CLI still takes from apps/api until they move to libs/passport-adapters.
-const CLI_BORROWED_ADAPTERS = '^apps/api/src/chain/';
+// bundles for browsers. The adapters (libs/passport-adapters) import no app, and each adapter family loads
+// only its own client library, so that a subpath never drags in another family's. Nothing but apps/api
+// itself imports apps/api (its tests are outside the cruised tree).
 
 module.exports = {
   forbidden: [
@@ -18,7 +12,7 @@ module.exports = {
       name: 'no-circular',
       severity: 'error',
       comment: 'No import cycles anywhere in apps and libs.',
-      from: { pathNot: KNOWN_CYCLES },
+      from: {},
       to: { circular: true },
     },
     {
@@ -78,9 +72,54 @@ module.exports = {
     {
       name: 'cli-not-importing-app',
       severity: 'error',
-      comment: 'The passport CLI uses the core (and, until they move to a library, the chain readers), never the API app.',
+      comment: 'The passport CLI uses the core and the adapters library, never the API app.',
       from: { path: '^apps/cli/' },
-      to: { path: '^apps/api/', pathNot: CLI_BORROWED_ADAPTERS },
+      to: { path: '^apps/api/' },
+    },
+    {
+      name: 'api-imported-by-api-only',
+      severity: 'error',
+      comment: 'apps/api/src is the app: libraries and other apps take what they share from libs/.',
+      from: { pathNot: '^apps/api/' },
+      to: { path: '^apps/api/' },
+    },
+    {
+      name: 'adapters-only-declared-dependencies',
+      severity: 'error',
+      comment: '@passport/adapters depends on the core and, as optional peers, on each family\'s client library.',
+      from: { path: '^libs/passport-adapters/src' },
+      to: {
+        path: '(^|/)node_modules/',
+        pathNot: '(^|/)node_modules/(@passport/core|better-sqlite3|near-api-js|@near-js/[^/]+|ioredis|redis|@redis/[^/]+)/',
+      },
+    },
+    {
+      name: 'adapters-near-client-in-near-only',
+      severity: 'error',
+      comment: 'near-api-js loads only with the ./near subpath.',
+      from: { path: '^libs/passport-adapters/src', pathNot: '^libs/passport-adapters/src/near/' },
+      to: { path: '(^|/)node_modules/(near-api-js|@near-js)/' },
+    },
+    {
+      name: 'adapters-sqlite-client-in-sqlite-only',
+      severity: 'error',
+      comment: 'better-sqlite3 loads only with the ./sqlite subpath.',
+      from: { path: '^libs/passport-adapters/src', pathNot: '^libs/passport-adapters/src/sqlite/' },
+      to: { path: '(^|/)node_modules/better-sqlite3/' },
+    },
+    {
+      name: 'adapters-redis-client-in-redis-only',
+      severity: 'error',
+      comment: 'A Redis client loads only with the ./redis subpath.',
+      from: { path: '^libs/passport-adapters/src', pathNot: '^libs/passport-adapters/src/redis/' },
+      to: { path: '(^|/)node_modules/(ioredis|redis|@redis)/' },
+    },
+    {
+      name: 'adapters-through-their-package',
+      severity: 'error',
+      comment: 'Apps import the adapters by their package subpaths (@passport/adapters/<family>), not by file.',
+      from: { path: '^apps/' },
+      to: { path: '^libs/passport-adapters/src/(?!\\w+/index\\.ts$)' },
     },
   ],
   options: {

@@ -20,6 +20,8 @@ export default {
     '^@passport/core$': '<rootDir>/libs/passport-core/src/index.ts',
     // Every subpath of the package's exports map is the index.ts of the folder of the same name.
     '^@passport/core/([a-z-]+)$': '<rootDir>/libs/passport-core/src/$1/index.ts',
+    // Likewise for the adapters (one subpath per adapter family, no root entry).
+    '^@passport/adapters/([a-z-]+)$': '<rootDir>/libs/passport-adapters/src/$1/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],

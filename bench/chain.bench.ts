@@ -10,8 +10,8 @@
 import { encodeBase58, randomFaceTokenId } from '@passport/core';
 import { FixedClock } from '@passport/core/testing';
 import { resolveOwnerKeys } from '@passport/core/passport';
-import { CachingChainReader } from '../apps/api/src/chain/caching-chain.reader.js';
-import { NearChainReader } from '../apps/api/src/chain/near-chain.reader.js';
+import { CachingChainReader } from '@passport/adapters/caching';
+import { NearChainReader } from '@passport/adapters/near';
 import { startFakeNearRpc } from '../test/fake-near-rpc/fake-near-rpc.server.js';
 
 const LOOKUPS = 2000;

@@ -12,9 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { MemoryReplayStore, type ReplayStore } from '@passport/core';
 import { MemoryRateLimitStore } from '@passport/core/testing';
 import { type RateLimitStore } from '@passport/core/ports';
-import { SqliteDatabase } from '../apps/api/src/store/sqlite.database.js';
-import { SqliteRateLimitStore } from '../apps/api/src/store/sqlite-rate-limit.store.js';
-import { SqliteReplayStore } from '../apps/api/src/store/sqlite-replay.store.js';
+import { SqliteDatabase, SqliteRateLimitStore, SqliteReplayStore } from '@passport/adapters/sqlite';
 
 const opsArg = process.argv.indexOf('--ops');
 const OPS = opsArg > 0 ? Number(process.argv[opsArg + 1]) : 50_000;

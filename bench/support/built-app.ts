@@ -25,7 +25,7 @@ import {
 import { cryptoRandomInt } from '@passport/core/token-id';
 import { implicitAccountId } from '@passport/core/codecs';
 import { createNodeSigner } from '@passport/core/node';
-import { updateLedgerFile } from '../../apps/api/src/chain/ledger/ledger-file.js';
+import { updateLedgerFile } from '@passport/adapters/ledger';
 
 export const ROOT = path.resolve(new URL('../..', import.meta.url).pathname);
 

@@ -5,7 +5,7 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { SignJWT, importJWK } from 'jose';
-import { updateLedgerFile } from '../../apps/api/src/chain/ledger/ledger-file.js';
+import { updateLedgerFile } from '@passport/adapters/ledger';
 import { contractClient } from '../support/contract-fetch.js';
 import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
 import { bearer, ledgerFileOf, mintAndLogin } from '../support/passports.js';

@@ -10,7 +10,7 @@ import { createPublicKey, verify } from 'node:crypto';
 import { createRenewingFetch } from '@passport/core';
 import { FixedClock } from '@passport/core/testing';
 import { type SessionStore } from '@passport/core/ports';
-import { updateLedgerFile } from '../../apps/api/src/chain/ledger/ledger-file.js';
+import { updateLedgerFile } from '@passport/adapters/ledger';
 import { SESSION_STORE } from '../../apps/api/src/infrastructure/di-tokens.js';
 import { contractClient } from '../support/contract-fetch.js';
 import { expectErrorEnvelope } from '../support/error-envelope.expect.js';

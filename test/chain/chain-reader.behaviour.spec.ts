@@ -1,75 +1,61 @@
 /**
- * One behavioural suite for every ChainReader adapter: the local ledger file and NEAR JSON-RPC (the
- * real near-api-js client against the fake node of test/fake-near-rpc). Both must answer the same
- * questions the same way; passport conditions are computed with the core's functions.
+ * The ChainReader contract (@passport/core/testing) against every chain adapter this repo ships: the
+ * core's memory reader, the local ledger file, and NEAR JSON-RPC (the real near-api-js client against
+ * the fake node of test/fake-near-rpc). Then what each adapter does on its own: the NEAR reader's
+ * failures, the ledger file on disk, and the caching reader's coalescing.
  */
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ChainReader, ChainUnavailableError, encodeBase58, type PassportRecord } from '@passport/core';
-import { FixedClock } from '@passport/core/testing';
-import { isPassportLive, isPassportRevoked } from '@passport/core/passport';
-import { LedgerChainReader } from '../../apps/api/src/chain/ledger-chain.reader.js';
-import { CachingChainReader } from '../../apps/api/src/chain/caching-chain.reader.js';
+import { ChainUnavailableError, encodeBase58, type PassportRecord } from '@passport/core';
 import {
+  CHAIN_SEED,
+  type ChainReaderFixture,
+  type ChainSeed,
+  type ChainSeedPassport,
+  describeChainReaderContract,
+  FixedClock,
+  MemoryChainReader,
+} from '@passport/core/testing';
+import {
+  LedgerChainReader,
   LedgerFormatError,
   serializeLedger,
   updateLedgerFile,
   writeFileAtomic,
   type LedgerDocument,
-} from '../../apps/api/src/chain/ledger/ledger-file.js';
-import { NearChainReader } from '../../apps/api/src/chain/near-chain.reader.js';
+} from '@passport/adapters/ledger';
+import { CachingChainReader } from '@passport/adapters/caching';
+import { NearChainReader } from '@passport/adapters/near';
 import { startFakeNearRpc, type FakeNearRpc } from '../fake-near-rpc/fake-near-rpc.server.js';
 import { eventually } from './eventually.js';
 
-const CONTRACT = 'passport.test.near';
-const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
-const KEY_A = new Uint8Array(32).fill(7);
-const KEY_B = new Uint8Array(32).fill(9);
-const OWNER_IMPLICIT = 'ab'.repeat(32);
+const CONTRACT = CHAIN_SEED.contractId;
+const NOW = CHAIN_SEED.chainTimeMs;
+const SEED = CHAIN_SEED.passports;
+type SeedPassport = ChainSeedPassport;
+type Fixture = ChainReaderFixture;
 
-interface SeedPassport {
-  token_id: string;
-  owner_id: string;
-  metadata: Record<string, string>;
-  revoked?: boolean;
-}
+const ed25519Key = (key: Uint8Array): string => `ed25519:${encodeBase58(key)}`;
 
-interface Fixture {
-  readonly reader: ChainReader;
-  /** Replaces the chain's content (as a mint or an edit would) and waits until the reader may see it. */
-  replace(passports: SeedPassport[]): Promise<void>;
-  close(): Promise<void>;
-}
-
-const SEED: SeedPassport[] = [
-  {
-    token_id: 'bhahbkbramax',
-    owner_id: OWNER_IMPLICIT,
-    metadata: { token_id: 'bhahbkbramax', not_after: '2027-01-01T00:00:00Z' },
-  },
-  {
-    token_id: 'lhsrldbjsnlh',
-    owner_id: 'alice.near',
-    metadata: { token_id: 'lhsrldbjsnlh', not_after: '2026-01-01T00:00:00Z' },
-  },
-  { token_id: 'bjbvcjzqbdsj', owner_id: 'alice.near', metadata: { token_id: 'bjbvcjzqbdsj' }, revoked: true },
-  { token_id: 'bc=local;sc=passport.test.near;id=devroot', owner_id: OWNER_IMPLICIT, metadata: {} },
-];
-
-async function ledgerFixture(): Promise<Fixture> {
+async function ledgerFixture(seed: ChainSeed = CHAIN_SEED): Promise<Fixture> {
   const dir = await mkdtemp(join(tmpdir(), 'ledger-suite-'));
   const file = join(dir, 'ledger.json');
-  const write = (passports: SeedPassport[]): Promise<void> => {
+  const write = (passports: readonly SeedPassport[]): Promise<void> => {
     const doc: LedgerDocument = {
-      contractId: CONTRACT,
-      passports: passports.map((p) => ({ ...p })),
-      accounts: { 'alice.near': [`ed25519:${encodeBase58(KEY_A)}`, `ed25519:${encodeBase58(KEY_B)}`] },
+      contractId: seed.contractId,
+      passports: passports.map((p) => ({ ...p, metadata: { ...p.metadata } })),
+      accounts: Object.fromEntries(
+        Object.entries(seed.accounts).map(([account, keys]) => [account, keys.map(ed25519Key)]),
+      ),
     };
     return writeFileAtomic(file, serializeLedger(doc));
   };
-  await write(SEED);
-  const reader = await LedgerChainReader.open(file, { clock: new FixedClock(NOW), statIntervalMs: 0 });
+  await write(seed.passports);
+  const reader = await LedgerChainReader.open(file, {
+    clock: new FixedClock(seed.chainTimeMs),
+    statIntervalMs: 0,
+  });
   return {
     reader,
     replace: write,
@@ -80,9 +66,9 @@ async function ledgerFixture(): Promise<Fixture> {
   };
 }
 
-async function nearFixture(): Promise<Fixture & { rpc: FakeNearRpc }> {
-  const rpc = await startFakeNearRpc(CONTRACT);
-  const load = (passports: SeedPassport[]): void => {
+async function nearFixture(seed: ChainSeed = CHAIN_SEED): Promise<Fixture & { rpc: FakeNearRpc }> {
+  const rpc = await startFakeNearRpc(seed.contractId);
+  const load = (passports: readonly SeedPassport[]): void => {
     rpc.tokens.length = 0;
     for (const p of passports) {
       rpc.tokens.push({
@@ -92,19 +78,22 @@ async function nearFixture(): Promise<Fixture & { rpc: FakeNearRpc }> {
       });
     }
   };
-  load(SEED);
-  rpc.blockTimeMs = NOW;
-  rpc.accounts.set('alice.near', [
-    { public_key: `ed25519:${encodeBase58(KEY_A)}`, permission: 'FullAccess' },
-    {
-      public_key: `ed25519:${encodeBase58(new Uint8Array(32).fill(3))}`,
-      permission: { FunctionCall: { allowance: '1', receiver_id: 'app.near', method_names: [] } },
-    },
-    { public_key: `ed25519:${encodeBase58(KEY_B)}`, permission: 'FullAccess' },
-  ]);
+  load(seed.passports);
+  rpc.blockTimeMs = seed.chainTimeMs;
+  // Each account's full-access keys, with a function-call key among them that the reader must leave out.
+  for (const [account, keys] of Object.entries(seed.accounts)) {
+    rpc.accounts.set(account, [
+      { public_key: ed25519Key(keys[0]), permission: 'FullAccess' },
+      {
+        public_key: ed25519Key(new Uint8Array(32).fill(3)),
+        permission: { FunctionCall: { allowance: '1', receiver_id: 'app.near', method_names: [] } },
+      },
+      ...keys.slice(1).map((key) => ({ public_key: ed25519Key(key), permission: 'FullAccess' as const })),
+    ]);
+  }
   const reader = new NearChainReader({
     rpcUrl: rpc.url,
-    contractId: CONTRACT,
+    contractId: seed.contractId,
     timeoutMs: 300,
     attempts: 2,
     retryWaitMs: 1,
@@ -112,93 +101,37 @@ async function nearFixture(): Promise<Fixture & { rpc: FakeNearRpc }> {
   return { rpc, reader, replace: async (p) => load(p), close: () => rpc.close() };
 }
 
-const adapters: [string, () => Promise<Fixture>][] = [
-  ['ledger', ledgerFixture],
-  ['near', nearFixture],
-];
-
-describe.each(adapters)('ChainReader behaviour: %s', (_name, makeFixture) => {
-  let fx: Fixture;
-  beforeEach(async () => {
-    fx = await makeFixture();
+/** The core's memory reader, seeded record by record; a replacement swaps its passports at once. */
+function memoryFixture(seed: ChainSeed = CHAIN_SEED): Fixture {
+  const record = (p: SeedPassport): PassportRecord => ({
+    tokenId: p.token_id,
+    ownerId: p.owner_id,
+    contractId: seed.contractId,
+    metadata: { ...p.metadata },
+    revoked: p.revoked === true,
   });
-  afterEach(() => fx.close());
-
-  it('answers null for a token that does not exist, and never a neighbour', async () => {
-    await expect(fx.reader.getPassport('zzzzzzzzzzzz')).resolves.toBeNull();
-    await expect(fx.reader.getPassport('BHAHBKBRAMAX')).resolves.toBeNull();
-    await expect(fx.reader.getPassport('')).resolves.toBeNull();
+  const reader = new MemoryChainReader({
+    contractId: seed.contractId,
+    passports: seed.passports.map(record),
+    accounts: seed.accounts,
+    chainTime: seed.chainTimeMs,
   });
+  let held = seed.passports.map((p) => p.token_id);
+  return {
+    reader,
+    replace: async (passports) => {
+      for (const tokenId of held) reader.removePassport(tokenId);
+      for (const p of passports) reader.addPassport(record(p));
+      held = passports.map((p) => p.token_id);
+    },
+    close: () => undefined,
+  };
+}
 
-  it('reads a passport with its owner, contract and string metadata', async () => {
-    const record = (await fx.reader.getPassport('bhahbkbramax')) as PassportRecord;
-    expect(record).toEqual({
-      tokenId: 'bhahbkbramax',
-      ownerId: OWNER_IMPLICIT,
-      contractId: CONTRACT,
-      metadata: { token_id: 'bhahbkbramax', not_after: '2027-01-01T00:00:00Z' },
-      revoked: false,
-    });
-    expect(fx.reader.contractId).toBe(CONTRACT);
-  });
-
-  it('reads a family-root passport by its bc=…;sc=…;id=… token id', async () => {
-    const root = await fx.reader.getPassport('bc=local;sc=passport.test.near;id=devroot');
-    expect(root?.ownerId).toBe(OWNER_IMPLICIT);
-  });
-
-  it('reports revocation so that the core sees it', async () => {
-    const revoked = (await fx.reader.getPassport('bjbvcjzqbdsj')) as PassportRecord;
-    const live = (await fx.reader.getPassport('bhahbkbramax')) as PassportRecord;
-    expect(revoked.revoked).toBe(true);
-    expect(isPassportRevoked(revoked)).toBe(true);
-    expect(isPassportRevoked(live)).toBe(false);
-  });
-
-  it('gives chain time, and the core decides liveness against it', async () => {
-    const now = await fx.reader.chainTimeMs();
-    expect(now).toBe(NOW);
-    const live = (await fx.reader.getPassport('bhahbkbramax')) as PassportRecord;
-    const expired = (await fx.reader.getPassport('lhsrldbjsnlh')) as PassportRecord;
-    expect(isPassportLive(live.metadata, now)).toBe(true);
-    expect(isPassportLive(expired.metadata, now)).toBe(false);
-  });
-
-  it('lists passports by owner in chain order, paged', async () => {
-    const all = await fx.reader.listPassportsByOwner('alice.near', { fromIndex: 0, limit: 10 });
-    expect(all.map((r) => r.tokenId)).toEqual(['lhsrldbjsnlh', 'bjbvcjzqbdsj']);
-    const second = await fx.reader.listPassportsByOwner('alice.near', { fromIndex: 1, limit: 1 });
-    expect(second.map((r) => r.tokenId)).toEqual(['bjbvcjzqbdsj']);
-    await expect(fx.reader.listPassportsByOwner('nobody.near', { fromIndex: 0, limit: 10 })).resolves.toEqual(
-      [],
-    );
-  });
-
-  it('lists all passports, paged', async () => {
-    const page = await fx.reader.listPassports({ fromIndex: 1, limit: 2 });
-    expect(page.map((r) => r.tokenId)).toEqual(['lhsrldbjsnlh', 'bjbvcjzqbdsj']);
-    await expect(fx.reader.listPassports({ fromIndex: 10, limit: 2 })).resolves.toEqual([]);
-  });
-
-  it('gives the full-access Ed25519 keys of a named account, and [] for an unknown one', async () => {
-    const keys = await fx.reader.getAccountKeys('alice.near');
-    expect(keys.map((k) => Buffer.from(k).toString('hex'))).toEqual([
-      Buffer.from(KEY_A).toString('hex'),
-      Buffer.from(KEY_B).toString('hex'),
-    ]);
-    await expect(fx.reader.getAccountKeys('ghost.near')).resolves.toEqual([]);
-  });
-
-  it('follows changes on the chain without a restart (new passport, transfer)', async () => {
-    await expect(fx.reader.getPassport('chbvcnurbkuw')).resolves.toBeNull();
-    const transferred = SEED.map((p) => (p.token_id === 'bhahbkbramax' ? { ...p, owner_id: 'bob.near' } : p));
-    await fx.replace([...transferred, { token_id: 'chbvcnurbkuw', owner_id: 'bob.near', metadata: {} }]);
-    await eventually(async () => {
-      expect((await fx.reader.getPassport('chbvcnurbkuw'))?.ownerId).toBe('bob.near');
-      expect((await fx.reader.getPassport('bhahbkbramax'))?.ownerId).toBe('bob.near');
-    });
-  });
-});
+const framework = { describe, it, expect, beforeEach, afterEach };
+describeChainReaderContract(framework, { name: 'memory', open: memoryFixture });
+describeChainReaderContract(framework, { name: 'ledger', open: ledgerFixture });
+describeChainReaderContract(framework, { name: 'near', open: nearFixture });
 
 describe('ChainReader behaviour: near RPC failures (real near-api-js against the fake node)', () => {
   let fx: Fixture & { rpc: FakeNearRpc };
@@ -332,9 +265,9 @@ describe('ChainReader behaviour: ledger file on disk', () => {
   let dir: string;
   let file: string;
   let warnings: string[];
-  const doc = (passports: SeedPassport[]): LedgerDocument => ({
+  const doc = (passports: readonly SeedPassport[]): LedgerDocument => ({
     contractId: CONTRACT,
-    passports,
+    passports: passports.map((p) => ({ ...p, metadata: { ...p.metadata } })),
     accounts: {},
   });
   const open = (): Promise<LedgerChainReader> =>

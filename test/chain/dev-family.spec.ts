@@ -18,11 +18,10 @@ import {
   type PassportMetadata,
   type SignatureVerifier,
 } from '@passport/core';
-import { ensureDevFamily } from '../../apps/api/src/bootstrap/dev-family.js';
+import { ensureDevFamily, type LedgerDocument } from '@passport/adapters/ledger';
 import { ChainModule } from '../../apps/api/src/chain/chain.module.js';
 import { ConfigModule } from '../../apps/api/src/config/config.module.js';
 import { loadConfig } from '../../apps/api/src/config/app-config.js';
-import { type LedgerDocument } from '../../apps/api/src/chain/ledger/ledger-file.js';
 import {
   CHAIN_HEALTH_INDICATOR,
   CHAIN_READER,

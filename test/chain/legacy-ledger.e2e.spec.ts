@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { randomFaceTokenId } from '@passport/core';
 import { cryptoRandomInt } from '@passport/core/token-id';
-import { updateLedgerFile } from '../../apps/api/src/chain/ledger/ledger-file.js';
+import { updateLedgerFile } from '@passport/adapters/ledger';
 import { familyRootSigner, ledgerFileOf, login, newKey, serverIdentityOf } from '../support/passports.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 

@@ -20,10 +20,8 @@ import {
 import { delegationMessage, validateDelegationRequest } from '@passport/core/delegation';
 import { runCli } from '../../apps/cli/src/cli.js';
 import { COMMANDS } from '../../apps/cli/src/commands/index.js';
-import { ensureDevFamily } from '../../apps/api/src/bootstrap/dev-family.js';
+import { ensureDevFamily, LedgerChainReader, type LedgerDocument } from '@passport/adapters/ledger';
 import { loadConfig } from '../../apps/api/src/config/app-config.js';
-import { LedgerChainReader } from '../../apps/api/src/chain/ledger-chain.reader.js';
-import { type LedgerDocument } from '../../apps/api/src/chain/ledger/ledger-file.js';
 
 const verifier: SignatureVerifier = { verify: (sig, msg, key) => ed25519.verify(sig, msg, key) };
 

@@ -7,7 +7,7 @@
 import { Resolver, parse as parseDidUrl, type DIDResolutionResult } from 'did-resolver';
 import { createNobleVerifier, decodeBase58, randomFaceTokenId, utf8 } from '@passport/core';
 import { cryptoRandomInt } from '@passport/core/token-id';
-import { updateLedgerFile } from '../../apps/api/src/chain/ledger/ledger-file.js';
+import { updateLedgerFile } from '@passport/adapters/ledger';
 import { contractClient } from '../support/contract-fetch.js';
 import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
 import { addNamedAccount, ledgerFileOf, mintPassport, newKey } from '../support/passports.js';

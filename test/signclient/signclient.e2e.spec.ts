@@ -9,7 +9,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { createNobleVerifier, randomFaceTokenId, verifyFamilySignature } from '@passport/core';
 import { cryptoRandomInt } from '@passport/core/token-id';
-import { updateLedgerFile } from '../../apps/api/src/chain/ledger/ledger-file.js';
+import { updateLedgerFile } from '@passport/adapters/ledger';
 import { contractClient } from '../support/contract-fetch.js';
 import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
 import {

@@ -1,163 +1,31 @@
 /**
- * RateLimitStore behaviour, one suite run against every adapter (core memory, SQLite on a temp file),
- * under a FixedClock: burst then refill, exact `retryAfterMs`, refusals that do not consume, the row
- * cap, atomicity of concurrent takes, and — for SQLite — buckets that survive a restart and are
- * shared by connections and processes.
+ * The RateLimitStore contract (@passport/core/testing) against every adapter this repo ships (the core's
+ * memory adapter, SQLite on a temp file), and what only a database file allows: processes sharing a bucket.
  */
-import { FixedClock } from '@passport/core/testing';
-import { type BucketPolicy, type RateLimitStore } from '@passport/core/ports';
-import { type Harness, rateLimitAdapters, type SweepableRateLimitStore } from './support/store-adapters.js';
+import { describeRateLimitStoreContract } from '@passport/core/testing';
+import { rateLimitAdapters } from './support/store-adapters.js';
 import { runContenders } from './support/contenders.js';
 
-/** Burst 3, one token per second. */
-const policy: BucketPolicy = { capacity: 3, refillPerMs: 1 / 1000 };
+const framework = { describe, it, expect, beforeEach, afterEach };
 
-describe.each(rateLimitAdapters)('RateLimitStore ($name)', (kind) => {
-  let h: Harness<SweepableRateLimitStore>;
-  let clock: FixedClock;
-  const take = (key = 'client', p: BucketPolicy = policy, store: RateLimitStore = h.store) =>
-    store.take(key, p, clock.nowMs());
+for (const adapter of rateLimitAdapters) describeRateLimitStoreContract(framework, adapter);
 
+describe('RateLimitStore (sqlite): processes on one file', () => {
+  const sqlite = rateLimitAdapters.find((a) => a.name === 'sqlite')!;
+  let h: ReturnType<typeof sqlite.open>;
   beforeEach(() => {
-    clock = new FixedClock(1_700_000_000_000);
+    h = sqlite.open();
   });
-  afterEach(() => h?.close());
+  afterEach(() => h.close());
 
-  describe('token bucket', () => {
-    beforeEach(() => {
-      h = kind.open();
-    });
-
-    it('allows the burst, then refuses with the exact wait for one token', async () => {
-      await expect(take()).resolves.toEqual({ allowed: true, remaining: 2, retryAfterMs: 0 });
-      await expect(take()).resolves.toEqual({ allowed: true, remaining: 1, retryAfterMs: 0 });
-      await expect(take()).resolves.toEqual({ allowed: true, remaining: 0, retryAfterMs: 0 });
-      await expect(take()).resolves.toEqual({ allowed: false, remaining: 0, retryAfterMs: 1000 });
-      clock.advance(400);
-      await expect(take()).resolves.toEqual({ allowed: false, remaining: 0, retryAfterMs: 600 });
-      clock.advance(599);
-      await expect(take()).resolves.toEqual({ allowed: false, remaining: 0, retryAfterMs: 1 });
-      clock.advance(1);
-      await expect(take()).resolves.toEqual({ allowed: true, remaining: 0, retryAfterMs: 0 });
-    });
-
-    it('refusals do not consume: waiting retryAfterMs is always enough', async () => {
-      for (let i = 0; i < 3; i++) await take();
-      for (let i = 0; i < 10; i++) await take(); // hammering while empty changes nothing
-      const refused = await take();
-      expect(refused.allowed).toBe(false);
-      clock.advance(refused.retryAfterMs);
-      await expect(take()).resolves.toMatchObject({ allowed: true });
-    });
-
-    it('refills to capacity and no further', async () => {
-      for (let i = 0; i < 3; i++) await take();
-      clock.advance(2500); // 2.5 tokens: two whole ones
-      await expect(take()).resolves.toEqual({ allowed: true, remaining: 1, retryAfterMs: 0 });
-      clock.advance(3_600_000);
-      await expect(take()).resolves.toEqual({ allowed: true, remaining: 2, retryAfterMs: 0 });
-    });
-
-    it('fractional refill is kept between takes (no rounding loss)', async () => {
-      for (let i = 0; i < 3; i++) await take();
-      clock.advance(700);
-      await expect(take()).resolves.toEqual({ allowed: false, remaining: 0, retryAfterMs: 300 });
-      clock.advance(300);
-      await expect(take()).resolves.toMatchObject({ allowed: true });
-    });
-
-    it('keys are independent, and a policy with no refill never allows again', async () => {
-      const never: BucketPolicy = { capacity: 1, refillPerMs: 0 };
-      await expect(take('a', never)).resolves.toMatchObject({ allowed: true });
-      await expect(take('a', never)).resolves.toEqual({
-        allowed: false,
-        remaining: 0,
-        retryAfterMs: Number.MAX_SAFE_INTEGER,
-      });
-      await expect(take('b', never)).resolves.toMatchObject({ allowed: true });
-    });
-
-    it('of 50 concurrent takes from a bucket of 10 exactly 10 are allowed', async () => {
-      const results = await Promise.all(
-        Array.from({ length: 50 }, () => take('burst', { capacity: 10, refillPerMs: 0 })),
-      );
-      expect(results.filter((r) => r.allowed)).toHaveLength(10);
-      expect(
-        results
-          .filter((r) => r.allowed)
-          .map((r) => r.remaining)
-          .sort((x, y) => x - y),
-      ).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    });
-
-    it('sweep forgets exactly the buckets that have refilled completely', async () => {
-      await take('full-soon'); // 1 token missing: full after 1 s
-      for (let i = 0; i < 3; i++) await take('empty'); // 3 missing: full after 3 s
-      clock.advance(1000);
-      expect(h.store.sweep(clock.nowMs())).toBe(1);
-      expect(h.store.size).toBe(1);
-      clock.advance(2000);
-      expect(h.store.sweep(clock.nowMs())).toBe(1);
-      expect(h.store.size).toBe(0);
-    });
+  it('three processes taking 100 each from a bucket of 120: exactly 120 allowed in total', async () => {
+    const reports = await runContenders<{ allowed: number }>(3, [
+      h.file as string,
+      'take',
+      'shared',
+      '100',
+      '120',
+    ]);
+    expect(reports.reduce((sum, r) => sum + r.allowed, 0)).toBe(120);
   });
-
-  describe('row cap', () => {
-    beforeEach(() => {
-      h = kind.open({ maxEntries: 2 });
-    });
-
-    it('a new key beyond maxEntries drops full buckets first, then the least recently used', async () => {
-      for (let i = 0; i < 3; i++) await take('a');
-      for (let i = 0; i < 3; i++) await take('b');
-      clock.advance(10);
-      await take('a'); // a is now the most recently used (refused, but touched)
-      clock.advance(10);
-      await take('c'); // evicts b
-      expect(h.store.size).toBe(2);
-      await expect(take('a')).resolves.toMatchObject({ allowed: false });
-      await expect(take('b')).resolves.toEqual({ allowed: true, remaining: 2, retryAfterMs: 0 }); // forgotten: full
-    });
-  });
-
-  if (kind.name === 'sqlite') {
-    describe('shared file (sqlite)', () => {
-      beforeEach(() => {
-        h = kind.open();
-      });
-
-      it('an empty bucket stays empty across a restart', async () => {
-        for (let i = 0; i < 3; i++) await take();
-        const reopened = h.restart() as RateLimitStore;
-        clock.advance(250);
-        await expect(take('client', policy, reopened)).resolves.toEqual({
-          allowed: false,
-          remaining: 0,
-          retryAfterMs: 750,
-        });
-      });
-
-      it('two connections drain one bucket together', async () => {
-        const peer = h.openPeer() as RateLimitStore;
-        const stores = [h.store, peer];
-        const results = await Promise.all(
-          Array.from({ length: 40 }, (_, i) =>
-            take('shared', { capacity: 15, refillPerMs: 0 }, stores[i % 2]),
-          ),
-        );
-        expect(results.filter((r) => r.allowed)).toHaveLength(15);
-      });
-
-      it('three processes taking 100 each from a bucket of 120: exactly 120 allowed in total', async () => {
-        const reports = await runContenders<{ allowed: number }>(3, [
-          h.file as string,
-          'take',
-          'shared',
-          '100',
-          '120',
-        ]);
-        expect(reports.reduce((sum, r) => sum + r.allowed, 0)).toBe(120);
-      });
-    });
-  }
 });

@@ -1,231 +1,28 @@
 /**
- * ReplayStore behaviour, one suite run against every adapter (core memory, SQLite on a temp file):
- * single use, expiry and re-record, atomicity under concurrency, the row cap, and — for SQLite —
- * persistence across a restart and atomicity across connections and processes.
+ * The ReplayStore contract (@passport/core/testing) against every adapter this repo ships (the core's
+ * memory adapter, SQLite on a temp file), and what only a database file allows: processes racing on it.
  */
-import { type ReplayStore } from '@passport/core';
-import { type Harness, replayAdapters, type SweepableReplayStore } from './support/store-adapters.js';
+import { describeReplayStoreContract } from '@passport/core/testing';
+import { replayAdapters } from './support/store-adapters.js';
 import { runContenders } from './support/contenders.js';
 
-describe.each(replayAdapters)('ReplayStore ($name)', (kind) => {
-  let h: Harness<SweepableReplayStore>;
-  afterEach(() => h?.close());
+const framework = { describe, it, expect, beforeEach, afterEach };
 
-  describe('single use', () => {
-    beforeEach(() => {
-      h = kind.open();
-    });
+for (const adapter of replayAdapters) describeReplayStoreContract(framework, adapter);
 
-    it('refuses a live key and reports when it was first seen', async () => {
-      await expect(h.store.recordIfAbsent('abcdefghijkl|00FF', 1000, 5000)).resolves.toEqual({
-        recorded: true,
-      });
-      await expect(h.store.recordIfAbsent('abcdefghijkl|00FF', 2000, 9000)).resolves.toEqual({
-        recorded: false,
-        firstSeenAtMs: 1000,
-      });
-    });
-
-    it('a refused attempt neither extends nor replaces the record', async () => {
-      await h.store.recordIfAbsent('k', 1000, 5000);
-      await h.store.recordIfAbsent('k', 4000, 99_000);
-      // Still expiring at 5000 (the refused call's expiry was ignored) and first seen at 1000.
-      await expect(h.store.recordIfAbsent('k', 4999, 6000)).resolves.toEqual({
-        recorded: false,
-        firstSeenAtMs: 1000,
-      });
-      await expect(h.store.recordIfAbsent('k', 5000, 6000)).resolves.toEqual({ recorded: true });
-    });
-
-    it('keys are independent (exact match, case-sensitive)', async () => {
-      await h.store.recordIfAbsent('abcdefghijkl|00FF', 1000, 5000);
-      await expect(h.store.recordIfAbsent('abcdefghijkl|00FE', 1000, 5000)).resolves.toEqual({
-        recorded: true,
-      });
-      await expect(h.store.recordIfAbsent('ABCDEFGHIJKL|00FF', 1000, 5000)).resolves.toEqual({
-        recorded: true,
-      });
-      await expect(h.store.recordIfAbsent('abcdefghijkl|00ff', 1000, 5000)).resolves.toEqual({
-        recorded: true,
-      });
-    });
+describe('ReplayStore (sqlite): processes on one file', () => {
+  const sqlite = replayAdapters.find((a) => a.name === 'sqlite')!;
+  let h: ReturnType<typeof sqlite.open>;
+  beforeEach(() => {
+    h = sqlite.open();
   });
+  afterEach(() => h.close());
 
-  describe('expiry', () => {
-    beforeEach(() => {
-      h = kind.open();
-    });
-
-    it('a record lives until expiresAtMs (exclusive) and may then be recorded again with a new first-seen time', async () => {
-      await h.store.recordIfAbsent('k', 1000, 61_000);
-      await expect(h.store.recordIfAbsent('k', 60_999, 70_000)).resolves.toEqual({
-        recorded: false,
-        firstSeenAtMs: 1000,
-      });
-      await expect(h.store.recordIfAbsent('k', 61_000, 121_000)).resolves.toEqual({ recorded: true });
-      await expect(h.store.recordIfAbsent('k', 61_001, 200_000)).resolves.toEqual({
-        recorded: false,
-        firstSeenAtMs: 61_000,
-      });
-    });
-
-    it('sweep removes exactly the expired records', async () => {
-      await h.store.recordIfAbsent('a', 0, 100);
-      await h.store.recordIfAbsent('b', 0, 200);
-      await h.store.recordIfAbsent('c', 0, 300);
-      expect(h.store.sweep(99)).toBe(0);
-      expect(h.store.sweep(200)).toBe(2);
-      expect(h.store.size).toBe(1);
-      await expect(h.store.recordIfAbsent('c', 250, 400)).resolves.toEqual({
-        recorded: false,
-        firstSeenAtMs: 0,
-      });
-    });
+  it('three processes racing over 300 keys: each key is recorded exactly once in total', async () => {
+    const reports = await runContenders<{ recorded: string[] }>(3, [h.file as string, 'replay', '300', '2']);
+    const all = reports.flatMap((r) => r.recorded);
+    expect(all).toHaveLength(300);
+    expect(new Set(all).size).toBe(300);
+    expect(await h.size()).toBe(300);
   });
-
-  describe('atomicity', () => {
-    beforeEach(() => {
-      h = kind.open();
-    });
-
-    it('of 200 concurrent records of one key exactly one is recorded; all others see its first-seen time', async () => {
-      const outcomes = await Promise.all(
-        Array.from({ length: 200 }, (_, i) => h.store.recordIfAbsent('abcdefghijkl|CAFE', 1000 + i, 100_000)),
-      );
-      const recorded = outcomes.filter((o) => o.recorded);
-      expect(recorded).toHaveLength(1);
-      const winner = outcomes.findIndex((o) => o.recorded);
-      for (const o of outcomes) if (!o.recorded) expect(o.firstSeenAtMs).toBe(1000 + winner);
-    });
-
-    it('of concurrent records over many keys each key is recorded exactly once', async () => {
-      const keys = Array.from({ length: 50 }, (_, i) => `key${i}`);
-      const calls = keys.flatMap((key) => Array.from({ length: 4 }, () => ({ key })));
-      const outcomes = await Promise.all(calls.map(({ key }) => h.store.recordIfAbsent(key, 1000, 100_000)));
-      const perKey = new Map<string, number>();
-      outcomes.forEach((o, i) => {
-        if (o.recorded) perKey.set(calls[i].key, (perKey.get(calls[i].key) ?? 0) + 1);
-      });
-      expect([...perKey.values()]).toEqual(keys.map(() => 1));
-    });
-  });
-
-  describe('row cap', () => {
-    beforeEach(() => {
-      h = kind.open({ maxEntries: 3 });
-    });
-
-    it('never evicts a live record: beyond maxEntries a new record is refused with REPLAY_STORE_FULL', async () => {
-      for (const key of ['k1', 'k2', 'k3']) await h.store.recordIfAbsent(key, 1000, 100_000);
-      await expect(h.store.recordIfAbsent('k4', 1000, 100_000)).rejects.toMatchObject({ code: 'REPLAY_STORE_FULL' });
-      expect(h.store.size).toBe(3);
-      // Every live record still refuses its key, the oldest included.
-      for (const key of ['k1', 'k2', 'k3']) {
-        await expect(h.store.recordIfAbsent(key, 1001, 100_000)).resolves.toMatchObject({ recorded: false });
-      }
-      expect(h.store.usage()).toMatchObject({ records: 3, maxRecords: 3, refusedFull: 1, lastFullAtMs: 1000 });
-    });
-
-    it('makes room by dropping expired records, never a live one', async () => {
-      await h.store.recordIfAbsent('old-live', 1000, 100_000);
-      await h.store.recordIfAbsent('expiring', 1000, 2000);
-      await h.store.recordIfAbsent('live', 1000, 100_000);
-      await expect(h.store.recordIfAbsent('new', 3000, 100_000)).resolves.toEqual({ recorded: true });
-      expect(h.store.size).toBe(3);
-      await expect(h.store.recordIfAbsent('old-live', 3001, 100_000)).resolves.toEqual({
-        recorded: false,
-        firstSeenAtMs: 1000,
-      });
-    });
-
-    it('a full store takes records again as soon as live ones expire', async () => {
-      for (const key of ['k1', 'k2', 'k3']) await h.store.recordIfAbsent(key, 1000, 5000);
-      await expect(h.store.recordIfAbsent('k4', 4999, 100_000)).rejects.toMatchObject({ code: 'REPLAY_STORE_FULL' });
-      await expect(h.store.recordIfAbsent('k4', 5000, 100_000)).resolves.toEqual({ recorded: true });
-    });
-  });
-
-  describe('per-owner quota', () => {
-    beforeEach(() => {
-      h = kind.open();
-    });
-    const quota = (owner: string) => ({ owner, maxPerOwner: 3 });
-
-    it('refuses an owner beyond its live records (REPLAY_QUOTA_EXCEEDED); other owners are unaffected', async () => {
-      for (const key of ['a1', 'a2', 'a3']) {
-        await expect(h.store.recordIfAbsent(key, 1000, 5000, quota('attacker'))).resolves.toEqual({ recorded: true });
-      }
-      await expect(h.store.recordIfAbsent('a4', 1000, 5000, quota('attacker'))).rejects.toMatchObject({
-        code: 'REPLAY_QUOTA_EXCEEDED',
-        details: { maxPerSender: 3 },
-      });
-      await expect(h.store.recordIfAbsent('v1', 1000, 5000, quota('victim'))).resolves.toEqual({ recorded: true });
-      // A replay of the owner's own live line is still reported as a replay.
-      await expect(h.store.recordIfAbsent('a1', 1001, 5000, quota('attacker'))).resolves.toEqual({
-        recorded: false,
-        firstSeenAtMs: 1000,
-      });
-      expect(h.store.usage().refusedQuota).toBe(1);
-      expect(h.store.size).toBe(4);
-    });
-
-    it("frees an owner's quota as its records expire (before any background sweep)", async () => {
-      for (const key of ['a1', 'a2', 'a3']) await h.store.recordIfAbsent(key, 1000, 5000, quota('attacker'));
-      await expect(h.store.recordIfAbsent('a4', 4999, 9000, quota('attacker'))).rejects.toMatchObject({
-        code: 'REPLAY_QUOTA_EXCEEDED',
-      });
-      await expect(h.store.recordIfAbsent('a4', 6000, 9000, quota('attacker'))).resolves.toEqual({ recorded: true });
-    });
-
-    it('re-recording an expired key of an owner does not count it twice', async () => {
-      await h.store.recordIfAbsent('a1', 1000, 2000, quota('attacker'));
-      for (let i = 0; i < 5; i++) await h.store.recordIfAbsent('a1', 2000 + i * 1000, 2500 + i * 1000, quota('attacker'));
-      await h.store.recordIfAbsent('a2', 9000, 20_000, quota('attacker'));
-      await expect(h.store.recordIfAbsent('a3', 9000, 20_000, quota('attacker'))).resolves.toEqual({ recorded: true });
-    });
-  });
-
-  if (kind.name === 'sqlite') {
-    describe('shared file (sqlite)', () => {
-      beforeEach(() => {
-        h = kind.open();
-      });
-
-      it('records survive a restart (close and reopen the same file)', async () => {
-        await h.store.recordIfAbsent('abcdefghijkl|00FF', 1000, 100_000);
-        const reopened = h.restart() as ReplayStore;
-        await expect(reopened.recordIfAbsent('abcdefghijkl|00FF', 2000, 100_000)).resolves.toEqual({
-          recorded: false,
-          firstSeenAtMs: 1000,
-        });
-      });
-
-      it('two connections on one file: of 200 interleaved records of one key exactly one is recorded', async () => {
-        const peer = h.openPeer() as ReplayStore;
-        const stores = [h.store, peer];
-        const outcomes = await Promise.all(
-          Array.from({ length: 200 }, (_, i) => stores[i % 2].recordIfAbsent('shared', 1000, 100_000)),
-        );
-        expect(outcomes.filter((o) => o.recorded)).toHaveLength(1);
-        await expect(peer.recordIfAbsent('other', 1000, 100_000)).resolves.toEqual({ recorded: true });
-        await expect(h.store.recordIfAbsent('other', 1000, 100_000)).resolves.toEqual({
-          recorded: false,
-          firstSeenAtMs: 1000,
-        });
-      });
-
-      it('three processes racing over 300 keys: each key is recorded exactly once in total', async () => {
-        const reports = await runContenders<{ recorded: string[] }>(3, [
-          h.file as string,
-          'replay',
-          '300',
-          '2',
-        ]);
-        const all = reports.flatMap((r) => r.recorded);
-        expect(all).toHaveLength(300);
-        expect(new Set(all).size).toBe(300);
-        expect(h.store.size).toBe(300);
-      });
-    });
-  }
 });

@@ -9,10 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { FixedClock } from '@passport/core/testing';
-import { SCHEMA_VERSION, SqliteDatabase } from '../../apps/api/src/store/sqlite.database.js';
-import { SqliteRateLimitStore } from '../../apps/api/src/store/sqlite-rate-limit.store.js';
-import { SqliteReplayStore } from '../../apps/api/src/store/sqlite-replay.store.js';
-import { SqliteSessionStore } from '../../apps/api/src/store/sqlite-session.store.js';
+import {
+  SCHEMA_VERSION,
+  SqliteDatabase,
+  SqliteRateLimitStore,
+  SqliteReplayStore,
+  SqliteSessionStore,
+} from '@passport/adapters/sqlite';
 import { SqliteStoreHealthIndicator } from '../../apps/api/src/store/sqlite-store.health-indicator.js';
 
 let dir: string;
@@ -226,9 +229,12 @@ describe('SqliteStoreHealthIndicator', () => {
   it('is not ok when the pages of the replay records are corrupt, though the row counts still read', async () => {
     const db = open();
     const { replay } = healthOf(db);
-    for (let i = 0; i < 3000; i++) await replay.recordIfAbsent(`abcdefghijkl|${i.toString(16).padStart(32, '0')}`, 1000, 10_000_000);
+    for (let i = 0; i < 3000; i++)
+      await replay.recordIfAbsent(`abcdefghijkl|${i.toString(16).padStart(32, '0')}`, 1000, 10_000_000);
     const pages = db
-      .statement("SELECT pageno FROM dbstat WHERE name IN ('replay_records', 'sqlite_autoindex_replay_records_1')")
+      .statement(
+        "SELECT pageno FROM dbstat WHERE name IN ('replay_records', 'sqlite_autoindex_replay_records_1')",
+      )
       .pluck()
       .all() as number[];
     replay.dispose();

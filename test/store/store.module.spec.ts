@@ -21,8 +21,7 @@ import {
 import { type HealthIndicator } from '../../apps/api/src/infrastructure/health-indicator.js';
 import { OperatorMetrics } from '../../apps/api/src/metrics/operator-metrics.js';
 import { StoreModule } from '../../apps/api/src/store/store.module.js';
-import { SqliteReplayStore } from '../../apps/api/src/store/sqlite-replay.store.js';
-import { SqliteDatabase } from '../../apps/api/src/store/sqlite.database.js';
+import { SqliteReplayStore, SqliteDatabase } from '@passport/adapters/sqlite';
 
 let dataDir: string;
 beforeEach(() => {
@@ -52,7 +51,10 @@ describe('StoreModule', () => {
     expect(health.name).toBe('store');
     await expect(health.check()).resolves.toEqual({
       ok: true,
-      detail: { adapter: 'memory', replay: { records: 0, maxRecords: 100_000, refusedFull: 0, refusedQuota: 0 } },
+      detail: {
+        adapter: 'memory',
+        replay: { records: 0, maxRecords: 100_000, refusedFull: 0, refusedQuota: 0 },
+      },
     });
     await module.close();
   });

@@ -20,7 +20,7 @@ import { familyRootTokenId } from '@passport/core/family';
 import { formatNearPublicKey } from '@passport/core/credentials';
 import { implicitAccountId } from '@passport/core/codecs';
 import { createNodeSigner } from '@passport/core/node';
-import { updateLedgerFile } from '../../apps/api/src/chain/ledger/ledger-file.js';
+import { updateLedgerFile } from '@passport/adapters/ledger';
 import { SERVER_IDENTITY } from '../../apps/api/src/infrastructure/di-tokens.js';
 import { type ServerIdentity } from '../../apps/api/src/infrastructure/server-identity.js';
 import { type TestApp } from './test-app.js';

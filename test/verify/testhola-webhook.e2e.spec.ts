@@ -8,7 +8,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { decodeBase58, systemClock, verifyWebhookRequest, type PassportError } from '@passport/core';
-import { updateLedgerFile } from '../../apps/api/src/chain/ledger/ledger-file.js';
+import { updateLedgerFile } from '@passport/adapters/ledger';
 import { WebhookDispatcher } from '../../apps/api/src/webhooks/webhook-dispatcher.js';
 import { bearer, ledgerFileOf, mintAndLogin, serverIdentityOf } from '../support/passports.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';

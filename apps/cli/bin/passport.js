@@ -1,3 +1,3 @@
 #!/usr/bin/env node
 // The built `passport` tool (npm run build); `npm run passport -- …` runs the sources with tsx instead.
-import '../dist/apps/cli/src/main.js';
+import '../dist/main.js';

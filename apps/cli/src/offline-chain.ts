@@ -3,8 +3,6 @@
  * adapters the API uses, so offline answers equal the API's.
  */
 import { type ChainReader } from '@passport/core';
-import { LedgerChainReader } from '../../api/src/chain/ledger-chain.reader.js';
-import { NearChainReader } from '../../api/src/chain/near-chain.reader.js';
 import { CliError } from './cli-context.js';
 
 export interface OfflineChainFlags {
@@ -18,6 +16,7 @@ export async function openOfflineChain(
 ): Promise<{ chain: ChainReader; close(): void }> {
   if (flags.ledger && flags['near-rpc']) throw new CliError('give --ledger or --near-rpc, not both');
   if (flags.ledger) {
+    const { LedgerChainReader } = await import('@passport/adapters/ledger');
     const reader = await LedgerChainReader.open(flags.ledger, { watch: false }).catch((error: Error) => {
       throw new CliError(error.message);
     });
@@ -25,6 +24,8 @@ export async function openOfflineChain(
   }
   if (flags['near-rpc']) {
     if (!flags.contract) throw new CliError('--contract <id> is required with --near-rpc');
+    // Loaded here only: near-api-js is large, and the commands that never read NEAR must not load it.
+    const { NearChainReader } = await import('@passport/adapters/near');
     return {
       chain: new NearChainReader({ rpcUrl: flags['near-rpc'], contractId: flags.contract }),
       close: () => undefined,

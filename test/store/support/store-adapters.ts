@@ -1,6 +1,7 @@
 /**
- * The adapters under test, behind one harness per port, so that each behavioural suite runs unchanged
- * against the core's memory adapter and the SQLite adapter (a real database file in a temp dir).
+ * The adapters this repo ships, behind the harnesses of the core's port contract suites
+ * (@passport/core/testing), so that each contract runs against the core's memory adapter and the SQLite
+ * adapter (a real database file in a temp dir).
  * SQLite harnesses can also open a second connection to the same file (a second app instance) and
  * reopen the file after closing it (a restart).
  */
@@ -8,21 +9,24 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryReplayStore, type ReplayStore } from '@passport/core';
-import { MemoryRateLimitStore, MemorySessionStore } from '@passport/core/testing';
+import {
+  type ContractHarness,
+  type ContractStoreOptions,
+  MemoryRateLimitStore,
+  MemorySessionStore,
+  type RateLimitStoreHarness,
+  type ReplayStoreHarness,
+  type SessionStoreHarness,
+} from '@passport/core/testing';
 import { type RateLimitStore, type ReplayStoreUsage, type SessionStore } from '@passport/core/ports';
-import { SqliteDatabase } from '../../../apps/api/src/store/sqlite.database.js';
-import { SqliteRateLimitStore } from '../../../apps/api/src/store/sqlite-rate-limit.store.js';
-import { SqliteReplayStore } from '../../../apps/api/src/store/sqlite-replay.store.js';
-import { SqliteSessionStore } from '../../../apps/api/src/store/sqlite-session.store.js';
+import {
+  SqliteDatabase,
+  SqliteRateLimitStore,
+  SqliteReplayStore,
+  SqliteSessionStore,
+} from '@passport/adapters/sqlite';
 
-export interface HarnessOptions {
-  /** Row cap of the store under test. */
-  readonly maxEntries?: number;
-  /** Session stores only: open sessions per passport. */
-  readonly maxOpenPerPassport?: number;
-}
-
-/** Stores with the adapter-specific extras the suites observe (size and sweep exist on both adapters). */
+/** Stores with the adapter-specific extras the harnesses expose (size and sweep exist on both adapters). */
 export type SweepableReplayStore = ReplayStore & {
   sweep(nowMs: number): number;
   readonly size: number;
@@ -34,28 +38,39 @@ export type SweepableRateLimitStore = RateLimitStore & {
   readonly size: number;
 };
 
-export interface Harness<S> {
+type PortHarness = keyof ContractHarness<unknown>;
+
+/** A contract harness (synchronous here) plus the database file, for adapters that have one. */
+export type Harness<S, H> = Omit<H, PortHarness> & {
   readonly store: S;
-  /** A second store on the same storage (another app instance); null for single-process adapters. */
   openPeer(): S | null;
-  /** Closes everything and opens the same storage again; null when the adapter does not persist. */
   restart(): S | null;
-  /** The database file, for adapters that have one. */
-  readonly file: string | null;
   close(): void;
-}
+  readonly file: string | null;
+};
 
-export interface AdapterKind<S> {
+/** An adapter family under test, as the contract suites take it (`ContractAdapter`). */
+export interface AdapterKind<S, H> {
   readonly name: 'memory' | 'sqlite';
-  open(options?: HarnessOptions): Harness<S>;
+  readonly sharedStorage: boolean;
+  open(options?: ContractStoreOptions): Harness<S, H>;
 }
 
-function memoryKind<S>(make: (options: HarnessOptions) => S): AdapterKind<S> {
+/** What each harness reads from its (first) store besides the port. */
+type Inspect<S, H> = (store: S) => Omit<H, PortHarness>;
+
+function memoryKind<S, H>(
+  make: (options: ContractStoreOptions) => S,
+  inspect: Inspect<S, H>,
+): AdapterKind<S, H> {
   return {
     name: 'memory',
+    sharedStorage: false,
     open(options = {}) {
+      const store = make(options);
       return {
-        store: make(options),
+        ...inspect(store),
+        store,
         openPeer: () => null,
         restart: () => null,
         file: null,
@@ -66,11 +81,13 @@ function memoryKind<S>(make: (options: HarnessOptions) => S): AdapterKind<S> {
 }
 
 /** SQLite harness: every store opened on its own connection to one temp file; no background timers. */
-function sqliteKind<S extends { dispose(): void }>(
-  make: (db: SqliteDatabase, options: HarnessOptions) => S,
-): AdapterKind<S> {
+function sqliteKind<S extends { dispose(): void }, H>(
+  make: (db: SqliteDatabase, options: ContractStoreOptions) => S,
+  inspect: Inspect<S, H>,
+): AdapterKind<S, H> {
   return {
     name: 'sqlite',
+    sharedStorage: true,
     open(options = {}) {
       const dir = mkdtempSync(join(tmpdir(), 'passport-store-'));
       const file = join(dir, 'passport.db');
@@ -87,8 +104,10 @@ function sqliteKind<S extends { dispose(): void }>(
           db.close();
         }
       };
+      const store = connect();
       return {
-        store: connect(),
+        ...inspect(store),
+        store,
         openPeer: connect,
         restart: () => {
           closeAll();
@@ -106,19 +125,47 @@ function sqliteKind<S extends { dispose(): void }>(
 
 const noTimer = { sweepIntervalMs: 0 };
 
-export const replayAdapters: ReadonlyArray<AdapterKind<SweepableReplayStore>> = [
-  memoryKind((o) => new MemoryReplayStore({ maxEntries: o.maxEntries })),
-  sqliteKind((db, o) => new SqliteReplayStore(db, { ...noTimer, maxEntries: o.maxEntries })),
-];
+const inspectReplay: Inspect<SweepableReplayStore, ReplayStoreHarness> = (store) => ({
+  size: () => store.size,
+  sweep: (nowMs) => store.sweep(nowMs),
+  usage: () => store.usage(),
+});
+const inspectSessions: Inspect<SweepableSessionStore, SessionStoreHarness> = (store) => ({
+  size: () => store.size,
+});
+const inspectRateLimit: Inspect<SweepableRateLimitStore, RateLimitStoreHarness> = (store) => ({
+  size: () => store.size,
+  sweep: (nowMs) => store.sweep(nowMs),
+});
 
-export const sessionAdapters: ReadonlyArray<AdapterKind<SweepableSessionStore>> = [
-  memoryKind((o) => new MemorySessionStore({ maxEntries: o.maxEntries, maxOpenPerPassport: o.maxOpenPerPassport })),
-  sqliteKind(
-    (db, o) => new SqliteSessionStore(db, { ...noTimer, maxEntries: o.maxEntries, maxOpenPerPassport: o.maxOpenPerPassport }),
+export const replayAdapters: ReadonlyArray<AdapterKind<SweepableReplayStore, ReplayStoreHarness>> = [
+  memoryKind((o) => new MemoryReplayStore({ maxEntries: o.maxEntries }), inspectReplay),
+  sqliteKind<SqliteReplayStore, ReplayStoreHarness>(
+    (db, o) => new SqliteReplayStore(db, { ...noTimer, maxEntries: o.maxEntries }),
+    inspectReplay,
   ),
 ];
 
-export const rateLimitAdapters: ReadonlyArray<AdapterKind<SweepableRateLimitStore>> = [
-  memoryKind((o) => new MemoryRateLimitStore({ maxKeys: o.maxEntries })),
-  sqliteKind((db, o) => new SqliteRateLimitStore(db, { ...noTimer, maxEntries: o.maxEntries })),
+export const sessionAdapters: ReadonlyArray<AdapterKind<SweepableSessionStore, SessionStoreHarness>> = [
+  memoryKind(
+    (o) => new MemorySessionStore({ maxEntries: o.maxEntries, maxOpenPerPassport: o.maxOpenPerPassport }),
+    inspectSessions,
+  ),
+  sqliteKind<SqliteSessionStore, SessionStoreHarness>(
+    (db, o) =>
+      new SqliteSessionStore(db, {
+        ...noTimer,
+        maxEntries: o.maxEntries,
+        maxOpenPerPassport: o.maxOpenPerPassport,
+      }),
+    inspectSessions,
+  ),
+];
+
+export const rateLimitAdapters: ReadonlyArray<AdapterKind<SweepableRateLimitStore, RateLimitStoreHarness>> = [
+  memoryKind((o) => new MemoryRateLimitStore({ maxKeys: o.maxEntries }), inspectRateLimit),
+  sqliteKind<SqliteRateLimitStore, RateLimitStoreHarness>(
+    (db, o) => new SqliteRateLimitStore(db, { ...noTimer, maxEntries: o.maxEntries }),
+    inspectRateLimit,
+  ),
 ];

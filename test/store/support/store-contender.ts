@@ -6,9 +6,7 @@
  * argv: <file> replay <keyCount> <rounds>   → recordIfAbsent on keys k0..k(n-1), `rounds` times each
  *       <file> take <key> <takes> <capacity> → `takes` takes from one bucket that never refills
  */
-import { SqliteDatabase } from '../../../apps/api/src/store/sqlite.database.js';
-import { SqliteRateLimitStore } from '../../../apps/api/src/store/sqlite-rate-limit.store.js';
-import { SqliteReplayStore } from '../../../apps/api/src/store/sqlite-replay.store.js';
+import { SqliteDatabase, SqliteRateLimitStore, SqliteReplayStore } from '@passport/adapters/sqlite';
 
 const [file, op, a, b, c] = process.argv.slice(2);
 const db = SqliteDatabase.open(file);

@@ -8,7 +8,7 @@
  */
 import { type ChainReader, ChainUnavailableError } from '@passport/core';
 import { type HealthCheckResult, type HealthIndicator } from '../infrastructure/health-indicator.js';
-import { LedgerChainReader } from './ledger-chain.reader.js';
+import { LedgerChainReader } from '@passport/adapters/ledger';
 
 export class ChainHealthIndicator implements HealthIndicator {
   readonly name = 'chain';

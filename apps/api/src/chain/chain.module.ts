@@ -2,12 +2,12 @@
  * The chain adapter family (global): `CHAIN_READER` (the local ledger or NEAR JSON-RPC, chosen by
  * `CHAIN`, behind a short cache), `CHAIN_HEALTH_INDICATOR`, `SERVER_IDENTITY` and the resolved
  * `TRUSTED_CONTRACTS`. With the ledger, the development family is created on first start
- * (bootstrap/dev-family.ts); with NEAR, missing keys stop the start with one line.
+ * (`ensureDevFamily` of @passport/adapters/ledger); with NEAR, missing keys stop the start with one line.
  */
 import { Global, Inject, Injectable, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { type ChainReader } from '@passport/core';
 import { type AppConfig } from '../config/app-config.js';
-import { ensureDevFamily } from '../bootstrap/dev-family.js';
+import { ensureDevFamily, LedgerChainReader } from '@passport/adapters/ledger';
 import {
   APP_CONFIG,
   CHAIN_HEALTH_INDICATOR,
@@ -17,10 +17,8 @@ import {
 } from '../infrastructure/di-tokens.js';
 import { type HealthIndicator } from '../infrastructure/health-indicator.js';
 import { type ServerIdentity } from '../infrastructure/server-identity.js';
-import { CachingChainReader } from './caching-chain.reader.js';
+import { CachingChainReader } from '@passport/adapters/caching';
 import { ChainHealthIndicator } from './chain.health-indicator.js';
-import { LedgerChainReader } from './ledger-chain.reader.js';
-import { NearChainReader } from './near-chain.reader.js';
 import { loadServerIdentity } from './server-identity.loader.js';
 
 /** Internal token: the opened adapter before caching (health checks must reach the real chain). */
@@ -32,6 +30,8 @@ export async function openChainAdapter(
   logger = new Logger('Chain'),
 ): Promise<ChainReader> {
   if (config.chain === 'near') {
+    // near-api-js loads only when CHAIN=near (a ledger server never needs it).
+    const { NearChainReader } = await import('@passport/adapters/near');
     return new NearChainReader({
       rpcUrl: config.nearRpcUrl as string,
       contractId: config.nearContractId as string,

@@ -7,7 +7,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PassportError, type ChainReader, type Clock } from '@passport/core';
 import { type SessionStore } from '@passport/core/ports';
-import { CachingChainReader } from '../chain/caching-chain.reader.js';
+import { CachingChainReader } from '@passport/adapters/caching';
 import { CHAIN_READER, CLOCK, SESSION_STORE } from '../infrastructure/di-tokens.js';
 import { type MetricsSnapshot } from './metrics.snapshot.js';
 import { OperatorMetrics, setCounter } from './operator-metrics.js';

@@ -5,10 +5,10 @@
  */
 import { MemoryReplayStore, systemClock } from '@passport/core';
 import { MemoryRateLimitStore, MemorySessionStore } from '@passport/core/testing';
-import { type StoreBackend, type StoreBackendOptions } from './store-backend.js';
-import { startPeriodicSweep } from './periodic-sweep.js';
+import { type StoreBackend, type StoreBackendOptions } from './store-backend.types.js';
+import { startPeriodicSweep } from '@passport/adapters/sweep';
 import { replayHealth } from './replay-health.js';
-import { DEFAULT_SWEEP_INTERVAL_MS } from './sqlite-store.options.js';
+import { DEFAULT_SWEEP_INTERVAL_MS } from '@passport/adapters/sqlite';
 
 export function createMemoryStoreBackend(options: StoreBackendOptions = {}): StoreBackend {
   const clock = options.clock ?? systemClock;

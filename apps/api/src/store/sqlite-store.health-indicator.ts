@@ -11,8 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { type Clock } from '@passport/core';
 import { type HealthCheckResult, type HealthIndicator } from '../infrastructure/health-indicator.js';
 import { replayHealth } from './replay-health.js';
-import { type SqliteDatabase } from './sqlite.database.js';
-import { type SqliteReplayStore } from './sqlite-replay.store.js';
+import { type SqliteDatabase, type SqliteReplayStore } from '@passport/adapters/sqlite';
 
 /** How long a request-path failure of the replay store keeps health degraded. */
 export const STORE_FAILURE_REPORT_MS = 60_000;

@@ -4,11 +4,13 @@
  * arrangement; other processes open their own).
  */
 import { systemClock } from '@passport/core';
-import { type StoreBackend, type StoreBackendOptions } from './store-backend.js';
-import { SqliteDatabase } from './sqlite.database.js';
-import { SqliteReplayStore } from './sqlite-replay.store.js';
-import { SqliteSessionStore } from './sqlite-session.store.js';
-import { SqliteRateLimitStore } from './sqlite-rate-limit.store.js';
+import { type StoreBackend, type StoreBackendOptions } from './store-backend.types.js';
+import {
+  SqliteDatabase,
+  SqliteReplayStore,
+  SqliteSessionStore,
+  SqliteRateLimitStore,
+} from '@passport/adapters/sqlite';
 import { SqliteStoreHealthIndicator } from './sqlite-store.health-indicator.js';
 
 export function createSqliteStoreBackend(dataDir: string, options: StoreBackendOptions = {}): StoreBackend {

@@ -3,35 +3,12 @@
  * check, chosen by `STORE`. Each family lives in its own file; adding one (e.g. `redis`, a later issue)
  * is one more branch in `createStoreBackend` and nothing else changes.
  */
-import { type Clock, type ReplayStore } from '@passport/core';
-import { type RateLimitStore, type SessionStore } from '@passport/core/ports';
-import { type AppConfig, type StoreKind } from '../config/app-config.js';
-import { type HealthIndicator } from '../infrastructure/health-indicator.js';
+import { type AppConfig } from '../config/app-config.js';
 import { createMemoryStoreBackend } from './memory.store-backend.js';
 import { createSqliteStoreBackend } from './sqlite.store-backend.js';
-import { type SqliteStoreOptions } from './sqlite-store.options.js';
-import { type SqliteSessionStoreOptions } from './sqlite-session.store.js';
+import { type StoreBackend, type StoreBackendOptions } from './store-backend.types.js';
 
-export interface StoreBackend {
-  readonly kind: StoreKind;
-  readonly replay: ReplayStore;
-  readonly sessions: SessionStore;
-  readonly rateLimit: RateLimitStore;
-  readonly health: HealthIndicator;
-  /** Stops background sweeps and releases the storage (idempotent). */
-  close(): void;
-}
-
-/** Per-table settings; every field is optional and has a documented default in its adapter. */
-export interface StoreBackendOptions {
-  /** Clock of the background sweeps (request paths pass their own `nowMs`). */
-  readonly clock?: Clock;
-  readonly replay?: SqliteStoreOptions;
-  readonly sessions?: SqliteSessionStoreOptions;
-  readonly rateLimit?: SqliteStoreOptions;
-  /** Milliseconds a SQLite connection waits for another's write lock (default 5000). */
-  readonly busyTimeoutMs?: number;
-}
+export type { StoreBackend, StoreBackendOptions } from './store-backend.types.js';
 
 export function createStoreBackend(
   config: Pick<AppConfig, 'store' | 'dataDir'>,

@@ -8,13 +8,12 @@
  * another port names that server rather than http://localhost:3000.
  */
 import { parseArgs } from 'node:util';
-import { isTokenId, randomFaceTokenId, signFamilyMetadata, type PassportMetadata } from '@passport/core';
+import { isTokenId, randomFaceTokenId } from '@passport/core';
 import { cryptoRandomInt } from '@passport/core/token-id';
 import { isDnFullyParsed } from '@passport/core/profile';
 import { isNearAccountId } from '@passport/core/credentials';
 import { parseServiceProviderId } from '@passport/core/family';
-import { createNodeSigner } from '@passport/core/node';
-import { readLedgerFile, updateLedgerFile } from '../../../api/src/chain/ledger/ledger-file.js';
+import { mintFamilyPassport, readLedgerFile, updateLedgerFile } from '@passport/adapters/ledger';
 import { CliError, output, parseOrFail, readCredentials, type CliCommand } from '../cli-context.js';
 
 const HELP = `Usage: passport mint [--key <owner.json> | --owner <account>] [options]
@@ -118,17 +117,7 @@ export const mintCommand: CliCommand = {
       'http://localhost:3000'
     ).replace(/\/+$/, '');
 
-    // The issuer's way: the token id is signed from the record, not carried in the metadata.
-    const metadata: PassportMetadata = {
-      serviceprovider_id: root.token_id,
-      subjectuniqueidentifier_url: apiBase,
-    };
-    if (values['not-before'] !== undefined) metadata.not_before = values['not-before'];
-    if (values['not-after'] !== undefined) metadata.not_after = values['not-after'];
-    if (values['max-requests'] !== undefined) metadata.max_requests = values['max-requests'];
-    if (values['maxrq-window'] !== undefined) metadata.maxrq_window = values['maxrq-window'];
-    if (values.dn !== undefined) metadata.userselected_dn = values.dn;
-    if (values['webhook-url'] !== undefined) metadata.webhook_url = values['webhook-url'];
+    let permissionedRoutes: string | undefined;
     if (values['admin-route']?.length) {
       const methods: Record<string, string> = {};
       for (const entry of values['admin-route']) {
@@ -137,23 +126,32 @@ export const mintCommand: CliCommand = {
           throw new CliError(`--admin-route must be an exact path starting with / (got "${entry}")`);
         methods[path] = rate ?? '*';
       }
-      metadata.permissioned_routes = JSON.stringify({ entities: { methods } });
+      permissionedRoutes = JSON.stringify({ entities: { methods } });
     }
-    metadata.serviceprovider_signature = signFamilyMetadata(
-      metadata,
+    // Signed the way the server's first start signs its own passport (one implementation).
+    const { metadata, entry } = mintFamilyPassport({
+      rootTokenId: root.token_id,
+      rootSecretSeed: family.secretSeed,
       tokenId,
-      createNodeSigner(family.secretSeed),
-    );
+      ownerId: owner,
+      serverUrl: apiBase,
+      fields: {
+        not_before: values['not-before'],
+        not_after: values['not-after'],
+        max_requests: values['max-requests'],
+        maxrq_window: values['maxrq-window'],
+        userselected_dn: values.dn,
+        webhook_url: values['webhook-url'],
+        permissioned_routes: permissionedRoutes,
+      },
+    });
 
     await updateLedgerFile(ledgerFile, (doc) => {
       if (doc.passports.some((p) => p.token_id === tokenId))
         throw new CliError(`${tokenId} already exists in ${ledgerFile}`);
       return {
         ...doc,
-        passports: [
-          ...doc.passports,
-          { token_id: tokenId, owner_id: owner, metadata: metadata as Record<string, string> },
-        ],
+        passports: [...doc.passports, entry],
       };
     });
     output(io, !!values.json, { tokenId, ownerId: owner, contractId: ledger.contractId, metadata }, tokenId);

@@ -1,7 +1,8 @@
 /**
  * @module ports/chain-reader.port
  * Everything the domain needs from the chain. Adapters: the local JSON ledger and NEAR JSON-RPC
- * (apps/api), and an in-memory reader (this library) for tests and embedders.
+ * (@passport/adapters), and an in-memory reader (this library) for tests and embedders; the contract
+ * every adapter must meet is `describeChainReaderContract` (@passport/core/testing).
  */
 import { type PassportRecord } from '../passport/passport.types.js';
 

@@ -2,6 +2,9 @@
  * @module @passport/core/testing
  * In-memory adapters of every port and a fixed clock: for tests, for embedding, and as the reference an
  * integrator compares their own adapter with. Every store is capped.
+ * The port contract suites: the behaviour every adapter of a port must show, as functions that take the
+ * test framework's functions (Jest's or Vitest's) and a factory of the adapter under test; the core
+ * itself depends on no test framework.
  */
 
 // Memory adapters
@@ -17,3 +20,30 @@ export {
   MemoryRateLimitStore,
   type MemoryRateLimitStoreOptions,
 } from '../adapters/memory/memory-rate-limit.store.js';
+
+// Port contract suites
+export type {
+  ContractAdapter,
+  ContractExpectation,
+  ContractHarness,
+  ContractMatchers,
+  ContractStoreOptions,
+  ContractTestApi,
+} from './contracts/contract-test-api.js';
+export { describeReplayStoreContract, type ReplayStoreHarness } from './contracts/replay-store.contract.js';
+export {
+  describeSessionStoreContract,
+  type SessionStoreHarness,
+} from './contracts/session-store.contract.js';
+export {
+  describeRateLimitStoreContract,
+  type RateLimitStoreHarness,
+} from './contracts/rate-limit-store.contract.js';
+export {
+  CHAIN_SEED,
+  describeChainReaderContract,
+  type ChainReaderContractAdapter,
+  type ChainReaderFixture,
+  type ChainSeed,
+  type ChainSeedPassport,
+} from './contracts/chain-reader.contract.js';

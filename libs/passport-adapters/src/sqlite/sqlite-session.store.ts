@@ -32,7 +32,7 @@ import {
   type SessionStore,
 } from '@passport/core/ports';
 import { type SqliteDatabase } from './sqlite.database.js';
-import { startPeriodicSweep, type PeriodicSweep } from './periodic-sweep.js';
+import { startPeriodicSweep, type PeriodicSweep } from '../sweep/periodic-sweep.js';
 import {
   DEFAULT_SWEEP_INTERVAL_MS,
   positiveInteger,

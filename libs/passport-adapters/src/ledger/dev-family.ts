@@ -14,29 +14,31 @@ import {
   formatNearCredentials,
   nearCredentialsFromSeed,
   randomFaceTokenId,
-  signFamilyMetadata,
-  type PassportMetadata,
 } from '@passport/core';
 import { cryptoRandomInt } from '@passport/core/token-id';
 import { familyRootTokenId } from '@passport/core/family';
-import { createNodeSigner } from '@passport/core/node';
-import { type AppConfig } from '../config/app-config.js';
-import { serializeLedger, writeFileAtomic, type LedgerDocument } from '../chain/ledger/ledger-file.js';
-import { StartupError } from '../chain/server-identity.loader.js';
+import { serializeLedger, writeFileAtomic, type LedgerDocument } from './ledger-file.js';
+import { mintFamilyPassport } from './family-mint.js';
+
+/** The development family cannot be used or created; `message` is one line naming the file. */
+export class DevFamilyError extends Error {
+  override readonly name = 'DevFamilyError';
+}
 
 /** Contract id of the local ledger when NEAR_CONTRACT_ID is not set. */
 export const DEFAULT_LEDGER_CONTRACT_ID = 'passport.local';
 export const DEV_FAMILY_ROOT_ID = 'devroot';
 
-export type DevFamilyConfig = Pick<
-  AppConfig,
-  | 'chain'
-  | 'ledgerFile'
-  | 'serverCredentialsFile'
-  | 'familyCredentialsFile'
-  | 'publicBaseUrl'
-  | 'nearContractId'
->;
+/** The server settings the development family reads (the API's configuration has them all). */
+export interface DevFamilyConfig {
+  /** Only `ledger` creates a family; any other chain is left alone. */
+  readonly chain: string;
+  readonly ledgerFile: string;
+  readonly serverCredentialsFile: string;
+  readonly familyCredentialsFile: string;
+  readonly publicBaseUrl: string;
+  readonly nearContractId: string | undefined;
+}
 
 export interface DevFamilyOutcome {
   readonly created: boolean;
@@ -63,14 +65,14 @@ export async function ensureDevFamily(
   ]);
   if (hasServerKey) {
     if (!hasLedger)
-      throw new StartupError(
+      throw new DevFamilyError(
         `LEDGER_FILE ${config.ledgerFile} does not exist (SERVER_CREDENTIALS_FILE does)`,
       );
     return { created: false };
   }
   if (hasRootKey || hasLedger) {
     const present = hasLedger ? config.ledgerFile : config.familyCredentialsFile;
-    throw new StartupError(
+    throw new DevFamilyError(
       `SERVER_CREDENTIALS_FILE ${config.serverCredentialsFile} is missing but ${present} exists; restore the key or remove ${present} to create a new development family`,
     );
   }
@@ -81,17 +83,14 @@ export async function ensureDevFamily(
   const server = nearCredentialsFromSeed(randomBytes(32));
   const serverTokenId = randomFaceTokenId(opts.random ?? cryptoRandomInt);
 
-  // Minted the issuer's way: the token id is signed from the record, not carried in the metadata.
-  const serverMetadata: PassportMetadata = {
-    serviceprovider_id: rootTokenId,
-    subjectuniqueidentifier_url: config.publicBaseUrl,
-    userselected_dn: 'NNSWF=Development,NSWF=Server,Creature=service',
-  };
-  serverMetadata.serviceprovider_signature = signFamilyMetadata(
-    serverMetadata,
-    serverTokenId,
-    createNodeSigner(root.secretSeed),
-  );
+  const minted = mintFamilyPassport({
+    rootTokenId,
+    rootSecretSeed: root.secretSeed,
+    tokenId: serverTokenId,
+    ownerId: server.accountId,
+    serverUrl: config.publicBaseUrl,
+    fields: { userselected_dn: 'NNSWF=Development,NSWF=Server,Creature=service' },
+  });
 
   const ledger: LedgerDocument = {
     contractId,
@@ -105,7 +104,7 @@ export async function ensureDevFamily(
           userselected_dn: 'NNSWF=Development,NSWF=Family Root',
         },
       },
-      { token_id: serverTokenId, owner_id: server.accountId, metadata: stringsOnly(serverMetadata) },
+      minted.entry,
     ],
     accounts: {},
   };
@@ -155,10 +154,4 @@ async function exists(file: string): Promise<boolean> {
     () => true,
     () => false,
   );
-}
-
-function stringsOnly(metadata: PassportMetadata): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(metadata)) if (typeof value === 'string') out[key] = value;
-  return out;
 }

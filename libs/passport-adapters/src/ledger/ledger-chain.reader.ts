@@ -12,7 +12,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { type ChainReader, type Clock, decodeBase58, type PassportRecord, systemClock } from '@passport/core';
 import { type PageRequest } from '@passport/core/ports';
-import { LedgerFormatError, ledgerRecords, parseLedger, type LedgerDocument } from './ledger/ledger-file.js';
+import { LedgerFormatError, ledgerRecords, parseLedger, type LedgerDocument } from './ledger-file.js';
 
 export interface LedgerLog {
   log(message: string): void;

@@ -12,7 +12,7 @@
 import { PassportError, systemClock, type ReplayStore } from '@passport/core';
 import { type RecordOutcome, type RecordQuota, type ReplayStoreUsage } from '@passport/core/ports';
 import { type SqliteDatabase } from './sqlite.database.js';
-import { startPeriodicSweep, type PeriodicSweep } from './periodic-sweep.js';
+import { startPeriodicSweep, type PeriodicSweep } from '../sweep/periodic-sweep.js';
 import {
   DEFAULT_SWEEP_INTERVAL_MS,
   positiveInteger,

@@ -14,7 +14,7 @@ import { systemClock } from '@passport/core';
 import { takeToken, type BucketState } from '@passport/core/rate-limit';
 import { type BucketPolicy, type RateLimitStore, type TakeResult } from '@passport/core/ports';
 import { type SqliteDatabase } from './sqlite.database.js';
-import { startPeriodicSweep, type PeriodicSweep } from './periodic-sweep.js';
+import { startPeriodicSweep, type PeriodicSweep } from '../sweep/periodic-sweep.js';
 import {
   DEFAULT_SWEEP_INTERVAL_MS,
   positiveInteger,

@@ -1,0 +1,30 @@
+/**
+ * What every store adapter family provides (its file builds one; `store-backend.ts` chooses one by
+ * `STORE`). In a file of its own so that the family files and the chooser do not import each other.
+ */
+import { type Clock, type ReplayStore } from '@passport/core';
+import { type RateLimitStore, type SessionStore } from '@passport/core/ports';
+import { type SqliteSessionStoreOptions, type SqliteStoreOptions } from '@passport/adapters/sqlite';
+import { type StoreKind } from '../config/app-config.js';
+import { type HealthIndicator } from '../infrastructure/health-indicator.js';
+
+export interface StoreBackend {
+  readonly kind: StoreKind;
+  readonly replay: ReplayStore;
+  readonly sessions: SessionStore;
+  readonly rateLimit: RateLimitStore;
+  readonly health: HealthIndicator;
+  /** Stops background sweeps and releases the storage (idempotent). */
+  close(): void;
+}
+
+/** Per-table settings; every field is optional and has a documented default in its adapter. */
+export interface StoreBackendOptions {
+  /** Clock of the background sweeps (request paths pass their own `nowMs`). */
+  readonly clock?: Clock;
+  readonly replay?: SqliteStoreOptions;
+  readonly sessions?: SqliteSessionStoreOptions;
+  readonly rateLimit?: SqliteStoreOptions;
+  /** Milliseconds a SQLite connection waits for another's write lock (default 5000). */
+  readonly busyTimeoutMs?: number;
+}

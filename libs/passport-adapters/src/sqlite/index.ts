@@ -1,0 +1,10 @@
+/**
+ * @module @passport/adapters/sqlite
+ * The SQLite store adapters (replay records, sessions, rate-limit buckets) on one database file.
+ * Loads better-sqlite3 (an optional peer dependency): import this subpath only where SQLite is used.
+ */
+export * from './sqlite.database.js';
+export * from './sqlite-store.options.js';
+export * from './sqlite-replay.store.js';
+export * from './sqlite-session.store.js';
+export * from './sqlite-rate-limit.store.js';
