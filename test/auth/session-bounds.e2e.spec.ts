@@ -31,9 +31,11 @@ describe('session bounds (SESSION_MAX_PER_PASSPORT=3, SESSION_MAX_ENTRIES=6)', (
     const key = newKey();
     const attacker = await mintPassport(app, { owner: key });
     const tokens: string[] = [];
+    // A challenge is single use: each login signs a distinct (earlier) second of one fetched challenge.
+    // Shifting fresh challenges instead repeats a second whenever a login takes a second (a loaded CI).
+    const challenge = await fetchChallenge(app.baseUrl);
     for (let i = 0; i < 5; i++) {
-      // A challenge is single use: each login signs a distinct (earlier) second.
-      const res = await login(app.baseUrl, { identifier: attacker.tokenId, key, shiftSeconds: -i });
+      const res = await login(app.baseUrl, { identifier: attacker.tokenId, key, challenge, shiftSeconds: -i });
       expect(res.status).toBe(200);
       tokens.push(res.body.jwt_token);
     }
@@ -59,7 +61,7 @@ describe('session bounds (SESSION_MAX_PER_PASSPORT=3, SESSION_MAX_ENTRIES=6)', (
     expect((await nonce(victim.jwt)).status).toBe(200);
     for (const current of tokens.slice(2)) expect((await nonce(current)).status).toBe(200);
     // The attacker's own further logins still rotate within its bound (closing its own, which frees a place).
-    const again = await login(app.baseUrl, { identifier: attacker.tokenId, key, shiftSeconds: -10 });
+    const again = await login(app.baseUrl, { identifier: attacker.tokenId, key, challenge, shiftSeconds: -10 });
     expect(again.status).toBe(200);
     expect((await nonce(victim.jwt)).status).toBe(200);
   });
