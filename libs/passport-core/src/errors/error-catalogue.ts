@@ -149,8 +149,3 @@ export function describeError(code: string): ErrorDescriptor | undefined {
   const prefix = DYNAMIC_CODE_PREFIXES.find((p) => code.startsWith(`${p}_`));
   return prefix ? ERROR_CATALOGUE[prefix] : undefined;
 }
-
-/** All codes answered with a given HTTP status (for OpenAPI documentation of an endpoint's errors). */
-export function codesWithStatus(status: number): CatalogueCode[] {
-  return (Object.keys(ERROR_CATALOGUE) as CatalogueCode[]).filter((c) => ERROR_CATALOGUE[c].status === status);
-}

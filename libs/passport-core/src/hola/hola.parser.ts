@@ -8,7 +8,7 @@
  */
 import { decodeBase32 } from '../codecs/base32.codec.js';
 import { codeUnitSum, holaChecksumLetter } from './hola.checksum.js';
-import { parseHolaTimestamp } from './hola-timestamp.js';
+import { parseHolaTimestamp } from './hola-timestamp.parser.js';
 import { isPaddedBase32, isUnixMillis, isUpperHex, isUpperTokenId } from './hola-field-checks.js';
 import {
   HOLA_VALIDATION_STAGE,

@@ -21,7 +21,7 @@ export {
   type HolaReasonCode,
 } from './hola.types.js';
 export { holaChecksum, holaChecksumLetter, HOLA_CHECKSUM_ALPHABET } from './hola.checksum.js';
-export { parseHolaTimestamp, HOLA_TIMESTAMP_GRAMMAR } from './hola-timestamp.js';
+export { parseHolaTimestamp, HOLA_TIMESTAMP_GRAMMAR } from './hola-timestamp.parser.js';
 
 // Verification
 export {
