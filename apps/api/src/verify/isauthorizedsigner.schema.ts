@@ -35,7 +35,9 @@ export const isAuthorizedSignerResponseSchema = z.object({
   checks: z
     .object({ tokenExists: z.boolean(), tokenActive: z.boolean(), publicKeyAuthorized: z.boolean() })
     .strict(),
-  failureReasons: z.array(z.enum(['token_revoked', 'token_not_live', 'owner_keys_unavailable', 'signature_invalid'])),
+  failureReasons: z.array(
+    z.enum(['token_revoked', 'token_not_live', 'owner_keys_unavailable', 'signature_invalid']),
+  ),
   requestId: z.string(),
 });
 

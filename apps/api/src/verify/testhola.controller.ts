@@ -6,7 +6,11 @@ import { BearerAuthGuard } from '../auth/bearer/bearer-auth.guard.js';
 import { BEARER_ERRORS } from '../auth/login/login.controller.js';
 import { RequestId } from '../http/request-id.decorator.js';
 import { ApiErrors } from '../openapi/api-errors.decorator.js';
-import { testHolaRequestComponent, testHolaResponseComponent, type TestHolaResponse } from './testhola.schema.js';
+import {
+  testHolaRequestComponent,
+  testHolaResponseComponent,
+  type TestHolaResponse,
+} from './testhola.schema.js';
 import { TestHolaService } from './testhola.service.js';
 
 @ApiTags('hola')

@@ -23,10 +23,13 @@ const passed = z.literal(true);
 export const testHolaResponseSchema = z.object({
   valid: z.literal(true),
   peerTokenId: tokenIdSchema.meta({ description: 'Sender of the tested line (need not be the caller).' }),
-  destinatary: z.string().meta({ description: 'Recipient of the tested line: MUNDO or a lowercase token id.' }),
+  destinatary: z
+    .string()
+    .meta({ description: 'Recipient of the tested line: MUNDO or a lowercase token id.' }),
   peerVerified: z.literal(true),
   hola: z.string().meta({
-    description: "The server's own signed reply line, addressed to the caller (fresh nonce, server passport key).",
+    description:
+      "The server's own signed reply line, addressed to the caller (fresh nonce, server passport key).",
   }),
   serverTokenId: tokenIdSchema.meta({ description: 'The server passport (sender of the reply line).' }),
   serverDestinatary: tokenIdSchema.meta({ description: 'The caller: the recipient of the reply line.' }),

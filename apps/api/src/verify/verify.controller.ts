@@ -56,7 +56,9 @@ export class VerifyController {
   ): Promise<VerifyResponse> {
     const caller = await this.authenticator.authenticateOptional(request.headers.authorization);
     try {
-      const { body: verdict } = await this.verifier.verify(verifyRequestFromBody(body, caller?.tokenId ?? null));
+      const { body: verdict } = await this.verifier.verify(
+        verifyRequestFromBody(body, caller?.tokenId ?? null),
+      );
       this.metrics.recordResult(verdict.verified, verdict.failureReasons);
       return { ...verdict, requestId };
     } catch (error) {

@@ -48,15 +48,10 @@ export const verifyRequestSchema = z.object({
     .optional(),
   constraints: z
     .object({
-      maxAgeMs: z
-        .int()
-        .min(1)
-        .max(MAX_HOLA_MAX_AGE_MS)
-        .default(DEFAULT_HOLA_MAX_AGE_MS)
-        .meta({
-          description:
-            'Freshness window in milliseconds. Outside 1..86400000 or not an integer: 400 INVALID_CONSTRAINTS.',
-        }),
+      maxAgeMs: z.int().min(1).max(MAX_HOLA_MAX_AGE_MS).default(DEFAULT_HOLA_MAX_AGE_MS).meta({
+        description:
+          'Freshness window in milliseconds. Outside 1..86400000 or not an integer: 400 INVALID_CONSTRAINTS.',
+      }),
     })
     .optional(),
   includeProfile: z
@@ -68,7 +63,9 @@ export const verifyRequestSchema = z.object({
 const reasonSchema = z.enum(VERIFY_FAILURE_REASONS);
 
 export const verifyResponseSchema = z.object({
-  verified: z.boolean().meta({ description: 'True only when every check passed and the nonce was recorded now.' }),
+  verified: z
+    .boolean()
+    .meta({ description: 'True only when every check passed and the nonce was recorded now.' }),
   peerTokenId: tokenIdSchema.meta({ description: 'Sender token id (the issuer for subagent lines).' }),
   destinatary: z
     .string()
@@ -119,7 +116,8 @@ export const verifyResponseSchema = z.object({
 
 export type VerifyResponse = z.infer<typeof verifyResponseSchema>;
 /** The core's body plus the request id is exactly this wire shape. */
-export const verifyResponseMatchesCore: SameShape<VerifyResponse, VerifyHolaBody & { requestId: string }> = true;
+export const verifyResponseMatchesCore: SameShape<VerifyResponse, VerifyHolaBody & { requestId: string }> =
+  true;
 
 export const verifyRequestComponent = openApiComponent('VerifyRequestDto', verifyRequestSchema);
 export const verifyResponseComponent = openApiComponent('VerifyResponseDto', verifyResponseSchema);

@@ -142,7 +142,13 @@ describe('request readers', () => {
   it('verify: reads the fields it knows and passes their values on unchecked', () => {
     expect(
       verifyRequestFromBody(
-        { hola: 7, constraints: { maxAgeMs: 'x' }, includeProfile: 'yes', expectedRecipient: 'MUNDO', extra: 1 },
+        {
+          hola: 7,
+          constraints: { maxAgeMs: 'x' },
+          includeProfile: 'yes',
+          expectedRecipient: 'MUNDO',
+          extra: 1,
+        },
         'bjbvcjzqbdsj',
       ),
     ).toEqual({
@@ -165,7 +171,10 @@ describe('request readers', () => {
 
   it.each([[[]], ['300000'], [true]])('verify: constraints %p → INVALID_CONSTRAINTS', (constraints) => {
     expect(() => verifyRequestFromBody({ hola: 'x', constraints }, null)).toThrow(
-      expect.objectContaining({ code: 'INVALID_CONSTRAINTS', details: { field: 'constraints', reason: 'must be an object' } }),
+      expect.objectContaining({
+        code: 'INVALID_CONSTRAINTS',
+        details: { field: 'constraints', reason: 'must be an object' },
+      }),
     );
   });
 
