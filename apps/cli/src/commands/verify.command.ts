@@ -57,12 +57,12 @@ Offline, one in-memory replay record serves all lines of the run.`,
           ...(values['expected-recipient'] ? { expectedRecipient: values['expected-recipient'] } : {}),
           ...(values.profile ? { includeProfile: true } : {}),
         };
-        const result = await callApi(io, `${api}/api/identity/verify`, {
+        const result = await callApi<VerifyHolaBody>(io, `${api}/api/identity/verify`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify(body),
         });
-        results.push(result as unknown as VerifyHolaBody);
+        results.push(result);
       }
     } else {
       if (!values.host)
