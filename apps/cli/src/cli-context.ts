@@ -57,12 +57,15 @@ export function apiUrl(value: string | undefined, io: CliIo): string {
   return raw.replace(/\/+$/, '');
 }
 
-/** Calls the API and returns the parsed JSON body; non-2xx answers become one line with the error code. */
-export async function callApi(
+/**
+ * Calls the API and returns the parsed JSON body, typed as the server's documented shape `T`;
+ * non-2xx answers become one line with the error code.
+ */
+export async function callApi<T = Record<string, unknown>>(
   io: CliIo,
   url: string,
   init: RequestInit = {},
-): Promise<Record<string, unknown>> {
+): Promise<T> {
   let res: Response;
   try {
     res = await io.fetch(url, { ...init, signal: AbortSignal.timeout(15000) });
@@ -82,7 +85,7 @@ export async function callApi(
       `${new URL(url).pathname} answered ${res.status} ${error?.code ?? ''}${error?.message ? `: ${error.message}` : ''}`.trim(),
     );
   }
-  return body as Record<string, unknown>;
+  return body as T;
 }
 
 /** `parseArgs` errors (unknown flag, missing value) as one-line user errors. */

@@ -20,6 +20,7 @@ import { APP_NAME, APP_VERSION } from '../config/app-version.js';
 import { APP_CONFIG } from '../infrastructure/di-tokens.js';
 import { statusOfCode } from './api-errors.decorator.js';
 import { codesOf, errorResponseSchema } from './error-response.schema.js';
+import { addOpenApiComponents } from './zod-openapi.js';
 
 /** Name of the bearer security scheme (use `@ApiBearerAuth(BEARER_AUTH)` on JWT routes). */
 export const BEARER_AUTH = 'bearer';
@@ -78,6 +79,7 @@ export class OpenApiDocumentService {
       operationIdFactory: (controllerKey, methodKey) =>
         `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
     });
+    addOpenApiComponents(document);
     addCrossCuttingErrors(document);
     addNewTokenHeader(document);
     return document;

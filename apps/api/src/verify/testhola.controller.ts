@@ -6,7 +6,11 @@ import { BearerAuthGuard } from '../auth/bearer/bearer-auth.guard.js';
 import { BEARER_ERRORS } from '../auth/login/login.controller.js';
 import { RequestId } from '../http/request-id.decorator.js';
 import { ApiErrors } from '../openapi/api-errors.decorator.js';
-import { TestHolaRequestDto, TestHolaResponseDto } from './testhola.dto.js';
+import {
+  testHolaRequestComponent,
+  testHolaResponseComponent,
+  type TestHolaResponse,
+} from './testhola.schema.js';
 import { TestHolaService } from './testhola.service.js';
 
 @ApiTags('hola')
@@ -29,8 +33,8 @@ export class TestHolaController {
       "only) a success also sends the signed testhola_validation_success webhook to the caller's webhook_url " +
       '(/hooks/agent and /hooks/wake), in the background.',
   })
-  @ApiBody({ type: TestHolaRequestDto })
-  @ApiOkResponse({ type: TestHolaResponseDto })
+  @ApiBody({ schema: testHolaRequestComponent })
+  @ApiOkResponse({ schema: testHolaResponseComponent })
   @ApiErrors(
     ...BEARER_ERRORS,
     'HOLA_VALIDATION_FAILED',
@@ -45,7 +49,7 @@ export class TestHolaController {
     @Body() body: unknown,
     @Caller() caller: AuthContext,
     @RequestId() requestId: string,
-  ): Promise<TestHolaResponseDto> {
-    return { ...(await this.testHola.test(body, caller, requestId)), requestId } as TestHolaResponseDto;
+  ): Promise<TestHolaResponse> {
+    return { ...(await this.testHola.test(body, caller, requestId)), requestId };
   }
 }

@@ -1,17 +1,7 @@
 /**
  * `POST /api/testhola` (resolutions §4): the caller's self-test of an outbound HOLA line. It runs the
- * same verifier as `/api/identity/verify` (one replay record) with the default 300 s window, then
- * turns the verdict into gates, checked in pipeline order:
- *
- *   1. format, lint, checksum   → 400 HOLA_VALIDATION_FAILED (stage format_checksum_and_payload_validation)
- *   2. freshness                → 400 HOLA_TIMESTAMP_INVALID (stage timestamp_freshness_validation,
- *                                 ageSeconds, maxAgeSeconds)
- *   3. token and signature      → 400 HOLA_SIGNATURE_INVALID (stage signature_verification; reasonCode
- *                                 token_missing | token_expired | signature_invalid | public_key_unavailable,
- *                                 the first in the spec's order)
- *   4. single use               → 400 HOLA_VALIDATION_FAILED (reasonCode nonce_replay, stage nonce_replay_validation)
- *
- * A chain failure is not the sender's fault: 500 VERIFY_FAILED, never a 400 verdict.
+ * same verifier as `/api/identity/verify` (one replay record) with the default 300 s window; the core's
+ * `testHolaGateError` turns a failed verdict into the error of the first gate it failed.
  * On success the server answers with its own signed line addressed to the caller (fresh nonce, server
  * key), and with WEBHOOK_TEST_ENABLED the `testhola_validation_success` webhook goes to the caller's
  * `webhook_url` in the background.
@@ -20,15 +10,13 @@
  * neither to MUNDO nor to the server passport, unless `expectedRecipient` says otherwise.
  */
 import { Inject, Injectable } from '@nestjs/common';
+import { buildHolaLine, type ChainReader, type Clock, type HolaVerifier } from '@passport/core';
 import {
-  buildHolaLine,
-  PassportError,
-  type ChainReader,
-  type Clock,
-  type HolaVerifier,
-  type VerifyFailureReason,
+  testHolaGateError,
+  testHolaRequestFromBody,
+  type VerifyHolaBody,
   type VerifyHolaResult,
-} from '@passport/core';
+} from '@passport/core/hola';
 import { type AuthContext } from '../auth/bearer/auth-context.js';
 import { type AppConfig } from '../config/app-config.js';
 import { APP_CONFIG, CHAIN_READER, CLOCK, SERVER_IDENTITY } from '../infrastructure/di-tokens.js';
@@ -36,51 +24,14 @@ import { newNonceHex } from '../infrastructure/pooled-random.js';
 import { type ServerIdentity } from '../infrastructure/server-identity.js';
 import { VerifyMetrics } from '../metrics/verify-metrics.js';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
+import { type TestHolaResponse } from './testhola.schema.js';
 import { HOLA_VERIFIER } from './verify.di-tokens.js';
 
 export const TESTHOLA_WEBHOOK_EVENT = 'testhola_validation_success';
 export const TESTHOLA_ENDPOINT = '/api/testhola';
 
-/** Signature-stage reason codes, in the order they are reported. */
-const SIGNATURE_GATE: readonly VerifyFailureReason[] = [
-  'token_missing',
-  'token_expired',
-  'signature_invalid',
-  'public_key_unavailable',
-];
-
-const SIGNATURE_HINTS: Record<string, string> = {
-  token_missing: 'No passport has the sender token id of this line.',
-  token_expired: 'The sender passport is outside its not_before / not_after window or revoked.',
-  signature_invalid:
-    'Sign the UTF-8 of the uppercased line up to and including /<HOST>/ with the key of the passport owner.',
-  public_key_unavailable: 'The passport owner has no Ed25519 key on chain to check the signature with.',
-};
-
-export interface TestHolaBody {
-  valid: true;
-  peerTokenId: string;
-  destinatary: string;
-  peerVerified: true;
-  hola: string;
-  serverTokenId: string;
-  serverDestinatary: string;
-  serverTimestamp: string;
-  checks: Record<
-    | 'formatValid'
-    | 'checksumValid'
-    | 'timestampValid'
-    | 'timestampFresh'
-    | 'noncetsValid'
-    | 'nonceReplaySafe'
-    | 'tokenExists'
-    | 'tokenActive'
-    | 'signatureValid'
-    | 'publicKeyAvailable',
-    true
-  >;
-  warnings?: { code: string; message: string }[];
-}
+/** The 200 body before the request id is added. */
+export type TestHolaReply = Omit<TestHolaResponse, 'requestId'>;
 
 @Injectable()
 export class TestHolaService {
@@ -94,26 +45,18 @@ export class TestHolaService {
     private readonly metrics: VerifyMetrics,
   ) {}
 
-  async test(body: unknown, caller: AuthContext, requestId: string): Promise<TestHolaBody> {
-    const fields =
-      typeof body === 'object' && body !== null && !Array.isArray(body)
-        ? (body as Record<string, unknown>)
-        : {};
+  async test(body: unknown, caller: AuthContext, requestId: string): Promise<TestHolaReply> {
     let result: VerifyHolaResult;
     try {
-      result = await this.verifier.verify({
-        hola: fields.hola,
-        callerTokenId: this.server.tokenId,
-        ...(typeof fields.expectedRecipient === 'string'
-          ? { expectedRecipient: fields.expectedRecipient }
-          : {}),
-      });
+      result = await this.verifier.verify(testHolaRequestFromBody(body, this.server.tokenId));
     } catch (error) {
       this.metrics.recordError(error);
       throw error;
     }
-    this.metrics.recordResult(result.verified, result.failureReasons);
-    this.throwFirstFailedGate(result);
+    const verdict = result.body;
+    this.metrics.recordResult(verdict.verified, verdict.failureReasons);
+    const failedGate = testHolaGateError(result);
+    if (failedGate) throw failedGate;
 
     const serverTimestamp = new Date(this.clock.nowMs()).toISOString();
     const reply = buildHolaLine({
@@ -124,12 +67,12 @@ export class TestHolaService {
       serviceHost: this.config.serviceHost,
       signer: this.server.signer,
     });
-    if (this.config.webhookTestEnabled) this.sendWebhook(caller, result, requestId, serverTimestamp);
+    if (this.config.webhookTestEnabled) this.sendWebhook(caller, verdict, requestId, serverTimestamp);
 
     return {
       valid: true,
-      peerTokenId: result.peerTokenId,
-      destinatary: result.destinatary,
+      peerTokenId: verdict.peerTokenId,
+      destinatary: verdict.destinatary,
       peerVerified: true,
       hola: reply,
       serverTokenId: this.server.tokenId,
@@ -147,61 +90,14 @@ export class TestHolaService {
         signatureValid: true,
         publicKeyAvailable: true,
       },
-      ...(result.warnings ? { warnings: result.warnings } : {}),
+      ...(verdict.warnings ? { warnings: verdict.warnings } : {}),
     };
-  }
-
-  private throwFirstFailedGate(result: VerifyHolaResult): void {
-    if (result.verified) return;
-    const { facts } = result;
-    const reasons = new Set(result.failureReasons);
-    if (reasons.has('timestamp_stale_or_future')) {
-      throw new PassportError(
-        'HOLA_TIMESTAMP_INVALID',
-        {
-          reasonCode: 'timestamp_stale_or_future',
-          stage: 'timestamp_freshness_validation',
-          hint: 'Build a new line from a fresh GET /api/holanonce16ts; check the sender clock if it keeps failing.',
-          ageSeconds: facts.ageSeconds,
-          maxAgeSeconds: Math.floor(facts.maxAgeMs / 1000),
-          holaTimestamp: facts.parsed.timestamp,
-        },
-        facts.ageSeconds < 0
-          ? `The HOLA timestamp is ${-facts.ageSeconds} s in the future.`
-          : `The HOLA timestamp is ${facts.ageSeconds} s old; at most ${Math.floor(facts.maxAgeMs / 1000)} s are accepted.`,
-      );
-    }
-    if (reasons.has('public_key_error') || facts.chainError) {
-      throw new PassportError('VERIFY_FAILED', { reason: 'chain_unavailable' });
-    }
-    const signatureReason = SIGNATURE_GATE.find((r) => reasons.has(r));
-    if (signatureReason) {
-      throw new PassportError('HOLA_SIGNATURE_INVALID', {
-        reasonCode: signatureReason,
-        stage: 'signature_verification',
-        hint: SIGNATURE_HINTS[signatureReason],
-        peerTokenId: result.peerTokenId,
-      });
-    }
-    if (reasons.has('nonce_replay')) {
-      throw new PassportError(
-        'HOLA_VALIDATION_FAILED',
-        {
-          reasonCode: 'nonce_replay',
-          stage: 'nonce_replay_validation',
-          hint: 'This line was already accepted once; build a new line with a new nonce.',
-          ...result.nonceReplayDetails,
-        },
-        'The nonce of this HOLA line was already used.',
-      );
-    }
-    throw new PassportError('VERIFY_FAILED'); // unreachable while the reason list is complete
   }
 
   /** The `testhola_validation_success` webhook to the caller's `webhook_url` (JWT claim, else the chain). */
   private sendWebhook(
     caller: AuthContext,
-    result: VerifyHolaResult,
+    verdict: VerifyHolaBody,
     requestId: string,
     timestamp: string,
   ): void {
@@ -223,9 +119,9 @@ export class TestHolaService {
         webhookUrl,
         webhookCidr,
         data: {
-          peerTokenId: result.peerTokenId,
+          peerTokenId: verdict.peerTokenId,
           serverTokenId: this.server.tokenId,
-          recipient: result.destinatary,
+          recipient: verdict.destinatary,
           timestamp,
           endpoint: TESTHOLA_ENDPOINT,
         },

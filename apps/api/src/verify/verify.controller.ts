@@ -1,34 +1,20 @@
 /**
  * `POST /api/identity/verify` (public, optional JWT): verifies a peer's HOLA line with the core's use
- * case. Early validation and bad constraints are 400s; every other verdict is a 200 body to read
+ * case (which reads the body too). Early validation and bad constraints are 400s; every other verdict is a 200 body to read
  * (`verified`, `failureReasons`). A bearer token, when sent, must be valid (401 otherwise) and only
  * enables the RECIPIENT_MISMATCH warning.
  */
 import { Body, Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { PassportError, type HolaVerifier } from '@passport/core';
+import { type HolaVerifier } from '@passport/core';
+import { verifyRequestFromBody } from '@passport/core/hola';
 import { type FastifyRequest } from 'fastify';
 import { BearerAuthenticator } from '../auth/bearer/bearer.authenticator.js';
 import { RequestId } from '../http/request-id.decorator.js';
 import { VerifyMetrics } from '../metrics/verify-metrics.js';
 import { ApiErrors } from '../openapi/api-errors.decorator.js';
 import { HOLA_VERIFIER } from './verify.di-tokens.js';
-import { VerifyRequestDto, VerifyResponseDto } from './verify.dto.js';
-
-type JsonObject = Record<string, unknown>;
-
-const isObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** `constraints.maxAgeMs` as sent (the use case validates it); a non-object `constraints` is refused here. */
-export function maxAgeOf(body: JsonObject): unknown {
-  const constraints = body.constraints;
-  if (constraints === undefined || constraints === null) return undefined;
-  if (!isObject(constraints)) {
-    throw new PassportError('INVALID_CONSTRAINTS', { field: 'constraints', reason: 'must be an object' });
-  }
-  return constraints.maxAgeMs;
-}
+import { verifyRequestComponent, verifyResponseComponent, type VerifyResponse } from './verify.schema.js';
 
 @ApiTags('hola')
 @Controller('api/identity')
@@ -51,8 +37,8 @@ export class VerifyController {
       'addressed neither to MUNDO nor to the caller (unless `expectedRecipient` is given).',
     security: [{}, { bearer: [] }],
   })
-  @ApiBody({ type: VerifyRequestDto })
-  @ApiOkResponse({ type: VerifyResponseDto })
+  @ApiBody({ schema: verifyRequestComponent })
+  @ApiOkResponse({ schema: verifyResponseComponent })
   @ApiErrors(
     'HOLA_VALIDATION_FAILED',
     'INVALID_CONSTRAINTS',
@@ -67,21 +53,14 @@ export class VerifyController {
     @Body() body: unknown,
     @Req() request: FastifyRequest,
     @RequestId() requestId: string,
-  ): Promise<VerifyResponseDto> {
+  ): Promise<VerifyResponse> {
     const caller = await this.authenticator.authenticateOptional(request.headers.authorization);
-    const fields = isObject(body) ? body : {};
     try {
-      const result = await this.verifier.verify({
-        hola: fields.hola,
-        maxAgeMs: maxAgeOf(fields),
-        includeProfile: fields.includeProfile === true,
-        callerTokenId: caller?.tokenId ?? null,
-        ...(typeof fields.expectedRecipient === 'string'
-          ? { expectedRecipient: fields.expectedRecipient }
-          : {}),
-      });
-      this.metrics.recordResult(result.verified, result.failureReasons);
-      return { ...result, requestId } as unknown as VerifyResponseDto;
+      const { body: verdict } = await this.verifier.verify(
+        verifyRequestFromBody(body, caller?.tokenId ?? null),
+      );
+      this.metrics.recordResult(verdict.verified, verdict.failureReasons);
+      return { ...verdict, requestId };
     } catch (error) {
       this.metrics.recordError(error);
       throw error;

@@ -57,12 +57,12 @@ Offline, one in-memory replay record serves all lines of the run.`,
           ...(values['expected-recipient'] ? { expectedRecipient: values['expected-recipient'] } : {}),
           ...(values.profile ? { includeProfile: true } : {}),
         };
-        const result = await callApi(io, `${api}/api/identity/verify`, {
+        const result = await callApi<VerifyHolaBody>(io, `${api}/api/identity/verify`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify(body),
         });
-        results.push(result as unknown as VerifyHolaBody);
+        results.push(result);
       }
     } else {
       if (!values.host)
@@ -78,14 +78,13 @@ Offline, one in-memory replay record serves all lines of the run.`,
       try {
         for (const hola of positionals) {
           try {
-            // JSON.stringify sees own properties only: `facts` (a getter) stays out, leaving exactly the API's body.
-            const result = await verifier.verify({
+            const { body } = await verifier.verify({
               hola,
               maxAgeMs,
               includeProfile: !!values.profile,
               expectedRecipient: values['expected-recipient'],
             });
-            results.push(JSON.parse(JSON.stringify(result)) as VerifyHolaBody);
+            results.push(body);
           } catch (error) {
             if (error instanceof PassportError) {
               const reason = (error.details as { reasonCode?: string } | null)?.reasonCode;

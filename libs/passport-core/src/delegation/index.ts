@@ -18,7 +18,7 @@ export {
 } from './delegation.js';
 export {
   verifySubagent,
-  type HolaVerifyFacts,
+  type HolaVerdict,
   type SubagentInput,
   type SubagentMismatch,
   type SubagentVerification,

@@ -2,7 +2,7 @@ import { createNobleSigner } from '../crypto/noble.signer.js';
 import { buildHolaLine } from '../hola/hola.builder.js';
 import { encodeBase32 } from '../codecs/base32.codec.js';
 import { type DelegationCheckResult, signDelegation } from './delegation.js';
-import { compareSubagent, verifySubagent, type HolaVerifyFacts } from './subagent-verification.js';
+import { compareSubagent, verifySubagent, type HolaVerdict } from './subagent-verification.js';
 
 const owner = createNobleSigner(new Uint8Array(32).fill(1));
 const subagent = createNobleSigner(new Uint8Array(32).fill(2));
@@ -32,7 +32,7 @@ const authorized = (d = delegation(), ok = true): DelegationCheckResult => ({
   checks: { tokenExists: true, tokenActive: true, publicKeyAuthorized: ok },
   failureReasons: ok ? [] : ['signature_invalid'],
 });
-const verified: HolaVerifyFacts = { verified: true, failureReasons: [] };
+const verified: HolaVerdict = { verified: true, failureReasons: [] };
 
 describe('compareSubagent', () => {
   it('is valid when the line verified, the delegation is authorized and issuer, id and key agree', () => {

@@ -20,7 +20,7 @@ import {
 } from './delegation.js';
 
 /** The fields of a verify result (`POST /api/identity/verify` 200) this check reads. */
-export interface HolaVerifyFacts {
+export interface HolaVerdict {
   readonly verified: boolean;
   readonly failureReasons?: readonly string[];
 }
@@ -54,7 +54,7 @@ export interface SubagentInput {
 /** Compares the line, its verify result and the delegation check of the delegation it presented. */
 export function compareSubagent(
   input: SubagentInput,
-  holaResult: HolaVerifyFacts,
+  holaResult: HolaVerdict,
   delegationResult: DelegationCheckResult,
 ): SubagentVerification {
   const reasons: SubagentMismatch[] = [];
@@ -99,7 +99,7 @@ export function compareSubagent(
 /** Runs both checks through the injected calls, then compares. */
 export async function verifySubagent(
   calls: {
-    readonly verifyHola: (hola: string) => Promise<HolaVerifyFacts>;
+    readonly verifyHola: (hola: string) => Promise<HolaVerdict>;
     readonly isAuthorizedSigner: (body: DelegationRequestBody) => Promise<DelegationCheckResult>;
   },
   input: SubagentInput,

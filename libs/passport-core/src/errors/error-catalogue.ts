@@ -2,8 +2,10 @@
  * @module errors/error-catalogue
  * The one list of machine codes this service can answer with: HTTP status and a client-safe default
  * message for each. The HTTP app, the OpenAPI document and the client library all read it from here.
- * Codes are stable wire contracts: never rename one; add a new one instead.
+ * Codes are stable wire contracts: never rename one; add a new one instead. An area may keep its
+ * codes beside its code (HOLA verification: `verify/verify.errors`); they are gathered here.
  */
+import { VERIFY_ERRORS } from '../verify/verify.errors.js';
 
 export interface ErrorDescriptor {
   /** HTTP status the code is answered with (client-side codes use the status the client should treat it as). */
@@ -79,16 +81,8 @@ export const ERROR_CATALOGUE = {
   AGENTS_RETRIEVE_FAILED: entry(500, 'The passport holders could not be listed.'),
   TOKEN_NOT_FOUND: entry(404, 'No passport exists for this token id.'),
 
-  // HOLA verification
-  HOLA_VALIDATION_FAILED: entry(400, 'The HOLA line failed validation.'),
-  HOLA_TIMESTAMP_INVALID: entry(400, 'The HOLA timestamp is stale or in the future.'),
-  HOLA_SIGNATURE_INVALID: entry(400, 'The HOLA signature could not be verified.'),
-  INVALID_CONSTRAINTS: entry(400, 'constraints.maxAgeMs must be an integer from 1 to 86400000.'),
-  VERIFY_FAILED: entry(500, 'The verification could not be completed.'),
-  REPLAY_QUOTA_EXCEEDED: entry(429, 'This sender has too many unexpired single-use records; retry when older lines expire.'),
-  REPLAY_STORE_FULL: entry(503, 'The single-use record store is full; the line was not accepted. Retry later.'),
-  REPLAY_STORE_UNAVAILABLE: entry(503, 'The single-use record store is unavailable; the line was not accepted.'),
-  ISAUTHORIZEDSIGNER: entry(400, 'The delegation check request is invalid.'),
+  // HOLA verification, the single-use record, the delegation check
+  ...VERIFY_ERRORS,
 
   // DID
   INVALID_DID: entry(400, 'The DID or its token identifier is invalid.'),
@@ -148,9 +142,4 @@ export function describeError(code: string): ErrorDescriptor | undefined {
   if (!CODE_PATTERN.test(code)) return undefined;
   const prefix = DYNAMIC_CODE_PREFIXES.find((p) => code.startsWith(`${p}_`));
   return prefix ? ERROR_CATALOGUE[prefix] : undefined;
-}
-
-/** All codes answered with a given HTTP status (for OpenAPI documentation of an endpoint's errors). */
-export function codesWithStatus(status: number): CatalogueCode[] {
-  return (Object.keys(ERROR_CATALOGUE) as CatalogueCode[]).filter((c) => ERROR_CATALOGUE[c].status === status);
 }

@@ -8,7 +8,6 @@ export {
   ERROR_CATALOGUE,
   DYNAMIC_CODE_PREFIXES,
   describeError,
-  codesWithStatus,
   type CatalogueCode,
   type ErrorCode,
   type ErrorDescriptor,

@@ -11,7 +11,7 @@ import { createNobleSigner } from '../crypto/noble.signer.js';
 import { createNobleVerifier } from '../crypto/noble.verifier.js';
 import { buildHolaLine } from './hola.builder.js';
 import { codeUnitSum, holaChecksum, HOLA_CHECKSUM_ALPHABET } from './hola.checksum.js';
-import { HOLA_TIMESTAMP_GRAMMAR, parseHolaTimestamp } from './hola-timestamp.js';
+import { HOLA_TIMESTAMP_GRAMMAR, parseHolaTimestamp } from './hola-timestamp.parser.js';
 import { parseHola } from './hola.parser.js';
 import { HOLA_REASON_CODES, HOLA_VALIDATION_STAGE, type ParsedHola } from './hola.types.js';
 

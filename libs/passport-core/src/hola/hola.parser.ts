@@ -8,7 +8,7 @@
  */
 import { decodeBase32 } from '../codecs/base32.codec.js';
 import { codeUnitSum, holaChecksumLetter } from './hola.checksum.js';
-import { parseHolaTimestamp } from './hola-timestamp.js';
+import { parseHolaTimestamp } from './hola-timestamp.parser.js';
 import { isPaddedBase32, isUnixMillis, isUpperHex, isUpperTokenId } from './hola-field-checks.js';
 import {
   HOLA_VALIDATION_STAGE,
@@ -26,44 +26,38 @@ export const HOLA_DELEGATE_ID_MAX_LENGTH = 128;
 const MUNDO_SUM = codeUnitSum('MUNDO');
 const PLACEHOLDER = /[<>[\]{}()\s]|\.\.\.|SIGNATURE|PLACEHOLDER/;
 
-// What `scanLine` found in the line being parsed (parsing is synchronous: one scratch state serves all).
-/** The positions of the first nine slashes (a subagent line has nine). */
-const SLASHES = new Int32Array(9);
-/** The code-unit sum of the line through its last slash: what the checksum covers. */
-let sumThroughLastSlash = 0;
-
-/**
- * One pass over `line`: fills SLASHES and sumThroughLastSlash and returns the number of slashes, or
- * -1 when `uppercased` is false and the line holds a character that uppercasing changes (a-z, or any
- * non-ASCII character, to be safe).
- */
-function scanLine(line: string, uppercased: boolean): number {
-  let slashes = 0;
-  let sum = 0;
-  let through = 0;
-  for (let i = 0; i < line.length; i++) {
-    const c = line.charCodeAt(i);
-    if (c >= 0x61 && (c <= 0x7a || c >= 0x80) && !uppercased) return -1;
-    sum += c;
-    if (c === 0x2f) {
-      if (slashes < SLASHES.length) SLASHES[slashes] = i;
-      slashes++;
-      through = sum;
-    }
-  }
-  sumThroughLastSlash = through;
-  return slashes;
+/** What one pass over a line found. */
+interface LineScan {
+  /** The number of slashes; -1 when the line must be uppercased first (see `scanLine`). */
+  readonly slashCount: number;
+  /** The positions of the first nine slashes (a subagent line has nine). */
+  readonly slashes: Int32Array;
+  /** The code-unit sum of the line through its last slash: what the checksum covers. */
+  readonly sumThroughLastSlash: number;
 }
 
-let lastHost = '';
-let lastUpperHost = '';
-/** SERVICE_HOST uppercased (one service checks lines against one host: remember the last). */
-function upperHost(serviceHost: string): string {
-  if (serviceHost !== lastHost) {
-    lastUpperHost = serviceHost.toUpperCase();
-    lastHost = serviceHost;
+/**
+ * One pass over `line`: the slashes and the checksum's sum; `slashCount` is -1 when `uppercased` is
+ * false and the line holds a character that uppercasing changes (a-z, or any non-ASCII character, to
+ * be safe).
+ */
+function scanLine(line: string, uppercased: boolean): LineScan {
+  const slashes = new Int32Array(9);
+  let slashCount = 0;
+  let sum = 0;
+  let sumThroughLastSlash = 0;
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c >= 0x61 && (c <= 0x7a || c >= 0x80) && !uppercased)
+      return { slashCount: -1, slashes, sumThroughLastSlash: 0 };
+    sum += c;
+    if (c === 0x2f) {
+      if (slashCount < slashes.length) slashes[slashCount] = i;
+      slashCount++;
+      sumThroughLastSlash = sum;
+    }
   }
-  return lastUpperHost;
+  return { slashCount, slashes, sumThroughLastSlash };
 }
 
 const HINTS: Record<HolaReasonCode, string> = {
@@ -123,11 +117,12 @@ export function parseHola(input: unknown, opts: { serviceHost: string }): HolaPa
   // that finds the slashes also notices when uppercasing would change something (a runtime call
   // otherwise made for every line).
   let line = input;
-  let slashCount = scanLine(line, false);
-  if (slashCount < 0) {
+  let scan = scanLine(line, false);
+  if (scan.slashCount < 0) {
     line = input.toUpperCase();
-    slashCount = scanLine(line, true);
+    scan = scanLine(line, true);
   }
+  const { slashCount, slashes, sumThroughLastSlash } = scan;
   if (!line.startsWith('HOLA/')) return fail('invalid_format', 'hola must start with "HOLA/".');
   const count = slashCount + 1;
   if (count !== 8 && count !== 10) {
@@ -137,16 +132,16 @@ export function parseHola(input: unknown, opts: { serviceHost: string }): HolaPa
     );
   }
   const form = count === 8 ? 'standard' : 'subagent';
-  // Field k runs from SLASHES[k - 1] + 1 to SLASHES[k] (the last one to the end of the line). From the
+  // Field k runs from slashes[k - 1] + 1 to slashes[k] (the last one to the end of the line). From the
   // right: checksum, signature, host marker, nonce; the middle is 2 or 4 fields.
-  const checksumStart = SLASHES[count - 2] + 1;
-  const signatureStart = SLASHES[count - 3] + 1;
+  const checksumStart = slashes[count - 2] + 1;
+  const signatureStart = slashes[count - 3] + 1;
   const signatureEnd = checksumStart - 1;
-  const hostStart = SLASHES[count - 4] + 1;
+  const hostStart = slashes[count - 4] + 1;
   const hostEnd = signatureStart - 1;
-  const nonceStart = SLASHES[count - 5] + 1;
+  const nonceStart = slashes[count - 5] + 1;
   const nonceEnd = hostStart - 1;
-  const recipientEnd = SLASHES[1];
+  const recipientEnd = slashes[1];
   const emptyRecipient = recipientEnd === 5;
   if (
     !emptyRecipient &&
@@ -155,7 +150,7 @@ export function parseHola(input: unknown, opts: { serviceHost: string }): HolaPa
   ) {
     return fail('invalid_format', 'The recipient must be MUNDO, empty, or a 12-letter token id.');
   }
-  const expectedHost = upperHost(opts.serviceHost);
+  const expectedHost = opts.serviceHost.toUpperCase();
   if (hostEnd - hostStart !== expectedHost.length || !line.startsWith(expectedHost, hostStart)) {
     return fail('invalid_format', `The host marker must be ${expectedHost}.`, {
       expected: expectedHost,
@@ -170,15 +165,15 @@ export function parseHola(input: unknown, opts: { serviceHost: string }): HolaPa
   let delegateId: string | undefined;
   let subagentPublicKey: Uint8Array | undefined;
   if (form === 'standard') {
-    senderStart = SLASHES[1] + 1;
-    timestampStart = SLASHES[2] + 1;
+    senderStart = slashes[1] + 1;
+    timestampStart = slashes[2] + 1;
     if (!isUpperTokenId(line, senderStart, timestampStart - 1))
       return fail('invalid_format', 'The sender token id must be 12 letters.');
   } else {
-    const delegateLength = SLASHES[2] - SLASHES[1] - 1;
-    senderStart = SLASHES[2] + 1;
-    const publicKeyStart = SLASHES[3] + 1;
-    timestampStart = SLASHES[4] + 1;
+    const delegateLength = slashes[2] - slashes[1] - 1;
+    senderStart = slashes[2] + 1;
+    const publicKeyStart = slashes[3] + 1;
+    timestampStart = slashes[4] + 1;
     if (delegateLength < 1 || delegateLength > HOLA_DELEGATE_ID_MAX_LENGTH) {
       return fail(
         'invalid_format',
@@ -198,7 +193,7 @@ export function parseHola(input: unknown, opts: { serviceHost: string }): HolaPa
         'The subagent public key must be the base32 of 32 bytes (52 characters).',
       );
     }
-    delegateId = line.slice(SLASHES[1] + 1, SLASHES[2]);
+    delegateId = line.slice(slashes[1] + 1, slashes[2]);
     subagentPublicKey = key;
   }
   const timestampEnd = nonceStart - 1;

@@ -21,7 +21,7 @@ export {
   type HolaReasonCode,
 } from './hola.types.js';
 export { holaChecksum, holaChecksumLetter, HOLA_CHECKSUM_ALPHABET } from './hola.checksum.js';
-export { parseHolaTimestamp, HOLA_TIMESTAMP_GRAMMAR } from './hola-timestamp.js';
+export { parseHolaTimestamp, HOLA_TIMESTAMP_GRAMMAR } from './hola-timestamp.parser.js';
 
 // Verification
 export {
@@ -30,6 +30,9 @@ export {
   type HolaVerifier,
   type HolaVerifierDeps,
 } from '../verify/verify-hola.use-case.js';
+export { verifyRequestFromBody, testHolaRequestFromBody } from '../verify/verify-hola-request.validator.js';
+export { testHolaGateError } from '../verify/testhola.gates.js';
+export { VERIFY_FAILURE_HINTS, TESTHOLA_FAILURE_HINTS } from '../verify/verify-hola.hints.js';
 export {
   VERIFY_FAILURE_REASONS,
   DEFAULT_HOLA_MAX_AGE_MS,

@@ -16,10 +16,9 @@ import { decodeFace, type Face } from '../token-id/face.decoder.js';
 import { isTokenId } from '../token-id/token-id.js';
 import { parseDn } from '../dn/dn.parser.js';
 import { SELF_DECLARED_DISCLAIMER } from './disclaimer.js';
-import { PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT, parseOffsetPageQuery, type OffsetPageQuery } from '../paging/offset-page.js';
+import { PAGE_DEFAULT_LIMIT, parseOffsetPageQuery, type OffsetPageQuery } from '../paging/offset-page.js';
 
 export const AGENTS_DEFAULT_LIMIT = PAGE_DEFAULT_LIMIT;
-export const AGENTS_MAX_LIMIT = PAGE_MAX_LIMIT;
 
 export interface AgentListItem {
   readonly tokenId: string;

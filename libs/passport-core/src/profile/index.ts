@@ -27,7 +27,6 @@ export {
   agentListItem,
   parseAgentsQuery,
   AGENTS_DEFAULT_LIMIT,
-  AGENTS_MAX_LIMIT,
   type AgentListItem,
   type AgentsPage,
   type AgentsQuery,

@@ -1,7 +1,7 @@
 /**
  * @module verify/verify-hola.types
  * Request and 200 body of HOLA verification (spec "Verify request and response"; resolutions §2, §4),
- * plus the intermediate facts `/api/testhola` maps onto its own gates.
+ * plus the facts `/api/testhola` maps onto its own gates.
  */
 import { type ParsedHola } from '../hola/hola.types.js';
 import { type PassportRecord } from '../passport/passport.types.js';
@@ -66,7 +66,7 @@ export interface VerifyHolaBody {
   profile?: PublicProfile;
 }
 
-/** What verification found out, for callers that map it to other gates (`/api/testhola`). */
+/** What verification found out besides the body, for callers that map it to other gates (`/api/testhola`). */
 export interface VerifyHolaFacts {
   readonly parsed: ParsedHola;
   /** null when missing or when the chain failed before it was read (`chainError`). */
@@ -79,5 +79,8 @@ export interface VerifyHolaFacts {
   readonly publicKeyAvailable: boolean;
 }
 
-/** The body, with the facts readable as `facts` but never serialised (see `VerifyHolaOutcome`). */
-export type VerifyHolaResult = VerifyHolaBody & { readonly facts: VerifyHolaFacts };
+/** A verification: the 200 body to send as it is, and the facts behind it (never serialised). */
+export interface VerifyHolaResult {
+  readonly body: VerifyHolaBody;
+  readonly facts: VerifyHolaFacts;
+}

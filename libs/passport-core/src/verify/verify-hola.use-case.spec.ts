@@ -94,11 +94,14 @@ describe.each<[string, () => SignatureVerifier | AsyncSignatureVerifier]>([
   let chain: MemoryChainReader;
   let replay: MemoryReplayStore;
   let deps: HolaVerifierDeps;
-  const verify = (
+  /** The whole result: the body and the facts behind it. */
+  const verifyResult = (
     hola: unknown,
     extra: Partial<Parameters<ReturnType<typeof createHolaVerifier>['verify']>[0]> = {},
     over: Partial<HolaVerifierDeps> = {},
   ) => createHolaVerifier({ ...deps, ...over }).verify({ hola, ...extra });
+  /** The 200 body alone. */
+  const verify = async (...args: Parameters<typeof verifyResult>) => (await verifyResult(...args)).body;
 
   beforeEach(() => {
     clock = new FixedClock(T0 + 10_000);
@@ -144,11 +147,11 @@ describe.each<[string, () => SignatureVerifier | AsyncSignatureVerifier]>([
       clock.set(T0 + 300_999);
       expect((await verify(line())).verified).toBe(true);
       clock.set(T0 + 301_000);
-      const result = await verify(line());
+      const { body: result, facts } = await verifyResult(line());
       expect(result.failureReasons).toEqual(['timestamp_stale_or_future']);
       expect(result.checks.timestampFresh).toBe(false);
       expect(result.checks.signatureValid).toBe(true);
-      expect(result.facts.ageSeconds).toBe(301);
+      expect(facts.ageSeconds).toBe(301);
     });
 
     it('freshness counts whole seconds', async () => {
@@ -229,18 +232,18 @@ describe.each<[string, () => SignatureVerifier | AsyncSignatureVerifier]>([
     });
 
     it('a named owner without keys → public_key_unavailable', async () => {
-      const result = await verify(line({ sender: NAMED_NO_KEY }));
+      const { body: result, facts } = await verifyResult(line({ sender: NAMED_NO_KEY }));
       expect(result.failureReasons).toEqual(['public_key_unavailable']);
       expect(result.checks.signatureValid).toBeUndefined();
-      expect(result.facts.publicKeyAvailable).toBe(false);
+      expect(facts.publicKeyAvailable).toBe(false);
     });
 
     it('a chain outage → public_key_error', async () => {
       chain.setUnavailable('timeout');
-      const result = await verify(line());
+      const { body: result, facts } = await verifyResult(line());
       expect(result.failureReasons).toEqual(['public_key_error']);
       expect(result.verified).toBe(false);
-      expect(result.facts.chainError).toBe(true);
+      expect(facts.chainError).toBe(true);
     });
 
     it('ownership follows the chain: after a transfer only the new owner’s lines verify', async () => {
@@ -358,8 +361,8 @@ describe.each<[string, () => SignatureVerifier | AsyncSignatureVerifier]>([
       const hola = line();
       const verifier = createHolaVerifier(deps);
       const results = await Promise.all(Array.from({ length: 50 }, () => verifier.verify({ hola })));
-      expect(results.filter((r) => r.verified)).toHaveLength(1);
-      expect(results.filter((r) => r.failureReasons.join() === 'nonce_replay')).toHaveLength(49);
+      expect(results.filter((r) => r.body.verified)).toHaveLength(1);
+      expect(results.filter((r) => r.body.failureReasons.join() === 'nonce_replay')).toHaveLength(49);
     });
 
     it('a failing replay store is a 503 REPLAY_STORE_UNAVAILABLE, never a verdict', async () => {
@@ -424,13 +427,14 @@ describe.each<[string, () => SignatureVerifier | AsyncSignatureVerifier]>([
       ]);
     });
 
-    it('keeps the intermediate facts out of the serialised body', async () => {
-      const result: VerifyHolaResult = await verify(line());
-      expect(JSON.stringify(result)).not.toContain('facts');
-      expect({ ...result }).not.toHaveProperty('facts');
-      expect(result.facts.parsed.senderTokenId).toBe(SENDER);
-      expect(result.facts.passport?.tokenId).toBe(SENDER);
-      expect(result.facts.maxAgeMs).toBe(300_000);
+    it('returns the facts beside the body, which is a plain object to send as it is', async () => {
+      const { body, facts }: VerifyHolaResult = await verifyResult(line());
+      expect(Object.getPrototypeOf(body)).toBe(Object.prototype);
+      expect(JSON.parse(JSON.stringify(body))).toEqual(body);
+      expect(body).not.toHaveProperty('facts');
+      expect(facts.parsed.senderTokenId).toBe(SENDER);
+      expect(facts.passport?.tokenId).toBe(SENDER);
+      expect(facts.maxAgeMs).toBe(300_000);
     });
 
     it.each([

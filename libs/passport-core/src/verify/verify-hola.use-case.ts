@@ -1,13 +1,19 @@
 /**
  * @module verify/verify-hola.use-case
- * Verifies a peer's HOLA line (resolutions §2, §4): early validation (400 `HOLA_VALIDATION_FAILED`),
- * then freshness, token existence and activity, the signature (current on-chain owner's keys for
- * standard lines, the embedded key for subagent lines) and finally the single-use nonce record,
- * reported on the 200 body.
+ * Verifies a peer's HOLA line (resolutions §2, §4). `verify` runs small named checks in order:
  *
- * The nonce is recorded only when everything else passed, so an unauthenticated caller cannot burn a
- * legitimate nonce; the record is kept for the longest window any caller may ask for (24 h after the
- * line's timestamp, plus the future skew), so no caller's larger `maxAgeMs` can accept a replay.
+ *   1. format     the request and the line (400 `INVALID_CONSTRAINTS` / `HOLA_VALIDATION_FAILED`)
+ *   2. freshness  the timestamp against the window
+ *   3. token      the passport exists and is live (any chain failure is `public_key_error`)
+ *   4. owner keys the current owner's keys (the embedded key for subagent lines)
+ *   5. signature  over the signed prefix, with those keys
+ *   6. replay     the single-use nonce record
+ *
+ * and returns the 200 body with the facts behind it. Every failure after step 1 is a reason on the
+ * body, never an exception. The nonce is recorded only when everything else passed, so an
+ * unauthenticated caller cannot burn a legitimate nonce; the record is kept for the longest window any
+ * caller may ask for (24 h after the line's timestamp, plus the future skew), so no caller's larger
+ * `maxAgeMs` can accept a replay.
  */
 import { PassportError } from '../errors/passport.error.js';
 import { parseHola } from '../hola/hola.parser.js';
@@ -19,10 +25,10 @@ import { type ChainReader } from '../ports/chain-reader.port.js';
 import { type Clock } from '../ports/clock.port.js';
 import { type ReplayStore } from '../ports/replay-store.port.js';
 import { type AsyncSignatureVerifier, type SignatureVerifier } from '../ports/signature-verifier.port.js';
-import { utf8Pooled } from '../codecs/utf8-pooled.codec.js';
+import { utf8 } from '../codecs/utf8.codec.js';
 import { isImplicitAccountId } from '../codecs/account-id.js';
-import { VerifyHolaOutcome } from './verify-hola.outcome.js';
 import { buildPublicProfile, unavailableProfile, type PublicProfile } from '../profile/public-profile.js';
+import { VERIFY_FAILURE_HINTS } from './verify-hola.hints.js';
 import {
   DEFAULT_HOLA_MAX_AGE_MS,
   MAX_HOLA_MAX_AGE_MS,
@@ -58,21 +64,6 @@ export interface HolaVerifierDeps {
 export interface HolaVerifier {
   verify(request: VerifyHolaRequest): Promise<VerifyHolaResult>;
 }
-
-const IMPLICIT_KEY_CACHE_SIZE = 4096;
-
-const FAILURE_HINTS: Record<VerifyFailureReason, string> = {
-  checksum_invalid: 'Recompute the checksum letter over the line as sent.',
-  timestamp_stale_or_future:
-    'Build a new line from a fresh GET /api/holanonce16ts; check the sender clock if it keeps failing.',
-  nonce_replay: 'This line was already accepted once; build a new line with a new nonce.',
-  token_missing: 'No passport has this token id; check the sender token id in the line.',
-  token_expired: 'The passport is outside its not_before / not_after window or revoked.',
-  signature_invalid:
-    'Sign the UTF-8 of the uppercased line up to and including /<HOST>/ with the key of the passport owner.',
-  public_key_unavailable: 'The passport owner has no Ed25519 key on chain to check the signature with.',
-  public_key_error: 'The chain could not be read to check the signature; retry shortly.',
-};
 
 /** `constraints.maxAgeMs`: absent → 300000; otherwise an integer 1..86400000, else INVALID_CONSTRAINTS. */
 export function resolveMaxAgeMs(value: unknown): number {
@@ -111,189 +102,191 @@ export function createHolaVerifier(deps: HolaVerifierDeps): HolaVerifier {
   const maxPerSender = deps.maxRecordsPerSender;
   if (maxPerSender !== undefined && (!Number.isSafeInteger(maxPerSender) || maxPerSender < 1))
     throw new RangeError('maxRecordsPerSender must be a positive integer');
-  // An implicit account's key is its id and never changes, so decoding it once is enough (bounded
-  // cache); named accounts go to the chain port every time (their keys change; adapters cache briefly).
-  const implicitKeys = new Map<string, Uint8Array[]>();
-  const ownerKeys = (ownerId: string): Uint8Array[] | Promise<Uint8Array[]> => {
-    const cached = implicitKeys.get(ownerId);
-    if (cached) return cached; // no promise on the hot path
-    if (!isImplicitAccountId(ownerId)) return resolveOwnerKeys(deps.chain, ownerId);
-    return resolveOwnerKeys(deps.chain, ownerId).then((keys) => {
-      if (implicitKeys.size >= IMPLICIT_KEY_CACHE_SIZE)
-        implicitKeys.delete(implicitKeys.keys().next().value as string);
-      implicitKeys.set(ownerId, keys);
-      return keys;
-    });
-  };
+  const ownerKeysOf = cachedOwnerKeys(deps.chain);
+  const replayTtlMs = MAX_HOLA_MAX_AGE_MS + futureSkewMs + 1000;
+
+  /** 3. The passport exists and is live; a chain failure is reported, not thrown. */
+  async function checkToken(line: ParsedHola): Promise<TokenCheck> {
+    let passport: PassportRecord | null = null;
+    try {
+      passport = await deps.chain.getPassport(line.senderTokenId);
+      if (!passport) return { passport, tokenExists: false, chainError: false };
+      const chainTimeMs = await deps.chain.chainTimeMs();
+      const tokenActive = isPassportLive(passport.metadata, chainTimeMs) && !isPassportRevoked(passport);
+      return { passport, tokenExists: true, tokenActive, chainError: false };
+    } catch {
+      // What was known before the failure (the passport, when read) stays reported.
+      return { passport, tokenExists: passport === null ? undefined : true, chainError: true };
+    }
+  }
+
+  /**
+   * 4. The keys to check the signature with: the one embedded in a subagent line, else the current
+   * owner's (none when the token is missing or the chain failed; `null` when reading them failed).
+   */
+  async function checkOwnerKeys(line: ParsedHola, token: TokenCheck): Promise<readonly Uint8Array[] | null> {
+    if (line.form === 'subagent') return [line.subagentPublicKey!];
+    if (!token.passport || token.chainError) return NO_KEYS;
+    try {
+      return await ownerKeysOf(token.passport.ownerId);
+    } catch {
+      return null;
+    }
+  }
+
+  /** 5. The signature over the signed prefix, with any of `keys` (an async lane is awaited key by key). */
+  async function checkSignature(line: ParsedHola, keys: readonly Uint8Array[]): Promise<boolean> {
+    const message = utf8(line.signedPrefix);
+    for (const key of keys) {
+      const answer = deps.verifier.verify(line.signature, message, key);
+      if (answer === true || (answer !== false && (await answer))) return true;
+    }
+    return false;
+  }
+
+  /** 6. Records the nonce; the first sighting when it was recorded before. Fails closed, never a verdict. */
+  async function checkReplay(line: ParsedHola, nowMs: number): Promise<{ firstSeenAtMs: number } | null> {
+    try {
+      const outcome = await deps.replay.recordIfAbsent(
+        holaReplayKey(line),
+        nowMs,
+        Math.floor(line.timestampMs / 1000) * 1000 + replayTtlMs,
+        maxPerSender === undefined ? undefined : { owner: line.senderTokenId, maxPerOwner: maxPerSender },
+      );
+      return outcome.recorded ? null : { firstSeenAtMs: outcome.firstSeenAtMs };
+    } catch (cause) {
+      // A line that cannot be recorded could be accepted twice: refuse it rather than answer.
+      if (cause instanceof PassportError && REPLAY_REFUSALS.has(cause.code)) throw cause;
+      throw Object.assign(new PassportError('REPLAY_STORE_UNAVAILABLE'), { cause });
+    }
+  }
 
   return {
     async verify(request: VerifyHolaRequest): Promise<VerifyHolaResult> {
+      // 1. format (throws the 400s)
       const maxAgeMs = resolveMaxAgeMs(request.maxAgeMs);
       const line = parseHolaOrThrow(request.hola, deps.serviceHost);
       const nowMs = deps.clock.nowMs();
-      // Failure reasons as bits in VERIFY_FAILURE_REASONS order (the hot path: no Set, no sort).
-      let reasons = 0;
+      const reasons = new Set<VerifyFailureReason>();
 
-      // Freshness in whole seconds: fresh iff -futureSkew <= age <= maxAge.
+      // 2. freshness, in whole seconds: fresh iff -futureSkew <= age <= maxAge
       const ageSeconds = Math.floor(nowMs / 1000) - Math.floor(line.timestampMs / 1000);
       const timestampFresh = ageSeconds * 1000 >= -futureSkewMs && ageSeconds * 1000 <= maxAgeMs;
-      if (!timestampFresh) reasons |= TIMESTAMP_STALE_OR_FUTURE;
+      if (!timestampFresh) reasons.add('timestamp_stale_or_future');
 
-      // Token existence and activity, then the keys: any chain failure is public_key_error.
-      let passport: PassportRecord | null = null;
-      let tokenExists: boolean | undefined;
-      let tokenActive: boolean | undefined;
-      let chainError = false;
-      let keys: readonly Uint8Array[] = NO_KEYS;
-      try {
-        passport = await deps.chain.getPassport(line.senderTokenId);
-        tokenExists = passport !== null;
-        if (passport) {
-          const chainTimeMs = await deps.chain.chainTimeMs();
-          tokenActive = isPassportLive(passport.metadata, chainTimeMs) && !isPassportRevoked(passport);
-          if (!tokenActive) reasons |= TOKEN_EXPIRED;
-          if (line.form === 'subagent') keys = [line.subagentPublicKey!];
-          else {
-            const owned = ownerKeys(passport.ownerId);
-            keys = Array.isArray(owned) ? owned : await owned;
-          }
-        } else {
-          reasons |= TOKEN_MISSING;
-        }
-      } catch {
-        chainError = true; // facts known before the failure (tokenExists) stay reported
-        reasons |= PUBLIC_KEY_ERROR;
-      }
-      if (line.form === 'subagent' && keys.length === 0) keys = [line.subagentPublicKey!];
+      // 3. token
+      const token = await checkToken(line);
+      if (token.tokenExists === false) reasons.add('token_missing');
+      if (token.tokenActive === false) reasons.add('token_expired');
+      if (token.chainError) reasons.add('public_key_error');
 
-      // The signature, when there is a key to check it with (an async lane is awaited key by key).
-      const publicKeyAvailable = keys.length > 0;
+      // 4. owner keys
+      const keys = await checkOwnerKeys(line, token);
+      if (keys === null) reasons.add('public_key_error');
+      const publicKeyAvailable = keys !== null && keys.length > 0;
+      if (keys !== null && keys.length === 0 && token.passport && !token.chainError)
+        reasons.add('public_key_unavailable');
+
+      // 5. signature
       let signatureValid: boolean | undefined;
       if (publicKeyAvailable) {
-        const message = utf8Pooled(line.signedPrefix); // short-lived: a view into a shared slab
-        signatureValid = false;
-        for (const key of keys) {
-          const answer = deps.verifier.verify(line.signature, message, key);
-          if (answer === true || (answer !== false && (await answer))) {
-            signatureValid = true;
-            break;
-          }
-        }
-        if (!signatureValid) reasons |= SIGNATURE_INVALID;
-      } else if (passport && !chainError) {
-        reasons |= PUBLIC_KEY_UNAVAILABLE;
+        signatureValid = await checkSignature(line, keys);
+        if (!signatureValid) reasons.add('signature_invalid');
       }
 
-      // The single-use record, only for a line that passed everything else.
+      // 6. replay, only for a line that passed everything else
       let nonceReplaySafe: boolean | undefined;
       let nonceReplayDetails: VerifyHolaBody['nonceReplayDetails'];
-      if (reasons === 0) {
-        const ttlMs = MAX_HOLA_MAX_AGE_MS + futureSkewMs + 1000;
-        let outcome;
-        try {
-          outcome = await deps.replay.recordIfAbsent(
-            holaReplayKey(line),
-            nowMs,
-            Math.floor(line.timestampMs / 1000) * 1000 + ttlMs,
-            maxPerSender === undefined ? undefined : { owner: line.senderTokenId, maxPerOwner: maxPerSender },
-          );
-        } catch (cause) {
-          // Fail closed, never a verdict: a line that cannot be recorded could be accepted twice.
-          if (cause instanceof PassportError && REPLAY_REFUSALS.has(cause.code)) throw cause;
-          throw Object.assign(new PassportError('REPLAY_STORE_UNAVAILABLE'), { cause });
-        }
-        nonceReplaySafe = outcome.recorded;
-        if (!outcome.recorded) {
-          reasons |= NONCE_REPLAY;
+      if (reasons.size === 0) {
+        const replayed = await checkReplay(line, nowMs);
+        nonceReplaySafe = replayed === null;
+        if (replayed) {
+          reasons.add('nonce_replay');
           nonceReplayDetails = {
             holaTimestamp: line.timestamp,
             maxAgeMs,
-            firstSeenAt: new Date(outcome.firstSeenAtMs).toISOString(),
+            firstSeenAt: new Date(replayed.firstSeenAtMs).toISOString(),
           };
         }
       }
-
-      const failureReasons: VerifyFailureReason[] = [];
-      const failureDetails: VerifyHolaBody['failureDetails'] = [];
-      for (let bit = 0; reasons >> bit !== 0; bit++) {
-        if ((reasons & (1 << bit)) === 0) continue;
-        const reasonCode = VERIFY_FAILURE_REASONS[bit];
-        failureReasons.push(reasonCode);
-        failureDetails.push({ reasonCode, hint: FAILURE_HINTS[reasonCode] });
-      }
-      const checks = checksInSpecOrder(
-        tokenExists,
-        tokenActive,
-        timestampFresh,
-        nonceReplaySafe,
-        signatureValid,
-      );
-      const result = new VerifyHolaOutcome({
-        parsed: line,
-        passport,
-        chainError,
-        maxAgeMs,
-        ageSeconds,
-        publicKeyAvailable,
-      });
-      // The documented key order, field by field.
-      result.verified = reasons === 0;
-      result.peerTokenId = line.senderTokenId;
-      result.destinatary = line.recipient === 'MUNDO' ? 'MUNDO' : line.recipient.toLowerCase();
-      result.checks = checks;
-      result.failureReasons = failureReasons;
-      result.failureDetails = failureDetails;
-      if (nonceReplayDetails) result.nonceReplayDetails = nonceReplayDetails;
-      result.signatureVerificationImplemented = true;
+      // The body, in the documented key order; a check not evaluated is left out (absent, not
+      // undefined); reasons in the spec's order.
+      const checks: VerifyHolaChecks = {};
+      if (token.tokenExists !== undefined) checks.tokenExists = token.tokenExists;
+      if (token.tokenActive !== undefined) checks.tokenActive = token.tokenActive;
+      checks.timestampFresh = timestampFresh;
+      if (nonceReplaySafe !== undefined) checks.nonceReplaySafe = nonceReplaySafe;
+      if (signatureValid !== undefined) checks.signatureValid = signatureValid;
+      checks.checksumValid = true;
+      const failureReasons = VERIFY_FAILURE_REASONS.filter((reason) => reasons.has(reason));
       const warnings = recipientWarnings(line.recipient, request);
-      if (warnings.length > 0) result.warnings = warnings;
-      if (line.form === 'subagent') {
-        result.isSubagentFormat = true;
-        result.delegateId = line.delegateId;
-        result.issuerTokenId = line.senderTokenId;
-      }
+      const body: VerifyHolaBody = {
+        verified: failureReasons.length === 0,
+        peerTokenId: line.senderTokenId,
+        destinatary: line.recipient === 'MUNDO' ? 'MUNDO' : line.recipient.toLowerCase(),
+        checks,
+        failureReasons,
+        failureDetails: failureReasons.map((reasonCode) => ({
+          reasonCode,
+          hint: VERIFY_FAILURE_HINTS[reasonCode],
+        })),
+        ...(nonceReplayDetails && { nonceReplayDetails }),
+        signatureVerificationImplemented: true,
+        ...(warnings.length > 0 && { warnings }),
+        ...(line.form === 'subagent' && {
+          isSubagentFormat: true,
+          delegateId: line.delegateId,
+          issuerTokenId: line.senderTokenId,
+        }),
+      };
       if (request.includeProfile === true)
-        result.profile = await profileFor(passport, line.senderTokenId, profileOf);
-      return result;
+        body.profile = await profileFor(token.passport, line.senderTokenId, profileOf);
+      return {
+        body,
+        facts: {
+          parsed: line,
+          passport: token.passport,
+          chainError: token.chainError || keys === null,
+          maxAgeMs,
+          ageSeconds,
+          publicKeyAvailable,
+        },
+      };
     },
   };
 }
 
+/** What the token check found; `tokenActive` only for an existing passport, nothing after a chain failure. */
+interface TokenCheck {
+  readonly passport: PassportRecord | null;
+  readonly tokenExists?: boolean;
+  readonly tokenActive?: boolean;
+  readonly chainError: boolean;
+}
+
 const NO_KEYS: readonly Uint8Array[] = [];
+const IMPLICIT_KEY_CACHE_SIZE = 4096;
 /** The refusals a replay store throws when it cannot take a record (see the ReplayStore port). */
 const REPLAY_REFUSALS: ReadonlySet<string> = new Set(['REPLAY_STORE_FULL', 'REPLAY_QUOTA_EXCEEDED']);
-const reasonBit = (reason: VerifyFailureReason): number => 1 << VERIFY_FAILURE_REASONS.indexOf(reason);
-const TIMESTAMP_STALE_OR_FUTURE = reasonBit('timestamp_stale_or_future');
-const NONCE_REPLAY = reasonBit('nonce_replay');
-const TOKEN_MISSING = reasonBit('token_missing');
-const TOKEN_EXPIRED = reasonBit('token_expired');
-const SIGNATURE_INVALID = reasonBit('signature_invalid');
-const PUBLIC_KEY_UNAVAILABLE = reasonBit('public_key_unavailable');
-const PUBLIC_KEY_ERROR = reasonBit('public_key_error');
 
-/** `checks` in the spec's key order; a fact not established is left out (absent, not undefined). */
-function checksInSpecOrder(
-  tokenExists: boolean | undefined,
-  tokenActive: boolean | undefined,
-  timestampFresh: boolean,
-  nonceReplaySafe: boolean | undefined,
-  signatureValid: boolean | undefined,
-): VerifyHolaChecks {
-  if (
-    tokenExists === true &&
-    tokenActive === true &&
-    nonceReplaySafe !== undefined &&
-    signatureValid !== undefined
-  )
-    return { tokenExists, tokenActive, timestampFresh, nonceReplaySafe, signatureValid, checksumValid: true };
-  const checks: VerifyHolaChecks = {};
-  if (tokenExists !== undefined) checks.tokenExists = tokenExists;
-  if (tokenActive !== undefined) checks.tokenActive = tokenActive;
-  checks.timestampFresh = timestampFresh;
-  if (nonceReplaySafe !== undefined) checks.nonceReplaySafe = nonceReplaySafe;
-  if (signatureValid !== undefined) checks.signatureValid = signatureValid;
-  checks.checksumValid = true;
-  return checks;
+/**
+ * The owner keys of an account. An implicit account's key is its id and never changes, so it is read
+ * once (bounded cache); named accounts go to the chain port every time (their keys change; adapters
+ * cache briefly).
+ */
+function cachedOwnerKeys(chain: ChainReader): (ownerId: string) => Promise<Uint8Array[]> {
+  const implicitKeys = new Map<string, Uint8Array[]>();
+  return async (ownerId) => {
+    const cached = implicitKeys.get(ownerId);
+    if (cached) return cached;
+    const keys = await resolveOwnerKeys(chain, ownerId);
+    if (isImplicitAccountId(ownerId)) {
+      if (implicitKeys.size >= IMPLICIT_KEY_CACHE_SIZE)
+        implicitKeys.delete(implicitKeys.keys().next().value as string);
+      implicitKeys.set(ownerId, keys);
+    }
+    return keys;
+  };
 }
 
 /**
