@@ -176,7 +176,6 @@ describe('the packed @passport/core, installed alone in an empty project', () =>
       );
       for (const internal of [
         'codeUnitSum',
-        'utf8Pooled',
         'refillBucket',
         'parseHolaOrThrow',
         'createNodeSigner',
