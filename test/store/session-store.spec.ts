@@ -113,7 +113,7 @@ describe.each(sessionAdapters)('SessionStore ($name)', (kind) => {
       await h.store.create(session(3));
       await h.store.close(session(2).sessionId, 'logout', 3500);
       await h.store.create(session(4));
-      expect(h.store.size).toBe(3);
+      expect(await h.store.size).toBe(3);
       await expect(h.store.get(session(1).sessionId)).resolves.not.toBeNull();
       await expect(h.store.get(session(2).sessionId)).resolves.toBeNull();
     });
@@ -121,7 +121,7 @@ describe.each(sessionAdapters)('SessionStore ($name)', (kind) => {
     it('then refuses the new session: an open session is never evicted', async () => {
       for (const n of [1, 2, 3]) await h.store.create(session(n, { tokenId: `passport${n}abcd` }));
       await expect(h.store.create(session(4))).rejects.toBeInstanceOf(SessionCapacityError);
-      expect(h.store.size).toBe(3);
+      expect(await h.store.size).toBe(3);
       await expect(h.store.get(session(4).sessionId)).resolves.toBeNull();
       const listed = await h.store.list({ offset: 0, limit: 10 });
       expect(listed.items.map((s) => s.jti)).toEqual(['jti-3', 'jti-2', 'jti-1']);
@@ -163,8 +163,8 @@ describe.each(sessionAdapters)('SessionStore ($name)', (kind) => {
     });
   });
 
-  if (kind.name === 'sqlite') {
-    describe('shared file (sqlite)', () => {
+  if (kind.name !== 'memory') {
+    describe(`shared storage (${kind.name})`, () => {
       beforeEach(() => {
         h = kind.open();
       });
@@ -194,17 +194,20 @@ describe.each(sessionAdapters)('SessionStore ($name)', (kind) => {
         });
       });
 
-      it('reads in one turn of the event loop share one look at the other connections (the next turn looks again)', async () => {
-        const peer = h.openPeer() as SessionStore;
-        await h.store.create(session(5));
-        await nextTurn();
-        await expect(h.store.get(session(5).sessionId)).resolves.toMatchObject({ closedAtMs: null });
-        await expect(peer.close(session(5).sessionId, 'logout', 7000)).resolves.toBe(true);
-        // Same turn: the answer this turn's first read saw (a request handled now arrived before the close).
-        await expect(h.store.get(session(5).sessionId)).resolves.toMatchObject({ closedAtMs: null });
-        await nextTurn();
-        await expect(h.store.get(session(5).sessionId)).resolves.toMatchObject({ closedAtMs: 7000 });
-      });
+      // SQLite's read cache only: Redis reads the server on every get, so the close shows at once.
+      if (kind.name === 'sqlite') {
+        it('reads in one turn of the event loop share one look at the other connections (the next turn looks again)', async () => {
+          const peer = h.openPeer() as SessionStore;
+          await h.store.create(session(5));
+          await nextTurn();
+          await expect(h.store.get(session(5).sessionId)).resolves.toMatchObject({ closedAtMs: null });
+          await expect(peer.close(session(5).sessionId, 'logout', 7000)).resolves.toBe(true);
+          // Same turn: the answer this turn's first read saw (a request handled now arrived before the close).
+          await expect(h.store.get(session(5).sessionId)).resolves.toMatchObject({ closedAtMs: null });
+          await nextTurn();
+          await expect(h.store.get(session(5).sessionId)).resolves.toMatchObject({ closedAtMs: 7000 });
+        });
+      }
 
       it('a logout on one instance is seen by another at once, and only one of them can close it', async () => {
         const peer = h.openPeer() as SessionStore;

@@ -1,8 +1,9 @@
 /**
  * The adapters under test, behind one harness per port, so that each behavioural suite runs unchanged
- * against the core's memory adapter and the SQLite adapter (a real database file in a temp dir).
- * SQLite harnesses can also open a second connection to the same file (a second app instance) and
- * reopen the file after closing it (a restart).
+ * against the core's memory adapter, the SQLite adapter (a real database file in a temp dir) and the
+ * Redis adapter (a real redis-server started for the test file, each harness under its own key prefix).
+ * SQLite and Redis harnesses can also open a second connection to the same storage (a second app
+ * instance) and reconnect after closing everything (a restart of the app instance).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,9 @@ import { SqliteDatabase } from '../../../apps/api/src/store/sqlite.database.js';
 import { SqliteRateLimitStore } from '../../../apps/api/src/store/sqlite-rate-limit.store.js';
 import { SqliteReplayStore } from '../../../apps/api/src/store/sqlite-replay.store.js';
 import { SqliteSessionStore } from '../../../apps/api/src/store/sqlite-session.store.js';
+import { Redis } from 'ioredis';
+import { RedisRateLimitStore, RedisReplayStore, RedisSessionStore } from '../../../libs/passport-adapters/src/redis/index.js';
+import { startRedisServer } from '../../support/redis-server.js';
 
 export interface HarnessOptions {
   /** Row cap of the store under test. */
@@ -22,16 +26,16 @@ export interface HarnessOptions {
   readonly maxOpenPerPassport?: number;
 }
 
-/** Stores with the adapter-specific extras the suites observe (size and sweep exist on both adapters). */
+/** Stores with the adapter-specific extras the suites observe (synchronous in process, async on Redis). */
 export type SweepableReplayStore = ReplayStore & {
-  sweep(nowMs: number): number;
-  readonly size: number;
-  usage(): ReplayStoreUsage;
+  sweep(nowMs: number): number | Promise<number>;
+  readonly size: number | Promise<number>;
+  usage(): ReplayStoreUsage | Promise<ReplayStoreUsage>;
 };
-export type SweepableSessionStore = SessionStore & { readonly size: number };
+export type SweepableSessionStore = SessionStore & { readonly size: number | Promise<number> };
 export type SweepableRateLimitStore = RateLimitStore & {
-  sweep(nowMs: number): number;
-  readonly size: number;
+  sweep(nowMs: number): number | Promise<number>;
+  readonly size: number | Promise<number>;
 };
 
 export interface Harness<S> {
@@ -46,7 +50,7 @@ export interface Harness<S> {
 }
 
 export interface AdapterKind<S> {
-  readonly name: 'memory' | 'sqlite';
+  readonly name: 'memory' | 'sqlite' | 'redis';
   open(options?: HarnessOptions): Harness<S>;
 }
 
@@ -104,11 +108,37 @@ function sqliteKind<S extends { dispose(): void }>(
   };
 }
 
+// One redis-server per test file that imports this module, stopped after its last test.
+const redisServer = await startRedisServer();
+afterAll(() => redisServer.stop());
+let redisHarnesses = 0;
+
+/** Redis harness: every store on its own client; each harness a fresh key prefix on the shared server. */
+function redisKind<S>(make: (client: Redis, prefix: string, options: HarnessOptions) => S): AdapterKind<S> {
+  return {
+    name: 'redis',
+    open(options = {}) {
+      const prefix = `t${++redisHarnesses}:`;
+      const clients: Redis[] = [];
+      const connect = (): S => {
+        const client = new Redis(redisServer.url, { maxRetriesPerRequest: 1 });
+        clients.push(client);
+        return make(client, prefix, options);
+      };
+      const closeAll = (): void => {
+        for (const client of clients.splice(0)) client.disconnect();
+      };
+      return { store: connect(), openPeer: connect, restart: () => (closeAll(), connect()), file: null, close: closeAll };
+    },
+  };
+}
+
 const noTimer = { sweepIntervalMs: 0 };
 
 export const replayAdapters: ReadonlyArray<AdapterKind<SweepableReplayStore>> = [
   memoryKind((o) => new MemoryReplayStore({ maxEntries: o.maxEntries })),
   sqliteKind((db, o) => new SqliteReplayStore(db, { ...noTimer, maxEntries: o.maxEntries })),
+  redisKind((client, prefix, o) => new RedisReplayStore(client, { prefix, maxEntries: o.maxEntries })),
 ];
 
 export const sessionAdapters: ReadonlyArray<AdapterKind<SweepableSessionStore>> = [
@@ -116,9 +146,14 @@ export const sessionAdapters: ReadonlyArray<AdapterKind<SweepableSessionStore>> 
   sqliteKind(
     (db, o) => new SqliteSessionStore(db, { ...noTimer, maxEntries: o.maxEntries, maxOpenPerPassport: o.maxOpenPerPassport }),
   ),
+  redisKind(
+    (client, prefix, o) =>
+      new RedisSessionStore(client, { prefix, maxEntries: o.maxEntries, maxOpenPerPassport: o.maxOpenPerPassport }),
+  ),
 ];
 
 export const rateLimitAdapters: ReadonlyArray<AdapterKind<SweepableRateLimitStore>> = [
   memoryKind((o) => new MemoryRateLimitStore({ maxKeys: o.maxEntries })),
   sqliteKind((db, o) => new SqliteRateLimitStore(db, { ...noTimer, maxEntries: o.maxEntries })),
+  redisKind((client, prefix, o) => new RedisRateLimitStore(client, { prefix, maxEntries: o.maxEntries })),
 ];
