@@ -1,6 +1,6 @@
 /**
  * One adapter family for the store ports (replay records, sessions, rate-limit buckets) plus its health
- * check, chosen by `STORE`. Each family lives in its own file; adding one (e.g. `redis`, a later issue)
+ * check, chosen by `STORE` (`sqlite`, `memory`, `redis`). Each family lives in its own file; adding one
  * is one more branch in `createStoreBackend` and nothing else changes.
  */
 import { type Clock, type ReplayStore } from '@passport/core';
@@ -9,6 +9,7 @@ import { type AppConfig, type StoreKind } from '../config/app-config.js';
 import { type HealthIndicator } from '../infrastructure/health-indicator.js';
 import { createMemoryStoreBackend } from './memory.store-backend.js';
 import { createSqliteStoreBackend } from './sqlite.store-backend.js';
+import { createRedisStoreBackend } from './redis.store-backend.js';
 import { type SqliteStoreOptions } from './sqlite-store.options.js';
 import { type SqliteSessionStoreOptions } from './sqlite-session.store.js';
 
@@ -17,7 +18,14 @@ export interface StoreBackend {
   readonly replay: ReplayStore;
   readonly sessions: SessionStore;
   readonly rateLimit: RateLimitStore;
+  /**
+   * Per-address buckets of the public routes when the family shares them between instances (Redis);
+   * absent: process-local memory.
+   */
+  readonly publicRateLimit?: RateLimitStore;
   readonly health: HealthIndicator;
+  /** Resolves when the storage can serve (bounded: a Redis that is down does not stop the start). */
+  ready?(): Promise<void>;
   /** Stops background sweeps and releases the storage (idempotent). */
   close(): void;
 }
@@ -34,7 +42,7 @@ export interface StoreBackendOptions {
 }
 
 export function createStoreBackend(
-  config: Pick<AppConfig, 'store' | 'dataDir'>,
+  config: Pick<AppConfig, 'store' | 'dataDir'> & Partial<Pick<AppConfig, 'redisUrl' | 'redisCommandTimeoutMs'>>,
   options: StoreBackendOptions = {},
 ): StoreBackend {
   switch (config.store) {
@@ -43,8 +51,7 @@ export function createStoreBackend(
     case 'memory':
       return createMemoryStoreBackend(options);
     case 'redis':
-      throw new Error(
-        'Invalid configuration: STORE=redis is not available in this version (use sqlite or memory)',
-      );
+      if (config.redisUrl === undefined) throw new Error('Invalid configuration: STORE=redis needs REDIS_URL');
+      return createRedisStoreBackend({ url: config.redisUrl, commandTimeoutMs: config.redisCommandTimeoutMs }, options);
   }
 }

@@ -1,5 +1,5 @@
 /** The `STORE=redis` adapters of the store ports (replay records, sessions, rate-limit buckets). */
-export { createRedisClient, DEFAULT_REDIS_COMMAND_TIMEOUT_MS, type RedisClientOptions } from './redis-client.js';
+export { createRedisClient, whenConnected, DEFAULT_REDIS_COMMAND_TIMEOUT_MS, type RedisClientOptions } from './redis-client.js';
 export { RedisReplayStore, DEFAULT_REDIS_REPLAY_MAX_ENTRIES, type RedisReplayStoreOptions } from './redis-replay.store.js';
 export { RedisSessionStore, DEFAULT_REDIS_SESSION_MAX_ENTRIES, type RedisSessionStoreOptions } from './redis-session.store.js';
 export {

@@ -50,3 +50,21 @@ export function defineScript(
 export function exactNumber(value: number): string {
   return Number.isFinite(value) ? String(value) : '0';
 }
+
+/**
+ * Resolves once the client is connected, or after `timeoutMs` (never rejects: a fleet instance starts
+ * while Redis is down, reports `degraded` and serves what it can until Redis returns).
+ */
+export function whenConnected(client: Redis, timeoutMs: number): Promise<boolean> {
+  if (client.status === 'ready') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = (ok: boolean): void => {
+      clearTimeout(timer);
+      client.off('ready', onReady);
+      resolve(ok);
+    };
+    const onReady = (): void => done(true);
+    const timer = setTimeout(() => done(false), timeoutMs);
+    client.once('ready', onReady);
+  });
+}
