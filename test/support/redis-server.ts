@@ -20,6 +20,8 @@ export interface RedisServer {
   /** Pauses (SIGSTOP) / resumes (SIGCONT) the process: a Redis that accepts bytes but never answers. */
   pause(): void;
   resume(): void;
+  /** Deletes every key (FLUSHALL). */
+  flush(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -60,6 +62,7 @@ export async function startRedisServer(): Promise<RedisServer> {
     },
     pause: () => void child?.kill('SIGSTOP'),
     resume: () => void child?.kill('SIGCONT'),
+    flush: () => sendCommand(port, 'FLUSHALL'),
     stop: async () => {
       child?.kill('SIGCONT');
       await kill();
@@ -89,5 +92,22 @@ function answersPing(port: number): Promise<boolean> {
     socket.once('error', () => done(false));
     socket.once('connect', () => socket.write('PING\r\n'));
     socket.once('data', (data) => done(data.toString().startsWith('+PONG')));
+  });
+}
+
+function sendCommand(port: number, command: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.setTimeout(2000, () => {
+      socket.destroy();
+      reject(new Error(`${command} timed out`));
+    });
+    socket.once('error', reject);
+    socket.once('connect', () => socket.write(`${command}\r\n`));
+    socket.once('data', (data) => {
+      socket.destroy();
+      if (data.toString().startsWith('+OK')) resolve();
+      else reject(new Error(`${command}: ${data.toString().trim()}`));
+    });
   });
 }

@@ -24,8 +24,8 @@ import { startPeriodicSweep } from './periodic-sweep.js';
 import { replayHealth } from './replay-health.js';
 import { DEFAULT_SWEEP_INTERVAL_MS } from './sqlite-store.options.js';
 
-/** How long a request-path failure of the replay or session store keeps health degraded. */
-const FAILURE_REPORT_MS = 60_000;
+/** How long a request-path failure of the replay or session store keeps health degraded (a blip shows; a recovery soon does too). */
+const FAILURE_REPORT_MS = 10_000;
 
 export interface RedisStoreSettings {
   readonly url: string;
@@ -83,7 +83,7 @@ export function createRedisStoreBackend(settings: RedisStoreSettings, options: S
       detail: {
         adapter: 'redis',
         latencyMs: latencyMs(),
-        ...(failed ? { problem: 'redis failed a request in the last minute' } : {}),
+        ...(failed ? { problem: 'redis failed a request in the last 10 s' } : {}),
         rateLimits: rateLimitFallback,
         replay: replayState.detail,
       },
