@@ -1,0 +1,55 @@
+/**
+ * The Redis connection every `STORE=redis` adapter uses (ioredis: typed, maintained, Lua scripts
+ * registered once and sent as EVALSHA with a transparent EVAL fallback after a server restart, and the
+ * same client API for Redis Cluster).
+ *
+ * Failure behaviour is decided here: no offline queue (a command while disconnected fails at once
+ * instead of waiting for a reconnect), one attempt per command, and a per-command timeout, so a slow or
+ * dead Redis costs a request at most `commandTimeoutMs`. The client keeps reconnecting in the background
+ * (capped backoff), so a returning Redis is used again without a restart.
+ */
+import { Redis } from 'ioredis';
+export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 500;
+export function createRedisClient(url, options = {}) {
+    const client = new Redis(url, {
+        commandTimeout: options.commandTimeoutMs ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
+        connectTimeout: options.connectTimeoutMs ?? 2000,
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        // Reconnect forever, at most every second: recovery needs no restart.
+        retryStrategy: (attempt) => Math.min(50 * attempt, 1000),
+        lazyConnect: false,
+    });
+    // Errors surface on the commands that fail; an unhandled 'error' event would crash the process.
+    client.on('error', () => undefined);
+    return client;
+}
+/** A Lua script registered on a client (sent as EVALSHA; ioredis re-sends the body after NOSCRIPT). */
+export function defineScript(client, name, numberOfKeys, lua) {
+    client.defineCommand(name, { numberOfKeys, lua });
+    const command = client[name];
+    return (...args) => command.apply(client, args);
+}
+/** `value` as a Lua-safe decimal string that round-trips a double exactly. */
+export function exactNumber(value) {
+    return Number.isFinite(value) ? String(value) : '0';
+}
+/**
+ * Resolves once the client is connected, or after `timeoutMs` (never rejects: a fleet instance starts
+ * while Redis is down, reports `degraded` and serves what it can until Redis returns).
+ */
+export function whenConnected(client, timeoutMs) {
+    if (client.status === 'ready')
+        return Promise.resolve(true);
+    return new Promise((resolve) => {
+        const done = (ok) => {
+            clearTimeout(timer);
+            client.off('ready', onReady);
+            resolve(ok);
+        };
+        const onReady = () => done(true);
+        const timer = setTimeout(() => done(false), timeoutMs);
+        client.once('ready', onReady);
+    });
+}
+//# sourceMappingURL=redis-client.js.map
