@@ -12,6 +12,9 @@ import { bearer, fetchChallenge, login, mintAndLogin, mintPassport, newKey, sign
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { freePort, startTestApp, type TestApp } from '../support/test-app.js';
 import { holaLine } from '../verify/hola-lines.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { probe } from '../mcp/support/mcp-probe.js';
 
 let redis: RedisServer;
 let dataDir: string;
@@ -102,6 +105,100 @@ describe('two instances on one Redis', () => {
   });
 });
 
+describe('sessioned MCP across the fleet', () => {
+  it('a session initialized on A lists, calls and reads on B, and a DELETE on B ends it everywhere', async () => {
+    const hits = { a: 0, b: 0 };
+    // After the initialize (on A), every request goes to B.
+    let initialized = false;
+    const toB = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+      const target = initialized ? b : a;
+      hits[target === a ? 'a' : 'b'] += 1;
+      const url = new URL(String(input instanceof Request ? input.url : input));
+      return fetch(`${target.baseUrl}${url.pathname}${url.search}`, init);
+    };
+    const client = new Client({ name: 'fleet', version: '1' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${a.baseUrl}/mcp`), { fetch: toB });
+    await client.connect(transport);
+    initialized = true;
+    const sessionId = transport.sessionId as string;
+    expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['get_resource', 'list_resources']);
+    const called = (await client.callTool({ name: 'get_resource', arguments: { uri: 'doc:discovery' } })) as { isError?: boolean };
+    expect(called.isError ?? false).toBe(false);
+    expect((await client.readResource({ uri: 'doc:discovery' })).contents[0]).toMatchObject({ uri: 'doc:discovery' });
+    expect((await client.listResources()).resources.length).toBeGreaterThan(0);
+    await transport.terminateSession(); // DELETE, on B
+    await client.close();
+    expect(hits.a).toBeGreaterThanOrEqual(1);
+    expect(hits.b).toBeGreaterThanOrEqual(5);
+    for (const t of [a, b]) {
+      const gone = await probe(t.baseUrl, {
+        headers: { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' },
+        body: { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      });
+      expect(gone.status).toBe(404);
+      expect(gone.body).toEqual({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
+    }
+  });
+
+  it('an unknown session id is 404 on every instance', async () => {
+    for (const t of [a, b]) {
+      const res = await probe(t.baseUrl, {
+        headers: { 'mcp-session-id': '00000000-0000-4000-8000-000000000000', 'mcp-protocol-version': '2025-11-25' },
+        body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      });
+      expect(res.status).toBe(404);
+    }
+  });
+});
+
+describe('MCP session cap and idle TTL hold fleet-wide', () => {
+  let e: TestApp;
+  let f: TestApp;
+  afterAll(async () => {
+    await e?.close();
+    await f?.close();
+  });
+  const initialize = (t: TestApp) =>
+    probe(t.baseUrl, {
+      body: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'cap', version: '1' } },
+      },
+    });
+  const list = (t: TestApp, id: string) =>
+    probe(t.baseUrl, {
+      headers: { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' },
+      body: { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    });
+
+  it('two sessions in all (one on each instance), the third refused anywhere; an idle session ends everywhere', async () => {
+    await redis.flush();
+    const caps = { MCP_MAX_SESSIONS: '2', MCP_MAX_SESSIONS_PER_ADDRESS: '2', MCP_SESSION_TTL_MS: '1500' };
+    const portE = await freePort();
+    e = await startInstance(portE, portE, caps);
+    f = await startInstance(await freePort(), portE, caps);
+    const first = await initialize(e);
+    const second = await initialize(f);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    for (const t of [e, f]) expect((await initialize(t)).status).toBe(429);
+    const firstId = first.headers.get('mcp-session-id') as string;
+    const secondId = second.headers.get('mcp-session-id') as string;
+    expect((await list(f, firstId)).status).toBe(200);
+    // Kept alive by use on the other instance; the second one stays idle past the TTL.
+    await new Promise((r) => setTimeout(r, 900));
+    expect((await list(f, firstId)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 900));
+    expect((await list(e, firstId)).status).toBe(200);
+    for (const t of [e, f]) expect((await list(t, secondId)).status).toBe(404);
+    // Its slot is free again, fleet-wide.
+    expect((await initialize(e)).status).toBe(200);
+  });
+});
+
 describe('the per-address public bucket is shared', () => {
   let c: TestApp;
   let d: TestApp;
@@ -148,6 +245,11 @@ describe('Redis down, then back', () => {
     const loginDown = await login(a.baseUrl, { identifier: tokenId, key });
     expect(loginDown.status).toBe(503);
     expect(loginDown.body.error.code).toBe('SERVICE_UNAVAILABLE');
+    const mcpDown = await probe(b.baseUrl, {
+      headers: { 'mcp-session-id': '00000000-0000-4000-8000-000000000000', 'mcp-protocol-version': '2025-11-25' },
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    });
+    expect(mcpDown.status).toBe(503);
     // Public routes keep working on in-process buckets.
     expect((await fetch(`${b.baseUrl}/api/login/timestamp`)).status).toBe(200);
 

@@ -30,3 +30,5 @@ export const STORE_HEALTH_INDICATOR = Symbol('STORE_HEALTH_INDICATOR');
  * set, otherwise the configured chain's own contract (for the ledger, its `contractId`; resolutions §9).
  */
 export const TRUSTED_CONTRACTS = Symbol('TRUSTED_CONTRACTS');
+/** The fleet-wide directory of sessioned MCP sessions (STORE=redis), or null: sessions live in their instance. */
+export const MCP_FLEET_SESSIONS = Symbol('MCP_FLEET_SESSIONS');

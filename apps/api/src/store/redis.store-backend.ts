@@ -15,6 +15,7 @@ import {
   FallbackRateLimitStore,
   whenConnected,
   RedisRateLimitStore,
+  RedisMcpSessionDirectory,
   RedisReplayStore,
   RedisSessionStore,
 } from '../../../../libs/passport-adapters/src/redis/index.js';
@@ -97,6 +98,7 @@ export function createRedisStoreBackend(settings: RedisStoreSettings, options: S
     rateLimit,
     publicRateLimit,
     health: { name: 'store', check },
+    createMcpSessionDirectory: (directoryOptions) => new RedisMcpSessionDirectory(client, directoryOptions),
     ready: async () => void (await whenConnected(client, 2000)),
     close() {
       for (const sweep of sweeps) sweep.stop();

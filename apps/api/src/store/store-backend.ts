@@ -10,6 +10,7 @@ import { type HealthIndicator } from '../infrastructure/health-indicator.js';
 import { createMemoryStoreBackend } from './memory.store-backend.js';
 import { createSqliteStoreBackend } from './sqlite.store-backend.js';
 import { createRedisStoreBackend } from './redis.store-backend.js';
+import { type RedisMcpSessionDirectory } from '../../../../libs/passport-adapters/src/redis/index.js';
 import { type SqliteStoreOptions } from './sqlite-store.options.js';
 import { type SqliteSessionStoreOptions } from './sqlite-session.store.js';
 
@@ -24,6 +25,12 @@ export interface StoreBackend {
    */
   readonly publicRateLimit?: RateLimitStore;
   readonly health: HealthIndicator;
+  /** The fleet-wide directory of sessioned MCP sessions, when the family is shared by instances (Redis). */
+  createMcpSessionDirectory?(options: {
+    maxSessions: number;
+    maxSessionsPerAddress: number;
+    ttlMs: number;
+  }): RedisMcpSessionDirectory;
   /** Resolves when the storage can serve (bounded: a Redis that is down does not stop the start). */
   ready?(): Promise<void>;
   /** Stops background sweeps and releases the storage (idempotent). */

@@ -13,6 +13,7 @@ import { type AppConfig } from '../config/app-config.js';
 import {
   APP_CONFIG,
   CLOCK,
+  MCP_FLEET_SESSIONS,
   PUBLIC_RATE_LIMIT_STORE,
   RATE_LIMIT_STORE,
   REPLAY_STORE,
@@ -46,8 +47,25 @@ export const STORE_BACKEND = Symbol('STORE_BACKEND');
       useFactory: (b: StoreBackend) => b.publicRateLimit ?? new MemoryRateLimitStore({ maxKeys: 100_000 }),
       inject: [STORE_BACKEND],
     },
+    {
+      provide: MCP_FLEET_SESSIONS,
+      useFactory: (b: StoreBackend, config: AppConfig) =>
+        b.createMcpSessionDirectory?.({
+          maxSessions: config.mcpMaxSessions,
+          maxSessionsPerAddress: config.mcpMaxSessionsPerAddress,
+          ttlMs: config.mcpSessionTtlMs,
+        }) ?? null,
+      inject: [STORE_BACKEND, APP_CONFIG],
+    },
   ],
-  exports: [REPLAY_STORE, SESSION_STORE, RATE_LIMIT_STORE, PUBLIC_RATE_LIMIT_STORE, STORE_HEALTH_INDICATOR],
+  exports: [
+    REPLAY_STORE,
+    SESSION_STORE,
+    RATE_LIMIT_STORE,
+    PUBLIC_RATE_LIMIT_STORE,
+    STORE_HEALTH_INDICATOR,
+    MCP_FLEET_SESSIONS,
+  ],
 })
 export class StoreModule implements OnModuleInit, OnModuleDestroy {
   constructor(@Inject(STORE_BACKEND) private readonly backend: StoreBackend) {}

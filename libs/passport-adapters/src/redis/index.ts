@@ -8,3 +8,8 @@ export {
   type RedisRateLimitStoreOptions,
 } from './redis-rate-limit.store.js';
 export { FallbackRateLimitStore } from './fallback-rate-limit.store.js';
+export {
+  RedisMcpSessionDirectory,
+  type McpAdmission,
+  type RedisMcpSessionDirectoryOptions,
+} from './redis-mcp-session.directory.js';
