@@ -142,13 +142,16 @@ describe('sessioned MCP across the fleet', () => {
     }
   });
 
-  it('an unknown session id is 404 on every instance', async () => {
+  it('an unknown session id is 404 on every instance (hostile ids included: a Redis hash tag, a long one)', async () => {
+    const ids = ['00000000-0000-4000-8000-000000000000', '{mcp}:all', 'x'.repeat(4000), '../../s:1'];
     for (const t of [a, b]) {
-      const res = await probe(t.baseUrl, {
-        headers: { 'mcp-session-id': '00000000-0000-4000-8000-000000000000', 'mcp-protocol-version': '2025-11-25' },
-        body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
-      });
-      expect(res.status).toBe(404);
+      for (const id of ids) {
+        const res = await probe(t.baseUrl, {
+          headers: { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' },
+          body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+        });
+        expect([id.slice(0, 20), res.status]).toEqual([id.slice(0, 20), 404]);
+      }
     }
   });
 });

@@ -310,6 +310,8 @@ export class McpTransportController {
     request: FastifyRequest,
     reply: FastifyReply,
   ): Promise<void> {
+    // The ids this service issues are UUIDs: anything else is unknown without a trip to Redis.
+    if (!FLEET_SESSION_ID.test(id)) return this.reject(reply, 404, jsonRpcError(RPC_SESSION_NOT_FOUND, 'Session not found'));
     let live: boolean;
     try {
       live = await fleet.touch(id);
@@ -371,6 +373,8 @@ export class McpTransportController {
     this.reject(reply, 429, body);
   }
 }
+
+const FLEET_SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * Marks a fresh v1 transport as already initialized for session `id` (initialized on some instance of

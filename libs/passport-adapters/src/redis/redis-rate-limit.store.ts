@@ -49,7 +49,7 @@ redis.call('ZADD', lru, now, member)
 redis.call('ZADD', full, fullAt, member)
 if isNew and redis.call('ZCARD', lru) > maxEntries then
   local prefix = ARGV[6]
-  local done = redis.call('ZRANGEBYSCORE', full, '-inf', now)
+  local done = redis.call('ZRANGEBYSCORE', full, '-inf', now, 'LIMIT', 0, 1000)
   for _, k in ipairs(done) do
     if k ~= member then
       redis.call('DEL', prefix .. k)
@@ -70,9 +70,9 @@ end
 return {allowed, remaining, retry}
 `;
 
-/** Forgets buckets full again by ARGV[1]; returns how many. */
+/** Forgets up to 1000 buckets full again by ARGV[1] (Lua's unpack is limited to ~8000 values); returns how many. */
 const SWEEP_LUA = `
-local done = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, 10000)
+local done = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, 1000)
 for _, k in ipairs(done) do
   redis.call('DEL', ARGV[2] .. k)
   redis.call('ZREM', KEYS[1], k)
@@ -126,7 +126,7 @@ export class RedisRateLimitStore implements RateLimitStore {
     for (;;) {
       const batch = Number(await this.sweepScript(`${this.base}lru`, `${this.base}full`, nowMs, `${this.base}b:`));
       removed += batch;
-      if (batch < 10000) return removed;
+      if (batch < 1000) return removed;
     }
   }
 

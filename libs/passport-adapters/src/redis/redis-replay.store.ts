@@ -36,7 +36,7 @@ if maxPerOwner > 0 then
   end
 end
 if redis.call('ZSCORE', idx, member) == false and redis.call('ZCARD', idx) >= maxEntries then
-  local expired = redis.call('ZRANGEBYSCORE', idx, '-inf', now, 'LIMIT', 0, 10000)
+  local expired = redis.call('ZRANGEBYSCORE', idx, '-inf', now, 'LIMIT', 0, 1000)
   for _, k in ipairs(expired) do redis.call('DEL', ARGV[6] .. k) end
   if #expired > 0 then redis.call('ZREM', idx, unpack(expired)) end
   if redis.call('ZCARD', idx) >= maxEntries then return {-1} end
@@ -50,7 +50,7 @@ end
 return {1}
 `;
 
-/** Deletes up to ARGV[2] expired records; returns how many. */
+/** Deletes up to ARGV[2] expired records (batches: Lua's unpack is limited to ~8000 values); returns how many. */
 const SWEEP_LUA = `
 local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
 for _, k in ipairs(expired) do
