@@ -10,7 +10,9 @@
  * Target (engineering anchors §4.3): verify req/s ≥ 0.6 × raw verifies/s on one core; p99 at 50 connections.
  * Five configurations in one run: both cores (wrk shares them) with the signature check on the thread
  * pool as `npm start` sizes it, on libuv's default pool of 4, and on the event loop; and one core
- * (taskset: server on CPU 0, wrk on CPU 1) with the check on the pool and on the event loop.
+ * (taskset: server on CPU 0, wrk on CPU 1) with the check on the pool and on the event loop. Then the
+ * `npm start` configuration on each store: memory (above), sqlite, and redis (a redis-server the bench
+ * starts; target on Redis ≥ 0.8 × raw).
  */
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
@@ -24,6 +26,7 @@ import {
   ROOT,
   startBuiltApp,
 } from './support/built-app.js';
+import { startRedisServer } from '../test/support/redis-server.js';
 
 const seconds = Number(process.argv[2] ?? 5);
 const connections = Number(process.argv[3] ?? 50);
@@ -151,6 +154,15 @@ async function main(): Promise<void> {
       { serverCpus: '0', wrkCpus: '1' },
     ),
   ];
+  runs.push(await measureConfig('2 cores shared with wrk, thread pool of 1, STORE=sqlite', { STORE: 'sqlite' }));
+  const redis = await startRedisServer();
+  try {
+    runs.push(
+      await measureConfig('2 cores shared with wrk, thread pool of 1, STORE=redis', { STORE: 'redis', REDIS_URL: redis.url }),
+    );
+  } finally {
+    await redis.stop();
+  }
   const raw = rawVerifyRate();
 
   console.log(

@@ -11,9 +11,9 @@
  * - with two instances, requests (REST and stateless MCP) are spread over both, and an instance that
  *   drains after SIGTERM leaves the fleet without a request failing.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
@@ -23,10 +23,9 @@ import {
 import { drainAndClose } from '../../apps/api/src/lifecycle/graceful-shutdown.js';
 import { RequestMetrics } from '../../apps/api/src/metrics/request-metrics.js';
 import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
+import { renderEdgeTemplate, upstreamServers } from '../support/nginx-edge-template.js';
 import { freePort, startTestApp, type TestApp } from '../support/test-app.js';
 
-const TEMPLATE = new URL('../../docker/nginx/templates/passport-edge.conf.template', import.meta.url);
-const UPSTREAMS_SCRIPT = new URL('../../docker/nginx/entrypoint.d/15-passport-upstreams.envsh', import.meta.url);
 const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((candidate) => existsSync(candidate));
 
 interface Edge {
@@ -34,24 +33,7 @@ interface Edge {
   stop(): Promise<void>;
 }
 
-/** PASSPORT_API_SERVERS as the image's entrypoint makes it: the shipped script, sourced by sh. */
-function upstreamServers(upstream: string): string {
-  return execFileSync('sh', ['-c', `. "$1" && printf '%s' "$PASSPORT_API_SERVERS"`, 'sh', UPSTREAMS_SCRIPT.pathname], {
-    env: { PATH: process.env.PATH ?? '', PASSPORT_API_UPSTREAM: upstream },
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
-
-/** The template with PASSPORT_API_SERVERS and PASSPORT_EDGE_PORT substituted (and nothing else). */
-async function renderTemplate(upstream: string, port: number): Promise<string> {
-  const template = await readFile(TEMPLATE, 'utf8');
-  const rendered = template
-    .replaceAll('${PASSPORT_API_SERVERS}', upstreamServers(upstream))
-    .replaceAll('${PASSPORT_EDGE_PORT}', `127.0.0.1:${port}`);
-  expect(rendered).not.toMatch(/\$\{/); // every ${…} is one of the documented variables
-  return rendered;
-}
+const renderTemplate = renderEdgeTemplate;
 
 /**
  * Starts nginx in the foreground with a minimal main configuration that includes the template.

@@ -25,6 +25,7 @@ const manifest = JSON.parse(readFileSync(join(adaptersDir, 'package.json'), 'utf
 
 const NEAR_CLIENT = /\/node_modules\/(near-api-js|@near-js\/)/;
 const SQLITE_DRIVER = /\/node_modules\/better-sqlite3\//;
+const REDIS_CLIENT = /\/node_modules\/ioredis\//;
 
 let work: string;
 beforeAll(() => {
@@ -63,12 +64,12 @@ it('is @passport/adapters; every subpath of its exports map is the index.ts of t
     .filter((d) => d.isDirectory() && readdirSync(join(adaptersDir, 'src', d.name)).includes('index.ts'))
     .map((d) => d.name);
   expect(subpaths.sort()).toEqual(folders.sort());
-  expect(subpaths).toEqual(expect.arrayContaining(['caching', 'ledger', 'near', 'sqlite', 'sweep']));
+  expect(subpaths).toEqual(expect.arrayContaining(['caching', 'ledger', 'near', 'redis', 'sqlite', 'sweep']));
 });
 
 it('depends on the core; the chain and storage clients are optional peers', () => {
   expect(Object.keys(manifest.dependencies)).toEqual(['@passport/core']);
-  for (const peer of ['better-sqlite3', 'near-api-js']) {
+  for (const peer of ['better-sqlite3', 'ioredis', 'near-api-js']) {
     expect(manifest.peerDependencies[peer]).toBeDefined();
     expect(manifest.peerDependenciesMeta[peer]).toEqual({ optional: true });
   }
@@ -78,13 +79,13 @@ describe('each subpath loads its own client library only', () => {
   it('./ledger loads neither near-api-js nor better-sqlite3', async () => {
     const loaded = await loadsOf('@passport/adapters/ledger');
     expect(loaded.some((url) => url.includes('/libs/passport-adapters/src/ledger/'))).toBe(true);
-    expect(loaded.filter((url) => NEAR_CLIENT.test(url) || SQLITE_DRIVER.test(url))).toEqual([]);
+    expect(loaded.filter((url) => NEAR_CLIENT.test(url) || SQLITE_DRIVER.test(url) || REDIS_CLIENT.test(url))).toEqual([]);
   });
 
   it('./caching and ./sweep load neither', async () => {
     for (const specifier of ['@passport/adapters/caching', '@passport/adapters/sweep']) {
       const loaded = await loadsOf(specifier);
-      expect(loaded.filter((url) => NEAR_CLIENT.test(url) || SQLITE_DRIVER.test(url))).toEqual([]);
+      expect(loaded.filter((url) => NEAR_CLIENT.test(url) || SQLITE_DRIVER.test(url) || REDIS_CLIENT.test(url))).toEqual([]);
     }
   });
 
@@ -98,5 +99,11 @@ describe('each subpath loads its own client library only', () => {
     const loaded = await loadsOf('@passport/adapters/near');
     expect(loaded.some((url) => NEAR_CLIENT.test(url))).toBe(true);
     expect(loaded.filter((url) => SQLITE_DRIVER.test(url))).toEqual([]);
+  });
+
+  it('./redis loads ioredis and neither near-api-js nor better-sqlite3', async () => {
+    const loaded = await loadsOf('@passport/adapters/redis');
+    expect(loaded.some((url) => REDIS_CLIENT.test(url))).toBe(true);
+    expect(loaded.filter((url) => NEAR_CLIENT.test(url) || SQLITE_DRIVER.test(url))).toEqual([]);
   });
 });

@@ -13,6 +13,7 @@ import { type RateLimitStore, type SessionStore } from '@passport/core/ports';
 import { loadConfig } from '../../apps/api/src/config/app-config.js';
 import { ConfigModule } from '../../apps/api/src/config/config.module.js';
 import {
+  PUBLIC_RATE_LIMIT_STORE,
   RATE_LIMIT_STORE,
   REPLAY_STORE,
   SESSION_STORE,
@@ -22,6 +23,8 @@ import { type HealthIndicator } from '../../apps/api/src/infrastructure/health-i
 import { OperatorMetrics } from '../../apps/api/src/metrics/operator-metrics.js';
 import { StoreModule } from '../../apps/api/src/store/store.module.js';
 import { SqliteReplayStore, SqliteDatabase } from '@passport/adapters/sqlite';
+import { FallbackRateLimitStore, RedisReplayStore } from '@passport/adapters/redis';
+import { startRedisServer } from '../support/redis-server.js';
 
 let dataDir: string;
 beforeEach(() => {
@@ -38,10 +41,21 @@ async function compile(env: Record<string, string>): Promise<TestingModule> {
 }
 
 describe('StoreModule', () => {
-  it('refuses STORE=redis at start with a message naming the variable', async () => {
-    await expect(compile({ STORE: 'redis', REDIS_URL: 'redis://127.0.0.1:6379' })).rejects.toThrow(
-      /STORE=redis/,
-    );
+  it('STORE=redis provides the Redis adapters, shared per-address buckets and a healthy indicator', async () => {
+    const redis = await startRedisServer();
+    try {
+      const module = await compile({ STORE: 'redis', REDIS_URL: redis.url });
+      try {
+        expect(module.get<ReplayStore>(REPLAY_STORE)).toBeInstanceOf(RedisReplayStore);
+        expect(module.get(PUBLIC_RATE_LIMIT_STORE)).toBeInstanceOf(FallbackRateLimitStore);
+        const health = module.get<HealthIndicator>(STORE_HEALTH_INDICATOR);
+        await expect(health.check()).resolves.toMatchObject({ ok: true, detail: { adapter: 'redis', rateLimits: 'shared' } });
+      } finally {
+        await module.close();
+      }
+    } finally {
+      await redis.stop();
+    }
   });
 
   it('STORE=memory provides the core memory adapters and a healthy indicator', async () => {

@@ -1,9 +1,10 @@
 /**
  * The adapters this repo ships, behind the harnesses of the core's port contract suites
- * (@passport/core/testing), so that each contract runs against the core's memory adapter and the SQLite
- * adapter (a real database file in a temp dir).
- * SQLite harnesses can also open a second connection to the same file (a second app instance) and
- * reopen the file after closing it (a restart).
+ * (@passport/core/testing), so that each contract runs against the core's memory adapter, the SQLite
+ * adapter (a real database file in a temp dir) and the Redis adapter (a real redis-server started for
+ * the test file, each harness under its own key prefix).
+ * SQLite and Redis harnesses can also open a second connection to the same storage (a second app
+ * instance) and reopen it after closing everything (a restart).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,17 +26,20 @@ import {
   SqliteReplayStore,
   SqliteSessionStore,
 } from '@passport/adapters/sqlite';
+import { RedisRateLimitStore, RedisReplayStore, RedisSessionStore } from '@passport/adapters/redis';
+import { Redis } from 'ioredis';
+import { startRedisServer } from '../../support/redis-server.js';
 
-/** Stores with the adapter-specific extras the harnesses expose (size and sweep exist on both adapters). */
+/** Stores with the adapter-specific extras the harnesses expose (synchronous in process, async on Redis). */
 export type SweepableReplayStore = ReplayStore & {
-  sweep(nowMs: number): number;
-  readonly size: number;
-  usage(): ReplayStoreUsage;
+  sweep(nowMs: number): number | Promise<number>;
+  readonly size: number | Promise<number>;
+  usage(): ReplayStoreUsage | Promise<ReplayStoreUsage>;
 };
-export type SweepableSessionStore = SessionStore & { readonly size: number };
+export type SweepableSessionStore = SessionStore & { readonly size: number | Promise<number> };
 export type SweepableRateLimitStore = RateLimitStore & {
-  sweep(nowMs: number): number;
-  readonly size: number;
+  sweep(nowMs: number): number | Promise<number>;
+  readonly size: number | Promise<number>;
 };
 
 type PortHarness = keyof ContractHarness<unknown>;
@@ -51,7 +55,7 @@ export type Harness<S, H> = Omit<H, PortHarness> & {
 
 /** An adapter family under test, as the contract suites take it (`ContractAdapter`). */
 export interface AdapterKind<S, H> {
-  readonly name: 'memory' | 'sqlite';
+  readonly name: 'memory' | 'sqlite' | 'redis';
   readonly sharedStorage: boolean;
   open(options?: ContractStoreOptions): Harness<S, H>;
 }
@@ -123,6 +127,46 @@ function sqliteKind<S extends { dispose(): void }, H>(
   };
 }
 
+// One redis-server per test file that imports this module, stopped after its last test.
+const redisServer = await startRedisServer();
+afterAll(() => redisServer.stop());
+let redisHarnesses = 0;
+
+/** Redis harness: every store on its own client; each harness a fresh key prefix on the shared server. */
+function redisKind<S, H>(
+  make: (client: Redis, prefix: string, options: ContractStoreOptions) => S,
+  inspect: Inspect<S, H>,
+): AdapterKind<S, H> {
+  return {
+    name: 'redis',
+    sharedStorage: true,
+    open(options = {}) {
+      const prefix = `t${++redisHarnesses}:`;
+      const clients: Redis[] = [];
+      const connect = (): S => {
+        const client = new Redis(redisServer.url, { maxRetriesPerRequest: 1 });
+        clients.push(client);
+        return make(client, prefix, options);
+      };
+      const closeAll = (): void => {
+        for (const client of clients.splice(0)) client.disconnect();
+      };
+      const store = connect();
+      return {
+        ...inspect(store),
+        store,
+        openPeer: connect,
+        restart: () => {
+          closeAll();
+          return connect();
+        },
+        file: null,
+        close: closeAll,
+      };
+    },
+  };
+}
+
 const noTimer = { sweepIntervalMs: 0 };
 
 const inspectReplay: Inspect<SweepableReplayStore, ReplayStoreHarness> = (store) => ({
@@ -144,6 +188,7 @@ export const replayAdapters: ReadonlyArray<AdapterKind<SweepableReplayStore, Rep
     (db, o) => new SqliteReplayStore(db, { ...noTimer, maxEntries: o.maxEntries }),
     inspectReplay,
   ),
+  redisKind((client, prefix, o) => new RedisReplayStore(client, { prefix, maxEntries: o.maxEntries }), inspectReplay),
 ];
 
 export const sessionAdapters: ReadonlyArray<AdapterKind<SweepableSessionStore, SessionStoreHarness>> = [
@@ -160,6 +205,11 @@ export const sessionAdapters: ReadonlyArray<AdapterKind<SweepableSessionStore, S
       }),
     inspectSessions,
   ),
+  redisKind(
+    (client, prefix, o) =>
+      new RedisSessionStore(client, { prefix, maxEntries: o.maxEntries, maxOpenPerPassport: o.maxOpenPerPassport }),
+    inspectSessions,
+  ),
 ];
 
 export const rateLimitAdapters: ReadonlyArray<AdapterKind<SweepableRateLimitStore, RateLimitStoreHarness>> = [
@@ -168,4 +218,5 @@ export const rateLimitAdapters: ReadonlyArray<AdapterKind<SweepableRateLimitStor
     (db, o) => new SqliteRateLimitStore(db, { ...noTimer, maxEntries: o.maxEntries }),
     inspectRateLimit,
   ),
+  redisKind((client, prefix, o) => new RedisRateLimitStore(client, { prefix, maxEntries: o.maxEntries }), inspectRateLimit),
 ];

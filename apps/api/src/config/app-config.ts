@@ -97,6 +97,11 @@ export interface AppConfig {
   readonly nearViewMethods: NearViewMethodNames;
   readonly store: StoreKind;
   readonly redisUrl: string | undefined;
+  /**
+   * REDIS_COMMAND_TIMEOUT_MS [500]: how long one Redis command may take before it fails (STORE=redis).
+   * A slow Redis then behaves like a down one within this bound: verify fails closed, JWT routes 503.
+   */
+  readonly redisCommandTimeoutMs: number;
   readonly loginMode: LoginMode;
   /** LOGIN_ACCEPT_FOREIGN: admit same-family passports issued for another API (federated login; partner/promiscuous modes). */
   readonly loginAcceptForeign: boolean;
@@ -387,6 +392,7 @@ export function loadConfig(env: Env): AppConfig {
     nearViewMethods,
     store,
     redisUrl,
+    redisCommandTimeoutMs: integer(env, 'REDIS_COMMAND_TIMEOUT_MS', 500, 10, 60_000),
     loginMode,
     loginAcceptForeign: boolean(env, 'LOGIN_ACCEPT_FOREIGN', false),
     trustedContracts,

@@ -11,9 +11,9 @@ export const SESSION_STORE = Symbol('SESSION_STORE');
 /** Token buckets of per-passport quotas (max_requests per maxrq_window): the configured store, persistent. */
 export const RATE_LIMIT_STORE = Symbol('RATE_LIMIT_STORE');
 /**
- * Token buckets of the per-client-address limits (public routes, /mcp): always process-local memory.
- * They run on every public request, where a SQLite commit each halved throughput; sharing them across
- * instances is the Redis store's job (resolutions §8), and a restart losing them costs nothing.
+ * Token buckets of the per-client-address limits (public routes, /mcp): shared by the fleet in Redis with
+ * STORE=redis (one script round trip per request), otherwise process-local memory (they run on every
+ * public request, where a SQLite commit each halved throughput, and a restart losing them costs nothing).
  */
 export const PUBLIC_RATE_LIMIT_STORE = Symbol('PUBLIC_RATE_LIMIT_STORE');
 export const SIGNATURE_VERIFIER = Symbol('SIGNATURE_VERIFIER');
@@ -30,3 +30,5 @@ export const STORE_HEALTH_INDICATOR = Symbol('STORE_HEALTH_INDICATOR');
  * set, otherwise the configured chain's own contract (for the ledger, its `contractId`; resolutions §9).
  */
 export const TRUSTED_CONTRACTS = Symbol('TRUSTED_CONTRACTS');
+/** The fleet-wide directory of sessioned MCP sessions (STORE=redis), or null: sessions live in their instance. */
+export const MCP_FLEET_SESSIONS = Symbol('MCP_FLEET_SESSIONS');

@@ -41,3 +41,17 @@ export interface McpSessionStore {
   /** Closes every session (application shutdown). */
   closeAll(): Promise<void>;
 }
+
+/**
+ * The fleet-wide directory of sessioned MCP sessions (STORE=redis): with it, any instance serves any
+ * session (our tools and resources keep no per-session state, so a transport made for one request
+ * serves it), and the caps, the idle TTL and DELETE hold for the whole fleet.
+ */
+export interface McpFleetSessions {
+  /** Registers session `id` of `address` if both fleet-wide caps allow. */
+  admit(id: string, address: string): Promise<McpReservation>;
+  /** Marks a live session as used; false when unknown, idle-expired or deleted. */
+  touch(id: string): Promise<boolean>;
+  /** Ends a session for the whole fleet; false when it did not exist. */
+  remove(id: string): Promise<boolean>;
+}

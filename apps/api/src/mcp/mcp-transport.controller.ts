@@ -10,7 +10,7 @@
  * tool-call rate per client address.
  */
 import { randomUUID } from 'node:crypto';
-import { Controller, Delete, Get, Inject, Post, Req, Res } from '@nestjs/common';
+import { Controller, Delete, Get, Inject, Optional, Post, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../openapi/api-errors.decorator.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -18,7 +18,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { PassportError } from '@passport/core';
 import { type RateLimitStore } from '@passport/core/ports';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
-import { PUBLIC_RATE_LIMIT_STORE } from '../infrastructure/di-tokens.js';
+import { MCP_FLEET_SESSIONS, PUBLIC_RATE_LIMIT_STORE } from '../infrastructure/di-tokens.js';
 import {
   jsonRpcError,
   RPC_SESSION_NOT_FOUND,
@@ -35,7 +35,7 @@ import {
 import { isStatelessEraRequest } from './mcp-protocol-era.js';
 import { SESSIONED_PROTOCOL_VERSIONS, STATELESS_PROTOCOL_VERSION } from './mcp-protocol-versions.js';
 import { type McpServerFactory } from './mcp-server.factory.js';
-import { type McpSession, type McpSessionStore } from './mcp-session.store.js';
+import { type McpFleetSessions, type McpSession, type McpSessionStore } from './mcp-session.store.js';
 import { MCP_RATE_LIMITS } from './mcp-settings.js';
 import { type McpStatelessEndpoint } from './mcp-stateless.endpoint.js';
 
@@ -73,6 +73,7 @@ export class McpTransportController {
     @Inject(MCP_SERVER_FACTORY) private readonly createServer: McpServerFactory,
     @Inject(MCP_HOST_ALLOWLIST) private readonly hosts: McpHostAllowlist,
     @Inject(PUBLIC_RATE_LIMIT_STORE) private readonly rateLimits: RateLimitStore,
+    @Optional() @Inject(MCP_FLEET_SESSIONS) private readonly fleet: McpFleetSessions | null = null,
   ) {}
 
   @Post()
@@ -85,7 +86,8 @@ export class McpTransportController {
       '"io.modelcontextprotocol/clientInfo", "io.modelcontextprotocol/clientCapabilities"} and the headers ' +
       'MCP-Protocol-Version, Mcp-Method (and Mcp-Name for tools/call and resources/read); start with server/discover. ' +
       `Sessioned (${SESSIONED_PROTOCOL_VERSIONS.join(', ')}): start with an initialize request (no Mcp-Session-Id) and ` +
-      'send the returned Mcp-Session-Id on every later request; the session lives on the instance that created it. ' +
+      'send the returned Mcp-Session-Id on every later request; the session lives on the instance that created it ' +
+      '(with STORE=redis: on every instance of the fleet). ' +
       'Accept must list application/json and text/event-stream. Documentation only: no login happens here.',
   })
   @ApiProduces('text/event-stream', 'application/json')
@@ -108,6 +110,7 @@ export class McpTransportController {
     description:
       'JSON-RPC error -32000: session cap (instance or per client address), /mcp burst or tool-call rate exceeded (Retry-After).',
   })
+  @ApiResponse({ status: 503, description: 'JSON-RPC error -32000: the fleet session store (STORE=redis) is unavailable; retry later.' })
   async post(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     if (!(await this.admit(request, reply))) return;
     if (isStatelessEraRequest(request)) {
@@ -116,6 +119,7 @@ export class McpTransportController {
     }
     const sessionId = sessionIdOf(request);
     if (sessionId !== undefined) {
+      if (this.fleet) return this.serveFleetSession(this.fleet, sessionId, request, reply);
       const session = this.sessions.touch(sessionId);
       if (!session) return this.reject(reply, 404, jsonRpcError(RPC_SESSION_NOT_FOUND, 'Session not found'));
       if (!(await this.admitToolCalls(request, reply))) return;
@@ -128,6 +132,7 @@ export class McpTransportController {
         jsonRpcError(RPC_TRANSPORT_ERROR, 'Bad Request: Mcp-Session-Id header is required'),
       );
     }
+    if (this.fleet) return this.initializeFleetSession(this.fleet, request, reply);
     return this.initialize(request, reply);
   }
 
@@ -141,12 +146,14 @@ export class McpTransportController {
   @ApiResponse({ status: 200, description: 'SSE stream.' })
   @ApiErrors('MCP_TRANSPORT_SESSION_REQUIRED')
   @ApiResponse({ status: 404, description: 'JSON-RPC error -32001: unknown or closed session.' })
+  @ApiResponse({ status: 503, description: 'JSON-RPC error -32000: the fleet session store (STORE=redis) is unavailable; retry later.' })
   async get(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     if (!(await this.admit(request, reply))) return;
     const sessionId = sessionIdOf(request);
     // A browser or a plain HTTP agent lands here: point it at the discovery document (app envelope).
     if (sessionId === undefined)
       throw new PassportError('MCP_TRANSPORT_SESSION_REQUIRED', { mcpDiscovery: MCP_DISCOVERY_PATH });
+    if (this.fleet) return this.serveFleetSession(this.fleet, sessionId, request, reply);
     const session = this.sessions.touch(sessionId);
     if (!session) return this.reject(reply, 404, jsonRpcError(RPC_SESSION_NOT_FOUND, 'Session not found'));
     return this.forward(session, request, reply);
@@ -157,6 +164,7 @@ export class McpTransportController {
   @ApiResponse({ status: 200, description: 'Session closed.' })
   @ApiResponse({ status: 400, description: 'JSON-RPC error -32000: no Mcp-Session-Id.' })
   @ApiResponse({ status: 404, description: 'JSON-RPC error -32001: unknown or closed session.' })
+  @ApiResponse({ status: 503, description: 'JSON-RPC error -32000: the fleet session store (STORE=redis) is unavailable; retry later.' })
   async delete(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     if (!(await this.admit(request, reply))) return;
     const sessionId = sessionIdOf(request);
@@ -167,6 +175,7 @@ export class McpTransportController {
         jsonRpcError(RPC_TRANSPORT_ERROR, 'Bad Request: Mcp-Session-Id header is required'),
       );
     }
+    if (this.fleet) return this.serveFleetSession(this.fleet, sessionId, request, reply);
     const session = this.sessions.touch(sessionId);
     if (!session) return this.reject(reply, 404, jsonRpcError(RPC_SESSION_NOT_FOUND, 'Session not found'));
     return this.forward(session, request, reply);
@@ -260,6 +269,78 @@ export class McpTransportController {
     }
   }
 
+  /**
+   * STORE=redis: an initialize admitted by the fleet-wide caps registers its session id in Redis; the
+   * transport and server answer this request only (any instance serves the later ones).
+   */
+  private async initializeFleetSession(fleet: McpFleetSessions, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const id = randomUUID();
+    let admission;
+    try {
+      admission = await fleet.admit(id, request.ip);
+    } catch {
+      return this.reject(reply, 503, jsonRpcError(RPC_TRANSPORT_ERROR, 'MCP session store unavailable; retry later'));
+    }
+    if (admission !== 'admitted') {
+      const message =
+        admission === 'address-full'
+          ? `Too many MCP sessions from this client address (limit ${this.sessions.maxSessionsPerAddress}); end unused sessions with DELETE /mcp, or use the stateless ${STATELESS_PROTOCOL_VERSION} revision, which needs none`
+          : `Too many MCP sessions (limit ${this.sessions.maxSessions}); retry later, end unused sessions with DELETE /mcp, or use the stateless ${STATELESS_PROTOCOL_VERSION} revision, which needs none`;
+      return this.tooMany(reply, 60_000, jsonRpcError(RPC_TRANSPORT_ERROR, message));
+    }
+    let initialized = false;
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      onsessioninitialized: () => {
+        initialized = true;
+      },
+    });
+    try {
+      await this.serveOnce(transport, request, reply);
+    } finally {
+      // The initialize failed (bad version, bad Accept, …): its admission must not stay behind.
+      if (!initialized) await fleet.remove(id).catch(() => false);
+    }
+  }
+
+  /** STORE=redis: a session live in the fleet directory, served by a transport made for this request. */
+  private async serveFleetSession(
+    fleet: McpFleetSessions,
+    id: string,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<void> {
+    // The ids this service issues are UUIDs: anything else is unknown without a trip to Redis.
+    if (!FLEET_SESSION_ID.test(id)) return this.reject(reply, 404, jsonRpcError(RPC_SESSION_NOT_FOUND, 'Session not found'));
+    let live: boolean;
+    try {
+      live = await fleet.touch(id);
+    } catch {
+      return this.reject(reply, 503, jsonRpcError(RPC_TRANSPORT_ERROR, 'MCP session store unavailable; retry later'));
+    }
+    if (!live) return this.reject(reply, 404, jsonRpcError(RPC_SESSION_NOT_FOUND, 'Session not found'));
+    if (request.method === 'POST' && !(await this.admitToolCalls(request, reply))) return;
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      // DELETE: ended for the whole fleet before the answer is written (later requests anywhere get 404).
+      onsessionclosed: async (closed) => void (await fleet.remove(closed)),
+    });
+    adoptInitializedSession(transport, id);
+    await this.serveOnce(transport, request, reply);
+  }
+
+  /** Connects a fresh server to `transport`, answers this request, and closes both when the response ends. */
+  private async serveOnce(transport: StreamableHTTPServerTransport, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const server = this.createServer();
+    reply.raw.once('close', () => {
+      void transport.close().catch(() => undefined);
+      void server.close().catch(() => undefined);
+    });
+    await server.connect(transport);
+    this.hijack(request, reply);
+    await transport.handleRequest(request.raw, reply.raw, request.body);
+  }
+
   private async forward(session: McpSession, request: FastifyRequest, reply: FastifyReply): Promise<void> {
     this.hijack(request, reply);
     await session.transport.handleRequest(request.raw, reply.raw, request.body);
@@ -291,4 +372,19 @@ export class McpTransportController {
     reply.header('retry-after', String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
     this.reject(reply, 429, body);
   }
+}
+
+const FLEET_SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * Marks a fresh v1 transport as already initialized for session `id` (initialized on some instance of
+ * the fleet), so that it checks Mcp-Session-Id against `id` and serves the request. The v1 SDK has no
+ * public way to resume a session on a new transport; these two fields are what its initialize sets.
+ */
+function adoptInitializedSession(transport: StreamableHTTPServerTransport, id: string): void {
+  const inner = (transport as unknown as { _webStandardTransport?: { sessionId?: string; _initialized?: boolean } })
+    ._webStandardTransport;
+  if (!inner || inner._initialized !== false) throw new Error('unexpected MCP SDK transport internals');
+  inner.sessionId = id;
+  inner._initialized = true;
 }

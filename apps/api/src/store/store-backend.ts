@@ -1,17 +1,18 @@
 /**
  * One adapter family for the store ports (replay records, sessions, rate-limit buckets) plus its health
- * check, chosen by `STORE`. Each family lives in its own file; adding one (e.g. `redis`, a later issue)
+ * check, chosen by `STORE` (`sqlite`, `memory`, `redis`). Each family lives in its own file; adding one
  * is one more branch in `createStoreBackend` and nothing else changes.
  */
 import { type AppConfig } from '../config/app-config.js';
 import { createMemoryStoreBackend } from './memory.store-backend.js';
 import { createSqliteStoreBackend } from './sqlite.store-backend.js';
+import { createRedisStoreBackend } from './redis.store-backend.js';
 import { type StoreBackend, type StoreBackendOptions } from './store-backend.types.js';
 
 export type { StoreBackend, StoreBackendOptions } from './store-backend.types.js';
 
 export function createStoreBackend(
-  config: Pick<AppConfig, 'store' | 'dataDir'>,
+  config: Pick<AppConfig, 'store' | 'dataDir'> & Partial<Pick<AppConfig, 'redisUrl' | 'redisCommandTimeoutMs'>>,
   options: StoreBackendOptions = {},
 ): StoreBackend {
   switch (config.store) {
@@ -20,8 +21,7 @@ export function createStoreBackend(
     case 'memory':
       return createMemoryStoreBackend(options);
     case 'redis':
-      throw new Error(
-        'Invalid configuration: STORE=redis is not available in this version (use sqlite or memory)',
-      );
+      if (config.redisUrl === undefined) throw new Error('Invalid configuration: STORE=redis needs REDIS_URL');
+      return createRedisStoreBackend({ url: config.redisUrl, commandTimeoutMs: config.redisCommandTimeoutMs }, options);
   }
 }

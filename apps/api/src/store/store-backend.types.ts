@@ -5,6 +5,7 @@
 import { type Clock, type ReplayStore } from '@passport/core';
 import { type RateLimitStore, type SessionStore } from '@passport/core/ports';
 import { type SqliteSessionStoreOptions, type SqliteStoreOptions } from '@passport/adapters/sqlite';
+import { type RedisMcpSessionDirectory } from '@passport/adapters/redis';
 import { type StoreKind } from '../config/app-config.js';
 import { type HealthIndicator } from '../infrastructure/health-indicator.js';
 
@@ -13,7 +14,20 @@ export interface StoreBackend {
   readonly replay: ReplayStore;
   readonly sessions: SessionStore;
   readonly rateLimit: RateLimitStore;
+  /**
+   * Per-address buckets of the public routes when the family shares them between instances (Redis);
+   * absent: process-local memory.
+   */
+  readonly publicRateLimit?: RateLimitStore;
   readonly health: HealthIndicator;
+  /** The fleet-wide directory of sessioned MCP sessions, when the family is shared by instances (Redis). */
+  createMcpSessionDirectory?(options: {
+    maxSessions: number;
+    maxSessionsPerAddress: number;
+    ttlMs: number;
+  }): RedisMcpSessionDirectory;
+  /** Resolves when the storage can serve (bounded: a Redis that is down does not stop the start). */
+  ready?(): Promise<void>;
   /** Stops background sweeps and releases the storage (idempotent). */
   close(): void;
 }

@@ -3,15 +3,17 @@
  * `RATE_LIMIT_STORE` and `STORE_HEALTH_INDICATOR`, all from one adapter family chosen by `STORE`
  * (`sqlite`, the default: `DATA_DIR/passport.db`; `memory`: one process, lost on restart). Closing the
  * app stops the background sweeps and closes the database. `PUBLIC_RATE_LIMIT_STORE` (per-address
- * buckets) is process-local memory whatever `STORE` says (see di-tokens.ts).
+ * buckets) is shared in Redis with `STORE=redis` (in-process buckets while Redis is down) and
+ * process-local memory otherwise.
  */
-import { Global, Inject, Module, type OnModuleDestroy } from '@nestjs/common';
+import { Global, Inject, Module, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { type Clock } from '@passport/core';
 import { MemoryRateLimitStore } from '@passport/core/testing';
 import { type AppConfig } from '../config/app-config.js';
 import {
   APP_CONFIG,
   CLOCK,
+  MCP_FLEET_SESSIONS,
   PUBLIC_RATE_LIMIT_STORE,
   RATE_LIMIT_STORE,
   REPLAY_STORE,
@@ -62,12 +64,37 @@ export const STORE_BACKEND = Symbol('STORE_BACKEND');
       inject: [STORE_BACKEND, { token: OperatorMetrics, optional: true }],
     },
     { provide: STORE_HEALTH_INDICATOR, useFactory: (b: StoreBackend) => b.health, inject: [STORE_BACKEND] },
-    { provide: PUBLIC_RATE_LIMIT_STORE, useFactory: () => new MemoryRateLimitStore({ maxKeys: 100_000 }) },
+    {
+      provide: PUBLIC_RATE_LIMIT_STORE,
+      useFactory: (b: StoreBackend) => b.publicRateLimit ?? new MemoryRateLimitStore({ maxKeys: 100_000 }),
+      inject: [STORE_BACKEND],
+    },
+    {
+      provide: MCP_FLEET_SESSIONS,
+      useFactory: (b: StoreBackend, config: AppConfig) =>
+        b.createMcpSessionDirectory?.({
+          maxSessions: config.mcpMaxSessions,
+          maxSessionsPerAddress: config.mcpMaxSessionsPerAddress,
+          ttlMs: config.mcpSessionTtlMs,
+        }) ?? null,
+      inject: [STORE_BACKEND, APP_CONFIG],
+    },
   ],
-  exports: [REPLAY_STORE, SESSION_STORE, RATE_LIMIT_STORE, PUBLIC_RATE_LIMIT_STORE, STORE_HEALTH_INDICATOR],
+  exports: [
+    REPLAY_STORE,
+    SESSION_STORE,
+    RATE_LIMIT_STORE,
+    PUBLIC_RATE_LIMIT_STORE,
+    STORE_HEALTH_INDICATOR,
+    MCP_FLEET_SESSIONS,
+  ],
 })
-export class StoreModule implements OnModuleDestroy {
+export class StoreModule implements OnModuleInit, OnModuleDestroy {
   constructor(@Inject(STORE_BACKEND) private readonly backend: StoreBackend) {}
+
+  async onModuleInit(): Promise<void> {
+    await this.backend.ready?.();
+  }
 
   onModuleDestroy(): void {
     this.backend.close();

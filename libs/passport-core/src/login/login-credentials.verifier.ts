@@ -135,7 +135,14 @@ export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
   async function recordChallenge(request: LoginRequest, nowMs: number): Promise<string> {
     const key = `login|${request.identifier.toLowerCase()}|${request.timestampSeconds}`;
     const expiresAtMs = request.timestampSeconds * 1000 + LOGIN_CHALLENGE_MAX_AGE_MS + 1000;
-    const outcome = await challenges.recordIfAbsent(key, nowMs, expiresAtMs);
+    let outcome;
+    try {
+      outcome = await challenges.recordIfAbsent(key, nowMs, expiresAtMs);
+    } catch (error) {
+      if (isPassportError(error)) throw error;
+      // The store is down or slow: not a bad login (the client retries), and never a session.
+      throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'replay_store_unavailable' });
+    }
     if (!outcome.recorded) fail('LOGIN_CHALLENGE_TIMESTAMP_INVALID', { reason: 'challenge_already_used' });
     return key;
   }

@@ -70,7 +70,8 @@ export class BearerAuthenticator {
     try {
       session = await this.sessions.get(sessionId);
     } catch {
-      throw invalidated('error_checking_session', 'session_store_unavailable');
+      // A store outage is not a logout: the client retries later with the same token.
+      throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'session_store_unavailable' });
     }
     if (!session) throw invalidated('error_checking_session', 'session_unknown');
     if (session.closedAtMs !== null) throw invalidated('error_checking_session', 'session_closed');

@@ -113,7 +113,8 @@ export class LoginService {
       if (error instanceof SessionCapacityError) {
         throw new PassportError('SESSION_CAPACITY_REACHED', { maxSessions: error.maxEntries, retryAfterSeconds: 60 });
       }
-      throw error;
+      // The session store is down or slow: retry later (not a bad login).
+      throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'session_store_unavailable' });
     }
   }
 }

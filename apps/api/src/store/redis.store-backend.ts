@@ -1,0 +1,136 @@
+/**
+ * The `STORE=redis` family: replay records, sessions and both rate-limit tiers (per address on public
+ * routes, per passport on JWT routes) on one Redis, shared by every instance of a fleet.
+ *
+ * Failure behaviour (Redis down, or slower than REDIS_COMMAND_TIMEOUT_MS): replay records and sessions
+ * fail (verify answers REPLAY_STORE_UNAVAILABLE, never `verified: true`; JWT routes 503
+ * SERVICE_UNAVAILABLE, not a logout); rate limits fall back to in-process buckets; health is `degraded`
+ * with the reason. The client reconnects by itself, so everything recovers without a restart.
+ */
+import { performance } from 'node:perf_hooks';
+import { systemClock } from '@passport/core';
+import { MemoryRateLimitStore } from '@passport/core/testing';
+import {
+  createRedisClient,
+  FallbackRateLimitStore,
+  whenConnected,
+  RedisRateLimitStore,
+  RedisMcpSessionDirectory,
+  RedisReplayStore,
+  RedisSessionStore,
+} from '@passport/adapters/redis';
+import { type HealthCheckResult } from '../infrastructure/health-indicator.js';
+import { type StoreBackend, type StoreBackendOptions } from './store-backend.types.js';
+import { startPeriodicSweep } from '@passport/adapters/sweep';
+import { replayHealth } from './replay-health.js';
+import { DEFAULT_SWEEP_INTERVAL_MS } from '@passport/adapters/sqlite';
+
+/** How long a request-path failure of the replay or session store keeps health degraded (a blip shows; a recovery soon does too). */
+const FAILURE_REPORT_MS = 10_000;
+
+export interface RedisStoreSettings {
+  readonly url: string;
+  readonly commandTimeoutMs?: number;
+}
+
+export function createRedisStoreBackend(settings: RedisStoreSettings, options: StoreBackendOptions = {}): StoreBackend {
+  const clock = options.clock ?? systemClock;
+  const client = createRedisClient(settings.url, { commandTimeoutMs: settings.commandTimeoutMs });
+  const replay = new RedisReplayStore(client, { maxEntries: options.replay?.maxEntries });
+  const sessions = new TrackedSessionStore(
+    new RedisSessionStore(client, {
+      maxEntries: options.sessions?.maxEntries,
+      maxOpenPerPassport: options.sessions?.maxOpenPerPassport,
+    }),
+  );
+  const rateLimitCap = options.rateLimit?.maxEntries;
+  const rateLimit = new FallbackRateLimitStore(
+    new RedisRateLimitStore(client, { namespace: 'passport', maxEntries: rateLimitCap }),
+    new MemoryRateLimitStore({ maxKeys: rateLimitCap }),
+  );
+  const publicRateLimit = new FallbackRateLimitStore(
+    new RedisRateLimitStore(client, { namespace: 'public', maxEntries: rateLimitCap }),
+    new MemoryRateLimitStore({ maxKeys: 100_000 }),
+  );
+  const interval = (ms: number | undefined): number => ms ?? DEFAULT_SWEEP_INTERVAL_MS;
+  // Every instance sweeps; each sweep is one atomic script, so concurrent sweeps only share the work.
+  const sweeps = [
+    startPeriodicSweep(() => void replay.sweep(clock.nowMs()).catch(() => 0), interval(options.replay?.sweepIntervalMs)),
+    startPeriodicSweep(() => void sessions.sweep(clock.nowMs()).catch(() => 0), interval(options.sessions?.sweepIntervalMs)),
+  ];
+
+  const check = async (): Promise<HealthCheckResult> => {
+    const started = performance.now();
+    const latencyMs = (): number => Math.round((performance.now() - started) * 1000) / 1000;
+    const nowMs = Date.now();
+    const rateLimitFallback =
+      rateLimit.fallbackSince !== null || publicRateLimit.fallbackSince !== null ? 'in-process fallback' : 'shared';
+    let usage;
+    try {
+      if ((await client.ping()) !== 'PONG') throw new Error('unexpected PING reply');
+      usage = await replay.usage();
+    } catch {
+      return {
+        ok: false,
+        detail: { adapter: 'redis', latencyMs: latencyMs(), problem: 'redis unavailable', rateLimits: 'in-process fallback' },
+      };
+    }
+    const failed = [replay.lastFailureAtMs, sessions.lastFailureAtMs].some(
+      (at) => at !== null && nowMs - at < FAILURE_REPORT_MS,
+    );
+    const replayState = replayHealth(usage, clock.nowMs());
+    return {
+      ok: replayState.ok && !failed && rateLimitFallback === 'shared',
+      detail: {
+        adapter: 'redis',
+        latencyMs: latencyMs(),
+        ...(failed ? { problem: 'redis failed a request in the last 10 s' } : {}),
+        rateLimits: rateLimitFallback,
+        replay: replayState.detail,
+      },
+    };
+  };
+
+  return {
+    kind: 'redis',
+    replay,
+    sessions,
+    rateLimit,
+    publicRateLimit,
+    health: { name: 'store', check },
+    createMcpSessionDirectory: (directoryOptions) => new RedisMcpSessionDirectory(client, directoryOptions),
+    ready: async () => void (await whenConnected(client, 2000)),
+    close() {
+      for (const sweep of sweeps) sweep.stop();
+      client.disconnect();
+    },
+  };
+}
+
+/** Remembers when the session store last failed a request (health reports it). */
+class TrackedSessionStore {
+  private failedAt: number | null = null;
+
+  constructor(private readonly inner: RedisSessionStore) {}
+
+  get lastFailureAtMs(): number | null {
+    return this.failedAt;
+  }
+
+  private async track<T>(work: Promise<T>): Promise<T> {
+    try {
+      return await work;
+    } catch (error) {
+      this.failedAt = Date.now();
+      throw error;
+    }
+  }
+
+  create: RedisSessionStore['create'] = (s) => this.track(this.inner.create(s));
+  get: RedisSessionStore['get'] = (id) => this.track(this.inner.get(id));
+  close: RedisSessionStore['close'] = (id, reason, now) => this.track(this.inner.close(id, reason, now));
+  recordRenewal: RedisSessionStore['recordRenewal'] = (id, now) => this.track(this.inner.recordRenewal(id, now));
+  list: RedisSessionStore['list'] = (page) => this.track(this.inner.list(page));
+  sweep: RedisSessionStore['sweep'] = (now) => this.track(this.inner.sweep(now));
+  countOpen: RedisSessionStore['countOpen'] = (now) => this.track(this.inner.countOpen(now));
+}

@@ -1,0 +1,15 @@
+/** The `STORE=redis` adapters of the store ports (replay records, sessions, rate-limit buckets). */
+export { createRedisClient, whenConnected, DEFAULT_REDIS_COMMAND_TIMEOUT_MS, type RedisClientOptions } from './redis-client.js';
+export { RedisReplayStore, DEFAULT_REDIS_REPLAY_MAX_ENTRIES, type RedisReplayStoreOptions } from './redis-replay.store.js';
+export { RedisSessionStore, DEFAULT_REDIS_SESSION_MAX_ENTRIES, type RedisSessionStoreOptions } from './redis-session.store.js';
+export {
+  RedisRateLimitStore,
+  DEFAULT_REDIS_RATE_LIMIT_MAX_ENTRIES,
+  type RedisRateLimitStoreOptions,
+} from './redis-rate-limit.store.js';
+export { FallbackRateLimitStore } from './fallback-rate-limit.store.js';
+export {
+  RedisMcpSessionDirectory,
+  type McpAdmission,
+  type RedisMcpSessionDirectoryOptions,
+} from './redis-mcp-session.directory.js';

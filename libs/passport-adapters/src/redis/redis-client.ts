@@ -1,0 +1,70 @@
+/**
+ * The Redis connection every `STORE=redis` adapter uses (ioredis: typed, maintained, Lua scripts
+ * registered once and sent as EVALSHA with a transparent EVAL fallback after a server restart, and the
+ * same client API for Redis Cluster).
+ *
+ * Failure behaviour is decided here: no offline queue (a command while disconnected fails at once
+ * instead of waiting for a reconnect), one attempt per command, and a per-command timeout, so a slow or
+ * dead Redis costs a request at most `commandTimeoutMs`. The client keeps reconnecting in the background
+ * (capped backoff), so a returning Redis is used again without a restart.
+ */
+import { Redis } from 'ioredis';
+
+export interface RedisClientOptions {
+  /** Milliseconds one command may take before it fails (default 500). */
+  readonly commandTimeoutMs?: number;
+  /** Milliseconds to establish a connection (default 2000). */
+  readonly connectTimeoutMs?: number;
+}
+
+export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 500;
+
+export function createRedisClient(url: string, options: RedisClientOptions = {}): Redis {
+  const client = new Redis(url, {
+    commandTimeout: options.commandTimeoutMs ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
+    connectTimeout: options.connectTimeoutMs ?? 2000,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    // Reconnect forever, at most every second: recovery needs no restart.
+    retryStrategy: (attempt: number) => Math.min(50 * attempt, 1000),
+    lazyConnect: false,
+  });
+  // Errors surface on the commands that fail; an unhandled 'error' event would crash the process.
+  client.on('error', () => undefined);
+  return client;
+}
+
+/** A Lua script registered on a client (sent as EVALSHA; ioredis re-sends the body after NOSCRIPT). */
+export function defineScript(
+  client: Redis,
+  name: string,
+  numberOfKeys: number,
+  lua: string,
+): (...args: Array<string | number>) => Promise<unknown> {
+  client.defineCommand(name, { numberOfKeys, lua });
+  const command = (client as unknown as Record<string, (...a: Array<string | number>) => Promise<unknown>>)[name];
+  return (...args) => command.apply(client, args);
+}
+
+/** `value` as a Lua-safe decimal string that round-trips a double exactly. */
+export function exactNumber(value: number): string {
+  return Number.isFinite(value) ? String(value) : '0';
+}
+
+/**
+ * Resolves once the client is connected, or after `timeoutMs` (never rejects: a fleet instance starts
+ * while Redis is down, reports `degraded` and serves what it can until Redis returns).
+ */
+export function whenConnected(client: Redis, timeoutMs: number): Promise<boolean> {
+  if (client.status === 'ready') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = (ok: boolean): void => {
+      clearTimeout(timer);
+      client.off('ready', onReady);
+      resolve(ok);
+    };
+    const onReady = (): void => done(true);
+    const timer = setTimeout(() => done(false), timeoutMs);
+    client.once('ready', onReady);
+  });
+}

@@ -1,0 +1,97 @@
+/**
+ * The fleet-wide directory of sessioned MCP sessions (STORE=redis): which session ids exist, from
+ * which client address, and when each was last used. Our MCP tools and resources hold no per-session
+ * state, so an instance that did not create a session can serve it with a transport made for the one
+ * request, once this directory says the session is live; the session cap, the per-address cap and the
+ * idle TTL are therefore counted here, for the whole fleet, and a DELETE on any instance ends the
+ * session everywhere.
+ *
+ * Keys (one hash tag): `<prefix>{mcp}:s:<id>` string address, `PX` = idle TTL (refreshed on use);
+ * `<prefix>{mcp}:all` and `<prefix>{mcp}:a:<address>` sorted sets id → last use (the caps; idle
+ * entries are dropped by the admitting script before counting).
+ */
+import { type Redis } from 'ioredis';
+import { defineScript } from './redis-client.js';
+
+export type McpAdmission = 'admitted' | 'instance-full' | 'address-full';
+
+const ADMIT_LUA = `
+local base, id, address, now, ttl, maxAll, maxAddress = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+local all, mine = base .. 'all', base .. 'a:' .. address
+redis.call('ZREMRANGEBYSCORE', all, '-inf', now - ttl)
+redis.call('ZREMRANGEBYSCORE', mine, '-inf', now - ttl)
+if redis.call('ZCARD', all) >= maxAll then return -1 end
+if redis.call('ZCARD', mine) >= maxAddress then return -2 end
+redis.call('SET', base .. 's:' .. id, address, 'PX', ttl)
+redis.call('ZADD', all, now, id)
+redis.call('ZADD', mine, now, id)
+redis.call('PEXPIRE', mine, ttl)
+return 1
+`;
+
+const TOUCH_LUA = `
+local base, id, now, ttl = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+local address = redis.call('GET', base .. 's:' .. id)
+if not address then return 0 end
+redis.call('PEXPIRE', base .. 's:' .. id, ttl)
+redis.call('ZADD', base .. 'all', now, id)
+redis.call('ZADD', base .. 'a:' .. address, now, id)
+redis.call('PEXPIRE', base .. 'a:' .. address, ttl)
+return 1
+`;
+
+const REMOVE_LUA = `
+local base, id = ARGV[1], ARGV[2]
+local address = redis.call('GET', base .. 's:' .. id)
+if not address then return 0 end
+redis.call('DEL', base .. 's:' .. id)
+redis.call('ZREM', base .. 'all', id)
+redis.call('ZREM', base .. 'a:' .. address, id)
+return 1
+`;
+
+export interface RedisMcpSessionDirectoryOptions {
+  readonly prefix?: string;
+  readonly maxSessions: number;
+  readonly maxSessionsPerAddress: number;
+  /** Idle time after which a session is gone (ms). */
+  readonly ttlMs: number;
+}
+
+type Script = (...args: Array<string | number>) => Promise<unknown>;
+
+export class RedisMcpSessionDirectory {
+  private readonly base: string;
+  private readonly admitScript: Script;
+  private readonly touchScript: Script;
+  private readonly removeScript: Script;
+
+  constructor(
+    redis: Redis,
+    readonly options: RedisMcpSessionDirectoryOptions,
+  ) {
+    this.base = `${options.prefix ?? 'passport:'}{mcp}:`;
+    this.admitScript = defineScript(redis, 'passportMcpAdmit', 0, ADMIT_LUA);
+    this.touchScript = defineScript(redis, 'passportMcpTouch', 0, TOUCH_LUA);
+    this.removeScript = defineScript(redis, 'passportMcpRemove', 0, REMOVE_LUA);
+  }
+
+  /** Registers session `id` of `address` if both fleet-wide caps allow. */
+  async admit(id: string, address: string, nowMs = Date.now()): Promise<McpAdmission> {
+    const { ttlMs, maxSessions, maxSessionsPerAddress } = this.options;
+    const status = Number(
+      await this.admitScript(this.base, id, address, nowMs, ttlMs, maxSessions, maxSessionsPerAddress),
+    );
+    return status === 1 ? 'admitted' : status === -1 ? 'instance-full' : 'address-full';
+  }
+
+  /** Marks a live session as used (its idle TTL starts again); false when it is unknown, idle-expired or deleted. */
+  async touch(id: string, nowMs = Date.now()): Promise<boolean> {
+    return Number(await this.touchScript(this.base, id, nowMs, this.options.ttlMs)) === 1;
+  }
+
+  /** Ends a session for the whole fleet; false when it did not exist. */
+  async remove(id: string): Promise<boolean> {
+    return Number(await this.removeScript(this.base, id)) === 1;
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * RateLimitStore on Redis: each `take` is one round trip, a Lua script (EVALSHA) running the same
+ * token-bucket arithmetic as the core's `takeToken` (burst, refill, float tolerance, retry-after), so
+ * every instance sharing the server drains one bucket and concurrent takes never lose an update.
+ *
+ * Keys (one hash tag per namespace, so the script's keys share a Redis Cluster slot):
+ * - `<prefix>{rl:<ns>}:b:<key>` hash `t` (tokens), `u` (updated ms), with `PX` until the bucket is full
+ *   again (a full bucket means the same as no bucket);
+ * - `<prefix>{rl:<ns>}:lru`  sorted set key → updated ms (least recently used first, for the cap);
+ * - `<prefix>{rl:<ns>}:full` sorted set key → when the bucket is full again (the sweep).
+ * Bounded like the SQLite adapter: a new bucket beyond `maxEntries` first drops full buckets, then the
+ * least recently used ones (which resets them to full).
+ */
+import { type Redis } from 'ioredis';
+import { type BucketPolicy, type RateLimitStore, type TakeResult } from '@passport/core/ports';
+import { defineScript } from './redis-client.js';
+
+export const DEFAULT_REDIS_RATE_LIMIT_MAX_ENTRIES = 100_000;
+
+/** Mirrors takeToken in libs/passport-core/src/rate-limit/token-bucket.ts (kept equal by the contract suite). */
+const TAKE_LUA = `
+local bucket, lru, full = KEYS[1], KEYS[2], KEYS[3]
+local capacity, refill, now, maxEntries, member = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
+local eps = 1e-9
+local MAX = 9007199254740991
+local state = redis.call('HMGET', bucket, 't', 'u')
+local isNew = state[1] == false
+local level = capacity
+if not isNew then
+  local elapsed = math.max(0, now - tonumber(state[2]))
+  level = math.min(capacity, tonumber(state[1]) + elapsed * refill)
+end
+local allowed, remaining, retry, tokens = 0, 0, 0, level
+if level >= 1 - eps then
+  tokens = math.max(0, level - 1)
+  allowed, remaining = 1, math.floor(tokens)
+else
+  if refill > 0 then retry = math.max(1, math.ceil((1 - level) / refill - eps)) else retry = MAX end
+end
+local fullAt = now
+local missing = capacity - tokens
+if missing > 0 then
+  if refill > 0 then fullAt = math.min(MAX, now + math.ceil(missing / refill)) else fullAt = MAX end
+end
+redis.call('HSET', bucket, 't', string.format('%.17g', tokens), 'u', ARGV[3])
+local ttl = fullAt - now
+if ttl > 0 and ttl < 9e15 then redis.call('PEXPIRE', bucket, ttl) elseif ttl <= 0 then redis.call('PEXPIRE', bucket, 1) else redis.call('PERSIST', bucket) end
+redis.call('ZADD', lru, now, member)
+redis.call('ZADD', full, fullAt, member)
+if isNew and redis.call('ZCARD', lru) > maxEntries then
+  local prefix = ARGV[6]
+  local done = redis.call('ZRANGEBYSCORE', full, '-inf', now, 'LIMIT', 0, 1000)
+  for _, k in ipairs(done) do
+    if k ~= member then
+      redis.call('DEL', prefix .. k)
+      redis.call('ZREM', lru, k)
+      redis.call('ZREM', full, k)
+    end
+  end
+  local excess = redis.call('ZCARD', lru) - maxEntries
+  if excess > 0 then
+    local oldest = redis.call('ZRANGE', lru, 0, excess - 1)
+    for _, k in ipairs(oldest) do
+      redis.call('DEL', prefix .. k)
+      redis.call('ZREM', lru, k)
+      redis.call('ZREM', full, k)
+    end
+  end
+end
+return {allowed, remaining, retry}
+`;
+
+/** Forgets up to 1000 buckets full again by ARGV[1] (Lua's unpack is limited to ~8000 values); returns how many. */
+const SWEEP_LUA = `
+local done = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, 1000)
+for _, k in ipairs(done) do
+  redis.call('DEL', ARGV[2] .. k)
+  redis.call('ZREM', KEYS[1], k)
+end
+if #done > 0 then redis.call('ZREM', KEYS[2], unpack(done)) end
+return #done
+`;
+
+export interface RedisRateLimitStoreOptions {
+  /** Key prefix shared by every adapter of one deployment (default `passport:`). */
+  readonly prefix?: string;
+  /** Bucket namespace, e.g. `public` (per address) or `passport` (per passport). */
+  readonly namespace?: string;
+  /** Buckets held at most (default 100 000). */
+  readonly maxEntries?: number;
+}
+
+export class RedisRateLimitStore implements RateLimitStore {
+  readonly maxEntries: number;
+  private readonly base: string;
+  private readonly takeScript: (...args: Array<string | number>) => Promise<unknown>;
+  private readonly sweepScript: (...args: Array<string | number>) => Promise<unknown>;
+
+  constructor(
+    private readonly redis: Redis,
+    options: RedisRateLimitStoreOptions = {},
+  ) {
+    this.maxEntries = options.maxEntries ?? DEFAULT_REDIS_RATE_LIMIT_MAX_ENTRIES;
+    this.base = `${options.prefix ?? 'passport:'}{rl:${options.namespace ?? 'default'}}:`;
+    this.takeScript = defineScript(redis, 'passportRateTake', 3, TAKE_LUA);
+    this.sweepScript = defineScript(redis, 'passportRateSweep', 2, SWEEP_LUA);
+  }
+
+  async take(key: string, policy: BucketPolicy, nowMs: number): Promise<TakeResult> {
+    const [allowed, remaining, retryAfterMs] = (await this.takeScript(
+      `${this.base}b:${key}`,
+      `${this.base}lru`,
+      `${this.base}full`,
+      policy.capacity,
+      policy.refillPerMs.toPrecision(17),
+      nowMs,
+      this.maxEntries,
+      key,
+      `${this.base}b:`,
+    )) as [number, number, number];
+    return { allowed: allowed === 1, remaining, retryAfterMs };
+  }
+
+  async sweep(nowMs: number): Promise<number> {
+    let removed = 0;
+    for (;;) {
+      const batch = Number(await this.sweepScript(`${this.base}lru`, `${this.base}full`, nowMs, `${this.base}b:`));
+      removed += batch;
+      if (batch < 1000) return removed;
+    }
+  }
+
+  /** Buckets held (full ones not yet swept included). */
+  get size(): Promise<number> {
+    return this.redis.zcard(`${this.base}lru`);
+  }
+}
