@@ -79,13 +79,17 @@ describe('each subpath loads its own client library only', () => {
   it('./ledger loads neither near-api-js nor better-sqlite3', async () => {
     const loaded = await loadsOf('@passport/adapters/ledger');
     expect(loaded.some((url) => url.includes('/libs/passport-adapters/src/ledger/'))).toBe(true);
-    expect(loaded.filter((url) => NEAR_CLIENT.test(url) || SQLITE_DRIVER.test(url) || REDIS_CLIENT.test(url))).toEqual([]);
+    expect(
+      loaded.filter((url) => NEAR_CLIENT.test(url) || SQLITE_DRIVER.test(url) || REDIS_CLIENT.test(url)),
+    ).toEqual([]);
   });
 
   it('./caching and ./sweep load neither', async () => {
     for (const specifier of ['@passport/adapters/caching', '@passport/adapters/sweep']) {
       const loaded = await loadsOf(specifier);
-      expect(loaded.filter((url) => NEAR_CLIENT.test(url) || SQLITE_DRIVER.test(url) || REDIS_CLIENT.test(url))).toEqual([]);
+      expect(
+        loaded.filter((url) => NEAR_CLIENT.test(url) || SQLITE_DRIVER.test(url) || REDIS_CLIENT.test(url)),
+      ).toEqual([]);
     }
   });
 

@@ -7,15 +7,22 @@ import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 
 const TEMPLATE = new URL('../../docker/nginx/templates/passport-edge.conf.template', import.meta.url);
-const UPSTREAMS_SCRIPT = new URL('../../docker/nginx/entrypoint.d/15-passport-upstreams.envsh', import.meta.url);
+const UPSTREAMS_SCRIPT = new URL(
+  '../../docker/nginx/entrypoint.d/15-passport-upstreams.envsh',
+  import.meta.url,
+);
 
 /** PASSPORT_API_SERVERS as the image's entrypoint makes it: the shipped script, sourced by sh. */
 export function upstreamServers(upstream: string): string {
-  return execFileSync('sh', ['-c', `. "$1" && printf '%s' "$PASSPORT_API_SERVERS"`, 'sh', UPSTREAMS_SCRIPT.pathname], {
-    env: { PATH: process.env.PATH ?? '', PASSPORT_API_UPSTREAM: upstream },
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  return execFileSync(
+    'sh',
+    ['-c', `. "$1" && printf '%s' "$PASSPORT_API_SERVERS"`, 'sh', UPSTREAMS_SCRIPT.pathname],
+    {
+      env: { PATH: process.env.PATH ?? '', PASSPORT_API_UPSTREAM: upstream },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
 }
 
 /** The template with PASSPORT_API_SERVERS and PASSPORT_EDGE_PORT substituted (and nothing else). */

@@ -188,7 +188,10 @@ export const replayAdapters: ReadonlyArray<AdapterKind<SweepableReplayStore, Rep
     (db, o) => new SqliteReplayStore(db, { ...noTimer, maxEntries: o.maxEntries }),
     inspectReplay,
   ),
-  redisKind((client, prefix, o) => new RedisReplayStore(client, { prefix, maxEntries: o.maxEntries }), inspectReplay),
+  redisKind(
+    (client, prefix, o) => new RedisReplayStore(client, { prefix, maxEntries: o.maxEntries }),
+    inspectReplay,
+  ),
 ];
 
 export const sessionAdapters: ReadonlyArray<AdapterKind<SweepableSessionStore, SessionStoreHarness>> = [
@@ -207,7 +210,11 @@ export const sessionAdapters: ReadonlyArray<AdapterKind<SweepableSessionStore, S
   ),
   redisKind(
     (client, prefix, o) =>
-      new RedisSessionStore(client, { prefix, maxEntries: o.maxEntries, maxOpenPerPassport: o.maxOpenPerPassport }),
+      new RedisSessionStore(client, {
+        prefix,
+        maxEntries: o.maxEntries,
+        maxOpenPerPassport: o.maxOpenPerPassport,
+      }),
     inspectSessions,
   ),
 ];
@@ -218,5 +225,8 @@ export const rateLimitAdapters: ReadonlyArray<AdapterKind<SweepableRateLimitStor
     (db, o) => new SqliteRateLimitStore(db, { ...noTimer, maxEntries: o.maxEntries }),
     inspectRateLimit,
   ),
-  redisKind((client, prefix, o) => new RedisRateLimitStore(client, { prefix, maxEntries: o.maxEntries }), inspectRateLimit),
+  redisKind(
+    (client, prefix, o) => new RedisRateLimitStore(client, { prefix, maxEntries: o.maxEntries }),
+    inspectRateLimit,
+  ),
 ];
