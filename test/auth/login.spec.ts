@@ -1,5 +1,5 @@
 /**
- * POST /api/login end to end over real HTTP: every 400 and 401 of resolutions §3 produced by a real
+ * POST /api/login end to end over real HTTP: every 400 and 401 of docs/protocol.md §3 produced by a real
  * request against passports minted into the real ledger, then the successes (both identifiers, both
  * timestamp forms, named accounts, login modes) and the JWT they return.
  */
@@ -147,7 +147,7 @@ describe('POST /api/login', () => {
   });
 
   describe('success', () => {
-    it('passportid + timestamp_iso: 200 {jwt_token, requestId, passportid} and the claim set of resolutions §3', async () => {
+    it('passportid + timestamp_iso: 200 {jwt_token, requestId, passportid} and the claim set of docs/protocol.md §3', async () => {
       const key = newKey();
       const { tokenId } = await mintPassport(app, { owner: key, metadata: { jwt_duration: '600' } });
       const res = await login(app.baseUrl, { identifier: tokenId, key });

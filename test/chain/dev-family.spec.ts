@@ -1,5 +1,5 @@
 /**
- * The development family (resolutions §8): first start creates private key files and a ledger whose
+ * The development family (docs/protocol.md §8): first start creates private key files and a ledger whose
  * server passport is signed into the family (checked with the core's family-signature rule); a second
  * start reuses them; the chain module then loads the server identity from them. With NEAR, missing
  * keys stop the start with one line.

@@ -1,6 +1,6 @@
 /**
  * A bad configuration value stops the real entry point with one line naming the variable and exit
- * code 1 (resolutions §9). The process is spawned from source with tsx: configuration is validated
+ * code 1 (docs/protocol.md §9). The process is spawned from source with tsx: configuration is validated
  * before any Nest module is built, so decorator metadata (which tsx does not emit) plays no part.
  */
 import { spawn } from 'node:child_process';

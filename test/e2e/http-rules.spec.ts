@@ -1,5 +1,5 @@
 /**
- * End-to-end negative tests of the cross-cutting HTTP rules (resolutions §5) over real HTTP: unknown
+ * End-to-end negative tests of the cross-cutting HTTP rules (docs/protocol.md §5) over real HTTP: unknown
  * paths, wrong methods, non-JSON bodies, malformed JSON, size limits, hostile request ids. Every
  * response is also checked against the served OpenAPI document where the path is documented.
  */

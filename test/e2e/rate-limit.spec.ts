@@ -1,7 +1,7 @@
 /**
  * The public per-address rate limit over real HTTP with tiny settings (capacity 3, refill 1/min), and
  * the client-address rule: `X-Forwarded-For` is ignored from an untrusted peer and, from a trusted
- * proxy, the right-most untrusted entry is the key (resolutions §7).
+ * proxy, the right-most untrusted entry is the key (docs/protocol.md §7).
  */
 import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
 import { contractFor, expectMatchesOpenApi } from '../support/openapi-contract.js';

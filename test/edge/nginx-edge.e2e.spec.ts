@@ -1,5 +1,5 @@
 /**
- * The edge gateway of resolutions §7 (`docker/nginx/templates/passport-edge.conf.template`), run by a
+ * The edge gateway of [docs/protocol.md](docs/protocol.md) §7 (`docker/nginx/templates/passport-edge.conf.template`), run by a
  * real nginx in front of the real app: the template as shipped, with its variables filled the way the
  * nginx image fills them (its entrypoint sources `entrypoint.d/15-passport-upstreams.envsh`, then
  * envsubst substitutes).

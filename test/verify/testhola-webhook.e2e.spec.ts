@@ -1,5 +1,5 @@
 /**
- * The `testhola_validation_success` webhook (spec "Events"; resolutions §10) with a real receiver
+ * The `testhola_validation_success` webhook (spec "Events"; docs/protocol.md §10) with a real receiver
  * (node:http on 127.0.0.1). The receiver checks every request with the client library's
  * `verifyWebhookRequest`, resolving the server key through the app's own DID document. Refused
  * targets (loopback without the test setting, private addresses, outside webhook_cidr) receive

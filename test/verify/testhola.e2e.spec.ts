@@ -1,5 +1,5 @@
 /**
- * POST /api/testhola over real HTTP: the JWT tier, each gate of resolutions §4 produced by a real line
+ * POST /api/testhola over real HTTP: the JWT tier, each gate of docs/protocol.md §4 produced by a real line
  * (format, freshness with ageSeconds/maxAgeSeconds, the signature-stage reason codes), then the 200
  * body whose reply line is signed by the server passport, addressed to the caller, and verifies.
  */

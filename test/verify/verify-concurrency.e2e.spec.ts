@@ -1,5 +1,5 @@
 /**
- * The single-use record under concurrency (resolutions §2): of 50 simultaneous verifications of one
+ * The single-use record under concurrency (docs/protocol.md §2): of 50 simultaneous verifications of one
  * valid line exactly one is `verified: true` and the other 49 report `nonce_replay`, on both store
  * adapters and with the signature check on the thread pool (the default) or on the event loop; and
  * `/api/identity/verify` and `/api/testhola` share the record.

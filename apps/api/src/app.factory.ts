@@ -1,5 +1,5 @@
 /**
- * Builds the application: Nest on Fastify with the cross-cutting HTTP rules of resolutions §5 and §7
+ * Builds the application: Nest on Fastify with the cross-cutting HTTP rules of docs/protocol.md §5 and §7
  * installed at the Fastify level, where they run before routing, parsing and guards:
  * - request id (`genReqId`) echoed in `X-Request-Id`, and pino logs labelled `requestId`;
  * - JSON-only body parsing (415 for other bodies, `INVALID_JSON`), 64 KiB bodies, 16 KiB headers
@@ -36,9 +36,9 @@ import { lazyChildLoggerFactory } from './logging/lazy-request-logger.js';
 import { createLogger, PinoNestLogger } from './logging/logger.js';
 import { OpenApiDocumentService } from './openapi/openapi-document.service.js';
 
-/** Largest accepted request body (resolutions §5). */
+/** Largest accepted request body (docs/protocol.md §5). */
 export const BODY_LIMIT_BYTES = 64 * 1024;
-/** Largest accepted request header block (resolutions §5). */
+/** Largest accepted request header block (docs/protocol.md §5). */
 export const HEADER_LIMIT_BYTES = 16 * 1024;
 
 /** `options.clock` replaces the system clock everywhere (tests drive time with the core's FixedClock). */

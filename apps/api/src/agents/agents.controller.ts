@@ -1,6 +1,6 @@
 /**
  * `GET /api/agents` (public): passport holders with their decoded face and self-declared creature,
- * paged with an offset cursor (resolutions §4: `cursor` is the decimal offset as a string; `limit`
+ * paged with an offset cursor (docs/protocol.md §4: `cursor` is the decimal offset as a string; `limit`
  * 1..100, default 20; anything else 400 INVALID_QUERY_PARAMETER). Other query parameters (for example
  * `owner`) are ignored. A chain failure is 500 AGENTS_RETRIEVE_FAILED.
  */

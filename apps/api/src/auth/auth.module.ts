@@ -1,5 +1,5 @@
 /**
- * The JWT and privileged tiers (resolutions §3): login and logout, the EdDSA JWT codec keyed by the
+ * The JWT and privileged tiers (docs/protocol.md §3): login and logout, the EdDSA JWT codec keyed by the
  * server passport, the bearer and privileged guards (exported for other feature modules), the HOLA
  * nonce, the caller's identity, and the privileged session and metrics endpoints.
  */

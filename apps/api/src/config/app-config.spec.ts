@@ -67,7 +67,7 @@ describe('loadConfig rejects bad values with one line naming the variable', () =
   });
 });
 
-describe('loadConfig defaults (resolutions §9)', () => {
+describe('loadConfig defaults (docs/protocol.md §9)', () => {
   it('fills every variable', () => {
     const config = loadConfig({});
     const dataDir = path.resolve('./data');

@@ -1,5 +1,5 @@
 /**
- * The application's configuration: every environment variable of resolutions §9 (plus the concierge
+ * The application's configuration: every environment variable of docs/protocol.md §9 (plus the concierge
  * trust anchor, HOLA skew and rate-limit settings), parsed and validated once at start. A bad value
  * throws `ConfigError`, whose message is one line naming the variable, so `main.ts` can print it and
  * stop. Everything else reads `AppConfig` (DI token `APP_CONFIG`), never `process.env`.
@@ -124,7 +124,7 @@ export interface AppConfig {
   readonly mcpMaxSessionsPerAddress: number;
   readonly mcpSessionTtlMs: number;
   readonly logLevel: LogLevel;
-  /** Widens the lower freshness bound of HOLA lines for deployments with skewed peers (resolutions §2). */
+  /** Widens the lower freshness bound of HOLA lines for deployments with skewed peers (docs/protocol.md §2). */
   readonly holaFutureSkewMs: number;
   /**
    * HOLA_VERIFY_THREADPOOL [true]: HOLA signatures are checked on libuv's thread pool, so the event

@@ -1,5 +1,5 @@
 /**
- * The `did:passport` method on this deployment (resolutions §4): `GET /.well-known/did` describes it,
+ * The `did:passport` method on this deployment (docs/protocol.md §4): `GET /.well-known/did` describes it,
  * `GET /.well-known/did/resolve?did=` and `GET /.well-known/did/passport/{tokenId}` resolve a passport's
  * DID document (public), and `GET /passport/{tokenId}/did.json` serves the same document where a did:web
  * resolver looks for the `alsoKnownAs` alias. The owner key is read from the chain on every resolution,

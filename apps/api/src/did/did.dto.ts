@@ -1,4 +1,4 @@
-/** Response schemas of the `did:passport` endpoints (spec "DID document"; resolutions §4; DID Core 1.0). */
+/** Response schemas of the `did:passport` endpoints (spec "DID document"; docs/protocol.md §4; DID Core 1.0). */
 import { ApiProperty, ApiPropertyOptional, type SchemaObject } from '@nestjs/swagger';
 import { obj } from '../openapi/schema-helpers.js';
 

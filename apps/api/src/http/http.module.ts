@@ -1,5 +1,5 @@
 /**
- * The cross-cutting HTTP rules of resolutions §5 that live in Nest: the global error-envelope filter
+ * The cross-cutting HTTP rules of docs/protocol.md §5 that live in Nest: the global error-envelope filter
  * and the route registry it uses for 405. (The Fastify-level parts, namely body parser, size limits,
  * request id, client-address trust and the rate-limit hook, are installed by `app.factory.ts`.)
  */

@@ -1,7 +1,7 @@
 /**
  * The only request body parser: JSON (`application/json` and `application/*+json`). Every other
  * content type has no parser, so Fastify rejects such a body with 415 before any handler, guard or
- * authentication runs (resolutions §5). Parsing keeps Fastify's prototype-poisoning protection;
+ * authentication runs (docs/protocol.md §5). Parsing keeps Fastify's prototype-poisoning protection;
  * malformed JSON becomes 400 `INVALID_JSON`; an empty body counts as no body.
  */
 import { PassportError } from '@passport/core';

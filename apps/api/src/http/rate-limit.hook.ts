@@ -1,5 +1,5 @@
 /**
- * The public rate limit (resolutions §7): one token bucket per client address (capacity 6101, refill
+ * The public rate limit (docs/protocol.md §7): one token bucket per client address (capacity 6101, refill
  * 1101 per minute by default), kept in the `RateLimitStore` port so that several instances share it.
  * It is a Fastify `onRequest` hook rather than @nestjs/throttler: it runs before routing and body
  * parsing (the cheapest place to refuse, and it also covers 404/415 traffic), and the throttler's

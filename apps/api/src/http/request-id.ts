@@ -1,5 +1,5 @@
 /**
- * The correlation id of a request (resolutions §5): `X-Request-Id`, else `X-Correlation-Id`, else a new
+ * The correlation id of a request (docs/protocol.md §5): `X-Request-Id`, else `X-Correlation-Id`, else a new
  * ULID. A supplied id that is longer than 128 characters or uses characters outside `[A-Za-z0-9._:-]`
  * is replaced by a new ULID, so that hostile values never reach logs or response headers.
  */

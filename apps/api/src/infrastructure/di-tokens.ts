@@ -27,7 +27,7 @@ export const CHAIN_HEALTH_INDICATOR = Symbol('CHAIN_HEALTH_INDICATOR');
 export const STORE_HEALTH_INDICATOR = Symbol('STORE_HEALTH_INDICATOR');
 /**
  * `readonly string[]` of trusted contract ids, resolved by chain/chain.module.ts: TRUSTED_CONTRACTS when
- * set, otherwise the configured chain's own contract (for the ledger, its `contractId`; resolutions §9).
+ * set, otherwise the configured chain's own contract (for the ledger, its `contractId`; docs/protocol.md §9).
  */
 export const TRUSTED_CONTRACTS = Symbol('TRUSTED_CONTRACTS');
 /** The fleet-wide directory of sessioned MCP sessions (STORE=redis), or null: sessions live in their instance. */

@@ -1,5 +1,5 @@
 /**
- * `GET /api/login/timestamp`: the stateless login challenge (resolutions §3). Both fields come from one
+ * `GET /api/login/timestamp`: the stateless login challenge (docs/protocol.md §3). Both fields come from one
  * instant: `timestamp = floor(now)`, `timestamp_iso = new Date(timestamp * 1000).toISOString()`.
  */
 import { Controller, Get, Inject, Optional } from '@nestjs/common';

@@ -1,11 +1,11 @@
 /**
- * The `token:facial-categories` document: the core's face table (resolutions §1) as JSON, with the
+ * The `token:facial-categories` document: the core's face table (docs/protocol.md §1) as JSON, with the
  * letter alphabets and the checksum rule, so an agent can decode a token id without calling the API.
  */
 import { decodeFace } from '@passport/core';
 import { EVEN_ALPHABET, FACE_CATEGORIES, LEGACY_EVEN_LETTERS, ODD_ALPHABET } from '@passport/core/token-id';
 
-/** A real token id that decodes with a valid checksum (resolutions §1), shown as a worked example. */
+/** A real token id that decodes with a valid checksum (docs/protocol.md §1), shown as a worked example. */
 const EXAMPLE_TOKEN_ID = 'lhsrldbjsnlh';
 
 export function facialCategoriesDocument(): Record<string, unknown> {

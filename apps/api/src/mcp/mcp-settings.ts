@@ -1,4 +1,4 @@
-/** Rate limits of the MCP surface per client address (spec: Limits; resolutions §7). */
+/** Rate limits of the MCP surface per client address (spec: Limits; docs/protocol.md §7). */
 export const MCP_RATE_LIMITS = {
   /** Requests to /mcp: burst 200, refilled at the public sustained rate (1101 per minute). */
   transport: { capacity: 200, refillPerMs: 1101 / 60_000 },

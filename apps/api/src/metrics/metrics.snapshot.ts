@@ -1,4 +1,4 @@
-/** The figures of `GET /api/metrics` (resolutions §4), gathered from the recorders and the adapters. */
+/** The figures of `GET /api/metrics` (docs/protocol.md §4), gathered from the recorders and the adapters. */
 import { type RequestFigures, type RouteFigures } from './request-metrics.js';
 import { type VerifyFigures } from './verify-metrics.js';
 

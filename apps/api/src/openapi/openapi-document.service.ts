@@ -2,7 +2,7 @@
  * The OpenAPI 3.0 document of this service, generated from the controllers and DTO classes of every
  * module (so it cannot drift from the code, and routes added by any module appear by themselves).
  * `createApp` attaches the application once it is built; `get()` generates the document on first use
- * and caches it. Cross-cutting error responses (resolutions §5, §7) are added to every operation here.
+ * and caches it. Cross-cutting error responses (docs/protocol.md §5, §7) are added to every operation here.
  * Any failure is a `PassportError('OPENAPI_LOAD_FAILED')`.
  */
 import { Inject, Injectable, type INestApplication } from '@nestjs/common';

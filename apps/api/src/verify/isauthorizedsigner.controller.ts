@@ -1,5 +1,5 @@
 /**
- * `POST /api/isauthorizedsigner` (JWT; resolutions §4, §6): did the current owner of `tokenId` sign
+ * `POST /api/isauthorizedsigner` (JWT; docs/protocol.md §4, §6): did the current owner of `tokenId` sign
  * this delegated key? Used after a subagent HOLA line verifies with the key embedded in it. Stateless:
  * the core's `checkDelegation` reads the passport and the owner's keys from the chain each time.
  */

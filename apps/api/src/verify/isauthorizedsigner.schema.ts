@@ -1,5 +1,5 @@
 /**
- * Request and 200 body of `POST /api/isauthorizedsigner` (resolutions §4, §6), described once: the
+ * Request and 200 body of `POST /api/isauthorizedsigner` (docs/protocol.md §4, §6), described once: the
  * OpenAPI models and the controller's return type come from these schemas, checked at compile time
  * against the core's `DelegationRequestBody` and `DelegationCheckResult`. The core validates requests
  * itself (`validateDelegationRequest`, with its ISAUTHORIZEDSIGNER_* codes).

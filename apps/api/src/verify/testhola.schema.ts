@@ -1,5 +1,5 @@
 /**
- * Request and 200 body of `POST /api/testhola` (resolutions §4), described once: the OpenAPI models
+ * Request and 200 body of `POST /api/testhola` (docs/protocol.md §4), described once: the OpenAPI models
  * and the service's return type come from these schemas.
  */
 import { z } from 'zod';

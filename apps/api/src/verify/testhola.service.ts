@@ -1,5 +1,5 @@
 /**
- * `POST /api/testhola` (resolutions §4): the caller's self-test of an outbound HOLA line. It runs the
+ * `POST /api/testhola` (docs/protocol.md §4): the caller's self-test of an outbound HOLA line. It runs the
  * same verifier as `/api/identity/verify` (one replay record) with the default 300 s window; the core's
  * `testHolaGateError` turns a failed verdict into the error of the first gate it failed.
  * On success the server answers with its own signed line addressed to the caller (fresh nonce, server

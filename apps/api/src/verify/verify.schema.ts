@@ -1,6 +1,6 @@
 /**
  * Request and 200 body of `POST /api/identity/verify` (spec "Verify request and response";
- * resolutions §2, §4), described once: the OpenAPI models and the controller's return type come from
+ * docs/protocol.md §2, §4), described once: the OpenAPI models and the controller's return type come from
  * these schemas, and the response schema is checked at compile time against the core's `VerifyHolaBody`.
  * Every verdict is on the 200 body; only early validation is a 400. The core reads requests itself
  * (`verifyRequestFromBody`), so the request schema documents the shape and validates nothing.

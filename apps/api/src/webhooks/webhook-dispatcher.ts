@@ -1,5 +1,5 @@
 /**
- * Outbound webhooks (spec "Events"; resolutions §10). Fire-and-forget: `dispatch` returns at once and
+ * Outbound webhooks (spec "Events"; docs/protocol.md §10). Fire-and-forget: `dispatch` returns at once and
  * never throws, so a webhook can never change an API response. Each hook URL gets one attempt with a
  * 5 s timeout, signed with the server passport key (core `signWebhook`).
  *

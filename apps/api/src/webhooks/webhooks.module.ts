@@ -1,4 +1,4 @@
-/** Outbound webhooks (spec "Events"; resolutions §10): the dispatcher, used by `/api/testhola`. */
+/** Outbound webhooks (spec "Events"; docs/protocol.md §10): the dispatcher, used by `/api/testhola`. */
 import { Module } from '@nestjs/common';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 

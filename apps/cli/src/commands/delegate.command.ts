@@ -1,5 +1,5 @@
 /**
- * `passport delegate`: the passport owner signs a delegation of a subagent key (resolutions §4, §6) with
+ * `passport delegate`: the passport owner signs a delegation of a subagent key (docs/protocol.md §4, §6) with
  * the core's `signDelegation`; prints the body for `POST /api/isauthorizedsigner`.
  */
 import { readFile } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * `passport hola`: prints a signed HOLA line (resolutions §2), standard or subagent form, built by the
+ * `passport hola`: prints a signed HOLA line (docs/protocol.md §2), standard or subagent form, built by the
  * core's `buildHolaLine` with the key held here. The timestamp and nonce come from the API
  * (`GET /api/holanonce16ts`, with a JWT) or, for offline use, from the clock and 16 random bytes.
  */

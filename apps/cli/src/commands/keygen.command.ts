@@ -1,5 +1,5 @@
 /**
- * `passport keygen`: a new Ed25519 key in NEAR's credential format (resolutions §1), for its implicit
+ * `passport keygen`: a new Ed25519 key in NEAR's credential format (docs/protocol.md §1), for its implicit
  * account (64 hex = the public key) unless `--account` names one. Written with mode 0600; an existing
  * file is never overwritten without `--force`.
  */

@@ -1,5 +1,5 @@
 /**
- * A ChainReader decorator that keeps authorised traffic from being chain-bound (resolutions §8): token
+ * A ChainReader decorator that keeps authorised traffic from being chain-bound (docs/protocol.md §8): token
  * reads are cached briefly (found ≤ 5 s, not-found shorter so a fresh mint shows up quickly), account
  * keys and owner pages likewise, concurrent reads of one key share one upstream request (coalescing),
  * and the cache is bounded (oldest entries evicted first). Failures are never cached. Counters feed
@@ -9,7 +9,7 @@ import { type ChainReader, type Clock, type PassportRecord, systemClock } from '
 import { type PageRequest } from '@passport/core/ports';
 
 export interface CachingChainReaderOptions {
-  /** Lifetime of a found passport, owner page or key list. At most 5000 ms (resolutions §8). */
+  /** Lifetime of a found passport, owner page or key list. At most 5000 ms (docs/protocol.md §8). */
   readonly ttlMs?: number;
   /** Lifetime of a not-found result. */
   readonly negativeTtlMs?: number;

@@ -1,5 +1,5 @@
 /**
- * The development family (resolutions §8): on the first start with the local ledger and no keys, create
+ * The development family (docs/protocol.md §8): on the first start with the local ledger and no keys, create
  * in DATA_DIR a family-root key (`keys/family-root.json`), a server key (`keys/server.json`), both in
  * NEAR's credential format with mode 0600 in a 0700 directory, and `ledger.json` holding the
  * family-root passport (`bc=local;sc=<contract>;id=devroot`) and the server's passport (a 12-letter id

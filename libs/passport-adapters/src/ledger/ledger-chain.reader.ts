@@ -1,5 +1,5 @@
 /**
- * ChainReader over the local JSON ledger (resolutions §8), the default chain of `npm start`.
+ * ChainReader over the local JSON ledger (docs/protocol.md §8), the default chain of `npm start`.
  * The file is re-read when it changes on disk, so passports appended by any tool are visible without a
  * restart. File-system watchers are unreliable (missed, duplicated or coalesced events, editors that
  * replace the file), so a watch on the directory only schedules a debounced reload; every read also

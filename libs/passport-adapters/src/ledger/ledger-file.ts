@@ -1,5 +1,5 @@
 /**
- * The local JSON ledger (resolutions §8): `{contractId, passports: [{token_id, owner_id, metadata,
+ * The local JSON ledger (docs/protocol.md §8): `{contractId, passports: [{token_id, owner_id, metadata,
  * revoked?}], accounts: {<named account>: ["ed25519:<base58>"]}}` — the same record shape as the NEAR
  * contract. This file parses and validates it (errors name the line and the field), and writes it
  * atomically (temp file in the same directory, fsync, rename) so that a reader never sees half a file.
@@ -40,7 +40,7 @@ export class LedgerFormatError extends Error {
 type Path = (string | number)[];
 
 const ED25519_KEY_PATTERN = /^ed25519:[1-9A-HJ-NP-Za-km-z]+$/;
-/** Token ids are 12 lowercase letters, or a family-root string `bc=…;sc=…;id=…` (resolutions §3). */
+/** Token ids are 12 lowercase letters, or a family-root string `bc=…;sc=…;id=…` (docs/protocol.md §3). */
 const LEDGER_TOKEN_ID_PATTERN = /^(?:[a-z]{12}|bc=[^;\s]+;sc=[^;\s]+;id=[^;\s]+)$/;
 const MAX_FIELD_CHARS = 8192;
 

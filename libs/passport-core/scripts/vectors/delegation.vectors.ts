@@ -1,6 +1,6 @@
 /**
  * Writes test-vectors/delegation.json: signed delegations for `POST /api/isauthorizedsigner`
- * (resolutions §4) from fixed seeds, and request bodies with the validation code each must produce.
+ * (docs/protocol.md §4) from fixed seeds, and request bodies with the validation code each must produce.
  * Signatures are made here with @noble/curves directly, over the message text written out by hand
  * (`tokenId:delegateId:unixTimestamp:publicKey`, key as sent), never by the code under test.
  * Run: `npx tsx libs/passport-core/scripts/vectors/delegation.vectors.ts`.
@@ -239,7 +239,7 @@ const validation: Array<{ name: string; body: unknown; code: string }> = [
 
 const file = {
   description:
-    'Signed delegations for POST /api/isauthorizedsigner (resolutions §4): the owner signs UTF-8 `tokenId:delegateId:unixTimestamp:publicKey` ' +
+    'Signed delegations for POST /api/isauthorizedsigner (docs/protocol.md §4): the owner signs UTF-8 `tokenId:delegateId:unixTimestamp:publicKey` ' +
     '(publicKey exactly as sent). Seeds are SHA-256 of the labels below; signatures made with @noble/curves. `checks` run against a chain ' +
     'holding passport `tokenId` owned by `chain.ownerId` (the named account alice.test holds the owner key).',
   seeds: {

@@ -1,8 +1,8 @@
 /**
  * Writes test-vectors/hola.json: signed HOLA lines (standard and subagent) from fixed seeds
- * (seed = sha256 of a fixed label), the checksum example of resolutions §2, and invalid lines each
+ * (seed = sha256 of a fixed label), the checksum example of docs/protocol.md §2, and invalid lines each
  * with the reasonCode the parser must give. Expected reason codes are written here by hand from
- * resolutions §2, never taken from the parser under test.
+ * docs/protocol.md §2, never taken from the parser under test.
  * Run: `npx tsx libs/passport-core/scripts/vectors/hola.vectors.ts`.
  */
 import { createHash } from 'node:crypto';
@@ -106,13 +106,13 @@ const valid = validSpecs.map((spec) => {
   };
 });
 
-// --- the checksum example of resolutions §2 ----------------------------------------------------------
+// --- the checksum example of docs/protocol.md §2 ----------------------------------------------------------
 const examplePrefix =
   'HOLA/MUNDO/BKBVEHBDCRGM/2026-04-19T10:47:00.000Z/4F9A3C7E2D1B9A4CDEADBEEFCAFEBABE/API.IDENTYCLAW.COM/';
 const exampleSignature =
   'FCHWM6BHKU43A4GB2HO4J455TH3AHAV4WCJJOWBS3VLWSZDRFKR6PYCV7RTPLYABEUY75BOQ4ONOOJ3N4U5JAHB2YECVNDMISI3DUDI';
 const checksumExample = {
-  source: 'resolutions.md §2',
+  source: 'docs/protocol.md §2',
   signedPrefix: examplePrefix,
   signatureText: exampleSignature,
   codeUnitSum: 13807,
@@ -455,14 +455,14 @@ const parseable = [
     id: 'checksum-example',
     input: checksumExample.line,
     serviceHost: checksumExample.serviceHost,
-    note: 'resolutions §2 example',
+    note: 'docs/protocol.md §2 example',
     signedPrefix: examplePrefix,
   },
 ];
 
 const document = {
   description:
-    'HOLA line vectors (resolutions §2). `valid` lines are signed with seed = sha256(seedLabel) (RFC 8032, deterministic); ' +
+    'HOLA line vectors (docs/protocol.md §2). `valid` lines are signed with seed = sha256(seedLabel) (RFC 8032, deterministic); ' +
     '`invalid` inputs carry the early-validation reasonCode the parser must give (stage format_checksum_and_payload_validation); ' +
     '`parseable` inputs pass early validation.',
   generator: 'libs/passport-core/scripts/vectors/hola.vectors.ts',

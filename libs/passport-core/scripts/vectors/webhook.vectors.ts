@@ -1,5 +1,5 @@
 /**
- * Writes test-vectors/webhook.json: signed webhook requests (resolutions §10) from a fixed seed,
+ * Writes test-vectors/webhook.json: signed webhook requests (docs/protocol.md §10) from a fixed seed,
  * each with the receiver's expected verdict at a given time. Signatures are made here with
  * @noble/curves over node:crypto's SHA-256 of `body + X-Timestamp`, never by the code under test.
  * Run: `npx tsx libs/passport-core/scripts/vectors/webhook.vectors.ts`.
@@ -135,7 +135,7 @@ const cases = [
 
 const file = {
   description:
-    'Webhook requests signed per resolutions §10: X-Signature = lowercase hex Ed25519 over SHA-256(UTF-8(body + X-Timestamp)). ' +
+    'Webhook requests signed per docs/protocol.md §10: X-Signature = lowercase hex Ed25519 over SHA-256(UTF-8(body + X-Timestamp)). ' +
     'The server key is derived from seed SHA-256("passport-webhook-server"); the receiver expects that key for token id serverTokenId.',
   seeds: { server: 'passport-webhook-server', stranger: 'passport-webhook-stranger' },
   serverTokenId,

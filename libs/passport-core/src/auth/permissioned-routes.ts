@@ -1,6 +1,6 @@
 /**
  * @module auth/permissioned-routes
- * Privilege from a passport's `permissioned_routes` (resolutions §3), carried in the JWT claim
+ * Privilege from a passport's `permissioned_routes` (docs/protocol.md §3), carried in the JWT claim
  * `passport_permissionedroutes`: `{"entities":{"methods":{"<exact path>":"<rate>"}}}`. A privileged
  * route is allowed only when its exact path is a key. Missing, malformed or differently shaped
  * values grant nothing (fail closed).

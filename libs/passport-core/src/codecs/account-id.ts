@@ -1,6 +1,6 @@
 /**
  * @module codecs/account-id
- * NEAR account ids (resolutions §1). An implicit account id is the 64 lowercase hex characters of its
+ * NEAR account ids (docs/protocol.md §1). An implicit account id is the 64 lowercase hex characters of its
  * Ed25519 public key, so its key needs no chain lookup; any other id is a named account whose keys
  * the chain port resolves.
  */

@@ -1,7 +1,7 @@
 /**
  * @module codecs/base32.codec
  * RFC 4648 §6 base32 (alphabet A-Z2-7). HOLA signatures and subagent keys use it: no padding is
- * emitted, trailing `=` is tolerated on input (resolutions §2). Input must be uppercase (HOLA lines
+ * emitted, trailing `=` is tolerated on input (docs/protocol.md §2). Input must be uppercase (HOLA lines
  * are uppercased before parsing).
  */
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';

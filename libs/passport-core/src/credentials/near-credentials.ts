@@ -1,6 +1,6 @@
 /**
  * @module credentials/near-credentials
- * Key files in NEAR's credential JSON (resolutions §1):
+ * Key files in NEAR's credential JSON (docs/protocol.md §1):
  * `{account_id, public_key: "ed25519:<base58 32 bytes>", private_key: "ed25519:<base58 64 bytes = seed||public>"}`.
  * Parsing proves the file is coherent (the seed derives the public key, both halves agree, an
  * implicit account id is that key), so a wrong key file fails at start, not at the first signature.

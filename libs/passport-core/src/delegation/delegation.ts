@@ -1,6 +1,6 @@
 /**
  * @module delegation/delegation
- * Delegated (subagent) signers, `POST /api/isauthorizedsigner` (resolutions §4, §6). The owner of a
+ * Delegated (subagent) signers, `POST /api/isauthorizedsigner` (docs/protocol.md §4, §6). The owner of a
  * passport signs UTF-8 `tokenId:delegateId:unixTimestamp:publicKey` (each as sent; `publicKey` in the
  * text exactly as sent, base64url or base64) to say "this key may sign HOLA lines for me as
  * `delegateId`". Delegation is stateless: the check reads the passport and its current owner keys from

@@ -1,6 +1,6 @@
 /**
  * @module delegation/subagent-verification
- * The relying party's one call for a subagent (resolutions §6): a subagent line verifies with the key
+ * The relying party's one call for a subagent (docs/protocol.md §6): a subagent line verifies with the key
  * embedded in it; only the issuer's owner can say that key may act for the passport. So the line's
  * verify result, the delegation check result and the line itself must agree: the line verified and is
  * a subagent line, the delegation is authorized, and issuer, delegate id and key are the same in both.

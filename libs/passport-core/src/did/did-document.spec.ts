@@ -78,7 +78,7 @@ describe('parseDid', () => {
 describe('buildDidDocument', () => {
   const doc = buildDidDocument(record, owner.publicKey, options);
 
-  it('has exactly the shape of resolutions §4', () => {
+  it('has exactly the shape of docs/protocol.md §4', () => {
     expect(doc).toEqual({
       '@context': [...DID_CONTEXTS],
       id: 'did:passport:bjbvcjzqbdsj',

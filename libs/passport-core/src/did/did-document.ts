@@ -1,6 +1,6 @@
 /**
  * @module did/did-document
- * The `did:passport` method (resolutions §4; DID Core 1.0): parsing a DID, the DID document of a
+ * The `did:passport` method (docs/protocol.md §4; DID Core 1.0): parsing a DID, the DID document of a
  * passport, and the method description served at `GET /.well-known/did`.
  *
  * Decisions:

@@ -20,7 +20,7 @@ const entry = (status: number, message: string, clientSide?: boolean): ErrorDesc
   clientSide ? { status, message, clientSide } : { status, message };
 
 export const ERROR_CATALOGUE = {
-  // Transport and cross-cutting HTTP rules (spec: Errors; resolutions §5, §7)
+  // Transport and cross-cutting HTTP rules (spec: Errors; docs/protocol.md §5, §7)
   REQUEST_HEADER_TOO_LARGE: entry(400, 'Request headers or payload exceed the size limits.'),
   INVALID_JSON: entry(400, 'The request body is not valid JSON.'),
   VALIDATION_FAILED: entry(400, 'The request does not match the expected shape.'),
@@ -45,7 +45,7 @@ export const ERROR_CATALOGUE = {
   OPENAPI_LOAD_FAILED: entry(500, 'The OpenAPI document could not be loaded.'),
   CONCIERGE_CONFIG_FAILED: entry(500, 'The concierge trust anchor is not configured correctly.'),
 
-  // Login request validation (400), in the order they are checked (resolutions §3)
+  // Login request validation (400), in the order they are checked (docs/protocol.md §3)
   LOGIN_PAYLOAD_DEPRECATED: entry(400, 'The login payload uses deprecated keys or two signature fields.'),
   LOGIN_IDENTIFIER_AMBIGUOUS: entry(400, 'Send exactly one of accountid or passportid.'),
   MISSING_LOGIN_IDENTIFIER: entry(400, 'Send one of accountid or passportid.'),
@@ -53,7 +53,7 @@ export const ERROR_CATALOGUE = {
   INVALID_LOGIN_TIMESTAMP: entry(400, 'The login timestamp is missing or malformed.'),
   MISSING_BASE64URL_SIGNATURE: entry(400, 'The login signature is missing.'),
 
-  // Login credential verification (401), in the order they are checked (resolutions §3)
+  // Login credential verification (401), in the order they are checked (docs/protocol.md §3)
   LOGIN_CHALLENGE_TIMESTAMP_INVALID: entry(401, 'The login challenge timestamp was rejected. Fetch a new challenge.'),
   PASSPORT_NOT_FOUND: entry(401, 'No on-chain passport exists for this identifier.'),
   PASSPORT_MISSING_METADATA: entry(401, 'The passport lacks required metadata.'),
@@ -124,7 +124,7 @@ export const ERROR_CATALOGUE = {
 export type CatalogueCode = keyof typeof ERROR_CATALOGUE;
 
 /**
- * Codes with a dynamic suffix (spec: `LOGIN_MODE_POLICY_REJECTED_*`; resolutions §4:
+ * Codes with a dynamic suffix (spec: `LOGIN_MODE_POLICY_REJECTED_*`; docs/protocol.md §4:
  * `ISAUTHORIZEDSIGNER_<FIELD>_<PROBLEM>`). They share the descriptor of their prefix entry.
  */
 export const DYNAMIC_CODE_PREFIXES = ['LOGIN_MODE_POLICY_REJECTED', 'ISAUTHORIZEDSIGNER'] as const;

@@ -1,6 +1,6 @@
 /**
  * @module family/canonical-json
- * The canonical JSON the family signature is computed over (resolutions §3): object keys sorted by
+ * The canonical JSON the family signature is computed over (docs/protocol.md §3): object keys sorted by
  * UTF-16 code units at every depth, no whitespace, object members whose value is `undefined` dropped.
  * Everything else is `JSON.stringify`, so signer and verifier agree on any JSON value.
  */

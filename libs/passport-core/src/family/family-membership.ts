@@ -1,6 +1,6 @@
 /**
  * @module family/family-membership
- * Whether a passport belongs to a family (resolutions §3): its `serviceprovider_signature` verifies
+ * Whether a passport belongs to a family (docs/protocol.md §3): its `serviceprovider_signature` verifies
  * with the owner key of one of the family's root passports. Each root `id` of the family names the
  * root passport `bc=<chain>;sc=<contract>;id=<root>` on the chain; its current owner's keys sign.
  * A revoked root vouches for nobody, and a root missing from the chain is skipped.

@@ -1,6 +1,6 @@
 /**
  * @module family/serviceprovider-id
- * The family a passport claims: `bc=<chain>;sc=<contract>;id=<root>[;id=<root2>…]` (resolutions §3).
+ * The family a passport claims: `bc=<chain>;sc=<contract>;id=<root>[;id=<root2>…]` (docs/protocol.md §3).
  * Each `id` names a family root, whose passport has the token id `bc=<chain>;sc=<contract>;id=<root>`.
  * Parsing is strict (this order, no empty values, no spaces) so that one family has one spelling.
  */

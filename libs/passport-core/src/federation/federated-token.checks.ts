@@ -1,6 +1,6 @@
 /**
  * @module federation/federated-token.checks
- * The client library's checks on a token a server minted (spec "Federation"; resolutions §3). The
+ * The client library's checks on a token a server minted (spec "Federation"; docs/protocol.md §3). The
  * caller verifies the JWT signature with its JWT library (alg pinned to EdDSA) and passes the
  * decoded header, the claims and the key that verified; these checks then decide whether that
  * token and the server passport behind it are acceptable. They throw client-side PassportErrors.

@@ -1,6 +1,6 @@
 /**
  * @module hola/hola-timestamp.parser
- * The HOLA timestamp grammar (resolutions §2): `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)`, an ISO 8601
+ * The HOLA timestamp grammar (docs/protocol.md §2): `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)`, an ISO 8601
  * date-time with a zone. Nothing looser (production's `Date.parse` accepts e.g. `-1`: a deviation).
  * The fraction may have 1 to 9 digits (ISO 8601 sets no count; clients in other languages emit 6);
  * only milliseconds count for freshness.

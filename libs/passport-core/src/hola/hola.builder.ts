@@ -1,6 +1,6 @@
 /**
  * @module hola/hola.builder
- * Builds and signs a HOLA line (resolutions §2) with a caller-held `Signer`: the private key never
+ * Builds and signs a HOLA line (docs/protocol.md §2) with a caller-held `Signer`: the private key never
  * leaves it. Used by the server's /api/testhola reply, the CLI, the client library and tests. The
  * result is checked with the parser, so a built line always parses back to its fields.
  */

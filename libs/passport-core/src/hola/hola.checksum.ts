@@ -1,6 +1,6 @@
 /**
  * @module hola/hola.checksum
- * The HOLA checksum letter (resolutions §2): the UTF-16 code units of
+ * The HOLA checksum letter (docs/protocol.md §2): the UTF-16 code units of
  * `signedPrefix + signatureAsInLine + "/"` summed, mod 23, indexing a 23-letter alphabet without the
  * look-alikes I, L and O. It catches transcription errors before any signature work.
  */

@@ -1,5 +1,5 @@
 /**
- * HOLA parsing, checksum and building (resolutions §2): every early-validation reason code from a
+ * HOLA parsing, checksum and building (docs/protocol.md §2): every early-validation reason code from a
  * real line in the documented order, the §2 checksum example, signed lines from fixed seeds, and
  * property tests (round trip, single-character forgeries, totality on arbitrary input).
  */
@@ -56,7 +56,7 @@ describe('early validation: each reason code from a real line', () => {
 });
 
 describe('checksum', () => {
-  it('reproduces the resolutions §2 example: sum 13807 → H', () => {
+  it('reproduces the docs/protocol.md §2 example: sum 13807 → H', () => {
     const ex = vectors.checksumExample;
     expect(codeUnitSum(ex.signedPrefix + ex.signatureText + '/')).toBe(13807);
     expect(holaChecksum(ex.signedPrefix, ex.signatureText)).toBe('H');

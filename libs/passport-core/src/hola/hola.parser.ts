@@ -1,6 +1,6 @@
 /**
  * @module hola/hola.parser
- * Parses a HOLA line (resolutions §2), standard or subagent form, and reports the first problem in
+ * Parses a HOLA line (docs/protocol.md §2), standard or subagent form, and reports the first problem in
  * the documented order: `payload_is_json_object`, `invalid_format`, `unix_millis_timestamp`,
  * `placeholder_signature`, `signature_not_base32`, `invalid_format` (timestamp), `checksum_invalid`.
  * It never throws and does bounded work on any input; signature, freshness, replay and token checks

@@ -1,10 +1,10 @@
 /**
  * @module hola/hola.types
- * The shapes of a parsed HOLA line and of an early-validation failure (resolutions §2). The failure
+ * The shapes of a parsed HOLA line and of an early-validation failure (docs/protocol.md §2). The failure
  * travels unchanged into `error.details` of 400 `HOLA_VALIDATION_FAILED`.
  */
 
-/** Early-validation reason codes, in the order they are checked (resolutions §2). */
+/** Early-validation reason codes, in the order they are checked (docs/protocol.md §2). */
 export const HOLA_REASON_CODES = [
   'payload_is_json_object',
   'invalid_format',

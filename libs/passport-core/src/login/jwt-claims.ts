@@ -1,6 +1,6 @@
 /**
  * @module login/jwt-claims
- * The claims of the EdDSA JWT a login mints (resolutions §3). Every listed claim is present; unset
+ * The claims of the EdDSA JWT a login mints (docs/protocol.md §3). Every listed claim is present; unset
  * ones are `null`. Signing is the app's job (jose); this module only decides the content.
  *
  * - `iss`: this server's public URL; for a federated login the client's home URL.

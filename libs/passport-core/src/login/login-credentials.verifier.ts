@@ -1,6 +1,6 @@
 /**
  * @module login/login-credentials.verifier
- * `POST /api/login` credential checks (HTTP 401), in the order of resolutions §3. Each failure is
+ * `POST /api/login` credential checks (HTTP 401), in the order of docs/protocol.md §3. Each failure is
  * `PassportError(code, { failureReason: code, … })`; the first failing check wins.
  *
  * 1. `LOGIN_CHALLENGE_TIMESTAMP_INVALID`: more than 30 s in the future, older than 300 s, or already
@@ -48,7 +48,7 @@ import {
 } from './login-mode.js';
 import { type LoginRequest } from './login-request.validator.js';
 
-/** Challenge freshness (resolutions §3). */
+/** Challenge freshness (docs/protocol.md §3). */
 export const LOGIN_CHALLENGE_MAX_FUTURE_MS = 30_000;
 export const LOGIN_CHALLENGE_MAX_AGE_MS = 300_000;
 

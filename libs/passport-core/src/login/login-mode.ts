@@ -1,6 +1,6 @@
 /**
  * @module login/login-mode
- * The server's login mode (`LOGIN_MODE`, resolutions §3) and what it admits. A passport relates to
+ * The server's login mode (`LOGIN_MODE`, docs/protocol.md §3) and what it admits. A passport relates to
  * the server as a `partner` (its `serviceprovider_id` shares a family root with the server's) or a
  * `peer` (another family). `partner` mode admits partners, `p2p` admits peers, `promiscuous` both.
  * A rejection is `LOGIN_MODE_POLICY_REJECTED_<PEER|PARTNER>_BY_<MODE>`, e.g. `…_PEER_BY_PARTNER`.

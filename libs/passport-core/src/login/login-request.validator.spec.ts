@@ -72,7 +72,7 @@ describe('login request validation: each 400 code', () => {
   });
 });
 
-describe('login request validation: precedence (resolutions §3 order)', () => {
+describe('login request validation: precedence (docs/protocol.md §3 order)', () => {
   it('deprecated beats everything', () => {
     expect(codeOf({ signature: 'x' })).toBe('LOGIN_PAYLOAD_DEPRECATED');
     expect(

@@ -1,7 +1,7 @@
 /**
  * @module login/login-request.validator
  * `POST /api/login` body validation (HTTP 400), one code per rule, checked in the order of
- * resolutions §3 so that a body breaking several rules always gets the same answer.
+ * docs/protocol.md §3 so that a body breaking several rules always gets the same answer.
  *
  * Decisions (written into the docs):
  * - A body that is not a JSON object is read as `{}` (it names no identifier → `MISSING_LOGIN_IDENTIFIER`).

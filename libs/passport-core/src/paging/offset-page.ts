@@ -1,7 +1,7 @@
 /**
  * @module paging/offset-page
  * Offset paging shared by every listing (`/api/agents`, `/api/mcp/resources` and its MCP tool,
- * `/api/sessions`), resolutions §4: `cursor` is the previous page's `nextCursor`, a decimal offset
+ * `/api/sessions`), docs/protocol.md §4: `cursor` is the previous page's `nextCursor`, a decimal offset
  * (absent or empty = the first page); `limit` is an integer 1..100, default 20. Query strings give
  * decimal strings, MCP tool arguments give numbers; both are accepted. Anything else, a repeated
  * parameter included, is 400 `INVALID_QUERY_PARAMETER` naming the parameter.

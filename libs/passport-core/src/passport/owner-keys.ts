@@ -1,7 +1,7 @@
 /**
  * @module passport/owner-keys
  * The Ed25519 keys that may sign for a passport owner: an implicit account's own key, or a named
- * account's full-access keys from the chain (resolutions §1, a deviation: production knows only
+ * account's full-access keys from the chain (docs/protocol.md §1, a deviation: production knows only
  * implicit accounts). Ownership follows the chain, so there is no separate key registry.
  */
 import { publicKeyOfImplicitAccount } from '../codecs/account-id.js';

@@ -1,12 +1,12 @@
 /**
  * @module passport/passport-conditions
  * The passport conditions login, verify and the client checks distinguish (spec "States and
- * transitions"; resolutions §3): live, revoked, issued by a trusted contract, carrying the metadata
+ * transitions"; docs/protocol.md §3): live, revoked, issued by a trusted contract, carrying the metadata
  * the login rules need.
  *
  * Time bounds (`not_before`, `not_after`) are strings on chain. Accepted forms, decided here:
  * - empty, whitespace or absent → unbounded; any value starting `1970-01-01` → unbounded; the
- *   decimal `"0"` (collectibles, resolutions §4) and any Unix number on 1970-01-01 → unbounded;
+ *   decimal `"0"` (collectibles, docs/protocol.md §4) and any Unix number on 1970-01-01 → unbounded;
  * - ISO 8601 date `YYYY-MM-DD`: `not_before` starts at 00:00:00.000Z of that day, `not_after` ends
  *   at 23:59:59.999Z of that day (a date names the whole day, as a holder reading it expects);
  * - ISO 8601 date-time `YYYY-MM-DDTHH:MM[:SS[.fff]][Z|±HH:MM]`; without a zone it is UTC (never the

@@ -1,7 +1,7 @@
 /**
  * @module passport/passport.types
  * The passport as the chain stores it (same record shape as the NEAR contract and the local ledger,
- * resolutions §8). Metadata values are strings on chain; absent keys are simply missing.
+ * docs/protocol.md §8). Metadata values are strings on chain; absent keys are simply missing.
  */
 
 /** Metadata keys the protocol reads. Other keys are kept and passed through untouched. */

@@ -1,6 +1,6 @@
 /**
  * @module profile/agent-listing
- * `GET /api/agents` (spec "Agents list body"; resolutions §4): items `{tokenId, creature, face}`,
+ * `GET /api/agents` (spec "Agents list body"; docs/protocol.md §4): items `{tokenId, creature, face}`,
  * offset-cursor paging and the self-declared disclaimer.
  *
  * Paging: `cursor` is the decimal chain offset as a string (absent or empty = 0); `limit` an integer

@@ -1,7 +1,7 @@
 /**
  * @module profile/full-identity
  * The identity bodies that show a passport's whole metadata: the full identity of a peer
- * (`GET /api/identity/token/{tokenId}/full`, resolutions §4: `{tokenId, dn, face, contactUris,
+ * (`GET /api/identity/token/{tokenId}/full`, docs/protocol.md §4: `{tokenId, dn, face, contactUris,
  * metadata, disclaimer}`) and the caller's own identity (`GET /api/me/identity`: `{tokenId, dn, face,
  * notAfter, metadata}`). The HTTP layer adds `requestId`.
  */

@@ -1,6 +1,6 @@
 /**
  * @module signclient/mint-fee
- * The minting fee the server expects for a passport's metadata (resolutions §4), and the comparison
+ * The minting fee the server expects for a passport's metadata (docs/protocol.md §4), and the comparison
  * with the fee the client computed.
  *
  *   collectible (tier, or `not_after == "0"`):  496

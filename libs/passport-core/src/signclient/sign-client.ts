@@ -1,8 +1,8 @@
 /**
  * @module signclient/sign-client
- * `POST /api/signclient` (resolutions §4): validates `{tobesignedValues, mintingfee, token_id?, tier?}`,
+ * `POST /api/signclient` (docs/protocol.md §4): validates `{tobesignedValues, mintingfee, token_id?, tier?}`,
  * checks the client's fee against the server's, and signs the metadata into the family with the
- * family root key (`serviceprovider_signature`, resolutions §3 Family, via family/family-signature).
+ * family root key (`serviceprovider_signature`, docs/protocol.md §3 Family, via family/family-signature).
  *
  * Decisions:
  * - `tobesignedValues` is an object of string values (metadata is strings on chain). The token id

@@ -1,6 +1,6 @@
 /**
  * @module token-id/face-categories
- * The facial description table encoded in a token id (resolutions §1): 11 categories in id order,
+ * The facial description table encoded in a token id (docs/protocol.md §1): 11 categories in id order,
  * each with its value list, and the per-position letter alphabets. Two generations of real ids use
  * different even-position letters; both maps are accepted and never conflict.
  */

@@ -1,5 +1,5 @@
 /**
- * Face decoding (resolutions §1): the real ids of both alphabet generations, null rules, the checksum
+ * Face decoding (docs/protocol.md §1): the real ids of both alphabet generations, null rules, the checksum
  * rule, and the build → decode round trip.
  */
 import fc from 'fast-check';

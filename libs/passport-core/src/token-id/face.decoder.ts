@@ -1,7 +1,7 @@
 /**
  * @module token-id/face.decoder
  * Decodes the facial description carried by a token id (11 category letters + 1 checksum letter,
- * resolutions §1) and builds ids from category indices (the dev family and the CLI's mint use it).
+ * docs/protocol.md §1) and builds ids from category indices (the dev family and the CLI's mint use it).
  */
 import {
   EVEN_ALPHABET,

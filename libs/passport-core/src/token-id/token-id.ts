@@ -1,6 +1,6 @@
 /**
  * @module token-id/token-id
- * The passport token id as JSON carries it: 12 lowercase letters (resolutions §1). HOLA lines carry it
+ * The passport token id as JSON carries it: 12 lowercase letters (docs/protocol.md §1). HOLA lines carry it
  * uppercase; lookups lowercase it first.
  */
 

@@ -1,6 +1,6 @@
 /**
  * @module verify/testhola.gates
- * `POST /api/testhola` (resolutions §4) is the caller's self-test of an outbound HOLA line: the same
+ * `POST /api/testhola` (docs/protocol.md §4) is the caller's self-test of an outbound HOLA line: the same
  * verification as `/api/identity/verify`, but a failed line is an error, not a 200 body. The verdict
  * passes these gates in pipeline order and the first that fails is the error:
  *

@@ -1,6 +1,6 @@
 /**
  * @module verify/verify-hola.types
- * Request and 200 body of HOLA verification (spec "Verify request and response"; resolutions §2, §4),
+ * Request and 200 body of HOLA verification (spec "Verify request and response"; docs/protocol.md §2, §4),
  * plus the facts `/api/testhola` maps onto its own gates.
  */
 import { type ParsedHola } from '../hola/hola.types.js';

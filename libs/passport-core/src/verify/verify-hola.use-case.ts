@@ -1,6 +1,6 @@
 /**
  * @module verify/verify-hola.use-case
- * Verifies a peer's HOLA line (resolutions §2, §4). `verify` runs small named checks in order:
+ * Verifies a peer's HOLA line (docs/protocol.md §2, §4). `verify` runs small named checks in order:
  *
  *   1. format     the request and the line (400 `INVALID_CONSTRAINTS` / `HOLA_VALIDATION_FAILED`)
  *   2. freshness  the timestamp against the window
@@ -290,7 +290,7 @@ function cachedOwnerKeys(chain: ChainReader): (ownerId: string) => Promise<Uint8
 }
 
 /**
- * RECIPIENT_MISMATCH (resolutions §4): with `expectedRecipient`, when it differs from the recipient;
+ * RECIPIENT_MISMATCH (docs/protocol.md §4): with `expectedRecipient`, when it differs from the recipient;
  * otherwise, when a bearer token was sent and the recipient is neither MUNDO nor the caller.
  */
 function recipientWarnings(recipient: string, request: VerifyHolaRequest): VerifyHolaWarning[] {

@@ -1,6 +1,6 @@
 /**
  * @module webhook/webhook-signature
- * Signing and verifying outbound webhooks (resolutions §10). The body `{event, data, isError,
+ * Signing and verifying outbound webhooks (docs/protocol.md §10). The body `{event, data, isError,
  * requestId}` is serialised once and sent as is; `X-Signature` is the lowercase hex of the server
  * passport key's Ed25519 signature over the 32-byte SHA-256 of `body + X-Timestamp` (UTF-8).
  *

@@ -1,6 +1,6 @@
 /**
  * @module webhook/webhook-target
- * Where a webhook may go (resolutions §10), decided without the network: the URL rules, and the
+ * Where a webhook may go (docs/protocol.md §10), decided without the network: the URL rules, and the
  * address rules the app applies to every address the target's name resolves to.
  *
  * - `webhook_url` is a base URL; without a scheme it is `https://`. Refused: schemes other than

@@ -1,6 +1,6 @@
 /**
  * `GET /api/metrics` (privileged): request, session, chain and verify figures as JSON, or the same
- * figures in Prometheus text when the client asks for `text/plain` (resolutions §4).
+ * figures in Prometheus text when the client asks for `text/plain` (docs/protocol.md §4).
  */
 import { Controller, Get, Headers, Inject, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiProperty, ApiTags } from '@nestjs/swagger';

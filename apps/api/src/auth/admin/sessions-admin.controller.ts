@@ -1,5 +1,5 @@
 /**
- * Privileged session administration (resolutions §4): list (paged like agents), clean up expired and
+ * Privileged session administration (docs/protocol.md §4): list (paged like agents), clean up expired and
  * closed sessions, and revoke one. Access needs the route's exact path in the caller's
  * `permissioned_routes`.
  */

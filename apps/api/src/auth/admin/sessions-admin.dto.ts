@@ -1,4 +1,4 @@
-/** Schemas of the privileged session endpoints (resolutions §4: Sessions admin) and metrics. */
+/** Schemas of the privileged session endpoints (docs/protocol.md §4: Sessions admin) and metrics. */
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 export class SessionViewDto {

@@ -1,5 +1,5 @@
 /**
- * The bearer tier (spec: Bearer validation failures; resolutions §3): only the Authorization header
+ * The bearer tier (spec: Bearer validation failures; docs/protocol.md §3): only the Authorization header
  * counts; the JWT must verify (EdDSA, our aud/iss, unexpired) and its session must be open, unexpired
  * and the one the token was issued with (its `session_exp` is the session's: every token of a session,
  * renewed or not, carries it). The session lookup happens on every request so that logout and

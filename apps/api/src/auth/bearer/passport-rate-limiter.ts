@@ -1,5 +1,5 @@
 /**
- * Per-passport rate limit on JWT routes (resolutions §7): the passport's `max_requests` per
+ * Per-passport rate limit on JWT routes (docs/protocol.md §7): the passport's `max_requests` per
  * `maxrq_window` seconds as a token bucket keyed by token id (burst = max_requests, refilled evenly
  * over the window). Unset or 0 means unlimited. The figures come from the JWT claims, which the login
  * copied from the passport metadata.

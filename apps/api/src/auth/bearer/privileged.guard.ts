@@ -1,7 +1,7 @@
 /**
  * `@UseGuards(BearerAuthGuard, PrivilegedGuard)`: the privileged tier. Privilege comes from the
  * passport's `permissioned_routes` (carried in the JWT): the route's exact path must be a key of
- * `entities.methods` (resolutions §3). Otherwise 403 `PERMISSION_DENIED`.
+ * `entities.methods` (docs/protocol.md §3). Otherwise 403 `PERMISSION_DENIED`.
  */
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { type FastifyRequest } from 'fastify';

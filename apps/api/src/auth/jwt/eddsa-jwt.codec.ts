@@ -1,6 +1,6 @@
 /**
  * EdDSA (Ed25519) JWTs signed with the server passport's key, so that any party can check a token
- * against the chain (resolutions §3). jose does the JOSE work; this class pins the rules:
+ * against the chain (docs/protocol.md §3). jose does the JOSE work; this class pins the rules:
  * algorithm EdDSA only, `typ: JWT`, our `aud`, our `iss` (or, for federated logins, a home URL with
  * the federated claim naming us), and `exp`/`nbf` against the injected clock.
  *

@@ -1,4 +1,4 @@
-/** Request and response schemas of `POST /api/login` (spec: Login request and response; resolutions §3). */
+/** Request and response schemas of `POST /api/login` (spec: Login request and response; docs/protocol.md §3). */
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 export class LoginRequestDto {

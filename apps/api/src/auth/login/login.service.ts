@@ -1,5 +1,5 @@
 /**
- * Login (resolutions §3): request validation (400s), credential verification (401s, in order) by the
+ * Login (docs/protocol.md §3): request validation (400s), credential verification (401s, in order) by the
  * core, then the EdDSA JWT and its session. The session is stored before the token is returned, so a
  * token never exists without a session that can be closed.
  */
