@@ -183,12 +183,19 @@ describe('POST /api/signclient never sells privilege', () => {
     mintingfee: 496,
   };
   const noQuotaAsk = { tobesignedValues: { not_after: '0' }, token_id: TOKEN, mintingfee: 496 };
+  // A collectible's flat fee does not price the quota: a huge one would be unlimited in all but name.
+  const hugeQuotaAsk = {
+    tobesignedValues: { not_after: '0', max_requests: '999999999999999' },
+    token_id: TOKEN,
+    mintingfee: 496,
+  };
 
-  it('anonymous: admin routes, max_requests 0 or no quota → 403 PERMISSION_DENIED, no signature', async () => {
+  it('anonymous: admin routes, max_requests 0, no quota or one above the enterprise quota → 403 PERMISSION_DENIED, no signature', async () => {
     for (const [ask, field] of [
       [adminAsk, 'tobesignedValues.permissioned_routes'],
       [unlimitedAsk, 'tobesignedValues.max_requests'],
       [noQuotaAsk, 'tobesignedValues.max_requests'],
+      [hugeQuotaAsk, 'tobesignedValues.max_requests'],
     ] as const) {
       const res = await sign(ask);
       expect([field, expectErrorEnvelope(res, 'PERMISSION_DENIED').error.details]).toEqual([

@@ -262,10 +262,7 @@ function cidr(name: string, entry: string): string {
   return entry;
 }
 
-/**
- * Builds the configuration from an environment (normally `process.env`). Pure apart from
- * resolving relative paths against the current directory.
- */
+/** The HTTP timeouts, each bounded; the header timeout never above the request timeout (Node refuses it). */
 function httpTimeouts(env: Env): HttpTimeoutsConfig {
   const requestTimeoutMs = integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
   // Node refuses a header timeout above the request timeout.
@@ -280,6 +277,10 @@ function httpTimeouts(env: Env): HttpTimeoutsConfig {
   };
 }
 
+/**
+ * Builds the configuration from an environment (normally `process.env`). Pure apart from
+ * resolving relative paths against the current directory.
+ */
 export function loadConfig(env: Env): AppConfig {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const host = read(env, 'HOST') ?? '0.0.0.0';

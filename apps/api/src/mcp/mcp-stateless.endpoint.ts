@@ -16,6 +16,7 @@
  * listen with an empty filter and ends its stream at once (a regression test holds that).
  */
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { type ReadableStream as NodeReadableStream } from 'node:stream/web';
 import {
   createMcpHandler,
@@ -76,7 +77,9 @@ export class McpStatelessEndpoint {
       raw.setHeader('x-request-id', request.id);
       response.headers.forEach((value, name) => raw.setHeader(name, value));
       raw.writeHead(response.status);
-      Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>).pipe(raw);
+      // pipeline, not pipe: a stream the SDK errors (a client gone mid-exchange) must end this response,
+      // not raise an unhandled 'error' event that would take the process down.
+      await pipeline(Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>), raw).catch(() => raw.destroy());
       return;
     }
     void reply.code(response.status);

@@ -128,6 +128,7 @@ export class SignClientController {
     'INVALIDATED_TOKEN',
     'PERMISSION_DENIED',
     'SIGNCLIENT_FAILED',
+    'SERVICE_UNAVAILABLE',
   )
   async sign(
     @Body() body: unknown,

@@ -48,6 +48,8 @@ export class VerifyController {
     'REPLAY_QUOTA_EXCEEDED',
     'REPLAY_STORE_FULL',
     'REPLAY_STORE_UNAVAILABLE',
+    // An optional bearer token is checked like any other: its store or the chain may be unreachable.
+    'SERVICE_UNAVAILABLE',
   )
   async verify(
     @Body() body: unknown,

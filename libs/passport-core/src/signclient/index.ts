@@ -23,6 +23,7 @@ export {
 
 // Signing new passports
 export {
+  UNPRIVILEGED_MAX_REQUESTS,
   signClient,
   ANONYMOUS_SIGNCLIENT_CALLER,
   type SignClientCaller,

@@ -26,6 +26,7 @@ import { type Signer } from '../ports/signature-verifier.port.js';
 import { type Clock } from '../ports/clock.port.js';
 import { isTokenId } from '../token-id/token-id.js';
 import {
+  ENTERPRISE_MAX_REQUESTS,
   MINT_TIERS,
   assertFeeMatches,
   computeMintFee,
@@ -136,7 +137,18 @@ function assertNoPrivilegeAsked(metadata: Record<string, string>): void {
       'must be a positive integer: an absent or 0 quota is unlimited, which only a caller privileged for /api/signclient may sign',
     );
   }
+  // A flat-fee tier (collectible, enterprise) does not price the quota, so without a ceiling a huge
+  // max_requests would buy an unlimited quota in all but name. The enterprise quota is the largest sold.
+  if (Number(maxRequests) > UNPRIVILEGED_MAX_REQUESTS) {
+    throw signClientDenied(
+      'tobesignedValues.max_requests',
+      `at most ${UNPRIVILEGED_MAX_REQUESTS} (the enterprise quota) unless the caller is privileged for /api/signclient`,
+    );
+  }
 }
+
+/** The largest `max_requests` an unprivileged caller may have signed: the enterprise tier's quota. */
+export const UNPRIVILEGED_MAX_REQUESTS = Number(ENTERPRISE_MAX_REQUESTS);
 
 function signClientDenied(field: string, reason: string): PassportError {
   return new PassportError('PERMISSION_DENIED', { route: '/api/signclient', field, reason });

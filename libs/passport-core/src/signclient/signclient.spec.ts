@@ -219,6 +219,16 @@ describe('signClient', () => {
         { not_after: '0', max_requests: '1e9' },
         'tobesignedValues.max_requests',
       ],
+      [
+        'a flat-fee quota above the enterprise quota (unlimited in all but name)',
+        { not_after: '0', max_requests: '999999999999999' },
+        'tobesignedValues.max_requests',
+      ],
+      [
+        'one request more than the enterprise quota',
+        { not_after: '0', max_requests: '5000' },
+        'tobesignedValues.max_requests',
+      ],
     ])('an unprivileged caller may not sign %s', (_label, tobesignedValues, field) => {
       let signed = 0;
       const counting: Signer = { publicKey: root.publicKey, sign: (m) => (signed++, root.sign(m)) };
@@ -236,6 +246,14 @@ describe('signClient', () => {
         });
       }
       expect(signed).toBe(0);
+    });
+    it('an unprivileged caller may sign up to the enterprise quota', () => {
+      const tobesignedValues = { not_after: '0', max_requests: '4999' };
+      const result = signClient(
+        { tobesignedValues, token_id: 'bjbvcjzqbdsj', mintingfee: 496 },
+        { familySigner: root, clock, caller: { privileged: false } },
+      );
+      expect(result.metadata).toEqual(tobesignedValues);
     });
     it('a caller privileged for /api/signclient may', () => {
       const tobesignedValues = {

@@ -86,7 +86,7 @@ export class LoginController {
   })
   @ApiBody({ type: LogoutRequestDto, required: false })
   @ApiOkResponse({ type: LogoutResponseDto })
-  @ApiErrors('MISSING_TOKEN', 'INVALIDATED_TOKEN', 'SESSION_TERMINATION_FAILED')
+  @ApiErrors('MISSING_TOKEN', 'INVALIDATED_TOKEN', 'SESSION_TERMINATION_FAILED', 'SERVICE_UNAVAILABLE')
   async logout(
     @Caller() caller: AuthContext,
     @Body() body: unknown,
