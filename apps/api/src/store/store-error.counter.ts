@@ -1,9 +1,16 @@
 /**
  * Wraps a store port so that every failing operation (a thrown error or a rejected promise) is counted
  * for the operators' `passport_store_errors_total{store, operation}` before the error goes on unchanged.
+ * A store's refusals by policy (a full replay store, a sender at its quota, sessions at capacity) are
+ * answers, not failures: they have their own figures and are not counted here.
  * The wrapper inherits from the store (prototype), so `instanceof` and non-method properties still work.
  */
+import { PassportError } from '@passport/core/errors';
+import { SessionCapacityError } from '@passport/core/ports';
 import { type StoreName } from '../metrics/operator-metrics.js';
+
+const isPolicyRefusal = (error: unknown): boolean =>
+  error instanceof PassportError || error instanceof SessionCapacityError;
 
 export type StoreErrorSink = (store: StoreName, operation: string) => void;
 
@@ -25,7 +32,7 @@ export function countingStoreErrors<T extends object>(store: T, name: StoreName,
   for (const operation of methodNames(store)) {
     const method = target[operation];
     const onRejected = (error: unknown): never => {
-      sink(name, operation);
+      if (!isPolicyRefusal(error)) sink(name, operation);
       throw error;
     };
     wrapped[operation] = (...args: unknown[]): unknown => {
