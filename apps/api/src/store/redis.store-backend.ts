@@ -10,6 +10,7 @@
 import { performance } from 'node:perf_hooks';
 import { systemClock } from '@passport/core';
 import { MemoryRateLimitStore } from '@passport/core/testing';
+import { SessionCapacityError } from '@passport/core/ports';
 import {
   createRedisClient,
   FallbackRateLimitStore,
@@ -121,7 +122,8 @@ class TrackedSessionStore {
     try {
       return await work;
     } catch (error) {
-      this.failedAt = Date.now();
+      // Sessions at capacity is a refusal by policy, not a Redis failure: health stays as it is.
+      if (!(error instanceof SessionCapacityError)) this.failedAt = Date.now();
       throw error;
     }
   }
