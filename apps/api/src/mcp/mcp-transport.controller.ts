@@ -320,11 +320,16 @@ export class McpTransportController {
     }
     if (!live) return this.reject(reply, 404, jsonRpcError(RPC_SESSION_NOT_FOUND, 'Session not found'));
     if (request.method === 'POST' && !(await this.admitToolCalls(request, reply))) return;
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => id,
-      // DELETE: ended for the whole fleet before the answer is written (later requests anywhere get 404).
-      onsessionclosed: async (closed) => void (await fleet.remove(closed)),
-    });
+    if (request.method === 'DELETE') {
+      // Ended for the whole fleet before the answer is written (later requests anywhere get 404). Done
+      // here rather than in the SDK's onsessionclosed, whose failure would become the SDK's bare 500.
+      try {
+        await fleet.remove(id);
+      } catch {
+        return this.reject(reply, 503, jsonRpcError(RPC_TRANSPORT_ERROR, 'MCP session store unavailable; retry later'));
+      }
+    }
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
     adoptInitializedSession(transport, id);
     await this.serveOnce(transport, request, reply);
   }
