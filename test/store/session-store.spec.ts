@@ -1,10 +1,10 @@
 /**
  * The SessionStore contract (@passport/core/testing) against every adapter this repo ships (the core's
- * memory adapter, SQLite on a temp file), and the SQLite adapter's own read cache: one look at the other
+ * memory adapter, SQLite on a temp file, Redis), and the SQLite adapter's own read cache: one look at the other
  * connections per turn of the event loop.
  */
 import { type SessionRecord, type SessionStore } from '@passport/core/ports';
-import { describeSessionStoreContract } from '@passport/core/testing';
+import { describeSessionStoreContract, sampleSessionRecord } from '@passport/core/testing';
 import { sessionAdapters } from './support/store-adapters.js';
 
 const framework = { describe, it, expect, beforeEach, afterEach };
@@ -14,21 +14,7 @@ for (const adapter of sessionAdapters) describeSessionStoreContract(framework, a
 /** Resolves in the next turn of the event loop (after its check phase), as the next request would be handled. */
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-function session(n: number): SessionRecord {
-  return {
-    sessionId: `sess_abcdefghijkl_01J0000000000000000000000${n}`,
-    tokenId: 'abcdefghijkl',
-    ownerId: 'alice.near',
-    jti: `jti-${n}`,
-    createdAtMs: 1000 * n,
-    expiresAtMs: 1000 * n + 3_600_000,
-    closedAtMs: null,
-    closeReason: null,
-    federatedFrom: null,
-    renewalCount: 0,
-    lastRenewedAtMs: null,
-  };
-}
+const session = (n: number): SessionRecord => sampleSessionRecord(n);
 
 describe('SessionStore (sqlite): connections on one file', () => {
   const sqlite = sessionAdapters.find((a) => a.name === 'sqlite')!;

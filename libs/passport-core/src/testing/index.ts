@@ -34,6 +34,7 @@ export { describeReplayStoreContract, type ReplayStoreHarness } from './contract
 export {
   describeSessionStoreContract,
   type SessionStoreHarness,
+  sampleSessionRecord,
 } from './contracts/session-store.contract.js';
 export {
   describeRateLimitStoreContract,

@@ -28,7 +28,8 @@ const nextTurn = (): Promise<void> =>
     else setTimeout(resolve, 0);
   });
 
-function session(n: number, overrides: Partial<SessionRecord> = {}): SessionRecord {
+/** The n-th sample session of one passport (created at n s, open, one hour long): the suite's fixture. */
+export function sampleSessionRecord(n: number, overrides: Partial<SessionRecord> = {}): SessionRecord {
   return {
     sessionId: `sess_abcdefghijkl_01J0000000000000000000000${n}`,
     tokenId: 'abcdefghijkl',
@@ -67,7 +68,7 @@ export function describeSessionStoreContract(
       });
 
       it('create then get returns the same record, every field included', async () => {
-        const federated = session(1, {
+        const federated = sampleSessionRecord(1, {
           federatedFrom: 'https://home.example',
           ownerId: 'bob.near',
           tokenId: 'zyxwvutsrqpo',
@@ -77,27 +78,27 @@ export function describeSessionStoreContract(
       });
 
       it('creating a session id twice is refused and keeps the first record', async () => {
-        await h.store.create(session(1));
-        await expect(h.store.create(session(1, { jti: 'other' }))).rejects.toThrow(/already exists/);
-        await expect(h.store.get(session(1).sessionId)).resolves.toMatchObject({ jti: 'jti-1' });
+        await h.store.create(sampleSessionRecord(1));
+        await expect(h.store.create(sampleSessionRecord(1, { jti: 'other' }))).rejects.toThrow(/already exists/);
+        await expect(h.store.get(sampleSessionRecord(1).sessionId)).resolves.toMatchObject({ jti: 'jti-1' });
       });
 
       it('close succeeds once, records when and why, and is refused for unknown or closed sessions', async () => {
-        await h.store.create(session(1));
+        await h.store.create(sampleSessionRecord(1));
         await expect(h.store.close('sess_nope', 'logout', 5000)).resolves.toBe(false);
-        await expect(h.store.close(session(1).sessionId, 'logout', 5000)).resolves.toBe(true);
-        await expect(h.store.close(session(1).sessionId, 'again', 6000)).resolves.toBe(false);
-        await expect(h.store.get(session(1).sessionId)).resolves.toMatchObject({
+        await expect(h.store.close(sampleSessionRecord(1).sessionId, 'logout', 5000)).resolves.toBe(true);
+        await expect(h.store.close(sampleSessionRecord(1).sessionId, 'again', 6000)).resolves.toBe(false);
+        await expect(h.store.get(sampleSessionRecord(1).sessionId)).resolves.toMatchObject({
           closedAtMs: 5000,
           closeReason: 'logout',
         });
       });
 
       it('lists newest first (ties: the later created first), pages by offset/limit, total counts all', async () => {
-        await h.store.create(session(2));
-        await h.store.create(session(1));
-        await h.store.create(session(3));
-        await h.store.create(session(4, { createdAtMs: 3000 })); // same createdAtMs as session 3, created later
+        await h.store.create(sampleSessionRecord(2));
+        await h.store.create(sampleSessionRecord(1));
+        await h.store.create(sampleSessionRecord(3));
+        await h.store.create(sampleSessionRecord(4, { createdAtMs: 3000 })); // same createdAtMs as session 3, created later
         const all = await h.store.list({ offset: 0, limit: 10 });
         expect(all.total).toBe(4);
         expect(all.items.map((s) => s.jti)).toEqual(['jti-4', 'jti-3', 'jti-2', 'jti-1']);
@@ -107,24 +108,24 @@ export function describeSessionStoreContract(
       });
 
       it('countOpen excludes closed sessions and sessions at or past their expiry', async () => {
-        await h.store.create(session(1, { expiresAtMs: 10_000 }));
-        await h.store.create(session(2, { expiresAtMs: 20_000 }));
-        await h.store.create(session(3, { expiresAtMs: 30_000 }));
-        await h.store.close(session(3).sessionId, 'logout', 5000);
+        await h.store.create(sampleSessionRecord(1, { expiresAtMs: 10_000 }));
+        await h.store.create(sampleSessionRecord(2, { expiresAtMs: 20_000 }));
+        await h.store.create(sampleSessionRecord(3, { expiresAtMs: 30_000 }));
+        await h.store.close(sampleSessionRecord(3).sessionId, 'logout', 5000);
         await expect(h.store.countOpen(9_999)).resolves.toBe(2);
         await expect(h.store.countOpen(10_000)).resolves.toBe(1);
         await expect(h.store.countOpen(20_000)).resolves.toBe(0);
       });
 
       it('sweep deletes closed and expired sessions and keeps open ones', async () => {
-        await h.store.create(session(1, { expiresAtMs: 10_000 }));
-        await h.store.create(session(2, { expiresAtMs: 20_000 }));
-        await h.store.create(session(3, { expiresAtMs: 30_000 }));
-        await h.store.close(session(3).sessionId, 'logout', 5000);
+        await h.store.create(sampleSessionRecord(1, { expiresAtMs: 10_000 }));
+        await h.store.create(sampleSessionRecord(2, { expiresAtMs: 20_000 }));
+        await h.store.create(sampleSessionRecord(3, { expiresAtMs: 30_000 }));
+        await h.store.close(sampleSessionRecord(3).sessionId, 'logout', 5000);
         await expect(h.store.sweep(10_000)).resolves.toBe(2);
-        await expect(h.store.get(session(1).sessionId)).resolves.toBeNull();
-        await expect(h.store.get(session(3).sessionId)).resolves.toBeNull();
-        await expect(h.store.get(session(2).sessionId)).resolves.toMatchObject({ jti: 'jti-2' });
+        await expect(h.store.get(sampleSessionRecord(1).sessionId)).resolves.toBeNull();
+        await expect(h.store.get(sampleSessionRecord(3).sessionId)).resolves.toBeNull();
+        await expect(h.store.get(sampleSessionRecord(2).sessionId)).resolves.toMatchObject({ jti: 'jti-2' });
         await expect(h.store.list({ offset: 0, limit: 10 })).resolves.toMatchObject({ total: 1 });
       });
     });
@@ -135,21 +136,21 @@ export function describeSessionStoreContract(
       });
 
       it('a create beyond maxEntries drops closed and expired sessions first', async () => {
-        await h.store.create(session(1));
-        await h.store.create(session(2));
-        await h.store.create(session(3));
-        await h.store.close(session(2).sessionId, 'logout', 3500);
-        await h.store.create(session(4));
+        await h.store.create(sampleSessionRecord(1));
+        await h.store.create(sampleSessionRecord(2));
+        await h.store.create(sampleSessionRecord(3));
+        await h.store.close(sampleSessionRecord(2).sessionId, 'logout', 3500);
+        await h.store.create(sampleSessionRecord(4));
         expect(await h.size()).toBe(3);
-        await expect(h.store.get(session(1).sessionId)).resolves.not.toBeNull();
-        await expect(h.store.get(session(2).sessionId)).resolves.toBeNull();
+        await expect(h.store.get(sampleSessionRecord(1).sessionId)).resolves.not.toBeNull();
+        await expect(h.store.get(sampleSessionRecord(2).sessionId)).resolves.toBeNull();
       });
 
       it('then refuses the new session: an open session is never evicted', async () => {
-        for (const n of [1, 2, 3]) await h.store.create(session(n, { tokenId: `passport${n}abcd` }));
-        await expect(h.store.create(session(4))).rejects.toBeInstanceOf(SessionCapacityError);
+        for (const n of [1, 2, 3]) await h.store.create(sampleSessionRecord(n, { tokenId: `passport${n}abcd` }));
+        await expect(h.store.create(sampleSessionRecord(4))).rejects.toBeInstanceOf(SessionCapacityError);
         expect(await h.size()).toBe(3);
-        await expect(h.store.get(session(4).sessionId)).resolves.toBeNull();
+        await expect(h.store.get(sampleSessionRecord(4).sessionId)).resolves.toBeNull();
         const listed = await h.store.list({ offset: 0, limit: 10 });
         expect(listed.items.map((s) => s.jti)).toEqual(['jti-3', 'jti-2', 'jti-1']);
         await expect(h.store.countOpen(5000)).resolves.toBe(3);
@@ -162,15 +163,15 @@ export function describeSessionStoreContract(
       });
 
       it("a passport's login beyond its bound closes its own oldest open session, never another's", async () => {
-        await h.store.create(session(1, { tokenId: 'otherpassprt' }));
-        for (const n of [2, 3, 4]) await h.store.create(session(n));
-        await expect(h.store.get(session(2).sessionId)).resolves.toMatchObject({
+        await h.store.create(sampleSessionRecord(1, { tokenId: 'otherpassprt' }));
+        for (const n of [2, 3, 4]) await h.store.create(sampleSessionRecord(n));
+        await expect(h.store.get(sampleSessionRecord(2).sessionId)).resolves.toMatchObject({
           closedAtMs: 4000,
           closeReason: 'superseded',
         });
-        await expect(h.store.get(session(3).sessionId)).resolves.toMatchObject({ closedAtMs: null });
-        await expect(h.store.get(session(4).sessionId)).resolves.toMatchObject({ closedAtMs: null });
-        await expect(h.store.get(session(1).sessionId)).resolves.toMatchObject({ closedAtMs: null });
+        await expect(h.store.get(sampleSessionRecord(3).sessionId)).resolves.toMatchObject({ closedAtMs: null });
+        await expect(h.store.get(sampleSessionRecord(4).sessionId)).resolves.toMatchObject({ closedAtMs: null });
+        await expect(h.store.get(sampleSessionRecord(1).sessionId)).resolves.toMatchObject({ closedAtMs: null });
         await expect(h.store.countOpen(4000)).resolves.toBe(3);
       });
     });
@@ -181,20 +182,20 @@ export function describeSessionStoreContract(
       });
 
       it('counts renewals of an open session, with the last time; refuses closed, expired and unknown ones', async () => {
-        await h.store.create(session(1, { expiresAtMs: 10_000 }));
-        await expect(h.store.get(session(1).sessionId)).resolves.toMatchObject({
+        await h.store.create(sampleSessionRecord(1, { expiresAtMs: 10_000 }));
+        await expect(h.store.get(sampleSessionRecord(1).sessionId)).resolves.toMatchObject({
           renewalCount: 0,
           lastRenewedAtMs: null,
         });
-        await expect(h.store.recordRenewal(session(1).sessionId, 2000)).resolves.toBe(true);
-        await expect(h.store.recordRenewal(session(1).sessionId, 3000)).resolves.toBe(true);
-        await expect(h.store.get(session(1).sessionId)).resolves.toMatchObject({
+        await expect(h.store.recordRenewal(sampleSessionRecord(1).sessionId, 2000)).resolves.toBe(true);
+        await expect(h.store.recordRenewal(sampleSessionRecord(1).sessionId, 3000)).resolves.toBe(true);
+        await expect(h.store.get(sampleSessionRecord(1).sessionId)).resolves.toMatchObject({
           renewalCount: 2,
           lastRenewedAtMs: 3000,
         });
-        await expect(h.store.recordRenewal(session(1).sessionId, 10_000)).resolves.toBe(false);
-        await h.store.close(session(1).sessionId, 'logout', 4000);
-        await expect(h.store.recordRenewal(session(1).sessionId, 5000)).resolves.toBe(false);
+        await expect(h.store.recordRenewal(sampleSessionRecord(1).sessionId, 10_000)).resolves.toBe(false);
+        await h.store.close(sampleSessionRecord(1).sessionId, 'logout', 4000);
+        await expect(h.store.recordRenewal(sampleSessionRecord(1).sessionId, 5000)).resolves.toBe(false);
         await expect(h.store.recordRenewal('sess_nope', 5000)).resolves.toBe(false);
       });
     });
@@ -206,25 +207,25 @@ export function describeSessionStoreContract(
         });
 
         it('sessions and their closing survive a restart', async () => {
-          await h.store.create(session(1));
-          await h.store.create(session(2));
-          await h.store.close(session(2).sessionId, 'logout', 5000);
+          await h.store.create(sampleSessionRecord(1));
+          await h.store.create(sampleSessionRecord(2));
+          await h.store.close(sampleSessionRecord(2).sessionId, 'logout', 5000);
           const reopened = (await h.restart()) as SessionStore;
-          await expect(reopened.get(session(1).sessionId)).resolves.toEqual(session(1));
-          await expect(reopened.get(session(2).sessionId)).resolves.toMatchObject({ closedAtMs: 5000 });
+          await expect(reopened.get(sampleSessionRecord(1).sessionId)).resolves.toEqual(sampleSessionRecord(1));
+          await expect(reopened.get(sampleSessionRecord(2).sessionId)).resolves.toMatchObject({ closedAtMs: 5000 });
           await expect(reopened.countOpen(5000)).resolves.toBe(1);
         });
 
         it('a session read (and cached) by one instance and closed by another is seen closed by the next request', async () => {
           const peer = (await h.openPeer()) as SessionStore;
-          await h.store.create(session(4));
-          await expect(h.store.get(session(4).sessionId)).resolves.toMatchObject({ closedAtMs: null });
+          await h.store.create(sampleSessionRecord(4));
+          await expect(h.store.get(sampleSessionRecord(4).sessionId)).resolves.toMatchObject({ closedAtMs: null });
           await nextTurn();
-          await expect(h.store.get(session(4).sessionId)).resolves.toMatchObject({ closedAtMs: null });
-          await expect(peer.close(session(4).sessionId, 'revoked', 6000)).resolves.toBe(true);
+          await expect(h.store.get(sampleSessionRecord(4).sessionId)).resolves.toMatchObject({ closedAtMs: null });
+          await expect(peer.close(sampleSessionRecord(4).sessionId, 'revoked', 6000)).resolves.toBe(true);
           // Requests are read in the poll phase, so a request sent after the close is handled in a later turn.
           await nextTurn();
-          await expect(h.store.get(session(4).sessionId)).resolves.toMatchObject({
+          await expect(h.store.get(sampleSessionRecord(4).sessionId)).resolves.toMatchObject({
             closedAtMs: 6000,
             closeReason: 'revoked',
           });
@@ -232,14 +233,14 @@ export function describeSessionStoreContract(
 
         it('a logout on one instance is seen by another at once, and only one of them can close it', async () => {
           const peer = (await h.openPeer()) as SessionStore;
-          await h.store.create(session(1));
-          await expect(peer.get(session(1).sessionId)).resolves.toEqual(session(1));
+          await h.store.create(sampleSessionRecord(1));
+          await expect(peer.get(sampleSessionRecord(1).sessionId)).resolves.toEqual(sampleSessionRecord(1));
           const closes = await Promise.all([
-            peer.close(session(1).sessionId, 'logout', 5000),
-            h.store.close(session(1).sessionId, 'logout', 5000),
+            peer.close(sampleSessionRecord(1).sessionId, 'logout', 5000),
+            h.store.close(sampleSessionRecord(1).sessionId, 'logout', 5000),
           ]);
           expect(closes.filter(Boolean)).toHaveLength(1);
-          await expect(h.store.get(session(1).sessionId)).resolves.toMatchObject({ closedAtMs: 5000 });
+          await expect(h.store.get(sampleSessionRecord(1).sessionId)).resolves.toMatchObject({ closedAtMs: 5000 });
         });
       });
     }
