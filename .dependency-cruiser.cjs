@@ -16,6 +16,23 @@ module.exports = {
       to: { circular: true },
     },
     {
+      name: 'api-no-circular-between-folders',
+      severity: 'error',
+      comment:
+        'apps/api/src is grouped by feature (login, session, hola, identity, admin, ...) over platform/: ' +
+        'no folder imports a folder that imports it, directly or through others.',
+      scope: 'folder',
+      from: { path: '^apps/api/src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'api-platform-not-importing-features',
+      severity: 'error',
+      comment: 'platform/ is what the features stand on: it imports no feature folder.',
+      from: { path: '^apps/api/src/platform/' },
+      to: { path: '^apps/api/src/', pathNot: '^apps/api/src/platform/' },
+    },
+    {
       name: 'core-no-frameworks-storage-or-chain',
       severity: 'error',
       comment: 'passport-core talks to the world through ports only (see README, Architecture).',

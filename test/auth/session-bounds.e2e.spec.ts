@@ -6,7 +6,7 @@
  * passport over its quota can still log out; a passport past its not_after is refused by the JWT tier.
  */
 import { type SessionStore } from '@passport/core/ports';
-import { SESSION_STORE } from '../../apps/api/src/infrastructure/di-tokens.js';
+import { SESSION_STORE } from '../../apps/api/src/platform/infrastructure/di-tokens.js';
 import { contractClient } from '../support/contract-fetch.js';
 import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
 import { bearer, fetchChallenge, login, mintAndLogin, mintPassport, newKey } from '../support/passports.js';

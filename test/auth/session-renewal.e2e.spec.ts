@@ -11,7 +11,7 @@ import { createRenewingFetch } from '@passport/core';
 import { FixedClock } from '@passport/core/testing';
 import { type SessionStore } from '@passport/core/ports';
 import { updateLedgerFile } from '@passport/adapters/ledger';
-import { SESSION_STORE } from '../../apps/api/src/infrastructure/di-tokens.js';
+import { SESSION_STORE } from '../../apps/api/src/platform/infrastructure/di-tokens.js';
 import { contractClient } from '../support/contract-fetch.js';
 import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
 import { bearer, ledgerFileOf, mintAndLogin, serverIdentityOf } from '../support/passports.js';

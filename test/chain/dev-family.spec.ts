@@ -19,17 +19,17 @@ import {
   type SignatureVerifier,
 } from '@passport/core';
 import { ensureDevFamily, type LedgerDocument } from '@passport/adapters/ledger';
-import { ChainModule } from '../../apps/api/src/chain/chain.module.js';
-import { ConfigModule } from '../../apps/api/src/config/config.module.js';
-import { loadConfig } from '../../apps/api/src/config/app-config.js';
+import { ChainModule } from '../../apps/api/src/platform/chain/chain.module.js';
+import { ConfigModule } from '../../apps/api/src/platform/config/config.module.js';
+import { loadConfig } from '../../apps/api/src/platform/config/app-config.js';
 import {
   CHAIN_HEALTH_INDICATOR,
   CHAIN_READER,
   SERVER_IDENTITY,
   TRUSTED_CONTRACTS,
-} from '../../apps/api/src/infrastructure/di-tokens.js';
-import { type ServerIdentity } from '../../apps/api/src/infrastructure/server-identity.js';
-import { type HealthIndicator } from '../../apps/api/src/infrastructure/health-indicator.js';
+} from '../../apps/api/src/platform/infrastructure/di-tokens.js';
+import { type ServerIdentity } from '../../apps/api/src/platform/infrastructure/server-identity.js';
+import { type HealthIndicator } from '../../apps/api/src/platform/infrastructure/health-indicator.js';
 
 const verifier: SignatureVerifier = { verify: (sig, msg, key) => ed25519.verify(sig, msg, key) };
 

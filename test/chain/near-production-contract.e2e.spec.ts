@@ -17,7 +17,7 @@ import {
 } from '@passport/core';
 import { cryptoRandomInt } from '@passport/core/token-id';
 import { familyRootTokenId } from '@passport/core/family';
-import { loadConfig, ConfigError } from '../../apps/api/src/config/app-config.js';
+import { loadConfig, ConfigError } from '../../apps/api/src/platform/config/app-config.js';
 import { startFakeNearRpc, type FakeNearRpc } from '../fake-near-rpc/fake-near-rpc.server.js';
 import { bearer, login, newKey } from '../support/passports.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';

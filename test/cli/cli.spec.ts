@@ -21,7 +21,7 @@ import { delegationMessage, validateDelegationRequest } from '@passport/core/del
 import { runCli } from '../../apps/cli/src/cli.js';
 import { COMMANDS } from '../../apps/cli/src/commands/index.js';
 import { ensureDevFamily, LedgerChainReader, type LedgerDocument } from '@passport/adapters/ledger';
-import { loadConfig } from '../../apps/api/src/config/app-config.js';
+import { loadConfig } from '../../apps/api/src/platform/config/app-config.js';
 
 const verifier: SignatureVerifier = { verify: (sig, msg, key) => ed25519.verify(sig, msg, key) };
 

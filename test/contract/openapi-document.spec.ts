@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describeError } from '@passport/core';
-import { codesOf } from '../../apps/api/src/openapi/error-response.schema.js';
+import { codesOf } from '../../apps/api/src/platform/openapi/error-response.schema.js';
 import { OpenApiContract } from '../support/openapi-contract.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 

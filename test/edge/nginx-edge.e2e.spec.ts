@@ -20,8 +20,8 @@ import {
   Client as ClientV2,
   StreamableHTTPClientTransport as TransportV2,
 } from '@modelcontextprotocol/client';
-import { drainAndClose } from '../../apps/api/src/lifecycle/graceful-shutdown.js';
-import { RequestMetrics } from '../../apps/api/src/metrics/request-metrics.js';
+import { drainAndClose } from '../../apps/api/src/platform/lifecycle/graceful-shutdown.js';
+import { RequestMetrics } from '../../apps/api/src/platform/metrics/request-metrics.js';
 import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
 import { renderEdgeTemplate, upstreamServers } from '../support/nginx-edge-template.js';
 import { freePort, startTestApp, type TestApp } from '../support/test-app.js';

@@ -3,10 +3,10 @@
  * open): readiness turns to draining, the server stops accepting, the stream (which never ends on its
  * own) is cut when DRAIN_TIMEOUT_MS passes, then the MCP sessions and the store are closed.
  */
-import { drainAndClose } from '../../apps/api/src/lifecycle/graceful-shutdown.js';
-import { Readiness } from '../../apps/api/src/lifecycle/readiness.js';
-import { STORE_HEALTH_INDICATOR } from '../../apps/api/src/infrastructure/di-tokens.js';
-import { type HealthIndicator } from '../../apps/api/src/infrastructure/health-indicator.js';
+import { drainAndClose } from '../../apps/api/src/platform/lifecycle/graceful-shutdown.js';
+import { Readiness } from '../../apps/api/src/platform/lifecycle/readiness.js';
+import { STORE_HEALTH_INDICATOR } from '../../apps/api/src/platform/infrastructure/di-tokens.js';
+import { type HealthIndicator } from '../../apps/api/src/platform/infrastructure/health-indicator.js';
 import { MCP_SESSION_REGISTRY } from '../../apps/api/src/mcp/mcp.di-tokens.js';
 import { type McpSessionRegistry } from '../../apps/api/src/mcp/mcp-session.registry.js';
 import { connectClient } from '../mcp/support/mcp-probe.js';

@@ -5,8 +5,8 @@
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { SERVER_IDENTITY } from '../../apps/api/src/infrastructure/di-tokens.js';
-import { type ServerIdentity } from '../../apps/api/src/infrastructure/server-identity.js';
+import { SERVER_IDENTITY } from '../../apps/api/src/platform/infrastructure/di-tokens.js';
+import { type ServerIdentity } from '../../apps/api/src/platform/infrastructure/server-identity.js';
 import { MCP_SESSION_REGISTRY } from '../../apps/api/src/mcp/mcp.di-tokens.js';
 import { type McpSessionRegistry } from '../../apps/api/src/mcp/mcp-session.registry.js';
 import { connectClient, probe } from './support/mcp-probe.js';

@@ -16,7 +16,7 @@ import {
   SqliteReplayStore,
   SqliteSessionStore,
 } from '@passport/adapters/sqlite';
-import { SqliteStoreHealthIndicator } from '../../apps/api/src/store/sqlite-store.health-indicator.js';
+import { SqliteStoreHealthIndicator } from '../../apps/api/src/platform/store/sqlite-store.health-indicator.js';
 
 let dir: string;
 let file: string;

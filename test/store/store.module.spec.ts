@@ -6,22 +6,21 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Global, Module } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { MemoryReplayStore, type ReplayStore } from '@passport/core';
 import { type RateLimitStore, type SessionStore } from '@passport/core/ports';
-import { loadConfig } from '../../apps/api/src/config/app-config.js';
-import { ConfigModule } from '../../apps/api/src/config/config.module.js';
+import { loadConfig } from '../../apps/api/src/platform/config/app-config.js';
+import { ConfigModule } from '../../apps/api/src/platform/config/config.module.js';
 import {
   PUBLIC_RATE_LIMIT_STORE,
   RATE_LIMIT_STORE,
   REPLAY_STORE,
   SESSION_STORE,
   STORE_HEALTH_INDICATOR,
-} from '../../apps/api/src/infrastructure/di-tokens.js';
-import { type HealthIndicator } from '../../apps/api/src/infrastructure/health-indicator.js';
-import { OperatorMetrics } from '../../apps/api/src/metrics/operator-metrics.js';
-import { StoreModule } from '../../apps/api/src/store/store.module.js';
+} from '../../apps/api/src/platform/infrastructure/di-tokens.js';
+import { type HealthIndicator } from '../../apps/api/src/platform/infrastructure/health-indicator.js';
+import { OperatorMetrics } from '../../apps/api/src/platform/metrics/operator-metrics.js';
+import { StoreModule } from '../../apps/api/src/platform/store/store.module.js';
 import { SqliteReplayStore, SqliteDatabase } from '@passport/adapters/sqlite';
 import { FallbackRateLimitStore, RedisReplayStore } from '@passport/adapters/redis';
 import { startRedisServer } from '../support/redis-server.js';
@@ -124,11 +123,8 @@ describe('StoreModule', () => {
   });
 
   it('counts each failing store operation for the operators (passport_store_errors_total) and rethrows it', async () => {
-    @Global()
-    @Module({ providers: [OperatorMetrics], exports: [OperatorMetrics] })
-    class OperatorMetricsModule {}
     const module = await Test.createTestingModule({
-      imports: [ConfigModule.forRoot(loadConfig({ DATA_DIR: dataDir })), OperatorMetricsModule, StoreModule],
+      imports: [ConfigModule.forRoot(loadConfig({ DATA_DIR: dataDir })), StoreModule],
     }).compile();
     await module.init();
     const metrics = module.get(OperatorMetrics);

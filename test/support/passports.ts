@@ -21,8 +21,8 @@ import { formatNearPublicKey } from '@passport/core/credentials';
 import { implicitAccountId } from '@passport/core/codecs';
 import { createNodeSigner } from '@passport/core/node';
 import { updateLedgerFile } from '@passport/adapters/ledger';
-import { SERVER_IDENTITY } from '../../apps/api/src/infrastructure/di-tokens.js';
-import { type ServerIdentity } from '../../apps/api/src/infrastructure/server-identity.js';
+import { SERVER_IDENTITY } from '../../apps/api/src/platform/infrastructure/di-tokens.js';
+import { type ServerIdentity } from '../../apps/api/src/platform/infrastructure/server-identity.js';
 import { type TestApp } from './test-app.js';
 
 export interface TestKey {

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { startApp, type AppOptions } from '../../apps/api/src/app.factory.js';
-import { loadConfig } from '../../apps/api/src/config/app-config.js';
+import { loadConfig } from '../../apps/api/src/platform/config/app-config.js';
 
 export interface TestApp {
   readonly baseUrl: string;

@@ -10,31 +10,26 @@
  * - framework and Node client errors (bad URL, over-long parameter, missing Host, timeouts, Expect)
  *   answered in the envelope with a request id;
  * - a route registry for 405 and the OpenAPI document service bound to the app.
+ * Every Fastify hook is installed by `platform/fastify-hooks.ts`.
  */
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { type Clock, systemClock } from '@passport/core';
-import { type RateLimitStore } from '@passport/core/ports';
+import { type Clock } from '@passport/core';
 import { type FastifyInstance, LogController } from 'fastify';
 import { AppModule } from './app.module.js';
-import { type AppConfig } from './config/app-config.js';
+import { type AppConfig } from './platform/config/app-config.js';
 import { type Server } from 'node:http';
-import {
-  answerExpectationsInEnvelope,
-  clientErrorHandler,
-  requireHostHeader,
-} from './http/client-error.handler.js';
-import { createFrameworkErrorHandler, type FrameworkErrorServices } from './http/framework-errors.handler.js';
-import { RequestMetrics } from './metrics/request-metrics.js';
-import { registerJsonBodyParser } from './http/json-body.parser.js';
-import { createRateLimitHook } from './http/rate-limit.hook.js';
-import { resolveRequestId } from './http/request-id.js';
-import { RouteRegistry } from './http/route-registry.js';
-import { CLOCK, PUBLIC_RATE_LIMIT_STORE } from './infrastructure/di-tokens.js';
-import { Readiness } from './lifecycle/readiness.js';
-import { lazyChildLoggerFactory } from './logging/lazy-request-logger.js';
-import { createLogger, PinoNestLogger } from './logging/logger.js';
-import { OpenApiDocumentService } from './openapi/openapi-document.service.js';
+import { answerExpectationsInEnvelope, clientErrorHandler } from './platform/http/client-error.handler.js';
+import { createFrameworkErrorHandler, type FrameworkErrorServices } from './platform/http/framework-errors.handler.js';
+import { RequestMetrics } from './platform/metrics/request-metrics.js';
+import { registerJsonBodyParser } from './platform/http/json-body.parser.js';
+import { resolveRequestId } from './platform/http/request-id.js';
+import { CLOCK } from './platform/infrastructure/di-tokens.js';
+import { installFastifyHooks } from './platform/fastify-hooks.js';
+import { Readiness } from './platform/lifecycle/readiness.js';
+import { lazyChildLoggerFactory } from './platform/logging/lazy-request-logger.js';
+import { createLogger, PinoNestLogger } from './platform/logging/logger.js';
+import { OpenApiDocumentService } from './platform/openapi/openapi-document.service.js';
 
 /** Largest accepted request body (docs/protocol.md §5). */
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -85,31 +80,8 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
 
   registerJsonBodyParser(fastify, BODY_LIMIT_BYTES);
-  const routes = app.get(RouteRegistry);
-  fastify.addHook('onRoute', (route) => routes.add(route));
-  fastify.addHook('onRequest', (request, reply, done) => {
-    void reply.header('X-Request-Id', request.id);
-    done();
-  });
-  if (logger.isLevelEnabled('debug')) {
-    fastify.addHook('onResponse', (request, reply, done) => {
-      request.log.debug(
-        {
-          method: request.method,
-          route: request.routeOptions.url ?? null,
-          status: reply.statusCode,
-          ms: Math.round(reply.elapsedTime * 100) / 100,
-        },
-        'request completed',
-      );
-      done();
-    });
-  }
-  const store = app.get<RateLimitStore>(PUBLIC_RATE_LIMIT_STORE);
-  const clock = optionalClock(app);
-  const rateLimit = createRateLimitHook(store, config.rateLimit, clock);
-  fastify.addHook('onRequest', rateLimit);
-  fastify.addHook('onRequest', requireHostHeader);
+  const clock = app.get<Clock>(CLOCK);
+  const rateLimit = installFastifyHooks(app, fastify, { config, logger, clock });
   frameworkErrorServices.rateLimit = rateLimit;
   const metrics = app.get(RequestMetrics);
   frameworkErrorServices.record = (status, elapsedMs) => metrics.record(undefined, status, elapsedMs, clock.nowMs());
@@ -118,15 +90,6 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
   app.get(OpenApiDocumentService).attach(app);
   await app.init();
   return app;
-}
-
-/** The injected `CLOCK` when some module provides one (tests), else the system clock. */
-function optionalClock(app: NestFastifyApplication): Clock {
-  try {
-    return app.get<Clock>(CLOCK, { strict: false });
-  } catch {
-    return systemClock;
-  }
 }
 
 export interface StartedApp {

@@ -1,31 +1,22 @@
 /**
- * The application's root module. `AppModule.forRoot(config)` makes the validated configuration global
- * and assembles the adapter families (chain, store), the MCP surface, and the HTTP app's own
- * endpoints. Feature modules of other parts are added to `imports` here.
+ * The application's root module. `AppModule.forRoot(config)` makes the validated configuration and the
+ * clock global and lists the feature modules; each feature module imports the platform module (chain,
+ * store, metrics, HTTP rules, OpenAPI, readiness, health) and the other features it uses.
  */
 import { type DynamicModule, Module } from '@nestjs/common';
-import { AuthModule } from './auth/auth.module.js';
-import { ChainModule } from './chain/chain.module.js';
-import { ConciergeController } from './concierge/concierge.controller.js';
-import { type AppConfig } from './config/app-config.js';
-import { ConfigModule } from './config/config.module.js';
-import { DiscoveryController } from './discovery/discovery.controller.js';
-import { DocsController } from './docs/docs.controller.js';
-import { HealthController } from './health/health.controller.js';
-import { HttpModule } from './http/http.module.js';
-import { LoginChallengeController } from './login-challenge/login-challenge.controller.js';
 import { type Clock } from '@passport/core';
-import { CoreServicesModule } from './infrastructure/core-services.module.js';
-import { LifecycleModule } from './lifecycle/lifecycle.module.js';
-import { McpModule } from './mcp/mcp.module.js';
-import { MetricsModule } from './metrics/metrics.module.js';
-import { OpenApiModule } from './openapi/openapi.module.js';
-import { StoreModule } from './store/store.module.js';
-import { AgentsModule } from './agents/agents.module.js';
+import { AdminModule } from './admin/admin.module.js';
 import { DidModule } from './did/did.module.js';
+import { DiscoveryModule } from './discovery/discovery.module.js';
+import { HolaModule } from './hola/hola.module.js';
 import { IdentityModule } from './identity/identity.module.js';
+import { LoginModule } from './login/login.module.js';
+import { McpModule } from './mcp/mcp.module.js';
+import { type AppConfig } from './platform/config/app-config.js';
+import { ConfigModule } from './platform/config/config.module.js';
+import { PlatformModule } from './platform/platform.module.js';
+import { SessionModule } from './session/session.module.js';
 import { SignClientModule } from './signclient/signclient.module.js';
-import { VerifyModule } from './verify/verify.module.js';
 
 @Module({})
 export class AppModule {
@@ -34,28 +25,17 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        ConfigModule.forRoot(config),
-        CoreServicesModule.forRoot(options.clock),
-        HttpModule,
-        OpenApiModule,
-        MetricsModule.forRoot(config),
-        LifecycleModule,
-        ChainModule,
-        StoreModule,
-        AuthModule,
+        ConfigModule.forRoot(config, options.clock),
+        PlatformModule,
+        SessionModule,
+        LoginModule,
         McpModule,
-        VerifyModule,
+        HolaModule,
         IdentityModule,
-        AgentsModule,
+        AdminModule.forRoot(config),
         DidModule,
         SignClientModule,
-      ],
-      controllers: [
-        DiscoveryController,
-        HealthController,
-        ConciergeController,
-        LoginChallengeController,
-        DocsController,
+        DiscoveryModule,
       ],
     };
   }

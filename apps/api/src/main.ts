@@ -1,9 +1,9 @@
 /**
  * Entry point: validates the configuration (a bad value stops the process with one line naming the
- * variable), starts the server, and on SIGTERM/SIGINT drains it and exits 0 (lifecycle/graceful-shutdown.ts).
+ * variable), starts the server, and on SIGTERM/SIGINT drains it and exits 0 (platform/lifecycle/graceful-shutdown.ts).
  */
 import 'reflect-metadata';
-import { ConfigError, loadConfig } from './config/app-config.js';
+import { ConfigError, loadConfig } from './platform/config/app-config.js';
 
 async function main(): Promise<void> {
   let config;
@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   }
   // Loaded only once the configuration is valid, so a bad value fails fast and alone.
   const { startApp } = await import('./app.factory.js');
-  const { exitOnShutdownSignals } = await import('./lifecycle/graceful-shutdown.js');
+  const { exitOnShutdownSignals } = await import('./platform/lifecycle/graceful-shutdown.js');
   const { app, url } = await startApp(config);
   const log = app.getHttpAdapter().getInstance().log;
   exitOnShutdownSignals(app, config, log);

@@ -10,10 +10,10 @@ import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { isPassportError, PassportError, parseDid, type ChainReader, type DidDocument } from '@passport/core';
 import { describeDidMethod, resolveDidDocument } from '@passport/core/did';
-import { type AppConfig } from '../config/app-config.js';
-import { RequestId } from '../http/request-id.decorator.js';
-import { APP_CONFIG, CHAIN_READER } from '../infrastructure/di-tokens.js';
-import { ApiErrors } from '../openapi/api-errors.decorator.js';
+import { type AppConfig } from '../platform/config/app-config.js';
+import { RequestId } from '../platform/http/request-id.decorator.js';
+import { APP_CONFIG, CHAIN_READER } from '../platform/infrastructure/di-tokens.js';
+import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
 import { DidDocumentBodyDto, DidDocumentDto, DidMethodDto } from './did.dto.js';
 
 const tokenIdParam = ApiParam({

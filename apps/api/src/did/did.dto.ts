@@ -1,6 +1,6 @@
 /** Response schemas of the `did:passport` endpoints (spec "DID document"; docs/protocol.md §4; DID Core 1.0). */
 import { ApiProperty, ApiPropertyOptional, type SchemaObject } from '@nestjs/swagger';
-import { obj } from '../openapi/schema-helpers.js';
+import { obj } from '../platform/openapi/schema-helpers.js';
 
 const strings: SchemaObject = { type: 'array', items: { type: 'string' } };
 

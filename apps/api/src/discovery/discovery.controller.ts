@@ -4,9 +4,9 @@
  */
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type AppConfig } from '../config/app-config.js';
-import { RequestId } from '../http/request-id.decorator.js';
-import { APP_CONFIG } from '../infrastructure/di-tokens.js';
+import { type AppConfig } from '../platform/config/app-config.js';
+import { RequestId } from '../platform/http/request-id.decorator.js';
+import { APP_CONFIG } from '../platform/infrastructure/di-tokens.js';
 import { enrollmentDocument, holaDiscovery, mcpDiscovery, rootDiscovery } from './discovery.documents.js';
 import { EnrollmentDto, McpDiscoveryDto, PolicyDocumentDto, RootDiscoveryDto } from './discovery.dto.js';
 import { policyDocument, type PolicyName } from './policy.documents.js';

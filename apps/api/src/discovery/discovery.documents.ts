@@ -2,7 +2,7 @@
  * The discovery bodies (spec: Root discovery body, Enrollment body, MCP discovery body), built from
  * the deployment's public URL. Pure functions: the controller adds `requestId` and `timestamp`.
  */
-import { APP_NAME, APP_VERSION } from '../config/app-version.js';
+import { APP_NAME, APP_VERSION } from '../platform/config/app-version.js';
 import {
   MCP_ERA_CHOICE,
   SESSIONED_PROTOCOL_VERSIONS,

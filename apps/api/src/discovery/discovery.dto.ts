@@ -3,7 +3,7 @@
  * discovery body) and the policy documents. Nested objects are inline schemas (openapi/schema-helpers).
  */
 import { ApiProperty } from '@nestjs/swagger';
-import { obj, str, strArray, uri } from '../openapi/schema-helpers.js';
+import { obj, str, strArray, uri } from '../platform/openapi/schema-helpers.js';
 
 export class RootDiscoveryDto {
   @ApiProperty({ example: 'Passport Identity API' }) name!: string;

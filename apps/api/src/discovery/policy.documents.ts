@@ -3,7 +3,7 @@
  * why this service exists). They describe what this software actually does with data; an operator
  * who changes that (longer log retention, say) must change these texts too.
  */
-import { APP_NAME, APP_VERSION } from '../config/app-version.js';
+import { APP_NAME, APP_VERSION } from '../platform/config/app-version.js';
 import { PATHS } from './discovery.paths.js';
 
 export interface PolicySection {

@@ -3,7 +3,7 @@
  * `GET /api/identity/token/{tokenId}/public` and `POST /api/identity/verify` with `includeProfile`.
  */
 import { type SchemaObject } from '@nestjs/swagger';
-import { faceSchema } from '../auth/identity/identity.schemas.js';
+import { faceSchema } from './identity.schemas.js';
 
 const nullableString = (description: string): SchemaObject => ({
   type: 'string',

@@ -14,12 +14,12 @@ import {
   type PassportRecord,
 } from '@passport/core';
 import { buildFullIdentity } from '@passport/core/profile';
-import { dnSchema, faceSchema, metadataSchema } from '../auth/identity/identity.schemas.js';
-import { BearerAuthGuard } from '../auth/bearer/bearer-auth.guard.js';
-import { BEARER_ERRORS } from '../auth/login/login.controller.js';
-import { RequestId } from '../http/request-id.decorator.js';
-import { CHAIN_READER } from '../infrastructure/di-tokens.js';
-import { ApiErrors } from '../openapi/api-errors.decorator.js';
+import { dnSchema, faceSchema, metadataSchema } from './identity.schemas.js';
+import { BearerAuthGuard } from '../session/bearer-auth.guard.js';
+import { BEARER_ERRORS } from '../login/login.controller.js';
+import { RequestId } from '../platform/http/request-id.decorator.js';
+import { CHAIN_READER } from '../platform/infrastructure/di-tokens.js';
+import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
 import { publicProfileProperties } from './public-profile.schema.js';
 import { lookupIdentityPassport } from './passport-lookup.js';
 

@@ -7,7 +7,7 @@
 import { type ModuleRef } from '@nestjs/core';
 import { type ChainReader, normalizeTokenId } from '@passport/core';
 import { resolveDidDocument } from '@passport/core/did';
-import { OpenApiDocumentService } from '../openapi/openapi-document.service.js';
+import { OpenApiDocumentService } from '../platform/openapi/openapi-document.service.js';
 import { facialCategoriesDocument } from './facial-categories.document.js';
 import { type LiveDocumentSources } from './mcp-resource.catalog.js';
 

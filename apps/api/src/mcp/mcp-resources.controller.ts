@@ -16,8 +16,8 @@ import {
 } from '@nestjs/swagger';
 import { type FastifyReply } from 'fastify';
 import { parseOffsetPageQuery } from '@passport/core/profile';
-import { ApiErrors } from '../openapi/api-errors.decorator.js';
-import { ApiPageQuery } from '../openapi/api-page-query.decorator.js';
+import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
+import { ApiPageQuery } from '../platform/openapi/api-page-query.decorator.js';
 import { type McpResourceCatalog } from './mcp-resource.catalog.js';
 import { MARKDOWN } from './mcp-resource.manifest.js';
 import { MCP_LIVE_DOCUMENTS, MCP_RESOURCE_CATALOG } from './mcp.di-tokens.js';

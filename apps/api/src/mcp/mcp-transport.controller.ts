@@ -12,13 +12,13 @@
 import { randomUUID } from 'node:crypto';
 import { Controller, Delete, Get, Inject, Optional, Post, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ApiErrors } from '../openapi/api-errors.decorator.js';
+import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { PassportError } from '@passport/core';
 import { type RateLimitStore } from '@passport/core/ports';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
-import { MCP_FLEET_SESSIONS, PUBLIC_RATE_LIMIT_STORE } from '../infrastructure/di-tokens.js';
+import { MCP_FLEET_SESSIONS, PUBLIC_RATE_LIMIT_STORE } from '../platform/infrastructure/di-tokens.js';
 import {
   jsonRpcError,
   RPC_SESSION_NOT_FOUND,

@@ -3,14 +3,15 @@
  * served per request; the sessioned era with one transport and one McpServer per session, capped and
  * idle-evicted) and the same documentation over REST
  * (`/api/mcp/*`). Documentation only: nothing here logs anyone in. Needs `APP_CONFIG` and
- * `PUBLIC_RATE_LIMIT_STORE` (global config and store modules) and the live document sources below.
+ * `PUBLIC_RATE_LIMIT_STORE` (from the platform module) and the live document sources below.
  */
 import { Inject, Logger, Module, type OnModuleDestroy } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { type ChainReader } from '@passport/core';
-import { type AppConfig } from '../config/app-config.js';
-import { APP_NAME, APP_VERSION } from '../config/app-version.js';
-import { APP_CONFIG, CHAIN_READER } from '../infrastructure/di-tokens.js';
+import { type AppConfig } from '../platform/config/app-config.js';
+import { APP_NAME, APP_VERSION } from '../platform/config/app-version.js';
+import { PlatformModule } from '../platform/platform.module.js';
+import { APP_CONFIG, CHAIN_READER } from '../platform/infrastructure/di-tokens.js';
 import { createLiveDocuments } from './live-documents.js';
 import { McpHostAllowlist } from './mcp-host.allowlist.js';
 import { type LiveDocumentSources, McpResourceCatalog } from './mcp-resource.catalog.js';
@@ -37,6 +38,7 @@ const liveDocuments = {
 };
 
 @Module({
+  imports: [PlatformModule],
   controllers: [McpTransportController, McpResourcesController],
   providers: [
     liveDocuments,

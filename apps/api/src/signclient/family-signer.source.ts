@@ -8,8 +8,8 @@ import { readFile } from 'node:fs/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { PassportError, parseNearCredentials, type Signer } from '@passport/core';
 import { createNodeSigner } from '@passport/core/node';
-import { type AppConfig } from '../config/app-config.js';
-import { APP_CONFIG } from '../infrastructure/di-tokens.js';
+import { type AppConfig } from '../platform/config/app-config.js';
+import { APP_CONFIG } from '../platform/infrastructure/di-tokens.js';
 
 @Injectable()
 export class FamilySignerSource {

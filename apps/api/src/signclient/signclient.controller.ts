@@ -21,12 +21,12 @@ import { computeMintFee, type Clock } from '@passport/core';
 import { assertFeeMatches, signClient, validateSignClientRequest } from '@passport/core/signclient';
 import { isRouteAllowed } from '@passport/core/login';
 import { type FastifyRequest } from 'fastify';
-import { BearerAuthenticator } from '../auth/bearer/bearer.authenticator.js';
-import { RequestId } from '../http/request-id.decorator.js';
-import { CLOCK, SERVER_IDENTITY } from '../infrastructure/di-tokens.js';
-import { type ServerIdentity } from '../infrastructure/server-identity.js';
-import { ApiErrors } from '../openapi/api-errors.decorator.js';
-import { obj } from '../openapi/schema-helpers.js';
+import { BearerAuthenticator } from '../session/bearer.authenticator.js';
+import { RequestId } from '../platform/http/request-id.decorator.js';
+import { CLOCK, SERVER_IDENTITY } from '../platform/infrastructure/di-tokens.js';
+import { type ServerIdentity } from '../platform/infrastructure/server-identity.js';
+import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
+import { obj } from '../platform/openapi/schema-helpers.js';
 import { FamilySignerSource } from './family-signer.source.js';
 
 export class SignClientRequestDto {

@@ -25,9 +25,9 @@ import {
   type WebhookTarget,
 } from '@passport/core/webhook';
 import { ipAddressClassifier } from './ip-address.classifier.js';
-import { type AppConfig } from '../config/app-config.js';
-import { APP_CONFIG, CLOCK, SERVER_IDENTITY } from '../infrastructure/di-tokens.js';
-import { type ServerIdentity } from '../infrastructure/server-identity.js';
+import { type AppConfig } from '../platform/config/app-config.js';
+import { APP_CONFIG, CLOCK, SERVER_IDENTITY } from '../platform/infrastructure/di-tokens.js';
+import { type ServerIdentity } from '../platform/infrastructure/server-identity.js';
 
 export const WEBHOOK_TIMEOUT_MS = 5000;
 const RECENT_LIMIT = 100;

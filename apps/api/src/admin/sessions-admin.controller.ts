@@ -1,0 +1,132 @@
+/**
+ * Privileged session administration (docs/protocol.md §4): list (paged like agents), clean up expired and
+ * closed sessions, and revoke one. Access needs the route's exact path in the caller's
+ * `permissioned_routes`.
+ */
+import { Body, Controller, Get, HttpCode, Inject, Post, Query, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { PassportError, type Clock } from '@passport/core';
+import { nextCursorAfter, parseOffsetPageQuery } from '@passport/core/profile';
+import { type SessionRecord, type SessionStore } from '@passport/core/ports';
+import { RequestId } from '../platform/http/request-id.decorator.js';
+import { CLOCK, SESSION_STORE } from '../platform/infrastructure/di-tokens.js';
+import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
+import { ApiPageQuery } from '../platform/openapi/api-page-query.decorator.js';
+import { BearerAuthGuard } from '../session/bearer-auth.guard.js';
+import { PrivilegedGuard } from '../session/privileged.guard.js';
+import { BEARER_ERRORS } from '../login/login.controller.js';
+import {
+  SessionCleanupDto,
+  SessionListDto,
+  SessionRevokeDto,
+  SessionRevokeRequestDto,
+  type SessionViewDto,
+} from './sessions-admin.dto.js';
+
+export const PRIVILEGED_ERRORS = [...BEARER_ERRORS, 'PERMISSION_DENIED'] as const;
+const MAX_REASON_LENGTH = 200;
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+export function viewSession(session: SessionRecord, nowMs: number): SessionViewDto {
+  const status = session.closedAtMs !== null ? 'closed' : session.expiresAtMs <= nowMs ? 'expired' : 'open';
+  return {
+    sessionId: session.sessionId,
+    tokenId: session.tokenId,
+    ownerId: session.ownerId,
+    status,
+    createdAt: iso(session.createdAtMs) as string,
+    expiresAt: iso(session.expiresAtMs) as string,
+    closedAt: iso(session.closedAtMs),
+    closeReason: session.closeReason,
+    federatedFrom: session.federatedFrom,
+    renewalCount: session.renewalCount ?? 0,
+    lastRenewedAt: iso(session.lastRenewedAtMs ?? null),
+  };
+}
+
+@ApiTags('admin')
+@ApiBearerAuth()
+@UseGuards(BearerAuthGuard, PrivilegedGuard)
+@Controller('api/sessions')
+export class SessionsAdminController {
+  constructor(
+    @Inject(SESSION_STORE) private readonly sessions: SessionStore,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List login sessions, newest first (privileged)' })
+  @ApiPageQuery()
+  @ApiOkResponse({ type: SessionListDto })
+  @ApiErrors(...PRIVILEGED_ERRORS, 'INVALID_QUERY_PARAMETER', 'SESSIONS_RETRIEVE_FAILED')
+  list(@Query() query: Record<string, unknown>, @RequestId() requestId: string): Promise<SessionListDto> {
+    return this.page(query, requestId);
+  }
+
+  @Get('list_all')
+  @ApiOperation({ summary: 'Alias of GET /api/sessions (privileged)' })
+  @ApiPageQuery()
+  @ApiOkResponse({ type: SessionListDto })
+  @ApiErrors(...PRIVILEGED_ERRORS, 'INVALID_QUERY_PARAMETER', 'SESSIONS_RETRIEVE_FAILED')
+  listAll(@Query() query: Record<string, unknown>, @RequestId() requestId: string): Promise<SessionListDto> {
+    return this.page(query, requestId);
+  }
+
+  @Post('cleanup')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Delete expired and closed sessions now (privileged)' })
+  @ApiOkResponse({ type: SessionCleanupDto })
+  @ApiErrors(...PRIVILEGED_ERRORS, 'SESSION_CLEANUP_FAILED')
+  async cleanup(@RequestId() requestId: string): Promise<SessionCleanupDto> {
+    try {
+      return { removed: await this.sessions.sweep(this.clock.nowMs()), requestId };
+    } catch {
+      throw new PassportError('SESSION_CLEANUP_FAILED');
+    }
+  }
+
+  @Post('revoke')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Close a session; its token is refused from then on (privileged)' })
+  @ApiBody({ type: SessionRevokeRequestDto })
+  @ApiOkResponse({ type: SessionRevokeDto })
+  @ApiErrors(...PRIVILEGED_ERRORS, 'VALIDATION_FAILED', 'SESSION_NOT_FOUND', 'SESSION_TERMINATION_FAILED')
+  async revoke(@Body() body: unknown, @RequestId() requestId: string): Promise<SessionRevokeDto> {
+    const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+    const { sessionId, reason } = fields;
+    if (typeof sessionId !== 'string' || sessionId === '' || sessionId.length > 200) {
+      throw new PassportError('VALIDATION_FAILED', { field: 'sessionId', problem: 'a non-empty string of at most 200 characters is required' });
+    }
+    if (reason !== undefined && (typeof reason !== 'string' || reason.length > MAX_REASON_LENGTH)) {
+      throw new PassportError('VALIDATION_FAILED', { field: 'reason', problem: `a string of at most ${MAX_REASON_LENGTH} characters` });
+    }
+    const closeReason = typeof reason === 'string' && reason !== '' ? reason : 'revoked_by_admin';
+    let existing: SessionRecord | null;
+    let revoked: boolean;
+    try {
+      existing = await this.sessions.get(sessionId);
+      revoked = existing !== null && (await this.sessions.close(sessionId, closeReason, this.clock.nowMs()));
+    } catch {
+      throw new PassportError('SESSION_TERMINATION_FAILED');
+    }
+    if (!existing) throw new PassportError('SESSION_NOT_FOUND', { sessionId });
+    return { sessionId, revoked, reason: closeReason, requestId };
+  }
+
+  private async page(query: Record<string, unknown>, requestId: string): Promise<SessionListDto> {
+    const { offset, limit } = parseOffsetPageQuery({ limit: query.limit, cursor: query.cursor });
+    try {
+      const page = await this.sessions.list({ offset, limit });
+      const now = this.clock.nowMs();
+      return {
+        sessions: page.items.map((s) => viewSession(s, now)),
+        total: page.total,
+        nextCursor: nextCursorAfter(offset, page.items.length, page.total),
+        requestId,
+      };
+    } catch {
+      throw new PassportError('SESSIONS_RETRIEVE_FAILED');
+    }
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * `GET /docs`: the browser documentation portal (Swagger UI from the installed package, reading
+ * `/openapi.json`), and the removed documentation paths `/docs/enrollment` and `/api-docs`, which
+ * answer 410 `ENDPOINT_REMOVED` (spec: Versioning).
+ */
+import { Controller, Get, Param, Res } from '@nestjs/common';
+import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { PassportError } from '@passport/core';
+import { type FastifyReply } from 'fastify';
+import { PATHS } from './discovery.paths.js';
+import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
+import { DOCS_HTML, DOCS_INIT_JS, swaggerUiAsset } from './swagger-ui.assets.js';
+
+function removed(replacement: string): PassportError {
+  return new PassportError('ENDPOINT_REMOVED', { replacement });
+}
+
+@ApiTags('documentation')
+@Controller()
+export class DocsController {
+  @Get('docs')
+  @ApiOperation({ summary: 'Browser documentation portal (Swagger UI)' })
+  @ApiProduces('text/html')
+  @ApiOkResponse({ description: 'HTML page', content: { 'text/html': { schema: { type: 'string' } } } })
+  docs(@Res() reply: FastifyReply): void {
+    void reply.type('text/html; charset=utf-8').send(DOCS_HTML);
+  }
+
+  @Get('docs/enrollment')
+  @ApiOperation({ summary: 'Removed: use /.well-known/enrollment', deprecated: true })
+  @ApiErrors('ENDPOINT_REMOVED')
+  docsEnrollment(): never {
+    throw removed(PATHS.enrollment);
+  }
+
+  @Get('api-docs')
+  @ApiOperation({ summary: 'Removed: use /docs and /openapi.json', deprecated: true })
+  @ApiErrors('ENDPOINT_REMOVED')
+  apiDocs(): never {
+    throw removed(PATHS.docs);
+  }
+
+  @Get('docs/docs-init.js')
+  @ApiExcludeEndpoint()
+  init(@Res() reply: FastifyReply): void {
+    void reply
+      .type('application/javascript; charset=utf-8')
+      .header('Cache-Control', 'no-cache')
+      .send(DOCS_INIT_JS);
+  }
+
+  @Get('docs/:asset')
+  @ApiExcludeEndpoint()
+  asset(@Param('asset') name: string, @Res() reply: FastifyReply): void {
+    const asset = swaggerUiAsset(name);
+    if (!asset) throw new PassportError('ENDPOINT_NOT_FOUND');
+    void reply.type(asset.type).header('Cache-Control', 'public, max-age=3600').send(asset.body);
+  }
+}

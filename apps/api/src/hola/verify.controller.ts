@@ -1,0 +1,71 @@
+/**
+ * `POST /api/identity/verify` (public, optional JWT): verifies a peer's HOLA line with the core's use
+ * case (which reads the body too). Early validation and bad constraints are 400s; every other verdict is a 200 body to read
+ * (`verified`, `failureReasons`). A bearer token, when sent, must be valid (401 otherwise) and only
+ * enables the RECIPIENT_MISMATCH warning.
+ */
+import { Body, Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { type HolaVerifier } from '@passport/core';
+import { verifyRequestFromBody } from '@passport/core/hola';
+import { type FastifyRequest } from 'fastify';
+import { BearerAuthenticator } from '../session/bearer.authenticator.js';
+import { RequestId } from '../platform/http/request-id.decorator.js';
+import { VerifyMetrics } from '../platform/metrics/verify-metrics.js';
+import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
+import { HOLA_VERIFIER } from './hola.di-tokens.js';
+import { verifyRequestComponent, verifyResponseComponent, type VerifyResponse } from './verify.schema.js';
+
+@ApiTags('hola')
+@Controller('api/identity')
+export class VerifyController {
+  constructor(
+    @Inject(HOLA_VERIFIER) private readonly verifier: HolaVerifier,
+    private readonly authenticator: BearerAuthenticator,
+    private readonly metrics: VerifyMetrics,
+  ) {}
+
+  @Post('verify')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: "Verify a peer's HOLA line: format, checksum, freshness, token, signature, single use",
+    description:
+      'Public. 200 for any well-formed request: read `verified` and `failureReasons`. Early validation ' +
+      '(format, lint, checksum) is 400 HOLA_VALIDATION_FAILED with `error.details.reasonCode` and `stage`. ' +
+      'A line that verifies is recorded: verifying it again (here or on /api/testhola) reports `nonce_replay`. ' +
+      'An optional bearer token must be valid; it enables the RECIPIENT_MISMATCH warning when the line is ' +
+      'addressed neither to MUNDO nor to the caller (unless `expectedRecipient` is given).',
+    security: [{}, { bearer: [] }],
+  })
+  @ApiBody({ schema: verifyRequestComponent })
+  @ApiOkResponse({ schema: verifyResponseComponent })
+  @ApiErrors(
+    'HOLA_VALIDATION_FAILED',
+    'INVALID_CONSTRAINTS',
+    'MISSING_TOKEN',
+    'INVALIDATED_TOKEN',
+    'VERIFY_FAILED',
+    'REPLAY_QUOTA_EXCEEDED',
+    'REPLAY_STORE_FULL',
+    'REPLAY_STORE_UNAVAILABLE',
+    // An optional bearer token is checked like any other: its store or the chain may be unreachable.
+    'SERVICE_UNAVAILABLE',
+  )
+  async verify(
+    @Body() body: unknown,
+    @Req() request: FastifyRequest,
+    @RequestId() requestId: string,
+  ): Promise<VerifyResponse> {
+    const caller = await this.authenticator.authenticateOptional(request.headers.authorization);
+    try {
+      const { body: verdict } = await this.verifier.verify(
+        verifyRequestFromBody(body, caller?.tokenId ?? null),
+      );
+      this.metrics.recordResult(verdict.verified, verdict.failureReasons);
+      return { ...verdict, requestId };
+    } catch (error) {
+      this.metrics.recordError(error);
+      throw error;
+    }
+  }
+}

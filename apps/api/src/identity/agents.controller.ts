@@ -1,0 +1,74 @@
+/**
+ * `GET /api/agents` (public): passport holders with their decoded face and self-declared creature,
+ * paged with an offset cursor (docs/protocol.md §4: `cursor` is the decimal offset as a string; `limit`
+ * 1..100, default 20; anything else 400 INVALID_QUERY_PARAMETER). Other query parameters (for example
+ * `owner`) are ignored. A chain failure is 500 AGENTS_RETRIEVE_FAILED.
+ */
+import { Controller, Get, Inject, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { PassportError, type ChainReader, type PassportRecord } from '@passport/core';
+import { agentsChainPage, buildAgentsPage, parseAgentsQuery } from '@passport/core/profile';
+import { faceSchema } from './identity.schemas.js';
+import { RequestId } from '../platform/http/request-id.decorator.js';
+import { CHAIN_READER } from '../platform/infrastructure/di-tokens.js';
+import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
+import { ApiPageQuery } from '../platform/openapi/api-page-query.decorator.js';
+import { obj } from '../platform/openapi/schema-helpers.js';
+
+export class AgentsPageDto {
+  @ApiProperty({
+    type: 'array',
+    items: obj({
+      tokenId: { type: 'string', pattern: '^[a-z]{12}$' },
+      creature: { type: 'string', nullable: true, description: 'Self-declared (DN Creature).' },
+      face: faceSchema,
+    }),
+  } as never)
+  agents!: unknown[];
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'Pass as `cursor` for the next page; null on the last page.',
+    example: '20',
+  } as never)
+  nextCursor!: string | null;
+
+  @ApiProperty()
+  requestId!: string;
+
+  @ApiProperty({ description: 'Creature and metadata are self-declared and not verified.' })
+  disclaimer!: string;
+}
+
+@ApiTags('identity')
+@Controller('api')
+export class AgentsController {
+  constructor(@Inject(CHAIN_READER) private readonly chain: ChainReader) {}
+
+  @Get('agents')
+  @ApiOperation({
+    summary: 'List passport holders with their decoded face (offset cursor)',
+    description:
+      'A page may hold fewer than `limit` items while `nextCursor` is set (family-root records are not agents). ' +
+      'Other query parameters are ignored.',
+  })
+  @ApiPageQuery()
+  @ApiOkResponse({ type: AgentsPageDto })
+  @ApiErrors('INVALID_QUERY_PARAMETER', 'AGENTS_RETRIEVE_FAILED')
+  async list(
+    @Query('limit') limit: unknown,
+    @Query('cursor') cursor: unknown,
+    @RequestId() requestId: string,
+  ): Promise<AgentsPageDto> {
+    const query = parseAgentsQuery({ limit, cursor });
+    let records: PassportRecord[];
+    try {
+      records = await this.chain.listPassports(agentsChainPage(query));
+    } catch {
+      throw new PassportError('AGENTS_RETRIEVE_FAILED');
+    }
+    const page = buildAgentsPage(records, query);
+    return { agents: page.agents, nextCursor: page.nextCursor, requestId, disclaimer: page.disclaimer };
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * Login (docs/protocol.md §3): request validation (400s), credential verification (401s, in order) by the
+ * core, then the EdDSA JWT and its session. The session is stored before the token is returned, so a
+ * token never exists without a session that can be closed.
+ */
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  ChainUnavailableError,
+  PassportError,
+  buildJwtClaims,
+  createLoginVerifier,
+  validateLoginRequest,
+  type ChainReader,
+  type Clock,
+  type LoginVerifier,
+  type ReplayStore,
+  type SignatureVerifier,
+} from '@passport/core';
+import { SessionCapacityError } from '@passport/core/ports';
+import { type SessionStore } from '@passport/core/ports';
+import { type AppConfig } from '../platform/config/app-config.js';
+import {
+  APP_CONFIG,
+  CHAIN_READER,
+  CLOCK,
+  REPLAY_STORE,
+  SERVER_IDENTITY,
+  SESSION_STORE,
+  SIGNATURE_VERIFIER,
+  TRUSTED_CONTRACTS,
+} from '../platform/infrastructure/di-tokens.js';
+import { type ServerIdentity } from '../platform/infrastructure/server-identity.js';
+import { EddsaJwtCodec } from '../session/eddsa-jwt.codec.js';
+
+export interface LoginOutcome {
+  readonly jwtToken: string;
+  readonly tokenId: string;
+  readonly sessionId: string;
+}
+
+@Injectable()
+export class LoginService {
+  private readonly verifier: LoginVerifier;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(SERVER_IDENTITY) private readonly server: ServerIdentity,
+    @Inject(CHAIN_READER) chain: ChainReader,
+    @Inject(SIGNATURE_VERIFIER) signatures: SignatureVerifier,
+    @Inject(REPLAY_STORE) challenges: ReplayStore,
+    @Inject(SESSION_STORE) private readonly sessions: SessionStore,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(TRUSTED_CONTRACTS) trustedContracts: readonly string[],
+    private readonly codec: EddsaJwtCodec,
+  ) {
+    this.verifier = createLoginVerifier({
+      chain,
+      verifier: signatures,
+      challenges,
+      clock,
+      server: {
+        serviceProviderId: server.serviceProviderId,
+        tokenId: server.tokenId,
+        loginMode: config.loginMode,
+        trustedContracts,
+        publicBaseUrl: config.publicBaseUrl,
+        acceptForeign: config.loginAcceptForeign,
+      },
+    });
+  }
+
+  async login(body: unknown): Promise<LoginOutcome> {
+    const request = validateLoginRequest(body);
+    const verification = await this.verifier.verify(request).catch((error: unknown) => {
+      // A chain outage is not bad credentials: answer 503 so the client retries with the same key.
+      if (error instanceof ChainUnavailableError) throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'chain_unavailable' });
+      throw error;
+    });
+    const nowMs = this.clock.nowMs();
+    const built = buildJwtClaims({
+      server: {
+        serviceProviderId: this.server.serviceProviderId,
+        tokenId: this.server.tokenId,
+        ownerId: this.server.ownerId,
+        publicBaseUrl: this.config.publicBaseUrl,
+        signer: this.server.signer,
+      },
+      passport: verification.passport,
+      federation: verification.federation,
+      nowMs,
+      sessionTtlSeconds: this.config.sessions.ttlSeconds,
+    });
+    await this.createSession({
+      sessionId: built.sessionId,
+      tokenId: verification.tokenId,
+      ownerId: verification.ownerId,
+      jti: built.jti,
+      createdAtMs: nowMs,
+      expiresAtMs: built.sessionExpiresAtMs,
+      closedAtMs: null,
+      closeReason: null,
+      federatedFrom: verification.federation.homeUrl,
+    });
+    const jwtToken = await this.codec.sign({ ...built.claims });
+    return { jwtToken, tokenId: verification.tokenId, sessionId: built.sessionId };
+  }
+
+  /** A full store refuses the login (503 with Retry-After) rather than evicting anyone's session. */
+  private async createSession(session: Parameters<SessionStore['create']>[0]): Promise<void> {
+    try {
+      await this.sessions.create(session);
+    } catch (error) {
+      if (error instanceof SessionCapacityError) {
+        throw new PassportError('SESSION_CAPACITY_REACHED', { maxSessions: error.maxEntries, retryAfterSeconds: 60 });
+      }
+      // The session store is down or slow: retry later (not a bad login).
+      throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'session_store_unavailable' });
+    }
+  }
+}

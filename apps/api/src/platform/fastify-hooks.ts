@@ -1,0 +1,48 @@
+/**
+ * The one place that installs Fastify hooks, in the order they run (Fastify runs hooks of one kind in
+ * registration order). Each hook's body lives with the rule it serves; this file only decides order:
+ * - onRoute: the route registry (405 answers);
+ * - onRequest: `X-Request-Id` on every response; the public per-address rate limit; the Host header
+ *   check; `Connection: close` while draining (after the rate limit, as before: a 429 closes anyway);
+ * - onResponse: the debug access line (when debug is on); the request metrics.
+ * Installed before `app.init()`, so the route registry sees every route.
+ */
+import { type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { type Clock } from '@passport/core';
+import { type RateLimitStore } from '@passport/core/ports';
+import { type FastifyInstance } from 'fastify';
+import { type Logger } from 'pino';
+import { type AppConfig } from './config/app-config.js';
+import { requireHostHeader } from './http/client-error.handler.js';
+import { createRateLimitHook } from './http/rate-limit.hook.js';
+import { RouteRegistry } from './http/route-registry.js';
+import { PUBLIC_RATE_LIMIT_STORE } from './infrastructure/di-tokens.js';
+import { createDrainingHook } from './lifecycle/draining.hook.js';
+import { Readiness } from './lifecycle/readiness.js';
+import { accessLogHook } from './logging/access-log.hook.js';
+import { OperatorMetrics } from './metrics/operator-metrics.js';
+import { createRequestMetricsHook } from './metrics/request-metrics.hook.js';
+import { RequestMetrics } from './metrics/request-metrics.js';
+
+/** Returns the rate-limit hook, which the framework-error handler also applies to the requests it answers. */
+export function installFastifyHooks(
+  app: NestFastifyApplication,
+  fastify: FastifyInstance,
+  { config, logger, clock }: { config: AppConfig; logger: Logger; clock: Clock },
+): ReturnType<typeof createRateLimitHook> {
+  const routes = app.get(RouteRegistry);
+  fastify.addHook('onRoute', (route) => routes.add(route));
+
+  fastify.addHook('onRequest', (request, reply, done) => {
+    void reply.header('X-Request-Id', request.id);
+    done();
+  });
+  const rateLimit = createRateLimitHook(app.get<RateLimitStore>(PUBLIC_RATE_LIMIT_STORE), config.rateLimit, clock);
+  fastify.addHook('onRequest', rateLimit);
+  fastify.addHook('onRequest', requireHostHeader);
+  fastify.addHook('onRequest', createDrainingHook(app.get(Readiness)));
+
+  if (logger.isLevelEnabled('debug')) fastify.addHook('onResponse', accessLogHook);
+  fastify.addHook('onResponse', createRequestMetricsHook(app.get(RequestMetrics), app.get(OperatorMetrics), clock));
+  return rateLimit;
+}

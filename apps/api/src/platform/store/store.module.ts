@@ -1,0 +1,103 @@
+/**
+ * Provides the store ports (exported through the platform module): `REPLAY_STORE`, `SESSION_STORE`,
+ * `RATE_LIMIT_STORE` and `STORE_HEALTH_INDICATOR`, all from one adapter family chosen by `STORE`
+ * (`sqlite`, the default: `DATA_DIR/passport.db`; `memory`: one process, lost on restart). Closing the
+ * app stops the background sweeps and closes the database. `PUBLIC_RATE_LIMIT_STORE` (per-address
+ * buckets) is shared in Redis with `STORE=redis` (in-process buckets while Redis is down) and
+ * process-local memory otherwise.
+ */
+import { Inject, Module, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { type Clock } from '@passport/core';
+import { MemoryRateLimitStore } from '@passport/core/testing';
+import { type AppConfig } from '../config/app-config.js';
+import {
+  APP_CONFIG,
+  CLOCK,
+  MCP_FLEET_SESSIONS,
+  PUBLIC_RATE_LIMIT_STORE,
+  RATE_LIMIT_STORE,
+  REPLAY_STORE,
+  SESSION_STORE,
+  STORE_HEALTH_INDICATOR,
+} from '../infrastructure/di-tokens.js';
+import { OperatorMetrics } from '../metrics/operator-metrics.js';
+import { MetricsModule } from '../metrics/metrics.module.js';
+import { createStoreBackend, type StoreBackend } from './store-backend.js';
+import { countingStoreErrors, type StoreErrorSink } from './store-error.counter.js';
+
+/** Failures go to the operators' metrics (and are rethrown). */
+const storeErrorSink =
+  (metrics: OperatorMetrics): StoreErrorSink =>
+  (store, operation) =>
+    metrics.recordStoreError(store, operation);
+
+/** The chosen adapter family (internal to this module; others inject the port tokens). */
+export const STORE_BACKEND = Symbol('STORE_BACKEND');
+
+@Module({
+  imports: [MetricsModule],
+  providers: [
+    {
+      provide: STORE_BACKEND,
+      useFactory: (config: AppConfig, clock: Clock | undefined): StoreBackend =>
+        createStoreBackend(config, {
+          clock,
+          replay: { maxEntries: config.replay.maxRecords },
+          sessions: { maxEntries: config.sessions.maxEntries, maxOpenPerPassport: config.sessions.maxOpenPerPassport },
+        }),
+      inject: [APP_CONFIG, { token: CLOCK, optional: true }],
+    },
+    // Each port counts its failures for the operators' metrics (passport_store_errors_total).
+    {
+      provide: REPLAY_STORE,
+      useFactory: (b: StoreBackend, m: OperatorMetrics) => countingStoreErrors(b.replay, 'replay', storeErrorSink(m)),
+      inject: [STORE_BACKEND, OperatorMetrics],
+    },
+    {
+      provide: SESSION_STORE,
+      useFactory: (b: StoreBackend, m: OperatorMetrics) => countingStoreErrors(b.sessions, 'sessions', storeErrorSink(m)),
+      inject: [STORE_BACKEND, OperatorMetrics],
+    },
+    {
+      provide: RATE_LIMIT_STORE,
+      useFactory: (b: StoreBackend, m: OperatorMetrics) =>
+        countingStoreErrors(b.rateLimit, 'rate_limit', storeErrorSink(m)),
+      inject: [STORE_BACKEND, OperatorMetrics],
+    },
+    { provide: STORE_HEALTH_INDICATOR, useFactory: (b: StoreBackend) => b.health, inject: [STORE_BACKEND] },
+    {
+      provide: PUBLIC_RATE_LIMIT_STORE,
+      useFactory: (b: StoreBackend) => b.publicRateLimit ?? new MemoryRateLimitStore({ maxKeys: 100_000 }),
+      inject: [STORE_BACKEND],
+    },
+    {
+      provide: MCP_FLEET_SESSIONS,
+      useFactory: (b: StoreBackend, config: AppConfig) =>
+        b.createMcpSessionDirectory?.({
+          maxSessions: config.mcpMaxSessions,
+          maxSessionsPerAddress: config.mcpMaxSessionsPerAddress,
+          ttlMs: config.mcpSessionTtlMs,
+        }) ?? null,
+      inject: [STORE_BACKEND, APP_CONFIG],
+    },
+  ],
+  exports: [
+    REPLAY_STORE,
+    SESSION_STORE,
+    RATE_LIMIT_STORE,
+    PUBLIC_RATE_LIMIT_STORE,
+    STORE_HEALTH_INDICATOR,
+    MCP_FLEET_SESSIONS,
+  ],
+})
+export class StoreModule implements OnModuleInit, OnModuleDestroy {
+  constructor(@Inject(STORE_BACKEND) private readonly backend: StoreBackend) {}
+
+  async onModuleInit(): Promise<void> {
+    await this.backend.ready?.();
+  }
+
+  onModuleDestroy(): void {
+    this.backend.close();
+  }
+}

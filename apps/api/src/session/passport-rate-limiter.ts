@@ -1,0 +1,36 @@
+/**
+ * Per-passport rate limit on JWT routes (docs/protocol.md §7): the passport's `max_requests` per
+ * `maxrq_window` seconds as a token bucket keyed by token id (burst = max_requests, refilled evenly
+ * over the window). Unset or 0 means unlimited. The figures come from the JWT claims, which the login
+ * copied from the passport metadata.
+ */
+import { Inject, Injectable } from '@nestjs/common';
+import { PassportError, type Clock } from '@passport/core';
+import { type RateLimitStore } from '@passport/core/ports';
+import { CLOCK, RATE_LIMIT_STORE } from '../platform/infrastructure/di-tokens.js';
+import { type AuthContext } from './auth-context.js';
+
+@Injectable()
+export class PassportRateLimiter {
+  constructor(
+    @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async check(auth: AuthContext): Promise<void> {
+    const limit = auth.claims.passport_maxrequests;
+    const windowSeconds = auth.claims.passport_maxrqwindow;
+    if (typeof limit !== 'number' || limit <= 0) return;
+    const window = typeof windowSeconds === 'number' && windowSeconds > 0 ? windowSeconds : 60;
+    const result = await this.store.take(
+      `passport|${auth.tokenId}`,
+      { capacity: limit, refillPerMs: limit / (window * 1000) },
+      this.clock.nowMs(),
+    );
+    if (!result.allowed) {
+      const retryAfterSeconds = Math.max(1, Math.ceil(result.retryAfterMs / 1000));
+      // The error filter turns details.retryAfterSeconds into the Retry-After header.
+      throw new PassportError('RATE_LIMIT_EXCEEDED', { limit, windowSeconds: window, scope: 'passport', retryAfterSeconds });
+    }
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * Server-initiated renewal (JWT_RENEWAL=server): a request whose token is in the last 20 % of its
+ * lifetime is answered with a fresh token in the `New-Token` response header; the core decides when
+ * and builds the claims (`renewTokenClaims`). The decision is two integer comparisons; the signing
+ * happens only for tokens at their renewal point.
+ *
+ * Concurrent requests carrying the same token at its renewal point share one renewal (keyed by the
+ * old token's `jti`, remembered while that token lives, bounded), so a burst of requests signs once
+ * and records one renewal. Every request succeeds with the token it sent: the replaced token stays
+ * valid until its own `exp`.
+ */
+import { Inject, Injectable } from '@nestjs/common';
+import { type Clock } from '@passport/core';
+import { NEW_TOKEN_HEADER, isRenewalDue, renewTokenClaims } from '@passport/core/login';
+import { passportNotAfterMs } from '@passport/core/passport';
+import { type SessionStore } from '@passport/core/ports';
+import { type AppConfig } from '../platform/config/app-config.js';
+import { APP_CONFIG, CLOCK, SERVER_IDENTITY, SESSION_STORE } from '../platform/infrastructure/di-tokens.js';
+import { type ServerIdentity } from '../platform/infrastructure/server-identity.js';
+import { type AuthContext } from './auth-context.js';
+import { EddsaJwtCodec } from './eddsa-jwt.codec.js';
+
+/** The response header carrying a renewed (or, on logout, the termination) token. */
+export { NEW_TOKEN_HEADER };
+/** Renewals remembered per replaced token (oldest dropped first). */
+const SHARED_RENEWALS = 10_000;
+
+interface SharedRenewal {
+  readonly token: Promise<string | null>;
+  /** The replaced token's exp (ms): the entry is useless after it. */
+  readonly untilMs: number;
+}
+
+@Injectable()
+export class TokenRenewer {
+  private readonly enabled: boolean;
+  private readonly shared = new Map<string, SharedRenewal>();
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(SERVER_IDENTITY) private readonly server: ServerIdentity,
+    @Inject(SESSION_STORE) private readonly sessions: SessionStore,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly codec: EddsaJwtCodec,
+  ) {
+    this.enabled = config.sessions.renewal === 'server';
+  }
+
+  /** The renewed token for this caller, or null when none is due (the normal case) or possible. */
+  renewIfDue(auth: AuthContext): Promise<string | null> | null {
+    if (!this.enabled || auth.passport === null) return null;
+    const nowMs = this.clock.nowMs();
+    if (!isRenewalDue(auth.claims, nowMs)) return null;
+    const key = String(auth.claims.jti);
+    const existing = this.shared.get(key);
+    if (existing && existing.untilMs > nowMs) return existing.token;
+    const token = this.renew(auth, nowMs).catch(() => null);
+    if (this.shared.size >= SHARED_RENEWALS) this.shared.delete(this.shared.keys().next().value as string);
+    this.shared.set(key, { token, untilMs: Number(auth.claims.exp) * 1000 });
+    return token;
+  }
+
+  private async renew(auth: AuthContext, nowMs: number): Promise<string | null> {
+    const renewed = renewTokenClaims({
+      claims: auth.claims,
+      nowMs,
+      passportNotAfterMs: auth.passport ? passportNotAfterMs(auth.passport.metadata) : null,
+      signer: this.server.signer,
+    });
+    if (!renewed) return null;
+    // Recorded first: a session closed meanwhile gets no new token.
+    if (!(await this.sessions.recordRenewal(auth.sessionId, nowMs))) return null;
+    return this.codec.sign(renewed.claims);
+  }
+}
