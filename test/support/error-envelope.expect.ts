@@ -1,9 +1,9 @@
 /**
  * `expectErrorEnvelope(res, code)`: asserts the ErrorResponse envelope of the spec exactly: the code,
- * its catalogue status and message, a request id equal to the `X-Request-Id` header, an ISO
+ * its status (the app's status table) and a message, a request id equal to the `X-Request-Id` header, an ISO
  * timestamp, and no fields besides `error`, `requestId`, `timestamp`.
  */
-import { describeError } from '@passport/core';
+import { httpStatusOf } from '../../apps/api/src/platform/http/http-status.table.js';
 
 export interface EnvelopeBody {
   error: { code: string; message: string; details: Record<string, unknown> | null };
@@ -19,9 +19,9 @@ export function expectErrorEnvelope(
   expect(typeof body).toBe('object');
   expect(Object.keys(body).sort()).toEqual(['error', 'requestId', 'timestamp']);
   expect(body.error.code).toBe(code);
-  const descriptor = describeError(code);
-  expect(descriptor).toBeDefined();
-  expect(res.status).toBe(descriptor!.status);
+  const status = httpStatusOf(code);
+  expect(status).toBeDefined();
+  expect(res.status).toBe(status);
   expect(typeof body.error.message).toBe('string');
   expect(body.error.details === null || typeof body.error.details === 'object').toBe(true);
   expect(body.requestId).toBe(res.headers.get('x-request-id'));

@@ -1,13 +1,13 @@
 /** `GET /api/concierge/trust-anchor`: the official onboarding concierge's identity, from configuration. */
 import { Controller, Get, Inject, Logger } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { PassportError } from '@passport/core';
 import { type AppConfig } from '../platform/config/app-config.js';
 import { RequestId } from '../platform/http/request-id.decorator.js';
 import { APP_CONFIG } from '../platform/infrastructure/di-tokens.js';
 import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
 import { buildTrustAnchor } from './trust-anchor.js';
 import { TrustAnchorDto } from './trust-anchor.dto.js';
+import { AppError } from '../platform/http/app.error.js';
 
 @ApiTags('discovery')
 @Controller('api/concierge')
@@ -28,7 +28,7 @@ export class ConciergeController {
     const result = buildTrustAnchor(this.config.concierge);
     if (!result.ok) {
       this.logger.error(`concierge trust anchor misconfigured: ${result.problems.join(', ')}`);
-      throw new PassportError('CONCIERGE_CONFIG_FAILED');
+      throw new AppError('CONCIERGE_CONFIG_FAILED');
     }
     return { ...result.anchor, requestId };
   }

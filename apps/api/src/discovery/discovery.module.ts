@@ -5,5 +5,8 @@ import { ConciergeController } from './concierge.controller.js';
 import { DiscoveryController } from './discovery.controller.js';
 import { DocsController } from './docs.controller.js';
 
-@Module({ imports: [PlatformModule], controllers: [DiscoveryController, ConciergeController, DocsController] })
+@Module({
+  imports: [PlatformModule],
+  controllers: [DiscoveryController, ConciergeController, DocsController],
+})
 export class DiscoveryModule {}

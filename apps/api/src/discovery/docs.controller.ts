@@ -5,14 +5,14 @@
  */
 import { Controller, Get, Param, Res } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
-import { PassportError } from '@passport/core';
 import { type FastifyReply } from 'fastify';
 import { PATHS } from './discovery.paths.js';
 import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
 import { DOCS_HTML, DOCS_INIT_JS, swaggerUiAsset } from './swagger-ui.assets.js';
+import { AppError } from '../platform/http/app.error.js';
 
-function removed(replacement: string): PassportError {
-  return new PassportError('ENDPOINT_REMOVED', { replacement });
+function removed(replacement: string): AppError {
+  return new AppError('ENDPOINT_REMOVED', { replacement });
 }
 
 @ApiTags('documentation')
@@ -53,7 +53,7 @@ export class DocsController {
   @ApiExcludeEndpoint()
   asset(@Param('asset') name: string, @Res() reply: FastifyReply): void {
     const asset = swaggerUiAsset(name);
-    if (!asset) throw new PassportError('ENDPOINT_NOT_FOUND');
+    if (!asset) throw new AppError('ENDPOINT_NOT_FOUND');
     void reply.type(asset.type).header('Cache-Control', 'public, max-age=3600').send(asset.body);
   }
 }

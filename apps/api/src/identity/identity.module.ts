@@ -9,5 +9,8 @@ import { AgentsController } from './agents.controller.js';
 import { MeIdentityController } from './me-identity.controller.js';
 import { TokenIdentityController } from './token-identity.controller.js';
 
-@Module({ imports: [PlatformModule, SessionModule], controllers: [TokenIdentityController, MeIdentityController, AgentsController] })
+@Module({
+  imports: [PlatformModule, SessionModule],
+  controllers: [TokenIdentityController, MeIdentityController, AgentsController],
+})
 export class IdentityModule {}

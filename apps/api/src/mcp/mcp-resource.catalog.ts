@@ -13,6 +13,8 @@ import {
   RESOURCE_MANIFEST,
   type ResourceSpec,
 } from './mcp-resource.manifest.js';
+import { AppError } from '../platform/http/app.error.js';
+import { httpStatusOfError } from '../platform/http/http-status.table.js';
 
 /** One item of the registry as listed (spec: MCP resources). */
 export interface McpResourceItem {
@@ -100,11 +102,10 @@ export class McpResourceCatalog {
     if (uri.startsWith(DID_RESOLVE_PREFIX) && !uri.includes('{')) {
       const tokenId = uri.slice(DID_RESOLVE_PREFIX.length);
       const document = await this.guard(uri, () => this.live.resolveDid(tokenId));
-      if (document === null)
-        throw new PassportError('MCP_RESOURCE_NOT_FOUND', { uri, reason: 'DID_NOT_FOUND' });
+      if (document === null) throw new AppError('MCP_RESOURCE_NOT_FOUND', { uri, reason: 'DID_NOT_FOUND' });
       return { uri, type: JSON_TYPE, text: JSON.stringify(document, null, 2), json: document };
     }
-    throw new PassportError('MCP_RESOURCE_NOT_FOUND', { uri });
+    throw new AppError('MCP_RESOURCE_NOT_FOUND', { uri });
   }
 
   private async json(uri: string, produce: () => unknown): Promise<McpResourceContent> {
@@ -117,8 +118,8 @@ export class McpResourceCatalog {
     try {
       return await produce();
     } catch (error) {
-      if (error instanceof PassportError && error.status < 500) throw error;
-      throw new PassportError('MCP_RESOURCE_FAILED', { uri });
+      if (error instanceof PassportError && httpStatusOfError(error) < 500) throw error;
+      throw new AppError('MCP_RESOURCE_FAILED', { uri });
     }
   }
 }

@@ -15,7 +15,6 @@ import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger
 import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { PassportError } from '@passport/core';
 import { type RateLimitStore } from '@passport/core/ports';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { MCP_FLEET_SESSIONS, PUBLIC_RATE_LIMIT_STORE } from '../platform/infrastructure/di-tokens.js';
@@ -38,6 +37,7 @@ import { type McpServerFactory } from './mcp-server.factory.js';
 import { type McpFleetSessions, type McpSession, type McpSessionStore } from './mcp-session.store.js';
 import { MCP_RATE_LIMITS } from './mcp-settings.js';
 import { type McpStatelessEndpoint } from './mcp-stateless.endpoint.js';
+import { AppError } from '../platform/http/app.error.js';
 
 export const MCP_DISCOVERY_PATH = '/.well-known/mcp';
 
@@ -152,7 +152,7 @@ export class McpTransportController {
     const sessionId = sessionIdOf(request);
     // A browser or a plain HTTP agent lands here: point it at the discovery document (app envelope).
     if (sessionId === undefined)
-      throw new PassportError('MCP_TRANSPORT_SESSION_REQUIRED', { mcpDiscovery: MCP_DISCOVERY_PATH });
+      throw new AppError('MCP_TRANSPORT_SESSION_REQUIRED', { mcpDiscovery: MCP_DISCOVERY_PATH });
     if (this.fleet) return this.serveFleetSession(this.fleet, sessionId, request, reply);
     const session = this.sessions.touch(sessionId);
     if (!session) return this.reject(reply, 404, jsonRpcError(RPC_SESSION_NOT_FOUND, 'Session not found'));

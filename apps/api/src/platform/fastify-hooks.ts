@@ -37,12 +37,19 @@ export function installFastifyHooks(
     void reply.header('X-Request-Id', request.id);
     done();
   });
-  const rateLimit = createRateLimitHook(app.get<RateLimitStore>(PUBLIC_RATE_LIMIT_STORE), config.rateLimit, clock);
+  const rateLimit = createRateLimitHook(
+    app.get<RateLimitStore>(PUBLIC_RATE_LIMIT_STORE),
+    config.rateLimit,
+    clock,
+  );
   fastify.addHook('onRequest', rateLimit);
   fastify.addHook('onRequest', requireHostHeader);
   fastify.addHook('onRequest', createDrainingHook(app.get(Readiness)));
 
   if (logger.isLevelEnabled('debug')) fastify.addHook('onResponse', accessLogHook);
-  fastify.addHook('onResponse', createRequestMetricsHook(app.get(RequestMetrics), app.get(OperatorMetrics), clock));
+  fastify.addHook(
+    'onResponse',
+    createRequestMetricsHook(app.get(RequestMetrics), app.get(OperatorMetrics), clock),
+  );
   return rateLimit;
 }

@@ -14,7 +14,15 @@ import { MetricsModule } from './metrics/metrics.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { StoreModule } from './store/store.module.js';
 
-const modules = [CoreServicesModule, HttpModule, OpenApiModule, MetricsModule, LifecycleModule, ChainModule, StoreModule];
+const modules = [
+  CoreServicesModule,
+  HttpModule,
+  OpenApiModule,
+  MetricsModule,
+  LifecycleModule,
+  ChainModule,
+  StoreModule,
+];
 
 @Module({ imports: modules, exports: modules, controllers: [HealthController] })
 export class PlatformModule {}

@@ -34,7 +34,7 @@ function expectInvalidDid(input: unknown, reason: string) {
     parseDid(input);
   } catch (error) {
     expect(error).toBeInstanceOf(PassportError);
-    expect(error).toMatchObject({ code: 'INVALID_DID', status: 400, details: { reason } });
+    expect(error).toMatchObject({ code: 'INVALID_DID', details: { reason } });
     return;
   }
   throw new Error(`parseDid accepted ${String(input)}`);

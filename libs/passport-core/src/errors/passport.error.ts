@@ -1,28 +1,33 @@
 /**
  * @module errors/passport.error
- * The domain's one error type. It carries a catalogue code, the HTTP status the adapter should answer
- * with, and client-safe details; the HTTP app turns it into the ErrorResponse envelope unchanged.
+ * The domain's one error type: a catalogue code, its client-safe message and details. The HTTP app
+ * decides the status it is answered with and turns it into the ErrorResponse envelope unchanged.
+ * A host with codes of its own (the HTTP app's transport codes) subclasses it: `Code` widens the codes
+ * accepted and `describe` looks them up.
  */
 import { describeError, type ErrorCode } from './error-catalogue.js';
 
 export type ErrorDetails = Record<string, unknown>;
 
-export class PassportError extends Error {
+export class PassportError<Code extends string = ErrorCode> extends Error {
   override readonly name = 'PassportError';
-  readonly status: number;
+
+  /** The message of a code, or undefined for a code this class does not know. */
+  protected static describe(code: string): { readonly message: string } | undefined {
+    return describeError(code);
+  }
 
   constructor(
-    readonly code: ErrorCode,
+    readonly code: NoInfer<Code>,
     readonly details: ErrorDetails | null = null,
     message?: string,
   ) {
-    const descriptor = describeError(code);
+    const descriptor = (new.target as typeof PassportError).describe(code);
     if (!descriptor) throw new TypeError(`Unknown error code: ${code}`);
     super(message ?? descriptor.message);
-    this.status = descriptor.status;
   }
 }
 
-export function isPassportError(value: unknown): value is PassportError {
+export function isPassportError(value: unknown): value is PassportError<string> {
   return value instanceof PassportError;
 }

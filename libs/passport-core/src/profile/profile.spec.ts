@@ -105,7 +105,7 @@ describe('agents listing', () => {
       thrown = error;
     }
     expect(thrown).toBeInstanceOf(PassportError);
-    expect(thrown).toMatchObject({ code: 'INVALID_QUERY_PARAMETER', status: 400, details: { parameter } });
+    expect(thrown).toMatchObject({ code: 'INVALID_QUERY_PARAMETER', details: { parameter } });
   };
 
   it.each([

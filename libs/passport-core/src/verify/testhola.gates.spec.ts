@@ -133,7 +133,6 @@ describe('testHolaGateError', () => {
     chain.setUnavailable('timeout');
     const error = await gateOf(line());
     expect(error?.code).toBe('VERIFY_FAILED');
-    expect(error?.status).toBe(500);
     expect(error?.details).toEqual({ reason: 'chain_unavailable' });
   });
 });

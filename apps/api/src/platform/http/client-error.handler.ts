@@ -11,11 +11,12 @@
  */
 import { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type Socket } from 'node:net';
-import { PassportError } from '@passport/core';
 import { type FastifyRequest } from 'fastify';
 import { newRequestUlid } from './request-ulid.js';
 import { buildErrorEnvelope } from './error-envelope.js';
 import { resolveRequestId } from './request-id.js';
+import { AppError } from './app.error.js';
+import { httpStatusOfError } from './http-status.table.js';
 
 const REASON: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 417: 'Expectation Failed' };
 
@@ -28,12 +29,12 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
     socket.destroy();
     return;
   }
-  const error = new PassportError(clientErrorCode(err.code));
+  const error = new AppError(clientErrorCode(err.code));
   const requestId = newRequestUlid();
   const body = JSON.stringify(buildErrorEnvelope(error, requestId));
   if (socket.writable) {
     socket.end(
-      `HTTP/1.1 ${error.status} ${REASON[error.status] ?? 'Bad Request'}\r\n` +
+      `HTTP/1.1 ${httpStatusOfError(error)} ${REASON[httpStatusOfError(error)] ?? 'Bad Request'}\r\n` +
         `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
         `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
     );
@@ -50,10 +51,10 @@ function clientErrorCode(code: string | undefined): 'REQUEST_HEADER_TOO_LARGE' |
 /** Node answers a bare 417 for an `Expect` it does not know unless the server handles `checkExpectation`. */
 export function answerExpectationsInEnvelope(server: Server): void {
   server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
-    const error = new PassportError('EXPECTATION_FAILED');
+    const error = new AppError('EXPECTATION_FAILED');
     const requestId = resolveRequestId(request.headers);
     const body = JSON.stringify(buildErrorEnvelope(error, requestId));
-    response.writeHead(error.status, {
+    response.writeHead(httpStatusOfError(error), {
       'Content-Type': 'application/json; charset=utf-8',
       'Content-Length': Buffer.byteLength(body),
       'X-Request-Id': requestId,
@@ -71,5 +72,5 @@ export function answerExpectationsInEnvelope(server: Server): void {
 export async function requireHostHeader(request: FastifyRequest): Promise<void> {
   if (request.raw.httpVersion === '1.0') return;
   const host = request.headers.host;
-  if (host === undefined || host === '') throw new PassportError('HOST_HEADER_REQUIRED');
+  if (host === undefined || host === '') throw new AppError('HOST_HEADER_REQUIRED');
 }

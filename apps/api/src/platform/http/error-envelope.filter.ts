@@ -5,7 +5,6 @@
  * Unexpected errors are logged with their stack and answered with a generic 500 `INTERNAL_ERROR`.
  */
 import { type ArgumentsHost, Catch, type ExceptionFilter, Inject } from '@nestjs/common';
-import { PassportError } from '@passport/core';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { newRequestUlid } from './request-ulid.js';
 import { type AppConfig } from '../config/app-config.js';
@@ -13,6 +12,8 @@ import { APP_CONFIG } from '../infrastructure/di-tokens.js';
 import { buildErrorEnvelope } from './error-envelope.js';
 import { mapException } from './exception-mapping.js';
 import { RouteRegistry } from './route-registry.js';
+import { AppError } from './app.error.js';
+import { httpStatusOfError } from './http-status.table.js';
 
 /** Links to the documentation, as absolute URLs of this deployment. */
 export function documentationLinks(publicBaseUrl: string): Record<string, string> {
@@ -44,10 +45,10 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     if (routeNotFound) {
       const allowed = this.routes.allowedMethods(request.url);
       if (allowed.length > 0) {
-        error = new PassportError('METHOD_NOT_ALLOWED', { allowed });
+        error = new AppError('METHOD_NOT_ALLOWED', { allowed });
         reply.header('Allow', allowed.join(', '));
       } else {
-        error = new PassportError('ENDPOINT_NOT_FOUND');
+        error = new AppError('ENDPOINT_NOT_FOUND');
       }
     }
     // Every 404 of an unknown path (router or handler) carries the documentation links.
@@ -56,7 +57,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
         ...(error.details ?? {}),
         documentation: documentationLinks(this.config.publicBaseUrl),
       };
-      error = new PassportError('ENDPOINT_NOT_FOUND', details, error.message);
+      error = new AppError('ENDPOINT_NOT_FOUND', details, error.message);
     }
     if (unexpected) request.log?.error({ err: exception }, 'request failed with an unexpected error');
 
@@ -68,7 +69,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     }
     if (reply.sent) return;
     reply
-      .status(error.status)
+      .status(httpStatusOfError(error))
       .header('X-Request-Id', requestId)
       .header('Content-Type', 'application/json; charset=utf-8')
       .send(JSON.stringify(buildErrorEnvelope(error, requestId)));

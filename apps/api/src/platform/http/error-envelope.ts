@@ -16,7 +16,7 @@ export interface ErrorEnvelope {
 }
 
 export function buildErrorEnvelope(
-  error: PassportError,
+  error: PassportError<string>,
   requestId: string,
   now: Date = new Date(),
 ): ErrorEnvelope {

@@ -4,11 +4,12 @@
  * become wire codes; unknown errors become `INTERNAL_ERROR` and their text never reaches the client.
  */
 import { HttpException, NotFoundException } from '@nestjs/common';
-import { isPassportError, PassportError } from '@passport/core';
-import { type CatalogueCode } from '@passport/core/errors';
+import { isPassportError, type PassportError } from '@passport/core';
+import { AppError, type AnyErrorCode } from './app.error.js';
+import { httpStatusOfError } from './http-status.table.js';
 
 /** Fastify error codes (`err.code`) with a dedicated wire code. */
-const FASTIFY_CODES: Readonly<Record<string, CatalogueCode>> = {
+const FASTIFY_CODES: Readonly<Record<string, AnyErrorCode>> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
   FST_ERR_CTP_BODY_TOO_LARGE: 'REQUEST_HEADER_TOO_LARGE',
   FST_ERR_CTP_INVALID_JSON_BODY: 'INVALID_JSON',
@@ -19,7 +20,7 @@ const FASTIFY_CODES: Readonly<Record<string, CatalogueCode>> = {
 };
 
 /** Wire code for an HTTP status when nothing more specific is known. */
-const STATUS_CODES: Readonly<Record<number, CatalogueCode>> = {
+const STATUS_CODES: Readonly<Record<number, AnyErrorCode>> = {
   400: 'VALIDATION_FAILED',
   401: 'INVALID_CREDENTIALS',
   403: 'PERMISSION_DENIED',
@@ -34,7 +35,7 @@ const STATUS_CODES: Readonly<Record<number, CatalogueCode>> = {
 };
 
 export interface MappedError {
-  readonly error: PassportError;
+  readonly error: PassportError<string>;
   /** True when the error is the router's "no route for this method and path". */
   readonly routeNotFound: boolean;
   /** True when the error was not an expected client error (log it with its stack). */
@@ -53,7 +54,7 @@ function statusOf(value: unknown): number | undefined {
   return typeof status === 'number' && Number.isInteger(status) ? status : undefined;
 }
 
-function byStatus(status: number): CatalogueCode {
+function byStatus(status: number): AnyErrorCode {
   return STATUS_CODES[status] ?? (status >= 400 && status < 500 ? 'VALIDATION_FAILED' : 'INTERNAL_ERROR');
 }
 
@@ -68,23 +69,23 @@ function validationProblems(exception: HttpException): string[] | undefined {
 
 export function mapException(exception: unknown): MappedError {
   if (isPassportError(exception))
-    return { error: exception, routeNotFound: false, unexpected: exception.status >= 500 };
+    return { error: exception, routeNotFound: false, unexpected: httpStatusOfError(exception) >= 500 };
 
   if (exception instanceof HttpException) {
     const cause = exception.cause;
     // Fastify errors arrive wrapped by the Nest adapter, the original in `cause`.
     const fst = fastifyCode(cause) ?? fastifyCode(exception);
     if (fst && FASTIFY_CODES[fst])
-      return { error: new PassportError(FASTIFY_CODES[fst]), routeNotFound: false, unexpected: false };
+      return { error: new AppError(FASTIFY_CODES[fst]), routeNotFound: false, unexpected: false };
     if (cause instanceof SyntaxError)
-      return { error: new PassportError('INVALID_JSON'), routeNotFound: false, unexpected: false };
+      return { error: new AppError('INVALID_JSON'), routeNotFound: false, unexpected: false };
 
     const status = exception.getStatus();
     const routeNotFound = exception instanceof NotFoundException && /^Cannot [A-Z]+ /.test(exception.message);
     const code = byStatus(status);
     const problems = code === 'VALIDATION_FAILED' ? validationProblems(exception) : undefined;
     return {
-      error: new PassportError(code, problems ? { problems } : null),
+      error: new AppError(code, problems ? { problems } : null),
       routeNotFound,
       unexpected: status >= 500,
     };
@@ -93,10 +94,10 @@ export function mapException(exception: unknown): MappedError {
   // Raw Fastify errors (thrown from hooks or parsers without the Nest wrapper).
   const fst = fastifyCode(exception);
   if (fst && FASTIFY_CODES[fst])
-    return { error: new PassportError(FASTIFY_CODES[fst]), routeNotFound: false, unexpected: false };
+    return { error: new AppError(FASTIFY_CODES[fst]), routeNotFound: false, unexpected: false };
   const status = statusOf(exception);
   if (status !== undefined && status >= 400 && status < 500) {
-    return { error: new PassportError(byStatus(status)), routeNotFound: false, unexpected: false };
+    return { error: new AppError(byStatus(status)), routeNotFound: false, unexpected: false };
   }
-  return { error: new PassportError('INTERNAL_ERROR'), routeNotFound: false, unexpected: true };
+  return { error: new AppError('INTERNAL_ERROR'), routeNotFound: false, unexpected: true };
 }

@@ -9,6 +9,8 @@
 import { PassportError } from '@passport/core';
 import { type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
 import { buildErrorEnvelope } from './error-envelope.js';
+import { AppError } from './app.error.js';
+import { httpStatusOfError } from './http-status.table.js';
 
 /** Filled in once the app's providers exist (the handler must be given to Fastify before that). */
 export interface FrameworkErrorServices {
@@ -38,21 +40,21 @@ async function answer(
     reply.header('Retry-After', String(error.details?.retryAfterSeconds ?? 1)).header('Connection', 'close');
   }
   if (reply.sent) return;
-  services.record?.(error.status, reply.elapsedTime);
+  services.record?.(httpStatusOfError(error), reply.elapsedTime);
   void reply
-    .status(error.status)
+    .status(httpStatusOfError(error))
     .header('X-Request-Id', request.id)
     .header('Content-Type', 'application/json; charset=utf-8')
     .send(JSON.stringify(buildErrorEnvelope(error, request.id)));
 }
 
-function frameworkError(err: FastifyError): PassportError {
+function frameworkError(err: FastifyError): PassportError<string> {
   switch (err.code) {
     case 'FST_ERR_BAD_URL':
-      return new PassportError('INVALID_URL');
+      return new AppError('INVALID_URL');
     case 'FST_ERR_MAX_PARAM_LENGTH':
-      return new PassportError('URI_TOO_LONG');
+      return new AppError('URI_TOO_LONG');
     default:
-      return new PassportError('INTERNAL_ERROR');
+      return new AppError('INTERNAL_ERROR');
   }
 }

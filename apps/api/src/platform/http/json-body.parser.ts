@@ -4,8 +4,8 @@
  * authentication runs (docs/protocol.md §5). Parsing keeps Fastify's prototype-poisoning protection;
  * malformed JSON becomes 400 `INVALID_JSON`; an empty body counts as no body.
  */
-import { PassportError } from '@passport/core';
 import { type FastifyBodyParser, type FastifyInstance } from 'fastify';
+import { AppError } from './app.error.js';
 
 export const JSON_CONTENT_TYPES: readonly (string | RegExp)[] = [
   'application/json',
@@ -20,7 +20,7 @@ export function registerJsonBodyParser(fastify: FastifyInstance, bodyLimit: numb
       return;
     }
     parseJson(request, text, (err, value) => {
-      if (err) done(new PassportError('INVALID_JSON'), undefined);
+      if (err) done(new AppError('INVALID_JSON'), undefined);
       else done(null, value);
     });
   };

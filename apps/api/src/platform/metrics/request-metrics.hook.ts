@@ -4,7 +4,11 @@ import { type onResponseHookHandler } from 'fastify';
 import { type OperatorMetrics } from './operator-metrics.js';
 import { type RequestMetrics } from './request-metrics.js';
 
-export function createRequestMetricsHook(requests: RequestMetrics, operator: OperatorMetrics, clock: Clock): onResponseHookHandler {
+export function createRequestMetricsHook(
+  requests: RequestMetrics,
+  operator: OperatorMetrics,
+  clock: Clock,
+): onResponseHookHandler {
   return (request, reply, done) => {
     const route = request.routeOptions.url;
     const status = reply.statusCode;

@@ -1,6 +1,7 @@
 /** Outcome counters of HOLA verification (`verify` in `GET /api/metrics`), fed by the verify surface. */
 import { Injectable } from '@nestjs/common';
 import { PassportError } from '@passport/core';
+import { httpStatusOfError } from '../http/http-status.table.js';
 
 /** Lines that verified but could not be recorded, so were refused (the replay store failed closed). */
 const REFUSAL_CODES: ReadonlySet<string> = new Set(['REPLAY_STORE_FULL', 'REPLAY_QUOTA_EXCEEDED', 'REPLAY_STORE_UNAVAILABLE']);
@@ -37,7 +38,7 @@ export class VerifyMetrics {
   /** Counts a verification that ended in an error: 400s as invalid, replay-store refusals by code. */
   recordError(error: unknown): void {
     if (!(error instanceof PassportError)) return;
-    if (error.status === 400) this.invalid++;
+    if (httpStatusOfError(error) === 400) this.invalid++;
     else if (REFUSAL_CODES.has(error.code)) this.refusals.set(error.code, (this.refusals.get(error.code) ?? 0) + 1);
   }
 

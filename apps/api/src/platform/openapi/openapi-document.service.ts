@@ -14,13 +14,13 @@ import {
   type SchemaObject,
   SwaggerModule,
 } from '@nestjs/swagger';
-import { PassportError } from '@passport/core';
 import { type AppConfig } from '../config/app-config.js';
 import { APP_NAME, APP_VERSION } from '../config/app-version.js';
 import { APP_CONFIG } from '../infrastructure/di-tokens.js';
 import { statusOfCode } from './api-errors.decorator.js';
 import { codesOf, errorResponseSchema } from './error-response.schema.js';
 import { addOpenApiComponents } from './zod-openapi.js';
+import { AppError } from '../http/app.error.js';
 
 /** Name of the bearer security scheme (use `@ApiBearerAuth(BEARER_AUTH)` on JWT routes). */
 export const BEARER_AUTH = 'bearer';
@@ -53,11 +53,11 @@ export class OpenApiDocumentService {
 
   get(): OpenAPIObject {
     if (this.document) return this.document;
-    if (!this.app) throw new PassportError('OPENAPI_LOAD_FAILED');
+    if (!this.app) throw new AppError('OPENAPI_LOAD_FAILED');
     try {
       this.document = this.generate(this.app);
     } catch {
-      throw new PassportError('OPENAPI_LOAD_FAILED');
+      throw new AppError('OPENAPI_LOAD_FAILED');
     }
     return this.document;
   }
