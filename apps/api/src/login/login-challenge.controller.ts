@@ -8,7 +8,7 @@ import { type Clock, PassportError, systemClock } from '@passport/core';
 import { CLOCK } from '../platform/infrastructure/di-tokens.js';
 import { RequestId } from '../platform/http/request-id.decorator.js';
 import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
-import { LoginChallengeDto } from './login-challenge.dto.js';
+import { loginChallengeComponent, type LoginChallenge } from './login-challenge.schema.js';
 
 export function loginChallenge(nowMs: number): { timestamp: number; timestamp_iso: string } {
   const timestamp = Math.floor(nowMs / 1000);
@@ -22,9 +22,9 @@ export class LoginChallengeController {
 
   @Get('timestamp')
   @ApiOperation({ summary: 'Login challenge: a timestamp pair to sign once, valid about 5 minutes' })
-  @ApiOkResponse({ type: LoginChallengeDto })
+  @ApiOkResponse({ schema: loginChallengeComponent })
   @ApiErrors('AGENT_AUTH_PARAMS_FAILED')
-  timestamp(@RequestId() requestId: string): LoginChallengeDto {
+  timestamp(@RequestId() requestId: string): LoginChallenge {
     const now = this.clock.nowMs();
     if (!Number.isFinite(now)) throw new PassportError('AGENT_AUTH_PARAMS_FAILED');
     return { ...loginChallenge(now), requestId };

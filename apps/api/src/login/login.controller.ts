@@ -18,7 +18,14 @@ import { Caller, type AuthContext } from '../session/auth-context.js';
 import { LogoutAuthGuard } from '../session/logout-auth.guard.js';
 import { EddsaJwtCodec } from '../session/eddsa-jwt.codec.js';
 import { NEW_TOKEN_HEADER } from '../session/token-renewer.js';
-import { LoginRequestDto, LoginResponseDto, LogoutRequestDto, LogoutResponseDto } from './login.dto.js';
+import {
+  loginRequestComponent,
+  loginResponseComponent,
+  logoutRequestComponent,
+  logoutResponseComponent,
+  type LoginResponse,
+  type LogoutResponse,
+} from './login.schema.js';
 import { LoginService } from './login.service.js';
 
 /** A client's logout reason, kept with the session when it is short printable text. */
@@ -43,8 +50,8 @@ export class LoginController {
     summary: 'Log in with an Ed25519 signature over identifier + timestamp_iso; returns an EdDSA JWT',
     description: 'Fetch GET /api/login/timestamp first; use the pair once. The JWT lasts 3600 s at most.',
   })
-  @ApiBody({ type: LoginRequestDto })
-  @ApiOkResponse({ type: LoginResponseDto })
+  @ApiBody({ schema: loginRequestComponent })
+  @ApiOkResponse({ schema: loginResponseComponent })
   @ApiErrors(
     'LOGIN_PAYLOAD_DEPRECATED',
     'LOGIN_IDENTIFIER_AMBIGUOUS',
@@ -68,7 +75,7 @@ export class LoginController {
     'REPLAY_STORE_FULL',
     'REPLAY_STORE_UNAVAILABLE',
   )
-  async login(@Body() body: unknown, @RequestId() requestId: string): Promise<LoginResponseDto> {
+  async login(@Body() body: unknown, @RequestId() requestId: string): Promise<LoginResponse> {
     const outcome = await this.logins.login(body);
     return { jwt_token: outcome.jwtToken, requestId, passportid: outcome.tokenId };
   }
@@ -84,15 +91,15 @@ export class LoginController {
       'session is open; never refused by the passport quota. The New-Token response header carries a 60 s termination ' +
       'token with session_status "closed".',
   })
-  @ApiBody({ type: LogoutRequestDto, required: false })
-  @ApiOkResponse({ type: LogoutResponseDto })
+  @ApiBody({ schema: logoutRequestComponent, required: false })
+  @ApiOkResponse({ schema: logoutResponseComponent })
   @ApiErrors('MISSING_TOKEN', 'INVALIDATED_TOKEN', 'SESSION_TERMINATION_FAILED', 'SERVICE_UNAVAILABLE')
   async logout(
     @Caller() caller: AuthContext,
     @Body() body: unknown,
     @RequestId() requestId: string,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<LogoutResponseDto> {
+  ): Promise<LogoutResponse> {
     const nowMs = this.clock.nowMs();
     const given = (body as { reason?: unknown } | null | undefined)?.reason;
     const reason = typeof given === 'string' && LOGOUT_REASON.test(given) ? `logout: ${given}` : 'logout';

@@ -8,7 +8,7 @@ import { Controller, Get, Inject, Optional } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CHAIN_HEALTH_INDICATOR, STORE_HEALTH_INDICATOR } from '../infrastructure/di-tokens.js';
 import { type HealthIndicator } from '../infrastructure/health-indicator.js';
-import { HealthDto } from './health.dto.js';
+import { healthComponent, type Health } from './health.schema.js';
 
 export const SERVICE_NAME = 'passport-identity-api';
 /** A check slower than this counts as failed. */
@@ -53,8 +53,8 @@ export class HealthController {
 
   @Get('health')
   @ApiOperation({ summary: 'Health of this instance and its dependencies' })
-  @ApiOkResponse({ type: HealthDto })
-  async health(): Promise<HealthDto> {
+  @ApiOkResponse({ schema: healthComponent })
+  async health(): Promise<Health> {
     const results = await Promise.all(this.indicators.map((i) => this.checkOf(i)));
     const checks: Record<string, unknown> = {};
     this.indicators.forEach((indicator, n) => (checks[indicator.name] = results[n]));
