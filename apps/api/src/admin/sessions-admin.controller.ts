@@ -16,19 +16,22 @@ import { BearerAuthGuard } from '../session/bearer-auth.guard.js';
 import { PrivilegedGuard } from '../session/privileged.guard.js';
 import { BEARER_ERRORS } from '../login/login.controller.js';
 import {
-  SessionCleanupDto,
-  SessionListDto,
-  SessionRevokeDto,
-  SessionRevokeRequestDto,
-  type SessionViewDto,
-} from './sessions-admin.dto.js';
+  sessionCleanupComponent,
+  sessionListComponent,
+  sessionRevokeComponent,
+  sessionRevokeRequestComponent,
+  type SessionCleanup,
+  type SessionList,
+  type SessionRevoke,
+  type SessionView,
+} from './sessions-admin.schema.js';
 
 export const PRIVILEGED_ERRORS = [...BEARER_ERRORS, 'PERMISSION_DENIED'] as const;
 const MAX_REASON_LENGTH = 200;
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
-export function viewSession(session: SessionRecord, nowMs: number): SessionViewDto {
+export function viewSession(session: SessionRecord, nowMs: number): SessionView {
   const status = session.closedAtMs !== null ? 'closed' : session.expiresAtMs <= nowMs ? 'expired' : 'open';
   return {
     sessionId: session.sessionId,
@@ -58,27 +61,27 @@ export class SessionsAdminController {
   @Get()
   @ApiOperation({ summary: 'List login sessions, newest first (privileged)' })
   @ApiPageQuery()
-  @ApiOkResponse({ type: SessionListDto })
+  @ApiOkResponse({ schema: sessionListComponent })
   @ApiErrors(...PRIVILEGED_ERRORS, 'INVALID_QUERY_PARAMETER', 'SESSIONS_RETRIEVE_FAILED')
-  list(@Query() query: Record<string, unknown>, @RequestId() requestId: string): Promise<SessionListDto> {
+  list(@Query() query: Record<string, unknown>, @RequestId() requestId: string): Promise<SessionList> {
     return this.page(query, requestId);
   }
 
   @Get('list_all')
   @ApiOperation({ summary: 'Alias of GET /api/sessions (privileged)' })
   @ApiPageQuery()
-  @ApiOkResponse({ type: SessionListDto })
+  @ApiOkResponse({ schema: sessionListComponent })
   @ApiErrors(...PRIVILEGED_ERRORS, 'INVALID_QUERY_PARAMETER', 'SESSIONS_RETRIEVE_FAILED')
-  listAll(@Query() query: Record<string, unknown>, @RequestId() requestId: string): Promise<SessionListDto> {
+  listAll(@Query() query: Record<string, unknown>, @RequestId() requestId: string): Promise<SessionList> {
     return this.page(query, requestId);
   }
 
   @Post('cleanup')
   @HttpCode(200)
   @ApiOperation({ summary: 'Delete expired and closed sessions now (privileged)' })
-  @ApiOkResponse({ type: SessionCleanupDto })
+  @ApiOkResponse({ schema: sessionCleanupComponent })
   @ApiErrors(...PRIVILEGED_ERRORS, 'SESSION_CLEANUP_FAILED')
-  async cleanup(@RequestId() requestId: string): Promise<SessionCleanupDto> {
+  async cleanup(@RequestId() requestId: string): Promise<SessionCleanup> {
     try {
       return { removed: await this.sessions.sweep(this.clock.nowMs()), requestId };
     } catch {
@@ -89,10 +92,10 @@ export class SessionsAdminController {
   @Post('revoke')
   @HttpCode(200)
   @ApiOperation({ summary: 'Close a session; its token is refused from then on (privileged)' })
-  @ApiBody({ type: SessionRevokeRequestDto })
-  @ApiOkResponse({ type: SessionRevokeDto })
+  @ApiBody({ schema: sessionRevokeRequestComponent })
+  @ApiOkResponse({ schema: sessionRevokeComponent })
   @ApiErrors(...PRIVILEGED_ERRORS, 'VALIDATION_FAILED', 'SESSION_NOT_FOUND', 'SESSION_TERMINATION_FAILED')
-  async revoke(@Body() body: unknown, @RequestId() requestId: string): Promise<SessionRevokeDto> {
+  async revoke(@Body() body: unknown, @RequestId() requestId: string): Promise<SessionRevoke> {
     const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
     const { sessionId, reason } = fields;
     if (typeof sessionId !== 'string' || sessionId === '' || sessionId.length > 200) {
@@ -114,7 +117,7 @@ export class SessionsAdminController {
     return { sessionId, revoked, reason: closeReason, requestId };
   }
 
-  private async page(query: Record<string, unknown>, requestId: string): Promise<SessionListDto> {
+  private async page(query: Record<string, unknown>, requestId: string): Promise<SessionList> {
     const { offset, limit } = parseOffsetPageQuery({ limit: query.limit, cursor: query.cursor });
     try {
       const page = await this.sessions.list({ offset, limit });

@@ -6,7 +6,7 @@ import { RequestId } from '../platform/http/request-id.decorator.js';
 import { APP_CONFIG } from '../platform/infrastructure/di-tokens.js';
 import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
 import { buildTrustAnchor } from './trust-anchor.js';
-import { TrustAnchorDto } from './trust-anchor.dto.js';
+import { trustAnchorComponent, type TrustAnchorResponse } from './trust-anchor.schema.js';
 import { AppError } from '../platform/http/app.error.js';
 
 @ApiTags('discovery')
@@ -22,9 +22,9 @@ export class ConciergeController {
     description:
       'Compare a verified peerTokenId with `lobbyTokenId` before treating messages as coming from the concierge.',
   })
-  @ApiOkResponse({ type: TrustAnchorDto })
+  @ApiOkResponse({ schema: trustAnchorComponent })
   @ApiErrors('CONCIERGE_CONFIG_FAILED')
-  trustAnchor(@RequestId() requestId: string): TrustAnchorDto {
+  trustAnchor(@RequestId() requestId: string): TrustAnchorResponse {
     const result = buildTrustAnchor(this.config.concierge);
     if (!result.ok) {
       this.logger.error(`concierge trust anchor misconfigured: ${result.problems.join(', ')}`);

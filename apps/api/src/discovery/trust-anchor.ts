@@ -6,7 +6,7 @@
  */
 import { CONCIERGE_EMAIL_PATTERN, type ConciergeConfig } from '../platform/config/app-config.js';
 
-export type TrustAnchor = Omit<import('./trust-anchor.dto.js').TrustAnchorDto, 'requestId'>;
+export type TrustAnchor = Omit<import('./trust-anchor.schema.js').TrustAnchorResponse, 'requestId'>;
 
 export type TrustAnchorResult = { ok: true; anchor: TrustAnchor } | { ok: false; problems: string[] };
 

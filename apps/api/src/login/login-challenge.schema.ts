@@ -6,7 +6,8 @@ export const loginChallengeSchema = z.object({
   timestamp: z.int().meta({ description: 'Unix seconds (floor of the server time).', example: 1776595620 }),
   timestamp_iso: z.string().meta({
     format: 'date-time',
-    description: 'The same instant as a canonical ISO string (always `.000Z`); sign `identifier + timestamp_iso`.',
+    description:
+      'The same instant as a canonical ISO string (always `.000Z`); sign `identifier + timestamp_iso`.',
     example: '2026-04-19T10:47:00.000Z',
   }),
   requestId: z.string(),

@@ -9,7 +9,10 @@ import { openApiComponent } from '../platform/openapi/zod-openapi.js';
 export const loginRequestSchema = z.object({
   accountid: z
     .string()
-    .meta({ description: '64 lowercase hex (implicit account) or a named account. Exactly one of accountid / passportid.' })
+    .meta({
+      description:
+        '64 lowercase hex (implicit account) or a named account. Exactly one of accountid / passportid.',
+    })
     .optional(),
   passportid: z
     .string()
@@ -21,7 +24,10 @@ export const loginRequestSchema = z.object({
     .optional(),
   timestamp_iso: z
     .string()
-    .meta({ description: 'The challenge timestamp_iso exactly as returned.', example: '2026-04-19T10:47:00.000Z' })
+    .meta({
+      description: 'The challenge timestamp_iso exactly as returned.',
+      example: '2026-04-19T10:47:00.000Z',
+    })
     .optional(),
   base64url_signature: z
     .string()
@@ -41,7 +47,9 @@ export const loginResponseSchema = z.object({
     .string()
     .meta({ description: 'EdDSA JWT; send as Authorization: Bearer <jwt_token>. Lifetime 3600 s at most.' }),
   requestId: z.string(),
-  passportid: z.string().meta({ description: 'The token id of the passport that logged in.', example: 'bjbvcjzqbdsj' }),
+  passportid: z
+    .string()
+    .meta({ description: 'The token id of the passport that logged in.', example: 'bjbvcjzqbdsj' }),
 });
 export type LoginResponse = z.infer<typeof loginResponseSchema>;
 

@@ -15,7 +15,8 @@ export const healthSchema = z.object({
   degraded: z.boolean().meta({ description: 'True when at least one dependency check failed or timed out.' }),
   checks: z.record(z.string(), z.unknown()).meta({
     additionalProperties: true,
-    description: 'One entry per dependency (`chain`, `store`): `{status: "ok" | "fail", latencyMs, ...detail}`.',
+    description:
+      'One entry per dependency (`chain`, `store`): `{status: "ok" | "fail", latencyMs, ...detail}`.',
   }),
   service: z.string().meta({ example: 'passport-identity-api' }),
   timestamp: z.string().meta({ format: 'date-time' }),
