@@ -5,41 +5,14 @@
  * `owner`) are ignored. A chain failure is 500 AGENTS_RETRIEVE_FAILED.
  */
 import { Controller, Get, Inject, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { PassportError, type ChainReader, type PassportRecord } from '@passport/core';
 import { agentsChainPage, buildAgentsPage, parseAgentsQuery } from '@passport/core/profile';
-import { faceSchema } from './identity.schemas.js';
 import { RequestId } from '../platform/http/request-id.decorator.js';
 import { CHAIN_READER } from '../platform/infrastructure/di-tokens.js';
 import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
 import { ApiPageQuery } from '../platform/openapi/api-page-query.decorator.js';
-import { obj } from '../platform/openapi/schema-helpers.js';
-
-export class AgentsPageDto {
-  @ApiProperty({
-    type: 'array',
-    items: obj({
-      tokenId: { type: 'string', pattern: '^[a-z]{12}$' },
-      creature: { type: 'string', nullable: true, description: 'Self-declared (DN Creature).' },
-      face: faceSchema,
-    }),
-  } as never)
-  agents!: unknown[];
-
-  @ApiProperty({
-    type: 'string',
-    nullable: true,
-    description: 'Pass as `cursor` for the next page; null on the last page.',
-    example: '20',
-  } as never)
-  nextCursor!: string | null;
-
-  @ApiProperty()
-  requestId!: string;
-
-  @ApiProperty({ description: 'Creature and metadata are self-declared and not verified.' })
-  disclaimer!: string;
-}
+import { agentsPageComponent, type AgentsPage } from './agents.schema.js';
 
 @ApiTags('identity')
 @Controller('api')
@@ -54,13 +27,13 @@ export class AgentsController {
       'Other query parameters are ignored.',
   })
   @ApiPageQuery()
-  @ApiOkResponse({ type: AgentsPageDto })
+  @ApiOkResponse({ schema: agentsPageComponent })
   @ApiErrors('INVALID_QUERY_PARAMETER', 'AGENTS_RETRIEVE_FAILED')
   async list(
     @Query('limit') limit: unknown,
     @Query('cursor') cursor: unknown,
     @RequestId() requestId: string,
-  ): Promise<AgentsPageDto> {
+  ): Promise<AgentsPage> {
     const query = parseAgentsQuery({ limit, cursor });
     let records: PassportRecord[];
     try {

@@ -3,7 +3,7 @@
  * the JWT `sub` claim (spec: Own identity body).
  */
 import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { PassportError, type ChainReader } from '@passport/core';
 import { buildOwnIdentity } from '@passport/core/profile';
 import { tokenIdFromSubject } from '@passport/core/login';
@@ -14,27 +14,7 @@ import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
 import { Caller, type AuthContext } from '../session/auth-context.js';
 import { BearerAuthGuard } from '../session/bearer-auth.guard.js';
 import { BEARER_ERRORS } from '../login/login.controller.js';
-import { dnSchema, faceSchema, metadataSchema } from './identity.schemas.js';
-
-export class OwnIdentityDto {
-  @ApiProperty({ pattern: '^[a-z]{12}$' })
-  tokenId!: string;
-
-  @ApiProperty(dnSchema as never)
-  dn!: Record<string, unknown> | null;
-
-  @ApiProperty(faceSchema as never)
-  face!: Record<string, unknown> | null;
-
-  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'null when the passport does not expire.' })
-  notAfter!: string | null;
-
-  @ApiProperty(metadataSchema as never)
-  metadata!: Record<string, string> | null;
-
-  @ApiProperty()
-  requestId!: string;
-}
+import { ownIdentityComponent, type OwnIdentityResponse } from './me-identity.schema.js';
 
 @ApiTags('identity')
 @Controller('api/me')
@@ -45,12 +25,12 @@ export class MeIdentityController {
   @UseGuards(BearerAuthGuard)
   @ApiBearerAuth()
   @ApiOperation({ summary: "The caller's own passport: DN, face, expiry and metadata" })
-  @ApiOkResponse({ type: OwnIdentityDto })
+  @ApiOkResponse({ schema: ownIdentityComponent })
   @ApiErrors(...BEARER_ERRORS, 'IDENTITY_SUB_MISSING', 'IDENTITY_NOT_FOUND', 'IDENTITY_LOOKUP_FAILED')
-  async identity(@Caller() caller: AuthContext, @RequestId() requestId: string): Promise<OwnIdentityDto> {
+  async identity(@Caller() caller: AuthContext, @RequestId() requestId: string): Promise<OwnIdentityResponse> {
     const tokenId = tokenIdFromSubject(caller.claims.sub);
     if (!tokenId) throw new PassportError('IDENTITY_SUB_MISSING');
     const record = await lookupIdentityPassport(this.chain, tokenId);
-    return { ...buildOwnIdentity(record), requestId } as OwnIdentityDto;
+    return { ...buildOwnIdentity(record), requestId } as OwnIdentityResponse;
   }
 }

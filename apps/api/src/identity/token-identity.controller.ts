@@ -5,7 +5,7 @@
  * 404 IDENTITY_NOT_FOUND; a chain failure is 500 IDENTITY_LOOKUP_FAILED without upstream text.
  */
 import { Controller, Get, Inject, Param, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import {
   buildPublicProfile,
   isTokenId,
@@ -14,46 +14,18 @@ import {
   type PassportRecord,
 } from '@passport/core';
 import { buildFullIdentity } from '@passport/core/profile';
-import { dnSchema, faceSchema, metadataSchema } from './identity.schemas.js';
 import { BearerAuthGuard } from '../session/bearer-auth.guard.js';
 import { BEARER_ERRORS } from '../login/login.controller.js';
 import { RequestId } from '../platform/http/request-id.decorator.js';
 import { CHAIN_READER } from '../platform/infrastructure/di-tokens.js';
 import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
-import { publicProfileProperties } from './public-profile.schema.js';
 import { lookupIdentityPassport } from './passport-lookup.js';
-
-export class PublicProfileDto {
-  @ApiProperty(publicProfileProperties.tokenId as never) tokenId!: string;
-  @ApiProperty(publicProfileProperties.did as never) did!: string;
-  @ApiProperty(publicProfileProperties.ownerAccountId as never) ownerAccountId!: string | null;
-  @ApiProperty(publicProfileProperties.displayName as never) displayName!: string | null;
-  @ApiProperty(publicProfileProperties.creature as never) creature!: string | null;
-  @ApiProperty(publicProfileProperties.contactUris as never) contactUris!: string[];
-  @ApiProperty(publicProfileProperties.avatarUrl as never) avatarUrl!: string | null;
-  @ApiProperty(publicProfileProperties.emojiUrl as never) emojiUrl!: string | null;
-  @ApiProperty(publicProfileProperties.webhookUrl as never) webhookUrl!: string | null;
-  @ApiProperty(faceSchema as never) face!: Record<string, unknown> | null;
-  @ApiProperty() requestId!: string;
-}
-
-export class FullIdentityDto {
-  @ApiProperty({ pattern: '^[a-z]{12}$' }) tokenId!: string;
-  @ApiProperty(dnSchema as never) dn!: Record<string, unknown> | null;
-  @ApiProperty(faceSchema as never) face!: Record<string, unknown> | null;
-  @ApiProperty({
-    type: 'array',
-    items: { type: 'string' },
-    description: 'Self-declared contact URIs from the DN.',
-  } as never)
-  contactUris!: string[];
-  @ApiProperty({ ...metadataSchema, nullable: false } as never) metadata!: Record<string, string>;
-  @ApiProperty({
-    description: 'Creature, DN, contact URIs, webhook URL and other metadata are self-declared.',
-  })
-  disclaimer!: string;
-  @ApiProperty() requestId!: string;
-}
+import {
+  fullIdentityComponent,
+  publicProfileComponent,
+  type FullIdentityResponse,
+  type PublicProfileResponse,
+} from './token-identity.schema.js';
 
 const tokenIdParam = ApiParam({
   name: 'tokenId',
@@ -72,14 +44,14 @@ export class TokenIdentityController {
   @ApiOperation({
     summary: 'Public profile of a passport (everything but tokenId, did, owner and face is self-declared)',
   })
-  @ApiOkResponse({ type: PublicProfileDto })
+  @ApiOkResponse({ schema: publicProfileComponent })
   @ApiErrors('INVALID_TOKEN_ID', 'IDENTITY_NOT_FOUND', 'IDENTITY_LOOKUP_FAILED')
   async publicProfile(
     @Param('tokenId') tokenId: string,
     @RequestId() requestId: string,
-  ): Promise<PublicProfileDto> {
+  ): Promise<PublicProfileResponse> {
     const record = await this.passport(tokenId);
-    return { ...buildPublicProfile(record), requestId } as PublicProfileDto;
+    return { ...buildPublicProfile(record), requestId } as PublicProfileResponse;
   }
 
   @Get(':tokenId/full')
@@ -89,11 +61,11 @@ export class TokenIdentityController {
   @ApiOperation({
     summary: 'Full identity of a peer: DN, face, contact URIs, metadata (including webhook_url)',
   })
-  @ApiOkResponse({ type: FullIdentityDto })
+  @ApiOkResponse({ schema: fullIdentityComponent })
   @ApiErrors(...BEARER_ERRORS, 'INVALID_TOKEN_ID', 'IDENTITY_NOT_FOUND', 'IDENTITY_LOOKUP_FAILED')
-  async full(@Param('tokenId') tokenId: string, @RequestId() requestId: string): Promise<FullIdentityDto> {
+  async full(@Param('tokenId') tokenId: string, @RequestId() requestId: string): Promise<FullIdentityResponse> {
     const record = await this.passport(tokenId);
-    return { ...buildFullIdentity(record), requestId } as FullIdentityDto;
+    return { ...buildFullIdentity(record), requestId } as FullIdentityResponse;
   }
 
   private async passport(tokenId: string): Promise<PassportRecord> {

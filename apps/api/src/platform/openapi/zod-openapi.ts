@@ -51,3 +51,12 @@ export function addOpenApiComponents(document: OpenAPIObject): void {
 
 /** Compile-time proof that two types are the same shape (each assignable to the other). */
 export type SameShape<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+/**
+ * A zod schema that stands for a shape already written as a plain OpenAPI schema (shared fragments such
+ * as the decoded face): typed as `T`, documented exactly as `schema`. It checks nothing at run time;
+ * use it for response shapes the server builds itself.
+ */
+export function documentedAs<T>(schema: SchemaObject | ReferenceObject): z.ZodCustom<T> {
+  return z.custom<T>().meta({ ...schema });
+}
