@@ -3,7 +3,7 @@
  * (spec: Nonce body). The nonce is not stored: replay protection records it when a line verifies.
  */
 import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { PassportError, type Clock } from '@passport/core';
 import { RequestId } from '../platform/http/request-id.decorator.js';
 import { CLOCK } from '../platform/infrastructure/di-tokens.js';
@@ -11,23 +11,7 @@ import { newNonceHex } from '../platform/infrastructure/pooled-random.js';
 import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
 import { BearerAuthGuard } from '../session/bearer-auth.guard.js';
 import { BEARER_ERRORS } from '../login/login.controller.js';
-
-export class HolaNonceDto {
-  @ApiProperty({ pattern: '^[0-9A-F]{32}$', description: '16 random bytes as 32 uppercase hex; used verbatim in the HOLA line.' })
-  noncetsHex!: string;
-
-  @ApiProperty({ format: 'date-time', description: 'ISO 8601 UTC; used verbatim in the HOLA line.' })
-  timestamp!: string;
-
-  @ApiProperty({ type: 'integer', enum: [16] })
-  length!: number;
-
-  @ApiProperty({ enum: ['randomBytes(16)_hex'] })
-  algorithm!: string;
-
-  @ApiProperty()
-  requestId!: string;
-}
+import { holaNonceComponent, type HolaNonce } from './hola-nonce.schema.js';
 
 @ApiTags('hola')
 @Controller('api')
@@ -38,9 +22,9 @@ export class HolaNonceController {
   @UseGuards(BearerAuthGuard)
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Timestamp and 16-byte nonce for building a HOLA line (valid about 5 minutes)' })
-  @ApiOkResponse({ type: HolaNonceDto })
+  @ApiOkResponse({ schema: holaNonceComponent })
   @ApiErrors(...BEARER_ERRORS, 'AGENT_DISCOVERY_FAILED')
-  nonce(@RequestId() requestId: string): HolaNonceDto {
+  nonce(@RequestId() requestId: string): HolaNonce {
     let noncetsHex: string;
     let timestamp: string;
     try {

@@ -9,8 +9,6 @@ import {
   ApiOperation,
   ApiParam,
   ApiProduces,
-  ApiProperty,
-  ApiPropertyOptional,
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
@@ -22,27 +20,7 @@ import { type McpResourceCatalog } from './mcp-resource.catalog.js';
 import { MARKDOWN } from './mcp-resource.manifest.js';
 import { MCP_LIVE_DOCUMENTS, MCP_RESOURCE_CATALOG } from './mcp.di-tokens.js';
 import { type LiveDocumentSources } from './mcp-resource.catalog.js';
-
-class McpResourceItemDto {
-  @ApiProperty({ type: String, example: 'doc:discovery' }) uri!: string;
-  @ApiProperty({ type: String, example: 'Discovery' }) name!: string;
-  @ApiProperty({
-    type: String,
-    description: 'Media type of the content',
-    example: 'text/markdown',
-  })
-  type!: string;
-}
-
-class McpResourceListDto {
-  @ApiProperty({ type: () => [McpResourceItemDto] }) resources!: McpResourceItemDto[];
-  @ApiPropertyOptional({
-    type: String,
-    description: 'Cursor of the next page; absent on the last page',
-    example: '20',
-  })
-  nextCursor?: string;
-}
+import { mcpResourceListComponent, type McpResourceList } from './mcp-resources.schema.js';
 
 @ApiTags('mcp')
 @Controller('api/mcp')
@@ -58,9 +36,9 @@ export class McpResourcesController {
     description: 'Same registry as the MCP tool list_resources.',
   })
   @ApiPageQuery()
-  @ApiOkResponse({ type: McpResourceListDto })
+  @ApiOkResponse({ schema: mcpResourceListComponent })
   @ApiErrors('INVALID_QUERY_PARAMETER', 'MCP_LIST_FAILED')
-  list(@Query() query: Record<string, unknown>): McpResourceListDto {
+  list(@Query() query: Record<string, unknown>): McpResourceList {
     const { offset, limit } = parseOffsetPageQuery(query);
     const page = this.catalog.page(offset, limit);
     const resources = page.resources.map(({ uri, name, type }) => ({ uri, name, type }));

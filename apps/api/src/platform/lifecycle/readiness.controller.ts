@@ -5,22 +5,12 @@
  * (`GET /health` reports dependencies).
  */
 import { Controller, Get, Header } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { PassportError } from '@passport/core';
 import { RequestId } from '../http/request-id.decorator.js';
 import { ApiErrors } from '../openapi/api-errors.decorator.js';
 import { Readiness } from './readiness.js';
-
-export class ReadyDto {
-  @ApiProperty({ enum: ['ready'] })
-  status!: 'ready';
-
-  @ApiProperty()
-  requestId!: string;
-
-  @ApiProperty({ format: 'date-time' })
-  timestamp!: string;
-}
+import { readyComponent, type Ready } from './readiness.schema.js';
 
 @ApiTags('service')
 @Controller('health')
@@ -35,9 +25,9 @@ export class ReadinessController {
       '503 SERVICE_UNAVAILABLE with details.state "starting" or "draining" (after SIGTERM: in-flight requests ' +
       'are finishing and the instance is about to stop accepting connections).',
   })
-  @ApiOkResponse({ type: ReadyDto })
+  @ApiOkResponse({ schema: readyComponent })
   @ApiErrors('SERVICE_UNAVAILABLE')
-  ready(@RequestId() requestId: string): ReadyDto {
+  ready(@RequestId() requestId: string): Ready {
     const state = this.readiness.state;
     if (state !== 'ready') throw new PassportError('SERVICE_UNAVAILABLE', { state });
     return { status: 'ready', requestId, timestamp: new Date().toISOString() };
