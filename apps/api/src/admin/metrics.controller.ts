@@ -3,69 +3,17 @@
  * figures in Prometheus text when the client asks for `text/plain` (docs/protocol.md §4).
  */
 import { Controller, Get, Headers, Inject, Res, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { type FastifyReply } from 'fastify';
 import { type Clock } from '@passport/core';
 import { RequestId } from '../platform/http/request-id.decorator.js';
 import { CLOCK } from '../platform/infrastructure/di-tokens.js';
 import { MetricsSnapshotService } from './metrics-snapshot.service.js';
-import { type MetricsSnapshot } from './metrics.snapshot.js';
+import { metricsComponent, type Metrics } from './metrics.schema.js';
 import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
 import { BearerAuthGuard } from '../session/bearer-auth.guard.js';
 import { PrivilegedGuard } from '../session/privileged.guard.js';
 import { PRIVILEGED_ERRORS } from './sessions-admin.controller.js';
-
-const counts = (properties: string[]) => ({
-  type: 'object' as const,
-  required: properties,
-  properties: Object.fromEntries(properties.map((p) => [p, { type: 'integer' as const }])),
-});
-
-export class MetricsDto {
-  @ApiProperty(counts(['total', 'errors', 'perMinute']))
-  requests!: MetricsSnapshot['requests'];
-
-  @ApiProperty(counts(['active', 'total']))
-  sessions!: MetricsSnapshot['sessions'];
-
-  @ApiProperty(counts(['reads', 'cacheHits']))
-  chain!: MetricsSnapshot['chain'];
-
-  @ApiProperty({
-    type: 'object',
-    required: ['total', 'verified', 'rejected', 'invalid', 'failureReasons', 'refused'],
-    properties: {
-      total: { type: 'integer' },
-      verified: { type: 'integer' },
-      rejected: { type: 'integer' },
-      invalid: { type: 'integer' },
-      failureReasons: { type: 'object', additionalProperties: { type: 'integer' } },
-      refused: {
-        type: 'object',
-        description: 'Lines that verified but were refused because the replay store could not record them, by error code.',
-        additionalProperties: { type: 'integer' },
-      },
-    },
-  })
-  verify!: MetricsSnapshot['verify'];
-
-  @ApiProperty({
-    type: 'object',
-    description: 'Per route pattern: request count and recent latency percentiles (ms).',
-    additionalProperties: {
-      type: 'object',
-      required: ['count', 'p50Ms', 'p95Ms', 'p99Ms'],
-      properties: { count: { type: 'integer' }, p50Ms: { type: 'number' }, p95Ms: { type: 'number' }, p99Ms: { type: 'number' } },
-    },
-  })
-  routes!: MetricsSnapshot['routes'];
-
-  @ApiProperty()
-  requestId!: string;
-
-  @ApiProperty({ format: 'date-time' })
-  timestamp!: string;
-}
 
 /** True when the client prefers Prometheus text: it names text/plain and not JSON. */
 export function wantsPrometheus(accept: string | undefined): boolean {
@@ -92,13 +40,13 @@ export class MetricsController {
       'counters (verify outcomes, logins, chain reads and cache hits, store errors) and the process metrics.',
   })
   @ApiProduces('application/json', 'text/plain')
-  @ApiOkResponse({ type: MetricsDto })
+  @ApiOkResponse({ schema: metricsComponent })
   @ApiErrors(...PRIVILEGED_ERRORS, 'METRICS_FAILED')
   async metrics(
     @Headers('accept') accept: string | undefined,
     @RequestId() requestId: string,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<MetricsDto | string> {
+  ): Promise<Metrics | string> {
     if (wantsPrometheus(accept)) {
       const text = await this.snapshots.prometheusText();
       reply.header('Content-Type', this.snapshots.contentType);
