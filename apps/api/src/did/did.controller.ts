@@ -14,7 +14,13 @@ import { type AppConfig } from '../platform/config/app-config.js';
 import { RequestId } from '../platform/http/request-id.decorator.js';
 import { APP_CONFIG, CHAIN_READER } from '../platform/infrastructure/di-tokens.js';
 import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
-import { DidDocumentBodyDto, DidDocumentDto, DidMethodDto } from './did.dto.js';
+import {
+  didDocumentBodyComponent,
+  didDocumentComponent,
+  didMethodComponent,
+  type DidDocumentResponse,
+  type DidMethodResponse,
+} from './did.schema.js';
 
 const tokenIdParam = ApiParam({
   name: 'tokenId',
@@ -33,9 +39,9 @@ export class DidController {
 
   @Get('.well-known/did')
   @ApiOperation({ summary: 'How the did:passport method works on this deployment' })
-  @ApiOkResponse({ type: DidMethodDto })
-  method(@RequestId() requestId: string): DidMethodDto {
-    return { ...describeDidMethod({ publicBaseUrl: this.config.publicBaseUrl }), requestId } as DidMethodDto;
+  @ApiOkResponse({ schema: didMethodComponent })
+  method(@RequestId() requestId: string): DidMethodResponse {
+    return { ...describeDidMethod({ publicBaseUrl: this.config.publicBaseUrl }), requestId } as DidMethodResponse;
   }
 
   @Get('.well-known/did/resolve')
@@ -45,24 +51,24 @@ export class DidController {
       'The verification method #owner is the Ed25519 key of the current on-chain owner of the passport.',
   })
   @ApiQuery({ name: 'did', required: true, schema: { type: 'string' }, example: 'did:passport:bjbvcjzqbdsj' })
-  @ApiOkResponse({ type: DidDocumentDto })
+  @ApiOkResponse({ schema: didDocumentComponent })
   @ApiErrors('INVALID_DID', 'DID_NOT_FOUND', 'DID_RESOLUTION_FAILED')
-  async resolve(@Query('did') did: unknown, @RequestId() requestId: string): Promise<DidDocumentDto> {
+  async resolve(@Query('did') did: unknown, @RequestId() requestId: string): Promise<DidDocumentResponse> {
     const document = await this.documentFor(parseDid(did).tokenId);
-    return { ...document, requestId } as DidDocumentDto;
+    return { ...document, requestId } as DidDocumentResponse;
   }
 
   @Get('.well-known/did/passport/:tokenId')
   @tokenIdParam
   @ApiOperation({ summary: 'The did-method document of one passport (same document as resolve)' })
-  @ApiOkResponse({ type: DidDocumentDto })
+  @ApiOkResponse({ schema: didDocumentComponent })
   @ApiErrors('INVALID_DID', 'DID_NOT_FOUND', 'DID_RESOLUTION_FAILED')
   async methodDocument(
     @Param('tokenId') tokenId: string,
     @RequestId() requestId: string,
-  ): Promise<DidDocumentDto> {
+  ): Promise<DidDocumentResponse> {
     const document = await this.documentFor(parseDid(`did:passport:${tokenId}`).tokenId);
-    return { ...document, requestId } as DidDocumentDto;
+    return { ...document, requestId } as DidDocumentResponse;
   }
 
   @Get('passport/:tokenId/did.json')
@@ -70,7 +76,7 @@ export class DidController {
   @ApiOperation({
     summary: 'The DID document where a did:web resolver fetches the alsoKnownAs alias (no requestId)',
   })
-  @ApiOkResponse({ type: DidDocumentBodyDto })
+  @ApiOkResponse({ schema: didDocumentBodyComponent })
   @ApiErrors('INVALID_DID', 'DID_NOT_FOUND', 'DID_RESOLUTION_FAILED')
   async didWeb(@Param('tokenId') tokenId: string): Promise<DidDocument> {
     return this.documentFor(parseDid(`did:passport:${tokenId}`).tokenId);
