@@ -8,7 +8,16 @@ import { type AppConfig } from '../platform/config/app-config.js';
 import { RequestId } from '../platform/http/request-id.decorator.js';
 import { APP_CONFIG } from '../platform/infrastructure/di-tokens.js';
 import { enrollmentDocument, holaDiscovery, mcpDiscovery, rootDiscovery } from './discovery.documents.js';
-import { EnrollmentDto, McpDiscoveryDto, PolicyDocumentDto, RootDiscoveryDto } from './discovery.dto.js';
+import {
+  enrollmentComponent,
+  mcpDiscoveryComponent,
+  policyDocumentComponent,
+  rootDiscoveryComponent,
+  type Enrollment,
+  type McpDiscovery,
+  type PolicyDocument,
+  type RootDiscovery,
+} from './discovery.schema.js';
 import { policyDocument, type PolicyName } from './policy.documents.js';
 
 const stamp = (requestId: string) => ({ requestId, timestamp: new Date().toISOString() });
@@ -26,54 +35,54 @@ export class DiscoveryController {
 
   @Get()
   @ApiOperation({ summary: 'Root discovery: what this service is and where everything lives' })
-  @ApiOkResponse({ type: RootDiscoveryDto })
-  root(@RequestId() requestId: string): RootDiscoveryDto {
+  @ApiOkResponse({ schema: rootDiscoveryComponent })
+  root(@RequestId() requestId: string): RootDiscovery {
     return { ...rootDiscovery(this.base), hola: this.hola, ...stamp(requestId) };
   }
 
   @Get('.well-known/enrollment')
   @ApiOperation({ summary: 'How to obtain a passport and start using it' })
-  @ApiOkResponse({ type: EnrollmentDto })
-  enrollment(@RequestId() requestId: string): EnrollmentDto {
+  @ApiOkResponse({ schema: enrollmentComponent })
+  enrollment(@RequestId() requestId: string): Enrollment {
     return { ...enrollmentDocument(this.base), ...stamp(requestId) };
   }
 
   @Get('.well-known/mcp')
   @ApiOperation({ summary: 'MCP discovery: transport, tools and plain-HTTP access to the documentation' })
-  @ApiOkResponse({ type: McpDiscoveryDto })
-  mcp(@RequestId() requestId: string): McpDiscoveryDto {
+  @ApiOkResponse({ schema: mcpDiscoveryComponent })
+  mcp(@RequestId() requestId: string): McpDiscovery {
     return { ...mcpDiscovery(this.base), hola: this.hola, ...stamp(requestId) };
   }
 
   @Get('.well-known/terms-of-service')
   @ApiOperation({ summary: 'Terms of service' })
-  @ApiOkResponse({ type: PolicyDocumentDto })
-  termsOfService(@RequestId() requestId: string): PolicyDocumentDto {
+  @ApiOkResponse({ schema: policyDocumentComponent })
+  termsOfService(@RequestId() requestId: string): PolicyDocument {
     return this.policy('terms-of-service', requestId);
   }
 
   @Get('.well-known/privacy-policy')
   @ApiOperation({ summary: 'Privacy policy' })
-  @ApiOkResponse({ type: PolicyDocumentDto })
-  privacyPolicy(@RequestId() requestId: string): PolicyDocumentDto {
+  @ApiOkResponse({ schema: policyDocumentComponent })
+  privacyPolicy(@RequestId() requestId: string): PolicyDocument {
     return this.policy('privacy-policy', requestId);
   }
 
   @Get('.well-known/data-retention')
   @ApiOperation({ summary: 'What is stored and for how long' })
-  @ApiOkResponse({ type: PolicyDocumentDto })
-  dataRetention(@RequestId() requestId: string): PolicyDocumentDto {
+  @ApiOkResponse({ schema: policyDocumentComponent })
+  dataRetention(@RequestId() requestId: string): PolicyDocument {
     return this.policy('data-retention', requestId);
   }
 
   @Get('.well-known/why-identyclaw')
   @ApiOperation({ summary: 'Why passports for agents' })
-  @ApiOkResponse({ type: PolicyDocumentDto })
-  whyIdentyclaw(@RequestId() requestId: string): PolicyDocumentDto {
+  @ApiOkResponse({ schema: policyDocumentComponent })
+  whyIdentyclaw(@RequestId() requestId: string): PolicyDocument {
     return this.policy('why-identyclaw', requestId);
   }
 
-  private policy(name: PolicyName, requestId: string): PolicyDocumentDto {
+  private policy(name: PolicyName, requestId: string): PolicyDocument {
     const doc = policyDocument(name, this.base);
     return { ...doc, sections: [...doc.sections], ...stamp(requestId) };
   }
