@@ -11,6 +11,7 @@ import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestj
 import { isPassportError, PassportError, parseDid, type ChainReader, type DidDocument } from '@passport/core';
 import { describeDidMethod, resolveDidDocument } from '@passport/core/did';
 import { type AppConfig } from '../platform/config/app-config.js';
+import { HTTP_STATUS } from '../platform/http/http-status.table.js';
 import { RequestId } from '../platform/http/request-id.decorator.js';
 import { APP_CONFIG, CHAIN_READER } from '../platform/infrastructure/di-tokens.js';
 import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
@@ -41,7 +42,13 @@ export class DidController {
   @ApiOperation({ summary: 'How the did:passport method works on this deployment' })
   @ApiOkResponse({ schema: didMethodComponent })
   method(@RequestId() requestId: string): DidMethodResponse {
-    return { ...describeDidMethod({ publicBaseUrl: this.config.publicBaseUrl }), requestId } as DidMethodResponse;
+    const description = describeDidMethod({ publicBaseUrl: this.config.publicBaseUrl });
+    const errors = {
+      INVALID_DID: HTTP_STATUS.INVALID_DID,
+      DID_NOT_FOUND: HTTP_STATUS.DID_NOT_FOUND,
+      DID_RESOLUTION_FAILED: HTTP_STATUS.DID_RESOLUTION_FAILED,
+    };
+    return { ...description, errors, requestId } as DidMethodResponse;
   }
 
   @Get('.well-known/did/resolve')

@@ -185,7 +185,10 @@ export function didWebDocumentUrl(tokenId: string, publicBaseUrl: string): strin
   return `${baseUrl(publicBaseUrl)}/passport/${encodeURIComponent(tokenId)}/did.json`;
 }
 
-/** The body of `GET /.well-known/did`: how the method works on this deployment. */
+/**
+ * The body of `GET /.well-known/did`: how the method works on this deployment. (The HTTP app adds the
+ * status of each DID error code: statuses are the app's.)
+ */
 export function describeDidMethod(options: DidDocumentOptions) {
   const base = baseUrl(options.publicBaseUrl);
   return {
@@ -205,7 +208,6 @@ export function describeDidMethod(options: DidDocumentOptions) {
         'Transferring the passport on chain changes the owner key; metadata changes change the services.',
       deactivate: 'Revoking the passport on chain; a revoked passport no longer verifies or logs in.',
     },
-    errors: { INVALID_DID: 400, DID_NOT_FOUND: 404, DID_RESOLUTION_FAILED: 500 },
   };
 }
 
