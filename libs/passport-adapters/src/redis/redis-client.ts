@@ -46,6 +46,17 @@ export function defineScript(
   return (...args) => command.apply(client, args);
 }
 
+/**
+ * Lua prelude: `serverNow` is Redis's own clock in ms (`TIME`; scripts may call it before writing since
+ * Redis 5, which replicates their effects), and `earlier(now)` the earlier of it and a caller's `now`.
+ * Fleet instances' clocks differ; Redis's is the one they share.
+ */
+export const SERVER_CLOCK_LUA = `
+local serverTime = redis.call('TIME')
+local serverNow = tonumber(serverTime[1]) * 1000 + math.floor(tonumber(serverTime[2]) / 1000)
+local function earlier(now) return math.min(now, serverNow) end
+`;
+
 /** `value` as a Lua-safe decimal string that round-trips a double exactly. */
 export function exactNumber(value: number): string {
   return Number.isFinite(value) ? String(value) : '0';
