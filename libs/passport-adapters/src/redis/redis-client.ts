@@ -3,6 +3,8 @@
  * registered once and sent as EVALSHA with a transparent EVAL fallback after a server restart, and the
  * same client API for Redis Cluster).
  *
+ * Commands issued in one turn of the event loop are sent together (auto-pipelining).
+ *
  * Failure behaviour is decided here: no offline queue (a command while disconnected fails at once
  * instead of waiting for a reconnect), one attempt per command, and a per-command timeout, so a slow or
  * dead Redis costs a request at most `commandTimeoutMs`. The client keeps reconnecting in the background
@@ -28,6 +30,10 @@ export function createRedisClient(url: string, options: RedisClientOptions = {})
     // Reconnect forever, at most every second: recovery needs no restart.
     retryStrategy: (attempt: number) => Math.min(50 * attempt, 1000),
     lazyConnect: false,
+    // Commands issued in one turn of the event loop go out in one write (and Redis answers them in
+    // one): under load, far fewer system calls and context switches on both sides for the same
+    // commands, in the same order (verify on Redis: 0.52 → see the commit).
+    enableAutoPipelining: true,
   });
   // Errors surface on the commands that fail; an unhandled 'error' event would crash the process.
   client.on('error', () => undefined);
