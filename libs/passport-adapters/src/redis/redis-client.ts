@@ -32,7 +32,7 @@ export function createRedisClient(url: string, options: RedisClientOptions = {})
     lazyConnect: false,
     // Commands issued in one turn of the event loop go out in one write (and Redis answers them in
     // one): under load, far fewer system calls and context switches on both sides for the same
-    // commands, in the same order (verify on Redis: 0.52 → see the commit).
+    // commands, in the same order.
     enableAutoPipelining: true,
   });
   // Errors surface on the commands that fail; an unhandled 'error' event would crash the process.

@@ -1,7 +1,8 @@
 /**
  * SessionStore on Redis, shared by every instance: a logout or revocation on one is refused on every
- * other at the next request, because every `get` reads Redis (no in-process cache to invalidate; one
- * script call on a pooled connection).
+ * other at the next request. `get` reads Redis (one script call), or, given a FleetSessionEpoch, answers
+ * from an in-process cache while the fleet's session epoch (incremented by every script below that
+ * changes a stored session, `<prefix>{sess}:epoch`) is unchanged since the session was read.
  *
  * Keys (one hash tag, so each script's keys share a Redis Cluster slot):
  * - `<prefix>{sess}:s:<sessionId>` hash of the record plus `ord` (its creation order) and
@@ -35,6 +36,7 @@ import {
   type SessionStore,
 } from '@passport/core/ports';
 import { defineScript, SERVER_CLOCK_LUA } from './redis-client.js';
+import { type FleetSessionEpoch } from './fleet-session-epoch.js';
 
 export const DEFAULT_REDIS_SESSION_MAX_ENTRIES = 100_000;
 const DEFAULT_MAX_OPEN_PER_PASSPORT = 100;
@@ -67,6 +69,7 @@ local function forget(base, id)
   if ord then redis.call('ZREM', base .. 'created', ord .. ':' .. id) end
   redis.call('HDEL', base .. 'idx', id)
   redis.call('DEL', base .. 's:' .. id)
+  redis.call('INCR', base .. 'epoch')
   redis.call('ZREM', base .. 'open', id)
   redis.call('SREM', base .. 'closed', id)
 end
@@ -82,6 +85,8 @@ local function closeSession(base, id, now, reason)
   if redis.call('ZSCORE', base .. 'open', id) == false then return 0 end
   -- Its hash expired (no sweep for a long time): writing to it would leave a partial record.
   if redis.call('HEXISTS', base .. 's:' .. id, 'sessionId') == 0 then forget(base, id) return 0 end
+  -- Every change to a stored session moves the epoch: cached copies on every instance are dropped.
+  redis.call('INCR', base .. 'epoch')
   redis.call('HSET', base .. 's:' .. id, 'closedAtMs', now, 'closeReason', reason)
   redis.call('ZREM', base .. 'open', id)
   redis.call('SADD', base .. 'closed', id)
@@ -146,6 +151,7 @@ if exp == false or tonumber(exp) <= tonumber(ARGV[3]) then return 0 end
 local f = redis.call('HMGET', key, 'sessionId', 'serverExpiresAtMs')
 if f[1] == false then return 0 end
 if f[2] and tonumber(f[2]) <= serverNow then return 0 end
+redis.call('INCR', ARGV[1] .. 'epoch')
 redis.call('HINCRBY', key, 'renewalCount', 1)
 redis.call('HSET', key, 'lastRenewedAtMs', ARGV[3])
 return 1
@@ -203,6 +209,19 @@ export interface RedisSessionStoreOptions {
   readonly maxEntries?: number;
   /** Open sessions one passport may hold (default 100). */
   readonly maxOpenPerPassport?: number;
+  /**
+   * Enables the read cache: `get` answers from memory while this epoch (read by every request's public
+   * rate-limit take) is unchanged since the session was read from Redis. Without it every `get` reads Redis.
+   */
+  readonly epoch?: FleetSessionEpoch;
+  /** Sessions the read cache holds at most (default 10 000; the oldest entry leaves first). */
+  readonly cacheEntries?: number;
+}
+
+interface CachedSession {
+  readonly epoch: string;
+  readonly record: SessionRecord;
+  readonly serverExpiresAtMs: number;
 }
 
 type Script = (...args: Array<string | number>) => Promise<unknown>;
@@ -218,6 +237,9 @@ export class RedisSessionStore implements SessionStore {
   private readonly listScript: Script;
   private readonly getScript: Script;
   private readonly countOpenScript: Script;
+  private readonly epoch: FleetSessionEpoch | undefined;
+  private readonly cache = new Map<string, CachedSession>();
+  private readonly cacheEntries: number;
 
   constructor(
     private readonly redis: Redis,
@@ -233,6 +255,9 @@ export class RedisSessionStore implements SessionStore {
     this.listScript = defineScript(redis, 'passportSessionList', 0, LIST_LUA);
     this.getScript = defineScript(redis, 'passportSessionGet', 1, GET_LUA);
     this.countOpenScript = defineScript(redis, 'passportSessionCountOpen', 0, COUNT_OPEN_LUA);
+    this.epoch = options.epoch;
+    this.cacheEntries = options.cacheEntries ?? 10_000;
+    this.epoch?.onChange(() => this.cache.clear());
   }
 
   async create(session: SessionRecord): Promise<void> {
@@ -271,23 +296,31 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async get(sessionId: string): Promise<SessionRecord | null> {
+    // The epoch as known before the read: a change after it (even one racing this read) drops the entry.
+    const seen = this.epoch?.current() ?? null;
+    if (seen !== null) {
+      const hit = this.cache.get(sessionId);
+      if (hit !== undefined && hit.epoch === seen.epoch) return endedOnServer(hit.record, hit.serverExpiresAtMs, seen.serverNowMs);
+    }
     const [flat, serverNow] = (await this.getScript(this.key(sessionId))) as [string[], number];
     const hash = fromFlat(flat);
     if (hash.sessionId === undefined) return null;
     const record = toRecord(hash);
     const serverExpiresAtMs = Number(hash.serverExpiresAtMs);
-    if (record.closedAtMs === null && serverExpiresAtMs <= Number(serverNow)) {
-      // Ended on Redis's clock: refused wherever it is read, however far behind the reader's clock runs.
-      return Object.freeze({ ...record, closedAtMs: record.expiresAtMs, closeReason: SESSION_EXPIRED_ON_SERVER });
+    if (seen !== null) {
+      if (this.cache.size >= this.cacheEntries) this.cache.delete(this.cache.keys().next().value as string);
+      this.cache.set(sessionId, { epoch: seen.epoch, record, serverExpiresAtMs });
     }
-    return record;
+    return endedOnServer(record, serverExpiresAtMs, Number(serverNow));
   }
 
   async close(sessionId: string, reason: string, nowMs: number): Promise<boolean> {
+    this.cache.delete(sessionId);
     return Number(await this.closeScript(this.base, sessionId, nowMs, reason)) === 1;
   }
 
   async recordRenewal(sessionId: string, nowMs: number): Promise<boolean> {
+    this.cache.delete(sessionId);
     return Number(await this.renewScript(this.base, sessionId, nowMs)) === 1;
   }
 
@@ -329,6 +362,12 @@ export class RedisSessionStore implements SessionStore {
   private key(sessionId: string): string {
     return `${this.base}s:${sessionId}`;
   }
+}
+
+/** A session past its end on Redis's clock is reported closed: refused however far behind the reader's clock runs. */
+function endedOnServer(record: SessionRecord, serverExpiresAtMs: number, serverNowMs: number): SessionRecord {
+  if (record.closedAtMs !== null || !(serverExpiresAtMs <= serverNowMs)) return record;
+  return Object.freeze({ ...record, closedAtMs: record.expiresAtMs, closeReason: SESSION_EXPIRED_ON_SERVER });
 }
 
 function fromFlat(flat: readonly string[]): Record<string, string> {
