@@ -6,6 +6,7 @@
  * to in-process buckets, health degraded with the reason; Redis back → everything recovers, no restart.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import { performance } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { bearer, fetchChallenge, login, mintAndLogin, mintPassport, newKey, signLogin } from '../support/passports.js';
@@ -70,6 +71,30 @@ describe('two instances on one Redis', () => {
     const refused = await me(a, jwt);
     expect(refused.status).toBe(401);
     expect(refused.body.error.code).toBe('INVALIDATED_TOKEN');
+  });
+
+  it('A hammered with requests of one session (answered from its session read cache) refuses every request sent after a logout on B answered', async () => {
+    const { jwt } = await mintAndLogin(a);
+    const results: Array<{ sentAt: number; status: number }> = [];
+    let stop = false;
+    const worker = async (): Promise<void> => {
+      while (!stop) {
+        const sentAt = performance.now();
+        results.push({ sentAt, status: (await me(a, jwt)).status });
+      }
+    };
+    const workers = Array.from({ length: 8 }, worker);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await postJson(b.baseUrl, '/api/logout', {}, bearer(jwt))).status).toBe(200);
+    const loggedOutAt = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    stop = true;
+    await Promise.all(workers);
+    const before = results.filter((r) => r.sentAt < loggedOutAt);
+    const after = results.filter((r) => r.sentAt > loggedOutAt);
+    expect(before.filter((r) => r.status === 200).length).toBeGreaterThan(10);
+    expect(after.length).toBeGreaterThan(10);
+    expect(after.filter((r) => r.status !== 401)).toEqual([]);
   });
 
   it('a login challenge used on A is refused on B', async () => {

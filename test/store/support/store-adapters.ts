@@ -189,7 +189,9 @@ export const replayAdapters: ReadonlyArray<AdapterKind<SweepableReplayStore, Rep
     inspectReplay,
   ),
   redisKind(
-    (client, prefix, o) => new RedisReplayStore(client, { prefix, maxEntries: o.maxEntries }),
+    // The contract counts time on the caller's clock alone; the margin for fleet clock skew is tested
+    // in redis-clock-skew.spec.ts.
+    (client, prefix, o) => new RedisReplayStore(client, { prefix, maxEntries: o.maxEntries, clockSkewMarginMs: 0 }),
     inspectReplay,
   ),
 ];

@@ -1,6 +1,11 @@
 /** The `STORE=redis` adapters of the store ports (replay records, sessions, rate-limit buckets). */
 export { createRedisClient, whenConnected, DEFAULT_REDIS_COMMAND_TIMEOUT_MS, type RedisClientOptions } from './redis-client.js';
-export { RedisReplayStore, DEFAULT_REDIS_REPLAY_MAX_ENTRIES, type RedisReplayStoreOptions } from './redis-replay.store.js';
+export {
+  RedisReplayStore,
+  DEFAULT_REDIS_REPLAY_MAX_ENTRIES,
+  DEFAULT_REDIS_CLOCK_SKEW_MARGIN_MS,
+  type RedisReplayStoreOptions,
+} from './redis-replay.store.js';
 export { RedisSessionStore, DEFAULT_REDIS_SESSION_MAX_ENTRIES, type RedisSessionStoreOptions } from './redis-session.store.js';
 export {
   RedisRateLimitStore,
@@ -13,3 +18,4 @@ export {
   type McpAdmission,
   type RedisMcpSessionDirectoryOptions,
 } from './redis-mcp-session.directory.js';
+export { FleetSessionEpoch, type EpochObservation } from './fleet-session-epoch.js';

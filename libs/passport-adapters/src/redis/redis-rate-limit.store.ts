@@ -13,12 +13,13 @@
  */
 import { type Redis } from 'ioredis';
 import { type BucketPolicy, type RateLimitStore, type TakeResult } from '@passport/core/ports';
-import { defineScript } from './redis-client.js';
+import { defineScript, SERVER_CLOCK_LUA } from './redis-client.js';
+import { type FleetSessionEpoch } from './fleet-session-epoch.js';
 
 export const DEFAULT_REDIS_RATE_LIMIT_MAX_ENTRIES = 100_000;
 
 /** Mirrors takeToken in libs/passport-core/src/rate-limit/token-bucket.ts (kept equal by the contract suite). */
-const TAKE_LUA = `
+const TAKE_BODY = `
 local bucket, lru, full = KEYS[1], KEYS[2], KEYS[3]
 local capacity, refill, now, maxEntries, member = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
 local eps = 1e-9
@@ -67,7 +68,13 @@ if isNew and redis.call('ZCARD', lru) > maxEntries then
     end
   end
 end
+`;
+const TAKE_LUA = `${TAKE_BODY}
 return {allowed, remaining, retry}
+`;
+/** The same take, also returning the session epoch (KEYS[4]) and Redis's clock: see FleetSessionEpoch. */
+const TAKE_WITH_EPOCH_LUA = `${SERVER_CLOCK_LUA}${TAKE_BODY}
+return {allowed, remaining, retry, redis.call('GET', KEYS[4]) or '0', serverNow}
 `;
 
 /** Forgets up to 1000 buckets full again by ARGV[1] (Lua's unpack is limited to ~8000 values); returns how many. */
@@ -88,12 +95,20 @@ export interface RedisRateLimitStoreOptions {
   readonly namespace?: string;
   /** Buckets held at most (default 100 000). */
   readonly maxEntries?: number;
+  /**
+   * Each take also reads the fleet's session epoch into this object (for the session read cache). The
+   * buckets then live under the sessions' hash tag (`<prefix>{sess}:rl:<ns>:`), so the script's keys
+   * share one Redis Cluster slot with the epoch.
+   */
+  readonly sessionEpoch?: FleetSessionEpoch;
 }
 
 export class RedisRateLimitStore implements RateLimitStore {
   readonly maxEntries: number;
   private readonly base: string;
   private readonly takeScript: (...args: Array<string | number>) => Promise<unknown>;
+  private readonly epoch: FleetSessionEpoch | undefined;
+  private readonly epochKey: string;
   private readonly sweepScript: (...args: Array<string | number>) => Promise<unknown>;
 
   constructor(
@@ -101,23 +116,37 @@ export class RedisRateLimitStore implements RateLimitStore {
     options: RedisRateLimitStoreOptions = {},
   ) {
     this.maxEntries = options.maxEntries ?? DEFAULT_REDIS_RATE_LIMIT_MAX_ENTRIES;
-    this.base = `${options.prefix ?? 'passport:'}{rl:${options.namespace ?? 'default'}}:`;
-    this.takeScript = defineScript(redis, 'passportRateTake', 3, TAKE_LUA);
+    const prefix = options.prefix ?? 'passport:';
+    const namespace = options.namespace ?? 'default';
+    this.epoch = options.sessionEpoch;
+    this.base = this.epoch ? `${prefix}{sess}:rl:${namespace}:` : `${prefix}{rl:${namespace}}:`;
+    this.epochKey = `${prefix}{sess}:epoch`;
+    this.takeScript = this.epoch
+      ? defineScript(redis, 'passportRateTakeWithEpoch', 4, TAKE_WITH_EPOCH_LUA)
+      : defineScript(redis, 'passportRateTake', 3, TAKE_LUA);
     this.sweepScript = defineScript(redis, 'passportRateSweep', 2, SWEEP_LUA);
   }
 
   async take(key: string, policy: BucketPolicy, nowMs: number): Promise<TakeResult> {
-    const [allowed, remaining, retryAfterMs] = (await this.takeScript(
-      `${this.base}b:${key}`,
-      `${this.base}lru`,
-      `${this.base}full`,
-      policy.capacity,
-      policy.refillPerMs.toPrecision(17),
-      nowMs,
-      this.maxEntries,
-      key,
-      `${this.base}b:`,
-    )) as [number, number, number];
+    const keys = [`${this.base}b:${key}`, `${this.base}lru`, `${this.base}full`];
+    if (this.epoch) keys.push(this.epochKey);
+    let reply: [number, number, number, string?, number?];
+    try {
+      reply = (await this.takeScript(
+        ...keys,
+        policy.capacity,
+        policy.refillPerMs.toPrecision(17),
+        nowMs,
+        this.maxEntries,
+        key,
+        `${this.base}b:`,
+      )) as typeof reply;
+    } catch (error) {
+      this.epoch?.forget();
+      throw error;
+    }
+    const [allowed, remaining, retryAfterMs, epoch, serverNowMs] = reply;
+    if (this.epoch) this.epoch.observe(String(epoch), Number(serverNowMs));
     return { allowed: allowed === 1, remaining, retryAfterMs };
   }
 

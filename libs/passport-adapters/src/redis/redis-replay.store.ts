@@ -3,9 +3,9 @@
  * sharing the server: of N concurrent calls with one key exactly one is `recorded`.
  *
  * Keys (all under one hash tag, so the script's keys share a Redis Cluster slot):
- * - `<prefix>{replay}:r:<key>`  string `firstSeenMs:expiresAtMs`, with `PX = expiresAtMs - nowMs`
- *   (the record's own lifetime; expiry is also compared with the caller's `nowMs`, exactly as the
- *   other stores do, so a record is live until `expiresAtMs` exclusive);
+ * - `<prefix>{replay}:r:<key>`  string `firstSeenMs:expiresAtMs`. Whether a record is live is decided
+ *   with the caller's `nowMs` (the same clock its freshness check used), so a record is live until
+ *   `expiresAtMs` exclusive, exactly as in the other stores;
  * - `<prefix>{replay}:exp`      sorted set key → expiresAtMs: the count, the cap and the sweep;
  * - `<prefix>{replay}:o:<owner>` sorted set key → expiresAtMs: the per-owner quota.
  * A live record is never evicted: a full store (`maxEntries`, after dropping expired entries) refuses
@@ -15,14 +15,21 @@
 import { type Redis } from 'ioredis';
 import { PassportError, type ReplayStore } from '@passport/core';
 import { type RecordOutcome, type RecordQuota, type ReplayStoreUsage } from '@passport/core/ports';
-import { defineScript } from './redis-client.js';
+import { defineScript, SERVER_CLOCK_LUA } from './redis-client.js';
 
 export const DEFAULT_REDIS_REPLAY_MAX_ENTRIES = 1_000_000;
+/**
+ * How far behind Redis an instance's clock may run and still find every record it needs (15 min):
+ * records are kept that long past their expiry. With the 24 h replay window that costs about 1 % more
+ * held records.
+ */
+export const DEFAULT_REDIS_CLOCK_SKEW_MARGIN_MS = 900_000;
 
 /** Returns {1} recorded, {0, firstSeen} live, {-1} store full, {-2} owner at quota. */
-const RECORD_LUA = `
+const RECORD_LUA = `${SERVER_CLOCK_LUA}
 local rec, idx, ownerKey = KEYS[1], KEYS[2], KEYS[3]
-local member, now, expires, maxEntries, maxPerOwner = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local member, now, expires, maxEntries, maxPerOwner, margin = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[7])
+local keepFor = math.max(1, expires - earlier(now) + margin)
 local seen = redis.call('GET', rec)
 if seen then
   local sep = string.find(seen, ':', 1, true)
@@ -36,26 +43,30 @@ if maxPerOwner > 0 then
   end
 end
 if redis.call('ZSCORE', idx, member) == false and redis.call('ZCARD', idx) >= maxEntries then
-  local expired = redis.call('ZRANGEBYSCORE', idx, '-inf', now, 'LIMIT', 0, 1000)
+  local expired = redis.call('ZRANGEBYSCORE', idx, '-inf', earlier(now) - margin, 'LIMIT', 0, 1000)
   for _, k in ipairs(expired) do redis.call('DEL', ARGV[6] .. k) end
   if #expired > 0 then redis.call('ZREM', idx, unpack(expired)) end
   if redis.call('ZCARD', idx) >= maxEntries then return {-1} end
 end
-redis.call('SET', rec, ARGV[2] .. ':' .. ARGV[3], 'PX', math.max(1, expires - now))
+redis.call('SET', rec, ARGV[2] .. ':' .. ARGV[3], 'PX', keepFor)
 redis.call('ZADD', idx, expires, member)
 if maxPerOwner > 0 then
   redis.call('ZADD', ownerKey, expires, member)
-  if redis.call('PTTL', ownerKey) < expires - now then redis.call('PEXPIRE', ownerKey, math.max(1, expires - now)) end
+  if redis.call('PTTL', ownerKey) < keepFor then redis.call('PEXPIRE', ownerKey, keepFor) end
 end
 return {1}
 `;
 
-/** Deletes up to ARGV[2] expired records (batches: Lua's unpack is limited to ~8000 values); returns how many. */
-const SWEEP_LUA = `
-local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+/**
+ * Deletes up to ARGV[2] expired records (batches: Lua's unpack is limited to ~8000 values); returns how
+ * many. ARGV: now, batch, record key prefix, clock skew margin.
+ */
+const SWEEP_LUA = `${SERVER_CLOCK_LUA}
+local upTo = earlier(tonumber(ARGV[1])) - tonumber(ARGV[4])
+local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', upTo, 'LIMIT', 0, tonumber(ARGV[2]))
 for _, k in ipairs(expired) do
   local seen = redis.call('GET', ARGV[3] .. k)
-  if seen and tonumber(string.sub(seen, string.find(seen, ':', 1, true) + 1)) <= tonumber(ARGV[1]) then redis.call('DEL', ARGV[3] .. k) end
+  if seen and tonumber(string.sub(seen, string.find(seen, ':', 1, true) + 1)) <= upTo then redis.call('DEL', ARGV[3] .. k) end
 end
 if #expired > 0 then redis.call('ZREM', KEYS[1], unpack(expired)) end
 return #expired
@@ -68,10 +79,17 @@ export interface RedisReplayStoreOptions {
   readonly prefix?: string;
   /** Live records held at most (default 1 000 000). */
   readonly maxEntries?: number;
+  /**
+   * How far an instance's clock may run behind Redis's and still find every record it needs: records
+   * are removed only this long after they expired (default 15 min; 0 removes them at expiry, as the
+   * in-process stores do).
+   */
+  readonly clockSkewMarginMs?: number;
 }
 
 export class RedisReplayStore implements ReplayStore {
   readonly maxEntries: number;
+  readonly clockSkewMarginMs: number;
   private readonly base: string;
   private readonly record: (...args: Array<string | number>) => Promise<unknown>;
   private readonly sweepScript: (...args: Array<string | number>) => Promise<unknown>;
@@ -85,6 +103,7 @@ export class RedisReplayStore implements ReplayStore {
     options: RedisReplayStoreOptions = {},
   ) {
     this.maxEntries = options.maxEntries ?? DEFAULT_REDIS_REPLAY_MAX_ENTRIES;
+    this.clockSkewMarginMs = options.clockSkewMarginMs ?? DEFAULT_REDIS_CLOCK_SKEW_MARGIN_MS;
     this.base = `${options.prefix ?? 'passport:'}{replay}:`;
     this.record = defineScript(redis, 'passportReplayRecord', 3, RECORD_LUA);
     this.sweepScript = defineScript(redis, 'passportReplaySweep', 1, SWEEP_LUA);
@@ -103,6 +122,7 @@ export class RedisReplayStore implements ReplayStore {
         this.maxEntries,
         quota ? quota.maxPerOwner : 0,
         `${this.base}r:`,
+        this.clockSkewMarginMs,
       );
     } catch (error) {
       this.lastFailure = Date.now();
@@ -120,11 +140,13 @@ export class RedisReplayStore implements ReplayStore {
     throw new PassportError('REPLAY_QUOTA_EXCEEDED', { maxPerSender: quota?.maxPerOwner });
   }
 
-  /** Deletes expired records (in batches); returns how many were removed. */
+  /** Deletes records expired more than the clock skew margin ago (in batches); returns how many were removed. */
   async sweep(nowMs: number): Promise<number> {
     let removed = 0;
     for (;;) {
-      const batch = Number(await this.sweepScript(`${this.base}exp`, nowMs, 1000, `${this.base}r:`));
+      const batch = Number(
+        await this.sweepScript(`${this.base}exp`, nowMs, 1000, `${this.base}r:`, this.clockSkewMarginMs),
+      );
       removed += batch;
       if (batch < 1000) return removed;
     }

@@ -1,11 +1,15 @@
 /**
  * SessionStore on Redis, shared by every instance: a logout or revocation on one is refused on every
- * other at the next request, because every `get` reads Redis (no in-process cache to invalidate; one
- * HGETALL on a pooled connection).
+ * other at the next request. `get` reads Redis (one script call), or, given a FleetSessionEpoch, answers
+ * from an in-process cache while the fleet's session epoch (incremented by every script below that
+ * changes a stored session, `<prefix>{sess}:epoch`) is unchanged since the session was read.
  *
  * Keys (one hash tag, so each script's keys share a Redis Cluster slot):
- * - `<prefix>{sess}:s:<sessionId>` hash of the record plus `ord` (its creation order), with a TTL of
- *   the session's lifetime plus one hour (an expired or closed session stays readable until swept);
+ * - `<prefix>{sess}:s:<sessionId>` hash of the record plus `ord` (its creation order) and
+ *   `serverExpiresAtMs` (its end on Redis's clock), with a TTL of the session's lifetime plus one hour
+ *   (an expired or closed session stays readable until swept);
+ * - `<prefix>{sess}:idx`      hash sessionId → `<ord>|<tokenId>`, so a sweep finds every index entry of
+ *   a session whose hash has already expired (after a long time without sweeps);
  * - `<prefix>{sess}:created`  sorted set `<ord>:<sessionId>` → createdAtMs (newest first, total);
  * - `<prefix>{sess}:open`     sorted set sessionId → expiresAtMs of open sessions (countOpen, sweep);
  * - `<prefix>{sess}:closed`   set of closed sessionIds (sweep);
@@ -13,7 +17,15 @@
  * - `<prefix>{sess}:seq`      creation counter.
  * Semantics and bounds are the SQLite adapter's (same contract suite): a create at `maxEntries` first
  * sweeps; a passport beyond `maxOpenPerPassport` closes its own oldest (`superseded`); if still full,
- * `SessionCapacityError` and nothing is stored. Create, close, renewal and sweep are each one Lua script.
+ * `SessionCapacityError` and nothing is stored. Create, close, renewal and sweep are each one Lua script;
+ * a sweep removes at most 1000 sessions per script call (it loops), so it never blocks Redis for long.
+ * List and countOpen skip, and forget, index entries whose hash is gone.
+ *
+ * Clock skew across a fleet: a session's `expiresAtMs` comes from the clock of the instance that
+ * created it. Its lifetime is also measured on Redis's clock (`serverExpiresAtMs`); `get` reports a
+ * session past that as closed (`expired`) and renewals are refused, so an instance whose clock runs
+ * behind cannot keep a session alive longer than it was issued for. Sweeps never run ahead of Redis's
+ * clock, so an instance whose clock runs ahead cannot sweep away the sessions of others.
  */
 import { type Redis } from 'ioredis';
 import {
@@ -23,30 +35,58 @@ import {
   type SessionRecord,
   type SessionStore,
 } from '@passport/core/ports';
-import { defineScript } from './redis-client.js';
+import { defineScript, SERVER_CLOCK_LUA } from './redis-client.js';
+import { type FleetSessionEpoch } from './fleet-session-epoch.js';
 
 export const DEFAULT_REDIS_SESSION_MAX_ENTRIES = 100_000;
 const DEFAULT_MAX_OPEN_PER_PASSPORT = 100;
 /** How long Redis keeps a session after its expiry if no sweep removed it first. */
 const KEEP_AFTER_EXPIRY_MS = 3_600_000;
+/** Close reason `get` reports for a session past its end on Redis's clock. */
+export const SESSION_EXPIRED_ON_SERVER = 'expired';
 
-/** Shared Lua: sweep(now) deletes closed and expired sessions; returns how many. */
-const SWEEP_FN = `
-local function sweep(base, now)
-  local gone = redis.call('ZRANGEBYSCORE', base .. 'open', '-inf', now)
-  for _, id in ipairs(redis.call('SMEMBERS', base .. 'closed')) do gone[#gone + 1] = id end
-  for _, id in ipairs(gone) do
+/** Sessions one sweep script removes at most, so no sweep blocks Redis for long (the caller loops). */
+const SWEEP_BATCH = 1000;
+
+/**
+ * Shared Lua. forget(id) removes a session and every index entry of it (its `idx` entry finds them
+ * even when the hash itself is gone). sweep(now, limit) removes up to `limit` closed sessions and
+ * sessions expired by the earlier of `now` and Redis's clock (a caller whose clock runs ahead cannot
+ * sweep away the sessions of others); returns how many.
+ */
+const SWEEP_FN = `${SERVER_CLOCK_LUA}
+local function forget(base, id)
+  local tokenId, ord
+  local meta = redis.call('HGET', base .. 'idx', id)
+  if meta then
+    local sep = string.find(meta, '|', 1, true)
+    ord, tokenId = string.sub(meta, 1, sep - 1), string.sub(meta, sep + 1)
+  else
     local f = redis.call('HMGET', base .. 's:' .. id, 'tokenId', 'ord')
-    if f[1] then redis.call('ZREM', base .. 'p:' .. f[1], id) end
-    if f[2] then redis.call('ZREM', base .. 'created', f[2] .. ':' .. id) end
-    redis.call('DEL', base .. 's:' .. id)
-    redis.call('ZREM', base .. 'open', id)
-    redis.call('SREM', base .. 'closed', id)
+    tokenId, ord = f[1], f[2]
   end
+  if tokenId then redis.call('ZREM', base .. 'p:' .. tokenId, id) end
+  if ord then redis.call('ZREM', base .. 'created', ord .. ':' .. id) end
+  redis.call('HDEL', base .. 'idx', id)
+  redis.call('DEL', base .. 's:' .. id)
+  redis.call('INCR', base .. 'epoch')
+  redis.call('ZREM', base .. 'open', id)
+  redis.call('SREM', base .. 'closed', id)
+end
+local function sweep(base, now, limit)
+  local gone = redis.call('ZRANGEBYSCORE', base .. 'open', '-inf', earlier(now), 'LIMIT', 0, limit)
+  if #gone < limit then
+    for _, id in ipairs(redis.call('SRANDMEMBER', base .. 'closed', limit - #gone)) do gone[#gone + 1] = id end
+  end
+  for _, id in ipairs(gone) do forget(base, id) end
   return #gone
 end
 local function closeSession(base, id, now, reason)
   if redis.call('ZSCORE', base .. 'open', id) == false then return 0 end
+  -- Its hash expired (no sweep for a long time): writing to it would leave a partial record.
+  if redis.call('HEXISTS', base .. 's:' .. id, 'sessionId') == 0 then forget(base, id) return 0 end
+  -- Every change to a stored session moves the epoch: cached copies on every instance are dropped.
+  redis.call('INCR', base .. 'epoch')
   redis.call('HSET', base .. 's:' .. id, 'closedAtMs', now, 'closeReason', reason)
   redis.call('ZREM', base .. 'open', id)
   redis.call('SADD', base .. 'closed', id)
@@ -56,12 +96,12 @@ end
 
 /**
  * KEYS[1] = the session hash. ARGV: base, now, maxEntries, maxPerPassport, sessionId, tokenId, ttl,
- * then the record's fields as name/value pairs. Returns 1 created, -1 exists, -2 full.
+ * lifetime, then the record's fields as name/value pairs. Returns 1 created, -1 exists, -2 full.
  */
 const CREATE_LUA = `${SWEEP_FN}
 local base, now, maxEntries, maxPer, id, tokenId, ttl = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], ARGV[6], tonumber(ARGV[7])
 if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
-if redis.call('ZCARD', base .. 'created') >= maxEntries then sweep(base, now) end
+if redis.call('ZCARD', base .. 'created') >= maxEntries then sweep(base, now, ${SWEEP_BATCH}) end
 local mine = redis.call('ZRANGE', base .. 'p:' .. tokenId, 0, -1)
 local open = {}
 for _, sid in ipairs(mine) do
@@ -71,14 +111,16 @@ end
 local excess = math.max(0, #open - maxPer + 1)
 -- Closing own sessions frees room only after a sweep: refuse before changing anything when it cannot.
 if redis.call('ZCARD', base .. 'created') >= maxEntries and excess == 0 then return -2 end
-for i = 1, excess do closeSession(base, open[i], now, ARGV[8]) end
-if excess > 0 and redis.call('ZCARD', base .. 'created') >= maxEntries then sweep(base, now) end
+for i = 1, excess do closeSession(base, open[i], now, ARGV[9]) end
+if excess > 0 and redis.call('ZCARD', base .. 'created') >= maxEntries then sweep(base, now, ${SWEEP_BATCH}) end
 if redis.call('ZCARD', base .. 'created') >= maxEntries then return -2 end
 local ord = string.format('%020d', redis.call('INCR', base .. 'seq'))
 local fields = {}
-for i = 9, #ARGV do fields[#fields + 1] = ARGV[i] end
-redis.call('HSET', KEYS[1], 'ord', ord, unpack(fields))
+for i = 10, #ARGV do fields[#fields + 1] = ARGV[i] end
+-- The session ends at the writer's lifetime measured on Redis's clock, whatever the reader's clock says.
+redis.call('HSET', KEYS[1], 'ord', ord, 'serverExpiresAtMs', serverNow + tonumber(ARGV[8]), unpack(fields))
 redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('HSET', base .. 'idx', id, ord .. '|' .. tokenId)
 redis.call('ZADD', base .. 'created', tonumber(redis.call('HGET', KEYS[1], 'createdAtMs')), ord .. ':' .. id)
 local expires = tonumber(redis.call('HGET', KEYS[1], 'expiresAtMs'))
 if redis.call('HEXISTS', KEYS[1], 'closedAtMs') == 1 then
@@ -91,34 +133,73 @@ redis.call('PEXPIRE', base .. 'p:' .. tokenId, ttl)
 return 1
 `;
 
+/** KEYS[1] = the session hash. Returns the hash (flat) and Redis's clock (ms). */
+const GET_LUA = `${SERVER_CLOCK_LUA}
+return {redis.call('HGETALL', KEYS[1]), serverNow}
+`;
+
 /** ARGV: base, sessionId, now, reason. */
 const CLOSE_LUA = `${SWEEP_FN}
 return closeSession(ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4])
 `;
 
-/** ARGV: base, sessionId, now. Counts a renewal of an open, unexpired session. */
-const RENEW_LUA = `
+/** ARGV: base, sessionId, now. Counts a renewal of an open session unexpired by both `now` and Redis's clock. */
+const RENEW_LUA = `${SERVER_CLOCK_LUA}
+local key = ARGV[1] .. 's:' .. ARGV[2]
 local exp = redis.call('ZSCORE', ARGV[1] .. 'open', ARGV[2])
 if exp == false or tonumber(exp) <= tonumber(ARGV[3]) then return 0 end
-redis.call('HINCRBY', ARGV[1] .. 's:' .. ARGV[2], 'renewalCount', 1)
-redis.call('HSET', ARGV[1] .. 's:' .. ARGV[2], 'lastRenewedAtMs', ARGV[3])
+local f = redis.call('HMGET', key, 'sessionId', 'serverExpiresAtMs')
+if f[1] == false then return 0 end
+if f[2] and tonumber(f[2]) <= serverNow then return 0 end
+redis.call('INCR', ARGV[1] .. 'epoch')
+redis.call('HINCRBY', key, 'renewalCount', 1)
+redis.call('HSET', key, 'lastRenewedAtMs', ARGV[3])
 return 1
 `;
 
+/** ARGV: base, now, limit. */
 const SWEEP_LUA = `${SWEEP_FN}
-return sweep(ARGV[1], tonumber(ARGV[2]))
+return sweep(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]))
 `;
 
-/** ARGV: base, offset, limit. Returns total, then the page's hashes (flat field lists), newest first. */
-const LIST_LUA = `
-local base = ARGV[1]
-local total = redis.call('ZCARD', base .. 'created')
-local ords = redis.call('ZREVRANGE', base .. 'created', tonumber(ARGV[2]), tonumber(ARGV[2]) + tonumber(ARGV[3]) - 1)
-local out = {total}
-for _, ord in ipairs(ords) do
-  out[#out + 1] = redis.call('HGETALL', base .. 's:' .. string.sub(ord, 22))
+/**
+ * ARGV: base, offset, limit. Returns total, then the page's hashes (flat field lists), newest first.
+ * An index entry whose hash is gone is skipped and forgotten (the page is filled from the next ones).
+ */
+const LIST_LUA = `${SWEEP_FN}
+local base, pos, limit = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local items = {}
+while #items < limit do
+  local members = redis.call('ZREVRANGE', base .. 'created', pos, pos + (limit - #items) - 1)
+  if #members == 0 then break end
+  for _, member in ipairs(members) do
+    local hash = redis.call('HGETALL', base .. 's:' .. string.sub(member, 22))
+    if redis.call('HEXISTS', base .. 's:' .. string.sub(member, 22), 'sessionId') == 0 then
+      forget(base, string.sub(member, 22))
+      redis.call('ZREM', base .. 'created', member)
+    else
+      items[#items + 1] = hash
+      pos = pos + 1
+    end
+  end
 end
+local out = {redis.call('ZCARD', base .. 'created')}
+for _, hash in ipairs(items) do out[#out + 1] = hash end
 return out
+`;
+
+/**
+ * ARGV: base, now, offset, limit. Counts open sessions unexpired at `now` among `limit` index entries
+ * from `offset`, forgetting entries whose hash is gone. Returns {counted, examined}.
+ */
+const COUNT_OPEN_LUA = `${SWEEP_FN}
+local base = ARGV[1]
+local ids = redis.call('ZRANGEBYSCORE', base .. 'open', '(' .. ARGV[2], '+inf', 'LIMIT', tonumber(ARGV[3]), tonumber(ARGV[4]))
+local counted = 0
+for _, id in ipairs(ids) do
+  if redis.call('HEXISTS', base .. 's:' .. id, 'sessionId') == 1 then counted = counted + 1 else forget(base, id) end
+end
+return {counted, #ids}
 `;
 
 export interface RedisSessionStoreOptions {
@@ -128,6 +209,19 @@ export interface RedisSessionStoreOptions {
   readonly maxEntries?: number;
   /** Open sessions one passport may hold (default 100). */
   readonly maxOpenPerPassport?: number;
+  /**
+   * Enables the read cache: `get` answers from memory while this epoch (read by every request's public
+   * rate-limit take) is unchanged since the session was read from Redis. Without it every `get` reads Redis.
+   */
+  readonly epoch?: FleetSessionEpoch;
+  /** Sessions the read cache holds at most (default 10 000; the oldest entry leaves first). */
+  readonly cacheEntries?: number;
+}
+
+interface CachedSession {
+  readonly epoch: string;
+  readonly record: SessionRecord;
+  readonly serverExpiresAtMs: number;
 }
 
 type Script = (...args: Array<string | number>) => Promise<unknown>;
@@ -141,6 +235,11 @@ export class RedisSessionStore implements SessionStore {
   private readonly renewScript: Script;
   private readonly sweepScript: Script;
   private readonly listScript: Script;
+  private readonly getScript: Script;
+  private readonly countOpenScript: Script;
+  private readonly epoch: FleetSessionEpoch | undefined;
+  private readonly cache = new Map<string, CachedSession>();
+  private readonly cacheEntries: number;
 
   constructor(
     private readonly redis: Redis,
@@ -154,6 +253,11 @@ export class RedisSessionStore implements SessionStore {
     this.renewScript = defineScript(redis, 'passportSessionRenew', 0, RENEW_LUA);
     this.sweepScript = defineScript(redis, 'passportSessionSweep', 0, SWEEP_LUA);
     this.listScript = defineScript(redis, 'passportSessionList', 0, LIST_LUA);
+    this.getScript = defineScript(redis, 'passportSessionGet', 1, GET_LUA);
+    this.countOpenScript = defineScript(redis, 'passportSessionCountOpen', 0, COUNT_OPEN_LUA);
+    this.epoch = options.epoch;
+    this.cacheEntries = options.cacheEntries ?? 10_000;
+    this.epoch?.onChange(() => this.cache.clear());
   }
 
   async create(session: SessionRecord): Promise<void> {
@@ -170,7 +274,8 @@ export class RedisSessionStore implements SessionStore {
     if (session.closeReason !== null) fields.push('closeReason', session.closeReason);
     if (session.federatedFrom !== null) fields.push('federatedFrom', session.federatedFrom);
     if (session.lastRenewedAtMs != null) fields.push('lastRenewedAtMs', session.lastRenewedAtMs);
-    const ttl = Math.max(1, session.expiresAtMs - session.createdAtMs) + KEEP_AFTER_EXPIRY_MS;
+    const lifetime = Math.max(0, session.expiresAtMs - session.createdAtMs);
+    const ttl = Math.max(1, lifetime) + KEEP_AFTER_EXPIRY_MS;
     const status = Number(
       await this.createScript(
         this.key(session.sessionId),
@@ -181,6 +286,7 @@ export class RedisSessionStore implements SessionStore {
         session.sessionId,
         session.tokenId,
         ttl,
+        lifetime,
         SESSION_SUPERSEDED,
         ...fields,
       ),
@@ -190,15 +296,31 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async get(sessionId: string): Promise<SessionRecord | null> {
-    const hash = await this.redis.hgetall(this.key(sessionId));
-    return hash.sessionId === undefined ? null : toRecord(hash);
+    // The epoch as known before the read: a change after it (even one racing this read) drops the entry.
+    const seen = this.epoch?.current() ?? null;
+    if (seen !== null) {
+      const hit = this.cache.get(sessionId);
+      if (hit !== undefined && hit.epoch === seen.epoch) return endedOnServer(hit.record, hit.serverExpiresAtMs, seen.serverNowMs);
+    }
+    const [flat, serverNow] = (await this.getScript(this.key(sessionId))) as [string[], number];
+    const hash = fromFlat(flat);
+    if (hash.sessionId === undefined) return null;
+    const record = toRecord(hash);
+    const serverExpiresAtMs = Number(hash.serverExpiresAtMs);
+    if (seen !== null) {
+      if (this.cache.size >= this.cacheEntries) this.cache.delete(this.cache.keys().next().value as string);
+      this.cache.set(sessionId, { epoch: seen.epoch, record, serverExpiresAtMs });
+    }
+    return endedOnServer(record, serverExpiresAtMs, Number(serverNow));
   }
 
   async close(sessionId: string, reason: string, nowMs: number): Promise<boolean> {
+    this.cache.delete(sessionId);
     return Number(await this.closeScript(this.base, sessionId, nowMs, reason)) === 1;
   }
 
   async recordRenewal(sessionId: string, nowMs: number): Promise<boolean> {
+    this.cache.delete(sessionId);
     return Number(await this.renewScript(this.base, sessionId, nowMs)) === 1;
   }
 
@@ -207,20 +329,29 @@ export class RedisSessionStore implements SessionStore {
     const limit = Math.max(0, Math.floor(page.limit));
     if (limit === 0) return { items: [], total: await this.redis.zcard(`${this.base}created`) };
     const [total, ...hashes] = (await this.listScript(this.base, offset, limit)) as [number, ...string[][]];
-    const items = hashes.map((flat) => {
-      const hash: Record<string, string> = {};
-      for (let i = 0; i + 1 < flat.length; i += 2) hash[flat[i]] = flat[i + 1];
-      return toRecord(hash);
-    });
-    return { items, total };
+    return { items: hashes.map((flat) => toRecord(fromFlat(flat))), total: Number(total) };
   }
 
+  /** Removes closed and expired sessions, at most 1000 per script call (Redis serves others in between). */
   async sweep(nowMs: number): Promise<number> {
-    return Number(await this.sweepScript(this.base, nowMs));
+    let removed = 0;
+    for (;;) {
+      const batch = Number(await this.sweepScript(this.base, nowMs, SWEEP_BATCH));
+      removed += batch;
+      if (batch < SWEEP_BATCH) return removed;
+    }
   }
 
+  /** Counted 1000 index entries per script call (a gauge: sessions opened or closed meanwhile may be missed). */
   async countOpen(nowMs: number): Promise<number> {
-    return this.redis.zcount(`${this.base}open`, `(${nowMs}`, '+inf');
+    let counted = 0;
+    let offset = 0;
+    for (;;) {
+      const [kept, examined] = (await this.countOpenScript(this.base, nowMs, offset, SWEEP_BATCH)) as [number, number];
+      counted += Number(kept);
+      offset += Number(kept);
+      if (Number(examined) < SWEEP_BATCH) return counted;
+    }
   }
 
   /** Sessions stored (closed and expired ones not yet swept included). */
@@ -231,6 +362,18 @@ export class RedisSessionStore implements SessionStore {
   private key(sessionId: string): string {
     return `${this.base}s:${sessionId}`;
   }
+}
+
+/** A session past its end on Redis's clock is reported closed: refused however far behind the reader's clock runs. */
+function endedOnServer(record: SessionRecord, serverExpiresAtMs: number, serverNowMs: number): SessionRecord {
+  if (record.closedAtMs !== null || !(serverExpiresAtMs <= serverNowMs)) return record;
+  return Object.freeze({ ...record, closedAtMs: record.expiresAtMs, closeReason: SESSION_EXPIRED_ON_SERVER });
+}
+
+function fromFlat(flat: readonly string[]): Record<string, string> {
+  const hash: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) hash[flat[i]] = flat[i + 1];
+  return hash;
 }
 
 function toRecord(hash: Record<string, string>): SessionRecord {

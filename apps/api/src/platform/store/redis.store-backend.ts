@@ -14,6 +14,7 @@ import { SessionCapacityError } from '@passport/core/ports';
 import {
   createRedisClient,
   FallbackRateLimitStore,
+  FleetSessionEpoch,
   whenConnected,
   RedisRateLimitStore,
   RedisMcpSessionDirectory,
@@ -38,10 +39,14 @@ export function createRedisStoreBackend(settings: RedisStoreSettings, options: S
   const clock = options.clock ?? systemClock;
   const client = createRedisClient(settings.url, { commandTimeoutMs: settings.commandTimeoutMs });
   const replay = new RedisReplayStore(client, { maxEntries: options.replay?.maxEntries });
+  // Every request's public rate-limit take also reads the fleet's session epoch, so sessions are read
+  // from Redis only after a change to one of them somewhere (logout, revocation, renewal).
+  const sessionEpoch = new FleetSessionEpoch();
   const sessions = new TrackedSessionStore(
     new RedisSessionStore(client, {
       maxEntries: options.sessions?.maxEntries,
       maxOpenPerPassport: options.sessions?.maxOpenPerPassport,
+      epoch: sessionEpoch,
     }),
   );
   const rateLimitCap = options.rateLimit?.maxEntries;
@@ -50,7 +55,7 @@ export function createRedisStoreBackend(settings: RedisStoreSettings, options: S
     new MemoryRateLimitStore({ maxKeys: rateLimitCap }),
   );
   const publicRateLimit = new FallbackRateLimitStore(
-    new RedisRateLimitStore(client, { namespace: 'public', maxEntries: rateLimitCap }),
+    new RedisRateLimitStore(client, { namespace: 'public', maxEntries: rateLimitCap, sessionEpoch }),
     new MemoryRateLimitStore({ maxKeys: 100_000 }),
   );
   const interval = (ms: number | undefined): number => ms ?? DEFAULT_SWEEP_INTERVAL_MS;

@@ -1,0 +1,97 @@
+/**
+ * Redis commands per request on the hot paths (STORE=redis, the real app over HTTP, a real
+ * redis-server watched with MONITOR): each command the app sends is a round trip it waits for, and
+ * Redis's CPU is shared with the app's. The figures are pinned so that a change that adds one shows.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { bearer, mintAndLogin, mintPassport, newKey } from '../support/passports.js';
+import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { freePort, startTestApp, type TestApp } from '../support/test-app.js';
+import { holaLine } from '../verify/hola-lines.js';
+
+let redis: RedisServer;
+let dataDir: string;
+let app: TestApp;
+let client: Redis;
+let watcher: Redis;
+const seen: string[][] = [];
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  dataDir = await mkdtemp(path.join(tmpdir(), 'passport-trips-'));
+  const port = await freePort();
+  app = await startTestApp({
+    STORE: 'redis',
+    REDIS_URL: redis.url,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+  });
+  client = new Redis(redis.url);
+  const monitor = await client.monitor();
+  // Commands a script runs are listed with the source `lua`: they are not round trips.
+  monitor.on('monitor', (_time: string, args: string[], source: string) => {
+    if (source !== 'lua') seen.push(args);
+  });
+  watcher = monitor;
+});
+afterAll(async () => {
+  watcher?.disconnect();
+  client?.disconnect();
+  await app?.close();
+  await redis?.stop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+/** The commands the app sent Redis while `work` ran. */
+async function commandsOf(work: () => Promise<unknown>): Promise<string[]> {
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  seen.length = 0;
+  await work();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  // A script's first use on a connection is an EVAL (its body), then EVALSHA: one round trip either way.
+  return seen.map((args) => args[0].toLowerCase().replace(/^evalsha$|^eval$/, 'script'));
+}
+
+it('a verify of a fresh line costs 2 Redis commands (the public rate limit, the replay record)', async () => {
+  const key = newKey();
+  const { tokenId } = await mintPassport(app, { owner: key });
+  const line = holaLine(app, { sender: tokenId, signer: key.signer });
+  const commands = await commandsOf(async () => {
+    const res = await fetch(`${app.baseUrl}/api/identity/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ hola: line }),
+    });
+    expect(((await res.json()) as { verified: boolean }).verified).toBe(true);
+  });
+  expect(commands).toEqual(['script', 'script']);
+});
+
+const nonce = (jwt: string) => fetch(`${app.baseUrl}/api/holanonce16ts`, { headers: bearer(jwt) });
+
+it('a JWT route costs 1 Redis command once its session was read: the public rate limit, which also reads the session epoch', async () => {
+  const { jwt } = await mintAndLogin(app);
+  // The first read of the session goes to Redis.
+  expect(await commandsOf(async () => expect((await nonce(jwt)).status).toBe(200))).toEqual(['script', 'script']);
+  expect(await commandsOf(async () => expect((await nonce(jwt)).status).toBe(200))).toEqual(['script']);
+});
+
+it('after a change to any session (here another passport logs out) the next JWT request reads its session again', async () => {
+  const { jwt } = await mintAndLogin(app);
+  const other = await mintAndLogin(app);
+  expect((await nonce(jwt)).status).toBe(200);
+  const logout = await fetch(`${app.baseUrl}/api/logout`, { method: 'POST', headers: { ...bearer(other.jwt), 'content-type': 'application/json' }, body: '{}' });
+  expect(logout.status).toBe(200);
+  expect(await commandsOf(async () => expect((await nonce(jwt)).status).toBe(200))).toEqual(['script', 'script']);
+});
+
+it('a public route costs 1 Redis command (the public rate limit)', async () => {
+  const commands = await commandsOf(async () => {
+    expect((await fetch(`${app.baseUrl}/api/login/timestamp`)).status).toBe(200);
+  });
+  expect(commands).toEqual(['script']);
+});

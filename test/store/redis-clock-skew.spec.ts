@@ -1,0 +1,147 @@
+/**
+ * Fleet instances' clocks differ. On Redis, whether a record or session is live is still decided with
+ * the reading instance's clock (the one its freshness check used), but storage expiry is not left to
+ * one caller's wall clock: removals never run ahead of Redis's own clock, replay records are kept a
+ * margin (15 min by default) past their expiry for instances running behind, and a session's lifetime
+ * is also measured on Redis's clock. Each store here is its own client, as on its own instance; one
+ * instance's clock runs 10 minutes behind (or ahead of) the others'.
+ */
+import { Redis } from 'ioredis';
+import { type Clock } from '@passport/core';
+import { sampleSessionRecord } from '@passport/core/testing';
+import { RedisReplayStore, RedisSessionStore } from '@passport/adapters/redis';
+import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+
+const TEN_MIN = 600_000;
+const skewed = (offsetMs: number): Clock => ({ nowMs: () => Date.now() + offsetMs });
+const onTime = skewed(0);
+const behind = skewed(-TEN_MIN);
+const ahead = skewed(TEN_MIN);
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+let server: RedisServer;
+const clients: Redis[] = [];
+let prefixes = 0;
+const client = (): Redis => {
+  const c = new Redis(server.url);
+  clients.push(c);
+  return c;
+};
+/** Three instances' replay stores on one prefix. */
+function replayFleet(options: { maxEntries?: number; clockSkewMarginMs?: number } = {}) {
+  const prefix = `skew${++prefixes}:`;
+  const open = () => new RedisReplayStore(client(), { prefix, ...options });
+  return { a: open(), b: open(), c: open() };
+}
+function sessionFleet() {
+  const prefix = `skew${++prefixes}:`;
+  return { a: new RedisSessionStore(client(), { prefix }), b: new RedisSessionStore(client(), { prefix }) };
+}
+
+beforeAll(async () => {
+  server = await startRedisServer();
+});
+afterAll(async () => {
+  for (const c of clients) c.disconnect();
+  await server.stop();
+});
+
+describe('replay records across skewed clocks', () => {
+  it('a record written on time is still refused, past its expiry, by an instance 10 min behind (kept for the margin)', async () => {
+    const { a, b } = replayFleet();
+    const now = onTime.nowMs();
+    await expect(a.recordIfAbsent('line-1', now, now + 1000)).resolves.toEqual({ recorded: true });
+    await sleep(1300);
+    // B's clock says the record expires in about 10 min: it must still be there.
+    await expect(b.recordIfAbsent('line-1', behind.nowMs(), behind.nowMs() + 60_000)).resolves.toEqual({
+      recorded: false,
+      firstSeenAtMs: now,
+    });
+  });
+
+  it('a sweep on time leaves the records of an instance 10 min behind that it still counts live', async () => {
+    const { a, b } = replayFleet();
+    const recordedAt = behind.nowMs();
+    await b.recordIfAbsent('line-2', recordedAt, recordedAt + 60_000);
+    await expect(a.sweep(onTime.nowMs())).resolves.toBe(0);
+    await expect(b.recordIfAbsent('line-2', behind.nowMs(), behind.nowMs() + 60_000)).resolves.toMatchObject({
+      recorded: false,
+    });
+  });
+
+  it('a full store on time does not make room by dropping a record an instance 10 min behind counts live', async () => {
+    const { a, b } = replayFleet({ maxEntries: 1 });
+    await b.recordIfAbsent('line-3', behind.nowMs(), behind.nowMs() + 60_000);
+    await expect(a.recordIfAbsent('other', onTime.nowMs(), onTime.nowMs() + 60_000)).rejects.toMatchObject({
+      code: 'REPLAY_STORE_FULL',
+    });
+    await expect(b.recordIfAbsent('line-3', behind.nowMs(), behind.nowMs() + 60_000)).resolves.toMatchObject({
+      recorded: false,
+    });
+  });
+
+  it('an instance 10 min ahead sweeps nothing the others count live (removals never run ahead of Redis)', async () => {
+    const { a, c } = replayFleet({ clockSkewMarginMs: 0 });
+    await a.recordIfAbsent('line-4', onTime.nowMs(), onTime.nowMs() + 60_000);
+    await expect(c.sweep(ahead.nowMs())).resolves.toBe(0);
+    await expect(a.recordIfAbsent('line-4', onTime.nowMs(), onTime.nowMs() + 60_000)).resolves.toMatchObject({
+      recorded: false,
+    });
+  });
+
+  it("a record written by an instance 10 min ahead lives until its expiry on Redis's clock, not the writer's", async () => {
+    const { a, c } = replayFleet({ clockSkewMarginMs: 0 });
+    const expiresAt = onTime.nowMs() + 60_000;
+    // C's clock is past this expiry already; on a correct clock the line is live for another minute.
+    await c.recordIfAbsent('line-5', ahead.nowMs(), expiresAt);
+    await sleep(50);
+    await expect(a.recordIfAbsent('line-5', onTime.nowMs(), expiresAt)).resolves.toMatchObject({ recorded: false });
+  });
+
+  it('with the default margin, a sweep removes a record once it expired 15 min ago on every clock', async () => {
+    const { a } = replayFleet();
+    const now = onTime.nowMs();
+    await a.recordIfAbsent('old', now - 3_600_000, now - 900_001);
+    await a.recordIfAbsent('recent', now - 3_600_000, now - 899_000);
+    await expect(a.sweep(now)).resolves.toBe(1);
+    await expect(a.size).resolves.toBe(1);
+  });
+});
+
+describe('sessions across skewed clocks', () => {
+  it('a session ends for an instance 10 min behind when its lifetime has passed on Redis (get and renewal)', async () => {
+    const { a, b } = sessionFleet();
+    const now = onTime.nowMs();
+    const session = sampleSessionRecord(1, { createdAtMs: now, expiresAtMs: now + 1000 });
+    await a.create(session);
+    await expect(b.get(session.sessionId)).resolves.toMatchObject({ closedAtMs: null });
+    await sleep(1200);
+    // B's own clock still sees about 10 min left; the store reports the session ended.
+    expect(session.expiresAtMs).toBeGreaterThan(behind.nowMs());
+    await expect(b.get(session.sessionId)).resolves.toMatchObject({
+      closedAtMs: session.expiresAtMs,
+      closeReason: 'expired',
+    });
+    await expect(b.recordRenewal(session.sessionId, behind.nowMs())).resolves.toBe(false);
+  });
+
+  it('a session created by an instance 10 min behind also ends after its lifetime on Redis', async () => {
+    const { a, b } = sessionFleet();
+    const createdAt = behind.nowMs();
+    const session = sampleSessionRecord(2, { createdAtMs: createdAt, expiresAtMs: createdAt + 1000 });
+    await b.create(session);
+    await sleep(1200);
+    await expect(b.get(session.sessionId)).resolves.toMatchObject({ closeReason: 'expired' });
+    await expect(a.get(session.sessionId)).resolves.toMatchObject({ closeReason: 'expired' });
+  });
+
+  it('an instance 10 min ahead sweeps no open session of the others', async () => {
+    const { a, b } = sessionFleet();
+    const now = onTime.nowMs();
+    const session = sampleSessionRecord(3, { createdAtMs: now, expiresAtMs: now + 60_000 });
+    await a.create(session);
+    await expect(b.sweep(ahead.nowMs())).resolves.toBe(0);
+    await expect(a.get(session.sessionId)).resolves.toMatchObject({ closedAtMs: null, jti: 'jti-3' });
+    await expect(a.countOpen(onTime.nowMs())).resolves.toBe(1);
+  });
+});
