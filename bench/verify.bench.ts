@@ -34,6 +34,7 @@ const connections = Number(process.argv[3] ?? 50);
 const lineCount = Number(process.argv[4] ?? 40_000);
 
 interface RunFigures {
+  id?: string;
   label: string;
   rps: number;
   p50: number;
@@ -141,27 +142,51 @@ async function main(): Promise<void> {
   // Both cores, wrk sharing them: as `npm start` runs it (signature checks on a thread pool one thread
   // smaller than the cores, here 1), with libuv's default pool of 4, and on the event loop alone.
   // One core: server (thread pool included) on CPU 0, wrk on CPU 1.
-  const runs = [
-    await measureConfig('2 cores shared with wrk, thread pool of 1 (npm start default)', {}),
-    await measureConfig('2 cores shared with wrk, thread pool of 4 (libuv default)', {
-      UV_THREADPOOL_SIZE: '4',
-    }),
-    await measureConfig('2 cores shared with wrk, event loop only', { HOLA_VERIFY_THREADPOOL: 'false' }),
-    await measureConfig('1 core (taskset), thread pool', {}, { serverCpus: '0', wrkCpus: '1' }),
-    await measureConfig(
+  // VERIFY_RUNS (comma-separated ids) picks a subset, e.g. VERIFY_RUNS=memory,sqlite,redis.
+  const only = process.env.VERIFY_RUNS?.split(',')
+    .map((id) => id.trim())
+    .filter(Boolean);
+  const wanted = (id: string) => !only || only.includes(id);
+  const runs: RunFigures[] = [];
+  const add = async (id: string, measure: () => Promise<RunFigures>) => {
+    if (wanted(id)) runs.push({ ...(await measure()), id });
+  };
+  await add('memory', () =>
+    measureConfig('2 cores shared with wrk, thread pool of 1 (npm start default), STORE=memory', {}),
+  );
+  await add('pool4', () =>
+    measureConfig('2 cores shared with wrk, thread pool of 4 (libuv default)', { UV_THREADPOOL_SIZE: '4' }),
+  );
+  await add('loop', () =>
+    measureConfig('2 cores shared with wrk, event loop only', { HOLA_VERIFY_THREADPOOL: 'false' }),
+  );
+  await add('core-pool', () =>
+    measureConfig('1 core (taskset), thread pool', {}, { serverCpus: '0', wrkCpus: '1' }),
+  );
+  await add('core-loop', () =>
+    measureConfig(
       '1 core (taskset), event loop only',
       { HOLA_VERIFY_THREADPOOL: 'false' },
       { serverCpus: '0', wrkCpus: '1' },
     ),
-  ];
-  runs.push(await measureConfig('2 cores shared with wrk, thread pool of 1, STORE=sqlite', { STORE: 'sqlite' }));
-  const redis = await startRedisServer();
-  try {
-    runs.push(
-      await measureConfig('2 cores shared with wrk, thread pool of 1, STORE=redis', { STORE: 'redis', REDIS_URL: redis.url }),
-    );
-  } finally {
-    await redis.stop();
+  );
+  await add('sqlite', () =>
+    measureConfig('2 cores shared with wrk, thread pool of 1, STORE=sqlite (the default store)', {
+      STORE: 'sqlite',
+    }),
+  );
+  if (wanted('redis')) {
+    const redis = await startRedisServer();
+    try {
+      await add('redis', () =>
+        measureConfig('2 cores shared with wrk, thread pool of 1, STORE=redis', {
+          STORE: 'redis',
+          REDIS_URL: redis.url,
+        }),
+      );
+    } finally {
+      await redis.stop();
+    }
   }
   const raw = rawVerifyRate();
 
