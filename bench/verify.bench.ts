@@ -14,18 +14,9 @@
  * `npm start` configuration on each store: memory (above), sqlite, and redis (a redis-server the bench
  * starts; target on Redis ≥ 0.8 × raw).
  */
-import { randomBytes } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { buildHolaLine } from '@passport/core';
-import {
-  metricsReader,
-  mintBenchPassports,
-  rawVerifyRate,
-  ROOT,
-  startBuiltApp,
-} from './support/built-app.js';
+import { metricsReader, rawVerifyRate, startBuiltApp } from './support/built-app.js';
+import { recordSuite, type RateFigure } from './support/results.js';
+import { verifyLoad } from './support/verify-load.js';
 import { startRedisServer } from '../test/support/redis-server.js';
 
 const seconds = Number(process.argv[2] ?? 5);
@@ -60,65 +51,12 @@ async function measureConfig(
   if (previousPin === undefined) delete process.env.BENCH_SERVER_CPUS;
   else process.env.BENCH_SERVER_CPUS = previousPin;
   try {
-    const base = app.base;
-    const [{ tokenId, signer }] = await mintBenchPassports(app, 1);
-
-    const serviceHost = new URL(base).host;
-    const makeLines = (n: number) =>
-      Array.from({ length: n }, () =>
-        JSON.stringify({
-          hola: buildHolaLine({
-            senderTokenId: tokenId,
-            timestamp: new Date().toISOString(),
-            nonceHex: randomBytes(16).toString('hex').toUpperCase(),
-            serviceHost,
-            signer,
-          }),
-        }),
-      );
-    const check = await fetch(`${base}/api/identity/verify`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: makeLines(1)[0],
-    });
-    const checked = (await check.json()) as { verified: boolean; failureReasons: string[] };
-    if (!checked.verified) throw new Error(`a fresh line did not verify: ${JSON.stringify(checked)}`);
-
-    // wrk (C) is the load generator: autocannon in this Node process saturated before the server did.
-    // Each line is sent once (the Lua script walks the file); the server's own metrics count how many
-    // verified, so no response body is parsed here.
+    const load = await verifyLoad(app);
+    // The server's own metrics count how many verified, so no response body is parsed here.
     const readMetrics = await metricsReader(app);
-    const linesFile = path.join(app.dataDir, 'lines.jsonl');
-    const run = (lines: string[], seconds: number) => {
-      writeFileSync(linesFile, `${lines.join('\n')}\n`);
-      const wrkArgs = [
-        '-t1',
-        `-c${connections}`,
-        `-d${seconds}s`,
-        '--latency',
-        '-s',
-        path.join(ROOT, 'bench/support/verify-lines.lua'),
-        base,
-      ];
-      const out = execFileSync(
-        pin ? 'taskset' : 'wrk',
-        pin ? ['-c', pin.wrkCpus, 'wrk', ...wrkArgs] : wrkArgs,
-        {
-          env: { ...process.env, LINES_FILE: linesFile },
-        },
-      ).toString();
-      const number = (pattern: RegExp) => Number(pattern.exec(out)?.[1] ?? NaN);
-      const ms = (label: string) => {
-        const match = new RegExp(`${label}\\s+([\\d.]+)(us|ms|s)`).exec(out);
-        return match ? Number(match[1]) * { us: 0.001, ms: 1, s: 1000 }[match[2] as 'us' | 'ms' | 's'] : NaN;
-      };
-      return {
-        rps: number(/Requests\/sec:\s+([\d.]+)/),
-        total: number(/(\d+) requests in/),
-        p50: ms('50%'),
-        p99: ms('99%'),
-      };
-    };
+    const run = (lines: string[], seconds: number) =>
+      load.run(lines, seconds, { connections, wrkCpus: pin?.wrkCpus });
+    const makeLines = load.makeLines;
 
     run(makeLines(3000), 1); // warm-up (JIT, key-object cache, chain cache)
     const before = (await readMetrics()).verify;
@@ -203,6 +141,32 @@ async function main(): Promise<void> {
       `| ${r.label} | ${Math.round(r.rps)} | ${(r.rps / raw).toFixed(2)} | ${r.p50} / ${r.p99} | ${r.verified} / ${r.rejected} / ${r.total} |`,
     );
   }
+
+  const figure = (r: RunFigures): RateFigure => ({
+    perSecond: Math.round(r.rps),
+    p50Ms: r.p50,
+    p99Ms: r.p99,
+  });
+  const stores: Record<string, RateFigure> = {};
+  for (const store of ['memory', 'sqlite', 'redis']) {
+    const r = runs.find((run) => run.id === store);
+    if (r) stores[store] = figure(r);
+  }
+  recordSuite('verify', {
+    rawVerifyPerSecond: Math.round(raw),
+    connections,
+    seconds,
+    stores,
+    configurations: runs.map((r) => ({
+      id: r.id,
+      label: r.label,
+      ...figure(r),
+      toRawVerify: Math.round((r.rps / raw) * 1000) / 1000,
+      verified: r.verified,
+      rejected: r.rejected,
+      requests: r.total,
+    })),
+  });
 }
 
 main().catch((err: unknown) => {
