@@ -15,7 +15,13 @@ const { deriveFigures, recordSuite } = await import('../../bench/support/results
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const stamp = { measuredAt: '2026-11-23T00:00:00.000Z', commit: 'abc1234', node: 'v20', cpus: 2, loadAverage1m: 1 };
+const stamp = {
+  measuredAt: '2026-11-23T00:00:00.000Z',
+  commit: 'abc1234',
+  node: 'v20',
+  cpus: 2,
+  loadAverage1m: 1,
+};
 
 describe('named benchmark figures', () => {
   it('verify ratios per store use the verify run’s own raw rate, with that run’s latency', () => {
@@ -30,7 +36,13 @@ describe('named benchmark figures', () => {
         },
       },
     });
-    expect(figures.verifyDefaultStoreToRawVerify).toMatchObject({ value: 0.75, p50Ms: 10, p99Ms: 30, suite: 'verify', commit: 'abc1234' });
+    expect(figures.verifyDefaultStoreToRawVerify).toMatchObject({
+      value: 0.75,
+      p50Ms: 10,
+      p99Ms: 30,
+      suite: 'verify',
+      commit: 'abc1234',
+    });
     expect(figures.verifyMemoryStoreToRawVerify.value).toBe(0.9);
     expect(figures.verifyRedisStoreToRawVerify.value).toBe(0.8);
     expect(figures.appGetToBareFastify).toBeUndefined();
@@ -72,7 +84,10 @@ describe('bench/results/latest.json', () => {
   it('a suite replaces its own section and keeps the others with their own stamps', () => {
     recordSuite('http', { bare: { perSecond: 100 }, root: { perSecond: 50 }, health: { perSecond: 40 } });
     const first = JSON.parse(readFileSync(file, 'utf8'));
-    recordSuite('verify', { rawVerifyPerSecond: 1000, stores: { sqlite: { perSecond: 500, p50Ms: 1, p99Ms: 2 } } });
+    recordSuite('verify', {
+      rawVerifyPerSecond: 1000,
+      stores: { sqlite: { perSecond: 500, p50Ms: 1, p99Ms: 2 } },
+    });
     const second = JSON.parse(readFileSync(file, 'utf8'));
     expect(second.suites.http).toEqual(first.suites.http);
     expect(second.rawVerifyPerSecond).toBe(1000);
