@@ -63,7 +63,12 @@ export interface LatestResults {
 export function currentCommit(): string {
   try {
     const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT }).toString().trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT })
+    // The results file itself does not count: every suite rewrites it.
+    const dirty = execFileSync(
+      'git',
+      ['status', '--porcelain', '--untracked-files=no', '--', '.', ':(exclude)bench/results'],
+      { cwd: ROOT },
+    )
       .toString()
       .trim();
     return dirty ? `${sha}+dirty` : sha;
