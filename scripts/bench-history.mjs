@@ -26,7 +26,9 @@ const otherCommits = Object.entries(latest.suites ?? {})
 const notes = [
   `load ${Math.max(...Object.values(latest.suites ?? {}).map((s) => s.loadAverage1m ?? 0))}`,
   ...(soak
-    ? [`soak ${soak.seconds} s ${soak.passed ? 'passed' : 'FAILED'} (RSS ${soak.rssGrowthMb >= 0 ? '+' : ''}${soak.rssGrowthMb} MiB after warm-up)`]
+    ? [
+        `soak ${soak.seconds} s ${soak.passed ? 'passed' : 'FAILED'} (RSS ${soak.rssGrowthMb >= 0 ? '+' : ''}${soak.rssGrowthMb} MiB after warm-up)`,
+      ]
     : []),
   ...otherCommits,
 ].join('; ');
