@@ -97,6 +97,29 @@ describe('ReplayStore (sqlite): calls of one event-loop turn share one transacti
   });
 });
 
+describe('ReplayStore (sqlite): disposed with calls queued', () => {
+  it('decides them before its owner closes the database', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'replay-dispose-'));
+    const file = join(dir, 'passport.db');
+    try {
+      const db = SqliteDatabase.open(file);
+      const store = new SqliteReplayStore(db, { sweepIntervalMs: 0 });
+      const queued = [store.recordIfAbsent('a', 1000, 60_000), store.recordIfAbsent('a', 1001, 60_000)];
+      store.dispose();
+      db.close();
+      expect(await Promise.all(queued)).toEqual([
+        { recorded: true },
+        { recorded: false, firstSeenAtMs: 1000 },
+      ]);
+      const reopened = SqliteDatabase.open(file);
+      expect(reopened.rowCount('replay_records')).toBe(1);
+      reopened.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 /** Takes `db`'s write lock (BEGIN IMMEDIATE) and keeps it until the returned function is called. */
 function holdWriteLock(db: SqliteDatabase): () => void {
   db.statement('BEGIN IMMEDIATE').run();

@@ -177,9 +177,12 @@ export class SqliteReplayStore implements ReplayStore {
     };
   }
 
-  /** Stops the background sweep (the database is closed by its owner). */
+  /** Stops the background sweep and decides queued calls (the database is closed by its owner). */
   dispose(): void {
     this.sweeper.stop();
+    // Calls still queued for this turn are decided now, while the database is open (their owner closes
+    // it right after); the scheduled flush then finds nothing to do.
+    if (this.pending.length > 0) this.flush();
   }
 
   private find(key: string): ReplayRow | undefined {
