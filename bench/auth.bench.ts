@@ -14,8 +14,15 @@
  */
 import autocannon from 'autocannon';
 import { encodeBase64Url } from '@passport/core';
-import { loginBenchPassport as login, mintBenchPassports, rawVerifyRate, startBuiltApp, type BenchPassport } from './support/built-app.js';
+import {
+  loginBenchPassport as login,
+  mintBenchPassports,
+  rawVerifyRate,
+  startBuiltApp,
+  type BenchPassport,
+} from './support/built-app.js';
 import { startRedisServer } from '../test/support/redis-server.js';
+import { recordSuite, type RateFigure } from './support/results.js';
 
 const seconds = Number(process.argv[2] ?? 5);
 const connections = Number(process.argv[3] ?? 50);
@@ -24,6 +31,7 @@ const CHALLENGE_SECONDS = 300;
 
 interface Figures {
   readonly rps: number;
+  readonly p50: number;
   readonly p99: number;
   readonly ok: number;
   readonly total: number;
@@ -33,13 +41,20 @@ interface Figures {
 async function measure(url: string, headers: Record<string, string> = {}, warmUp = true): Promise<Figures> {
   if (warmUp) await autocannon({ url, connections, duration: 1, headers });
   const r = await autocannon({ url, connections, duration: seconds, headers });
-  return { rps: r.requests.average, p99: r.latency.p99, ok: r['2xx'], total: r.requests.total, bytes: r.throughput.total / Math.max(1, r.requests.total) };
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    ok: r['2xx'],
+    total: r.requests.total,
+    bytes: r.throughput.total / Math.max(1, r.requests.total),
+  };
 }
 
 /** Two routes measured in alternating 1-second slices, `seconds` slices each, after a warm-up. */
 async function interleaved(...routes: [string, Record<string, string>][]): Promise<Figures[]> {
   for (const [url, headers] of routes) await autocannon({ url, connections, duration: 1, headers });
-  const sums = routes.map(() => ({ requests: 0, ok: 0, bytes: 0, p99: 0 }));
+  const sums = routes.map(() => ({ requests: 0, ok: 0, bytes: 0, p99: 0, p50s: [] as number[] }));
   for (let slice = 0; slice < seconds; slice++) {
     for (const [i, [url, headers]] of routes.entries()) {
       const r = await autocannon({ url, connections, duration: 1, headers });
@@ -47,9 +62,18 @@ async function interleaved(...routes: [string, Record<string, string>][]): Promi
       sums[i].ok += r['2xx'];
       sums[i].bytes += r.throughput.total;
       sums[i].p99 = Math.max(sums[i].p99, r.latency.p99);
+      sums[i].p50s.push(r.latency.p50);
     }
   }
-  return sums.map((s) => ({ rps: s.requests / seconds, p99: s.p99, ok: s.ok, total: s.requests, bytes: s.bytes / Math.max(1, s.requests) }));
+  // p50: the median of the slices' medians; p99: the worst slice's.
+  return sums.map((s) => ({
+    rps: s.requests / seconds,
+    p50: s.p50s.sort((a, b) => a - b)[Math.floor(s.p50s.length / 2)] ?? NaN,
+    p99: s.p99,
+    ok: s.ok,
+    total: s.requests,
+    bytes: s.bytes / Math.max(1, s.requests),
+  }));
 }
 
 function loginBodies(passports: readonly BenchPassport[]): string[] {
@@ -60,38 +84,70 @@ function loginBodies(passports: readonly BenchPassport[]): string[] {
     const timestamp_iso = new Date((now - 280 + offset) * 1000).toISOString();
     for (const p of passports) {
       const signature = encodeBase64Url(p.signer.sign(new TextEncoder().encode(p.tokenId + timestamp_iso)));
-      bodies.push(JSON.stringify({ passportid: p.tokenId, timestamp_iso, passportid_base64url_signature: signature }));
+      bodies.push(
+        JSON.stringify({ passportid: p.tokenId, timestamp_iso, passportid_base64url_signature: signature }),
+      );
     }
   }
   return bodies;
 }
 
 async function metrics(base: string, jwt: string): Promise<{ chainReads: number; requests: number }> {
-  const body = (await (await fetch(`${base}/api/metrics`, { headers: { authorization: `Bearer ${jwt}` } })).json()) as {
+  const body = (await (
+    await fetch(`${base}/api/metrics`, { headers: { authorization: `Bearer ${jwt}` } })
+  ).json()) as {
     chain: { reads: number };
     requests: { total: number };
   };
   return { chainReads: body.chain.reads, requests: body.requests.total };
 }
 
+interface StoreFigures {
+  readonly rawVerifyPerSecond: number;
+  readonly login: RateFigure;
+  readonly publicRoute: RateFigure;
+  readonly jwtRoute: RateFigure;
+  readonly meIdentity: RateFigure;
+  readonly jwtTierOverhead: number;
+  readonly chainReadsPer1000: number;
+}
+
 async function main(): Promise<void> {
   const redis = await startRedisServer();
+  const stores: Record<string, StoreFigures> = {};
   try {
     for (const store of ['memory', 'sqlite', 'redis']) {
-      await benchStore(store, store === 'redis' ? { STORE: 'redis', REDIS_URL: redis.url } : { STORE: store });
+      stores[store] = await benchStore(
+        store,
+        store === 'redis' ? { STORE: 'redis', REDIS_URL: redis.url } : { STORE: store },
+      );
     }
   } finally {
     await redis.stop();
   }
+  recordSuite('auth', {
+    rawVerifyPerSecond: Math.round(stores.sqlite.rawVerifyPerSecond),
+    connections,
+    seconds,
+    stores,
+  });
 }
 
-async function benchStore(store: string, env: Record<string, string>): Promise<void> {
+const rate = (f: { rps: number; p50: number; p99: number }): RateFigure => ({
+  perSecond: Math.round(f.rps),
+  p50Ms: f.p50,
+  p99Ms: f.p99,
+});
+
+async function benchStore(store: string, env: Record<string, string>): Promise<StoreFigures> {
   const app = await startBuiltApp(env);
   try {
     const passports = await mintBenchPassports(app, PASSPORTS);
     // The JWT runs use passports of their own: the login run consumes every challenge second of the others.
     const [user] = await mintBenchPassports(app, 1);
-    const [admin] = await mintBenchPassports(app, 1, { permissioned_routes: JSON.stringify({ entities: { methods: { '/api/metrics': '60' } } }) });
+    const [admin] = await mintBenchPassports(app, 1, {
+      permissioned_routes: JSON.stringify({ entities: { methods: { '/api/metrics': '60' } } }),
+    });
 
     // Logins: every body is used once (a reused challenge would be refused).
     const bodies = loginBodies(passports);
@@ -134,9 +190,13 @@ async function benchStore(store: string, env: Record<string, string>): Promise<v
     const authorised = after.requests - before.requests;
     const readsPer1000 = (1000 * (after.chainReads - before.chainReads)) / Math.max(1, authorised);
     const row = (name: string, f: Figures) =>
-      console.log(`| ${name} | ${Math.round(f.rps)} | ${f.p99} | ${Math.round(f.bytes)} | ${f.ok} of ${f.total} | ${(f.rps / raw).toFixed(2)} |`);
+      console.log(
+        `| ${name} | ${Math.round(f.rps)} | ${f.p99} | ${Math.round(f.bytes)} | ${f.ok} of ${f.total} | ${(f.rps / raw).toFixed(2)} |`,
+      );
 
-    console.log(`\nNode ${process.version}; ${connections} connections; ${seconds} s per route; STORE=${store}\n`);
+    console.log(
+      `\nNode ${process.version}; ${connections} connections; ${seconds} s per route; STORE=${store}\n`,
+    );
     console.log('| route | req/s | p99 ms | bytes/response | 2xx | ratio to raw Ed25519 verify |');
     console.log('|---|---|---|---|---|---|');
     console.log(
@@ -146,8 +206,21 @@ async function benchStore(store: string, env: Record<string, string>): Promise<v
     row('GET /api/holanonce16ts (JWT)', nonce);
     row('GET /api/me/identity (JWT)', identity);
     console.log(`| raw node:crypto Ed25519 verify (one thread) | ${Math.round(raw)} | – | – | – | 1.00 |`);
-    console.log(`\nJWT tier overhead (public ÷ JWT route − 1, interleaved 1 s slices): ${((publicRoute.rps / nonce.rps - 1) * 100).toFixed(1)} % (target ≤ 20 %)`);
-    console.log(`Chain reads per 1000 authorised requests: ${readsPer1000.toFixed(1)} (${after.chainReads - before.chainReads} reads over ${authorised} requests; target ≤ 100)`);
+    console.log(
+      `\nJWT tier overhead (public ÷ JWT route − 1, interleaved 1 s slices): ${((publicRoute.rps / nonce.rps - 1) * 100).toFixed(1)} % (target ≤ 20 %)`,
+    );
+    console.log(
+      `Chain reads per 1000 authorised requests: ${readsPer1000.toFixed(1)} (${after.chainReads - before.chainReads} reads over ${authorised} requests; target ≤ 100)`,
+    );
+    return {
+      rawVerifyPerSecond: Math.round(raw),
+      login: { perSecond: Math.round(loginRate), p50Ms: loginRun.latency.p50, p99Ms: loginRun.latency.p99 },
+      publicRoute: rate(publicRoute),
+      jwtRoute: rate(nonce),
+      meIdentity: rate(identity),
+      jwtTierOverhead: Math.round((publicRoute.rps / nonce.rps - 1) * 1000) / 1000,
+      chainReadsPer1000: Math.round(readsPer1000 * 10) / 10,
+    };
   } finally {
     await app.stop();
   }

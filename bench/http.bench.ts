@@ -9,7 +9,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
-import { freePort, ROOT, startBuiltApp, waitFor } from './support/built-app.js';
+import { freePort, rawVerifyRate, ROOT, startBuiltApp, waitFor } from './support/built-app.js';
+import { recordSuite, type RateFigure } from './support/results.js';
 
 const seconds = Number(process.argv[2] ?? 5);
 const connections = Number(process.argv[3] ?? 50);
@@ -63,6 +64,21 @@ async function main(): Promise<void> {
         `| ${name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${(r.rps / base).toFixed(2)} |`,
       );
     }
+    const figure = (r: Awaited<ReturnType<typeof measure>>): RateFigure & { non2xx: number } => ({
+      perSecond: Math.round(r.rps),
+      p50Ms: r.p50,
+      p99Ms: r.p99,
+      non2xx: r.non2xx,
+    });
+    recordSuite('http', {
+      rawVerifyPerSecond: Math.round(rawVerifyRate()),
+      connections,
+      seconds,
+      store: 'sqlite',
+      bare: figure(rows['bare Fastify GET /bare']),
+      health: figure(rows['app GET /health']),
+      root: figure(rows['app GET /']),
+    });
   } finally {
     bareProcess?.kill('SIGTERM');
     await appProcess.stop();

@@ -54,6 +54,8 @@ export async function waitFor(url: string, timeoutMs = 30_000): Promise<void> {
 export interface BuiltApp {
   readonly base: string;
   readonly dataDir: string;
+  /** The server's process id (serve.sh and taskset exec node, so it is node's). */
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
@@ -103,6 +105,7 @@ export async function startBuiltApp(env: Record<string, string> = {}): Promise<B
   return {
     base,
     dataDir,
+    pid: child.pid!,
     async stop() {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
@@ -192,6 +195,12 @@ export async function metricsReader(app: BuiltApp): Promise<() => Promise<Record
     (await (
       await fetch(`${app.base}/api/metrics`, { headers: { authorization: `Bearer ${jwt}` } })
     ).json()) as Record<string, any>;
+}
+
+/** Resident memory of process `pid` in MiB (Linux: VmRSS of /proc/<pid>/status). */
+export function rssMb(pid: number): number {
+  const kb = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
+  return Math.round((kb / 1024) * 10) / 10;
 }
 
 /** Raw node:crypto Ed25519 verifies per second on this thread (cached KeyObject, 64 rotating ~120-byte messages). */

@@ -2,7 +2,11 @@
  * The ReplayStore contract (@passport/core/testing) against every adapter this repo ships (the core's
  * memory adapter, SQLite on a temp file), and what only a database file allows: processes racing on it.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describeReplayStoreContract } from '@passport/core/testing';
+import { SqliteDatabase, SqliteReplayStore } from '@passport/adapters/sqlite';
 import { replayAdapters } from './support/store-adapters.js';
 import { runContenders } from './support/contenders.js';
 
@@ -25,4 +29,99 @@ describe('ReplayStore (sqlite): processes on one file', () => {
     expect(new Set(all).size).toBe(300);
     expect(await h.size()).toBe(300);
   });
+
+  it('three processes racing over 300 keys, each deciding its calls in batches: each key is recorded exactly once', async () => {
+    const reports = await runContenders<{ recorded: string[] }>(3, [
+      h.file as string,
+      'replay-batch',
+      '300',
+      '2',
+    ]);
+    const all = reports.flatMap((r) => r.recorded);
+    expect(all).toHaveLength(300);
+    expect(new Set(all).size).toBe(300);
+    expect(await h.size()).toBe(300);
+  });
 });
+
+describe('ReplayStore (sqlite): calls of one event-loop turn share one transaction', () => {
+  let dir: string;
+  let db: SqliteDatabase;
+  let store: SqliteReplayStore;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'replay-batch-'));
+    db = SqliteDatabase.open(join(dir, 'passport.db'), { busyTimeoutMs: 50 });
+    store = new SqliteReplayStore(db, { sweepIntervalMs: 0, maxEntries: 3 });
+  });
+  afterEach(() => {
+    store.dispose();
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('each call in a batch gets its own outcome: recorded, replay of a key earlier in the batch, full', async () => {
+    const results = await Promise.allSettled([
+      store.recordIfAbsent('a', 1000, 60_000),
+      store.recordIfAbsent('a', 1001, 60_000),
+      store.recordIfAbsent('b', 1002, 60_000),
+      store.recordIfAbsent('c', 1003, 60_000),
+      store.recordIfAbsent('d', 1004, 60_000),
+    ]);
+    expect(
+      results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as { code: string }).code)),
+    ).toEqual([
+      { recorded: true },
+      { recorded: false, firstSeenAtMs: 1000 },
+      { recorded: true },
+      { recorded: true },
+      'REPLAY_STORE_FULL',
+    ]);
+    expect(store.size).toBe(3);
+    expect(store.usage().refusedFull).toBe(1);
+  });
+
+  it('a batch whose transaction cannot run fails every call in it and records none of them', async () => {
+    // Another connection holds the write lock while the batch is decided (busy beyond the timeout).
+    const locker = SqliteDatabase.open(join(dir, 'passport.db'));
+    const release = holdWriteLock(locker);
+    const settled = await Promise.allSettled([
+      store.recordIfAbsent('x', 1000, 60_000),
+      store.recordIfAbsent('y', 1000, 60_000),
+    ]);
+    release();
+    expect(settled.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(store.lastFailureAtMs).toBe(1000);
+    expect(store.size).toBe(0);
+    expect(await store.recordIfAbsent('x', 2000, 60_000)).toEqual({ recorded: true });
+    locker.close();
+  });
+});
+
+describe('ReplayStore (sqlite): disposed with calls queued', () => {
+  it('decides them before its owner closes the database', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'replay-dispose-'));
+    const file = join(dir, 'passport.db');
+    try {
+      const db = SqliteDatabase.open(file);
+      const store = new SqliteReplayStore(db, { sweepIntervalMs: 0 });
+      const queued = [store.recordIfAbsent('a', 1000, 60_000), store.recordIfAbsent('a', 1001, 60_000)];
+      store.dispose();
+      db.close();
+      expect(await Promise.all(queued)).toEqual([
+        { recorded: true },
+        { recorded: false, firstSeenAtMs: 1000 },
+      ]);
+      const reopened = SqliteDatabase.open(file);
+      expect(reopened.rowCount('replay_records')).toBe(1);
+      reopened.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** Takes `db`'s write lock (BEGIN IMMEDIATE) and keeps it until the returned function is called. */
+function holdWriteLock(db: SqliteDatabase): () => void {
+  db.statement('BEGIN IMMEDIATE').run();
+  return () => db.statement('COMMIT').run();
+}

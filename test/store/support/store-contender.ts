@@ -4,6 +4,8 @@
  * operations as fast as it can and reports every outcome to the parent over IPC.
  *
  * argv: <file> replay <keyCount> <rounds>   → recordIfAbsent on keys k0..k(n-1), `rounds` times each
+ *       <file> replay-batch <keyCount> <rounds> → the same, each round's calls made at once (so that
+ *         they are decided together, in one group-committed transaction per event-loop turn)
  *       <file> take <key> <takes> <capacity> → `takes` takes from one bucket that never refills
  */
 import { SqliteDatabase, SqliteRateLimitStore, SqliteReplayStore } from '@passport/adapters/sqlite';
@@ -21,6 +23,15 @@ async function run(): Promise<unknown> {
         const outcome = await replay.recordIfAbsent(`k${k}`, 1000, 1_000_000);
         if (outcome.recorded) recorded.push(`k${k}`);
       }
+    }
+    return { recorded };
+  }
+  if (op === 'replay-batch') {
+    const recorded: string[] = [];
+    for (let round = 0; round < Number(b); round++) {
+      const keys = Array.from({ length: Number(a) }, (_, k) => `k${k}`);
+      const outcomes = await Promise.all(keys.map((key) => replay.recordIfAbsent(key, 1000, 1_000_000)));
+      keys.forEach((key, i) => outcomes[i].recorded && recorded.push(key));
     }
     return { recorded };
   }

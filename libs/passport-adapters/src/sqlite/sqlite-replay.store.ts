@@ -1,13 +1,24 @@
 /**
- * ReplayStore on SQLite (table `replay_records`). `recordIfAbsent` reads, replaces an expired record and
- * inserts inside one `BEGIN IMMEDIATE` transaction, so it is atomic across every connection to the file:
- * of N concurrent calls with one key, from one process or several, exactly one is `recorded`.
+ * ReplayStore on SQLite (table `replay_records`). Every decision is made inside a `BEGIN IMMEDIATE`
+ * transaction, so it is atomic across every connection to the file: of N concurrent calls with one key,
+ * from one process or several, exactly one is `recorded`.
+ *
+ * Group commit: the calls made during one event-loop turn are decided in one transaction (one commit,
+ * one write to the WAL, instead of one each: the commit, not the insert, was most of the cost). Each call
+ * is answered only after that transaction has committed, with the outcome its own statements produced;
+ * if the transaction fails, every call in it fails (nothing of it was recorded).
+ *
+ * The common case is one statement: while the table and the owner are below their caps, a prepared
+ * `INSERT ... ON CONFLICT (key) DO NOTHING` decides by its change count (no read before the write). A
+ * conflict, or a cap reached, takes the careful path: a live record is a replay, an expired one is
+ * replaced.
  *
  * Bounded without giving up protection: a background sweep deletes expired records, and a live record
  * is never evicted. An insert into a table holding `maxEntries` records (default 1 000 000, about
  * 100 MB of database) first deletes expired ones, and if none can go the record is refused with
  * `REPLAY_STORE_FULL`; a record charged to an owner that already holds `maxPerOwner` live records is
- * refused with `REPLAY_QUOTA_EXCEEDED`. Both are thrown, so the caller fails closed.
+ * refused with `REPLAY_QUOTA_EXCEEDED`. Both are thrown, so the caller fails closed. The counts are kept
+ * by triggers in the database, so the caps hold across processes.
  */
 import { PassportError, systemClock, type ReplayStore } from '@passport/core';
 import { type RecordOutcome, type RecordQuota, type ReplayStoreUsage } from '@passport/core/ports';
@@ -28,6 +39,18 @@ interface ReplayRow {
 
 const RECORDED: RecordOutcome = Object.freeze({ recorded: true });
 
+/** Calls decided in one transaction at most (bounds the time the write lock is held). */
+const MAX_BATCH = 512;
+
+interface PendingRecord {
+  readonly key: string;
+  readonly nowMs: number;
+  readonly expiresAtMs: number;
+  readonly quota: RecordQuota | undefined;
+  readonly resolve: (outcome: RecordOutcome) => void;
+  readonly reject: (error: unknown) => void;
+}
+
 /** A new record the store cannot take (counted, then thrown outside the transaction). */
 class Refusal {
   constructor(readonly error: PassportError) {}
@@ -40,6 +63,7 @@ export class SqliteReplayStore implements ReplayStore {
   private refusedQuotaCount = 0;
   private lastFullAtMs: number | null = null;
   private lastFailure: number | null = null;
+  private pending: PendingRecord[] = [];
 
   constructor(
     private readonly db: SqliteDatabase,
@@ -54,24 +78,16 @@ export class SqliteReplayStore implements ReplayStore {
     );
   }
 
-  async recordIfAbsent(key: string, nowMs: number, expiresAtMs: number, quota?: RecordQuota): Promise<RecordOutcome> {
-    // Fast path for replays: a live record seen outside the write lock was live at that moment, which is
-    // all a refusal needs; only a possible insert takes the lock.
-    let outcome: RecordOutcome | Refusal;
-    try {
-      outcome = this.record(key, nowMs, expiresAtMs, quota);
-    } catch (error) {
-      this.lastFailure = nowMs; // health reports it (corrupt pages, a lost file, a lock held too long)
-      throw error;
-    }
-    if (!(outcome instanceof Refusal)) return outcome;
-    if (outcome.error.code === 'REPLAY_STORE_FULL') {
-      this.refusedFullCount++;
-      this.lastFullAtMs = nowMs;
-    } else {
-      this.refusedQuotaCount++;
-    }
-    throw outcome.error;
+  recordIfAbsent(
+    key: string,
+    nowMs: number,
+    expiresAtMs: number,
+    quota?: RecordQuota,
+  ): Promise<RecordOutcome> {
+    return new Promise<RecordOutcome>((resolve, reject) => {
+      this.pending.push({ key, nowMs, expiresAtMs, quota, resolve, reject });
+      if (this.pending.length === 1) setImmediate(this.flush);
+    });
   }
 
   /** Store time of the last request this store failed to serve (not a refusal), or null. */
@@ -79,23 +95,65 @@ export class SqliteReplayStore implements ReplayStore {
     return this.lastFailure;
   }
 
-  private record(key: string, nowMs: number, expiresAtMs: number, quota: RecordQuota | undefined): RecordOutcome | Refusal {
-    const seen = this.find(key);
-    if (seen && seen.expires_at_ms > nowMs) return { recorded: false, firstSeenAtMs: seen.first_seen_ms };
-    return this.db.immediate((): RecordOutcome | Refusal => {
-      const existing = this.find(key);
-      if (existing && existing.expires_at_ms > nowMs)
-        return { recorded: false, firstSeenAtMs: existing.first_seen_ms };
-      // An expired record is replaced by a new row.
-      if (existing) this.db.statement('DELETE FROM replay_records WHERE key = ?').run(key);
-      // A refusal is returned, not thrown, so that the expired rows deleted on the way stay deleted.
-      const refusal = (quota && this.checkQuota(quota, nowMs)) ?? this.checkRoom(nowMs);
-      if (refusal) return refusal;
-      this.db
-        .statement('INSERT INTO replay_records (key, first_seen_ms, expires_at_ms, owner) VALUES (?, ?, ?, ?)')
-        .run(key, nowMs, expiresAtMs, quota?.owner ?? null);
+  /** Decides every call queued during the last event-loop turn in one transaction, then answers them. */
+  private readonly flush = (): void => {
+    const batch = this.pending;
+    this.pending = [];
+    for (let start = 0; start < batch.length; start += MAX_BATCH) {
+      const chunk = start === 0 && batch.length <= MAX_BATCH ? batch : batch.slice(start, start + MAX_BATCH);
+      let outcomes: Array<RecordOutcome | Refusal>;
+      try {
+        outcomes = this.db.immediate(() => chunk.map((call) => this.record(call)));
+      } catch (error) {
+        this.lastFailure = chunk[0].nowMs; // health reports it (corrupt pages, a lost file, a lock held too long)
+        for (const call of chunk) call.reject(error);
+        continue;
+      }
+      for (let i = 0; i < chunk.length; i++) {
+        const outcome = outcomes[i];
+        if (!(outcome instanceof Refusal)) {
+          chunk[i].resolve(outcome);
+          continue;
+        }
+        if (outcome.error.code === 'REPLAY_STORE_FULL') {
+          this.refusedFullCount++;
+          this.lastFullAtMs = chunk[i].nowMs;
+        } else {
+          this.refusedQuotaCount++;
+        }
+        chunk[i].reject(outcome.error);
+      }
+    }
+  };
+
+  /** One call's decision; runs inside the batch's write transaction. */
+  private record({ key, nowMs, expiresAtMs, quota }: PendingRecord): RecordOutcome | Refusal {
+    const owner = quota?.owner ?? null;
+    // Below both caps an absent key is simply inserted: the change count says whether it was absent.
+    if (
+      this.db.rowCount('replay_records') < this.maxEntries &&
+      (!quota || this.ownerCount(quota.owner) < quota.maxPerOwner) &&
+      this.insertIfAbsent().run(key, nowMs, expiresAtMs, owner).changes === 1
+    )
       return RECORDED;
-    });
+    const existing = this.find(key);
+    if (existing && existing.expires_at_ms > nowMs)
+      return { recorded: false, firstSeenAtMs: existing.first_seen_ms };
+    // An expired record is replaced by a new row.
+    if (existing) this.db.statement('DELETE FROM replay_records WHERE key = ?').run(key);
+    // A refusal is returned, not thrown, so that the expired rows deleted on the way stay deleted.
+    const refusal = (quota && this.checkQuota(quota, nowMs)) ?? this.checkRoom(nowMs);
+    if (refusal) return refusal;
+    this.db
+      .statement('INSERT INTO replay_records (key, first_seen_ms, expires_at_ms, owner) VALUES (?, ?, ?, ?)')
+      .run(key, nowMs, expiresAtMs, owner);
+    return RECORDED;
+  }
+
+  private insertIfAbsent() {
+    return this.db.statement(
+      'INSERT INTO replay_records (key, first_seen_ms, expires_at_ms, owner) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO NOTHING',
+    );
   }
 
   /** Deletes expired records; returns how many were removed. */
@@ -119,9 +177,12 @@ export class SqliteReplayStore implements ReplayStore {
     };
   }
 
-  /** Stops the background sweep (the database is closed by its owner). */
+  /** Stops the background sweep and decides queued calls (the database is closed by its owner). */
   dispose(): void {
     this.sweeper.stop();
+    // Calls still queued for this turn are decided now, while the database is open (their owner closes
+    // it right after); the scheduled flush then finds nothing to do.
+    if (this.pending.length > 0) this.flush();
   }
 
   private find(key: string): ReplayRow | undefined {
@@ -131,13 +192,18 @@ export class SqliteReplayStore implements ReplayStore {
   }
 
   private ownerCount(owner: string): number {
-    return (this.db.statement('SELECT n FROM replay_owner_counts WHERE owner = ?').pluck().get(owner) as number | undefined) ?? 0;
+    return (
+      (this.db.statement('SELECT n FROM replay_owner_counts WHERE owner = ?').pluck().get(owner) as
+        number | undefined) ?? 0
+    );
   }
 
   private checkQuota(quota: RecordQuota, nowMs: number): Refusal | undefined {
     if (this.ownerCount(quota.owner) < quota.maxPerOwner) return undefined;
     // The count includes expired records not yet swept: drop this owner's before refusing.
-    this.db.statement('DELETE FROM replay_records WHERE owner = ? AND expires_at_ms <= ?').run(quota.owner, nowMs);
+    this.db
+      .statement('DELETE FROM replay_records WHERE owner = ? AND expires_at_ms <= ?')
+      .run(quota.owner, nowMs);
     if (this.ownerCount(quota.owner) < quota.maxPerOwner) return undefined;
     return new Refusal(new PassportError('REPLAY_QUOTA_EXCEEDED', { maxPerSender: quota.maxPerOwner }));
   }
