@@ -60,6 +60,7 @@ export { createRenewingFetch, type RenewingFetch } from './client/renewing-fetch
 
 // Families, distinguished names, profiles, DID documents, minting fees
 export { signFamilyMetadata, verifyFamilySignature } from './family/family-signature.js';
+export { FamilyVerdictCache, type FamilyVerdictCacheOptions } from './family/family-verdict.cache.js';
 export { parseDn, type ParsedDn } from './dn/dn.parser.js';
 export { buildPublicProfile, type PublicProfile } from './profile/public-profile.js';
 export { buildDidDocument, parseDid, type DidDocument } from './did/did-document.js';

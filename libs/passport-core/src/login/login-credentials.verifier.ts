@@ -68,6 +68,11 @@ export interface LoginServerConfig {
 export interface LoginVerifierDeps {
   readonly chain: ChainReader;
   readonly verifier: SignatureVerifier;
+  /**
+   * Checks family signatures (default `verifier`): a `FamilyVerdictCache` in front of it spares a
+   * passport that logs in again the second signature check.
+   */
+  readonly familyVerifier?: SignatureVerifier;
   readonly challenges: ReplayStore;
   readonly clock: Clock;
   readonly server: LoginServerConfig;
@@ -100,6 +105,7 @@ const fail = (code: ErrorCode, details: Record<string, unknown> = {}): never => 
 
 export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
   const { chain, verifier, challenges, clock, server } = deps;
+  const familyVerifier = deps.familyVerifier ?? verifier;
 
   async function findPassport(request: LoginRequest): Promise<PassportRecord | null> {
     if (request.identifierKind === 'passportid') {
@@ -182,7 +188,7 @@ export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
     // A partner must be vouched for by one of our roots; a peer by a root of the family it claims.
     const membership = await checkFamilyMembership({
       chain,
-      verifier,
+      verifier: familyVerifier,
       family: relation === 'partner' ? family : peerFamily,
       metadata: passport.metadata,
       tokenId: passport.tokenId,

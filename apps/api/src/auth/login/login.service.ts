@@ -6,6 +6,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   ChainUnavailableError,
+  FamilyVerdictCache,
   PassportError,
   buildJwtClaims,
   createLoginVerifier,
@@ -16,6 +17,7 @@ import {
   type ReplayStore,
   type SignatureVerifier,
 } from '@passport/core';
+import { CachingChainReader } from '@passport/adapters/caching';
 import { SessionCapacityError } from '@passport/core/ports';
 import { type SessionStore } from '@passport/core/ports';
 import { type AppConfig } from '../../config/app-config.js';
@@ -56,6 +58,12 @@ export class LoginService {
     this.verifier = createLoginVerifier({
       chain,
       verifier: signatures,
+      // Family verdicts are reused no longer than the chain cache keeps the records they were read
+      // from; an uncached chain reader gets no reuse.
+      familyVerifier: new FamilyVerdictCache(signatures, {
+        ttlMs: chain instanceof CachingChainReader ? chain.ttlMs : 0,
+        clock,
+      }),
       challenges,
       clock,
       server: {
