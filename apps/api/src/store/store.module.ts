@@ -7,12 +7,14 @@
  * process-local memory otherwise.
  */
 import { Global, Inject, Module, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { type Clock } from '@passport/core';
+import { sequentialLoginRecorder, type Clock, type ReplayStore } from '@passport/core';
+import { LoginRecordFailure, type LoginRecorder, type SessionStore } from '@passport/core/ports';
 import { MemoryRateLimitStore } from '@passport/core/testing';
 import { type AppConfig } from '../config/app-config.js';
 import {
   APP_CONFIG,
   CLOCK,
+  LOGIN_RECORDER,
   MCP_FLEET_SESSIONS,
   PUBLIC_RATE_LIMIT_STORE,
   RATE_LIMIT_STORE,
@@ -29,6 +31,19 @@ const storeErrorSink =
   (metrics: OperatorMetrics | undefined): StoreErrorSink =>
   (store, operation) =>
     metrics?.recordStoreError(store, operation);
+
+function countingLoginFailures(recorder: LoginRecorder, sink: StoreErrorSink): LoginRecorder {
+  return {
+    recordLogin: (challenge, session) =>
+      recorder.recordLogin(challenge, session).catch((error: unknown) => {
+        if (error instanceof LoginRecordFailure) {
+          if (error.part === 'challenge') sink('replay', 'recordIfAbsent');
+          else sink('sessions', 'create');
+        }
+        throw error;
+      }),
+  };
+}
 
 /** The chosen adapter family (internal to this module; others inject the port tokens). */
 export const STORE_BACKEND = Symbol('STORE_BACKEND');
@@ -63,6 +78,14 @@ export const STORE_BACKEND = Symbol('STORE_BACKEND');
         countingStoreErrors(b.rateLimit, 'rate_limit', storeErrorSink(m)),
       inject: [STORE_BACKEND, { token: OperatorMetrics, optional: true }],
     },
+    {
+      // The family's combined write, its failures counted like the ports' (by the part that failed);
+      // without one, the two counted ports in order.
+      provide: LOGIN_RECORDER,
+      useFactory: (b: StoreBackend, replay: ReplayStore, sessions: SessionStore, m: OperatorMetrics | undefined): LoginRecorder =>
+        b.loginRecorder ? countingLoginFailures(b.loginRecorder, storeErrorSink(m)) : sequentialLoginRecorder(replay, sessions),
+      inject: [STORE_BACKEND, REPLAY_STORE, SESSION_STORE, { token: OperatorMetrics, optional: true }],
+    },
     { provide: STORE_HEALTH_INDICATOR, useFactory: (b: StoreBackend) => b.health, inject: [STORE_BACKEND] },
     {
       provide: PUBLIC_RATE_LIMIT_STORE,
@@ -83,6 +106,7 @@ export const STORE_BACKEND = Symbol('STORE_BACKEND');
   exports: [
     REPLAY_STORE,
     SESSION_STORE,
+    LOGIN_RECORDER,
     RATE_LIMIT_STORE,
     PUBLIC_RATE_LIMIT_STORE,
     STORE_HEALTH_INDICATOR,

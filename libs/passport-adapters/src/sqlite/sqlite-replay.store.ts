@@ -55,6 +55,11 @@ export class SqliteReplayStore implements ReplayStore {
   }
 
   async recordIfAbsent(key: string, nowMs: number, expiresAtMs: number, quota?: RecordQuota): Promise<RecordOutcome> {
+    return this.recordIfAbsentSync(key, nowMs, expiresAtMs, quota);
+  }
+
+  /** `recordIfAbsent` on the calling stack: inside another transaction on this database it joins it (a savepoint). */
+  recordIfAbsentSync(key: string, nowMs: number, expiresAtMs: number, quota?: RecordQuota): RecordOutcome {
     // Fast path for replays: a live record seen outside the write lock was live at that moment, which is
     // all a refusal needs; only a possible insert takes the lock.
     let outcome: RecordOutcome | Refusal;

@@ -92,6 +92,11 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async create(session: SessionRecord): Promise<void> {
+    this.createSync(session);
+  }
+
+  /** `create` on the calling stack: inside another transaction on this database it joins it (a savepoint). */
+  createSync(session: SessionRecord): void {
     this.db.immediate(() => {
       const nowMs = session.createdAtMs;
       if (this.db.rowCount('sessions') >= this.maxEntries) this.sweepSync(nowMs);

@@ -1,11 +1,13 @@
 /**
  * Login (docs/protocol.md §3): request validation (400s), credential verification (401s, in order) by the
- * core, then the EdDSA JWT and its session. The session is stored before the token is returned, so a
- * token never exists without a session that can be closed.
+ * core, then the EdDSA JWT and its session. The used challenge and the session are written as one step
+ * (LoginRecorder: one SQLite transaction), before the token is returned, so a token never exists
+ * without a session that can be closed, and a session that cannot be stored leaves the challenge unused.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import {
   ChainUnavailableError,
+  challengeAlreadyUsed,
   FamilyVerdictCache,
   PassportError,
   buildJwtClaims,
@@ -18,16 +20,21 @@ import {
   type SignatureVerifier,
 } from '@passport/core';
 import { CachingChainReader } from '@passport/adapters/caching';
-import { SessionCapacityError } from '@passport/core/ports';
-import { type SessionStore } from '@passport/core/ports';
+import {
+  LoginRecordFailure,
+  SessionCapacityError,
+  type LoginChallengeRecord,
+  type LoginRecorder,
+  type SessionRecord,
+} from '@passport/core/ports';
 import { type AppConfig } from '../../config/app-config.js';
 import {
   APP_CONFIG,
   CHAIN_READER,
   CLOCK,
+  LOGIN_RECORDER,
   REPLAY_STORE,
   SERVER_IDENTITY,
-  SESSION_STORE,
   SIGNATURE_VERIFIER,
   TRUSTED_CONTRACTS,
 } from '../../infrastructure/di-tokens.js';
@@ -50,7 +57,7 @@ export class LoginService {
     @Inject(CHAIN_READER) chain: ChainReader,
     @Inject(SIGNATURE_VERIFIER) signatures: SignatureVerifier,
     @Inject(REPLAY_STORE) challenges: ReplayStore,
-    @Inject(SESSION_STORE) private readonly sessions: SessionStore,
+    @Inject(LOGIN_RECORDER) private readonly records: LoginRecorder,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(TRUSTED_CONTRACTS) trustedContracts: readonly string[],
     private readonly codec: EddsaJwtCodec,
@@ -79,7 +86,7 @@ export class LoginService {
 
   async login(body: unknown): Promise<LoginOutcome> {
     const request = validateLoginRequest(body);
-    const verification = await this.verifier.verify(request).catch((error: unknown) => {
+    const verification = await this.verifier.check(request).catch((error: unknown) => {
       // A chain outage is not bad credentials: answer 503 so the client retries with the same key.
       if (error instanceof ChainUnavailableError) throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'chain_unavailable' });
       throw error;
@@ -98,7 +105,7 @@ export class LoginService {
       nowMs,
       sessionTtlSeconds: this.config.sessions.ttlSeconds,
     });
-    await this.createSession({
+    await this.recordLogin(verification.challenge, {
       sessionId: built.sessionId,
       tokenId: verification.tokenId,
       ownerId: verification.ownerId,
@@ -113,16 +120,25 @@ export class LoginService {
     return { jwtToken, tokenId: verification.tokenId, sessionId: built.sessionId };
   }
 
-  /** A full store refuses the login (503 with Retry-After) rather than evicting anyone's session. */
-  private async createSession(session: Parameters<SessionStore['create']>[0]): Promise<void> {
+  /**
+   * The used challenge and the session, as one step. A used challenge is refused (401); a full session
+   * store refuses the login (503 with Retry-After) rather than evicting anyone's session; a store that
+   * is down or slow is a 503 to retry, not a bad login.
+   */
+  private async recordLogin(challenge: LoginChallengeRecord, session: SessionRecord): Promise<void> {
+    let recorded: boolean;
     try {
-      await this.sessions.create(session);
+      recorded = (await this.records.recordLogin(challenge, session)).recorded;
     } catch (error) {
+      if (error instanceof PassportError) throw error;
       if (error instanceof SessionCapacityError) {
         throw new PassportError('SESSION_CAPACITY_REACHED', { maxSessions: error.maxEntries, retryAfterSeconds: 60 });
       }
-      // The session store is down or slow: retry later (not a bad login).
-      throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'session_store_unavailable' });
+      const challengePart = error instanceof LoginRecordFailure && error.part === 'challenge';
+      throw new PassportError('SERVICE_UNAVAILABLE', {
+        reason: challengePart ? 'replay_store_unavailable' : 'session_store_unavailable',
+      });
     }
+    if (!recorded) throw challengeAlreadyUsed();
   }
 }

@@ -32,7 +32,7 @@ export class MemorySessionStore implements SessionStore {
   readonly maxOpenPerPassport: number;
   /** Insertion order = creation order. */
   private readonly sessions = new Map<string, SessionRecord>();
-  /** Session ids per passport, in creation order (so a login need not scan every session). */
+  /** Ids of each passport's sessions that may still be open, in creation order (so a login need not scan every session). */
   private readonly byPassport = new Map<string, Set<string>>();
 
   constructor(options: MemorySessionStoreOptions = {}) {
@@ -73,9 +73,13 @@ export class MemorySessionStore implements SessionStore {
    */
   private closeOldestOfPassport(tokenId: string, nowMs: number, storeFull: boolean): number {
     const open: string[] = [];
-    for (const id of this.byPassport.get(tokenId) ?? []) {
+    const ids = this.byPassport.get(tokenId);
+    for (const id of ids ?? []) {
       const s = this.sessions.get(id);
       if (s && isOpen(s, nowMs)) open.push(id);
+      // The set only serves this count: a session that is no longer open leaves it here (the sweep
+      // removes the record itself), so a passport's logins do not walk its closed sessions again.
+      else ids!.delete(id);
     }
     // Set order is creation order: the first ones are the oldest.
     const excess = Math.max(0, open.length - this.maxOpenPerPassport + 1);
