@@ -22,7 +22,7 @@ import { type Server } from 'node:http';
 import {
   answerExpectationsInEnvelope,
   clientErrorHandler,
-  requireHostHeader,
+  checkHostHeader,
 } from './http/client-error.handler.js';
 import { createFrameworkErrorHandler, type FrameworkErrorServices } from './http/framework-errors.handler.js';
 import { RequestMetrics } from './metrics/request-metrics.js';
@@ -61,7 +61,7 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
     bodyLimit: BODY_LIMIT_BYTES,
     http: {
       maxHeaderSize: HEADER_LIMIT_BYTES,
-      // Answered in the envelope by requireHostHeader instead of Node's bare 400.
+      // Answered in the envelope by checkHostHeader instead of Node's bare 400.
       requireHostHeader: false,
       headersTimeout: timeouts.headersTimeoutMs,
       // How often Node looks for requests past their timeout (its default, 30 s, would let a slow
@@ -87,10 +87,6 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
   registerJsonBodyParser(fastify, BODY_LIMIT_BYTES);
   const routes = app.get(RouteRegistry);
   fastify.addHook('onRoute', (route) => routes.add(route));
-  fastify.addHook('onRequest', (request, reply, done) => {
-    void reply.header('X-Request-Id', request.id);
-    done();
-  });
   if (logger.isLevelEnabled('debug')) {
     fastify.addHook('onResponse', (request, reply, done) => {
       request.log.debug(
@@ -108,8 +104,16 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
   const store = app.get<RateLimitStore>(PUBLIC_RATE_LIMIT_STORE);
   const clock = optionalClock(app);
   const rateLimit = createRateLimitHook(store, config.rateLimit, clock);
-  fastify.addHook('onRequest', rateLimit);
-  fastify.addHook('onRequest', requireHostHeader);
+  const readiness = app.get(Readiness);
+  // The app's own per-request rules in one hook (each hook is a step of Fastify's chain on every
+  // request): the request id echoed, `Connection: close` while draining (keep-alive clients move to
+  // another instance), the public rate limit, then the Host check (after the limit, so it is metered).
+  fastify.addHook('onRequest', async (request, reply) => {
+    void reply.header('X-Request-Id', request.id);
+    if (readiness.draining) void reply.header('Connection', 'close');
+    await rateLimit(request);
+    checkHostHeader(request);
+  });
   frameworkErrorServices.rateLimit = rateLimit;
   const metrics = app.get(RequestMetrics);
   frameworkErrorServices.record = (status, elapsedMs) => metrics.record(undefined, status, elapsedMs, clock.nowMs());

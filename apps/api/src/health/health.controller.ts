@@ -42,6 +42,8 @@ async function runCheck(indicator: HealthIndicator, timeoutMs: number): Promise<
 @Controller()
 export class HealthController {
   private readonly indicators: HealthIndicator[];
+  /** Who answers: read once (os.hostname() is a system call, and /health is a probe target). */
+  private readonly instance = Object.freeze({ hostname: hostname(), pid: process.pid });
   private readonly recent = new Map<HealthIndicator, { readonly atMs: number; readonly result: Promise<Record<string, unknown>> }>();
 
   constructor(
@@ -65,7 +67,7 @@ export class HealthController {
       checks,
       service: SERVICE_NAME,
       timestamp: new Date().toISOString(),
-      instance: { hostname: hostname(), pid: process.pid },
+      instance: this.instance,
     };
   }
 
