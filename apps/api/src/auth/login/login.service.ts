@@ -18,6 +18,7 @@ import {
   type LoginVerifier,
   type ReplayStore,
   type SignatureVerifier,
+  type Signer,
 } from '@passport/core';
 import { CachingChainReader } from '@passport/adapters/caching';
 import {
@@ -47,9 +48,36 @@ export interface LoginOutcome {
   readonly sessionId: string;
 }
 
+/**
+ * The server key's signer, remembering its last signature: every token's `passport_idsignature` signs
+ * the server's token id and the token's `iat` second, so the logins of one second sign one message.
+ * Ed25519 signatures are deterministic, so the remembered one is the one signing again would give.
+ */
+export function lastSignatureMemo(signer: Signer): Signer {
+  let lastMessage: Uint8Array | null = null;
+  let lastSignature: Uint8Array = new Uint8Array(0);
+  return {
+    publicKey: signer.publicKey,
+    sign(message: Uint8Array): Uint8Array {
+      if (lastMessage === null || !sameBytes(lastMessage, message)) {
+        lastSignature = signer.sign(message);
+        lastMessage = Uint8Array.from(message);
+      }
+      return Uint8Array.from(lastSignature);
+    },
+  };
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 @Injectable()
 export class LoginService {
   private readonly verifier: LoginVerifier;
+  private readonly idSigner: Signer;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -62,6 +90,7 @@ export class LoginService {
     @Inject(TRUSTED_CONTRACTS) trustedContracts: readonly string[],
     private readonly codec: EddsaJwtCodec,
   ) {
+    this.idSigner = lastSignatureMemo(server.signer);
     this.verifier = createLoginVerifier({
       chain,
       verifier: signatures,
@@ -98,7 +127,7 @@ export class LoginService {
         tokenId: this.server.tokenId,
         ownerId: this.server.ownerId,
         publicBaseUrl: this.config.publicBaseUrl,
-        signer: this.server.signer,
+        signer: this.idSigner,
       },
       passport: verification.passport,
       federation: verification.federation,
