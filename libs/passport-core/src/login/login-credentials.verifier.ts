@@ -137,6 +137,9 @@ export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
     return first ?? null;
   }
 
+  // The server's own configuration does not change while it runs: judged once, not per login.
+  const ownFamily = serverFamily();
+
   function serverFamily(): ServiceProviderId | null {
     const family = parseServiceProviderId(server.serviceProviderId);
     const complete =
@@ -201,7 +204,7 @@ export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
     }
 
     // 5. The server can only judge families when its own configuration is whole.
-    const family = serverFamily();
+    const family = ownFamily;
     if (!family) return fail('SERVER_CONFIG_INCOMPLETE');
 
     // 6. Family and login mode.

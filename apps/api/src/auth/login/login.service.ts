@@ -39,6 +39,7 @@ import {
   SIGNATURE_VERIFIER,
   TRUSTED_CONTRACTS,
 } from '../../infrastructure/di-tokens.js';
+import { pooledRandomBytes } from '../../infrastructure/pooled-random.js';
 import { type ServerIdentity } from '../../infrastructure/server-identity.js';
 import { EddsaJwtCodec } from '../jwt/eddsa-jwt.codec.js';
 
@@ -133,6 +134,8 @@ export class LoginService {
       federation: verification.federation,
       nowMs,
       sessionTtlSeconds: this.config.sessions.ttlSeconds,
+      // The session id's and jti's random bits from the pooled CSPRNG buffer (one system call per 4 KiB).
+      random: pooledRandomBytes,
     });
     await this.recordLogin(verification.challenge, {
       sessionId: built.sessionId,
