@@ -1,7 +1,9 @@
 /**
  * Profiles the built app under wrk: starts apps/api/dist with `node --cpu-prof` on PORT (default
- * 42100), loads one route with wrk for SECONDS, stops the server (which writes the profile) and prints
- * its top self-time frames (scripts/cpu-profile-top.mjs). Routes: health, root, public (GET
+ * 42517), loads one route with wrk (50 connections) for SECONDS, stops the server (which writes the
+ * profile) and prints its top self-time frames (scripts/cpu-profile-top.mjs; TOP=n rows) and the server's
+ * CPU time per request (/proc, thread pool included), a figure other load on the machine moves less than
+ * requests per second. PROFILE=0 measures without the profiler. Routes: health, root, public (GET
  * /api/login/timestamp), nonce (GET /api/holanonce16ts with a JWT), me (GET /api/me/identity), login
  * (POST /api/login with fresh pre-signed challenges).
  *
