@@ -16,6 +16,8 @@ import {
   signLogin,
 } from '../support/passports.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { createNodeSigner } from '@passport/core/node';
+import { lastSignatureMemo } from '../../apps/api/src/login/login.service.js';
 
 const decodeClaims = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString('utf8'));
 
@@ -249,5 +251,25 @@ describe('login modes and trust (separate deployments)', () => {
     } finally {
       await app.close();
     }
+  });
+});
+
+describe("the server's id-signature memo (one sign per iat second under load)", () => {
+  it('gives the bytes signing would give, for a repeated message and after a new one, and hands out copies', () => {
+    const signer = createNodeSigner(new Uint8Array(32).fill(3));
+    let signs = 0;
+    const counted = { publicKey: signer.publicKey, sign: (m: Uint8Array) => (signs++, signer.sign(m)) };
+    const memo = lastSignatureMemo(counted);
+    const a = new TextEncoder().encode('bhahbkbramax2026-11-23T01:00:00.000Z');
+    const b = new TextEncoder().encode('bhahbkbramax2026-11-23T01:00:01.000Z');
+    const first = memo.sign(a);
+    expect(first).toEqual(signer.sign(a));
+    first.fill(0); // a caller changing its copy changes nothing remembered
+    expect(memo.sign(Uint8Array.from(a))).toEqual(signer.sign(a));
+    expect(signs).toBe(1);
+    expect(memo.sign(b)).toEqual(signer.sign(b));
+    expect(memo.sign(a)).toEqual(signer.sign(a));
+    expect(signs).toBe(3);
+    expect(memo.publicKey).toBe(signer.publicKey);
   });
 });

@@ -100,6 +100,16 @@ describe('GET /', () => {
     expect(res.body.enrollment.guide).toBe('/.well-known/enrollment');
   });
 
+  it('is sent as JSON whose bytes are those of the body serialised whole (requestId and timestamp last)', async () => {
+    // The fixed part of the body is serialised once; a hostile-looking but safe id must still be quoted right.
+    const res = await call('/', { headers: { 'x-request-id': 'a.b:c-d_e' } });
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(res.text).toBe(JSON.stringify(res.body));
+    expect(Object.keys(res.body).slice(-3)).toEqual(['hola', 'requestId', 'timestamp']);
+    expect(res.body.requestId).toBe('a.b:c-d_e');
+    expect(Math.abs(Date.parse(res.body.timestamp) - Date.now())).toBeLessThan(60_000);
+  });
+
   it('points only at documents that exist', async () => {
     const res = await call('/');
     const { wellKnown } = res.body;

@@ -56,7 +56,7 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
     bodyLimit: BODY_LIMIT_BYTES,
     http: {
       maxHeaderSize: HEADER_LIMIT_BYTES,
-      // Answered in the envelope by requireHostHeader instead of Node's bare 400.
+      // Answered in the envelope by checkHostHeader instead of Node's bare 400.
       requireHostHeader: false,
       headersTimeout: timeouts.headersTimeoutMs,
       // How often Node looks for requests past their timeout (its default, 30 s, would let a slow

@@ -53,13 +53,15 @@ export { MemoryReplayStore } from './adapters/memory/memory-replay.store.js';
 
 // Login and JWT claims; a client's checks of a federated token and of the server passport
 export { validateLoginRequest, type LoginRequest } from './login/login-request.validator.js';
-export { createLoginVerifier, type LoginVerifier } from './login/login-credentials.verifier.js';
+export { challengeAlreadyUsed, createLoginVerifier, type LoginVerifier } from './login/login-credentials.verifier.js';
+export { sequentialLoginRecorder } from './login/login-recorder.js';
 export { buildJwtClaims, type PassportJwtClaims } from './login/jwt-claims.js';
 export { checkFederatedClaims, checkServerPassport } from './federation/federated-token.checks.js';
 export { createRenewingFetch, type RenewingFetch } from './client/renewing-fetch.js';
 
 // Families, distinguished names, profiles, DID documents, minting fees
 export { signFamilyMetadata, verifyFamilySignature } from './family/family-signature.js';
+export { FamilyVerdictCache, type FamilyVerdictCacheOptions } from './family/family-verdict.cache.js';
 export { parseDn, type ParsedDn } from './dn/dn.parser.js';
 export { buildPublicProfile, type PublicProfile } from './profile/public-profile.js';
 export { buildDidDocument, parseDid, type DidDocument } from './did/did-document.js';

@@ -1,11 +1,14 @@
 /**
  * Login (docs/protocol.md §3): request validation (400s), credential verification (401s, in order) by the
- * core, then the EdDSA JWT and its session. The session is stored before the token is returned, so a
- * token never exists without a session that can be closed.
+ * core, then the EdDSA JWT and its session. The used challenge and the session are written as one step
+ * (LoginRecorder: one SQLite transaction), before the token is returned, so a token never exists
+ * without a session that can be closed, and a session that cannot be stored leaves the challenge unused.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import {
   ChainUnavailableError,
+  challengeAlreadyUsed,
+  FamilyVerdictCache,
   PassportError,
   buildJwtClaims,
   createLoginVerifier,
@@ -15,20 +18,28 @@ import {
   type LoginVerifier,
   type ReplayStore,
   type SignatureVerifier,
+  type Signer,
 } from '@passport/core';
-import { SessionCapacityError } from '@passport/core/ports';
-import { type SessionStore } from '@passport/core/ports';
+import { CachingChainReader } from '@passport/adapters/caching';
+import {
+  LoginRecordFailure,
+  SessionCapacityError,
+  type LoginChallengeRecord,
+  type LoginRecorder,
+  type SessionRecord,
+} from '@passport/core/ports';
 import { type AppConfig } from '../platform/config/app-config.js';
 import {
   APP_CONFIG,
   CHAIN_READER,
   CLOCK,
+  LOGIN_RECORDER,
   REPLAY_STORE,
   SERVER_IDENTITY,
-  SESSION_STORE,
   SIGNATURE_VERIFIER,
   TRUSTED_CONTRACTS,
 } from '../platform/infrastructure/di-tokens.js';
+import { pooledRandomBytes } from '../platform/infrastructure/pooled-random.js';
 import { type ServerIdentity } from '../platform/infrastructure/server-identity.js';
 import { EddsaJwtCodec } from '../session/eddsa-jwt.codec.js';
 
@@ -38,9 +49,36 @@ export interface LoginOutcome {
   readonly sessionId: string;
 }
 
+/**
+ * The server key's signer, remembering its last signature: every token's `passport_idsignature` signs
+ * the server's token id and the token's `iat` second, so the logins of one second sign one message.
+ * Ed25519 signatures are deterministic, so the remembered one is the one signing again would give.
+ */
+export function lastSignatureMemo(signer: Signer): Signer {
+  let lastMessage: Uint8Array | null = null;
+  let lastSignature: Uint8Array = new Uint8Array(0);
+  return {
+    publicKey: signer.publicKey,
+    sign(message: Uint8Array): Uint8Array {
+      if (lastMessage === null || !sameBytes(lastMessage, message)) {
+        lastSignature = signer.sign(message);
+        lastMessage = Uint8Array.from(message);
+      }
+      return Uint8Array.from(lastSignature);
+    },
+  };
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 @Injectable()
 export class LoginService {
   private readonly verifier: LoginVerifier;
+  private readonly idSigner: Signer;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -48,14 +86,21 @@ export class LoginService {
     @Inject(CHAIN_READER) chain: ChainReader,
     @Inject(SIGNATURE_VERIFIER) signatures: SignatureVerifier,
     @Inject(REPLAY_STORE) challenges: ReplayStore,
-    @Inject(SESSION_STORE) private readonly sessions: SessionStore,
+    @Inject(LOGIN_RECORDER) private readonly records: LoginRecorder,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(TRUSTED_CONTRACTS) trustedContracts: readonly string[],
     private readonly codec: EddsaJwtCodec,
   ) {
+    this.idSigner = lastSignatureMemo(server.signer);
     this.verifier = createLoginVerifier({
       chain,
       verifier: signatures,
+      // Family verdicts are reused no longer than the chain cache keeps the records they were read
+      // from; an uncached chain reader gets no reuse.
+      familyVerifier: new FamilyVerdictCache(signatures, {
+        ttlMs: chain instanceof CachingChainReader ? chain.ttlMs : 0,
+        clock,
+      }),
       challenges,
       clock,
       server: {
@@ -71,9 +116,10 @@ export class LoginService {
 
   async login(body: unknown): Promise<LoginOutcome> {
     const request = validateLoginRequest(body);
-    const verification = await this.verifier.verify(request).catch((error: unknown) => {
+    const verification = await this.verifier.check(request).catch((error: unknown) => {
       // A chain outage is not bad credentials: answer 503 so the client retries with the same key.
-      if (error instanceof ChainUnavailableError) throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'chain_unavailable' });
+      if (error instanceof ChainUnavailableError)
+        throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'chain_unavailable' });
       throw error;
     });
     const nowMs = this.clock.nowMs();
@@ -83,14 +129,16 @@ export class LoginService {
         tokenId: this.server.tokenId,
         ownerId: this.server.ownerId,
         publicBaseUrl: this.config.publicBaseUrl,
-        signer: this.server.signer,
+        signer: this.idSigner,
       },
       passport: verification.passport,
       federation: verification.federation,
       nowMs,
       sessionTtlSeconds: this.config.sessions.ttlSeconds,
+      // The session id's and jti's random bits from the pooled CSPRNG buffer (one system call per 4 KiB).
+      random: pooledRandomBytes,
     });
-    await this.createSession({
+    await this.recordLogin(verification.challenge, {
       sessionId: built.sessionId,
       tokenId: verification.tokenId,
       ownerId: verification.ownerId,
@@ -105,16 +153,28 @@ export class LoginService {
     return { jwtToken, tokenId: verification.tokenId, sessionId: built.sessionId };
   }
 
-  /** A full store refuses the login (503 with Retry-After) rather than evicting anyone's session. */
-  private async createSession(session: Parameters<SessionStore['create']>[0]): Promise<void> {
+  /**
+   * The used challenge and the session, as one step. A used challenge is refused (401); a full session
+   * store refuses the login (503 with Retry-After) rather than evicting anyone's session; a store that
+   * is down or slow is a 503 to retry, not a bad login.
+   */
+  private async recordLogin(challenge: LoginChallengeRecord, session: SessionRecord): Promise<void> {
+    let recorded: boolean;
     try {
-      await this.sessions.create(session);
+      recorded = (await this.records.recordLogin(challenge, session)).recorded;
     } catch (error) {
+      if (error instanceof PassportError) throw error;
       if (error instanceof SessionCapacityError) {
-        throw new PassportError('SESSION_CAPACITY_REACHED', { maxSessions: error.maxEntries, retryAfterSeconds: 60 });
+        throw new PassportError('SESSION_CAPACITY_REACHED', {
+          maxSessions: error.maxEntries,
+          retryAfterSeconds: 60,
+        });
       }
-      // The session store is down or slow: retry later (not a bad login).
-      throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'session_store_unavailable' });
+      const challengePart = error instanceof LoginRecordFailure && error.part === 'challenge';
+      throw new PassportError('SERVICE_UNAVAILABLE', {
+        reason: challengePart ? 'replay_store_unavailable' : 'session_store_unavailable',
+      });
     }
+    if (!recorded) throw challengeAlreadyUsed();
   }
 }

@@ -2,8 +2,10 @@
  * The one place that installs Fastify hooks, in the order they run (Fastify runs hooks of one kind in
  * registration order). Each hook's body lives with the rule it serves; this file only decides order:
  * - onRoute: the route registry (405 answers);
- * - onRequest: `X-Request-Id` on every response; the public per-address rate limit; the Host header
- *   check; `Connection: close` while draining (after the rate limit, as before: a 429 closes anyway);
+ * - onRequest: one hook for the app's own per-request rules (each hook is a step of Fastify's chain on
+ *   every request, so four rules cost four steps): `X-Request-Id` on every response, `Connection: close`
+ *   while draining, the public per-address rate limit, then the Host check (after the limit, so it is
+ *   metered);
  * - onResponse: the debug access line (when debug is on); the request metrics.
  * Installed before `app.init()`, so the route registry sees every route.
  */
@@ -13,11 +15,10 @@ import { type RateLimitStore } from '@passport/core/ports';
 import { type FastifyInstance } from 'fastify';
 import { type Logger } from 'pino';
 import { type AppConfig } from './config/app-config.js';
-import { requireHostHeader } from './http/client-error.handler.js';
+import { checkHostHeader } from './http/client-error.handler.js';
 import { createRateLimitHook } from './http/rate-limit.hook.js';
 import { RouteRegistry } from './http/route-registry.js';
 import { PUBLIC_RATE_LIMIT_STORE } from './infrastructure/di-tokens.js';
-import { createDrainingHook } from './lifecycle/draining.hook.js';
 import { Readiness } from './lifecycle/readiness.js';
 import { accessLogHook } from './logging/access-log.hook.js';
 import { OperatorMetrics } from './metrics/operator-metrics.js';
@@ -33,18 +34,19 @@ export function installFastifyHooks(
   const routes = app.get(RouteRegistry);
   fastify.addHook('onRoute', (route) => routes.add(route));
 
-  fastify.addHook('onRequest', (request, reply, done) => {
-    void reply.header('X-Request-Id', request.id);
-    done();
-  });
   const rateLimit = createRateLimitHook(
     app.get<RateLimitStore>(PUBLIC_RATE_LIMIT_STORE),
     config.rateLimit,
     clock,
   );
-  fastify.addHook('onRequest', rateLimit);
-  fastify.addHook('onRequest', requireHostHeader);
-  fastify.addHook('onRequest', createDrainingHook(app.get(Readiness)));
+  const readiness = app.get(Readiness);
+  fastify.addHook('onRequest', async (request, reply) => {
+    void reply.header('X-Request-Id', request.id);
+    // Keep-alive clients (a balancer's pool) open their next request on another instance.
+    if (readiness.draining) void reply.header('Connection', 'close');
+    await rateLimit(request);
+    checkHostHeader(request);
+  });
 
   if (logger.isLevelEnabled('debug')) fastify.addHook('onResponse', accessLogHook);
   fastify.addHook(

@@ -44,6 +44,27 @@ describe('EddsaJwtCodec', () => {
     expect(result).toEqual({ ok: true, claims: expect.objectContaining({ sub: claims().sub, passport_subjectuniqueidentifier_url: null }) });
   });
 
+  it('signs byte for byte what jose (WebCrypto) signs for the same claims and key', async () => {
+    const joseKey = await importJWK(
+      { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(server.pub).toString('base64url'), d: Buffer.from(server.seed).toString('base64url') },
+      'EdDSA',
+    );
+    const samples: JwtClaims[] = [
+      claims(),
+      claims({ passport_subjectuniqueidentifier_url: 'https://home.example.test', session_id: 'sess_x_01', nested: { a: [1, 'é', null] } }),
+      claims({ unicode: 'Ada — ✓ 🤖', empty: '', zero: 0, negative: -1.5 }),
+    ];
+    for (const sample of samples) {
+      const viaJose = await new SignJWT(sample).setProtectedHeader({ alg: 'EdDSA', typ: 'JWT' }).sign(joseKey);
+      expect(await codec.sign(sample)).toBe(viaJose);
+    }
+  });
+
+  it('refuses non-finite times as jose does', async () => {
+    await expect(codec.sign(claims({ exp: Number.POSITIVE_INFINITY }))).rejects.toThrow(TypeError);
+    await expect(codec.sign(claims({ iat: Number.NaN }))).rejects.toThrow(TypeError);
+  });
+
   it.each([
     ['empty', ''],
     ['two segments', 'abc.def'],

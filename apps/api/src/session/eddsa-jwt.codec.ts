@@ -4,11 +4,16 @@
  * algorithm EdDSA only, `typ: JWT`, our `aud`, our `iss` (or, for federated logins, a home URL with
  * the federated claim naming us), and `exp`/`nbf` against the injected clock.
  *
+ * Tokens are signed with node:crypto and a key object built once: Ed25519 signatures are
+ * deterministic, so the tokens are byte for byte those jose would sign (a test keeps it so), and a
+ * synchronous one-shot sign costs less than jose's WebCrypto round trip on every login.
+ *
  * Verified tokens are remembered in a bounded cache keyed by the exact token text, so a client that
  * reuses its token pays the signature check once; expiry is still checked on every use, and the
  * session (logout, revocation) is checked by the guard on every request, never cached here.
  */
-import { SignJWT, decodeJwt, jwtVerify, importJWK, errors as joseErrors, type JWTPayload, type CryptoKey } from 'jose';
+import { createPrivateKey, sign as signEd25519, type KeyObject } from 'node:crypto';
+import { decodeJwt, jwtVerify, importJWK, errors as joseErrors, type JWTPayload, type CryptoKey } from 'jose';
 import { encodeBase64Url, type Clock } from '@passport/core';
 
 export type JwtClaims = JWTPayload & Record<string, unknown>;
@@ -45,26 +50,34 @@ export interface EddsaJwtCodecOptions {
 }
 
 const SEGMENT = /^[A-Za-z0-9_-]+$/;
+/** The protected header of every token, as jose serialises `{ alg: 'EdDSA', typ: 'JWT' }`. */
+const PROTECTED_HEADER = Buffer.from(JSON.stringify({ alg: 'EdDSA', typ: 'JWT' })).toString('base64url');
 const FEDERATED_CLAIM = 'passport_subjectuniqueidentifier_url';
 
 export class EddsaJwtCodec {
-  private readonly keys: Promise<{ privateKey: CryptoKey; publicKey: CryptoKey }>;
+  private readonly keys: Promise<{ publicKey: CryptoKey }>;
+  private readonly signingKey: KeyObject;
   private readonly verified = new Map<string, JwtClaims>();
   private readonly cacheSize: number;
 
   constructor(private readonly options: EddsaJwtCodecOptions) {
     this.cacheSize = options.verifiedCacheSize ?? 10_000;
     const x = encodeBase64Url(options.publicKey);
-    this.keys = Promise.all([
-      importJWK({ kty: 'OKP', crv: 'Ed25519', x, d: encodeBase64Url(options.secretSeed) }, 'EdDSA'),
-      importJWK({ kty: 'OKP', crv: 'Ed25519', x }, 'EdDSA'),
-    ]).then(([privateKey, publicKey]) => ({ privateKey: privateKey as CryptoKey, publicKey: publicKey as CryptoKey }));
+    this.signingKey = createPrivateKey({ key: { kty: 'OKP', crv: 'Ed25519', x, d: encodeBase64Url(options.secretSeed) }, format: 'jwk' });
+    this.keys = importJWK({ kty: 'OKP', crv: 'Ed25519', x }, 'EdDSA').then((publicKey) => ({ publicKey: publicKey as CryptoKey }));
   }
 
-  /** Signs a claim set built by the core's `buildJwtClaims` (which sets iat/nbf/exp itself). */
+  /**
+   * Signs a claim set built by the core's `buildJwtClaims` (which sets iat/nbf/exp itself): the JWS
+   * compact form jose's `SignJWT` produces, including its refusal of non-finite times.
+   */
   async sign(claims: JwtClaims): Promise<string> {
-    const { privateKey } = await this.keys;
-    return new SignJWT(claims).setProtectedHeader({ alg: 'EdDSA', typ: 'JWT' }).sign(privateKey);
+    for (const claim of ['iat', 'nbf', 'exp'] as const) {
+      const value = claims[claim];
+      if (typeof value === 'number' && !Number.isFinite(value)) throw new TypeError(`"${claim}" claim must be a finite number`);
+    }
+    const signingInput = `${PROTECTED_HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
+    return `${signingInput}.${signEd25519(null, Buffer.from(signingInput), this.signingKey).toString('base64url')}`;
   }
 
   /**

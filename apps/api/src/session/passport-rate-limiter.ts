@@ -17,10 +17,15 @@ export class PassportRateLimiter {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async check(auth: AuthContext): Promise<void> {
+  /** Resolves when the request is within the passport's quota; undefined (nothing to wait for) when it has none. */
+  check(auth: AuthContext): Promise<void> | undefined {
     const limit = auth.claims.passport_maxrequests;
+    if (typeof limit !== 'number' || limit <= 0) return undefined;
+    return this.take(auth, limit);
+  }
+
+  private async take(auth: AuthContext, limit: number): Promise<void> {
     const windowSeconds = auth.claims.passport_maxrqwindow;
-    if (typeof limit !== 'number' || limit <= 0) return;
     const window = typeof windowSeconds === 'number' && windowSeconds > 0 ? windowSeconds : 60;
     const result = await this.store.take(
       `passport|${auth.tokenId}`,

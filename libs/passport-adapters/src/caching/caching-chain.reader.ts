@@ -41,7 +41,8 @@ const MAX_TTL_MS = 5000;
 export class CachingChainReader implements ChainReader {
   private readonly cache = new Map<string, Entry>();
   private readonly inFlight = new Map<string, Promise<unknown>>();
-  private readonly ttlMs: number;
+  /** How long a found record stays cached (at most 5 s): caches derived from its records live no longer. */
+  readonly ttlMs: number;
   private readonly negativeTtlMs: number;
   private readonly chainTimeTtlMs: number;
   private readonly maxEntries: number;

@@ -8,3 +8,4 @@ export * from './sqlite-store.options.js';
 export * from './sqlite-replay.store.js';
 export * from './sqlite-session.store.js';
 export * from './sqlite-rate-limit.store.js';
+export * from './sqlite-login.recorder.js';

@@ -42,11 +42,14 @@ const RECORDED: RecordOutcome = Object.freeze({ recorded: true });
 /** Calls decided in one transaction at most (bounds the time the write lock is held). */
 const MAX_BATCH = 512;
 
-interface PendingRecord {
+interface RecordCall {
   readonly key: string;
   readonly nowMs: number;
   readonly expiresAtMs: number;
   readonly quota: RecordQuota | undefined;
+}
+
+interface PendingRecord extends RecordCall {
   readonly resolve: (outcome: RecordOutcome) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -90,6 +93,24 @@ export class SqliteReplayStore implements ReplayStore {
     });
   }
 
+  /**
+   * One call decided on the calling stack, for a caller that writes more in the same transaction (a
+   * login's used challenge and its session): inside another transaction on this database it joins it
+   * (a savepoint), so both commit or neither does.
+   */
+  recordIfAbsentSync(key: string, nowMs: number, expiresAtMs: number, quota?: RecordQuota): RecordOutcome {
+    let outcome: RecordOutcome | Refusal;
+    try {
+      outcome = this.db.immediate(() => this.record({ key, nowMs, expiresAtMs, quota }));
+    } catch (error) {
+      this.lastFailure = nowMs; // health reports it (corrupt pages, a lost file, a lock held too long)
+      throw error;
+    }
+    if (!(outcome instanceof Refusal)) return outcome;
+    this.countRefusal(outcome, nowMs);
+    throw outcome.error;
+  }
+
   /** Store time of the last request this store failed to serve (not a refusal), or null. */
   get lastFailureAtMs(): number | null {
     return this.lastFailure;
@@ -115,19 +136,23 @@ export class SqliteReplayStore implements ReplayStore {
           chunk[i].resolve(outcome);
           continue;
         }
-        if (outcome.error.code === 'REPLAY_STORE_FULL') {
-          this.refusedFullCount++;
-          this.lastFullAtMs = chunk[i].nowMs;
-        } else {
-          this.refusedQuotaCount++;
-        }
+        this.countRefusal(outcome, chunk[i].nowMs);
         chunk[i].reject(outcome.error);
       }
     }
   };
 
-  /** One call's decision; runs inside the batch's write transaction. */
-  private record({ key, nowMs, expiresAtMs, quota }: PendingRecord): RecordOutcome | Refusal {
+  private countRefusal(refusal: Refusal, nowMs: number): void {
+    if (refusal.error.code === 'REPLAY_STORE_FULL') {
+      this.refusedFullCount++;
+      this.lastFullAtMs = nowMs;
+    } else {
+      this.refusedQuotaCount++;
+    }
+  }
+
+  /** One call's decision; runs inside a write transaction (the batch's, or the caller's). */
+  private record({ key, nowMs, expiresAtMs, quota }: RecordCall): RecordOutcome | Refusal {
     const owner = quota?.owner ?? null;
     // Below both caps an absent key is simply inserted: the change count says whether it was absent.
     if (

@@ -92,6 +92,11 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async create(session: SessionRecord): Promise<void> {
+    this.createSync(session);
+  }
+
+  /** `create` on the calling stack: inside another transaction on this database it joins it (a savepoint). */
+  createSync(session: SessionRecord): void {
     this.db.immediate(() => {
       const nowMs = session.createdAtMs;
       if (this.db.rowCount('sessions') >= this.maxEntries) this.sweepSync(nowMs);
@@ -122,13 +127,20 @@ export class SqliteSessionStore implements SessionStore {
 
   /** Closes the passport's own oldest open sessions so that one more fits its bound. */
   private closeOldestOfPassport(tokenId: string, nowMs: number): number {
-    const open = this.db
+    // Counted first: at its bound a passport holds maxOpenPerPassport open sessions, and reading them all
+    // as rows on every login cost more than the count; only the ones to close are read.
+    const openCount = this.db
+      .statement('SELECT count(*) FROM sessions WHERE token_id = ? AND closed_at_ms IS NULL AND expires_at_ms > ?')
+      .pluck()
+      .get(tokenId, nowMs) as number;
+    const excess = openCount - this.maxOpenPerPassport + 1;
+    if (excess <= 0) return 0;
+    const oldest = this.db
       .statement(
-        'SELECT session_id FROM sessions WHERE token_id = ? AND closed_at_ms IS NULL AND expires_at_ms > ? ORDER BY created_at_ms, rowid',
+        'SELECT session_id FROM sessions WHERE token_id = ? AND closed_at_ms IS NULL AND expires_at_ms > ? ORDER BY created_at_ms, rowid LIMIT ?',
       )
-      .all(tokenId, nowMs) as { session_id: string }[];
-    const excess = open.length - this.maxOpenPerPassport + 1;
-    for (const { session_id } of open.slice(0, Math.max(0, excess))) {
+      .all(tokenId, nowMs, excess) as { session_id: string }[];
+    for (const { session_id } of oldest) {
       this.db
         .statement('UPDATE sessions SET closed_at_ms = ?, close_reason = ? WHERE session_id = ? AND closed_at_ms IS NULL')
         .run(nowMs, SESSION_SUPERSEDED, session_id);

@@ -13,6 +13,7 @@ export {
   type FamilySignedField,
 } from './family-signature.js';
 export { checkFamilyMembership, type FamilyMembership } from './family-membership.js';
+export { FamilyVerdictCache, type FamilyVerdictCacheOptions } from './family-verdict.cache.js';
 export {
   parseServiceProviderId,
   formatServiceProviderId,

@@ -11,7 +11,9 @@ export {
   type LoginRequest,
 } from './login-request.validator.js';
 export {
+  challengeAlreadyUsed,
   createLoginVerifier,
+  type CheckedLogin,
   LOGIN_CHALLENGE_MAX_AGE_MS,
   LOGIN_CHALLENGE_MAX_FUTURE_MS,
   type LoginFederation,
@@ -20,6 +22,7 @@ export {
   type LoginVerifier,
   type LoginVerifierDeps,
 } from './login-credentials.verifier.js';
+export { sequentialLoginRecorder } from './login-recorder.js';
 export { LOGIN_MODES, isLoginMode, type LoginMode, type LoginRelation } from './login-mode.js';
 
 // JWT claims and session ids

@@ -13,7 +13,7 @@ import { signFamilyMetadata } from '../family/family-signature.js';
 import { type PassportMetadata, type PassportRecord } from '../passport/passport.types.js';
 import { ChainUnavailableError } from '../ports/chain-reader.port.js';
 import { type Signer } from '../ports/signature-verifier.port.js';
-import { createLoginVerifier, type LoginServerConfig } from './login-credentials.verifier.js';
+import { challengeAlreadyUsed, createLoginVerifier, type LoginServerConfig } from './login-credentials.verifier.js';
 import { validateLoginRequest } from './login-request.validator.js';
 
 const CONTRACT = 'passport.test';
@@ -336,6 +336,23 @@ describe('login credentials: single use', () => {
     ).toBe('LOGIN_CHALLENGE_TIMESTAMP_INVALID');
     // Another identifier may use the same instant.
     expect(await codeOf(w, body('gygygygygygt'))).toBe('OK');
+  });
+  it('check leaves the challenge to the caller: it records nothing and names the record to write', async () => {
+    const w = world();
+    const request = validateLoginRequest(body('chbvcnurbkuw'));
+    const checked = await w.verifier.check(request);
+    expect(checked.challenge).toEqual({
+      key: `login|chbvcnurbkuw|${TS}`,
+      nowMs: NOW,
+      expiresAtMs: TS * 1000 + 300_000 + 1000,
+    });
+    expect((await w.verifier.check(request)).tokenId).toBe('chbvcnurbkuw');
+    // Still unused: the recording form takes it once.
+    expect(await codeOf(w, body('chbvcnurbkuw'))).toBe('OK');
+    expect(await codeOf(w, body('chbvcnurbkuw'))).toBe('LOGIN_CHALLENGE_TIMESTAMP_INVALID');
+    const refusal = challengeAlreadyUsed();
+    expect(refusal.code).toBe('LOGIN_CHALLENGE_TIMESTAMP_INVALID');
+    expect(refusal.details).toEqual({ failureReason: 'LOGIN_CHALLENGE_TIMESTAMP_INVALID', reason: 'challenge_already_used' });
   });
   it('a stranger cannot burn a challenge, and failed logins do not consume it', async () => {
     const w = world();

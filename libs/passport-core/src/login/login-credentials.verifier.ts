@@ -36,6 +36,7 @@ import {
 import { type PassportRecord } from '../passport/passport.types.js';
 import { ChainUnavailableError, type ChainReader } from '../ports/chain-reader.port.js';
 import { type Clock } from '../ports/clock.port.js';
+import { type LoginChallengeRecord } from '../ports/login-recorder.port.js';
 import { type ReplayStore } from '../ports/replay-store.port.js';
 import { type SignatureVerifier } from '../ports/signature-verifier.port.js';
 import { normalizeTokenId } from '../token-id/token-id.js';
@@ -68,6 +69,11 @@ export interface LoginServerConfig {
 export interface LoginVerifierDeps {
   readonly chain: ChainReader;
   readonly verifier: SignatureVerifier;
+  /**
+   * Checks family signatures (default `verifier`): a `FamilyVerdictCache` in front of it spares a
+   * passport that logs in again the second signature check.
+   */
+  readonly familyVerifier?: SignatureVerifier;
   readonly challenges: ReplayStore;
   readonly clock: Clock;
   readonly server: LoginServerConfig;
@@ -90,8 +96,27 @@ export interface LoginVerification {
   readonly challengeKey: string;
 }
 
+/** A login whose credentials passed, with the challenge record still to be written (`LoginRecorder`). */
+export interface CheckedLogin extends LoginVerification {
+  readonly challenge: LoginChallengeRecord;
+}
+
 export interface LoginVerifier {
+  /** Checks the credentials and records the challenge as used. */
   verify(request: LoginRequest): Promise<LoginVerification>;
+  /**
+   * Checks the credentials without recording the challenge: the caller writes it together with the
+   * session (`LoginRecorder.recordLogin`) and answers a used one with `challengeAlreadyUsed()`.
+   */
+  check(request: LoginRequest): Promise<CheckedLogin>;
+}
+
+/** The refusal of a challenge that was used before (step 1's code: reuse is a property of the challenge). */
+export function challengeAlreadyUsed(): PassportError {
+  return new PassportError('LOGIN_CHALLENGE_TIMESTAMP_INVALID', {
+    failureReason: 'LOGIN_CHALLENGE_TIMESTAMP_INVALID',
+    reason: 'challenge_already_used',
+  });
 }
 
 const fail = (code: ErrorCode, details: Record<string, unknown> = {}): never => {
@@ -100,6 +125,7 @@ const fail = (code: ErrorCode, details: Record<string, unknown> = {}): never => 
 
 export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
   const { chain, verifier, challenges, clock, server } = deps;
+  const familyVerifier = deps.familyVerifier ?? verifier;
 
   async function findPassport(request: LoginRequest): Promise<PassportRecord | null> {
     if (request.identifierKind === 'passportid') {
@@ -110,6 +136,9 @@ export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
     const [first] = await chain.listPassportsByOwner(request.identifier, { fromIndex: 0, limit: 1 });
     return first ?? null;
   }
+
+  // The server's own configuration does not change while it runs: judged once, not per login.
+  const ownFamily = serverFamily();
 
   function serverFamily(): ServiceProviderId | null {
     const family = parseServiceProviderId(server.serviceProviderId);
@@ -125,29 +154,32 @@ export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
   /**
    * Why the record comes last: recording before the signature verified would let anyone who sees
    * (or guesses) an identifier burn its challenges; recording before the other checks would burn it
-   * on a login that yields no session. Reuse is still reported with the first step's code, since it
+   * on a login that yields no session (so `check` leaves it to the caller, which writes it in one step
+   * with the session: `LoginRecorder`). Reuse is still reported with the first step's code, since it
    * is a property of the challenge. `recordIfAbsent` is the atomic check-and-record, so of two
    * concurrent logins with one challenge exactly one gets a session. The record lives as long as
    * the challenge could still pass step 1 (plus a second for rounding). The identifier is keyed in
    * lower case: the chain resolves its case variants to one passport, and each variant is a distinct
    * signed message, so a case-sensitive key would give one challenge as many sessions as spellings.
    */
-  async function recordChallenge(request: LoginRequest, nowMs: number): Promise<string> {
+  function challengeRecord(request: LoginRequest, nowMs: number): LoginChallengeRecord {
     const key = `login|${request.identifier.toLowerCase()}|${request.timestampSeconds}`;
-    const expiresAtMs = request.timestampSeconds * 1000 + LOGIN_CHALLENGE_MAX_AGE_MS + 1000;
+    return { key, nowMs, expiresAtMs: request.timestampSeconds * 1000 + LOGIN_CHALLENGE_MAX_AGE_MS + 1000 };
+  }
+
+  async function recordChallenge(challenge: LoginChallengeRecord): Promise<void> {
     let outcome;
     try {
-      outcome = await challenges.recordIfAbsent(key, nowMs, expiresAtMs);
+      outcome = await challenges.recordIfAbsent(challenge.key, challenge.nowMs, challenge.expiresAtMs);
     } catch (error) {
       if (isPassportError(error)) throw error;
       // The store is down or slow: not a bad login (the client retries), and never a session.
       throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'replay_store_unavailable' });
     }
-    if (!outcome.recorded) fail('LOGIN_CHALLENGE_TIMESTAMP_INVALID', { reason: 'challenge_already_used' });
-    return key;
+    if (!outcome.recorded) throw challengeAlreadyUsed();
   }
 
-  async function verify(request: LoginRequest): Promise<LoginVerification> {
+  async function check(request: LoginRequest): Promise<CheckedLogin> {
     // 1. Challenge window.
     const nowMs = clock.nowMs();
     const challengeMs = request.timestampSeconds * 1000;
@@ -172,7 +204,7 @@ export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
     }
 
     // 5. The server can only judge families when its own configuration is whole.
-    const family = serverFamily();
+    const family = ownFamily;
     if (!family) return fail('SERVER_CONFIG_INCOMPLETE');
 
     // 6. Family and login mode.
@@ -182,7 +214,7 @@ export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
     // A partner must be vouched for by one of our roots; a peer by a root of the family it claims.
     const membership = await checkFamilyMembership({
       chain,
-      verifier,
+      verifier: familyVerifier,
       family: relation === 'partner' ? family : peerFamily,
       metadata: passport.metadata,
       tokenId: passport.tokenId,
@@ -198,15 +230,16 @@ export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
     if (isPassportRevoked(passport)) fail('PASSPORT_REVOKED');
     if (!isContractTrusted(passport, server.trustedContracts)) fail('SMART_CONTRACT_NOT_TRUSTED');
 
-    const challengeKey = await recordChallenge(request, nowMs);
+    const challenge = challengeRecord(request, nowMs);
     return {
+      challenge,
+      challengeKey: challenge.key,
       passport,
       tokenId: passport.tokenId,
       ownerId: passport.ownerId,
       relation,
       familyRootId: membership.rootId as string,
       federation: federation as LoginFederation,
-      challengeKey,
     };
   }
 
@@ -223,14 +256,21 @@ export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
     return server.acceptForeign ? { federated: true, homeUrl: normalizeApiUrl(home) } : 'rejected';
   }
 
+  const checked = async (request: LoginRequest): Promise<CheckedLogin> => {
+    try {
+      return await check(request);
+    } catch (error) {
+      if (isPassportError(error) || error instanceof ChainUnavailableError) throw error;
+      throw new PassportError('LOGIN_ERROR', { failureReason: 'LOGIN_ERROR' });
+    }
+  };
+
   return {
+    check: checked,
     async verify(request) {
-      try {
-        return await verify(request);
-      } catch (error) {
-        if (isPassportError(error) || error instanceof ChainUnavailableError) throw error;
-        throw new PassportError('LOGIN_ERROR', { failureReason: 'LOGIN_ERROR' });
-      }
+      const { challenge, ...verification } = await checked(request);
+      await recordChallenge(challenge);
+      return verification;
     },
   };
 }

@@ -22,6 +22,11 @@ export {
   type SessionRecord,
   type SessionStore,
 } from './session-store.port.js';
+export {
+  LoginRecordFailure,
+  type LoginChallengeRecord,
+  type LoginRecorder,
+} from './login-recorder.port.js';
 export { type BucketPolicy, type RateLimitStore, type TakeResult } from './rate-limit-store.port.js';
 
 // Webhook address classification (the app supplies one)

@@ -38,11 +38,19 @@ async function runCheck(indicator: HealthIndicator, timeoutMs: number): Promise<
   }
 }
 
+interface CheckRound {
+  readonly checks: Record<string, unknown>;
+  readonly degraded: boolean;
+}
+
 @ApiTags('service')
 @Controller()
 export class HealthController {
   private readonly indicators: HealthIndicator[];
-  private readonly recent = new Map<HealthIndicator, { readonly atMs: number; readonly result: Promise<Record<string, unknown>> }>();
+  /** Who answers: read once (os.hostname() is a system call, and /health is a probe target). */
+  private readonly instance = Object.freeze({ hostname: hostname(), pid: process.pid });
+  /** The last round of checks (every indicator runs in each round), reused for HEALTH_RESULT_REUSE_MS. */
+  private recent: { readonly atMs: number; readonly result: Promise<CheckRound> } | undefined;
 
   constructor(
     @Optional() @Inject(CHAIN_HEALTH_INDICATOR) chain?: HealthIndicator,
@@ -55,26 +63,29 @@ export class HealthController {
   @ApiOperation({ summary: 'Health of this instance and its dependencies' })
   @ApiOkResponse({ schema: healthComponent })
   async health(): Promise<Health> {
-    const results = await Promise.all(this.indicators.map((i) => this.checkOf(i)));
-    const checks: Record<string, unknown> = {};
-    this.indicators.forEach((indicator, n) => (checks[indicator.name] = results[n]));
-    const degraded = results.some((r) => r.status !== 'ok');
+    const { checks, degraded } = await this.checkRound();
     return {
       status: degraded ? 'degraded' : 'healthy',
       degraded,
       checks,
       service: SERVICE_NAME,
       timestamp: new Date().toISOString(),
-      instance: { hostname: hostname(), pid: process.pid },
+      instance: this.instance,
     };
   }
 
-  private checkOf(indicator: HealthIndicator): Promise<Record<string, unknown>> {
+  /** A round running or finished less than HEALTH_RESULT_REUSE_MS ago is reused whole (results and verdict). */
+  private checkRound(): Promise<CheckRound> {
     const now = Date.now();
-    const recent = this.recent.get(indicator);
-    if (recent && now - recent.atMs < HEALTH_RESULT_REUSE_MS) return recent.result;
-    const result = runCheck(indicator, HEALTH_CHECK_TIMEOUT_MS);
-    this.recent.set(indicator, { atMs: now, result });
+    if (this.recent && now - this.recent.atMs < HEALTH_RESULT_REUSE_MS) return this.recent.result;
+    const result = Promise.all(this.indicators.map((i) => runCheck(i, HEALTH_CHECK_TIMEOUT_MS))).then(
+      (results) => {
+        const checks: Record<string, unknown> = {};
+        this.indicators.forEach((indicator, n) => (checks[indicator.name] = results[n]));
+        return { checks, degraded: results.some((r) => r.status !== 'ok') };
+      },
+    );
+    this.recent = { atMs: now, result };
     return result;
   }
 }

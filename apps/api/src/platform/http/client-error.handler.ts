@@ -6,7 +6,7 @@
  *   `REQUEST_TIMEOUT`, then the socket is closed (a slow-body client cannot hold it open);
  * - an `Expect` other than `100-continue`: 417 `EXPECTATION_FAILED`;
  * - any other malformed request: 400 `VALIDATION_FAILED`.
- * (A missing Host header is answered by `requireHostHeader`.) Before a request exists there are no
+ * (A missing Host header is answered by `checkHostHeader`.) Before a request exists there are no
  * parsed headers, so the request id of these answers is always a new ULID.
  */
 import { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -66,10 +66,10 @@ export function answerExpectationsInEnvelope(server: Server): void {
 
 /**
  * Node itself answers an HTTP/1.1 request without Host with a bare 400; the server is created with
- * `requireHostHeader: false` and this `onRequest` hook refuses such requests in the envelope instead
- * (after the rate limit, so they are metered). HTTP/1.0 needs no Host.
+ * `requireHostHeader: false` and the app's `onRequest` hook calls this to refuse such requests in the
+ * envelope instead (after the rate limit, so they are metered). HTTP/1.0 needs no Host.
  */
-export async function requireHostHeader(request: FastifyRequest): Promise<void> {
+export function checkHostHeader(request: FastifyRequest): void {
   if (request.raw.httpVersion === '1.0') return;
   const host = request.headers.host;
   if (host === undefined || host === '') throw new AppError('HOST_HEADER_REQUIRED');

@@ -8,6 +8,8 @@ export const CLOCK = Symbol('CLOCK');
 export const CHAIN_READER = Symbol('CHAIN_READER');
 export const REPLAY_STORE = Symbol('REPLAY_STORE');
 export const SESSION_STORE = Symbol('SESSION_STORE');
+/** The login's two writes (used challenge, session) as one step (LoginRecorder port). */
+export const LOGIN_RECORDER = Symbol('LOGIN_RECORDER');
 /** Token buckets of per-passport quotas (max_requests per maxrq_window): the configured store, persistent. */
 export const RATE_LIMIT_STORE = Symbol('RATE_LIMIT_STORE');
 /**

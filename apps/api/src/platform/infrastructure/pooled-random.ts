@@ -22,7 +22,13 @@ export function pooledRandomBytes(length: number): Uint8Array {
   return bytes;
 }
 
+const UPPER_HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).toUpperCase().padStart(2, '0'));
+
 /** A 16-byte HOLA nonce as 32 uppercase hex characters (spec: Nonce body). */
 export function newNonceHex(): string {
-  return Buffer.from(pooledRandomBytes(16)).toString('hex').toUpperCase();
+  // Straight from the pool through a table: no Buffer copy and no second string for the upper case.
+  const bytes = pooledRandomBytes(16);
+  let hex = '';
+  for (let i = 0; i < 16; i++) hex += UPPER_HEX[bytes[i]];
+  return hex;
 }

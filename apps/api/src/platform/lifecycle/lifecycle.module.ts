@@ -1,6 +1,6 @@
 /**
  * Lifecycle: the readiness flag and `GET /health/ready`. While draining, every response carries
- * `Connection: close` (the hook body is `draining.hook.ts`, installed by `platform/fastify-hooks.ts`).
+ * `Connection: close` (set by the one request hook in `platform/fastify-hooks.ts`).
  */
 import { Module } from '@nestjs/common';
 import { Readiness } from './readiness.js';

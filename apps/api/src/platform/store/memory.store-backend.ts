@@ -3,7 +3,7 @@
  * plus the same unref'd background sweep as the SQLite family so that expired entries do not wait for
  * the cap to be reached before they are released.
  */
-import { MemoryReplayStore, systemClock } from '@passport/core';
+import { MemoryReplayStore, sequentialLoginRecorder, systemClock } from '@passport/core';
 import { MemoryRateLimitStore, MemorySessionStore } from '@passport/core/testing';
 import { type StoreBackend, type StoreBackendOptions } from './store-backend.types.js';
 import { startPeriodicSweep } from '@passport/adapters/sweep';
@@ -37,6 +37,7 @@ export function createMemoryStoreBackend(options: StoreBackendOptions = {}): Sto
     replay,
     sessions,
     rateLimit,
+    loginRecorder: sequentialLoginRecorder(replay, sessions, (key) => replay.forget(key)),
     health: {
       name: 'store',
       check: async () => {

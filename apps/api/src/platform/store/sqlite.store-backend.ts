@@ -7,6 +7,7 @@ import { systemClock } from '@passport/core';
 import { type StoreBackend, type StoreBackendOptions } from './store-backend.types.js';
 import {
   SqliteDatabase,
+  SqliteLoginRecorder,
   SqliteReplayStore,
   SqliteSessionStore,
   SqliteRateLimitStore,
@@ -24,6 +25,7 @@ export function createSqliteStoreBackend(dataDir: string, options: StoreBackendO
     replay,
     sessions,
     rateLimit,
+    loginRecorder: new SqliteLoginRecorder(db, replay, sessions),
     health: new SqliteStoreHealthIndicator(db, replay, options.clock ?? systemClock),
     close() {
       replay.dispose();

@@ -3,7 +3,7 @@
  * `STORE`). In a file of its own so that the family files and the chooser do not import each other.
  */
 import { type Clock, type ReplayStore } from '@passport/core';
-import { type RateLimitStore, type SessionStore } from '@passport/core/ports';
+import { type LoginRecorder, type RateLimitStore, type SessionStore } from '@passport/core/ports';
 import { type SqliteSessionStoreOptions, type SqliteStoreOptions } from '@passport/adapters/sqlite';
 import { type RedisMcpSessionDirectory } from '@passport/adapters/redis';
 import { type StoreKind } from '../config/app-config.js';
@@ -14,6 +14,11 @@ export interface StoreBackend {
   readonly replay: ReplayStore;
   readonly sessions: SessionStore;
   readonly rateLimit: RateLimitStore;
+  /**
+   * The login's used challenge and session written as one step, when the family can (SQLite: one
+   * transaction; memory: the record undone when the session fails); absent: the two ports in order.
+   */
+  readonly loginRecorder?: LoginRecorder;
   /**
    * Per-address buckets of the public routes when the family shares them between instances (Redis);
    * absent: process-local memory.

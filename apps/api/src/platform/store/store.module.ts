@@ -7,12 +7,14 @@
  * process-local memory otherwise.
  */
 import { Inject, Module, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { type Clock } from '@passport/core';
+import { sequentialLoginRecorder, type Clock, type ReplayStore } from '@passport/core';
+import { LoginRecordFailure, type LoginRecorder, type SessionStore } from '@passport/core/ports';
 import { MemoryRateLimitStore } from '@passport/core/testing';
 import { type AppConfig } from '../config/app-config.js';
 import {
   APP_CONFIG,
   CLOCK,
+  LOGIN_RECORDER,
   MCP_FLEET_SESSIONS,
   PUBLIC_RATE_LIMIT_STORE,
   RATE_LIMIT_STORE,
@@ -31,6 +33,19 @@ const storeErrorSink =
   (store, operation) =>
     metrics.recordStoreError(store, operation);
 
+function countingLoginFailures(recorder: LoginRecorder, sink: StoreErrorSink): LoginRecorder {
+  return {
+    recordLogin: (challenge, session) =>
+      recorder.recordLogin(challenge, session).catch((error: unknown) => {
+        if (error instanceof LoginRecordFailure) {
+          if (error.part === 'challenge') sink('replay', 'recordIfAbsent');
+          else sink('sessions', 'create');
+        }
+        throw error;
+      }),
+  };
+}
+
 /** The chosen adapter family (internal to this module; others inject the port tokens). */
 export const STORE_BACKEND = Symbol('STORE_BACKEND');
 
@@ -43,19 +58,24 @@ export const STORE_BACKEND = Symbol('STORE_BACKEND');
         createStoreBackend(config, {
           clock,
           replay: { maxEntries: config.replay.maxRecords },
-          sessions: { maxEntries: config.sessions.maxEntries, maxOpenPerPassport: config.sessions.maxOpenPerPassport },
+          sessions: {
+            maxEntries: config.sessions.maxEntries,
+            maxOpenPerPassport: config.sessions.maxOpenPerPassport,
+          },
         }),
       inject: [APP_CONFIG, { token: CLOCK, optional: true }],
     },
     // Each port counts its failures for the operators' metrics (passport_store_errors_total).
     {
       provide: REPLAY_STORE,
-      useFactory: (b: StoreBackend, m: OperatorMetrics) => countingStoreErrors(b.replay, 'replay', storeErrorSink(m)),
+      useFactory: (b: StoreBackend, m: OperatorMetrics) =>
+        countingStoreErrors(b.replay, 'replay', storeErrorSink(m)),
       inject: [STORE_BACKEND, OperatorMetrics],
     },
     {
       provide: SESSION_STORE,
-      useFactory: (b: StoreBackend, m: OperatorMetrics) => countingStoreErrors(b.sessions, 'sessions', storeErrorSink(m)),
+      useFactory: (b: StoreBackend, m: OperatorMetrics) =>
+        countingStoreErrors(b.sessions, 'sessions', storeErrorSink(m)),
       inject: [STORE_BACKEND, OperatorMetrics],
     },
     {
@@ -63,6 +83,21 @@ export const STORE_BACKEND = Symbol('STORE_BACKEND');
       useFactory: (b: StoreBackend, m: OperatorMetrics) =>
         countingStoreErrors(b.rateLimit, 'rate_limit', storeErrorSink(m)),
       inject: [STORE_BACKEND, OperatorMetrics],
+    },
+    {
+      // The family's combined write, its failures counted like the ports' (by the part that failed);
+      // without one, the two counted ports in order.
+      provide: LOGIN_RECORDER,
+      useFactory: (
+        b: StoreBackend,
+        replay: ReplayStore,
+        sessions: SessionStore,
+        m: OperatorMetrics,
+      ): LoginRecorder =>
+        b.loginRecorder
+          ? countingLoginFailures(b.loginRecorder, storeErrorSink(m))
+          : sequentialLoginRecorder(replay, sessions),
+      inject: [STORE_BACKEND, REPLAY_STORE, SESSION_STORE, OperatorMetrics],
     },
     { provide: STORE_HEALTH_INDICATOR, useFactory: (b: StoreBackend) => b.health, inject: [STORE_BACKEND] },
     {
@@ -84,6 +119,7 @@ export const STORE_BACKEND = Symbol('STORE_BACKEND');
   exports: [
     REPLAY_STORE,
     SESSION_STORE,
+    LOGIN_RECORDER,
     RATE_LIMIT_STORE,
     PUBLIC_RATE_LIMIT_STORE,
     STORE_HEALTH_INDICATOR,

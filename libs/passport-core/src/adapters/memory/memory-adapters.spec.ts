@@ -216,6 +216,25 @@ describe('MemorySessionStore', () => {
     federatedFrom: null,
   });
 
+  it("the per-passport bound counts only open sessions: one logged out or expired in the middle frees its place", async () => {
+    const store = new MemorySessionStore({ maxOpenPerPassport: 3 });
+    await store.create(session('a', 0, 10_000));
+    await store.create(session('b', 1, 10_000));
+    await store.create(session('c', 2, 50)); // a shorter session (the passport's not_after)
+    await store.close('b', 'logout', 3);
+    await store.create(session('d', 60, 10_000)); // open: a, d (b closed, c expired)
+    await store.create(session('e', 61, 10_000)); // open: a, d, e
+    expect((await store.get('a'))?.closedAtMs).toBeNull();
+    await store.create(session('f', 62, 10_000)); // the oldest open one (a) makes room
+    expect(await store.get('a')).toMatchObject({ closedAtMs: 62, closeReason: 'superseded' });
+    for (const id of ['d', 'e', 'f']) expect((await store.get(id))?.closedAtMs).toBeNull();
+    // A session stored closed never counts.
+    await store.create({ ...session('g', 63, 10_000), closedAtMs: 63, closeReason: 'logout' });
+    await store.create(session('h', 64, 10_000));
+    expect(await store.get('d')).toMatchObject({ closeReason: 'superseded' });
+    for (const id of ['e', 'f', 'h']) expect((await store.get(id))?.closedAtMs).toBeNull();
+  });
+
   it('creates, gets and refuses a duplicate id', async () => {
     const store = new MemorySessionStore();
     await store.create(session('s1', 0, 100));

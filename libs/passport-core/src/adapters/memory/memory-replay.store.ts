@@ -121,6 +121,12 @@ export class MemoryReplayStore implements ReplayStore {
     if (nowMs - this.lastSweepMs >= this.sweepIntervalMs) this.sweep(nowMs);
   }
 
+  /** Removes `key`'s record (a login undoing the challenge record whose session could not be stored). */
+  forget(key: string): void {
+    const entry = this.entries.get(key);
+    if (entry) this.remove(key, entry);
+  }
+
   private remove(key: string, entry: ReplayEntry): void {
     this.entries.delete(key);
     if (entry.owner === undefined) return;

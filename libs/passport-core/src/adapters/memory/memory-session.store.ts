@@ -32,8 +32,11 @@ export class MemorySessionStore implements SessionStore {
   readonly maxOpenPerPassport: number;
   /** Insertion order = creation order. */
   private readonly sessions = new Map<string, SessionRecord>();
-  /** Session ids per passport, in creation order (so a login need not scan every session). */
-  private readonly byPassport = new Map<string, Set<string>>();
+  /**
+   * Each passport's sessions that are not closed (id → expiry), in creation order, so that a login
+   * counts the passport's open sessions without scanning every session or looking each record up.
+   */
+  private readonly byPassport = new Map<string, Map<string, number>>();
 
   constructor(options: MemorySessionStoreOptions = {}) {
     this.maxEntries = positiveInteger(options.maxEntries ?? 100_000, 'maxEntries');
@@ -52,9 +55,10 @@ export class MemorySessionStore implements SessionStore {
     if (closed > 0 && this.sessions.size >= this.maxEntries) this.sweepSync(nowMs);
     if (this.sessions.size >= this.maxEntries) throw new SessionCapacityError(this.maxEntries);
     this.sessions.set(session.sessionId, Object.freeze({ renewalCount: 0, lastRenewedAtMs: null, ...session }));
+    if (session.closedAtMs !== null) return;
     let ids = this.byPassport.get(session.tokenId);
-    if (!ids) this.byPassport.set(session.tokenId, (ids = new Set()));
-    ids.add(session.sessionId);
+    if (!ids) this.byPassport.set(session.tokenId, (ids = new Map()));
+    ids.set(session.sessionId, session.expiresAtMs);
   }
 
   async recordRenewal(sessionId: string, nowMs: number): Promise<boolean> {
@@ -72,15 +76,20 @@ export class MemorySessionStore implements SessionStore {
    * it closed. When the store is full (`storeFull`) and closing would not free a place, closes nothing.
    */
   private closeOldestOfPassport(tokenId: string, nowMs: number, storeFull: boolean): number {
-    const open: string[] = [];
-    for (const id of this.byPassport.get(tokenId) ?? []) {
-      const s = this.sessions.get(id);
-      if (s && isOpen(s, nowMs)) open.push(id);
-    }
-    // Set order is creation order: the first ones are the oldest.
-    const excess = Math.max(0, open.length - this.maxOpenPerPassport + 1);
+    const ids = this.byPassport.get(tokenId);
+    if (!ids) return 0;
+    // The index only serves this count: an expired session leaves it here (the sweep removes the record
+    // itself), a closed one when it is closed.
+    for (const [id, expiresAtMs] of ids) if (expiresAtMs <= nowMs) ids.delete(id);
+    // Map order is creation order: the first ones are the oldest.
+    const excess = Math.max(0, ids.size - this.maxOpenPerPassport + 1);
     if (storeFull && excess === 0) return 0;
-    for (const id of open.slice(0, excess)) void this.close(id, SESSION_SUPERSEDED, nowMs);
+    let closed = 0;
+    for (const id of ids.keys()) {
+      if (closed === excess) break;
+      this.closeSync(id, SESSION_SUPERSEDED, nowMs);
+      closed++;
+    }
     return excess;
   }
 
@@ -89,9 +98,14 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async close(sessionId: string, reason: string, nowMs: number): Promise<boolean> {
+    return this.closeSync(sessionId, reason, nowMs);
+  }
+
+  private closeSync(sessionId: string, reason: string, nowMs: number): boolean {
     const session = this.sessions.get(sessionId);
     if (!session || session.closedAtMs !== null) return false;
     this.sessions.set(sessionId, Object.freeze({ ...session, closedAtMs: nowMs, closeReason: reason }));
+    this.byPassport.get(session.tokenId)?.delete(sessionId);
     return true;
   }
 

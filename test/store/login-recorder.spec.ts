@@ -1,0 +1,122 @@
+/**
+ * The login's two writes (used challenge, session) as one step, on the store families that have a
+ * combined write (SQLite: one transaction; memory: the record undone), and the ordered composition
+ * used by the others: a used challenge stores no session, a session the store cannot take leaves the
+ * challenge unused (SQLite, memory), and of concurrent logins with one challenge exactly one succeeds.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MemoryReplayStore, PassportError, sequentialLoginRecorder } from '@passport/core';
+import { LoginRecordFailure, SessionCapacityError, type SessionStore } from '@passport/core/ports';
+import { MemorySessionStore, sampleSessionRecord } from '@passport/core/testing';
+import { SqliteDatabase } from '@passport/adapters/sqlite';
+import { createStoreBackend, type StoreBackend } from '../../apps/api/src/platform/store/store-backend.js';
+
+const challenge = (n: number) => ({ key: `login|abcdefghijkl|${n}`, nowMs: 1000, expiresAtMs: 400_000 });
+const session = (n: number) => sampleSessionRecord(n, { createdAtMs: 1000, expiresAtMs: 3_601_000 });
+
+describe.each(['sqlite', 'memory'] as const)('LoginRecorder (%s)', (store) => {
+  let dir: string;
+  let backend: StoreBackend;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'passport-login-recorder-'));
+    backend = createStoreBackend({ store, dataDir: dir }, { sessions: { maxEntries: 2 } });
+  });
+  afterEach(() => {
+    backend.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('records the challenge and stores the session; a used challenge stores no session', async () => {
+    const recorder = backend.loginRecorder!;
+    await expect(recorder.recordLogin(challenge(1), session(1))).resolves.toEqual({ recorded: true });
+    await expect(backend.sessions.get(session(1).sessionId)).resolves.toMatchObject({ jti: 'jti-1' });
+    await expect(recorder.recordLogin(challenge(1), session(2))).resolves.toMatchObject({ recorded: false });
+    await expect(backend.sessions.get(session(2).sessionId)).resolves.toBeNull();
+  });
+
+  it('a session refused for capacity leaves the challenge unused (both or neither)', async () => {
+    const recorder = backend.loginRecorder!;
+    // Two other passports fill the store (capacity 2).
+    await backend.sessions.create(sampleSessionRecord(7, { tokenId: 'bbbbbbbbbbbb', createdAtMs: 1000, expiresAtMs: 3_601_000 }));
+    await backend.sessions.create(sampleSessionRecord(8, { tokenId: 'cccccccccccc', createdAtMs: 1000, expiresAtMs: 3_601_000 }));
+    await expect(recorder.recordLogin(challenge(3), session(3))).rejects.toBeInstanceOf(SessionCapacityError);
+    await expect(backend.sessions.get(session(3).sessionId)).resolves.toBeNull();
+    // The challenge was not consumed: once there is room, the same challenge logs in.
+    await backend.sessions.close(sampleSessionRecord(7).sessionId, 'logout', 1000);
+    await backend.sessions.sweep(1001);
+    await expect(recorder.recordLogin(challenge(3), session(3))).resolves.toEqual({ recorded: true });
+  });
+
+  it('of concurrent logins with one challenge exactly one gets a session', async () => {
+    const recorder = backend.loginRecorder!;
+    const outcomes = await Promise.all([1, 2].map((n) => recorder.recordLogin(challenge(5), session(n))));
+    expect(outcomes.filter((o) => o.recorded)).toHaveLength(1);
+    const stored = await Promise.all([1, 2].map((n) => backend.sessions.get(session(n).sessionId)));
+    expect(stored.filter((s) => s !== null)).toHaveLength(1);
+  });
+});
+
+describe('LoginRecorder (sqlite): one transaction', () => {
+  it('a session write that fails rolls the challenge record back, and the failure names the session', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'passport-login-recorder-'));
+    const backend = createStoreBackend({ store: 'sqlite', dataDir: dir });
+    try {
+      // A session id that exists already makes the insert fail inside the transaction.
+      await backend.sessions.create(session(1));
+      const failure = await backend.loginRecorder!.recordLogin(challenge(9), session(1)).catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(LoginRecordFailure);
+      expect((failure as LoginRecordFailure).part).toBe('session');
+      const db = SqliteDatabase.openInDataDir(dir);
+      try {
+        expect(db.statement('SELECT count(*) AS n FROM replay_records WHERE key = ?').get(challenge(9).key)).toEqual({ n: 0 });
+      } finally {
+        db.close();
+      }
+    } finally {
+      backend.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('sequentialLoginRecorder (stores without a combined write)', () => {
+  const failingSessions = (): SessionStore => {
+    const store = new MemorySessionStore();
+    store.create = async () => {
+      throw new Error('connection lost');
+    };
+    return store;
+  };
+
+  it('a failing session write is a LoginRecordFailure of the session; without an undo the challenge stays used', async () => {
+    const replay = new MemoryReplayStore();
+    const recorder = sequentialLoginRecorder(replay, failingSessions());
+    const failure = await recorder.recordLogin(challenge(1), session(1)).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ name: 'LoginRecordFailure', part: 'session' });
+    await expect(replay.recordIfAbsent(challenge(1).key, 1000, 400_000)).resolves.toMatchObject({ recorded: false });
+  });
+
+  it('with an undo the challenge is unused again', async () => {
+    const replay = new MemoryReplayStore();
+    const recorder = sequentialLoginRecorder(replay, failingSessions(), (key) => replay.forget(key));
+    await expect(recorder.recordLogin(challenge(1), session(1))).rejects.toMatchObject({ part: 'session' });
+    await expect(replay.recordIfAbsent(challenge(1).key, 1000, 400_000)).resolves.toEqual({ recorded: true });
+  });
+
+  it("passes the replay store's refusals on unchanged and names the challenge for its failures", async () => {
+    const full = new MemoryReplayStore({ maxEntries: 1 });
+    await full.recordIfAbsent('other', 1000, 400_000);
+    const refused = await sequentialLoginRecorder(full, new MemorySessionStore()).recordLogin(challenge(1), session(1)).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(PassportError);
+    expect((refused as PassportError).code).toBe('REPLAY_STORE_FULL');
+    const broken = new MemoryReplayStore();
+    broken.recordIfAbsent = async () => {
+      throw new Error('down');
+    };
+    await expect(sequentialLoginRecorder(broken, new MemorySessionStore()).recordLogin(challenge(1), session(1))).rejects.toMatchObject({
+      part: 'challenge',
+    });
+  });
+});
