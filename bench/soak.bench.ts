@@ -17,10 +17,10 @@
  *
  *   npm run bench -- soak                 (SOAK_SECONDS=180 npm run bench -- soak for 3 minutes)
  */
-import { encodeBase64Url } from '@passport/core';
 import {
   loginBenchPassport,
   mintBenchPassports,
+  postBenchLogin,
   rssMb,
   startBuiltApp,
   type BenchPassport,
@@ -126,18 +126,7 @@ async function main(): Promise<void> {
       const second = Date.parse(challenge.timestamp_iso);
       if (lastLoginSecond.get(p) === second) return 299; // skipped, not a failure (counted apart)
       lastLoginSecond.set(p, second);
-      const signature = encodeBase64Url(
-        p.signer.sign(new TextEncoder().encode(p.tokenId + challenge.timestamp_iso)),
-      );
-      const login = await fetch(`${app.base}/api/login`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          passportid: p.tokenId,
-          timestamp_iso: challenge.timestamp_iso,
-          passportid_base64url_signature: signature,
-        }),
-      });
+      const login = await postBenchLogin(app.base, p, challenge.timestamp_iso);
       const body = (await login.json()) as { jwt_token?: string };
       if (!body.jwt_token) return login.status === 200 ? 500 : login.status;
       const auth = { authorization: `Bearer ${body.jwt_token}` };

@@ -165,21 +165,24 @@ export async function mintBenchPassports(
   return minted.map((m) => m.passport);
 }
 
-/** Logs a bench passport in through the API (challenge, signature, login) and returns its JWT. */
-export async function loginBenchPassport(base: string, p: BenchPassport): Promise<string> {
-  const challenge = (await (await fetch(`${base}/api/login/timestamp`)).json()) as { timestamp_iso: string };
-  const signature = encodeBase64Url(
-    p.signer.sign(new TextEncoder().encode(p.tokenId + challenge.timestamp_iso)),
-  );
-  const res = await fetch(`${base}/api/login`, {
+/** `POST /api/login` for a bench passport with the challenge it signs (`timestamp_iso` from the API). */
+export function postBenchLogin(base: string, p: BenchPassport, timestampIso: string): Promise<Response> {
+  const signature = encodeBase64Url(p.signer.sign(new TextEncoder().encode(p.tokenId + timestampIso)));
+  return fetch(`${base}/api/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
       passportid: p.tokenId,
-      timestamp_iso: challenge.timestamp_iso,
+      timestamp_iso: timestampIso,
       passportid_base64url_signature: signature,
     }),
   });
+}
+
+/** Logs a bench passport in through the API (challenge, signature, login) and returns its JWT. */
+export async function loginBenchPassport(base: string, p: BenchPassport): Promise<string> {
+  const challenge = (await (await fetch(`${base}/api/login/timestamp`)).json()) as { timestamp_iso: string };
+  const res = await postBenchLogin(base, p, challenge.timestamp_iso);
   const body = (await res.json()) as { jwt_token?: string };
   if (!body.jwt_token) throw new Error(`login failed: ${JSON.stringify(body)}`);
   return body.jwt_token;
