@@ -46,6 +46,19 @@ describe('GET /health', () => {
     expect(res.body.instance.pid).toBe(process.pid);
     expect(typeof res.body.instance.hostname).toBe('string');
   });
+
+  it('answers JSON in the member order of the Health body, each request with its own timestamp', async () => {
+    const first = await fetch(`${t.baseUrl}/health`);
+    expect(first.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const text = await first.text();
+    const body = JSON.parse(text) as Record<string, unknown>;
+    expect(Object.keys(body)).toEqual(['status', 'degraded', 'checks', 'service', 'timestamp', 'instance']);
+    expect(text).toBe(JSON.stringify(body));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = (await (await fetch(`${t.baseUrl}/health`)).json()) as Record<string, unknown>;
+    expect(second.timestamp).not.toBe(body.timestamp);
+    expect(new Date(second.timestamp as string).toISOString()).toBe(second.timestamp);
+  });
 });
 
 describe('GET /', () => {

@@ -12,11 +12,11 @@
 import { type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type Clock } from '@passport/core';
 import { type RateLimitStore } from '@passport/core/ports';
-import { type FastifyInstance } from 'fastify';
+import { type FastifyInstance, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
 import { type Logger } from 'pino';
 import { type AppConfig } from './config/app-config.js';
 import { checkHostHeader } from './http/client-error.handler.js';
-import { createRateLimitHook } from './http/rate-limit.hook.js';
+import { createRateLimitHook, type RateLimitCheck } from './http/rate-limit.hook.js';
 import { RouteRegistry } from './http/route-registry.js';
 import { PUBLIC_RATE_LIMIT_STORE } from './infrastructure/di-tokens.js';
 import { Readiness } from './lifecycle/readiness.js';
@@ -30,7 +30,7 @@ export function installFastifyHooks(
   app: NestFastifyApplication,
   fastify: FastifyInstance,
   { config, logger, clock }: { config: AppConfig; logger: Logger; clock: Clock },
-): ReturnType<typeof createRateLimitHook> {
+): RateLimitCheck {
   const routes = app.get(RouteRegistry);
   fastify.addHook('onRoute', (route) => routes.add(route));
 
@@ -40,12 +40,30 @@ export function installFastifyHooks(
     clock,
   );
   const readiness = app.get(Readiness);
-  fastify.addHook('onRequest', async (request, reply) => {
+  // A callback hook, not an async one: with an in-process rate-limit store nothing here waits, and an
+  // async hook would cost a promise and a microtask turn on every request.
+  const afterLimit = (request: FastifyRequest, done: HookHandlerDoneFunction): void => {
+    try {
+      checkHostHeader(request);
+    } catch (err) {
+      done(err as Error);
+      return;
+    }
+    done();
+  };
+  fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('X-Request-Id', request.id);
     // Keep-alive clients (a balancer's pool) open their next request on another instance.
     if (readiness.draining) void reply.header('Connection', 'close');
-    await rateLimit(request);
-    checkHostHeader(request);
+    let pending: Promise<void> | undefined;
+    try {
+      pending = rateLimit(request);
+    } catch (err) {
+      done(err as Error);
+      return;
+    }
+    if (pending === undefined) afterLimit(request, done);
+    else pending.then(() => afterLimit(request, done), done);
   });
 
   if (logger.isLevelEnabled('debug')) fastify.addHook('onResponse', accessLogHook);

@@ -60,7 +60,11 @@ export class BearerAuthenticator {
     if (!match) throw invalidated('invalid_jwt_format', 'not_bearer_scheme');
     const forLogout = options.forLogout === true;
 
-    const verified = await this.codec.verify(match[1], { allowExpired: forLogout });
+    const token = match[1];
+    // A token seen before is answered from the codec's cache without a promise.
+    const verified =
+      this.codec.verifyCached(token, { allowExpired: forLogout }) ??
+      (await this.codec.verify(token, { allowExpired: forLogout }));
     if (!verified.ok) throw invalidated(verified.reason, verified.cause);
     const { claims } = verified;
 

@@ -132,6 +132,18 @@ describe('EddsaJwtCodec', () => {
     expect(await codec.verify(future)).toMatchObject({ ok: false, cause: 'not_yet_valid' });
   });
 
+  it('verifyCached answers only for tokens verified before, with the same time rules as verify', async () => {
+    const token = await codec.sign(claims({ jti: 'jti-cached' }));
+    expect(codec.verifyCached(token)).toBeUndefined();
+    expect((await codec.verify(token)).ok).toBe(true);
+    expect(codec.verifyCached(token)).toMatchObject({ ok: true, claims: { jti: 'jti-cached' } });
+    now += 3600 * 1000;
+    expect(codec.verifyCached(token)).toMatchObject({ ok: false, cause: 'expired' });
+    expect(codec.verifyCached(token, { allowExpired: true })).toMatchObject({ ok: true });
+    const [h, p, sig] = token.split('.');
+    expect(codec.verifyCached(`${h}.${p}.${sig.slice(0, -2)}AA`)).toBeUndefined();
+  });
+
   it('requires the core claims', async () => {
     const { jti: _jti, ...withoutJti } = claims();
     expect(await codec.verify(await codec.sign(withoutJti))).toMatchObject({ ok: false, cause: 'invalid_claims' });

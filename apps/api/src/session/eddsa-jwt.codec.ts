@@ -85,16 +85,9 @@ export class EddsaJwtCodec {
    *   valid (logout only: an agent can always close its session).
    */
   async verify(token: string, options: { readonly allowExpired?: boolean } = {}): Promise<JwtVerifyResult> {
+    const known = this.verifyCached(token, options);
+    if (known !== undefined) return known;
     const nowSeconds = Math.floor(this.options.clock.nowMs() / 1000);
-    // A token in the cache verified before, so it is well-formed: skip the format check's decoding.
-    const cached = this.verified.get(token);
-    if (cached) {
-      const refused = this.checkTimes(cached, nowSeconds);
-      if (!refused || (options.allowExpired === true && refused.ok === false && refused.cause === 'expired')) {
-        return { ok: true, claims: cached };
-      }
-      return refused;
-    }
     if (!looksLikeJwt(token)) return { ok: false, reason: 'invalid_jwt_format', cause: 'not_a_jwt' };
 
     let result = await this.verifyAt(token, nowSeconds);
@@ -104,6 +97,21 @@ export class EddsaJwtCodec {
       if (typeof exp === 'number') result = await this.verifyAt(token, exp - 1, false);
     }
     return result;
+  }
+
+  /**
+   * The verdict on a token that verified before (its signature is not checked again; its times are),
+   * or undefined when the token is not in the cache and needs `verify`. Synchronous, so the bearer
+   * tier's usual request (a token it has seen) waits for no promise here.
+   */
+  verifyCached(token: string, options: { readonly allowExpired?: boolean } = {}): JwtVerifyResult | undefined {
+    const cached = this.verified.get(token);
+    if (!cached) return undefined;
+    const refused = this.checkTimes(cached, Math.floor(this.options.clock.nowMs() / 1000));
+    if (!refused || (options.allowExpired === true && refused.ok === false && refused.cause === 'expired')) {
+      return { ok: true, claims: cached };
+    }
+    return refused;
   }
 
   private async verifyAt(token: string, atSeconds: number, remember = true): Promise<JwtVerifyResult> {

@@ -27,7 +27,7 @@ export {
   type LoginChallengeRecord,
   type LoginRecorder,
 } from './login-recorder.port.js';
-export { type BucketPolicy, type RateLimitStore, type TakeResult } from './rate-limit-store.port.js';
+export { type BucketPolicy, type RateLimitStore, type SyncRateLimitStore, type TakeResult } from './rate-limit-store.port.js';
 
 // Webhook address classification (the app supplies one)
 export { type AddressClass, type AddressClassifier } from './address-classifier.port.js';

@@ -21,3 +21,12 @@ export interface RateLimitStore {
   /** Atomically takes one token from the bucket `key`. */
   take(key: string, policy: BucketPolicy, nowMs: number): Promise<TakeResult>;
 }
+
+/**
+ * A store whose buckets live in this process, so a take is decided at once: a caller on a hot path
+ * (the public limit runs on every request) takes without allocating and awaiting a promise.
+ */
+export interface SyncRateLimitStore extends RateLimitStore {
+  /** The same take as `take`, answered synchronously. */
+  takeSync(key: string, policy: BucketPolicy, nowMs: number): TakeResult;
+}

@@ -14,7 +14,7 @@ import { httpStatusOfError } from './http-status.table.js';
 
 /** Filled in once the app's providers exist (the handler must be given to Fastify before that). */
 export interface FrameworkErrorServices {
-  rateLimit?: (request: FastifyRequest) => Promise<void>;
+  rateLimit?: (request: FastifyRequest) => Promise<void> | undefined;
   record?: (statusCode: number, elapsedMs: number) => void;
 }
 

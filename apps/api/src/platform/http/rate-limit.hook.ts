@@ -8,7 +8,7 @@
  * entry when the peer is one of TRUSTED_PROXIES (Fastify `trustProxy` with that CIDR list).
  */
 import { type Clock, PassportError } from '@passport/core';
-import { type BucketPolicy, type RateLimitStore } from '@passport/core/ports';
+import { type BucketPolicy, type RateLimitStore, type SyncRateLimitStore, type TakeResult } from '@passport/core/ports';
 import { type FastifyRequest } from 'fastify';
 import { type RateLimitConfig } from '../config/app-config.js';
 
@@ -16,8 +16,40 @@ export function bucketPolicy(config: RateLimitConfig): BucketPolicy {
   return { capacity: config.capacity, refillPerMs: config.refillPerMinute / 60_000 };
 }
 
-export function createRateLimitHook(store: RateLimitStore, config: RateLimitConfig, clock: Clock) {
+/**
+ * Checks one request against its address's bucket: throws RATE_LIMIT_EXCEEDED when refused. With an
+ * in-process store it decides at once and returns undefined (no promise on every request); with a
+ * shared store it returns the promise of the decision.
+ */
+export type RateLimitCheck = (request: FastifyRequest) => Promise<void> | undefined;
+
+export function createRateLimitHook(store: RateLimitStore, config: RateLimitConfig, clock: Clock): RateLimitCheck {
   const policy = bucketPolicy(config);
+  const decide = (allowed: boolean, retryAfterMs: number): void => {
+    if (!allowed) {
+      throw new PassportError('RATE_LIMIT_EXCEEDED', {
+        retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)),
+      });
+    }
+  };
+  // Fail open: an unavailable counter store must not take the API down (it is logged and the
+  // store's health check reports it).
+  const storeFailed = (request: FastifyRequest, err: unknown): void =>
+    request.log.warn({ err }, 'rate limit store unavailable; request allowed');
+
+  if (hasSyncTake(store)) {
+    return function rateLimit(request: FastifyRequest): undefined {
+      let result: TakeResult;
+      try {
+        result = store.takeSync(`public:${request.ip}`, policy, clock.nowMs());
+      } catch (err) {
+        storeFailed(request, err);
+        return undefined;
+      }
+      decide(result.allowed, result.retryAfterMs);
+      return undefined;
+    };
+  }
   return async function rateLimit(request: FastifyRequest): Promise<void> {
     let allowed = true;
     let retryAfterMs = 0;
@@ -26,14 +58,12 @@ export function createRateLimitHook(store: RateLimitStore, config: RateLimitConf
       allowed = result.allowed;
       retryAfterMs = result.retryAfterMs;
     } catch (err) {
-      // Fail open: an unavailable counter store must not take the API down (it is logged and the
-      // store's health check reports it).
-      request.log.warn({ err }, 'rate limit store unavailable; request allowed');
+      storeFailed(request, err);
     }
-    if (!allowed) {
-      throw new PassportError('RATE_LIMIT_EXCEEDED', {
-        retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)),
-      });
-    }
+    decide(allowed, retryAfterMs);
   };
+}
+
+function hasSyncTake(store: RateLimitStore): store is SyncRateLimitStore {
+  return typeof (store as Partial<SyncRateLimitStore>).takeSync === 'function';
 }

@@ -319,6 +319,14 @@ describe('MemoryRateLimitStore', () => {
     expect((await store.take('a', policy, 1000)).allowed).toBe(true);
   });
 
+  it('takeSync shares the buckets of take and answers the same', async () => {
+    const store = new MemoryRateLimitStore();
+    expect(store.takeSync('a', policy, 0)).toEqual({ allowed: true, remaining: 1, retryAfterMs: 0 });
+    expect((await store.take('a', policy, 0)).allowed).toBe(true);
+    expect(store.takeSync('a', policy, 0)).toEqual({ allowed: false, remaining: 0, retryAfterMs: 1000 });
+    expect(store.takeSync('a', policy, 1000).allowed).toBe(true);
+  });
+
   it('allows exactly capacity of N concurrent takes on one key', async () => {
     const store = new MemoryRateLimitStore();
     const results = await Promise.all(

@@ -9,7 +9,7 @@
  */
 import {
   type BucketPolicy,
-  type RateLimitStore,
+  type SyncRateLimitStore,
   type TakeResult,
 } from '../../ports/rate-limit-store.port.js';
 import { isBucketFull, takeToken, type BucketState } from '../../rate-limit/token-bucket.js';
@@ -27,7 +27,7 @@ interface StoredBucket {
   readonly policy: BucketPolicy;
 }
 
-export class MemoryRateLimitStore implements RateLimitStore {
+export class MemoryRateLimitStore implements SyncRateLimitStore {
   readonly maxKeys: number;
   private readonly sweepIntervalMs: number;
   /** Map order = least recently used first (a take re-inserts its key). */
@@ -41,6 +41,10 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 
   async take(key: string, policy: BucketPolicy, nowMs: number): Promise<TakeResult> {
+    return this.takeSync(key, policy, nowMs);
+  }
+
+  takeSync(key: string, policy: BucketPolicy, nowMs: number): TakeResult {
     const existing = this.buckets.get(key);
     const { state, result } = takeToken(existing?.state, policy, nowMs);
     if (existing) this.buckets.delete(key);
