@@ -1,6 +1,6 @@
 /**
- * Profiles the built app under wrk: starts apps/api/dist with `node --cpu-prof` on PORT (default
- * 42517), loads one route with wrk (50 connections) for SECONDS, stops the server (which writes the
+ * Profiles the built app under wrk: starts apps/api/dist with `node --cpu-prof` (the benches'
+ * startBuiltApp, on a free port), loads one route with wrk (50 connections) for SECONDS, stops the server (which writes the
  * profile) and prints its top self-time frames (scripts/cpu-profile-top.mjs; TOP=n rows) and the server's
  * CPU time per request (/proc, thread pool included), a figure other load on the machine moves less than
  * requests per second. PROFILE=0 measures without the profiler. Routes: health, root, public (GET
@@ -10,45 +10,33 @@
  *   npx tsc -b tsconfig.build.json && SWC_NODE_PROJECT=tsconfig.json \
  *     node --import @swc-node/register/esm-register scripts/profile-app.ts <route> [STORE] [seconds]
  */
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { encodeBase64Url } from '@passport/core';
-import { loginBenchPassport, mintBenchPassports, rawVerifyRate, ROOT, waitFor, type BuiltApp } from '../bench/support/built-app.js';
+import {
+  loginBenchPassport,
+  mintBenchPassports,
+  rawVerifyRate,
+  ROOT,
+  startBuiltApp,
+} from '../bench/support/built-app.js';
 
 const route = process.argv[2] ?? 'health';
 const store = process.argv[3] ?? 'memory';
 const seconds = Number(process.argv[4] ?? 8);
-const port = Number(process.env.PORT ?? 42517);
 const profile = process.env.PROFILE !== '0';
 
 async function main(): Promise<void> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'passport-prof-'));
   const profDir = mkdtempSync(path.join(tmpdir(), 'passport-cpuprof-'));
-  const base = `http://127.0.0.1:${port}`;
-  const child = spawn('bash', ['scripts/serve.sh', ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [])], {
-    cwd: ROOT,
-    stdio: 'inherit',
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      PUBLIC_BASE_URL: base,
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'silent',
-      RATE_LIMIT_CAPACITY: '10000000',
-      RATE_LIMIT_REFILL_PER_MINUTE: '10000000',
-      REPLAY_MAX_PER_SENDER: '100000000',
-      STORE: store,
-    },
-  });
-  await waitFor(`${base}/health`);
-  const app: BuiltApp = { base, dataDir, pid: child.pid ?? 0, stop: async () => {} };
+  if (profile) process.env.BENCH_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${profDir}`;
+  const app = await startBuiltApp({ STORE: store });
+  const { base } = app;
   // The server's CPU time (user + system, thread pool included) over the wrk run: per request, it is a
   // figure that other load on the machine does not move much, unlike requests per second.
   const cpuMs = () => {
-    const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const fields = readFileSync(`/proc/${app.pid}/stat`, 'utf8').split(') ')[1].split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
   };
   let cpuBefore = 0;
@@ -70,7 +58,10 @@ async function main(): Promise<void> {
     } else if (route === 'nonce' || route === 'me') {
       const [user] = await mintBenchPassports(app, 1);
       const jwt = await loginBenchPassport(base, user);
-      out = wrk(['-H', `Authorization: Bearer ${jwt}`], `${base}${route === 'nonce' ? '/api/holanonce16ts' : '/api/me/identity'}`);
+      out = wrk(
+        ['-H', `Authorization: Bearer ${jwt}`],
+        `${base}${route === 'nonce' ? '/api/holanonce16ts' : '/api/me/identity'}`,
+      );
     } else if (route === 'login') {
       const passports = await mintBenchPassports(app, 200);
       const now = Math.floor(Date.now() / 1000);
@@ -78,8 +69,16 @@ async function main(): Promise<void> {
       for (let offset = 0; offset < 290; offset++) {
         const timestamp_iso = new Date((now - 270 + offset) * 1000).toISOString();
         for (const p of passports) {
-          const signature = encodeBase64Url(p.signer.sign(new TextEncoder().encode(p.tokenId + timestamp_iso)));
-          lines.push(JSON.stringify({ passportid: p.tokenId, timestamp_iso, passportid_base64url_signature: signature }));
+          const signature = encodeBase64Url(
+            p.signer.sign(new TextEncoder().encode(p.tokenId + timestamp_iso)),
+          );
+          lines.push(
+            JSON.stringify({
+              passportid: p.tokenId,
+              timestamp_iso,
+              passportid_base64url_signature: signature,
+            }),
+          );
         }
       }
       const file = path.join(profDir, 'login-bodies.txt');
@@ -87,12 +86,14 @@ async function main(): Promise<void> {
       out = wrk(['-s', path.join(ROOT, 'scripts/wrk-login.lua')], base, { LINES_FILE: file });
     } else throw new Error(`unknown route ${route}`);
   } finally {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-    rmSync(dataDir, { recursive: true, force: true });
+    await app.stop(); // the profile is written as the server exits
   }
-  console.log(out.split('\n').filter((l) => /Requests\/sec|Non-2xx|Latency {2}/.test(l)).join('\n'));
+  console.log(
+    out
+      .split('\n')
+      .filter((l) => /Requests\/sec|Non-2xx|Latency {2}/.test(l))
+      .join('\n'),
+  );
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
   const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
   const cpuStart = process.cpuUsage();
@@ -110,7 +111,13 @@ async function main(): Promise<void> {
     if (file) {
       const kept = `/tmp/passport-${route}-${store}-${Date.now()}.cpuprofile`;
       execFileSync('cp', [path.join(profDir, file), kept]);
-      console.log(execFileSync(process.execPath, [path.join(ROOT, 'scripts/cpu-profile-top.mjs'), kept, process.env.TOP ?? '30'], { encoding: 'utf8' }));
+      console.log(
+        execFileSync(
+          process.execPath,
+          [path.join(ROOT, 'scripts/cpu-profile-top.mjs'), kept, process.env.TOP ?? '30'],
+          { encoding: 'utf8' },
+        ),
+      );
     }
   }
   rmSync(profDir, { recursive: true, force: true });
