@@ -25,15 +25,19 @@ afterAll(async () => {
   await server.stop();
 });
 
-function fleet() {
+function fleet(cache: { cacheEntries?: number; cacheMaxAgeMs?: number } = {}) {
   const prefix = `cache${++prefixes}:`;
   const instance = () => {
     const client = new Redis(server.url, { maxRetriesPerRequest: 0 });
     const takeClient = new Redis(server.url, { maxRetriesPerRequest: 0 });
     clients.push(client, takeClient);
     const epoch = new FleetSessionEpoch();
-    const sessions = new RedisSessionStore(client, { prefix, epoch });
-    const publicLimit = new RedisRateLimitStore(takeClient, { prefix, namespace: 'public', sessionEpoch: epoch });
+    const sessions = new RedisSessionStore(client, { prefix, epoch, ...cache });
+    const publicLimit = new RedisRateLimitStore(takeClient, {
+      prefix,
+      namespace: 'public',
+      sessionEpoch: epoch,
+    });
     /** One request: the public rate limit (reading the epoch), then the session. */
     const request = async (id: string): Promise<SessionRecord | null> => {
       await publicLimit.take('public:127.0.0.1', policy, Date.now());
@@ -126,4 +130,29 @@ it('without an epoch observed (no take yet) every read goes to Redis', async () 
   await redis.del(hash(s.sessionId));
   redis.disconnect();
   await expect(a.sessions.get(s.sessionId)).resolves.toBeNull();
+});
+
+it('a change the epoch missed (an older instance mid-deploy, an epoch reset) is served no longer than the cache max age', async () => {
+  const { a, hash } = fleet({ cacheMaxAgeMs: 300 });
+  const s = session(40);
+  await a.sessions.create(s);
+  await expect(a.request(s.sessionId)).resolves.toMatchObject({ closedAtMs: null });
+  // Closed behind the epoch's back, as an instance without the epoch scripts would close it.
+  const redis = new Redis(server.url);
+  await redis.hset(hash(s.sessionId), 'closedAtMs', String(now), 'closeReason', 'logout');
+  redis.disconnect();
+  await expect(a.request(s.sessionId)).resolves.toMatchObject({ closedAtMs: null }); // still cached
+  await sleep(350);
+  await expect(a.request(s.sessionId)).resolves.toMatchObject({ closedAtMs: now, closeReason: 'logout' });
+});
+
+it('cacheEntries 0 turns the cache off: every read goes to Redis', async () => {
+  const { a, hash } = fleet({ cacheEntries: 0 });
+  const s = session(41);
+  await a.sessions.create(s);
+  await expect(a.request(s.sessionId)).resolves.toMatchObject({ closedAtMs: null });
+  const redis = new Redis(server.url);
+  await redis.del(hash(s.sessionId));
+  redis.disconnect();
+  await expect(a.request(s.sessionId)).resolves.toBeNull();
 });

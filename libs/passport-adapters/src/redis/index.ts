@@ -1,12 +1,22 @@
 /** The `STORE=redis` adapters of the store ports (replay records, sessions, rate-limit buckets). */
-export { createRedisClient, whenConnected, DEFAULT_REDIS_COMMAND_TIMEOUT_MS, type RedisClientOptions } from './redis-client.js';
+export {
+  createRedisClient,
+  whenConnected,
+  DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
+  type RedisClientOptions,
+} from './redis-client.js';
 export {
   RedisReplayStore,
   DEFAULT_REDIS_REPLAY_MAX_ENTRIES,
   DEFAULT_REDIS_CLOCK_SKEW_MARGIN_MS,
   type RedisReplayStoreOptions,
 } from './redis-replay.store.js';
-export { RedisSessionStore, DEFAULT_REDIS_SESSION_MAX_ENTRIES, type RedisSessionStoreOptions } from './redis-session.store.js';
+export {
+  RedisSessionStore,
+  DEFAULT_REDIS_SESSION_MAX_ENTRIES,
+  DEFAULT_REDIS_SESSION_CACHE_MAX_AGE_MS,
+  type RedisSessionStoreOptions,
+} from './redis-session.store.js';
 export {
   RedisRateLimitStore,
   DEFAULT_REDIS_RATE_LIMIT_MAX_ENTRIES,

@@ -214,12 +214,23 @@ export interface RedisSessionStoreOptions {
    * rate-limit take) is unchanged since the session was read from Redis. Without it every `get` reads Redis.
    */
   readonly epoch?: FleetSessionEpoch;
-  /** Sessions the read cache holds at most (default 10 000; the oldest entry leaves first). */
+  /** Sessions the read cache holds at most (default 10 000; the oldest entry leaves first; 0: no cache). */
   readonly cacheEntries?: number;
+  /**
+   * Longest a cached session is served without reading Redis, whatever the epoch says (default 5 s). It
+   * bounds what a change the epoch missed can cost: an instance of an older version closing a session
+   * during a rolling deploy, or an epoch counter that climbed back to a value already seen after Redis
+   * lost data.
+   */
+  readonly cacheMaxAgeMs?: number;
 }
+
+export const DEFAULT_REDIS_SESSION_CACHE_MAX_AGE_MS = 5_000;
 
 interface CachedSession {
   readonly epoch: string;
+  /** `performance.now()` when read from Redis. */
+  readonly readAt: number;
   readonly record: SessionRecord;
   readonly serverExpiresAtMs: number;
 }
@@ -240,6 +251,7 @@ export class RedisSessionStore implements SessionStore {
   private readonly epoch: FleetSessionEpoch | undefined;
   private readonly cache = new Map<string, CachedSession>();
   private readonly cacheEntries: number;
+  private readonly cacheMaxAgeMs: number;
 
   constructor(
     private readonly redis: Redis,
@@ -257,18 +269,26 @@ export class RedisSessionStore implements SessionStore {
     this.countOpenScript = defineScript(redis, 'passportSessionCountOpen', 0, COUNT_OPEN_LUA);
     this.epoch = options.epoch;
     this.cacheEntries = options.cacheEntries ?? 10_000;
+    this.cacheMaxAgeMs = options.cacheMaxAgeMs ?? DEFAULT_REDIS_SESSION_CACHE_MAX_AGE_MS;
     this.epoch?.onChange(() => this.cache.clear());
   }
 
   async create(session: SessionRecord): Promise<void> {
     const fields: Array<string | number> = [
-      'sessionId', session.sessionId,
-      'tokenId', session.tokenId,
-      'ownerId', session.ownerId,
-      'jti', session.jti,
-      'createdAtMs', session.createdAtMs,
-      'expiresAtMs', session.expiresAtMs,
-      'renewalCount', session.renewalCount ?? 0,
+      'sessionId',
+      session.sessionId,
+      'tokenId',
+      session.tokenId,
+      'ownerId',
+      session.ownerId,
+      'jti',
+      session.jti,
+      'createdAtMs',
+      session.createdAtMs,
+      'expiresAtMs',
+      session.expiresAtMs,
+      'renewalCount',
+      session.renewalCount ?? 0,
     ];
     if (session.closedAtMs !== null) fields.push('closedAtMs', session.closedAtMs);
     if (session.closeReason !== null) fields.push('closeReason', session.closeReason);
@@ -297,10 +317,12 @@ export class RedisSessionStore implements SessionStore {
 
   async get(sessionId: string): Promise<SessionRecord | null> {
     // The epoch as known before the read: a change after it (even one racing this read) drops the entry.
-    const seen = this.epoch?.current() ?? null;
+    const seen = this.cacheEntries > 0 ? (this.epoch?.current() ?? null) : null;
+    const readAt = performance.now();
     if (seen !== null) {
       const hit = this.cache.get(sessionId);
-      if (hit !== undefined && hit.epoch === seen.epoch) return endedOnServer(hit.record, hit.serverExpiresAtMs, seen.serverNowMs);
+      if (hit !== undefined && hit.epoch === seen.epoch && readAt - hit.readAt < this.cacheMaxAgeMs)
+        return endedOnServer(hit.record, hit.serverExpiresAtMs, seen.serverNowMs);
     }
     const [flat, serverNow] = (await this.getScript(this.key(sessionId))) as [string[], number];
     const hash = fromFlat(flat);
@@ -308,8 +330,9 @@ export class RedisSessionStore implements SessionStore {
     const record = toRecord(hash);
     const serverExpiresAtMs = Number(hash.serverExpiresAtMs);
     if (seen !== null) {
+      this.cache.delete(sessionId); // re-inserted last, so the oldest read leaves first
       if (this.cache.size >= this.cacheEntries) this.cache.delete(this.cache.keys().next().value as string);
-      this.cache.set(sessionId, { epoch: seen.epoch, record, serverExpiresAtMs });
+      this.cache.set(sessionId, { epoch: seen.epoch, readAt, record, serverExpiresAtMs });
     }
     return endedOnServer(record, serverExpiresAtMs, Number(serverNow));
   }
@@ -347,7 +370,10 @@ export class RedisSessionStore implements SessionStore {
     let counted = 0;
     let offset = 0;
     for (;;) {
-      const [kept, examined] = (await this.countOpenScript(this.base, nowMs, offset, SWEEP_BATCH)) as [number, number];
+      const [kept, examined] = (await this.countOpenScript(this.base, nowMs, offset, SWEEP_BATCH)) as [
+        number,
+        number,
+      ];
       counted += Number(kept);
       offset += Number(kept);
       if (Number(examined) < SWEEP_BATCH) return counted;
@@ -377,7 +403,8 @@ function fromFlat(flat: readonly string[]): Record<string, string> {
 }
 
 function toRecord(hash: Record<string, string>): SessionRecord {
-  const numberOrNull = (value: string | undefined): number | null => (value === undefined ? null : Number(value));
+  const numberOrNull = (value: string | undefined): number | null =>
+    value === undefined ? null : Number(value);
   return Object.freeze({
     sessionId: hash.sessionId,
     tokenId: hash.tokenId,
