@@ -81,6 +81,7 @@ describe('FamilyVerdictCache', () => {
     verifyFamilySignature(metadata, TOKEN, [root.publicKey], cache);
     verifyFamilySignature(metadata, TOKEN, [root.publicKey], cache);
     expect(inner.calls).toBe(2);
+    expect(cache.size).toBe(0);
   });
 
   it('is bounded: the oldest verdict leaves first', () => {

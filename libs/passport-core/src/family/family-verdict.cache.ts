@@ -34,6 +34,8 @@ export class FamilyVerdictCache implements SignatureVerifier {
   }
 
   verify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
+    // No reuse allowed (an uncached chain reader): no key to build, nothing to hold.
+    if (this.options.ttlMs <= 0) return this.inner.verify(signature, message, publicKey);
     const nowMs = this.options.clock.nowMs();
     const key = `${encodeBase64Url(publicKey)}.${encodeBase64Url(signature)}.${encodeBase64Url(message)}`;
     const expiresAtMs = this.verdicts.get(key);
