@@ -83,7 +83,10 @@ async function main(): Promise<void> {
       }
       const file = path.join(profDir, 'login-bodies.txt');
       writeFileSync(file, lines.join('\n') + '\n');
-      out = wrk(['-s', path.join(ROOT, 'scripts/wrk-login.lua')], base, { LINES_FILE: file });
+      out = wrk(['-s', path.join(ROOT, 'bench/support/verify-lines.lua')], base, {
+        LINES_FILE: file,
+        POST_PATH: '/api/login',
+      });
     } else throw new Error(`unknown route ${route}`);
   } finally {
     await app.stop(); // the profile is written as the server exits
