@@ -5,7 +5,9 @@
  * CPU time per request (/proc, thread pool included), a figure other load on the machine moves less than
  * requests per second. PROFILE=0 measures without the profiler. Routes: health, root, public (GET
  * /api/login/timestamp), nonce (GET /api/holanonce16ts with a JWT), me (GET /api/me/identity), login
- * (POST /api/login with fresh pre-signed challenges).
+ * (POST /api/login with fresh pre-signed challenges), verify (POST /api/identity/verify with fresh valid
+ * HOLA lines, bench/support/verify-load.ts). STORE=redis starts a redis-server (test/support) and also
+ * prints its CPU time per request and, per command, calls and µs per call (INFO commandstats).
  *
  *   npx tsc -b tsconfig.build.json && SWC_NODE_PROJECT=tsconfig.json \
  *     node --import @swc-node/register/esm-register scripts/profile-app.ts <route> [STORE] [seconds]
@@ -22,6 +24,8 @@ import {
   ROOT,
   startBuiltApp,
 } from '../bench/support/built-app.js';
+import { verifyLoad } from '../bench/support/verify-load.js';
+import { startRedisServer } from '../test/support/redis-server.js';
 
 const route = process.argv[2] ?? 'health';
 const store = process.argv[3] ?? 'memory';
@@ -31,25 +35,36 @@ const profile = process.env.PROFILE !== '0';
 async function main(): Promise<void> {
   const profDir = mkdtempSync(path.join(tmpdir(), 'passport-cpuprof-'));
   if (profile) process.env.BENCH_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${profDir}`;
-  const app = await startBuiltApp({ STORE: store });
+  const redis = store === 'redis' ? await startRedisServer() : undefined;
+  const app = await startBuiltApp(redis ? { STORE: store, REDIS_URL: redis.url } : { STORE: store });
   const { base } = app;
   // The server's CPU time (user + system, thread pool included) over the wrk run: per request, it is a
   // figure that other load on the machine does not move much, unlike requests per second.
-  const cpuMs = () => {
-    const fields = readFileSync(`/proc/${app.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  const cpuMsOf = (pid: number) => {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
   };
+  const cpuMs = () => cpuMsOf(app.pid);
+  const redisCpuMs = () => (redis?.pid ? cpuMsOf(redis.pid) : 0);
+  const redisCli = (...args: string[]) =>
+    redis ? execFileSync('redis-cli', ['-p', String(redis.port), ...args], { encoding: 'utf8' }) : '';
   let cpuBefore = 0;
+  let redisCpuBefore = 0;
+  let redisCpuUsed = 0;
   const wrk = (extra: string[], url: string, env: Record<string, string> = {}) => {
+    redisCli('CONFIG', 'RESETSTAT');
     cpuBefore = cpuMs();
+    redisCpuBefore = redisCpuMs();
     const text = execFileSync('wrk', ['-t1', '-c50', `-d${seconds}s`, '--latency', ...extra, url], {
       encoding: 'utf8',
       env: { ...process.env, ...env },
     });
     cpuUsed = cpuMs() - cpuBefore;
+    redisCpuUsed = redisCpuMs() - redisCpuBefore;
     return text;
   };
   let cpuUsed = 0;
+  let commandStats = '';
   let out: string;
   try {
     if (route === 'health' || route === 'root' || route === 'public') {
@@ -87,9 +102,20 @@ async function main(): Promise<void> {
         LINES_FILE: file,
         POST_PATH: '/api/login',
       });
+    } else if (route === 'verify') {
+      const load = await verifyLoad(app);
+      load.run(load.makeLines(3000), 1); // warm-up
+      // One fresh line per request (verify-lines.lua starts over at the end of the file: replays).
+      const lines = load.makeLines(Math.max(20_000, seconds * 9000));
+      writeFileSync(path.join(profDir, 'verify-lines.jsonl'), `${lines.join('\n')}\n`);
+      out = wrk(['-s', path.join(ROOT, 'bench/support/verify-lines.lua')], base, {
+        LINES_FILE: path.join(profDir, 'verify-lines.jsonl'),
+      });
     } else throw new Error(`unknown route ${route}`);
+    commandStats = redisCli('INFO', 'commandstats') + redisCli('INFO', 'stats');
   } finally {
     await app.stop(); // the profile is written as the server exits
+    await redis?.stop();
   }
   console.log(
     out
@@ -109,6 +135,26 @@ async function main(): Promise<void> {
     `${route} ${store}: ${Math.round(rps)} req/s (raw Ed25519 verify ${Math.round(raw)}/s, ratio ${(rps / raw).toFixed(2)}); ` +
       `server CPU ${usPerRequest.toFixed(1)} µs/request = ${(1e6 / usPerRequest / rawPerCpuSecond).toFixed(2)} × raw verify per CPU second`,
   );
+  if (redis) {
+    const redisUs = (redisCpuUsed * 1000) / Math.max(1, requests);
+    console.log(
+      `redis-server CPU ${redisUs.toFixed(1)} µs/request; app + redis ${(usPerRequest + redisUs).toFixed(1)} µs/request`,
+    );
+    // How many commands each of Redis's socket reads / writes carried (pipelining across requests).
+    const stat = (name: string) => Number(new RegExp(`${name}:(\\d+)`).exec(commandStats)?.[1] ?? 0);
+    console.log(
+      `  redis reads ${(stat('total_reads_processed') / Math.max(1, requests)).toFixed(2)}, writes ` +
+        `${(stat('total_writes_processed') / Math.max(1, requests)).toFixed(2)} per request`,
+    );
+    // cmdstat_evalsha:calls=…,usec=…,usec_per_call=… → calls per request and µs per call.
+    for (const match of commandStats.matchAll(/cmdstat_(\w+(?:\|\w+)?):calls=(\d+),usec=(\d+),usec_per_call=([\d.]+)/g)) {
+      const [, name, calls, usec, perCall] = match;
+      console.log(
+        `  ${name}: ${(Number(calls) / Math.max(1, requests)).toFixed(2)} calls/request, ${perCall} µs/call, ` +
+          `${(Number(usec) / Math.max(1, requests)).toFixed(1)} µs/request`,
+      );
+    }
+  }
   if (profile) {
     const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
     if (file) {

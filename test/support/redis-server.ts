@@ -13,6 +13,8 @@ import { freePort } from './test-app.js';
 export interface RedisServer {
   readonly port: number;
   readonly url: string;
+  /** The running server's process id (undefined while killed), e.g. to read its CPU time in /proc. */
+  readonly pid: number | undefined;
   /** Stops the server abruptly (SIGKILL), as a crash or a lost host would. */
   kill(): Promise<void>;
   /** Starts it again on the same port (empty: nothing persists). */
@@ -55,6 +57,9 @@ export async function startRedisServer(): Promise<RedisServer> {
   return {
     port,
     url: `redis://127.0.0.1:${port}`,
+    get pid() {
+      return (child as ChildProcess | null)?.pid;
+    },
     kill,
     restart: async () => {
       await kill();
