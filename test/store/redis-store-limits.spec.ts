@@ -1,7 +1,9 @@
 /**
  * Redis-only limits the shared contract suites do not reach: Lua's `unpack` takes at most ~8000 values,
  * so the scripts that drop expired entries work in batches. With more than that many expired records
- * (or refilled buckets) a full store must still make room, and a sweep must remove them all.
+ * (or refilled buckets) a full store must still make room, and a sweep must remove them all. Also what
+ * the scripts' cheaper bookkeeping must keep: a sender's quota set never expires before its records,
+ * and one store serves policies with different refill rates.
  */
 import { Redis } from 'ioredis';
 import { RedisRateLimitStore, RedisReplayStore } from '@passport/adapters/redis';
@@ -32,4 +34,39 @@ it('a sweep of 9000 refilled buckets forgets them all', async () => {
   await Promise.all(Array.from({ length: 9000 }, (_, i) => store.take(`b${i}`, policy, 1000)));
   await expect(store.sweep(5000)).resolves.toBe(9000);
   await expect(store.size).resolves.toBe(0);
+});
+
+it("a sender's quota set outlives each of its records (its expiry is pushed out ahead of them, not on every record)", async () => {
+  const store = new RedisReplayStore(client, { prefix: 'limits3:', clockSkewMarginMs: 0 });
+  const ownerKey = 'limits3:{replay}:o:sender';
+  const now = Date.now();
+  for (const [key, expiresIn] of [
+    ['a', 10_000],
+    ['b', 30_000],
+    ['c', 20_000],
+    ['d', 90_000],
+  ] as const) {
+    await expect(
+      store.recordIfAbsent(key, now, now + expiresIn, { owner: 'sender', maxPerOwner: 10 }),
+    ).resolves.toEqual({ recorded: true });
+    const [recordTtl, ownerTtl] = await Promise.all([client.pttl(`limits3:{replay}:r:${key}`), client.pttl(ownerKey)]);
+    expect(recordTtl).toBeGreaterThan(0);
+    expect(ownerTtl).toBeGreaterThanOrEqual(recordTtl);
+  }
+  // The quota still counts every live record.
+  await expect(store.recordIfAbsent('e', now, now + 5000, { owner: 'sender', maxPerOwner: 4 })).rejects.toMatchObject({
+    code: 'REPLAY_QUOTA_EXCEEDED',
+  });
+});
+
+it('one rate-limit store taking for policies with different refill rates refills each bucket at its own rate', async () => {
+  const store = new RedisRateLimitStore(client, { prefix: 'limits4:' });
+  const slow = { capacity: 1, refillPerMs: 1 / 1000 };
+  const fast = { capacity: 1, refillPerMs: 1 / 10 };
+  await store.take('slow', slow, 1000);
+  await store.take('fast', fast, 1000);
+  await expect(store.take('slow', slow, 1000)).resolves.toMatchObject({ allowed: false, retryAfterMs: 1000 });
+  await expect(store.take('fast', fast, 1000)).resolves.toMatchObject({ allowed: false, retryAfterMs: 10 });
+  await expect(store.take('slow', slow, 1010)).resolves.toMatchObject({ allowed: false, retryAfterMs: 990 });
+  await expect(store.take('fast', fast, 1010)).resolves.toMatchObject({ allowed: true });
 });

@@ -110,6 +110,12 @@ export class RedisRateLimitStore implements RateLimitStore {
   private readonly epoch: FleetSessionEpoch | undefined;
   private readonly epochKey: string;
   private readonly sweepScript: (...args: Array<string | number>) => Promise<unknown>;
+  private readonly lruKey: string;
+  private readonly fullKey: string;
+  private readonly bucketPrefix: string;
+  /** The last refill rate seen and its text for the script (a store mostly sees one or a few rates). */
+  private lastRefill = Number.NaN;
+  private lastRefillArg = '';
 
   constructor(
     private readonly redis: Redis,
@@ -121,6 +127,9 @@ export class RedisRateLimitStore implements RateLimitStore {
     this.epoch = options.sessionEpoch;
     this.base = this.epoch ? `${prefix}{sess}:rl:${namespace}:` : `${prefix}{rl:${namespace}}:`;
     this.epochKey = `${prefix}{sess}:epoch`;
+    this.lruKey = `${this.base}lru`;
+    this.fullKey = `${this.base}full`;
+    this.bucketPrefix = `${this.base}b:`;
     this.takeScript = this.epoch
       ? defineScript(redis, 'passportRateTakeWithEpoch', 4, TAKE_WITH_EPOCH_LUA)
       : defineScript(redis, 'passportRateTake', 3, TAKE_LUA);
@@ -128,19 +137,18 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   async take(key: string, policy: BucketPolicy, nowMs: number): Promise<TakeResult> {
-    const keys = [`${this.base}b:${key}`, `${this.base}lru`, `${this.base}full`];
-    if (this.epoch) keys.push(this.epochKey);
+    if (policy.refillPerMs !== this.lastRefill) {
+      this.lastRefill = policy.refillPerMs;
+      this.lastRefillArg = policy.refillPerMs.toPrecision(17);
+    }
+    const refill = this.lastRefillArg;
+    const bucket = this.bucketPrefix + key;
+    const args = [policy.capacity, refill, nowMs, this.maxEntries, key, this.bucketPrefix];
     let reply: [number, number, number, string?, number?];
     try {
-      reply = (await this.takeScript(
-        ...keys,
-        policy.capacity,
-        policy.refillPerMs.toPrecision(17),
-        nowMs,
-        this.maxEntries,
-        key,
-        `${this.base}b:`,
-      )) as typeof reply;
+      reply = (await (this.epoch
+        ? this.takeScript(bucket, this.lruKey, this.fullKey, this.epochKey, ...args)
+        : this.takeScript(bucket, this.lruKey, this.fullKey, ...args))) as typeof reply;
     } catch (error) {
       this.epoch?.forget();
       throw error;

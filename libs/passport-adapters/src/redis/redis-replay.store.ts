@@ -25,7 +25,16 @@ export const DEFAULT_REDIS_REPLAY_MAX_ENTRIES = 1_000_000;
  */
 export const DEFAULT_REDIS_CLOCK_SKEW_MARGIN_MS = 900_000;
 
-/** Returns {1} recorded, {0, firstSeen} live, {-1} store full, {-2} owner at quota. */
+/**
+ * An owner's set outlives its newest record by up to this much more (60 s), so its expiry is pushed
+ * out once a minute rather than on every record (each push is a command in the script).
+ */
+const OWNER_TTL_HEADROOM_MS = 60_000;
+
+/**
+ * Returns {1} recorded, {0, firstSeen} live, {-1} store full, {-2} owner at quota. The cheap checks
+ * come first: the index is looked up for the member only when the store is at its cap.
+ */
 const RECORD_LUA = `${SERVER_CLOCK_LUA}
 local rec, idx, ownerKey = KEYS[1], KEYS[2], KEYS[3]
 local member, now, expires, maxEntries, maxPerOwner, margin = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[7])
@@ -42,7 +51,7 @@ if maxPerOwner > 0 then
     if redis.call('ZCARD', ownerKey) >= maxPerOwner then return {-2} end
   end
 end
-if redis.call('ZSCORE', idx, member) == false and redis.call('ZCARD', idx) >= maxEntries then
+if redis.call('ZCARD', idx) >= maxEntries and redis.call('ZSCORE', idx, member) == false then
   local expired = redis.call('ZRANGEBYSCORE', idx, '-inf', earlier(now) - margin, 'LIMIT', 0, 1000)
   for _, k in ipairs(expired) do redis.call('DEL', ARGV[6] .. k) end
   if #expired > 0 then redis.call('ZREM', idx, unpack(expired)) end
@@ -52,7 +61,7 @@ redis.call('SET', rec, ARGV[2] .. ':' .. ARGV[3], 'PX', keepFor)
 redis.call('ZADD', idx, expires, member)
 if maxPerOwner > 0 then
   redis.call('ZADD', ownerKey, expires, member)
-  if redis.call('PTTL', ownerKey) < keepFor then redis.call('PEXPIRE', ownerKey, keepFor) end
+  if redis.call('PTTL', ownerKey) < keepFor then redis.call('PEXPIRE', ownerKey, keepFor + ${OWNER_TTL_HEADROOM_MS}) end
 end
 return {1}
 `;
