@@ -48,6 +48,13 @@ async function main(): Promise<void> {
   const redisCpuMs = () => (redis?.pid ? cpuMsOf(redis.pid) : 0);
   const redisCli = (...args: string[]) =>
     redis ? execFileSync('redis-cli', ['-p', String(redis.port), ...args], { encoding: 'utf8' }) : '';
+  // Read and write system calls of the server (sockets included): per request, how well writes batch.
+  const syscalls = () => {
+    const io = readFileSync(`/proc/${app.pid}/io`, 'utf8');
+    return [Number(/syscr: (\d+)/.exec(io)?.[1]), Number(/syscw: (\d+)/.exec(io)?.[1])];
+  };
+  let syscallsBefore = [0, 0];
+  let syscallsUsed = [0, 0];
   let cpuBefore = 0;
   let redisCpuBefore = 0;
   let redisCpuUsed = 0;
@@ -55,11 +62,13 @@ async function main(): Promise<void> {
     redisCli('CONFIG', 'RESETSTAT');
     cpuBefore = cpuMs();
     redisCpuBefore = redisCpuMs();
+    syscallsBefore = syscalls();
     const text = execFileSync('wrk', ['-t1', '-c50', `-d${seconds}s`, '--latency', ...extra, url], {
       encoding: 'utf8',
       env: { ...process.env, ...env },
     });
     cpuUsed = cpuMs() - cpuBefore;
+    syscallsUsed = syscalls().map((n, i) => n - syscallsBefore[i]);
     redisCpuUsed = redisCpuMs() - redisCpuBefore;
     return text;
   };
@@ -134,6 +143,10 @@ async function main(): Promise<void> {
   console.log(
     `${route} ${store}: ${Math.round(rps)} req/s (raw Ed25519 verify ${Math.round(raw)}/s, ratio ${(rps / raw).toFixed(2)}); ` +
       `server CPU ${usPerRequest.toFixed(1)} µs/request = ${(1e6 / usPerRequest / rawPerCpuSecond).toFixed(2)} × raw verify per CPU second`,
+  );
+  console.log(
+    `server system calls per request: ${(syscallsUsed[0] / Math.max(1, requests)).toFixed(2)} reads, ` +
+      `${(syscallsUsed[1] / Math.max(1, requests)).toFixed(2)} writes`,
   );
   if (redis) {
     const redisUs = (redisCpuUsed * 1000) / Math.max(1, requests);
