@@ -14,6 +14,8 @@ import { mintBenchPassports, ROOT, type BuiltApp } from './built-app.js';
 export interface WrkFigures {
   readonly rps: number;
   readonly total: number;
+  /** Responses that were not 2xx or 3xx. */
+  readonly non2xx: number;
   readonly p50: number;
   readonly p99: number;
 }
@@ -88,7 +90,7 @@ export async function verifyLoad(app: BuiltApp): Promise<VerifyLoad> {
   };
 }
 
-function parseWrk(out: string): WrkFigures {
+export function parseWrk(out: string): WrkFigures {
   const number = (pattern: RegExp) => Number(pattern.exec(out)?.[1] ?? NaN);
   const ms = (label: string) => {
     const match = new RegExp(`${label}\\s+([\\d.]+)(us|ms|s)`).exec(out);
@@ -97,6 +99,7 @@ function parseWrk(out: string): WrkFigures {
   return {
     rps: number(/Requests\/sec:\s+([\d.]+)/),
     total: number(/(\d+) requests in/),
+    non2xx: number(/Non-2xx or 3xx responses:\s+(\d+)/) || 0,
     p50: ms('50%'),
     p99: ms('99%'),
   };

@@ -81,6 +81,57 @@ describe('LoginRecorder (sqlite): one transaction', () => {
   });
 });
 
+describe('LoginRecorder (sqlite): logins of one event-loop turn share a transaction', () => {
+  let dir: string;
+  let backend: StoreBackend;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'passport-login-recorder-'));
+    backend = createStoreBackend({ store: 'sqlite', dataDir: dir }, { sessions: { maxEntries: 3 } });
+  });
+  afterEach(() => {
+    backend.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("one login's refusal or failed write answers that login alone; the others are stored", async () => {
+    await backend.sessions.create(session(1));
+    const recorder = backend.loginRecorder!;
+    const outcomes = await Promise.allSettled([
+      recorder.recordLogin(challenge(11), session(2)),
+      recorder.recordLogin(challenge(12), session(1)), // duplicate session id: the insert fails
+      recorder.recordLogin(challenge(11), session(3)), // challenge used by the first of this batch
+      recorder.recordLogin(challenge(13), session(4)),
+      recorder.recordLogin(challenge(14), session(5)), // capacity 3 reached by sessions 1, 2 and 4
+    ]);
+    expect(outcomes[0]).toEqual({ status: 'fulfilled', value: { recorded: true } });
+    expect(outcomes[1]).toMatchObject({ status: 'rejected', reason: { name: 'LoginRecordFailure', part: 'session' } });
+    expect(outcomes[2]).toMatchObject({ status: 'fulfilled', value: { recorded: false } });
+    expect(outcomes[3]).toEqual({ status: 'fulfilled', value: { recorded: true } });
+    expect(outcomes[4]).toMatchObject({ status: 'rejected', reason: expect.any(SessionCapacityError) });
+    const stored = await Promise.all([2, 3, 4, 5].map((n) => backend.sessions.get(session(n).sessionId)));
+    expect(stored.map((s) => s !== null)).toEqual([true, false, true, false]);
+    // The failed and refused logins left their challenges unused.
+    await backend.sessions.close(session(1).sessionId, 'logout', 1000);
+    await backend.sessions.sweep(1001);
+    await expect(recorder.recordLogin(challenge(12), session(6))).resolves.toEqual({ recorded: true });
+    await backend.sessions.close(session(6).sessionId, 'logout', 1000);
+    await backend.sessions.sweep(1001);
+    await expect(recorder.recordLogin(challenge(14), session(7))).resolves.toEqual({ recorded: true });
+  });
+
+  it('logins still queued when the store closes are written before the database closes', async () => {
+    const pending = backend.loginRecorder!.recordLogin(challenge(21), session(21));
+    backend.close();
+    await expect(pending).resolves.toEqual({ recorded: true });
+    const db = SqliteDatabase.openInDataDir(dir);
+    try {
+      expect(db.statement('SELECT count(*) AS n FROM sessions WHERE session_id = ?').get(session(21).sessionId)).toEqual({ n: 1 });
+    } finally {
+      db.close();
+    }
+  });
+});
+
 describe('sequentialLoginRecorder (stores without a combined write)', () => {
   const failingSessions = (): SessionStore => {
     const store = new MemorySessionStore();

@@ -16,6 +16,7 @@ import {
   type ChainReader,
   type Clock,
   type LoginVerifier,
+  type AsyncSignatureVerifier,
   type ReplayStore,
   type SignatureVerifier,
   type Signer,
@@ -31,6 +32,7 @@ import {
 import { type AppConfig } from '../platform/config/app-config.js';
 import {
   APP_CONFIG,
+  ASYNC_SIGNATURE_VERIFIER,
   CHAIN_READER,
   CLOCK,
   LOGIN_RECORDER,
@@ -85,6 +87,7 @@ export class LoginService {
     @Inject(SERVER_IDENTITY) private readonly server: ServerIdentity,
     @Inject(CHAIN_READER) chain: ChainReader,
     @Inject(SIGNATURE_VERIFIER) signatures: SignatureVerifier,
+    @Inject(ASYNC_SIGNATURE_VERIFIER) threadPoolSignatures: AsyncSignatureVerifier,
     @Inject(REPLAY_STORE) challenges: ReplayStore,
     @Inject(LOGIN_RECORDER) private readonly records: LoginRecorder,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -95,6 +98,9 @@ export class LoginService {
     this.verifier = createLoginVerifier({
       chain,
       verifier: signatures,
+      // The login signature's curve work runs on libuv's thread pool: the event loop serves other
+      // requests meanwhile, so a server with a spare core logs in more agents per second.
+      loginSignatureVerifier: threadPoolSignatures,
       // Family verdicts are reused no longer than the chain cache keeps the records they were read
       // from; an uncached chain reader gets no reuse.
       familyVerifier: new FamilyVerdictCache(signatures, {

@@ -6,7 +6,7 @@
  *
  * Tokens are signed with node:crypto and a key object built once: Ed25519 signatures are
  * deterministic, so the tokens are byte for byte those jose would sign (a test keeps it so), and a
- * synchronous one-shot sign costs less than jose's WebCrypto round trip on every login.
+ * one-shot sign (on libuv's thread pool) costs less than jose's WebCrypto round trip on every login.
  *
  * Verified tokens are remembered in a bounded cache keyed by the exact token text, so a client that
  * reuses its token pays the signature check once; expiry is still checked on every use, and the
@@ -77,7 +77,12 @@ export class EddsaJwtCodec {
       if (typeof value === 'number' && !Number.isFinite(value)) throw new TypeError(`"${claim}" claim must be a finite number`);
     }
     const signingInput = `${PROTECTED_HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
-    return `${signingInput}.${signEd25519(null, Buffer.from(signingInput), this.signingKey).toString('base64url')}`;
+    // With a callback node:crypto signs on libuv's thread pool: the event loop serves other requests
+    // during the curve arithmetic. Same key, same deterministic signature.
+    const signature = await new Promise<Buffer>((resolve, reject) => {
+      signEd25519(null, Buffer.from(signingInput), this.signingKey, (error, value) => (error ? reject(error) : resolve(value)));
+    });
+    return `${signingInput}.${signature.toString('base64url')}`;
   }
 
   /**

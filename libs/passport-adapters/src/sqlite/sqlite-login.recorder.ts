@@ -1,8 +1,15 @@
 /**
- * LoginRecorder on SQLite: the used challenge (replay store) and the new session (session store) are
- * written in one `BEGIN IMMEDIATE` transaction on the database both stores share: one commit per
- * login instead of two, and both or neither (a session refused for capacity rolls the challenge record
+ * LoginRecorder on SQLite: the used challenge (replay store) and the new session (session store) of a
+ * login are written together, both or neither (a session refused for capacity rolls the challenge record
  * back, so the client can use the challenge again).
+ *
+ * Group commit: the logins recorded during one event-loop turn are written in one `BEGIN IMMEDIATE`
+ * transaction, each inside its own savepoint. The commit (the WAL frames of every page touched, and
+ * the checkpoints they bring on) was most of a login's store cost; logins arriving together share it.
+ * Each call is answered only after that transaction has committed, so a token is never issued for a
+ * session that is not stored. A refusal or a failed write of one login rolls back only its savepoint
+ * and answers only that call; if the transaction itself fails (SQLite rolled it back, or the commit
+ * failed), every call of the batch fails and nothing of it is stored.
  */
 import { isPassportError } from '@passport/core';
 import {
@@ -17,27 +24,114 @@ import { type SqliteDatabase } from './sqlite.database.js';
 import { type SqliteReplayStore } from './sqlite-replay.store.js';
 import { type SqliteSessionStore } from './sqlite-session.store.js';
 
+/** Logins written in one transaction at most (bounds the time the write lock is held). */
+const MAX_BATCH = 256;
+
+interface PendingLogin {
+  readonly challenge: LoginChallengeRecord;
+  readonly session: SessionRecord;
+  readonly resolve: (outcome: RecordOutcome) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+type LoginPart = LoginRecordFailure['part'];
+
+/** One login's answer, decided inside the batch and given once the batch has committed. */
+type Decision = { readonly outcome: RecordOutcome } | { readonly error: unknown };
+
+/** The transaction of a batch is gone: every call of it fails, naming the part that broke it. */
+class BatchAborted {
+  constructor(
+    readonly part: LoginPart,
+    readonly cause: unknown,
+  ) {}
+}
+
 export class SqliteLoginRecorder implements LoginRecorder {
+  private pending: PendingLogin[] = [];
+
   constructor(
     private readonly db: SqliteDatabase,
     private readonly challenges: SqliteReplayStore,
     private readonly sessions: SqliteSessionStore,
   ) {}
 
-  async recordLogin(challenge: LoginChallengeRecord, session: SessionRecord): Promise<RecordOutcome> {
-    let part: LoginRecordFailure['part'] = 'challenge';
+  recordLogin(challenge: LoginChallengeRecord, session: SessionRecord): Promise<RecordOutcome> {
+    return new Promise<RecordOutcome>((resolve, reject) => {
+      this.pending.push({ challenge, session, resolve, reject });
+      if (this.pending.length === 1) setImmediate(this.flush);
+    });
+  }
+
+  /** Writes the logins still queued now, while the database is open (its owner closes it next). */
+  dispose(): void {
+    if (this.pending.length > 0) this.flush();
+  }
+
+  /** Writes every login queued during the last event-loop turn in one transaction, then answers them. */
+  private readonly flush = (): void => {
+    const batch = this.pending;
+    this.pending = [];
+    for (let start = 0; start < batch.length; start += MAX_BATCH) {
+      const chunk = start === 0 && batch.length <= MAX_BATCH ? batch : batch.slice(start, start + MAX_BATCH);
+      let decisions: Decision[];
+      try {
+        // A login alone in its turn is its own transaction (no savepoint around it).
+        decisions =
+          chunk.length === 1 && !this.db.inTransaction
+            ? [this.decideAlone(chunk[0])]
+            : this.db.immediate(() => chunk.map((login) => this.decide(login)));
+      } catch (error) {
+        // The commit failed ('session': the last write of the transaction), or the batch was aborted.
+        const failure =
+          error instanceof BatchAborted
+            ? new LoginRecordFailure(error.part, error.cause)
+            : new LoginRecordFailure('session', error);
+        for (const login of chunk) login.reject(failure);
+        continue;
+      }
+      for (let i = 0; i < chunk.length; i++) {
+        const decision = decisions[i];
+        if ('outcome' in decision) chunk[i].resolve(decision.outcome);
+        else chunk[i].reject(decision.error);
+      }
+    }
+  };
+
+  /** One login's two writes in a transaction of their own; any failure rolls both back. */
+  private decideAlone(login: PendingLogin): Decision {
+    const part: { value: LoginPart } = { value: 'challenge' };
     try {
-      return this.db.immediate(() => {
-        part = 'challenge';
-        const outcome = this.challenges.recordIfAbsentSync(challenge.key, challenge.nowMs, challenge.expiresAtMs);
-        if (!outcome.recorded) return outcome;
-        part = 'session';
-        this.sessions.createSync(session);
-        return outcome;
-      });
+      return { outcome: this.db.immediate(() => this.write(login, part)) };
     } catch (error) {
-      if (isPassportError(error) || error instanceof SessionCapacityError) throw error;
-      throw new LoginRecordFailure(part, error);
+      if (isPassportError(error) || error instanceof SessionCapacityError) return { error };
+      return { error: new LoginRecordFailure(part.value, error) };
+    }
+  }
+
+  /** The used challenge, then (if it was not used before) the session; `part` names the write under way. */
+  private write({ challenge, session }: PendingLogin, part: { value: LoginPart }): RecordOutcome {
+    part.value = 'challenge';
+    const outcome = this.challenges.recordIfAbsentSync(challenge.key, challenge.nowMs, challenge.expiresAtMs);
+    if (!outcome.recorded) return outcome;
+    part.value = 'session';
+    this.sessions.createSync(session);
+    return outcome;
+  }
+
+  /**
+   * One login's two writes in a savepoint of the batch's transaction: a refusal or a failed statement
+   * rolls back this login alone. If SQLite rolled the whole transaction back (I/O error, disk full),
+   * the batch is aborted, since later statements would otherwise run outside any transaction.
+   */
+  private decide(login: PendingLogin): Decision {
+    const part: { value: LoginPart } = { value: 'challenge' };
+    try {
+      return { outcome: this.db.immediate(() => this.write(login, part)) };
+    } catch (error) {
+      if (!this.db.inTransaction) throw new BatchAborted(part.value, error);
+      if (isPassportError(error) || error instanceof SessionCapacityError) return { error };
+      return { error: new LoginRecordFailure(part.value, error) };
     }
   }
 }

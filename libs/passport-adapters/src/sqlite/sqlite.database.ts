@@ -134,6 +134,11 @@ export class SqliteDatabase {
     return this.db.open;
   }
 
+  /** Whether a transaction is open on this connection (false after SQLite rolled one back on its own). */
+  get inTransaction(): boolean {
+    return this.db.inTransaction;
+  }
+
   /** The cached prepared statement for `sql`. */
   statement(sql: string): Database.Statement {
     let statement = this.statements.get(sql);

@@ -83,6 +83,38 @@ export function signFamilyMetadata(metadata: MetadataLike, tokenId: string, sign
   return encodeBase64Url(signer.sign(familyMetadataDigest(metadata, tokenId)));
 }
 
+/** The digests computed for one metadata object, with the signed values they were computed from. */
+interface SignedDigests {
+  readonly tokenId: string;
+  readonly values: readonly unknown[];
+  readonly digests: readonly Uint8Array[];
+}
+
+/**
+ * Digests per metadata object: a passport that logs in again is usually the very record the chain cache
+ * returned before, and canonical JSON plus SHA-512 were most of a family check that its verdict cache
+ * answers. An entry is used only when every signed field still holds the same primitive value (so a
+ * record changed in place is hashed afresh); metadata with a non-primitive signed value is not kept.
+ * Weakly held: an entry goes with its record.
+ */
+const digestsByMetadata = new WeakMap<object, SignedDigests>();
+
+const isPrimitive = (value: unknown): boolean => value === null || (typeof value !== 'object' && typeof value !== 'function');
+
+/** The digests a family root may have signed for `tokenId`: the issuer's, then (if different) the legacy one. */
+function signedDigests(metadata: MetadataLike, tokenId: string): readonly Uint8Array[] {
+  const values = FAMILY_SIGNED_FIELDS.map((field) => own(metadata, field));
+  const known = digestsByMetadata.get(metadata);
+  if (known && known.tokenId === tokenId && known.values.every((value, i) => value === values[i])) return known.digests;
+  const digests = [familyMetadataDigest(metadata, tokenId)];
+  if (own(metadata, 'token_id') === tokenId) {
+    const legacy = sha512(utf8(canonicalJson(legacySignedPayload(metadata))));
+    if (!bytesEqual(legacy, digests[0])) digests.push(legacy);
+  }
+  if (values.every(isPrimitive)) digestsByMetadata.set(metadata, { tokenId, values, digests });
+  return digests;
+}
+
 /**
  * True when `metadata.serviceprovider_signature` is a strict base64url 64-byte signature by one of
  * `rootKeys` of the issuer's digest for `tokenId` (or, for passports of earlier versions whose
@@ -98,12 +130,8 @@ export function verifyFamilySignature(
   if (typeof text !== 'string') return false;
   const signature = decodeBase64Url(text);
   if (!signature || signature.length !== 64) return false;
-  const digests = [familyMetadataDigest(metadata, tokenId)];
-  if (own(metadata, 'token_id') === tokenId) {
-    const legacy = sha512(utf8(canonicalJson(legacySignedPayload(metadata))));
-    if (!bytesEqual(legacy, digests[0])) digests.push(legacy);
-  }
-  return digests.some((digest) => rootKeys.some((key) => verifier.verify(signature, digest, key)));
+  // Verifiers only read the message; the remembered digests are never handed out otherwise.
+  return signedDigests(metadata, tokenId).some((digest) => rootKeys.some((key) => verifier.verify(signature, digest, key)));
 }
 
 function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {

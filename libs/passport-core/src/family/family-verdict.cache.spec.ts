@@ -61,6 +61,50 @@ describe('FamilyVerdictCache', () => {
     expect(inner.calls).toBe(5);
   });
 
+  it('a record changed in place is checked afresh: its digest is not reused once a signed value changed', () => {
+    const clock = new FixedClock(1_000_000);
+    const inner = countingVerifier();
+    const cache = new FamilyVerdictCache(inner, { ttlMs: 5000, clock });
+    const metadata: Record<string, string> = signed();
+    expect(verifyFamilySignature(metadata, TOKEN, [root.publicKey], cache)).toBe(true);
+    metadata.max_requests = '1000';
+    expect(verifyFamilySignature(metadata, TOKEN, [root.publicKey], cache)).toBe(false);
+    metadata.max_requests = '10';
+    expect(verifyFamilySignature(metadata, TOKEN, [root.publicKey], cache)).toBe(true);
+    // A signed field added in place (absent before).
+    metadata.allowed_cidr = '10.0.0.0/8';
+    expect(verifyFamilySignature(metadata, TOKEN, [root.publicKey], cache)).toBe(false);
+    delete metadata.allowed_cidr;
+    // The signature replaced in place by one of another root.
+    metadata.serviceprovider_signature = signFamilyMetadata(metadata, TOKEN, otherRoot);
+    expect(verifyFamilySignature(metadata, TOKEN, [root.publicKey], cache)).toBe(false);
+    // The first verdict, restored metadata (a cache hit on its recomputed digest) aside: every change verified.
+    expect(inner.calls).toBe(4);
+  });
+
+  it('a signed value that is an object is hashed on every check (a nested change is seen)', () => {
+    const cache = new FamilyVerdictCache(countingVerifier(), { ttlMs: 5000, clock: new FixedClock(1_000_000) });
+    const routes = { entities: { methods: { '/api/me': '60' } } };
+    const unsigned = { serviceprovider_id: 'bc=local;sc=passport.test;id=root', permissioned_routes: routes };
+    const metadata = { ...unsigned, serviceprovider_signature: signFamilyMetadata(unsigned, TOKEN, root) };
+    expect(verifyFamilySignature(metadata as never, TOKEN, [root.publicKey], cache)).toBe(true);
+    routes.entities.methods['/api/me'] = '6000';
+    expect(verifyFamilySignature(metadata as never, TOKEN, [root.publicKey], cache)).toBe(false);
+  });
+
+  it('keys verdicts by the exact bytes of each input: moving bytes between them is another key', () => {
+    const inner = countingVerifier();
+    const cache = new FamilyVerdictCache(inner, { ttlMs: 5000, clock: new FixedClock(1_000_000) });
+    const message = familyMetadataDigest({ max_requests: '10' }, TOKEN);
+    const signature = root.sign(message);
+    expect(cache.verify(signature, message, root.publicKey)).toBe(true);
+    // The same bytes, split differently: the key's first byte moved to the signature's front, etc.
+    const all = new Uint8Array([...root.publicKey, ...signature, ...message]);
+    expect(cache.verify(all.subarray(31, 95), all.subarray(95), all.subarray(0, 31))).toBe(false);
+    expect(cache.verify(all.subarray(33, 97), all.subarray(97), all.subarray(0, 33))).toBe(false);
+    expect(inner.calls).toBe(3);
+  });
+
   it('never remembers a refusal: a failing signature is checked every time', () => {
     const clock = new FixedClock(1_000_000);
     const inner = countingVerifier();

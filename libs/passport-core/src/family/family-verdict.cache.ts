@@ -10,7 +10,6 @@
  * entry leaves first). Only true verdicts are kept: a failing signature is checked again every time
  * (fail closed, and forged signatures cannot fill the cache).
  */
-import { encodeBase64Url } from '../codecs/base64url.codec.js';
 import { type Clock } from '../ports/clock.port.js';
 import { type SignatureVerifier } from '../ports/signature-verifier.port.js';
 
@@ -20,6 +19,19 @@ export interface FamilyVerdictCacheOptions {
   readonly clock: Clock;
   /** Verdicts kept (default 10 000). */
   readonly maxEntries?: number;
+}
+
+/** One character per byte (cheaper than base64url), after the three lengths, so no two inputs share a key. */
+function verdictKey(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): string {
+  return `${publicKey.length},${signature.length},${message.length}:${latin1(publicKey)}${latin1(signature)}${latin1(message)}`;
+}
+
+function latin1(bytes: Uint8Array): string {
+  // One call for the usual sizes (keys, signatures, digests); a loop where the argument count could overflow.
+  if (bytes.length <= 4096) return String.fromCharCode.apply(null, bytes as unknown as number[]);
+  let out = '';
+  for (let i = 0; i < bytes.length; i++) out += String.fromCharCode(bytes[i]);
+  return out;
 }
 
 export class FamilyVerdictCache implements SignatureVerifier {
@@ -37,7 +49,7 @@ export class FamilyVerdictCache implements SignatureVerifier {
     // No reuse allowed (an uncached chain reader): no key to build, nothing to hold.
     if (this.options.ttlMs <= 0) return this.inner.verify(signature, message, publicKey);
     const nowMs = this.options.clock.nowMs();
-    const key = `${encodeBase64Url(publicKey)}.${encodeBase64Url(signature)}.${encodeBase64Url(message)}`;
+    const key = verdictKey(signature, message, publicKey);
     const expiresAtMs = this.verdicts.get(key);
     if (expiresAtMs !== undefined) {
       if (expiresAtMs > nowMs) return true;

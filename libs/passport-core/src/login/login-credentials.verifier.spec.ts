@@ -12,8 +12,13 @@ import { PassportError } from '../errors/passport.error.js';
 import { signFamilyMetadata } from '../family/family-signature.js';
 import { type PassportMetadata, type PassportRecord } from '../passport/passport.types.js';
 import { ChainUnavailableError } from '../ports/chain-reader.port.js';
-import { type Signer } from '../ports/signature-verifier.port.js';
-import { challengeAlreadyUsed, createLoginVerifier, type LoginServerConfig } from './login-credentials.verifier.js';
+import { type AsyncSignatureVerifier, type Signer } from '../ports/signature-verifier.port.js';
+import {
+  challengeAlreadyUsed,
+  createLoginVerifier,
+  type LoginServerConfig,
+  type LoginVerifierDeps,
+} from './login-credentials.verifier.js';
 import { validateLoginRequest } from './login-request.validator.js';
 
 const CONTRACT = 'passport.test';
@@ -54,7 +59,10 @@ const holderMeta = {
   not_after: '2026-12-31',
 };
 
-function world(server: Partial<LoginServerConfig> = {}) {
+function world(
+  server: Partial<LoginServerConfig> = {},
+  verifiers: Pick<LoginVerifierDeps, 'loginSignatureVerifier'> = {},
+) {
   const holderAccount = implicitAccountId(holder.publicKey);
   const chain = new MemoryChainReader({
     contractId: CONTRACT,
@@ -106,6 +114,7 @@ function world(server: Partial<LoginServerConfig> = {}) {
   const verifier = createLoginVerifier({
     chain,
     verifier: createNobleVerifier(),
+    ...verifiers,
     challenges,
     clock,
     server: config,
@@ -174,6 +183,43 @@ describe('login credentials: success', () => {
     };
     const code = await codeOf(w, raw);
     expect(code === 'LOGIN_BASE64URL_SIGNATURE_INVALID').toBe(!c.valid);
+  });
+});
+
+describe('login credentials: the login signature on an asynchronous verifier (a thread-pool lane)', () => {
+  function asyncLane() {
+    const noble = createNobleVerifier();
+    const keysTried: string[] = [];
+    const lane: AsyncSignatureVerifier = {
+      verify: async (signature, message, key) => {
+        keysTried.push(encodeBase64Url(key));
+        return noble.verify(signature, message, key);
+      },
+    };
+    return { lane, keysTried };
+  }
+
+  it('gives the same verdicts, trying the owner keys in order until one verifies', async () => {
+    const { lane, keysTried } = asyncLane();
+    const w = world({}, { loginSignatureVerifier: lane });
+    expect(await codeOf(w, body('chbvcnurbkuw'))).toBe('OK');
+    expect(keysTried).toEqual([encodeBase64Url(holder.publicKey)]);
+    keysTried.length = 0;
+    // alice.test holds two keys; the holder's is the second.
+    expect(await codeOf(w, body('alice.test'))).toBe('OK');
+    expect(keysTried).toEqual([seeded(9).publicKey, holder.publicKey].map((k) => encodeBase64Url(k)));
+    expect(await codeOf(w, body('alice.test', stranger))).toBe('LOGIN_BASE64URL_SIGNATURE_INVALID');
+    expect(await codeOf(w, body('chbvcnurbkuw', stranger))).toBe('LOGIN_BASE64URL_SIGNATURE_INVALID');
+    expect(await codeOf(w, { ...body('chbvcnurbkuw'), base64url_signature: 'not base64url!' })).toBe(
+      'LOGIN_BASE64URL_SIGNATURE_INVALID',
+    );
+  });
+
+  it('a signature the asynchronous lane rejects is refused even where the synchronous one would pass', async () => {
+    const refusing: AsyncSignatureVerifier = { verify: async () => false };
+    expect(await codeOf(world({}, { loginSignatureVerifier: refusing }), body('chbvcnurbkuw'))).toBe(
+      'LOGIN_BASE64URL_SIGNATURE_INVALID',
+    );
   });
 });
 

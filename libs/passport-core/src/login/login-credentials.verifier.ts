@@ -38,7 +38,7 @@ import { ChainUnavailableError, type ChainReader } from '../ports/chain-reader.p
 import { type Clock } from '../ports/clock.port.js';
 import { type LoginChallengeRecord } from '../ports/login-recorder.port.js';
 import { type ReplayStore } from '../ports/replay-store.port.js';
-import { type SignatureVerifier } from '../ports/signature-verifier.port.js';
+import { type AsyncSignatureVerifier, type SignatureVerifier } from '../ports/signature-verifier.port.js';
 import { normalizeTokenId } from '../token-id/token-id.js';
 import {
   foreignRejection,
@@ -74,6 +74,12 @@ export interface LoginVerifierDeps {
    * passport that logs in again the second signature check.
    */
   readonly familyVerifier?: SignatureVerifier;
+  /**
+   * Checks the login signature itself (default `verifier`). A verifier running on another thread
+   * (libuv's pool) keeps the event loop serving other requests during the curve arithmetic, the
+   * largest single cost of a login.
+   */
+  readonly loginSignatureVerifier?: SignatureVerifier | AsyncSignatureVerifier;
   readonly challenges: ReplayStore;
   readonly clock: Clock;
   readonly server: LoginServerConfig;
@@ -126,6 +132,13 @@ const fail = (code: ErrorCode, details: Record<string, unknown> = {}): never => 
 export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
   const { chain, verifier, challenges, clock, server } = deps;
   const familyVerifier = deps.familyVerifier ?? verifier;
+  const loginSignatureVerifier = deps.loginSignatureVerifier ?? verifier;
+
+  /** Whether any of the owner's keys signed `message` (the keys tried in order, the first match wins). */
+  async function signedByOwner(signature: Uint8Array, message: Uint8Array, ownerKeys: readonly Uint8Array[]): Promise<boolean> {
+    for (const key of ownerKeys) if (await loginSignatureVerifier.verify(signature, message, key)) return true;
+    return false;
+  }
 
   async function findPassport(request: LoginRequest): Promise<PassportRecord | null> {
     if (request.identifierKind === 'passportid') {
@@ -197,7 +210,7 @@ export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
     const message = utf8(request.identifier + request.timestampIso);
     const ownerKeys = request.signature ? await resolveOwnerKeys(chain, passport.ownerId) : [];
     const signature = request.signature;
-    if (!signature || !ownerKeys.some((key) => verifier.verify(signature, message, key))) {
+    if (!signature || !(await signedByOwner(signature, message, ownerKeys))) {
       fail('LOGIN_BASE64URL_SIGNATURE_INVALID', {
         reason: signature ? 'signature_mismatch' : 'signature_encoding',
       });

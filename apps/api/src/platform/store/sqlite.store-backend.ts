@@ -20,14 +20,16 @@ export function createSqliteStoreBackend(dataDir: string, options: StoreBackendO
   const replay = new SqliteReplayStore(db, { ...withClock, ...options.replay });
   const sessions = new SqliteSessionStore(db, { ...withClock, ...options.sessions });
   const rateLimit = new SqliteRateLimitStore(db, { ...withClock, ...options.rateLimit });
+  const loginRecorder = new SqliteLoginRecorder(db, replay, sessions);
   return {
     kind: 'sqlite',
     replay,
     sessions,
     rateLimit,
-    loginRecorder: new SqliteLoginRecorder(db, replay, sessions),
+    loginRecorder,
     health: new SqliteStoreHealthIndicator(db, replay, options.clock ?? systemClock),
     close() {
+      loginRecorder.dispose();
       replay.dispose();
       sessions.dispose();
       rateLimit.dispose();
