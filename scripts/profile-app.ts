@@ -5,7 +5,8 @@
  * CPU time per request (/proc, thread pool included), a figure other load on the machine moves less than
  * requests per second. PROFILE=0 measures without the profiler. Routes: health, root, public (GET
  * /api/login/timestamp), nonce (GET /api/holanonce16ts with a JWT), me (GET /api/me/identity), login
- * (POST /api/login with fresh pre-signed challenges).
+ * (POST /api/login with fresh pre-signed challenges), verify (POST /api/identity/verify with fresh valid
+ * HOLA lines, each sent once: every request writes a replay record).
  *
  *   npx tsc -b tsconfig.build.json && SWC_NODE_PROJECT=tsconfig.json \
  *     node --import @swc-node/register/esm-register scripts/profile-app.ts <route> [STORE] [seconds]
@@ -22,6 +23,7 @@ import {
   ROOT,
   startBuiltApp,
 } from '../bench/support/built-app.js';
+import { verifyLoad } from '../bench/support/verify-load.js';
 
 const route = process.argv[2] ?? 'health';
 const store = process.argv[3] ?? 'memory';
@@ -87,6 +89,13 @@ async function main(): Promise<void> {
         LINES_FILE: file,
         POST_PATH: '/api/login',
       });
+    } else if (route === 'verify') {
+      const load = await verifyLoad(app);
+      load.run(load.makeLines(3000), 1); // warm-up (JIT, key-object cache, chain cache)
+      const file = path.join(profDir, 'verify-bodies.txt');
+      // More lines than the server can take in `seconds`, so none is sent twice.
+      writeFileSync(file, load.makeLines(Math.ceil(seconds * 8000)).join('\n') + '\n');
+      out = wrk(['-s', path.join(ROOT, 'bench/support/verify-lines.lua')], base, { LINES_FILE: file });
     } else throw new Error(`unknown route ${route}`);
   } finally {
     await app.stop(); // the profile is written as the server exits
