@@ -44,6 +44,44 @@ describe('ReplayStore (sqlite): processes on one file', () => {
   });
 });
 
+describe('ReplayStore (sqlite): caps hold exactly across processes deciding in batches', () => {
+  const sqlite = replayAdapters.find((a) => a.name === 'sqlite')!;
+  let h: ReturnType<typeof sqlite.open>;
+  beforeEach(() => {
+    h = sqlite.open();
+  });
+  afterEach(() => h.close());
+
+  type Report = { recorded: number; refused: Record<string, number> };
+  const total = (reports: Report[], pick: (r: Report) => number) => reports.reduce((n, r) => n + pick(r), 0);
+
+  it('three processes charging one owner with a quota of 90: exactly 90 recorded, every other call refused', async () => {
+    const reports = await runContenders<Report>(3, [
+      h.file as string,
+      'replay-capped',
+      '150',
+      '90',
+      '1000000',
+    ]);
+    expect(total(reports, (r) => r.recorded)).toBe(90);
+    expect(total(reports, (r) => r.refused.REPLAY_QUOTA_EXCEEDED ?? 0)).toBe(360);
+    expect(await h.size()).toBe(90);
+  });
+
+  it('three processes filling a store capped at 90: exactly 90 recorded, every other call refused', async () => {
+    const reports = await runContenders<Report>(3, [
+      h.file as string,
+      'replay-capped',
+      '150',
+      '1000000',
+      '90',
+    ]);
+    expect(total(reports, (r) => r.recorded)).toBe(90);
+    expect(total(reports, (r) => r.refused.REPLAY_STORE_FULL ?? 0)).toBe(360);
+    expect(await h.size()).toBe(90);
+  });
+});
+
 describe('ReplayStore (sqlite): calls of one event-loop turn share one transaction', () => {
   let dir: string;
   let db: SqliteDatabase;
@@ -78,6 +116,34 @@ describe('ReplayStore (sqlite): calls of one event-loop turn share one transacti
     ]);
     expect(store.size).toBe(3);
     expect(store.usage().refusedFull).toBe(1);
+  });
+
+  it("an owner's quota counts the batch's own records, and its expired records make room mid-batch", async () => {
+    const quoted = new SqliteReplayStore(db, { sweepIntervalMs: 0 });
+    const o = { owner: 'o', maxPerOwner: 2 };
+    await quoted.recordIfAbsent('expired', 100, 500, o);
+    const results = await Promise.allSettled([
+      quoted.recordIfAbsent('n1', 1000, 60_000, o),
+      quoted.recordIfAbsent('p1', 1000, 60_000, { owner: 'p', maxPerOwner: 2 }),
+      quoted.recordIfAbsent('n2', 1001, 60_000, o), // the expired record is dropped to make room
+      quoted.recordIfAbsent('n3', 1002, 60_000, o),
+      quoted.recordIfAbsent('n1', 1003, 60_000, o),
+      quoted.recordIfAbsent('p2', 1004, 60_000, { owner: 'p', maxPerOwner: 2 }),
+      quoted.recordIfAbsent('p3', 1005, 60_000, { owner: 'p', maxPerOwner: 2 }),
+    ]);
+    expect(
+      results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as { code: string }).code)),
+    ).toEqual([
+      { recorded: true },
+      { recorded: true },
+      { recorded: true },
+      'REPLAY_QUOTA_EXCEEDED',
+      { recorded: false, firstSeenAtMs: 1000 },
+      { recorded: true },
+      'REPLAY_QUOTA_EXCEEDED',
+    ]);
+    expect(quoted.size).toBe(4);
+    quoted.dispose();
   });
 
   it('a batch whose transaction cannot run fails every call in it and records none of them', async () => {

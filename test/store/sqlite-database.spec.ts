@@ -1,10 +1,12 @@
 /**
- * The SQLite database and the adapters' upkeep: pragmas (WAL, busy_timeout, synchronous=NORMAL),
+ * The SQLite database and the adapters' upkeep: pragmas (WAL, busy_timeout, synchronous=NORMAL, the
+ * checkpoint interval, a WAL that stays bounded),
  * migrations by user_version (idempotent, refusing a newer schema), the background sweep timer, the
  * health check on a usable and an unusable database, and validation of the caps.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -15,6 +17,7 @@ import {
   SqliteRateLimitStore,
   SqliteReplayStore,
   SqliteSessionStore,
+  WAL_AUTOCHECKPOINT_PAGES,
 } from '@passport/adapters/sqlite';
 import { SqliteStoreHealthIndicator } from '../../apps/api/src/platform/store/sqlite-store.health-indicator.js';
 
@@ -96,6 +99,28 @@ describe('SqliteDatabase', () => {
     // Connection-level pragmas, read back through a statement on the same connection.
     expect(db.statement('PRAGMA busy_timeout').get()).toEqual({ timeout: 1234 });
     expect(db.statement('PRAGMA synchronous').get()).toEqual({ synchronous: 1 }); // 1 = NORMAL
+    expect(db.statement('PRAGMA wal_autocheckpoint').get()).toEqual({
+      wal_autocheckpoint: WAL_AUTOCHECKPOINT_PAGES,
+    });
+  });
+
+  it('keeps the WAL bounded: writes of several times the checkpoint interval leave it at about that size', () => {
+    const db = open();
+    const replay = new SqliteReplayStore(db, { sweepIntervalMs: 0 });
+    const walFrameBytes = 24 + (db.statement('PRAGMA page_size').pluck().get() as number);
+    // One transaction per record with a random key: a few WAL frames each, several times the interval.
+    for (let i = 0; i < WAL_AUTOCHECKPOINT_PAGES * 2; i++) {
+      replay.recordIfAbsentSync(`abcdefghijkl|${randomBytes(16).toString('hex')}`, 1, 1_000_000, {
+        owner: `o${i % 100}`,
+        maxPerOwner: 1000,
+      });
+    }
+    replay.dispose();
+    expect(db.rowCount('replay_records')).toBe(WAL_AUTOCHECKPOINT_PAGES * 2);
+    // The WAL file keeps its high-water mark: one interval plus the commit that crossed it.
+    expect(statSync(`${file}-wal`).size).toBeLessThanOrEqual(
+      (WAL_AUTOCHECKPOINT_PAGES + 100) * walFrameBytes,
+    );
   });
 
   it('reopening an up-to-date file migrates nothing and keeps the data', async () => {

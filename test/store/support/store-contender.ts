@@ -7,6 +7,8 @@
  *       <file> replay-batch <keyCount> <rounds> → the same, each round's calls made at once (so that
  *         they are decided together, in one group-committed transaction per event-loop turn)
  *       <file> take <key> <takes> <capacity> → `takes` takes from one bucket that never refills
+ *       <file> replay-capped <keyCount> <maxPerOwner> <maxEntries> → keys of its own (by pid), all
+ *         charged to one shared owner with that quota, into a store of that cap, 20 calls per turn
  */
 import { SqliteDatabase, SqliteRateLimitStore, SqliteReplayStore } from '@passport/adapters/sqlite';
 
@@ -34,6 +36,30 @@ async function run(): Promise<unknown> {
       keys.forEach((key, i) => outcomes[i].recorded && recorded.push(key));
     }
     return { recorded };
+  }
+  if (op === 'replay-capped') {
+    const capped = new SqliteReplayStore(db, { sweepIntervalMs: 0, maxEntries: Number(c) });
+    const quota = { owner: 'shared', maxPerOwner: Number(b) };
+    let recorded = 0;
+    const refused: Record<string, number> = {};
+    for (let start = 0; start < Number(a); start += 20) {
+      const keys = Array.from(
+        { length: Math.min(20, Number(a) - start) },
+        (_, k) => `${process.pid}-k${start + k}`,
+      );
+      const settled = await Promise.allSettled(
+        keys.map((key) => capped.recordIfAbsent(key, 1000, 1_000_000, quota)),
+      );
+      for (const outcome of settled) {
+        if (outcome.status === 'fulfilled') recorded += outcome.value.recorded ? 1 : 0;
+        else {
+          const code = (outcome.reason as { code?: string }).code ?? String(outcome.reason);
+          refused[code] = (refused[code] ?? 0) + 1;
+        }
+      }
+    }
+    capped.dispose();
+    return { recorded, refused };
   }
   if (op === 'take') {
     let allowed = 0;

@@ -59,6 +59,34 @@ class Refusal {
   constructor(readonly error: PassportError) {}
 }
 
+/**
+ * The table's and the owners' record counts as one write transaction goes, read from the database the
+ * first time each is needed and then kept up to date with the transaction's own inserts (each read is a
+ * statement, and most of a batch's records change nothing but these counts).
+ */
+class BatchCounts {
+  rows: number | undefined;
+  private readonly owners = new Map<string, number>();
+
+  owner(owner: string, read: (owner: string) => number): number {
+    let n = this.owners.get(owner);
+    if (n === undefined) this.owners.set(owner, (n = read(owner)));
+    return n;
+  }
+
+  inserted(owner: string | null): void {
+    if (this.rows !== undefined) this.rows++;
+    if (owner === null) return;
+    const n = this.owners.get(owner);
+    if (n !== undefined) this.owners.set(owner, n + 1);
+  }
+
+  forget(): void {
+    this.rows = undefined;
+    this.owners.clear();
+  }
+}
+
 export class SqliteReplayStore implements ReplayStore {
   readonly maxEntries: number;
   private readonly sweeper: PeriodicSweep;
@@ -124,7 +152,12 @@ export class SqliteReplayStore implements ReplayStore {
       const chunk = start === 0 && batch.length <= MAX_BATCH ? batch : batch.slice(start, start + MAX_BATCH);
       let outcomes: Array<RecordOutcome | Refusal>;
       try {
-        outcomes = this.db.immediate(() => chunk.map((call) => this.record(call)));
+        outcomes = this.db.immediate(() => {
+          // Nobody else writes while this transaction holds the write lock: the counts read once stay
+          // true as long as this batch tracks its own inserts (the careful path drops them).
+          const counts = new BatchCounts();
+          return chunk.map((call) => this.record(call, counts));
+        });
       } catch (error) {
         this.lastFailure = chunk[0].nowMs; // health reports it (corrupt pages, a lost file, a lock held too long)
         for (const call of chunk) call.reject(error);
@@ -152,15 +185,22 @@ export class SqliteReplayStore implements ReplayStore {
   }
 
   /** One call's decision; runs inside a write transaction (the batch's, or the caller's). */
-  private record({ key, nowMs, expiresAtMs, quota }: RecordCall): RecordOutcome | Refusal {
+  private record(
+    { key, nowMs, expiresAtMs, quota }: RecordCall,
+    counts = new BatchCounts(),
+  ): RecordOutcome | Refusal {
     const owner = quota?.owner ?? null;
     // Below both caps an absent key is simply inserted: the change count says whether it was absent.
     if (
-      this.db.rowCount('replay_records') < this.maxEntries &&
-      (!quota || this.ownerCount(quota.owner) < quota.maxPerOwner) &&
+      (counts.rows ??= this.db.rowCount('replay_records')) < this.maxEntries &&
+      (!quota || counts.owner(quota.owner, (o) => this.ownerCount(o)) < quota.maxPerOwner) &&
       this.insertIfAbsent().run(key, nowMs, expiresAtMs, owner).changes === 1
-    )
+    ) {
+      counts.inserted(owner);
       return RECORDED;
+    }
+    // The careful path may delete rows (expired ones): the batch's counts are read again after it.
+    counts.forget();
     const existing = this.find(key);
     if (existing && existing.expires_at_ms > nowMs)
       return { recorded: false, firstSeenAtMs: existing.first_seen_ms };
