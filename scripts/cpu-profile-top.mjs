@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The top self-time frames of a V8 CPU profile (`node --cpu-prof`), so a profiling note's figures can
- * be reproduced: `node scripts/cpu-profile-top.mjs <file.cpuprofile> [count] [--by=function|file] [--inclusive]`.
+ * be reproduced: `node scripts/cpu-profile-top.mjs <file.cpuprofile> [count] [--by=function|file] [--inclusive] [--last=SECONDS]`.
  * Self time is the samples whose top frame is the function (or a function of the file), as a share of
  * all samples; "(idle)" and "(program)" are V8's own pseudo-frames. Paths are shortened to the
  * package or the repository-relative file.
@@ -14,15 +14,23 @@ const count = Number(args.find((a) => /^\d+$/.test(a)) ?? 25);
 const by = (args.find((a) => a.startsWith('--by=')) ?? '--by=function').slice(5);
 // --inclusive: time spent in a function or anything it called (each function counted once per sample).
 const inclusive = args.includes('--inclusive');
+// --last=SECONDS: only the samples of the profile's last SECONDS (the load run, without the start-up's
+// module loading, which otherwise shows among the top frames of a short run).
+const lastSeconds = Number((args.find((a) => a.startsWith('--last=')) ?? '--last=0').slice(7));
 if (!file) {
-  console.error('usage: node scripts/cpu-profile-top.mjs <file.cpuprofile> [count] [--by=function|file] [--inclusive]');
+  console.error('usage: node scripts/cpu-profile-top.mjs <file.cpuprofile> [count] [--by=function|file] [--inclusive] [--last=SECONDS]');
   process.exit(2);
 }
 
 const profile = JSON.parse(readFileSync(file, 'utf8'));
 const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
 const hits = new Map();
-for (const id of profile.samples) hits.set(id, (hits.get(id) ?? 0) + 1);
+const sampleTimes = [];
+for (let i = 0, t = profile.startTime; i < profile.samples.length; i++) sampleTimes.push((t += profile.timeDeltas[i]));
+const fromTime = lastSeconds > 0 ? profile.endTime - lastSeconds * 1e6 : -Infinity;
+profile.samples.forEach((id, i) => {
+  if (sampleTimes[i] >= fromTime) hits.set(id, (hits.get(id) ?? 0) + 1);
+});
 
 function shortUrl(url) {
   if (!url) return '';

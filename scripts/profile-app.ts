@@ -185,7 +185,7 @@ async function main(): Promise<void> {
       console.log(
         execFileSync(
           process.execPath,
-          [path.join(ROOT, 'scripts/cpu-profile-top.mjs'), kept, process.env.TOP ?? '30'],
+          [path.join(ROOT, 'scripts/cpu-profile-top.mjs'), kept, process.env.TOP ?? '30', `--last=${seconds}`],
           { encoding: 'utf8' },
         ),
       );

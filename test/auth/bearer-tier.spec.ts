@@ -111,6 +111,13 @@ describe('JWT and privileged tiers', () => {
       expect(res.body.dn).toMatchObject({ displayName: 'Test Agent', creature: 'robot' });
       expect(res.body.notAfter).toBeNull();
       expect(res.body.metadata).toMatchObject({ serviceprovider_signature: expect.any(String), max_requests: '0' });
+      // JSON, with the bytes JSON.stringify gives for the body (the request id last), request after request.
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(res.text).toBe(JSON.stringify(res.body));
+      expect(Object.keys(res.body).at(-1)).toBe('requestId');
+      const again = await get('/api/me/identity', bearer(user.jwt));
+      expect(again.text).toBe(JSON.stringify({ ...res.body, requestId: again.body.requestId }));
+      expect(again.body.requestId).not.toBe(res.body.requestId);
     });
 
     it('a passport that left the chain: its token is refused by the JWT tier (passport_not_found)', async () => {

@@ -440,6 +440,24 @@ describe('ChainReader behaviour: caching and coalescing (reads counted at the fa
     expect(tokenReads()).toBe(2);
   });
 
+  it('peekPassport answers only what getPassport would answer from the cache, for the same time, counted alike', async () => {
+    expect(cached.peekPassport('bhahbkbramax')).toBeUndefined(); // not read yet
+    const pending = cached.getPassport('bhahbkbramax');
+    expect(cached.peekPassport('bhahbkbramax')).toBeUndefined(); // being read
+    const record = await pending;
+    expect(cached.peekPassport('bhahbkbramax')).toBe(record);
+    await expect(cached.getPassport('chbvcnurbkuw')).resolves.toBeNull();
+    expect(cached.peekPassport('chbvcnurbkuw')).toBeNull(); // a cached not-found
+    expect(cached.stats()).toMatchObject({ lookups: 4, reads: 2, cacheHits: 2 });
+    clock.advance(1000);
+    expect(cached.peekPassport('chbvcnurbkuw')).toBeUndefined(); // the not-found has expired
+    clock.advance(3999);
+    expect(cached.peekPassport('bhahbkbramax')).toBe(record);
+    clock.advance(1);
+    expect(cached.peekPassport('bhahbkbramax')).toBeUndefined(); // 5 s: read again
+    expect(tokenReads()).toBe(2);
+  });
+
   it('keeps a not-found answer for a shorter time, so a fresh mint shows up quickly', async () => {
     await expect(cached.getPassport('chbvcnurbkuw')).resolves.toBeNull();
     await fx.replace([...SEED, { token_id: 'chbvcnurbkuw', owner_id: 'bob.near', metadata: {} }]);

@@ -6,6 +6,7 @@ import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { type FastifyReply } from 'fastify';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type AppConfig } from '../platform/config/app-config.js';
+import { isoTimestamp } from '../platform/http/iso-timestamp.js';
 import { RequestId } from '../platform/http/request-id.decorator.js';
 import { APP_CONFIG } from '../platform/infrastructure/di-tokens.js';
 import { enrollmentDocument, holaDiscovery, mcpDiscovery, rootDiscovery } from './discovery.documents.js';
@@ -21,7 +22,7 @@ import {
 } from './discovery.schema.js';
 import { policyDocument, type PolicyName } from './policy.documents.js';
 
-const stamp = (requestId: string) => ({ requestId, timestamp: new Date().toISOString() });
+const stamp = (requestId: string) => ({ requestId, timestamp: isoTimestamp() });
 const JSON_UTF8 = 'application/json; charset=utf-8';
 
 @ApiTags('discovery')

@@ -5,6 +5,7 @@
 import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { PassportError, type Clock } from '@passport/core';
+import { isoTimestamp } from '../platform/http/iso-timestamp.js';
 import { RequestId } from '../platform/http/request-id.decorator.js';
 import { CLOCK } from '../platform/infrastructure/di-tokens.js';
 import { newNonceHex } from '../platform/infrastructure/pooled-random.js';
@@ -29,7 +30,7 @@ export class HolaNonceController {
     let timestamp: string;
     try {
       noncetsHex = newNonceHex();
-      timestamp = new Date(this.clock.nowMs()).toISOString();
+      timestamp = isoTimestamp(this.clock.nowMs());
     } catch {
       throw new PassportError('AGENT_DISCOVERY_FAILED');
     }

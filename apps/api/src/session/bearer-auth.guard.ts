@@ -6,9 +6,11 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { NEW_TOKEN_HEADER, TokenRenewer } from './token-renewer.js';
-import { attachAuth } from './auth-context.js';
+import { attachAuth, type AuthContext } from './auth-context.js';
 import { BearerAuthenticator } from './bearer.authenticator.js';
 import { PassportRateLimiter } from './passport-rate-limiter.js';
+
+type HttpArgumentsHost = ReturnType<ExecutionContext['switchToHttp']>;
 
 @Injectable()
 export class BearerAuthGuard implements CanActivate {
@@ -18,19 +20,32 @@ export class BearerAuthGuard implements CanActivate {
     private readonly renewer: TokenRenewer,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  /**
+   * Synchronous when nothing needs waiting for (the usual request: see BearerAuthenticator.authenticateSync,
+   * no quota, no renewal due), so the tier adds no promise hops of its own; a refusal is thrown or rejected.
+   */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const http = context.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
-    const auth = await this.authenticator.authenticate(request.headers.authorization);
-    // Most passports have no quota: then there is nothing to wait for (one promise fewer per request).
+    const auth = this.authenticator.authenticateSync(request.headers.authorization);
+    if (auth instanceof Promise) return auth.then((known) => this.admit(http, request, known));
+    return this.admit(http, request, auth);
+  }
+
+  private admit(http: HttpArgumentsHost, request: FastifyRequest, auth: AuthContext): boolean | Promise<boolean> {
+    // Most passports have no quota: then there is nothing to wait for.
     const quota = this.rateLimiter.check(auth);
-    if (quota !== undefined) await quota;
+    if (quota !== undefined) return quota.then(() => this.attach(http, request, auth));
+    return this.attach(http, request, auth);
+  }
+
+  private attach(http: HttpArgumentsHost, request: FastifyRequest, auth: AuthContext): boolean | Promise<boolean> {
     attachAuth(request, auth);
     const renewal = this.renewer.renewIfDue(auth);
-    if (renewal !== null) {
-      const token = await renewal;
+    if (renewal === null) return true;
+    return renewal.then((token) => {
       if (token !== null) void http.getResponse<FastifyReply>().header(NEW_TOKEN_HEADER, token);
-    }
-    return true;
+      return true;
+    });
   }
 }

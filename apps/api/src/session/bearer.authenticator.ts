@@ -19,9 +19,9 @@ import {
 } from '@passport/core';
 import { isPassportLive, isPassportRevoked, parsePassportTimeBound } from '@passport/core/passport';
 import { tokenIdFromSubject } from '@passport/core/login';
-import { type SessionRecord, type SessionStore } from '@passport/core/ports';
+import { canPeekPassport, hasSyncSessionGet, type SessionRecord, type SessionStore } from '@passport/core/ports';
 import { CHAIN_READER, CLOCK, SESSION_STORE } from '../platform/infrastructure/di-tokens.js';
-import { EddsaJwtCodec } from './eddsa-jwt.codec.js';
+import { EddsaJwtCodec, type JwtClaims, type JwtVerifyResult } from './eddsa-jwt.codec.js';
 import { type AuthContext } from './auth-context.js';
 
 const BEARER = /^Bearer +(\S+)\s*$/i;
@@ -55,28 +55,62 @@ export class BearerAuthenticator {
     header: string | string[] | undefined,
     options: { readonly forLogout?: boolean } = {},
   ): Promise<AuthContext> {
+    return this.authenticateNow(header, options.forLogout === true);
+  }
+
+  /**
+   * `authenticate` (not the logout form), answered on the calling stack when everything it reads is at
+   * hand: a token verified before, a store with a synchronous session read (memory, SQLite) and the
+   * passport in the chain cache. That is the bearer tier's usual request, which then waits for no
+   * promise; otherwise (and for every refusal that closes the session) the promise of the same answer.
+   * Throws or rejects with the same errors as `authenticate`; the session is read on every call.
+   */
+  authenticateSync(header: string | string[] | undefined): AuthContext | Promise<AuthContext> {
+    return this.authenticateNow(header, false);
+  }
+
+  private authenticateNow(header: string | string[] | undefined, forLogout: boolean): AuthContext | Promise<AuthContext> {
     if (header === undefined || header === '') throw new PassportError('MISSING_TOKEN');
     const match = typeof header === 'string' ? BEARER.exec(header) : null;
     if (!match) throw invalidated('invalid_jwt_format', 'not_bearer_scheme');
-    const forLogout = options.forLogout === true;
 
     const token = match[1];
     // A token seen before is answered from the codec's cache without a promise.
-    const verified =
-      this.codec.verifyCached(token, { allowExpired: forLogout }) ??
-      (await this.codec.verify(token, { allowExpired: forLogout }));
+    const known = this.codec.verifyCached(token, { allowExpired: forLogout });
+    if (known !== undefined) return this.withVerdict(known, forLogout);
+    return this.codec.verify(token, { allowExpired: forLogout }).then((verified) => this.withVerdict(verified, forLogout));
+  }
+
+  private withVerdict(verified: JwtVerifyResult, forLogout: boolean): AuthContext | Promise<AuthContext> {
     if (!verified.ok) throw invalidated(verified.reason, verified.cause);
     const { claims } = verified;
-
     const sessionId = claims.session_id;
     if (typeof sessionId !== 'string') throw invalidated('error_checking_session', 'session_unknown');
-    let session;
-    try {
-      session = await this.sessions.get(sessionId);
-    } catch {
-      // A store outage is not a logout: the client retries later with the same token.
+    const session = this.readSession(sessionId);
+    if (session instanceof Promise) return session.then((read) => this.withSession(claims, sessionId, read, forLogout));
+    return this.withSession(claims, sessionId, session, forLogout);
+  }
+
+  /** The session, read on every request (logout and revocation take effect at once): synchronously where the store can. */
+  private readSession(sessionId: string): SessionRecord | null | Promise<SessionRecord | null> {
+    // A store outage is not a logout: the client retries later with the same token.
+    const unavailable = (): never => {
       throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'session_store_unavailable' });
+    };
+    try {
+      if (hasSyncSessionGet(this.sessions)) return this.sessions.getSync(sessionId);
+      return this.sessions.get(sessionId).catch(unavailable);
+    } catch {
+      return unavailable();
     }
+  }
+
+  private withSession(
+    claims: JwtClaims,
+    sessionId: string,
+    session: SessionRecord | null,
+    forLogout: boolean,
+  ): AuthContext | Promise<AuthContext> {
     if (!session) throw invalidated('error_checking_session', 'session_unknown');
     if (session.closedAtMs !== null) throw invalidated('error_checking_session', 'session_closed');
     if (session.expiresAtMs <= this.clock.nowMs()) throw invalidated('error_checking_session', 'session_expired');
@@ -91,7 +125,9 @@ export class BearerAuthenticator {
     if ((session.federatedFrom ?? null) !== (federatedFrom ?? null)) {
       throw invalidated('error_checking_session', 'session_mismatch');
     }
-    const passport = forLogout ? null : await this.livePassport(session);
+    if (forLogout) return { claims, sessionId, tokenId: session.tokenId, passport: null };
+    const passport = this.livePassport(session);
+    if (passport instanceof Promise) return passport.then((live) => ({ claims, sessionId, tokenId: session.tokenId, passport: live }));
     return { claims, sessionId, tokenId: session.tokenId, passport };
   }
 
@@ -107,19 +143,25 @@ export class BearerAuthenticator {
     return bounded;
   }
 
-  /** The holder's passport when it is still live and unrevoked; otherwise its session is closed and the token refused. */
-  private async livePassport(session: SessionRecord): Promise<PassportRecord> {
-    let passport: PassportRecord | null;
-    let chainTimeMs = 0;
-    try {
-      passport = await this.chain.getPassport(session.tokenId);
-      // Most passports have no time bounds: then the chain time is not needed (one read fewer per request).
-      if (passport && this.hasTimeBounds(passport)) chainTimeMs = await this.chain.chainTimeMs();
-    } catch (error) {
-      // A chain outage is not a bad token: the client retries with the same one.
-      if (error instanceof ChainUnavailableError) throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'chain_unavailable' });
-      throw error;
+  /**
+   * The holder's passport when it is still live and unrevoked; otherwise its session is closed and the
+   * token refused. A fresh answer in the chain cache is judged on the calling stack.
+   */
+  private livePassport(session: SessionRecord): PassportRecord | Promise<PassportRecord> {
+    const cached = canPeekPassport(this.chain) ? this.chain.peekPassport(session.tokenId) : undefined;
+    if (cached !== undefined) return this.judgePassport(session, cached);
+    return this.readChain(() => this.chain.getPassport(session.tokenId)).then((read) => this.judgePassport(session, read));
+  }
+
+  private judgePassport(session: SessionRecord, passport: PassportRecord | null): PassportRecord | Promise<PassportRecord> {
+    // Most passports have no time bounds: then the chain time is not needed (one read fewer per request).
+    if (passport && this.hasTimeBounds(passport)) {
+      return this.readChain(() => this.chain.chainTimeMs()).then((chainTimeMs) => this.verdict(session, passport, chainTimeMs));
     }
+    return this.verdict(session, passport, 0);
+  }
+
+  private verdict(session: SessionRecord, passport: PassportRecord | null, chainTimeMs: number): PassportRecord | Promise<never> {
     const cause = !passport
       ? 'passport_not_found'
       : isPassportRevoked(passport)
@@ -128,7 +170,19 @@ export class BearerAuthenticator {
           ? 'passport_not_live'
           : null;
     if (cause === null) return passport!;
-    await this.sessions.close(session.sessionId, cause, this.clock.nowMs()).catch(() => false);
-    throw invalidated('error_checking_session', cause);
+    return this.sessions
+      .close(session.sessionId, cause, this.clock.nowMs())
+      .catch(() => false)
+      .then(() => {
+        throw invalidated('error_checking_session', cause);
+      });
+  }
+
+  private readChain<T>(read: () => Promise<T>): Promise<T> {
+    return read().catch((error: unknown) => {
+      // A chain outage is not a bad token: the client retries with the same one.
+      if (error instanceof ChainUnavailableError) throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'chain_unavailable' });
+      throw error;
+    });
   }
 }

@@ -87,6 +87,18 @@ describe('EddsaJwtCodec', () => {
     expect(await codec.verify(forged)).toMatchObject({ ok: false, cause: 'bad_signature' });
   });
 
+  it('refuses a tampered payload carrying the signature of a token it has verified and cached', async () => {
+    const genuine = await codec.sign(claims({ jti: 'jti-genuine' }));
+    expect((await codec.verify(genuine)).ok).toBe(true);
+    const [h, , s] = genuine.split('.');
+    const forged = `${h}.${b64(claims({ jti: 'jti-genuine', sub: 'bc=local;sc=x;id=devroot;sub=lhsrldbjsnlh' }))}.${s}`;
+    expect(codec.verifyCached(forged)).toBeUndefined();
+    expect(await codec.verify(forged)).toMatchObject({ ok: false, cause: 'bad_signature' });
+    // A forged header with the same signature is not served from the cache either, and the genuine token still is.
+    expect(codec.verifyCached(`${b64({ alg: 'none', typ: 'JWT' })}.${genuine.split('.')[1]}.${s}`)).toBeUndefined();
+    expect(codec.verifyCached(genuine)).toMatchObject({ ok: true, claims: { jti: 'jti-genuine' } });
+  });
+
   it('refuses a token signed by another key', async () => {
     const other = keyPair();
     const stranger = new EddsaJwtCodec({ secretSeed: other.seed, publicKey: other.pub, issuer: ISSUER, audience: AUDIENCE, clock });

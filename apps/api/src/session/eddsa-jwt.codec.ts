@@ -8,9 +8,12 @@
  * deterministic, so the tokens are byte for byte those jose would sign (a test keeps it so), and a
  * one-shot sign (on libuv's thread pool) costs less than jose's WebCrypto round trip on every login.
  *
- * Verified tokens are remembered in a bounded cache keyed by the exact token text, so a client that
- * reuses its token pays the signature check once; expiry is still checked on every use, and the
- * session (logout, revocation) is checked by the guard on every request, never cached here.
+ * Verified tokens are remembered in a bounded cache, so a client that reuses its token pays the
+ * signature check once; a hit needs the exact token text. The cache is keyed by the signature segment
+ * (86 characters) and the whole text compared on a hit: hashing the whole token (~500 characters, a
+ * new string on every request) for the lookup was most of the cached check's cost. Expiry is still
+ * checked on every use, and the session (logout, revocation) is checked by the guard on every
+ * request, never cached here.
  */
 import { createPrivateKey, sign as signEd25519, type KeyObject } from 'node:crypto';
 import { decodeJwt, jwtVerify, importJWK, errors as joseErrors, type JWTPayload, type CryptoKey } from 'jose';
@@ -57,7 +60,8 @@ const FEDERATED_CLAIM = 'passport_subjectuniqueidentifier_url';
 export class EddsaJwtCodec {
   private readonly keys: Promise<{ publicKey: CryptoKey }>;
   private readonly signingKey: KeyObject;
-  private readonly verified = new Map<string, JwtClaims>();
+  /** Signature segment → the verified token's whole text and claims. */
+  private readonly verified = new Map<string, { readonly token: string; readonly claims: JwtClaims }>();
   private readonly cacheSize: number;
 
   constructor(private readonly options: EddsaJwtCodecOptions) {
@@ -110,8 +114,9 @@ export class EddsaJwtCodec {
    * tier's usual request (a token it has seen) waits for no promise here.
    */
   verifyCached(token: string, options: { readonly allowExpired?: boolean } = {}): JwtVerifyResult | undefined {
-    const cached = this.verified.get(token);
-    if (!cached) return undefined;
+    const entry = this.verified.get(signatureSegment(token));
+    if (entry === undefined || entry.token !== token) return undefined;
+    const cached = entry.claims;
     const refused = this.checkTimes(cached, Math.floor(this.options.clock.nowMs() / 1000));
     if (!refused || (options.allowExpired === true && refused.ok === false && refused.cause === 'expired')) {
       return { ok: true, claims: cached };
@@ -156,8 +161,13 @@ export class EddsaJwtCodec {
       const oldest = this.verified.keys().next().value;
       if (oldest !== undefined) this.verified.delete(oldest);
     }
-    this.verified.set(token, claims);
+    this.verified.set(signatureSegment(token), { token, claims });
   }
+}
+
+/** The text after the last dot (the whole text when there is none). */
+function signatureSegment(token: string): string {
+  return token.slice(token.lastIndexOf('.') + 1);
 }
 
 /**

@@ -6,7 +6,7 @@
  * `/api/metrics` (`chain {reads, cacheHits}`).
  */
 import { type ChainReader, type Clock, type PassportRecord, systemClock } from '@passport/core';
-import { type PageRequest } from '@passport/core/ports';
+import { type CachedPassportPeek, type PageRequest } from '@passport/core/ports';
 
 export interface CachingChainReaderOptions {
   /** Lifetime of a found passport, owner page or key list. At most 5000 ms (docs/protocol.md §8). */
@@ -38,7 +38,7 @@ interface Entry {
 
 const MAX_TTL_MS = 5000;
 
-export class CachingChainReader implements ChainReader {
+export class CachingChainReader implements ChainReader, CachedPassportPeek {
   private readonly cache = new Map<string, Entry>();
   private readonly inFlight = new Map<string, Promise<unknown>>();
   /** How long a found record stays cached (at most 5 s): caches derived from its records live no longer. */
@@ -75,6 +75,16 @@ export class CachingChainReader implements ChainReader {
       () => this.inner.getPassport(tokenId),
       (v) => (v === null ? this.negativeTtlMs : this.ttlMs),
     );
+  }
+
+  /** The fresh cached answer of `getPassport`, on the calling stack; undefined when it must be read. */
+  peekPassport(tokenId: string): PassportRecord | null | undefined {
+    const hit = this.cache.get(`t|${tokenId}`);
+    if (hit === undefined || hit.expiresAtMs <= this.clock.nowMs()) return undefined;
+    // Counted as getPassport counts an answer from the cache (a miss is counted by the getPassport that follows).
+    this.counters.lookups++;
+    this.counters.cacheHits++;
+    return hit.value as PassportRecord | null;
   }
 
   listPassportsByOwner(accountId: string, page: PageRequest): Promise<PassportRecord[]> {

@@ -29,7 +29,7 @@ import {
   SessionCapacityError,
   type SessionPage,
   type SessionRecord,
-  type SessionStore,
+  type SyncSessionStore,
 } from '@passport/core/ports';
 import { type SqliteDatabase } from './sqlite.database.js';
 import { startPeriodicSweep, type PeriodicSweep } from '../sweep/periodic-sweep.js';
@@ -66,7 +66,7 @@ export interface SqliteSessionStoreOptions extends SqliteStoreOptions {
   readonly maxOpenPerPassport?: number;
 }
 
-export class SqliteSessionStore implements SessionStore {
+export class SqliteSessionStore implements SyncSessionStore {
   readonly maxEntries: number;
   readonly maxOpenPerPassport: number;
   private readonly sweeper: PeriodicSweep;
@@ -160,6 +160,11 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async get(sessionId: string): Promise<SessionRecord | null> {
+    return this.getSync(sessionId);
+  }
+
+  /** `get` on the calling stack (the bearer tier reads the session on every request). */
+  getSync(sessionId: string): SessionRecord | null {
     this.dropCacheIfOthersCommitted();
     const cached = this.readCache.get(sessionId);
     if (cached) return cached;

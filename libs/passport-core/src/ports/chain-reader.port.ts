@@ -29,6 +29,22 @@ export interface ChainReader {
   readonly contractId: string;
 }
 
+/**
+ * A reader with a cache it can consult on the calling stack: a hot path (the bearer tier re-reads the
+ * caller's passport on every request) takes a fresh cached answer without awaiting a promise.
+ */
+export interface CachedPassportPeek {
+  /**
+   * What `getPassport` would answer from the cache right now, or undefined when the answer is not
+   * cached (absent, expired, or being read): then ask `getPassport`.
+   */
+  peekPassport(tokenId: string): PassportRecord | null | undefined;
+}
+
+export function canPeekPassport(reader: ChainReader): reader is ChainReader & CachedPassportPeek {
+  return typeof (reader as Partial<CachedPassportPeek>).peekPassport === 'function';
+}
+
 /** Thrown by chain adapters when the chain cannot be read (timeout, RPC error, malformed result). */
 export class ChainUnavailableError extends Error {
   override readonly name = 'ChainUnavailableError';

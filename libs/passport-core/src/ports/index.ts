@@ -5,7 +5,13 @@
  */
 
 // Chain
-export { ChainUnavailableError, type ChainReader, type PageRequest } from './chain-reader.port.js';
+export {
+  canPeekPassport,
+  ChainUnavailableError,
+  type CachedPassportPeek,
+  type ChainReader,
+  type PageRequest,
+} from './chain-reader.port.js';
 export { type PassportRecord, type PassportMetadata } from '../passport/passport.types.js';
 
 // Stores
@@ -16,11 +22,13 @@ export {
   type ReplayStoreUsage,
 } from './replay-store.port.js';
 export {
+  hasSyncSessionGet,
   SessionCapacityError,
   SESSION_SUPERSEDED,
   type SessionPage,
   type SessionRecord,
   type SessionStore,
+  type SyncSessionStore,
 } from './session-store.port.js';
 export {
   LoginRecordFailure,

@@ -59,3 +59,16 @@ export interface SessionStore {
   sweep(nowMs: number): Promise<number>;
   countOpen(nowMs: number): Promise<number>;
 }
+
+/**
+ * A store that answers `get` on the calling stack (its sessions in this process or a local file): the
+ * bearer tier reads the session on every request, and a synchronous read spares it a promise.
+ */
+export interface SyncSessionStore extends SessionStore {
+  /** The same read as `get`, answered synchronously. */
+  getSync(sessionId: string): SessionRecord | null;
+}
+
+export function hasSyncSessionGet(store: SessionStore): store is SyncSessionStore {
+  return typeof (store as Partial<SyncSessionStore>).getSync === 'function';
+}

@@ -9,6 +9,7 @@ import { type FastifyReply } from 'fastify';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CHAIN_HEALTH_INDICATOR, STORE_HEALTH_INDICATOR } from '../infrastructure/di-tokens.js';
 import { type HealthIndicator } from '../infrastructure/health-indicator.js';
+import { isoTimestamp } from '../http/iso-timestamp.js';
 import { healthComponent, type Health } from './health.schema.js';
 
 export const SERVICE_NAME = 'passport-identity-api';
@@ -56,8 +57,12 @@ export class HealthController {
   private readonly indicators: HealthIndicator[];
   /** Who answers: read once (os.hostname() is a system call, and /health is a probe target). */
   private readonly instance = Object.freeze({ hostname: hostname(), pid: process.pid });
-  /** The last round of checks (every indicator runs in each round), reused for HEALTH_RESULT_REUSE_MS. */
-  private recent: { readonly atMs: number; readonly result: Promise<CheckRound> } | undefined;
+  /**
+   * The last round of checks (every indicator runs in each round), reused for HEALTH_RESULT_REUSE_MS;
+   * `settled` once it has finished, so that the probes within the reuse time are answered without
+   * waiting for a promise.
+   */
+  private recent: { readonly atMs: number; readonly result: Promise<CheckRound>; settled?: CheckRound } | undefined;
 
   constructor(
     @Optional() @Inject(CHAIN_HEALTH_INDICATOR) chain?: HealthIndicator,
@@ -69,17 +74,26 @@ export class HealthController {
   @Get('health')
   @ApiOperation({ summary: 'Health of this instance and its dependencies' })
   @ApiOkResponse({ schema: healthComponent })
-  async health(@Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
-    const { head, tail } = await this.checkRound();
-    // The same bytes JSON.stringify gives for the Health object (members in this order).
-    void reply.type(JSON_UTF8);
-    return `${head}${JSON.stringify(new Date().toISOString())}${tail}`;
+  health(@Res({ passthrough: true }) reply: FastifyReply): string | Promise<string> {
+    const round = this.checkRound();
+    if (round instanceof Promise) return round.then((settled) => this.answer(reply, settled));
+    return this.answer(reply, round);
   }
 
-  /** A round running or finished less than HEALTH_RESULT_REUSE_MS ago is reused whole (results and verdict). */
-  private checkRound(): Promise<CheckRound> {
+  private answer(reply: FastifyReply, { head, tail }: CheckRound): string {
+    // The same bytes JSON.stringify gives for the Health object (members in this order).
+    void reply.type(JSON_UTF8);
+    return `${head}${JSON.stringify(isoTimestamp())}${tail}`;
+  }
+
+  /**
+   * A round running or finished less than HEALTH_RESULT_REUSE_MS ago is reused whole (results and
+   * verdict): the round itself once finished, else its promise.
+   */
+  private checkRound(): CheckRound | Promise<CheckRound> {
     const now = Date.now();
-    if (this.recent && now - this.recent.atMs < HEALTH_RESULT_REUSE_MS) return this.recent.result;
+    const recent = this.recent;
+    if (recent && now - recent.atMs < HEALTH_RESULT_REUSE_MS) return recent.settled ?? recent.result;
     const result = Promise.all(this.indicators.map((i) => runCheck(i, HEALTH_CHECK_TIMEOUT_MS))).then(
       (results) => {
         const checks: Record<string, unknown> = {};
@@ -95,7 +109,9 @@ export class HealthController {
         return { head, tail: `,"instance":${JSON.stringify(this.instance)}}` };
       },
     );
-    this.recent = { atMs: now, result };
+    const round: NonNullable<HealthController['recent']> = { atMs: now, result };
+    result.then((settled) => (round.settled = settled), () => undefined);
+    this.recent = round;
     return result;
   }
 }

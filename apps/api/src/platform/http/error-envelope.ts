@@ -4,6 +4,7 @@
  * status and message always come from the core's error catalogue.
  */
 import { type PassportError } from '@passport/core';
+import { isoTimestamp } from './iso-timestamp.js';
 
 export interface ErrorEnvelope {
   readonly error: {
@@ -18,11 +19,11 @@ export interface ErrorEnvelope {
 export function buildErrorEnvelope(
   error: PassportError<string>,
   requestId: string,
-  now: Date = new Date(),
+  now?: Date,
 ): ErrorEnvelope {
   return {
     error: { code: error.code, message: error.message, details: error.details ?? null },
     requestId,
-    timestamp: now.toISOString(),
+    timestamp: now === undefined ? isoTimestamp() : now.toISOString(),
   };
 }

@@ -12,14 +12,26 @@ let offset = POOL_BYTES;
 
 /** `length` fresh random bytes (at most 4096). The view is only valid until the next call: copy to keep. */
 export function pooledRandomBytes(length: number): Uint8Array {
+  const at = pooledRandomSpan(length);
+  return pool.subarray(at, at + length);
+}
+
+/**
+ * The pool itself, for callers that read their bytes in place (`pooledRandomSpan`) rather than through
+ * a new view: making the view cost as much as the rest of a request id.
+ */
+export const randomPool: Readonly<Uint8Array> = pool;
+
+/** The offset in `randomPool` of `length` fresh random bytes (at most 4096), valid until the next call. */
+export function pooledRandomSpan(length: number): number {
   if (length > POOL_BYTES) throw new RangeError(`at most ${POOL_BYTES} pooled bytes at a time`);
   if (offset + length > POOL_BYTES) {
     randomFillSync(pool);
     offset = 0;
   }
-  const bytes = pool.subarray(offset, offset + length);
+  const at = offset;
   offset += length;
-  return bytes;
+  return at;
 }
 
 const UPPER_HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).toUpperCase().padStart(2, '0'));

@@ -7,6 +7,7 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { PassportError } from '@passport/core';
+import { isoTimestamp } from '../http/iso-timestamp.js';
 import { RequestId } from '../http/request-id.decorator.js';
 import { ApiErrors } from '../openapi/api-errors.decorator.js';
 import { Readiness } from './readiness.js';
@@ -30,6 +31,6 @@ export class ReadinessController {
   ready(@RequestId() requestId: string): Ready {
     const state = this.readiness.state;
     if (state !== 'ready') throw new PassportError('SERVICE_UNAVAILABLE', { state });
-    return { status: 'ready', requestId, timestamp: new Date().toISOString() };
+    return { status: 'ready', requestId, timestamp: isoTimestamp() };
   }
 }

@@ -9,11 +9,13 @@
  *   hits, requests and sessions copied from their recorders when the text is rendered;
  * - prom-client's default process metrics (event-loop lag, heap, GC, CPU, file descriptors).
  *
- * The request hot path does two map lookups and one prom-client `observe`: the label children are
- * resolved once per route, method and status and then reused.
+ * The request hot path does two map lookups and one observation in a CountedHistogram cell (counted
+ * by the app and rendered by prom-client at scrape time): the cells are resolved once per route,
+ * method and status and then reused.
  */
 import { Injectable } from '@nestjs/common';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { CountedHistogram, type HistogramCell } from './counted-histogram.js';
 import { UNMATCHED_ROUTE } from './request-metrics.js';
 
 /** Seconds; from the fast cached reads (~1 ms) to the slow chain-bound ones. */
@@ -22,11 +24,9 @@ const MAX_ROUTES = 256;
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 const LOGIN_ROUTE = '/api/login';
 
-type Observe = (seconds: number) => void;
-
-/** Per route and method: the observer of each status seen so far. */
+/** Per route and method: the histogram cell of each status seen so far. */
 interface RouteMethodEntry {
-  readonly byStatus: Map<number, Observe>;
+  readonly byStatus: Map<number, HistogramCell>;
   readonly route: string;
   readonly method: string;
 }
@@ -36,7 +36,7 @@ export type StoreName = 'replay' | 'sessions' | 'rate_limit';
 @Injectable()
 export class OperatorMetrics {
   readonly registry = new Registry();
-  private readonly duration: Histogram<'route' | 'method' | 'status'>;
+  private readonly duration: CountedHistogram<'route' | 'method' | 'status'>;
   private readonly logins: Counter<'outcome'>;
   private readonly loginOutcomes: { readonly success: Counter.Internal; readonly rejected: Counter.Internal; readonly error: Counter.Internal };
   private readonly storeErrors: Counter<'store' | 'operation'>;
@@ -59,13 +59,13 @@ export class OperatorMetrics {
   constructor() {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.duration = new Histogram({
-      name: 'passport_http_request_duration_seconds',
-      help: 'Time to answer an HTTP request, by route pattern, method and status.',
-      labelNames: ['route', 'method', 'status'],
-      buckets: DURATION_BUCKETS,
-      registers,
-    });
+    this.duration = new CountedHistogram(
+      'passport_http_request_duration_seconds',
+      'Time to answer an HTTP request, by route pattern, method and status.',
+      ['route', 'method', 'status'],
+      DURATION_BUCKETS,
+      this.registry,
+    );
     this.logins = new Counter({
       name: 'passport_logins_total',
       help: 'POST /api/login answers by outcome: success (200), rejected (4xx), error (5xx).',
@@ -118,12 +118,12 @@ export class OperatorMetrics {
   /** Called once per answered request (Fastify's onResponse). */
   recordRequest(routePattern: string | undefined, method: string, status: number, elapsedMs: number): void {
     const entry = this.entryOf(routePattern ?? UNMATCHED_ROUTE, method);
-    let observe = entry.byStatus.get(status);
-    if (observe === undefined) {
-      observe = this.duration.labels(entry.route, entry.method, String(status)).observe;
-      entry.byStatus.set(status, observe);
+    let cell = entry.byStatus.get(status);
+    if (cell === undefined) {
+      cell = this.duration.cell({ route: entry.route, method: entry.method, status: String(status) });
+      entry.byStatus.set(status, cell);
     }
-    observe(elapsedMs / 1000);
+    cell.observe(elapsedMs / 1000);
     if (entry.route === LOGIN_ROUTE && entry.method === 'POST')
       this.loginOutcomes[status < 400 ? 'success' : status < 500 ? 'rejected' : 'error'].inc();
   }

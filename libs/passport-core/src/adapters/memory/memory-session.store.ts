@@ -14,7 +14,7 @@ import {
   SessionCapacityError,
   type SessionPage,
   type SessionRecord,
-  type SessionStore,
+  type SyncSessionStore,
 } from '../../ports/session-store.port.js';
 import { positiveInteger } from './capacity.js';
 
@@ -27,7 +27,7 @@ export interface MemorySessionStoreOptions {
 
 export const DEFAULT_MAX_OPEN_SESSIONS_PER_PASSPORT = 100;
 
-export class MemorySessionStore implements SessionStore {
+export class MemorySessionStore implements SyncSessionStore {
   readonly maxEntries: number;
   readonly maxOpenPerPassport: number;
   /** Insertion order = creation order. */
@@ -94,6 +94,10 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async get(sessionId: string): Promise<SessionRecord | null> {
+    return this.getSync(sessionId);
+  }
+
+  getSync(sessionId: string): SessionRecord | null {
     return this.sessions.get(sessionId) ?? null;
   }
 

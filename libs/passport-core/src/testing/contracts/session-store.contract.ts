@@ -1,11 +1,13 @@
 /**
  * The SessionStore contract: create/get round trip, single close, newest-first listing with total, open
  * counts, sweep, the cap (never evicting an open session), the per-passport bound, renewals, and, for
- * adapters over shared storage, persistence across a restart and a logout seen by another instance. The
+ * adapters over shared storage, persistence across a restart and a logout seen by another instance;
+ * for adapters with a synchronous read (`getSync`), that it answers what `get` answers. The
  * repo runs it against every adapter it ships; an integrator runs it against their own (see
  * contract-test-api.ts).
  */
 import {
+  hasSyncSessionGet,
   SessionCapacityError,
   type SessionRecord,
   type SessionStore,
@@ -65,6 +67,17 @@ export function describeSessionStoreContract(
 
       it('get of an unknown session is null', async () => {
         await expect(h.store.get('sess_nope')).resolves.toBeNull();
+      });
+
+      it('getSync (where the adapter has it) answers what get answers: unknown, open, closed', async () => {
+        if (!hasSyncSessionGet(h.store)) return;
+        const store = h.store;
+        expect(store.getSync('sess_nope')).toBeNull();
+        await store.create(sampleSessionRecord(1));
+        expect(store.getSync(sampleSessionRecord(1).sessionId)).toEqual(await store.get(sampleSessionRecord(1).sessionId));
+        await store.close(sampleSessionRecord(1).sessionId, 'logout', 5000);
+        expect(store.getSync(sampleSessionRecord(1).sessionId)).toMatchObject({ closedAtMs: 5000, closeReason: 'logout' });
+        expect(store.getSync(sampleSessionRecord(1).sessionId)).toEqual(await store.get(sampleSessionRecord(1).sessionId));
       });
 
       it('create then get returns the same record, every field included', async () => {
@@ -214,6 +227,16 @@ export function describeSessionStoreContract(
           await expect(reopened.get(sampleSessionRecord(1).sessionId)).resolves.toEqual(sampleSessionRecord(1));
           await expect(reopened.get(sampleSessionRecord(2).sessionId)).resolves.toMatchObject({ closedAtMs: 5000 });
           await expect(reopened.countOpen(5000)).resolves.toBe(1);
+        });
+
+        it('getSync (where the adapter has it) sees a close by another instance at the next request', async () => {
+          if (!hasSyncSessionGet(h.store)) return;
+          const peer = (await h.openPeer()) as SessionStore;
+          await h.store.create(sampleSessionRecord(5));
+          expect(h.store.getSync(sampleSessionRecord(5).sessionId)).toMatchObject({ closedAtMs: null });
+          await expect(peer.close(sampleSessionRecord(5).sessionId, 'revoked', 6000)).resolves.toBe(true);
+          await nextTurn();
+          expect(h.store.getSync(sampleSessionRecord(5).sessionId)).toMatchObject({ closedAtMs: 6000, closeReason: 'revoked' });
         });
 
         it('a session read (and cached) by one instance and closed by another is seen closed by the next request', async () => {
