@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { MemoryReplayStore, PassportError, sequentialLoginRecorder } from '@passport/core';
 import { LoginRecordFailure, SessionCapacityError, type SessionStore } from '@passport/core/ports';
 import { MemorySessionStore, sampleSessionRecord } from '@passport/core/testing';
-import { SqliteDatabase } from '@passport/adapters/sqlite';
+import { SqliteDatabase, SqliteLoginRecorder, SqliteReplayStore, SqliteSessionStore } from '@passport/adapters/sqlite';
 import { createStoreBackend, type StoreBackend } from '../../apps/api/src/platform/store/store-backend.js';
 
 const challenge = (n: number) => ({ key: `login|abcdefghijkl|${n}`, nowMs: 1000, expiresAtMs: 400_000 });
@@ -93,30 +93,72 @@ describe('LoginRecorder (sqlite): logins of one event-loop turn share a transact
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("one login's refusal or failed write answers that login alone; the others are stored", async () => {
+  it("one login's refusal answers that login alone; the others are stored", async () => {
+    const recorder = backend.loginRecorder!;
+    const outcomes = await Promise.allSettled([
+      recorder.recordLogin(challenge(11), session(2)),
+      recorder.recordLogin(challenge(11), session(3)), // challenge used by the first of this batch
+      recorder.recordLogin(challenge(13), session(4)),
+      recorder.recordLogin(challenge(12), session(1)),
+      recorder.recordLogin(challenge(14), session(5)), // capacity 3 reached by sessions 2, 4 and 1
+    ]);
+    expect(outcomes[0]).toEqual({ status: 'fulfilled', value: { recorded: true } });
+    expect(outcomes[1]).toMatchObject({ status: 'fulfilled', value: { recorded: false } });
+    expect(outcomes[2]).toEqual({ status: 'fulfilled', value: { recorded: true } });
+    expect(outcomes[3]).toEqual({ status: 'fulfilled', value: { recorded: true } });
+    expect(outcomes[4]).toMatchObject({ status: 'rejected', reason: expect.any(SessionCapacityError) });
+    const stored = await Promise.all([2, 3, 4, 1, 5].map((n) => backend.sessions.get(session(n).sessionId)));
+    expect(stored.map((s) => s !== null)).toEqual([true, false, true, true, false]);
+    // The refused login left its challenge unused.
+    await backend.sessions.close(session(1).sessionId, 'logout', 1000);
+    await backend.sessions.sweep(1001);
+    await expect(recorder.recordLogin(challenge(14), session(7))).resolves.toEqual({ recorded: true });
+  });
+
+  it("a failed write fails the whole batch and stores nothing of it (no challenge kept without its session)", async () => {
     await backend.sessions.create(session(1));
     const recorder = backend.loginRecorder!;
     const outcomes = await Promise.allSettled([
       recorder.recordLogin(challenge(11), session(2)),
       recorder.recordLogin(challenge(12), session(1)), // duplicate session id: the insert fails
-      recorder.recordLogin(challenge(11), session(3)), // challenge used by the first of this batch
       recorder.recordLogin(challenge(13), session(4)),
-      recorder.recordLogin(challenge(14), session(5)), // capacity 3 reached by sessions 1, 2 and 4
     ]);
-    expect(outcomes[0]).toEqual({ status: 'fulfilled', value: { recorded: true } });
-    expect(outcomes[1]).toMatchObject({ status: 'rejected', reason: { name: 'LoginRecordFailure', part: 'session' } });
-    expect(outcomes[2]).toMatchObject({ status: 'fulfilled', value: { recorded: false } });
-    expect(outcomes[3]).toEqual({ status: 'fulfilled', value: { recorded: true } });
-    expect(outcomes[4]).toMatchObject({ status: 'rejected', reason: expect.any(SessionCapacityError) });
-    const stored = await Promise.all([2, 3, 4, 5].map((n) => backend.sessions.get(session(n).sessionId)));
-    expect(stored.map((s) => s !== null)).toEqual([true, false, true, false]);
-    // The failed and refused logins left their challenges unused.
-    await backend.sessions.close(session(1).sessionId, 'logout', 1000);
-    await backend.sessions.sweep(1001);
-    await expect(recorder.recordLogin(challenge(12), session(6))).resolves.toEqual({ recorded: true });
-    await backend.sessions.close(session(6).sessionId, 'logout', 1000);
-    await backend.sessions.sweep(1001);
-    await expect(recorder.recordLogin(challenge(14), session(7))).resolves.toEqual({ recorded: true });
+    for (const outcome of outcomes) {
+      expect(outcome).toMatchObject({ status: 'rejected', reason: { name: 'LoginRecordFailure', part: 'session' } });
+    }
+    const stored = await Promise.all([2, 4].map((n) => backend.sessions.get(session(n).sessionId)));
+    expect(stored).toEqual([null, null]);
+    // Every challenge of the batch is still unused.
+    for (const n of [11, 12, 13]) {
+      await expect(recorder.recordLogin(challenge(n), session(20 + n))).resolves.toEqual({ recorded: true });
+      await backend.sessions.close(session(20 + n).sessionId, 'logout', 1000);
+      await backend.sessions.sweep(1001);
+    }
+  });
+
+  it('a transaction SQLite rolls back fails every login of the batch and stores nothing', async () => {
+    const db = SqliteDatabase.openInDataDir(dir);
+    try {
+      // A trigger on another connection is not seen by the backend's; a persistent one is.
+      db.statement(
+        `CREATE TRIGGER fail_one_login BEFORE INSERT ON sessions WHEN NEW.session_id = '${session(2).sessionId}'
+         BEGIN SELECT RAISE(ROLLBACK, 'rolled back'); END`,
+      ).run();
+    } finally {
+      db.close();
+    }
+    const recorder = backend.loginRecorder!;
+    const outcomes = await Promise.allSettled([1, 2, 3].map((n) => recorder.recordLogin(challenge(30 + n), session(n))));
+    for (const outcome of outcomes) {
+      expect(outcome).toMatchObject({ status: 'rejected', reason: { name: 'LoginRecordFailure', part: 'session' } });
+    }
+    const check = SqliteDatabase.openInDataDir(dir);
+    try {
+      expect(check.statement('SELECT count(*) AS n FROM sessions').get()).toEqual({ n: 0 });
+      expect(check.statement("SELECT count(*) AS n FROM replay_records WHERE key LIKE 'login|%'").get()).toEqual({ n: 0 });
+    } finally {
+      check.close();
+    }
   });
 
   it('logins still queued when the store closes are written before the database closes', async () => {
@@ -128,6 +170,34 @@ describe('LoginRecorder (sqlite): logins of one event-loop turn share a transact
       expect(db.statement('SELECT count(*) AS n FROM sessions WHERE session_id = ?').get(session(21).sessionId)).toEqual({ n: 1 });
     } finally {
       db.close();
+    }
+  });
+});
+
+describe('LoginRecorder (sqlite): a batch that cannot begin', () => {
+  it('names the challenge for every login, as a login alone in its transaction would', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'passport-login-recorder-'));
+    const db = SqliteDatabase.openInDataDir(dir, { busyTimeoutMs: 20 });
+    const holder = SqliteDatabase.openInDataDir(dir);
+    const replay = new SqliteReplayStore(db);
+    const sessions = new SqliteSessionStore(db);
+    try {
+      const recorder = new SqliteLoginRecorder(db, replay, sessions);
+      // Another connection holds the write lock: BEGIN IMMEDIATE times out.
+      holder.statement('BEGIN IMMEDIATE').run();
+      const alone = await recorder.recordLogin(challenge(1), session(1)).catch((e: unknown) => e);
+      const together = await Promise.allSettled([2, 3].map((n) => recorder.recordLogin(challenge(n), session(n))));
+      holder.statement('ROLLBACK').run();
+      expect(alone).toMatchObject({ name: 'LoginRecordFailure', part: 'challenge' });
+      for (const outcome of together) {
+        expect(outcome).toMatchObject({ status: 'rejected', reason: { name: 'LoginRecordFailure', part: 'challenge' } });
+      }
+    } finally {
+      replay.dispose();
+      sessions.dispose();
+      holder.close();
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -7,9 +7,12 @@
  * transaction, each inside its own savepoint. The commit (the WAL frames of every page touched, and
  * the checkpoints they bring on) was most of a login's store cost; logins arriving together share it.
  * Each call is answered only after that transaction has committed, so a token is never issued for a
- * session that is not stored. A refusal or a failed write of one login rolls back only its savepoint
- * and answers only that call; if the transaction itself fails (SQLite rolled it back, or the commit
- * failed), every call of the batch fails and nothing of it is stored.
+ * session that is not stored. A refusal (challenge already used, session capacity) rolls back only that
+ * login's savepoint and answers only that call. A storage error (a failed statement, a failed begin or
+ * commit) fails every call of the batch and stores nothing of it: a failed write may have left its
+ * savepoint half applied, and committing around it could store a used challenge without its session.
+ * Each failed call names the write it had reached, as a login alone in its transaction would: the
+ * challenge when the transaction never began, its own last write when the commit failed.
  */
 import { isPassportError } from '@passport/core';
 import {
@@ -39,7 +42,7 @@ type LoginPart = LoginRecordFailure['part'];
 /** One login's answer, decided inside the batch and given once the batch has committed. */
 type Decision = { readonly outcome: RecordOutcome } | { readonly error: unknown };
 
-/** The transaction of a batch is gone: every call of it fails, naming the part that broke it. */
+/** A storage error inside the batch: every call of it fails, naming the part that broke it. */
 class BatchAborted {
   constructor(
     readonly part: LoginPart,
@@ -75,19 +78,25 @@ export class SqliteLoginRecorder implements LoginRecorder {
     for (let start = 0; start < batch.length; start += MAX_BATCH) {
       const chunk = start === 0 && batch.length <= MAX_BATCH ? batch : batch.slice(start, start + MAX_BATCH);
       let decisions: Decision[];
+      // The write each login reached; empty while the transaction has not begun.
+      const parts: Array<{ value: LoginPart }> = [];
       try {
         // A login alone in its turn is its own transaction (no savepoint around it).
         decisions =
           chunk.length === 1 && !this.db.inTransaction
             ? [this.decideAlone(chunk[0])]
-            : this.db.immediate(() => chunk.map((login) => this.decide(login)));
+            : this.db.immediate(() =>
+                chunk.map((login, i) => this.decide(login, (parts[i] = { value: 'challenge' }))),
+              );
       } catch (error) {
-        // The commit failed ('session': the last write of the transaction), or the batch was aborted.
-        const failure =
-          error instanceof BatchAborted
-            ? new LoginRecordFailure(error.part, error.cause)
-            : new LoginRecordFailure('session', error);
-        for (const login of chunk) login.reject(failure);
+        // The batch was aborted by one login's failed write, or the begin or the commit failed.
+        for (let i = 0; i < chunk.length; i++) {
+          chunk[i].reject(
+            error instanceof BatchAborted
+              ? new LoginRecordFailure(error.part, error.cause)
+              : new LoginRecordFailure(parts[i]?.value ?? 'challenge', error),
+          );
+        }
         continue;
       }
       for (let i = 0; i < chunk.length; i++) {
@@ -120,18 +129,18 @@ export class SqliteLoginRecorder implements LoginRecorder {
   }
 
   /**
-   * One login's two writes in a savepoint of the batch's transaction: a refusal or a failed statement
-   * rolls back this login alone. If SQLite rolled the whole transaction back (I/O error, disk full),
-   * the batch is aborted, since later statements would otherwise run outside any transaction.
+   * One login's two writes in a savepoint of the batch's transaction: a refusal rolls back this login
+   * alone. Any other error aborts the batch (the whole transaction rolls back): SQLite may have rolled
+   * the transaction back already (I/O error, disk full), after which later statements would run outside
+   * any transaction, or rolling back to the savepoint may itself have failed.
    */
-  private decide(login: PendingLogin): Decision {
-    const part: { value: LoginPart } = { value: 'challenge' };
+  private decide(login: PendingLogin, part: { value: LoginPart }): Decision {
     try {
       return { outcome: this.db.immediate(() => this.write(login, part)) };
     } catch (error) {
-      if (!this.db.inTransaction) throw new BatchAborted(part.value, error);
-      if (isPassportError(error) || error instanceof SessionCapacityError) return { error };
-      return { error: new LoginRecordFailure(part.value, error) };
+      const refusal = isPassportError(error) || error instanceof SessionCapacityError;
+      if (refusal && this.db.inTransaction) return { error };
+      throw new BatchAborted(part.value, error);
     }
   }
 }

@@ -3,8 +3,9 @@
  *
  * WAL mode lets readers run while one writer commits, so several processes (app instances, the CLI)
  * may open the same file; `busy_timeout` makes a connection wait for the write lock instead of failing
- * with SQLITE_BUSY; `synchronous=NORMAL` is durable across process crashes in WAL mode (a power loss
- * may drop the last commits, which for replay records, sessions and rate counters is acceptable).
+ * with SQLITE_BUSY; `synchronous=NORMAL` is durable across process crashes in WAL mode (the WAL is
+ * synced only at checkpoints, so a power loss may drop the commits since the last one, up to the WAL's
+ * bound below; for replay records, sessions and rate counters that is acceptable).
  * The WAL is checkpointed into the database every `WAL_AUTOCHECKPOINT_PAGES` pages rather than
  * SQLite's 1000: each checkpoint copies the pages written since the last one and syncs both files on
  * the committing (event-loop) thread, and replay records with random keys dirty a page each, so rarer
