@@ -3,13 +3,30 @@
  * memory adapter, SQLite on a temp file, Redis), and the SQLite adapter's own read cache: one look at the other
  * connections per turn of the event loop.
  */
-import { type SessionRecord, type SessionStore } from '@passport/core/ports';
+import { hasSyncSessionGet, type SessionRecord, type SessionStore } from '@passport/core/ports';
 import { describeSessionStoreContract, sampleSessionRecord } from '@passport/core/testing';
 import { sessionAdapters } from './support/store-adapters.js';
 
 const framework = { describe, it, expect, beforeEach, afterEach };
 
 for (const adapter of sessionAdapters) describeSessionStoreContract(framework, adapter);
+
+// The contract's getSync cases run only where an adapter reads synchronously: pin which ones do, so
+// that losing getSync (the JWT tier's promise-free read) fails here instead of skipping those cases.
+describe.each([
+  ['memory', true],
+  ['sqlite', true],
+  ['redis', false],
+] as const)('SessionStore (%s): synchronous read', (name, expected) => {
+  it(`getSync ${expected ? 'is' : 'is not'} offered`, async () => {
+    const h = await sessionAdapters.find((a) => a.name === name)!.open();
+    try {
+      expect(hasSyncSessionGet(h.store)).toBe(expected);
+    } finally {
+      await h.close();
+    }
+  });
+});
 
 /** Resolves in the next turn of the event loop (after its check phase), as the next request would be handled. */
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

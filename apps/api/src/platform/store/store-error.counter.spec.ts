@@ -14,6 +14,9 @@ class FailingStore {
   ok(): number {
     return 1;
   }
+  getSync(): never {
+    throw this.error;
+  }
 }
 
 describe('countingStoreErrors', () => {
@@ -23,11 +26,16 @@ describe('countingStoreErrors', () => {
     expect(() => store.syncOp()).toThrow();
     await expect(store.asyncOp()).rejects.toBe(error);
     expect(store.ok()).toBe(1);
+    expect(() => store.getSync()).toThrow();
     return counted;
   };
 
   it('counts failures, sync and async, and passes the error on unchanged', async () => {
-    expect(await run(new Error('disk I/O error'))).toEqual(['replay.syncOp', 'replay.asyncOp']);
+    expect(await run(new Error('disk I/O error'))).toEqual(['replay.syncOp', 'replay.asyncOp', 'replay.get']);
+  });
+
+  it('counts a synchronous variant (getSync) under its operation (get)', async () => {
+    expect(await run(new Error('disk I/O error'))).toContain('replay.get');
   });
 
   it('does not count refusals by policy (full store, sender quota, sessions at capacity)', async () => {

@@ -31,8 +31,11 @@ export function countingStoreErrors<T extends object>(store: T, name: StoreName,
   const target = store as Record<string, (...args: unknown[]) => unknown>;
   for (const operation of methodNames(store)) {
     const method = target[operation];
+    // A synchronous variant (getSync, takeSync, createSync) is the same operation for the operators:
+    // one label, so that alerts on `get` still fire when the hot path reads synchronously.
+    const label = operation.length > 4 && operation.endsWith('Sync') ? operation.slice(0, -4) : operation;
     const onRejected = (error: unknown): never => {
-      if (!isPolicyRefusal(error)) sink(name, operation);
+      if (!isPolicyRefusal(error)) sink(name, label);
       throw error;
     };
     wrapped[operation] = (...args: unknown[]): unknown => {
