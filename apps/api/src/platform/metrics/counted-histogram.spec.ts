@@ -61,4 +61,15 @@ describe('CountedHistogram', () => {
     counted.resetMetrics();
     expect(await counted.metrics()).not.toContain('test_duration_seconds_count');
   });
+
+  it('a cell kept by its caller across a reset still counts where the text shows it', async () => {
+    const { counted, ours } = both([]);
+    const kept = ours.cell({ route: '/x', status: '200' });
+    kept.observe(0.002);
+    counted.resetMetrics();
+    kept.observe(0.003);
+    const text = await counted.metrics();
+    expect(text).toMatch(/^test_duration_seconds_count\{route="\/x",status="200"\} 1$/m);
+    expect(text).toMatch(/^test_duration_seconds_sum\{route="\/x",status="200"\} 0.003$/m);
+  });
 });

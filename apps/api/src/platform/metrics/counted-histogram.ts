@@ -74,9 +74,18 @@ export class CountedHistogram<L extends string> {
     return cell;
   }
 
-  /** Forgets every series (prom-client's `reset`, which `Registry.resetMetrics` calls). */
+  /**
+   * Forgets every series (prom-client's `reset`, which `Registry.resetMetrics` calls). The cells are
+   * zeroed in place, not dropped: callers keep cells to observe without a lookup, and a dropped cell
+   * would go on counting where nothing renders it. A cell with no observation is not rendered, so a
+   * series appears again with its next observation, as in prom-client.
+   */
   reset(): void {
-    this.cells.clear();
+    for (const cell of this.cells.values()) {
+      cell.counts.fill(0);
+      cell.sum = 0;
+      cell.count = 0;
+    }
   }
 
   /** The form the registry renders as text. */
@@ -84,6 +93,7 @@ export class CountedHistogram<L extends string> {
     const bucketName = `${this.name}_bucket`;
     const values: ValuePair[] = [];
     for (const cell of this.cells.values()) {
+      if (cell.count === 0) continue;
       let cumulative = 0;
       this.upperBounds.forEach((le, i) => {
         cumulative += cell.counts[i];
