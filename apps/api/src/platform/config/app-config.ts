@@ -129,6 +129,7 @@ export interface AppConfig {
   /**
    * HOLA_VERIFY_THREADPOOL [true]: HOLA signatures are checked on libuv's thread pool, so the event
    * loop serves other requests meanwhile (more verify throughput with a spare core, ~40 µs more latency).
+   * HOLA lines only: a login's signature check and JWT signing always run on the pool.
    */
   readonly holaVerifyThreadPool: boolean;
   readonly rateLimit: RateLimitConfig;
