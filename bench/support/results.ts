@@ -181,7 +181,7 @@ export function deriveFigures(suites: Record<string, SuiteSection>): Record<stri
         p50Ms: s.login.p50Ms,
         p99Ms: s.login.p99Ms,
         ...from('auth', auth),
-        note: `POST /api/login (full login) ÷ raw verify, STORE=${store}`,
+        note: `POST /api/login (full login, sent by wrk since 2026-11-23; autocannon before) ÷ raw verify, STORE=${store}`,
       };
       out[`jwtTierOverhead${suffix[store]}`] = {
         value: round(s.publicRoute.perSecond / s.jwtRoute.perSecond - 1),
