@@ -1,5 +1,14 @@
 import fc from 'fast-check';
-import { isBucketFull, policyPerWindow, refillBucket, takeToken, type BucketState } from './token-bucket.js';
+import { MemoryRateLimitStore } from '../adapters/memory/memory-rate-limit.store.js';
+import {
+  isBucketFull,
+  policyPerWindow,
+  refillBucket,
+  takeToken,
+  takeTokenInPlace,
+  type BucketState,
+  type MutableBucketState,
+} from './token-bucket.js';
 
 const policy = { capacity: 3, refillPerMs: 1 / 1000 }; // 3 burst, 1 token per second
 
@@ -53,6 +62,62 @@ describe('token bucket arithmetic', () => {
           expect(step.result.remaining).toBeGreaterThanOrEqual(0);
         }
         return allowed <= policy.capacity + now * policy.refillPerMs + 1e-9;
+      }),
+    );
+  });
+
+  // The memory store updates its buckets in place; it must answer exactly as the pure rule does.
+  const takes = fc.array(
+    fc.record({
+      key: fc.constantFrom('a', 'b', 'c'),
+      // Negative steps: a clock stepping backwards.
+      step: fc.integer({ min: -2000, max: 5000 }),
+      policy: fc.constantFrom(policy, { capacity: 1, refillPerMs: 0 }, { capacity: 5, refillPerMs: 0.37 }),
+    }),
+    { minLength: 1, maxLength: 150 },
+  );
+
+  it('takeTokenInPlace leaves the state takeToken returns and answers the same', () => {
+    fc.assert(
+      fc.property(takes, (schedule) => {
+        let pure: BucketState | undefined;
+        let inPlace: MutableBucketState | undefined;
+        let now = 10_000;
+        for (const { step, policy: p } of schedule) {
+          now += step;
+          const expected = takeToken(pure, p, now);
+          pure = expected.state;
+          let result;
+          if (inPlace === undefined) {
+            const first = takeToken(undefined, p, now);
+            inPlace = { ...first.state };
+            result = first.result;
+          } else {
+            result = takeTokenInPlace(inPlace, p, now);
+          }
+          expect(result).toEqual(expected.result);
+          expect(inPlace).toEqual(expected.state);
+        }
+      }),
+    );
+  });
+
+  it('MemoryRateLimitStore.takeSync answers as takeToken folded per key, and earlier results stay unchanged', () => {
+    fc.assert(
+      fc.property(takes, (schedule) => {
+        const store = new MemoryRateLimitStore();
+        const reference = new Map<string, BucketState>();
+        const answered: Array<{ result: object; copy: object }> = [];
+        let now = 10_000;
+        for (const { key, step, policy: p } of schedule) {
+          now += step;
+          const expected = takeToken(reference.get(key), p, now);
+          reference.set(key, expected.state);
+          const result = store.takeSync(key, p, now);
+          expect(result).toEqual(expected.result);
+          answered.push({ result, copy: { ...result } });
+        }
+        for (const { result, copy } of answered) expect(result).toEqual(copy);
       }),
     );
   });
