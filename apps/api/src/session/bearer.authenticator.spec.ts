@@ -1,0 +1,122 @@
+/**
+ * The Authorization header's reading: a header that starts `Bearer ` is looked up in the codec's cache
+ * before the RegExp runs. Whatever the header, the answer must be the one the RegExp alone gives.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import fc from 'fast-check';
+import { CachingChainReader } from '@passport/adapters/caching';
+import { PassportError } from '@passport/core';
+import { MemoryChainReader, MemorySessionStore } from '@passport/core/testing';
+import { BearerAuthenticator } from './bearer.authenticator.js';
+import { EddsaJwtCodec } from './eddsa-jwt.codec.js';
+
+const BEARER = /^Bearer +(\S+)\s*$/i;
+const ISSUER = 'http://127.0.0.1:1';
+const TOKEN_ID = 'abcdefghijkl';
+
+describe('BearerAuthenticator: the Authorization header', () => {
+  const nowMs = Date.now();
+  const clock = { nowMs: () => nowMs };
+  const { privateKey } = generateKeyPairSync('ed25519');
+  const jwk = privateKey.export({ format: 'jwk' });
+  const codec = new EddsaJwtCodec({
+    secretSeed: Buffer.from(jwk.d!, 'base64url'),
+    publicKey: Buffer.from(jwk.x!, 'base64url'),
+    issuer: ISSUER,
+    audience: 'owner.near',
+    clock,
+  });
+  const sessions = new MemorySessionStore();
+  const chain = new CachingChainReader(
+    new MemoryChainReader({
+      contractId: 'c',
+      passports: [{ tokenId: TOKEN_ID, ownerId: 'o', contractId: 'c', metadata: {}, revoked: false }],
+    }),
+  );
+  const authenticator = new BearerAuthenticator(codec, sessions, clock, chain);
+  let jwt = '';
+
+  beforeAll(async () => {
+    const now = Math.floor(nowMs / 1000);
+    const sessionId = `sess_${TOKEN_ID}_01JABCDEFGHJKMNPQRSTVWXYZ0`;
+    await sessions.create({
+      sessionId,
+      tokenId: TOKEN_ID,
+      ownerId: 'o',
+      jti: 'j',
+      createdAtMs: now * 1000,
+      expiresAtMs: (now + 3600) * 1000,
+      closedAtMs: null,
+      closeReason: null,
+      federatedFrom: null,
+    });
+    jwt = await codec.sign({
+      iss: ISSUER,
+      sub: `sub=${TOKEN_ID}`,
+      aud: 'owner.near',
+      exp: now + 3000,
+      iat: now,
+      nbf: now,
+      jti: 'j',
+      session_id: sessionId,
+      session_exp: now + 3600,
+    });
+    // Verified once, so the codec's cache holds it.
+    expect((await authenticator.authenticate(`Bearer ${jwt}`)).tokenId).toBe(TOKEN_ID);
+  });
+
+  const outcome = async (header: string): Promise<string> => {
+    try {
+      const context = await authenticator.authenticateSync(header);
+      return `ok ${context.tokenId}`;
+    } catch (err) {
+      if (!(err instanceof PassportError)) throw err;
+      return `${err.code} ${JSON.stringify(err.details)}`;
+    }
+  };
+
+  // Every character JavaScript's \s matches, and a few that look alike but are not whitespace.
+  const whitespace = [' ', '\t', '\n', '\v', '\f', '\r', '\u00a0', '\u1680', '\u2000', '\u200a', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff'];
+  const nearWhitespace = ['\u0000', '\u0085', '\u200b', '\u180e', 'x', '.'];
+  const piece = fc.constantFrom(...whitespace, ...nearWhitespace);
+  const scheme = fc.constantFrom('Bearer', 'bearer', 'BEARER', 'BeArEr', 'Bearer:', 'Bearerx', 'Basic', '');
+
+  it('answers every header as the RegExp reading does, the cached token included', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        scheme,
+        fc.array(piece, { maxLength: 3 }),
+        fc.integer({ min: 0, max: jwt.length }),
+        fc.array(piece, { maxLength: 2 }),
+        fc.array(piece, { maxLength: 3 }),
+        async (name, gap, cut, inside, trailing) => {
+          const token = jwt.slice(0, cut) + inside.join('') + jwt.slice(cut);
+          const header = `${name}${gap.join('')}${token}${trailing.join('')}`;
+          if (header === '') return;
+          const match = BEARER.exec(header);
+          const got = await outcome(header);
+          if (match === null) {
+            expect(got).toBe('INVALIDATED_TOKEN {"reason":"invalid_jwt_format","cause":"not_bearer_scheme"}');
+          } else if (match[1] === jwt) {
+            expect(got).toBe(`ok ${TOKEN_ID}`);
+          } else {
+            expect(got).not.toBe(`ok ${TOKEN_ID}`);
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('reads the usual header, a one-space `Bearer ` and a cached token, without a promise', () => {
+    const context = authenticator.authenticateSync(`Bearer ${jwt}`);
+    expect(context).not.toBeInstanceOf(Promise);
+    expect((context as { tokenId: string }).tokenId).toBe(TOKEN_ID);
+  });
+
+  it('still reads the other spellings the RegExp accepts', async () => {
+    for (const header of [`bearer ${jwt}`, `Bearer   ${jwt}`, `BEARER ${jwt} \t`, `Bearer ${jwt}\u00a0`]) {
+      expect(await outcome(header)).toBe(`ok ${TOKEN_ID}`);
+    }
+  });
+});
