@@ -90,7 +90,11 @@ async function measure(root) {
   let k = 0;
   const context = () => {
     const request = { headers: { authorization: headerTexts[k++ & 1023] } };
-    return { switchToHttp: () => ({ getRequest: () => request, getResponse: () => ({}) }) };
+    const response = {};
+    return {
+      switchToHttp: () => ({ getRequest: () => request, getResponse: () => response }),
+      getArgByIndex: (i) => [request, response][i],
+    };
   };
   // As Nest's GuardsConsumer: a boolean is taken as it is, anything else awaited.
   const activate = async () => {
