@@ -2,7 +2,8 @@
 /**
  * Micro-benchmarks of the app's own per-request work, for A/B comparisons of two built trees (each with
  * `npx tsc -b tsconfig.build.json` run): the request id of a request without one, the metrics hook's
- * Prometheus recording, a response timestamp, the public rate limit's take (memory store), and the JWT tier's guard on its usual request (a token
+ * Prometheus recording, a response timestamp, the public rate limit's take (memory store) and its whole
+ * onRequest check, and the JWT tier's guard on its usual request (a token
  * seen before, memory session store, passport in the chain cache), awaited as Nest's guard consumer
  * awaits it. Trees are measured in alternating rounds, each in a fresh process, and the medians printed:
  *
