@@ -108,19 +108,12 @@ async function measure(root) {
   for (let i = 0; i < n; i++) await activate();
   const guardNs = Number(process.hrtime.bigint() - start) / n;
 
-  // The whole public-limit check of the onRequest hook, one client (request.ip is the socket's address),
-  // with the limit out of the way as in the benches.
-  const { createRateLimitHook } = await import(dist('apps/api/dist/platform/http/rate-limit.hook.js'));
-  const publicLimit = createRateLimitHook(new memory.MemoryRateLimitStore(), { capacity: 1e12, refillPerMinute: 1e12 }, clock);
-  const clientRequest = { ip: '127.0.0.1', log: { warn() {} } };
-
   return {
     requestIdNs: timeSync(() => resolveRequestId(headers)),
     recordRequestNs: timeSync((i) => metrics.recordRequest('/health', 'GET', 200, 1.2 + (i & 7))),
     timestampNs: timeSync(() => iso()),
     publicTakeNs: timeSync(() => limits.takeSync(`public:${peers[(peer++) & 3]}`, publicPolicy, Date.now())),
     publicTakeOneClientNs: timeSync(() => limits.takeSync(`public:${peers[0]}`, publicPolicy, Date.now())),
-    publicLimitHookNs: timeSync(() => publicLimit(clientRequest)),
     guardNs,
   };
 }

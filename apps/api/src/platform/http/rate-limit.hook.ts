@@ -38,19 +38,10 @@ export function createRateLimitHook(store: RateLimitStore, config: RateLimitConf
     request.log.warn({ err }, 'rate limit store unavailable; request allowed');
 
   if (hasSyncTake(store)) {
-    // The key of the last address, kept: a client sends its requests in a row, and the same key string
-    // is hashed once by the store's map instead of a new string per request.
-    let lastIp: string | undefined;
-    let lastKey = '';
     return function rateLimit(request: FastifyRequest): undefined {
-      const ip = request.ip;
-      if (ip !== lastIp) {
-        lastIp = ip;
-        lastKey = `public:${ip}`;
-      }
       let result: TakeResult;
       try {
-        result = store.takeSync(lastKey, policy, clock.nowMs());
+        result = store.takeSync(`public:${request.ip}`, policy, clock.nowMs());
       } catch (err) {
         storeFailed(request, err);
         return undefined;
