@@ -35,8 +35,6 @@ export class MemoryRateLimitStore implements SyncRateLimitStore {
   private readonly buckets = new Map<string, StoredBucket>();
   private lastSweepMs = Number.NEGATIVE_INFINITY;
   private evictedActiveCount = 0;
-  /** The key of the last take: the last in the map's order while it is in the map. */
-  private lastKey: string | undefined;
 
   constructor(options: MemoryRateLimitStoreOptions = {}) {
     this.maxKeys = positiveInteger(options.maxKeys ?? 100_000, 'maxKeys');
@@ -53,16 +51,11 @@ export class MemoryRateLimitStore implements SyncRateLimitStore {
       const { state, result } = takeToken(undefined, policy, nowMs);
       this.makeRoom(nowMs);
       this.buckets.set(key, { state: { tokens: state.tokens, updatedAtMs: state.updatedAtMs }, policy });
-      this.lastKey = key;
       return result;
     }
-    // Re-inserted: the end of the map's order is the most recently used. The key of the last take is
-    // already there (every take ends at the end; sweeps and evictions only delete).
-    if (key !== this.lastKey) {
-      this.buckets.delete(key);
-      this.buckets.set(key, bucket);
-      this.lastKey = key;
-    }
+    // Re-inserted: the end of the map's order is the most recently used.
+    this.buckets.delete(key);
+    this.buckets.set(key, bucket);
     bucket.policy = policy;
     return takeTokenInPlace(bucket.state, policy, nowMs);
   }
