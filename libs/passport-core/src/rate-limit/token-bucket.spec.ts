@@ -121,4 +121,77 @@ describe('token bucket arithmetic', () => {
       }),
     );
   });
+
+  it('MemoryRateLimitStore with a small cap evicts as the plain LRU map of takeToken states does', () => {
+    type BucketPolicyLike = { readonly capacity: number; readonly refillPerMs: number };
+    // The reference: the store as first written, a new state object per take, re-inserted each time.
+    class ReferenceStore {
+      readonly buckets = new Map<string, { state: BucketState; policy: BucketPolicyLike }>();
+      lastSweepMs = Number.NEGATIVE_INFINITY;
+      evictedActive = 0;
+      constructor(readonly maxKeys: number, readonly sweepIntervalMs: number) {}
+      takeSync(key: string, p: BucketPolicyLike, nowMs: number) {
+        const existing = this.buckets.get(key);
+        const { state, result } = takeToken(existing?.state, p, nowMs);
+        if (existing) this.buckets.delete(key);
+        else this.makeRoom(nowMs);
+        this.buckets.set(key, { state, policy: p });
+        return result;
+      }
+      sweep(nowMs: number) {
+        this.lastSweepMs = nowMs;
+        for (const [key, bucket] of this.buckets) if (isBucketFull(bucket.state, bucket.policy, nowMs)) this.buckets.delete(key);
+      }
+      makeRoom(nowMs: number) {
+        if (this.buckets.size < this.maxKeys) return;
+        if (nowMs - this.lastSweepMs >= this.sweepIntervalMs) this.sweep(nowMs);
+        while (this.buckets.size >= this.maxKeys) {
+          const [oldestKey, oldest] = this.buckets.entries().next().value!;
+          this.buckets.delete(oldestKey);
+          if (!isBucketFull(oldest.state, oldest.policy, nowMs)) this.evictedActive++;
+        }
+      }
+    }
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 3 }),
+        fc.array(
+          fc.record({
+            key: fc.constantFrom('a', 'b', 'c'),
+            step: fc.oneof(fc.integer({ min: -50, max: 100 }), fc.integer({ min: 600, max: 800 })),
+            sweep: fc.boolean(),
+            slow: fc.boolean(),
+          }),
+          { minLength: 1, maxLength: 200 },
+        ),
+        (maxKeys, schedule) => {
+          const store = new MemoryRateLimitStore({ maxKeys, sweepIntervalMs: 700 });
+          const reference = new ReferenceStore(maxKeys, 700);
+          let now = 10_000;
+          for (const { key, step, sweep, slow } of schedule) {
+            now += step;
+            // A slow refill keeps buckets from filling up, so evictions follow the recency order.
+            const p = slow ? { capacity: 3, refillPerMs: 1 / 20_000 } : policy;
+            if (sweep && step > 600) {
+              store.sweep(now);
+              reference.sweep(now);
+            }
+            expect(store.takeSync(key, p, now)).toEqual(reference.takeSync(key, p, now));
+            expect(store.size).toBe(reference.buckets.size);
+            expect(store.evictedActive).toBe(reference.evictedActive);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('MemoryRateLimitStore: a key taken again after a new one is the most recent, not the one evicted', () => {
+    const store = new MemoryRateLimitStore({ maxKeys: 2 });
+    const slow = { capacity: 3, refillPerMs: 1 / 20_000 };
+    for (const key of ['x', 'x', 'y', 'x']) store.takeSync(key, slow, 10_000);
+    store.takeSync('z', slow, 10_000); // full: evicts y, the least recently used
+    expect(store.takeSync('x', slow, 10_000).allowed).toBe(false); // x kept: its three tokens are spent
+    expect(store.takeSync('y', slow, 10_000).remaining).toBe(2); // y forgotten: a full bucket again
+  });
 });
