@@ -2,7 +2,8 @@
 /**
  * Micro-benchmarks of the app's own per-request work, for A/B comparisons of two built trees (each with
  * `npx tsc -b tsconfig.build.json` run): the request id of a request without one, the metrics hook's
- * Prometheus recording, a response timestamp, and the JWT tier's guard on its usual request (a token
+ * Prometheus recording, a response timestamp, the public rate limit's take (memory store) and its whole
+ * onRequest check, and the JWT tier's guard on its usual request (a token
  * seen before, memory session store, passport in the chain cache), awaited as Nest's guard consumer
  * awaits it. Trees are measured in alternating rounds, each in a fresh process, and the medians printed:
  *
@@ -39,6 +40,11 @@ async function measure(root) {
   };
   const headers = { host: 'x', 'user-agent': 'wrk' };
   const metrics = new OperatorMetrics();
+  // The public rate limit's take (its default policy), for a few client addresses.
+  const limits = new memory.MemoryRateLimitStore();
+  const publicPolicy = { capacity: 6101, refillPerMs: 1101 / 60_000 };
+  const peers = ['127.0.0.1', '10.0.0.2', '10.0.0.3', '::1'];
+  let peer = 0;
 
   const { privateKey } = generateKeyPairSync('ed25519');
   const jwk = privateKey.export({ format: 'jwk' });
@@ -85,7 +91,11 @@ async function measure(root) {
   let k = 0;
   const context = () => {
     const request = { headers: { authorization: headerTexts[k++ & 1023] } };
-    return { switchToHttp: () => ({ getRequest: () => request, getResponse: () => ({}) }) };
+    const response = {};
+    return {
+      switchToHttp: () => ({ getRequest: () => request, getResponse: () => response }),
+      getArgByIndex: (i) => [request, response][i],
+    };
   };
   // As Nest's GuardsConsumer: a boolean is taken as it is, anything else awaited.
   const activate = async () => {
@@ -102,6 +112,7 @@ async function measure(root) {
     requestIdNs: timeSync(() => resolveRequestId(headers)),
     recordRequestNs: timeSync((i) => metrics.recordRequest('/health', 'GET', 200, 1.2 + (i & 7))),
     timestampNs: timeSync(() => iso()),
+    publicTakeNs: timeSync(() => limits.takeSync(`public:${peers[(peer++) & 3]}`, publicPolicy, Date.now())),
     guardNs,
   };
 }

@@ -28,7 +28,8 @@ export function authOf(request: FastifyRequest): AuthContext | undefined {
 
 /** The authenticated caller (only on routes behind BearerAuthGuard). */
 export const Caller = createParamDecorator((_data: unknown, ctx: ExecutionContext): AuthContext => {
-  const auth = authOf(ctx.switchToHttp().getRequest<FastifyRequest>());
+  // The HTTP request (as in @RequestId: read without switchToHttp's new closures per call).
+  const auth = authOf(ctx.getArgByIndex<FastifyRequest>(0));
   if (!auth) throw new Error('@Caller() used on a route without BearerAuthGuard');
   return auth;
 });

@@ -1,75 +1,122 @@
 /**
- * The bearer tier's answer when the session store cannot be read: 503 SERVICE_UNAVAILABLE with the
- * reason `session_store_unavailable`, on the synchronous read (memory, SQLite) as on the asynchronous
- * one (Redis). A store outage must not look like a logout (401), or clients would log in again instead
- * of retrying.
+ * The Authorization header's reading: a header that starts `Bearer ` is looked up in the codec's cache
+ * before the RegExp runs. Whatever the header, the answer must be the one the RegExp alone gives.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { PassportError } from '@passport/core/errors';
-import { type SessionStore } from '@passport/core/ports';
+import fc from 'fast-check';
+import { CachingChainReader } from '@passport/adapters/caching';
+import { PassportError } from '@passport/core';
 import { MemoryChainReader, MemorySessionStore } from '@passport/core/testing';
 import { BearerAuthenticator } from './bearer.authenticator.js';
 import { EddsaJwtCodec } from './eddsa-jwt.codec.js';
 
-const ISSUER = 'https://api.example.test';
-const AUDIENCE = 'a'.repeat(64);
-const NOW = 1_800_000_000_000;
+const BEARER = /^Bearer +(\S+)\s*$/i;
+const ISSUER = 'http://127.0.0.1:1';
+const TOKEN_ID = 'abcdefghijkl';
 
-function codec(): EddsaJwtCodec {
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  const seed = new Uint8Array(privateKey.export({ format: 'der', type: 'pkcs8' }).subarray(-32));
-  const pub = new Uint8Array(publicKey.export({ format: 'der', type: 'spki' }).subarray(-32));
-  return new EddsaJwtCodec({ secretSeed: seed, publicKey: pub, issuer: ISSUER, audience: AUDIENCE, clock: { nowMs: () => NOW } });
-}
-
-async function bearer(jwt: EddsaJwtCodec): Promise<string> {
-  const iat = Math.floor(NOW / 1000);
-  const token = await jwt.sign({
-    iss: ISSUER,
-    sub: 'bc=local;sc=passport.test;id=devroot;sub=bjbvcjzqbdsj',
-    aud: AUDIENCE,
-    iat,
-    nbf: iat,
-    exp: iat + 3600,
-    jti: 'jti-1',
-    session_id: 'sess_bjbvcjzqbdsj_01J00000000000000000000001',
-    session_exp: iat + 3600,
-    passport_subjectuniqueidentifier_url: null,
+describe('BearerAuthenticator: the Authorization header', () => {
+  const nowMs = Date.now();
+  const clock = { nowMs: () => nowMs };
+  const { privateKey } = generateKeyPairSync('ed25519');
+  const jwk = privateKey.export({ format: 'jwk' });
+  const codec = new EddsaJwtCodec({
+    secretSeed: Buffer.from(jwk.d!, 'base64url'),
+    publicKey: Buffer.from(jwk.x!, 'base64url'),
+    issuer: ISSUER,
+    audience: 'owner.near',
+    clock,
   });
-  return `Bearer ${token}`;
-}
+  const sessions = new MemorySessionStore();
+  const chain = new CachingChainReader(
+    new MemoryChainReader({
+      contractId: 'c',
+      passports: [{ tokenId: TOKEN_ID, ownerId: 'o', contractId: 'c', metadata: {}, revoked: false }],
+    }),
+  );
+  const authenticator = new BearerAuthenticator(codec, sessions, clock, chain);
+  let jwt = '';
 
-/** A store whose disk has gone: every read fails (sync throw, or a rejected promise). */
-class FailingSessionStore extends MemorySessionStore {
-  override getSync(): never {
-    throw new Error('disk I/O error');
-  }
-  override async get(): Promise<never> {
-    throw new Error('disk I/O error');
-  }
-}
+  beforeAll(async () => {
+    const now = Math.floor(nowMs / 1000);
+    const sessionId = `sess_${TOKEN_ID}_01JABCDEFGHJKMNPQRSTVWXYZ0`;
+    await sessions.create({
+      sessionId,
+      tokenId: TOKEN_ID,
+      ownerId: 'o',
+      jti: 'j',
+      createdAtMs: now * 1000,
+      expiresAtMs: (now + 3600) * 1000,
+      closedAtMs: null,
+      closeReason: null,
+      federatedFrom: null,
+    });
+    jwt = await codec.sign({
+      iss: ISSUER,
+      sub: `sub=${TOKEN_ID}`,
+      aud: 'owner.near',
+      exp: now + 3000,
+      iat: now,
+      nbf: now,
+      jti: 'j',
+      session_id: sessionId,
+      session_exp: now + 3600,
+    });
+    // Verified once, so the codec's cache holds it.
+    expect((await authenticator.authenticate(`Bearer ${jwt}`)).tokenId).toBe(TOKEN_ID);
+  });
 
-/** The same failing store without a synchronous read (as Redis). */
-const asyncOnly = (): SessionStore => {
-  const store = new FailingSessionStore();
-  return { get: store.get.bind(store) } as unknown as SessionStore;
-};
+  const outcome = async (header: string): Promise<string> => {
+    try {
+      const context = await authenticator.authenticateSync(header);
+      return `ok ${context.tokenId}`;
+    } catch (err) {
+      if (!(err instanceof PassportError)) throw err;
+      return `${err.code} ${JSON.stringify(err.details)}`;
+    }
+  };
 
-describe.each([
-  ['synchronous read (memory, SQLite)', () => new FailingSessionStore() as SessionStore],
-  ['asynchronous read (Redis)', asyncOnly],
-])('BearerAuthenticator, session store failing on the %s', (_name, store) => {
-  it('answers SERVICE_UNAVAILABLE (session_store_unavailable), not a logout', async () => {
-    const jwt = codec();
-    const authenticator = new BearerAuthenticator(jwt, store(), { nowMs: () => NOW }, new MemoryChainReader({ contractId: 'passport.test' }));
-    const header = await bearer(jwt);
-    for (const attempt of [() => authenticator.authenticate(header), async () => authenticator.authenticateSync(header)]) {
-      const error = await attempt().then(
-        () => null,
-        (e: unknown) => e,
-      );
-      expect(error).toBeInstanceOf(PassportError);
-      expect(error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', details: { reason: 'session_store_unavailable' } });
+  // Every character JavaScript's \s matches, and a few that look alike but are not whitespace.
+  const whitespace = [' ', '\t', '\n', '\v', '\f', '\r', '\u00a0', '\u1680', '\u2000', '\u200a', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff'];
+  const nearWhitespace = ['\u0000', '\u0085', '\u200b', '\u180e', 'x', '.'];
+  const piece = fc.constantFrom(...whitespace, ...nearWhitespace);
+  const scheme = fc.constantFrom('Bearer', 'bearer', 'BEARER', 'BeArEr', 'Bearer:', 'Bearerx', 'Basic', '');
+
+  it('answers every header as the RegExp reading does, the cached token included', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        scheme,
+        fc.array(piece, { maxLength: 3 }),
+        fc.integer({ min: 0, max: jwt.length }),
+        fc.array(piece, { maxLength: 2 }),
+        fc.array(piece, { maxLength: 3 }),
+        async (name, gap, cut, inside, trailing) => {
+          const token = jwt.slice(0, cut) + inside.join('') + jwt.slice(cut);
+          const header = `${name}${gap.join('')}${token}${trailing.join('')}`;
+          if (header === '') return;
+          const match = BEARER.exec(header);
+          const got = await outcome(header);
+          if (match === null) {
+            expect(got).toBe('INVALIDATED_TOKEN {"reason":"invalid_jwt_format","cause":"not_bearer_scheme"}');
+          } else if (match[1] === jwt) {
+            expect(got).toBe(`ok ${TOKEN_ID}`);
+          } else {
+            expect(got).not.toBe(`ok ${TOKEN_ID}`);
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('reads the usual header, a one-space `Bearer ` and a cached token, without a promise', () => {
+    const context = authenticator.authenticateSync(`Bearer ${jwt}`);
+    expect(context).not.toBeInstanceOf(Promise);
+    expect((context as { tokenId: string }).tokenId).toBe(TOKEN_ID);
+  });
+
+  it('still reads the other spellings the RegExp accepts', async () => {
+    for (const header of [`bearer ${jwt}`, `Bearer   ${jwt}`, `BEARER ${jwt} \t`, `Bearer ${jwt}\u00a0`]) {
+      expect(await outcome(header)).toBe(`ok ${TOKEN_ID}`);
     }
   });
 });

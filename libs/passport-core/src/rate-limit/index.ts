@@ -4,4 +4,11 @@
  */
 
 // Token buckets
-export { takeToken, isBucketFull, policyPerWindow, type BucketState } from './token-bucket.js';
+export {
+  takeToken,
+  takeTokenInPlace,
+  isBucketFull,
+  policyPerWindow,
+  type BucketState,
+  type MutableBucketState,
+} from './token-bucket.js';

@@ -1,5 +1,14 @@
 import fc from 'fast-check';
-import { isBucketFull, policyPerWindow, refillBucket, takeToken, type BucketState } from './token-bucket.js';
+import { MemoryRateLimitStore } from '../adapters/memory/memory-rate-limit.store.js';
+import {
+  isBucketFull,
+  policyPerWindow,
+  refillBucket,
+  takeToken,
+  takeTokenInPlace,
+  type BucketState,
+  type MutableBucketState,
+} from './token-bucket.js';
 
 const policy = { capacity: 3, refillPerMs: 1 / 1000 }; // 3 burst, 1 token per second
 
@@ -55,5 +64,134 @@ describe('token bucket arithmetic', () => {
         return allowed <= policy.capacity + now * policy.refillPerMs + 1e-9;
       }),
     );
+  });
+
+  // The memory store updates its buckets in place; it must answer exactly as the pure rule does.
+  const takes = fc.array(
+    fc.record({
+      key: fc.constantFrom('a', 'b', 'c'),
+      // Negative steps: a clock stepping backwards.
+      step: fc.integer({ min: -2000, max: 5000 }),
+      policy: fc.constantFrom(policy, { capacity: 1, refillPerMs: 0 }, { capacity: 5, refillPerMs: 0.37 }),
+    }),
+    { minLength: 1, maxLength: 150 },
+  );
+
+  it('takeTokenInPlace leaves the state takeToken returns and answers the same', () => {
+    fc.assert(
+      fc.property(takes, (schedule) => {
+        let pure: BucketState | undefined;
+        let inPlace: MutableBucketState | undefined;
+        let now = 10_000;
+        for (const { step, policy: p } of schedule) {
+          now += step;
+          const expected = takeToken(pure, p, now);
+          pure = expected.state;
+          let result;
+          if (inPlace === undefined) {
+            const first = takeToken(undefined, p, now);
+            inPlace = { ...first.state };
+            result = first.result;
+          } else {
+            result = takeTokenInPlace(inPlace, p, now);
+          }
+          expect(result).toEqual(expected.result);
+          expect(inPlace).toEqual(expected.state);
+        }
+      }),
+    );
+  });
+
+  it('MemoryRateLimitStore.takeSync answers as takeToken folded per key, and earlier results stay unchanged', () => {
+    fc.assert(
+      fc.property(takes, (schedule) => {
+        const store = new MemoryRateLimitStore();
+        const reference = new Map<string, BucketState>();
+        const answered: Array<{ result: object; copy: object }> = [];
+        let now = 10_000;
+        for (const { key, step, policy: p } of schedule) {
+          now += step;
+          const expected = takeToken(reference.get(key), p, now);
+          reference.set(key, expected.state);
+          const result = store.takeSync(key, p, now);
+          expect(result).toEqual(expected.result);
+          answered.push({ result, copy: { ...result } });
+        }
+        for (const { result, copy } of answered) expect(result).toEqual(copy);
+      }),
+    );
+  });
+
+  it('MemoryRateLimitStore with a small cap evicts as the plain LRU map of takeToken states does', () => {
+    type BucketPolicyLike = { readonly capacity: number; readonly refillPerMs: number };
+    // The reference: the store as first written, a new state object per take, re-inserted each time.
+    class ReferenceStore {
+      readonly buckets = new Map<string, { state: BucketState; policy: BucketPolicyLike }>();
+      lastSweepMs = Number.NEGATIVE_INFINITY;
+      evictedActive = 0;
+      constructor(readonly maxKeys: number, readonly sweepIntervalMs: number) {}
+      takeSync(key: string, p: BucketPolicyLike, nowMs: number) {
+        const existing = this.buckets.get(key);
+        const { state, result } = takeToken(existing?.state, p, nowMs);
+        if (existing) this.buckets.delete(key);
+        else this.makeRoom(nowMs);
+        this.buckets.set(key, { state, policy: p });
+        return result;
+      }
+      sweep(nowMs: number) {
+        this.lastSweepMs = nowMs;
+        for (const [key, bucket] of this.buckets) if (isBucketFull(bucket.state, bucket.policy, nowMs)) this.buckets.delete(key);
+      }
+      makeRoom(nowMs: number) {
+        if (this.buckets.size < this.maxKeys) return;
+        if (nowMs - this.lastSweepMs >= this.sweepIntervalMs) this.sweep(nowMs);
+        while (this.buckets.size >= this.maxKeys) {
+          const [oldestKey, oldest] = this.buckets.entries().next().value!;
+          this.buckets.delete(oldestKey);
+          if (!isBucketFull(oldest.state, oldest.policy, nowMs)) this.evictedActive++;
+        }
+      }
+    }
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 3 }),
+        fc.array(
+          fc.record({
+            key: fc.constantFrom('a', 'b', 'c'),
+            step: fc.oneof(fc.integer({ min: -50, max: 100 }), fc.integer({ min: 600, max: 800 })),
+            sweep: fc.boolean(),
+            slow: fc.boolean(),
+          }),
+          { minLength: 1, maxLength: 200 },
+        ),
+        (maxKeys, schedule) => {
+          const store = new MemoryRateLimitStore({ maxKeys, sweepIntervalMs: 700 });
+          const reference = new ReferenceStore(maxKeys, 700);
+          let now = 10_000;
+          for (const { key, step, sweep, slow } of schedule) {
+            now += step;
+            // A slow refill keeps buckets from filling up, so evictions follow the recency order.
+            const p = slow ? { capacity: 3, refillPerMs: 1 / 20_000 } : policy;
+            if (sweep && step > 600) {
+              store.sweep(now);
+              reference.sweep(now);
+            }
+            expect(store.takeSync(key, p, now)).toEqual(reference.takeSync(key, p, now));
+            expect(store.size).toBe(reference.buckets.size);
+            expect(store.evictedActive).toBe(reference.evictedActive);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('MemoryRateLimitStore: a key taken again after a new one is the most recent, not the one evicted', () => {
+    const store = new MemoryRateLimitStore({ maxKeys: 2 });
+    const slow = { capacity: 3, refillPerMs: 1 / 20_000 };
+    for (const key of ['x', 'x', 'y', 'x']) store.takeSync(key, slow, 10_000);
+    store.takeSync('z', slow, 10_000); // full: evicts y, the least recently used
+    expect(store.takeSync('x', slow, 10_000).allowed).toBe(false); // x kept: its three tokens are spent
+    expect(store.takeSync('y', slow, 10_000).remaining).toBe(2); // y forgotten: a full bucket again
   });
 });

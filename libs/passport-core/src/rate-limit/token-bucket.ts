@@ -22,6 +22,12 @@ export function refillBucket(state: BucketState | undefined, policy: BucketPolic
   return Math.min(policy.capacity, state.tokens + elapsed * policy.refillPerMs);
 }
 
+/** A bucket state its owner updates in place (`takeTokenInPlace`). */
+export interface MutableBucketState {
+  tokens: number;
+  updatedAtMs: number;
+}
+
 /**
  * Takes one token. A missing state is a full bucket. When refusing, the state is still returned with
  * the refilled level so that adapters may store it (or not: refusing never consumes a token).
@@ -33,25 +39,36 @@ export function takeToken(
   policy: BucketPolicy,
   nowMs: number,
 ): { readonly state: BucketState; readonly result: TakeResult } {
-  const level = refillBucket(state, policy, nowMs);
+  const next: MutableBucketState = { tokens: 0, updatedAtMs: nowMs };
+  const result = takeAtLevel(refillBucket(state, policy, nowMs), next, policy, nowMs);
+  return { state: next, result };
+}
+
+/**
+ * `takeToken` on a bucket held in memory: the state is overwritten with the one `takeToken` would
+ * return (the same arithmetic), so a take allocates nothing but its result.
+ */
+export function takeTokenInPlace(state: MutableBucketState, policy: BucketPolicy, nowMs: number): TakeResult {
+  return takeAtLevel(refillBucket(state, policy, nowMs), state, policy, nowMs);
+}
+
+/** Takes one token from a bucket refilled to `level`, writing the new state into `into`. */
+function takeAtLevel(level: number, into: MutableBucketState, policy: BucketPolicy, nowMs: number): TakeResult {
+  into.updatedAtMs = nowMs;
   // Float tolerance both ways: the take at exactly `retryAfterMs` later must succeed.
   if (level >= 1 - FLOAT_EPSILON) {
     const tokens = Math.max(0, level - 1);
-    return {
-      state: { tokens, updatedAtMs: nowMs },
-      result: { allowed: true, remaining: Math.floor(tokens), retryAfterMs: 0 },
-    };
+    into.tokens = tokens;
+    return { allowed: true, remaining: Math.floor(tokens), retryAfterMs: 0 };
   }
+  into.tokens = level;
   const missing = 1 - level;
   // The epsilon absorbs float error (1 - 0.999 is slightly above 0.001), so a whole-ms answer stays whole.
   const retryAfterMs =
     policy.refillPerMs > 0
       ? Math.max(1, Math.ceil(missing / policy.refillPerMs - FLOAT_EPSILON))
       : Number.MAX_SAFE_INTEGER;
-  return {
-    state: { tokens: level, updatedAtMs: nowMs },
-    result: { allowed: false, remaining: 0, retryAfterMs },
-  };
+  return { allowed: false, remaining: 0, retryAfterMs };
 }
 
 /** True when the bucket has refilled completely, so forgetting it changes nothing (safe to evict). */

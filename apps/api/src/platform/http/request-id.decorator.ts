@@ -3,5 +3,7 @@ import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { type FastifyRequest } from 'fastify';
 
 export const RequestId = createParamDecorator((_data: unknown, ctx: ExecutionContext): string => {
-  return ctx.switchToHttp().getRequest<FastifyRequest>().id;
+  // The request is the HTTP context's first argument (what switchToHttp().getRequest() returns), read
+  // without switchToHttp, which adds three new closures to the context on every call.
+  return ctx.getArgByIndex<FastifyRequest>(0).id;
 });

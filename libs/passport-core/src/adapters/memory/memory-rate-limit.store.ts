@@ -12,7 +12,7 @@ import {
   type SyncRateLimitStore,
   type TakeResult,
 } from '../../ports/rate-limit-store.port.js';
-import { isBucketFull, takeToken, type BucketState } from '../../rate-limit/token-bucket.js';
+import { isBucketFull, takeToken, takeTokenInPlace, type MutableBucketState } from '../../rate-limit/token-bucket.js';
 import { positiveInteger } from './capacity.js';
 
 export interface MemoryRateLimitStoreOptions {
@@ -22,9 +22,10 @@ export interface MemoryRateLimitStoreOptions {
   readonly sweepIntervalMs?: number;
 }
 
+/** One bucket, updated in place by each take (the public limit takes on every request). */
 interface StoredBucket {
-  readonly state: BucketState;
-  readonly policy: BucketPolicy;
+  readonly state: MutableBucketState;
+  policy: BucketPolicy;
 }
 
 export class MemoryRateLimitStore implements SyncRateLimitStore {
@@ -45,12 +46,18 @@ export class MemoryRateLimitStore implements SyncRateLimitStore {
   }
 
   takeSync(key: string, policy: BucketPolicy, nowMs: number): TakeResult {
-    const existing = this.buckets.get(key);
-    const { state, result } = takeToken(existing?.state, policy, nowMs);
-    if (existing) this.buckets.delete(key);
-    else this.makeRoom(nowMs);
-    this.buckets.set(key, { state, policy });
-    return result;
+    const bucket = this.buckets.get(key);
+    if (bucket === undefined) {
+      const { state, result } = takeToken(undefined, policy, nowMs);
+      this.makeRoom(nowMs);
+      this.buckets.set(key, { state: { tokens: state.tokens, updatedAtMs: state.updatedAtMs }, policy });
+      return result;
+    }
+    // Re-inserted: the end of the map's order is the most recently used.
+    this.buckets.delete(key);
+    this.buckets.set(key, bucket);
+    bucket.policy = policy;
+    return takeTokenInPlace(bucket.state, policy, nowMs);
   }
 
   /** Drops buckets that have refilled completely; returns how many. */
