@@ -6,6 +6,7 @@
 import { type SessionRecord, type SessionStore } from '@passport/core/ports';
 import { describeSessionStoreContract, sampleSessionRecord } from '@passport/core/testing';
 import { sessionAdapters } from './support/store-adapters.js';
+import { runContenders } from './support/contenders.js';
 
 const framework = { describe, it, expect, beforeEach, afterEach };
 
@@ -34,5 +35,32 @@ describe('SessionStore (sqlite): connections on one file', () => {
     await expect(h.store.get(session(5).sessionId)).resolves.toMatchObject({ closedAtMs: null });
     await nextTurn();
     await expect(h.store.get(session(5).sessionId)).resolves.toMatchObject({ closedAtMs: 7000 });
+  });
+});
+
+describe('SessionStore (sqlite): bounds hold exactly across processes logging in through group-committed batches', () => {
+  const sqlite = sessionAdapters.find((a) => a.name === 'sqlite')!;
+  let h: ReturnType<typeof sqlite.open>;
+  beforeEach(() => {
+    h = sqlite.open();
+  });
+  afterEach(() => h.close());
+
+  type Report = { stored: number; refused: Record<string, number> };
+  const total = (reports: Report[], pick: (r: Report) => number) => reports.reduce((n, r) => n + pick(r), 0);
+
+  it('three processes logging one passport in 600 times each with a bound of 7: every login stored, exactly 7 left open', async () => {
+    const reports = await runContenders<Report>(3, [h.file as string, 'login', '600', '7', '100000', 'shared']);
+    expect(total(reports, (r) => r.stored)).toBe(1800);
+    expect(reports.every((r) => Object.keys(r.refused).length === 0)).toBe(true);
+    expect(await h.size()).toBe(1800);
+    expect(await h.store.countOpen(2000)).toBe(7);
+  });
+
+  it('three processes logging 400 passports in each into a store capped at 600: exactly 600 stored, every other login refused', async () => {
+    const reports = await runContenders<Report>(3, [h.file as string, 'login', '400', '100', '600', 'own']);
+    expect(total(reports, (r) => r.stored)).toBe(600);
+    expect(total(reports, (r) => r.refused.SessionCapacityError ?? 0)).toBe(600);
+    expect(await h.size()).toBe(600);
   });
 });

@@ -99,13 +99,16 @@ export class SqliteSessionStore implements SyncSessionStore {
   createSync(session: SessionRecord): void {
     this.db.immediate(() => {
       const nowMs = session.createdAtMs;
-      if (this.db.rowCount('sessions') >= this.maxEntries) this.sweepSync(nowMs);
+      // Read once: this transaction holds the write lock, closing a session leaves the row count as it
+      // is, and a sweep lowers it by the rows it deleted (the trigger-kept count moves with each).
+      let rows = this.db.rowCount('sessions');
+      if (rows >= this.maxEntries) rows -= this.sweepSync(nowMs);
       // A passport at its own bound makes room by closing its own oldest (then swept); nobody else's.
       // A refusal below rolls the whole transaction back, closes included.
-      if (this.closeOldestOfPassport(session.tokenId, nowMs) > 0 && this.db.rowCount('sessions') >= this.maxEntries) {
-        this.sweepSync(nowMs);
+      if (this.closeOldestOfPassport(session.tokenId, nowMs) > 0 && rows >= this.maxEntries) {
+        rows -= this.sweepSync(nowMs);
       }
-      if (this.db.rowCount('sessions') >= this.maxEntries) throw new SessionCapacityError(this.maxEntries);
+      if (rows >= this.maxEntries) throw new SessionCapacityError(this.maxEntries);
       const inserted = this.db
         .statement(
           `INSERT INTO sessions (${INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id) DO NOTHING`,
@@ -129,6 +132,7 @@ export class SqliteSessionStore implements SyncSessionStore {
   private closeOldestOfPassport(tokenId: string, nowMs: number): number {
     // Counted first: at its bound a passport holds maxOpenPerPassport open sessions, and reading them all
     // as rows on every login cost more than the count; only the ones to close are read.
+    // Both read only the index `sessions_open_by_passport_covering`.
     const openCount = this.db
       .statement('SELECT count(*) FROM sessions WHERE token_id = ? AND closed_at_ms IS NULL AND expires_at_ms > ?')
       .pluck()
@@ -139,14 +143,15 @@ export class SqliteSessionStore implements SyncSessionStore {
       .statement(
         'SELECT session_id FROM sessions WHERE token_id = ? AND closed_at_ms IS NULL AND expires_at_ms > ? ORDER BY created_at_ms, rowid LIMIT ?',
       )
-      .all(tokenId, nowMs, excess) as { session_id: string }[];
-    for (const { session_id } of oldest) {
+      .pluck()
+      .all(tokenId, nowMs, excess) as string[];
+    for (const sessionId of oldest) {
       this.db
         .statement('UPDATE sessions SET closed_at_ms = ?, close_reason = ? WHERE session_id = ? AND closed_at_ms IS NULL')
-        .run(nowMs, SESSION_SUPERSEDED, session_id);
-      this.readCache.delete(session_id);
+        .run(nowMs, SESSION_SUPERSEDED, sessionId);
+      this.readCache.delete(sessionId);
     }
-    return Math.max(0, excess);
+    return oldest.length;
   }
 
   async recordRenewal(sessionId: string, nowMs: number): Promise<boolean> {
