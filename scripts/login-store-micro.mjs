@@ -7,7 +7,7 @@
  * every login also closes that passport's oldest), then LOGINS logins in turns of 16, and reports the
  * process's CPU time (user + system) per login. Trees alternate; medians are printed.
  *
- *   node scripts/login-store-micro.mjs [rounds] <tree> [<tree> ...]     (env OPEN, LOGINS)
+ *   node scripts/login-store-micro.mjs [rounds] <tree> [<tree> ...]     (env OPEN, LOGINS, IN_PROCESS=1)
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -74,12 +74,18 @@ if (process.env.LOGIN_STORE_MICRO_TREE) {
   const results = new Map(trees.map((t) => [t, []]));
   for (let r = 0; r < rounds; r++) {
     for (const tree of trees) {
-      const out = execFileSync(process.execPath, [new URL(import.meta.url).pathname], {
-        env: { ...process.env, LOGIN_STORE_MICRO_TREE: tree },
-        encoding: 'utf8',
-      });
-      results.get(tree).push(JSON.parse(out));
-      console.log(`round ${r + 1} ${tree}: ${JSON.parse(out).toFixed(1)} µs CPU per login`);
+      // IN_PROCESS=1: every tree in this one process (less noise from start-up and drift between rounds).
+      const perLogin =
+        process.env.IN_PROCESS === '1'
+          ? await measure(tree)
+          : JSON.parse(
+              execFileSync(process.execPath, [new URL(import.meta.url).pathname], {
+                env: { ...process.env, LOGIN_STORE_MICRO_TREE: tree },
+                encoding: 'utf8',
+              }),
+            );
+      results.get(tree).push(perLogin);
+      console.log(`round ${r + 1} ${tree}: ${perLogin.toFixed(1)} µs CPU per login`);
     }
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
