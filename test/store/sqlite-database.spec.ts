@@ -154,7 +154,9 @@ describe('SqliteDatabase', () => {
     expect(db.schemaVersion()).toBe(SCHEMA_VERSION);
     const check = new Database(file, { readonly: true });
     const indexes = check
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'sessions' AND sql IS NOT NULL ORDER BY name")
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'sessions' AND sql IS NOT NULL ORDER BY name",
+      )
       .pluck()
       .all();
     const plan = check
@@ -169,7 +171,9 @@ describe('SqliteDatabase', () => {
       'sessions_expiry',
       'sessions_open_by_passport_covering',
     ]);
-    expect(plan.map((row) => row.detail).join('; ')).toMatch(/COVERING INDEX sessions_open_by_passport_covering/);
+    expect(plan.map((row) => row.detail).join('; ')).toMatch(
+      /COVERING INDEX sessions_open_by_passport_covering/,
+    );
     expect(db.rowCount('sessions')).toBe(5);
 
     // Bound 2: s1 and s3 are open at 5000 (s2 has expired), so a login closes the oldest open one, s1.

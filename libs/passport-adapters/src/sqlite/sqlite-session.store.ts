@@ -256,9 +256,14 @@ export class SqliteSessionStore implements SyncSessionStore {
 
   private sweepSync(nowMs: number): number {
     this.readCache.clear();
-    return this.db
-      .statement('DELETE FROM sessions WHERE closed_at_ms IS NOT NULL OR expires_at_ms <= ?')
-      .run(nowMs).changes;
+    // Two deletes, each through its own index (sessions_closed, sessions_expiry): one delete of either
+    // condition scanned the whole table, ~5 ms at 100 000 sessions, and a login into a full table sweeps.
+    // A session both closed and expired goes with the first and is counted once.
+    return this.db.immediate(
+      () =>
+        this.db.statement('DELETE FROM sessions WHERE closed_at_ms IS NOT NULL').run().changes +
+        this.db.statement('DELETE FROM sessions WHERE expires_at_ms <= ?').run(nowMs).changes,
+    );
   }
 }
 
