@@ -26,7 +26,10 @@ afterAll(async () => {
 
 function open(options: { maxEntries?: number } = {}) {
   const prefix = `idx${++prefixes}:`;
-  return { store: new RedisSessionStore(client, { prefix, ...options }), hash: (id: string) => `${prefix}{sess}:s:${id}` };
+  return {
+    store: new RedisSessionStore(client, { prefix, ...options }),
+    hash: (id: string) => `${prefix}{sess}:s:${id}`,
+  };
 }
 
 const now = Date.now();
@@ -126,9 +129,41 @@ it('a full store with 2500 expired sessions still takes a new one (its sweep fre
   const { store } = open({ maxEntries: 2500 });
   await Promise.all(
     Array.from({ length: 2500 }, (_, i) =>
-      store.create(sampleSessionRecord(i, { sessionId: `sess_t${i}_Y`, tokenId: `t${i}`, createdAtMs: 1000, expiresAtMs: 2000 })),
+      store.create(
+        sampleSessionRecord(i, {
+          sessionId: `sess_t${i}_Y`,
+          tokenId: `t${i}`,
+          createdAtMs: 1000,
+          expiresAtMs: 2000,
+        }),
+      ),
     ),
   );
-  await expect(store.create(sampleSessionRecord(9, { createdAtMs: 3000, expiresAtMs: 9_000_000 }))).resolves.toBeUndefined();
+  await expect(
+    store.create(sampleSessionRecord(9, { createdAtMs: 3000, expiresAtMs: 9_000_000 })),
+  ).resolves.toBeUndefined();
   await expect(store.size).resolves.toBe(1501);
+});
+
+it("a passport's set holds only its sessions not closed: superseded and logged-out ones leave it at once, the bound still holds", async () => {
+  const prefix = `idx${++prefixes}:`;
+  const store = new RedisSessionStore(client, { prefix, maxOpenPerPassport: 3 });
+  const passport = (n: number) => live(n, { tokenId: 'aaaaaaaaaaaa', sessionId: `sess_a_${n}` });
+  for (let n = 1; n <= 10; n++) await store.create(passport(n));
+  await store.close(passport(10).sessionId, 'logout', now + 20);
+  // Created already closed: never a member.
+  await store.create(
+    live(11, { tokenId: 'aaaaaaaaaaaa', sessionId: 'sess_a_11', closedAtMs: now, closeReason: 'logout' }),
+  );
+  expect(await client.zrange(`${prefix}{sess}:p:aaaaaaaaaaaa`, 0, -1)).toEqual(['sess_a_8', 'sess_a_9']);
+  await expect(store.get('sess_a_7')).resolves.toMatchObject({ closeReason: 'superseded' });
+  await store.create(passport(12));
+  await store.create(passport(13));
+  expect(await client.zrange(`${prefix}{sess}:p:aaaaaaaaaaaa`, 0, -1)).toEqual([
+    'sess_a_9',
+    'sess_a_12',
+    'sess_a_13',
+  ]);
+  await expect(store.get('sess_a_8')).resolves.toMatchObject({ closeReason: 'superseded' });
+  await expect(store.get('sess_a_9')).resolves.toMatchObject({ closedAtMs: null });
 });

@@ -132,6 +132,72 @@ describe('SqliteDatabase', () => {
     expect(second.rowCount('replay_records')).toBe(1);
   });
 
+  it('migrates a version-3 file holding sessions to the covering open-sessions index, keeping the rows and the per-passport bound', async () => {
+    // A file as version 3 left it: the open-sessions index on (token_id, created_at_ms) only.
+    open().close();
+    const raw = new Database(file);
+    raw.exec(`DROP INDEX sessions_open_by_passport_covering;
+      CREATE INDEX sessions_open_by_passport ON sessions (token_id, created_at_ms) WHERE closed_at_ms IS NULL;`);
+    raw.pragma('user_version = 3');
+    const insert = raw.prepare(
+      'INSERT INTO sessions (session_id, token_id, owner_id, jti, created_at_ms, expires_at_ms, closed_at_ms, close_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    // Three open sessions of one passport (one already expired at 5000), one closed, one of another passport.
+    insert.run('s1', 'aaaaaaaaaaaa', 'o', 'j1', 1000, 100_000, null, null);
+    insert.run('s2', 'aaaaaaaaaaaa', 'o', 'j2', 2000, 4000, null, null);
+    insert.run('s3', 'aaaaaaaaaaaa', 'o', 'j3', 3000, 100_000, null, null);
+    insert.run('s4', 'aaaaaaaaaaaa', 'o', 'j4', 3500, 100_000, 3600, 'logout');
+    insert.run('s5', 'bbbbbbbbbbbb', 'o', 'j5', 4000, 100_000, null, null);
+    raw.close();
+
+    const db = open();
+    expect(db.schemaVersion()).toBe(SCHEMA_VERSION);
+    const check = new Database(file, { readonly: true });
+    const indexes = check
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'sessions' AND sql IS NOT NULL ORDER BY name",
+      )
+      .pluck()
+      .all();
+    const plan = check
+      .prepare(
+        'EXPLAIN QUERY PLAN SELECT count(*) FROM sessions WHERE token_id = ? AND closed_at_ms IS NULL AND expires_at_ms > ?',
+      )
+      .all('aaaaaaaaaaaa', 5000) as { detail: string }[];
+    check.close();
+    expect(indexes).toEqual([
+      'sessions_closed',
+      'sessions_created',
+      'sessions_expiry',
+      'sessions_open_by_passport_covering',
+    ]);
+    expect(plan.map((row) => row.detail).join('; ')).toMatch(
+      /COVERING INDEX sessions_open_by_passport_covering/,
+    );
+    expect(db.rowCount('sessions')).toBe(5);
+
+    // Bound 2: s1 and s3 are open at 5000 (s2 has expired), so a login closes the oldest open one, s1.
+    const sessions = new SqliteSessionStore(db, { sweepIntervalMs: 0, maxOpenPerPassport: 2 });
+    await sessions.create({
+      sessionId: 's6',
+      tokenId: 'aaaaaaaaaaaa',
+      ownerId: 'o',
+      jti: 'j6',
+      createdAtMs: 5000,
+      expiresAtMs: 100_000,
+      closedAtMs: null,
+      closeReason: null,
+      federatedFrom: null,
+      renewalCount: 0,
+      lastRenewedAtMs: null,
+    });
+    expect(await sessions.get('s1')).toMatchObject({ closedAtMs: 5000, closeReason: 'superseded' });
+    expect(await sessions.get('s3')).toMatchObject({ closedAtMs: null });
+    expect(await sessions.get('s5')).toMatchObject({ closedAtMs: null });
+    expect(await sessions.countOpen(5000)).toBe(3);
+    sessions.dispose();
+  });
+
   it('refuses a database written by a newer schema', () => {
     open().close();
     const raw = new Database(file);

@@ -9,8 +9,17 @@
  *       <file> take <key> <takes> <capacity> → `takes` takes from one bucket that never refills
  *       <file> replay-capped <keyCount> <maxPerOwner> <maxEntries> → keys of its own (by pid), all
  *         charged to one shared owner with that quota, into a store of that cap, 20 calls per turn
+ *       <file> login <logins> <maxOpenPerPassport> <maxSessions> <shared|own> → logins through the SQLite
+ *         login recorder (challenge + session, group-committed), 5 per turn, all of one shared passport
+ *         or each of a passport of its own; reports how many were stored and the refusals by name
  */
-import { SqliteDatabase, SqliteRateLimitStore, SqliteReplayStore } from '@passport/adapters/sqlite';
+import {
+  SqliteDatabase,
+  SqliteLoginRecorder,
+  SqliteRateLimitStore,
+  SqliteReplayStore,
+  SqliteSessionStore,
+} from '@passport/adapters/sqlite';
 
 const [file, op, a, b, c] = process.argv.slice(2);
 const db = SqliteDatabase.open(file);
@@ -60,6 +69,50 @@ async function run(): Promise<unknown> {
     }
     capped.dispose();
     return { recorded, refused };
+  }
+  if (op === 'login') {
+    const sessions = new SqliteSessionStore(db, {
+      sweepIntervalMs: 0,
+      maxOpenPerPassport: Number(b),
+      maxEntries: Number(c),
+    });
+    const recorder = new SqliteLoginRecorder(db, replay, sessions);
+    const shared = process.argv[7] === 'shared';
+    let stored = 0;
+    const refused: Record<string, number> = {};
+    for (let start = 0; start < Number(a); start += 5) {
+      const batch = Array.from({ length: Math.min(5, Number(a) - start) }, (_, k) => {
+        const n = start + k;
+        const tokenId = shared ? 'sharedpasspt' : `p${process.pid}-${n}`;
+        const nowMs = 1000 + n;
+        return recorder.recordLogin(
+          { key: `login|${process.pid}|${n}`, nowMs, expiresAtMs: 1_000_000 },
+          {
+            sessionId: `sess_${process.pid}_${n}`,
+            tokenId,
+            ownerId: 'owner.near',
+            jti: `jti_${process.pid}_${n}`,
+            createdAtMs: nowMs,
+            expiresAtMs: 1_000_000,
+            closedAtMs: null,
+            closeReason: null,
+            federatedFrom: null,
+            renewalCount: 0,
+            lastRenewedAtMs: null,
+          },
+        );
+      });
+      for (const outcome of await Promise.allSettled(batch)) {
+        if (outcome.status === 'fulfilled') stored += outcome.value.recorded ? 1 : 0;
+        else {
+          const name = (outcome.reason as Error).name ?? String(outcome.reason);
+          refused[name] = (refused[name] ?? 0) + 1;
+        }
+      }
+    }
+    recorder.dispose();
+    sessions.dispose();
+    return { stored, refused };
   }
   if (op === 'take') {
     let allowed = 0;

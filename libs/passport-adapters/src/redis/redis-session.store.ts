@@ -13,7 +13,8 @@
  * - `<prefix>{sess}:created`  sorted set `<ord>:<sessionId>` → createdAtMs (newest first, total);
  * - `<prefix>{sess}:open`     sorted set sessionId → expiresAtMs of open sessions (countOpen, sweep);
  * - `<prefix>{sess}:closed`   set of closed sessionIds (sweep);
- * - `<prefix>{sess}:p:<tokenId>` sorted set sessionId → creation order (per-passport bound);
+ * - `<prefix>{sess}:p:<tokenId>` sorted set sessionId → creation order of the passport's sessions not
+ *   closed (per-passport bound; a close removes its member, a sweep the rest);
  * - `<prefix>{sess}:seq`      creation counter.
  * Semantics and bounds are the SQLite adapter's (same contract suite): a create at `maxEntries` first
  * sweeps; a passport beyond `maxOpenPerPassport` closes its own oldest (`superseded`); if still full,
@@ -90,6 +91,10 @@ local function closeSession(base, id, now, reason)
   redis.call('HSET', base .. 's:' .. id, 'closedAtMs', now, 'closeReason', reason)
   redis.call('ZREM', base .. 'open', id)
   redis.call('SADD', base .. 'closed', id)
+  -- Out of its passport's set at once: a login checks every member of that set, and superseded
+  -- sessions would otherwise pile up there until the next sweep (a minute of logins at the bound).
+  local tokenId = redis.call('HGET', base .. 's:' .. id, 'tokenId')
+  if tokenId then redis.call('ZREM', base .. 'p:' .. tokenId, id) end
   return 1
 end
 `;
@@ -127,9 +132,9 @@ if redis.call('HEXISTS', KEYS[1], 'closedAtMs') == 1 then
   redis.call('SADD', base .. 'closed', id)
 else
   redis.call('ZADD', base .. 'open', expires, id)
+  redis.call('ZADD', base .. 'p:' .. tokenId, tonumber(ord), id)
+  redis.call('PEXPIRE', base .. 'p:' .. tokenId, ttl)
 end
-redis.call('ZADD', base .. 'p:' .. tokenId, tonumber(ord), id)
-redis.call('PEXPIRE', base .. 'p:' .. tokenId, ttl)
 return 1
 `;
 

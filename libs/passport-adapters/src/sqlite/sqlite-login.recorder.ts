@@ -121,10 +121,16 @@ export class SqliteLoginRecorder implements LoginRecorder {
   /** The used challenge, then (if it was not used before) the session; `part` names the write under way. */
   private write({ challenge, session }: PendingLogin, part: { value: LoginPart }): RecordOutcome {
     part.value = 'challenge';
-    const outcome = this.challenges.recordIfAbsentSync(challenge.key, challenge.nowMs, challenge.expiresAtMs);
+    // Both run inside this login's own transaction or savepoint (decideAlone, decide), which any throw
+    // rolls back whole: they open no savepoint of their own.
+    const outcome = this.challenges.recordInTransaction(
+      challenge.key,
+      challenge.nowMs,
+      challenge.expiresAtMs,
+    );
     if (!outcome.recorded) return outcome;
     part.value = 'session';
-    this.sessions.createSync(session);
+    this.sessions.createInTransaction(session);
     return outcome;
   }
 

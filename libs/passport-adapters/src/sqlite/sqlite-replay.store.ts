@@ -139,6 +139,25 @@ export class SqliteReplayStore implements ReplayStore {
     throw outcome.error;
   }
 
+  /**
+   * `recordIfAbsentSync` for a caller that holds a write transaction (or savepoint) of its own on this
+   * database and rolls it back if this throws (the login recorder): no savepoint of its own, since the
+   * caller's already covers every statement, and a refusal thrown here undoes the caller's work too.
+   */
+  recordInTransaction(key: string, nowMs: number, expiresAtMs: number, quota?: RecordQuota): RecordOutcome {
+    if (!this.db.inTransaction) throw new Error('recordInTransaction needs an open write transaction');
+    let outcome: RecordOutcome | Refusal;
+    try {
+      outcome = this.record({ key, nowMs, expiresAtMs, quota });
+    } catch (error) {
+      this.lastFailure = nowMs; // health reports it (corrupt pages, a lost file, a lock held too long)
+      throw error;
+    }
+    if (!(outcome instanceof Refusal)) return outcome;
+    this.countRefusal(outcome, nowMs);
+    throw outcome.error;
+  }
+
   /** Store time of the last request this store failed to serve (not a refusal), or null. */
   get lastFailureAtMs(): number | null {
     return this.lastFailure;
