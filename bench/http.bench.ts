@@ -1,15 +1,16 @@
 /**
  * HTTP throughput of the app against a bare Fastify route, measured in the same run on the same
  * machine: `GET /health`, `GET /` of the built app (apps/api/dist, started as a child process), and
- * `GET /bare` of a minimal Fastify server (also a child process). autocannon runs in this process.
+ * `GET /bare` of a minimal Fastify server (also a child process). autocannon runs in this process, in
+ * alternating 1 s slices of the three routes (bench/support/interleaved.ts).
  *
  *   npm run bench -- http          (or, after a build: npx tsx bench/http.bench.ts [seconds] [connections])
  *
  * The rate limit is raised out of the way (it is measured by its own tests, not here); logs are off.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import autocannon from 'autocannon';
 import { freePort, rawVerifyRate, ROOT, startBuiltApp, waitFor } from './support/built-app.js';
+import { interleaved, type SliceFigures } from './support/interleaved.js';
 import { recordSuite, type RateFigure } from './support/results.js';
 
 const seconds = Number(process.argv[2] ?? 5);
@@ -21,17 +22,6 @@ const app = Fastify({ logger: false });
 app.get('/bare', async () => ({ status: 'ok', service: 'bare' }));
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
 `;
-
-async function measure(url: string): Promise<{ rps: number; p50: number; p99: number; non2xx: number }> {
-  await autocannon({ url, connections, duration: 1 }); // warm-up
-  const result = await autocannon({ url, connections, duration: seconds });
-  return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    non2xx: result.non2xx,
-  };
-}
 
 async function main(): Promise<void> {
   // The default store (sqlite), as `npm start` runs it; logs off and the public limit out of the way.
@@ -48,14 +38,24 @@ async function main(): Promise<void> {
     const bare = `http://127.0.0.1:${barePort}`;
     await waitFor(`${bare}/bare`);
 
-    const rows: Record<string, Awaited<ReturnType<typeof measure>>> = {};
-    rows['bare Fastify GET /bare'] = await measure(`${bare}/bare`);
-    rows['app GET /health'] = await measure(`${app}/health`);
-    rows['app GET /'] = await measure(`${app}/`);
+    // The three in alternating 1 s slices, so that drift in the machine's load hits them alike.
+    const [bareFigures, health, root] = await interleaved(
+      [
+        [`${bare}/bare`, {}],
+        [`${app}/health`, {}],
+        [`${app}/`, {}],
+      ],
+      { seconds, connections },
+    );
+    const rows: Record<string, SliceFigures> = {
+      'bare Fastify GET /bare': bareFigures,
+      'app GET /health': health,
+      'app GET /': root,
+    };
 
     const base = rows['bare Fastify GET /bare'].rps;
     console.log(
-      `\nNode ${process.version}, ${connections} connections, ${seconds} s per route (after 1 s warm-up)\n`,
+      `\nNode ${process.version}, ${connections} connections, ${seconds} 1 s slices per route, the routes alternating (after 1 s warm-up each)\n`,
     );
     console.log('| route | req/s | p50 ms | p99 ms | non-2xx | ratio to bare |');
     console.log('|---|---|---|---|---|---|');
@@ -64,7 +64,7 @@ async function main(): Promise<void> {
         `| ${name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${(r.rps / base).toFixed(2)} |`,
       );
     }
-    const figure = (r: Awaited<ReturnType<typeof measure>>): RateFigure & { non2xx: number } => ({
+    const figure = (r: SliceFigures): RateFigure & { non2xx: number } => ({
       perSecond: Math.round(r.rps),
       p50Ms: r.p50,
       p99Ms: r.p99,

@@ -25,7 +25,7 @@ import { startRedisServer } from '../test/support/redis-server.js';
 const seconds = Number(process.argv[2] ?? 5);
 const connections = Number(process.argv[3] ?? 50);
 /** Enough distinct lines that none is sent twice within the run. */
-const lineCount = Number(process.argv[4] ?? 40_000);
+const lineCount = Number(process.argv[4] ?? 60_000);
 /** Rounds of the interleaved store comparison (VERIFY_ROUNDS). */
 const rounds = Number(process.env.VERIFY_ROUNDS ?? 3);
 
