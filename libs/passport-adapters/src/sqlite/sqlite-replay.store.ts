@@ -127,16 +127,7 @@ export class SqliteReplayStore implements ReplayStore {
    * (a savepoint), so both commit or neither does.
    */
   recordIfAbsentSync(key: string, nowMs: number, expiresAtMs: number, quota?: RecordQuota): RecordOutcome {
-    let outcome: RecordOutcome | Refusal;
-    try {
-      outcome = this.db.immediate(() => this.record({ key, nowMs, expiresAtMs, quota }));
-    } catch (error) {
-      this.lastFailure = nowMs; // health reports it (corrupt pages, a lost file, a lock held too long)
-      throw error;
-    }
-    if (!(outcome instanceof Refusal)) return outcome;
-    this.countRefusal(outcome, nowMs);
-    throw outcome.error;
+    return this.decideNow({ key, nowMs, expiresAtMs, quota }, true);
   }
 
   /**
@@ -146,15 +137,23 @@ export class SqliteReplayStore implements ReplayStore {
    */
   recordInTransaction(key: string, nowMs: number, expiresAtMs: number, quota?: RecordQuota): RecordOutcome {
     if (!this.db.inTransaction) throw new Error('recordInTransaction needs an open write transaction');
+    return this.decideNow({ key, nowMs, expiresAtMs, quota }, false);
+  }
+
+  /**
+   * One call decided on the calling stack, in a transaction of its own or the caller's. A refusal is
+   * thrown after that transaction, so the expired rows deleted on the way stay deleted.
+   */
+  private decideNow(call: RecordCall, ownTransaction: boolean): RecordOutcome {
     let outcome: RecordOutcome | Refusal;
     try {
-      outcome = this.record({ key, nowMs, expiresAtMs, quota });
+      outcome = ownTransaction ? this.db.immediate(() => this.record(call)) : this.record(call);
     } catch (error) {
-      this.lastFailure = nowMs; // health reports it (corrupt pages, a lost file, a lock held too long)
+      this.lastFailure = call.nowMs; // health reports it (corrupt pages, a lost file, a lock held too long)
       throw error;
     }
     if (!(outcome instanceof Refusal)) return outcome;
-    this.countRefusal(outcome, nowMs);
+    this.countRefusal(outcome, call.nowMs);
     throw outcome.error;
   }
 
