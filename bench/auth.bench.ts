@@ -15,7 +15,6 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import autocannon from 'autocannon';
 import { encodeBase64Url } from '@passport/core';
 import {
   loginBenchPassport as login,
@@ -26,7 +25,7 @@ import {
   type BenchPassport,
 } from './support/built-app.js';
 import { startRedisServer } from '../test/support/redis-server.js';
-import { interleaved } from './support/interleaved.js';
+import { interleaved, sliceClient, type SliceFigures } from './support/interleaved.js';
 import { recordSuite, type RateFigure } from './support/results.js';
 import { parseWrk } from './support/verify-load.js';
 
@@ -37,29 +36,9 @@ const connections = Number(process.argv[3] ?? 50);
 const PASSPORTS = 150;
 const CHALLENGE_SECONDS = 300;
 
-interface Figures {
-  readonly rps: number;
-  readonly p50: number;
-  readonly p99: number;
-  readonly ok: number;
-  readonly total: number;
-  readonly bytes: number;
-}
+type Figures = SliceFigures;
 
-async function measure(url: string, headers: Record<string, string> = {}, warmUp = true): Promise<Figures> {
-  if (warmUp) await autocannon({ url, connections, duration: 1, headers });
-  const r = await autocannon({ url, connections, duration: seconds, headers });
-  return {
-    rps: r.requests.average,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    ok: r['2xx'],
-    total: r.requests.total,
-    bytes: r.throughput.total / Math.max(1, r.requests.total),
-  };
-}
-
-/** Two routes measured in alternating 1-second slices, `seconds` slices each, after a warm-up. */
+/** One login body per passport for each second of the accepted challenge window, each signed by its owner. */
 function loginBodies(passports: readonly BenchPassport[]): string[] {
   const now = Math.floor(Date.now() / 1000);
   const bodies: string[] = [];
@@ -111,6 +90,7 @@ async function main(): Promise<void> {
   }
   recordSuite('auth', {
     rawVerifyPerSecond: Math.round(stores.sqlite.rawVerifyPerSecond),
+    client: sliceClient(),
     connections,
     seconds,
     stores,
@@ -173,9 +153,9 @@ async function benchStore(store: string, env: Record<string, string>): Promise<S
       ],
       { seconds, connections },
     );
-    await autocannon({ url: `${app.base}/api/me/identity`, connections, duration: 1, headers: auth });
     const before = await metrics(app.base, adminJwt);
-    const identity = await measure(`${app.base}/api/me/identity`, auth, false);
+    // One route in `seconds` 1 s slices after a 1 s warm-up (counted in the chain reads and the requests alike).
+    const [identity] = await interleaved([[`${app.base}/api/me/identity`, auth]], { seconds, connections });
     const after = await metrics(app.base, adminJwt);
     const raw = rawVerifyRate();
 

@@ -1,8 +1,9 @@
 /**
  * HTTP throughput of the app against a bare Fastify route, measured in the same run on the same
  * machine: `GET /health`, `GET /` of the built app (apps/api/dist, started as a child process), and
- * `GET /bare` of a minimal Fastify server (also a child process). autocannon runs in this process, in
- * alternating 1 s slices of the three routes (bench/support/interleaved.ts).
+ * `GET /bare` of a minimal Fastify server (also a child process). wrk sends alternating 1 s slices of the
+ * three routes (bench/support/interleaved.ts; `BENCH_CLIENT=autocannon` for the client used before
+ * 2026-11-23).
  *
  *   npm run bench -- http          (or, after a build: npx tsx bench/http.bench.ts [seconds] [connections])
  *
@@ -55,13 +56,13 @@ async function main(): Promise<void> {
 
     const base = rows['bare Fastify GET /bare'].rps;
     console.log(
-      `\nNode ${process.version}, ${connections} connections, ${seconds} 1 s slices per route, the routes alternating (after 1 s warm-up each)\n`,
+      `\nNode ${process.version}, ${rows['app GET /'].client}, ${connections} connections, ${seconds} 1 s slices per route, the routes alternating (after 1 s warm-up each)\n`,
     );
-    console.log('| route | req/s | p50 ms | p99 ms | non-2xx | ratio to bare |');
-    console.log('|---|---|---|---|---|---|');
+    console.log('| route | req/s | p50 ms | p99 ms | bytes/response | non-2xx | ratio to bare |');
+    console.log('|---|---|---|---|---|---|---|');
     for (const [name, r] of Object.entries(rows)) {
       console.log(
-        `| ${name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${(r.rps / base).toFixed(2)} |`,
+        `| ${name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${Math.round(r.bytes)} | ${r.non2xx} | ${(r.rps / base).toFixed(2)} |`,
       );
     }
     const figure = (r: SliceFigures): RateFigure & { non2xx: number } => ({
@@ -75,6 +76,7 @@ async function main(): Promise<void> {
       connections,
       seconds,
       store: 'sqlite',
+      client: rows['app GET /'].client,
       bare: figure(rows['bare Fastify GET /bare']),
       health: figure(rows['app GET /health']),
       root: figure(rows['app GET /']),

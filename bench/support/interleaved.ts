@@ -1,8 +1,17 @@
 /**
- * Several routes measured in alternating 1 s autocannon slices (after a 1 s warm-up each), so that drift
- * in the machine's load hits them alike: sequential 5 s runs of two routes differed by ±15 % (and a
- * route by up to 0.2 of its ratio) from run to run on the shared 2-core machine.
+ * Several routes measured in alternating 1 s slices (after a 1 s warm-up each), so that drift in the
+ * machine's load hits them alike: sequential 5 s runs of two routes differed by ±15 % (and a route by up
+ * to 0.2 of its ratio) from run to run on the shared 2-core machine.
+ *
+ * The slices are sent by wrk (C; Debian's package, which scripts/bench.sh installs), the client issue 18
+ * measures with. The client shares the two cores with the server, so its cost per response is part of
+ * every figure; autocannon (JavaScript) costs several times wrk's per response and more per byte, which
+ * pulled a large body's route (`GET /`, 3 KB) further below a small one than the server's own CPU does.
+ * `BENCH_CLIENT=autocannon` sends the slices with autocannon instead, to compare with figures recorded
+ * before 2026-11-23.
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 
 export interface SliceFigures {
@@ -14,33 +23,107 @@ export interface SliceFigures {
   readonly ok: number;
   readonly total: number;
   readonly non2xx: number;
+  /** Bytes read per response (headers and body). */
   readonly bytes: number;
+  /** The client that sent the slices. */
+  readonly client: SliceClient;
+}
+
+export type SliceClient = 'wrk' | 'autocannon';
+
+interface Slice {
+  readonly requests: number;
+  readonly seconds: number;
+  readonly ok: number;
+  readonly bytes: number;
+  readonly p50: number;
+  readonly p99: number;
+}
+
+type Route = readonly [url: string, headers: Record<string, string>];
+
+const run = promisify(execFile);
+
+/** The client named by BENCH_CLIENT (default wrk). */
+export function sliceClient(): SliceClient {
+  const name = process.env.BENCH_CLIENT ?? 'wrk';
+  if (name !== 'wrk' && name !== 'autocannon') throw new Error(`BENCH_CLIENT must be wrk or autocannon, not ${name}`);
+  return name;
+}
+
+const UNIT_MS = { us: 0.001, ms: 1, s: 1000 } as const;
+const UNIT_BYTES = { B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 } as const;
+
+/** The figures of one `wrk --latency` run's output. */
+export function parseWrkSlice(out: string): Slice {
+  const latency = (label: string) => {
+    const match = new RegExp(`^\\s*${label}\\s+([\\d.]+)(us|ms|s)$`, 'm').exec(out);
+    if (!match) throw new Error(`wrk printed no ${label} latency:\n${out}`);
+    return Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
+  };
+  const totals = /(\d+) requests in ([\d.]+)(ms|s), ([\d.]+)(B|KB|MB|GB) read/.exec(out);
+  if (!totals) throw new Error(`wrk printed no totals:\n${out}`);
+  const requests = Number(totals[1]);
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
+  // Socket errors (connect, read, write, timeout) are requests that got no answer at all.
+  const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  const failed = errors ? errors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0;
+  return {
+    requests,
+    seconds: (Number(totals[2]) * UNIT_MS[totals[3] as 'ms' | 's']) / 1000,
+    ok: Math.max(0, requests - non2xx - failed),
+    bytes: Number(totals[4]) * UNIT_BYTES[totals[5] as keyof typeof UNIT_BYTES],
+    p50: latency('50%'),
+    p99: latency('99%'),
+  };
+}
+
+async function wrkSlice([url, headers]: Route, connections: number): Promise<Slice> {
+  const headerArgs = Object.entries(headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
+  const { stdout } = await run('wrk', ['-t1', `-c${connections}`, '-d1s', '--latency', ...headerArgs, url]);
+  return parseWrkSlice(stdout);
+}
+
+async function autocannonSlice([url, headers]: Route, connections: number): Promise<Slice> {
+  const r = await autocannon({ url, connections, duration: 1, headers });
+  return {
+    requests: r.requests.total,
+    seconds: r.duration, // seconds (autocannon rounds to 10 ms)
+    ok: r['2xx'],
+    bytes: r.throughput.total,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+  };
 }
 
 export async function interleaved(
-  routes: ReadonlyArray<readonly [url: string, headers: Record<string, string>]>,
-  options: { readonly seconds: number; readonly connections: number },
+  routes: readonly Route[],
+  options: { readonly seconds: number; readonly connections: number; readonly client?: SliceClient },
 ): Promise<SliceFigures[]> {
   const { seconds, connections } = options;
-  for (const [url, headers] of routes) await autocannon({ url, connections, duration: 1, headers });
-  const sums = routes.map(() => ({ requests: 0, ok: 0, bytes: 0, p99: 0, p50s: [] as number[] }));
-  for (let slice = 0; slice < seconds; slice++) {
-    for (const [i, [url, headers]] of routes.entries()) {
-      const r = await autocannon({ url, connections, duration: 1, headers });
-      sums[i].requests += r.requests.total;
-      sums[i].ok += r['2xx'];
-      sums[i].bytes += r.throughput.total;
-      sums[i].p99 = Math.max(sums[i].p99, r.latency.p99);
-      sums[i].p50s.push(r.latency.p50);
+  const client = options.client ?? sliceClient();
+  const slice = client === 'wrk' ? wrkSlice : autocannonSlice;
+  for (const route of routes) await slice(route, connections);
+  const sums = routes.map(() => ({ requests: 0, seconds: 0, ok: 0, bytes: 0, p99: 0, p50s: [] as number[] }));
+  for (let n = 0; n < seconds; n++) {
+    for (const [i, route] of routes.entries()) {
+      const s = await slice(route, connections);
+      sums[i].requests += s.requests;
+      sums[i].seconds += s.seconds;
+      sums[i].ok += s.ok;
+      sums[i].bytes += s.bytes;
+      sums[i].p99 = Math.max(sums[i].p99, s.p99);
+      sums[i].p50s.push(s.p50);
     }
   }
   return sums.map((s) => ({
-    rps: s.requests / seconds,
+    rps: s.requests / s.seconds,
     p50: s.p50s.sort((a, b) => a - b)[Math.floor(s.p50s.length / 2)] ?? NaN,
     p99: s.p99,
     ok: s.ok,
     total: s.requests,
     non2xx: s.requests - s.ok,
     bytes: s.bytes / Math.max(1, s.requests),
+    client,
   }));
 }

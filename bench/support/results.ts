@@ -151,7 +151,8 @@ export function deriveFigures(suites: Record<string, SuiteSection>): Record<stri
   }
 
   const http = suites.http as
-    (SuiteSection & { bare?: RateFigure; health?: RateFigure; root?: RateFigure }) | undefined;
+    | (SuiteSection & { bare?: RateFigure; health?: RateFigure; root?: RateFigure; client?: string })
+    | undefined;
   if (http?.bare && http.health && http.root) {
     const lower = http.health.perSecond <= http.root.perSecond ? 'health' : 'root';
     const f = http[lower]!;
@@ -160,12 +161,14 @@ export function deriveFigures(suites: Record<string, SuiteSection>): Record<stri
       p50Ms: f.p50Ms,
       p99Ms: f.p99Ms,
       ...from('http', http),
-      note: `the lower of GET / and GET /health (${lower === 'health' ? 'GET /health' : 'GET /'}) ÷ bare Fastify, default store`,
+      // Slices were sent by autocannon until the section recorded its client (wrk since 2026-11-23).
+      note: `the lower of GET / and GET /health (${lower === 'health' ? 'GET /health' : 'GET /'}) ÷ bare Fastify, default store, sent by ${http.client ?? 'autocannon'}`,
     };
   }
 
   const auth = suites.auth as
     | (SuiteSection & {
+        client?: string;
         stores?: Record<
           string,
           { rawVerifyPerSecond: number; login: RateFigure; publicRoute: RateFigure; jwtRoute: RateFigure }
@@ -188,7 +191,7 @@ export function deriveFigures(suites: Record<string, SuiteSection>): Record<stri
         p50Ms: s.jwtRoute.p50Ms,
         p99Ms: s.jwtRoute.p99Ms,
         ...from('auth', auth),
-        note: `GET /api/login/timestamp ÷ GET /api/holanonce16ts (JWT) − 1, interleaved slices, STORE=${store}; latency of the JWT route`,
+        note: `GET /api/login/timestamp ÷ GET /api/holanonce16ts (JWT) − 1, interleaved slices sent by ${auth.client ?? 'autocannon'}, STORE=${store}; latency of the JWT route`,
       };
     }
   }
