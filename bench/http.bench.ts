@@ -21,6 +21,10 @@ const BARE_SERVER = `
 import Fastify from 'fastify';
 const app = Fastify({ logger: false });
 app.get('/bare', async () => ({ status: 'ok', service: 'bare' }));
+// The app's GET / body, sent as a ready string the way the app sends it: the same bytes on the wire.
+app.get('/bare-root', (request, reply) => {
+  reply.type('application/json; charset=utf-8').send(process.env.ROOT_BODY);
+});
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
 `;
 
@@ -30,21 +34,24 @@ async function main(): Promise<void> {
   let bareProcess: ChildProcess | undefined;
   try {
     const barePort = await freePort();
+    const app = appProcess.base;
+    const rootBody = await (await fetch(`${app}/`)).text();
     bareProcess = spawn(process.execPath, ['--input-type=module', '-e', BARE_SERVER], {
       cwd: ROOT,
       stdio: 'inherit',
-      env: { ...process.env, PORT: String(barePort) },
+      env: { ...process.env, PORT: String(barePort), ROOT_BODY: rootBody },
     });
-    const app = appProcess.base;
     const bare = `http://127.0.0.1:${barePort}`;
     await waitFor(`${bare}/bare`);
 
     // The three in alternating 1 s slices, so that drift in the machine's load hits them alike.
-    const [bareFigures, health, root] = await interleaved(
+    // The fourth is a bare route that sends GET /'s bytes: how much of the gap is the body's size.
+    const [bareFigures, health, root, bareRoot] = await interleaved(
       [
         [`${bare}/bare`, {}],
         [`${app}/health`, {}],
         [`${app}/`, {}],
+        [`${bare}/bare-root`, {}],
       ],
       { seconds, connections },
     );
@@ -52,6 +59,7 @@ async function main(): Promise<void> {
       'bare Fastify GET /bare': bareFigures,
       'app GET /health': health,
       'app GET /': root,
+      "bare Fastify GET /bare-root (GET /'s body)": bareRoot,
     };
 
     const base = rows['bare Fastify GET /bare'].rps;
@@ -65,6 +73,7 @@ async function main(): Promise<void> {
         `| ${name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${Math.round(r.bytes)} | ${r.non2xx} | ${(r.rps / base).toFixed(2)} |`,
       );
     }
+    console.log(`\napp GET / ÷ a bare route sending the same bytes: ${(root.rps / bareRoot.rps).toFixed(2)}`);
     const figure = (r: SliceFigures): RateFigure & { non2xx: number } => ({
       perSecond: Math.round(r.rps),
       p50Ms: r.p50,
@@ -80,6 +89,7 @@ async function main(): Promise<void> {
       bare: figure(rows['bare Fastify GET /bare']),
       health: figure(rows['app GET /health']),
       root: figure(rows['app GET /']),
+      bareRoot: figure(bareRoot),
     });
   } finally {
     bareProcess?.kill('SIGTERM');
