@@ -255,7 +255,10 @@ describe('SqliteDatabase', () => {
     const replay = new SqliteReplayStore(db, { sweepIntervalMs: 0 });
     // Every kept live record is still a replay; a kept expired one may be recorded again.
     for (let i = 0; i < 2000; i += 3)
-      expect(replay.recordIfAbsentSync(keys[i], 6000, 20_000)).toEqual({ recorded: false, firstSeenAtMs: 1000 + i });
+      expect(replay.recordIfAbsentSync(keys[i], 6000, 20_000)).toEqual({
+        recorded: false,
+        firstSeenAtMs: 1000 + i,
+      });
     expect(replay.recordIfAbsentSync(keys[1], 6000, 20_000)).toEqual({ recorded: true });
     // The counts bound the owners: a holds 667 live records, so a quota of 667 is full...
     expect(() =>
@@ -272,8 +275,12 @@ describe('SqliteDatabase', () => {
         maxPerOwner: 666,
       }),
     ).toEqual({ recorded: true });
-    expect(db.statement("SELECT n FROM replay_owner_counts WHERE owner = 'bbbbbbbbbbbb'").pluck().get()).toBe(1);
-    expect(db.statement('SELECT count(*) FROM replay_records').pluck().get()).toBe(db.rowCount('replay_records'));
+    expect(db.statement("SELECT n FROM replay_owner_counts WHERE owner = 'bbbbbbbbbbbb'").pluck().get()).toBe(
+      1,
+    );
+    expect(db.statement('SELECT count(*) FROM replay_records').pluck().get()).toBe(
+      db.rowCount('replay_records'),
+    );
     expect(db.rowCount('replay_records')).toBe(2000 - 666 + 1);
     replay.dispose();
   });
