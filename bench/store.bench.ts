@@ -8,7 +8,7 @@
  * Run: npx tsx bench/store.bench.ts [--ops N] [--prefill N] [--batch N] [--rounds N]
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -83,8 +83,13 @@ const QUOTA_PER_SENDER = 10_000;
  * Fresh random keys (`<sender>|<32 hex>`, as HOLA replay keys are) charged to SENDERS owners with a
  * quota, BATCH calls per event-loop turn, into a table prefilled with PREFILL live records: CPU µs per
  * record (user + system of this process, which includes the WAL checkpoints the commits trigger), per
- * round of OPS records; prints the median.
+ * round of OPS records, and write system calls per record (WAL frames, checkpoints); prints the medians.
  */
+/** This process's write system calls so far (on this VM each costs ~2 µs: WAL frames are two each). */
+function writeSyscalls(): number {
+  return Number(/syscw: (\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))?.[1] ?? 0);
+}
+
 async function benchReplayUnderLoad(db: SqliteDatabase): Promise<number> {
   const store = new SqliteReplayStore(db, { sweepIntervalMs: 0, maxEntries: 10_000_000 });
   const now = 1_700_000_000_000;
@@ -99,17 +104,21 @@ async function benchReplayUnderLoad(db: SqliteDatabase): Promise<number> {
   for (let i = 0; i < PREFILL; i += 500)
     await Promise.all(Array.from({ length: 500 }, (_, j) => call(i + j)));
   const perRecord: number[] = [];
+  const writesPerRecord: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     const started = process.cpuUsage();
+    const writesBefore = writeSyscalls();
     for (let i = 0; i < OPS; i += BATCH)
       await Promise.all(Array.from({ length: BATCH }, (_, j) => call(i + j)));
     const used = process.cpuUsage(started);
     perRecord.push((used.user + used.system) / OPS);
+    writesPerRecord.push((writeSyscalls() - writesBefore) / OPS);
   }
   store.dispose();
-  const median = [...perRecord].sort((a, b) => a - b)[Math.floor(perRecord.length / 2)];
+  const middle = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const median = middle(perRecord);
   console.log(
-    `sqlite recordIfAbsent (random keys, quota, ${PREFILL} held, ${BATCH} per turn) ${median.toFixed(1)} µs CPU per record (rounds: ${perRecord.map((x) => x.toFixed(1)).join(' ')})`,
+    `sqlite recordIfAbsent (random keys, quota, ${PREFILL} held, ${BATCH} per turn) ${median.toFixed(1)} µs CPU per record (rounds: ${perRecord.map((x) => x.toFixed(1)).join(' ')}), ${middle(writesPerRecord).toFixed(2)} write system calls per record`,
   );
   return median;
 }

@@ -146,6 +146,44 @@ describe('ReplayStore (sqlite): calls of one event-loop turn share one transacti
     quoted.dispose();
   });
 
+  it('an owner at its bound sweeps expired records of every owner through the expiry index, never a live one, and the counts stay exact', async () => {
+    const quoted = new SqliteReplayStore(db, { sweepIntervalMs: 0 });
+    const o = { owner: 'o', maxPerOwner: 2 };
+    const p = { owner: 'p', maxPerOwner: 5 };
+    await Promise.all([
+      quoted.recordIfAbsent('o-expired', 100, 500, o),
+      quoted.recordIfAbsent('o-live', 100, 60_000, o),
+      quoted.recordIfAbsent('p-expired-1', 100, 400, p),
+      quoted.recordIfAbsent('p-expired-2', 100, 900, p),
+      quoted.recordIfAbsent('p-live', 100, 60_000, p),
+      quoted.recordIfAbsent('nobody-expired', 100, 700),
+      quoted.recordIfAbsent('nobody-live', 100, 60_000),
+    ]);
+    // o is at its bound (2, one expired): the sweep makes room, taking every expired record with it.
+    expect(await quoted.recordIfAbsent('o-new', 1000, 60_000, o)).toEqual({ recorded: true });
+    const keys = db.statement('SELECT key FROM replay_records ORDER BY key').pluck().all();
+    expect(keys).toEqual(['nobody-live', 'o-live', 'o-new', 'p-live']);
+    expect(db.rowCount('replay_records')).toBe(4);
+    expect(db.statement('SELECT owner, n FROM replay_owner_counts ORDER BY owner').all()).toEqual([
+      { owner: 'o', n: 2 },
+      { owner: 'p', n: 1 },
+    ]);
+    // Both live records of o still count: the next one is refused, and the live ones are still replays.
+    await expect(quoted.recordIfAbsent('o-newer', 1000, 60_000, o)).rejects.toMatchObject({
+      code: 'REPLAY_QUOTA_EXCEEDED',
+    });
+    expect(await quoted.recordIfAbsent('o-live', 1000, 60_000, o)).toEqual({
+      recorded: false,
+      firstSeenAtMs: 100,
+    });
+    // The sweep reads the expiry index (no scan of the table, which no longer has an index by owner).
+    const plan = db
+      .statement('EXPLAIN QUERY PLAN DELETE FROM replay_records WHERE expires_at_ms <= ?')
+      .all(1000) as { detail: string }[];
+    expect(plan.map((row) => row.detail).join('; ')).toMatch(/USING (COVERING )?INDEX replay_records_expiry/);
+    quoted.dispose();
+  });
+
   it('a batch whose transaction cannot run fails every call in it and records none of them', async () => {
     // Another connection holds the write lock while the batch is decided (busy beyond the timeout).
     const locker = SqliteDatabase.open(join(dir, 'passport.db'));

@@ -133,11 +133,13 @@ describe('SqliteDatabase', () => {
   });
 
   it('migrates a version-3 file holding sessions to the covering open-sessions index, keeping the rows and the per-passport bound', async () => {
-    // A file as version 3 left it: the open-sessions index on (token_id, created_at_ms) only.
+    // A file as version 3 left it: the open-sessions index on (token_id, created_at_ms) only, and the
+    // replay records' (owner, expiry) index that version 5 drops.
     open().close();
     const raw = new Database(file);
     raw.exec(`DROP INDEX sessions_open_by_passport_covering;
-      CREATE INDEX sessions_open_by_passport ON sessions (token_id, created_at_ms) WHERE closed_at_ms IS NULL;`);
+      CREATE INDEX sessions_open_by_passport ON sessions (token_id, created_at_ms) WHERE closed_at_ms IS NULL;
+      CREATE INDEX replay_records_owner_expiry ON replay_records (owner, expires_at_ms) WHERE owner IS NOT NULL;`);
     raw.pragma('user_version = 3');
     const insert = raw.prepare(
       'INSERT INTO sessions (session_id, token_id, owner_id, jti, created_at_ms, expires_at_ms, closed_at_ms, close_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
@@ -196,6 +198,91 @@ describe('SqliteDatabase', () => {
     expect(await sessions.get('s5')).toMatchObject({ closedAtMs: null });
     expect(await sessions.countOpen(5000)).toBe(3);
     sessions.dispose();
+  });
+
+  it('migrates a version-4 file holding replay records: the (owner, expiry) index is dropped, every record and count is kept, a kept live record is still a replay, and an owner at its bound sweeps expired records', async () => {
+    // A file as version 4 left it: the replay records also indexed by (owner, expiry).
+    open().close();
+    const raw = new Database(file);
+    raw.exec(
+      'CREATE INDEX replay_records_owner_expiry ON replay_records (owner, expires_at_ms) WHERE owner IS NOT NULL',
+    );
+    raw.pragma('user_version = 4');
+    // 2000 records in random key order: owner a (live until 10 000), owner b (expired at 5000), none.
+    const insert = raw.prepare(
+      'INSERT INTO replay_records (key, first_seen_ms, expires_at_ms, owner) VALUES (?, ?, ?, ?)',
+    );
+    const keys: string[] = [];
+    raw.transaction(() => {
+      for (let i = 0; i < 2000; i++) {
+        const key = `${['aaaaaaaaaaaa', 'bbbbbbbbbbbb', 'login'][i % 3]}|${randomBytes(16).toString('hex')}`;
+        keys.push(key);
+        insert.run(key, 1000 + i, i % 3 === 1 ? 5000 : 10_000, i % 3 === 2 ? null : key.slice(0, 12));
+      }
+    })();
+    raw.close();
+
+    const db = open();
+    expect(db.schemaVersion()).toBe(SCHEMA_VERSION);
+    const check = new Database(file, { readonly: true });
+    const indexes = check
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'replay_records' AND sql IS NOT NULL",
+      )
+      .pluck()
+      .all();
+    const rows = check
+      .prepare('SELECT key, first_seen_ms, expires_at_ms, owner FROM replay_records ORDER BY first_seen_ms')
+      .all() as { key: string; first_seen_ms: number; expires_at_ms: number; owner: string | null }[];
+    const ownerCounts = check.prepare('SELECT owner, n FROM replay_owner_counts ORDER BY owner').all();
+    check.close();
+    expect(indexes).toEqual(['replay_records_expiry']);
+    expect(rows).toHaveLength(2000);
+    rows.forEach((row, i) =>
+      expect(row).toEqual({
+        key: keys[i],
+        first_seen_ms: 1000 + i,
+        expires_at_ms: i % 3 === 1 ? 5000 : 10_000,
+        owner: i % 3 === 2 ? null : keys[i].slice(0, 12),
+      }),
+    );
+    expect(db.rowCount('replay_records')).toBe(2000);
+    expect(ownerCounts).toEqual([
+      { owner: 'aaaaaaaaaaaa', n: 667 },
+      { owner: 'bbbbbbbbbbbb', n: 667 },
+    ]);
+
+    const replay = new SqliteReplayStore(db, { sweepIntervalMs: 0 });
+    // Every kept live record is still a replay; a kept expired one may be recorded again.
+    for (let i = 0; i < 2000; i += 3)
+      expect(replay.recordIfAbsentSync(keys[i], 6000, 20_000)).toEqual({
+        recorded: false,
+        firstSeenAtMs: 1000 + i,
+      });
+    expect(replay.recordIfAbsentSync(keys[1], 6000, 20_000)).toEqual({ recorded: true });
+    // The counts bound the owners: a holds 667 live records, so a quota of 667 is full...
+    expect(() =>
+      replay.recordIfAbsentSync(`aaaaaaaaaaaa|${'0'.repeat(32)}`, 6000, 20_000, {
+        owner: 'aaaaaaaaaaaa',
+        maxPerOwner: 667,
+      }),
+    ).toThrow(expect.objectContaining({ code: 'REPLAY_QUOTA_EXCEEDED' }));
+    // ...while b's 667 had expired at 5000 (one was just replaced by keys[1]'s new row, which carries no
+    // owner): at its bound they are swept, and b records again.
+    expect(
+      replay.recordIfAbsentSync(`bbbbbbbbbbbb|${'0'.repeat(32)}`, 6000, 20_000, {
+        owner: 'bbbbbbbbbbbb',
+        maxPerOwner: 666,
+      }),
+    ).toEqual({ recorded: true });
+    expect(db.statement("SELECT n FROM replay_owner_counts WHERE owner = 'bbbbbbbbbbbb'").pluck().get()).toBe(
+      1,
+    );
+    expect(db.statement('SELECT count(*) FROM replay_records').pluck().get()).toBe(
+      db.rowCount('replay_records'),
+    );
+    expect(db.rowCount('replay_records')).toBe(2000 - 666 + 1);
+    replay.dispose();
   });
 
   it('refuses a database written by a newer schema', () => {

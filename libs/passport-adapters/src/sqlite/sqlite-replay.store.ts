@@ -15,7 +15,7 @@
  *
  * Bounded without giving up protection: a background sweep deletes expired records, and a live record
  * is never evicted. An insert into a table holding `maxEntries` records (default 1 000 000, about
- * 100 MB of database) first deletes expired ones, and if none can go the record is refused with
+ * 170 MiB of database, WAL included) first deletes expired ones, and if none can go the record is refused with
  * `REPLAY_STORE_FULL`; a record charged to an owner that already holds `maxPerOwner` live records is
  * refused with `REPLAY_QUOTA_EXCEEDED`. Both are thrown, so the caller fails closed. The counts are kept
  * by triggers in the database, so the caps hold across processes.
@@ -283,10 +283,9 @@ export class SqliteReplayStore implements ReplayStore {
 
   private checkQuota(quota: RecordQuota, nowMs: number): Refusal | undefined {
     if (this.ownerCount(quota.owner) < quota.maxPerOwner) return undefined;
-    // The count includes expired records not yet swept: drop this owner's before refusing.
-    this.db
-      .statement('DELETE FROM replay_records WHERE owner = ? AND expires_at_ms <= ?')
-      .run(quota.owner, nowMs);
+    // The count includes expired records not yet swept: sweep them before refusing (every owner's,
+    // through the expiry index: no index by owner is kept, since it cost every insert a page write).
+    this.sweep(nowMs);
     if (this.ownerCount(quota.owner) < quota.maxPerOwner) return undefined;
     return new Refusal(new PassportError('REPLAY_QUOTA_EXCEEDED', { maxPerSender: quota.maxPerOwner }));
   }
