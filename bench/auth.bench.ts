@@ -27,7 +27,7 @@ import {
 import { startRedisServer } from '../test/support/redis-server.js';
 import { interleaved, sliceClient, type SliceFigures } from './support/interleaved.js';
 import { recordSuite, type RateFigure } from './support/results.js';
-import { parseWrk } from './support/verify-load.js';
+import { parseWrk } from './support/wrk-output.js';
 
 const seconds = Number(process.argv[2] ?? 5);
 const connections = Number(process.argv[3] ?? 50);

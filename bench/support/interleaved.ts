@@ -13,6 +13,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
+import { parseWrk } from './wrk-output.js';
 
 export interface SliceFigures {
   readonly rps: number;
@@ -51,37 +52,18 @@ export function sliceClient(): SliceClient {
   return name;
 }
 
-const UNIT_MS = { us: 0.001, ms: 1, s: 1000 } as const;
-const UNIT_BYTES = { B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 } as const;
-
-/** The figures of one `wrk --latency` run's output. */
-export function parseWrkSlice(out: string): Slice {
-  const latency = (label: string) => {
-    const match = new RegExp(`^\\s*${label}\\s+([\\d.]+)(us|ms|s)$`, 'm').exec(out);
-    if (!match) throw new Error(`wrk printed no ${label} latency:\n${out}`);
-    return Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
-  };
-  const totals = /(\d+) requests in ([\d.]+)(ms|s), ([\d.]+)(B|KB|MB|GB) read/.exec(out);
-  if (!totals) throw new Error(`wrk printed no totals:\n${out}`);
-  const requests = Number(totals[1]);
-  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
-  // Socket errors (connect, read, write, timeout) are requests that got no answer at all.
-  const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
-  const failed = errors ? errors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0;
-  return {
-    requests,
-    seconds: (Number(totals[2]) * UNIT_MS[totals[3] as 'ms' | 's']) / 1000,
-    ok: Math.max(0, requests - non2xx - failed),
-    bytes: Number(totals[4]) * UNIT_BYTES[totals[5] as keyof typeof UNIT_BYTES],
-    p50: latency('50%'),
-    p99: latency('99%'),
-  };
-}
-
 async function wrkSlice([url, headers]: Route, connections: number): Promise<Slice> {
   const headerArgs = Object.entries(headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
   const { stdout } = await run('wrk', ['-t1', `-c${connections}`, '-d1s', '--latency', ...headerArgs, url]);
-  return parseWrkSlice(stdout);
+  const f = parseWrk(stdout);
+  return {
+    requests: f.total,
+    seconds: f.seconds,
+    ok: Math.max(0, f.total - f.non2xx - f.socketErrors),
+    bytes: f.bytes,
+    p50: f.p50,
+    p99: f.p99,
+  };
 }
 
 async function autocannonSlice([url, headers]: Route, connections: number): Promise<Slice> {

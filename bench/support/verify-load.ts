@@ -10,15 +10,9 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildHolaLine } from '@passport/core';
 import { mintBenchPassports, ROOT, type BuiltApp } from './built-app.js';
+import { parseWrk, type WrkFigures } from './wrk-output.js';
 
-export interface WrkFigures {
-  readonly rps: number;
-  readonly total: number;
-  /** Responses that were not 2xx or 3xx. */
-  readonly non2xx: number;
-  readonly p50: number;
-  readonly p99: number;
-}
+export type { WrkFigures };
 
 export interface VerifyLoad {
   /** `n` JSON bodies `{"hola": ...}`, each a fresh line signed now. */
@@ -87,20 +81,5 @@ export async function verifyLoad(app: BuiltApp): Promise<VerifyLoad> {
         execFile(file, args, { env }, (error, stdout) => (error ? reject(error) : resolve(parseWrk(stdout)))),
       );
     },
-  };
-}
-
-export function parseWrk(out: string): WrkFigures {
-  const number = (pattern: RegExp) => Number(pattern.exec(out)?.[1] ?? NaN);
-  const ms = (label: string) => {
-    const match = new RegExp(`${label}\\s+([\\d.]+)(us|ms|s)`).exec(out);
-    return match ? Number(match[1]) * { us: 0.001, ms: 1, s: 1000 }[match[2] as 'us' | 'ms' | 's'] : NaN;
-  };
-  return {
-    rps: number(/Requests\/sec:\s+([\d.]+)/),
-    total: number(/(\d+) requests in/),
-    non2xx: number(/Non-2xx or 3xx responses:\s+(\d+)/) || 0,
-    p50: ms('50%'),
-    p99: ms('99%'),
   };
 }

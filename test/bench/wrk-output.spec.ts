@@ -1,8 +1,8 @@
 /**
- * The wrk output parser of the benches' interleaved slices (bench/support/interleaved.ts), on outputs
+ * The wrk output parser of the benches (bench/support/wrk-output.ts), on outputs
  * of Debian's wrk 4.1.0 (`wrk -t1 -c4 -d1s --latency`) against a local server. No timing is asserted.
  */
-const { parseWrkSlice } = await import('../../bench/support/interleaved.js');
+const { parseWrk } = await import('../../bench/support/wrk-output.js');
 
 const allNon2xx = `Running 1s test @ http://127.0.0.1:43991/x
   1 threads and 4 connections
@@ -36,10 +36,11 @@ Requests/sec:  55773.46
 Transfer/sec:      6.76MB
 `;
 
-describe('parseWrkSlice', () => {
-  it('reads requests, the run’s own duration, bytes and the latency percentiles in milliseconds', () => {
-    const slice = parseWrkSlice(withSocketErrors);
-    expect(slice.requests).toBe(61315);
+describe('parseWrk', () => {
+  it('reads the rate, responses, the run’s own duration, bytes and the latency percentiles in milliseconds', () => {
+    const slice = parseWrk(withSocketErrors);
+    expect(slice.rps).toBeCloseTo(55773.46, 6);
+    expect(slice.total).toBe(61315);
     // wrk's "-d1s" ran 1.10 s: the rate is requests over that, not over the second asked for.
     expect(slice.seconds).toBeCloseTo(1.1, 6);
     expect(slice.bytes).toBeCloseTo(7.43 * 1024 * 1024, 0);
@@ -47,13 +48,13 @@ describe('parseWrkSlice', () => {
     expect(slice.p99).toBeCloseTo(1.8, 6);
   });
 
-  it('counts non-2xx responses and socket errors out of the successful requests', () => {
-    expect(parseWrkSlice(allNon2xx).ok).toBe(0);
-    expect(parseWrkSlice(withSocketErrors).ok).toBe(61315 - 15);
+  it('counts non-2xx responses and socket errors (0 when wrk prints no such line)', () => {
+    expect(parseWrk(allNon2xx)).toMatchObject({ total: 36757, non2xx: 36757, socketErrors: 0 });
+    expect(parseWrk(withSocketErrors)).toMatchObject({ non2xx: 0, socketErrors: 15 });
   });
 
   it('refuses output without the latency distribution or the totals (wrk failed or ran without --latency)', () => {
-    expect(() => parseWrkSlice(withSocketErrors.replace(/ {5}99%.*\n/, ''))).toThrow(/99%/);
-    expect(() => parseWrkSlice('unable to connect to 127.0.0.1:1 Connection refused\n')).toThrow();
+    expect(() => parseWrk(withSocketErrors.replace(/ {5}99%.*\n/, ''))).toThrow(/99%/);
+    expect(() => parseWrk('unable to connect to 127.0.0.1:1 Connection refused\n')).toThrow();
   });
 });
