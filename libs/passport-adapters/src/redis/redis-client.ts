@@ -40,7 +40,17 @@ export function createRedisClient(url: string, options: RedisClientOptions = {})
   return client;
 }
 
-/** A Lua script registered on a client (sent as EVALSHA; ioredis re-sends the body after NOSCRIPT). */
+/**
+ * A Lua script registered on a client (sent as EVALSHA; ioredis sends the body as EVAL on a connection's
+ * first use and again after NOSCRIPT).
+ *
+ * Script calls skip ioredis's auto-pipelining (a Pipeline, a queued closure and two more promises per
+ * call, and every call's arguments copied once more) and are written to the socket at once, while it is
+ * corked for the rest of the event-loop turn: the calls of one turn still leave in one write (one
+ * system call, one read for Redis), in the order they were made, as with auto-pipelining, and commands
+ * not sent through a script keep auto-pipelining. With 50 concurrent verifies this halved the client's
+ * CPU per script call.
+ */
 export function defineScript(
   client: Redis,
   name: string,
@@ -48,8 +58,29 @@ export function defineScript(
   lua: string,
 ): (...args: Array<string | number>) => Promise<unknown> {
   client.defineCommand(name, { numberOfKeys, lua });
+  const ignored = (client.options.autoPipeliningIgnoredCommands ??= []);
+  if (!ignored.includes(name)) ignored.push(name);
   const command = (client as unknown as Record<string, (...a: Array<string | number>) => Promise<unknown>>)[name];
-  return (...args) => command.apply(client, args);
+  return (...args) => {
+    corkForThisTurn(client);
+    return command.apply(client, args);
+  };
+}
+
+/** The sockets corked until the end of this event-loop turn (uncorked together by one setImmediate). */
+const corkedSockets = new Set<NonNullable<Redis['stream']>>();
+
+function corkForThisTurn(client: Redis): void {
+  const socket = client.stream;
+  if (!socket || corkedSockets.has(socket) || !socket.writable) return;
+  if (corkedSockets.size === 0) setImmediate(uncorkAll);
+  corkedSockets.add(socket);
+  socket.cork();
+}
+
+function uncorkAll(): void {
+  for (const socket of corkedSockets) socket.uncork();
+  corkedSockets.clear();
 }
 
 /**
