@@ -10,6 +10,7 @@
  * dead Redis costs a request at most `commandTimeoutMs`. The client keeps reconnecting in the background
  * (capped backoff), so a returning Redis is used again without a restart.
  */
+import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 
 export interface RedisClientOptions {
@@ -57,6 +58,9 @@ export function defineScript(
   numberOfKeys: number,
   lua: string,
 ): (...args: Array<string | number>) => Promise<unknown> {
+  // Stores build their fixed keys and caps into their scripts, so two stores on one client may define
+  // different scripts under one name: the name on the client is made unique per script text.
+  name = `${name}:${createHash('sha1').update(lua).digest('hex').slice(0, 12)}`;
   client.defineCommand(name, { numberOfKeys, lua });
   const ignored = (client.options.autoPipeliningIgnoredCommands ??= []);
   if (!ignored.includes(name)) ignored.push(name);
@@ -93,6 +97,26 @@ local serverTime = redis.call('TIME')
 local serverNow = tonumber(serverTime[1]) * 1000 + math.floor(tonumber(serverTime[2]) / 1000)
 local function earlier(now) return math.min(now, serverNow) end
 `;
+
+/**
+ * `text` as a Lua string literal (every byte outside a plain set as a decimal escape), for values a
+ * store fixes once (key prefixes) and builds into its scripts instead of sending them with every call.
+ */
+export function luaString(text: string): string {
+  let out = '"';
+  for (const byte of Buffer.from(text, 'utf8')) {
+    const c = String.fromCharCode(byte);
+    out += /[A-Za-z0-9:{}|_.\-]/.test(c) ? c : `\\${String(byte).padStart(3, '0')}`;
+  }
+  return `${out}"`;
+}
+
+/** `value` as a Lua number literal (a cap of Infinity is math.huge). */
+export function luaNumber(value: number): string {
+  if (Number.isFinite(value)) return String(value);
+  if (Number.isNaN(value)) throw new RangeError('not a number');
+  return value > 0 ? 'math.huge' : '-math.huge';
+}
 
 /** `value` as a Lua-safe decimal string that round-trips a double exactly. */
 export function exactNumber(value: number): string {

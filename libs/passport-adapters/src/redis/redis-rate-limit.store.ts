@@ -13,15 +13,24 @@
  */
 import { type Redis } from 'ioredis';
 import { type BucketPolicy, type RateLimitStore, type TakeResult } from '@passport/core/ports';
-import { defineScript, SERVER_CLOCK_LUA } from './redis-client.js';
+import { defineScript, luaNumber, luaString, SERVER_CLOCK_LUA } from './redis-client.js';
 import { type FleetSessionEpoch } from './fleet-session-epoch.js';
 
 export const DEFAULT_REDIS_RATE_LIMIT_MAX_ENTRIES = 100_000;
 
-/** Mirrors takeToken in libs/passport-core/src/rate-limit/token-bucket.ts (kept equal by the contract suite). */
-const TAKE_BODY = `
-local bucket, lru, full = KEYS[1], KEYS[2], KEYS[3]
-local capacity, refill, now, maxEntries, member = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
+/**
+ * The take script of one store. Its fixed values (the index keys, the bucket key prefix, the cap) are
+ * built into the script rather than sent with every call: a call sends the bucket key (KEYS[1], whose
+ * hash tag the other keys share, so they live in its Redis Cluster slot) and capacity, refill, now.
+ * Numbers the caller sent are passed on as the strings they came as (no Lua number formatting).
+ * Mirrors takeToken in libs/passport-core/src/rate-limit/token-bucket.ts (kept equal by the contract suite).
+ */
+function takeBody(base: string, maxEntries: number): string {
+  const bucketPrefix = `${base}b:`;
+  return `
+local bucket, lru, full, prefix = KEYS[1], ${luaString(`${base}lru`)}, ${luaString(`${base}full`)}, ${luaString(bucketPrefix)}
+local capacity, refill, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local member = string.sub(bucket, ${Buffer.byteLength(bucketPrefix) + 1})
 local eps = 1e-9
 local MAX = 9007199254740991
 local state = redis.call('HMGET', bucket, 't', 'u')
@@ -46,10 +55,9 @@ end
 redis.call('HSET', bucket, 't', string.format('%.17g', tokens), 'u', ARGV[3])
 local ttl = fullAt - now
 if ttl > 0 and ttl < 9e15 then redis.call('PEXPIRE', bucket, ttl) elseif ttl <= 0 then redis.call('PEXPIRE', bucket, 1) else redis.call('PERSIST', bucket) end
-redis.call('ZADD', lru, now, member)
+redis.call('ZADD', lru, ARGV[3], member)
 redis.call('ZADD', full, fullAt, member)
-if isNew and redis.call('ZCARD', lru) > maxEntries then
-  local prefix = ARGV[6]
+if isNew and redis.call('ZCARD', lru) > ${luaNumber(maxEntries)} then
   local done = redis.call('ZRANGEBYSCORE', full, '-inf', now, 'LIMIT', 0, 1000)
   for _, k in ipairs(done) do
     if k ~= member then
@@ -58,7 +66,7 @@ if isNew and redis.call('ZCARD', lru) > maxEntries then
       redis.call('ZREM', full, k)
     end
   end
-  local excess = redis.call('ZCARD', lru) - maxEntries
+  local excess = redis.call('ZCARD', lru) - ${luaNumber(maxEntries)}
   if excess > 0 then
     local oldest = redis.call('ZRANGE', lru, 0, excess - 1)
     for _, k in ipairs(oldest) do
@@ -69,13 +77,20 @@ if isNew and redis.call('ZCARD', lru) > maxEntries then
   end
 end
 `;
-const TAKE_LUA = `${TAKE_BODY}
+}
+
+function takeLua(base: string, maxEntries: number): string {
+  return `${takeBody(base, maxEntries)}
 return {allowed, remaining, retry}
 `;
-/** The same take, also returning the session epoch (KEYS[4]) and Redis's clock: see FleetSessionEpoch. */
-const TAKE_WITH_EPOCH_LUA = `${SERVER_CLOCK_LUA}${TAKE_BODY}
-return {allowed, remaining, retry, redis.call('GET', KEYS[4]) or '0', serverNow}
+}
+
+/** The same take, also returning the session epoch and Redis's clock: see FleetSessionEpoch. */
+function takeWithEpochLua(base: string, maxEntries: number, epochKey: string): string {
+  return `${SERVER_CLOCK_LUA}${takeBody(base, maxEntries)}
+return {allowed, remaining, retry, redis.call('GET', ${luaString(epochKey)}) or '0', serverNow}
 `;
+}
 
 /** Forgets up to 1000 buckets full again by ARGV[1] (Lua's unpack is limited to ~8000 values); returns how many. */
 const SWEEP_LUA = `
@@ -108,10 +123,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   private readonly base: string;
   private readonly takeScript: (...args: Array<string | number>) => Promise<unknown>;
   private readonly epoch: FleetSessionEpoch | undefined;
-  private readonly epochKey: string;
   private readonly sweepScript: (...args: Array<string | number>) => Promise<unknown>;
-  private readonly lruKey: string;
-  private readonly fullKey: string;
   private readonly bucketPrefix: string;
   /** The last refill rate seen and its text for the script (a store mostly sees one or a few rates). */
   private lastRefill = Number.NaN;
@@ -126,13 +138,10 @@ export class RedisRateLimitStore implements RateLimitStore {
     const namespace = options.namespace ?? 'default';
     this.epoch = options.sessionEpoch;
     this.base = this.epoch ? `${prefix}{sess}:rl:${namespace}:` : `${prefix}{rl:${namespace}}:`;
-    this.epochKey = `${prefix}{sess}:epoch`;
-    this.lruKey = `${this.base}lru`;
-    this.fullKey = `${this.base}full`;
     this.bucketPrefix = `${this.base}b:`;
     this.takeScript = this.epoch
-      ? defineScript(redis, 'passportRateTakeWithEpoch', 4, TAKE_WITH_EPOCH_LUA)
-      : defineScript(redis, 'passportRateTake', 3, TAKE_LUA);
+      ? defineScript(redis, 'passportRateTake', 1, takeWithEpochLua(this.base, this.maxEntries, `${prefix}{sess}:epoch`))
+      : defineScript(redis, 'passportRateTake', 1, takeLua(this.base, this.maxEntries));
     this.sweepScript = defineScript(redis, 'passportRateSweep', 2, SWEEP_LUA);
   }
 
@@ -141,14 +150,9 @@ export class RedisRateLimitStore implements RateLimitStore {
       this.lastRefill = policy.refillPerMs;
       this.lastRefillArg = policy.refillPerMs.toPrecision(17);
     }
-    const refill = this.lastRefillArg;
-    const bucket = this.bucketPrefix + key;
-    const args = [policy.capacity, refill, nowMs, this.maxEntries, key, this.bucketPrefix];
     let reply: [number, number, number, string?, number?];
     try {
-      reply = (await (this.epoch
-        ? this.takeScript(bucket, this.lruKey, this.fullKey, this.epochKey, ...args)
-        : this.takeScript(bucket, this.lruKey, this.fullKey, ...args))) as typeof reply;
+      reply = (await this.takeScript(this.bucketPrefix + key, policy.capacity, this.lastRefillArg, nowMs)) as typeof reply;
     } catch (error) {
       this.epoch?.forget();
       throw error;
