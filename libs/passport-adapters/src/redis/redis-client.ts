@@ -106,7 +106,7 @@ export function luaString(text: string): string {
   let out = '"';
   for (const byte of Buffer.from(text, 'utf8')) {
     const c = String.fromCharCode(byte);
-    out += /[A-Za-z0-9:{}|_.\-]/.test(c) ? c : `\\${String(byte).padStart(3, '0')}`;
+    out += /[A-Za-z0-9:{}|_.-]/.test(c) ? c : `\\${String(byte).padStart(3, '0')}`;
   }
   return `${out}"`;
 }
