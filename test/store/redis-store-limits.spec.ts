@@ -119,3 +119,19 @@ it('script calls made in one event-loop turn are answered in the order they were
   const results = await Promise.all(Array.from({ length: 200 }, () => store.take('b', policy, 1000)));
   expect(results.map((r) => r.remaining)).toEqual(Array.from({ length: 200 }, (_, i) => 199 - i));
 });
+
+it("a store's scripts leave other clients' and ioredis's default options alone (the default list of commands kept out of auto-pipelining is shared)", async () => {
+  const other = new Redis(server.url, { lazyConnect: true });
+  const fresh = new Redis(server.url, { enableAutoPipelining: true });
+  try {
+    new RedisReplayStore(fresh, { prefix: 'limits9:' });
+    expect(fresh.options.autoPipeliningIgnoredCommands?.some((name) => name.startsWith('passportReplayRecord'))).toBe(true);
+    expect(other.options.autoPipeliningIgnoredCommands).toEqual([]);
+    expect(Redis.defaultOptions.autoPipeliningIgnoredCommands).toEqual([]);
+    const now = Date.now();
+    await expect(new RedisReplayStore(fresh, { prefix: 'limits9:' }).recordIfAbsent('k', now, now + 1000)).resolves.toEqual({ recorded: true });
+  } finally {
+    other.disconnect();
+    fresh.disconnect();
+  }
+});

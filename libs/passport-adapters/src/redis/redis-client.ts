@@ -63,8 +63,9 @@ export function defineScript(
   // different scripts under one name: the name on the client is made unique per script text.
   name = `${name}:${createHash('sha1').update(lua).digest('hex').slice(0, 12)}`;
   client.defineCommand(name, { numberOfKeys, lua });
-  const ignored = (client.options.autoPipeliningIgnoredCommands ??= []);
-  if (!ignored.includes(name)) ignored.push(name);
+  // A new array: ioredis's default options share one empty list among all clients.
+  const ignored = client.options.autoPipeliningIgnoredCommands ?? [];
+  if (!ignored.includes(name)) client.options.autoPipeliningIgnoredCommands = [...ignored, name];
   const command = (client as unknown as Record<string, (...a: Array<string | number>) => Promise<unknown>>)[name];
   return (...args) => {
     corkForThisTurn(client);
