@@ -6,9 +6,9 @@
 # pipelines of 4, fresh replay keys), and the count between two callgrind dumps is divided by N. It
 # includes reading and answering the command; a script that only returns 1 costs about 25,000.
 #
-# Each argument is a build of the Redis adapters (a `dist/redis` directory, e.g. a copy of the one before
-# a change); the scripts are read from its redis-client.js, redis-rate-limit.store.js and
-# redis-replay.store.js (the template constants, `${...}` filled in by evaluating the modules' text).
+# Each argument is a build of the Redis adapters (a `dist/redis` directory, e.g. a copy of the one before a
+# change placed beside it in libs/passport-adapters/dist, so it loads as ES modules); each build's scripts
+# and arguments are those its stores send (see scripts_of).
 #
 #   npx tsc -b tsconfig.build.json && bash scripts/redis-script-instructions.sh libs/passport-adapters/dist/redis [other dirs...]
 # Needs valgrind, redis-server, redis-benchmark and redis-cli. N=3000 calls per script by default.
@@ -24,21 +24,34 @@ trap 'kill $VG 2>/dev/null || true; wait $VG 2>/dev/null || true; rm -rf "$WORK"
 R=(redis-cli -p "$PORT")
 for _ in $(seq 100); do "${R[@]}" ping >/dev/null 2>&1 && break; sleep 0.2; done
 
-# Prints the scripts of one build as JSON {take, record}.
+# Prints the two calls of one build as JSON {take, record}, each {lua, keys, args}: the stores are built
+# on a stand-in client that records the script each defines and the arguments of one call (the public
+# take with the session epoch; a replay record with a sender quota, its nonce `__rand_int__`, which
+# redis-benchmark replaces with a random number in every call), so a build's own argument layout is used.
 scripts_of() {
   node --input-type=module -e '
-    import { readFileSync } from "node:fs";
-    const dir = process.argv[1];
-    const text = (f) => readFileSync(`${dir}/${f}`, "utf8");
-    // Every `const NAME = ...;` of the three modules (string templates and numbers), in order, so later
-    // templates can use earlier ones.
-    const scope = {};
-    for (const f of ["redis-client.js", "redis-rate-limit.store.js", "redis-replay.store.js"]) {
-      for (const m of text(f).matchAll(/^(?:export )?const ([A-Z_]+) = (`[\s\S]*?`|[\d_]+);$/gm)) {
-        scope[m[1]] = new Function(...Object.keys(scope), `return ${m[2]};`)(...Object.values(scope));
-      }
-    }
-    console.log(JSON.stringify({ take: scope.TAKE_WITH_EPOCH_LUA, record: scope.RECORD_LUA }));
+    import path from "node:path";
+    import { pathToFileURL } from "node:url";
+    const mod = await import(pathToFileURL(path.resolve(process.argv[1], "index.js")).href);
+    const calls = {};
+    const client = {
+      options: {},
+      defineCommand(name, { lua, numberOfKeys }) {
+        this[name] = (...args) => {
+          calls[name] = { lua, keys: numberOfKeys, args: args.map(String) };
+          return new Promise(() => undefined);
+        };
+      },
+    };
+    const take = new mod.RedisRateLimitStore(client, { namespace: "public", sessionEpoch: new mod.FleetSessionEpoch() });
+    const replay = new mod.RedisReplayStore(client);
+    const now = Date.now();
+    void take.take("public:127.0.0.1", { capacity: 6101, refillPerMs: 0.01835 }, now);
+    const takeCall = Object.entries(calls).find(([n]) => n.startsWith("passportRateTake"))[1];
+    void replay.recordIfAbsent("abcdefghijkl|__rand_int__", now, now + 86431000, { owner: "abcdefghijkl", maxPerOwner: 100000 });
+    const recordCall = Object.entries(calls).find(([n]) => n.startsWith("passportReplayRecord"))[1];
+    console.log(JSON.stringify({ take: takeCall, record: recordCall }));
+    process.exit(0);
   ' "$1"
 }
 
@@ -51,21 +64,18 @@ dump() {
   grep -m1 -E '^(summary|totals):' "$part" | awk '{print $2}'
 }
 
+field() { node -e 'const v = JSON.parse(process.argv[1])[process.argv[2]]; process.stdout.write(process.argv[3] === "args" ? v.args.join("\n") : String(v[process.argv[3]]))' "$@"; }
 for dir in "$@"; do
   json="$(scripts_of "$dir")"
-  take_sha="$("${R[@]}" SCRIPT LOAD "$(node -e 'process.stdout.write(JSON.parse(process.argv[1]).take)' "$json")")"
-  record_sha="$("${R[@]}" SCRIPT LOAD "$(node -e 'process.stdout.write(JSON.parse(process.argv[1]).record)' "$json")")"
+  take_sha="$("${R[@]}" SCRIPT LOAD "$(field "$json" take lua)")"
+  record_sha="$("${R[@]}" SCRIPT LOAD "$(field "$json" record lua)")"
+  mapfile -t take_args < <(field "$json" take args)
+  mapfile -t record_args < <(field "$json" record args)
   "${R[@]}" FLUSHALL >/dev/null
-  now=$(date +%s%3N)
-  expires=$((now + 86431000))
   dump "start" >/dev/null
-  redis-benchmark -p "$PORT" -n "$N" -c 10 -P 4 -q EVALSHA "$take_sha" 4 'passport:{sess}:rl:public:b:public:127.0.0.1' \
-    'passport:{sess}:rl:public:lru' 'passport:{sess}:rl:public:full' 'passport:{sess}:epoch' \
-    6101 0.018350000000000002 "$now" 100000 public:127.0.0.1 'passport:{sess}:rl:public:b:' >/dev/null
+  redis-benchmark -p "$PORT" -n "$N" -c 10 -P 4 -q EVALSHA "$take_sha" "$(field "$json" take keys)" "${take_args[@]}" >/dev/null
   take=$(dump take)
-  redis-benchmark -p "$PORT" -n "$N" -r 100000000 -c 10 -P 4 -q EVALSHA "$record_sha" 3 \
-    'passport:{replay}:r:abcdefghijkl|__rand_int__' 'passport:{replay}:exp' 'passport:{replay}:o:abcdefghijkl' \
-    'abcdefghijkl|__rand_int__' "$now" "$expires" 1000000 100000 'passport:{replay}:r:' 900000 >/dev/null
+  redis-benchmark -p "$PORT" -n "$N" -r 100000000 -c 10 -P 4 -q EVALSHA "$record_sha" "$(field "$json" record keys)" "${record_args[@]}" >/dev/null
   record=$(dump record)
   echo "$dir: take $((take / N)), record $((record / N)) instructions per call"
 done

@@ -6,7 +6,8 @@
  * and µs per call (INFO commandstats).
  *
  * A/B: each argument is a directory holding a build of the Redis adapters (`dist/redis` of
- * @passport/adapters, e.g. a copy of the one before a change); the variants run in alternating rounds
+ * @passport/adapters, e.g. a copy of the one before a change placed beside it in
+ * libs/passport-adapters/dist, so it loads as ES modules); the variants run in alternating rounds
  * on one redis-server (flushed before each run), and the medians are printed at the end. Without
  * arguments it measures the current build.
  *

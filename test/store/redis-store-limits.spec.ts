@@ -70,3 +70,70 @@ it('one rate-limit store taking for policies with different refill rates refills
   await expect(store.take('slow', slow, 1010)).resolves.toMatchObject({ allowed: false, retryAfterMs: 990 });
   await expect(store.take('fast', fast, 1010)).resolves.toMatchObject({ allowed: true });
 });
+
+it('stores that differ only in their cap keep their own scripts on one client (each builds its cap into its script)', async () => {
+  const small = new RedisReplayStore(client, { prefix: 'limits4:', maxEntries: 1, clockSkewMarginMs: 0 });
+  const large = new RedisReplayStore(client, { prefix: 'limits5:', maxEntries: 10, clockSkewMarginMs: 0 });
+  const now = Date.now();
+  await expect(small.recordIfAbsent('a', now, now + 60_000)).resolves.toEqual({ recorded: true });
+  await expect(large.recordIfAbsent('a', now, now + 60_000)).resolves.toEqual({ recorded: true });
+  await expect(large.recordIfAbsent('b', now, now + 60_000)).resolves.toEqual({ recorded: true });
+  await expect(small.recordIfAbsent('b', now, now + 60_000)).rejects.toMatchObject({ code: 'REPLAY_STORE_FULL' });
+  const smallBuckets = new RedisRateLimitStore(client, { prefix: 'limits6:', maxEntries: 1 });
+  const largeBuckets = new RedisRateLimitStore(client, { prefix: 'limits6:', namespace: 'other', maxEntries: 10 });
+  const policy = { capacity: 5, refillPerMs: 0.001 };
+  for (const key of ['x', 'y', 'z']) {
+    await smallBuckets.take(key, policy, 1000);
+    await largeBuckets.take(key, policy, 1000);
+  }
+  await expect(smallBuckets.size).resolves.toBe(1);
+  await expect(largeBuckets.size).resolves.toBe(3);
+});
+
+it('a key prefix with quotes, backslashes, newlines and non-ASCII characters is used as it is (it is built into the scripts)', async () => {
+  const prefix = 'we"ird\\]]\n\'pré:';
+  const replay = new RedisReplayStore(client, { prefix, clockSkewMarginMs: 0 });
+  const now = Date.now();
+  await expect(replay.recordIfAbsent('k', now, now + 60_000, { owner: 'o', maxPerOwner: 5 })).resolves.toEqual({ recorded: true });
+  await expect(replay.recordIfAbsent('k', now, now + 60_000, { owner: 'o', maxPerOwner: 5 })).resolves.toEqual({
+    recorded: false,
+    firstSeenAtMs: now,
+  });
+  expect(await client.exists(`${prefix}{replay}:r:k`, `${prefix}{replay}:o:o`, `${prefix}{replay}:exp`)).toBe(3);
+  const buckets = new RedisRateLimitStore(client, { prefix });
+  await expect(buckets.take('b', { capacity: 2, refillPerMs: 0.001 }, 1000)).resolves.toMatchObject({ allowed: true, remaining: 1 });
+  expect(await client.exists(`${prefix}{rl2:default}:b:b`, `${prefix}{rl2:default}:lru`)).toBe(2);
+});
+
+it("a bucket the previous version stored (a hash under {rl:...}) is neither read nor changed: each version keeps its own keys during a rolling deploy", async () => {
+  const oldKey = 'limits7:{rl:default}:b:b';
+  await client.hset(oldKey, 't', '0', 'u', '1000');
+  const store = new RedisRateLimitStore(client, { prefix: 'limits7:' });
+  await expect(store.take('b', { capacity: 3, refillPerMs: 0.001 }, 1000)).resolves.toMatchObject({ allowed: true, remaining: 2 });
+  expect(await client.hgetall(oldKey)).toEqual({ t: '0', u: '1000' });
+});
+
+it('script calls made in one event-loop turn are answered in the order they were made', async () => {
+  const store = new RedisRateLimitStore(client, { prefix: 'limits8:' });
+  const policy = { capacity: 200, refillPerMs: 0 };
+  const results = await Promise.all(Array.from({ length: 200 }, () => store.take('b', policy, 1000)));
+  expect(results.map((r) => r.remaining)).toEqual(Array.from({ length: 200 }, (_, i) => 199 - i));
+});
+
+it("a store's scripts leave other clients' and ioredis's default options alone (the default list of commands kept out of auto-pipelining is shared)", async () => {
+  const other = new Redis(server.url, { lazyConnect: true });
+  const fresh = new Redis(server.url, { enableAutoPipelining: true });
+  try {
+    new RedisReplayStore(fresh, { prefix: 'limits9:' });
+    expect(fresh.options.autoPipeliningIgnoredCommands?.some((name) => name.startsWith('passportReplayRecord'))).toBe(true);
+    expect(other.options.autoPipeliningIgnoredCommands).toEqual([]);
+    const later = new Redis(server.url, { lazyConnect: true });
+    expect(later.options.autoPipeliningIgnoredCommands).toEqual([]);
+    later.disconnect();
+    const now = Date.now();
+    await expect(new RedisReplayStore(fresh, { prefix: 'limits9:' }).recordIfAbsent('k', now, now + 1000)).resolves.toEqual({ recorded: true });
+  } finally {
+    other.disconnect();
+    fresh.disconnect();
+  }
+});

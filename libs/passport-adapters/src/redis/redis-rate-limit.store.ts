@@ -4,32 +4,43 @@
  * every instance sharing the server drains one bucket and concurrent takes never lose an update.
  *
  * Keys (one hash tag per namespace, so the script's keys share a Redis Cluster slot):
- * - `<prefix>{rl:<ns>}:b:<key>` hash `t` (tokens), `u` (updated ms), with `PX` until the bucket is full
- *   again (a full bucket means the same as no bucket);
- * - `<prefix>{rl:<ns>}:lru`  sorted set key → updated ms (least recently used first, for the cap);
- * - `<prefix>{rl:<ns>}:full` sorted set key → when the bucket is full again (the sweep).
+ * - `<prefix>{rl2:<ns>}:b:<key>` string: tokens and updated ms as two little-endian doubles (Lua's
+ *   `struct`: exact, and cheaper to read and write than a hash with a decimal text), with `PX` until
+ *   the bucket is full again (a full bucket means the same as no bucket);
+ * - `<prefix>{rl2:<ns>}:lru`  sorted set key → updated ms (least recently used first, for the cap);
+ * - `<prefix>{rl2:<ns>}:full` sorted set key → when the bucket is full again (the sweep).
  * Bounded like the SQLite adapter: a new bucket beyond `maxEntries` first drops full buckets, then the
  * least recently used ones (which resets them to full).
  */
 import { type Redis } from 'ioredis';
 import { type BucketPolicy, type RateLimitStore, type TakeResult } from '@passport/core/ports';
-import { defineScript, SERVER_CLOCK_LUA } from './redis-client.js';
+import { defineScript, luaNumber, luaString, SERVER_CLOCK_LUA } from './redis-client.js';
 import { type FleetSessionEpoch } from './fleet-session-epoch.js';
 
 export const DEFAULT_REDIS_RATE_LIMIT_MAX_ENTRIES = 100_000;
 
-/** Mirrors takeToken in libs/passport-core/src/rate-limit/token-bucket.ts (kept equal by the contract suite). */
-const TAKE_BODY = `
-local bucket, lru, full = KEYS[1], KEYS[2], KEYS[3]
-local capacity, refill, now, maxEntries, member = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
+/**
+ * The take script of one store. Its fixed values (the index keys, the bucket key prefix, the cap) are
+ * built into the script rather than sent with every call: a call sends the bucket key (KEYS[1], whose
+ * hash tag the other keys share, so they live in its Redis Cluster slot) and capacity, refill, now.
+ * Numbers the caller sent are passed on as the strings they came as (no Lua number formatting).
+ * Mirrors takeToken in libs/passport-core/src/rate-limit/token-bucket.ts (kept equal by the contract suite).
+ */
+function takeBody(base: string, maxEntries: number): string {
+  const bucketPrefix = `${base}b:`;
+  return `
+local bucket, lru, full, prefix = KEYS[1], ${luaString(`${base}lru`)}, ${luaString(`${base}full`)}, ${luaString(bucketPrefix)}
+local capacity, refill, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local member = string.sub(bucket, ${Buffer.byteLength(bucketPrefix) + 1})
 local eps = 1e-9
 local MAX = 9007199254740991
-local state = redis.call('HMGET', bucket, 't', 'u')
-local isNew = state[1] == false
+local state = redis.call('GET', bucket)
+local isNew = not state
 local level = capacity
 if not isNew then
-  local elapsed = math.max(0, now - tonumber(state[2]))
-  level = math.min(capacity, tonumber(state[1]) + elapsed * refill)
+  local stored, updated = struct.unpack('<dd', state)
+  local elapsed = math.max(0, now - updated)
+  level = math.min(capacity, stored + elapsed * refill)
 end
 local allowed, remaining, retry, tokens = 0, 0, 0, level
 if level >= 1 - eps then
@@ -43,13 +54,12 @@ local missing = capacity - tokens
 if missing > 0 then
   if refill > 0 then fullAt = math.min(MAX, now + math.ceil(missing / refill)) else fullAt = MAX end
 end
-redis.call('HSET', bucket, 't', string.format('%.17g', tokens), 'u', ARGV[3])
+local packed = struct.pack('<dd', tokens, now)
 local ttl = fullAt - now
-if ttl > 0 and ttl < 9e15 then redis.call('PEXPIRE', bucket, ttl) elseif ttl <= 0 then redis.call('PEXPIRE', bucket, 1) else redis.call('PERSIST', bucket) end
-redis.call('ZADD', lru, now, member)
+if ttl > 0 and ttl < 9e15 then redis.call('SET', bucket, packed, 'PX', ttl) elseif ttl <= 0 then redis.call('SET', bucket, packed, 'PX', 1) else redis.call('SET', bucket, packed) end
+redis.call('ZADD', lru, ARGV[3], member)
 redis.call('ZADD', full, fullAt, member)
-if isNew and redis.call('ZCARD', lru) > maxEntries then
-  local prefix = ARGV[6]
+if isNew and redis.call('ZCARD', lru) > ${luaNumber(maxEntries)} then
   local done = redis.call('ZRANGEBYSCORE', full, '-inf', now, 'LIMIT', 0, 1000)
   for _, k in ipairs(done) do
     if k ~= member then
@@ -58,7 +68,7 @@ if isNew and redis.call('ZCARD', lru) > maxEntries then
       redis.call('ZREM', full, k)
     end
   end
-  local excess = redis.call('ZCARD', lru) - maxEntries
+  local excess = redis.call('ZCARD', lru) - ${luaNumber(maxEntries)}
   if excess > 0 then
     local oldest = redis.call('ZRANGE', lru, 0, excess - 1)
     for _, k in ipairs(oldest) do
@@ -69,13 +79,20 @@ if isNew and redis.call('ZCARD', lru) > maxEntries then
   end
 end
 `;
-const TAKE_LUA = `${TAKE_BODY}
+}
+
+function takeLua(base: string, maxEntries: number): string {
+  return `${takeBody(base, maxEntries)}
 return {allowed, remaining, retry}
 `;
-/** The same take, also returning the session epoch (KEYS[4]) and Redis's clock: see FleetSessionEpoch. */
-const TAKE_WITH_EPOCH_LUA = `${SERVER_CLOCK_LUA}${TAKE_BODY}
-return {allowed, remaining, retry, redis.call('GET', KEYS[4]) or '0', serverNow}
+}
+
+/** The same take, also returning the session epoch and Redis's clock: see FleetSessionEpoch. */
+function takeWithEpochLua(base: string, maxEntries: number, epochKey: string): string {
+  return `${SERVER_CLOCK_LUA}${takeBody(base, maxEntries)}
+return {allowed, remaining, retry, redis.call('GET', ${luaString(epochKey)}) or '0', serverNow}
 `;
+}
 
 /** Forgets up to 1000 buckets full again by ARGV[1] (Lua's unpack is limited to ~8000 values); returns how many. */
 const SWEEP_LUA = `
@@ -97,7 +114,7 @@ export interface RedisRateLimitStoreOptions {
   readonly maxEntries?: number;
   /**
    * Each take also reads the fleet's session epoch into this object (for the session read cache). The
-   * buckets then live under the sessions' hash tag (`<prefix>{sess}:rl:<ns>:`), so the script's keys
+   * buckets then live under the sessions' hash tag (`<prefix>{sess}:rl2:<ns>:`), so the script's keys
    * share one Redis Cluster slot with the epoch.
    */
   readonly sessionEpoch?: FleetSessionEpoch;
@@ -108,10 +125,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   private readonly base: string;
   private readonly takeScript: (...args: Array<string | number>) => Promise<unknown>;
   private readonly epoch: FleetSessionEpoch | undefined;
-  private readonly epochKey: string;
   private readonly sweepScript: (...args: Array<string | number>) => Promise<unknown>;
-  private readonly lruKey: string;
-  private readonly fullKey: string;
   private readonly bucketPrefix: string;
   /** The last refill rate seen and its text for the script (a store mostly sees one or a few rates). */
   private lastRefill = Number.NaN;
@@ -125,14 +139,13 @@ export class RedisRateLimitStore implements RateLimitStore {
     const prefix = options.prefix ?? 'passport:';
     const namespace = options.namespace ?? 'default';
     this.epoch = options.sessionEpoch;
-    this.base = this.epoch ? `${prefix}{sess}:rl:${namespace}:` : `${prefix}{rl:${namespace}}:`;
-    this.epochKey = `${prefix}{sess}:epoch`;
-    this.lruKey = `${this.base}lru`;
-    this.fullKey = `${this.base}full`;
+    // `rl2`: buckets are strings since this version (hashes before), so an instance of each version
+    // keeps its own keys during a rolling deploy instead of misreading the other's.
+    this.base = this.epoch ? `${prefix}{sess}:rl2:${namespace}:` : `${prefix}{rl2:${namespace}}:`;
     this.bucketPrefix = `${this.base}b:`;
     this.takeScript = this.epoch
-      ? defineScript(redis, 'passportRateTakeWithEpoch', 4, TAKE_WITH_EPOCH_LUA)
-      : defineScript(redis, 'passportRateTake', 3, TAKE_LUA);
+      ? defineScript(redis, 'passportRateTake', 1, takeWithEpochLua(this.base, this.maxEntries, `${prefix}{sess}:epoch`))
+      : defineScript(redis, 'passportRateTake', 1, takeLua(this.base, this.maxEntries));
     this.sweepScript = defineScript(redis, 'passportRateSweep', 2, SWEEP_LUA);
   }
 
@@ -141,14 +154,9 @@ export class RedisRateLimitStore implements RateLimitStore {
       this.lastRefill = policy.refillPerMs;
       this.lastRefillArg = policy.refillPerMs.toPrecision(17);
     }
-    const refill = this.lastRefillArg;
-    const bucket = this.bucketPrefix + key;
-    const args = [policy.capacity, refill, nowMs, this.maxEntries, key, this.bucketPrefix];
     let reply: [number, number, number, string?, number?];
     try {
-      reply = (await (this.epoch
-        ? this.takeScript(bucket, this.lruKey, this.fullKey, this.epochKey, ...args)
-        : this.takeScript(bucket, this.lruKey, this.fullKey, ...args))) as typeof reply;
+      reply = (await this.takeScript(this.bucketPrefix + key, policy.capacity, this.lastRefillArg, nowMs)) as typeof reply;
     } catch (error) {
       this.epoch?.forget();
       throw error;

@@ -15,7 +15,7 @@
 import { type Redis } from 'ioredis';
 import { PassportError, type ReplayStore } from '@passport/core';
 import { type RecordOutcome, type RecordQuota, type ReplayStoreUsage } from '@passport/core/ports';
-import { defineScript, SERVER_CLOCK_LUA } from './redis-client.js';
+import { defineScript, luaNumber, luaString, SERVER_CLOCK_LUA } from './redis-client.js';
 
 export const DEFAULT_REDIS_REPLAY_MAX_ENTRIES = 1_000_000;
 /**
@@ -32,12 +32,18 @@ export const DEFAULT_REDIS_CLOCK_SKEW_MARGIN_MS = 900_000;
 const OWNER_TTL_HEADROOM_MS = 60_000;
 
 /**
- * Returns {1} recorded, {0, firstSeen} live, {-1} store full, {-2} owner at quota. The cheap checks
- * come first: the index is looked up for the member only when the store is at its cap.
+ * The record script of one store. Returns {1} recorded, {0, firstSeen} live, {-1} store full, {-2} owner
+ * at quota. The cheap checks come first: the index is looked up for the member only when the store is
+ * at its cap. The store's fixed values (index key, key prefixes, cap, margin) are built into the script
+ * rather than sent with every call: a call sends the record key (KEYS[1], whose hash tag the other keys
+ * share, so they live in its Redis Cluster slot), now, expiresAt and, with a quota, the owner and its
+ * quota. The caller's numbers are stored and used as scores as the strings they came as.
  */
-const RECORD_LUA = `${SERVER_CLOCK_LUA}
-local rec, idx, ownerKey = KEYS[1], KEYS[2], KEYS[3]
-local member, now, expires, maxEntries, maxPerOwner, margin = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[7])
+function recordLua(base: string, maxEntries: number, marginMs: number): string {
+  const recordPrefix = `${base}r:`;
+  return `${SERVER_CLOCK_LUA}
+local rec, idx, margin = KEYS[1], ${luaString(`${base}exp`)}, ${luaNumber(marginMs)}
+local now, expires, maxPerOwner = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[4]) or 0
 local keepFor = math.max(1, expires - earlier(now) + margin)
 local seen = redis.call('GET', rec)
 if seen then
@@ -45,26 +51,30 @@ if seen then
   local firstSeen, seenExpires = string.sub(seen, 1, sep - 1), tonumber(string.sub(seen, sep + 1))
   if seenExpires > now then return {0, firstSeen} end
 end
+local member = string.sub(rec, ${Buffer.byteLength(recordPrefix) + 1})
+local ownerKey
 if maxPerOwner > 0 then
+  ownerKey = ${luaString(`${base}o:`)} .. ARGV[3]
   if redis.call('ZCARD', ownerKey) >= maxPerOwner then
     redis.call('ZREMRANGEBYSCORE', ownerKey, '-inf', now)
     if redis.call('ZCARD', ownerKey) >= maxPerOwner then return {-2} end
   end
 end
-if redis.call('ZCARD', idx) >= maxEntries and redis.call('ZSCORE', idx, member) == false then
+if redis.call('ZCARD', idx) >= ${luaNumber(maxEntries)} and redis.call('ZSCORE', idx, member) == false then
   local expired = redis.call('ZRANGEBYSCORE', idx, '-inf', earlier(now) - margin, 'LIMIT', 0, 1000)
-  for _, k in ipairs(expired) do redis.call('DEL', ARGV[6] .. k) end
+  for _, k in ipairs(expired) do redis.call('DEL', ${luaString(recordPrefix)} .. k) end
   if #expired > 0 then redis.call('ZREM', idx, unpack(expired)) end
-  if redis.call('ZCARD', idx) >= maxEntries then return {-1} end
+  if redis.call('ZCARD', idx) >= ${luaNumber(maxEntries)} then return {-1} end
 end
-redis.call('SET', rec, ARGV[2] .. ':' .. ARGV[3], 'PX', keepFor)
-redis.call('ZADD', idx, expires, member)
+redis.call('SET', rec, ARGV[1] .. ':' .. ARGV[2], 'PX', keepFor)
+redis.call('ZADD', idx, ARGV[2], member)
 if maxPerOwner > 0 then
-  redis.call('ZADD', ownerKey, expires, member)
+  redis.call('ZADD', ownerKey, ARGV[2], member)
   if redis.call('PTTL', ownerKey) < keepFor then redis.call('PEXPIRE', ownerKey, keepFor + ${OWNER_TTL_HEADROOM_MS}) end
 end
 return {1}
 `;
+}
 
 /**
  * Deletes up to ARGV[2] expired records (batches: Lua's unpack is limited to ~8000 values); returns how
@@ -114,25 +124,16 @@ export class RedisReplayStore implements ReplayStore {
     this.maxEntries = options.maxEntries ?? DEFAULT_REDIS_REPLAY_MAX_ENTRIES;
     this.clockSkewMarginMs = options.clockSkewMarginMs ?? DEFAULT_REDIS_CLOCK_SKEW_MARGIN_MS;
     this.base = `${options.prefix ?? 'passport:'}{replay}:`;
-    this.record = defineScript(redis, 'passportReplayRecord', 3, RECORD_LUA);
+    this.record = defineScript(redis, 'passportReplayRecord', 1, recordLua(this.base, this.maxEntries, this.clockSkewMarginMs));
     this.sweepScript = defineScript(redis, 'passportReplaySweep', 1, SWEEP_LUA);
   }
 
   async recordIfAbsent(key: string, nowMs: number, expiresAtMs: number, quota?: RecordQuota): Promise<RecordOutcome> {
     let reply: unknown;
     try {
-      reply = await this.record(
-        `${this.base}r:${key}`,
-        `${this.base}exp`,
-        `${this.base}o:${quota?.owner ?? ''}`,
-        key,
-        nowMs,
-        expiresAtMs,
-        this.maxEntries,
-        quota ? quota.maxPerOwner : 0,
-        `${this.base}r:`,
-        this.clockSkewMarginMs,
-      );
+      reply = await (quota
+        ? this.record(this.base + 'r:' + key, nowMs, expiresAtMs, quota.owner, quota.maxPerOwner)
+        : this.record(this.base + 'r:' + key, nowMs, expiresAtMs));
     } catch (error) {
       this.lastFailure = Date.now();
       throw error;
