@@ -4,11 +4,10 @@
  * every instance sharing the server drains one bucket and concurrent takes never lose an update.
  *
  * Keys (one hash tag per namespace, so the script's keys share a Redis Cluster slot):
- * - `<prefix>{rl2:<ns>}:b:<key>` string: tokens and updated ms as two little-endian doubles (Lua's
- *   `struct`: exact, and cheaper to read and write than a hash with a decimal text), with `PX` until
- *   the bucket is full again (a full bucket means the same as no bucket);
- * - `<prefix>{rl2:<ns>}:lru`  sorted set key → updated ms (least recently used first, for the cap);
- * - `<prefix>{rl2:<ns>}:full` sorted set key → when the bucket is full again (the sweep).
+ * - `<prefix>{rl:<ns>}:b:<key>` hash `t` (tokens), `u` (updated ms), with `PX` until the bucket is full
+ *   again (a full bucket means the same as no bucket);
+ * - `<prefix>{rl:<ns>}:lru`  sorted set key → updated ms (least recently used first, for the cap);
+ * - `<prefix>{rl:<ns>}:full` sorted set key → when the bucket is full again (the sweep).
  * Bounded like the SQLite adapter: a new bucket beyond `maxEntries` first drops full buckets, then the
  * least recently used ones (which resets them to full).
  */
@@ -34,13 +33,12 @@ local capacity, refill, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARG
 local member = string.sub(bucket, ${Buffer.byteLength(bucketPrefix) + 1})
 local eps = 1e-9
 local MAX = 9007199254740991
-local state = redis.call('GET', bucket)
-local isNew = not state
+local state = redis.call('HMGET', bucket, 't', 'u')
+local isNew = state[1] == false
 local level = capacity
 if not isNew then
-  local stored, updated = struct.unpack('<dd', state)
-  local elapsed = math.max(0, now - updated)
-  level = math.min(capacity, stored + elapsed * refill)
+  local elapsed = math.max(0, now - tonumber(state[2]))
+  level = math.min(capacity, tonumber(state[1]) + elapsed * refill)
 end
 local allowed, remaining, retry, tokens = 0, 0, 0, level
 if level >= 1 - eps then
@@ -54,9 +52,9 @@ local missing = capacity - tokens
 if missing > 0 then
   if refill > 0 then fullAt = math.min(MAX, now + math.ceil(missing / refill)) else fullAt = MAX end
 end
-local packed = struct.pack('<dd', tokens, now)
+redis.call('HSET', bucket, 't', string.format('%.17g', tokens), 'u', ARGV[3])
 local ttl = fullAt - now
-if ttl > 0 and ttl < 9e15 then redis.call('SET', bucket, packed, 'PX', ttl) elseif ttl <= 0 then redis.call('SET', bucket, packed, 'PX', 1) else redis.call('SET', bucket, packed) end
+if ttl > 0 and ttl < 9e15 then redis.call('PEXPIRE', bucket, ttl) elseif ttl <= 0 then redis.call('PEXPIRE', bucket, 1) else redis.call('PERSIST', bucket) end
 redis.call('ZADD', lru, ARGV[3], member)
 redis.call('ZADD', full, fullAt, member)
 if isNew and redis.call('ZCARD', lru) > ${luaNumber(maxEntries)} then
@@ -114,7 +112,7 @@ export interface RedisRateLimitStoreOptions {
   readonly maxEntries?: number;
   /**
    * Each take also reads the fleet's session epoch into this object (for the session read cache). The
-   * buckets then live under the sessions' hash tag (`<prefix>{sess}:rl2:<ns>:`), so the script's keys
+   * buckets then live under the sessions' hash tag (`<prefix>{sess}:rl:<ns>:`), so the script's keys
    * share one Redis Cluster slot with the epoch.
    */
   readonly sessionEpoch?: FleetSessionEpoch;
@@ -139,9 +137,7 @@ export class RedisRateLimitStore implements RateLimitStore {
     const prefix = options.prefix ?? 'passport:';
     const namespace = options.namespace ?? 'default';
     this.epoch = options.sessionEpoch;
-    // `rl2`: buckets are strings since this version (hashes before), so an instance of each version
-    // keeps its own keys during a rolling deploy instead of misreading the other's.
-    this.base = this.epoch ? `${prefix}{sess}:rl2:${namespace}:` : `${prefix}{rl2:${namespace}}:`;
+    this.base = this.epoch ? `${prefix}{sess}:rl:${namespace}:` : `${prefix}{rl:${namespace}}:`;
     this.bucketPrefix = `${this.base}b:`;
     this.takeScript = this.epoch
       ? defineScript(redis, 'passportRateTake', 1, takeWithEpochLua(this.base, this.maxEntries, `${prefix}{sess}:epoch`))
