@@ -5,8 +5,11 @@
  * the scripts' cheaper bookkeeping must keep: a sender's quota set never expires before its records,
  * and one store serves policies with different refill rates.
  */
+import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { RedisRateLimitStore, RedisReplayStore } from '@passport/adapters/redis';
+// Internal to the adapters (not exported by the package): the literals the stores build into their scripts.
+import { luaNumber, luaString } from '../../libs/passport-adapters/src/redis/redis-client.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 
 let server: RedisServer;
@@ -49,12 +52,17 @@ it("a sender's quota set outlives each of its records (its expiry is pushed out 
     await expect(
       store.recordIfAbsent(key, now, now + expiresIn, { owner: 'sender', maxPerOwner: 10 }),
     ).resolves.toEqual({ recorded: true });
-    const [recordTtl, ownerTtl] = await Promise.all([client.pttl(`limits3:{replay}:r:${key}`), client.pttl(ownerKey)]);
+    const [recordTtl, ownerTtl] = await Promise.all([
+      client.pttl(`limits3:{replay}:r:${key}`),
+      client.pttl(ownerKey),
+    ]);
     expect(recordTtl).toBeGreaterThan(0);
     expect(ownerTtl).toBeGreaterThanOrEqual(recordTtl);
   }
   // The quota still counts every live record.
-  await expect(store.recordIfAbsent('e', now, now + 5000, { owner: 'sender', maxPerOwner: 4 })).rejects.toMatchObject({
+  await expect(
+    store.recordIfAbsent('e', now, now + 5000, { owner: 'sender', maxPerOwner: 4 }),
+  ).rejects.toMatchObject({
     code: 'REPLAY_QUOTA_EXCEEDED',
   });
 });
@@ -78,9 +86,15 @@ it('stores that differ only in their cap keep their own scripts on one client (e
   await expect(small.recordIfAbsent('a', now, now + 60_000)).resolves.toEqual({ recorded: true });
   await expect(large.recordIfAbsent('a', now, now + 60_000)).resolves.toEqual({ recorded: true });
   await expect(large.recordIfAbsent('b', now, now + 60_000)).resolves.toEqual({ recorded: true });
-  await expect(small.recordIfAbsent('b', now, now + 60_000)).rejects.toMatchObject({ code: 'REPLAY_STORE_FULL' });
+  await expect(small.recordIfAbsent('b', now, now + 60_000)).rejects.toMatchObject({
+    code: 'REPLAY_STORE_FULL',
+  });
   const smallBuckets = new RedisRateLimitStore(client, { prefix: 'limits6:', maxEntries: 1 });
-  const largeBuckets = new RedisRateLimitStore(client, { prefix: 'limits6:', namespace: 'other', maxEntries: 10 });
+  const largeBuckets = new RedisRateLimitStore(client, {
+    prefix: 'limits6:',
+    namespace: 'other',
+    maxEntries: 10,
+  });
   const policy = { capacity: 5, refillPerMs: 0.001 };
   for (const key of ['x', 'y', 'z']) {
     await smallBuckets.take(key, policy, 1000);
@@ -94,14 +108,23 @@ it('a key prefix with quotes, backslashes, newlines and non-ASCII characters is 
   const prefix = 'we"ird\\]]\n\'pré:';
   const replay = new RedisReplayStore(client, { prefix, clockSkewMarginMs: 0 });
   const now = Date.now();
-  await expect(replay.recordIfAbsent('k', now, now + 60_000, { owner: 'o', maxPerOwner: 5 })).resolves.toEqual({ recorded: true });
-  await expect(replay.recordIfAbsent('k', now, now + 60_000, { owner: 'o', maxPerOwner: 5 })).resolves.toEqual({
+  await expect(
+    replay.recordIfAbsent('k', now, now + 60_000, { owner: 'o', maxPerOwner: 5 }),
+  ).resolves.toEqual({ recorded: true });
+  await expect(
+    replay.recordIfAbsent('k', now, now + 60_000, { owner: 'o', maxPerOwner: 5 }),
+  ).resolves.toEqual({
     recorded: false,
     firstSeenAtMs: now,
   });
-  expect(await client.exists(`${prefix}{replay}:r:k`, `${prefix}{replay}:o:o`, `${prefix}{replay}:exp`)).toBe(3);
+  expect(await client.exists(`${prefix}{replay}:r:k`, `${prefix}{replay}:o:o`, `${prefix}{replay}:exp`)).toBe(
+    3,
+  );
   const buckets = new RedisRateLimitStore(client, { prefix });
-  await expect(buckets.take('b', { capacity: 2, refillPerMs: 0.001 }, 1000)).resolves.toMatchObject({ allowed: true, remaining: 1 });
+  await expect(buckets.take('b', { capacity: 2, refillPerMs: 0.001 }, 1000)).resolves.toMatchObject({
+    allowed: true,
+    remaining: 1,
+  });
   expect(await client.exists(`${prefix}{rl:default}:b:b`, `${prefix}{rl:default}:lru`)).toBe(2);
 });
 
@@ -117,15 +140,43 @@ it("a store's scripts leave other clients' and ioredis's default options alone (
   const fresh = new Redis(server.url, { enableAutoPipelining: true });
   try {
     new RedisReplayStore(fresh, { prefix: 'limits9:' });
-    expect(fresh.options.autoPipeliningIgnoredCommands?.some((name) => name.startsWith('passportReplayRecord'))).toBe(true);
+    expect(
+      fresh.options.autoPipeliningIgnoredCommands?.some((name) => name.startsWith('passportReplayRecord')),
+    ).toBe(true);
     expect(other.options.autoPipeliningIgnoredCommands).toEqual([]);
     const later = new Redis(server.url, { lazyConnect: true });
     expect(later.options.autoPipeliningIgnoredCommands).toEqual([]);
     later.disconnect();
     const now = Date.now();
-    await expect(new RedisReplayStore(fresh, { prefix: 'limits9:' }).recordIfAbsent('k', now, now + 1000)).resolves.toEqual({ recorded: true });
+    await expect(
+      new RedisReplayStore(fresh, { prefix: 'limits9:' }).recordIfAbsent('k', now, now + 1000),
+    ).resolves.toEqual({ recorded: true });
   } finally {
     other.disconnect();
     fresh.disconnect();
   }
+});
+
+it('luaString writes any text as a Lua literal that Redis reads back byte for byte (property)', async () => {
+  // Key prefixes come from configuration and are built into the scripts' text as such literals.
+  await fc.assert(
+    fc.asyncProperty(
+      fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' })),
+      async (text) => {
+        const reply = (await client.callBuffer('EVAL', `return ${luaString(text)}`, '0')) as Buffer;
+        expect(reply.equals(Buffer.from(text, 'utf8'))).toBe(true);
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
+
+it('luaNumber writes caps as Lua numbers (Infinity as math.huge) and refuses NaN', async () => {
+  for (const value of [0, 1, 1_000_000, 2 ** 53 - 1, -5, 0.5]) {
+    await expect(
+      client.eval(`return tostring(${luaNumber(value)} == ${JSON.stringify(String(value))} + 0)`, 0),
+    ).resolves.toBe('true');
+  }
+  await expect(client.eval(`return tostring(${luaNumber(Infinity)} == math.huge)`, 0)).resolves.toBe('true');
+  expect(() => luaNumber(Number.NaN)).toThrow(RangeError);
 });

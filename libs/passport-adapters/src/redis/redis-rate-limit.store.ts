@@ -19,16 +19,17 @@ import { type FleetSessionEpoch } from './fleet-session-epoch.js';
 export const DEFAULT_REDIS_RATE_LIMIT_MAX_ENTRIES = 100_000;
 
 /**
- * The take script of one store. Its fixed values (the index keys, the bucket key prefix, the cap) are
- * built into the script rather than sent with every call: a call sends the bucket key (KEYS[1], whose
- * hash tag the other keys share, so they live in its Redis Cluster slot) and capacity, refill, now.
+ * The take script of one store. The keys it writes on every call are declared (KEYS: the bucket, the
+ * `lru` and `full` sets, and with the epoch the epoch key; all under one hash tag, so one Redis Cluster
+ * slot), so that Cluster refuses a call while that slot migrates before anything is written. Its fixed
+ * values (the bucket key prefix, the cap) are built into the script; ARGV: capacity, refill, now.
  * Numbers the caller sent are passed on as the strings they came as (no Lua number formatting).
  * Mirrors takeToken in libs/passport-core/src/rate-limit/token-bucket.ts (kept equal by the contract suite).
  */
 function takeBody(base: string, maxEntries: number): string {
   const bucketPrefix = `${base}b:`;
   return `
-local bucket, lru, full, prefix = KEYS[1], ${luaString(`${base}lru`)}, ${luaString(`${base}full`)}, ${luaString(bucketPrefix)}
+local bucket, lru, full, prefix = KEYS[1], KEYS[2], KEYS[3], ${luaString(bucketPrefix)}
 local capacity, refill, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local member = string.sub(bucket, ${Buffer.byteLength(bucketPrefix) + 1})
 local eps = 1e-9
@@ -86,9 +87,9 @@ return {allowed, remaining, retry}
 }
 
 /** The same take, also returning the session epoch and Redis's clock: see FleetSessionEpoch. */
-function takeWithEpochLua(base: string, maxEntries: number, epochKey: string): string {
+function takeWithEpochLua(base: string, maxEntries: number): string {
   return `${SERVER_CLOCK_LUA}${takeBody(base, maxEntries)}
-return {allowed, remaining, retry, redis.call('GET', ${luaString(epochKey)}) or '0', serverNow}
+return {allowed, remaining, retry, redis.call('GET', KEYS[4]) or '0', serverNow}
 `;
 }
 
@@ -125,6 +126,9 @@ export class RedisRateLimitStore implements RateLimitStore {
   private readonly epoch: FleetSessionEpoch | undefined;
   private readonly sweepScript: (...args: Array<string | number>) => Promise<unknown>;
   private readonly bucketPrefix: string;
+  private readonly lruKey: string;
+  private readonly fullKey: string;
+  private readonly epochKey: string;
   /** The last refill rate seen and its text for the script (a store mostly sees one or a few rates). */
   private lastRefill = Number.NaN;
   private lastRefillArg = '';
@@ -139,9 +143,12 @@ export class RedisRateLimitStore implements RateLimitStore {
     this.epoch = options.sessionEpoch;
     this.base = this.epoch ? `${prefix}{sess}:rl:${namespace}:` : `${prefix}{rl:${namespace}}:`;
     this.bucketPrefix = `${this.base}b:`;
+    this.lruKey = `${this.base}lru`;
+    this.fullKey = `${this.base}full`;
+    this.epochKey = `${prefix}{sess}:epoch`;
     this.takeScript = this.epoch
-      ? defineScript(redis, 'passportRateTake', 1, takeWithEpochLua(this.base, this.maxEntries, `${prefix}{sess}:epoch`))
-      : defineScript(redis, 'passportRateTake', 1, takeLua(this.base, this.maxEntries));
+      ? defineScript(redis, 'passportRateTake', 4, takeWithEpochLua(this.base, this.maxEntries))
+      : defineScript(redis, 'passportRateTake', 3, takeLua(this.base, this.maxEntries));
     this.sweepScript = defineScript(redis, 'passportRateSweep', 2, SWEEP_LUA);
   }
 
@@ -152,7 +159,9 @@ export class RedisRateLimitStore implements RateLimitStore {
     }
     let reply: [number, number, number, string?, number?];
     try {
-      reply = (await this.takeScript(this.bucketPrefix + key, policy.capacity, this.lastRefillArg, nowMs)) as typeof reply;
+      reply = (await (this.epoch
+        ? this.takeScript(this.bucketPrefix + key, this.lruKey, this.fullKey, this.epochKey, policy.capacity, this.lastRefillArg, nowMs)
+        : this.takeScript(this.bucketPrefix + key, this.lruKey, this.fullKey, policy.capacity, this.lastRefillArg, nowMs))) as typeof reply;
     } catch (error) {
       this.epoch?.forget();
       throw error;

@@ -34,16 +34,17 @@ const OWNER_TTL_HEADROOM_MS = 60_000;
 /**
  * The record script of one store. Returns {1} recorded, {0, firstSeen} live, {-1} store full, {-2} owner
  * at quota. The cheap checks come first: the index is looked up for the member only when the store is
- * at its cap. The store's fixed values (index key, key prefixes, cap, margin) are built into the script
- * rather than sent with every call: a call sends the record key (KEYS[1], whose hash tag the other keys
- * share, so they live in its Redis Cluster slot), now, expiresAt and, with a quota, the owner and its
- * quota. The caller's numbers are stored and used as scores as the strings they came as.
+ * at its cap. The keys it writes on every call are declared (KEYS: the record, the index, the owner's set;
+ * all under one hash tag, so one Redis Cluster slot), so that Cluster refuses a call while that slot
+ * migrates before anything is written. The store's fixed values (the record key prefix, the cap, the
+ * margin) are built into the script rather than sent with every call; ARGV: now, expiresAt and, with a
+ * quota, the owner's quota. The caller's numbers are stored and used as scores as the strings they came as.
  */
 function recordLua(base: string, maxEntries: number, marginMs: number): string {
   const recordPrefix = `${base}r:`;
   return `${SERVER_CLOCK_LUA}
-local rec, idx, margin = KEYS[1], ${luaString(`${base}exp`)}, ${luaNumber(marginMs)}
-local now, expires, maxPerOwner = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[4]) or 0
+local rec, idx, ownerKey, margin = KEYS[1], KEYS[2], KEYS[3], ${luaNumber(marginMs)}
+local now, expires, maxPerOwner = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]) or 0
 local keepFor = math.max(1, expires - earlier(now) + margin)
 local seen = redis.call('GET', rec)
 if seen then
@@ -52,9 +53,7 @@ if seen then
   if seenExpires > now then return {0, firstSeen} end
 end
 local member = string.sub(rec, ${Buffer.byteLength(recordPrefix) + 1})
-local ownerKey
 if maxPerOwner > 0 then
-  ownerKey = ${luaString(`${base}o:`)} .. ARGV[3]
   if redis.call('ZCARD', ownerKey) >= maxPerOwner then
     redis.call('ZREMRANGEBYSCORE', ownerKey, '-inf', now)
     if redis.call('ZCARD', ownerKey) >= maxPerOwner then return {-2} end
@@ -110,6 +109,8 @@ export class RedisReplayStore implements ReplayStore {
   readonly maxEntries: number;
   readonly clockSkewMarginMs: number;
   private readonly base: string;
+  private readonly indexKey: string;
+  private readonly ownerPrefix: string;
   private readonly record: (...args: Array<string | number>) => Promise<unknown>;
   private readonly sweepScript: (...args: Array<string | number>) => Promise<unknown>;
   private refusedFullCount = 0;
@@ -124,7 +125,9 @@ export class RedisReplayStore implements ReplayStore {
     this.maxEntries = options.maxEntries ?? DEFAULT_REDIS_REPLAY_MAX_ENTRIES;
     this.clockSkewMarginMs = options.clockSkewMarginMs ?? DEFAULT_REDIS_CLOCK_SKEW_MARGIN_MS;
     this.base = `${options.prefix ?? 'passport:'}{replay}:`;
-    this.record = defineScript(redis, 'passportReplayRecord', 1, recordLua(this.base, this.maxEntries, this.clockSkewMarginMs));
+    this.indexKey = `${this.base}exp`;
+    this.ownerPrefix = `${this.base}o:`;
+    this.record = defineScript(redis, 'passportReplayRecord', 3, recordLua(this.base, this.maxEntries, this.clockSkewMarginMs));
     this.sweepScript = defineScript(redis, 'passportReplaySweep', 1, SWEEP_LUA);
   }
 
@@ -132,8 +135,8 @@ export class RedisReplayStore implements ReplayStore {
     let reply: unknown;
     try {
       reply = await (quota
-        ? this.record(this.base + 'r:' + key, nowMs, expiresAtMs, quota.owner, quota.maxPerOwner)
-        : this.record(this.base + 'r:' + key, nowMs, expiresAtMs));
+        ? this.record(this.base + 'r:' + key, this.indexKey, this.ownerPrefix + quota.owner, nowMs, expiresAtMs, quota.maxPerOwner)
+        : this.record(this.base + 'r:' + key, this.indexKey, this.ownerPrefix, nowMs, expiresAtMs));
     } catch (error) {
       this.lastFailure = Date.now();
       throw error;
