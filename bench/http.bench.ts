@@ -1,9 +1,9 @@
 /**
  * HTTP throughput of the app against a bare Fastify route, measured in the same run on the same
  * machine: `GET /health`, `GET /` of the built app (apps/api/dist, started as a child process), and
- * `GET /bare` of a minimal Fastify server (also a child process). wrk sends alternating 1 s slices of the
- * three routes (bench/support/interleaved.ts; `BENCH_CLIENT=autocannon` for the client used before
- * 2026-11-23).
+ * `GET /bare` of a minimal Fastify server (also a child process), and the bare server sending `GET /`'s
+ * own bytes. autocannon (`BENCH_CLIENT=wrk`: wrk) sends alternating 1 s slices of the four routes
+ * (bench/support/interleaved.ts).
  *
  *   npm run bench -- http          (or, after a build: npx tsx bench/http.bench.ts [seconds] [connections])
  *

@@ -3,12 +3,12 @@
  * machine's load hits them alike: sequential 5 s runs of two routes differed by ±15 % (and a route by up
  * to 0.2 of its ratio) from run to run on the shared 2-core machine.
  *
- * The slices are sent by wrk (C; Debian's package, which scripts/bench.sh installs), the client the
- * performance goals in docs/benchmarks.md are stated for. The client shares the two cores with the server, so its cost per response is part of
- * every figure; autocannon (JavaScript) costs several times wrk's per response and more per byte, which
- * pulled a large body's route (`GET /`, 3 KB) further below a small one than the server's own CPU does.
- * `BENCH_CLIENT=autocannon` sends the slices with autocannon instead, to compare with figures recorded
- * before 2026-11-23.
+ * The slices are sent by autocannon (JavaScript, in this process), the client the http and JWT-tier
+ * figures and their goals were first measured with; `BENCH_CLIENT=wrk` sends them with wrk (C; Debian's
+ * package, which scripts/bench.sh installs). The client shares the two cores with the servers, so its
+ * cost per response is part of every figure: autocannon's is several times wrk's, which narrows the
+ * distance between a bare route and the app (`GET /` ÷ bare was 0.42 with wrk in a quiet run, the bare
+ * route at 51 000 requests/s, and 0.56 with autocannon in the next quiet run, the bare route at 38 000).
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -45,9 +45,9 @@ type Route = readonly [url: string, headers: Record<string, string>];
 
 const run = promisify(execFile);
 
-/** The client named by BENCH_CLIENT (default wrk). */
+/** The client named by BENCH_CLIENT (default autocannon). */
 export function sliceClient(): SliceClient {
-  const name = process.env.BENCH_CLIENT ?? 'wrk';
+  const name = process.env.BENCH_CLIENT ?? 'autocannon';
   if (name !== 'wrk' && name !== 'autocannon') throw new Error(`BENCH_CLIENT must be wrk or autocannon, not ${name}`);
   return name;
 }

@@ -161,7 +161,7 @@ export function deriveFigures(suites: Record<string, SuiteSection>): Record<stri
       p50Ms: f.p50Ms,
       p99Ms: f.p99Ms,
       ...from('http', http),
-      // Slices were sent by autocannon until the section recorded its client (wrk since 2026-11-23).
+      // A section without a client was sent by autocannon (sections record it since 2026-11-23).
       note: `the lower of GET / and GET /health (${lower === 'health' ? 'GET /health' : 'GET /'}) ÷ bare Fastify, default store, sent by ${http.client ?? 'autocannon'}`,
     };
   }
