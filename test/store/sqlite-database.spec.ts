@@ -30,6 +30,16 @@ function open(options?: { busyTimeoutMs?: number }): SqliteDatabase {
   return db;
 }
 
+/** The named (not automatic) indexes of `table` in the file, in name order. */
+function indexesOf(check: Database.Database, table: string): string[] {
+  return check
+    .prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name",
+    )
+    .pluck()
+    .all(table) as string[];
+}
+
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'passport-sqlite-'));
   file = join(dir, 'nested', 'passport.db');
@@ -155,12 +165,7 @@ describe('SqliteDatabase', () => {
     const db = open();
     expect(db.schemaVersion()).toBe(SCHEMA_VERSION);
     const check = new Database(file, { readonly: true });
-    const indexes = check
-      .prepare(
-        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'sessions' AND sql IS NOT NULL ORDER BY name",
-      )
-      .pluck()
-      .all();
+    const indexes = indexesOf(check, 'sessions');
     const plan = check
       .prepare(
         'EXPLAIN QUERY PLAN SELECT count(*) FROM sessions WHERE token_id = ? AND closed_at_ms IS NULL AND expires_at_ms > ?',
@@ -225,12 +230,7 @@ describe('SqliteDatabase', () => {
     const db = open();
     expect(db.schemaVersion()).toBe(SCHEMA_VERSION);
     const check = new Database(file, { readonly: true });
-    const indexes = check
-      .prepare(
-        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'replay_records' AND sql IS NOT NULL",
-      )
-      .pluck()
-      .all();
+    const indexes = indexesOf(check, 'replay_records');
     const rows = check
       .prepare('SELECT key, first_seen_ms, expires_at_ms, owner FROM replay_records ORDER BY first_seen_ms')
       .all() as { key: string; first_seen_ms: number; expires_at_ms: number; owner: string | null }[];
