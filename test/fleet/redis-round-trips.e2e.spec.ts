@@ -6,8 +6,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import { bearer, mintAndLogin, mintPassport, newKey } from '../support/passports.js';
+import { RedisMonitor } from '../support/redis-monitor.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { freePort, startTestApp, type TestApp } from '../support/test-app.js';
 import { holaLine } from '../verify/hola-lines.js';
@@ -15,9 +15,7 @@ import { holaLine } from '../verify/hola-lines.js';
 let redis: RedisServer;
 let dataDir: string;
 let app: TestApp;
-let client: Redis;
-let watcher: Redis;
-const seen: string[][] = [];
+let monitor: RedisMonitor;
 
 beforeAll(async () => {
   redis = await startRedisServer();
@@ -30,17 +28,10 @@ beforeAll(async () => {
     PORT: String(port),
     PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
   });
-  client = new Redis(redis.url);
-  const monitor = await client.monitor();
-  // Commands a script runs are listed with the source `lua`: they are not round trips.
-  monitor.on('monitor', (_time: string, args: string[], source: string) => {
-    if (source !== 'lua') seen.push(args);
-  });
-  watcher = monitor;
+  monitor = await RedisMonitor.start(redis.url);
 });
 afterAll(async () => {
-  watcher?.disconnect();
-  client?.disconnect();
+  monitor?.stop();
   await app?.close();
   await redis?.stop();
   await rm(dataDir, { recursive: true, force: true });
@@ -49,11 +40,16 @@ afterAll(async () => {
 /** The commands the app sent Redis while `work` ran. */
 async function commandsOf(work: () => Promise<unknown>): Promise<string[]> {
   await new Promise((resolve) => setTimeout(resolve, 50));
-  seen.length = 0;
+  await monitor.reset();
   await work();
+  // Waits for anything the app sends after its reply, then until MONITOR delivered all of it.
   await new Promise((resolve) => setTimeout(resolve, 50));
+  await monitor.settle();
+  // Commands a script runs are listed with the source `lua`: they are not round trips.
   // A script's first use on a connection is an EVAL (its body), then EVALSHA: one round trip either way.
-  return seen.map((args) => args[0].toLowerCase().replace(/^evalsha$|^eval$/, 'script'));
+  return monitor.commands
+    .filter(({ source }) => source !== 'lua')
+    .map(({ args }) => args[0].toLowerCase().replace(/^evalsha$|^eval$/, 'script'));
 }
 
 it('a verify of a fresh line costs 2 Redis commands (the public rate limit, the replay record)', async () => {

@@ -9,6 +9,7 @@ import { sampleSessionRecord } from '@passport/core/testing';
 import { type SessionRecord } from '@passport/core/ports';
 import { RedisSessionStore } from '@passport/adapters/redis';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { RedisMonitor } from '../support/redis-monitor.js';
 
 let server: RedisServer;
 let client: Redis;
@@ -109,18 +110,18 @@ it('a sweep of 2500 expired sessions removes them all in script calls of at most
     }),
   );
   await Promise.all(sessions.map((s) => store.create(s)));
-  const monitor = await client.monitor();
-  const sweepCalls: number[] = [];
-  monitor.on('monitor', (_time: string, args: string[]) => {
-    // EVALSHA <sha> 0 <base> <now> <limit>
-    if (/^eval/i.test(args[0]) && args[4] === '10000') sweepCalls.push(Number(args[5]));
-  });
+  const monitor = await RedisMonitor.start(server.url);
   try {
+    await monitor.reset();
     await expect(store.sweep(10_000)).resolves.toBe(2500);
+    await monitor.settle();
   } finally {
-    await sleep(50);
-    monitor.disconnect();
+    monitor.stop();
   }
+  // EVALSHA <sha> 0 <base> <now> <limit>: the sweep's calls are the ones at now = 10000.
+  const sweepCalls = monitor.commands
+    .filter(({ args }) => /^eval/i.test(args[0]) && args[4] === '10000')
+    .map(({ args }) => Number(args[5]));
   expect(sweepCalls).toEqual([1000, 1000, 1000]);
   await expect(store.size).resolves.toBe(0);
 });
