@@ -114,10 +114,11 @@ it('a failed take leaves the epoch unknown: the next session read goes to Redis'
 
 it("a cached session past its end on Redis's clock is reported ended", async () => {
   const { a } = fleet();
-  const s = session(7, 300);
+  // Long enough that a loaded machine still reads it live once; the sleep then passes its end.
+  const s = session(7, 1500);
   await a.sessions.create(s);
   await expect(a.request(s.sessionId)).resolves.toMatchObject({ closedAtMs: null });
-  await sleep(400);
+  await sleep(1600);
   await expect(a.request(s.sessionId)).resolves.toMatchObject({ closeReason: 'expired' });
 });
 
@@ -133,7 +134,7 @@ it('without an epoch observed (no take yet) every read goes to Redis', async () 
 });
 
 it('a change the epoch missed (an older instance mid-deploy, an epoch reset) is served no longer than the cache max age', async () => {
-  const { a, hash } = fleet({ cacheMaxAgeMs: 300 });
+  const { a, hash } = fleet({ cacheMaxAgeMs: 1500 });
   const s = session(40);
   await a.sessions.create(s);
   await expect(a.request(s.sessionId)).resolves.toMatchObject({ closedAtMs: null });
@@ -142,7 +143,7 @@ it('a change the epoch missed (an older instance mid-deploy, an epoch reset) is 
   await redis.hset(hash(s.sessionId), 'closedAtMs', String(now), 'closeReason', 'logout');
   redis.disconnect();
   await expect(a.request(s.sessionId)).resolves.toMatchObject({ closedAtMs: null }); // still cached
-  await sleep(350);
+  await sleep(1600);
   await expect(a.request(s.sessionId)).resolves.toMatchObject({ closedAtMs: now, closeReason: 'logout' });
 });
 
