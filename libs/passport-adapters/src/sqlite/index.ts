@@ -4,7 +4,6 @@
  * Loads better-sqlite3 (an optional peer dependency): import this subpath only where SQLite is used.
  */
 export * from './sqlite.database.js';
-export * from './wal-checkpointer.js';
 export * from './sqlite-store.options.js';
 export * from './sqlite-replay.store.js';
 export * from './sqlite-session.store.js';

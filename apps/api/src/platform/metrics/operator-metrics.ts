@@ -31,8 +31,7 @@ interface RouteMethodEntry {
   readonly method: string;
 }
 
-/** The store ports, and `database` for the SQLite file's own upkeep (its background WAL checkpoint). */
-export type StoreName = 'replay' | 'sessions' | 'rate_limit' | 'database';
+export type StoreName = 'replay' | 'sessions' | 'rate_limit';
 
 @Injectable()
 export class OperatorMetrics {
