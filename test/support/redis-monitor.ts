@@ -41,17 +41,17 @@ export class RedisMonitor {
   /** Resolves once every command the server ran before this call is in `commands`. */
   async settle(timeoutMs = 10_000): Promise<void> {
     const marker = `monitor-marker-${randomUUID()}`;
+    let timer: NodeJS.Timeout | undefined;
     const seen = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`MONITOR did not deliver ${marker} in ${timeoutMs} ms`)), timeoutMs);
-      this.waiters.set(marker, () => {
-        clearTimeout(timer);
-        resolve();
-      });
+      timer = setTimeout(() => reject(new Error(`MONITOR did not deliver ${marker} in ${timeoutMs} ms`)), timeoutMs);
+      this.waiters.set(marker, resolve);
     });
     try {
       await this.sender.echo(marker);
       await seen;
     } finally {
+      // Also when ECHO failed: no timer left to reject a promise nobody awaits.
+      clearTimeout(timer);
       this.waiters.delete(marker);
     }
   }
