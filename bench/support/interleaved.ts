@@ -1,7 +1,11 @@
 /**
  * Several routes measured in alternating 1 s slices (after a 1 s warm-up each), so that drift in the
  * machine's load hits them alike: sequential 5 s runs of two routes differed by ±15 % (and a route by up
- * to 0.2 of its ratio) from run to run on the shared 2-core machine.
+ * to 0.2 of its ratio) from run to run on the shared 2-core machine. The order turns round every round
+ * (A B, B A, A B, …), so that neither route is always the one measured right after the other; and a
+ * figure comparing two routes is the median of the rounds' own ratios (`medianRatio`), which one
+ * disturbed slice does not move: in a quiet run with the routes always in one order, the JWT tier's
+ * overhead read +16.4, −14.2 and −2.1 % on three stores whose JWT path differs by one session read.
  *
  * The slices are sent by autocannon (JavaScript, in this process), the client the http and JWT-tier
  * figures and their goals were first measured with; `BENCH_CLIENT=wrk` sends them with wrk (C; Debian's
@@ -28,6 +32,8 @@ export interface SliceFigures {
   readonly bytes: number;
   /** The client that sent the slices. */
   readonly client: SliceClient;
+  /** Requests per second of each round's slice, in round order. */
+  readonly sliceRates: readonly number[];
 }
 
 export type SliceClient = 'wrk' | 'autocannon';
@@ -88,10 +94,20 @@ export async function interleaved(
   const client = options.client ?? sliceClient();
   const slice = client === 'wrk' ? wrkSlice : autocannonSlice;
   for (const route of routes) await slice(route, connections);
-  const sums = routes.map(() => ({ requests: 0, seconds: 0, ok: 0, bytes: 0, p99: 0, p50s: [] as number[] }));
+  const sums = routes.map(() => ({
+    requests: 0,
+    seconds: 0,
+    ok: 0,
+    bytes: 0,
+    p99: 0,
+    p50s: [] as number[],
+    rates: [] as number[],
+  }));
+  const order = [...routes.keys()];
   for (let n = 0; n < seconds; n++) {
-    for (const [i, route] of routes.entries()) {
-      const s = await slice(route, connections);
+    for (const i of n % 2 === 0 ? order : [...order].reverse()) {
+      const s = await slice(routes[i], connections);
+      sums[i].rates.push(s.requests / s.seconds);
       sums[i].requests += s.requests;
       sums[i].seconds += s.seconds;
       sums[i].ok += s.ok;
@@ -109,5 +125,7 @@ export async function interleaved(
     non2xx: s.requests - s.ok,
     bytes: s.bytes / Math.max(1, s.requests),
     client,
+    sliceRates: s.rates,
   }));
 }
+

@@ -151,27 +151,46 @@ export function deriveFigures(suites: Record<string, SuiteSection>): Record<stri
   }
 
   const http = suites.http as
-    | (SuiteSection & { bare?: RateFigure; health?: RateFigure; root?: RateFigure; client?: string })
+    | (SuiteSection & {
+        bare?: RateFigure;
+        health?: RateFigure;
+        root?: RateFigure;
+        client?: string;
+        toBare?: { health: number; root: number };
+      })
     | undefined;
   if (http?.bare && http.health && http.root) {
-    const lower = http.health.perSecond <= http.root.perSecond ? 'health' : 'root';
+    // Sections since 2026-11-23 12:30 record the median of the rounds' ratios; older ones the rates only.
+    const toBare = http.toBare ?? {
+      health: http.health.perSecond / http.bare.perSecond,
+      root: http.root.perSecond / http.bare.perSecond,
+    };
+    const lower = toBare.health <= toBare.root ? 'health' : 'root';
     const f = http[lower]!;
     out.appGetToBareFastify = {
-      value: round(f.perSecond / http.bare.perSecond),
+      value: round(toBare[lower]),
       p50Ms: f.p50Ms,
       p99Ms: f.p99Ms,
       ...from('http', http),
       // A section without a client was sent by autocannon (sections record it since 2026-11-23).
-      note: `the lower of GET / and GET /health (${lower === 'health' ? 'GET /health' : 'GET /'}) ÷ bare Fastify, default store, sent by ${http.client ?? 'autocannon'}`,
+      note: `the lower of GET / and GET /health (${lower === 'health' ? 'GET /health' : 'GET /'}) ÷ bare Fastify${http.toBare ? ' (median of the rounds\' ratios)' : ''}, default store, sent by ${http.client ?? 'autocannon'}`,
     };
   }
 
   const auth = suites.auth as
     | (SuiteSection & {
         client?: string;
+        /** `median-of-rounds` when `jwtTierOverhead` is the median of the rounds' ratios (from 2026-11-23 12:30). */
+        ratios?: string;
         stores?: Record<
           string,
-          { rawVerifyPerSecond: number; login: RateFigure; publicRoute: RateFigure; jwtRoute: RateFigure }
+          {
+            rawVerifyPerSecond: number;
+            login: RateFigure;
+            publicRoute: RateFigure;
+            jwtRoute: RateFigure;
+            jwtTierOverhead?: number;
+          }
         >;
       })
     | undefined;
@@ -187,11 +206,15 @@ export function deriveFigures(suites: Record<string, SuiteSection>): Record<stri
         note: `POST /api/login (full login, sent by wrk since 2026-11-23; autocannon before) ÷ raw verify, STORE=${store}`,
       };
       out[`jwtTierOverhead${suffix[store]}`] = {
-        value: round(s.publicRoute.perSecond / s.jwtRoute.perSecond - 1),
+        value: round(
+          auth.ratios === 'median-of-rounds' && s.jwtTierOverhead !== undefined
+            ? s.jwtTierOverhead
+            : s.publicRoute.perSecond / s.jwtRoute.perSecond - 1,
+        ),
         p50Ms: s.jwtRoute.p50Ms,
         p99Ms: s.jwtRoute.p99Ms,
         ...from('auth', auth),
-        note: `GET /api/login/timestamp ÷ GET /api/holanonce16ts (JWT) − 1, interleaved slices sent by ${auth.client ?? 'autocannon'}, STORE=${store}; latency of the JWT route`,
+        note: `GET /api/login/timestamp ÷ GET /api/holanonce16ts (JWT) − 1, interleaved slices sent by ${auth.client ?? 'autocannon'}${auth.ratios === 'median-of-rounds' ? ' (median of the rounds\' ratios)' : ''}, STORE=${store}; latency of the JWT route`,
       };
     }
   }

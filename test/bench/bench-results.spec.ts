@@ -12,6 +12,7 @@ const dir = mkdtempSync(path.join(tmpdir(), 'bench-results-'));
 const file = path.join(dir, 'latest.json');
 process.env.BENCH_RESULTS_FILE = file;
 const { deriveFigures, recordSuite } = await import('../../bench/support/results.js');
+const { medianRatio } = await import('../../bench/support/median-ratio.js');
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -62,6 +63,20 @@ describe('named benchmark figures', () => {
     expect(http(4000, 5000)).toMatchObject({ value: 0.2, p50Ms: 1, p99Ms: 2 });
   });
 
+  it('a section with the rounds’ median ratios (toBare) gives those, not the ratio of the rates', () => {
+    const figure = deriveFigures({
+      http: {
+        ...stamp,
+        bare: { perSecond: 20000 },
+        root: { perSecond: 10000, p50Ms: 1, p99Ms: 2 },
+        health: { perSecond: 12000, p50Ms: 3, p99Ms: 4 },
+        toBare: { root: 0.62, health: 0.58 },
+      },
+    }).appGetToBareFastify;
+    expect(figure).toMatchObject({ value: 0.58, p50Ms: 3, p99Ms: 4 });
+    expect(figure.note).toContain('median of the rounds');
+  });
+
   it('login and JWT tier figures per store; the default store’s carry no suffix', () => {
     const store = (login: number, publicRps: number, jwtRps: number) => ({
       rawVerifyPerSecond: 8000,
@@ -77,6 +92,34 @@ describe('named benchmark figures', () => {
     expect(figures.loginToRawVerifyRedis.value).toBe(0.2);
     expect(figures.jwtTierOverheadRedis.value).toBe(0.15);
     expect(figures.jwtTierOverheadMemory).toBeUndefined();
+  });
+
+  it('an auth section of median ratios gives each store’s recorded overhead; an older one the rates’ ratio', () => {
+    const store = { ...{ rawVerifyPerSecond: 8000, login: { perSecond: 800 } }, jwtTierOverhead: 0.031 };
+    const routes = { publicRoute: { perSecond: 6000 }, jwtRoute: { perSecond: 5000 } };
+    const median = deriveFigures({
+      auth: { ...stamp, ratios: 'median-of-rounds', stores: { sqlite: { ...store, ...routes } } },
+    });
+    expect(median.jwtTierOverhead.value).toBe(0.031);
+    expect(median.jwtTierOverhead.note).toContain('median of the rounds');
+    const older = deriveFigures({ auth: { ...stamp, stores: { sqlite: { ...store, ...routes } } } });
+    expect(older.jwtTierOverhead.value).toBe(0.2);
+    expect(older.jwtTierOverhead.note).not.toContain('median');
+  });
+});
+
+describe('interleaved slices', () => {
+  const figures = (sliceRates: number[]) => ({ sliceRates });
+
+  it('medianRatio is the median of the rounds’ own ratios, so one disturbed round does not move it', () => {
+    // Round 2 of the first route was cut by a burst of other load.
+    expect(medianRatio(figures([900, 1000, 300, 950, 1000]), figures([1000, 1000, 1000, 1000, 1000]))).toBe(0.95);
+    expect(medianRatio(figures([10, 30]), figures([10, 10]))).toBe(2);
+  });
+
+  it('medianRatio refuses rounds that do not pair up', () => {
+    expect(() => medianRatio(figures([1, 2]), figures([1]))).toThrow(/same number of rounds/);
+    expect(() => medianRatio(figures([]), figures([]))).toThrow(/at least one/);
   });
 });
 
