@@ -1,8 +1,9 @@
 /**
  * HTTP throughput of the app against a bare Fastify route, measured in the same run on the same
  * machine: `GET /health`, `GET /` of the built app (apps/api/dist, started as a child process), and
- * `GET /bare` of a minimal Fastify server (also a child process), and the bare server sending `GET /`'s
- * own bytes. autocannon (`BENCH_CLIENT=wrk`: wrk) sends alternating 1 s slices of the four routes
+ * `GET /bare` of a minimal Fastify server (also a child process), the bare server sending `GET /`'s
+ * own bytes, and `GET /nest` of Nest on Fastify alone (bench/support/nest-alone.server.ts: the frameworks'
+ * own floor). autocannon (`BENCH_CLIENT=wrk`: wrk) sends alternating 1 s slices of the five routes
  * (bench/support/interleaved.ts).
  *
  *   npm run bench -- http          (or, after a build: npx tsx bench/http.bench.ts [seconds] [connections])
@@ -10,6 +11,7 @@
  * The rate limit is raised out of the way (it is measured by its own tests, not here); logs are off.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
 import { freePort, rawVerifyRate, ROOT, startBuiltApp, waitFor } from './support/built-app.js';
 import { interleaved, type SliceFigures } from './support/interleaved.js';
 import { medianRatio } from './support/median-ratio.js';
@@ -34,6 +36,7 @@ async function main(): Promise<void> {
   // The default store (sqlite), as `npm start` runs it; logs off and the public limit out of the way.
   const appProcess = await startBuiltApp();
   let bareProcess: ChildProcess | undefined;
+  let nestProcess: ChildProcess | undefined;
   try {
     const barePort = await freePort();
     const app = appProcess.base;
@@ -44,16 +47,25 @@ async function main(): Promise<void> {
       env: { ...process.env, PORT: String(barePort), ROOT_BODY: rootBody },
     });
     const bare = `http://127.0.0.1:${barePort}`;
+    const nestPort = await freePort();
+    nestProcess = spawn(
+      process.execPath,
+      ['--import', '@swc-node/register/esm-register', path.join(ROOT, 'bench/support/nest-alone.server.ts')],
+      { cwd: ROOT, stdio: 'inherit', env: { ...process.env, PORT: String(nestPort), SWC_NODE_PROJECT: 'tsconfig.json' } },
+    );
+    const nest = `http://127.0.0.1:${nestPort}`;
     await waitFor(`${bare}/bare`);
+    await waitFor(`${nest}/nest`);
 
     // The three in alternating 1 s slices, so that drift in the machine's load hits them alike.
     // The fourth is a bare route that sends GET /'s bytes: how much of the gap is the body's size.
-    const [bareFigures, health, root, bareRoot] = await interleaved(
+    const [bareFigures, health, root, bareRoot, nestAlone] = await interleaved(
       [
         [`${bare}/bare`, {}],
         [`${app}/health`, {}],
         [`${app}/`, {}],
         [`${bare}/bare-root`, {}],
+        [`${nest}/nest`, {}],
       ],
       { seconds, connections },
     );
@@ -62,6 +74,7 @@ async function main(): Promise<void> {
       'app GET /health': health,
       'app GET /': root,
       "bare Fastify GET /bare-root (GET /'s body)": bareRoot,
+      'Nest on Fastify alone, GET /nest (the bare body)': nestAlone,
     };
 
     const base = rows['bare Fastify GET /bare'].rps;
@@ -78,6 +91,9 @@ async function main(): Promise<void> {
       );
     }
     console.log(`\napp GET / ÷ a bare route sending the same bytes: ${(root.rps / bareRoot.rps).toFixed(2)}`);
+    console.log(
+      `app GET /health ÷ Nest on Fastify alone: ${medianRatio(health, nestAlone).toFixed(2)} (median of the rounds' ratios)`,
+    );
     const figure = (r: SliceFigures): RateFigure & { non2xx: number } => ({
       perSecond: Math.round(r.rps),
       p50Ms: r.p50,
@@ -94,11 +110,17 @@ async function main(): Promise<void> {
       health: figure(rows['app GET /health']),
       root: figure(rows['app GET /']),
       bareRoot: figure(bareRoot),
+      nestAlone: figure(nestAlone),
       // The named figure: each route ÷ the bare route, the median of the rounds' ratios.
-      toBare: { health: medianRatio(health, bareFigures), root: medianRatio(root, bareFigures) },
+      toBare: {
+        health: medianRatio(health, bareFigures),
+        root: medianRatio(root, bareFigures),
+        nestAlone: medianRatio(nestAlone, bareFigures),
+      },
     });
   } finally {
     bareProcess?.kill('SIGTERM');
+    nestProcess?.kill('SIGTERM');
     await appProcess.stop();
   }
 }

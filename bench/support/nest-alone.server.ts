@@ -1,0 +1,28 @@
+/**
+ * Nest on Fastify with nothing of the app: one controller, one route answering the bare Fastify
+ * route's body, no hooks, filters or modules of ours. bench/http.bench.ts runs it beside the app and the
+ * bare Fastify server, so one run shows how far the frameworks alone sit from the bare route (the
+ * floor for any Nest app on this machine) and how far the app sits from them.
+ *
+ *   PORT=<port> node --import @swc-node/register/esm-register bench/support/nest-alone.server.ts
+ */
+import 'reflect-metadata';
+import { Controller, Get, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+
+@Controller()
+class NestAloneController {
+  @Get('nest')
+  answer(): { status: string; service: string } {
+    return { status: 'ok', service: 'bare' };
+  }
+}
+
+@Module({ controllers: [NestAloneController] })
+class NestAloneModule {}
+
+const app = await NestFactory.create<NestFastifyApplication>(NestAloneModule, new FastifyAdapter(), {
+  logger: false,
+});
+await app.listen(Number(process.env.PORT), '127.0.0.1');
