@@ -28,7 +28,7 @@ import {
 } from './support/built-app.js';
 import { startRedisServer } from '../test/support/redis-server.js';
 import { interleaved, sliceClient, type SliceFigures } from './support/interleaved.js';
-import { medianRatio } from './support/median-ratio.js';
+import { median, medianRatio } from './support/median.js';
 import { recordSuite, type RateFigure } from './support/results.js';
 import { parseWrk } from './support/wrk-output.js';
 
@@ -44,11 +44,6 @@ const CHALLENGE_SECONDS = 300;
 const LOGIN_ROUNDS = Number(process.env.LOGIN_ROUNDS ?? 3);
 const LOGIN_SECONDS = Number(process.env.LOGIN_SECONDS ?? 2);
 
-const median = (xs: readonly number[]): number => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 type Figures = SliceFigures;
 

@@ -20,6 +20,7 @@ import {
 import { FixedClock, MemoryChainReader } from '../libs/passport-core/src/testing/index.js';
 import { implicitAccountId } from '../libs/passport-core/src/codecs/index.js';
 import { createNodeSigner, createNodeVerifier } from '../libs/passport-core/src/node/index.js';
+import { median } from './support/median.js';
 
 const SERVICE_HOST = 'passport.bench:3000';
 const T0 = Date.parse('2026-04-19T10:47:00.000Z');
@@ -214,7 +215,7 @@ async function main(): Promise<void> {
   }
   const holaRate = (slice.hola.ops * 1000) / slice.hola.ms;
   const rawRate = (slice.raw.ops * 1000) / slice.raw.ms;
-  const medianRoundRatio = roundRatios.sort((a, b) => a - b)[roundRatios.length >> 1];
+  const medianRoundRatio = median(roundRatios);
   const holaResult: Result = {
     name: 'verifyHola (memory ports, node lane, fresh line each)',
     opsPerSec: holaRate,

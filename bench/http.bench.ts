@@ -14,7 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { freePort, rawVerifyRate, ROOT, startBuiltApp, waitFor } from './support/built-app.js';
 import { interleaved, type SliceFigures } from './support/interleaved.js';
-import { medianRatio } from './support/median-ratio.js';
+import { medianRatio } from './support/median.js';
 import { recordSuite, type RateFigure } from './support/results.js';
 
 /** Rounds of alternating 1 s slices (odd: the median of the rounds' ratios is one round's). */

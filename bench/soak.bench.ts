@@ -29,6 +29,7 @@ import {
 import { recordSuite } from './support/results.js';
 import { verifyLoad } from './support/verify-load.js';
 import { startRedisServer, type RedisServer } from '../test/support/redis-server.js';
+import { median } from './support/median.js';
 
 const durationSeconds = Number(process.env.SOAK_SECONDS ?? 600);
 const sampleSeconds = Number(process.env.SOAK_SAMPLE_SECONDS ?? 5);
@@ -89,7 +90,6 @@ async function heapUsedMb(app: BuiltApp, adminJwt: string): Promise<number> {
   return Math.round((bytes / 1024 / 1024) * 10) / 10;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main(): Promise<void> {
   let redis: RedisServer | undefined;

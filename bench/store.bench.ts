@@ -16,6 +16,7 @@ import { MemoryReplayStore, type ReplayStore } from '@passport/core';
 import { MemoryRateLimitStore } from '@passport/core/testing';
 import { type RateLimitStore } from '@passport/core/ports';
 import { SqliteDatabase, SqliteRateLimitStore, SqliteReplayStore } from '@passport/adapters/sqlite';
+import { median } from './support/median.js';
 
 const opsArg = process.argv.indexOf('--ops');
 const OPS = opsArg > 0 ? Number(process.argv[opsArg + 1]) : 50_000;
@@ -115,12 +116,11 @@ async function benchReplayUnderLoad(db: SqliteDatabase): Promise<number> {
     writesPerRecord.push((writeSyscalls() - writesBefore) / OPS);
   }
   store.dispose();
-  const middle = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const median = middle(perRecord);
+  const perRecordMedian = median(perRecord);
   console.log(
-    `sqlite recordIfAbsent (random keys, quota, ${PREFILL} held, ${BATCH} per turn) ${median.toFixed(1)} µs CPU per record (rounds: ${perRecord.map((x) => x.toFixed(1)).join(' ')}), ${middle(writesPerRecord).toFixed(2)} write system calls per record`,
+    `sqlite recordIfAbsent (random keys, quota, ${PREFILL} held, ${BATCH} per turn) ${perRecordMedian.toFixed(1)} µs CPU per record (rounds: ${perRecord.map((x) => x.toFixed(1)).join(' ')}), ${median(writesPerRecord).toFixed(2)} write system calls per record`,
   );
-  return median;
+  return perRecordMedian;
 }
 
 async function main(): Promise<void> {

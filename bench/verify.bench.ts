@@ -21,6 +21,7 @@ import { metricsReader, rawVerifyRate, startBuiltApp, type BuiltApp } from './su
 import { recordSuite, type RateFigure } from './support/results.js';
 import { verifyLoad, type VerifyLoad, type WrkFigures } from './support/verify-load.js';
 import { startRedisServer } from '../test/support/redis-server.js';
+import { median } from './support/median.js';
 
 const seconds = Number(process.argv[2] ?? 5);
 const connections = Number(process.argv[3] ?? 50);
@@ -142,7 +143,6 @@ async function measureStoresInterleaved(
     for (const c of contenders) await c.app.stop();
     await redis?.stop();
   }
-  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
   return {
     raws,
     runs: contenders.map((c) => ({
@@ -191,8 +191,7 @@ async function main(): Promise<void> {
   const interleaved = storeIds.length > 0 ? await measureStoresInterleaved(storeIds) : { runs: [], raws: [] };
   runs.unshift(...interleaved.runs);
   // The raw rate: the median of the samples taken between the store rounds and one at the end.
-  const raws = [...interleaved.raws, rawVerifyRate()].sort((x, y) => x - y);
-  const raw = raws[Math.floor(raws.length / 2)];
+  const raw = median([...interleaved.raws, rawVerifyRate()]);
 
   console.log(
     `\nNode ${process.version}; wrk, ${connections} connections, ${seconds} s per configuration; ${lineCount} distinct fresh lines each (after a warm-up)\n`,

@@ -18,6 +18,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import { parseWrk } from './wrk-output.js';
+import { median } from './median.js';
 
 export interface SliceFigures {
   readonly rps: number;
@@ -118,7 +119,7 @@ export async function interleaved(
   }
   return sums.map((s) => ({
     rps: s.requests / s.seconds,
-    p50: s.p50s.sort((a, b) => a - b)[Math.floor(s.p50s.length / 2)] ?? NaN,
+    p50: s.p50s.length > 0 ? median(s.p50s) : NaN,
     p99: s.p99,
     ok: s.ok,
     total: s.requests,

@@ -12,7 +12,7 @@ const dir = mkdtempSync(path.join(tmpdir(), 'bench-results-'));
 const file = path.join(dir, 'latest.json');
 process.env.BENCH_RESULTS_FILE = file;
 const { deriveFigures, recordSuite } = await import('../../bench/support/results.js');
-const { medianRatio } = await import('../../bench/support/median-ratio.js');
+const { median, medianRatio } = await import('../../bench/support/median.js');
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -115,6 +115,12 @@ describe('interleaved slices', () => {
     // Round 2 of the first route was cut by a burst of other load.
     expect(medianRatio(figures([900, 1000, 300, 950, 1000]), figures([1000, 1000, 1000, 1000, 1000]))).toBe(0.95);
     expect(medianRatio(figures([10, 30]), figures([10, 10]))).toBe(2);
+  });
+
+  it('median takes the middle value, or the mean of the two middle values for an even count', () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(() => median([])).toThrow(/no samples/);
   });
 
   it('medianRatio refuses rounds that do not pair up', () => {
