@@ -27,6 +27,7 @@ export { parseHolaTimestamp, HOLA_TIMESTAMP_GRAMMAR } from './hola-timestamp.par
 export {
   createHolaVerifier,
   holaReplayKey,
+  holaQuotaOwner,
   type HolaVerifier,
   type HolaVerifierDeps,
 } from '../verify/verify-hola.use-case.js';

@@ -25,6 +25,7 @@ import { type ChainReader } from '../ports/chain-reader.port.js';
 import { type Clock } from '../ports/clock.port.js';
 import { type ReplayStore } from '../ports/replay-store.port.js';
 import { type AsyncSignatureVerifier, type SignatureVerifier } from '../ports/signature-verifier.port.js';
+import { encodeBase32 } from '../codecs/base32.codec.js';
 import { utf8 } from '../codecs/utf8.codec.js';
 import { isImplicitAccountId } from '../codecs/account-id.js';
 import { buildPublicProfile, unavailableProfile, type PublicProfile } from '../profile/public-profile.js';
@@ -52,7 +53,7 @@ export interface HolaVerifierDeps {
   /** HOLA_FUTURE_SKEW_MS: how far in the future a timestamp may be (default 0). */
   readonly futureSkewMs?: number;
   /**
-   * Most unexpired nonce records one sender token may hold (unbounded when absent). Beyond it a line
+   * Most unexpired nonce records one sender (`holaQuotaOwner`) may hold (unbounded when absent). Beyond it a line
    * that verified is refused with 429 `REPLAY_QUOTA_EXCEEDED` instead of being recorded, so one sender
    * cannot fill the replay store for everybody.
    */
@@ -84,6 +85,21 @@ export function resolveMaxAgeMs(value: unknown): number {
  */
 export function holaReplayKey(line: Pick<ParsedHola, 'senderTokenId' | 'nonceHex'>): string {
   return `${line.senderTokenId}|${line.nonceHex}`;
+}
+
+/**
+ * Whom a line's replay record is charged to (the per-sender bound): the sender token of a standard line;
+ * for a subagent line, its issuer token together with the key embedded in it. A subagent line verifies
+ * against its embedded key (its delegation is the relying party's check, §6), so anyone can make one
+ * naming any issuer: charged to the issuer alone, such lines would use up the issuer's own quota and
+ * deny its genuine lines for a day. Charged to the key, they use up only that key's.
+ */
+export function holaQuotaOwner(
+  line: Pick<ParsedHola, 'form' | 'senderTokenId' | 'subagentPublicKey'>,
+): string {
+  return line.form === 'subagent' && line.subagentPublicKey
+    ? `${line.senderTokenId}|${encodeBase32(line.subagentPublicKey)}`
+    : line.senderTokenId;
 }
 
 /** Parses or throws the 400 `HOLA_VALIDATION_FAILED` error (shared with `/api/testhola`). */
@@ -151,7 +167,7 @@ export function createHolaVerifier(deps: HolaVerifierDeps): HolaVerifier {
         holaReplayKey(line),
         nowMs,
         Math.floor(line.timestampMs / 1000) * 1000 + replayTtlMs,
-        maxPerSender === undefined ? undefined : { owner: line.senderTokenId, maxPerOwner: maxPerSender },
+        maxPerSender === undefined ? undefined : { owner: holaQuotaOwner(line), maxPerOwner: maxPerSender },
       );
       return outcome.recorded ? null : { firstSeenAtMs: outcome.firstSeenAtMs };
     } catch (cause) {
