@@ -99,6 +99,19 @@ describe('EddsaJwtCodec', () => {
     expect(codec.verifyCached(genuine)).toMatchObject({ ok: true, claims: { jti: 'jti-genuine' } });
   });
 
+  it('refuses every other spelling of a genuine signature (unused bits of its last character set)', async () => {
+    // Found by a hostile probe: jose ignores those bits, so each spelling verified and took a cache entry.
+    const token = await codec.sign(claims({ jti: 'jti-spelling' }));
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const high = alphabet.indexOf(token.at(-1)!) & 0b110000; // 64 bytes: the last character carries 2 bits
+    for (const low of [1, 2, 3, 7, 15]) {
+      const spelling = token.slice(0, -1) + alphabet[high | low];
+      expect(await codec.verify(spelling)).toMatchObject({ ok: false, cause: 'bad_signature' });
+      expect(codec.verifyCached(spelling)).toBeUndefined();
+    }
+    expect(await codec.verify(token)).toMatchObject({ ok: true, claims: { jti: 'jti-spelling' } });
+  });
+
   it('refuses a token signed by another key', async () => {
     const other = keyPair();
     const stranger = new EddsaJwtCodec({ secretSeed: other.seed, publicKey: other.pub, issuer: ISSUER, audience: AUDIENCE, clock });

@@ -139,6 +139,11 @@ export class EddsaJwtCodec {
     } catch (error) {
       return { ok: false, reason: 'error_checking_session', cause: causeOf(error) };
     }
+    // jose decodes the signature leniently: the unused low bits of its last character are ignored, so
+    // one token has several spellings that verify. Only the one our signer writes is accepted, as the
+    // core's codecs accept only canonical base64url for login and HOLA signatures.
+    if (!isCanonicalBase64Url(signatureSegment(token)))
+      return { ok: false, reason: 'error_checking_session', cause: 'bad_signature' };
     if (!this.issuerAccepted(claims)) return { ok: false, reason: 'error_checking_session', cause: 'wrong_issuer' };
     if (remember) this.remember(token, claims);
     return { ok: true, claims };
@@ -163,6 +168,11 @@ export class EddsaJwtCodec {
     }
     this.verified.set(signatureSegment(token), { token, claims });
   }
+}
+
+/** Base64url as encoders write it: no padding, and no bits set beyond the encoded bytes. */
+function isCanonicalBase64Url(text: string): boolean {
+  return Buffer.from(text, 'base64url').toString('base64url') === text;
 }
 
 /** The text after the last dot (the whole text when there is none). */
