@@ -80,6 +80,14 @@ describe('framework errors, trailing slashes, Host and Expect', () => {
     expectErrorEnvelope(res, 'EXPECTATION_FAILED');
   });
 
+  it('a CONNECT is 405 METHOD_NOT_ALLOWED in the envelope, not a dropped socket', async () => {
+    // Found by a hostile probe: with no `connect` listener Node closed the socket without a word.
+    const res = await rawRequest(t.baseUrl, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    expectErrorEnvelope(res, 'METHOD_NOT_ALLOWED');
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect((await call(t, '/health')).status).toBe(200);
+  });
+
   it('a malformed request line is 400 VALIDATION_FAILED in the envelope', async () => {
     const res = await rawRequest(t.baseUrl, 'GET /health HTTP/1.1 extra\r\nHost: x\r\n\r\n');
     expectErrorEnvelope(res, 'VALIDATION_FAILED');

@@ -7,8 +7,8 @@
  * - client address = TCP peer, `X-Forwarded-For` only from TRUSTED_PROXIES (never `trustProxy: true`);
  * - the public per-address rate limit; 429 answers close their socket;
  * - time bounds (`HTTP_*_TIMEOUT_MS`): a request not arrived whole within the request timeout gets 408;
- * - framework and Node client errors (bad URL, over-long parameter, missing Host, timeouts, Expect)
- *   answered in the envelope with a request id;
+ * - framework and Node client errors (bad URL, over-long parameter, missing Host, timeouts, Expect,
+ *   CONNECT) answered in the envelope with a request id;
  * - a route registry for 405 and the OpenAPI document service bound to the app.
  * Every Fastify hook is installed by `platform/fastify-hooks.ts`.
  */
@@ -19,7 +19,11 @@ import { type FastifyInstance, LogController } from 'fastify';
 import { AppModule } from './app.module.js';
 import { type AppConfig } from './platform/config/app-config.js';
 import { type Server } from 'node:http';
-import { answerExpectationsInEnvelope, clientErrorHandler } from './platform/http/client-error.handler.js';
+import {
+  answerConnectInEnvelope,
+  answerExpectationsInEnvelope,
+  clientErrorHandler,
+} from './platform/http/client-error.handler.js';
 import { createFrameworkErrorHandler, type FrameworkErrorServices } from './platform/http/framework-errors.handler.js';
 import { RequestMetrics } from './platform/metrics/request-metrics.js';
 import { registerJsonBodyParser } from './platform/http/json-body.parser.js';
@@ -86,6 +90,7 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
   const metrics = app.get(RequestMetrics);
   frameworkErrorServices.record = (status, elapsedMs) => metrics.record(undefined, status, elapsedMs, clock.nowMs());
   answerExpectationsInEnvelope(fastify.server as Server);
+  answerConnectInEnvelope(fastify.server as Server);
 
   app.get(OpenApiDocumentService).attach(app);
   await app.init();

@@ -5,6 +5,8 @@
  * - a request (headers and body) not arrived whole within the request or header timeout: 408
  *   `REQUEST_TIMEOUT`, then the socket is closed (a slow-body client cannot hold it open);
  * - an `Expect` other than `100-continue`: 417 `EXPECTATION_FAILED`;
+ * - a `CONNECT` (a proxy tunnel, which Node hands to a `connect` listener or else drops without a
+ *   word): 405 `METHOD_NOT_ALLOWED`, then the socket is closed;
  * - any other malformed request: 400 `VALIDATION_FAILED`.
  * (A missing Host header is answered by `checkHostHeader`.) Before a request exists there are no
  * parsed headers, so the request id of these answers is always a new ULID.
@@ -18,7 +20,12 @@ import { resolveRequestId } from './request-id.js';
 import { AppError } from './app.error.js';
 import { httpStatusOfError } from './http-status.table.js';
 
-const REASON: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 417: 'Expectation Failed' };
+const REASON: Record<number, string> = {
+  400: 'Bad Request',
+  405: 'Method Not Allowed',
+  408: 'Request Timeout',
+  417: 'Expectation Failed',
+};
 
 export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
@@ -29,8 +36,11 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
     socket.destroy();
     return;
   }
-  const error = new AppError(clientErrorCode(err.code));
-  const requestId = newRequestUlid();
+  answerOnSocket(socket, new AppError(clientErrorCode(err.code)), newRequestUlid());
+}
+
+/** Writes `error` in the envelope straight to a socket no response object owns, then closes it. */
+function answerOnSocket(socket: Socket, error: AppError, requestId: string): void {
   const body = JSON.stringify(buildErrorEnvelope(error, requestId));
   if (socket.writable) {
     socket.end(
@@ -40,6 +50,13 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
     );
   }
   socket.destroySoon();
+}
+
+/** Node drops a `CONNECT` without an answer unless the server has a `connect` listener. */
+export function answerConnectInEnvelope(server: Server): void {
+  server.on('connect', (request: IncomingMessage, socket: Socket) => {
+    answerOnSocket(socket, new AppError('METHOD_NOT_ALLOWED'), resolveRequestId(request.headers));
+  });
 }
 
 function clientErrorCode(code: string | undefined): 'REQUEST_HEADER_TOO_LARGE' | 'REQUEST_TIMEOUT' | 'VALIDATION_FAILED' {
