@@ -43,6 +43,8 @@ const CHALLENGE_SECONDS = 300;
 /** The login runs (each with its share of the bodies) and the raw verify samples between them. */
 const LOGIN_ROUNDS = Number(process.env.LOGIN_ROUNDS ?? 3);
 const LOGIN_SECONDS = Number(process.env.LOGIN_SECONDS ?? 2);
+if (!Number.isInteger(LOGIN_ROUNDS) || LOGIN_ROUNDS < 1 || !(LOGIN_SECONDS >= 1))
+  throw new Error('LOGIN_ROUNDS must be a positive integer and LOGIN_SECONDS at least 1');
 
 
 type Figures = SliceFigures;
@@ -149,7 +151,7 @@ async function benchStore(store: string, env: Record<string, string>): Promise<S
     const loginCpuBefore = serverCpuMs(app.pid);
     for (let round = 0; round < LOGIN_ROUNDS; round++) {
       rawSamples.push(rawVerifyRate(1000));
-      // The oldest challenges first: the last round's are still inside the accepted window.
+      // The oldest challenges first, so that each round's are still inside the accepted window when it runs.
       const bodiesFile = path.join(app.dataDir, `login-bodies-${round}.jsonl`);
       writeFileSync(bodiesFile, `${bodies.slice(round * perRound, (round + 1) * perRound).join('\n')}\n`);
       const run = parseWrk(
