@@ -53,9 +53,9 @@ export interface HolaVerifierDeps {
   /** HOLA_FUTURE_SKEW_MS: how far in the future a timestamp may be (default 0). */
   readonly futureSkewMs?: number;
   /**
-   * Most unexpired nonce records one sender (`holaQuotaOwner`) may hold (unbounded when absent). Beyond it a line
-   * that verified is refused with 429 `REPLAY_QUOTA_EXCEEDED` instead of being recorded, so one sender
-   * cannot fill the replay store for everybody.
+   * Most unexpired nonce records one sender (`holaQuotaOwner`) may hold (unbounded when absent). Beyond
+   * it a line that verified is refused with 429 `REPLAY_QUOTA_EXCEEDED` instead of being recorded, so one
+   * sender cannot fill the replay store for everybody.
    */
   readonly maxRecordsPerSender?: number;
   /** Builds the public profile for `includeProfile` (default: `buildPublicProfile`). */

@@ -9,7 +9,8 @@
  *   word): 405 `METHOD_NOT_ALLOWED`, then the socket is closed;
  * - any other malformed request: 400 `VALIDATION_FAILED`.
  * (A missing Host header is answered by `checkHostHeader`.) Before a request exists there are no
- * parsed headers, so the request id of these answers is always a new ULID.
+ * parsed headers, so the request id of a client error is always a new ULID; the other two answers have
+ * headers and resolve it as every request does.
  */
 import { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type Socket } from 'node:net';
