@@ -10,15 +10,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 npx tsc -b tsconfig.build.json
-# The verify bench drives the server with wrk (a C load generator) from Debian's packages.
-if ! command -v wrk >/dev/null; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null
-  else
-    echo "wrk is missing: install Debian's 'wrk' package (sudo apt-get install wrk)" >&2
-    exit 1
-  fi
-fi
+# The benches drive the server with wrk (a C load generator), and the verify, auth and memory benches
+# measure the redis store on a redis-server they start: both from Debian's packages.
+missing=()
+command -v wrk >/dev/null || missing+=(wrk)
+command -v redis-server >/dev/null || [ -x /usr/bin/redis-server ] || missing+=(redis-server)
+bash scripts/apt-install.sh "the benches" "${missing[@]}"
 export SWC_NODE_PROJECT=tsconfig.json
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then names=(core chain store http auth verify mcp memory); fi
