@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { describeReplayStoreContract } from '@passport/core/testing';
 import { SqliteDatabase, SqliteReplayStore } from '@passport/adapters/sqlite';
 import { replayAdapters } from './support/store-adapters.js';
@@ -198,6 +199,88 @@ describe('ReplayStore (sqlite): calls of one event-loop turn share one transacti
     expect(store.size).toBe(0);
     expect(await store.recordIfAbsent('x', 2000, 60_000)).toEqual({ recorded: true });
     locker.close();
+  });
+});
+
+describe('ReplayStore (sqlite): group commits spaced by the commit interval', () => {
+  let dir: string;
+  let db: SqliteDatabase;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'replay-interval-'));
+    db = SqliteDatabase.open(join(dir, 'passport.db'));
+  });
+  afterEach(() => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Counts the write transactions the store opens (each group commit is one). */
+  function countCommits(): { readonly count: number } {
+    const immediate = db.immediate.bind(db);
+    const counter = { count: 0 };
+    db.immediate = <T>(work: () => T): T => {
+      counter.count++;
+      return immediate(work);
+    };
+    return counter;
+  }
+  const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+  it('calls of later turns arriving within the interval after a commit wait for it and share one commit', async () => {
+    const store = new SqliteReplayStore(db, { sweepIntervalMs: 0, commitIntervalMs: 200 });
+    const commits = countCommits();
+    const started = performance.now();
+    // After a quiet interval the first call is decided at the end of its own turn.
+    expect(await store.recordIfAbsent('a', 1000, 60_000)).toEqual({ recorded: true });
+    expect(performance.now() - started).toBeLessThan(150);
+    expect(commits.count).toBe(1);
+    const later: Promise<unknown>[] = [];
+    for (const key of ['b', 'c', 'a', 'b']) {
+      await nextTurn();
+      later.push(store.recordIfAbsent(key, 1001, 60_000));
+    }
+    expect(await Promise.all(later)).toEqual([
+      { recorded: true },
+      { recorded: true },
+      { recorded: false, firstSeenAtMs: 1000 },
+      { recorded: false, firstSeenAtMs: 1001 },
+    ]);
+    // Four turns, one commit, made when the interval after the first ended.
+    expect(commits.count).toBe(2);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(190);
+    expect(db.rowCount('replay_records')).toBe(3);
+    store.dispose();
+  });
+
+  it('with an interval of 0 every turn commits its own calls', async () => {
+    const store = new SqliteReplayStore(db, { sweepIntervalMs: 0, commitIntervalMs: 0 });
+    const commits = countCommits();
+    const calls: Promise<unknown>[] = [];
+    for (const key of ['a', 'b', 'c']) {
+      calls.push(store.recordIfAbsent(key, 1000, 60_000));
+      await nextTurn();
+    }
+    await Promise.all(calls);
+    expect(commits.count).toBe(3);
+    store.dispose();
+  });
+
+  it('refuses an interval that is negative or not a number', () => {
+    for (const commitIntervalMs of [-1, Number.NaN, Number.POSITIVE_INFINITY])
+      expect(() => new SqliteReplayStore(db, { sweepIntervalMs: 0, commitIntervalMs })).toThrow(RangeError);
+  });
+
+  it('disposed while a commit waits for its interval: the calls are decided at once and the timer is cleared', async () => {
+    const store = new SqliteReplayStore(db, { sweepIntervalMs: 0, commitIntervalMs: 60_000 });
+    await store.recordIfAbsent('a', 1000, 60_000);
+    await nextTurn();
+    const waiting = [store.recordIfAbsent('b', 1000, 60_000), store.recordIfAbsent('a', 1001, 60_000)];
+    const commits = countCommits();
+    store.dispose();
+    expect(commits.count).toBe(1);
+    expect(await Promise.all(waiting)).toEqual([{ recorded: true }, { recorded: false, firstSeenAtMs: 1000 }]);
+    // No timer is left behind (Jest's open-handle check would name a 60 s one).
+    expect(db.rowCount('replay_records')).toBe(2);
   });
 });
 
