@@ -4,6 +4,7 @@
  * Loads better-sqlite3 (an optional peer dependency): import this subpath only where SQLite is used.
  */
 export * from './sqlite.database.js';
+export * from './wal-checkpointer.js';
 export * from './sqlite-store.options.js';
 export * from './sqlite-replay.store.js';
 export * from './sqlite-session.store.js';

@@ -10,13 +10,18 @@
  * SQLite's 1000: each checkpoint copies the pages written since the last one and syncs both files on
  * the committing (event-loop) thread, and replay records with random keys dirty a page each, so rarer
  * checkpoints copy a page touched several times once and pay the syncs less often. The WAL stays
- * bounded at about that many pages (16 MB).
+ * bounded at about that many pages (16 MB). With `checkpointInBackground` (the API server's choice) a
+ * worker thread checkpoints instead (`WalCheckpointer`), at the same threshold or within
+ * `WAL_CHECKPOINT_MAX_DELAY_MS`, and this connection checkpoints only past `WAL_BACKSTOP_FACTOR` times the
+ * threshold (64 MB), which bounds the WAL if the worker falls behind or fails; a write transaction that
+ * finds it past `WAL_HARD_LIMIT_FACTOR` times (80 MB) waits for the worker and truncates it.
  * The schema is migrated forward by `PRAGMA user_version`; each migration runs in its own transaction.
  * Prepared statements are cached per SQL text, because preparing costs more than running.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
+import { WalCheckpointer } from './wal-checkpointer.js';
 
 export const DATABASE_FILE_NAME = 'passport.db';
 
@@ -32,7 +37,31 @@ export const WAL_AUTOCHECKPOINT_PAGES = 4000;
 export interface SqliteDatabaseOptions {
   /** Milliseconds a connection waits for another connection's write lock (default 5000). */
   readonly busyTimeoutMs?: number;
+  /**
+   * Checkpoint the WAL from a worker thread (`WalCheckpointer`) instead of in the committing call, which
+   * blocks for the copy and two syncs (default false: a library opens no threads unasked; the API
+   * server turns it on). Ignored for `:memory:`.
+   */
+  readonly checkpointInBackground?: boolean;
+  /** Told when a background checkpoint failed (the worker retries; the backstop bounds the WAL). */
+  readonly onCheckpointError?: (message: string) => void;
+  /**
+   * With the background checkpointer: WAL pages past which a write transaction's commit truncates the
+   * WAL (default `WAL_AUTOCHECKPOINT_PAGES * WAL_HARD_LIMIT_FACTOR`, 80 MB).
+   */
+  readonly walHardLimitPages?: number;
 }
+
+/** With the background checkpointer, the committing connection still checkpoints at this many times its threshold. */
+export const WAL_BACKSTOP_FACTOR = 4;
+/**
+ * The backstop's PASSIVE checkpoint is skipped while the worker's runs, so a WAL can pass it by what is
+ * committed meanwhile; past this many times the threshold (80 MB) a write transaction's commit waits for
+ * the worker and truncates the WAL (`wal_checkpoint(TRUNCATE)`), which makes the bound hard.
+ */
+export const WAL_HARD_LIMIT_FACTOR = 5;
+/** With the background checkpointer, the longest a commit waits to be copied into the synced database file (ms). */
+export const WAL_CHECKPOINT_MAX_DELAY_MS = 1000;
 
 /** Tables whose row counts are kept by triggers in `row_counts` (COUNT(*) would scan the table). */
 export type CountedTable = 'replay_records' | 'sessions' | 'rate_buckets';
@@ -132,9 +161,22 @@ export class SqliteDatabase {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
 
-  private constructor(file: string, db: Database.Database) {
+  /** With the background checkpointer: the WAL file's size past which a commit truncates it. */
+  private readonly walHardLimitBytes: number | undefined;
+
+  private constructor(
+    file: string,
+    db: Database.Database,
+    private readonly checkpointer: WalCheckpointer | undefined,
+    walHardLimitPages: number,
+    private readonly busyTimeoutMs: number,
+  ) {
     this.file = file;
     this.db = db;
+    if (checkpointer) {
+      const frameBytes = 24 + (db.pragma('page_size', { simple: true }) as number);
+      this.walHardLimitBytes = walHardLimitPages * frameBytes;
+    }
     const runWork = db.transaction((work: () => unknown): unknown => work());
     this.inImmediate = runWork.immediate;
     this.inDeferred = runWork.deferred;
@@ -143,19 +185,30 @@ export class SqliteDatabase {
   /** Opens (creating the directory and file if needed) and migrates the database at `file`. */
   static open(file: string, options: SqliteDatabaseOptions = {}): SqliteDatabase {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    const background = options.checkpointInBackground === true && file !== ':memory:';
+    const busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000));
     const db = new Database(file);
     try {
-      db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+      db.pragma(`busy_timeout = ${busyTimeoutMs}`);
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
-      db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
+      db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES * (background ? WAL_BACKSTOP_FACTOR : 1)}`);
       db.pragma('foreign_keys = ON');
       migrate(db);
     } catch (error) {
       db.close();
       throw error;
     }
-    return new SqliteDatabase(file, db);
+    const checkpointer = background
+      ? new WalCheckpointer(file, {
+          thresholdPages: WAL_AUTOCHECKPOINT_PAGES,
+          maxDelayMs: WAL_CHECKPOINT_MAX_DELAY_MS,
+          pollMs: 25,
+          onError: options.onCheckpointError,
+        })
+      : undefined;
+    const walHardLimitPages = options.walHardLimitPages ?? WAL_AUTOCHECKPOINT_PAGES * WAL_HARD_LIMIT_FACTOR;
+    return new SqliteDatabase(file, db, checkpointer, walHardLimitPages, busyTimeoutMs);
   }
 
   /** Opens `DATA_DIR/passport.db`. */
@@ -188,7 +241,18 @@ export class SqliteDatabase {
    * with SQLITE_BUSY on upgrade instead of waiting).
    */
   immediate<T>(work: () => T): T {
-    return this.inImmediate(work) as T;
+    const result = this.inImmediate(work) as T;
+    if (this.walHardLimitBytes !== undefined && !this.db.inTransaction) this.holdWalBound(this.walHardLimitBytes);
+    return result;
+  }
+
+  /** After a commit: a WAL past the hard limit is checkpointed and truncated here (one stat call, ~1 µs, otherwise). */
+  private holdWalBound(limitBytes: number): void {
+    const size = statSync(`${this.file}-wal`, { throwIfNoEntry: false })?.size ?? 0;
+    if (size <= limitBytes || !this.checkpointer) return;
+    // Waits for the worker's checkpoint in progress (at most busy_timeout), as SQLite would refuse a
+    // second one; if the wait or the truncation fails (another process's reader), the next commit retries.
+    this.checkpointer.whileHeld(() => this.db.pragma('wal_checkpoint(TRUNCATE)'), this.busyTimeoutMs);
   }
 
   /** Runs read-only `work` in one deferred transaction: every read sees the same snapshot. */
@@ -226,8 +290,15 @@ export class SqliteDatabase {
     return String(this.db.pragma('journal_mode', { simple: true }));
   }
 
+  /** Checkpoints the background worker has completed (undefined without one). */
+  get backgroundCheckpoints(): number | undefined {
+    return this.checkpointer?.checkpoints;
+  }
+
   close(): void {
     if (!this.db.open) return;
+    // The worker's connection closes first, so this one is the last and removes the WAL as before.
+    this.checkpointer?.stop();
     this.statements.clear();
     this.db.close();
   }

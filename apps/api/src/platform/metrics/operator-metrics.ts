@@ -31,7 +31,8 @@ interface RouteMethodEntry {
   readonly method: string;
 }
 
-export type StoreName = 'replay' | 'sessions' | 'rate_limit';
+/** The store ports, and `database` for the SQLite file's own upkeep (its background WAL checkpoint). */
+export type StoreName = 'replay' | 'sessions' | 'rate_limit' | 'database';
 
 @Injectable()
 export class OperatorMetrics {

@@ -15,7 +15,12 @@ import {
 import { SqliteStoreHealthIndicator } from './sqlite-store.health-indicator.js';
 
 export function createSqliteStoreBackend(dataDir: string, options: StoreBackendOptions = {}): StoreBackend {
-  const db = SqliteDatabase.openInDataDir(dataDir, { busyTimeoutMs: options.busyTimeoutMs });
+  // The WAL is checkpointed by a worker thread: the copy and its two syncs no longer stop the event loop.
+  const db = SqliteDatabase.openInDataDir(dataDir, {
+    busyTimeoutMs: options.busyTimeoutMs,
+    checkpointInBackground: true,
+    onCheckpointError: options.onCheckpointError,
+  });
   const withClock = { clock: options.clock };
   const replay = new SqliteReplayStore(db, { ...withClock, ...options.replay });
   const sessions = new SqliteSessionStore(db, { ...withClock, ...options.sessions });

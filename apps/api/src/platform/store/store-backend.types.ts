@@ -46,4 +46,6 @@ export interface StoreBackendOptions {
   readonly rateLimit?: SqliteStoreOptions;
   /** Milliseconds a SQLite connection waits for another's write lock (default 5000). */
   readonly busyTimeoutMs?: number;
+  /** Told when the SQLite file's background WAL checkpoint failed (it is retried; the WAL stays bounded). */
+  readonly onCheckpointError?: (message: string) => void;
 }

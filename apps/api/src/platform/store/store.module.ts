@@ -6,7 +6,7 @@
  * buckets) is shared in Redis with `STORE=redis` (in-process buckets while Redis is down) and
  * process-local memory otherwise.
  */
-import { Inject, Module, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Logger, Module, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { sequentialLoginRecorder, type Clock, type ReplayStore } from '@passport/core';
 import { LoginRecordFailure, type LoginRecorder, type SessionStore } from '@passport/core/ports';
 import { MemoryRateLimitStore } from '@passport/core/testing';
@@ -54,16 +54,20 @@ export const STORE_BACKEND = Symbol('STORE_BACKEND');
   providers: [
     {
       provide: STORE_BACKEND,
-      useFactory: (config: AppConfig, clock: Clock | undefined): StoreBackend =>
+      useFactory: (config: AppConfig, clock: Clock | undefined, metrics: OperatorMetrics): StoreBackend =>
         createStoreBackend(config, {
           clock,
+          onCheckpointError: (message) => {
+            metrics.recordStoreError('database', 'checkpoint');
+            new Logger('Store').warn(`background WAL checkpoint failed (retried; the WAL stays bounded): ${message}`);
+          },
           replay: { maxEntries: config.replay.maxRecords },
           sessions: {
             maxEntries: config.sessions.maxEntries,
             maxOpenPerPassport: config.sessions.maxOpenPerPassport,
           },
         }),
-      inject: [APP_CONFIG, { token: CLOCK, optional: true }],
+      inject: [APP_CONFIG, { token: CLOCK, optional: true }, OperatorMetrics],
     },
     // Each port counts its failures for the operators' metrics (passport_store_errors_total).
     {
