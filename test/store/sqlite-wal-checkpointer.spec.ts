@@ -1,7 +1,8 @@
 /**
  * The background WAL checkpoint (`checkpointInBackground`, the API server's setting): a worker thread
  * copies the WAL into the database file at the threshold or within the maximum delay, the committing
- * connection keeps a backstop that bounds the WAL when the worker cannot keep up, closing leaves no
+ * connection finishes each of the worker's checkpoints so that the WAL restarts, keeps a backstop that
+ * bounds the WAL when the worker cannot keep up, closing leaves no
  * connection of the worker behind, and a worker that fails says so while the store keeps working.
  * Observed from outside the worker: the database file's size (pages reach it only by a checkpoint), the
  * WAL file's size, the WAL's removal when the last connection closes.
@@ -69,6 +70,27 @@ it('the committing connection checkpoints only at the backstop; the worker copie
   await until(() => (db.backgroundCheckpoints ?? 0) >= 1);
   expect(statSync(file).size).toBeGreaterThan(fileBefore);
   replay.dispose();
+});
+
+it('steady commits with the event loop turning: each background checkpoint is finished by the owner, so the WAL restarts and stays near the threshold, never reaching the backstop', async () => {
+  const db = open();
+  const replay = new SqliteReplayStore(db, { sweepIntervalMs: 0 });
+  let largest = 0;
+  // Three times the backstop's worth of frames, in small steps, each followed by a turn of the event
+  // loop (where the worker's "checkpointed" message is handled), as a server's commits come.
+  const steps = (WAL_AUTOCHECKPOINT_PAGES * WAL_BACKSTOP_FACTOR * 3) / 40;
+  for (let i = 0; i < steps; i++) {
+    writeFrames(db, replay, 40);
+    largest = Math.max(largest, statSync(`${file}-wal`, { throwIfNoEntry: false })?.size ?? 0);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  replay.dispose();
+  expect(db.backgroundCheckpoints).toBeGreaterThanOrEqual(3);
+  // The WAL file never grows much past the worker's threshold (it is rewritten from its start after
+  // each finished checkpoint; a fast writer like this one adds up to about the threshold again while the
+  // worker copies); without the owner's step it grew to the backstop, four times the threshold.
+  expect(largest).toBeGreaterThan(WAL_AUTOCHECKPOINT_PAGES * frameBytes(db) * 0.9);
+  expect(largest).toBeLessThan(WAL_AUTOCHECKPOINT_PAGES * 3 * frameBytes(db));
 });
 
 it('a quiet database: a few commits reach the database file within the maximum delay, not only at the threshold', async () => {

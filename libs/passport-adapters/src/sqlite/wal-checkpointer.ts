@@ -28,6 +28,8 @@ export interface WalCheckpointerOptions {
   readonly pollMs: number;
   /** Told of a checkpoint that failed (the worker retries later). */
   readonly onError?: (message: string) => void;
+  /** Told on the owner's thread after each checkpoint the worker completed. */
+  readonly onCheckpointed?: () => void;
 }
 
 /** Slots of the control array shared with the worker. */
@@ -87,14 +89,15 @@ try {
         }
         waitingSince = 0;
         Atomics.add(ctl, ${CHECKPOINTS}, 1);
+        parentPort.postMessage({ checkpointed: true });
       } catch (error) {
         backoffUntil = now + 20 * pollMs;
-        parentPort.postMessage(String(error && error.message || error));
+        parentPort.postMessage({ error: String(error && error.message || error) });
       }
     }
   }
 } catch (error) {
-  parentPort.postMessage(String(error && error.message || error));
+  parentPort.postMessage({ error: String(error && error.message || error) });
 } finally {
   try { if (shm !== undefined) closeSync(shm); } catch {}
   try { if (db) db.close(); } catch {}
@@ -119,7 +122,10 @@ export class WalCheckpointer {
         control: this.control.buffer,
       },
     });
-    this.worker.on('message', (message: string) => options.onError?.(message));
+    this.worker.on('message', (message: { error?: string; checkpointed?: true }) => {
+      if (message.checkpointed) options.onCheckpointed?.();
+      else if (message.error !== undefined) options.onError?.(message.error);
+    });
     this.worker.on('error', (error: Error) => options.onError?.(error.message));
     this.worker.unref(); // never what keeps a process alive
   }
