@@ -10,7 +10,9 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { fork } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   SqliteDatabase,
   SqliteReplayStore,
@@ -181,3 +183,31 @@ it('an in-memory database opens no worker', () => {
   expect(db.backgroundCheckpoints).toBeUndefined();
   db.close();
 });
+
+it('kill -9 while the worker and the event loop checkpoint under steady writes: the file is intact and every answered record is there', async () => {
+  const child = fork(join(dirname(fileURLToPath(import.meta.url)), 'support/checkpointing-writer.ts'), [file], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const answered: string[] = [];
+  let checkpoints = 0;
+  child.on('message', (message: { keys: string[]; checkpoints: number }) => {
+    answered.push(...message.keys);
+    checkpoints = message.checkpoints;
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  try {
+    // Killed while it writes, after several background checkpoints (each finished by its event loop).
+    await until(() => checkpoints >= 3 && answered.length >= 30_000, 60_000);
+  } finally {
+    child.kill('SIGKILL');
+    await exited;
+  }
+  const db = open({});
+  expect(db.statement('PRAGMA integrity_check').pluck().get()).toBe('ok');
+  const replay = new SqliteReplayStore(db, { sweepIntervalMs: 0 });
+  const missing = answered.filter((key) => replay.recordIfAbsentSync(key, 2000, 86_400_000).recorded);
+  expect(missing).toEqual([]);
+  expect(db.rowCount('replay_records')).toBeGreaterThanOrEqual(answered.length);
+  replay.dispose();
+}, 90_000);
