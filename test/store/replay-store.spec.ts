@@ -274,12 +274,16 @@ describe('ReplayStore (sqlite): group commits spaced by the commit interval', ()
     const store = new SqliteReplayStore(db, { sweepIntervalMs: 0, commitIntervalMs: 60_000 });
     await store.recordIfAbsent('a', 1000, 60_000);
     await nextTurn();
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const timersBefore = timers();
     const waiting = [store.recordIfAbsent('b', 1000, 60_000), store.recordIfAbsent('a', 1001, 60_000)];
+    // The two calls wait on one timer (the rest of the 60 s interval).
+    expect(timers()).toBe(timersBefore + 1);
     const commits = countCommits();
     store.dispose();
     expect(commits.count).toBe(1);
+    expect(timers()).toBe(timersBefore);
     expect(await Promise.all(waiting)).toEqual([{ recorded: true }, { recorded: false, firstSeenAtMs: 1000 }]);
-    // No timer is left behind (Jest's open-handle check would name a 60 s one).
     expect(db.rowCount('replay_records')).toBe(2);
   });
 });
