@@ -231,6 +231,8 @@ it('an in-memory database opens no worker', () => {
   db.close();
 });
 
+// A process crash, not a power loss: the kernel's page cache survives it, so this shows the file intact
+// and every answered record kept across a crash (what synchronous=NORMAL promises), not that syncs ran.
 it('kill -9 while the worker and the event loop checkpoint under steady writes: the file is intact and every answered record is there', async () => {
   const child = fork(join(dirname(fileURLToPath(import.meta.url)), 'support/checkpointing-writer.ts'), [file], {
     execArgv: ['--import', 'tsx'],
