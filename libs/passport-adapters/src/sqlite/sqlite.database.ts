@@ -63,8 +63,9 @@ export interface SqliteDatabaseOptions {
 export const WAL_BACKSTOP_FACTOR = 4;
 /**
  * The backstop's PASSIVE checkpoint is skipped while the worker's runs, so a WAL can pass it by what is
- * committed meanwhile; past this many times the threshold (80 MB) a write transaction's commit waits for
- * the worker and truncates the WAL (`wal_checkpoint(TRUNCATE)`), which makes the bound hard.
+ * committed meanwhile; past this many times the threshold (80 MB) a write transaction's commit truncates
+ * the WAL (`wal_checkpoint(TRUNCATE)`, see `holdWalBound`). That holds the bound unless another
+ * connection's reader keeps the WAL pinned, which no checkpoint can overcome.
  */
 export const WAL_HARD_LIMIT_FACTOR = 5;
 /** The longest a commit past the hard limit waits for the worker's checkpoint in progress (ms). */
