@@ -59,7 +59,7 @@ const STOP_WAIT_MS = 10_000;
 // and runs the same from sources under the tests. It loads the driver from the path resolved here.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
-const { openSync, readSync, closeSync } = require('node:fs');
+const { openSync, readSync } = require('node:fs');
 const { endianness } = require('node:os');
 const { file, driver, thresholdPages, maxDelayMs, pollMs, control } = workerData;
 const ctl = new Int32Array(control);
@@ -112,7 +112,10 @@ try {
 } catch (error) {
   parentPort.postMessage({ error: String(error && error.message || error) });
 } finally {
-  try { if (shm !== undefined) closeSync(shm); } catch {}
+  // The -shm descriptor is never closed: SQLite's WAL locks are POSIX locks on that file, and closing
+  // any descriptor of it drops every lock this process holds there, the owner's open connection's
+  // included (SQLite's "How To Corrupt An SQLite Database File", 2.2). One descriptor per checkpointer stays
+  // open until the process exits (of an unlinked file once the last connection has closed).
   try { if (db) db.close(); } catch {}
   Atomics.store(ctl, ${DONE}, 1);
   Atomics.notify(ctl, ${DONE});
