@@ -12,6 +12,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { BARE_SERVER_SOURCE } from './support/bare-server.js';
 import { freePort, rawVerifyRate, ROOT, startBuiltApp, waitFor } from './support/built-app.js';
 import { interleaved, type SliceFigures } from './support/interleaved.js';
 import { medianRatio } from './support/median.js';
@@ -20,17 +21,6 @@ import { recordSuite, type RateFigure } from './support/results.js';
 /** Rounds of alternating 1 s slices (odd: the median of the rounds' ratios is one round's). */
 const seconds = Number(process.argv[2] ?? 9);
 const connections = Number(process.argv[3] ?? 50);
-
-const BARE_SERVER = `
-import Fastify from 'fastify';
-const app = Fastify({ logger: false });
-app.get('/bare', async () => ({ status: 'ok', service: 'bare' }));
-// The app's GET / body, sent as a ready string the way the app sends it: the same bytes on the wire.
-app.get('/bare-root', (request, reply) => {
-  reply.type('application/json; charset=utf-8').send(process.env.ROOT_BODY);
-});
-await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
-`;
 
 async function main(): Promise<void> {
   // The default store (sqlite), as `npm start` runs it; logs off and the public limit out of the way.
@@ -41,7 +31,7 @@ async function main(): Promise<void> {
     const barePort = await freePort();
     const app = appProcess.base;
     const rootBody = await (await fetch(`${app}/`)).text();
-    bareProcess = spawn(process.execPath, ['--input-type=module', '-e', BARE_SERVER], {
+    bareProcess = spawn(process.execPath, ['--input-type=module', '-e', BARE_SERVER_SOURCE], {
       cwd: ROOT,
       stdio: 'inherit',
       env: { ...process.env, PORT: String(barePort), ROOT_BODY: rootBody },
