@@ -5,6 +5,7 @@
  */
 import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
 import { openRaw, parseRawResponse, rawRequest, waitFor } from '../support/raw-http.js';
+import { mintAndLogin } from '../support/passports.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 async function call(t: TestApp, path: string, init: RequestInit = {}) {
@@ -62,6 +63,32 @@ describe('framework errors, trailing slashes, Host and Expect', () => {
   it('an HTTP/1.1 request without Host is 400 HOST_HEADER_REQUIRED in the envelope', async () => {
     const res = await rawRequest(t.baseUrl, 'GET /health HTTP/1.1\r\nConnection: close\r\n\r\n');
     expectErrorEnvelope(res, 'HOST_HEADER_REQUIRED');
+  });
+
+  // Found by a probe: Node kept the first of two Host (or Authorization) headers, so a proxy that read the
+  // other copy would route or authorise a request the app then answered for a different host or caller.
+  it('an HTTP/1.1 request with two Host headers is 400 HOST_HEADER_REQUIRED in the envelope', async () => {
+    const res = await rawRequest(
+      t.baseUrl,
+      'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n',
+    );
+    const envelope = expectErrorEnvelope(res, 'HOST_HEADER_REQUIRED');
+    expect(envelope.error.message).toMatch(/exactly one Host/);
+  });
+
+  it('a request with two Authorization headers is refused as a malformed credential, never served', async () => {
+    const { jwt } = await mintAndLogin(t);
+    const auth = `Authorization: Bearer ${jwt}\r\n`;
+    // Not half-closed: Node drops a pending answer when the client ends its side first.
+    const send = async (headers: string) => {
+      const connection = await openRaw(t.baseUrl);
+      connection.socket.write(`GET /api/me/identity HTTP/1.1\r\nHost: x\r\n${headers}Connection: close\r\n\r\n`);
+      return parseRawResponse((await connection.closed).text);
+    };
+    expect((await send(auth)).status).toBe(200);
+    const twice = await send(auth + auth);
+    expect(twice.status).toBe(401);
+    expectErrorEnvelope(twice, 'INVALIDATED_TOKEN');
   });
 
   it('an HTTP/1.0 request without Host is served', async () => {

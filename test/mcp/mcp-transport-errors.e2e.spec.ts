@@ -155,6 +155,8 @@ describe('/mcp session cap and idle eviction', () => {
     expect(refused.status).toBe(429);
     expect(refused.body).toEqual(rpcError(-32000));
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // Like every 429 (found by a probe: the MCP 429s kept the connection open).
+    expect(refused.headers.get('connection')).toBe('close');
     expect(registry.size).toBe(2);
     // The existing sessions keep working while the cap refuses new ones.
     const listed = await probe(t.baseUrl, { headers: { 'mcp-session-id': a }, body: TOOLS_LIST });

@@ -52,6 +52,10 @@ describe.each(['memory', 'sqlite'])('replay bounds (%s store)', (store) => {
     }
     const overQuota = await verify(lineOf(1));
     expect(expectErrorEnvelope(overQuota, 'REPLAY_QUOTA_EXCEEDED').error.details).toEqual({ maxPerSender: MAX_PER_SENDER });
+    // Like every 429 (docs/protocol.md §5): a Retry-After, and the connection closed (found by a probe:
+    // this one had neither).
+    expect(overQuota.headers.get('retry-after')).toBe('60');
+    expect(overQuota.headers.get('connection')).toBe('close');
 
     // Two more attacker passports fill the store (login challenges share it); the next new line is refused.
     for (let i = 0; i < MAX_PER_SENDER; i++) expect(((await verify(lineOf(2))).body as { verified: boolean }).verified).toBe(true);

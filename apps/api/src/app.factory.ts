@@ -62,6 +62,10 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
       maxHeaderSize: HEADER_LIMIT_BYTES,
       // Answered in the envelope by checkHostHeader instead of Node's bare 400.
       requireHostHeader: false,
+      // Node keeps the first of two Host or Authorization headers and drops the other; a proxy in front
+      // may read the other one. Joined, two Hosts are refused (checkHostHeader) and two credentials are
+      // a malformed Authorization header (401), instead of one copy being picked silently.
+      joinDuplicateHeaders: true,
       headersTimeout: timeouts.headersTimeoutMs,
       // How often Node looks for requests past their timeout (its default, 30 s, would let a slow
       // body live up to twice the request timeout).

@@ -373,8 +373,10 @@ export class McpTransportController {
     void reply.code(status).header('content-type', 'application/json').send(body);
   }
 
+  /** Like every 429 (docs/protocol.md §5): Retry-After, and the connection closed. */
   private tooMany(reply: FastifyReply, retryAfterMs: number, body: JsonRpcErrorBody): void {
     reply.header('retry-after', String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
+    reply.header('connection', 'close');
     this.reject(reply, 429, body);
   }
 }

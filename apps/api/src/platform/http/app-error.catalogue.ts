@@ -10,7 +10,7 @@ export const APP_ERROR_CATALOGUE = {
   REQUEST_HEADER_TOO_LARGE: { message: 'Request headers or payload exceed the size limits.' },
   INVALID_JSON: { message: 'The request body is not valid JSON.' },
   INVALID_URL: { message: 'The request path is not a valid URL (malformed percent-encoding).' },
-  HOST_HEADER_REQUIRED: { message: 'HTTP/1.1 requests must carry a Host header.' },
+  HOST_HEADER_REQUIRED: { message: 'HTTP/1.1 requests must carry exactly one Host header.' },
   ENDPOINT_NOT_FOUND: { message: 'No endpoint matches this path. See the documentation links.' },
   METHOD_NOT_ALLOWED: { message: 'This method is not allowed on this path.' },
   REQUEST_TIMEOUT: { message: 'The request did not arrive whole in time; the connection is closed.' },

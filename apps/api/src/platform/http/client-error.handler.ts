@@ -85,10 +85,12 @@ export function answerExpectationsInEnvelope(server: Server): void {
 /**
  * Node itself answers an HTTP/1.1 request without Host with a bare 400; the server is created with
  * `requireHostHeader: false` and the app's `onRequest` hook calls this to refuse such requests in the
- * envelope instead (after the rate limit, so they are metered). HTTP/1.0 needs no Host.
+ * envelope instead (after the rate limit, so they are metered). HTTP/1.0 needs no Host. More than one
+ * Host is refused too (RFC 9112 §3.2): the server joins duplicate headers with ", ", which no host
+ * contains.
  */
 export function checkHostHeader(request: FastifyRequest): void {
   if (request.raw.httpVersion === '1.0') return;
   const host = request.headers.host;
-  if (host === undefined || host === '') throw new AppError('HOST_HEADER_REQUIRED');
+  if (host === undefined || host === '' || host.includes(',')) throw new AppError('HOST_HEADER_REQUIRED');
 }

@@ -1,7 +1,8 @@
 /**
  * The global exception filter: every error of every route (and of Fastify's body parsing, hooks and
  * not-found handling) is answered with the ErrorResponse envelope. Unknown routes get the
- * documentation links, known paths with the wrong method 405 with `Allow`, 429s `Retry-After`.
+ * documentation links, known paths with the wrong method 405 with `Allow`, every 429 `Retry-After` and a
+ * closed connection (docs/protocol.md §5).
  * Unexpected errors are logged with their stack and answered with a generic 500 `INTERNAL_ERROR`.
  */
 import { type ArgumentsHost, Catch, type ExceptionFilter, Inject } from '@nestjs/common';
@@ -13,6 +14,7 @@ import { buildErrorEnvelope } from './error-envelope.js';
 import { mapException } from './exception-mapping.js';
 import { RouteRegistry } from './route-registry.js';
 import { AppError } from './app.error.js';
+import { type PassportError } from '@passport/core';
 import { httpStatusOfError } from './http-status.table.js';
 
 /** Links to the documentation, as absolute URLs of this deployment. */
@@ -23,6 +25,19 @@ export function documentationLinks(publicBaseUrl: string): Record<string, string
     docs: `${publicBaseUrl}/docs`,
     mcp: `${publicBaseUrl}/.well-known/mcp`,
   };
+}
+
+/**
+ * A sender at its replay quota gets room back only as its oldest records expire (24 h after their
+ * lines), which the stores do not report; Retry-After is then this polling hint, not a promise.
+ */
+export const REPLAY_QUOTA_RETRY_AFTER_SECONDS = 60;
+
+/** The Retry-After of a refusal: the error's own `retryAfterSeconds`, else a hint per code (at least 1). */
+function retryAfterSecondsOf(error: PassportError<string>): number {
+  const seconds = Number(error.details?.retryAfterSeconds);
+  if (Number.isFinite(seconds) && seconds > 0) return Math.ceil(seconds);
+  return error.code === 'REPLAY_QUOTA_EXCEEDED' ? REPLAY_QUOTA_RETRY_AFTER_SECONDS : 1;
 }
 
 @Catch()
@@ -61,15 +76,15 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     }
     if (unexpected) request.log?.error({ err: exception }, 'request failed with an unexpected error');
 
-    if (error.code === 'RATE_LIMIT_EXCEEDED' || error.code === 'SESSION_CAPACITY_REACHED') {
-      const seconds = Number(error.details?.retryAfterSeconds);
-      reply.header('Retry-After', String(Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : 1));
+    const status = httpStatusOfError(error);
+    if (status === 429 || error.code === 'SESSION_CAPACITY_REACHED') {
+      reply.header('Retry-After', String(retryAfterSecondsOf(error)));
       // A refused client gets its socket back closed: held keep-alive or slow-body sockets are freed.
       reply.header('Connection', 'close');
     }
     if (reply.sent) return;
     reply
-      .status(httpStatusOfError(error))
+      .status(status)
       .header('X-Request-Id', requestId)
       .header('Content-Type', 'application/json; charset=utf-8')
       .send(JSON.stringify(buildErrorEnvelope(error, requestId)));
