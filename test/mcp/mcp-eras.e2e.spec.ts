@@ -14,7 +14,7 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { MCP_SESSION_REGISTRY } from '../../apps/api/src/mcp/mcp.di-tokens.js';
 import { type McpSessionRegistry } from '../../apps/api/src/mcp/mcp-session.registry.js';
-import { INITIALIZE, MCP_HEADERS, probe, requestFrom } from './support/mcp-probe.js';
+import { INITIALIZE, MCP_HEADERS, openRawSession, probe, requestFrom } from './support/mcp-probe.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const STATELESS = '2026-07-28';
@@ -352,6 +352,53 @@ describe('/mcp serves every client generation', () => {
       expect(r.status).toBe(404);
       expect(r.body).toMatchObject({ id: 1, error: { code: -32601 } });
       expect(registry.size + registry.pending).toBe(0);
+    });
+  });
+
+  // Found by a probe: a request whose params break the method's schema was answered -32603 (internal
+  // error) with the schema validator's raw output as its message, in both eras.
+  describe('params that break the method schema: -32602, in both eras', () => {
+    const bad: Array<[string, Record<string, unknown>, string | undefined]> = [
+      ['resources/read', { uri: null }, undefined],
+      ['resources/read', {}, undefined],
+      ['resources/list', { cursor: {} }, undefined],
+      ['tools/call', { name: 'get_resource', arguments: ['doc:discovery'] }, 'get_resource'],
+      ['tools/call', { name: 7 }, undefined],
+    ];
+    /** The JSON-RPC message of an answer sent as JSON or as one SSE event. */
+    const messageOf = (body: unknown): { id?: unknown; error?: { code: number; message: string } } => {
+      if (typeof body !== 'string') return body as { error?: { code: number; message: string } };
+      const data = body.split('\n').find((line) => line.startsWith('data: '));
+      return JSON.parse(data!.slice('data: '.length)) as { error?: { code: number; message: string } };
+    };
+    const expectInvalidParams = (r: { status: number; body: unknown }, id: number) => {
+      expect(r.status).toBe(200);
+      const message = messageOf(r.body);
+      expect(message).toMatchObject({ jsonrpc: '2.0', id, error: { code: -32602 } });
+      // One line naming the parameter, not the validator's dump.
+      expect(message.error!.message).toMatch(/^Invalid params: params\.\w+/);
+      expect(message.error!.message).not.toMatch(/[\n{[]/);
+    };
+
+    it.each(bad)('stateless: %s %j', async (method, params, name) => {
+      const r = await probe(t.baseUrl, {
+        headers: statelessHeaders(method, name),
+        body: { jsonrpc: '2.0', id: 21, method, params: { ...params, _meta: envelope() } },
+      });
+      expectInvalidParams(r, 21);
+    });
+
+    it.each(bad)('sessioned: %s %j', async (method, params) => {
+      const session = await openRawSession(t.baseUrl);
+      try {
+        const r = await probe(t.baseUrl, {
+          headers: { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+          body: { jsonrpc: '2.0', id: 22, method, params },
+        });
+        expectInvalidParams(r, 22);
+      } finally {
+        await probe(t.baseUrl, { method: 'DELETE', headers: { 'mcp-session-id': session } });
+      }
     });
   });
 

@@ -25,6 +25,7 @@ import {
   type JsonRpcErrorBody,
 } from './json-rpc-error.js';
 import { McpHostAllowlist } from './mcp-host.allowlist.js';
+import { invalidParamsAnswer } from './mcp-request-params.js';
 import {
   MCP_HOST_ALLOWLIST,
   MCP_SERVER_FACTORY,
@@ -115,6 +116,7 @@ export class McpTransportController {
     if (!(await this.admit(request, reply))) return;
     if (isStatelessEraRequest(request)) {
       if (!(await this.admitToolCalls(request, reply))) return;
+      if (this.answeredInvalidParams(request, reply)) return;
       return this.stateless.serve(request, reply);
     }
     const sessionId = sessionIdOf(request);
@@ -123,6 +125,7 @@ export class McpTransportController {
       const session = this.sessions.touch(sessionId);
       if (!session) return this.reject(reply, 404, jsonRpcError(RPC_SESSION_NOT_FOUND, 'Session not found'));
       if (!(await this.admitToolCalls(request, reply))) return;
+      if (this.answeredInvalidParams(request, reply)) return;
       return this.forward(session, request, reply);
     }
     if (!messagesOf(request.body).some((m) => isInitializeRequest(m))) {
@@ -320,6 +323,7 @@ export class McpTransportController {
     }
     if (!live) return this.reject(reply, 404, jsonRpcError(RPC_SESSION_NOT_FOUND, 'Session not found'));
     if (request.method === 'POST' && !(await this.admitToolCalls(request, reply))) return;
+    if (request.method === 'POST' && this.answeredInvalidParams(request, reply)) return;
     if (request.method === 'DELETE') {
       // Ended for the whole fleet before the answer is written (later requests anywhere get 404). Done
       // here rather than in the SDK's onsessionclosed, whose failure would become the SDK's bare 500.
@@ -367,6 +371,16 @@ export class McpTransportController {
       },
       'mcp request',
     );
+  }
+
+  /**
+   * A request whose params break its method's schema is answered -32602 here (HTTP 200, as the SDKs
+   * answer a request's own errors), with a one-line message (mcp-request-params.ts).
+   */
+  private answeredInvalidParams(request: FastifyRequest, reply: FastifyReply): boolean {
+    const answer = invalidParamsAnswer(request.body);
+    if (answer) this.reject(reply, 200, answer);
+    return answer !== null;
   }
 
   private reject(reply: FastifyReply, status: number, body: JsonRpcErrorBody): void {
