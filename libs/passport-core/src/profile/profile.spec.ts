@@ -63,6 +63,37 @@ describe('buildPublicProfile', () => {
     });
   });
 
+  // Found by a probe: the profile is the sanitised one (spec), yet a passport holder could have
+  // `javascript:` or `data:` URLs rendered from it by any page that shows avatars or contact links.
+  it.each([
+    ['javascript:alert(1)'],
+    ['JavaScript:alert(1)'],
+    [' javascript:alert(1)'],
+    ['data:image/svg+xml,<svg onload=alert(1)>'],
+    ['vbscript:msgbox'],
+    ['file:///etc/passwd'],
+    ['ftp://a.example/a.png'],
+    ['//a.example/a.png'],
+    ['not a url'],
+  ])('drops an avatar, emoji or webhook URL that is not http(s): %j', (url) => {
+    const profile = buildPublicProfile(
+      rec('bjbvcjzqbdsj', { userselected_dn: `NNSWF=Ada,AvatarURL=${url.replace(/,/g, '\\,')},EmojiURL=${url.replace(/,/g, '\\,')}`, webhook_url: url }),
+    );
+    expect(profile).toMatchObject({ displayName: 'Ada', avatarUrl: null, emojiUrl: null, webhookUrl: null });
+  });
+
+  it('keeps contact URIs of any scheme but those a browser runs or reads locally', () => {
+    const profile = buildPublicProfile(
+      rec('bjbvcjzqbdsj', {
+        userselected_dn:
+          'NNSWF=Ada,ContactURI=mailto:example.org:ada,ContactURI=javascript:alert(1)//:x,ContactURI=discord:server:ada,' +
+          'ContactURI=DATA:text/html:PHNjcmlwdD4,ContactURI=VBScript:x:y,ContactURI=file:host:x,ContactURI=blob:a.example:1,' +
+          'ContactURI=telegram:t.me:ada',
+      }),
+    );
+    expect(profile.contactUris).toEqual(['mailto:example.org:ada', 'discord:server:ada', 'telegram:t.me:ada']);
+  });
+
   it('marks an unavailable profile with error and keeps what the token id tells', () => {
     expect(unavailableProfile('bjbvcjzqbdsj')).toMatchObject({
       tokenId: 'bjbvcjzqbdsj',

@@ -2,12 +2,14 @@
  * @module profile/public-profile
  * The public passport profile (spec "Public passport profile"): returned by verify with
  * `includeProfile: true` and by `GET /api/identity/token/{tokenId}/public`. Everything but `tokenId`,
- * `did`, `ownerAccountId` and `face` comes from self-declared metadata (the DN and `webhook_url`).
+ * `did`, `ownerAccountId` and `face` comes from self-declared metadata (the DN and `webhook_url`),
+ * sanitised: links only in forms a page may render (profile-links.ts).
  */
 import { passportDid } from '../did/did-document.js';
 import { parseDn } from '../dn/dn.parser.js';
 import { type PassportRecord } from '../passport/passport.types.js';
 import { decodeFace, type Face } from '../token-id/face.decoder.js';
+import { isSafeContactUri, webUrlOrNull } from './profile-links.js';
 
 export interface PublicProfile {
   readonly tokenId: string;
@@ -34,10 +36,11 @@ export function buildPublicProfile(
     ownerAccountId: nonEmpty(record.ownerId),
     displayName: dn?.displayName ?? null,
     creature: dn?.creature ?? null,
-    contactUris: dn ? [...dn.contactUris] : [],
-    avatarUrl: dn?.avatarUrl ?? null,
-    emojiUrl: dn?.emojiUrl ?? null,
-    webhookUrl: nonEmpty(record.metadata.webhook_url),
+    contactUris: dn ? dn.contactUris.filter(isSafeContactUri) : [],
+    // Sanitised (spec): self-declared links only in forms a page may render (profile-links.ts).
+    avatarUrl: webUrlOrNull(dn?.avatarUrl),
+    emojiUrl: webUrlOrNull(dn?.emojiUrl),
+    webhookUrl: webUrlOrNull(nonEmpty(record.metadata.webhook_url)),
     face: decodeFace(record.tokenId),
   };
 }
