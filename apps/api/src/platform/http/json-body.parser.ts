@@ -2,7 +2,8 @@
  * The only request body parser: JSON (`application/json` and `application/*+json`). Every other
  * content type has no parser, so Fastify rejects such a body with 415 before any handler, guard or
  * authentication runs (docs/protocol.md §5). Parsing keeps Fastify's prototype-poisoning protection;
- * malformed JSON becomes 400 `INVALID_JSON`; an empty body counts as no body.
+ * malformed JSON becomes 400 `INVALID_JSON`; an empty body counts as no body. JSON is UTF-8 (RFC 8259
+ * §8.1): a body declared in another charset is 415, not read as UTF-8 regardless.
  */
 import { type FastifyBodyParser, type FastifyInstance } from 'fastify';
 import { AppError } from './app.error.js';
@@ -15,6 +16,10 @@ export const JSON_CONTENT_TYPES: readonly (string | RegExp)[] = [
 export function registerJsonBodyParser(fastify: FastifyInstance, bodyLimit: number): void {
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   const parser: FastifyBodyParser<string> = (request, text, done) => {
+    if (!declaresUtf8OrNoCharset(request.headers['content-type'])) {
+      done(new AppError('UNSUPPORTED_MEDIA_TYPE'), undefined);
+      return;
+    }
     if (text.trim() === '') {
       done(null, undefined);
       return;
@@ -27,4 +32,13 @@ export function registerJsonBodyParser(fastify: FastifyInstance, bodyLimit: numb
   fastify.removeAllContentTypeParsers();
   for (const type of JSON_CONTENT_TYPES)
     fastify.addContentTypeParser(type, { parseAs: 'string', bodyLimit }, parser);
+}
+
+/** A `charset` parameter, when present, must name UTF-8 (`utf-8`, `utf8`, any case, quoted or not). */
+export function declaresUtf8OrNoCharset(contentType: string | undefined): boolean {
+  if (contentType === undefined) return true;
+  const match = /;\s*charset\s*=\s*("?)([^";\s]*)\1/i.exec(contentType);
+  if (!match) return true;
+  const charset = match[2].toLowerCase();
+  return charset === 'utf-8' || charset === 'utf8';
 }
