@@ -11,7 +11,8 @@ export const signClientRequestSchema = z.object({
       'The passport metadata to sign (string values): not_after, not_before, max_requests, maxrq_window, ' +
       'openapijson_url, webhook_cidr, … serviceprovider_id is filled in with this server family when absent. ' +
       'A token_id here is taken as the token id to sign and left out of the metadata to mint. Without a JWT ' +
-      'privileged for /api/signclient, permissioned_routes is refused and max_requests must be a positive integer.',
+      'privileged for /api/signclient, permissioned_routes is refused, max_requests must be a positive integer ' +
+      'of at most 4999, and maxrq_window (when given) whole seconds, at least 60 on the flat-fee tiers.',
   }),
   // A number or a decimal string: zod's union would say anyOf, the document has always said oneOf.
   mintingfee: documentedAs<number | string>({

@@ -12,7 +12,9 @@
  *   answered (the metadata to mint) carries no `token_id`, as production passports do not.
  * - Privilege is not for sale: unless the caller's JWT is privileged for `/api/signclient`, the
  *   metadata may not name `permissioned_routes` and must carry a positive `max_requests` (absent or
- *   `0` is unlimited for the rate limiter). Refused with 403 `PERMISSION_DENIED` `{field, reason}`.
+ *   `0` is unlimited for the rate limiter) of at most the enterprise quota, and a `maxrq_window` (when
+ *   given) of whole seconds, at least 60 on the flat-fee tiers, which do not price it. Refused with 403
+ *   `PERMISSION_DENIED` `{field, reason}`.
  * - When the server knows its family (`serviceProviderId`), the signed metadata carries it: filled in
  *   when absent, and a different one is refused (the root key signs only into its own family).
  * - The answer returns the exact metadata to mint and the token id signed with it; a refusal carries no
@@ -30,6 +32,7 @@ import {
   MINT_TIERS,
   assertFeeMatches,
   computeMintFee,
+  impliedTier,
   parseClientFee,
   signClientInvalid,
   type MintTier,
@@ -116,14 +119,14 @@ export function validateSignClientRequest(
     tier = body.tier as MintTier;
   }
   const clientFee = parseClientFee(body.mintingfee);
-  if (!caller.privileged) assertNoPrivilegeAsked(metadata);
+  if (!caller.privileged) assertNoPrivilegeAsked(metadata, tier ?? impliedTier(metadata));
   return tier === undefined
     ? { tobesignedValues: metadata, tokenId, clientFee }
     : { tobesignedValues: metadata, tokenId, clientFee, tier };
 }
 
-/** An unprivileged caller may neither grant privileged routes nor an unlimited quota. */
-function assertNoPrivilegeAsked(metadata: Record<string, string>): void {
+/** An unprivileged caller may neither grant privileged routes nor an unlimited quota or rate. */
+function assertNoPrivilegeAsked(metadata: Record<string, string>, tier: MintTier): void {
   if (metadata.permissioned_routes !== undefined && metadata.permissioned_routes.trim() !== '') {
     throw signClientDenied(
       'tobesignedValues.permissioned_routes',
@@ -145,7 +148,26 @@ function assertNoPrivilegeAsked(metadata: Record<string, string>): void {
       `at most ${UNPRIVILEGED_MAX_REQUESTS} (the enterprise quota) unless the caller is privileged for /api/signclient`,
     );
   }
+  // The quota is max_requests per maxrq_window seconds (the limiter's window when absent: 60 s). The
+  // personal fee prices the window; a flat fee does not, so a short window would buy an unpriced rate
+  // (4999 a second for a collectible's 496).
+  const window = metadata.maxrq_window;
+  if (window !== undefined && (!/^\d{1,15}$/.test(window) || Number(window) < 1)) {
+    throw signClientDenied('tobesignedValues.maxrq_window', 'must be a positive integer of seconds');
+  }
+  if (tier !== 'personal' && window !== undefined && Number(window) < UNPRIVILEGED_FLAT_FEE_MIN_WINDOW_SECONDS) {
+    throw signClientDenied(
+      'tobesignedValues.maxrq_window',
+      `at least ${UNPRIVILEGED_FLAT_FEE_MIN_WINDOW_SECONDS} s on the ${tier} tier, whose flat fee does not price the rate, unless the caller is privileged for /api/signclient`,
+    );
+  }
 }
+
+/**
+ * The shortest `maxrq_window` an unprivileged caller may have signed on a flat-fee tier: the rate
+ * limiter's window for a passport that names none, so naming one never buys a faster rate.
+ */
+export const UNPRIVILEGED_FLAT_FEE_MIN_WINDOW_SECONDS = 60;
 
 /** The largest `max_requests` an unprivileged caller may have signed: the enterprise tier's quota. */
 export const UNPRIVILEGED_MAX_REQUESTS = Number(ENTERPRISE_MAX_REQUESTS);

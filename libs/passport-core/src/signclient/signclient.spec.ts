@@ -226,6 +226,23 @@ describe('signClient', () => {
         { not_after: '0', max_requests: '5000' },
         'tobesignedValues.max_requests',
       ],
+      // Found by a probe: the window was never checked on the flat-fee tiers.
+      [
+        'the enterprise quota per second on a collectible (a flat fee does not price the rate)',
+        { not_after: '0', max_requests: '4999', maxrq_window: '1' },
+        'tobesignedValues.maxrq_window',
+      ],
+      [
+        'a window under a minute on the enterprise tier',
+        { not_after: '2030-01-01T00:00:00Z', max_requests: '4999', maxrq_window: '59' },
+        'tobesignedValues.maxrq_window',
+      ],
+      [
+        'a window that is not whole seconds',
+        { not_after: '0', max_requests: '10', maxrq_window: '0.001' },
+        'tobesignedValues.maxrq_window',
+      ],
+      ['a window of 0', { not_after: '0', max_requests: '10', maxrq_window: '0' }, 'tobesignedValues.maxrq_window'],
     ])('an unprivileged caller may not sign %s', (_label, tobesignedValues, field) => {
       let signed = 0;
       const counting: Signer = { publicKey: root.publicKey, sign: (m) => (signed++, root.sign(m)) };
@@ -242,6 +259,16 @@ describe('signClient', () => {
         });
       }
       expect(signed).toBe(0);
+    });
+    it.each([
+      ['a collectible with a window of a minute', { not_after: '0', max_requests: '4999', maxrq_window: '60' }, 496],
+      ['a collectible without a window (the limiter uses a minute)', { not_after: '0', max_requests: '100' }, 496],
+    ])('an unprivileged caller may sign %s', (_label, tobesignedValues, mintingfee) => {
+      const result = signClient(
+        { tobesignedValues, token_id: 'bjbvcjzqbdsj', mintingfee },
+        { familySigner: root, clock, caller: { privileged: false } },
+      );
+      expect(result.metadata).toEqual(tobesignedValues);
     });
     it('an unprivileged caller may sign up to the enterprise quota', () => {
       const tobesignedValues = { not_after: '0', max_requests: '4999' };
