@@ -69,6 +69,17 @@ describe('isauthorizedsigner validation (test-vectors/delegation.json)', () => {
     });
   });
 
+  // Found by a probe: UTF-8 encodes every lone surrogate as U+FFFD, so one signature covered several ids.
+  it.each(['\ud800', '\udfff', 'bot-\ud83d', '\ude00-bot'])('refuses a delegate id that is not well-formed UTF-16 (%j)', (id) => {
+    const body = { ...vectorFile.checks[1].body, base64HashOrDelegateSignerId: id };
+    expect(caught(() => validateDelegationRequest(body)).code).toBe('ISAUTHORIZEDSIGNER_BASE64HASHORDELEGATESIGNERID_INVALID');
+  });
+
+  it('accepts a delegate id with a character outside the BMP (a whole surrogate pair)', () => {
+    const body = { ...vectorFile.checks[1].body, base64HashOrDelegateSignerId: 'bot-\ud83d\ude00' };
+    expect(validateDelegationRequest(body).base64HashOrDelegateSignerId).toBe('bot-😀');
+  });
+
   it('accepts a delegate id of 128 characters and keeps the key text as sent', () => {
     const body = { ...vectorFile.checks[1].body, base64HashOrDelegateSignerId: 'x'.repeat(128) };
     const request = validateDelegationRequest(body);

@@ -95,6 +95,9 @@ export function signDelegation(params: {
   return { ...unsigned, signature };
 }
 
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** Validates a raw body; throws the first `ISAUTHORIZEDSIGNER_<FIELD>_<PROBLEM>` in field order. */
 export function validateDelegationRequest(body: unknown): DelegationRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw fieldError('BODY', 'INVALID');
@@ -106,7 +109,10 @@ export function validateDelegationRequest(body: unknown): DelegationRequest {
 
   const delegateId = raw.base64HashOrDelegateSignerId;
   if (isAbsent(delegateId)) throw fieldError('BASE64HASHORDELEGATESIGNERID', 'MISSING');
-  if (typeof delegateId !== 'string') throw fieldError('BASE64HASHORDELEGATESIGNERID', 'INVALID');
+  // A lone surrogate is encoded as U+FFFD, so ids differing only there would share one signed message.
+  if (typeof delegateId !== 'string' || LONE_SURROGATE.test(delegateId)) {
+    throw fieldError('BASE64HASHORDELEGATESIGNERID', 'INVALID');
+  }
   if (delegateId.length < 1 || delegateId.length > DELEGATE_ID_MAX_LENGTH) {
     throw fieldError('BASE64HASHORDELEGATESIGNERID', 'INVALID_LENGTH');
   }
