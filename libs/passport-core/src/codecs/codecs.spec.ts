@@ -3,7 +3,7 @@ import { decodeBase32, encodeBase32, base32Length, isBase32 } from './base32.cod
 import { decodeBase64Flexible, decodeBase64Url, encodeBase64Url } from './base64url.codec.js';
 import { decodeHex, encodeHex } from './hex.codec.js';
 import { decodeBase58, encodeBase58 } from './base58.codec.js';
-import { bytesEqual } from './utf8.codec.js';
+import { bytesEqual, hasLoneSurrogate } from './utf8.codec.js';
 
 // RFC 4648 §10 test vectors.
 const RFC4648 = ['', 'f', 'fo', 'foo', 'foob', 'fooba', 'foobar'];
@@ -117,6 +117,30 @@ describe('hex and base58', () => {
     expect(decodeBase58('0OIl')).toBeNull();
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 64 }), (b) => bytesEqual(decodeBase58(encodeBase58(b))!, b)),
+    );
+  });
+});
+
+describe('hasLoneSurrogate', () => {
+  it.each([
+    ['', false],
+    ['plain', false],
+    ['\ud83d\ude00', false],
+    ['\ud800', true],
+    ['\udfff', true],
+    ['a\ud800b', true],
+    ['\ude00\ud83d', true],
+  ])('%j → %s', (text, expected) => {
+    expect(hasLoneSurrogate(text)).toBe(expected);
+  });
+
+  it('agrees with String.prototype.isWellFormed on any UTF-16 code-unit string', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.integer({ min: 0xd7f0, max: 0xe010 }).map((c) => String.fromCharCode(c)) }), fc.string({ unit: 'binary' }), (a, b) => {
+        const text = a + b;
+        expect(hasLoneSurrogate(text)).toBe(!(text as string & { isWellFormed(): boolean }).isWellFormed());
+      }),
+      { numRuns: 3000 },
     );
   });
 });

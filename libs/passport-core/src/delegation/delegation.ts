@@ -17,7 +17,7 @@
  * when the owner signed; §4 sets no expiry, so the check does not age it (a relying party may).
  */
 import { decodeBase64Flexible, encodeBase64Url } from '../codecs/base64url.codec.js';
-import { utf8 } from '../codecs/utf8.codec.js';
+import { hasLoneSurrogate, utf8 } from '../codecs/utf8.codec.js';
 import { PassportError } from '../errors/passport.error.js';
 import { resolveOwnerKeys } from '../passport/owner-keys.js';
 import { isPassportLive, isPassportRevoked } from '../passport/passport-conditions.js';
@@ -95,9 +95,6 @@ export function signDelegation(params: {
   return { ...unsigned, signature };
 }
 
-/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
 /** Validates a raw body; throws the first `ISAUTHORIZEDSIGNER_<FIELD>_<PROBLEM>` in field order. */
 export function validateDelegationRequest(body: unknown): DelegationRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw fieldError('BODY', 'INVALID');
@@ -110,7 +107,7 @@ export function validateDelegationRequest(body: unknown): DelegationRequest {
   const delegateId = raw.base64HashOrDelegateSignerId;
   if (isAbsent(delegateId)) throw fieldError('BASE64HASHORDELEGATESIGNERID', 'MISSING');
   // A lone surrogate is encoded as U+FFFD, so ids differing only there would share one signed message.
-  if (typeof delegateId !== 'string' || LONE_SURROGATE.test(delegateId)) {
+  if (typeof delegateId !== 'string' || hasLoneSurrogate(delegateId)) {
     throw fieldError('BASE64HASHORDELEGATESIGNERID', 'INVALID');
   }
   if (delegateId.length < 1 || delegateId.length > DELEGATE_ID_MAX_LENGTH) {

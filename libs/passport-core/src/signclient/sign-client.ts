@@ -22,6 +22,7 @@
  * Validation failures are 400 `SIGNCLIENT_INVALID_REQUEST` `{field, reason}`; a failing signer is
  * 500 `SIGNCLIENT_FAILED` (no upstream text).
  */
+import { hasLoneSurrogate } from '../codecs/utf8.codec.js';
 import { PassportError } from '../errors/passport.error.js';
 import { signFamilyMetadata } from '../family/family-signature.js';
 import { type Signer } from '../ports/signature-verifier.port.js';
@@ -90,6 +91,9 @@ export function validateSignClientRequest(
     if (key === '__proto__') throw signClientInvalid('tobesignedValues.__proto__', 'is not a metadata key');
     if (typeof value !== 'string')
       throw signClientInvalid(`tobesignedValues.${key}`.slice(0, 80), 'must be a string');
+    // Signed as UTF-8, where every lone surrogate becomes U+FFFD: one signature would fit several texts.
+    if (hasLoneSurrogate(key) || hasLoneSurrogate(value))
+      throw signClientInvalid(`tobesignedValues.${key}`.slice(0, 80), 'must be well-formed text (no lone surrogate)');
     metadata[key] = value;
   }
   if (metadata.token_id !== undefined && !isTokenId(metadata.token_id)) {

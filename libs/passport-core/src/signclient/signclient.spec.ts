@@ -125,6 +125,17 @@ describe('signClient', () => {
       'tier',
     ],
     ['no mintingfee', { tobesignedValues: {}, token_id: 'bjbvcjzqbdsj' }, 'mintingfee'],
+    // Signed as UTF-8, where a lone surrogate becomes U+FFFD: one signature would fit several texts.
+    [
+      'a value with a lone surrogate',
+      { tobesignedValues: { userselected_dn: 'NNSWF=A\ud800' }, token_id: 'bjbvcjzqbdsj', mintingfee: 496 },
+      'tobesignedValues.userselected_dn',
+    ],
+    [
+      'a key with a lone surrogate',
+      { tobesignedValues: { ['x\udc00']: 'v' }, token_id: 'bjbvcjzqbdsj', mintingfee: 496 },
+      'tobesignedValues.x\udc00',
+    ],
   ])('refuses %s', (_label, body, field) => {
     expect(caught(() => validateSignClientRequest(body, spid))).toMatchObject({
       code: 'SIGNCLIENT_INVALID_REQUEST',
