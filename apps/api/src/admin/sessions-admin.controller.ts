@@ -107,14 +107,17 @@ export class SessionsAdminController {
     const closeReason = typeof reason === 'string' && reason !== '' ? reason : 'revoked_by_admin';
     let existing: SessionRecord | null;
     let revoked: boolean;
+    let recordedReason = closeReason;
     try {
       existing = await this.sessions.get(sessionId);
       revoked = existing !== null && (await this.sessions.close(sessionId, closeReason, this.clock.nowMs()));
+      // Already closed (before, or by a close that won the race): answer the reason that was recorded.
+      if (existing && !revoked) recordedReason = (await this.sessions.get(sessionId))?.closeReason ?? closeReason;
     } catch {
       throw new PassportError('SESSION_TERMINATION_FAILED');
     }
     if (!existing) throw new PassportError('SESSION_NOT_FOUND', { sessionId });
-    return { sessionId, revoked, reason: closeReason, requestId };
+    return { sessionId, revoked, reason: recordedReason, requestId };
   }
 
   private async page(query: Record<string, unknown>, requestId: string): Promise<SessionList> {
