@@ -199,6 +199,24 @@ describe('passport CLI', () => {
       expect(JSON.parse(former.out).metadata.subjectuniqueidentifier_url).toBe('https://old.example.org');
     });
 
+    // Found by a probe: a missing ledger printed Node's raw ENOENT text, a held lock an "unexpected error".
+    it('mint refuses a missing ledger and a ledger locked by another writer with one plain line, exit 2', async () => {
+      const missing = await cli(['mint', '--owner', 'alice.near', '--ledger', join(dir, 'none.json')], env);
+      expect(missing.code).toBe(2);
+      expect(missing.err.trim().split('\n')).toHaveLength(1);
+      expect(missing.err).toContain(`cannot read ${join(dir, 'none.json')} (ENOENT)`);
+      expect(missing.err).not.toContain('no such file or directory');
+
+      await writeFile(join(dir, 'ledger.json.lock'), '1\n');
+      const before = await readFile(join(dir, 'ledger.json'), 'utf8');
+      const locked = await cli(['mint', '--owner', 'alice.near'], env);
+      expect(locked.code).toBe(2);
+      expect(locked.err.trim().split('\n')).toHaveLength(1);
+      expect(locked.err).toContain('is locked by another writer');
+      expect(locked.err).not.toContain('unexpected error');
+      expect(await readFile(join(dir, 'ledger.json'), 'utf8')).toBe(before);
+    }, 15_000);
+
     it('mint refuses a duplicate token id and a wrong family key', async () => {
       expect((await cli(['mint', '--owner', 'alice.near', '--token-id', 'chbvcnurbkuw'], env)).code).toBe(0);
       const dup = await cli(['mint', '--owner', 'alice.near', '--token-id', 'chbvcnurbkuw'], env);

@@ -13,7 +13,7 @@ import { cryptoRandomInt } from '@passport/core/token-id';
 import { isDnFullyParsed } from '@passport/core/profile';
 import { isNearAccountId } from '@passport/core/credentials';
 import { parseServiceProviderId } from '@passport/core/family';
-import { mintFamilyPassport, readLedgerFile, updateLedgerFile } from '@passport/adapters/ledger';
+import { LedgerLockedError, mintFamilyPassport, readLedgerFile, updateLedgerFile } from '@passport/adapters/ledger';
 import { CliError, output, parseOrFail, readCredentials, type CliCommand } from '../cli-context.js';
 
 const HELP = `Usage: passport mint [--key <owner.json> | --owner <account>] [options]
@@ -94,7 +94,10 @@ export const mintCommand: CliCommand = {
     }
 
     const family = await readCredentials(familyFile, '--family-key');
-    const ledger = await readLedgerFile(ledgerFile).catch((error: Error) => {
+    const ledger = await readLedgerFile(ledgerFile).catch((error: NodeJS.ErrnoException) => {
+      // A file system error in one line of our own (Node's text repeats the path and the call).
+      if (typeof error.code === 'string')
+        throw new CliError(`cannot read ${ledgerFile} (${error.code}): start the API once to create the development ledger, or name one with --ledger`);
       throw new CliError(error.message);
     });
     // The family root is the ledger's bc=…;sc=…;id=… passport owned by the family key.
@@ -153,6 +156,11 @@ export const mintCommand: CliCommand = {
         ...doc,
         passports: [...doc.passports, entry],
       };
+    }).catch((error: unknown) => {
+      // A refusal, not a fault: another mint (or a stale lock younger than 30 s) holds the ledger.
+      if (error instanceof LedgerLockedError)
+        throw new CliError(`${error.message}: nothing was written; retry, or remove the lock if no other passport command is running`);
+      throw error;
     });
     output(io, !!values.json, { tokenId, ownerId: owner, contractId: ledger.contractId, metadata }, tokenId);
   },

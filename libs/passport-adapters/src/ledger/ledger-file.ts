@@ -24,6 +24,17 @@ export interface LedgerDocument {
   accounts: Record<string, string[]>;
 }
 
+/** Another writer holds the ledger's lock past the wait: nothing was written; retry later. */
+export class LedgerLockedError extends Error {
+  override readonly name = 'LedgerLockedError';
+  constructor(
+    readonly lock: string,
+    options?: ErrorOptions,
+  ) {
+    super(`the ledger is locked by another writer (${lock})`, options);
+  }
+}
+
 /** A ledger that cannot be used: `message` is one line naming the file, the line and the field. */
 export class LedgerFormatError extends Error {
   override readonly name = 'LedgerFormatError';
@@ -193,7 +204,7 @@ async function acquireLock(lock: string, timeoutMs: number, staleMs: number): Pr
         continue;
       }
       if (Date.now() > deadline)
-        throw new Error(`the ledger is locked by another writer (${lock})`, { cause: error });
+        throw new LedgerLockedError(lock, { cause: error });
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
   }
