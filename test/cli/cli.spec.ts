@@ -217,6 +217,18 @@ describe('passport CLI', () => {
       expect(await readFile(join(dir, 'ledger.json'), 'utf8')).toBe(before);
     }, 15_000);
 
+    it.each([
+      ['a newline', 'NNSWF=A\nB', 'control characters'],
+      ['a tab', 'NNSWF=A\tB', 'control characters'],
+      ['more than the service reads', `NNSWF=${'a'.repeat(3000)}`, 'at most 2048'],
+    ])('mint refuses a --dn with %s, and writes nothing', async (_label, dn, message) => {
+      const before = await readFile(join(dir, 'ledger.json'), 'utf8');
+      const refused = await cli(['mint', '--owner', 'alice.near', '--dn', dn], env);
+      expect(refused.code).toBe(2);
+      expect(refused.err).toContain(message);
+      expect(await readFile(join(dir, 'ledger.json'), 'utf8')).toBe(before);
+    });
+
     it('mint refuses a duplicate token id and a wrong family key', async () => {
       expect((await cli(['mint', '--owner', 'alice.near', '--token-id', 'chbvcnurbkuw'], env)).code).toBe(0);
       const dup = await cli(['mint', '--owner', 'alice.near', '--token-id', 'chbvcnurbkuw'], env);

@@ -10,7 +10,7 @@
 import { parseArgs } from 'node:util';
 import { isTokenId, randomFaceTokenId } from '@passport/core';
 import { cryptoRandomInt } from '@passport/core/token-id';
-import { isDnFullyParsed } from '@passport/core/profile';
+import { DN_MAX_LENGTH, isDnFullyParsed } from '@passport/core/profile';
 import { isNearAccountId } from '@passport/core/credentials';
 import { parseServiceProviderId } from '@passport/core/family';
 import { LedgerLockedError, mintFamilyPassport, readLedgerFile, updateLedgerFile } from '@passport/adapters/ledger';
@@ -86,6 +86,13 @@ export const mintCommand: CliCommand = {
     }
     if (values.api !== undefined && values['api-url'] !== undefined && values.api !== values['api-url'])
       throw new CliError('give --api or --api-url (its former name), not both');
+    // A DN is one line of text read by people and logs: control characters (a newline would end up in
+    // the display name) are refused, not stored.
+    // eslint-disable-next-line no-control-regex
+    if (values.dn !== undefined && /[\u0000-\u001f\u007f]/.test(values.dn))
+      throw new CliError('--dn may not contain control characters (newlines, tabs, …)');
+    if (values.dn !== undefined && values.dn.length > DN_MAX_LENGTH)
+      throw new CliError(`--dn is ${values.dn.length} characters; this service reads DNs of at most ${DN_MAX_LENGTH}`);
     if (values.dn !== undefined && !isDnFullyParsed(values.dn)) {
       io.stderr(
         `warning: --dn is not a DN this service can fully read (components "Attr=Value" separated by commas; ` +
