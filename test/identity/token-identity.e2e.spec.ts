@@ -138,14 +138,19 @@ describe('identity by token id and the agents listing', () => {
       const page: { body: { agents: { tokenId: string }[]; nextCursor: string | null } } = await request(
         `/api/agents?limit=2&cursor=${cursor}`,
       );
-      expect(page.body.agents.length).toBeLessThanOrEqual(2);
+      // Every page but the last is full: the family-root record is read past, not counted.
+      if (page.body.nextCursor !== null) expect(page.body.agents).toHaveLength(2);
+      else expect(page.body.agents.length).toBeLessThanOrEqual(2);
       paged.push(...page.body.agents.map((a) => a.tokenId));
       cursor = page.body.nextCursor;
       pages++;
     }
     expect(paged).toEqual(ids);
     expect(ids.length).toBeGreaterThanOrEqual(7);
-    expect(pages).toBe(Math.ceil((ids.length + 1) / 2)); // + the family-root record, which is not an agent
+    expect(pages).toBe(Math.ceil(ids.length / 2));
+    // Found by a probe: the first page of one was empty (the family root came first), with a next cursor.
+    const first = await request('/api/agents?limit=1');
+    expect(first.body.agents.map((a: { tokenId: string }) => a.tokenId)).toEqual([ids[0]]);
     const defaults = await request('/api/agents');
     expect(defaults.body.agents.length).toBeLessThanOrEqual(20);
   }, 15_000);

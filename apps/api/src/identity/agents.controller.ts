@@ -6,8 +6,8 @@
  */
 import { Controller, Get, Inject, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { PassportError, type ChainReader, type PassportRecord } from '@passport/core';
-import { agentsChainPage, buildAgentsPage, parseAgentsQuery } from '@passport/core/profile';
+import { PassportError, type ChainReader } from '@passport/core';
+import { listAgentsPage, parseAgentsQuery } from '@passport/core/profile';
 import { RequestId } from '../platform/http/request-id.decorator.js';
 import { CHAIN_READER } from '../platform/infrastructure/di-tokens.js';
 import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
@@ -23,7 +23,8 @@ export class AgentsController {
   @ApiOperation({
     summary: 'List passport holders with their decoded face (offset cursor)',
     description:
-      'A page may hold fewer than `limit` items while `nextCursor` is set (family-root records are not agents). ' +
+      'Every page but the last holds `limit` agents; `nextCursor` is the chain offset of the next one (family-root ' +
+      'records are not agents and are read past). ' +
       'Other query parameters are ignored.',
   })
   @ApiPageQuery()
@@ -35,13 +36,12 @@ export class AgentsController {
     @RequestId() requestId: string,
   ): Promise<AgentsPage> {
     const query = parseAgentsQuery({ limit, cursor });
-    let records: PassportRecord[];
+    let page;
     try {
-      records = await this.chain.listPassports(agentsChainPage(query));
+      page = await listAgentsPage((request) => this.chain.listPassports(request), query);
     } catch {
       throw new PassportError('AGENTS_RETRIEVE_FAILED');
     }
-    const page = buildAgentsPage(records, query);
     return { agents: page.agents, nextCursor: page.nextCursor, requestId, disclaimer: page.disclaimer };
   }
 }

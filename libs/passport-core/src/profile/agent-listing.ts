@@ -5,10 +5,12 @@
  *
  * Paging: `cursor` is the decimal chain offset as a string (absent or empty = 0); `limit` an integer
  * 1..100 (default 20); anything else → 400 `INVALID_QUERY_PARAMETER` with `{parameter, reason}`.
- * The app reads `limit + 1` records from the offset (`agentsChainPage`) so that it knows whether a
- * next page exists without counting. Chain records whose token id is not 12 letters (family-root
- * passports `bc=…;sc=…;id=…`) are not agents and are left out, so a page may hold fewer than
- * `limit` items while `nextCursor` is still set.
+ * Chain records whose token id is not 12 letters (family-root passports `bc=…;sc=…;id=…`) are not
+ * agents: `listAgentsPage` reads past them until the page holds `limit` agents, and reads one agent
+ * more to know whether a next page exists (without counting). `nextCursor` is the chain offset of
+ * that next agent, so every page but the last is full and no agent is listed twice or skipped. A page
+ * reads at most `AGENTS_PAGE_MAX_SKIPPED` non-agent records; past that it answers what it has, with the
+ * cursor where it stopped.
  */
 import { type PassportRecord } from '../passport/passport.types.js';
 import { type PageRequest } from '../ports/chain-reader.port.js';
@@ -38,19 +40,34 @@ export interface AgentsPage {
 /** The agents listing pages like every other listing (paging/offset-page.ts). */
 export const parseAgentsQuery = parseOffsetPageQuery;
 
-/** The chain page to read for a query: one record more than the limit, to detect a next page. */
-export function agentsChainPage(query: AgentsQuery): PageRequest {
-  return { fromIndex: query.offset, limit: query.limit + 1 };
-}
+/** The most non-agent chain records one page reads past (bounds a page's reads on any ledger). */
+export const AGENTS_PAGE_MAX_SKIPPED = 100;
 
-/** Builds the page from the records read with `agentsChainPage(query)`. */
-export function buildAgentsPage(records: readonly PassportRecord[], query: AgentsQuery): AgentsPage {
-  const page = records.slice(0, query.limit);
-  return {
-    agents: page.filter((r) => isTokenId(r.tokenId)).map(agentListItem),
-    nextCursor: records.length > query.limit ? String(query.offset + query.limit) : null,
-    disclaimer: SELF_DECLARED_DISCLAIMER,
-  };
+/** One page of agents, read from the chain listing `list` (the chain reader's `listPassports`). */
+export async function listAgentsPage(
+  list: (page: PageRequest) => Promise<readonly PassportRecord[]>,
+  query: AgentsQuery,
+): Promise<AgentsPage> {
+  const agents: AgentListItem[] = [];
+  const page = (nextCursor: string | null): AgentsPage => ({ agents, nextCursor, disclaimer: SELF_DECLARED_DISCLAIMER });
+  let offset = query.offset;
+  let skipped = 0;
+  for (;;) {
+    // The agents still missing, and one more: the first agent beyond the page is the next cursor.
+    const want = query.limit - agents.length + 1;
+    const records = await list({ fromIndex: offset, limit: want });
+    for (const record of records) {
+      if (isTokenId(record.tokenId)) {
+        if (agents.length === query.limit) return page(String(offset));
+        agents.push(agentListItem(record));
+      } else {
+        skipped++;
+      }
+      offset++;
+    }
+    if (records.length < want) return page(null);
+    if (skipped > AGENTS_PAGE_MAX_SKIPPED) return page(String(offset));
+  }
 }
 
 export function agentListItem(record: Pick<PassportRecord, 'tokenId' | 'metadata'>): AgentListItem {

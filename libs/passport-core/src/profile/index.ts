@@ -22,8 +22,8 @@ export { SELF_DECLARED_DISCLAIMER } from './disclaimer.js';
 
 // Agent listing and paging
 export {
-  buildAgentsPage,
-  agentsChainPage,
+  listAgentsPage,
+  AGENTS_PAGE_MAX_SKIPPED,
   agentListItem,
   parseAgentsQuery,
   AGENTS_DEFAULT_LIMIT,

@@ -1,11 +1,14 @@
+import fc from 'fast-check';
 import { PassportError } from '../errors/passport.error.js';
+import { type PageRequest } from '../ports/chain-reader.port.js';
+import { isTokenId } from '../token-id/token-id.js';
 import { type PassportRecord } from '../passport/passport.types.js';
 import { decodeFace } from '../token-id/face.decoder.js';
 import {
   AGENTS_DEFAULT_LIMIT,
+  AGENTS_PAGE_MAX_SKIPPED,
   agentListItem,
-  agentsChainPage,
-  buildAgentsPage,
+  listAgentsPage,
   parseAgentsQuery,
 } from './agent-listing.js';
 import { SELF_DECLARED_DISCLAIMER } from './disclaimer.js';
@@ -169,15 +172,27 @@ describe('agents listing', () => {
     });
   });
 
-  it('reads limit + 1 records and sets nextCursor only when more exist', () => {
-    const query = parseAgentsQuery({ limit: '2', cursor: '4' });
-    expect(agentsChainPage(query)).toEqual({ fromIndex: 4, limit: 3 });
+  /** A chain listing over `records` that counts its reads. */
+  const listingOf = (records: PassportRecord[]) => {
+    const reads: PageRequest[] = [];
+    const list = async (page: PageRequest) => {
+      reads.push(page);
+      return records.slice(page.fromIndex, page.fromIndex + page.limit);
+    };
+    return { list, reads };
+  };
+  const root = (id: string) => rec(`bc=local;sc=passport.test;id=${id}`);
+
+  it('reads limit + 1 records and sets nextCursor only when more exist', async () => {
     const records = [
+      ...['a', 'b', 'c', 'd'].map(root),
       rec('bjbvcjzqbdsj', { userselected_dn: 'Creature=owl' }),
       rec('lhsrldbjsnlh'),
       rec('chbvcnurbkuw'),
     ];
-    const page = buildAgentsPage(records, query);
+    const { list, reads } = listingOf(records);
+    const page = await listAgentsPage(list, parseAgentsQuery({ limit: '2', cursor: '4' }));
+    expect(reads).toEqual([{ fromIndex: 4, limit: 3 }]);
     expect(page).toEqual({
       agents: [
         { tokenId: 'bjbvcjzqbdsj', creature: 'owl', face: decodeFace('bjbvcjzqbdsj') },
@@ -186,16 +201,54 @@ describe('agents listing', () => {
       nextCursor: '6',
       disclaimer: SELF_DECLARED_DISCLAIMER,
     });
-    expect(buildAgentsPage(records.slice(0, 2), query).nextCursor).toBeNull();
+    expect((await listAgentsPage(listingOf(records.slice(0, 6)).list, parseAgentsQuery({ limit: '2', cursor: '4' }))).nextCursor).toBeNull();
   });
 
-  it('leaves family-root records out of the agents but still pages over them', () => {
-    const page = buildAgentsPage([rec('bc=local;sc=passport.test;id=devroot'), rec('bjbvcjzqbdsj')], {
-      offset: 0,
-      limit: 1,
-    });
-    expect(page.agents).toEqual([]);
-    expect(page.nextCursor).toBe('1');
+  // Found by a probe: family-root records were dropped after the page was cut, so `limit=1` gave an
+  // empty first page with a next cursor, and every page that held one came up short.
+  it('fills the page past family-root records, and the cursor resumes after what it read', async () => {
+    const records = [root('devroot'), rec('bjbvcjzqbdsj'), root('other'), rec('lhsrldbjsnlh'), rec('chbvcnurbkuw')];
+    const { list } = listingOf(records);
+    const first = await listAgentsPage(list, parseAgentsQuery({ limit: '1' }));
+    expect(first.agents.map((a) => a.tokenId)).toEqual(['bjbvcjzqbdsj']);
+    expect(first.nextCursor).toBe('3'); // the next agent's offset: the root at 2 is read past
+    const second = await listAgentsPage(list, parseAgentsQuery({ limit: '2', cursor: first.nextCursor! }));
+    expect(second.agents.map((a) => a.tokenId)).toEqual(['lhsrldbjsnlh', 'chbvcnurbkuw']);
+    expect(second.nextCursor).toBeNull();
+    // Only non-agents after the last agent: no next page.
+    const tail = await listAgentsPage(listingOf([rec('bjbvcjzqbdsj'), root('x'), root('y')]).list, parseAgentsQuery({ limit: '1' }));
+    expect(tail).toMatchObject({ agents: [{ tokenId: 'bjbvcjzqbdsj' }], nextCursor: null });
     expect(agentListItem(rec('bjbvcjzqbdsj')).creature).toBeNull();
+  });
+
+  it('pages every agent exactly once, in chain order, whatever the limit and the non-agents between', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.boolean(), { maxLength: 40 }), fc.integer({ min: 1, max: 7 }), async (kinds, limit) => {
+        const records = kinds.map((agent, i) => (agent ? rec(String.fromCharCode(97 + (i % 26)).repeat(11) + String.fromCharCode(97 + Math.floor(i / 26))) : root(`r${i}`)));
+        const { list } = listingOf(records);
+        const seen: string[] = [];
+        let cursor: string | null = '';
+        for (let pages = 0; cursor !== null; pages++) {
+          expect(pages).toBeLessThanOrEqual(records.length + 1);
+          const page = await listAgentsPage(list, parseAgentsQuery({ limit, cursor }));
+          // A page is full unless it is the last one.
+          if (page.nextCursor !== null) expect(page.agents).toHaveLength(limit);
+          seen.push(...page.agents.map((a) => a.tokenId));
+          cursor = page.nextCursor;
+        }
+        expect(seen).toEqual(records.filter((r) => isTokenId(r.tokenId)).map((r) => r.tokenId));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('reads a bounded number of non-agent records for one page, then answers a short page that resumes', async () => {
+    const records = [...Array.from({ length: 300 }, (_, i) => root(`r${i}`)), rec('bjbvcjzqbdsj')];
+    const { list, reads } = listingOf(records);
+    const page = await listAgentsPage(list, parseAgentsQuery({ limit: '1' }));
+    expect(page.agents).toEqual([]);
+    const resumed = Number(page.nextCursor);
+    expect(resumed).toBeGreaterThan(AGENTS_PAGE_MAX_SKIPPED);
+    expect(reads.reduce((n, r) => n + r.limit, 0)).toBeLessThanOrEqual(AGENTS_PAGE_MAX_SKIPPED + 2 * 2);
   });
 });
