@@ -20,7 +20,7 @@ describe('FallbackRateLimitStore', () => {
   it('takes from in-process buckets while the shared store fails, retries it once a second, and returns to it', async () => {
     let clock = 0;
     const shared = new Flaky();
-    const store = new FallbackRateLimitStore(shared, new MemoryRateLimitStore(), 1000, () => clock);
+    const store = new FallbackRateLimitStore(shared, new MemoryRateLimitStore(), { retryAfterMs: 1000, now: () => clock });
     await expect(store.take('k', policy, 0)).resolves.toMatchObject({ allowed: true, remaining: 1 });
     expect(store.fallbackSince).toBeNull();
 
@@ -37,5 +37,47 @@ describe('FallbackRateLimitStore', () => {
     await expect(store.take('k', policy, 0)).resolves.toMatchObject({ allowed: true, remaining: 0 });
     expect(store.fallbackSince).toBeNull();
     await expect(store.take('k', policy, 0)).resolves.toMatchObject({ allowed: false });
+  });
+
+  // Found by a probe: without a probe, the take that retries the store waits for its timeout, and a
+  // client sending one request a second met that retry every time (twice the timeout per request).
+  it('with a probe, retries the store beside the requests: no take waits for a store that is down', async () => {
+    let clock = 0;
+    const shared = new Flaky();
+    let answer: { resolve: () => void; reject: (e: Error) => void } | undefined;
+    let probes = 0;
+    const probe = () =>
+      new Promise<void>((resolve, reject) => {
+        probes++;
+        answer = { resolve, reject };
+      });
+    const store = new FallbackRateLimitStore(shared, new MemoryRateLimitStore(), { retryAfterMs: 1000, now: () => clock, probe });
+    shared.down = true;
+    await store.take('k', policy, 0); // finds the store down (this one take waited for it)
+    expect(shared.calls).toBe(1);
+
+    clock = 1000;
+    // The retry is due: answered from the fallback at once, while the probe is still pending.
+    await expect(store.take('k', policy, 0)).resolves.toMatchObject({ allowed: true, remaining: 0 });
+    await expect(store.take('k', policy, 0)).resolves.toMatchObject({ allowed: false });
+    expect(probes).toBe(1); // one probe in flight at a time
+    expect(shared.calls).toBe(1);
+
+    answer!.reject(new Error('timeout'));
+    await Promise.resolve();
+    expect(store.fallbackSince).toBe(1000); // still down: the next retry is a second later
+    clock = 1500;
+    await store.take('k', policy, 0);
+    expect(probes).toBe(1);
+
+    clock = 2000;
+    shared.down = false;
+    await store.take('k', policy, 0);
+    expect(probes).toBe(2);
+    answer!.resolve();
+    await Promise.resolve();
+    expect(store.fallbackSince).toBeNull();
+    await expect(store.take('k', policy, 0)).resolves.toMatchObject({ allowed: true, remaining: 1 });
+    expect(shared.calls).toBe(2); // back on the shared store
   });
 });

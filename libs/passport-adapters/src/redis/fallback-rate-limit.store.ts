@@ -3,23 +3,46 @@
  * in-process buckets (per instance, so a client may get up to N × the limit across N instances while
  * Redis is down: the choice between that and refusing everybody). After a failure the shared store is
  * tried again at most every `retryAfterMs`, so a down or slow Redis does not cost each request a
- * timeout, and takes return to it by themselves once it answers. `fallbackSince` feeds health.
+ * timeout, and takes return to it by themselves once it answers. With a `probe` (a PING), that retry
+ * runs beside the requests instead of inside one: while the store is down no request waits for it
+ * here, only the one that found it down. `fallbackSince` feeds health.
  */
 import { type BucketPolicy, type RateLimitStore, type TakeResult } from '@passport/core/ports';
 
+export interface FallbackRateLimitOptions {
+  /** Least milliseconds between two tries of the failed shared store (default 1000). */
+  readonly retryAfterMs?: number;
+  /** Wall clock (tests). */
+  readonly now?: () => number;
+  /** Asks the shared store whether it answers again, off the request path (e.g. Redis PING). */
+  readonly probe?: () => Promise<unknown>;
+}
+
 export class FallbackRateLimitStore implements RateLimitStore {
   private failedAtMs: number | null = null;
+  private probing = false;
+  private readonly retryAfterMs: number;
+  private readonly now: () => number;
+  private readonly probe: (() => Promise<unknown>) | undefined;
 
   constructor(
     private readonly primary: RateLimitStore,
     private readonly fallback: RateLimitStore,
-    private readonly retryAfterMs = 1000,
-    private readonly now: () => number = Date.now,
-  ) {}
+    options: FallbackRateLimitOptions = {},
+  ) {
+    this.retryAfterMs = options.retryAfterMs ?? 1000;
+    this.now = options.now ?? Date.now;
+    this.probe = options.probe;
+  }
 
   async take(key: string, policy: BucketPolicy, nowMs: number): Promise<TakeResult> {
-    if (this.failedAtMs !== null && this.now() - this.failedAtMs < this.retryAfterMs) {
-      return this.fallback.take(key, policy, nowMs);
+    if (this.failedAtMs !== null) {
+      const retryDue = this.now() - this.failedAtMs >= this.retryAfterMs;
+      if (!retryDue) return this.fallback.take(key, policy, nowMs);
+      if (this.probe) {
+        this.startProbe(this.probe);
+        return this.fallback.take(key, policy, nowMs);
+      }
     }
     try {
       const result = await this.primary.take(key, policy, nowMs);
@@ -34,5 +57,20 @@ export class FallbackRateLimitStore implements RateLimitStore {
   /** Wall-clock time since when takes fall back to in-process buckets, or null when they are shared. */
   get fallbackSince(): number | null {
     return this.failedAtMs;
+  }
+
+  private startProbe(probe: () => Promise<unknown>): void {
+    if (this.probing) return;
+    this.probing = true;
+    probe().then(
+      () => {
+        this.probing = false;
+        this.failedAtMs = null;
+      },
+      () => {
+        this.probing = false;
+        this.failedAtMs = this.now();
+      },
+    );
   }
 }

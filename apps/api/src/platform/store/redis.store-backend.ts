@@ -50,13 +50,17 @@ export function createRedisStoreBackend(settings: RedisStoreSettings, options: S
     }),
   );
   const rateLimitCap = options.rateLimit?.maxEntries;
+  // While Redis is down, a PING beside the requests decides when takes go back to it (no request waits).
+  const probe = { probe: () => client.ping() };
   const rateLimit = new FallbackRateLimitStore(
     new RedisRateLimitStore(client, { namespace: 'passport', maxEntries: rateLimitCap }),
     new MemoryRateLimitStore({ maxKeys: rateLimitCap }),
+    probe,
   );
   const publicRateLimit = new FallbackRateLimitStore(
     new RedisRateLimitStore(client, { namespace: 'public', maxEntries: rateLimitCap, sessionEpoch }),
     new MemoryRateLimitStore({ maxKeys: 100_000 }),
+    probe,
   );
   const interval = (ms: number | undefined): number => ms ?? DEFAULT_SWEEP_INTERVAL_MS;
   // Every instance sweeps; each sweep is one atomic script, so concurrent sweeps only share the work.
