@@ -1,6 +1,7 @@
 /** The `STORE=redis` adapters of the store ports (replay records, sessions, rate-limit buckets). */
 export {
   createRedisClient,
+  redisClientProblem,
   whenConnected,
   DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
   type RedisClientOptions,

@@ -38,8 +38,25 @@ export function createRedisClient(url: string, options: RedisClientOptions = {})
     enableAutoPipelining: true,
   });
   // Errors surface on the commands that fail; an unhandled 'error' event would crash the process.
-  client.on('error', () => undefined);
+  // One is fatal: ioredis selects the URL's database on each connection and reports a refusal only
+  // here, then goes on with database 0, where fleets kept apart by database index would share replay
+  // records and sessions. The client fails closed instead (every command fails: verify and the JWT
+  // routes answer 503) and says why. A command sent in the same round trip as the refused SELECT may
+  // still have reached database 0.
+  const database = new URL(url).pathname.slice(1) || '0';
+  client.on('error', (error: Error) => {
+    if (!/DB index is out of range|invalid DB index/i.test(error.message)) return;
+    problems.set(client, `the server refused database ${database} of the Redis URL (${error.message}); fix REDIS_URL`);
+    client.disconnect();
+  });
   return client;
+}
+
+const problems = new WeakMap<Redis, string>();
+
+/** Why a client made by createRedisClient stopped for good (a refused database index), or undefined. */
+export function redisClientProblem(client: Redis): string | undefined {
+  return problems.get(client);
 }
 
 /**

@@ -24,6 +24,10 @@ describe('loadConfig rejects bad values with one line naming the variable', () =
     ['STORE', { STORE: 'postgres' }],
     ['REDIS_URL', { STORE: 'redis' }],
     ['REDIS_URL', { REDIS_URL: 'http://localhost:6379' }],
+    // Found by a probe: a database index that is not a number crashed the start with a stack trace.
+    ['REDIS_URL', { REDIS_URL: 'redis://localhost:6379/abc' }],
+    ['REDIS_URL', { REDIS_URL: 'redis://localhost:6379/1/2' }],
+    ['REDIS_URL', { REDIS_URL: 'redis://localhost:6379/-1' }],
     ['REDIS_COMMAND_TIMEOUT_MS', { REDIS_COMMAND_TIMEOUT_MS: '0' }],
     ['NEAR_RPC_URL', { CHAIN: 'near', NEAR_CONTRACT_ID: 'passport.near' }],
     ['NEAR_CONTRACT_ID', { CHAIN: 'near', NEAR_RPC_URL: 'http://127.0.0.1:3030' }],

@@ -337,6 +337,9 @@ export function loadConfig(env: Env): AppConfig {
     if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
       throw new ConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL');
     }
+    if (!/^\/?(\d{1,6})?$/.test(url.pathname)) {
+      throw new ConfigError('REDIS_URL', `the database index after the host must be a whole number, e.g. redis://host:6379/0 (got "${url.pathname.slice(1, 40)}")`);
+    }
     redisUrl = redisRaw;
   }
   if (store === 'redis' && redisUrl === undefined)

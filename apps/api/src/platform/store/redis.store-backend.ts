@@ -13,6 +13,7 @@ import { MemoryRateLimitStore } from '@passport/core/testing';
 import { SessionCapacityError } from '@passport/core/ports';
 import {
   createRedisClient,
+  redisClientProblem,
   FallbackRateLimitStore,
   FleetSessionEpoch,
   whenConnected,
@@ -75,6 +76,10 @@ export function createRedisStoreBackend(settings: RedisStoreSettings, options: S
     const nowMs = Date.now();
     const rateLimitFallback =
       rateLimit.fallbackSince !== null || publicRateLimit.fallbackSince !== null ? 'in-process fallback' : 'shared';
+    const fatal = redisClientProblem(client);
+    if (fatal !== undefined) {
+      return { ok: false, detail: { adapter: 'redis', latencyMs: latencyMs(), problem: fatal, rateLimits: 'in-process fallback' } };
+    }
     let usage;
     try {
       if ((await client.ping()) !== 'PONG') throw new Error('unexpected PING reply');

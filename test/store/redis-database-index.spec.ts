@@ -1,0 +1,56 @@
+/**
+ * A REDIS_URL naming a database the server does not have (found by a probe): ioredis's SELECT failed,
+ * the error was swallowed, and the client went on using database 0, so fleets kept apart by database
+ * index silently shared replay records and sessions. The client now fails closed: it disconnects,
+ * its commands fail (verify 503, JWT routes 503), and the reason is reported.
+ */
+import { Redis } from 'ioredis';
+import { createRedisClient, redisClientProblem, RedisReplayStore, whenConnected } from '@passport/adapters/redis';
+import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+
+let server: RedisServer;
+let db0: Redis;
+beforeAll(async () => {
+  server = await startRedisServer();
+  db0 = new Redis(server.url);
+});
+afterAll(async () => {
+  db0.disconnect();
+  await server.stop();
+});
+
+const eventually = async (check: () => boolean, ms = 3000) => {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+it('a database index the server refuses: the client fails closed, says why, and writes nothing to database 0', async () => {
+  const before = await db0.dbsize();
+  const client = createRedisClient(`${server.url}/99`);
+  try {
+    await eventually(() => redisClientProblem(client) !== undefined);
+    expect(redisClientProblem(client)).toMatch(/database 99/);
+    const store = new RedisReplayStore(client, { prefix: 'dbindex:' });
+    await expect(store.recordIfAbsent('k', 1000, 5000)).rejects.toThrow();
+    expect(await db0.dbsize()).toBe(before);
+  } finally {
+    client.disconnect();
+  }
+});
+
+it('a database index the server has: used as named, no problem reported', async () => {
+  const client = createRedisClient(`${server.url}/3`);
+  try {
+    expect(await whenConnected(client, 3000)).toBe(true);
+    await new RedisReplayStore(client, { prefix: 'dbindex:' }).recordIfAbsent('k', 1000, 5000);
+    expect(redisClientProblem(client)).toBeUndefined();
+    const db3 = new Redis(`${server.url}/3`);
+    expect(await db3.dbsize()).toBeGreaterThan(0);
+    db3.disconnect();
+  } finally {
+    client.disconnect();
+  }
+});
