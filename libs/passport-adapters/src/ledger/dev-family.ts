@@ -8,7 +8,8 @@
  * line rather than being silently overwritten.
  */
 import { randomBytes } from 'node:crypto';
-import { access, chmod, mkdir } from 'node:fs/promises';
+import { access, chmod } from 'node:fs/promises';
+import { makeDirectory } from '../files/make-directory.js';
 import { dirname } from 'node:path';
 import {
   formatNearCredentials,
@@ -111,7 +112,7 @@ export async function ensureDevFamily(
 
   for (const file of [config.familyCredentialsFile, config.serverCredentialsFile])
     await makePrivateDir(dirname(file));
-  await mkdir(dirname(config.ledgerFile), { recursive: true });
+  await makeDirectory(dirname(config.ledgerFile));
   await writeFileAtomic(
     config.familyCredentialsFile,
     `${JSON.stringify(formatNearCredentials(root), null, 2)}\n`,
@@ -144,7 +145,7 @@ function nextSteps(config: DevFamilyConfig, serverTokenId: string, rootTokenId: 
 }
 
 async function makePrivateDir(dir: string): Promise<void> {
-  const created = await mkdir(dir, { recursive: true, mode: 0o700 });
+  const created = await makeDirectory(dir, 0o700);
   // mkdir's mode is reduced by the umask; fix only a directory we created (never chmod someone's /tmp).
   if (created !== undefined) await chmod(dir, 0o700);
 }

@@ -24,7 +24,8 @@
  * The schema is migrated forward by `PRAGMA user_version`; each migration runs in its own transaction.
  * Prepared statements are cached per SQL text, because preparing costs more than running.
  */
-import { mkdirSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { makeDirectorySync } from '../files/make-directory.js';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
@@ -199,7 +200,7 @@ export class SqliteDatabase {
 
   /** Opens (creating the directory and file if needed) and migrates the database at `file`. */
   static open(file: string, options: SqliteDatabaseOptions = {}): SqliteDatabase {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    if (file !== ':memory:') makeDirectorySync(dirname(file));
     const background = options.checkpointInBackground === true && file !== ':memory:';
     const busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000));
     const db = new Database(file);

@@ -1,0 +1,56 @@
+/**
+ * `mkdir -p` without Node's recursive mkdir, which loops forever at full CPU when the file system
+ * answers ENOENT for a directory whose parent exists (a path under /proc: found by a probe, the API's
+ * start hung on DATA_DIR=/proc/x). Each missing component is created on its own; any refusal is an
+ * error naming the directory.
+ */
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { mkdir, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+
+/** The directories of `dir` that do not exist yet, outermost first. */
+function missingDirectories(dir: string, exists: (path: string) => boolean): string[] {
+  const missing: string[] = [];
+  for (let current = resolve(dir); !exists(current); current = dirname(current)) {
+    missing.unshift(current);
+    if (dirname(current) === current) break;
+  }
+  return missing;
+}
+
+function refused(dir: string, error: unknown): Error {
+  return new Error(`cannot create directory ${dir} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, {
+    cause: error,
+  });
+}
+
+/** Creates `dir` and its missing parents; returns the first directory it created, or undefined. */
+export function makeDirectorySync(dir: string, mode?: number): string | undefined {
+  let first: string | undefined;
+  for (const path of missingDirectories(dir, existsSync)) {
+    try {
+      mkdirSync(path, { mode });
+    } catch (error) {
+      // Made meanwhile by someone else: fine when it is a directory.
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST' && statSync(path).isDirectory()) continue;
+      throw refused(path, error);
+    }
+    first ??= path;
+  }
+  return first;
+}
+
+/** Creates `dir` and its missing parents; resolves to the first directory it created, or undefined. */
+export async function makeDirectory(dir: string, mode?: number): Promise<string | undefined> {
+  let first: string | undefined;
+  for (const path of missingDirectories(dir, existsSync)) {
+    try {
+      await mkdir(path, { mode });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST' && (await stat(path)).isDirectory()) continue;
+      throw refused(path, error);
+    }
+    first ??= path;
+  }
+  return first;
+}
