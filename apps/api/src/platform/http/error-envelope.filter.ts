@@ -75,6 +75,9 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
       error = new AppError('ENDPOINT_NOT_FOUND', details, error.message);
     }
     if (unexpected) request.log?.error({ err: exception }, 'request failed with an unexpected error');
+    // A decided 503 (draining, a dependency down, a full store): one line without a stack, since an
+    // outage brings one with every request.
+    else if (httpStatusOfError(error) === 503) request.log?.warn({ code: error.code, details: error.details }, 'request answered 503');
 
     const status = httpStatusOfError(error);
     if (status === 429 || error.code === 'SESSION_CAPACITY_REACHED') {

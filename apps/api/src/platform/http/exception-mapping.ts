@@ -38,7 +38,11 @@ export interface MappedError {
   readonly error: PassportError<string>;
   /** True when the error is the router's "no route for this method and path". */
   readonly routeNotFound: boolean;
-  /** True when the error was not an expected client error (log it with its stack). */
+  /**
+   * True when the error was not a decided outcome (log it with its stack): a server error, but not a
+   * catalogued 503, which is an answer the app chose (draining, a store or the chain unavailable, a
+   * full store) and during an outage comes with every request.
+   */
   readonly unexpected: boolean;
 }
 
@@ -68,8 +72,10 @@ function validationProblems(exception: HttpException): string[] | undefined {
 }
 
 export function mapException(exception: unknown): MappedError {
-  if (isPassportError(exception))
-    return { error: exception, routeNotFound: false, unexpected: httpStatusOfError(exception) >= 500 };
+  if (isPassportError(exception)) {
+    const status = httpStatusOfError(exception);
+    return { error: exception, routeNotFound: false, unexpected: status >= 500 && status !== 503 };
+  }
 
   if (exception instanceof HttpException) {
     const cause = exception.cause;
