@@ -220,6 +220,8 @@ describe('passport CLI', () => {
     it.each([
       ['a newline', 'NNSWF=A\nB', 'control characters'],
       ['a tab', 'NNSWF=A\tB', 'control characters'],
+      ['a line separator (U+2028)', 'NNSWF=A\u2028B', 'control characters'],
+      ['a C1 next-line (U+0085)', 'NNSWF=A\u0085B', 'control characters'],
       ['more than the service reads', `NNSWF=${'a'.repeat(3000)}`, 'at most 2048'],
     ])('mint refuses a --dn with %s, and writes nothing', async (_label, dn, message) => {
       const before = await readFile(join(dir, 'ledger.json'), 'utf8');

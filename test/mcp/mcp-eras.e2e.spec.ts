@@ -388,6 +388,16 @@ describe('/mcp serves every client generation', () => {
       expectInvalidParams(r, 21);
     });
 
+    // Found by a review: the check must not pre-empt the SDK's own answer to a missing envelope.
+    it('stateless: a tools/call without params at all keeps the SDK\'s 400 -32602 for the missing _meta', async () => {
+      const r = await probe(t.baseUrl, {
+        headers: statelessHeaders('tools/call', 'get_resource'),
+        body: { jsonrpc: '2.0', id: 23, method: 'tools/call' },
+      });
+      expect(r.status).toBe(400);
+      expect(r.body).toMatchObject({ id: 23, error: { code: -32602, data: { envelope: { missing: ['_meta'] } } } });
+    });
+
     it.each(bad)('sessioned: %s %j', async (method, params) => {
       const session = await openRawSession(t.baseUrl);
       try {

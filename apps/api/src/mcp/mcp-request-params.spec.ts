@@ -31,6 +31,12 @@ describe('invalidParamsAnswer', () => {
     expect(invalidParamsAnswer(body)).toBeNull();
   });
 
+  it('with envelopeRequired, leaves a request without an object params._meta to the SDK', () => {
+    expect(invalidParamsAnswer({ jsonrpc: '2.0', id: 1, method: 'tools/call' }, { envelopeRequired: true })).toBeNull();
+    expect(invalidParamsAnswer(request('tools/call', { _meta: 'x' }), { envelopeRequired: true })).toBeNull();
+    expect(invalidParamsAnswer(request('tools/call', { _meta: {} }), { envelopeRequired: true })?.error.code).toBe(-32602);
+  });
+
   it('never throws, and any answer is -32602 with a one-line message and the request id', () => {
     const method = fc.constantFrom('resources/read', 'resources/list', 'resources/templates/list', 'tools/call', 'tools/list', 'ping');
     fc.assert(

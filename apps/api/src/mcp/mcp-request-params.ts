@@ -39,10 +39,13 @@ const SCHEMAS: ReadonlyMap<string, RequestSchema> = new Map<string, RequestSchem
  * method's schema; null otherwise (notifications, batches, other methods and valid requests go on to
  * the SDK as before).
  */
-export function invalidParamsAnswer(body: unknown): JsonRpcErrorBody | null {
+export function invalidParamsAnswer(body: unknown, options: { envelopeRequired?: boolean } = {}): JsonRpcErrorBody | null {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
-  const { method, id } = body as { method?: unknown; id?: unknown };
+  const { method, id, params } = body as { method?: unknown; id?: unknown; params?: unknown };
   if (typeof method !== 'string' || (typeof id !== 'string' && typeof id !== 'number')) return null;
+  // The 2026-07-28 revision's SDK answers a request without its `_meta` envelope itself (HTTP 400).
+  const meta = (params as { _meta?: unknown } | null | undefined)?._meta;
+  if (options.envelopeRequired && (typeof meta !== 'object' || meta === null)) return null;
   const schema = SCHEMAS.get(method);
   if (!schema) return null;
   const parsed = schema.safeParse(body);

@@ -116,7 +116,7 @@ export class McpTransportController {
     if (!(await this.admit(request, reply))) return;
     if (isStatelessEraRequest(request)) {
       if (!(await this.admitToolCalls(request, reply))) return;
-      if (this.answeredInvalidParams(request, reply)) return;
+      if (this.answeredInvalidParams(request, reply, { envelopeRequired: true })) return;
       return this.stateless.serve(request, reply);
     }
     const sessionId = sessionIdOf(request);
@@ -377,8 +377,12 @@ export class McpTransportController {
    * A request whose params break its method's schema is answered -32602 here (HTTP 200, as the SDKs
    * answer a request's own errors), with a one-line message (mcp-request-params.ts).
    */
-  private answeredInvalidParams(request: FastifyRequest, reply: FastifyReply): boolean {
-    const answer = invalidParamsAnswer(request.body);
+  private answeredInvalidParams(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    options: { envelopeRequired?: boolean } = {},
+  ): boolean {
+    const answer = invalidParamsAnswer(request.body, options);
     if (answer) this.reject(reply, 200, answer);
     return answer !== null;
   }

@@ -88,8 +88,7 @@ export const mintCommand: CliCommand = {
       throw new CliError('give --api or --api-url (its former name), not both');
     // A DN is one line of text read by people and logs: control characters (a newline would end up in
     // the display name) are refused, not stored.
-    // eslint-disable-next-line no-control-regex
-    if (values.dn !== undefined && /[\u0000-\u001f\u007f]/.test(values.dn))
+    if (values.dn !== undefined && /[\p{Cc}\u2028\u2029]/u.test(values.dn))
       throw new CliError('--dn may not contain control characters (newlines, tabs, …)');
     if (values.dn !== undefined && values.dn.length > DN_MAX_LENGTH)
       throw new CliError(`--dn is ${values.dn.length} characters; this service reads DNs of at most ${DN_MAX_LENGTH}`);

@@ -24,15 +24,30 @@ function refused(dir: string, error: unknown): Error {
   });
 }
 
+function isDirectorySync(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** `dir` itself when it exists but is not a directory (a file, a dangling link): refused like a failed mkdir. */
+function assertNotOtherFile(dir: string): void {
+  const target = resolve(dir);
+  if (existsSync(target) && !isDirectorySync(target)) throw refused(target, Object.assign(new Error(), { code: 'ENOTDIR' }));
+}
+
 /** Creates `dir` and its missing parents; returns the first directory it created, or undefined. */
 export function makeDirectorySync(dir: string, mode?: number): string | undefined {
+  assertNotOtherFile(dir);
   let first: string | undefined;
   for (const path of missingDirectories(dir, existsSync)) {
     try {
       mkdirSync(path, { mode });
     } catch (error) {
       // Made meanwhile by someone else: fine when it is a directory.
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST' && statSync(path).isDirectory()) continue;
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST' && isDirectorySync(path)) continue;
       throw refused(path, error);
     }
     first ??= path;
@@ -42,12 +57,13 @@ export function makeDirectorySync(dir: string, mode?: number): string | undefine
 
 /** Creates `dir` and its missing parents; resolves to the first directory it created, or undefined. */
 export async function makeDirectory(dir: string, mode?: number): Promise<string | undefined> {
+  assertNotOtherFile(dir);
   let first: string | undefined;
   for (const path of missingDirectories(dir, existsSync)) {
     try {
       await mkdir(path, { mode });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST' && (await stat(path)).isDirectory()) continue;
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST' && (await stat(path).then((s) => s.isDirectory(), () => false))) continue;
       throw refused(path, error);
     }
     first ??= path;

@@ -8,9 +8,10 @@
  * Chain records whose token id is not 12 letters (family-root passports `bc=…;sc=…;id=…`) are not
  * agents: `listAgentsPage` reads past them until the page holds `limit` agents, and reads one agent
  * more to know whether a next page exists (without counting). `nextCursor` is the chain offset of
- * that next agent, so every page but the last is full and no agent is listed twice or skipped. A page
- * reads at most `AGENTS_PAGE_MAX_SKIPPED` non-agent records; past that it answers what it has, with the
- * cursor where it stopped.
+ * that next agent, so every page but the last is full and no agent is listed twice or skipped. Reads ask
+ * for at most `AGENTS_CHAIN_READ_MAX` records, and only an empty read ends the listing (a reader may
+ * answer fewer than asked). A page reads past at most `AGENTS_PAGE_MAX_SKIPPED` + 1 non-agent records;
+ * then it answers what it has, with the cursor where it stopped.
  */
 import { type PassportRecord } from '../passport/passport.types.js';
 import { type PageRequest } from '../ports/chain-reader.port.js';
@@ -43,6 +44,9 @@ export const parseAgentsQuery = parseOffsetPageQuery;
 /** The most non-agent chain records one page reads past (bounds a page's reads on any ledger). */
 export const AGENTS_PAGE_MAX_SKIPPED = 100;
 
+/** The most records one chain read asks for (NEAR readers and NEP-171 contracts cap pages at 100). */
+export const AGENTS_CHAIN_READ_MAX = 100;
+
 /** One page of agents, read from the chain listing `list` (the chain reader's `listPassports`). */
 export async function listAgentsPage(
   list: (page: PageRequest) => Promise<readonly PassportRecord[]>,
@@ -54,19 +58,19 @@ export async function listAgentsPage(
   let skipped = 0;
   for (;;) {
     // The agents still missing, and one more: the first agent beyond the page is the next cursor.
-    const want = query.limit - agents.length + 1;
+    const want = Math.min(AGENTS_CHAIN_READ_MAX, query.limit - agents.length + 1);
     const records = await list({ fromIndex: offset, limit: want });
+    // Only an empty read ends the listing: a reader or a contract may answer fewer than asked.
+    if (records.length === 0) return page(null);
     for (const record of records) {
       if (isTokenId(record.tokenId)) {
         if (agents.length === query.limit) return page(String(offset));
         agents.push(agentListItem(record));
-      } else {
-        skipped++;
+      } else if (++skipped > AGENTS_PAGE_MAX_SKIPPED) {
+        return page(String(offset + 1));
       }
       offset++;
     }
-    if (records.length < want) return page(null);
-    if (skipped > AGENTS_PAGE_MAX_SKIPPED) return page(String(offset));
   }
 }
 

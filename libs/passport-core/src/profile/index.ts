@@ -24,6 +24,7 @@ export { SELF_DECLARED_DISCLAIMER } from './disclaimer.js';
 export {
   listAgentsPage,
   AGENTS_PAGE_MAX_SKIPPED,
+  AGENTS_CHAIN_READ_MAX,
   agentListItem,
   parseAgentsQuery,
   AGENTS_DEFAULT_LIMIT,

@@ -5,6 +5,7 @@ import { isTokenId } from '../token-id/token-id.js';
 import { type PassportRecord } from '../passport/passport.types.js';
 import { decodeFace } from '../token-id/face.decoder.js';
 import {
+  AGENTS_CHAIN_READ_MAX,
   AGENTS_DEFAULT_LIMIT,
   AGENTS_PAGE_MAX_SKIPPED,
   agentListItem,
@@ -242,13 +243,38 @@ describe('agents listing', () => {
     );
   });
 
-  it('reads a bounded number of non-agent records for one page, then answers a short page that resumes', async () => {
-    const records = [...Array.from({ length: 300 }, (_, i) => root(`r${i}`)), rec('bjbvcjzqbdsj')];
-    const { list, reads } = listingOf(records);
-    const page = await listAgentsPage(list, parseAgentsQuery({ limit: '1' }));
-    expect(page.agents).toEqual([]);
-    const resumed = Number(page.nextCursor);
-    expect(resumed).toBeGreaterThan(AGENTS_PAGE_MAX_SKIPPED);
-    expect(reads.reduce((n, r) => n + r.limit, 0)).toBeLessThanOrEqual(AGENTS_PAGE_MAX_SKIPPED + 2 * 2);
+  it('reads past at most AGENTS_PAGE_MAX_SKIPPED + 1 non-agents for one page, then answers a short page that resumes', async () => {
+    // Found by a review: the bound was checked per read, so a page of 100 could read ~200 non-agents.
+    const records = [
+      ...Array.from({ length: 100 }, (_, i) => root(`a${i}`)),
+      rec('bjbvcjzqbdsj'),
+      ...Array.from({ length: 300 }, (_, i) => root(`b${i}`)),
+      rec('lhsrldbjsnlh'),
+    ];
+    const { list } = listingOf(records);
+    const page = await listAgentsPage(list, parseAgentsQuery({ limit: '100' }));
+    expect(page.agents.map((a) => a.tokenId)).toEqual(['bjbvcjzqbdsj']);
+    expect(Number(page.nextCursor)).toBe(AGENTS_PAGE_MAX_SKIPPED + 2); // after the agent and 101 non-agents
+    const rest = await listAgentsPage(list, parseAgentsQuery({ limit: '100', cursor: page.nextCursor! }));
+    expect(rest.agents).toEqual([]);
+    expect(Number(rest.nextCursor)).toBeGreaterThan(Number(page.nextCursor));
+  });
+
+  // Found by a review: NEAR readers cap a read at 100, and a short read was taken for the end.
+  it('asks for at most AGENTS_CHAIN_READ_MAX records, and only an empty read ends the listing', async () => {
+    const records = Array.from({ length: 150 }, (_, i) => rec(String.fromCharCode(97 + (i % 26)).repeat(10) + String.fromCharCode(97 + Math.floor(i / 26)) + 'a'));
+    const reads: PageRequest[] = [];
+    // A reader that answers at most 30 records, whatever it is asked.
+    const list = async (request: PageRequest) => {
+      reads.push(request);
+      return records.slice(request.fromIndex, request.fromIndex + Math.min(30, request.limit));
+    };
+    const first = await listAgentsPage(list, parseAgentsQuery({ limit: '100' }));
+    expect(first.agents).toHaveLength(100);
+    expect(first.nextCursor).toBe('100');
+    expect(Math.max(...reads.map((r) => r.limit))).toBeLessThanOrEqual(AGENTS_CHAIN_READ_MAX);
+    const second = await listAgentsPage(list, parseAgentsQuery({ limit: '100', cursor: '100' }));
+    expect(second.agents).toHaveLength(50);
+    expect(second.nextCursor).toBeNull();
   });
 });

@@ -40,6 +40,13 @@ function retryAfterSecondsOf(error: PassportError<string>): number {
   return error.code === 'REPLAY_QUOTA_EXCEEDED' ? REPLAY_QUOTA_RETRY_AFTER_SECONDS : 1;
 }
 
+/** The first line of an error's cause (why a store was unavailable, say), for a log line without a stack. */
+function causeOf(exception: unknown): string | undefined {
+  const cause = (exception as { cause?: unknown } | null)?.cause;
+  if (cause === undefined || cause === null) return undefined;
+  return (cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause)).split('\n')[0].slice(0, 300);
+}
+
 @Catch()
 export class ErrorEnvelopeFilter implements ExceptionFilter {
   constructor(
@@ -77,7 +84,8 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     if (unexpected) request.log?.error({ err: exception }, 'request failed with an unexpected error');
     // A decided 503 (draining, a dependency down, a full store): one line without a stack, since an
     // outage brings one with every request.
-    else if (httpStatusOfError(error) === 503) request.log?.warn({ code: error.code, details: error.details }, 'request answered 503');
+    else if (httpStatusOfError(error) === 503)
+      request.log?.warn({ code: error.code, details: error.details, cause: causeOf(exception) }, 'request answered 503');
 
     const status = httpStatusOfError(error);
     if (status === 429 || error.code === 'SESSION_CAPACITY_REACHED') {
