@@ -2,10 +2,9 @@
  * `mkdir -p` without Node's recursive mkdir, which loops forever at full CPU when the file system
  * answers ENOENT for a directory whose parent exists (a path under /proc: found by a probe, the API's
  * start hung on DATA_DIR=/proc/x). Each missing component is created on its own; any refusal is an
- * error naming the directory.
+ * error naming the directory. Synchronous: it runs at start-up only, a few directories.
  */
 import { existsSync, mkdirSync, statSync } from 'node:fs';
-import { mkdir, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 
 /** The directories of `dir` that do not exist yet, outermost first. */
@@ -48,22 +47,6 @@ export function makeDirectorySync(dir: string, mode?: number): string | undefine
     } catch (error) {
       // Made meanwhile by someone else: fine when it is a directory.
       if ((error as NodeJS.ErrnoException).code === 'EEXIST' && isDirectorySync(path)) continue;
-      throw refused(path, error);
-    }
-    first ??= path;
-  }
-  return first;
-}
-
-/** Creates `dir` and its missing parents; resolves to the first directory it created, or undefined. */
-export async function makeDirectory(dir: string, mode?: number): Promise<string | undefined> {
-  assertNotOtherFile(dir);
-  let first: string | undefined;
-  for (const path of missingDirectories(dir, existsSync)) {
-    try {
-      await mkdir(path, { mode });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST' && (await stat(path).then((s) => s.isDirectory(), () => false))) continue;
       throw refused(path, error);
     }
     first ??= path;

@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { access, chmod } from 'node:fs/promises';
-import { makeDirectory } from '../files/make-directory.js';
+import { makeDirectorySync } from '../files/make-directory.js';
 import { dirname } from 'node:path';
 import {
   formatNearCredentials,
@@ -112,7 +112,7 @@ export async function ensureDevFamily(
 
   for (const file of [config.familyCredentialsFile, config.serverCredentialsFile])
     await makePrivateDir(dirname(file));
-  await makeDirectory(dirname(config.ledgerFile));
+  makeDirectorySync(dirname(config.ledgerFile));
   await writeFileAtomic(
     config.familyCredentialsFile,
     `${JSON.stringify(formatNearCredentials(root), null, 2)}\n`,
@@ -145,7 +145,7 @@ function nextSteps(config: DevFamilyConfig, serverTokenId: string, rootTokenId: 
 }
 
 async function makePrivateDir(dir: string): Promise<void> {
-  const created = await makeDirectory(dir, 0o700);
+  const created = makeDirectorySync(dir, 0o700);
   // mkdir's mode is reduced by the umask; fix only a directory we created (never chmod someone's /tmp).
   if (created !== undefined) await chmod(dir, 0o700);
 }

@@ -81,13 +81,13 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
       };
       error = new AppError('ENDPOINT_NOT_FOUND', details, error.message);
     }
+    const status = httpStatusOfError(error);
     if (unexpected) request.log?.error({ err: exception }, 'request failed with an unexpected error');
     // A decided 503 (draining, a dependency down, a full store): one line without a stack, since an
     // outage brings one with every request.
-    else if (httpStatusOfError(error) === 503)
+    else if (status === 503)
       request.log?.warn({ code: error.code, details: error.details, cause: causeOf(exception) }, 'request answered 503');
 
-    const status = httpStatusOfError(error);
     if (status === 429 || error.code === 'SESSION_CAPACITY_REACHED') {
       reply.header('Retry-After', String(retryAfterSecondsOf(error)));
       // A refused client gets its socket back closed: held keep-alive or slow-body sockets are freed.
