@@ -197,6 +197,52 @@ describe('buildDidDocument', () => {
     });
   });
 
+  it('keeps a metadata service only when its endpoint is an absolute http(s) URL (the holder writes it; resolvers render it as a link)', () => {
+    const hostile = buildDidDocument(
+      {
+        tokenId: 'bjbvcjzqbdsj',
+        metadata: {
+          openapijson_url: 'javascript:alert(1)',
+          webhook_url: 'vbscript:msgbox(1)',
+          subjectuniqueidentifier_url: ' data:text/html,<script>1</script>',
+        },
+      },
+      owner.publicKey,
+      options,
+    );
+    expect(hostile.service.map((s) => s.id.split('#')[1])).toEqual(['profile', 'mcp', 'metadata']);
+    // The #metadata service still carries the chain's values as data, unchanged.
+    expect(hostile.service[2].serviceEndpoint).toMatchObject({
+      metadata: { openapijson_url: 'javascript:alert(1)' },
+    });
+    const mixedCase = buildDidDocument(
+      { tokenId: 'bjbvcjzqbdsj', metadata: { webhook_url: ' HTTPS://hooks.example/in ' } },
+      owner.publicKey,
+      options,
+    );
+    expect(mixedCase.service[2]).toEqual({
+      id: 'did:passport:bjbvcjzqbdsj#webhook',
+      type: 'PassportWebhook',
+      serviceEndpoint: 'HTTPS://hooks.example/in',
+    });
+    // A webhook_url names its scheme only when it is not https (docs/protocol.md, webhooks).
+    const bareHost = buildDidDocument(
+      {
+        tokenId: 'bjbvcjzqbdsj',
+        metadata: { webhook_url: 'hooks.example:8443/in', openapijson_url: 'agent.example/openapi.json' },
+      },
+      owner.publicKey,
+      options,
+    );
+    expect(bareHost.service.slice(2, -1)).toEqual([
+      {
+        id: 'did:passport:bjbvcjzqbdsj#webhook',
+        type: 'PassportWebhook',
+        serviceEndpoint: 'https://hooks.example:8443/in',
+      },
+    ]);
+  });
+
   it('passes the did-resolver shape: every id parses as a DID URL and a did:passport resolver serves the document', async () => {
     for (const id of [
       doc.id,

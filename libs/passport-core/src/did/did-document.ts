@@ -12,7 +12,7 @@
  * - `alsoKnownAs` holds the `did:web` form `did:web:<host, ':' as %3A>:passport:<tokenId>`, which a
  *   did:web resolver fetches from `<publicBaseUrl>/passport/<tokenId>/did.json` (`didWebDocumentUrl`).
  * - `service`: the public profile and MCP discovery of this deployment always; `openapijson_url`,
- *   `webhook_url` and `subjectuniqueidentifier_url` from the metadata when set (all self-declared);
+ *   `webhook_url` and `subjectuniqueidentifier_url` from the metadata when each is an absolute http(s) URL (all self-declared);
  *   and `<did>#metadata` (`PassportTokenMetadata`) whose endpoint is an object
  *   `{tokenId, ownerAccountId, metadata}` carrying the token's on-chain metadata (public on chain
  *   anyway, `userselected_dn` included): client code reads the holder's display name, creature and
@@ -22,6 +22,8 @@ import { encodeBase58 } from '../codecs/base58.codec.js';
 import { PassportError } from '../errors/passport.error.js';
 import { resolveOwnerKeys } from '../passport/owner-keys.js';
 import { type PassportRecord } from '../passport/passport.types.js';
+import { webUrlOrNull } from '../profile/profile-links.js';
+import { webhookUrlWithScheme } from '../webhook/webhook-target.js';
 import { type ChainReader } from '../ports/chain-reader.port.js';
 import { normalizeTokenId } from '../token-id/token-id.js';
 
@@ -151,9 +153,15 @@ function services(
     ['subjectuniqueidentifier_url', 'home', 'PassportHomeApi'],
   ];
   for (const [key, fragment, type] of fromMetadata) {
+    // The holder writes these and resolvers render them as links: absolute http(s) URLs only, as in
+    // the public profile (profile-links); `#metadata` below still carries the raw values as data.
     const value = record.metadata[key];
-    if (typeof value === 'string' && value.trim() !== '')
-      list.push({ id: `${did}#${fragment}`, type, serviceEndpoint: value.trim() });
+    const written = typeof value === 'string' ? value.trim() : '';
+    // A webhook_url without a scheme is an https base URL (the webhook target's rule).
+    const url = webUrlOrNull(
+      key === 'webhook_url' && written !== '' ? webhookUrlWithScheme(written) : written,
+    );
+    if (url !== null) list.push({ id: `${did}#${fragment}`, type, serviceEndpoint: url });
   }
   list.push({
     id: `${did}#metadata`,

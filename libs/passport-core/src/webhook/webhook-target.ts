@@ -53,16 +53,17 @@ export interface WebhookAddressPolicy {
   readonly webhookCidr?: string | null;
 }
 
+/** A trimmed `webhook_url` as a URL: `https://` is assumed when it names no scheme (`host:port` is not one). */
+export function webhookUrlWithScheme(text: string): string {
+  return /^[A-Za-z][A-Za-z0-9+.-]*:/.test(text) && !/^[^/:]+:\d+(\/|$)/.test(text) ? text : `https://${text}`;
+}
+
 /** Validates `webhook_url` and builds the hook URLs; IP-literal hosts are checked against the policy here. */
-export function resolveWebhookTarget(
-  webhookUrl: unknown,
-  policy: WebhookAddressPolicy,
-): WebhookTargetResult {
+export function resolveWebhookTarget(webhookUrl: unknown, policy: WebhookAddressPolicy): WebhookTargetResult {
   if (typeof webhookUrl !== 'string' || webhookUrl.trim() === '') return { ok: false, reason: 'empty' };
   const text = webhookUrl.trim();
   if (text.length > WEBHOOK_URL_MAX_LENGTH) return { ok: false, reason: 'too_long' };
-  const withScheme =
-    /^[A-Za-z][A-Za-z0-9+.-]*:/.test(text) && !/^[^/:]+:\d+(\/|$)/.test(text) ? text : `https://${text}`;
+  const withScheme = webhookUrlWithScheme(text);
   let url: URL;
   try {
     url = new URL(withScheme);
