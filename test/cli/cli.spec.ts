@@ -258,6 +258,8 @@ describe('passport CLI', () => {
         line,
       ]);
       expect(first.err).toBe('');
+      // One line of the run is not verified: the exit code says so (a script's `verify && trust`).
+      expect(first.code).toBe(1);
       const [once, twice] = JSON.parse(first.out) as {
         verified: boolean;
         peerTokenId: string;
@@ -277,6 +279,15 @@ describe('passport CLI', () => {
       ) as { verified: boolean; failureReasons: string[] };
       expect(forgedResult.verified).toBe(false);
       expect(forgedResult.failureReasons).toContain('signature_invalid');
+
+      const fresh = (
+        await cli(['hola', '--key', keyFile, '--passport', tokenId, '--host', 'localhost:4556'])
+      ).out.trim();
+      const alone = await cli(['verify', '--ledger', ledger, '--host', 'localhost:4556', fresh]);
+      expect(alone).toEqual({ code: 0, out: `verified ${tokenId} -> MUNDO\n`, err: '' });
+      const forgedHuman = await cli(['verify', '--ledger', ledger, '--host', 'localhost:4556', forged]);
+      expect(forgedHuman.code).toBe(1);
+      expect(forgedHuman.out).toMatch(/^not verified \w{12}: .*signature_invalid/);
 
       const wrongHost = await cli(['verify', '--ledger', ledger, '--host', 'other:1', line]);
       expect(wrongHost.code).toBe(2);

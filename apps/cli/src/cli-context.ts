@@ -21,7 +21,8 @@ export interface CliCommand {
   readonly name: string;
   readonly summary: string;
   readonly help: string;
-  run(args: string[], io: CliIo): Promise<void>;
+  /** Resolves with the exit code when it is not 0 for success (`verify`: 1 when a line is not verified). */
+  run(args: string[], io: CliIo): Promise<void | number>;
 }
 
 /** Prints a result: JSON with `--json`, otherwise the human line. */

@@ -33,8 +33,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return 0;
   }
   try {
-    await command.run(rest, io);
-    return 0;
+    return (await command.run(rest, io)) ?? 0;
   } catch (error) {
     if (error instanceof CliError) {
       io.stderr(`passport ${name}: ${error.message}\n`);

@@ -11,6 +11,9 @@ import { createNodeVerifier } from '@passport/core/node';
 import { apiUrl, callApi, CliError, output, parseOrFail, type CliCommand } from '../cli-context.js';
 import { openOfflineChain } from '../offline-chain.js';
 
+/** Exit code when any line is not verified (as `cmp` answers "different"); usage and API errors are 2. */
+export const NOT_VERIFIED_EXIT_CODE = 1;
+
 export const verifyCommand: CliCommand = {
   name: 'verify',
   summary: 'verify HOLA lines (API or offline against a ledger / NEAR RPC)',
@@ -20,7 +23,9 @@ export const verifyCommand: CliCommand = {
   --expected-recipient <tokenId|MUNDO>
   --profile              include the public profile
   --json                 print the result bodies as JSON
-Offline, one in-memory replay record serves all lines of the run.`,
+Offline, one in-memory replay record serves all lines of the run.
+Exit code: 0 when every line is verified, 1 when any is not (the results are printed either way),
+2 on a usage error or a refused request.`,
   async run(args, io) {
     const { values, positionals } = parseOrFail(() =>
       parseArgs({
@@ -105,5 +110,7 @@ Offline, one in-memory replay record serves all lines of the run.`,
       )
       .join('\n');
     output(io, !!values.json, results.length === 1 ? results[0] : results, human);
+    // A script's `passport verify "$LINE" && trust` must not trust a replayed or forged line.
+    return results.every((r) => r.verified) ? 0 : NOT_VERIFIED_EXIT_CODE;
   },
 };
