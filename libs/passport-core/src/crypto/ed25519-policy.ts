@@ -26,6 +26,7 @@
  *
  * The checks here are byte comparisons only (no point decoding), so they cost nothing next to a verify.
  */
+import { isBytes } from '@noble/hashes/utils.js';
 
 /** Why the policy refuses a signature before any curve arithmetic; null when the pre-checks pass. */
 export type Ed25519PolicyRejection =
@@ -105,8 +106,8 @@ export function ed25519PolicyRejection(
   signature: Uint8Array,
   publicKey: Uint8Array,
 ): Ed25519PolicyRejection | null {
-  if (!(signature instanceof Uint8Array) || signature.length !== 64) return 'bad_signature_length';
-  if (!(publicKey instanceof Uint8Array) || publicKey.length !== 32) return 'bad_public_key_length';
+  if (!isBytes(signature) || signature.length !== 64) return 'bad_signature_length';
+  if (!isBytes(publicKey) || publicKey.length !== 32) return 'bad_public_key_length';
   if (!isCanonicalScalar(signature, 32)) return 'non_canonical_s';
   if (!isCanonicalPointEncoding(publicKey, 0)) return 'non_canonical_public_key';
   if (!isCanonicalPointEncoding(signature, 0)) return 'non_canonical_r';

@@ -5,10 +5,10 @@
  */
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { type Signer } from '../ports/signature-verifier.port.js';
+import { isBytes } from '@noble/hashes/utils.js';
 
 function assertSeed(seed32: Uint8Array): void {
-  if (!(seed32 instanceof Uint8Array) || seed32.length !== 32)
-    throw new RangeError('an Ed25519 seed is 32 bytes');
+  if (!isBytes(seed32) || seed32.length !== 32) throw new RangeError('an Ed25519 seed is 32 bytes');
 }
 
 /** The 32-byte public key of a seed. */

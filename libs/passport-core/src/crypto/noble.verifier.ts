@@ -11,13 +11,14 @@ import { sha512 } from '@noble/hashes/sha2.js';
 import { type SignatureVerifier } from '../ports/signature-verifier.port.js';
 import { concatBytes } from '../codecs/utf8.codec.js';
 import { passesEd25519Policy } from './ed25519-policy.js';
+import { isBytes } from '@noble/hashes/utils.js';
 
 const Point = ed25519.Point;
 
 export function createNobleVerifier(): SignatureVerifier {
   return {
     verify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
-      if (!(message instanceof Uint8Array) || !passesEd25519Policy(signature, publicKey)) return false;
+      if (!isBytes(message) || !passesEd25519Policy(signature, publicKey)) return false;
       try {
         const rBytes = signature.subarray(0, 32);
         // Strict RFC 8032 decoding (zip215 = false); throws for y with no point on the curve.

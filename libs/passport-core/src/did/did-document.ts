@@ -26,6 +26,7 @@ import { webUrlOrNull } from '../profile/profile-links.js';
 import { webhookUrlWithScheme } from '../webhook/webhook-target.js';
 import { type ChainReader } from '../ports/chain-reader.port.js';
 import { normalizeTokenId } from '../token-id/token-id.js';
+import { isBytes } from '@noble/hashes/utils.js';
 
 export const DID_METHOD = 'passport';
 export const DID_PREFIX = `did:${DID_METHOD}:`;
@@ -108,9 +109,9 @@ export function buildDidDocument(
   ownerKeys: Uint8Array | readonly Uint8Array[],
   options: DidDocumentOptions,
 ): DidDocument {
-  const keys = ownerKeys instanceof Uint8Array ? [ownerKeys] : [...ownerKeys];
+  const keys = isBytes(ownerKeys) ? [ownerKeys] : [...ownerKeys];
   for (const key of keys) {
-    if (!(key instanceof Uint8Array) || key.length !== 32)
+    if (!isBytes(key) || key.length !== 32)
       throw new RangeError('owner keys must be 32-byte Ed25519 public keys');
   }
   const did = passportDid(record.tokenId);

@@ -9,6 +9,7 @@ import { verify as cryptoVerify } from 'node:crypto';
 import { passesEd25519Policy } from '../crypto/ed25519-policy.js';
 import { type AsyncSignatureVerifier, type SignatureVerifier } from '../ports/signature-verifier.port.js';
 import { KeyObjectLruCache } from './key-object.cache.js';
+import { isBytes } from '@noble/hashes/utils.js';
 
 export const DEFAULT_KEY_CACHE_SIZE = 1024;
 
@@ -27,7 +28,7 @@ export function createNodeVerifier(opts: NodeVerifierOptions = {}): SignatureVer
   const cache = keyCacheOf(opts);
   return {
     verify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
-      if (!(message instanceof Uint8Array) || !passesEd25519Policy(signature, publicKey)) return false;
+      if (!isBytes(message) || !passesEd25519Policy(signature, publicKey)) return false;
       try {
         return cryptoVerify(null, message, cache.get(publicKey), signature);
       } catch {
@@ -46,8 +47,7 @@ export function createNodeThreadPoolVerifier(opts: NodeVerifierOptions = {}): As
   const cache = keyCacheOf(opts);
   return {
     verify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): Promise<boolean> {
-      if (!(message instanceof Uint8Array) || !passesEd25519Policy(signature, publicKey))
-        return Promise.resolve(false);
+      if (!isBytes(message) || !passesEd25519Policy(signature, publicKey)) return Promise.resolve(false);
       let key;
       try {
         key = cache.get(publicKey);

@@ -10,10 +10,12 @@ import vectorFile from '../../test-vectors/ed25519-policy.json' with { type: 'js
 import { ed25519PolicyRejection, SMALL_ORDER_ENCODINGS } from '../crypto/ed25519-policy.js';
 import { createNobleSigner, publicKeyFromSeed } from '../crypto/noble.signer.js';
 import { createNobleVerifier } from '../crypto/noble.verifier.js';
+import { buildDidDocument } from '../did/did-document.js';
 import { ed25519KeyObject, KeyObjectLruCache } from './key-object.cache.js';
 import { createNodeThreadPoolVerifier, createNodeVerifier } from './node-crypto.verifier.js';
 import { createNodeSigner } from './node.signer.js';
 import { verify as rawNodeVerify } from 'node:crypto';
+import { runInNewContext } from 'node:vm';
 
 interface PolicyVector {
   id: string;
@@ -252,5 +254,44 @@ describe('KeyObjectLruCache', () => {
     expect(() => new KeyObjectLruCache(0)).toThrow(RangeError);
     expect(() => createNodeVerifier({ keyCacheSize: 1.5 })).toThrow(RangeError);
     expect(() => createNodeThreadPoolVerifier({ keyCacheSize: 0 })).toThrow(RangeError);
+  });
+});
+
+describe('bytes from another JavaScript realm (an iframe, a vm context, a jsdom test)', () => {
+  // A Uint8Array made by another realm's constructor fails `instanceof Uint8Array` here; the lanes
+  // used to answer such a valid signature `false` without saying why.
+  const ForeignUint8Array = runInNewContext('Uint8Array') as Uint8ArrayConstructor;
+  const foreign = (b: Uint8Array) => ForeignUint8Array.from(b);
+  const signer = createNobleSigner(new Uint8Array(32).fill(9));
+  const message = new TextEncoder().encode('HOLA from another realm');
+  const signature = signer.sign(message);
+
+  it('is not an instance of this realm’s Uint8Array (the premise)', () => {
+    expect(foreign(message) instanceof Uint8Array).toBe(false);
+  });
+
+  it('verifies on every lane and passes the policy', async () => {
+    const args = [foreign(signature), foreign(message), foreign(signer.publicKey)] as const;
+    expect(ed25519PolicyRejection(args[0], args[2])).toBeNull();
+    expect(noble.verify(...args)).toBe(true);
+    expect(node.verify(...args)).toBe(true);
+    await expect(pool.verify(...args)).resolves.toBe(true);
+    const tampered = foreign(signature);
+    tampered[0] ^= 1;
+    expect(noble.verify(tampered, args[1], args[2])).toBe(false);
+  });
+
+  it('builds a DID document from a foreign owner key', () => {
+    const record = { tokenId: 'bjbvcjzqbdsj', metadata: {} };
+    const options = { publicBaseUrl: 'https://api.example' };
+    expect(buildDidDocument(record, foreign(signer.publicKey), options)).toEqual(
+      buildDidDocument(record, signer.publicKey, options),
+    );
+  });
+
+  it('signs from a foreign seed on both lanes', () => {
+    const seed = foreign(new Uint8Array(32).fill(9));
+    expect(createNobleSigner(seed).sign(message)).toEqual(signature);
+    expect(createNodeSigner(seed).sign(message)).toEqual(signature);
   });
 });

@@ -6,11 +6,12 @@
  */
 import { publicKeyOfImplicitAccount } from '../codecs/account-id.js';
 import { type ChainReader } from '../ports/chain-reader.port.js';
+import { isBytes } from '@noble/hashes/utils.js';
 
 export async function resolveOwnerKeys(chain: ChainReader, ownerId: string): Promise<Uint8Array[]> {
   const implicitKey = publicKeyOfImplicitAccount(ownerId);
   if (implicitKey) return [implicitKey];
   const keys = await chain.getAccountKeys(ownerId);
   // A port adapter may return anything; only 32-byte keys can verify an Ed25519 signature.
-  return keys.filter((key) => key instanceof Uint8Array && key.length === 32);
+  return keys.filter((key) => isBytes(key) && key.length === 32);
 }
