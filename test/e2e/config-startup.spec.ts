@@ -4,6 +4,7 @@
  * before any Nest module is built, so decorator metadata (which tsx does not emit) plays no part.
  */
 import { spawn } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -57,6 +58,53 @@ it.each([
   30_000,
 );
 
+/** Runs the built entry point (past the configuration the Nest modules need the build's metadata). */
+function runBuiltMain(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['apps/api/dist/main.js'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'silent', ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    });
+  });
+}
+
+// Found by a review: a listen failure printed Node's bare cause ("getaddrinfo ENOTFOUND x"), naming
+// neither variable.
+it('a port in use and a HOST that is no address here stop the start with one line naming HOST and PORT', async () => {
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  const port = (taken.address() as AddressInfo).port;
+  try {
+    const inUse = await runBuiltMain({ DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port) });
+    expect(inUse.code).toBe(1);
+    expect(inUse.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^Passport Identity API failed to start: cannot listen on HOST=127\\.0\\.0\\.1 PORT=${port}: the port is in use \\(listen EADDRINUSE`,
+        ),
+      ),
+    ]);
+  } finally {
+    taken.close();
+  }
+  const elsewhere = await runBuiltMain({ DATA_DIR: dataDir, HOST: 'passport-test.invalid', PORT: '0' });
+  expect(elsewhere.code).toBe(1);
+  expect(elsewhere.stderr.trim().split('\n')).toEqual([
+    expect.stringMatching(
+      /^Passport Identity API failed to start: cannot listen on HOST=passport-test\.invalid PORT=0: HOST is not an address of this machine \(getaddrinfo /,
+    ),
+  ]);
+}, 60_000);
+
 // Found by a probe: Node's recursive mkdir loops forever at full CPU under /proc, so the start hung.
 // The built entry point (npm test builds first): the failure comes from the app's start, past the
 // configuration, where the Nest modules need the build's decorator metadata.
@@ -64,7 +112,12 @@ it('a DATA_DIR that cannot be created stops the start with one line, never a han
   const result = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
     const child = spawn(process.execPath, ['apps/api/dist/main.js'], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'silent', DATA_DIR: '/proc/passport-nonexistent' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        LOG_LEVEL: 'silent',
+        DATA_DIR: '/proc/passport-nonexistent',
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
@@ -79,5 +132,7 @@ it('a DATA_DIR that cannot be created stops the start with one line, never a han
   expect(result.code).toBe(1);
   const lines = result.stderr.trim().split('\n');
   expect(lines).toHaveLength(1);
-  expect(lines[0]).toBe('Passport Identity API failed to start: cannot create directory /proc/passport-nonexistent (ENOENT)');
+  expect(lines[0]).toBe(
+    'Passport Identity API failed to start: cannot create directory /proc/passport-nonexistent (ENOENT)',
+  );
 }, 30_000);

@@ -24,7 +24,10 @@ import {
   answerExpectationsInEnvelope,
   clientErrorHandler,
 } from './platform/http/client-error.handler.js';
-import { createFrameworkErrorHandler, type FrameworkErrorServices } from './platform/http/framework-errors.handler.js';
+import {
+  createFrameworkErrorHandler,
+  type FrameworkErrorServices,
+} from './platform/http/framework-errors.handler.js';
 import { RequestMetrics } from './platform/metrics/request-metrics.js';
 import { registerJsonBodyParser } from './platform/http/json-body.parser.js';
 import { resolveRequestId } from './platform/http/request-id.js';
@@ -45,7 +48,10 @@ export interface AppOptions {
   readonly clock?: Clock;
 }
 
-export async function createApp(config: AppConfig, options: AppOptions = {}): Promise<NestFastifyApplication> {
+export async function createApp(
+  config: AppConfig,
+  options: AppOptions = {},
+): Promise<NestFastifyApplication> {
   const logger = createLogger(config);
   const frameworkErrorServices: FrameworkErrorServices = {};
   const timeouts = config.httpTimeouts;
@@ -92,7 +98,8 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
   const rateLimit = installFastifyHooks(app, fastify, { config, logger, clock });
   frameworkErrorServices.rateLimit = rateLimit;
   const metrics = app.get(RequestMetrics);
-  frameworkErrorServices.record = (status, elapsedMs) => metrics.record(undefined, status, elapsedMs, clock.nowMs());
+  frameworkErrorServices.record = (status, elapsedMs) =>
+    metrics.record(undefined, status, elapsedMs, clock.nowMs());
   answerExpectationsInEnvelope(fastify.server as Server);
   answerConnectInEnvelope(fastify.server as Server);
 
@@ -110,10 +117,31 @@ export interface StartedApp {
 
 export async function startApp(config: AppConfig, options: AppOptions = {}): Promise<StartedApp> {
   const app = await createApp(config, options);
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await app.close().catch(() => undefined);
+    throw listenError(error, config);
+  }
   app.get(Readiness).markReady();
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   return { app, url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, close: () => app.close() };
+}
+
+/** A failed listen as one line naming the variables to change (HOST, PORT), the system's cause kept. */
+function listenError(error: unknown, config: AppConfig): Error {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  const cause = error instanceof Error ? error.message.split('\n')[0] : String(error);
+  const where = `HOST=${config.host} PORT=${config.port}`;
+  if (code === 'EADDRINUSE')
+    return new Error(`cannot listen on ${where}: the port is in use (${cause})`, { cause: error });
+  if (code === 'EACCES')
+    return new Error(`cannot listen on ${where}: permission denied (${cause})`, { cause: error });
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EADDRNOTAVAIL')
+    return new Error(`cannot listen on ${where}: HOST is not an address of this machine (${cause})`, {
+      cause: error,
+    });
+  return error instanceof Error ? error : new Error(cause);
 }

@@ -16,6 +16,10 @@ describe('loadConfig rejects bad values with one line naming the variable', () =
     ['PORT', { PORT: 'eighty' }],
     ['PORT', { PORT: '70000' }],
     ['PORT', { PORT: '-1' }],
+    // Found by a review: a host that is no name at all reached listen and failed after the start's side effects.
+    ['HOST', { HOST: 'not_a_host' }],
+    ['HOST', { HOST: 'http://0.0.0.0' }],
+    ['HOST', { HOST: '0.0.0.0:3000' }],
     ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'not a url' }],
     ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'ftp://example.com' }],
     ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'https://user:pw@example.com' }],
@@ -107,7 +111,10 @@ describe('loadConfig defaults (docs/protocol.md §9)', () => {
       drainTimeoutMs: 10_000,
     });
     expect(loadConfig({ HOLA_VERIFY_THREADPOOL: 'false' }).holaVerifyThreadPool).toBe(false);
-    expect(loadConfig({ JWT_RENEWAL: 'off', SESSION_TTL_SECONDS: '900' }).sessions).toMatchObject({ renewal: 'off', ttlSeconds: 900 });
+    expect(loadConfig({ JWT_RENEWAL: 'off', SESSION_TTL_SECONDS: '900' }).sessions).toMatchObject({
+      renewal: 'off',
+      ttlSeconds: 900,
+    });
     expect(config.concierge.lobbyTokenId).toBeUndefined();
   });
 

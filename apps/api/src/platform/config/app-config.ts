@@ -4,6 +4,7 @@
  * throws `ConfigError`, whose message is one line naming the variable, so `main.ts` can print it and
  * stop. Everything else reads `AppConfig` (DI token `APP_CONFIG`), never `process.env`.
  */
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 export type ChainKind = 'ledger' | 'near';
@@ -174,6 +175,10 @@ export class ConfigError extends Error {
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** Reads a variable, treating empty and whitespace-only values as unset. */
+/** A DNS host name (RFC 1123 labels): what `HOST` may hold when it is not an IP address. */
+const HOST_NAME =
+  /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i;
+
 function read(env: Env, name: string): string | undefined {
   const value = env[name];
   if (value === undefined) return undefined;
@@ -267,9 +272,18 @@ function cidr(name: string, entry: string): string {
 function httpTimeouts(env: Env): HttpTimeoutsConfig {
   const requestTimeoutMs = integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
   // Node refuses a header timeout above the request timeout.
-  const headersTimeoutMs = integer(env, 'HTTP_HEADERS_TIMEOUT_MS', Math.min(10_000, requestTimeoutMs), 100, 3_600_000);
+  const headersTimeoutMs = integer(
+    env,
+    'HTTP_HEADERS_TIMEOUT_MS',
+    Math.min(10_000, requestTimeoutMs),
+    100,
+    3_600_000,
+  );
   if (headersTimeoutMs > requestTimeoutMs)
-    throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS', `must not exceed HTTP_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+    throw new ConfigError(
+      'HTTP_HEADERS_TIMEOUT_MS',
+      `must not exceed HTTP_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,
+    );
   return {
     requestTimeoutMs,
     headersTimeoutMs,
@@ -285,6 +299,8 @@ function httpTimeouts(env: Env): HttpTimeoutsConfig {
 export function loadConfig(env: Env): AppConfig {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const host = read(env, 'HOST') ?? '0.0.0.0';
+  if (isIP(host) === 0 && !HOST_NAME.test(host))
+    throw new ConfigError('HOST', `must be an IP address or a host name (got "${host}")`);
 
   const publicUrl = httpUrl('PUBLIC_BASE_URL', read(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`);
   if (publicUrl.search || publicUrl.hash)
@@ -338,7 +354,10 @@ export function loadConfig(env: Env): AppConfig {
       throw new ConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL');
     }
     if (!/^\/?(\d{1,6})?$/.test(url.pathname)) {
-      throw new ConfigError('REDIS_URL', `the database index after the host must be a whole number, e.g. redis://host:6379/0 (got "${url.pathname.slice(1, 40)}")`);
+      throw new ConfigError(
+        'REDIS_URL',
+        `the database index after the host must be a whole number, e.g. redis://host:6379/0 (got "${url.pathname.slice(1, 40)}")`,
+      );
     }
     redisUrl = redisRaw;
   }
@@ -422,7 +441,10 @@ export function loadConfig(env: Env): AppConfig {
     },
     httpTimeouts: httpTimeouts(env),
     replay: {
-      maxRecords: read(env, 'REPLAY_MAX_RECORDS') === undefined ? undefined : integer(env, 'REPLAY_MAX_RECORDS', 0, 1, 100_000_000),
+      maxRecords:
+        read(env, 'REPLAY_MAX_RECORDS') === undefined
+          ? undefined
+          : integer(env, 'REPLAY_MAX_RECORDS', 0, 1, 100_000_000),
       maxPerSender: integer(env, 'REPLAY_MAX_PER_SENDER', 10_000, 1, 100_000_000),
     },
     metricsToken,
