@@ -139,7 +139,7 @@ function nextSteps(config: DevFamilyConfig, serverTokenId: string, rootTokenId: 
     `  ledger: ${config.ledgerFile}`,
     'Next steps:',
     '  npm run passport -- keygen --out my-key.json',
-    `  npm run passport -- mint --key my-key.json --ledger ${config.ledgerFile} --family-key ${config.familyCredentialsFile} --api-url ${api}`,
+    `  npm run passport -- mint --key my-key.json --ledger ${config.ledgerFile} --family-key ${config.familyCredentialsFile} --api ${api}`,
     `  npm run passport -- login --key my-key.json --passport <token id printed by mint> --api ${api}`,
   ];
 }
