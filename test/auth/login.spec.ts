@@ -165,10 +165,14 @@ describe('POST /api/login', () => {
         sub: `${server.serviceProviderId};sub=${tokenId}`,
         aud: server.ownerId,
         passport_id: server.tokenId,
-        passport_owner: key.accountId,
+        // As production's rodit_owner: the server passport's owner (rodit-auth-be tokenservice.js).
+        passport_owner: server.ownerId,
         passport_subjectuniqueidentifier_url: null,
         passport_webhookurl: null,
+        config_iso639: null,
+        config_timeoptions: null,
       });
+      expect(claims.jti).toMatch(/^jti[0-9A-HJKMNP-TV-Z]{26}$/);
       expect(claims.exp - claims.iat).toBe(600);
       expect(claims.session_id).toMatch(new RegExp(`^sess_${tokenId}_[0-9A-HJKMNP-TV-Z]{26}$`));
     });

@@ -82,7 +82,7 @@ describe('token renewal and logout (JWT_RENEWAL=server)', () => {
     const renewedJwt = due.headers.get('new-token')!;
     expect(renewedJwt).toEqual(expect.any(String));
     const renewed = claimsOf(renewedJwt);
-    const kept = ['iss', 'sub', 'aud', 'nbf', 'session_id', 'session_iat', 'session_exp', 'passport_id', 'passport_owner', 'passport_maxrequests', 'passport_maxrqwindow', 'passport_permissionedroutes', 'passport_webhookurl', 'passport_webhookcidr', 'passport_subjectuniqueidentifier_url'];
+    const kept = ['iss', 'sub', 'aud', 'nbf', 'session_id', 'session_iat', 'session_exp', 'passport_id', 'passport_owner', 'passport_maxrequests', 'passport_maxrqwindow', 'passport_permissionedroutes', 'passport_webhookurl', 'passport_webhookcidr', 'passport_allowedcidr', 'passport_allowediso3166list', 'passport_subjectuniqueidentifier_url', 'config_iso639', 'config_iso3166', 'config_iso15924', 'config_timeoptions'];
     for (const claim of kept) expect([claim, renewed[claim]]).toEqual([claim, old[claim]]);
     expect(renewed.iat).toBe(old.iat + 2880);
     expect(renewed.jti).not.toBe(old.jti);

@@ -6,6 +6,7 @@
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { PassportError, type Clock } from '@passport/core';
+import { positiveIntegerClaim } from '@passport/core/login';
 import { type RateLimitStore } from '@passport/core/ports';
 import { CLOCK, RATE_LIMIT_STORE } from '../platform/infrastructure/di-tokens.js';
 import { type AuthContext } from './auth-context.js';
@@ -19,14 +20,14 @@ export class PassportRateLimiter {
 
   /** Resolves when the request is within the passport's quota; undefined (nothing to wait for) when it has none. */
   check(auth: AuthContext): Promise<void> | undefined {
-    const limit = auth.claims.passport_maxrequests;
-    if (typeof limit !== 'number' || limit <= 0) return undefined;
+    // The metadata's strings (production's claim form), or numbers in tokens minted before that.
+    const limit = positiveIntegerClaim(auth.claims.passport_maxrequests);
+    if (limit === null) return undefined;
     return this.take(auth, limit);
   }
 
   private async take(auth: AuthContext, limit: number): Promise<void> {
-    const windowSeconds = auth.claims.passport_maxrqwindow;
-    const window = typeof windowSeconds === 'number' && windowSeconds > 0 ? windowSeconds : 60;
+    const window = positiveIntegerClaim(auth.claims.passport_maxrqwindow) ?? 60;
     const result = await this.store.take(
       `passport|${auth.tokenId}`,
       { capacity: limit, refillPerMs: limit / (window * 1000) },

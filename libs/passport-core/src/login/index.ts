@@ -28,6 +28,8 @@ export { LOGIN_MODES, isLoginMode, type LoginMode, type LoginRelation } from './
 // JWT claims and session ids
 export {
   buildJwtClaims,
+  newJwtId,
+  positiveIntegerClaim,
   tokenIdFromSubject,
   JWT_DEFAULT_LIFETIME_SECONDS,
   type BuildJwtClaimsParams,

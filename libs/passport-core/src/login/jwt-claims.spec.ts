@@ -3,7 +3,7 @@ import { type PassportRecord } from '../passport/passport.types.js';
 import { createNobleSigner } from '../crypto/noble.signer.js';
 import { createNobleVerifier } from '../crypto/noble.verifier.js';
 import { decodeBase64Url } from '../codecs/base64url.codec.js';
-import { buildJwtClaims, passportIdSignatureMessage, tokenIdFromSubject } from './jwt-claims.js';
+import { buildJwtClaims, passportIdSignatureMessage, positiveIntegerClaim, tokenIdFromSubject } from './jwt-claims.js';
 import { ULID_PATTERN, ulid, ulidTimeMs } from './ulid.js';
 
 const server = {
@@ -45,7 +45,13 @@ const ALL_CLAIMS = [
   'passport_permissionedroutes',
   'passport_webhookurl',
   'passport_webhookcidr',
+  'passport_allowedcidr',
+  'passport_allowediso3166list',
   'passport_subjectuniqueidentifier_url',
+  'config_iso639',
+  'config_iso3166',
+  'config_iso15924',
+  'config_timeoptions',
 ];
 
 describe('JWT claims', () => {
@@ -72,13 +78,20 @@ describe('JWT claims', () => {
       session_status: 'new',
       passport_id: 'bhahbkbramax',
       passport_idsignature: claims.passport_idsignature,
-      passport_owner: 'ab'.repeat(32),
+      // The server passport's owner, as production's rodit_owner (rodit-auth-be tokenservice.js).
+      passport_owner: 'server.test',
       passport_maxrequests: null,
       passport_maxrqwindow: null,
       passport_permissionedroutes: null,
       passport_webhookurl: null,
       passport_webhookcidr: null,
+      passport_allowedcidr: null,
+      passport_allowediso3166list: null,
       passport_subjectuniqueidentifier_url: null,
+      config_iso639: null,
+      config_iso3166: null,
+      config_iso15924: null,
+      config_timeoptions: null,
     });
     expect(expiresAtMs).toBe((IAT + 3600) * 1000);
     expect(sessionExpiresAtMs).toBe((IAT + 5200) * 1000);
@@ -88,16 +101,18 @@ describe('JWT claims', () => {
     ).toBe(true);
     expect(new TextDecoder().decode(passportIdSignatureMessage('bhahbkbramax', IAT))).toBe('bhahbkbramax2026-03-01T12:00:00.000Z');
     // Time part cross-checked with the ulid package's encodeTime.
-    expect(jti).toBe('01KJMMA2WG0000000000000000');
+    expect(jti).toBe('jti01KJMMA2WG0000000000000000');
     expect(sessionId).toBe('sess_chbvcnurbkuw_01KJMMA2WG0000000000000000');
   });
-  it('carries the passport limits, privileges and webhook', () => {
+  it('carries the passport limits, privileges, webhook and address rules as the chain holds them (production copies the metadata strings)', () => {
     const metadata = {
       max_requests: '48',
       maxrq_window: '60',
       permissioned_routes: '{"entities":{"methods":{}}}',
       webhook_url: 'https://a.example',
       webhook_cidr: '10.0.0.0/8',
+      allowed_cidr: '0.0.0.0/0',
+      allowed_iso3166list: '{"allow":["ES"]}',
     };
     const { claims } = buildJwtClaims({
       server,
@@ -106,11 +121,13 @@ describe('JWT claims', () => {
       nowMs: NOW,
     });
     expect(claims).toMatchObject({
-      passport_maxrequests: 48,
-      passport_maxrqwindow: 60,
+      passport_maxrequests: '48',
+      passport_maxrqwindow: '60',
       passport_permissionedroutes: metadata.permissioned_routes,
       passport_webhookurl: 'https://a.example',
       passport_webhookcidr: '10.0.0.0/8',
+      passport_allowedcidr: '0.0.0.0/0',
+      passport_allowediso3166list: '{"allow":["ES"]}',
     });
     const odd = buildJwtClaims({
       server,
@@ -118,11 +135,19 @@ describe('JWT claims', () => {
       federation: local,
       nowMs: NOW,
     });
+    // Copied as written; the rate limit reads only positive integers (positiveIntegerClaim).
     expect(odd.claims).toMatchObject({
-      passport_maxrequests: null,
-      passport_maxrqwindow: null,
+      passport_maxrequests: '4.5',
+      passport_maxrqwindow: '-1',
       passport_webhookurl: null,
     });
+    expect(positiveIntegerClaim(odd.claims.passport_maxrequests)).toBeNull();
+    expect(positiveIntegerClaim(odd.claims.passport_maxrqwindow)).toBeNull();
+    expect(positiveIntegerClaim(claims.passport_maxrequests)).toBe(48);
+    // A token minted before the claims carried strings still limits its holder.
+    expect(positiveIntegerClaim(48)).toBe(48);
+    expect(positiveIntegerClaim(0)).toBeNull();
+    expect(positiveIntegerClaim('0')).toBeNull();
   });
   const TEN_PAST = Date.parse('2026-03-01T12:10:00Z') / 1000;
   it.each([

@@ -8,7 +8,7 @@
  * - `aud`: the server passport's owner account.
  * - `iat` = `nbf` = server time (s); `exp` = `iat + 3600`, lowered to `iat + jwt_duration` (a
  *   positive integer of seconds in the passport's metadata) and to the passport's `not_after`.
- * - `jti`: a ULID; `session_id`: `sess_<tokenId>_<ULID>`.
+ * - `jti`: `jti<ULID>` (production's form); `session_id`: `sess_<tokenId>_<ULID>`.
  * - `session_iat` = `iat` of the login; `session_exp` = `session_iat + sessionTtlSeconds` (default
  *   5200, as production), lowered to the passport's `not_after`. The session outlives one token:
  *   renewals (`jwt-renewal.ts`) keep `session_*` and never pass `session_exp`. `exp` ≤ `session_exp`.
@@ -17,10 +17,14 @@
  *   `passport_id + new Date(iat * 1000).toISOString()`, so a client can re-check which server signed
  *   (the production clients verify it; `checkServerPassport` does too).
  * - `passport_id`: the **server** passport's token id (spec: "A server passport id is carried in a
- *   claim named passport_id"), so a client can check who signed; `passport_owner` and the other
- *   `passport_*` claims describe the holder's passport (its owner, limits, privileges, webhook).
- * - `passport_maxrequests` / `passport_maxrqwindow`: the metadata's decimal integers as numbers.
+ *   claim named passport_id"), so a client can check who signed, and `passport_owner` the server
+ *   passport's owner account (production's `rodit_owner`); the other `passport_*` claims copy the
+ *   holder's passport metadata as production does: `max_requests`, `maxrq_window`,
+ *   `permissioned_routes`, `webhook_cidr`, `allowed_cidr`, `allowed_iso3166list`, `webhook_url`, as the
+ *   strings the chain holds (null when unset or blank).
  * - `passport_subjectuniqueidentifier_url`: this server's URL for a federated login, else null.
+ * - `config_iso639`, `config_iso3166`, `config_iso15924`, `config_timeoptions`: null, as production
+ *   sends them.
  */
 import { type PassportRecord } from '../passport/passport.types.js';
 import { passportNotAfterMs } from '../passport/passport-conditions.js';
@@ -55,12 +59,18 @@ export interface PassportJwtClaims {
   passport_id: string;
   passport_idsignature: string;
   passport_owner: string;
-  passport_maxrequests: number | null;
-  passport_maxrqwindow: number | null;
+  passport_maxrequests: string | null;
+  passport_maxrqwindow: string | null;
   passport_permissionedroutes: string | null;
   passport_webhookurl: string | null;
   passport_webhookcidr: string | null;
+  passport_allowedcidr: string | null;
+  passport_allowediso3166list: string | null;
   passport_subjectuniqueidentifier_url: string | null;
+  config_iso639: null;
+  config_iso3166: null;
+  config_iso15924: null;
+  config_timeoptions: null;
 }
 
 export interface BuildJwtClaimsParams {
@@ -105,11 +115,21 @@ export function signPassportId(signer: Signer, passportId: string, iatSeconds: n
 const nonEmptyOrNull = (value: string | undefined): string | null =>
   typeof value === 'string' && value.trim() !== '' ? value : null;
 
-/** A positive decimal integer (`"60"`) as a number; anything else null. */
-function positiveIntegerOrNull(value: string | undefined): number | null {
+/**
+ * A claim or metadata value that is a positive decimal integer (`"60"`, or a number: tokens minted
+ * before the claims carried strings) as a number; anything else null. The per-passport rate limit
+ * reads `passport_maxrequests` and `passport_maxrqwindow` with it.
+ */
+export function positiveIntegerClaim(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value > 0 ? value : null;
   if (typeof value !== 'string' || !/^\d+$/.test(value.trim())) return null;
   const n = Number(value.trim());
   return Number.isSafeInteger(n) && n > 0 ? n : null;
+}
+
+/** A JWT id as production writes it: `jti` followed by a ULID. */
+export function newJwtId(nowMs: number, random?: RandomBytes): string {
+  return `jti${ulid(Math.floor(nowMs), random)}`;
 }
 
 export function buildJwtClaims(params: BuildJwtClaimsParams): BuiltJwtClaims {
@@ -122,9 +142,9 @@ export function buildJwtClaims(params: BuildJwtClaimsParams): BuiltJwtClaims {
   const notAfterMs = passportNotAfterMs(metadata);
   if (notAfterMs !== null && Number.isFinite(notAfterMs)) sessionExp = Math.min(sessionExp, Math.floor(notAfterMs / 1000));
   let exp = Math.min(iat + JWT_DEFAULT_LIFETIME_SECONDS, sessionExp);
-  const duration = positiveIntegerOrNull(metadata.jwt_duration);
+  const duration = positiveIntegerClaim(metadata.jwt_duration);
   if (duration !== null) exp = Math.min(exp, iat + duration);
-  const jti = ulid(Math.floor(nowMs), random);
+  const jti = newJwtId(nowMs, random);
   const sessionId = `sess_${passport.tokenId}_${ulid(Math.floor(nowMs), random)}`;
   const claims: PassportJwtClaims = {
     iss: federation.federated ? federation.homeUrl : server.publicBaseUrl,
@@ -140,13 +160,19 @@ export function buildJwtClaims(params: BuildJwtClaimsParams): BuiltJwtClaims {
     session_status: SESSION_STATUS_NEW,
     passport_id: server.tokenId,
     passport_idsignature: signPassportId(server.signer, server.tokenId, iat),
-    passport_owner: passport.ownerId,
-    passport_maxrequests: positiveIntegerOrNull(metadata.max_requests),
-    passport_maxrqwindow: positiveIntegerOrNull(metadata.maxrq_window),
+    passport_owner: server.ownerId,
+    passport_maxrequests: nonEmptyOrNull(metadata.max_requests),
+    passport_maxrqwindow: nonEmptyOrNull(metadata.maxrq_window),
     passport_permissionedroutes: nonEmptyOrNull(metadata.permissioned_routes),
     passport_webhookurl: nonEmptyOrNull(metadata.webhook_url),
     passport_webhookcidr: nonEmptyOrNull(metadata.webhook_cidr),
+    passport_allowedcidr: nonEmptyOrNull(metadata.allowed_cidr),
+    passport_allowediso3166list: nonEmptyOrNull(metadata.allowed_iso3166list),
     passport_subjectuniqueidentifier_url: federation.federated ? server.publicBaseUrl : null,
+    config_iso639: null,
+    config_iso3166: null,
+    config_iso15924: null,
+    config_timeoptions: null,
   };
   return { claims, sessionId, jti, expiresAtMs: exp * 1000, sessionExpiresAtMs: sessionExp * 1000 };
 }

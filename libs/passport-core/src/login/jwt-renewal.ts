@@ -4,7 +4,7 @@
  * clients expect them: a token in the last 20 % of its lifetime is answered with a fresh one (the
  * response header `New-Token`), whose lifetime is the old one × 0.85, never past `session_exp` nor
  * the passport's `not_after`. The session keeps its `session_id`, `session_iat`, `session_exp`,
- * `iss`, `sub`, `aud`, `nbf` and `passport_*` claims; `iat`, `jti`, `exp` and
+ * `iss`, `sub`, `aud`, `nbf`, `passport_*` and `config_*` claims; `iat`, `jti`, `exp` and
  * `passport_idsignature` are new. The replaced token stays valid until its own `exp` (requests in
  * flight are never refused); every token of the session is refused once the session is closed.
  *
@@ -13,8 +13,8 @@
  * every request's path: integer arithmetic on two claims, no crypto.
  */
 import { type Signer } from '../ports/signature-verifier.port.js';
-import { SESSION_STATUS_CLOSED, SESSION_STATUS_RENEWED, signPassportId } from './jwt-claims.js';
-import { ulid, type RandomBytes } from './ulid.js';
+import { newJwtId, SESSION_STATUS_CLOSED, SESSION_STATUS_RENEWED, signPassportId } from './jwt-claims.js';
+import { type RandomBytes } from './ulid.js';
 
 /** A token is renewed once no more than this share of its lifetime is left (1/5 = 20 %). */
 export const RENEWAL_WINDOW_DIVISOR = 5;
@@ -80,7 +80,7 @@ export function renewTokenClaims(params: RenewTokenParams): RenewedToken | null 
     exp = Math.min(exp, Math.floor(passportNotAfterMs / 1000));
   }
   if (exp <= oldExp || exp <= iat || typeof claims.passport_id !== 'string') return null;
-  const jti = ulid(Math.floor(nowMs), random);
+  const jti = newJwtId(nowMs, random);
   return {
     claims: {
       ...claims,
@@ -116,7 +116,7 @@ export function terminationTokenClaims(params: TerminationTokenParams): Record<s
     ...claims,
     iat,
     exp: iat + (params.lifetimeSeconds ?? TERMINATION_TOKEN_SECONDS),
-    jti: ulid(Math.floor(nowMs), random),
+    jti: newJwtId(nowMs, random),
     session_status: SESSION_STATUS_CLOSED,
     passport_idsignature: signPassportId(signer, passportId, iat),
   };
