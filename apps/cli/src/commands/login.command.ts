@@ -5,7 +5,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { encodeBase64Url, isTokenId, utf8 } from '@passport/core';
+import { buildLoginRequest, isTokenId } from '@passport/core';
 import { createNodeSigner } from '@passport/core/node';
 import {
   apiUrl,
@@ -53,12 +53,11 @@ Signs the login challenge with the key and prints the JWT (or writes it to --sav
     const timestampIso = challenge.timestamp_iso;
     if (typeof timestampIso !== 'string')
       throw new CliError('/api/login/timestamp answered without timestamp_iso');
-    const signature = encodeBase64Url(
-      createNodeSigner(credentials.secretSeed).sign(utf8(identifier + timestampIso)),
-    );
-    const body = values.passport
-      ? { passportid: identifier, timestamp_iso: timestampIso, passportid_base64url_signature: signature }
-      : { accountid: identifier, timestamp_iso: timestampIso, base64url_signature: signature };
+    const body = buildLoginRequest({
+      identity: values.passport ? { passportId: identifier } : { accountId: identifier },
+      timestampIso,
+      signer: createNodeSigner(credentials.secretSeed),
+    });
     const result = await callApi(io, `${api}/api/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

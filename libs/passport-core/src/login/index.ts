@@ -11,6 +11,12 @@ export {
   type LoginRequest,
 } from './login-request.validator.js';
 export {
+  buildLoginRequest,
+  type BuildLoginRequestParams,
+  type LoginIdentity,
+  type LoginRequestBody,
+} from './login-request.builder.js';
+export {
   challengeAlreadyUsed,
   createLoginVerifier,
   type CheckedLogin,

@@ -1,0 +1,61 @@
+/**
+ * The client's login body: its signature is checked against one made with @noble/curves directly over
+ * the message the resolutions define (UTF-8 `identifier + timestamp_iso`), and the server's own reading
+ * (`validateLoginRequest`) takes the body as sent.
+ */
+import { ed25519 } from '@noble/curves/ed25519.js';
+import fc from 'fast-check';
+import { createNobleSigner } from '../crypto/noble.signer.js';
+import { buildLoginRequest } from './login-request.builder.js';
+import { validateLoginRequest } from './login-request.validator.js';
+
+const seed = new Uint8Array(32).fill(3);
+const signer = createNobleSigner(seed);
+const timestampIso = '2026-11-26T05:00:00.000Z';
+const independent = (message: string) =>
+  Buffer.from(ed25519.sign(new TextEncoder().encode(message), seed)).toString('base64url');
+
+describe('buildLoginRequest', () => {
+  it('a passport login: passportid, the challenge text and the owner signature over both', () => {
+    const body = buildLoginRequest({ identity: { passportId: 'bjbvcjzqbdsj' }, timestampIso, signer });
+    expect(body).toEqual({
+      passportid: 'bjbvcjzqbdsj',
+      timestamp_iso: timestampIso,
+      passportid_base64url_signature: independent(`bjbvcjzqbdsj${timestampIso}`),
+    });
+  });
+
+  it('an account login signs the account id as written', () => {
+    const body = buildLoginRequest({ identity: { accountId: 'alice.near' }, timestampIso, signer });
+    expect(body).toEqual({
+      accountid: 'alice.near',
+      timestamp_iso: timestampIso,
+      base64url_signature: independent(`alice.near${timestampIso}`),
+    });
+  });
+
+  it('the server reads every body it builds as that identity, instant and signature', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 4_102_444_800 }),
+        fc.boolean(),
+        fc.stringMatching(/^[a-z]{12}$/),
+        (seconds, asPassport, id) => {
+          const iso = new Date(seconds * 1000).toISOString();
+          const identity = asPassport ? { passportId: id } : { accountId: `${id}.near` };
+          const read = validateLoginRequest(buildLoginRequest({ identity, timestampIso: iso, signer }));
+          expect(read.identifierKind).toBe(asPassport ? 'passportid' : 'accountid');
+          expect(read.timestampSeconds).toBe(seconds);
+          expect(
+            ed25519.verify(
+              read.signature!,
+              new TextEncoder().encode(read.identifier + iso),
+              signer.publicKey,
+            ),
+          ).toBe(true);
+        },
+      ),
+      { numRuns: 50 },
+    );
+  });
+});

@@ -1,0 +1,38 @@
+/**
+ * @module login/login-request.builder
+ * The client's side of `POST /api/login` (docs/protocol.md §3): the body an agent sends after reading
+ * the challenge (`GET /api/login/timestamp`). The owner key signs UTF-8 `identifier + timestamp_iso`,
+ * and the signature goes out as unpadded base64url. `validateLoginRequest` is the server's reading of
+ * the same body.
+ */
+import { encodeBase64Url } from '../codecs/base64url.codec.js';
+import { utf8 } from '../codecs/utf8.codec.js';
+import { type Signer } from '../ports/signature-verifier.port.js';
+
+/** Who logs in: a passport by its token id, or an account (as the first passport it owns). */
+export type LoginIdentity = { readonly passportId: string } | { readonly accountId: string };
+
+export type LoginRequestBody =
+  | { passportid: string; timestamp_iso: string; passportid_base64url_signature: string }
+  | { accountid: string; timestamp_iso: string; base64url_signature: string };
+
+export interface BuildLoginRequestParams {
+  readonly identity: LoginIdentity;
+  /** The challenge's `timestamp_iso`, exactly as the server sent it (it is signed as text). */
+  readonly timestampIso: string;
+  /** The passport owner's key (`createNobleSigner`, or `createNodeSigner` on Node). */
+  readonly signer: Pick<Signer, 'sign'>;
+}
+
+/** The `POST /api/login` body for a challenge, signed by the owner key. */
+export function buildLoginRequest({
+  identity,
+  timestampIso,
+  signer,
+}: BuildLoginRequestParams): LoginRequestBody {
+  const identifier = 'passportId' in identity ? identity.passportId : identity.accountId;
+  const signature = encodeBase64Url(signer.sign(utf8(identifier + timestampIso)));
+  return 'passportId' in identity
+    ? { passportid: identifier, timestamp_iso: timestampIso, passportid_base64url_signature: signature }
+    : { accountid: identifier, timestamp_iso: timestampIso, base64url_signature: signature };
+}
