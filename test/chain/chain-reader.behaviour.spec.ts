@@ -249,6 +249,55 @@ describe('ChainReader behaviour: near RPC failures (real near-api-js against the
     await expectChainError(fx.reader.chainTimeMs(), 'malformed_result');
   });
 
+  // Found by a probe: near-api-js's fetch cannot be aborted, so a read the reader had given up on kept
+  // its socket open (1024 descriptors filled in 46 s against a hung node) and a late answer was still
+  // read whole (100 MB held in memory).
+  it.each([
+    ['a node that never answers', { kind: 'hang' as const }],
+    ['a node that trickles its answer', { kind: 'trickle' as const, everyMs: 20 }],
+  ])('closes the connection to %s at the deadline', async (_label, fault) => {
+    fx.rpc.enqueue(fault, fault);
+    const started = Date.now();
+    await expectChainError(fx.reader.getPassport('bhahbkbramax'), 'timeout');
+    expect(Date.now() - started).toBeLessThan(900);
+    await eventually(async () => expect(fx.rpc.openSockets()).toBe(0), 1000);
+    expect(fx.reader.readsInFlight).toBe(0);
+  });
+
+  it.each([
+    ['declared in Content-Length', true],
+    ['streamed without a length', false],
+  ])('refuses an answer larger than maxResponseBytes (%s) and stops reading it', async (_label, declareLength) => {
+    const reader = new NearChainReader({
+      rpcUrl: fx.rpc.url,
+      contractId: CONTRACT,
+      attempts: 1,
+      maxResponseBytes: 2 * 1024 * 1024,
+    });
+    fx.rpc.enqueue({ kind: 'huge', megabytes: 64, declareLength });
+    await expectChainError(reader.getPassport('bhahbkbramax'), 'response_too_large');
+    await eventually(async () => expect(fx.rpc.openSockets()).toBe(0), 1000);
+    expect(fx.rpc.hugeBytesWritten).toBeLessThan(16 * 1024 * 1024);
+  });
+
+  it('refuses a read beyond maxInFlight at once with busy, and serves again once those end', async () => {
+    const reader = new NearChainReader({
+      rpcUrl: fx.rpc.url,
+      contractId: CONTRACT,
+      attempts: 1,
+      timeoutMs: 400,
+      maxInFlight: 2,
+    });
+    fx.rpc.enqueue({ kind: 'hang' }, { kind: 'hang' });
+    const hung = [reader.getPassport('bhahbkbramax'), reader.getPassport('bhahbkbramax')];
+    await eventually(async () => expect(fx.rpc.count()).toBe(2), 1000);
+    const started = Date.now();
+    await expectChainError(reader.getPassport('bhahbkbramax'), 'busy');
+    expect(Date.now() - started).toBeLessThan(100);
+    for (const read of hung) await expectChainError(read, 'timeout');
+    await expect(reader.getPassport('bhahbkbramax')).resolves.toMatchObject({ tokenId: 'bhahbkbramax' });
+  });
+
   it('sends the real wire format: args_base64 JSON, final finality, string from_index', async () => {
     await fx.reader.listPassportsByOwner('alice.near', { fromIndex: 2, limit: 500 });
     expect(fx.rpc.requests.at(-1)).toEqual({

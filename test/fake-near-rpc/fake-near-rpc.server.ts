@@ -34,7 +34,13 @@ export type Fault =
   | { kind: 'slow'; delayMs: number }
   | { kind: 'raw-result'; bytes: number[] }
   | { kind: 'result'; value: unknown }
-  | { kind: 'rpc-error'; cause: string; info?: Record<string, unknown> };
+  | { kind: 'rpc-error'; cause: string; info?: Record<string, unknown> }
+  /** Headers never come: the request hangs until the client gives up. */
+  | { kind: 'hang' }
+  /** A 200 whose body comes one byte every `everyMs` and never ends. */
+  | { kind: 'trickle'; everyMs: number }
+  /** A valid answer for a token, padded with whitespace to `megabytes` MB (sent as fast as it is read). */
+  | { kind: 'huge'; megabytes: number; declareLength?: boolean };
 
 export interface FakeNearRpc {
   readonly url: string;
@@ -50,6 +56,10 @@ export interface FakeNearRpc {
   clearFaults(): void;
   /** Number of recorded requests matching a filter. */
   count(filter?: (r: RecordedRequest) => boolean): number;
+  /** TCP connections open at the node now. */
+  openSockets(): number;
+  /** Bytes of `huge` answers the node has written so far. */
+  readonly hugeBytesWritten: number;
   close(): Promise<void>;
 }
 
@@ -76,6 +86,7 @@ export async function startFakeNearRpc(
     accounts: new Map<string, FakeAccessKey[]>(),
     blockTimeMs: Date.UTC(2026, 0, 15, 12, 0, 0),
     requests: [] as RecordedRequest[],
+    hugeBytesWritten: 0,
   };
 
   const server: Server = createServer((req, res) => {
@@ -121,6 +132,34 @@ export async function startFakeNearRpc(
       return;
     }
     if (fault?.kind === 'rpc-error') return send(res, 200, rpcError(id, fault.cause, fault.info ?? {}));
+    if (fault?.kind === 'hang') return;
+    if (fault?.kind === 'trickle') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const timer = setInterval(() => res.write(' '), fault.everyMs);
+      res.on('close', () => clearInterval(timer));
+      return;
+    }
+    if (fault?.kind === 'huge') {
+      const answer = JSON.stringify(callResult(id, [...Buffer.from('null')]));
+      const padding = Buffer.alloc(1024 * 1024, 0x20);
+      const total = fault.megabytes * padding.length + answer.length;
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        ...(fault.declareLength ? { 'content-length': String(total) } : {}),
+      });
+      let left = fault.megabytes;
+      const pump = (): void => {
+        while (left > 0) {
+          left--;
+          state.hugeBytesWritten += padding.length;
+          if (!res.write(padding)) return void res.once('drain', pump);
+        }
+        res.end(answer);
+      };
+      res.on('close', () => (left = 0));
+      pump();
+      return;
+    }
     if (fault?.kind === 'raw-result') return send(res, 200, callResult(id, fault.bytes));
     if (fault?.kind === 'result') return send(res, 200, { jsonrpc: '2.0', id, result: fault.value });
 
@@ -231,6 +270,10 @@ export async function startFakeNearRpc(
     enqueue: (...more) => faults.push(...more),
     clearFaults: () => faults.splice(0, faults.length),
     count: (filter) => (filter ? state.requests.filter(filter).length : state.requests.length),
+    openSockets: () => sockets.size,
+    get hugeBytesWritten() {
+      return state.hugeBytesWritten;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

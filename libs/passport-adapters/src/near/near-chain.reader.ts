@@ -6,9 +6,10 @@
  * Every answer is validated before use: anything unexpected is `ChainUnavailableError('malformed_result')`,
  * upstream failures are `ChainUnavailableError('rpc_error' | 'rate_limited' | 'timeout')` and never carry
  * upstream text to clients (the cause is kept for logs). Reads use `final` finality: a passport is what
- * the chain has finalised, not an optimistic block that may still change.
+ * the chain has finalised, not an optimistic block that may still change. Requests go out through
+ * `BoundedJsonRpcProvider`: one deadline per read (the socket is closed when it passes), a cap on an
+ * answer's size and on reads in flight.
  */
-import { JsonRpcProvider } from 'near-api-js';
 import {
   ChainUnavailableError,
   type ChainReader,
@@ -17,6 +18,7 @@ import {
 } from '@passport/core';
 import { type PageRequest } from '@passport/core/ports';
 import { decodeBase58 } from '@passport/core';
+import { BoundedJsonRpcProvider, UnknownAccountError } from './bounded-json-rpc.provider.js';
 
 export interface NearViewMethods {
   readonly token: string;
@@ -34,8 +36,12 @@ export interface NearChainReaderOptions {
   readonly rpcUrl: string;
   readonly contractId: string;
   readonly methods?: Partial<NearViewMethods>;
-  /** Per-request deadline (the provider has none of its own). */
+  /** One deadline per read, retries included (default 5000 ms); the request is aborted when it passes. */
   readonly timeoutMs?: number;
+  /** Largest answer read (default 8 MiB: a page of 100 tokens as a byte array is ~4 bytes per byte). */
+  readonly maxResponseBytes?: number;
+  /** Reads in flight at once (default 128); one beyond them fails at once with `busy`. */
+  readonly maxInFlight?: number;
   /** Attempts per request for retryable upstream answers (HTTP 500/408/503, network errors). At least 1. */
   readonly attempts?: number;
   /** First wait between attempts, in ms (then ×1.5). */
@@ -46,22 +52,30 @@ export interface NearChainReaderOptions {
 const MAX_PAGE = 100;
 const MAX_METADATA_KEYS = 64;
 const MAX_METADATA_VALUE = 8192;
+export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+export const DEFAULT_MAX_IN_FLIGHT = 128;
 
 export class NearChainReader implements ChainReader {
   readonly contractId: string;
-  private readonly provider: JsonRpcProvider;
+  private readonly provider: BoundedJsonRpcProvider;
   private readonly methods: NearViewMethods;
-  private readonly timeoutMs: number;
 
   constructor(opts: NearChainReaderOptions) {
     this.contractId = opts.contractId;
     this.methods = { ...DEFAULT_NEAR_VIEW_METHODS, ...opts.methods };
-    this.timeoutMs = opts.timeoutMs ?? 5000;
-    // `retries` is the number of attempts in 7.2 (0 sends nothing; anchors §6.1).
-    this.provider = new JsonRpcProvider(
-      { url: opts.rpcUrl },
-      { retries: Math.max(1, opts.attempts ?? 2), wait: opts.retryWaitMs ?? 100, backoff: 1.5 },
-    );
+    this.provider = new BoundedJsonRpcProvider({
+      url: opts.rpcUrl,
+      timeoutMs: opts.timeoutMs ?? 5000,
+      attempts: Math.max(1, opts.attempts ?? 2),
+      retryWaitMs: opts.retryWaitMs ?? 100,
+      maxResponseBytes: opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+      maxInFlight: opts.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT,
+    });
+  }
+
+  /** Reads waiting for the node now. */
+  get readsInFlight(): number {
+    return this.provider.callsInFlight;
   }
 
   async getPassport(tokenId: string): Promise<PassportRecord | null> {
@@ -93,9 +107,7 @@ export class NearChainReader implements ChainReader {
   async getAccountKeys(accountId: string): Promise<Uint8Array[]> {
     let list: unknown;
     try {
-      list = await this.withTimeout(
-        this.provider.viewAccessKeyList({ accountId, finalityQuery: { finality: 'final' } }),
-      );
+      list = await this.provider.viewAccessKeyList({ accountId, finalityQuery: { finality: 'final' } });
     } catch (error) {
       if (isUnknownAccount(error)) return [];
       throw toChainError(error);
@@ -124,7 +136,7 @@ export class NearChainReader implements ChainReader {
   async chainTimeMs(): Promise<number> {
     let block: unknown;
     try {
-      block = await this.withTimeout(this.provider.viewBlock({ finality: 'final' }));
+      block = await this.provider.viewBlock({ finality: 'final' });
     } catch (error) {
       throw toChainError(error);
     }
@@ -141,14 +153,12 @@ export class NearChainReader implements ChainReader {
   private async view(method: string, args: Record<string, unknown>): Promise<unknown> {
     let raw: { result?: unknown };
     try {
-      raw = await this.withTimeout(
-        this.provider.callFunctionRaw({
-          contractId: this.contractId,
-          method,
-          args,
-          blockQuery: { finality: 'final' },
-        }),
-      );
+      raw = await this.provider.callFunctionRaw({
+        contractId: this.contractId,
+        method,
+        args,
+        blockQuery: { finality: 'final' },
+      });
     } catch (error) {
       throw toChainError(error);
     }
@@ -201,16 +211,6 @@ export class NearChainReader implements ChainReader {
       revoked: clean.revoked === 'true',
     };
   }
-
-  private withTimeout<T>(promise: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new ChainUnavailableError('timeout')), this.timeoutMs);
-    });
-    // The provider cannot abort its fetch; the late answer is ignored (and its rejection swallowed).
-    promise.catch(() => undefined);
-    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-  }
 }
 
 function clampLimit(limit: number): number {
@@ -218,19 +218,10 @@ function clampLimit(limit: number): number {
 }
 
 function isUnknownAccount(error: unknown): boolean {
-  const name = (error as { name?: unknown; type?: unknown })?.name;
-  const type = (error as { type?: unknown })?.type;
-  return (
-    name === 'AccountDoesNotExistError' ||
-    type === 'AccountDoesNotExist' ||
-    /UNKNOWN_ACCOUNT|does not exist/i.test(String((error as Error)?.message ?? ''))
-  );
+  return error instanceof UnknownAccountError;
 }
 
 function toChainError(error: unknown): ChainUnavailableError {
   if (error instanceof ChainUnavailableError) return error;
-  const status = (error as { cause?: unknown })?.cause;
-  if (status === 429) return new ChainUnavailableError('rate_limited', { cause: error });
-  if (error instanceof SyntaxError) return new ChainUnavailableError('malformed_result', { cause: error });
   return new ChainUnavailableError('rpc_error', { cause: error });
 }
