@@ -9,7 +9,10 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { decodeBase58, systemClock, verifyWebhookRequest, type PassportError } from '@passport/core';
 import { updateLedgerFile } from '@passport/adapters/ledger';
-import { WebhookDispatcher } from '../../apps/api/src/webhooks/webhook-dispatcher.js';
+import {
+  MAX_IN_FLIGHT_PER_HOLDER,
+  WebhookDispatcher,
+} from '../../apps/api/src/webhooks/webhook-dispatcher.js';
 import { bearer, ledgerFileOf, mintAndLogin, serverIdentityOf } from '../support/passports.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { holaLine, postJson } from './hola-lines.js';
@@ -40,6 +43,13 @@ async function startReceiver(status = 200): Promise<{ url: string; received: Rec
 }
 
 const closeServer = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
+
+/** Waits (≤ 5 s) until the receiver holds `count` requests; the test's own dispatches stay in flight. */
+async function eventuallyReceived(received: readonly Received[], count: number): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (received.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  expect(received).toHaveLength(count);
+}
 
 async function selfTest(app: TestApp, options: Parameters<typeof mintAndLogin>[1] = {}) {
   const caller = await mintAndLogin(app, options);
@@ -125,6 +135,27 @@ describe('testhola webhook, loopback allowed by the test setting', () => {
       expect.objectContaining({ outcome: 'delivered', status: 200, address: '127.0.0.1' }),
       expect.objectContaining({ outcome: 'delivered', status: 200, address: '127.0.0.1' }),
     ]);
+  });
+
+  // Found by a probe: one passport whose receiver hangs took all 100 delivery slots, and every other
+  // holder's webhook was refused.
+  it('one holder cannot take every delivery slot: its eleventh concurrent dispatch is refused, others still go out', async () => {
+    let release!: () => void;
+    const gate = new Promise<null>((resolve) => (release = () => resolve(null)));
+    const refusedBefore = dispatcher.figures().refused;
+    for (let i = 0; i < MAX_IN_FLIGHT_PER_HOLDER; i++) dispatcher.dispatch(() => gate, 'slowholderx');
+    expect(dispatcher.figures().refused).toBe(refusedBefore);
+    dispatcher.dispatch(() => gate, 'slowholderx');
+    expect(dispatcher.figures().refused).toBe(refusedBefore + 1);
+    const { caller } = await selfTest(app, { metadata: { webhook_url: receiver.url } });
+    await eventuallyReceived(receiver.received, 2);
+    expect(caller.tokenId).not.toBe('slowholderx');
+    release();
+    await dispatcher.idle();
+    // The holder's slots are free again once its dispatches end.
+    dispatcher.dispatch(() => Promise.resolve(null), 'slowholderx');
+    await dispatcher.idle();
+    expect(dispatcher.figures().refused).toBe(refusedBefore + 1);
   });
 
   it('a tampered body, a stranger key or a stale timestamp is refused by the receiver helper', async () => {

@@ -126,6 +126,6 @@ export class TestHolaService {
           endpoint: TESTHOLA_ENDPOINT,
         },
       };
-    });
+    }, caller.tokenId);
   }
 }

@@ -33,6 +33,11 @@ export const WEBHOOK_TIMEOUT_MS = 5000;
 const RECENT_LIMIT = 100;
 /** Dispatches in flight at once; beyond it an event is refused (counted and logged), not queued. */
 export const MAX_IN_FLIGHT = 100;
+/**
+ * Dispatches of one holder in flight at once: a holder whose receiver hangs cannot take every slot
+ * (a probe took all 100 with one passport, and other holders' webhooks were refused).
+ */
+export const MAX_IN_FLIGHT_PER_HOLDER = 10;
 
 export interface WebhookDispatch {
   readonly event: string;
@@ -72,6 +77,8 @@ export interface WebhookFigures {
 export class WebhookDispatcher {
   private readonly logger = new Logger('Webhooks');
   private readonly pending = new Set<Promise<void>>();
+  /** Dispatches in flight per holder (token id); an entry leaves with its holder's last dispatch. */
+  private readonly perHolder = new Map<string, number>();
   private readonly recent: WebhookDeliveryOutcome[] = [];
   private readonly counts = { delivered: 0, failed: 0, refused: 0 };
 
@@ -86,12 +93,21 @@ export class WebhookDispatcher {
    * returns at once. `resolveTarget` runs in the background too, so a slow chain read cannot delay
    * the response either.
    */
-  dispatch(resolveTarget: () => Promise<WebhookDispatch | null>): void {
+  dispatch(resolveTarget: () => Promise<WebhookDispatch | null>, holder: string): void {
     if (this.pending.size >= MAX_IN_FLIGHT) {
       this.counts.refused++;
       this.logger.warn(`webhook refused: ${MAX_IN_FLIGHT} deliveries already in flight`);
       return;
     }
+    const held = this.perHolder.get(holder) ?? 0;
+    if (held >= MAX_IN_FLIGHT_PER_HOLDER) {
+      this.counts.refused++;
+      this.logger.warn(
+        `webhook refused: ${MAX_IN_FLIGHT_PER_HOLDER} deliveries of ${holder} already in flight`,
+      );
+      return;
+    }
+    this.perHolder.set(holder, held + 1);
     const run = (async () => {
       let dispatch: WebhookDispatch | null;
       try {
@@ -112,7 +128,12 @@ export class WebhookDispatcher {
       this.logger.error(`webhook dispatch failed unexpectedly: ${(error as Error)?.name ?? 'error'}`);
     });
     this.pending.add(run);
-    void run.finally(() => this.pending.delete(run));
+    void run.finally(() => {
+      this.pending.delete(run);
+      const left = (this.perHolder.get(holder) ?? 1) - 1;
+      if (left > 0) this.perHolder.set(holder, left);
+      else this.perHolder.delete(holder);
+    });
   }
 
   /** Resolves when every delivery started so far has finished (for tests and graceful shutdown). */
@@ -146,7 +167,9 @@ export class WebhookDispatcher {
     try {
       addresses = target.literalAddress
         ? [target.literalAddress]
-        : (await dnsLookup(target.host, { all: true, verbatim: true })).map((a) => a.address);
+        : (await withDeadline(dnsLookup(target.host, { all: true, verbatim: true }), WEBHOOK_TIMEOUT_MS)).map(
+            (a) => a.address,
+          );
     } catch {
       for (const url of target.urls)
         this.record(dispatch, { outcome: 'failed', url, reason: 'dns_lookup_failed' });
@@ -213,6 +236,19 @@ export class WebhookDispatcher {
     if (outcome.outcome === 'delivered') this.logger.log(line);
     else this.logger.warn(line);
   }
+}
+
+/**
+ * `promise`, or a rejection after `ms`: a name lookup cannot be cancelled (it runs on libuv's thread
+ * pool), but the delivery stops waiting for it within the webhook's own time bound.
+ */
+function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('dns lookup timed out')), ms);
+  });
+  promise.catch(() => undefined);
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }
 
 /**
