@@ -10,8 +10,10 @@
  * more to know whether a next page exists (without counting). `nextCursor` is the chain offset of
  * that next agent, so every page but the last is full and no agent is listed twice or skipped. Reads ask
  * for at most `AGENTS_CHAIN_READ_MAX` records, and only an empty read ends the listing (a reader may
- * answer fewer than asked). A page reads past at most `AGENTS_PAGE_MAX_SKIPPED` + 1 non-agent records;
- * then it answers what it has, with the cursor where it stopped.
+ * answer fewer than asked). A page reads past at most `AGENTS_PAGE_MAX_SKIPPED` + 1 non-agent records,
+ * and makes at most `AGENTS_PAGE_MAX_READS` chain reads; then it answers what it has, with the cursor
+ * where it stopped. A token id the page already holds (a chain that repeats itself) is read past as a
+ * non-agent: no page lists an agent twice.
  */
 import { type PassportRecord } from '../passport/passport.types.js';
 import { type PageRequest } from '../ports/chain-reader.port.js';
@@ -47,31 +49,45 @@ export const AGENTS_PAGE_MAX_SKIPPED = 100;
 /** The most records one chain read asks for (NEAR readers and NEP-171 contracts cap pages at 100). */
 export const AGENTS_CHAIN_READ_MAX = 100;
 
+/**
+ * The most chain reads one page makes. A full page needs at most three on a chain that answers full
+ * reads (101 agents and 101 non-agents); a node answering one record per read at its time bound held
+ * one request for 99 s in a probe.
+ */
+export const AGENTS_PAGE_MAX_READS = 5;
+
 /** One page of agents, read from the chain listing `list` (the chain reader's `listPassports`). */
 export async function listAgentsPage(
   list: (page: PageRequest) => Promise<readonly PassportRecord[]>,
   query: AgentsQuery,
 ): Promise<AgentsPage> {
   const agents: AgentListItem[] = [];
-  const page = (nextCursor: string | null): AgentsPage => ({ agents, nextCursor, disclaimer: SELF_DECLARED_DISCLAIMER });
+  const page = (nextCursor: string | null): AgentsPage => ({
+    agents,
+    nextCursor,
+    disclaimer: SELF_DECLARED_DISCLAIMER,
+  });
+  const listed = new Set<string>();
   let offset = query.offset;
   let skipped = 0;
-  for (;;) {
+  for (let reads = 0; reads < AGENTS_PAGE_MAX_READS; reads++) {
     // The agents still missing, and one more: the first agent beyond the page is the next cursor.
     const want = Math.min(AGENTS_CHAIN_READ_MAX, query.limit - agents.length + 1);
     const records = await list({ fromIndex: offset, limit: want });
     // Only an empty read ends the listing: a reader or a contract may answer fewer than asked.
     if (records.length === 0) return page(null);
     for (const record of records) {
-      if (isTokenId(record.tokenId)) {
+      if (isTokenId(record.tokenId) && !listed.has(record.tokenId)) {
         if (agents.length === query.limit) return page(String(offset));
         agents.push(agentListItem(record));
+        listed.add(record.tokenId);
       } else if (++skipped > AGENTS_PAGE_MAX_SKIPPED) {
         return page(String(offset + 1));
       }
       offset++;
     }
   }
+  return page(String(offset));
 }
 
 export function agentListItem(record: Pick<PassportRecord, 'tokenId' | 'metadata'>): AgentListItem {
@@ -81,4 +97,3 @@ export function agentListItem(record: Pick<PassportRecord, 'tokenId' | 'metadata
     face: decodeFace(record.tokenId),
   };
 }
-

@@ -25,6 +25,7 @@ export {
   listAgentsPage,
   AGENTS_PAGE_MAX_SKIPPED,
   AGENTS_CHAIN_READ_MAX,
+  AGENTS_PAGE_MAX_READS,
   agentListItem,
   parseAgentsQuery,
   AGENTS_DEFAULT_LIMIT,

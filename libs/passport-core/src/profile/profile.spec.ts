@@ -6,6 +6,7 @@ import { type PassportRecord } from '../passport/passport.types.js';
 import { decodeFace } from '../token-id/face.decoder.js';
 import {
   AGENTS_CHAIN_READ_MAX,
+  AGENTS_PAGE_MAX_READS,
   AGENTS_DEFAULT_LIMIT,
   AGENTS_PAGE_MAX_SKIPPED,
   agentListItem,
@@ -81,7 +82,10 @@ describe('buildPublicProfile', () => {
     ['not a url'],
   ])('drops an avatar, emoji or webhook URL that is not http(s): %j', (url) => {
     const profile = buildPublicProfile(
-      rec('bjbvcjzqbdsj', { userselected_dn: `NNSWF=Ada,AvatarURL=${url.replace(/,/g, '\\,')},EmojiURL=${url.replace(/,/g, '\\,')}`, webhook_url: url }),
+      rec('bjbvcjzqbdsj', {
+        userselected_dn: `NNSWF=Ada,AvatarURL=${url.replace(/,/g, '\\,')},EmojiURL=${url.replace(/,/g, '\\,')}`,
+        webhook_url: url,
+      }),
     );
     expect(profile).toMatchObject({ displayName: 'Ada', avatarUrl: null, emojiUrl: null, webhookUrl: null });
   });
@@ -95,7 +99,11 @@ describe('buildPublicProfile', () => {
           'ContactURI=telegram:t.me:ada',
       }),
     );
-    expect(profile.contactUris).toEqual(['mailto:example.org:ada', 'discord:server:ada', 'telegram:t.me:ada']);
+    expect(profile.contactUris).toEqual([
+      'mailto:example.org:ada',
+      'discord:server:ada',
+      'telegram:t.me:ada',
+    ]);
   });
 
   it('marks an unavailable profile with error and keeps what the token id tells', () => {
@@ -202,13 +210,26 @@ describe('agents listing', () => {
       nextCursor: '6',
       disclaimer: SELF_DECLARED_DISCLAIMER,
     });
-    expect((await listAgentsPage(listingOf(records.slice(0, 6)).list, parseAgentsQuery({ limit: '2', cursor: '4' }))).nextCursor).toBeNull();
+    expect(
+      (
+        await listAgentsPage(
+          listingOf(records.slice(0, 6)).list,
+          parseAgentsQuery({ limit: '2', cursor: '4' }),
+        )
+      ).nextCursor,
+    ).toBeNull();
   });
 
   // Found by a probe: family-root records were dropped after the page was cut, so `limit=1` gave an
   // empty first page with a next cursor, and every page that held one came up short.
   it('fills the page past family-root records, and the cursor resumes after what it read', async () => {
-    const records = [root('devroot'), rec('bjbvcjzqbdsj'), root('other'), rec('lhsrldbjsnlh'), rec('chbvcnurbkuw')];
+    const records = [
+      root('devroot'),
+      rec('bjbvcjzqbdsj'),
+      root('other'),
+      rec('lhsrldbjsnlh'),
+      rec('chbvcnurbkuw'),
+    ];
     const { list } = listingOf(records);
     const first = await listAgentsPage(list, parseAgentsQuery({ limit: '1' }));
     expect(first.agents.map((a) => a.tokenId)).toEqual(['bjbvcjzqbdsj']);
@@ -217,28 +238,42 @@ describe('agents listing', () => {
     expect(second.agents.map((a) => a.tokenId)).toEqual(['lhsrldbjsnlh', 'chbvcnurbkuw']);
     expect(second.nextCursor).toBeNull();
     // Only non-agents after the last agent: no next page.
-    const tail = await listAgentsPage(listingOf([rec('bjbvcjzqbdsj'), root('x'), root('y')]).list, parseAgentsQuery({ limit: '1' }));
+    const tail = await listAgentsPage(
+      listingOf([rec('bjbvcjzqbdsj'), root('x'), root('y')]).list,
+      parseAgentsQuery({ limit: '1' }),
+    );
     expect(tail).toMatchObject({ agents: [{ tokenId: 'bjbvcjzqbdsj' }], nextCursor: null });
     expect(agentListItem(rec('bjbvcjzqbdsj')).creature).toBeNull();
   });
 
   it('pages every agent exactly once, in chain order, whatever the limit and the non-agents between', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.boolean(), { maxLength: 40 }), fc.integer({ min: 1, max: 7 }), async (kinds, limit) => {
-        const records = kinds.map((agent, i) => (agent ? rec(String.fromCharCode(97 + (i % 26)).repeat(11) + String.fromCharCode(97 + Math.floor(i / 26))) : root(`r${i}`)));
-        const { list } = listingOf(records);
-        const seen: string[] = [];
-        let cursor: string | null = '';
-        for (let pages = 0; cursor !== null; pages++) {
-          expect(pages).toBeLessThanOrEqual(records.length + 1);
-          const page = await listAgentsPage(list, parseAgentsQuery({ limit, cursor }));
-          // A page is full unless it is the last one.
-          if (page.nextCursor !== null) expect(page.agents).toHaveLength(limit);
-          seen.push(...page.agents.map((a) => a.tokenId));
-          cursor = page.nextCursor;
-        }
-        expect(seen).toEqual(records.filter((r) => isTokenId(r.tokenId)).map((r) => r.tokenId));
-      }),
+      fc.asyncProperty(
+        fc.array(fc.boolean(), { maxLength: 40 }),
+        fc.integer({ min: 1, max: 7 }),
+        async (kinds, limit) => {
+          const records = kinds.map((agent, i) =>
+            agent
+              ? rec(
+                  String.fromCharCode(97 + (i % 26)).repeat(11) +
+                    String.fromCharCode(97 + Math.floor(i / 26)),
+                )
+              : root(`r${i}`),
+          );
+          const { list } = listingOf(records);
+          const seen: string[] = [];
+          let cursor: string | null = '';
+          for (let pages = 0; cursor !== null; pages++) {
+            expect(pages).toBeLessThanOrEqual(records.length + 1);
+            const page = await listAgentsPage(list, parseAgentsQuery({ limit, cursor }));
+            // A page is full unless it is the last one.
+            if (page.nextCursor !== null) expect(page.agents).toHaveLength(limit);
+            seen.push(...page.agents.map((a) => a.tokenId));
+            cursor = page.nextCursor;
+          }
+          expect(seen).toEqual(records.filter((r) => isTokenId(r.tokenId)).map((r) => r.tokenId));
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -260,9 +295,44 @@ describe('agents listing', () => {
     expect(Number(rest.nextCursor)).toBeGreaterThan(Number(page.nextCursor));
   });
 
+  // Found by a probe: a node answering one record per read, each at its 5 s bound, held one request for
+  // 99 s (22 reads in a row; about 8 minutes with limit=100).
+  it('makes at most AGENTS_PAGE_MAX_READS chain reads for one page, then answers a short page that resumes', async () => {
+    const records = Array.from({ length: 12 }, (_, i) => rec('bjbvcjzqbds' + String.fromCharCode(97 + i)));
+    const reads: PageRequest[] = [];
+    const oneAtATime = async (request: PageRequest) => {
+      reads.push(request);
+      return records.slice(request.fromIndex, request.fromIndex + 1);
+    };
+    const first = await listAgentsPage(oneAtATime, parseAgentsQuery({ limit: '10' }));
+    expect(reads).toHaveLength(AGENTS_PAGE_MAX_READS);
+    expect(first.agents.map((a) => a.tokenId)).toEqual(
+      records.slice(0, AGENTS_PAGE_MAX_READS).map((r) => r.tokenId),
+    );
+    expect(first.nextCursor).toBe(String(AGENTS_PAGE_MAX_READS));
+    const seen = [...first.agents];
+    for (let cursor: string | null = first.nextCursor; cursor !== null;) {
+      const page = await listAgentsPage(oneAtATime, parseAgentsQuery({ limit: '10', cursor }));
+      seen.push(...page.agents);
+      cursor = page.nextCursor;
+    }
+    expect(seen.map((a) => a.tokenId)).toEqual(records.map((r) => r.tokenId));
+  });
+
+  // Found by a probe: a node repeating one token filled a page with five copies of it.
+  it('never lists one token twice on a page, when the chain repeats itself', async () => {
+    const twice = rec('bjbvcjzqbdsj');
+    const { list } = listingOf([twice, twice, rec('lhsrldbjsnlh'), twice, twice, rec('chbvcnurbkuw')]);
+    const page = await listAgentsPage(list, parseAgentsQuery({ limit: '5' }));
+    expect(page.agents.map((a) => a.tokenId)).toEqual(['bjbvcjzqbdsj', 'lhsrldbjsnlh', 'chbvcnurbkuw']);
+    expect(page.nextCursor).toBeNull();
+  });
+
   // Found by a review: NEAR readers cap a read at 100, and a short read was taken for the end.
   it('asks for at most AGENTS_CHAIN_READ_MAX records, and only an empty read ends the listing', async () => {
-    const records = Array.from({ length: 150 }, (_, i) => rec(String.fromCharCode(97 + (i % 26)).repeat(10) + String.fromCharCode(97 + Math.floor(i / 26)) + 'a'));
+    const records = Array.from({ length: 150 }, (_, i) =>
+      rec(String.fromCharCode(97 + (i % 26)).repeat(10) + String.fromCharCode(97 + Math.floor(i / 26)) + 'a'),
+    );
     const reads: PageRequest[] = [];
     // A reader that answers at most 30 records, whatever it is asked.
     const list = async (request: PageRequest) => {
