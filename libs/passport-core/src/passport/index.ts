@@ -15,4 +15,4 @@ export {
   REQUIRED_LOGIN_METADATA,
   type PassportTimeBound,
 } from './passport-conditions.js';
-export { resolveOwnerKeys } from './owner-keys.js';
+export { MAX_OWNER_KEYS, resolveOwnerKeys } from './owner-keys.js';

@@ -3,15 +3,23 @@
  * The Ed25519 keys that may sign for a passport owner: an implicit account's own key, or a named
  * account's full-access keys from the chain (docs/protocol.md §1, a deviation: production knows only
  * implicit accounts). Ownership follows the chain, so there is no separate key registry.
+ *
+ * A named account signs with its first `MAX_OWNER_KEYS` full-access Ed25519 keys in chain order. A
+ * bad signature is tried against every key, and anyone can send one: a probe's account with 5000 keys
+ * made each forged line on the public verify endpoint cost 5000 Ed25519 checks (10 lines: 4.8 s of
+ * CPU), and its DID document grew to 5 MB.
  */
 import { publicKeyOfImplicitAccount } from '../codecs/account-id.js';
 import { type ChainReader } from '../ports/chain-reader.port.js';
 import { isBytes } from '@noble/hashes/utils.js';
+
+/** The most keys of one named account that may sign for it. */
+export const MAX_OWNER_KEYS = 32;
 
 export async function resolveOwnerKeys(chain: ChainReader, ownerId: string): Promise<Uint8Array[]> {
   const implicitKey = publicKeyOfImplicitAccount(ownerId);
   if (implicitKey) return [implicitKey];
   const keys = await chain.getAccountKeys(ownerId);
   // A port adapter may return anything; only 32-byte keys can verify an Ed25519 signature.
-  return keys.filter((key) => isBytes(key) && key.length === 32);
+  return keys.filter((key) => isBytes(key) && key.length === 32).slice(0, MAX_OWNER_KEYS);
 }

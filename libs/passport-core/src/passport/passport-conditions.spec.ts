@@ -9,7 +9,7 @@ import {
   parsePassportTimeBound,
   passportNotAfterMs,
 } from './passport-conditions.js';
-import { resolveOwnerKeys } from './owner-keys.js';
+import { MAX_OWNER_KEYS, resolveOwnerKeys } from './owner-keys.js';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -143,5 +143,13 @@ describe('resolveOwnerKeys', () => {
   it('a named account has its chain keys; an unknown one none', async () => {
     await expect(resolveOwnerKeys(chain, 'alice.test')).resolves.toEqual([key]);
     await expect(resolveOwnerKeys(chain, 'bob.test')).resolves.toEqual([]);
+  });
+  // Found by a probe: an account with 5000 keys made every forged line cost 5000 signature checks.
+  it('a named account signs with its first MAX_OWNER_KEYS keys, in chain order', async () => {
+    const many = Array.from({ length: 5000 }, (_, i) =>
+      new Uint8Array(32).fill(i % 251).map((b, j) => (j === 0 ? i >> 8 : b)),
+    );
+    const crowded = new MemoryChainReader({ contractId: 'c', accounts: { 'many.test': many } });
+    await expect(resolveOwnerKeys(crowded, 'many.test')).resolves.toEqual(many.slice(0, MAX_OWNER_KEYS));
   });
 });

@@ -31,7 +31,10 @@ const ISO_PATTERN =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
 /** Parses a `not_before` (`edge: 'start'`) or `not_after` (`edge: 'end'`) value; see the module doc. */
-export function parsePassportTimeBound(value: string | undefined | null, edge: 'start' | 'end'): PassportTimeBound {
+export function parsePassportTimeBound(
+  value: string | undefined | null,
+  edge: 'start' | 'end',
+): PassportTimeBound {
   if (value === undefined || value === null) return UNBOUNDED;
   if (typeof value !== 'string') return INVALID;
   const text = value.trim();
@@ -101,7 +104,10 @@ export function isPassportRevoked(record: Pick<PassportRecord, 'revoked' | 'meta
 }
 
 /** Trusted: the issuing contract id is one of `trusted` (exact, case-sensitive: NEAR ids are lowercase). */
-export function isContractTrusted(record: Pick<PassportRecord, 'contractId'>, trusted: readonly string[]): boolean {
+export function isContractTrusted(
+  record: Pick<PassportRecord, 'contractId'>,
+  trusted: readonly string[],
+): boolean {
   return trusted.includes(record.contractId);
 }
 
@@ -115,5 +121,7 @@ export const REQUIRED_LOGIN_METADATA = ['serviceprovider_id', 'serviceprovider_s
 export function hasRequiredMetadata(record: Pick<PassportRecord, 'metadata'>): boolean {
   const metadata = record.metadata;
   if (metadata === null || typeof metadata !== 'object') return false;
-  return REQUIRED_LOGIN_METADATA.every((key) => typeof metadata[key] === 'string' && metadata[key].trim() !== '');
+  return REQUIRED_LOGIN_METADATA.every(
+    (key) => typeof metadata[key] === 'string' && metadata[key].trim() !== '',
+  );
 }
