@@ -13,7 +13,15 @@ import { histogramSeries, parsePrometheusText } from '../support/prometheus-text
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const ADMIN_ROUTES = JSON.stringify({
-  entities: { methods: { '/api/sessions': '60', '/api/sessions/list_all': '60', '/api/sessions/cleanup': '10', '/api/sessions/revoke': '10', '/api/metrics': '60' } },
+  entities: {
+    methods: {
+      '/api/sessions': '60',
+      '/api/sessions/list_all': '60',
+      '/api/sessions/cleanup': '10',
+      '/api/sessions/revoke': '10',
+      '/api/metrics': '60',
+    },
+  },
 });
 
 describe('JWT and privileged tiers', () => {
@@ -49,12 +57,18 @@ describe('JWT and privileged tiers', () => {
     it('a truncated or tampered token → INVALIDATED_TOKEN error_checking_session', async () => {
       const truncated = await get('/api/holanonce16ts', bearer(user.jwt.slice(0, -12)));
       expectErrorEnvelope(truncated, 'INVALIDATED_TOKEN');
-      expect(truncated.body.error.details).toMatchObject({ reason: 'error_checking_session', cause: 'bad_signature' });
+      expect(truncated.body.error.details).toMatchObject({
+        reason: 'error_checking_session',
+        cause: 'bad_signature',
+      });
       const [h, p, s] = user.jwt.split('.');
       const claims = JSON.parse(Buffer.from(p, 'base64url').toString());
       const forged = `${h}.${Buffer.from(JSON.stringify({ ...claims, exp: claims.exp + 86400 })).toString('base64url')}.${s}`;
       const tampered = await get('/api/holanonce16ts', bearer(forged));
-      expect(tampered.body.error.details).toMatchObject({ reason: 'error_checking_session', cause: 'bad_signature' });
+      expect(tampered.body.error.details).toMatchObject({
+        reason: 'error_checking_session',
+        cause: 'bad_signature',
+      });
     });
 
     it('a token signed by another key, and alg none → refused', async () => {
@@ -64,20 +78,32 @@ describe('JWT and privileged tiers', () => {
       const key = await importJWK({ ...jwk, alg: 'EdDSA' } as never, 'EdDSA');
       const stranger = await new SignJWT(claims).setProtectedHeader({ alg: 'EdDSA', typ: 'JWT' }).sign(key);
       const other = await get('/api/holanonce16ts', bearer(stranger));
-      expect(other.body.error.details).toMatchObject({ reason: 'error_checking_session', cause: 'bad_signature' });
+      expect(other.body.error.details).toMatchObject({
+        reason: 'error_checking_session',
+        cause: 'bad_signature',
+      });
       const none = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${user.jwt.split('.')[1]}.`;
       const unsigned = await get('/api/holanonce16ts', bearer(none));
       expectErrorEnvelope(unsigned, 'INVALIDATED_TOKEN');
-      expect(unsigned.body.error.details).toMatchObject({ reason: 'error_checking_session', cause: 'wrong_algorithm' });
+      expect(unsigned.body.error.details).toMatchObject({
+        reason: 'error_checking_session',
+        cause: 'wrong_algorithm',
+      });
     });
 
     it('a non-JSON body is refused with 415 before authentication', async () => {
-      const res = await request('/api/logout', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
+      const res = await request('/api/logout', {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: 'hello',
+      });
       expectErrorEnvelope(res, 'UNSUPPORTED_MEDIA_TYPE');
     });
 
     it('only the Authorization header counts (no query string, no cookie)', async () => {
-      const res = await request(`/api/holanonce16ts?access_token=${user.jwt}`, { headers: { cookie: `jwt=${user.jwt}` } });
+      const res = await request(`/api/holanonce16ts?access_token=${user.jwt}`, {
+        headers: { cookie: `jwt=${user.jwt}` },
+      });
       expectErrorEnvelope(res, 'MISSING_TOKEN');
     });
 
@@ -94,7 +120,13 @@ describe('JWT and privileged tiers', () => {
       const a = await get('/api/holanonce16ts', bearer(user.jwt));
       const b = await get('/api/holanonce16ts', bearer(user.jwt));
       expect(a.status).toBe(200);
-      expect(Object.keys(a.body).sort()).toEqual(['algorithm', 'length', 'noncetsHex', 'requestId', 'timestamp']);
+      expect(Object.keys(a.body).sort()).toEqual([
+        'algorithm',
+        'length',
+        'noncetsHex',
+        'requestId',
+        'timestamp',
+      ]);
       expect(a.body).toMatchObject({ length: 16, algorithm: 'randomBytes(16)_hex' });
       expect(a.body.noncetsHex).toMatch(/^[0-9A-F]{32}$/);
       expect(new Date(a.body.timestamp).toISOString()).toBe(a.body.timestamp);
@@ -110,7 +142,10 @@ describe('JWT and privileged tiers', () => {
       expect(res.body.face).toMatchObject({ checksumValid: true });
       expect(res.body.dn).toMatchObject({ displayName: 'Test Agent', creature: 'robot' });
       expect(res.body.notAfter).toBeNull();
-      expect(res.body.metadata).toMatchObject({ serviceprovider_signature: expect.any(String), max_requests: '0' });
+      expect(res.body.metadata).toMatchObject({
+        serviceprovider_signature: expect.any(String),
+        max_requests: '0',
+      });
       // JSON, with the bytes JSON.stringify gives for the body (the request id last), request after request.
       expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
       expect(res.text).toBe(JSON.stringify(res.body));
@@ -122,25 +157,50 @@ describe('JWT and privileged tiers', () => {
 
     it('a passport that left the chain: its token is refused by the JWT tier (passport_not_found)', async () => {
       const gone = await mintAndLogin(app);
-      await updateLedgerFile(ledgerFileOf(app), (doc) => ({ ...doc, passports: doc.passports.filter((p) => p.token_id !== gone.tokenId) }));
+      await updateLedgerFile(ledgerFileOf(app), (doc) => ({
+        ...doc,
+        passports: doc.passports.filter((p) => p.token_id !== gone.tokenId),
+      }));
       // The chain cache keeps a found passport for at most 5 s.
       await new Promise((resolve) => setTimeout(resolve, 5200));
       const res = await get('/api/me/identity', bearer(gone.jwt));
       expectErrorEnvelope(res, 'INVALIDATED_TOKEN');
-      expect(res.body.error.details).toMatchObject({ reason: 'error_checking_session', cause: 'passport_not_found' });
+      expect(res.body.error.details).toMatchObject({
+        reason: 'error_checking_session',
+        cause: 'passport_not_found',
+      });
     });
   });
 
   describe('per-passport rate limit', () => {
     it('max_requests per maxrq_window: 429 RATE_LIMIT_EXCEEDED with details and Retry-After', async () => {
       const limited = await mintAndLogin(app, { metadata: { max_requests: '3', maxrq_window: '60' } });
-      for (let i = 0; i < 3; i++) expect((await get('/api/holanonce16ts', bearer(limited.jwt))).status).toBe(200);
+      for (let i = 0; i < 3; i++)
+        expect((await get('/api/holanonce16ts', bearer(limited.jwt))).status).toBe(200);
       const res = await get('/api/holanonce16ts', bearer(limited.jwt));
       expectErrorEnvelope(res, 'RATE_LIMIT_EXCEEDED');
       expect(res.body.error.details).toMatchObject({ limit: 3, windowSeconds: 60, scope: 'passport' });
       expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       // Another passport is not affected.
       expect((await get('/api/holanonce16ts', bearer(user.jwt))).status).toBe(200);
+    });
+
+    // Found by a probe: a max_requests that is no whole number ("-1", "1.5") meant no limit at all.
+    it.each([['-1'], ['1.5'], ['many']])(
+      'a max_requests of %j fails closed as a limit of 1',
+      async (maxRequests) => {
+        const odd = await mintAndLogin(app, { metadata: { max_requests: maxRequests, maxrq_window: '-60' } });
+        expect((await get('/api/holanonce16ts', bearer(odd.jwt))).status).toBe(200);
+        const res = await get('/api/holanonce16ts', bearer(odd.jwt));
+        expectErrorEnvelope(res, 'RATE_LIMIT_EXCEEDED');
+        expect(res.body.error.details).toMatchObject({ limit: 1, windowSeconds: 60, scope: 'passport' });
+      },
+    );
+
+    it('a max_requests of "0" is unlimited', async () => {
+      const free = await mintAndLogin(app, { metadata: { max_requests: '0' } });
+      for (let i = 0; i < 5; i++)
+        expect((await get('/api/holanonce16ts', bearer(free.jwt))).status).toBe(200);
     });
   });
 
@@ -152,8 +212,14 @@ describe('JWT and privileged tiers', () => {
       expect(res.body).toMatchObject({ sessionClosed: true, sessionId: expect.stringMatching(/^sess_/) });
       const after = await get('/api/holanonce16ts', bearer(session.jwt));
       expectErrorEnvelope(after, 'INVALIDATED_TOKEN');
-      expect(after.body.error.details).toMatchObject({ reason: 'error_checking_session', cause: 'session_closed' });
-      expectErrorEnvelope(await request('/api/logout', { method: 'POST', headers: bearer(session.jwt) }), 'INVALIDATED_TOKEN');
+      expect(after.body.error.details).toMatchObject({
+        reason: 'error_checking_session',
+        cause: 'session_closed',
+      });
+      expectErrorEnvelope(
+        await request('/api/logout', { method: 'POST', headers: bearer(session.jwt) }),
+        'INVALIDATED_TOKEN',
+      );
     });
   });
 
@@ -171,14 +237,20 @@ describe('JWT and privileged tiers', () => {
         ['POST', '/api/sessions/revoke'],
         ['GET', '/api/metrics'],
       ]) {
-        const res = await request(path, { method, headers: { ...bearer(user.jwt), 'content-type': 'application/json' }, body: method === 'POST' ? '{}' : undefined });
+        const res = await request(path, {
+          method,
+          headers: { ...bearer(user.jwt), 'content-type': 'application/json' },
+          body: method === 'POST' ? '{}' : undefined,
+        });
         expectErrorEnvelope(res, 'PERMISSION_DENIED');
       }
       expectErrorEnvelope(await get('/api/metrics'), 'MISSING_TOKEN');
     });
 
     it('a route missing from permissioned_routes stays closed to an otherwise privileged passport', async () => {
-      const partial = await mintAndLogin(app, { metadata: { permissioned_routes: JSON.stringify({ entities: { methods: { '/api/metrics': '1' } } }) } });
+      const partial = await mintAndLogin(app, {
+        metadata: { permissioned_routes: JSON.stringify({ entities: { methods: { '/api/metrics': '1' } } }) },
+      });
       expect((await get('/api/metrics', bearer(partial.jwt))).status).toBe(200);
       expectErrorEnvelope(await get('/api/sessions', bearer(partial.jwt)), 'PERMISSION_DENIED');
     });
@@ -191,10 +263,16 @@ describe('JWT and privileged tiers', () => {
       expect(page.body.sessions[0]).toMatchObject({ tokenId: newest.tokenId, status: 'open' });
       expect(page.body.total).toBeGreaterThan(1);
       expect(page.body.nextCursor).toBe('1');
-      const next = await get(`/api/sessions/list_all?limit=1&cursor=${page.body.nextCursor}`, bearer(admin.jwt));
+      const next = await get(
+        `/api/sessions/list_all?limit=1&cursor=${page.body.nextCursor}`,
+        bearer(admin.jwt),
+      );
       expect(next.body.sessions[0].sessionId).not.toBe(page.body.sessions[0].sessionId);
       for (const query of ['limit=0', 'limit=101', 'limit=abc', 'cursor=-1']) {
-        expectErrorEnvelope(await get(`/api/sessions?${query}`, bearer(admin.jwt)), 'INVALID_QUERY_PARAMETER');
+        expectErrorEnvelope(
+          await get(`/api/sessions?${query}`, bearer(admin.jwt)),
+          'INVALID_QUERY_PARAMETER',
+        );
       }
     });
 
@@ -202,14 +280,22 @@ describe('JWT and privileged tiers', () => {
       const victim = await mintAndLogin(app);
       const sessionId = JSON.parse(Buffer.from(victim.jwt.split('.')[1], 'base64url').toString()).session_id;
       const post = (body: unknown) =>
-        request('/api/sessions/revoke', { method: 'POST', headers: { ...bearer(admin.jwt), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        request('/api/sessions/revoke', {
+          method: 'POST',
+          headers: { ...bearer(admin.jwt), 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
       const res = await post({ sessionId, reason: 'compromised' });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ sessionId, revoked: true, reason: 'compromised' });
       const refused = await get('/api/holanonce16ts', bearer(victim.jwt));
       expect(refused.body.error.details.cause).toBe('session_closed');
       // Found by a probe: the second answer named the request's default reason, not the one recorded.
-      expect((await post({ sessionId })).body).toMatchObject({ sessionId, revoked: false, reason: 'compromised' });
+      expect((await post({ sessionId })).body).toMatchObject({
+        sessionId,
+        revoked: false,
+        reason: 'compromised',
+      });
       const unknown = await post({ sessionId: 'sess_nobody_01ARZ3NDEKTSV4RRFFQ69G5FAV' });
       expectErrorEnvelope(unknown, 'SESSION_NOT_FOUND');
       expectErrorEnvelope(await post({}), 'VALIDATION_FAILED');
@@ -231,14 +317,17 @@ describe('JWT and privileged tiers', () => {
       expect(json.body.sessions.active).toBeGreaterThanOrEqual(2);
       expect(json.body.chain.reads).toBeGreaterThan(0);
       expect(json.body.routes['/api/holanonce16ts'].count).toBeGreaterThan(3);
-      expect(json.body.routes['/api/holanonce16ts'].p99Ms).toBeGreaterThanOrEqual(json.body.routes['/api/holanonce16ts'].p50Ms);
+      expect(json.body.routes['/api/holanonce16ts'].p99Ms).toBeGreaterThanOrEqual(
+        json.body.routes['/api/holanonce16ts'].p50Ms,
+      );
       const text = await request('/api/metrics', { headers: { ...bearer(admin.jwt), accept: 'text/plain' } });
       expect(text.status).toBe(200);
       expect(text.headers.get('content-type')).toMatch(/^text\/plain/);
       expect(text.text).toMatch(/^# HELP passport_requests_total /m);
       const histogram = parsePrometheusText(text.text).get('passport_http_request_duration_seconds')!;
       const nonce = histogramSeries(histogram).find(
-        (s) => s.labels.route === '/api/holanonce16ts' && s.labels.method === 'GET' && s.labels.status === '200',
+        (s) =>
+          s.labels.route === '/api/holanonce16ts' && s.labels.method === 'GET' && s.labels.status === '200',
       );
       expect(nonce!.count).toBeGreaterThan(3);
     });

@@ -1,8 +1,10 @@
 /**
  * Per-passport rate limit on JWT routes (docs/protocol.md §7): the passport's `max_requests` per
  * `maxrq_window` seconds as a token bucket keyed by token id (burst = max_requests, refilled evenly
- * over the window). Unset or 0 means unlimited. The figures come from the JWT claims, which the login
- * copied from the passport metadata.
+ * over the window). Unset or 0 means unlimited; a value that is no whole number of requests ("-1",
+ * "1.5", "many") fails closed as a limit of 1 (a probe found such values meant "unlimited"). A window
+ * that is no whole number of seconds is the default 60 s. The figures come from the JWT claims, which
+ * the login copied from the passport metadata.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { PassportError, type Clock } from '@passport/core';
@@ -21,9 +23,16 @@ export class PassportRateLimiter {
   /** Resolves when the request is within the passport's quota; undefined (nothing to wait for) when it has none. */
   check(auth: AuthContext): Promise<void> | undefined {
     // The metadata's strings (production's claim form), or numbers in tokens minted before that.
-    const limit = positiveIntegerClaim(auth.claims.passport_maxrequests);
-    if (limit === null) return undefined;
-    return this.take(auth, limit);
+    const raw = auth.claims.passport_maxrequests;
+    if (
+      raw === null ||
+      raw === undefined ||
+      raw === '' ||
+      raw === 0 ||
+      (typeof raw === 'string' && /^\s*0+\s*$/.test(raw))
+    )
+      return undefined;
+    return this.take(auth, positiveIntegerClaim(raw) ?? 1);
   }
 
   private async take(auth: AuthContext, limit: number): Promise<void> {
@@ -36,7 +45,12 @@ export class PassportRateLimiter {
     if (!result.allowed) {
       const retryAfterSeconds = Math.max(1, Math.ceil(result.retryAfterMs / 1000));
       // The error filter turns details.retryAfterSeconds into the Retry-After header.
-      throw new PassportError('RATE_LIMIT_EXCEEDED', { limit, windowSeconds: window, scope: 'passport', retryAfterSeconds });
+      throw new PassportError('RATE_LIMIT_EXCEEDED', {
+        limit,
+        windowSeconds: window,
+        scope: 'passport',
+        retryAfterSeconds,
+      });
     }
   }
 }
