@@ -109,6 +109,12 @@ describe('checksum and id construction', () => {
     }
   });
 
+  it('randomFaceTokenId draws from the platform CSPRNG when given no random function', () => {
+    const ids = new Set(Array.from({ length: 100 }, () => randomFaceTokenId()));
+    expect(ids.size).toBe(100);
+    for (const id of ids) expect(decodeFace(id)!.checksumValid).toBe(true);
+  });
+
   it('cryptoRandomInt stays in range', () => {
     for (let i = 0; i < 500; i++) {
       const n = cryptoRandomInt(7);

@@ -89,10 +89,10 @@ export function tokenIdFromFaceIndices(indices: number[]): string {
 
 /**
  * A random token id whose every category has a real value (index within the category's list) and a
- * valid checksum. `random(n)` must return an integer in [0, n); pass a CSPRNG-backed function for
- * ids that must not collide (see `cryptoRandomInt`).
+ * valid checksum. `random(n)` must return an integer in [0, n); by default `cryptoRandomInt` (the
+ * platform's CSPRNG), so that ids do not collide; tests pass a seeded one.
  */
-export function randomFaceTokenId(random: (n: number) => number): string {
+export function randomFaceTokenId(random: (n: number) => number = cryptoRandomInt): string {
   const indices = FACE_CATEGORIES.map((category, position) =>
     random(Math.min(category.values.length, maxIndexAt(position) + 1)),
   );
