@@ -7,7 +7,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { formatNearCredentials, nearCredentialsFromSeed } from '@passport/core';
+import { buildLoginRequest, formatNearCredentials, nearCredentialsFromSeed } from '@passport/core';
 import { runCli } from '../../apps/cli/src/cli.js';
 import { bearer, mintAndLogin } from '../support/passports.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -73,5 +73,50 @@ describe('passport hola --api follows the host marker the server announces', () 
     });
     const body = (await res.json()) as { verified: boolean; failureReasons?: string[] };
     expect([res.status, body.verified, body.failureReasons ?? []]).toEqual([200, true, []]);
+  });
+
+  // Found by a review: one login per passport and challenge second, and replicas sharing a passport
+  // that start together failed with 401 challenge_already_used. The tool takes the next second's.
+  it("passport login succeeds when another process took this second's challenge for the same passport", async () => {
+    const user = await mintAndLogin(app);
+    const keyFile = path.join(dir, 'replica.json');
+    await writeFile(keyFile, JSON.stringify(formatNearCredentials(nearCredentialsFromSeed(user.key.seed))), {
+      mode: 0o600,
+    });
+    // Early in a second, so that the other login and the tool's first attempt share it.
+    while (Date.now() % 1000 > 300) await new Promise((resolve) => setTimeout(resolve, 10));
+    const challenge = (await (await fetch(`${app.baseUrl}/api/login/timestamp`)).json()) as {
+      timestamp_iso: string;
+    };
+    const other = await fetch(`${app.baseUrl}/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(
+        buildLoginRequest({
+          identity: { passportId: user.tokenId },
+          timestampIso: challenge.timestamp_iso,
+          signer: user.key.signer,
+        }),
+      ),
+    });
+    expect(other.status).toBe(200);
+    const started = Date.now();
+    const replica = await cli([
+      'login',
+      '--api',
+      app.baseUrl,
+      '--key',
+      keyFile,
+      '--passport',
+      user.tokenId,
+      '--json',
+    ]);
+    expect([replica.code, replica.err]).toEqual([0, '']);
+    expect(JSON.parse(replica.out)).toMatchObject({
+      jwt_token: expect.any(String),
+      passportid: user.tokenId,
+    });
+    // It waited for the next second rather than failing (or retrying at once into the same refusal).
+    expect(Date.now() - started).toBeGreaterThanOrEqual(500);
   });
 });

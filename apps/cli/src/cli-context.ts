@@ -81,12 +81,29 @@ export async function callApi<T = Record<string, unknown>>(
     throw new CliError(`${new URL(url).pathname} answered ${res.status} without JSON`);
   }
   if (!res.ok) {
-    const error = (body as { error?: { code?: string; message?: string } }).error;
-    throw new CliError(
+    const error = (body as { error?: { code?: string; message?: string; details?: unknown } }).error;
+    throw new ApiError(
       `${new URL(url).pathname} answered ${res.status} ${error?.code ?? ''}${error?.message ? `: ${error.message}` : ''}`.trim(),
+      res.status,
+      error?.code ?? null,
+      typeof error?.details === 'object' && error.details !== null
+        ? (error.details as Record<string, unknown>)
+        : {},
     );
   }
   return body as T;
+}
+
+/** A non-2xx answer of the API: its one line, and the envelope's code and details for callers that react. */
+export class ApiError extends CliError {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code: string | null,
+    readonly details: Readonly<Record<string, unknown>>,
+  ) {
+    super(message);
+  }
 }
 
 /** `parseArgs` errors (unknown flag, missing value) as one-line user errors. */

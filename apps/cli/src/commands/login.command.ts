@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { buildLoginRequest, isTokenId } from '@passport/core';
 import { createNodeSigner } from '@passport/core/node';
 import {
+  ApiError,
   apiUrl,
   callApi,
   CliError,
@@ -49,20 +50,33 @@ Signs the login challenge with the key and prints the JWT (or writes it to --sav
       throw new CliError(`--passport must be 12 lowercase letters (got "${values.passport}")`);
     const identifier = values.passport ?? credentials.accountId;
 
-    const challenge = await callApi(io, `${api}/api/login/timestamp`);
-    const timestampIso = challenge.timestamp_iso;
-    if (typeof timestampIso !== 'string')
-      throw new CliError('/api/login/timestamp answered without timestamp_iso');
-    const body = buildLoginRequest({
-      identity: values.passport ? { passportId: identifier } : { accountId: identifier },
-      timestampIso,
-      signer: createNodeSigner(credentials.secretSeed),
-    });
-    const result = await callApi(io, `${api}/api/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
+    const signer = createNodeSigner(credentials.secretSeed);
+    const logIn = async () => {
+      const challenge = await callApi(io, `${api}/api/login/timestamp`);
+      const timestampIso = challenge.timestamp_iso;
+      if (typeof timestampIso !== 'string')
+        throw new CliError('/api/login/timestamp answered without timestamp_iso');
+      const body = buildLoginRequest({
+        identity: values.passport ? { passportId: identifier } : { accountId: identifier },
+        timestampIso,
+        signer,
+      });
+      return callApi(io, `${api}/api/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    };
+    let result: Record<string, unknown>;
+    try {
+      result = await logIn();
+    } catch (error) {
+      // One login per passport and challenge second (docs/protocol.md §3): another process with the
+      // same passport took this second's; the next second's challenge is a new one.
+      if (!(error instanceof ApiError) || error.details.reason !== 'challenge_already_used') throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 20));
+      result = await logIn();
+    }
     const jwt = result.jwt_token;
     if (typeof jwt !== 'string') throw new CliError('/api/login answered without jwt_token');
     if (values.save) await writeFile(values.save, `${jwt}\n`, { mode: 0o600 });
