@@ -261,7 +261,7 @@ describe('ChainReader behaviour: near RPC failures (real near-api-js against the
     await expectChainError(fx.reader.getPassport('bhahbkbramax'), 'timeout');
     expect(Date.now() - started).toBeLessThan(900);
     await eventually(async () => expect(fx.rpc.openSockets()).toBe(0), 1000);
-    expect(fx.reader.readsInFlight).toBe(0);
+    expect((fx.reader as NearChainReader).readsInFlight).toBe(0);
   });
 
   it.each([
