@@ -50,9 +50,10 @@ export const AGENTS_PAGE_MAX_SKIPPED = 100;
 export const AGENTS_CHAIN_READ_MAX = 100;
 
 /**
- * The most chain reads one page makes. A full page needs at most three on a chain that answers full
- * reads (101 agents and 101 non-agents); a node answering one record per read at its time bound held
- * one request for 99 s in a probe.
+ * The most chain reads one page makes. On a chain that answers what it is asked, a full page needs at
+ * most four (the first asks for limit + 1 records, the others for `AGENTS_CHAIN_READ_MAX`, and a page
+ * reads at most 101 agents and 102 non-agents); a node answering one record per read at its time bound
+ * held one request for 99 s in a probe.
  */
 export const AGENTS_PAGE_MAX_READS = 5;
 
@@ -71,8 +72,10 @@ export async function listAgentsPage(
   let offset = query.offset;
   let skipped = 0;
   for (let reads = 0; reads < AGENTS_PAGE_MAX_READS; reads++) {
-    // The agents still missing, and one more: the first agent beyond the page is the next cursor.
-    const want = Math.min(AGENTS_CHAIN_READ_MAX, query.limit - agents.length + 1);
+    // First the agents the page needs, and one more: the first agent beyond the page is the next
+    // cursor. A page that had to read past non-agents then reads in full chunks, so that its reads
+    // cover every record a full page may need (limit + 1 agents and the non-agents read past).
+    const want = reads === 0 ? Math.min(AGENTS_CHAIN_READ_MAX, query.limit + 1) : AGENTS_CHAIN_READ_MAX;
     const records = await list({ fromIndex: offset, limit: want });
     // Only an empty read ends the listing: a reader or a contract may answer fewer than asked.
     if (records.length === 0) return page(null);

@@ -319,6 +319,24 @@ describe('agents listing', () => {
     expect(seen.map((a) => a.tokenId)).toEqual(records.map((r) => r.tokenId));
   });
 
+  // Found by a review: with reads of limit + 1 records each, five reads covered 10 records for limit=1,
+  // and ten family roots ahead of an agent gave an empty page with a next cursor.
+  it('reads past many non-agents within the read cap: a page is full unless it is the last', async () => {
+    const records = [
+      ...Array.from({ length: 150 }, (_, i) => root(`r${i}`)),
+      rec('bjbvcjzqbdsj'),
+      rec('lhsrldbjsnlh'),
+    ];
+    const { list, reads } = listingOf(records.slice(0, 11).concat(records.slice(150)));
+    const page = await listAgentsPage(list, parseAgentsQuery({ limit: '1' }));
+    expect(page.agents.map((a) => a.tokenId)).toEqual(['bjbvcjzqbdsj']);
+    expect(reads.length).toBeLessThanOrEqual(AGENTS_PAGE_MAX_READS);
+    // 101 non-agents ahead of the agent: the skip bound, not the read cap, ends the page.
+    const crowded = await listAgentsPage(listingOf(records).list, parseAgentsQuery({ limit: '1' }));
+    expect(crowded.agents).toEqual([]);
+    expect(Number(crowded.nextCursor)).toBe(AGENTS_PAGE_MAX_SKIPPED + 1);
+  });
+
   // Found by a probe: a node repeating one token filled a page with five copies of it.
   it('never lists one token twice on a page, when the chain repeats itself', async () => {
     const twice = rec('bjbvcjzqbdsj');
