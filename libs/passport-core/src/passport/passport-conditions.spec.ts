@@ -145,11 +145,16 @@ describe('resolveOwnerKeys', () => {
     await expect(resolveOwnerKeys(chain, 'bob.test')).resolves.toEqual([]);
   });
   // Found by a probe: an account with 5000 keys made every forged line cost 5000 signature checks.
-  it('a named account signs with its first MAX_OWNER_KEYS keys, in chain order', async () => {
-    const many = Array.from({ length: 5000 }, (_, i) =>
-      new Uint8Array(32).fill(i % 251).map((b, j) => (j === 0 ? i >> 8 : b)),
-    );
-    const crowded = new MemoryChainReader({ contractId: 'c', accounts: { 'many.test': many } });
-    await expect(resolveOwnerKeys(crowded, 'many.test')).resolves.toEqual(many.slice(0, MAX_OWNER_KEYS));
+  it('a named account with more than MAX_OWNER_KEYS keys signs with none; at the bound, with all', async () => {
+    const keyOf = (i: number) => new Uint8Array(32).fill(i % 251).map((b, j) => (j === 0 ? i >> 8 : b));
+    const many = Array.from({ length: 5000 }, (_, i) => keyOf(i));
+    const atBound = many.slice(0, MAX_OWNER_KEYS);
+    const chainOf = new MemoryChainReader({
+      contractId: 'c',
+      accounts: { 'many.test': many, 'bound.test': atBound, 'over.test': many.slice(0, MAX_OWNER_KEYS + 1) },
+    });
+    await expect(resolveOwnerKeys(chainOf, 'many.test')).resolves.toEqual([]);
+    await expect(resolveOwnerKeys(chainOf, 'over.test')).resolves.toEqual([]);
+    await expect(resolveOwnerKeys(chainOf, 'bound.test')).resolves.toEqual(atBound);
   });
 });
