@@ -164,15 +164,17 @@ export class WebhookDispatcher {
     }
     const { target } = resolved;
     let addresses: string[];
+    const lookup = target.literalAddress
+      ? Promise.resolve([{ address: target.literalAddress }])
+      : dnsLookup(target.host, { all: true, verbatim: true });
     try {
-      addresses = target.literalAddress
-        ? [target.literalAddress]
-        : (await withDeadline(dnsLookup(target.host, { all: true, verbatim: true }), WEBHOOK_TIMEOUT_MS)).map(
-            (a) => a.address,
-          );
+      addresses = (await withDeadline(lookup, WEBHOOK_TIMEOUT_MS)).map((a) => a.address);
     } catch {
       for (const url of target.urls)
         this.record(dispatch, { outcome: 'failed', url, reason: 'dns_lookup_failed' });
+      // The outcome is decided, but the dispatch keeps its slot until the lookup ends: a lookup cannot
+      // be cancelled, and freed slots would let hung lookups pile up on the thread pool without bound.
+      await lookup.catch(() => undefined);
       return;
     }
     const address = pickWebhookAddress(addresses, policy);
@@ -240,7 +242,7 @@ export class WebhookDispatcher {
 
 /**
  * `promise`, or a rejection after `ms`: a name lookup cannot be cancelled (it runs on libuv's thread
- * pool), but the delivery stops waiting for it within the webhook's own time bound.
+ * pool), but the delivery's outcome is decided within the webhook's own time bound.
  */
 function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
