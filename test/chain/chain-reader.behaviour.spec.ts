@@ -267,18 +267,21 @@ describe('ChainReader behaviour: near RPC failures (real near-api-js against the
   it.each([
     ['declared in Content-Length', true],
     ['streamed without a length', false],
-  ])('refuses an answer larger than maxResponseBytes (%s) and stops reading it', async (_label, declareLength) => {
-    const reader = new NearChainReader({
-      rpcUrl: fx.rpc.url,
-      contractId: CONTRACT,
-      attempts: 1,
-      maxResponseBytes: 2 * 1024 * 1024,
-    });
-    fx.rpc.enqueue({ kind: 'huge', megabytes: 64, declareLength });
-    await expectChainError(reader.getPassport('bhahbkbramax'), 'response_too_large');
-    await eventually(async () => expect(fx.rpc.openSockets()).toBe(0), 1000);
-    expect(fx.rpc.hugeBytesWritten).toBeLessThan(16 * 1024 * 1024);
-  });
+  ])(
+    'refuses an answer larger than maxResponseBytes (%s) and stops reading it',
+    async (_label, declareLength) => {
+      const reader = new NearChainReader({
+        rpcUrl: fx.rpc.url,
+        contractId: CONTRACT,
+        attempts: 1,
+        maxResponseBytes: 2 * 1024 * 1024,
+      });
+      fx.rpc.enqueue({ kind: 'huge', megabytes: 64, declareLength });
+      await expectChainError(reader.getPassport('bhahbkbramax'), 'response_too_large');
+      await eventually(async () => expect(fx.rpc.openSockets()).toBe(0), 1000);
+      expect(fx.rpc.hugeBytesWritten).toBeLessThan(16 * 1024 * 1024);
+    },
+  );
 
   it('refuses a read beyond maxInFlight at once with busy, and serves again once those end', async () => {
     const reader = new NearChainReader({
@@ -293,9 +296,37 @@ describe('ChainReader behaviour: near RPC failures (real near-api-js against the
     await eventually(async () => expect(fx.rpc.count()).toBe(2), 1000);
     const started = Date.now();
     await expectChainError(reader.getPassport('bhahbkbramax'), 'busy');
-    expect(Date.now() - started).toBeLessThan(100);
+    expect(Date.now() - started).toBeLessThan(250);
     for (const read of hung) await expectChainError(read, 'timeout');
     await expect(reader.getPassport('bhahbkbramax')).resolves.toMatchObject({ tokenId: 'bhahbkbramax' });
+  });
+
+  // Found by a review: the older error form of a node ("… does not exist while viewing" in the result)
+  // was no longer read as an unknown account once the transport was ours.
+  it('reads an unknown account in either error form as an account with no keys', async () => {
+    fx.rpc.enqueue({
+      kind: 'result',
+      value: {
+        error: 'account ghost.near does not exist while viewing',
+        logs: [],
+        block_height: 1,
+        block_hash: 'x',
+      },
+    });
+    await expect(fx.reader.getAccountKeys('ghost.near')).resolves.toEqual([]);
+    await expect(fx.reader.getAccountKeys('ghost.near')).resolves.toEqual([]); // the structured form
+  });
+
+  it('refuses bounds that are not positive integers at construction', () => {
+    for (const bad of [
+      { timeoutMs: 0 },
+      { timeoutMs: Number.NaN },
+      { maxInFlight: 1.5 },
+      { maxResponseBytes: -1 },
+    ])
+      expect(() => new NearChainReader({ rpcUrl: fx.rpc.url, contractId: CONTRACT, ...bad })).toThrow(
+        RangeError,
+      );
   });
 
   it('sends the real wire format: args_base64 JSON, final finality, string from_index', async () => {

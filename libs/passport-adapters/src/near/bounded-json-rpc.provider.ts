@@ -10,6 +10,7 @@
  * - a cap on calls in flight, refused at once beyond it (a slow node cannot pile up sockets).
  * The retry rule is the provider's (HTTP 500/408/503 and network errors, `attempts` in all); errors
  * come out as `ChainUnavailableError`, except an unknown account, which the reader reads as "no keys".
+ * Redirects are not followed (fetch followed them): configure the node's final URL.
  */
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
@@ -51,6 +52,17 @@ export class BoundedJsonRpcProvider extends JsonRpcProvider {
 
   constructor(private readonly bounds: BoundedJsonRpcOptions) {
     super({ url: bounds.url });
+    for (const [name, value] of Object.entries({
+      timeoutMs: bounds.timeoutMs,
+      attempts: bounds.attempts,
+      maxResponseBytes: bounds.maxResponseBytes,
+      maxInFlight: bounds.maxInFlight,
+    })) {
+      if (!Number.isSafeInteger(value) || value < 1)
+        throw new RangeError(`${name} must be a positive integer`);
+    }
+    if (!Number.isFinite(bounds.retryWaitMs) || bounds.retryWaitMs < 0)
+      throw new RangeError('retryWaitMs must be a non-negative number');
     this.url = new URL(bounds.url);
     const Agent = this.url.protocol === 'https:' ? HttpsAgent : HttpAgent;
     this.agent = new Agent({ keepAlive: true, maxSockets: bounds.maxInFlight });
@@ -64,8 +76,8 @@ export class BoundedJsonRpcProvider extends JsonRpcProvider {
   // The base class types this per RPC method; the transport does not depend on which.
   override async sendJsonRpc<T>(method: string, params: unknown): Promise<T> {
     if (this.inFlight >= this.bounds.maxInFlight) throw new ChainUnavailableError('busy');
-    this.inFlight++;
     const deadline = AbortSignal.timeout(this.bounds.timeoutMs);
+    this.inFlight++;
     try {
       return (await this.send(method, params, deadline)) as T;
     } catch (error) {
@@ -135,13 +147,19 @@ export class BoundedJsonRpcProvider extends JsonRpcProvider {
       request.on('response', (response) => {
         const status = response.statusCode ?? 0;
         const readBody = status === 200 || status === 400;
+        // Only the status of any other answer counts: the connection goes, its body is not read.
+        if (!readBody) {
+          finish(null, { status, text: '' });
+          request.destroy();
+          return;
+        }
         const declared = Number(response.headers['content-length']);
-        if (readBody && Number.isFinite(declared) && declared > maxBytes)
+        if (Number.isFinite(declared) && declared > maxBytes)
           return finish(new ChainUnavailableError('response_too_large'));
         const chunks: Buffer[] = [];
         let size = 0;
         response.on('data', (chunk: Buffer) => {
-          if (!readBody || settled) return;
+          if (settled) return;
           size += chunk.length;
           if (size > maxBytes) return finish(new ChainUnavailableError('response_too_large'));
           chunks.push(chunk);
@@ -172,13 +190,16 @@ function resultOf(text: string): unknown {
     throw new ChainUnavailableError('rpc_error', { cause: new Error(`RPC error ${String(cause ?? '')}`) });
   }
   if (result === undefined) throw new ChainUnavailableError('malformed_result');
-  // The older error form: a result object carrying an error text (a contract panic, a missing method).
+  // The older error form: a result object carrying an error text (a contract panic, a missing method,
+  // "account alice.near does not exist while viewing").
   if (
     typeof result === 'object' &&
     result !== null &&
     typeof (result as { error?: unknown }).error === 'string'
   ) {
-    throw new ChainUnavailableError('rpc_error', { cause: new Error((result as { error: string }).error) });
+    const text = (result as { error: string }).error;
+    if (/UNKNOWN_ACCOUNT|does not exist/i.test(text)) throw new UnknownAccountError('unknown account');
+    throw new ChainUnavailableError('rpc_error', { cause: new Error(text) });
   }
   return result;
 }
