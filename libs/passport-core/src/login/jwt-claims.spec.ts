@@ -3,7 +3,12 @@ import { type PassportRecord } from '../passport/passport.types.js';
 import { createNobleSigner } from '../crypto/noble.signer.js';
 import { createNobleVerifier } from '../crypto/noble.verifier.js';
 import { decodeBase64Url } from '../codecs/base64url.codec.js';
-import { buildJwtClaims, passportIdSignatureMessage, positiveIntegerClaim, tokenIdFromSubject } from './jwt-claims.js';
+import {
+  buildJwtClaims,
+  passportIdSignatureMessage,
+  positiveIntegerClaim,
+  tokenIdFromSubject,
+} from './jwt-claims.js';
 import { ULID_PATTERN, ulid, ulidTimeMs } from './ulid.js';
 
 const server = {
@@ -97,9 +102,15 @@ describe('JWT claims', () => {
     expect(sessionExpiresAtMs).toBe((IAT + 5200) * 1000);
     const signature = decodeBase64Url(claims.passport_idsignature)!;
     expect(
-      createNobleVerifier().verify(signature, passportIdSignatureMessage('bhahbkbramax', IAT), server.signer.publicKey),
+      createNobleVerifier().verify(
+        signature,
+        passportIdSignatureMessage('bhahbkbramax', IAT),
+        server.signer.publicKey,
+      ),
     ).toBe(true);
-    expect(new TextDecoder().decode(passportIdSignatureMessage('bhahbkbramax', IAT))).toBe('bhahbkbramax2026-03-01T12:00:00.000Z');
+    expect(new TextDecoder().decode(passportIdSignatureMessage('bhahbkbramax', IAT))).toBe(
+      'bhahbkbramax2026-03-01T12:00:00.000Z',
+    );
     // Time part cross-checked with the ulid package's encodeTime.
     expect(jti).toBe('jti01KJMMA2WG0000000000000000');
     expect(sessionId).toBe('sess_chbvcnurbkuw_01KJMMA2WG0000000000000000');
@@ -168,9 +179,17 @@ describe('JWT claims', () => {
     expect(claims.session_exp).toBe(sessionExp);
   });
   it('a session TTL shorter than the token lifetime caps exp too', () => {
-    const { claims } = buildJwtClaims({ server, passport, federation: local, nowMs: NOW, sessionTtlSeconds: 900 });
+    const { claims } = buildJwtClaims({
+      server,
+      passport,
+      federation: local,
+      nowMs: NOW,
+      sessionTtlSeconds: 900,
+    });
     expect(claims).toMatchObject({ iat: IAT, exp: IAT + 900, session_iat: IAT, session_exp: IAT + 900 });
-    expect(() => buildJwtClaims({ server, passport, federation: local, nowMs: NOW, sessionTtlSeconds: 0 })).toThrow(RangeError);
+    expect(() =>
+      buildJwtClaims({ server, passport, federation: local, nowMs: NOW, sessionTtlSeconds: 0 }),
+    ).toThrow(RangeError);
   });
   it('federated: iss is the home URL, the federated claim is this server', () => {
     const { claims } = buildJwtClaims({

@@ -137,10 +137,12 @@ export function buildJwtClaims(params: BuildJwtClaimsParams): BuiltJwtClaims {
   const metadata = passport.metadata;
   const iat = Math.floor(nowMs / 1000);
   const ttl = params.sessionTtlSeconds ?? SESSION_DEFAULT_TTL_SECONDS;
-  if (!Number.isSafeInteger(ttl) || ttl < 1) throw new RangeError('sessionTtlSeconds must be a positive integer');
+  if (!Number.isSafeInteger(ttl) || ttl < 1)
+    throw new RangeError('sessionTtlSeconds must be a positive integer');
   let sessionExp = iat + ttl;
   const notAfterMs = passportNotAfterMs(metadata);
-  if (notAfterMs !== null && Number.isFinite(notAfterMs)) sessionExp = Math.min(sessionExp, Math.floor(notAfterMs / 1000));
+  if (notAfterMs !== null && Number.isFinite(notAfterMs))
+    sessionExp = Math.min(sessionExp, Math.floor(notAfterMs / 1000));
   let exp = Math.min(iat + JWT_DEFAULT_LIFETIME_SECONDS, sessionExp);
   const duration = positiveIntegerClaim(metadata.jwt_duration);
   if (duration !== null) exp = Math.min(exp, iat + duration);

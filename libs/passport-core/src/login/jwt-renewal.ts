@@ -35,6 +35,22 @@ export interface RenewableClaims {
 const isWholeSeconds = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
 
 /**
+ * Claims that tokens minted before they existed lack: a renewal or termination token carries them as
+ * `null` (unset claims are present as null), never copied from anywhere else.
+ */
+const CLAIMS_ADDED_LATER = [
+  'passport_allowedcidr',
+  'passport_allowediso3166list',
+  'config_iso639',
+  'config_iso3166',
+  'config_iso15924',
+  'config_timeoptions',
+] as const;
+const NULL_LATER_CLAIMS: Readonly<Record<string, null>> = Object.fromEntries(
+  CLAIMS_ADDED_LATER.map((c) => [c, null]),
+);
+
+/**
  * True when the token has no more than 20 % of its lifetime (`exp − iat`) left at `nowMs` and has
  * not expired: `5 × (exp − now) ≤ exp − iat`, in whole seconds.
  */
@@ -83,6 +99,7 @@ export function renewTokenClaims(params: RenewTokenParams): RenewedToken | null 
   const jti = newJwtId(nowMs, random);
   return {
     claims: {
+      ...NULL_LATER_CLAIMS,
       ...claims,
       iat,
       exp,
@@ -113,6 +130,7 @@ export function terminationTokenClaims(params: TerminationTokenParams): Record<s
   const iat = Math.floor(nowMs / 1000);
   const passportId = typeof claims.passport_id === 'string' ? claims.passport_id : '';
   return {
+    ...NULL_LATER_CLAIMS,
     ...claims,
     iat,
     exp: iat + (params.lifetimeSeconds ?? TERMINATION_TOKEN_SECONDS),

@@ -30,7 +30,10 @@ function serverPassport(): PassportRecord {
     ownerId: jwtVectors.serverOwner,
     contractId: CONTRACT,
     revoked: false,
-    metadata: { ...metadata, serviceprovider_signature: signFamilyMetadata(metadata, jwtVectors.serverTokenId, root) },
+    metadata: {
+      ...metadata,
+      serviceprovider_signature: signFamilyMetadata(metadata, jwtVectors.serverTokenId, root),
+    },
   };
 }
 
@@ -38,12 +41,19 @@ const chain = new MemoryChainReader({
   contractId: CONTRACT,
   chainTime: Date.parse('2026-06-01'),
   passports: [
-    { tokenId: FAMILY, ownerId: Buffer.from(root.publicKey).toString('hex'), contractId: CONTRACT, metadata: {}, revoked: false },
+    {
+      tokenId: FAMILY,
+      ownerId: Buffer.from(root.publicKey).toString('hex'),
+      contractId: CONTRACT,
+      metadata: {},
+      revoked: false,
+    },
     serverPassport(),
   ],
 });
 
-const decodeSegment = (segment: string) => JSON.parse(new TextDecoder().decode(decodeBase64Url(segment)!)) as Record<string, unknown>;
+const decodeSegment = (segment: string) =>
+  JSON.parse(new TextDecoder().decode(decodeBase64Url(segment)!)) as Record<string, unknown>;
 
 describe('issuer-style JWT vectors (computed without the library)', () => {
   it('the vector key is the server key the library derives from the seed', () => {
@@ -57,12 +67,14 @@ describe('issuer-style JWT vectors (computed without the library)', () => {
     const header = decodeSegment(h);
     const claims = decodeSegment(p);
     expect(claims).toEqual(vector.claims);
-    expect(new TextDecoder().decode(passportIdSignatureMessage(jwtVectors.serverTokenId, claims.iat as number))).toBe(
-      vector.idSignatureMessage,
-    );
+    expect(
+      new TextDecoder().decode(passportIdSignatureMessage(jwtVectors.serverTokenId, claims.iat as number)),
+    ).toBe(vector.idSignatureMessage);
     if (vector.expect === 'OK') {
       // Ed25519 is deterministic: the library signs the same bytes to the same signature.
-      expect(signPassportId(serverSigner, jwtVectors.serverTokenId, claims.iat as number)).toBe(claims.passport_idsignature);
+      expect(signPassportId(serverSigner, jwtVectors.serverTokenId, claims.iat as number)).toBe(
+        claims.passport_idsignature,
+      );
     }
     const check = checkServerPassport({
       chain,
@@ -75,11 +87,21 @@ describe('issuer-style JWT vectors (computed without the library)', () => {
     });
     const expected = vector.expect;
     if (typeof expected === 'string') await expect(check).resolves.toBeUndefined();
-    else await expect(check).rejects.toMatchObject({ code: expected.code, details: { reason: expected.reason } });
+    else
+      await expect(check).rejects.toMatchObject({
+        code: expected.code,
+        details: { reason: expected.reason },
+      });
   });
 
   it.each(jwtVectors.renewals.map((r) => [r.note, r] as const))('renewal: %s', (_note, r) => {
-    const claims = { iat: r.iat, exp: r.exp, session_exp: r.session_exp, passport_id: jwtVectors.serverTokenId, jti: 'old' };
+    const claims = {
+      iat: r.iat,
+      exp: r.exp,
+      session_exp: r.session_exp,
+      passport_id: jwtVectors.serverTokenId,
+      jti: 'old',
+    };
     const nowMs = r.now * 1000 + 999; // any millisecond of that second decides alike
     expect(isRenewalDue(claims, nowMs)).toBe(r.due);
     const renewed = renewTokenClaims({
@@ -90,9 +112,56 @@ describe('issuer-style JWT vectors (computed without the library)', () => {
     });
     expect(renewed?.claims.exp ?? null).toBe(r.renewedExp);
     if (renewed) {
-      expect(renewed.claims).toMatchObject({ iat: r.now, session_exp: r.session_exp, session_status: 'renewed_light_verification' });
+      expect(renewed.claims).toMatchObject({
+        iat: r.now,
+        session_exp: r.session_exp,
+        session_status: 'renewed_light_verification',
+      });
       expect(renewed.claims.jti).not.toBe('old');
-      expect(renewed.claims.passport_idsignature).toBe(signPassportId(serverSigner, jwtVectors.serverTokenId, r.now));
+      expect(renewed.claims.passport_idsignature).toBe(
+        signPassportId(serverSigner, jwtVectors.serverTokenId, r.now),
+      );
     }
+  });
+});
+
+// Found by a review: tokens minted before the production claims were added kept lacking them through
+// renewals, where unset claims must be present as null.
+describe('renewing a token minted before the allowed* and config_* claims', () => {
+  it('adds them as null and keeps every claim the old token had', () => {
+    const signer = createNobleSigner(new Uint8Array(32).fill(8));
+    const old = {
+      iss: 'https://api.example',
+      iat: 1_000,
+      exp: 1_000 + 3600,
+      session_exp: 1_000 + 5200,
+      passport_id: 'bhahbkbramax',
+      passport_maxrequests: 48,
+    };
+    const renewed = renewTokenClaims({
+      claims: old,
+      nowMs: (1_000 + 3000) * 1000,
+      passportNotAfterMs: null,
+      signer,
+    })!;
+    expect(renewed.claims).toMatchObject({
+      iss: 'https://api.example',
+      passport_maxrequests: 48,
+      passport_allowedcidr: null,
+      passport_allowediso3166list: null,
+      config_iso639: null,
+      config_iso3166: null,
+      config_iso15924: null,
+      config_timeoptions: null,
+    });
+    expect(renewed.jti).toMatch(/^jti[0-9A-HJKMNP-TV-Z]{26}$/);
+    // A token that has them keeps its own values.
+    const current = renewTokenClaims({
+      claims: { ...old, passport_allowedcidr: '10.0.0.0/8' },
+      nowMs: (1_000 + 3000) * 1000,
+      passportNotAfterMs: null,
+      signer,
+    })!;
+    expect(current.claims.passport_allowedcidr).toBe('10.0.0.0/8');
   });
 });

@@ -398,7 +398,10 @@ describe('login credentials: single use', () => {
     expect(await codeOf(w, body('chbvcnurbkuw'))).toBe('LOGIN_CHALLENGE_TIMESTAMP_INVALID');
     const refusal = challengeAlreadyUsed();
     expect(refusal.code).toBe('LOGIN_CHALLENGE_TIMESTAMP_INVALID');
-    expect(refusal.details).toEqual({ failureReason: 'LOGIN_CHALLENGE_TIMESTAMP_INVALID', reason: 'challenge_already_used' });
+    expect(refusal.details).toEqual({
+      failureReason: 'LOGIN_CHALLENGE_TIMESTAMP_INVALID',
+      reason: 'challenge_already_used',
+    });
   });
   it('a stranger cannot burn a challenge, and failed logins do not consume it', async () => {
     const w = world();

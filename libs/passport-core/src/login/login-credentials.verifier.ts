@@ -135,8 +135,13 @@ export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
   const loginSignatureVerifier = deps.loginSignatureVerifier ?? verifier;
 
   /** Whether any of the owner's keys signed `message` (the keys tried in order, the first match wins). */
-  async function signedByOwner(signature: Uint8Array, message: Uint8Array, ownerKeys: readonly Uint8Array[]): Promise<boolean> {
-    for (const key of ownerKeys) if (await loginSignatureVerifier.verify(signature, message, key)) return true;
+  async function signedByOwner(
+    signature: Uint8Array,
+    message: Uint8Array,
+    ownerKeys: readonly Uint8Array[],
+  ): Promise<boolean> {
+    for (const key of ownerKeys)
+      if (await loginSignatureVerifier.verify(signature, message, key)) return true;
     return false;
   }
 

@@ -6,7 +6,11 @@
  * challenge unused. Without it, a failing session write leaves the challenge used.
  */
 import { isPassportError } from '../errors/passport.error.js';
-import { LoginRecordFailure, type LoginChallengeRecord, type LoginRecorder } from '../ports/login-recorder.port.js';
+import {
+  LoginRecordFailure,
+  type LoginChallengeRecord,
+  type LoginRecorder,
+} from '../ports/login-recorder.port.js';
 import { type RecordOutcome, type ReplayStore } from '../ports/replay-store.port.js';
 import { SessionCapacityError, type SessionRecord, type SessionStore } from '../ports/session-store.port.js';
 
