@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildLoginRequest, formatNearCredentials, nearCredentialsFromSeed } from '@passport/core';
 import { runCli } from '../../apps/cli/src/cli.js';
-import { bearer, mintAndLogin } from '../support/passports.js';
+import { bearer, mintAndLogin, mintPassport, newKey } from '../support/passports.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 async function cli(args: string[], env: Record<string, string> = {}) {
@@ -78,7 +78,9 @@ describe('passport hola --api follows the host marker the server announces', () 
   // Found by a review: one login per passport and challenge second, and replicas sharing a passport
   // that start together failed with 401 challenge_already_used. The tool takes the next second's.
   it("passport login succeeds when another process took this second's challenge for the same passport", async () => {
-    const user = await mintAndLogin(app);
+    // Minted without a login of its own, so that the first login below is this second's first.
+    const key = newKey();
+    const user = { ...(await mintPassport(app, { owner: key })), key };
     const keyFile = path.join(dir, 'replica.json');
     await writeFile(keyFile, JSON.stringify(formatNearCredentials(nearCredentialsFromSeed(user.key.seed))), {
       mode: 0o600,

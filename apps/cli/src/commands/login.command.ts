@@ -18,6 +18,12 @@ import {
   type CliCommand,
 } from '../cli-context.js';
 
+/** Logins tried when other processes of the same passport take the challenge seconds first. */
+const LOGIN_ATTEMPTS = 5;
+/** Challenge reads while waiting for the server's next second (≤ 2 s in all). */
+const CHALLENGE_POLLS = 20;
+const CHALLENGE_POLL_MS = 100;
+
 export const loginCommand: CliCommand = {
   name: 'login',
   summary: 'log in with a passport and get a JWT',
@@ -51,11 +57,13 @@ Signs the login challenge with the key and prints the JWT (or writes it to --sav
     const identifier = values.passport ?? credentials.accountId;
 
     const signer = createNodeSigner(credentials.secretSeed);
-    const logIn = async () => {
+    const fetchChallenge = async (): Promise<string> => {
       const challenge = await callApi(io, `${api}/api/login/timestamp`);
-      const timestampIso = challenge.timestamp_iso;
-      if (typeof timestampIso !== 'string')
+      if (typeof challenge.timestamp_iso !== 'string')
         throw new CliError('/api/login/timestamp answered without timestamp_iso');
+      return challenge.timestamp_iso;
+    };
+    const logIn = async (timestampIso: string) => {
       const body = buildLoginRequest({
         identity: values.passport ? { passportId: identifier } : { accountId: identifier },
         timestampIso,
@@ -67,15 +75,24 @@ Signs the login challenge with the key and prints the JWT (or writes it to --sav
         body: JSON.stringify(body),
       });
     };
-    let result: Record<string, unknown>;
-    try {
-      result = await logIn();
-    } catch (error) {
-      // One login per passport and challenge second (docs/protocol.md §3): another process with the
-      // same passport took this second's; the next second's challenge is a new one.
-      if (!(error instanceof ApiError) || error.details.reason !== 'challenge_already_used') throw error;
-      await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 20));
-      result = await logIn();
+    // One login per passport and challenge second (docs/protocol.md §3): when another process with the
+    // same passport took this second's, the server's next second is a new challenge. The server's
+    // clock decides when that is, so the challenge is fetched again until it changes.
+    let timestampIso = await fetchChallenge();
+    let result: Record<string, unknown> | undefined;
+    for (let attempt = 1; result === undefined; attempt++) {
+      try {
+        result = await logIn(timestampIso);
+      } catch (error) {
+        const used = error instanceof ApiError && error.details.reason === 'challenge_already_used';
+        if (!used || attempt >= LOGIN_ATTEMPTS) throw error;
+        const usedChallenge = timestampIso;
+        for (let polls = 0; timestampIso === usedChallenge; polls++) {
+          if (polls >= CHALLENGE_POLLS) throw error;
+          await new Promise((resolve) => setTimeout(resolve, CHALLENGE_POLL_MS));
+          timestampIso = await fetchChallenge();
+        }
+      }
     }
     const jwt = result.jwt_token;
     if (typeof jwt !== 'string') throw new CliError('/api/login answered without jwt_token');

@@ -5,7 +5,13 @@
  * run (so a line given twice reports `nonce_replay` the second time).
  */
 import { parseArgs } from 'node:util';
-import { createHolaVerifier, MemoryReplayStore, PassportError, systemClock } from '@passport/core';
+import {
+  ChainUnavailableError,
+  createHolaVerifier,
+  MemoryReplayStore,
+  PassportError,
+  systemClock,
+} from '@passport/core';
 import { type VerifyHolaBody } from '@passport/core/hola';
 import { createNodeVerifier } from '@passport/core/node';
 import { apiUrl, callApi, CliError, output, parseOrFail, type CliCommand } from '../cli-context.js';
@@ -95,6 +101,9 @@ Exit code: 0 when every line is verified, 1 when any is not (the results are pri
               const reason = (error.details as { reasonCode?: string } | null)?.reasonCode;
               throw new CliError(`${error.code}${reason ? ` (${reason})` : ''}: ${error.message}`);
             }
+            // The chain could not be read: an error of the run (2), not a verdict on the line (1).
+            if (error instanceof ChainUnavailableError)
+              throw new CliError(`the chain could not be read (${error.reason})`);
             throw error;
           }
         }
