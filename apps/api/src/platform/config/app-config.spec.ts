@@ -17,7 +17,7 @@ describe('loadConfig rejects bad values with one line naming the variable', () =
     ['PORT', { PORT: '70000' }],
     ['PORT', { PORT: '-1' }],
     // Found by a review: a host that is no name at all reached listen and failed after the start's side effects.
-    ['HOST', { HOST: 'not_a_host' }],
+    ['HOST', { HOST: 'not a host' }],
     ['HOST', { HOST: 'http://0.0.0.0' }],
     ['HOST', { HOST: '0.0.0.0:3000' }],
     ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'not a url' }],
@@ -128,6 +128,19 @@ describe('loadConfig defaults (docs/protocol.md §9)', () => {
     expect(config.serviceHost).toBe('api.example.com');
     expect(config.ledgerFile).toBe('/tmp/x/ledger.json');
     expect(loadConfig({ PORT: '8080' }).publicBaseUrl).toBe('http://localhost:8080');
+  });
+
+  it('takes HOST as an IP address or a host name, Docker service names with underscores included', () => {
+    for (const host of [
+      '127.0.0.1',
+      '::',
+      '::1',
+      'localhost',
+      'api.internal.',
+      'passport_api',
+      'api-1.example.org',
+    ])
+      expect(loadConfig({ HOST: host }).host).toBe(host);
   });
 
   it('trusts the configured NEAR contract when TRUSTED_CONTRACTS is unset', () => {

@@ -174,11 +174,14 @@ export class ConfigError extends Error {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** Reads a variable, treating empty and whitespace-only values as unset. */
-/** A DNS host name (RFC 1123 labels): what `HOST` may hold when it is not an IP address. */
+/**
+ * A host name: what `HOST` may hold when it is not an IP address. RFC 1123 labels, and underscores,
+ * which Docker's and Compose's service names may hold and their DNS resolves.
+ */
 const HOST_NAME =
-  /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i;
+  /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*\.?$/i;
 
+/** Reads a variable, treating empty and whitespace-only values as unset. */
 function read(env: Env, name: string): string | undefined {
   const value = env[name];
   if (value === undefined) return undefined;
