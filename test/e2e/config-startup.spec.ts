@@ -109,26 +109,7 @@ it('a port in use and a HOST that is no address here stop the start with one lin
 // The built entry point (npm test builds first): the failure comes from the app's start, past the
 // configuration, where the Nest modules need the build's decorator metadata.
 it('a DATA_DIR that cannot be created stops the start with one line, never a hang', async () => {
-  const result = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, ['apps/api/dist/main.js'], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        LOG_LEVEL: 'silent',
-        DATA_DIR: '/proc/passport-nonexistent',
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stderr });
-    });
-  });
+  const result = await runBuiltMain({ DATA_DIR: '/proc/passport-nonexistent' });
   expect(result.code).toBe(1);
   const lines = result.stderr.trim().split('\n');
   expect(lines).toHaveLength(1);
