@@ -49,4 +49,86 @@ describe('createRenewingFetch', () => {
     await call('http://api.test/x');
     expect(call.token()).toBe(t1);
   });
+
+  // Found by a probe: any New-Token was taken, and saved by the CLI.
+  describe('takes only a renewal of its own session, from the origin it asked', () => {
+    const session = {
+      session_id: 'sess_bjbvcjzqbdsj_01',
+      iss: 'https://api.test',
+      aud: 'srv.near',
+      sub: 'sp;sub=bjbvcjzqbdsj',
+    };
+    const mine = token({ ...session, exp: 100, session_status: 'new' });
+    const renewal = token({ ...session, exp: 200, session_status: 'renewed_light_verification' });
+    const answering = (offer: string, init: { status?: number; url?: string } = {}) =>
+      (async () => {
+        const response = new Response('{}', { status: init.status ?? 200, headers: { 'New-Token': offer } });
+        if (init.url) Object.defineProperty(response, 'url', { value: init.url });
+        return response;
+      }) as typeof fetch;
+
+    it.each([
+      ['another session', token({ ...session, session_id: 'sess_other_02', exp: 300 })],
+      ['another issuer', token({ ...session, iss: 'https://evil.test', exp: 300 })],
+      ['another audience', token({ ...session, aud: 'evil.near', exp: 300 })],
+      [
+        'a payload without a signature segment',
+        token({ ...session, exp: 300 })
+          .split('.')
+          .slice(0, 2)
+          .join('.'),
+      ],
+      [
+        'an exp that is no whole number',
+        `${token({ ...session }).split('.')[0]}.${encodeBase64Url(utf8(`{"session_id":"sess_bjbvcjzqbdsj_01","iss":"https://api.test","aud":"srv.near","sub":"sp;sub=bjbvcjzqbdsj","exp":1e400}`))}.sig`,
+      ],
+    ])('ignores %s', async (_label, offer) => {
+      const saved: string[] = [];
+      const call = createRenewingFetch({
+        token: mine,
+        fetch: answering(offer),
+        onNewToken: (t) => void saved.push(t),
+      });
+      await call('https://api.test/api/holanonce16ts');
+      expect([call.token(), saved]).toEqual([mine, []]);
+    });
+
+    it('ignores a renewal on an error response and one offered by a cross-origin redirect target', async () => {
+      const failed = createRenewingFetch({ token: mine, fetch: answering(renewal, { status: 500 }) });
+      await failed('https://api.test/x');
+      expect(failed.token()).toBe(mine);
+      const redirected = createRenewingFetch({
+        token: mine,
+        fetch: answering(renewal, { url: 'https://evil.test/landing' }),
+      });
+      await redirected('https://api.test/x');
+      expect(redirected.token()).toBe(mine);
+      const sameOrigin = createRenewingFetch({
+        token: mine,
+        fetch: answering(renewal, { url: 'https://api.test/y' }),
+      });
+      await sameOrigin('https://api.test/x');
+      expect(sameOrigin.token()).toBe(renewal);
+    });
+
+    it('writes the tokens it takes in the order it took them, a slow write notwithstanding', async () => {
+      const later = token({ ...session, exp: 300, session_status: 'renewed_light_verification' });
+      const offers = [renewal, later];
+      const fetchImpl = (async () =>
+        new Response('{}', { headers: { 'New-Token': offers.shift()! } })) as typeof fetch;
+      const written: string[] = [];
+      const call = createRenewingFetch({
+        token: mine,
+        fetch: fetchImpl,
+        onNewToken: async (t) => {
+          // The first write is the slower one.
+          await new Promise((resolve) => setTimeout(resolve, t === renewal ? 30 : 1));
+          written.push(t);
+        },
+      });
+      await Promise.all([call('https://api.test/a'), call('https://api.test/b')]);
+      expect(written).toEqual([renewal, later]);
+      expect(call.token()).toBe(later);
+    });
+  });
 });

@@ -8,6 +8,14 @@
  * Responses may arrive out of order: a new token replaces the current one only when it expires later,
  * and never when it is a logout's termination token (`session_status: "closed"`); that one is reported
  * through `onSessionClosed` instead. Works wherever `fetch` exists (browsers, Node ≥ 18).
+ *
+ * Only a renewal of this session is taken: a `New-Token` counts when the response is a success from
+ * the origin the request was sent to (not the target of a cross-origin redirect), the token is three
+ * base64url segments whose payload has the current token's `session_id`, `iss`, `aud` and `sub`, and
+ * its `exp` is a whole number of seconds. Anything else is ignored (a probe had the wrapper adopt
+ * another session's token, a payload without a signature, a token offered by a redirect's target,
+ * and `exp: 1e400`, which blocked every later renewal). `onNewToken` calls run one after another, in
+ * the order the tokens were taken.
  */
 import { decodeBase64Url } from '../codecs/base64url.codec.js';
 import { fromUtf8 } from '../codecs/utf8.codec.js';
@@ -31,20 +39,47 @@ export interface RenewingFetch {
   token(): string;
 }
 
+/** The claims that say which session a token belongs to. */
+const SESSION_CLAIMS = ['session_id', 'iss', 'aud', 'sub'] as const;
+const BASE64URL_SEGMENT = /^[A-Za-z0-9_-]+$/;
+
 interface TokenFacts {
   readonly exp: number;
   readonly status: unknown;
+  readonly session: readonly unknown[];
 }
 
-/** `exp` and `session_status` of a JWT, read without verifying it (the server verifies; this only orders tokens). */
+/**
+ * `exp`, `session_status` and the session claims of a JWT-shaped token, read without verifying it (the
+ * server verifies; this only orders tokens and keeps them to one session); null when it is not one.
+ */
 function factsOf(token: string): TokenFacts | null {
-  const payload = token.split('.')[1];
-  const bytes = payload === undefined ? null : decodeBase64Url(payload);
+  const segments = token.split('.');
+  if (segments.length !== 3 || !segments.every((s) => BASE64URL_SEGMENT.test(s))) return null;
+  const bytes = decodeBase64Url(segments[1]);
   const text = bytes === null ? null : fromUtf8(bytes);
   if (text === null) return null;
   try {
-    const claims = JSON.parse(text) as Record<string, unknown>;
-    return typeof claims.exp === 'number' ? { exp: claims.exp, status: claims.session_status } : null;
+    const claims = JSON.parse(text) as unknown;
+    if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) return null;
+    const { exp, session_status: status } = claims as Record<string, unknown>;
+    if (typeof exp !== 'number' || !Number.isSafeInteger(exp)) return null;
+    return {
+      exp,
+      status,
+      session: SESSION_CLAIMS.map((c) => JSON.stringify((claims as Record<string, unknown>)[c])),
+    };
+  } catch {
+    return null;
+  }
+}
+
+const sameSession = (a: TokenFacts, b: TokenFacts) => a.session.every((claim, i) => claim === b.session[i]);
+
+/** The origin a request goes to, or null when it cannot be told (a relative URL). */
+function originOf(input: string | URL | Request): string | null {
+  try {
+    return new URL(input instanceof Request ? input.url : input).origin;
   } catch {
     return null;
   }
@@ -53,20 +88,38 @@ function factsOf(token: string): TokenFacts | null {
 export function createRenewingFetch(options: RenewingFetchOptions): RenewingFetch {
   const send = options.fetch ?? globalThis.fetch.bind(globalThis);
   let current = options.token;
-  let currentExp = factsOf(current)?.exp ?? -Infinity;
+  const initial = factsOf(current);
+  let currentExp = initial?.exp ?? -Infinity;
+  let saving: Promise<void> = Promise.resolve();
+
+  /** The offered token when it renews or ends this session, from the origin that was asked. */
+  const offerOf = (input: string | URL | Request, response: Response): TokenFacts | null => {
+    const offered = response.headers.get(NEW_TOKEN_HEADER);
+    if (!offered || !response.ok || initial === null) return null;
+    const asked = originOf(input);
+    const answered = response.url ? originOf(response.url) : asked;
+    if (asked !== answered) return null;
+    const facts = factsOf(offered);
+    return facts && sameSession(facts, initial) ? facts : null;
+  };
 
   const wrapped = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
     const headers = new Headers(init.headers ?? (input instanceof Request ? input.headers : undefined));
     headers.set('Authorization', `Bearer ${current}`);
     const response = await send(input, { ...init, headers });
-    const offered = response.headers.get(NEW_TOKEN_HEADER);
-    const facts = offered ? factsOf(offered) : null;
-    if (offered && facts) {
-      if (facts.status === 'closed') options.onSessionClosed?.();
-      else if (facts.exp > currentExp) {
-        current = offered;
-        currentExp = facts.exp;
-        await options.onNewToken?.(offered);
+    const facts = offerOf(input, response);
+    if (facts?.status === 'closed') options.onSessionClosed?.();
+    else if (facts && facts.exp > currentExp) {
+      const offered = response.headers.get(NEW_TOKEN_HEADER)!;
+      current = offered;
+      currentExp = facts.exp;
+      const onNewToken = options.onNewToken;
+      if (onNewToken) {
+        // After the writes of tokens taken before it; a failed write is this caller's to see, and the
+        // next write still runs.
+        const write = saving.then(() => onNewToken(offered));
+        saving = write.catch(() => undefined);
+        await write;
       }
     }
     return response;
