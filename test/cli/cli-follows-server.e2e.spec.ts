@@ -4,7 +4,7 @@
  * `passport hola --api URL` builds a line with it, which the server then verifies. The passport is
  * minted the issuer's way (no token_id in its metadata).
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildLoginRequest, formatNearCredentials, nearCredentialsFromSeed } from '@passport/core';
@@ -120,5 +120,31 @@ describe('passport hola --api follows the host marker the server announces', () 
     });
     // It waited for the next second rather than failing (or retrying at once into the same refusal).
     expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+  });
+
+  // Found by a probe: --save onto an existing 0644 file left the JWT readable by everyone.
+  it('passport login --save replaces an existing readable file with a new 0600 one', async () => {
+    const key = newKey();
+    const minted = await mintPassport(app, { owner: key });
+    const keyFile = path.join(dir, 'saver.json');
+    await writeFile(keyFile, JSON.stringify(formatNearCredentials(nearCredentialsFromSeed(key.seed))), {
+      mode: 0o600,
+    });
+    const jwtFile = path.join(dir, 'saver.jwt');
+    await writeFile(jwtFile, 'old token', { mode: 0o644 });
+    const saved = await cli([
+      'login',
+      '--api',
+      app.baseUrl,
+      '--key',
+      keyFile,
+      '--passport',
+      minted.tokenId,
+      '--save',
+      jwtFile,
+    ]);
+    expect([saved.code, saved.err]).toEqual([0, '']);
+    expect((await stat(jwtFile)).mode & 0o777).toBe(0o600);
+    expect((await readFile(jwtFile, 'utf8')).split('.')).toHaveLength(3);
   });
 });

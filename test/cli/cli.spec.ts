@@ -2,7 +2,7 @@
  * The `passport` tool, run in-process (the real commands, real files, the real ledger writer and
  * reader): keygen, mint into a development family, offline DID resolution, help and one-line errors.
  */
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { lstat, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ed25519 } from '@noble/curves/ed25519.js';
@@ -76,6 +76,24 @@ describe('passport CLI', () => {
     expect(again.code).toBe(2);
     expect(again.err).toContain('exists; use --force');
     expect(await cli(['keygen'])).toMatchObject({ code: 2 });
+  });
+
+  // Found by a probe: --force kept an existing file's 0644, and wrote through a symlink into its target.
+  it('keygen --force replaces a readable file or a symlink with a new 0600 file, and never writes the link target', async () => {
+    const open = join(dir, 'open.json');
+    await writeFile(open, 'old', { mode: 0o644 });
+    expect((await cli(['keygen', '--out', open, '--force'])).code).toBe(0);
+    expect((await stat(open)).mode & 0o777).toBe(0o600);
+    const target = join(dir, 'target.txt');
+    await writeFile(target, 'not a key', { mode: 0o644 });
+    const link = join(dir, 'link.json');
+    await symlink(target, link);
+    expect((await cli(['keygen', '--out', link, '--force'])).code).toBe(0);
+    expect((await lstat(link)).isSymbolicLink()).toBe(false);
+    expect((await stat(link)).mode & 0o777).toBe(0o600);
+    expect(await readFile(target, 'utf8')).toBe('not a key');
+    // Nothing is left beside them.
+    expect((await readdir(dir)).sort()).toEqual(['link.json', 'open.json', 'target.txt']);
   });
 
   describe('with a development family', () => {

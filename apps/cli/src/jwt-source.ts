@@ -4,9 +4,10 @@
  * header, and the returned io swaps it in (the core's renewing fetch) and rewrites `--jwt-file` with
  * it (mode 0600, written to a temporary file and renamed, so a reader never sees half a token).
  */
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createRenewingFetch } from '@passport/core';
 import { CliError, type CliIo } from './cli-context.js';
+import { writePrivateFile } from './private-file.js';
 
 export async function readJwt(jwt: string | undefined, file: string | undefined, io: CliIo): Promise<string> {
   if (jwt) return jwt.trim();
@@ -22,19 +23,17 @@ export async function readJwt(jwt: string | undefined, file: string | undefined,
 }
 
 /** The JWT, and an io whose fetch sends it and takes a renewed one (saved back to `file` when given). */
-export async function bearerIo(jwt: string | undefined, file: string | undefined, io: CliIo): Promise<{ jwt: string; io: CliIo }> {
+export async function bearerIo(
+  jwt: string | undefined,
+  file: string | undefined,
+  io: CliIo,
+): Promise<{ jwt: string; io: CliIo }> {
   const token = await readJwt(jwt, file, io);
   const save = jwt || !file ? undefined : file;
   const renewing = createRenewingFetch({
     token,
     fetch: io.fetch,
-    onNewToken: save
-      ? async (fresh) => {
-          const temporary = `${save}.${process.pid}.tmp`;
-          await writeFile(temporary, `${fresh}\n`, { mode: 0o600 });
-          await rename(temporary, save);
-        }
-      : undefined,
+    onNewToken: save ? (fresh) => writePrivateFile(save, `${fresh}\n`, { replace: true }) : undefined,
   });
   return { jwt: token, io: { ...io, fetch: renewing as typeof fetch } };
 }

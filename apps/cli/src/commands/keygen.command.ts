@@ -4,11 +4,11 @@
  * file is never overwritten without `--force`.
  */
 import { randomBytes } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { formatNearCredentials, nearCredentialsFromSeed } from '@passport/core';
 import { isNearAccountId } from '@passport/core/credentials';
 import { CliError, output, parseOrFail, type CliCommand } from '../cli-context.js';
+import { writePrivateFile } from '../private-file.js';
 
 export const keygenCommand: CliCommand = {
   name: 'keygen',
@@ -38,10 +38,7 @@ implicit account (64 hex characters) unless --account names another.`,
     const credentials = nearCredentialsFromSeed(randomBytes(32), values.account);
     const json = formatNearCredentials(credentials);
     try {
-      await writeFile(values.out, `${JSON.stringify(json, null, 2)}\n`, {
-        mode: 0o600,
-        flag: values.force ? 'w' : 'wx',
-      });
+      await writePrivateFile(values.out, `${JSON.stringify(json, null, 2)}\n`, { replace: !!values.force });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       throw new CliError(

@@ -3,7 +3,6 @@
  * UTF-8 `identifier + timestamp_iso` with the owner key (base64url), `POST /api/login` with `passportid`
  * (or `accountid`), `timestamp_iso` and the signature. Prints the JWT or stores it (mode 0600).
  */
-import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { buildLoginRequest, isTokenId } from '@passport/core';
 import { createNodeSigner } from '@passport/core/node';
@@ -17,6 +16,7 @@ import {
   readCredentials,
   type CliCommand,
 } from '../cli-context.js';
+import { writePrivateFile } from '../private-file.js';
 
 /** Logins tried when other processes of the same passport take the challenge seconds first. */
 const LOGIN_ATTEMPTS = 5;
@@ -96,7 +96,15 @@ Signs the login challenge with the key and prints the JWT (or writes it to --sav
     }
     const jwt = result.jwt_token;
     if (typeof jwt !== 'string') throw new CliError('/api/login answered without jwt_token');
-    if (values.save) await writeFile(values.save, `${jwt}\n`, { mode: 0o600 });
+    if (values.save) {
+      try {
+        await writePrivateFile(values.save, `${jwt}\n`, { replace: true });
+      } catch (error) {
+        throw new CliError(
+          `cannot write ${values.save} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+        );
+      }
+    }
     output(
       io,
       !!values.json,

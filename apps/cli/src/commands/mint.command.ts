@@ -13,7 +13,12 @@ import { cryptoRandomInt } from '@passport/core/token-id';
 import { DN_MAX_LENGTH, isDnFullyParsed } from '@passport/core/profile';
 import { isNearAccountId } from '@passport/core/credentials';
 import { parseServiceProviderId } from '@passport/core/family';
-import { LedgerLockedError, mintFamilyPassport, readLedgerFile, updateLedgerFile } from '@passport/adapters/ledger';
+import {
+  LedgerLockedError,
+  mintFamilyPassport,
+  readLedgerFile,
+  updateLedgerFile,
+} from '@passport/adapters/ledger';
 import { CliError, output, parseOrFail, readCredentials, type CliCommand } from '../cli-context.js';
 
 const HELP = `Usage: passport mint [--key <owner.json> | --owner <account>] [options]
@@ -91,7 +96,9 @@ export const mintCommand: CliCommand = {
     if (values.dn !== undefined && /[\p{Cc}\u2028\u2029]/u.test(values.dn))
       throw new CliError('--dn may not contain control characters (newlines, tabs, …)');
     if (values.dn !== undefined && values.dn.length > DN_MAX_LENGTH)
-      throw new CliError(`--dn is ${values.dn.length} characters; this service reads DNs of at most ${DN_MAX_LENGTH}`);
+      throw new CliError(
+        `--dn is ${values.dn.length} characters; this service reads DNs of at most ${DN_MAX_LENGTH}`,
+      );
     if (values.dn !== undefined && !isDnFullyParsed(values.dn)) {
       io.stderr(
         `warning: --dn is not a DN this service can fully read (components "Attr=Value" separated by commas; ` +
@@ -103,7 +110,9 @@ export const mintCommand: CliCommand = {
     const ledger = await readLedgerFile(ledgerFile).catch((error: NodeJS.ErrnoException) => {
       // A file system error in one line of our own (Node's text repeats the path and the call).
       if (typeof error.code === 'string')
-        throw new CliError(`cannot read ${ledgerFile} (${error.code}): start the API once to create the development ledger, or name one with --ledger`);
+        throw new CliError(
+          `cannot read ${ledgerFile} (${error.code}): start the API once to create the development ledger, or name one with --ledger`,
+        );
       throw new CliError(error.message);
     });
     // The family root is the ledger's bc=…;sc=…;id=… passport owned by the family key.
@@ -165,7 +174,9 @@ export const mintCommand: CliCommand = {
     }).catch((error: unknown) => {
       // A refusal, not a fault: another mint (or a stale lock younger than 30 s) holds the ledger.
       if (error instanceof LedgerLockedError)
-        throw new CliError(`${error.message}: nothing was written; retry, or remove the lock if no other passport command is running`);
+        throw new CliError(
+          `${error.message}: nothing was written; retry, or remove the lock if no other passport command is running`,
+        );
       throw error;
     });
     output(io, !!values.json, { tokenId, ownerId: owner, contractId: ledger.contractId, metadata }, tokenId);
