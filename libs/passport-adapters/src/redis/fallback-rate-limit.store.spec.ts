@@ -20,7 +20,10 @@ describe('FallbackRateLimitStore', () => {
   it('takes from in-process buckets while the shared store fails, retries it once a second, and returns to it', async () => {
     let clock = 0;
     const shared = new Flaky();
-    const store = new FallbackRateLimitStore(shared, new MemoryRateLimitStore(), { retryAfterMs: 1000, now: () => clock });
+    const store = new FallbackRateLimitStore(shared, new MemoryRateLimitStore(), {
+      retryAfterMs: 1000,
+      now: () => clock,
+    });
     await expect(store.take('k', policy, 0)).resolves.toMatchObject({ allowed: true, remaining: 1 });
     expect(store.fallbackSince).toBeNull();
 
@@ -51,7 +54,11 @@ describe('FallbackRateLimitStore', () => {
         probes++;
         answer = { resolve, reject };
       });
-    const store = new FallbackRateLimitStore(shared, new MemoryRateLimitStore(), { retryAfterMs: 1000, now: () => clock, probe });
+    const store = new FallbackRateLimitStore(shared, new MemoryRateLimitStore(), {
+      retryAfterMs: 1000,
+      now: () => clock,
+      probe,
+    });
     shared.down = true;
     await store.take('k', policy, 0); // finds the store down (this one take waited for it)
     expect(shared.calls).toBe(1);

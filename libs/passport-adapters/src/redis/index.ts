@@ -30,3 +30,4 @@ export {
   type RedisMcpSessionDirectoryOptions,
 } from './redis-mcp-session.directory.js';
 export { FleetSessionEpoch, type EpochObservation } from './fleet-session-epoch.js';
+export { RedisEvictionWatch, type RedisEvictionWatchOptions } from './eviction-policy.watch.js';

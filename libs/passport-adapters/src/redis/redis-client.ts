@@ -46,7 +46,10 @@ export function createRedisClient(url: string, options: RedisClientOptions = {})
   const database = new URL(url).pathname.slice(1) || '0';
   client.on('error', (error: Error) => {
     if (!/DB index is out of range|invalid DB index/i.test(error.message)) return;
-    problems.set(client, `the server refused database ${database} of the Redis URL (${error.message}); fix REDIS_URL`);
+    problems.set(
+      client,
+      `the server refused database ${database} of the Redis URL (${error.message}); fix REDIS_URL`,
+    );
     client.disconnect();
   });
   return client;
@@ -86,7 +89,9 @@ export function defineScript(
   // A new array: ioredis's default options share one empty list among all clients.
   const ignored = client.options.autoPipeliningIgnoredCommands ?? [];
   if (!ignored.includes(name)) client.options.autoPipeliningIgnoredCommands = [...ignored, name];
-  const command = (client as unknown as Record<string, (...a: Array<string | number>) => Promise<unknown>>)[name];
+  const command = (client as unknown as Record<string, (...a: Array<string | number>) => Promise<unknown>>)[
+    name
+  ];
   return (...args) => {
     corkForThisTurn(client);
     return command.apply(client, args);

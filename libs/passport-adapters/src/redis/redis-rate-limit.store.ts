@@ -160,8 +160,23 @@ export class RedisRateLimitStore implements RateLimitStore {
     let reply: [number, number, number, string?, number?];
     try {
       reply = (await (this.epoch
-        ? this.takeScript(this.bucketPrefix + key, this.lruKey, this.fullKey, this.epochKey, policy.capacity, this.lastRefillArg, nowMs)
-        : this.takeScript(this.bucketPrefix + key, this.lruKey, this.fullKey, policy.capacity, this.lastRefillArg, nowMs))) as typeof reply;
+        ? this.takeScript(
+            this.bucketPrefix + key,
+            this.lruKey,
+            this.fullKey,
+            this.epochKey,
+            policy.capacity,
+            this.lastRefillArg,
+            nowMs,
+          )
+        : this.takeScript(
+            this.bucketPrefix + key,
+            this.lruKey,
+            this.fullKey,
+            policy.capacity,
+            this.lastRefillArg,
+            nowMs,
+          ))) as typeof reply;
     } catch (error) {
       this.epoch?.forget();
       throw error;
@@ -174,7 +189,9 @@ export class RedisRateLimitStore implements RateLimitStore {
   async sweep(nowMs: number): Promise<number> {
     let removed = 0;
     for (;;) {
-      const batch = Number(await this.sweepScript(`${this.base}lru`, `${this.base}full`, nowMs, `${this.base}b:`));
+      const batch = Number(
+        await this.sweepScript(`${this.base}lru`, `${this.base}full`, nowMs, `${this.base}b:`),
+      );
       removed += batch;
       if (batch < 1000) return removed;
     }

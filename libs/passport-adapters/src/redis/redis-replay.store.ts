@@ -10,7 +10,8 @@
  * - `<prefix>{replay}:o:<owner>` sorted set key → expiresAtMs: the per-owner quota.
  * A live record is never evicted: a full store (`maxEntries`, after dropping expired entries) refuses
  * with REPLAY_STORE_FULL and an owner at its quota with REPLAY_QUOTA_EXCEEDED. Any Redis error is
- * thrown as it is, so the caller fails closed (REPLAY_STORE_UNAVAILABLE).
+ * thrown as it is, so the caller fails closed (REPLAY_STORE_UNAVAILABLE); so is a Redis whose
+ * `maxmemory-policy` may evict (`evictionProblem`).
  */
 import { type Redis } from 'ioredis';
 import { PassportError, type ReplayStore } from '@passport/core';
@@ -103,6 +104,11 @@ export interface RedisReplayStoreOptions {
    * in-process stores do).
    */
   readonly clockSkewMarginMs?: number;
+  /**
+   * Why Redis may evict live records right now (an evicting `maxmemory-policy`; `RedisEvictionWatch`),
+   * or undefined. While there is a reason, nothing is recorded: the store fails closed.
+   */
+  readonly evictionProblem?: () => string | undefined;
 }
 
 export class RedisReplayStore implements ReplayStore {
@@ -117,6 +123,7 @@ export class RedisReplayStore implements ReplayStore {
   private refusedQuotaCount = 0;
   private lastFullAtMs: number | null = null;
   private lastFailure: number | null = null;
+  private readonly evictionProblem: () => string | undefined;
 
   constructor(
     private readonly redis: Redis,
@@ -125,17 +132,40 @@ export class RedisReplayStore implements ReplayStore {
     this.maxEntries = options.maxEntries ?? DEFAULT_REDIS_REPLAY_MAX_ENTRIES;
     this.clockSkewMarginMs = options.clockSkewMarginMs ?? DEFAULT_REDIS_CLOCK_SKEW_MARGIN_MS;
     this.base = `${options.prefix ?? 'passport:'}{replay}:`;
+    this.evictionProblem = options.evictionProblem ?? (() => undefined);
     this.indexKey = `${this.base}exp`;
     this.ownerPrefix = `${this.base}o:`;
-    this.record = defineScript(redis, 'passportReplayRecord', 3, recordLua(this.base, this.maxEntries, this.clockSkewMarginMs));
+    this.record = defineScript(
+      redis,
+      'passportReplayRecord',
+      3,
+      recordLua(this.base, this.maxEntries, this.clockSkewMarginMs),
+    );
     this.sweepScript = defineScript(redis, 'passportReplaySweep', 1, SWEEP_LUA);
   }
 
-  async recordIfAbsent(key: string, nowMs: number, expiresAtMs: number, quota?: RecordQuota): Promise<RecordOutcome> {
+  async recordIfAbsent(
+    key: string,
+    nowMs: number,
+    expiresAtMs: number,
+    quota?: RecordQuota,
+  ): Promise<RecordOutcome> {
+    const evicting = this.evictionProblem();
+    if (evicting !== undefined) {
+      this.lastFailure = Date.now();
+      throw new Error(evicting);
+    }
     let reply: unknown;
     try {
       reply = await (quota
-        ? this.record(this.base + 'r:' + key, this.indexKey, this.ownerPrefix + quota.owner, nowMs, expiresAtMs, quota.maxPerOwner)
+        ? this.record(
+            this.base + 'r:' + key,
+            this.indexKey,
+            this.ownerPrefix + quota.owner,
+            nowMs,
+            expiresAtMs,
+            quota.maxPerOwner,
+          )
         : this.record(this.base + 'r:' + key, this.indexKey, this.ownerPrefix, nowMs, expiresAtMs));
     } catch (error) {
       this.lastFailure = Date.now();

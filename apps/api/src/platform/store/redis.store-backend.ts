@@ -19,6 +19,7 @@ import {
   whenConnected,
   RedisRateLimitStore,
   RedisMcpSessionDirectory,
+  RedisEvictionWatch,
   RedisReplayStore,
   RedisSessionStore,
 } from '@passport/adapters/redis';
@@ -36,10 +37,18 @@ export interface RedisStoreSettings {
   readonly commandTimeoutMs?: number;
 }
 
-export function createRedisStoreBackend(settings: RedisStoreSettings, options: StoreBackendOptions = {}): StoreBackend {
+export function createRedisStoreBackend(
+  settings: RedisStoreSettings,
+  options: StoreBackendOptions = {},
+): StoreBackend {
   const clock = options.clock ?? systemClock;
   const client = createRedisClient(settings.url, { commandTimeoutMs: settings.commandTimeoutMs });
-  const replay = new RedisReplayStore(client, { maxEntries: options.replay?.maxEntries });
+  // A Redis that may evict keys could drop live replay records: the replay store refuses then.
+  const evictionWatch = new RedisEvictionWatch(client);
+  const replay = new RedisReplayStore(client, {
+    maxEntries: options.replay?.maxEntries,
+    evictionProblem: () => evictionWatch.problem,
+  });
   // Every request's public rate-limit take also reads the fleet's session epoch, so sessions are read
   // from Redis only after a change to one of them somewhere (logout, revocation, renewal).
   const sessionEpoch = new FleetSessionEpoch();
@@ -66,8 +75,14 @@ export function createRedisStoreBackend(settings: RedisStoreSettings, options: S
   const interval = (ms: number | undefined): number => ms ?? DEFAULT_SWEEP_INTERVAL_MS;
   // Every instance sweeps; each sweep is one atomic script, so concurrent sweeps only share the work.
   const sweeps = [
-    startPeriodicSweep(() => void replay.sweep(clock.nowMs()).catch(() => 0), interval(options.replay?.sweepIntervalMs)),
-    startPeriodicSweep(() => void sessions.sweep(clock.nowMs()).catch(() => 0), interval(options.sessions?.sweepIntervalMs)),
+    startPeriodicSweep(
+      () => void replay.sweep(clock.nowMs()).catch(() => 0),
+      interval(options.replay?.sweepIntervalMs),
+    ),
+    startPeriodicSweep(
+      () => void sessions.sweep(clock.nowMs()).catch(() => 0),
+      interval(options.sessions?.sweepIntervalMs),
+    ),
   ];
 
   const check = async (): Promise<HealthCheckResult> => {
@@ -75,10 +90,20 @@ export function createRedisStoreBackend(settings: RedisStoreSettings, options: S
     const latencyMs = (): number => Math.round((performance.now() - started) * 1000) / 1000;
     const nowMs = Date.now();
     const rateLimitFallback =
-      rateLimit.fallbackSince !== null || publicRateLimit.fallbackSince !== null ? 'in-process fallback' : 'shared';
+      rateLimit.fallbackSince !== null || publicRateLimit.fallbackSince !== null
+        ? 'in-process fallback'
+        : 'shared';
     const fatal = redisClientProblem(client);
     if (fatal !== undefined) {
-      return { ok: false, detail: { adapter: 'redis', latencyMs: latencyMs(), problem: fatal, rateLimits: 'in-process fallback' } };
+      return {
+        ok: false,
+        detail: {
+          adapter: 'redis',
+          latencyMs: latencyMs(),
+          problem: fatal,
+          rateLimits: 'in-process fallback',
+        },
+      };
     }
     let usage;
     try {
@@ -87,19 +112,29 @@ export function createRedisStoreBackend(settings: RedisStoreSettings, options: S
     } catch {
       return {
         ok: false,
-        detail: { adapter: 'redis', latencyMs: latencyMs(), problem: 'redis unavailable', rateLimits: 'in-process fallback' },
+        detail: {
+          adapter: 'redis',
+          latencyMs: latencyMs(),
+          problem: 'redis unavailable',
+          rateLimits: 'in-process fallback',
+        },
       };
     }
     const failed = [replay.lastFailureAtMs, sessions.lastFailureAtMs].some(
       (at) => at !== null && nowMs - at < FAILURE_REPORT_MS,
     );
     const replayState = replayHealth(usage, clock.nowMs());
+    const eviction = evictionWatch.problem ?? evictionWatch.unknown;
+    const problem = evictionWatch.problem ?? (failed ? 'redis failed a request in the last 10 s' : undefined);
     return {
-      ok: replayState.ok && !failed && rateLimitFallback === 'shared',
+      ok: replayState.ok && !failed && rateLimitFallback === 'shared' && eviction === undefined,
       detail: {
         adapter: 'redis',
         latencyMs: latencyMs(),
-        ...(failed ? { problem: 'redis failed a request in the last 10 s' } : {}),
+        ...(problem !== undefined ? { problem } : {}),
+        ...(evictionWatch.problem === undefined && evictionWatch.unknown !== undefined
+          ? { note: evictionWatch.unknown }
+          : {}),
         rateLimits: rateLimitFallback,
         replay: replayState.detail,
       },
@@ -114,8 +149,11 @@ export function createRedisStoreBackend(settings: RedisStoreSettings, options: S
     publicRateLimit,
     health: { name: 'store', check },
     createMcpSessionDirectory: (directoryOptions) => new RedisMcpSessionDirectory(client, directoryOptions),
-    ready: async () => void (await whenConnected(client, 2000)),
+    ready: async () => {
+      if (await whenConnected(client, 2000)) await evictionWatch.refresh();
+    },
     close() {
+      evictionWatch.stop();
       for (const sweep of sweeps) sweep.stop();
       client.disconnect();
     },
@@ -145,7 +183,8 @@ class TrackedSessionStore {
   create: RedisSessionStore['create'] = (s) => this.track(this.inner.create(s));
   get: RedisSessionStore['get'] = (id) => this.track(this.inner.get(id));
   close: RedisSessionStore['close'] = (id, reason, now) => this.track(this.inner.close(id, reason, now));
-  recordRenewal: RedisSessionStore['recordRenewal'] = (id, now) => this.track(this.inner.recordRenewal(id, now));
+  recordRenewal: RedisSessionStore['recordRenewal'] = (id, now) =>
+    this.track(this.inner.recordRenewal(id, now));
   list: RedisSessionStore['list'] = (page) => this.track(this.inner.list(page));
   sweep: RedisSessionStore['sweep'] = (now) => this.track(this.inner.sweep(now));
   countOpen: RedisSessionStore['countOpen'] = (now) => this.track(this.inner.countOpen(now));

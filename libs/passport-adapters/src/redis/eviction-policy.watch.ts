@@ -1,0 +1,67 @@
+/**
+ * Watches whether Redis may evict keys. A replay record has an expiry (`PX`), so every `volatile-*` and
+ * `allkeys-*` `maxmemory-policy` may drop live ones under memory pressure, and a used HOLA line or
+ * login challenge would then be accepted again: a probe had 3 of 30 used lines verify a second time
+ * under `volatile-lru`, the default of some managed Redis services. Only `noeviction` keeps the
+ * promise that a live record is never evicted (a full Redis refuses writes instead, and the stores
+ * fail closed).
+ *
+ * The policy is read with `INFO memory` (managed services that disable `CONFIG` still answer it) when
+ * the client connects and then every `intervalMs`, since an operator may change it at runtime.
+ * `problem` names an evicting policy; the replay store refuses to record while there is one.
+ */
+import { type Redis } from 'ioredis';
+
+export interface RedisEvictionWatchOptions {
+  /** How often the policy is read again (default 5 s). */
+  readonly intervalMs?: number;
+}
+
+export class RedisEvictionWatch {
+  private policy: string | null = null;
+  private readable = true;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly redis: Redis,
+    options: RedisEvictionWatchOptions = {},
+  ) {
+    this.timer = setInterval(() => void this.refresh(), options.intervalMs ?? 5000);
+    this.timer.unref();
+    redis.on('ready', () => void this.refresh());
+  }
+
+  /** Reads the policy now (a failed read leaves the last one known). */
+  async refresh(): Promise<void> {
+    let info: string;
+    try {
+      info = await this.redis.info('memory');
+    } catch (error) {
+      // A server that refuses INFO itself (not a connection failure) cannot be checked.
+      if (/unknown command|NOPERM|disabled/i.test(String((error as Error)?.message))) this.readable = false;
+      return;
+    }
+    this.readable = true;
+    this.policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1] ?? null;
+  }
+
+  /** The policy last read, or null before the first read. */
+  get maxmemoryPolicy(): string | null {
+    return this.policy;
+  }
+
+  /** Why live records may be evicted (an evicting policy), or undefined when Redis never evicts or it is not known yet. */
+  get problem(): string | undefined {
+    if (this.policy === null || this.policy === 'noeviction') return undefined;
+    return `maxmemory-policy ${this.policy} may evict live replay records (set noeviction)`;
+  }
+
+  /** A note for health when the policy cannot be read (INFO refused). */
+  get unknown(): string | undefined {
+    return this.readable ? undefined : 'maxmemory-policy unknown (INFO refused): make sure it is noeviction';
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * A Redis that may evict keys (found by a probe): replay records carry an expiry, so under
+ * `maxmemory-policy volatile-lru` (the default of some managed Redis services) memory pressure dropped
+ * live ones, and 3 of 30 used HOLA lines verified a second time while health said healthy. The replay
+ * store now refuses to record while the policy evicts (verify answers 503 REPLAY_STORE_UNAVAILABLE,
+ * never `verified: true`), health is degraded and names the policy, and both recover when the policy
+ * is `noeviction` again, without a restart.
+ */
+import { Redis } from 'ioredis';
+import {
+  createRedisClient,
+  RedisEvictionWatch,
+  RedisReplayStore,
+  whenConnected,
+} from '@passport/adapters/redis';
+import { mintAndLogin } from '../support/passports.js';
+import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { holaLine, postJson } from '../verify/hola-lines.js';
+
+let server: RedisServer;
+let admin: Redis;
+beforeAll(async () => {
+  server = await startRedisServer();
+  admin = new Redis(server.url);
+});
+afterAll(async () => {
+  admin.disconnect();
+  await server.stop();
+});
+afterEach(async () => {
+  await admin.config('SET', 'maxmemory-policy', 'noeviction');
+});
+
+it('the store refuses to record while the policy evicts, writes nothing, and records again under noeviction', async () => {
+  const client = createRedisClient(server.url);
+  const watch = new RedisEvictionWatch(client, { intervalMs: 60_000 });
+  try {
+    expect(await whenConnected(client, 3000)).toBe(true);
+    const store = new RedisReplayStore(client, { prefix: 'evict:', evictionProblem: () => watch.problem });
+    await watch.refresh();
+    expect([watch.maxmemoryPolicy, watch.problem]).toEqual(['noeviction', undefined]);
+    for (const policy of ['volatile-lru', 'allkeys-lru', 'volatile-ttl', 'allkeys-random']) {
+      await admin.config('SET', 'maxmemory-policy', policy);
+      await watch.refresh();
+      expect(watch.problem).toContain(policy);
+      await expect(store.recordIfAbsent(`k-${policy}`, 1000, 5000)).rejects.toThrow(/may evict/);
+    }
+    expect(await admin.keys('evict:*')).toEqual([]);
+    await admin.config('SET', 'maxmemory-policy', 'noeviction');
+    await watch.refresh();
+    await expect(store.recordIfAbsent('k', 1000, 5000)).resolves.toEqual({ recorded: true });
+  } finally {
+    watch.stop();
+    client.disconnect();
+  }
+});
+
+describe('the app on a Redis whose policy evicts', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({ STORE: 'redis', REDIS_URL: server.url });
+  });
+  afterAll(() => app.close());
+
+  it('verify fails closed with 503 and health names the policy; both recover under noeviction', async () => {
+    const sender = await mintAndLogin(app);
+    const verify = (hola: string) => postJson(app)('/api/identity/verify', { hola });
+    await admin.config('SET', 'maxmemory-policy', 'volatile-lru');
+    // The app reads the policy every 5 s.
+    const deadline = Date.now() + 8000;
+    let refused;
+    for (;;) {
+      refused = await verify(holaLine(app, { sender: sender.tokenId, signer: sender.key.signer }));
+      if (refused.status === 503 || Date.now() > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(refused.status).toBe(503);
+    expect(refused.body.error.code).toBe('REPLAY_STORE_UNAVAILABLE');
+    const health = (await (await fetch(`${app.baseUrl}/health`)).json()) as { status: string };
+    expect(health.status).toBe('degraded');
+    expect(JSON.stringify(health)).toContain('maxmemory-policy volatile-lru');
+
+    await admin.config('SET', 'maxmemory-policy', 'noeviction');
+    const back = Date.now() + 8000;
+    let verified;
+    for (;;) {
+      verified = await verify(holaLine(app, { sender: sender.tokenId, signer: sender.key.signer }));
+      if (verified.status === 200 || Date.now() > back) break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect([verified.status, verified.body.verified]).toEqual([200, true]);
+  }, 30_000);
+});
