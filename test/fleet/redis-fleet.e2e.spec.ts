@@ -9,7 +9,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { bearer, fetchChallenge, login, mintAndLogin, mintPassport, newKey, signLogin } from '../support/passports.js';
+import {
+  bearer,
+  fetchChallenge,
+  login,
+  mintAndLogin,
+  mintPassport,
+  newKey,
+  signLogin,
+} from '../support/passports.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { freePort, startTestApp, type TestApp } from '../support/test-app.js';
 import { holaLine } from '../verify/hola-lines.js';
@@ -22,7 +30,11 @@ let dataDir: string;
 let a: TestApp;
 let b: TestApp;
 
-async function startInstance(port: number, publicPort: number, extra: Record<string, string> = {}): Promise<TestApp> {
+async function startInstance(
+  port: number,
+  publicPort: number,
+  extra: Record<string, string> = {},
+): Promise<TestApp> {
   return startTestApp({
     STORE: 'redis',
     REDIS_URL: redis.url,
@@ -115,7 +127,9 @@ describe('two instances on one Redis', () => {
     const { tokenId } = await mintPassport(a, { owner: key });
     const line = holaLine(a, { sender: tokenId, signer: key.signer });
     const results = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => postJson((i % 2 ? b : a).baseUrl, '/api/identity/verify', { hola: line })),
+      Array.from({ length: 50 }, (_, i) =>
+        postJson((i % 2 ? b : a).baseUrl, '/api/identity/verify', { hola: line }),
+      ),
     );
     expect(results.map((r) => r.status)).toEqual(Array(50).fill(200));
     expect(results.filter((r) => r.body.verified === true)).toHaveLength(1);
@@ -149,9 +163,13 @@ describe('sessioned MCP across the fleet', () => {
     expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(['get_resource', 'list_resources']);
-    const called = (await client.callTool({ name: 'get_resource', arguments: { uri: 'doc:discovery' } })) as { isError?: boolean };
+    const called = (await client.callTool({ name: 'get_resource', arguments: { uri: 'doc:discovery' } })) as {
+      isError?: boolean;
+    };
     expect(called.isError ?? false).toBe(false);
-    expect((await client.readResource({ uri: 'doc:discovery' })).contents[0]).toMatchObject({ uri: 'doc:discovery' });
+    expect((await client.readResource({ uri: 'doc:discovery' })).contents[0]).toMatchObject({
+      uri: 'doc:discovery',
+    });
     expect((await client.listResources()).resources.length).toBeGreaterThan(0);
     await transport.terminateSession(); // DELETE, on B
     await client.close();
@@ -163,7 +181,11 @@ describe('sessioned MCP across the fleet', () => {
         body: { jsonrpc: '2.0', id: 2, method: 'tools/list' },
       });
       expect(gone.status).toBe(404);
-      expect(gone.body).toEqual({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
+      expect(gone.body).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32001, message: 'Session not found' },
+        id: null,
+      });
     }
   });
 
@@ -194,7 +216,11 @@ describe('MCP session cap and idle TTL hold fleet-wide', () => {
         jsonrpc: '2.0',
         id: 1,
         method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'cap', version: '1' } },
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'cap', version: '1' },
+        },
       },
     });
   const list = (t: TestApp, id: string) =>
@@ -202,6 +228,40 @@ describe('MCP session cap and idle TTL hold fleet-wide', () => {
       headers: { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' },
       body: { jsonrpc: '2.0', id: 2, method: 'tools/list' },
     });
+
+  // Found by a probe: every GET on a fleet session opened a stream of its own (150 on one instance),
+  // and those streams outlived a DELETE served by the other instance.
+  it('a fleet session offers no SSE stream: GET answers 405 on either instance, an unknown session 404', async () => {
+    await redis.flush();
+    const port = await freePort();
+    e = await startInstance(port, port);
+    f = await startInstance(await freePort(), port);
+    const started = await initialize(e);
+    const id = started.headers.get('mcp-session-id') as string;
+    for (const t of [e, f]) {
+      const stream = await probe(t.baseUrl, {
+        method: 'GET',
+        headers: { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25', accept: 'text/event-stream' },
+      });
+      expect([
+        stream.status,
+        stream.headers.get('allow'),
+        (stream.body as { error?: { code?: number } }).error?.code,
+      ]).toEqual([405, 'POST, DELETE', -32000]);
+    }
+    const unknown = await probe(f.baseUrl, {
+      method: 'GET',
+      headers: {
+        'mcp-session-id': '00000000-0000-4000-8000-000000000000',
+        'mcp-protocol-version': '2025-11-25',
+        accept: 'text/event-stream',
+      },
+    });
+    expect(unknown.status).toBe(404);
+    expect((await list(f, id)).status).toBe(200);
+    await e.close();
+    await f.close();
+  });
 
   it('two sessions in all (one on each instance), the third refused anywhere; an idle session ends everywhere', async () => {
     await redis.flush();
@@ -274,7 +334,10 @@ describe('Redis down, then back', () => {
     expect(loginDown.status).toBe(503);
     expect(loginDown.body.error.code).toBe('SERVICE_UNAVAILABLE');
     const mcpDown = await probe(b.baseUrl, {
-      headers: { 'mcp-session-id': '00000000-0000-4000-8000-000000000000', 'mcp-protocol-version': '2025-11-25' },
+      headers: {
+        'mcp-session-id': '00000000-0000-4000-8000-000000000000',
+        'mcp-protocol-version': '2025-11-25',
+      },
       body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
     });
     expect(mcpDown.status).toBe(503);
@@ -290,7 +353,10 @@ describe('Redis down, then back', () => {
     expect((await me(a, again.body.jwt_token)).status).toBe(200);
     const fresh = holaLine(a, { sender: tokenId, signer: key.signer });
     expect((await postJson(b.baseUrl, '/api/identity/verify', { hola: fresh })).body.verified).toBe(true);
-    await waitFor(async () => ((await (await fetch(`${a.baseUrl}/health`)).json()) as any).status === 'healthy', 20_000);
+    await waitFor(
+      async () => ((await (await fetch(`${a.baseUrl}/health`)).json()) as any).status === 'healthy',
+      20_000,
+    );
   }, 40_000);
 
   it('a Redis that stops answering behaves like a down one within the command timeout', async () => {

@@ -111,7 +111,10 @@ export class McpTransportController {
     description:
       'JSON-RPC error -32000: session cap (instance or per client address), /mcp burst or tool-call rate exceeded (Retry-After).',
   })
-  @ApiResponse({ status: 503, description: 'JSON-RPC error -32000: the fleet session store (STORE=redis) is unavailable; retry later.' })
+  @ApiResponse({
+    status: 503,
+    description: 'JSON-RPC error -32000: the fleet session store (STORE=redis) is unavailable; retry later.',
+  })
   async post(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     if (!(await this.admit(request, reply))) return;
     if (isStatelessEraRequest(request)) {
@@ -149,7 +152,15 @@ export class McpTransportController {
   @ApiResponse({ status: 200, description: 'SSE stream.' })
   @ApiErrors('MCP_TRANSPORT_SESSION_REQUIRED')
   @ApiResponse({ status: 404, description: 'JSON-RPC error -32001: unknown or closed session.' })
-  @ApiResponse({ status: 503, description: 'JSON-RPC error -32000: the fleet session store (STORE=redis) is unavailable; retry later.' })
+  @ApiResponse({
+    status: 405,
+    description:
+      'JSON-RPC error -32000: STORE=redis (a fleet) offers no SSE stream; the session is served over POST.',
+  })
+  @ApiResponse({
+    status: 503,
+    description: 'JSON-RPC error -32000: the fleet session store (STORE=redis) is unavailable; retry later.',
+  })
   async get(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     if (!(await this.admit(request, reply))) return;
     const sessionId = sessionIdOf(request);
@@ -167,7 +178,10 @@ export class McpTransportController {
   @ApiResponse({ status: 200, description: 'Session closed.' })
   @ApiResponse({ status: 400, description: 'JSON-RPC error -32000: no Mcp-Session-Id.' })
   @ApiResponse({ status: 404, description: 'JSON-RPC error -32001: unknown or closed session.' })
-  @ApiResponse({ status: 503, description: 'JSON-RPC error -32000: the fleet session store (STORE=redis) is unavailable; retry later.' })
+  @ApiResponse({
+    status: 503,
+    description: 'JSON-RPC error -32000: the fleet session store (STORE=redis) is unavailable; retry later.',
+  })
   async delete(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     if (!(await this.admit(request, reply))) return;
     const sessionId = sessionIdOf(request);
@@ -276,13 +290,21 @@ export class McpTransportController {
    * STORE=redis: an initialize admitted by the fleet-wide caps registers its session id in Redis; the
    * transport and server answer this request only (any instance serves the later ones).
    */
-  private async initializeFleetSession(fleet: McpFleetSessions, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  private async initializeFleetSession(
+    fleet: McpFleetSessions,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<void> {
     const id = randomUUID();
     let admission;
     try {
       admission = await fleet.admit(id, request.ip);
     } catch {
-      return this.reject(reply, 503, jsonRpcError(RPC_TRANSPORT_ERROR, 'MCP session store unavailable; retry later'));
+      return this.reject(
+        reply,
+        503,
+        jsonRpcError(RPC_TRANSPORT_ERROR, 'MCP session store unavailable; retry later'),
+      );
     }
     if (admission !== 'admitted') {
       const message =
@@ -314,14 +336,33 @@ export class McpTransportController {
     reply: FastifyReply,
   ): Promise<void> {
     // The ids this service issues are UUIDs: anything else is unknown without a trip to Redis.
-    if (!FLEET_SESSION_ID.test(id)) return this.reject(reply, 404, jsonRpcError(RPC_SESSION_NOT_FOUND, 'Session not found'));
+    if (!FLEET_SESSION_ID.test(id))
+      return this.reject(reply, 404, jsonRpcError(RPC_SESSION_NOT_FOUND, 'Session not found'));
     let live: boolean;
     try {
       live = await fleet.touch(id);
     } catch {
-      return this.reject(reply, 503, jsonRpcError(RPC_TRANSPORT_ERROR, 'MCP session store unavailable; retry later'));
+      return this.reject(
+        reply,
+        503,
+        jsonRpcError(RPC_TRANSPORT_ERROR, 'MCP session store unavailable; retry later'),
+      );
     }
     if (!live) return this.reject(reply, 404, jsonRpcError(RPC_SESSION_NOT_FOUND, 'Session not found'));
+    // No server-to-client stream on a fleet session: nothing is ever sent on it (the tools hold no
+    // state), and a stream held by one instance would outlive a DELETE served by another. A probe held
+    // 150 such streams open on one instance after the session ended. MCP lets a server answer 405.
+    if (request.method === 'GET') {
+      reply.header('allow', 'POST, DELETE');
+      return this.reject(
+        reply,
+        405,
+        jsonRpcError(
+          RPC_TRANSPORT_ERROR,
+          'Method Not Allowed: this server offers no SSE stream on a fleet session',
+        ),
+      );
+    }
     if (request.method === 'POST' && !(await this.admitToolCalls(request, reply))) return;
     if (request.method === 'POST' && this.answeredInvalidParams(request, reply)) return;
     if (request.method === 'DELETE') {
@@ -330,7 +371,11 @@ export class McpTransportController {
       try {
         await fleet.remove(id);
       } catch {
-        return this.reject(reply, 503, jsonRpcError(RPC_TRANSPORT_ERROR, 'MCP session store unavailable; retry later'));
+        return this.reject(
+          reply,
+          503,
+          jsonRpcError(RPC_TRANSPORT_ERROR, 'MCP session store unavailable; retry later'),
+        );
       }
     }
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
@@ -339,7 +384,11 @@ export class McpTransportController {
   }
 
   /** Connects a fresh server to `transport`, answers this request, and closes both when the response ends. */
-  private async serveOnce(transport: StreamableHTTPServerTransport, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  private async serveOnce(
+    transport: StreamableHTTPServerTransport,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<void> {
     const server = this.createServer();
     reply.raw.once('close', () => {
       void transport.close().catch(() => undefined);
@@ -407,8 +456,9 @@ const FLEET_SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a
  * public way to resume a session on a new transport; these two fields are what its initialize sets.
  */
 function adoptInitializedSession(transport: StreamableHTTPServerTransport, id: string): void {
-  const inner = (transport as unknown as { _webStandardTransport?: { sessionId?: string; _initialized?: boolean } })
-    ._webStandardTransport;
+  const inner = (
+    transport as unknown as { _webStandardTransport?: { sessionId?: string; _initialized?: boolean } }
+  )._webStandardTransport;
   if (!inner || inner._initialized !== false) throw new Error('unexpected MCP SDK transport internals');
   inner.sessionId = id;
   inner._initialized = true;
