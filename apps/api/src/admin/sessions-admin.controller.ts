@@ -96,13 +96,22 @@ export class SessionsAdminController {
   @ApiOkResponse({ schema: sessionRevokeComponent })
   @ApiErrors(...PRIVILEGED_ERRORS, 'VALIDATION_FAILED', 'SESSION_NOT_FOUND', 'SESSION_TERMINATION_FAILED')
   async revoke(@Body() body: unknown, @RequestId() requestId: string): Promise<SessionRevoke> {
-    const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+    const fields =
+      body !== null && typeof body === 'object' && !Array.isArray(body)
+        ? (body as Record<string, unknown>)
+        : {};
     const { sessionId, reason } = fields;
     if (typeof sessionId !== 'string' || sessionId === '' || sessionId.length > 200) {
-      throw new PassportError('VALIDATION_FAILED', { field: 'sessionId', problem: 'a non-empty string of at most 200 characters is required' });
+      throw new PassportError('VALIDATION_FAILED', {
+        field: 'sessionId',
+        problem: 'a non-empty string of at most 200 characters is required',
+      });
     }
     if (reason !== undefined && (typeof reason !== 'string' || reason.length > MAX_REASON_LENGTH)) {
-      throw new PassportError('VALIDATION_FAILED', { field: 'reason', problem: `a string of at most ${MAX_REASON_LENGTH} characters` });
+      throw new PassportError('VALIDATION_FAILED', {
+        field: 'reason',
+        problem: `a string of at most ${MAX_REASON_LENGTH} characters`,
+      });
     }
     const closeReason = typeof reason === 'string' && reason !== '' ? reason : 'revoked_by_admin';
     let existing: SessionRecord | null;
@@ -112,9 +121,10 @@ export class SessionsAdminController {
       existing = await this.sessions.get(sessionId);
       revoked = existing !== null && (await this.sessions.close(sessionId, closeReason, this.clock.nowMs()));
       // Already closed (before, or by a close that won the race): answer the reason that was recorded.
-      if (existing && !revoked) recordedReason = (await this.sessions.get(sessionId))?.closeReason ?? closeReason;
-    } catch {
-      throw new PassportError('SESSION_TERMINATION_FAILED');
+      if (existing && !revoked)
+        recordedReason = (await this.sessions.get(sessionId))?.closeReason ?? closeReason;
+    } catch (error) {
+      throw new PassportError('SESSION_TERMINATION_FAILED', null, undefined, { cause: error });
     }
     if (!existing) throw new PassportError('SESSION_NOT_FOUND', { sessionId });
     return { sessionId, revoked, reason: recordedReason, requestId };

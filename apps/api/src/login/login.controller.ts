@@ -31,7 +31,12 @@ import { LoginService } from './login.service.js';
 /** A client's logout reason, kept with the session when it is short printable text. */
 const LOGOUT_REASON = /^[\x20-\x7e]{1,100}$/;
 
-export const BEARER_ERRORS = ['MISSING_TOKEN', 'INVALIDATED_TOKEN', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE'] as const;
+export const BEARER_ERRORS = [
+  'MISSING_TOKEN',
+  'INVALIDATED_TOKEN',
+  'RATE_LIMIT_EXCEEDED',
+  'SERVICE_UNAVAILABLE',
+] as const;
 
 @ApiTags('login')
 @Controller('api')
@@ -106,11 +111,16 @@ export class LoginController {
     let closed: boolean;
     try {
       closed = await this.sessions.close(caller.sessionId, reason, nowMs);
-    } catch {
-      throw new PassportError('SESSION_TERMINATION_FAILED');
+    } catch (error) {
+      throw new PassportError('SESSION_TERMINATION_FAILED', null, undefined, { cause: error });
     }
     const termination = terminationTokenClaims({ claims: caller.claims, nowMs, signer: this.server.signer });
     void reply.header(NEW_TOKEN_HEADER, await this.codec.sign(termination));
-    return { message: closed ? 'Session closed.' : 'Session was already closed.', sessionClosed: closed, sessionId: caller.sessionId, requestId };
+    return {
+      message: closed ? 'Session closed.' : 'Session was already closed.',
+      sessionClosed: closed,
+      sessionId: caller.sessionId,
+      requestId,
+    };
   }
 }

@@ -21,10 +21,12 @@ export class PassportError<Code extends string = ErrorCode> extends Error {
     readonly code: NoInfer<Code>,
     readonly details: ErrorDetails | null = null,
     message?: string,
+    /** What failed underneath (for logs; never sent to clients). */
+    options?: { readonly cause?: unknown },
   ) {
     const descriptor = (new.target as typeof PassportError).describe(code);
     if (!descriptor) throw new TypeError(`Unknown error code: ${code}`);
-    super(message ?? descriptor.message);
+    super(message ?? descriptor.message, options);
   }
 }
 

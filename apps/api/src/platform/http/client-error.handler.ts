@@ -60,7 +60,9 @@ export function answerConnectInEnvelope(server: Server): void {
   });
 }
 
-function clientErrorCode(code: string | undefined): 'REQUEST_HEADER_TOO_LARGE' | 'REQUEST_TIMEOUT' | 'VALIDATION_FAILED' {
+function clientErrorCode(
+  code: string | undefined,
+): 'REQUEST_HEADER_TOO_LARGE' | 'REQUEST_TIMEOUT' | 'VALIDATION_FAILED' {
   if (code === 'HPE_HEADER_OVERFLOW') return 'REQUEST_HEADER_TOO_LARGE';
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'REQUEST_TIMEOUT';
   return 'VALIDATION_FAILED';

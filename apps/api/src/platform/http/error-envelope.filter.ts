@@ -44,7 +44,9 @@ function retryAfterSecondsOf(error: PassportError<string>): number {
 function causeOf(exception: unknown): string | undefined {
   const cause = (exception as { cause?: unknown } | null)?.cause;
   if (cause === undefined || cause === null) return undefined;
-  return (cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause)).split('\n')[0].slice(0, 300);
+  return (cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause))
+    .split('\n')[0]
+    .slice(0, 300);
 }
 
 @Catch()
@@ -83,10 +85,13 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     }
     const status = httpStatusOfError(error);
     if (unexpected) request.log?.error({ err: exception }, 'request failed with an unexpected error');
-    // A decided 503 (draining, a dependency down, a full store): one line without a stack, since an
-    // outage brings one with every request.
-    else if (status === 503)
-      request.log?.warn({ code: error.code, details: error.details, cause: causeOf(exception) }, 'request answered 503');
+    // A decided 5xx (draining, a dependency down or failing, a full store): one line without a stack,
+    // since an outage brings one with every request, and the cause the code recorded.
+    else if (status >= 500)
+      request.log?.warn(
+        { code: error.code, details: error.details, cause: causeOf(exception) },
+        `request answered ${status}`,
+      );
 
     if (status === 429 || error.code === 'SESSION_CAPACITY_REACHED') {
       reply.header('Retry-After', String(retryAfterSecondsOf(error)));

@@ -72,9 +72,13 @@ function validationProblems(exception: HttpException): string[] | undefined {
 }
 
 export function mapException(exception: unknown): MappedError {
+  // A catalogued 503, or a catalogued 500 that records its cause (a dependency that failed, e.g. a full
+  // Redis refusing a logout's write), is an answer the code decided: one warn line with the cause.
+  // A catalogued 500 without a cause is logged with its stack.
   if (isPassportError(exception)) {
     const status = httpStatusOfError(exception);
-    return { error: exception, routeNotFound: false, unexpected: status >= 500 && status !== 503 };
+    const decided = status === 503 || exception.cause !== undefined;
+    return { error: exception, routeNotFound: false, unexpected: status >= 500 && !decided };
   }
 
   if (exception instanceof HttpException) {

@@ -4,9 +4,13 @@ import { isoTimestamp } from './iso-timestamp.js';
 describe('isoTimestamp', () => {
   it('is Date#toISOString, whatever the order of the times asked (property)', () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: -8.64e15, max: 8.64e15 }), { minLength: 1, maxLength: 20 }), (times) => {
-        for (const ms of [...times, ...times.reverse()]) expect(isoTimestamp(ms)).toBe(new Date(ms).toISOString());
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: -8.64e15, max: 8.64e15 }), { minLength: 1, maxLength: 20 }),
+        (times) => {
+          for (const ms of [...times, ...times.reverse()])
+            expect(isoTimestamp(ms)).toBe(new Date(ms).toISOString());
+        },
+      ),
     );
   });
 

@@ -10,7 +10,10 @@ import { type FastifyRequest } from 'fastify';
 import { createRateLimitHook } from './rate-limit.hook.js';
 
 const warnings: unknown[] = [];
-const request = { ip: '203.0.113.7', log: { warn: (obj: unknown) => warnings.push(obj) } } as unknown as FastifyRequest;
+const request = {
+  ip: '203.0.113.7',
+  log: { warn: (obj: unknown) => warnings.push(obj) },
+} as unknown as FastifyRequest;
 const config = { capacity: 2, refillPerMinute: 60 };
 
 function refusalOf(check: () => unknown): PassportError {
@@ -41,7 +44,10 @@ describe('createRateLimitHook', () => {
     const check = createRateLimitHook(shared, config, new FixedClock(0));
     await expect(check(request)).resolves.toBeUndefined();
     await expect(check(request)).resolves.toBeUndefined();
-    await expect(check(request)).rejects.toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', details: { retryAfterSeconds: 1 } });
+    await expect(check(request)).rejects.toMatchObject({
+      code: 'RATE_LIMIT_EXCEEDED',
+      details: { retryAfterSeconds: 1 },
+    });
   });
 
   it('fails open when the store throws, in both forms, and logs it', async () => {
@@ -52,7 +58,9 @@ describe('createRateLimitHook', () => {
       },
     };
     expect(createRateLimitHook(failing, config, new FixedClock(0))(request)).toBeUndefined();
-    await expect(createRateLimitHook({ take: failing.take }, config, new FixedClock(0))(request)).resolves.toBeUndefined();
+    await expect(
+      createRateLimitHook({ take: failing.take }, config, new FixedClock(0))(request),
+    ).resolves.toBeUndefined();
     expect(warnings).toHaveLength(2);
   });
 });

@@ -8,7 +8,12 @@
  * entry when the peer is one of TRUSTED_PROXIES (Fastify `trustProxy` with that CIDR list).
  */
 import { type Clock, PassportError } from '@passport/core';
-import { type BucketPolicy, type RateLimitStore, type SyncRateLimitStore, type TakeResult } from '@passport/core/ports';
+import {
+  type BucketPolicy,
+  type RateLimitStore,
+  type SyncRateLimitStore,
+  type TakeResult,
+} from '@passport/core/ports';
 import { type FastifyRequest } from 'fastify';
 import { type RateLimitConfig } from '../config/app-config.js';
 
@@ -23,7 +28,11 @@ export function bucketPolicy(config: RateLimitConfig): BucketPolicy {
  */
 export type RateLimitCheck = (request: FastifyRequest) => Promise<void> | undefined;
 
-export function createRateLimitHook(store: RateLimitStore, config: RateLimitConfig, clock: Clock): RateLimitCheck {
+export function createRateLimitHook(
+  store: RateLimitStore,
+  config: RateLimitConfig,
+  clock: Clock,
+): RateLimitCheck {
   const policy = bucketPolicy(config);
   const decide = (allowed: boolean, retryAfterMs: number): void => {
     if (!allowed) {

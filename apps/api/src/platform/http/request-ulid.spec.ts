@@ -40,7 +40,8 @@ describe('request ULIDs', () => {
 
   it('spread their random characters over the whole alphabet', () => {
     const seen = new Map<string, number>();
-    for (let i = 0; i < 4000; i++) for (const c of newRequestUlid().slice(10)) seen.set(c, (seen.get(c) ?? 0) + 1);
+    for (let i = 0; i < 4000; i++)
+      for (const c of newRequestUlid().slice(10)) seen.set(c, (seen.get(c) ?? 0) + 1);
     expect(seen.size).toBe(32);
     // 64,000 characters over 32 symbols: 2,000 each on average; a stuck bit would halve or empty some.
     for (const n of seen.values()) expect(n).toBeGreaterThan(1600);
