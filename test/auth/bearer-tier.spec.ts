@@ -247,6 +247,28 @@ describe('JWT and privileged tiers', () => {
       expectErrorEnvelope(await get('/api/metrics'), 'MISSING_TOKEN');
     });
 
+    // Found by a probe: a privilege withdrawn on chain stayed with the open session until session_exp,
+    // and a grant of /api/sessions did not open its alias list_all.
+    it('a privilege withdrawn on chain ends for the open session once the chain cache has it; the alias follows its main route', async () => {
+      const demoted = await mintAndLogin(app, {
+        metadata: {
+          permissioned_routes: JSON.stringify({ entities: { methods: { '/api/sessions': '1' } } }),
+        },
+      });
+      expect((await get('/api/sessions', bearer(demoted.jwt))).status).toBe(200);
+      expect((await get('/api/sessions/list_all', bearer(demoted.jwt))).status).toBe(200);
+      await updateLedgerFile(ledgerFileOf(app), (doc) => ({
+        ...doc,
+        passports: doc.passports.map((p) =>
+          p.token_id === demoted.tokenId ? { ...p, metadata: { ...p.metadata, permissioned_routes: '' } } : p,
+        ),
+      }));
+      // The chain cache keeps a found passport for at most 5 s.
+      await new Promise((resolve) => setTimeout(resolve, 5200));
+      expectErrorEnvelope(await get('/api/sessions', bearer(demoted.jwt)), 'PERMISSION_DENIED');
+      expectErrorEnvelope(await get('/api/sessions/list_all', bearer(demoted.jwt)), 'PERMISSION_DENIED');
+    });
+
     it('a route missing from permissioned_routes stays closed to an otherwise privileged passport', async () => {
       const partial = await mintAndLogin(app, {
         metadata: { permissioned_routes: JSON.stringify({ entities: { methods: { '/api/metrics': '1' } } }) },
