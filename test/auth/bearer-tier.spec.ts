@@ -307,6 +307,20 @@ describe('JWT and privileged tiers', () => {
           headers: { ...bearer(admin.jwt), 'content-type': 'application/json' },
           body: JSON.stringify(body),
         });
+      // Found by a probe: NUL, ESC, newlines, bidi overrides and lone surrogates were stored as the reason.
+      for (const reason of [
+        'a\u0000b',
+        'x\u001b[31mred',
+        'two\nlines',
+        'evil\u202etxt',
+        'half \ud800',
+        'sep\u2028',
+      ]) {
+        const refused = await post({ sessionId, reason });
+        expectErrorEnvelope(refused, 'VALIDATION_FAILED');
+        expect(refused.body.error.details).toMatchObject({ field: 'reason' });
+      }
+      expect((await get('/api/holanonce16ts', bearer(victim.jwt))).status).toBe(200);
       const res = await post({ sessionId, reason: 'compromised' });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ sessionId, revoked: true, reason: 'compromised' });

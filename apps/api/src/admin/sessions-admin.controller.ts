@@ -3,7 +3,7 @@
  * closed sessions, and revoke one. Access needs the route's exact path in the caller's
  * `permissioned_routes`.
  */
-import { Body, Controller, Get, HttpCode, Inject, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Logger, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { PassportError, type Clock } from '@passport/core';
 import { nextCursorAfter, parseOffsetPageQuery } from '@passport/core/profile';
@@ -14,6 +14,7 @@ import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
 import { ApiPageQuery } from '../platform/openapi/api-page-query.decorator.js';
 import { BearerAuthGuard } from '../session/bearer-auth.guard.js';
 import { PrivilegedGuard } from '../session/privileged.guard.js';
+import { Caller, type AuthContext } from '../session/auth-context.js';
 import { BEARER_ERRORS } from '../login/login.controller.js';
 import {
   sessionCleanupComponent,
@@ -28,6 +29,12 @@ import {
 
 export const PRIVILEGED_ERRORS = [...BEARER_ERRORS, 'PERMISSION_DENIED'] as const;
 const MAX_REASON_LENGTH = 200;
+/**
+ * What a recorded reason may not hold: controls (NUL, ESC, newlines), lone surrogates (stored as U+FFFD,
+ * so the reason read back differs), line and paragraph separators and bidi overrides (they rewrite how
+ * a log or an admin page shows the text). Found by a probe.
+ */
+const UNPRINTABLE = /[\p{Cc}\p{Cs}\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
@@ -53,6 +60,8 @@ export function viewSession(session: SessionRecord, nowMs: number): SessionView 
 @UseGuards(BearerAuthGuard, PrivilegedGuard)
 @Controller('api/sessions')
 export class SessionsAdminController {
+  private readonly logger = new Logger('Sessions');
+
   constructor(
     @Inject(SESSION_STORE) private readonly sessions: SessionStore,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -95,7 +104,11 @@ export class SessionsAdminController {
   @ApiBody({ schema: sessionRevokeRequestComponent })
   @ApiOkResponse({ schema: sessionRevokeComponent })
   @ApiErrors(...PRIVILEGED_ERRORS, 'VALIDATION_FAILED', 'SESSION_NOT_FOUND', 'SESSION_TERMINATION_FAILED')
-  async revoke(@Body() body: unknown, @RequestId() requestId: string): Promise<SessionRevoke> {
+  async revoke(
+    @Body() body: unknown,
+    @Caller() caller: AuthContext,
+    @RequestId() requestId: string,
+  ): Promise<SessionRevoke> {
     const fields =
       body !== null && typeof body === 'object' && !Array.isArray(body)
         ? (body as Record<string, unknown>)
@@ -107,10 +120,13 @@ export class SessionsAdminController {
         problem: 'a non-empty string of at most 200 characters is required',
       });
     }
-    if (reason !== undefined && (typeof reason !== 'string' || reason.length > MAX_REASON_LENGTH)) {
+    if (
+      reason !== undefined &&
+      (typeof reason !== 'string' || reason.length > MAX_REASON_LENGTH || UNPRINTABLE.test(reason))
+    ) {
       throw new PassportError('VALIDATION_FAILED', {
         field: 'reason',
-        problem: `a string of at most ${MAX_REASON_LENGTH} characters`,
+        problem: `printable text of at most ${MAX_REASON_LENGTH} characters`,
       });
     }
     const closeReason = typeof reason === 'string' && reason !== '' ? reason : 'revoked_by_admin';
@@ -127,6 +143,11 @@ export class SessionsAdminController {
       throw new PassportError('SESSION_TERMINATION_FAILED', null, undefined, { cause: error });
     }
     if (!existing) throw new PassportError('SESSION_NOT_FOUND', { sessionId });
+    // The audit trail of an administrator's act: who closed whose session, and why.
+    if (revoked)
+      this.logger.log(
+        `session ${sessionId} of ${existing.tokenId} revoked by ${caller.tokenId} (${caller.sessionId}): ${JSON.stringify(closeReason)} requestId=${requestId}`,
+      );
     return { sessionId, revoked, reason: recordedReason, requestId };
   }
 
