@@ -3,6 +3,8 @@
  * reader): keygen, mint into a development family, offline DID resolution, help and one-line errors.
  */
 import { lstat, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ed25519 } from '@noble/curves/ed25519.js';
@@ -94,6 +96,58 @@ describe('passport CLI', () => {
     expect(await readFile(target, 'utf8')).toBe('not a key');
     // Nothing is left beside them.
     expect((await readdir(dir)).sort()).toEqual(['link.json', 'open.json', 'target.txt']);
+  });
+
+  // Found by a probe: a hostile or broken API's answers reached the terminal as they were (escape
+  // sequences, several lines), a 600 MB body crashed the tool, and a null body was an unexpected error.
+  it('an API answer it prints is one printable line; a huge, null or non-object answer is one line and exit 2', async () => {
+    const answers: Record<string, (res: import('node:http').ServerResponse) => void> = {
+      '/escape': (res) =>
+        res
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end(
+            JSON.stringify({
+              error: { code: 'X\u001b[2J', message: 'line one\nline two \u001b]0;owned\u0007 \u202eevil' },
+            }),
+          ),
+      '/huge': (res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const chunk = Buffer.alloc(1024 * 1024, 0x20);
+        let left = 64;
+        const pump = (): void => {
+          while (left-- > 0) if (!res.write(chunk)) return void res.once('drain', pump);
+          res.end('{}');
+        };
+        res.on('close', () => (left = 0));
+        pump();
+      },
+      '/null': (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('null'),
+    };
+    const server = createServer((req, res) =>
+      answers[(req.url ?? '').replace(/\/api\/login\/timestamp$/, '')]?.(res),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const keyFile = join(dir, 'k.json');
+    await cli(['keygen', '--out', keyFile]);
+    try {
+      for (const [path, expected] of [
+        [
+          '/escape',
+          /^passport login: \/escape\/api\/login\/timestamp answered 400 X\?\[2J: line one\?line two \?\]0;owned\? \?evil$/,
+        ],
+        ['/huge', /^passport login: \/huge\/api\/login\/timestamp answered more than 4 MiB$/],
+        ['/null', /^passport login: \/null\/api\/login\/timestamp answered 200 without a JSON object$/],
+      ] as const) {
+        const result = await cli(['login', '--api', `${base}${path}`, '--key', keyFile, '--account']);
+        expect([path, result.code]).toEqual([path, 2]);
+        expect(result.err.trimEnd().split('\n')).toHaveLength(1);
+        expect(result.err.trimEnd()).toMatch(expected);
+      }
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 
   describe('with a development family', () => {

@@ -68,30 +68,73 @@ export async function callApi<T = Record<string, unknown>>(
   init: RequestInit = {},
 ): Promise<T> {
   let res: Response;
+  let text: string;
+  const { pathname } = new URL(url);
   try {
     res = await io.fetch(url, { ...init, signal: AbortSignal.timeout(15000) });
   } catch (error) {
     throw new CliError(`cannot reach ${new URL(url).origin} (${(error as Error).name})`);
   }
-  const text = await res.text();
+  try {
+    text = await readCapped(res, MAX_ANSWER_BYTES);
+  } catch (error) {
+    throw new CliError(
+      error instanceof CliError
+        ? `${pathname} ${error.message}`
+        : `${pathname}: the answer could not be read (${(error as Error).name})`,
+    );
+  }
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    throw new CliError(`${new URL(url).pathname} answered ${res.status} without JSON`);
+    throw new CliError(`${pathname} answered ${res.status} without JSON`);
   }
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new CliError(`${pathname} answered ${res.status} without a JSON object`);
   if (!res.ok) {
-    const error = (body as { error?: { code?: string; message?: string; details?: unknown } }).error;
+    const error = (body as { error?: { code?: unknown; message?: unknown; details?: unknown } }).error;
+    const code = typeof error?.code === 'string' ? printable(error.code, 80) : null;
+    const message = typeof error?.message === 'string' ? printable(error.message, 300) : '';
     throw new ApiError(
-      `${new URL(url).pathname} answered ${res.status} ${error?.code ?? ''}${error?.message ? `: ${error.message}` : ''}`.trim(),
+      `${pathname} answered ${res.status} ${code ?? ''}${message ? `: ${message}` : ''}`.trim(),
       res.status,
-      error?.code ?? null,
+      code,
       typeof error?.details === 'object' && error.details !== null
         ? (error.details as Record<string, unknown>)
         : {},
     );
   }
   return body as T;
+}
+
+/** The most the tool reads of one answer (a hostile server's 600 MB body crashed it). */
+const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+
+async function readCapped(res: Response, maxBytes: number): Promise<string> {
+  const reader = res.body?.getReader();
+  if (!reader) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw new CliError(`answered more than ${maxBytes / 1024 / 1024} MiB`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
+
+/**
+ * A server's text as one printable line: controls (ANSI and OSC escapes, newlines), line separators
+ * and bidi overrides become "?", so an answer cannot rewrite the terminal or split the one-line error.
+ */
+function printable(text: string, maxLength: number): string {
+  return text.replace(/[\p{Cc}\p{Cs}\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu, '?').slice(0, maxLength);
 }
 
 /** A non-2xx answer of the API: its one line, and the envelope's code and details for callers that react. */
