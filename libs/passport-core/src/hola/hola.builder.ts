@@ -42,8 +42,16 @@ export function holaSignedPrefix(
     .toUpperCase();
 }
 
+/** A host marker as a deployment's SERVICE_HOST holds it: `host[:port]`, ASCII letters, digits, dots and hyphens. */
+const SERVICE_HOST = /^[a-z0-9.-]+(:\d{1,5})?$/i;
+
 /** A signed HOLA line. Throws RangeError when the parameters cannot make a valid line. */
 export function buildHolaLine(params: BuildHolaParams): string {
+  // Found by a probe: a host with a newline made a signed two-line "line".
+  if (!SERVICE_HOST.test(params.serviceHost))
+    throw new RangeError(
+      `cannot build a HOLA line: the host marker must be host[:port] (got ${JSON.stringify(params.serviceHost)})`,
+    );
   const signedPrefix = holaSignedPrefix({ ...params, subagentPublicKey: params.signer.publicKey });
   const signatureText = encodeBase32(params.signer.sign(utf8(signedPrefix)));
   const line = `${signedPrefix}${signatureText}/${holaChecksum(signedPrefix, signatureText)}`;

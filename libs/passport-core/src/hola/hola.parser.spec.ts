@@ -161,6 +161,10 @@ describe('signed lines from fixed seeds', () => {
     expect(() => buildHolaLine({ ...good, nonceHex: 'nothex' })).toThrow(RangeError);
     expect(() => buildHolaLine({ ...good, recipient: 'bob' })).toThrow(RangeError);
     expect(() => buildHolaLine({ ...good, subagent: { delegateId: 'a/b' } })).toThrow(RangeError);
+    // Found by a probe: a host marker with a newline built a signed two-line "line".
+    for (const host of ['evil\nhost', 'ÿ.com', 'a/b', 'host:port', 'api.example.com:123456', ''])
+      expect(() => buildHolaLine({ ...good, serviceHost: host })).toThrow(/host marker/);
+    expect(buildHolaLine({ ...good, serviceHost: 'LocalHost:3000' })).toContain('/LOCALHOST:3000/');
   });
 });
 
