@@ -14,12 +14,28 @@ import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
 import { BearerAuthGuard } from '../session/bearer-auth.guard.js';
 import { PrivilegedGuard } from '../session/privileged.guard.js';
 import { PRIVILEGED_ERRORS } from './sessions-admin.controller.js';
+import Negotiator from 'negotiator';
 
-/** True when the client prefers Prometheus text: it names text/plain and not JSON. */
+/** True when the Accept header prefers Prometheus text (text/plain) to JSON. */
 export function wantsPrometheus(accept: string | undefined): boolean {
   if (!accept) return false;
-  const types = accept.split(',').map((part) => part.split(';')[0].trim().toLowerCase());
-  return types.includes('text/plain') && !types.includes('application/json');
+  // By the Accept header's q-values (negotiator): a probe's `text/plain;q=0` got the text form, and
+  // `application/json;q=0.1, text/plain` the JSON one. Media-type parameters other than q are left
+  // out first (a scraper's `text/plain;version=0.0.4` is the text form). On a tie the range named first
+  // wins; JSON is the form when neither is named.
+  const ranges = accept
+    .split(',')
+    .map((range) =>
+      range
+        .split(';')
+        .filter((part, i) => i === 0 || /^\s*q\s*=/i.test(part))
+        .join(';'),
+    )
+    .join(',');
+  return (
+    new Negotiator({ headers: { accept: ranges } }).mediaType(['application/json', 'text/plain']) ===
+    'text/plain'
+  );
 }
 
 @ApiTags('admin')
@@ -36,7 +52,7 @@ export class MetricsController {
   @ApiOperation({
     summary: 'Service metrics (privileged); Prometheus text with Accept: text/plain',
     description:
-      'The text form is the operators\' registry: request-duration histograms per route, method and status, ' +
+      "The text form is the operators' registry: request-duration histograms per route, method and status, " +
       'counters (verify outcomes, logins, chain reads and cache hits, store errors) and the process metrics.',
   })
   @ApiProduces('application/json', 'text/plain')
