@@ -93,10 +93,18 @@ describe('createRenewingFetch', () => {
       expect([call.token(), saved]).toEqual([mine, []]);
     });
 
-    it('ignores a renewal on an error response and one offered by a cross-origin redirect target', async () => {
-      const failed = createRenewingFetch({ token: mine, fetch: answering(renewal, { status: 500 }) });
+    // Found by a review: the server renews before the handler runs, so a refusal can carry a genuine
+    // renewal; and a browser's relative URL has no origin of its own.
+    it('takes a renewal on an error answer and for a relative URL, but not one offered by a cross-origin redirect target', async () => {
+      const failed = createRenewingFetch({ token: mine, fetch: answering(renewal, { status: 403 }) });
       await failed('https://api.test/x');
-      expect(failed.token()).toBe(mine);
+      expect(failed.token()).toBe(renewal);
+      const relative = createRenewingFetch({
+        token: mine,
+        fetch: answering(renewal, { url: 'https://api.test/api/x' }),
+      });
+      await relative('/api/x');
+      expect(relative.token()).toBe(renewal);
       const redirected = createRenewingFetch({
         token: mine,
         fetch: answering(renewal, { url: 'https://evil.test/landing' }),

@@ -9,8 +9,10 @@
  * and never when it is a logout's termination token (`session_status: "closed"`); that one is reported
  * through `onSessionClosed` instead. Works wherever `fetch` exists (browsers, Node ≥ 18).
  *
- * Only a renewal of this session is taken: a `New-Token` counts when the response is a success from
- * the origin the request was sent to (not the target of a cross-origin redirect), the token is three
+ * Only a renewal of this session is taken: a `New-Token` counts when the response comes from the
+ * origin the request was sent to (not the target of a cross-origin redirect; a relative URL is
+ * resolved against the page's location) and is not opaque (the server renews before the handler runs,
+ * so a 4xx or 5xx answer can carry a genuine renewal), the token is three
  * base64url segments whose payload has the current token's `session_id`, `iss`, `aud` and `sub`, and
  * its `exp` is a whole number of seconds. Anything else is ignored (a probe had the wrapper adopt
  * another session's token, a payload without a signature, a token offered by a redirect's target,
@@ -76,10 +78,14 @@ function factsOf(token: string): TokenFacts | null {
 
 const sameSession = (a: TokenFacts, b: TokenFacts) => a.session.every((claim, i) => claim === b.session[i]);
 
-/** The origin a request goes to, or null when it cannot be told (a relative URL). */
+/**
+ * The origin a request goes to: a relative URL against the page's location (browsers), a `Request`
+ * of any fetch implementation by its `url`; null when it cannot be told.
+ */
 function originOf(input: string | URL | Request): string | null {
+  const url = typeof input === 'object' && input !== null && 'url' in input ? input.url : String(input);
   try {
-    return new URL(input instanceof Request ? input.url : input).origin;
+    return new URL(url, (globalThis as { location?: { href?: string } }).location?.href).origin;
   } catch {
     return null;
   }
@@ -95,10 +101,11 @@ export function createRenewingFetch(options: RenewingFetchOptions): RenewingFetc
   /** The offered token when it renews or ends this session, from the origin that was asked. */
   const offerOf = (input: string | URL | Request, response: Response): TokenFacts | null => {
     const offered = response.headers.get(NEW_TOKEN_HEADER);
-    if (!offered || !response.ok || initial === null) return null;
+    if (!offered || response.type === 'opaque' || response.status === 0 || initial === null) return null;
+    // Refused only when both origins are known and differ (a cross-origin redirect's target).
     const asked = originOf(input);
-    const answered = response.url ? originOf(response.url) : asked;
-    if (asked !== answered) return null;
+    const answered = response.url ? originOf(response.url) : null;
+    if (asked !== null && answered !== null && asked !== answered) return null;
     const facts = factsOf(offered);
     return facts && sameSession(facts, initial) ? facts : null;
   };
