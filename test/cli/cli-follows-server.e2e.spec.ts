@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildLoginRequest, formatNearCredentials, nearCredentialsFromSeed } from '@passport/core';
 import { runCli } from '../../apps/cli/src/cli.js';
+import { SESSION_STORE } from '../../apps/api/src/platform/infrastructure/di-tokens.js';
+import { type SessionStore } from '@passport/core/ports';
 import { bearer, mintAndLogin, mintPassport, newKey } from '../support/passports.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -146,5 +148,43 @@ describe('passport hola --api follows the host marker the server announces', () 
     expect([saved.code, saved.err]).toEqual([0, '']);
     expect((await stat(jwtFile)).mode & 0o777).toBe(0o600);
     expect((await readFile(jwtFile, 'utf8')).split('.')).toHaveLength(3);
+  });
+
+  // Found by a review: a --save that failed lost the token and left its session open.
+  it('passport login --save that cannot write closes the new session and says so', async () => {
+    const key = newKey();
+    const minted = await mintPassport(app, { owner: key });
+    const keyFile = path.join(dir, 'unsaved.json');
+    await writeFile(keyFile, JSON.stringify(formatNearCredentials(nearCredentialsFromSeed(key.seed))), {
+      mode: 0o600,
+    });
+    const failed = await cli([
+      'login',
+      '--api',
+      app.baseUrl,
+      '--key',
+      keyFile,
+      '--passport',
+      minted.tokenId,
+      '--save',
+      '/proc/passport-nowhere/my.jwt',
+    ]);
+    expect(failed.code).toBe(2);
+    expect(failed.err).toMatch(
+      /^passport login: cannot write \/proc\/passport-nowhere\/my\.jwt \(ENOENT\); the new session was closed\n$/,
+    );
+    const sessions = app.app.get<SessionStore>(SESSION_STORE);
+    const mine = (await sessions.list({ offset: 0, limit: 100 })).items.filter(
+      (s) => s.tokenId === minted.tokenId,
+    );
+    expect(mine.length).toBe(1);
+    expect(mine[0].closedAtMs).not.toBeNull();
+  });
+
+  it('passport keygen onto a directory says so, with or without --force', async () => {
+    for (const args of [[], ['--force']]) {
+      const result = await cli(['keygen', '--out', dir, ...args]);
+      expect([result.code, result.err.trim()]).toEqual([2, `passport keygen: ${dir} is a directory`]);
+    }
   });
 });

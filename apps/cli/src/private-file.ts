@@ -2,11 +2,12 @@
  * Writes a file only its owner may read (a private key, a JWT). A new file is created with mode 0600 and
  * O_EXCL; a replacement is written to a fresh 0600 temporary file beside it and renamed over the old one,
  * so the result is a new 0600 file whatever the old one was: a probe found `keygen --force` and `login
- * --save` left a key or JWT at an existing file's 0644, or in the target of a symlink. A reader never
- * sees half a file.
+ * --save` left a key or JWT at an existing file's 0644, or in the target of a symlink. The content is
+ * synced before the rename, so a crash leaves the old file or the new one, never an empty one; a
+ * failed write removes what it wrote (no partial key is left behind). A reader never sees half a file.
  */
 import { randomBytes } from 'node:crypto';
-import { rename, rm, writeFile } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 export async function writePrivateFile(
@@ -15,15 +16,29 @@ export async function writePrivateFile(
   options: { replace: boolean },
 ): Promise<void> {
   if (!options.replace) {
-    await writeFile(file, content, { mode: 0o600, flag: 'wx' });
+    await writeNew(file, content);
     return;
   }
   const temporary = join(dirname(file), `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
-  await writeFile(temporary, content, { mode: 0o600, flag: 'wx' });
+  await writeNew(temporary, content);
   try {
     await rename(temporary, file);
   } catch (error) {
     await rm(temporary, { force: true });
     throw error;
   }
+}
+
+/** Creates `file` (O_EXCL, 0600), writes and syncs it; removes it again when that fails. */
+async function writeNew(file: string, content: string): Promise<void> {
+  const handle = await open(file, 'wx', 0o600);
+  try {
+    await handle.writeFile(content);
+    await handle.sync();
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await rm(file, { force: true });
+    throw error;
+  }
+  await handle.close();
 }

@@ -4,6 +4,7 @@
  * file is never overwritten without `--force`.
  */
 import { randomBytes } from 'node:crypto';
+import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { formatNearCredentials, nearCredentialsFromSeed } from '@passport/core';
 import { isNearAccountId } from '@passport/core/credentials';
@@ -41,10 +42,16 @@ implicit account (64 hex characters) unless --account names another.`,
       await writePrivateFile(values.out, `${JSON.stringify(json, null, 2)}\n`, { replace: !!values.force });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
+      const isDirectory = await stat(values.out).then(
+        (s) => s.isDirectory(),
+        () => false,
+      );
       throw new CliError(
-        code === 'EEXIST'
-          ? `${values.out} exists; use --force to replace it`
-          : `cannot write ${values.out} (${code ?? 'error'})`,
+        isDirectory
+          ? `${values.out} is a directory`
+          : code === 'EEXIST'
+            ? `${values.out} exists; use --force to replace it`
+            : `cannot write ${values.out} (${code ?? 'error'})`,
       );
     }
     output(

@@ -100,8 +100,15 @@ Signs the login challenge with the key and prints the JWT (or writes it to --sav
       try {
         await writePrivateFile(values.save, `${jwt}\n`, { replace: true });
       } catch (error) {
+        // The token is lost with the file: its session is closed rather than left to count against
+        // the passport's open sessions (best effort; the answer is not needed).
+        await callApi(io, `${api}/api/logout`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' },
+          body: '{"reason":"token not saved"}',
+        }).catch(() => undefined);
         throw new CliError(
-          `cannot write ${values.save} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+          `cannot write ${values.save} (${(error as NodeJS.ErrnoException).code ?? 'error'}); the new session was closed`,
         );
       }
     }
