@@ -314,7 +314,7 @@ describe('JWT and privileged tiers', () => {
         'two\nlines',
         'evil\u202etxt',
         'half \ud800',
-        'sep\u2028',
+        'sep\u2028', 'mark\u200e', 'zero\u200bwidth',
       ]) {
         const refused = await post({ sessionId, reason });
         expectErrorEnvelope(refused, 'VALIDATION_FAILED');

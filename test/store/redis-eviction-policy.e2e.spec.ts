@@ -38,6 +38,9 @@ it('the store refuses to record while the policy evicts, writes nothing, and rec
   try {
     expect(await whenConnected(client, 3000)).toBe(true);
     const store = new RedisReplayStore(client, { prefix: 'evict:', evictionProblem: () => watch.problem });
+    // Not known to be safe before the first read (a review): refused too.
+    expect(watch.problem).toBe('maxmemory-policy not read yet');
+    await expect(store.recordIfAbsent('early', 1000, 5000)).rejects.toThrow(/not read yet/);
     await watch.refresh();
     expect([watch.maxmemoryPolicy, watch.problem]).toEqual(['noeviction', undefined]);
     for (const policy of ['volatile-lru', 'allkeys-lru', 'volatile-ttl', 'allkeys-random']) {

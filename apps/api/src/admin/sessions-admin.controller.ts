@@ -31,10 +31,11 @@ export const PRIVILEGED_ERRORS = [...BEARER_ERRORS, 'PERMISSION_DENIED'] as cons
 const MAX_REASON_LENGTH = 200;
 /**
  * What a recorded reason may not hold: controls (NUL, ESC, newlines), lone surrogates (stored as U+FFFD,
- * so the reason read back differs), line and paragraph separators and bidi overrides (they rewrite how
- * a log or an admin page shows the text). Found by a probe.
+ * so the reason read back differs), line and paragraph separators, and format characters: bidi
+ * overrides and marks, zero-width ones (they rewrite or hide how a log or an admin page shows the
+ * text). Found by a probe and a review.
  */
-const UNPRINTABLE = /[\p{Cc}\p{Cs}\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]/u;
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 

@@ -25,12 +25,13 @@ export class PrivilegedGuard implements CanActivate {
     if (!auth) throw new PassportError('MISSING_TOKEN');
     const path = request.routeOptions.url ?? request.url.split('?')[0];
     const claimed = auth.claims.passport_permissionedroutes;
-    const onChain = auth.passport === null ? undefined : (auth.passport.metadata.permissioned_routes ?? null);
+    // Without the passport as the chain holds it now, nothing is granted.
+    const onChain = auth.passport?.metadata.permissioned_routes ?? null;
     const grants = (routes: string | null) =>
       isRouteAllowed(routes, path) ||
       (ROUTE_ALIASES[path] !== undefined && isRouteAllowed(routes, ROUTE_ALIASES[path]));
     const allowed =
-      grants(typeof claimed === 'string' ? claimed : null) && (onChain === undefined || grants(onChain));
+      auth.passport !== null && grants(typeof claimed === 'string' ? claimed : null) && grants(onChain);
     if (!allowed) throw new PassportError('PERMISSION_DENIED', { route: path });
     return true;
   }

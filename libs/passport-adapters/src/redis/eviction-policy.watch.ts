@@ -8,7 +8,8 @@
  *
  * The policy is read with `INFO memory` (managed services that disable `CONFIG` still answer it) when
  * the client connects and then every `intervalMs`, since an operator may change it at runtime.
- * `problem` names an evicting policy; the replay store refuses to record while there is one.
+ * `problem` names an evicting policy (or one not read yet); the replay store refuses to record while
+ * there is one.
  */
 import { type Redis } from 'ioredis';
 
@@ -50,9 +51,14 @@ export class RedisEvictionWatch {
     return this.policy;
   }
 
-  /** Why live records may be evicted (an evicting policy), or undefined when Redis never evicts or it is not known yet. */
+  /**
+   * Why live records may be evicted, or undefined when Redis never evicts. Before the policy is first
+   * read it is not known to be safe, so that counts as a reason too; a Redis that refuses `INFO` (an
+   * ACL without `@dangerous`) cannot be checked, and is trusted on the operator's word (health says so).
+   */
   get problem(): string | undefined {
-    if (this.policy === null || this.policy === 'noeviction') return undefined;
+    if (this.policy === 'noeviction') return undefined;
+    if (this.policy === null) return this.readable ? 'maxmemory-policy not read yet' : undefined;
     return `maxmemory-policy ${this.policy} may evict live replay records (set noeviction)`;
   }
 

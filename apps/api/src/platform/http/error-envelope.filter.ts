@@ -85,11 +85,18 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     }
     const status = httpStatusOfError(error);
     if (unexpected) request.log?.error({ err: exception }, 'request failed with an unexpected error');
-    // A decided 5xx (draining, a dependency down or failing, a full store): one line without a stack,
-    // since an outage brings one with every request, and the cause the code recorded.
-    else if (status >= 500)
+    // A decided 503 (draining, a dependency down, a full store): one line without a stack, since an
+    // outage brings one with every request.
+    else if (status === 503)
       request.log?.warn(
         { code: error.code, details: error.details, cause: causeOf(exception) },
+        'request answered 503',
+      );
+    // A decided 500 that recorded its cause (a store refusing a logout's write): an error, with the
+    // cause's own stack rather than the envelope's.
+    else if (status >= 500)
+      request.log?.error(
+        { code: error.code, details: error.details, err: (exception as Error).cause },
         `request answered ${status}`,
       );
 
