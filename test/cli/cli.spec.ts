@@ -103,13 +103,11 @@ describe('passport CLI', () => {
   it('an API answer it prints is one printable line; a huge, null or non-object answer is one line and exit 2', async () => {
     const answers: Record<string, (res: import('node:http').ServerResponse) => void> = {
       '/escape': (res) =>
-        res
-          .writeHead(400, { 'content-type': 'application/json' })
-          .end(
-            JSON.stringify({
-              error: { code: 'X\u001b[2J', message: 'line one\nline two \u001b]0;owned\u0007 \u202eevil' },
-            }),
-          ),
+        res.writeHead(400, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            error: { code: 'X\u001b[2J', message: 'line one\nline two \u001b]0;owned\u0007 \u202eevil' },
+          }),
+        ),
       '/huge': (res) => {
         res.writeHead(200, { 'content-type': 'application/json' });
         const chunk = Buffer.alloc(1024 * 1024, 0x20);
@@ -122,9 +120,21 @@ describe('passport CLI', () => {
         pump();
       },
       '/null': (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('null'),
+      '/empty': (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'),
+      '/painted': (res) =>
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(
+            JSON.stringify({
+              verified: false,
+              peerTokenId: 'a\u001b[31mb',
+              destinatary: 'MUNDO',
+              failureReasons: ['x\ny'],
+            }),
+          ),
     };
     const server = createServer((req, res) =>
-      answers[(req.url ?? '').replace(/\/api\/login\/timestamp$/, '')]?.(res),
+      answers[(req.url ?? '').replace(/\/api\/(login\/timestamp|identity\/verify)$/, '')]?.(res),
     );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -144,6 +154,15 @@ describe('passport CLI', () => {
         expect(result.err.trimEnd().split('\n')).toHaveLength(1);
         expect(result.err.trimEnd()).toMatch(expected);
       }
+      // verify: a 200 without a verify result is an error of the run (2), not "not verified" (1); a
+      // verdict's words are printed as printable text.
+      const empty = await cli(['verify', '--api', `${base}/empty`, 'HOLA/x']);
+      expect([empty.code, empty.err.trim()]).toEqual([
+        2,
+        'passport verify: /api/identity/verify answered 200 without a verify result',
+      ]);
+      const painted = await cli(['verify', '--api', `${base}/painted`, 'HOLA/x']);
+      expect([painted.code, painted.out]).toEqual([1, 'not verified a?[31mb: x?y\n']);
     } finally {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -133,7 +133,7 @@ async function readCapped(res: Response, maxBytes: number): Promise<string> {
  * A server's text as one printable line: controls (ANSI and OSC escapes, newlines), line separators
  * and bidi overrides become "?", so an answer cannot rewrite the terminal or split the one-line error.
  */
-function printable(text: string, maxLength: number): string {
+export function printable(text: string, maxLength: number): string {
   return text.replace(/[\p{Cc}\p{Cs}\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu, '?').slice(0, maxLength);
 }
 

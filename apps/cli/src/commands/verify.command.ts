@@ -14,7 +14,15 @@ import {
 } from '@passport/core';
 import { type VerifyHolaBody } from '@passport/core/hola';
 import { createNodeVerifier } from '@passport/core/node';
-import { apiUrl, callApi, CliError, output, parseOrFail, type CliCommand } from '../cli-context.js';
+import {
+  apiUrl,
+  callApi,
+  CliError,
+  output,
+  parseOrFail,
+  printable,
+  type CliCommand,
+} from '../cli-context.js';
 import { openOfflineChain } from '../offline-chain.js';
 
 /** Exit code when any line is not verified (as `cmp` answers "different"); usage and API errors are 2. */
@@ -73,6 +81,13 @@ Exit code: 0 when every line is verified, 1 when any is not (the results are pri
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify(body),
         });
+        // A server that answers 200 without a verify result is not one to trust: exit 2, not "not verified".
+        if (
+          typeof result.verified !== 'boolean' ||
+          !Array.isArray(result.failureReasons) ||
+          typeof result.peerTokenId !== 'string'
+        )
+          throw new CliError('/api/identity/verify answered 200 without a verify result');
         results.push(result);
       }
     } else {
@@ -113,9 +128,10 @@ Exit code: 0 when every line is verified, 1 when any is not (the results are pri
     }
     const human = results
       .map((r) =>
+        // The server's words, as printable text (an API's answer must not write to the terminal).
         r.verified
-          ? `verified ${r.peerTokenId} -> ${r.destinatary}`
-          : `not verified ${r.peerTokenId}: ${r.failureReasons.join(', ')}`,
+          ? `verified ${printable(String(r.peerTokenId), 64)} -> ${printable(String(r.destinatary), 64)}`
+          : `not verified ${printable(String(r.peerTokenId), 64)}: ${printable(r.failureReasons.map(String).join(', '), 500)}`,
       )
       .join('\n');
     output(io, !!values.json, results.length === 1 ? results[0] : results, human);
