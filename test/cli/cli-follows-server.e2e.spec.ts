@@ -26,6 +26,17 @@ async function cli(args: string[], env: Record<string, string> = {}) {
   return { code, out, err };
 }
 
+/** A passport minted for a new key (no login of its own), and that key written as a 0600 key file. */
+async function mintedWithKeyFile(app: TestApp, dir: string, name: string) {
+  const key = newKey();
+  const minted = await mintPassport(app, { owner: key });
+  const keyFile = path.join(dir, `${name}.json`);
+  await writeFile(keyFile, JSON.stringify(formatNearCredentials(nearCredentialsFromSeed(key.seed))), {
+    mode: 0o600,
+  });
+  return { tokenId: minted.tokenId, key, keyFile };
+}
+
 describe('passport hola --api follows the host marker the server announces', () => {
   let app: TestApp;
   let dir: string;
@@ -81,12 +92,8 @@ describe('passport hola --api follows the host marker the server announces', () 
   // that start together failed with 401 challenge_already_used. The tool takes the next second's.
   it("passport login succeeds when another process took this second's challenge for the same passport", async () => {
     // Minted without a login of its own, so that the first login below is this second's first.
-    const key = newKey();
-    const user = { ...(await mintPassport(app, { owner: key })), key };
-    const keyFile = path.join(dir, 'replica.json');
-    await writeFile(keyFile, JSON.stringify(formatNearCredentials(nearCredentialsFromSeed(user.key.seed))), {
-      mode: 0o600,
-    });
+    const user = await mintedWithKeyFile(app, dir, 'replica');
+    const { keyFile } = user;
     // Early in a second, so that the other login and the tool's first attempt share it.
     while (Date.now() % 1000 > 300) await new Promise((resolve) => setTimeout(resolve, 10));
     const challenge = (await (await fetch(`${app.baseUrl}/api/login/timestamp`)).json()) as {
@@ -126,12 +133,8 @@ describe('passport hola --api follows the host marker the server announces', () 
 
   // Found by a probe: --save onto an existing 0644 file left the JWT readable by everyone.
   it('passport login --save replaces an existing readable file with a new 0600 one', async () => {
-    const key = newKey();
-    const minted = await mintPassport(app, { owner: key });
-    const keyFile = path.join(dir, 'saver.json');
-    await writeFile(keyFile, JSON.stringify(formatNearCredentials(nearCredentialsFromSeed(key.seed))), {
-      mode: 0o600,
-    });
+    const { tokenId, keyFile } = await mintedWithKeyFile(app, dir, 'saver');
+    const minted = { tokenId };
     const jwtFile = path.join(dir, 'saver.jwt');
     await writeFile(jwtFile, 'old token', { mode: 0o644 });
     const saved = await cli([
@@ -152,12 +155,8 @@ describe('passport hola --api follows the host marker the server announces', () 
 
   // Found by a review: a --save that failed lost the token and left its session open.
   it('passport login --save that cannot write closes the new session and says so', async () => {
-    const key = newKey();
-    const minted = await mintPassport(app, { owner: key });
-    const keyFile = path.join(dir, 'unsaved.json');
-    await writeFile(keyFile, JSON.stringify(formatNearCredentials(nearCredentialsFromSeed(key.seed))), {
-      mode: 0o600,
-    });
+    const { tokenId, keyFile } = await mintedWithKeyFile(app, dir, 'unsaved');
+    const minted = { tokenId };
     const failed = await cli([
       'login',
       '--api',
