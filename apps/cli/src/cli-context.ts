@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parseNearCredentials, type NearCredentials } from '@passport/core';
+import { printableText } from '@passport/core/codecs';
 
 export interface CliIo {
   readonly stdout: (text: string) => void;
@@ -94,8 +95,9 @@ export async function callApi<T = Record<string, unknown>>(
     throw new CliError(`${pathname} answered ${res.status} without a JSON object`);
   if (!res.ok) {
     const error = (body as { error?: { code?: unknown; message?: unknown; details?: unknown } }).error;
-    const code = typeof error?.code === 'string' ? printable(error.code, 80) : null;
-    const message = typeof error?.message === 'string' ? printable(error.message, 300) : '';
+    // The server's words as one printable line: an answer cannot rewrite the terminal or split the error.
+    const code = typeof error?.code === 'string' ? printableText(error.code, 80) : null;
+    const message = typeof error?.message === 'string' ? printableText(error.message, 300) : '';
     throw new ApiError(
       `${pathname} answered ${res.status} ${code ?? ''}${message ? `: ${message}` : ''}`.trim(),
       res.status,
@@ -127,14 +129,6 @@ async function readCapped(res: Response, maxBytes: number): Promise<string> {
     chunks.push(value);
   }
   return Buffer.concat(chunks, size).toString('utf8');
-}
-
-/**
- * A server's text as one printable line: controls (ANSI and OSC escapes, newlines), line separators
- * and bidi overrides become "?", so an answer cannot rewrite the terminal or split the one-line error.
- */
-export function printable(text: string, maxLength: number): string {
-  return text.replace(/[\p{Cc}\p{Cs}\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu, '?').slice(0, maxLength);
 }
 
 /** A non-2xx answer of the API: its one line, and the envelope's code and details for callers that react. */

@@ -6,6 +6,7 @@
 import { Body, Controller, Get, HttpCode, Inject, Logger, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { PassportError, type Clock } from '@passport/core';
+import { hasUnprintable } from '@passport/core/codecs';
 import { nextCursorAfter, parseOffsetPageQuery } from '@passport/core/profile';
 import { type SessionRecord, type SessionStore } from '@passport/core/ports';
 import { RequestId } from '../platform/http/request-id.decorator.js';
@@ -29,13 +30,6 @@ import {
 
 export const PRIVILEGED_ERRORS = [...BEARER_ERRORS, 'PERMISSION_DENIED'] as const;
 const MAX_REASON_LENGTH = 200;
-/**
- * What a recorded reason may not hold: controls (NUL, ESC, newlines), lone surrogates (stored as U+FFFD,
- * so the reason read back differs), line and paragraph separators, and format characters: bidi
- * overrides and marks, zero-width ones (they rewrite or hide how a log or an admin page shows the
- * text). Found by a probe and a review.
- */
-const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]/u;
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
@@ -123,7 +117,7 @@ export class SessionsAdminController {
     }
     if (
       reason !== undefined &&
-      (typeof reason !== 'string' || reason.length > MAX_REASON_LENGTH || UNPRINTABLE.test(reason))
+      (typeof reason !== 'string' || reason.length > MAX_REASON_LENGTH || hasUnprintable(reason))
     ) {
       throw new PassportError('VALIDATION_FAILED', {
         field: 'reason',

@@ -12,17 +12,10 @@ import {
   PassportError,
   systemClock,
 } from '@passport/core';
+import { printableText } from '@passport/core/codecs';
 import { type VerifyHolaBody } from '@passport/core/hola';
 import { createNodeVerifier } from '@passport/core/node';
-import {
-  apiUrl,
-  callApi,
-  CliError,
-  output,
-  parseOrFail,
-  printable,
-  type CliCommand,
-} from '../cli-context.js';
+import { apiUrl, callApi, CliError, output, parseOrFail, type CliCommand } from '../cli-context.js';
 import { openOfflineChain } from '../offline-chain.js';
 
 /** Exit code when any line is not verified (as `cmp` answers "different"); usage and API errors are 2. */
@@ -130,8 +123,8 @@ Exit code: 0 when every line is verified, 1 when any is not (the results are pri
       .map((r) =>
         // The server's words, as printable text (an API's answer must not write to the terminal).
         r.verified
-          ? `verified ${printable(String(r.peerTokenId), 64)} -> ${printable(String(r.destinatary), 64)}`
-          : `not verified ${printable(String(r.peerTokenId), 64)}: ${printable(r.failureReasons.map(String).join(', '), 500)}`,
+          ? `verified ${printableText(String(r.peerTokenId), 64)} -> ${printableText(String(r.destinatary), 64)}`
+          : `not verified ${printableText(String(r.peerTokenId), 64)}: ${printableText(r.failureReasons.map(String).join(', '), 500)}`,
       )
       .join('\n');
     output(io, !!values.json, results.length === 1 ? results[0] : results, human);

@@ -16,7 +16,11 @@ export function encodeBase64Url(bytes: Uint8Array): string {
   let i = 0;
   for (; i + 2 < bytes.length; i += 3) {
     const n = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
-    out += URL_ALPHABET[n >>> 18] + URL_ALPHABET[(n >>> 12) & 63] + URL_ALPHABET[(n >>> 6) & 63] + URL_ALPHABET[n & 63];
+    out +=
+      URL_ALPHABET[n >>> 18] +
+      URL_ALPHABET[(n >>> 12) & 63] +
+      URL_ALPHABET[(n >>> 6) & 63] +
+      URL_ALPHABET[n & 63];
   }
   const rest = bytes.length - i;
   if (rest === 1) {

@@ -136,10 +136,14 @@ describe('hasLoneSurrogate', () => {
 
   it('agrees with String.prototype.isWellFormed on any UTF-16 code-unit string', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.integer({ min: 0xd7f0, max: 0xe010 }).map((c) => String.fromCharCode(c)) }), fc.string({ unit: 'binary' }), (a, b) => {
-        const text = a + b;
-        expect(hasLoneSurrogate(text)).toBe(!(text as string & { isWellFormed(): boolean }).isWellFormed());
-      }),
+      fc.property(
+        fc.string({ unit: fc.integer({ min: 0xd7f0, max: 0xe010 }).map((c) => String.fromCharCode(c)) }),
+        fc.string({ unit: 'binary' }),
+        (a, b) => {
+          const text = a + b;
+          expect(hasLoneSurrogate(text)).toBe(!(text as string & { isWellFormed(): boolean }).isWellFormed());
+        },
+      ),
       { numRuns: 3000 },
     );
   });

@@ -9,6 +9,7 @@ export { encodeBase64Url, decodeBase64Url } from './base64url.codec.js';
 export { encodeBase58, decodeBase58 } from './base58.codec.js';
 export { encodeHex, decodeHex } from './hex.codec.js';
 export { utf8, fromUtf8, bytesEqual, concatBytes } from './utf8.codec.js';
+export { hasUnprintable, printableText } from './printable-text.js';
 
 // NEAR implicit accounts
 export { implicitAccountId, isImplicitAccountId, publicKeyOfImplicitAccount } from './account-id.js';
