@@ -53,6 +53,13 @@ it('the store refuses to record while the policy evicts, writes nothing, and rec
     await admin.config('SET', 'maxmemory-policy', 'noeviction');
     await watch.refresh();
     await expect(store.recordIfAbsent('k', 1000, 5000)).resolves.toEqual({ recorded: true });
+    // Found by a probe: a lost connection may come back to another Redis (a restart with another
+    // policy); the policy read before counts no more until it is read on the new connection.
+    client.emit('close');
+    expect(watch.problem).toBe('maxmemory-policy not read yet');
+    await expect(store.recordIfAbsent('after-close', 1000, 5000)).rejects.toThrow(/not read yet/);
+    await watch.refresh();
+    expect(watch.problem).toBeUndefined();
   } finally {
     watch.stop();
     client.disconnect();

@@ -38,9 +38,9 @@ export interface NearChainReaderOptions {
   readonly methods?: Partial<NearViewMethods>;
   /** One deadline per read, retries included (default 5000 ms); the request is aborted when it passes. */
   readonly timeoutMs?: number;
-  /** Largest answer read (default 8 MiB: a page of 100 tokens as a byte array is ~4 bytes per byte). */
+  /** Largest answer read (default 4 MiB: a page of 100 tokens as a byte array is ~4 bytes per byte). */
   readonly maxResponseBytes?: number;
-  /** Reads in flight at once (default 128); one beyond them fails at once with `busy`. */
+  /** Reads in flight at once (default 64); one beyond them fails at once with `busy`. */
   readonly maxInFlight?: number;
   /** Attempts per request for retryable upstream answers (HTTP 500/408/503, network errors). At least 1. */
   readonly attempts?: number;
@@ -52,8 +52,13 @@ export interface NearChainReaderOptions {
 const MAX_PAGE = 100;
 const MAX_METADATA_KEYS = 64;
 const MAX_METADATA_VALUE = 8192;
-export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
-export const DEFAULT_MAX_IN_FLIGHT = 128;
+/**
+ * Bounds of one reader. An answer is held whole while it is parsed (a byte-array answer takes about
+ * four times its size in memory), so the worst case is about `maxInFlight` × 4 × `maxResponseBytes`
+ * against a node that answers every read at the cap (a probe measured ~30 MB per 8 MiB answer).
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_MAX_IN_FLIGHT = 64;
 
 export class NearChainReader implements ChainReader {
   readonly contractId: string;

@@ -29,6 +29,12 @@ export class RedisEvictionWatch {
   ) {
     this.timer = setInterval(() => void this.refresh(), options.intervalMs ?? 5000);
     this.timer.unref();
+    // A lost connection may come back to another Redis (a restart with another policy): until the
+    // policy is read on the new connection, it is not known (a probe recorded five entries against a
+    // restarted allkeys-lru Redis before the refresh).
+    redis.on('close', () => {
+      this.policy = null;
+    });
     redis.on('ready', () => void this.refresh());
   }
 

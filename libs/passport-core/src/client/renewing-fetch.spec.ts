@@ -99,12 +99,21 @@ describe('createRenewingFetch', () => {
       const failed = createRenewingFetch({ token: mine, fetch: answering(renewal, { status: 403 }) });
       await failed('https://api.test/x');
       expect(failed.token()).toBe(renewal);
-      const relative = createRenewingFetch({
-        token: mine,
-        fetch: answering(renewal, { url: 'https://api.test/api/x' }),
+      // A browser page: a relative URL is resolved against its location.
+      Object.defineProperty(globalThis, 'location', {
+        value: { href: 'https://api.test/app/' },
+        configurable: true,
       });
-      await relative('/api/x');
-      expect(relative.token()).toBe(renewal);
+      try {
+        const relative = createRenewingFetch({
+          token: mine,
+          fetch: answering(renewal, { url: 'https://api.test/api/x' }),
+        });
+        await relative('/api/x');
+        expect(relative.token()).toBe(renewal);
+      } finally {
+        delete (globalThis as { location?: unknown }).location;
+      }
       const redirected = createRenewingFetch({
         token: mine,
         fetch: answering(renewal, { url: 'https://evil.test/landing' }),
@@ -137,6 +146,61 @@ describe('createRenewingFetch', () => {
       await Promise.all([call('https://api.test/a'), call('https://api.test/b')]);
       expect(written).toEqual([renewal, later]);
       expect(call.token()).toBe(later);
+    });
+  });
+
+  // Found by a probe: outside a browser a relative URL's origin is unknown, and a redirect target's token
+  // with exp 2^53-1 was taken; a renewal arriving after the logout's termination token was taken too.
+  describe('the edges a probe found', () => {
+    const session = {
+      session_id: 'sess_x_01',
+      iss: 'https://api.test',
+      aud: 'srv',
+      sub: 'sp;sub=x',
+      session_exp: 5200,
+    };
+    const mine = token({ ...session, exp: 100 });
+    const respond = (offer: string, url?: string) => {
+      const response = new Response('{}', { headers: { 'New-Token': offer } });
+      if (url) Object.defineProperty(response, 'url', { value: url });
+      return response;
+    };
+
+    it('refuses an answer from a known origin when the one asked cannot be told', async () => {
+      const call = createRenewingFetch({
+        token: mine,
+        fetch: (async () =>
+          respond(token({ ...session, exp: 200 }), 'https://evil.test/api/me')) as typeof fetch,
+      });
+      await call('/api/me');
+      expect(call.token()).toBe(mine);
+    });
+
+    it('refuses an exp past the session end', async () => {
+      const call = createRenewingFetch({
+        token: mine,
+        fetch: (async () => respond(token({ ...session, exp: Number.MAX_SAFE_INTEGER }))) as typeof fetch,
+      });
+      await call('https://api.test/x');
+      expect(call.token()).toBe(mine);
+    });
+
+    it('takes nothing after the session ended', async () => {
+      const offers = [
+        token({ ...session, exp: 300, session_status: 'closed' }),
+        token({ ...session, exp: 200 }),
+      ];
+      const saved: string[] = [];
+      let ended = 0;
+      const call = createRenewingFetch({
+        token: mine,
+        fetch: (async () => respond(offers.shift()!)) as typeof fetch,
+        onNewToken: (t) => void saved.push(t),
+        onSessionClosed: () => ended++,
+      });
+      await call('https://api.test/api/logout');
+      await call('https://api.test/x');
+      expect([ended, saved, call.token()]).toEqual([1, [], mine]);
     });
   });
 });

@@ -41,8 +41,8 @@ export interface RenewingFetch {
   token(): string;
 }
 
-/** The claims that say which session a token belongs to. */
-const SESSION_CLAIMS = ['session_id', 'iss', 'aud', 'sub'] as const;
+/** The claims that say which session a token belongs to (a renewal keeps every one of them). */
+const SESSION_CLAIMS = ['session_id', 'iss', 'aud', 'sub', 'session_exp'] as const;
 const BASE64URL_SEGMENT = /^[A-Za-z0-9_-]+$/;
 
 interface TokenFacts {
@@ -66,6 +66,9 @@ function factsOf(token: string): TokenFacts | null {
     if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) return null;
     const { exp, session_status: status } = claims as Record<string, unknown>;
     if (typeof exp !== 'number' || !Number.isSafeInteger(exp)) return null;
+    // A token never outlives its session: an exp past session_exp is not one the server signs.
+    const sessionExp = (claims as Record<string, unknown>).session_exp;
+    if (typeof sessionExp === 'number' && exp > sessionExp) return null;
     return {
       exp,
       status,
@@ -97,15 +100,18 @@ export function createRenewingFetch(options: RenewingFetchOptions): RenewingFetc
   const initial = factsOf(current);
   let currentExp = initial?.exp ?? -Infinity;
   let saving: Promise<void> = Promise.resolve();
+  /** Set once the session's termination token was seen: no later offer is taken (a late renewal). */
+  let ended = false;
 
   /** The offered token when it renews or ends this session, from the origin that was asked. */
   const offerOf = (input: string | URL | Request, response: Response): TokenFacts | null => {
     const offered = response.headers.get(NEW_TOKEN_HEADER);
     if (!offered || response.type === 'opaque' || response.status === 0 || initial === null) return null;
-    // Refused only when both origins are known and differ (a cross-origin redirect's target).
+    // Refused when the answer's origin is known and is not the one asked, or the one asked cannot be
+    // told (a relative URL outside a browser).
     const asked = originOf(input);
     const answered = response.url ? originOf(response.url) : null;
-    if (asked !== null && answered !== null && asked !== answered) return null;
+    if (answered !== null && asked !== answered) return null;
     const facts = factsOf(offered);
     return facts && sameSession(facts, initial) ? facts : null;
   };
@@ -114,9 +120,11 @@ export function createRenewingFetch(options: RenewingFetchOptions): RenewingFetc
     const headers = new Headers(init.headers ?? (input instanceof Request ? input.headers : undefined));
     headers.set('Authorization', `Bearer ${current}`);
     const response = await send(input, { ...init, headers });
-    const facts = offerOf(input, response);
-    if (facts?.status === 'closed') options.onSessionClosed?.();
-    else if (facts && facts.exp > currentExp) {
+    const facts = ended ? null : offerOf(input, response);
+    if (facts?.status === 'closed') {
+      ended = true;
+      options.onSessionClosed?.();
+    } else if (facts && facts.exp > currentExp) {
       const offered = response.headers.get(NEW_TOKEN_HEADER)!;
       current = offered;
       currentExp = facts.exp;
