@@ -26,6 +26,10 @@ async function cli(args: string[], env: Record<string, string> = {}) {
   return { code, out, err };
 }
 
+/** `passport login` against `app` with a key file and a passport, plus `extra` flags. */
+const logIn = (app: TestApp, keyFile: string, tokenId: string, ...extra: string[]) =>
+  cli(['login', '--api', app.baseUrl, '--key', keyFile, '--passport', tokenId, ...extra]);
+
 /** A passport minted for a new key (no login of its own), and that key written as a 0600 key file. */
 async function mintedWithKeyFile(app: TestApp, dir: string, name: string) {
   const key = newKey();
@@ -112,16 +116,7 @@ describe('passport hola --api follows the host marker the server announces', () 
     });
     expect(other.status).toBe(200);
     const started = Date.now();
-    const replica = await cli([
-      'login',
-      '--api',
-      app.baseUrl,
-      '--key',
-      keyFile,
-      '--passport',
-      user.tokenId,
-      '--json',
-    ]);
+    const replica = await logIn(app, keyFile, user.tokenId, '--json');
     expect([replica.code, replica.err]).toEqual([0, '']);
     expect(JSON.parse(replica.out)).toMatchObject({
       jwt_token: expect.any(String),
@@ -137,17 +132,7 @@ describe('passport hola --api follows the host marker the server announces', () 
     const minted = { tokenId };
     const jwtFile = path.join(dir, 'saver.jwt');
     await writeFile(jwtFile, 'old token', { mode: 0o644 });
-    const saved = await cli([
-      'login',
-      '--api',
-      app.baseUrl,
-      '--key',
-      keyFile,
-      '--passport',
-      minted.tokenId,
-      '--save',
-      jwtFile,
-    ]);
+    const saved = await logIn(app, keyFile, minted.tokenId, '--save', jwtFile);
     expect([saved.code, saved.err]).toEqual([0, '']);
     expect((await stat(jwtFile)).mode & 0o777).toBe(0o600);
     expect((await readFile(jwtFile, 'utf8')).split('.')).toHaveLength(3);
@@ -157,17 +142,7 @@ describe('passport hola --api follows the host marker the server announces', () 
   it('passport login --save that cannot write closes the new session and says so', async () => {
     const { tokenId, keyFile } = await mintedWithKeyFile(app, dir, 'unsaved');
     const minted = { tokenId };
-    const failed = await cli([
-      'login',
-      '--api',
-      app.baseUrl,
-      '--key',
-      keyFile,
-      '--passport',
-      minted.tokenId,
-      '--save',
-      '/proc/passport-nowhere/my.jwt',
-    ]);
+    const failed = await logIn(app, keyFile, minted.tokenId, '--save', '/proc/passport-nowhere/my.jwt');
     expect(failed.code).toBe(2);
     expect(failed.err).toMatch(
       /^passport login: cannot write \/proc\/passport-nowhere\/my\.jwt \(ENOENT\); the new session was closed\n$/,

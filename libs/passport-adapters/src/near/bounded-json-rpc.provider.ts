@@ -14,6 +14,7 @@
  */
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { JsonRpcProvider } from 'near-api-js';
 import { ChainUnavailableError } from '@passport/core';
 
@@ -99,12 +100,12 @@ export class BoundedJsonRpcProvider extends JsonRpcProvider {
       } catch (error) {
         if (signal.aborted || error instanceof ChainUnavailableError || attempt >= this.bounds.attempts)
           throw error;
-        await sleep(wait, signal);
+        await sleep(wait, undefined, { signal });
         wait *= 1.5;
         continue;
       }
       if (RETRYABLE_STATUS.has(answer.status) && attempt < this.bounds.attempts) {
-        await sleep(wait, signal);
+        await sleep(wait, undefined, { signal });
         wait *= 1.5;
         continue;
       }
@@ -202,19 +203,4 @@ function resultOf(text: string): unknown {
     throw new ChainUnavailableError('rpc_error', { cause: new Error(text) });
   }
   return result;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason as Error);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -114,7 +114,7 @@ export class NearChainReader implements ChainReader {
     try {
       list = await this.provider.viewAccessKeyList({ accountId, finalityQuery: { finality: 'final' } });
     } catch (error) {
-      if (isUnknownAccount(error)) return [];
+      if (error instanceof UnknownAccountError) return [];
       throw toChainError(error);
     }
     const keys = (list as { keys?: unknown })?.keys;
@@ -220,10 +220,6 @@ export class NearChainReader implements ChainReader {
 
 function clampLimit(limit: number): number {
   return Math.min(MAX_PAGE, Math.max(0, Math.floor(limit)));
-}
-
-function isUnknownAccount(error: unknown): boolean {
-  return error instanceof UnknownAccountError;
 }
 
 function toChainError(error: unknown): ChainUnavailableError {
