@@ -211,6 +211,20 @@ describe('buildDidDocument', () => {
       options,
     );
     expect(hostile.service.map((s) => s.id.split('#')[1])).toEqual(['profile', 'mcp', 'metadata']);
+    // Found by a probe: CR/LF and credentials were kept in #webhook.
+    const injected = buildDidDocument(
+      {
+        tokenId: 'bjbvcjzqbdsj',
+        metadata: {
+          webhook_url: 'https://ok.example/\r\nSet-Cookie: x',
+          openapijson_url: 'https://user:pass@agent.example/openapi.json',
+          subjectuniqueidentifier_url: 'https://agent.example/\u202egnp',
+        },
+      },
+      owner.publicKey,
+      options,
+    );
+    expect(injected.service.map((s) => s.id.split('#')[1])).toEqual(['profile', 'mcp', 'metadata']);
     // The #metadata service still carries the chain's values as data, unchanged.
     expect(hostile.service[2].serviceEndpoint).toMatchObject({
       metadata: { openapijson_url: 'javascript:alert(1)' },

@@ -21,6 +21,7 @@ import { decodeFace, type Face } from '../token-id/face.decoder.js';
 import { isTokenId } from '../token-id/token-id.js';
 import { parseDn } from '../dn/dn.parser.js';
 import { SELF_DECLARED_DISCLAIMER } from './disclaimer.js';
+import { profileText } from './profile-links.js';
 import { PAGE_DEFAULT_LIMIT, parseOffsetPageQuery, type OffsetPageQuery } from '../paging/offset-page.js';
 
 export const AGENTS_DEFAULT_LIMIT = PAGE_DEFAULT_LIMIT;
@@ -96,7 +97,7 @@ export async function listAgentsPage(
 export function agentListItem(record: Pick<PassportRecord, 'tokenId' | 'metadata'>): AgentListItem {
   return {
     tokenId: record.tokenId,
-    creature: parseDn(record.metadata.userselected_dn)?.creature ?? null,
+    creature: profileText(parseDn(record.metadata.userselected_dn)?.creature),
     face: decodeFace(record.tokenId),
   };
 }

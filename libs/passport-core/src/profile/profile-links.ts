@@ -1,24 +1,45 @@
 /**
  * @module profile/profile-links
- * What the sanitised public profile keeps of the self-declared links. A profile is shown by pages and
- * agents that render avatars and contact links, and its values come from the passport holder: so the
- * image and webhook URLs are kept only as absolute http(s) URLs, and contact URIs of the schemes a
- * browser runs or reads locally (`javascript:`, `vbscript:`, `data:`, `file:`, `blob:`) are left out.
+ * What the sanitised public profile keeps of the self-declared text and links. A profile is shown by
+ * pages, terminals and agents that render names, avatars and contact links, and its values come from
+ * the passport holder (a DN's `\XX` escapes write any byte): so
+ * - names (`displayName`, `creature`) keep their characters except those that rewrite how text is shown
+ *   (controls such as CR, LF, ESC and NUL, lone surrogates, line separators, bidi embeddings, overrides
+ *   and isolates), each replaced by U+FFFD; a zero-width joiner stays (emoji sequences);
+ * - the image and webhook URLs are kept only as absolute http(s) URLs written without controls,
+ *   whitespace, bidi controls or credentials (`user:pass@`);
+ * - contact URIs of the schemes a browser runs or reads locally (`javascript:`, `vbscript:`, `data:`,
+ *   `file:`, `blob:`) or holding those characters are left out.
  * The full identity (JWT) still shows the DN as written.
  */
 
 /** Schemes a browser executes or reads from the local machine when a link is followed or rendered. */
 const UNSAFE_SCHEMES: ReadonlySet<string> = new Set(['javascript', 'vbscript', 'data', 'file', 'blob']);
 
-/** `value` when it is an absolute http: or https: URL, else null. */
+/** Characters that change how the text around them is shown (Trojan Source's bidi set included). */
+const DISPLAY_CONTROL = /[\p{Cc}\p{Cs}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+const DISPLAY_CONTROL_ALL = new RegExp(DISPLAY_CONTROL.source, 'gu');
+
+/** A self-declared name as it may be shown: display controls replaced by U+FFFD; null stays null. */
+export function profileText(value: string | null | undefined): string | null {
+  if (typeof value !== 'string') return null;
+  return DISPLAY_CONTROL.test(value) ? value.replace(DISPLAY_CONTROL_ALL, '\ufffd') : value;
+}
+
+/**
+ * `value` (trimmed) when it is an absolute http: or https: URL without display controls, whitespace
+ * or credentials, else null.
+ */
 export function webUrlOrNull(value: string | null | undefined): string | null {
   if (typeof value !== 'string') return null;
   const trimmed = value.trim();
-  // The URL parser forgives what a browser forgives (leading controls, backslashes): ask it, then
-  // require the scheme to be written as http(s) at the start, so "//host" or " javascript:" never pass.
-  if (!/^https?:\/\//i.test(trimmed)) return null;
+  // The URL parser forgives what a browser forgives (leading controls, backslashes, tabs and newlines
+  // anywhere): ask it, then require the scheme to be written as http(s) at the start, so "//host" or
+  // " javascript:" never pass, and nothing it would silently drop or re-encode.
+  if (!/^https?:\/\//i.test(trimmed) || /\s/.test(trimmed) || DISPLAY_CONTROL.test(trimmed)) return null;
   try {
-    const { protocol } = new URL(trimmed);
+    const { protocol, username, password } = new URL(trimmed);
+    if (username !== '' || password !== '') return null;
     return protocol === 'http:' || protocol === 'https:' ? trimmed : null;
   } catch {
     return null;
@@ -28,5 +49,7 @@ export function webUrlOrNull(value: string | null | undefined): string | null {
 /** Whether a contact URI (`scheme:authority:identifier`) may be shown as a link. */
 export function isSafeContactUri(uri: string): boolean {
   const colon = uri.indexOf(':');
-  return colon > 0 && !UNSAFE_SCHEMES.has(uri.slice(0, colon).trim().toLowerCase());
+  return (
+    colon > 0 && !DISPLAY_CONTROL.test(uri) && !UNSAFE_SCHEMES.has(uri.slice(0, colon).trim().toLowerCase())
+  );
 }

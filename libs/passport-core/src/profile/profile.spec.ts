@@ -106,6 +106,78 @@ describe('buildPublicProfile', () => {
     ]);
   });
 
+  // Found by a probe: a DN's hex escapes wrote CR/LF, ESC sequences and bidi overrides into the
+  // "sanitised" profile (and verify's includeProfile, the agents listing, the DID's #webhook), and
+  // URLs kept CR/LF and credentials.
+  it('replaces the characters that rewrite how a name is shown, and keeps a zero-width joiner', () => {
+    const profile = buildPublicProfile(
+      rec('bjbvcjzqbdsj', {
+        userselected_dn:
+          'NNSWF=Eve\\0d\\0aX-Injected: 1,NSWF=\\e2\\80\\aegnp.exe,Creature=\\1b[2J\\1b[31mOWNED\\00,' +
+          'ContactURI=https:evil.example:x\\0d\\0aSet-Cookie: y,ContactURI=discord:server:ada \\e2\\80\\8d',
+      }),
+    );
+    expect(profile.displayName).toBe('Eve\ufffd\ufffdX-Injected: 1 \ufffdgnp.exe');
+    expect(profile.creature).toBe('\ufffd[2J\ufffd[31mOWNED\ufffd');
+    expect(profile.contactUris).toEqual(['discord:server:ada \u200d']);
+    expect(agentListItem(rec('bjbvcjzqbdsj', { userselected_dn: 'Creature=a\\0ab' })).creature).toBe(
+      'a\ufffdb',
+    );
+  });
+
+  it.each([
+    ['https://ok.example/\r\nSet-Cookie: x'],
+    ['https://ok.example/a b'],
+    ['https://ok.example/\u202egnp.png'],
+    ['https://user:pass@ok.example/a.png'],
+    ['https://user@ok.example/a.png'],
+    ['https://ok.\u0000example/'],
+  ])('drops a URL holding controls, whitespace or credentials: %j', (url) => {
+    const profile = buildPublicProfile(rec('bjbvcjzqbdsj', { webhook_url: url }));
+    expect(profile.webhookUrl).toBeNull();
+  });
+
+  it('property: no profile text or link holds a display control, whatever the DN', () => {
+    const controls = fc.constantFrom(
+      '\r',
+      '\n',
+      '\u001b',
+      '\u0000',
+      '\u202e',
+      '\u2066',
+      '\u2028',
+      '\ud800',
+      'a',
+      ',',
+      '=',
+      ':',
+      '/',
+    );
+    const text = fc
+      .array(fc.oneof(controls, fc.string({ maxLength: 3 })), { maxLength: 20 })
+      .map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(text, text, text, (name, creature, url) => {
+        const escaped = (value: string) => value.replace(/[\\,]/g, '\\$&');
+        const profile = buildPublicProfile(
+          rec('bjbvcjzqbdsj', {
+            userselected_dn: `NNSWF=${escaped(name)},Creature=${escaped(creature)},AvatarURL=https://a.example/${escaped(url)},ContactURI=x:y:${escaped(url)}`,
+            webhook_url: `https://h.example/${url}`,
+          }),
+        );
+        const shown = [
+          profile.displayName,
+          profile.creature,
+          profile.avatarUrl,
+          profile.webhookUrl,
+          ...profile.contactUris,
+        ];
+        for (const value of shown)
+          expect(value ?? '').not.toMatch(/[\p{Cc}\p{Cs}\u2028\u2029\u202a-\u202e\u2066-\u2069]/u);
+      }),
+    );
+  });
+
   it('marks an unavailable profile with error and keeps what the token id tells', () => {
     expect(unavailableProfile('bjbvcjzqbdsj')).toMatchObject({
       tokenId: 'bjbvcjzqbdsj',

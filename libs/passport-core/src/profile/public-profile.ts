@@ -3,13 +3,13 @@
  * The public passport profile (spec "Public passport profile"): returned by verify with
  * `includeProfile: true` and by `GET /api/identity/token/{tokenId}/public`. Everything but `tokenId`,
  * `did`, `ownerAccountId` and `face` comes from self-declared metadata (the DN and `webhook_url`),
- * sanitised: links only in forms a page may render (profile-links.ts).
+ * sanitised: names without display controls, links only in forms a page may render (profile-links.ts).
  */
 import { passportDid } from '../did/did-document.js';
 import { parseDn } from '../dn/dn.parser.js';
 import { type PassportRecord } from '../passport/passport.types.js';
 import { decodeFace, type Face } from '../token-id/face.decoder.js';
-import { isSafeContactUri, webUrlOrNull } from './profile-links.js';
+import { isSafeContactUri, profileText, webUrlOrNull } from './profile-links.js';
 
 export interface PublicProfile {
   readonly tokenId: string;
@@ -34,10 +34,9 @@ export function buildPublicProfile(
     tokenId: record.tokenId,
     did: passportDid(record.tokenId),
     ownerAccountId: nonEmpty(record.ownerId),
-    displayName: dn?.displayName ?? null,
-    creature: dn?.creature ?? null,
+    displayName: profileText(dn?.displayName),
+    creature: profileText(dn?.creature),
     contactUris: dn ? dn.contactUris.filter(isSafeContactUri) : [],
-    // Sanitised (spec): self-declared links only in forms a page may render (profile-links.ts).
     avatarUrl: webUrlOrNull(dn?.avatarUrl),
     emojiUrl: webUrlOrNull(dn?.emojiUrl),
     webhookUrl: webUrlOrNull(nonEmpty(record.metadata.webhook_url)),
