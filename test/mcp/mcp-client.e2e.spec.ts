@@ -38,8 +38,23 @@ describe('MCP over streamable HTTP with the SDK client', () => {
     expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/);
     expect(transport.protocolVersion).toBe('2025-11-25');
     expect(client.getServerVersion()?.name).toBe('Passport Identity API');
-    expect(client.getServerCapabilities()).toMatchObject({ tools: {}, resources: {} });
+    // The lists never change, as the stateless era's server/discover says (a probe saw true here).
+    expect(client.getServerCapabilities()).toMatchObject({
+      tools: { listChanged: false },
+      resources: { listChanged: false },
+    });
     expect(registry.size).toBe(1);
+  });
+
+  // Found by a probe: the sessioned era answered an unknown tool as a tool result with isError, the
+  // stateless one as a JSON-RPC error.
+  it('an unknown tool is a JSON-RPC error -32602, as in the stateless era', async () => {
+    const failure = await client.callTool({ name: 'nope', arguments: {} }).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(McpError);
+    expect(failure).toMatchObject({ code: -32602, message: expect.stringContaining('Unknown tool: "nope"') });
   });
 
   it('lists exactly the two tools', async () => {

@@ -250,3 +250,91 @@ describe('/mcp rate limits per client address', () => {
     }
   });
 });
+
+describe('/mcp: what probes found', () => {
+  // An initialize without an id was accepted (202) and made a session whose id nobody received: two
+  // of them used up an address's quota until the idle TTL.
+  it('an initialize without an id: 400 -32600; with malformed params: 400 -32602; neither holds a slot', async () => {
+    const t = await startMcpTestApp({ MCP_MAX_SESSIONS: '1', MCP_MAX_SESSIONS_PER_ADDRESS: '1' });
+    try {
+      const registry = t.app.get<McpSessionRegistry>(MCP_SESSION_REGISTRY);
+      const { id: _id, ...notification } = INITIALIZE;
+      for (let i = 0; i < 2; i += 1) {
+        const r = await probe(t.baseUrl, { body: notification });
+        expect(r.status).toBe(400);
+        expect(r.body).toEqual(rpcError(-32600, 'Invalid Request: initialize must be a request with an id'));
+      }
+      const malformed = await probe(t.baseUrl, {
+        body: { ...INITIALIZE, params: { ...INITIALIZE.params, protocolVersion: 5 } },
+      });
+      expect(malformed.status).toBe(400);
+      expect(malformed.body).toMatchObject({ id: 1, error: { code: -32602 } });
+      expect(registry.size + registry.pending).toBe(0);
+      await openRawSession(t.baseUrl);
+      expect(registry.size).toBe(1);
+    } finally {
+      await t.close();
+    }
+  });
+
+  // 2 s of initializes from 11 addresses held the whole cap for the 30-minute TTL.
+  it('a full cap gives the slot of a session idle for MCP_SESSION_RECLAIM_IDLE_MS to a new client; the old id answers 404', async () => {
+    const t = await startMcpTestApp({ MCP_MAX_SESSIONS: '1', MCP_SESSION_RECLAIM_IDLE_MS: '1000' });
+    try {
+      const old = await openRawSession(t.baseUrl);
+      const refused = await probe(t.baseUrl, { body: INITIALIZE });
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const fresh = await openRawSession(t.baseUrl);
+      const headers = (id: string) => ({ 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' });
+      expect((await probe(t.baseUrl, { headers: headers(old), body: TOOLS_LIST })).status).toBe(404);
+      expect((await probe(t.baseUrl, { headers: headers(fresh), body: TOOLS_LIST })).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('a client whose /mcp burst is spent can still end its session with DELETE', async () => {
+    const t = await startMcpTestApp();
+    try {
+      const id = await openRawSession(t.baseUrl);
+      const spent = await Promise.all(
+        Array.from({ length: 260 }, () => probe(t.baseUrl, { body: TOOLS_LIST })),
+      );
+      expect(spent.some((r) => r.status === 429)).toBe(true);
+      expect((await probe(t.baseUrl, { body: TOOLS_LIST })).status).toBe(429);
+      const del = await probe(t.baseUrl, {
+        method: 'DELETE',
+        headers: { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' },
+      });
+      expect(del.status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+
+  // resources/read serves what get_resource serves (the OpenAPI document is ~750 KB) and went uncounted.
+  it('resources/read counts against the tool-call rate', async () => {
+    const t = await startMcpTestApp();
+    try {
+      const id = await openRawSession(t.baseUrl);
+      const headers = { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' };
+      const read = (n: number) => ({
+        jsonrpc: '2.0',
+        id: n,
+        method: 'resources/read',
+        params: { uri: 'doc:discovery' },
+      });
+      const results = await Promise.all(
+        Array.from({ length: 130 }, (_, i) => probe(t.baseUrl, { headers, body: read(i + 1) })),
+      );
+      const refused = results.filter((r) => r.status === 429);
+      expect(results.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(100);
+      expect(refused.length).toBeGreaterThan(0);
+      expect((refused[0].body as { error: { message: string } }).error.message).toContain('tool-call');
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -1,8 +1,13 @@
 /** The /mcp params check: -32602 with one line for a request that breaks its method's schema, else null. */
 import fc from 'fast-check';
-import { invalidParamsAnswer } from './mcp-request-params.js';
+import { invalidInitializeAnswer, invalidParamsAnswer } from './mcp-request-params.js';
 
-const request = (method: string, params: unknown, id: unknown = 1) => ({ jsonrpc: '2.0', id, method, params });
+const request = (method: string, params: unknown, id: unknown = 1) => ({
+  jsonrpc: '2.0',
+  id,
+  method,
+  params,
+});
 
 describe('invalidParamsAnswer', () => {
   it.each([
@@ -23,7 +28,10 @@ describe('invalidParamsAnswer', () => {
     ['valid requests', request('resources/read', { uri: 'doc:discovery', _meta: { any: 1 } })],
     ['no params where none are needed', { jsonrpc: '2.0', id: 2, method: 'tools/list' }],
     ['a notification (no id)', { jsonrpc: '2.0', method: 'resources/read', params: {} }],
-    ['a batch (left to the SDK)', [request('resources/read', {})]],
+    [
+      'a batch of valid requests',
+      [request('resources/read', { uri: 'doc:discovery' }), request('tools/list', {})],
+    ],
     ['a method it does not check', request('initialize', { protocolVersion: 5 })],
     ['an id of another type', request('resources/read', {}, null)],
     ['not an object', 'resources/read'],
@@ -31,23 +39,110 @@ describe('invalidParamsAnswer', () => {
     expect(invalidParamsAnswer(body)).toBeNull();
   });
 
+  // Found by a probe: a batch's invalid params were answered -32603 with the validator's dump.
+  it('refuses a batch holding a request with invalid params whole: -32602, id null, naming the member', () => {
+    const answer = invalidParamsAnswer([
+      request('tools/list', {}),
+      request('resources/read', { uri: null }, 7),
+    ]);
+    expect(answer).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32602, message: expect.any(String) },
+    });
+    expect(answer!.error.message.startsWith('Invalid params in batch member [1]: params.uri: ')).toBe(true);
+  });
+
+  // Found by a probe: the sessioned era answered an unknown tool as a tool result (isError), the
+  // stateless one as -32602; and a 10 000-character resources/read uri was echoed back in error.data.
+  it('refuses an unknown tool and an over-long resources/read uri with -32602, the same in both eras', () => {
+    expect(invalidParamsAnswer(request('tools/call', { name: 'nope' }, 3))).toEqual({
+      jsonrpc: '2.0',
+      id: 3,
+      error: { code: -32602, message: 'Unknown tool: "nope"' },
+    });
+    expect(invalidParamsAnswer(request('tools/call', { name: 'x'.repeat(500) }))!.error.message).toHaveLength(
+      'Unknown tool: ""'.length + 64,
+    );
+    expect(
+      invalidParamsAnswer(request('tools/call', { name: 'get_resource', arguments: { uri: 'doc:x' } })),
+    ).toBeNull();
+    expect(invalidParamsAnswer(request('resources/read', { uri: 'd'.repeat(513) }))!.error.message).toBe(
+      'Invalid params: params.uri: at most 512 characters',
+    );
+    expect(invalidParamsAnswer(request('resources/read', { uri: 'd'.repeat(512) }))).toBeNull();
+  });
+
   it('with envelopeRequired, leaves a request without an object params._meta to the SDK', () => {
-    expect(invalidParamsAnswer({ jsonrpc: '2.0', id: 1, method: 'tools/call' }, { envelopeRequired: true })).toBeNull();
+    expect(
+      invalidParamsAnswer({ jsonrpc: '2.0', id: 1, method: 'tools/call' }, { envelopeRequired: true }),
+    ).toBeNull();
     expect(invalidParamsAnswer(request('tools/call', { _meta: 'x' }), { envelopeRequired: true })).toBeNull();
-    expect(invalidParamsAnswer(request('tools/call', { _meta: {} }), { envelopeRequired: true })?.error.code).toBe(-32602);
+    expect(
+      invalidParamsAnswer(request('tools/call', { _meta: {} }), { envelopeRequired: true })?.error.code,
+    ).toBe(-32602);
   });
 
   it('never throws, and any answer is -32602 with a one-line message and the request id', () => {
-    const method = fc.constantFrom('resources/read', 'resources/list', 'resources/templates/list', 'tools/call', 'tools/list', 'ping');
+    const method = fc.constantFrom(
+      'resources/read',
+      'resources/list',
+      'resources/templates/list',
+      'tools/call',
+      'tools/list',
+      'ping',
+    );
     fc.assert(
-      fc.property(fc.oneof(fc.anything(), fc.record({ jsonrpc: fc.constant('2.0'), id: fc.oneof(fc.string(), fc.integer()), method, params: fc.anything() })), (body) => {
-        const answer = invalidParamsAnswer(body);
-        if (answer === null) return;
-        expect(answer.error.code).toBe(-32602);
-        expect(answer.error.message).toMatch(/^Invalid params: [^\n]+$/);
-        expect(answer.id).toBe((body as { id: unknown }).id);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.anything(),
+          fc.record({
+            jsonrpc: fc.constant('2.0'),
+            id: fc.oneof(fc.string(), fc.integer()),
+            method,
+            params: fc.anything(),
+          }),
+        ),
+        (body) => {
+          const answer = invalidParamsAnswer(body);
+          if (answer === null) return;
+          expect(answer.error.code).toBe(-32602);
+          expect(answer.error.message).toMatch(/^(Invalid params|Unknown tool): [^\n]+$/);
+          expect(answer.id).toBe((body as { id: unknown }).id);
+        },
+      ),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('invalidInitializeAnswer', () => {
+  const params = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } };
+
+  // Found by a probe: an initialize without an id was accepted (202) and made a session whose id
+  // nobody received, holding a slot of both caps until the idle TTL.
+  it('refuses an initialize sent as a notification: -32600, id null', () => {
+    expect(invalidInitializeAnswer({ jsonrpc: '2.0', method: 'initialize', params })).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: 'Invalid Request: initialize must be a request with an id' },
+    });
+    expect(invalidInitializeAnswer([{ jsonrpc: '2.0', method: 'initialize', params }])?.error.code).toBe(
+      -32600,
+    );
+  });
+
+  it('refuses an initialize with malformed params: -32602 naming the member, with its id', () => {
+    const answer = invalidInitializeAnswer(request('initialize', { ...params, protocolVersion: 5 }, 'i'));
+    expect(answer).toMatchObject({ id: 'i', error: { code: -32602 } });
+    expect(answer!.error.message.startsWith('Invalid params: params.protocolVersion: ')).toBe(true);
+    expect(invalidInitializeAnswer({ jsonrpc: '2.0', id: 1, method: 'initialize' })?.error.code).toBe(-32602);
+  });
+
+  it('null for a well-formed initialize and for anything that is not an initialize', () => {
+    expect(invalidInitializeAnswer(request('initialize', params))).toBeNull();
+    expect(invalidInitializeAnswer(request('tools/list', {}))).toBeNull();
+    expect(invalidInitializeAnswer(undefined)).toBeNull();
+    expect(invalidInitializeAnswer([null, 'x'])).toBeNull();
   });
 });

@@ -9,12 +9,14 @@
 import {
   CallToolRequestSchema,
   ErrorCode,
+  InitializeRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { jsonRpcError, type JsonRpcErrorBody } from './json-rpc-error.js';
+import { MCP_RESOURCE_URI_MAX_LENGTH, MCP_TOOL_NAMES } from './mcp-server.factory.js';
 
 /** What the check needs of a schema: the SDK's zod schemas all have it. */
 interface RequestSchema {
@@ -35,12 +37,28 @@ const SCHEMAS: ReadonlyMap<string, RequestSchema> = new Map<string, RequestSchem
 ]);
 
 /**
- * The -32602 answer to `body` when it is one request of a checked method whose params break the
- * method's schema; null otherwise (notifications, batches, other methods and valid requests go on to
- * the SDK as before).
+ * The -32602 answer to `body` when it is a request of a checked method whose params break the method's
+ * schema; null otherwise (notifications, other methods and valid requests go on to the SDK as before).
+ * A batch (2025-03-26) holding such a request is refused whole, with one error (id null) naming the
+ * member: its other answers could not be joined to ours, and the SDK answered the member -32603 with
+ * the validator's dump (a probe).
  */
-export function invalidParamsAnswer(body: unknown, options: { envelopeRequired?: boolean } = {}): JsonRpcErrorBody | null {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+export function invalidParamsAnswer(
+  body: unknown,
+  options: { envelopeRequired?: boolean } = {},
+): JsonRpcErrorBody | null {
+  if (Array.isArray(body)) {
+    for (const [index, message] of body.entries()) {
+      const answer = invalidParamsAnswer(message, options);
+      if (answer)
+        return jsonRpcError(
+          ErrorCode.InvalidParams,
+          answer.error.message.replace(/^Invalid params: /, `Invalid params in batch member [${index}]: `),
+        );
+    }
+    return null;
+  }
+  if (typeof body !== 'object' || body === null) return null;
   const { method, id, params } = body as { method?: unknown; id?: unknown; params?: unknown };
   if (typeof method !== 'string' || (typeof id !== 'string' && typeof id !== 'number')) return null;
   // The 2026-07-28 revision's SDK answers a request without its `_meta` envelope itself (HTTP 400).
@@ -49,14 +67,74 @@ export function invalidParamsAnswer(body: unknown, options: { envelopeRequired?:
   const schema = SCHEMAS.get(method);
   if (!schema) return null;
   const parsed = schema.safeParse(body);
-  if (parsed.success) return null;
-  return jsonRpcError(ErrorCode.InvalidParams, `Invalid params: ${describeIssue(parsed.error.issues[0])}`, id);
+  if (!parsed.success)
+    return jsonRpcError(
+      ErrorCode.InvalidParams,
+      `Invalid params: ${describeIssue(parsed.error.issues[0])}`,
+      id,
+    );
+  return surfaceRuleAnswer(method, params as Record<string, unknown>, id);
+}
+
+/**
+ * What this server's surface refuses of a well-formed request, the same in both eras: an unknown tool
+ * (the v1 server answered it as a tool result with isError, the 2.x one as -32602: a probe), and a
+ * `resources/read` uri longer than `get_resource` accepts (it was echoed back whole in error.data).
+ */
+function surfaceRuleAnswer(
+  method: string,
+  params: Record<string, unknown>,
+  id: string | number,
+): JsonRpcErrorBody | null {
+  if (method === 'tools/call' && !MCP_TOOL_NAMES.has(params.name as string))
+    return jsonRpcError(
+      ErrorCode.InvalidParams,
+      `Unknown tool: ${JSON.stringify(String(params.name).slice(0, 64))}`,
+      id,
+    );
+  if (method === 'resources/read' && (params.uri as string).length > MCP_RESOURCE_URI_MAX_LENGTH)
+    return jsonRpcError(
+      ErrorCode.InvalidParams,
+      `Invalid params: params.uri: at most ${MCP_RESOURCE_URI_MAX_LENGTH} characters`,
+      id,
+    );
+  return null;
+}
+
+/**
+ * For a POST without a session: the answer to an `initialize` that cannot start one, or null. An
+ * initialize sent as a notification (no id) was accepted by the SDK (202) and made a session whose id
+ * nobody received, which held a slot of both caps until the idle TTL (a probe); one with bad params
+ * was told "Mcp-Session-Id header is required".
+ */
+export function invalidInitializeAnswer(body: unknown): JsonRpcErrorBody | null {
+  const messages = Array.isArray(body) ? body : [body];
+  for (const message of messages) {
+    if (typeof message !== 'object' || message === null) continue;
+    const { method, id } = message as { method?: unknown; id?: unknown };
+    if (method !== 'initialize') continue;
+    if (typeof id !== 'string' && typeof id !== 'number')
+      return jsonRpcError(
+        ErrorCode.InvalidRequest,
+        'Invalid Request: initialize must be a request with an id',
+      );
+    const parsed = (InitializeRequestSchema as RequestSchema).safeParse(message);
+    if (!parsed.success)
+      return jsonRpcError(
+        ErrorCode.InvalidParams,
+        `Invalid params: ${describeIssue(parsed.error.issues[0])}`,
+        id,
+      );
+  }
+  return null;
 }
 
 /** One line: the member's path and the validator's sentence (e.g. `params.uri: Invalid input: expected string, received null`). */
 function describeIssue(issue: Issue | undefined): string {
   if (!issue) return 'params do not match the method';
-  const path = issue.path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`)).join('');
+  const path = issue.path
+    .map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`))
+    .join('');
   const where = path.startsWith('.') ? path.slice(1) : path || 'params';
   return `${where}: ${issue.message.replace(/\s+/g, ' ')}`;
 }

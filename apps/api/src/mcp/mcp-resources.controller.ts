@@ -4,14 +4,7 @@
  * Errors use the app's ErrorResponse envelope (see the MCP reference document for why).
  */
 import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
-import {
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiProduces,
-  ApiResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { type FastifyReply } from 'fastify';
 import { parseOffsetPageQuery } from '@passport/core/profile';
 import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';

@@ -30,6 +30,12 @@ import { type McpResourceCatalog } from './mcp-resource.catalog.js';
 import { DID_RESOLVE_TEMPLATE } from './mcp-resource.manifest.js';
 import { STATELESS_PROTOCOL_VERSION } from './mcp-protocol-versions.js';
 
+/** The tools both eras serve; a `tools/call` naming another is refused before either SDK (mcp-request-params.ts). */
+export const MCP_TOOL_NAMES: ReadonlySet<string> = new Set(['list_resources', 'get_resource']);
+
+/** The longest resource uri read (the `get_resource` tool's bound; `resources/read` is held to it too). */
+export const MCP_RESOURCE_URI_MAX_LENGTH = 512;
+
 /** JSON-RPC code the sessioned MCP revisions give to "resource not found". */
 export const MCP_RESOURCE_NOT_FOUND_RPC = -32002;
 
@@ -71,7 +77,7 @@ const LIST_RESOURCES_INPUT = z.object({
 });
 
 const GET_RESOURCE_INPUT = z.object({
-  uri: z.string().min(1).max(512).describe('The resource uri, used as-is.'),
+  uri: z.string().min(1).max(MCP_RESOURCE_URI_MAX_LENGTH).describe('The resource uri, used as-is.'),
 });
 
 const LIST_RESOURCES_CONFIG = {
@@ -161,6 +167,9 @@ export function createMcpServer(catalog: McpResourceCatalog, identity: McpServer
     if (read.missing) throw new McpError(MCP_RESOURCE_NOT_FOUND_RPC, 'Resource not found', { uri });
     throw new McpError(ErrorCode.InternalError, 'The MCP resource could not be read.', { uri });
   });
+  // Registering tools and resources made the v1 server announce listChanged: true; the lists never
+  // change at run time, and the stateless era says false (a probe saw the two eras disagree).
+  server.server.registerCapabilities({ tools: { listChanged: false }, resources: { listChanged: false } });
   return server;
 }
 

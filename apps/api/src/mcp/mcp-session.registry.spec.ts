@@ -21,10 +21,11 @@ function newSession(id: string, address = A) {
 describe('McpSessionRegistry', () => {
   let now = 1_000_000;
   const registries: McpSessionRegistry[] = [];
-  const make = (maxSessions: number, ttlMs = 60_000) => {
+  const make = (maxSessions: number, ttlMs = 60_000, reclaimIdleMs?: number) => {
     const registry = new McpSessionRegistry({
       maxSessions,
       ttlMs,
+      reclaimIdleMs,
       sweepIntervalMs: 3_600_000,
       now: () => now,
     });
@@ -88,6 +89,55 @@ describe('McpSessionRegistry', () => {
     await registry.close('a');
     expect(registry.size).toBe(0);
     expect(registry.tryReserve(A)).toBe('admitted');
+  });
+
+  // Found by a probe: 2 s of initializes from 11 addresses held the whole cap for the 30-minute TTL.
+  it('when full, takes the slot of the least recently used session idle for reclaimIdleMs, never a fresher one', async () => {
+    const registry = make(2, 60_000, 5_000);
+    const [first, second] = [newSession('first'), newSession('second', '127.0.0.2')];
+    for (const s of [first, second]) {
+      expect(registry.tryReserve(s.address)).toBe('admitted');
+      await s.server.connect(s.transport);
+      registry.register(s);
+      now += 1_000;
+    }
+    registry.touch('first'); // now 'second' is the least recently used
+    now += 3_000;
+    expect(registry.tryReserve('127.0.0.3')).toBe('instance-full'); // 'second' idle 4 s < 5 s
+    expect(registry.retryAfterMs()).toBe(1_000);
+    now += 1_000;
+    expect(registry.tryReserve('127.0.0.3')).toBe('admitted');
+    expect(registry.touch('second')).toBeUndefined();
+    expect(registry.touch('first')).toBeDefined();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(second.closed).toEqual({ transport: true, server: true });
+    expect(first.closed).toEqual({ transport: false, server: false });
+    expect(registry.heldBy('127.0.0.2')).toBe(0);
+    // An address at its own cap takes no other address's slot, but may take its own idle one.
+    const capped = new McpSessionRegistry({
+      maxSessions: 2,
+      maxSessionsPerAddress: 1,
+      ttlMs: 60_000,
+      reclaimIdleMs: 1,
+      sweepIntervalMs: 3_600_000,
+      now: () => now,
+    });
+    registries.push(capped);
+    const B = '127.0.0.2';
+    for (const [id, address] of [
+      ['theirs', B],
+      ['own', A],
+    ]) {
+      expect(capped.tryReserve(address)).toBe('admitted');
+      capped.register(newSession(id, address));
+      now += 1;
+    }
+    now += 10;
+    expect(capped.tryReserve(A)).toBe('address-full'); // the least recently used is B's
+    expect(capped.size).toBe(2);
+    expect(capped.tryReserve(B)).toBe('admitted'); // B's own idle session makes room
+    expect(capped.touch('theirs')).toBeUndefined();
+    expect(capped.heldBy(B)).toBe(1);
   });
 
   it('evicts only sessions idle for the TTL, closing both their transport and server', async () => {

@@ -17,6 +17,14 @@ export interface McpSessionRegistryOptions {
   readonly maxSessionsPerAddress?: number;
   /** Idle time after which a session is evicted. */
   readonly ttlMs: number;
+  /**
+   * When the cap is full, an initialize takes the slot of the least recently used session idle at
+   * least this long (default: never, i.e. `ttlMs`). Sessions hold no state of ours and MCP clients
+   * initialize again on 404, so under pressure an idle session ends early rather than every new
+   * client being refused until the TTL: a probe held the whole cap for 30 minutes with 2 s of
+   * initializes from 11 addresses.
+   */
+  readonly reclaimIdleMs?: number;
   /** How often the idle sweep runs; default ttl/4 clamped to 50 ms..60 s. */
   readonly sweepIntervalMs?: number;
   /** Time source; default Date.now. */
@@ -64,8 +72,13 @@ export class McpSessionRegistry implements McpSessionStore {
   }
 
   tryReserve(address: string): McpReservation {
-    if (this.sessions.size + this.reserved >= this.options.maxSessions) return 'instance-full';
-    if (this.heldBy(address) >= this.maxSessionsPerAddress) return 'address-full';
+    const full = this.sessions.size + this.reserved >= this.options.maxSessions;
+    const reclaimable = full ? this.reclaimableSession() : undefined;
+    if (full && reclaimable === undefined) return 'instance-full';
+    // The slot taken from this address's own idle session does not count against it.
+    const ownSlot = reclaimable !== undefined && reclaimable.address === address ? 1 : 0;
+    if (this.heldBy(address) - ownSlot >= this.maxSessionsPerAddress) return 'address-full';
+    if (reclaimable !== undefined) void this.close(reclaimable.id);
     this.reserved += 1;
     this.perAddress.set(address, this.heldBy(address) + 1);
     return 'admitted';
@@ -77,12 +90,29 @@ export class McpSessionRegistry implements McpSessionStore {
     this.dropAddress(address);
   }
 
-  /** Milliseconds until the least recently used session becomes evictable (for Retry-After). */
+  /** Milliseconds until the least recently used session's slot can be taken (for Retry-After). */
   retryAfterMs(): number {
-    let oldest = Infinity;
-    for (const session of this.sessions.values()) oldest = Math.min(oldest, session.lastSeenMs);
-    if (oldest === Infinity) return 1000;
-    return Math.max(1000, oldest + this.options.ttlMs - this.now());
+    const oldest = this.leastRecentlyUsed();
+    if (oldest === undefined) return 1000;
+    return Math.max(1000, oldest.lastSeenMs + this.reclaimIdleMs - this.now());
+  }
+
+  private get reclaimIdleMs(): number {
+    return Math.min(this.options.reclaimIdleMs ?? this.options.ttlMs, this.options.ttlMs);
+  }
+
+  /**
+   * Sessions are kept in order of last use (touch moves one to the end), so the least recently used
+   * is the first: the cap's reclaim reads one entry, not the whole map.
+   */
+  private leastRecentlyUsed(): McpSession | undefined {
+    return this.sessions.values().next().value;
+  }
+
+  /** The least recently used session when it has been idle for `reclaimIdleMs`. */
+  private reclaimableSession(): McpSession | undefined {
+    const oldest = this.leastRecentlyUsed();
+    return oldest !== undefined && oldest.lastSeenMs <= this.now() - this.reclaimIdleMs ? oldest : undefined;
   }
 
   register(session: Omit<McpSession, 'lastSeenMs'>): void {
@@ -93,7 +123,12 @@ export class McpSessionRegistry implements McpSessionStore {
 
   touch(id: string): McpSession | undefined {
     const session = this.sessions.get(id);
-    if (session) session.lastSeenMs = this.now();
+    if (session) {
+      session.lastSeenMs = this.now();
+      // Re-inserted: the map's order is the order of last use.
+      this.sessions.delete(id);
+      this.sessions.set(id, session);
+    }
     return session;
   }
 

@@ -79,7 +79,9 @@ export class McpStatelessEndpoint {
       raw.writeHead(response.status);
       // pipeline, not pipe: a stream the SDK errors (a client gone mid-exchange) must end this response,
       // not raise an unhandled 'error' event that would take the process down.
-      await pipeline(Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>), raw).catch(() => raw.destroy());
+      await pipeline(Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>), raw).catch(() =>
+        raw.destroy(),
+      );
       return;
     }
     void reply.code(response.status);

@@ -25,7 +25,7 @@ import {
   type JsonRpcErrorBody,
 } from './json-rpc-error.js';
 import { McpHostAllowlist } from './mcp-host.allowlist.js';
-import { invalidParamsAnswer } from './mcp-request-params.js';
+import { invalidInitializeAnswer, invalidParamsAnswer } from './mcp-request-params.js';
 import {
   MCP_HOST_ALLOWLIST,
   MCP_SERVER_FACTORY,
@@ -39,6 +39,7 @@ import { type McpFleetSessions, type McpSession, type McpSessionStore } from './
 import { MCP_RATE_LIMITS } from './mcp-settings.js';
 import { type McpStatelessEndpoint } from './mcp-stateless.endpoint.js';
 import { AppError } from '../platform/http/app.error.js';
+import { clientAddressKey } from '../platform/http/client-address.js';
 
 export const MCP_DISCOVERY_PATH = '/.well-known/mcp';
 
@@ -60,10 +61,18 @@ const rpcMethodOf = (body: unknown): string | null => {
     : null;
 };
 
-const isToolCall = (message: unknown): message is { method: 'tools/call'; id?: string | number } =>
-  typeof message === 'object' &&
-  message !== null &&
-  (message as { method?: unknown }).method === 'tools/call';
+/**
+ * Messages the tool-call rate counts: `tools/call`, and `resources/read`, which reads the same
+ * documents as the `get_resource` tool (a probe read the 750 KB OpenAPI resource past the tool-call
+ * rate that way).
+ */
+const isDocumentRead = (
+  message: unknown,
+): message is { method: 'tools/call' | 'resources/read'; id?: string | number } => {
+  if (typeof message !== 'object' || message === null) return false;
+  const { method } = message as { method?: unknown };
+  return method === 'tools/call' || method === 'resources/read';
+};
 
 @ApiTags('mcp')
 @Controller('mcp')
@@ -131,6 +140,8 @@ export class McpTransportController {
       if (this.answeredInvalidParams(request, reply)) return;
       return this.forward(session, request, reply);
     }
+    const badInitialize = invalidInitializeAnswer(request.body);
+    if (badInitialize) return this.reject(reply, 400, badInitialize);
     if (!messagesOf(request.body).some((m) => isInitializeRequest(m))) {
       return this.reject(
         reply,
@@ -210,8 +221,11 @@ export class McpTransportController {
       this.reject(reply, 403, jsonRpcError(RPC_TRANSPORT_ERROR, 'Forbidden: Origin is not allowed'));
       return false;
     }
+    // Ending a session is never throttled by the burst: a throttled client must be able to free its
+    // slots (a probe's DELETEs were refused after its burst was spent). The public limit still holds.
+    if (request.method === 'DELETE' && sessionIdOf(request) !== undefined) return true;
     const take = await this.rateLimits.take(
-      `mcp:transport:${request.ip}`,
+      `mcp:transport:${clientAddressKey(request.ip)}`,
       MCP_RATE_LIMITS.transport,
       Date.now(),
     );
@@ -226,11 +240,11 @@ export class McpTransportController {
     return true;
   }
 
-  /** One token per `tools/call` message (100 per minute per address). */
+  /** One token per `tools/call` or `resources/read` message (100 per minute per address). */
   private async admitToolCalls(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
-    for (const message of messagesOf(request.body).filter(isToolCall)) {
+    for (const message of messagesOf(request.body).filter(isDocumentRead)) {
       const take = await this.rateLimits.take(
-        `mcp:tools:${request.ip}`,
+        `mcp:tools:${clientAddressKey(request.ip)}`,
         MCP_RATE_LIMITS.toolCalls,
         Date.now(),
       );
@@ -249,7 +263,7 @@ export class McpTransportController {
 
   /** A new transport and server for an initialize request, if the session caps allow. */
   private async initialize(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const address = request.ip;
+    const address = clientAddressKey(request.ip);
     const reservation = this.sessions.tryReserve(address);
     if (reservation !== 'admitted') {
       const message =
@@ -298,7 +312,7 @@ export class McpTransportController {
     const id = randomUUID();
     let admission;
     try {
-      admission = await fleet.admit(id, request.ip);
+      admission = await fleet.admit(id, clientAddressKey(request.ip));
     } catch {
       return this.reject(
         reply,

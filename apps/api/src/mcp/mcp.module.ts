@@ -62,6 +62,7 @@ const liveDocuments = {
           maxSessions: config.mcpMaxSessions,
           maxSessionsPerAddress: config.mcpMaxSessionsPerAddress,
           ttlMs: config.mcpSessionTtlMs,
+          reclaimIdleMs: config.mcpSessionReclaimIdleMs,
         }),
       inject: [APP_CONFIG],
     },

@@ -4,7 +4,8 @@
  * state, so an instance that did not create a session can serve it with a transport made for the one
  * request, once this directory says the session is live; the session cap, the per-address cap and the
  * idle TTL are therefore counted here, for the whole fleet, and a DELETE on any instance ends the
- * session everywhere.
+ * session everywhere. When the fleet's cap is full, an admission takes the slot of the least recently
+ * used session if it has been idle for `reclaimIdleMs` (as the single-instance registry does).
  *
  * Keys (one hash tag): `<prefix>{mcp}:s:<id>` string address, `PX` = idle TTL (refreshed on use);
  * `<prefix>{mcp}:all` and `<prefix>{mcp}:a:<address>` sorted sets id → last use (the caps; idle
@@ -16,12 +17,24 @@ import { defineScript } from './redis-client.js';
 export type McpAdmission = 'admitted' | 'instance-full' | 'address-full';
 
 const ADMIT_LUA = `
-local base, id, address, now, ttl, maxAll, maxAddress = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+local base, id, address, now, ttl, maxAll, maxAddress, reclaimIdle = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 local all, mine = base .. 'all', base .. 'a:' .. address
 redis.call('ZREMRANGEBYSCORE', all, '-inf', now - ttl)
 redis.call('ZREMRANGEBYSCORE', mine, '-inf', now - ttl)
-if redis.call('ZCARD', all) >= maxAll then return -1 end
-if redis.call('ZCARD', mine) >= maxAddress then return -2 end
+local victim = nil
+if redis.call('ZCARD', all) >= maxAll then
+  local oldest = redis.call('ZRANGE', all, 0, 0, 'WITHSCORES')
+  if #oldest == 0 or tonumber(oldest[2]) > now - reclaimIdle then return -1 end
+  victim = oldest[1]
+end
+local victimAddress = victim and redis.call('GET', base .. 's:' .. victim)
+local ownSlot = (victimAddress == address) and 1 or 0
+if redis.call('ZCARD', mine) - ownSlot >= maxAddress then return -2 end
+if victim then
+  redis.call('DEL', base .. 's:' .. victim)
+  redis.call('ZREM', all, victim)
+  if victimAddress then redis.call('ZREM', base .. 'a:' .. victimAddress, victim) end
+end
 redis.call('SET', base .. 's:' .. id, address, 'PX', ttl)
 redis.call('ZADD', all, now, id)
 redis.call('ZADD', mine, now, id)
@@ -56,6 +69,8 @@ export interface RedisMcpSessionDirectoryOptions {
   readonly maxSessionsPerAddress: number;
   /** Idle time after which a session is gone (ms). */
   readonly ttlMs: number;
+  /** Idle time after which a session's slot may be taken when the cap is full (ms; default `ttlMs`). */
+  readonly reclaimIdleMs?: number;
 }
 
 type Script = (...args: Array<string | number>) => Promise<unknown>;
@@ -79,8 +94,18 @@ export class RedisMcpSessionDirectory {
   /** Registers session `id` of `address` if both fleet-wide caps allow. */
   async admit(id: string, address: string, nowMs = Date.now()): Promise<McpAdmission> {
     const { ttlMs, maxSessions, maxSessionsPerAddress } = this.options;
+    const reclaimIdleMs = Math.min(this.options.reclaimIdleMs ?? ttlMs, ttlMs);
     const status = Number(
-      await this.admitScript(this.base, id, address, nowMs, ttlMs, maxSessions, maxSessionsPerAddress),
+      await this.admitScript(
+        this.base,
+        id,
+        address,
+        nowMs,
+        ttlMs,
+        maxSessions,
+        maxSessionsPerAddress,
+        reclaimIdleMs,
+      ),
     );
     return status === 1 ? 'admitted' : status === -1 ? 'instance-full' : 'address-full';
   }

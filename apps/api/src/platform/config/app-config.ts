@@ -124,6 +124,13 @@ export interface AppConfig {
    */
   readonly mcpMaxSessionsPerAddress: number;
   readonly mcpSessionTtlMs: number;
+  /**
+   * MCP_SESSION_RECLAIM_IDLE_MS [60000]: when the session cap is full, an initialize takes the slot of
+   * the least recently used session idle at least this long (that session ends: its client's next
+   * request gets 404 and it initializes again, as MCP asks of clients). A slot is never taken from a
+   * session used more recently.
+   */
+  readonly mcpSessionReclaimIdleMs: number;
   readonly logLevel: LogLevel;
   /** Widens the lower freshness bound of HOLA lines for deployments with skewed peers (docs/protocol.md §2). */
   readonly holaFutureSkewMs: number;
@@ -429,6 +436,7 @@ export function loadConfig(env: Env): AppConfig {
     mcpMaxSessions,
     mcpMaxSessionsPerAddress,
     mcpSessionTtlMs: integer(env, 'MCP_SESSION_TTL_MS', 1_800_000, 1000, 86_400_000),
+    mcpSessionReclaimIdleMs: integer(env, 'MCP_SESSION_RECLAIM_IDLE_MS', 60_000, 1000, 86_400_000),
     logLevel,
     holaFutureSkewMs: integer(env, 'HOLA_FUTURE_SKEW_MS', 0, 0, 300_000),
     holaVerifyThreadPool: boolean(env, 'HOLA_VERIFY_THREADPOOL', true),

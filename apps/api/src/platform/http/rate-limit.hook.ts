@@ -5,7 +5,8 @@
  * parsing (the cheapest place to refuse, and it also covers 404/415 traffic), and the throttler's
  * storage contract counts hits in windows, while the port is an atomic token-bucket `take`.
  * The client address is `request.ip`: the TCP peer, or the right-most untrusted `X-Forwarded-For`
- * entry when the peer is one of TRUSTED_PROXIES (Fastify `trustProxy` with that CIDR list).
+ * entry when the peer is one of TRUSTED_PROXIES (Fastify `trustProxy` with that CIDR list), keyed
+ * by its /64 when it is IPv6 (client-address.ts).
  */
 import { type Clock, PassportError } from '@passport/core';
 import {
@@ -16,6 +17,7 @@ import {
 } from '@passport/core/ports';
 import { type FastifyRequest } from 'fastify';
 import { type RateLimitConfig } from '../config/app-config.js';
+import { clientAddressKey } from './client-address.js';
 
 export function bucketPolicy(config: RateLimitConfig): BucketPolicy {
   return { capacity: config.capacity, refillPerMs: config.refillPerMinute / 60_000 };
@@ -50,7 +52,7 @@ export function createRateLimitHook(
     return function rateLimit(request: FastifyRequest): undefined {
       let result: TakeResult;
       try {
-        result = store.takeSync(`public:${request.ip}`, policy, clock.nowMs());
+        result = store.takeSync(`public:${clientAddressKey(request.ip)}`, policy, clock.nowMs());
       } catch (err) {
         storeFailed(request, err);
         return undefined;
@@ -63,7 +65,7 @@ export function createRateLimitHook(
     let allowed = true;
     let retryAfterMs = 0;
     try {
-      const result = await store.take(`public:${request.ip}`, policy, clock.nowMs());
+      const result = await store.take(`public:${clientAddressKey(request.ip)}`, policy, clock.nowMs());
       allowed = result.allowed;
       retryAfterMs = result.retryAfterMs;
     } catch (err) {

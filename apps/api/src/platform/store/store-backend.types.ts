@@ -30,6 +30,7 @@ export interface StoreBackend {
     maxSessions: number;
     maxSessionsPerAddress: number;
     ttlMs: number;
+    reclaimIdleMs: number;
   }): RedisMcpSessionDirectory;
   /** Resolves when the storage can serve (bounded: a Redis that is down does not stop the start). */
   ready?(): Promise<void>;

@@ -116,6 +116,7 @@ export const STORE_BACKEND = Symbol('STORE_BACKEND');
           maxSessions: config.mcpMaxSessions,
           maxSessionsPerAddress: config.mcpMaxSessionsPerAddress,
           ttlMs: config.mcpSessionTtlMs,
+          reclaimIdleMs: config.mcpSessionReclaimIdleMs,
         }) ?? null,
       inject: [STORE_BACKEND, APP_CONFIG],
     },

@@ -1,0 +1,23 @@
+/**
+ * The key per-address limits count under (the public rate limit, the MCP burst, tool calls and session
+ * caps): an IPv4 address as it is; an IPv6 address by its /64 prefix. One IPv6 subscriber is routinely
+ * given a whole /64 (2^64 addresses), so keying the full address let one client be as many clients as it
+ * liked: a probe noted that one /64 could hold the MCP session cap with ever new "addresses". An
+ * IPv4-mapped IPv6 address (`::ffff:192.0.2.1`, a dual-stack socket's form) is its IPv4 address.
+ */
+import ipaddr from 'ipaddr.js';
+
+/** `ip` as a per-address limit key: IPv4 unchanged, IPv6 as `<first four groups>::/64`. */
+export function clientAddressKey(ip: string): string {
+  // IPv4, the common case, without parsing.
+  if (!ip.includes(':')) return ip;
+  let address: ipaddr.IPv6;
+  try {
+    address = ipaddr.IPv6.parse(ip);
+  } catch {
+    return ip;
+  }
+  if (address.isIPv4MappedAddress()) return address.toIPv4Address().toString();
+  const prefix = address.parts.slice(0, 4).map((part) => part.toString(16));
+  return `${prefix.join(':')}::/64`;
+}

@@ -1,0 +1,58 @@
+/**
+ * The fleet's MCP session directory on a real redis-server: both caps, the idle TTL, and (found by a
+ * probe, where initializes from 11 addresses held the whole cap for the 30-minute TTL) a full cap that
+ * gives the slot of the least recently used session idle for `reclaimIdleMs` to a new client, never
+ * the slot of a fresher one, and never lets an address past its own cap.
+ */
+import { Redis } from 'ioredis';
+import { RedisMcpSessionDirectory } from '@passport/adapters/redis';
+import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+
+let server: RedisServer;
+let client: Redis;
+beforeAll(async () => {
+  server = await startRedisServer();
+  client = new Redis(server.url);
+});
+afterAll(async () => {
+  client.disconnect();
+  await server.stop();
+});
+
+const directory = (prefix: string, maxSessions: number, maxSessionsPerAddress: number) =>
+  new RedisMcpSessionDirectory(client, {
+    prefix,
+    maxSessions,
+    maxSessionsPerAddress,
+    ttlMs: 60_000,
+    reclaimIdleMs: 5_000,
+  });
+
+it('a full cap takes the slot of the least recently used session idle for reclaimIdleMs, and only then', async () => {
+  const sessions = directory('reclaim1:', 2, 2);
+  const t0 = 1_000_000;
+  await expect(sessions.admit('a', '10.0.0.1', t0)).resolves.toBe('admitted');
+  await expect(sessions.admit('b', '10.0.0.2', t0 + 1_000)).resolves.toBe('admitted');
+  await expect(sessions.touch('a', t0 + 2_000)).resolves.toBe(true); // 'b' is now the least recently used
+  await expect(sessions.admit('c', '10.0.0.3', t0 + 5_999)).resolves.toBe('instance-full');
+  await expect(sessions.admit('c', '10.0.0.3', t0 + 6_000)).resolves.toBe('admitted');
+  await expect(sessions.touch('b', t0 + 6_001)).resolves.toBe(false);
+  await expect(sessions.touch('a', t0 + 6_001)).resolves.toBe(true);
+  await expect(client.zcard('reclaim1:{mcp}:a:10.0.0.2')).resolves.toBe(0);
+  await expect(client.zcard('reclaim1:{mcp}:all')).resolves.toBe(2);
+});
+
+it("an address at its own cap takes no other address's slot, but may take its own idle one", async () => {
+  const sessions = directory('reclaim2:', 2, 1);
+  const t0 = 1_000_000;
+  await expect(sessions.admit('mine', '10.0.0.1', t0)).resolves.toBe('admitted');
+  await expect(sessions.admit('theirs', '10.0.0.2', t0 + 1)).resolves.toBe('admitted');
+  await expect(sessions.admit('second', '10.0.0.2', t0 + 10_000)).resolves.toBe('address-full');
+  // 'mine' was used after 'theirs': the least recently used is 'theirs', not 10.0.0.1's to take.
+  await expect(sessions.touch('mine', t0 + 2)).resolves.toBe(true);
+  await expect(sessions.admit('again', '10.0.0.1', t0 + 10_000)).resolves.toBe('address-full');
+  // 10.0.0.2 may take the slot of its own idle session.
+  await expect(sessions.admit('replacement', '10.0.0.2', t0 + 10_000)).resolves.toBe('admitted');
+  await expect(sessions.touch('theirs', t0 + 10_001)).resolves.toBe(false);
+  await expect(sessions.touch('mine', t0 + 10_001)).resolves.toBe(true);
+});
