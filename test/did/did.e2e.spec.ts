@@ -143,7 +143,9 @@ describe('did:passport endpoints', () => {
       expect(verifier.verify(newKey().signer.sign(message), message, key)).toBe(false);
     });
 
-    it('the did-method document and the did:web copy are the same document', async () => {
+    // Found by a probe: the did:web copy said id did:passport:…, and did:web requires the fetched
+    // document's id to be the DID resolved, so a conformant resolver refused the advertised alias.
+    it('the did-method document is the resolved one; the did:web copy is it with every id under the did:web alias', async () => {
       const owner = newKey();
       const { tokenId } = await mintPassport(app, { owner });
       const resolved = await request(`/.well-known/did/resolve?did=did:passport:${tokenId}`);
@@ -151,7 +153,47 @@ describe('did:passport endpoints', () => {
       const web = await request(`/passport/${tokenId}/did.json`);
       const strip = ({ requestId: _r, ...doc }: Record<string, unknown>) => doc;
       expect(strip(method.body)).toEqual(strip(resolved.body));
-      expect(web.body).toEqual(strip(resolved.body));
+      const did = `did:passport:${tokenId}`;
+      const [alias] = resolved.body.alsoKnownAs as string[];
+      expect(alias).toBe(`did:web:${new URL(app.baseUrl).host.replace(':', '%3A')}:passport:${tokenId}`);
+      // did:web: did:web:<host>:passport:<id> is fetched from https://<host>/passport/<id>/did.json.
+      const webDoc = web.body as Record<string, any>;
+      expect(webDoc.id).toBe(alias);
+      expect(webDoc.alsoKnownAs).toEqual([did]);
+      const underAlias = (id: string) => id.replace(alias, did);
+      expect({
+        ...webDoc,
+        id: did,
+        controller: underAlias(webDoc.controller),
+        alsoKnownAs: [alias],
+        verificationMethod: webDoc.verificationMethod.map((m: any) => ({
+          ...m,
+          id: underAlias(m.id),
+          controller: underAlias(m.controller),
+        })),
+        authentication: webDoc.authentication.map(underAlias),
+        assertionMethod: webDoc.assertionMethod.map(underAlias),
+        service: webDoc.service.map((s: any) => ({ ...s, id: underAlias(s.id) })),
+      }).toEqual(strip(resolved.body));
+      expect(JSON.stringify(webDoc).includes(`"${did}#`)).toBe(false);
+      expect(webDoc.verificationMethod[0].id).toBe(`${alias}#owner`);
+      expect(webDoc.authentication).toEqual([`${alias}#owner`]);
+    });
+
+    // Found by a probe: a revoked passport resolved to a document any DID consumer would accept proofs from.
+    it('a revoked passport: deactivated: true and no verification relationship, in both documents', async () => {
+      const owner = newKey();
+      const { tokenId } = await mintPassport(app, { owner, revoked: true });
+      const resolved = await request(`/.well-known/did/resolve?did=did:passport:${tokenId}`);
+      expect(resolved.status).toBe(200);
+      expect(resolved.body).toMatchObject({ deactivated: true, authentication: [], assertionMethod: [] });
+      expect((resolved.body.verificationMethod as unknown[]).length).toBe(1);
+      const web = await request(`/passport/${tokenId}/did.json`);
+      expect(web.body).toMatchObject({ deactivated: true, authentication: [], assertionMethod: [] });
+      const live = await request(
+        `/.well-known/did/resolve?did=did:passport:${(await mintPassport(app, { owner })).tokenId}`,
+      );
+      expect('deactivated' in live.body).toBe(false);
     });
 
     it('a named owner with two keys gets #owner and #owner-2; a transfer changes the key at once', async () => {

@@ -1,15 +1,15 @@
 /**
  * The `did:passport` method on this deployment (docs/protocol.md §4): `GET /.well-known/did` describes it,
  * `GET /.well-known/did/resolve?did=` and `GET /.well-known/did/passport/{tokenId}` resolve a passport's
- * DID document (public), and `GET /passport/{tokenId}/did.json` serves the same document where a did:web
- * resolver looks for the `alsoKnownAs` alias. The owner key is read from the chain on every resolution,
+ * DID document (public), and `GET /passport/{tokenId}/did.json` serves it as the `alsoKnownAs` alias
+ * resolves (did:web: every id under the did:web DID). The owner key is read from the chain on every resolution,
  * so a transfer changes the key at once. Errors: 400 INVALID_DID, 404 DID_NOT_FOUND, 500
  * DID_RESOLUTION_FAILED (chain failures; never upstream text).
  */
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { isPassportError, PassportError, parseDid, type ChainReader, type DidDocument } from '@passport/core';
-import { describeDidMethod, resolveDidDocument } from '@passport/core/did';
+import { asDidWebDocument, describeDidMethod, resolveDidDocument } from '@passport/core/did';
 import { type AppConfig } from '../platform/config/app-config.js';
 import { HTTP_STATUS } from '../platform/http/http-status.table.js';
 import { RequestId } from '../platform/http/request-id.decorator.js';
@@ -81,17 +81,21 @@ export class DidController {
   @Get('passport/:tokenId/did.json')
   @tokenIdParam
   @ApiOperation({
-    summary: 'The DID document where a did:web resolver fetches the alsoKnownAs alias (no requestId)',
+    summary:
+      'The DID document of the alsoKnownAs alias did:web:<host>:passport:<tokenId>, where a did:web resolver fetches it: every id under the did:web DID (no requestId)',
   })
   @ApiOkResponse({ schema: didDocumentBodyComponent })
   @ApiErrors('INVALID_DID', 'DID_NOT_FOUND', 'DID_RESOLUTION_FAILED')
   async didWeb(@Param('tokenId') tokenId: string): Promise<DidDocument> {
-    return this.documentFor(parseDid(`did:passport:${tokenId}`).tokenId);
+    const document = await this.documentFor(parseDid(`did:passport:${tokenId}`).tokenId);
+    return asDidWebDocument(document, { publicBaseUrl: this.config.publicBaseUrl });
   }
 
   private async documentFor(tokenId: string): Promise<DidDocument> {
     try {
-      const document = await resolveDidDocument(this.chain, tokenId, { publicBaseUrl: this.config.publicBaseUrl });
+      const document = await resolveDidDocument(this.chain, tokenId, {
+        publicBaseUrl: this.config.publicBaseUrl,
+      });
       if (!document) throw new PassportError('DID_NOT_FOUND', { did: `did:passport:${tokenId}` });
       return document;
     } catch (error) {

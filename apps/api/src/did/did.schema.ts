@@ -52,7 +52,17 @@ export const didDocumentBodySchema = z.object({
   service: z.array(documentedAs<unknown>(service)),
   alsoKnownAs: z
     .array(z.string())
-    .meta({ description: 'The did:web form of the passport on this deployment.' })
+    .meta({
+      description:
+        'The did:web form of the passport on this deployment (in the did:web copy: the did:passport DID).',
+    })
+    .optional(),
+  deactivated: z
+    .literal(true)
+    .meta({
+      description:
+        'Present only when the passport is revoked: the DID is deactivated, and authentication and assertionMethod are empty.',
+    })
     .optional(),
 });
 export type DidDocumentBody = z.infer<typeof didDocumentBodySchema>;

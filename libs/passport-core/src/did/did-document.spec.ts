@@ -7,6 +7,7 @@ import { PassportError } from '../errors/passport.error.js';
 import { type PassportRecord } from '../passport/passport.types.js';
 import {
   DID_CONTEXTS,
+  asDidWebDocument,
   buildDidDocument,
   describeDidMethod,
   didWebAlias,
@@ -312,6 +313,43 @@ describe('did:web alias and method description', () => {
       'https://id.example.com/passport/bjbvcjzqbdsj/did.json',
     );
     expect(passportDid('bjbvcjzqbdsj')).toBe('did:passport:bjbvcjzqbdsj');
+  });
+
+  it('the did:web copy is the same document with every id under the alias, which a did:web resolver accepts', async () => {
+    const document = buildDidDocument(record, [owner.publicKey, owner.publicKey], options);
+    const alias = 'did:web:localhost%3A3000:passport:bjbvcjzqbdsj';
+    const web = asDidWebDocument(document, options);
+    expect(web.id).toBe(alias);
+    expect(web.controller).toBe(alias);
+    expect(web.alsoKnownAs).toEqual(['did:passport:bjbvcjzqbdsj']);
+    expect(web.verificationMethod.map((m) => [m.id, m.controller])).toEqual([
+      [`${alias}#owner`, alias],
+      [`${alias}#owner-2`, alias],
+    ]);
+    expect(web.authentication).toEqual([`${alias}#owner`, `${alias}#owner-2`]);
+    expect(web.assertionMethod).toEqual(web.authentication);
+    expect(web.service.every((s) => s.id.startsWith(`${alias}#`))).toBe(true);
+    expect(web.service.map((s) => s.serviceEndpoint)).toEqual(document.service.map((s) => s.serviceEndpoint));
+    // A did:web resolver (did-resolver's contract: the document's id is the DID asked for).
+    const resolver = new Resolver({
+      web: async (did): Promise<DIDResolutionResult> => ({
+        didResolutionMetadata: {},
+        didDocument: did === web.id ? (web as unknown as DIDDocument) : null,
+        didDocumentMetadata: {},
+      }),
+    });
+    const resolved = await resolver.resolve(`${alias}#owner`);
+    expect(resolved.didDocument?.id).toBe(alias);
+    for (const id of [web.id, ...web.verificationMethod.map((m) => m.id), ...web.service.map((s) => s.id)])
+      expect(parseDidUrl(id)?.method).toBe('web');
+  });
+
+  it('a revoked passport is deactivated: no verification relationship, the key still listed', () => {
+    const revoked = buildDidDocument({ ...record, revoked: true }, owner.publicKey, options);
+    expect(revoked).toMatchObject({ deactivated: true, authentication: [], assertionMethod: [] });
+    expect(revoked.verificationMethod).toHaveLength(1);
+    expect(asDidWebDocument(revoked, options)).toMatchObject({ deactivated: true, authentication: [] });
+    expect('deactivated' in buildDidDocument(record, owner.publicKey, options)).toBe(false);
   });
 
   it('describes the method with this deployment’s URLs', () => {

@@ -11,6 +11,12 @@
  *   `#owner-2`, …; one with no keys gets no verification method (it cannot sign, and the document says so).
  * - `alsoKnownAs` holds the `did:web` form `did:web:<host, ':' as %3A>:passport:<tokenId>`, which a
  *   did:web resolver fetches from `<publicBaseUrl>/passport/<tokenId>/did.json` (`didWebDocumentUrl`).
+ *   That URL serves the same document with the did:web DID as its subject (`asDidWebDocument`): did:web
+ *   requires the fetched document's `id` to be the DID resolved, so a resolver refused the did:passport one.
+ * - A revoked passport's DID is deactivated (DID Core's `deactivated`): the document says
+ *   `deactivated: true` and lists the owner key under no verification relationship
+ *   (`authentication`, `assertionMethod` empty), so a DID consumer accepts no new proof from it; the key
+ *   stays in `verificationMethod` for reading what was signed before.
  * - `service`: the public profile and MCP discovery of this deployment always; `openapijson_url`,
  *   `webhook_url` and `subjectuniqueidentifier_url` from the metadata when each is an absolute http(s) URL (all self-declared);
  *   and `<did>#metadata` (`PassportTokenMetadata`) whose endpoint is an object
@@ -75,6 +81,8 @@ export interface DidDocument {
   readonly authentication: string[];
   readonly assertionMethod: string[];
   readonly service: DidService[];
+  /** Present (true) only when the passport is revoked: the DID is deactivated. */
+  readonly deactivated?: true;
 }
 
 export interface DidDocumentOptions {
@@ -105,7 +113,7 @@ function invalidDid(did: unknown, reason: string): PassportError {
 
 /** The DID document of a passport whose owner account holds `ownerKeys` (32-byte Ed25519 keys). */
 export function buildDidDocument(
-  record: Pick<PassportRecord, 'tokenId' | 'metadata'> & Partial<Pick<PassportRecord, 'ownerId'>>,
+  record: Pick<PassportRecord, 'tokenId' | 'metadata'> & Partial<Pick<PassportRecord, 'ownerId' | 'revoked'>>,
   ownerKeys: Uint8Array | readonly Uint8Array[],
   options: DidDocumentOptions,
 ): DidDocument {
@@ -122,7 +130,8 @@ export function buildDidDocument(
     controller: did,
     publicKeyBase58: encodeBase58(key),
   }));
-  const keyIds = verificationMethod.map((m) => m.id);
+  // A revoked passport's key proves nothing new (module doc).
+  const keyIds = record.revoked === true ? [] : verificationMethod.map((m) => m.id);
   return {
     '@context': [...DID_CONTEXTS],
     id: did,
@@ -132,6 +141,32 @@ export function buildDidDocument(
     authentication: [...keyIds],
     assertionMethod: [...keyIds],
     service: services(did, record, base),
+    ...(record.revoked === true ? { deactivated: true as const } : {}),
+  };
+}
+
+/**
+ * The document of a passport as its did:web alias (`alsoKnownAs`) resolves: every id under the
+ * did:web DID, and the did:passport DID as its alias. Keys, services and deactivation are unchanged.
+ */
+export function asDidWebDocument(document: DidDocument, options: DidDocumentOptions): DidDocument {
+  const from = document.id;
+  const tokenId = from.slice(DID_PREFIX.length);
+  const to = didWebAlias(tokenId, options.publicBaseUrl);
+  const moved = (id: string) => (id === from || id.startsWith(`${from}#`) ? to + id.slice(from.length) : id);
+  return {
+    ...document,
+    id: to,
+    controller: moved(document.controller),
+    alsoKnownAs: [from],
+    verificationMethod: document.verificationMethod.map((method) => ({
+      ...method,
+      id: moved(method.id),
+      controller: moved(method.controller),
+    })),
+    authentication: document.authentication.map(moved),
+    assertionMethod: document.assertionMethod.map(moved),
+    service: document.service.map((service) => ({ ...service, id: moved(service.id) })),
   };
 }
 
@@ -215,7 +250,8 @@ export function describeDidMethod(options: DidDocumentOptions) {
       read: 'Resolve reads the passport and its current owner account from the chain: the owner key is #owner.',
       update:
         'Transferring the passport on chain changes the owner key; metadata changes change the services.',
-      deactivate: 'Revoking the passport on chain; a revoked passport no longer verifies or logs in.',
+      deactivate:
+        'Revoking the passport on chain: its document then says deactivated: true and lists the key under no verification relationship; a revoked passport no longer verifies or logs in.',
     },
   };
 }

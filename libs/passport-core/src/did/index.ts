@@ -6,6 +6,7 @@
 // DID documents
 export {
   buildDidDocument,
+  asDidWebDocument,
   TOKEN_METADATA_SERVICE_TYPE,
   type PassportTokenMetadataEndpoint,
   resolveDidDocument,
