@@ -350,6 +350,13 @@ describe('did:web alias and method description', () => {
     expect(revoked.verificationMethod).toHaveLength(1);
     expect(asDidWebDocument(revoked, options)).toMatchObject({ deactivated: true, authentication: [] });
     expect('deactivated' in buildDidDocument(record, owner.publicKey, options)).toBe(false);
+    // On NEAR a revocation is the metadata's revoked = "true".
+    const onNear = buildDidDocument(
+      { ...record, metadata: { ...record.metadata, revoked: 'true' } },
+      owner.publicKey,
+      options,
+    );
+    expect(onNear).toMatchObject({ deactivated: true, assertionMethod: [] });
   });
 
   it('describes the method with this deployment’s URLs', () => {

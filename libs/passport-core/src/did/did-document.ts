@@ -27,6 +27,7 @@
 import { encodeBase58 } from '../codecs/base58.codec.js';
 import { PassportError } from '../errors/passport.error.js';
 import { resolveOwnerKeys } from '../passport/owner-keys.js';
+import { isPassportRevoked } from '../passport/passport-conditions.js';
 import { type PassportRecord } from '../passport/passport.types.js';
 import { webUrlOrNull } from '../profile/profile-links.js';
 import { webhookUrlWithScheme } from '../webhook/webhook-target.js';
@@ -130,8 +131,10 @@ export function buildDidDocument(
     controller: did,
     publicKeyBase58: encodeBase58(key),
   }));
-  // A revoked passport's key proves nothing new (module doc).
-  const keyIds = record.revoked === true ? [] : verificationMethod.map((m) => m.id);
+  // A revoked passport's key proves nothing new (module doc). Revoked as everywhere: the ledger's flag
+  // or NEAR's metadata `revoked = "true"`.
+  const revoked = isPassportRevoked({ revoked: record.revoked === true, metadata: record.metadata });
+  const keyIds = revoked ? [] : verificationMethod.map((m) => m.id);
   return {
     '@context': [...DID_CONTEXTS],
     id: did,
@@ -141,7 +144,7 @@ export function buildDidDocument(
     authentication: [...keyIds],
     assertionMethod: [...keyIds],
     service: services(did, record, base),
-    ...(record.revoked === true ? { deactivated: true as const } : {}),
+    ...(revoked ? { deactivated: true as const } : {}),
   };
 }
 
