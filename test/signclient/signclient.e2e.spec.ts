@@ -18,6 +18,7 @@ import {
   ledgerFileOf,
   login,
   mintAndLogin,
+  mintPassport,
   newKey,
   serverIdentityOf,
 } from '../support/passports.js';
@@ -70,6 +71,43 @@ describe('POST /api/signclient', () => {
         expect.objectContaining({ field }),
       ]);
     }
+  });
+
+  // Found by a probe: a window that can never be live was signed.
+  it('an unreadable or inverted not_before / not_after window → 400 naming the bound', async () => {
+    for (const [values, field, reason] of [
+      [
+        { ...personal, not_before: inDays(400) },
+        'not_before',
+        'is after not_after: the passport would never be live',
+      ],
+      [{ ...personal, not_before: 'soon' }, 'not_before', 'unreadable date'],
+      [{ not_after: 'never', max_requests: '10', tier: 'collectible' }, 'not_after', 'unreadable date'],
+    ] as const) {
+      const res = await sign({
+        tobesignedValues: values,
+        token_id: TOKEN,
+        mintingfee: personalFee,
+        tier: 'personal',
+      });
+      expect(expectErrorEnvelope(res, 'SIGNCLIENT_INVALID_REQUEST').error.details).toEqual({ field, reason });
+    }
+  });
+
+  // Found by a probe: anyone could have new metadata of an existing passport signed (the server's own
+  // included), which a contract that lets owners update metadata would accept.
+  it('a token id minted already → 409 SIGNCLIENT_TOKEN_EXISTS, no signature', async () => {
+    const { tokenId } = await mintPassport(app, {});
+    const res = await sign({ tobesignedValues: personal, token_id: tokenId, mintingfee: personalFee });
+    expect(res.status).toBe(409);
+    expect(Object.keys(res.body).sort()).toEqual(['error', 'requestId', 'timestamp']);
+    expect(expectErrorEnvelope(res, 'SIGNCLIENT_TOKEN_EXISTS').error.details).toEqual({ token_id: tokenId });
+    const own = await sign({
+      tobesignedValues: personal,
+      token_id: serverIdentityOf(app).tokenId,
+      mintingfee: personalFee,
+    });
+    expectErrorEnvelope(own, 'SIGNCLIENT_TOKEN_EXISTS');
   });
 
   it('a fee off by more than 1e-6 → 400 SIGNCLIENT_FEE_MISMATCH with string details', async () => {
@@ -132,6 +170,8 @@ describe('POST /api/signclient', () => {
         { token_id: otherId, owner_id: key.accountId, metadata: minted },
       ],
     }));
+    // signclient read the token id as not minted, and a chain miss is cached for up to 1 s (§8).
+    await new Promise((resolve) => setTimeout(resolve, 1100));
     expect((await login(app.baseUrl, { identifier: tokenId, key })).status).toBe(200);
     const replayed = await login(app.baseUrl, { identifier: otherId, key });
     expect([replayed.status, replayed.body.error?.code]).toEqual([401, 'PASSPORT_FAMILY_MISMATCH']);

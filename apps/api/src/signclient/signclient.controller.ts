@@ -5,17 +5,24 @@
  * `fee_data`; 400 SIGNCLIENT_FEE_MISMATCH (`details {message, clientFee, serverFee}` as strings) or
  * SIGNCLIENT_INVALID_REQUEST; 403 PERMISSION_DENIED when a caller whose JWT is not privileged for
  * this route asks for `permissioned_routes` or an unlimited quota; 500 SIGNCLIENT_FAILED when the
- * family key is not configured or signing fails. A JWT that is sent must be valid (401 otherwise).
+ * family key is not configured or signing fails; 409 SIGNCLIENT_TOKEN_EXISTS for a token id minted
+ * already, 503 when the chain cannot tell. A JWT that is sent must be valid (401 otherwise).
  */
 import { Body, Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { computeMintFee, type Clock } from '@passport/core';
-import { assertFeeMatches, signClient, validateSignClientRequest } from '@passport/core/signclient';
+import { computeMintFee, isPassportError, PassportError, type Clock } from '@passport/core';
+import { type ChainReader } from '@passport/core/ports';
+import {
+  assertFeeMatches,
+  assertTokenIdUnminted,
+  signClient,
+  validateSignClientRequest,
+} from '@passport/core/signclient';
 import { isRouteAllowed } from '@passport/core/login';
 import { type FastifyRequest } from 'fastify';
 import { BearerAuthenticator } from '../session/bearer.authenticator.js';
 import { RequestId } from '../platform/http/request-id.decorator.js';
-import { CLOCK, SERVER_IDENTITY } from '../platform/infrastructure/di-tokens.js';
+import { CHAIN_READER, CLOCK, SERVER_IDENTITY } from '../platform/infrastructure/di-tokens.js';
 import { type ServerIdentity } from '../platform/infrastructure/server-identity.js';
 import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
 import {
@@ -33,6 +40,7 @@ export class SignClientController {
     private readonly authenticator: BearerAuthenticator,
     @Inject(SERVER_IDENTITY) private readonly server: ServerIdentity,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(CHAIN_READER) private readonly chain: ChainReader,
   ) {}
 
   @Post('signclient')
@@ -49,6 +57,7 @@ export class SignClientController {
   @ApiErrors(
     'SIGNCLIENT_INVALID_REQUEST',
     'SIGNCLIENT_FEE_MISMATCH',
+    'SIGNCLIENT_TOKEN_EXISTS',
     'INVALIDATED_TOKEN',
     'PERMISSION_DENIED',
     'SIGNCLIENT_FAILED',
@@ -71,6 +80,11 @@ export class SignClientController {
     const request = validateSignClientRequest(body, serviceProviderId, caller);
     const fee = computeMintFee(request.tobesignedValues, { tier: request.tier, nowMs: this.clock.nowMs() });
     assertFeeMatches(request.clientFee, fee.fee);
+    await assertTokenIdUnminted(this.chain, request.tokenId).catch((error: unknown) => {
+      if (isPassportError(error)) throw error;
+      // Unread, the token id may be minted: sign nothing (the client retries).
+      throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'chain_unavailable' });
+    });
     const familySigner = await this.familySigner.get();
     const result = signClient(body, { familySigner, clock: this.clock, serviceProviderId, caller });
     return { ...result, requestId } as SignClientResponse;

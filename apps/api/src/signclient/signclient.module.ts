@@ -5,5 +5,9 @@ import { SessionModule } from '../session/session.module.js';
 import { FamilySignerSource } from './family-signer.source.js';
 import { SignClientController } from './signclient.controller.js';
 
-@Module({ imports: [PlatformModule, SessionModule], controllers: [SignClientController], providers: [FamilySignerSource] })
+@Module({
+  imports: [PlatformModule, SessionModule],
+  controllers: [SignClientController],
+  providers: [FamilySignerSource],
+})
 export class SignClientModule {}

@@ -42,11 +42,9 @@ export const signClientRequestSchema = z.object({
 });
 
 export const signClientResponseSchema = z.object({
-  serviceprovider_signature: z
-    .string()
-    .meta({
-      description: "base64url Ed25519 signature of the family root over the metadata's canonical digest.",
-    }),
+  serviceprovider_signature: z.string().meta({
+    description: "base64url Ed25519 signature of the family root over the metadata's canonical digest.",
+  }),
   token_id: z
     .string()
     .regex(/^[a-z]{12}$/)

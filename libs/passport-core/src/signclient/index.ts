@@ -28,6 +28,7 @@ export {
   ANONYMOUS_SIGNCLIENT_CALLER,
   type SignClientCaller,
   validateSignClientRequest,
+  assertTokenIdUnminted,
   type SignClientDeps,
   type SignClientRequest,
   type SignClientResult,

@@ -19,6 +19,11 @@
  *   when absent, and a different one is refused (the root key signs only into its own family).
  * - The answer returns the exact metadata to mint and the token id signed with it; a refusal carries no
  *   signature and no metadata, and the fee mismatch only the two fees.
+ * - `not_before` and `not_after`, when given, must be readable (passport-conditions) and in order:
+ *   a window that can never be live is refused rather than signed.
+ * - Only a token id that is not minted yet is signed for (`assertTokenIdUnminted`, through the chain
+ *   port): a signature over new metadata for a passport that exists would let its holder re-sign its
+ *   quota or window wherever a contract lets owners update metadata. 409 `SIGNCLIENT_TOKEN_EXISTS`.
  * Validation failures are 400 `SIGNCLIENT_INVALID_REQUEST` `{field, reason}`; a failing signer is
  * 500 `SIGNCLIENT_FAILED` (no upstream text).
  */
@@ -27,6 +32,8 @@ import { PassportError } from '../errors/passport.error.js';
 import { signFamilyMetadata } from '../family/family-signature.js';
 import { type Signer } from '../ports/signature-verifier.port.js';
 import { type Clock } from '../ports/clock.port.js';
+import { type ChainReader } from '../ports/chain-reader.port.js';
+import { parsePassportTimeBound } from '../passport/passport-conditions.js';
 import { isTokenId } from '../token-id/token-id.js';
 import {
   ENTERPRISE_MAX_REQUESTS,
@@ -93,12 +100,16 @@ export function validateSignClientRequest(
       throw signClientInvalid(`tobesignedValues.${key}`.slice(0, 80), 'must be a string');
     // Signed as UTF-8, where every lone surrogate becomes U+FFFD: one signature would fit several texts.
     if (hasLoneSurrogate(key) || hasLoneSurrogate(value))
-      throw signClientInvalid(`tobesignedValues.${key}`.slice(0, 80), 'must be well-formed text (no lone surrogate)');
+      throw signClientInvalid(
+        `tobesignedValues.${key}`.slice(0, 80),
+        'must be well-formed text (no lone surrogate)',
+      );
     metadata[key] = value;
   }
   if (metadata.token_id !== undefined && !isTokenId(metadata.token_id)) {
     throw signClientInvalid('tobesignedValues.token_id', 'must be 12 lowercase letters');
   }
+  assertReadableWindow(metadata);
   let tokenId = metadata.token_id;
   delete metadata.token_id;
   if (body.token_id !== undefined && body.token_id !== null) {
@@ -127,6 +138,28 @@ export function validateSignClientRequest(
   return tier === undefined
     ? { tobesignedValues: metadata, tokenId, clientFee }
     : { tobesignedValues: metadata, tokenId, clientFee, tier };
+}
+
+/** `not_before` and `not_after` readable when given, and `not_before ≤ not_after` (module doc). */
+function assertReadableWindow(metadata: Record<string, string>): void {
+  const start = parsePassportTimeBound(metadata.not_before, 'start');
+  if (start.kind === 'invalid') throw signClientInvalid('not_before', 'unreadable date');
+  const end = parsePassportTimeBound(metadata.not_after, 'end');
+  if (end.kind === 'invalid') throw signClientInvalid('not_after', 'unreadable date');
+  if (start.kind === 'instant' && end.kind === 'instant' && start.ms > end.ms)
+    throw signClientInvalid('not_before', 'is after not_after: the passport would never be live');
+}
+
+/**
+ * Refuses a token id that is minted already (409 `SIGNCLIENT_TOKEN_EXISTS`): metadata is signed for
+ * new passports only. A chain that cannot be read throws as it is (the caller answers 503).
+ */
+export async function assertTokenIdUnminted(
+  chain: Pick<ChainReader, 'getPassport'>,
+  tokenId: string,
+): Promise<void> {
+  if ((await chain.getPassport(tokenId)) !== null)
+    throw new PassportError('SIGNCLIENT_TOKEN_EXISTS', { token_id: tokenId });
 }
 
 /** An unprivileged caller may neither grant privileged routes nor an unlimited quota or rate. */
@@ -159,7 +192,11 @@ function assertNoPrivilegeAsked(metadata: Record<string, string>, tier: MintTier
   if (window !== undefined && (!/^\d{1,15}$/.test(window) || Number(window) < 1)) {
     throw signClientDenied('tobesignedValues.maxrq_window', 'must be a positive integer of seconds');
   }
-  if (tier !== 'personal' && window !== undefined && Number(window) < UNPRIVILEGED_FLAT_FEE_MIN_WINDOW_SECONDS) {
+  if (
+    tier !== 'personal' &&
+    window !== undefined &&
+    Number(window) < UNPRIVILEGED_FLAT_FEE_MIN_WINDOW_SECONDS
+  ) {
     throw signClientDenied(
       'tobesignedValues.maxrq_window',
       `at least ${UNPRIVILEGED_FLAT_FEE_MIN_WINDOW_SECONDS} s on the ${tier} tier, whose flat fee does not price the rate, unless the caller is privileged for /api/signclient`,

@@ -7,4 +7,7 @@ export const SIGNCLIENT_ERRORS = {
   SIGNCLIENT_INVALID_REQUEST: {
     message: 'The minting request is malformed or lacks a value the fee depends on.',
   },
+  SIGNCLIENT_TOKEN_EXISTS: {
+    message: 'A passport with this token id exists already: metadata is signed for new passports only.',
+  },
 } as const satisfies AreaErrors;

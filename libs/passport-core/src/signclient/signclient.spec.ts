@@ -253,7 +253,11 @@ describe('signClient', () => {
         { not_after: '0', max_requests: '10', maxrq_window: '0.001' },
         'tobesignedValues.maxrq_window',
       ],
-      ['a window of 0', { not_after: '0', max_requests: '10', maxrq_window: '0' }, 'tobesignedValues.maxrq_window'],
+      [
+        'a window of 0',
+        { not_after: '0', max_requests: '10', maxrq_window: '0' },
+        'tobesignedValues.maxrq_window',
+      ],
     ])('an unprivileged caller may not sign %s', (_label, tobesignedValues, field) => {
       let signed = 0;
       const counting: Signer = { publicKey: root.publicKey, sign: (m) => (signed++, root.sign(m)) };
@@ -272,8 +276,16 @@ describe('signClient', () => {
       expect(signed).toBe(0);
     });
     it.each([
-      ['a collectible with a window of a minute', { not_after: '0', max_requests: '4999', maxrq_window: '60' }, 496],
-      ['a collectible without a window (the limiter uses a minute)', { not_after: '0', max_requests: '100' }, 496],
+      [
+        'a collectible with a window of a minute',
+        { not_after: '0', max_requests: '4999', maxrq_window: '60' },
+        496,
+      ],
+      [
+        'a collectible without a window (the limiter uses a minute)',
+        { not_after: '0', max_requests: '100' },
+        496,
+      ],
     ])('an unprivileged caller may sign %s', (_label, tobesignedValues, mintingfee) => {
       const result = signClient(
         { tobesignedValues, token_id: 'bjbvcjzqbdsj', mintingfee },
