@@ -454,6 +454,18 @@ describe.each<[string, () => SignatureVerifier | AsyncSignatureVerifier]>([
       expect(result.verified).toBe(true); // a warning never fails verification
     });
 
+    // Found by a probe: a 60 KB expectedRecipient came back whole in the warning.
+    it('RECIPIENT_MISMATCH echoes at most 64 printable characters of expectedRecipient', async () => {
+      const result = await verify(line({ recipient: OTHER }), {
+        expectedRecipient: `x\u001b[2J${'y'.repeat(60_000)}`,
+      });
+      const [warning] = result.warnings ?? [];
+      expect(warning.message).toBe(
+        `The line is addressed to ${OTHER.toUpperCase()}, not to the expected X?[2J${'Y'.repeat(59)}.`,
+      );
+      expect(result.verified).toBe(true);
+    });
+
     it('includes the public profile on request, and marks it when enrichment fails', async () => {
       const result = await verify(line(), { includeProfile: true });
       expect(result.profile).toMatchObject({

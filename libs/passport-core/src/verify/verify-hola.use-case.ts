@@ -15,6 +15,7 @@
  * caller may ask for (24 h after the line's timestamp, plus the future skew), so no caller's larger
  * `maxAgeMs` can accept a replay.
  */
+import { printableText } from '../codecs/printable-text.js';
 import { PassportError } from '../errors/passport.error.js';
 import { parseHola } from '../hola/hola.parser.js';
 import { type ParsedHola } from '../hola/hola.types.js';
@@ -318,7 +319,8 @@ function recipientWarnings(recipient: string, request: VerifyHolaRequest): Verif
       : [
           {
             code: 'RECIPIENT_MISMATCH',
-            message: `The line is addressed to ${recipient}, not to the expected ${expected}.`,
+            // Echoed at most 64 printable characters: a probe's 60 KB expectedRecipient came back whole.
+            message: `The line is addressed to ${recipient}, not to the expected ${printableText(expected, 64)}.`,
           },
         ];
   }
