@@ -105,7 +105,28 @@ describe('request bodies', () => {
     ['application/json; charset="UTF-8"', 400, 'HOLA_VALIDATION_FAILED'],
     ['application/json;charset=utf8', 400, 'HOLA_VALIDATION_FAILED'],
   ])('POST with Content-Type %s → %d %s (JSON is UTF-8)', async (type, status, code) => {
-    const res = await call('/api/identity/verify', { method: 'POST', headers: { 'content-type': type }, body: '{"hola":"x"}' });
+    const res = await call('/api/identity/verify', {
+      method: 'POST',
+      headers: { 'content-type': type },
+      body: '{"hola":"x"}',
+    });
+    expect(res.status).toBe(status);
+    expectErrorEnvelope(res, code);
+  });
+
+  // Found by a probe: a plain body labelled gzip was parsed as JSON (no coding is decoded here).
+  it.each([
+    ['gzip', 415, 'UNSUPPORTED_MEDIA_TYPE'],
+    ['br', 415, 'UNSUPPORTED_MEDIA_TYPE'],
+    ['identity, gzip', 415, 'UNSUPPORTED_MEDIA_TYPE'],
+    ['identity', 400, 'HOLA_VALIDATION_FAILED'],
+    ['IDENTITY', 400, 'HOLA_VALIDATION_FAILED'],
+  ])('POST with Content-Encoding %s → %d %s', async (coding, status, code) => {
+    const res = await call('/api/identity/verify', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': coding },
+      body: '{"hola":"x"}',
+    });
     expect(res.status).toBe(status);
     expectErrorEnvelope(res, code);
   });

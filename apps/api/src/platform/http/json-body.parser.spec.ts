@@ -1,6 +1,21 @@
 /** The charset rule of the JSON body parser: UTF-8 or no charset at all (RFC 8259 §8.1). */
 import fc from 'fast-check';
-import { declaresUtf8OrNoCharset } from './json-body.parser.js';
+import { declaresUtf8OrNoCharset, isIdentityCoding } from './json-body.parser.js';
+
+describe('isIdentityCoding', () => {
+  it.each([
+    [undefined, true],
+    ['', true],
+    ['identity', true],
+    [' Identity , identity ', true],
+    ['gzip', false],
+    ['identity, gzip', false],
+    ['deflate', false],
+    ['x-gzip', false],
+  ])('%j → %s', (coding, expected) => {
+    expect(isIdentityCoding(coding)).toBe(expected);
+  });
+});
 
 describe('declaresUtf8OrNoCharset', () => {
   it.each([

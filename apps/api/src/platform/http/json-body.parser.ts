@@ -3,7 +3,9 @@
  * content type has no parser, so Fastify rejects such a body with 415 before any handler, guard or
  * authentication runs (docs/protocol.md §5). Parsing keeps Fastify's prototype-poisoning protection;
  * malformed JSON becomes 400 `INVALID_JSON`; an empty body counts as no body. JSON is UTF-8 (RFC 8259
- * §8.1): a body declared in another charset is 415, not read as UTF-8 regardless.
+ * §8.1): a body declared in another charset is 415, not read as UTF-8 regardless. No content coding is
+ * decoded: a body with a `Content-Encoding` other than `identity` is 415 (RFC 9110 §8.4.1), where a
+ * probe's gzip-labelled plain body was parsed as JSON.
  */
 import { type FastifyBodyParser, type FastifyInstance } from 'fastify';
 import { AppError } from './app.error.js';
@@ -16,7 +18,10 @@ export const JSON_CONTENT_TYPES: readonly (string | RegExp)[] = [
 export function registerJsonBodyParser(fastify: FastifyInstance, bodyLimit: number): void {
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   const parser: FastifyBodyParser<string> = (request, text, done) => {
-    if (!declaresUtf8OrNoCharset(request.headers['content-type'])) {
+    if (
+      !declaresUtf8OrNoCharset(request.headers['content-type']) ||
+      !isIdentityCoding(request.headers['content-encoding'])
+    ) {
       done(new AppError('UNSUPPORTED_MEDIA_TYPE'), undefined);
       return;
     }
@@ -32,6 +37,11 @@ export function registerJsonBodyParser(fastify: FastifyInstance, bodyLimit: numb
   fastify.removeAllContentTypeParsers();
   for (const type of JSON_CONTENT_TYPES)
     fastify.addContentTypeParser(type, { parseAs: 'string', bodyLimit }, parser);
+}
+
+/** No `Content-Encoding`, or only `identity` (any case, any spacing). */
+export function isIdentityCoding(contentEncoding: string | undefined): boolean {
+  return contentEncoding === undefined || /^\s*(?:identity\s*(?:,\s*identity\s*)*)?$/i.test(contentEncoding);
 }
 
 /** A `charset` parameter, when present, must name UTF-8 (`utf-8`, `utf8`, any case, quoted or not). */
