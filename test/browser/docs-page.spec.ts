@@ -39,9 +39,19 @@ it('renders the operations of /openapi.json, offline', async () => {
   });
   const pageErrors: string[] = [];
   page.on('pageerror', (e) => pageErrors.push(e.message));
+  const refused: string[] = [];
+  page.on('console', (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) refused.push(message.text());
+  });
 
   const response = await page.goto(`${t.baseUrl}/docs`);
   expect(response?.status()).toBe(200);
+  // Found by a probe: the portal had no CSP and could be framed.
+  expect(response?.headers()).toMatchObject({
+    'content-security-policy': expect.stringContaining("frame-ancestors 'none'"),
+    'x-frame-options': 'DENY',
+    'x-content-type-options': 'nosniff',
+  });
   await page.waitForSelector('.opblock-summary-path', { timeout: 30_000 });
 
   const document = (await (await fetch(`${t.baseUrl}/openapi.json`)).json()) as {
@@ -61,7 +71,17 @@ it('renders the operations of /openapi.json, offline', async () => {
   }
   expect(new Set(shown)).toEqual(new Set(Object.keys(document.paths)));
   expect(await page.textContent('.title')).toContain(document.info.title);
+  // "Try it out" calls this origin under the policy: GET /health executes and shows its answer.
+  const health = page.locator('#operations-health-get_health, [id^="operations-"][id$="health"]').first();
+  await health.locator('.opblock-summary').click();
+  await health.locator('button.try-out__btn').click();
+  await health.locator('button.execute').click();
+  await health.locator('.live-responses-table tbody .response-col_status').first().waitFor();
+  expect(
+    await health.locator('.live-responses-table tbody .response-col_status').first().textContent(),
+  ).toContain('200');
   expect(foreign).toEqual([]);
   expect(pageErrors).toEqual([]);
+  expect(refused).toEqual([]);
   await page.close();
 }, 60_000);

@@ -11,6 +11,21 @@ import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
 import { DOCS_HTML, DOCS_INIT_JS, swaggerUiAsset } from './swagger-ui.assets.js';
 import { AppError } from '../platform/http/app.error.js';
 
+/**
+ * The portal's page may load and call only this origin: Swagger UI renders text from the OpenAPI
+ * document and from API answers ("Try it out"), so a script injected there must find nothing to run or
+ * reach. Inline styles and data: images are Swagger UI's own; it needs no eval. The page cannot be
+ * framed (clickjacking). A probe found /docs served without any of these headers.
+ */
+const DOCS_PAGE_HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+    "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+} as const;
+
 function removed(replacement: string): AppError {
   return new AppError('ENDPOINT_REMOVED', { replacement });
 }
@@ -23,7 +38,7 @@ export class DocsController {
   @ApiProduces('text/html')
   @ApiOkResponse({ description: 'HTML page', content: { 'text/html': { schema: { type: 'string' } } } })
   docs(@Res() reply: FastifyReply): void {
-    void reply.type('text/html; charset=utf-8').send(DOCS_HTML);
+    void reply.type('text/html; charset=utf-8').headers(DOCS_PAGE_HEADERS).send(DOCS_HTML);
   }
 
   @Get('docs/enrollment')
@@ -46,6 +61,7 @@ export class DocsController {
     void reply
       .type('application/javascript; charset=utf-8')
       .header('Cache-Control', 'no-cache')
+      .header('X-Content-Type-Options', 'nosniff')
       .send(DOCS_INIT_JS);
   }
 
@@ -54,6 +70,10 @@ export class DocsController {
   asset(@Param('asset') name: string, @Res() reply: FastifyReply): void {
     const asset = swaggerUiAsset(name);
     if (!asset) throw new AppError('ENDPOINT_NOT_FOUND');
-    void reply.type(asset.type).header('Cache-Control', 'public, max-age=3600').send(asset.body);
+    void reply
+      .type(asset.type)
+      .header('Cache-Control', 'public, max-age=3600')
+      .header('X-Content-Type-Options', 'nosniff')
+      .send(asset.body);
   }
 }
