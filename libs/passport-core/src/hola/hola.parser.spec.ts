@@ -161,6 +161,14 @@ describe('signed lines from fixed seeds', () => {
     expect(() => buildHolaLine({ ...good, nonceHex: 'nothex' })).toThrow(RangeError);
     expect(() => buildHolaLine({ ...good, recipient: 'bob' })).toThrow(RangeError);
     expect(() => buildHolaLine({ ...good, subagent: { delegateId: 'a/b' } })).toThrow(RangeError);
+    // Found by a probe: 'bot\uD800' and 'BOT\uDC00' signed the same UTF-8 bytes (both U+FFFD), so one
+    // signature verified for each, and a line seen in transit was front-run under another delegate id.
+    for (const delegateId of ['bot\ud800', '\udc00', 'a\udbffb'])
+      expect(() => buildHolaLine({ ...good, subagent: { delegateId } })).toThrow(/lone surrogate/);
+    const valid = buildHolaLine({ ...good, subagent: { delegateId: 'bot\u{1f916}' } });
+    expect(parse(valid).ok).toBe(true);
+    const forged = valid.replace('BOT\u{1f916}', 'BOT\ud800');
+    expect(parse(forged)).toMatchObject({ ok: false, failure: { reasonCode: 'invalid_format' } });
     // Found by a probe: a host marker with a newline built a signed two-line "line".
     for (const host of ['evil\nhost', 'ÿ.com', 'a/b', 'host:port', 'api.example.com:123456', ''])
       expect(() => buildHolaLine({ ...good, serviceHost: host })).toThrow(/host marker/);

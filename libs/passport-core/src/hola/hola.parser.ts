@@ -7,6 +7,7 @@
  * happen later (verify use case) and are reported on the 200 body, never here.
  */
 import { decodeBase32 } from '../codecs/base32.codec.js';
+import { hasLoneSurrogate } from '../codecs/utf8.codec.js';
 import { codeUnitSum, holaChecksumLetter } from './hola.checksum.js';
 import { parseHolaTimestamp } from './hola-timestamp.parser.js';
 import { isPaddedBase32, isUnixMillis, isUpperHex, isUpperTokenId } from './hola-field-checks.js';
@@ -180,6 +181,11 @@ export function parseHola(input: unknown, opts: { serviceHost: string }): HolaPa
         `The delegate id must be 1 to ${HOLA_DELEGATE_ID_MAX_LENGTH} characters.`,
       );
     }
+    // Signed as UTF-8, where every lone surrogate becomes U+FFFD: one signature would verify for
+    // every line that differs there, so a line seen in transit could be front-run under another
+    // delegate id (a probe did it, over HTTP).
+    if (hasLoneSurrogate(line.slice(slashes[1] + 1, slashes[2])))
+      return fail('invalid_format', 'The delegate id must be well-formed text (no lone surrogate).');
     if (!isUpperTokenId(line, senderStart, publicKeyStart - 1))
       return fail('invalid_format', 'The issuer token id must be 12 letters.');
     const publicKeyEnd = timestampStart - 1;
