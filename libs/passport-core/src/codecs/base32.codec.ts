@@ -4,6 +4,8 @@
  * emitted, trailing `=` is tolerated on input (docs/protocol.md §2). Input must be uppercase (HOLA lines
  * are uppercased before parsing).
  */
+import { withoutTrailing } from './trailing.js';
+
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 const LOOKUP: Int8Array = (() => {
   const table = new Int8Array(128).fill(-1);
@@ -49,7 +51,7 @@ export function base32Length(byteLength: number): number {
 
 /** True when `text` (trailing `=` allowed) holds only RFC 4648 base32 characters. */
 export function isBase32(text: string): boolean {
-  const body = text.replace(/=+$/, '');
+  const body = withoutTrailing(text, '=');
   if (body.length === 0) return false;
   for (let i = 0; i < body.length; i++) {
     const c = body.charCodeAt(i);

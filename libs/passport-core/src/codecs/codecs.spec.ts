@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { decodeBase32, encodeBase32, base32Length, isBase32 } from './base32.codec.js';
 import { decodeBase64Flexible, decodeBase64Url, encodeBase64Url } from './base64url.codec.js';
 import { decodeHex, encodeHex } from './hex.codec.js';
-import { decodeBase58, encodeBase58 } from './base58.codec.js';
+import { BASE58_MAX_LENGTH, decodeBase58, encodeBase58 } from './base58.codec.js';
+import { withoutTrailing } from './trailing.js';
 import { bytesEqual, hasLoneSurrogate } from './utf8.codec.js';
 
 // RFC 4648 §10 test vectors.
@@ -146,5 +147,39 @@ describe('hasLoneSurrogate', () => {
       ),
       { numRuns: 3000 },
     );
+  });
+});
+
+// Found by a probe: `replace(/=+$/, '')` and base58 decoding are quadratic on long hostile input
+// (64k `=` then `A`: 2.9 s in isBase32; 50k base58 characters: 2.4 s). Inputs far past those sizes
+// must still be answered (a quadratic path would take minutes here and fail the test's time limit).
+describe('linear work on long input', () => {
+  it('isBase32 and decodeBase32 with a long run of `=` before another character', () => {
+    const hostile = `${'='.repeat(500_000)}A`;
+    expect(isBase32(hostile)).toBe(false);
+    expect(decodeBase32(hostile)).toBeNull();
+    expect(isBase32(`AB${'='.repeat(500_000)}`)).toBe(true);
+  });
+
+  it('decodeBase58 reads at most BASE58_MAX_LENGTH characters', () => {
+    expect(decodeBase58('2'.repeat(BASE58_MAX_LENGTH + 1))).toBeNull();
+    expect(decodeBase58('2'.repeat(1_000_000))).toBeNull();
+    const sixtyFour = new Uint8Array(64).fill(255);
+    expect(encodeBase58(sixtyFour).length).toBeLessThanOrEqual(BASE58_MAX_LENGTH);
+    expect(decodeBase58(encodeBase58(sixtyFour))).toEqual(sixtyFour);
+  });
+
+  it('withoutTrailing: property, the same as the regex on any text', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom('/', '=', 'a', 'é') }),
+        fc.constantFrom('/', '='),
+        (text, char) => {
+          const regex = char === '/' ? /\/+$/ : /=+$/;
+          expect(withoutTrailing(text, char)).toBe(text.replace(regex, ''));
+        },
+      ),
+    );
+    expect(withoutTrailing(`${'/'.repeat(500_000)}x`, '/')).toHaveLength(500_001);
   });
 });

@@ -34,6 +34,7 @@ import { webhookUrlWithScheme } from '../webhook/webhook-target.js';
 import { type ChainReader } from '../ports/chain-reader.port.js';
 import { normalizeTokenId } from '../token-id/token-id.js';
 import { isBytes } from '@noble/hashes/utils.js';
+import { withoutTrailing } from '../codecs/trailing.js';
 
 export const DID_METHOD = 'passport';
 export const DID_PREFIX = `did:${DID_METHOD}:`;
@@ -260,7 +261,7 @@ export function describeDidMethod(options: DidDocumentOptions) {
 }
 
 function baseUrl(url: string): string {
-  return url.replace(/\/+$/, '');
+  return withoutTrailing(url, '/');
 }
 
 /**

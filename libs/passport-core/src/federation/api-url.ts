@@ -4,11 +4,13 @@
  * port as the URL standard normalises them (case, default ports), and the path without trailing
  * slashes. Query and fragment are not part of an API's identity. Non-URLs compare as trimmed text.
  */
+import { withoutTrailing } from '../codecs/trailing.js';
+
 export function normalizeApiUrl(value: string): string {
   const text = value.trim();
   try {
     const url = new URL(text);
-    return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
+    return `${url.protocol}//${url.host}${withoutTrailing(url.pathname, '/')}`;
   } catch {
     return text;
   }

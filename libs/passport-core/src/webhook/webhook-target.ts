@@ -14,6 +14,7 @@
  *   re-resolving the name (no DNS rebinding window).
  */
 import { type AddressClass, type AddressClassifier } from '../ports/address-classifier.port.js';
+import { withoutTrailing } from '../codecs/trailing.js';
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 export const WEBHOOK_HOOK_PATHS = ['/hooks/agent', '/hooks/wake'] as const;
@@ -77,7 +78,7 @@ export function resolveWebhookTarget(webhookUrl: unknown, policy: WebhookAddress
     return { ok: false, reason: 'query_or_fragment' };
   if (url.hostname === '') return { ok: false, reason: 'unparsable' };
 
-  const baseUrl = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  const baseUrl = `${url.origin}${withoutTrailing(url.pathname, '/')}`;
   const urls = WEBHOOK_HOOK_PATHS.map((path) => `${baseUrl}${path}`);
   if (urls.some((u) => u.length > WEBHOOK_URL_MAX_LENGTH)) return { ok: false, reason: 'too_long' };
 
