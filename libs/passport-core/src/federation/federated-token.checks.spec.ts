@@ -178,6 +178,10 @@ describe('server passport checks', () => {
     ['signed for another iat', { ...idClaims(), iat: IAT + 1 }, 'passport_idsignature_invalid'],
     ['signed over another token id', idClaims('chbvcnurbkuw'), 'passport_idsignature_invalid'],
     ['signed by another key', idClaims('bhahbkbramax', IAT, stranger), 'passport_idsignature_invalid'],
+    // Found by a probe: an iat outside Date's range threw RangeError instead of this answer.
+    ['an iat beyond Date (1e13 s)', { iat: 1e13, passport_idsignature: idClaims().passport_idsignature }, 'passport_idsignature_missing'],
+    ['an iat of 2^53 - 1', { iat: Number.MAX_SAFE_INTEGER, passport_idsignature: idClaims().passport_idsignature }, 'passport_idsignature_missing'],
+    ['an iat of -1e13', { iat: -1e13, passport_idsignature: idClaims().passport_idsignature }, 'passport_idsignature_missing'],
     ['a truncated signature', { iat: IAT, passport_idsignature: idClaims().passport_idsignature.slice(0, 40) }, 'passport_idsignature_invalid'],
   ])('passport_idsignature: %s → SERVER_TOKEN_IDENTITY_MISMATCH', async (_name, extra, reason) => {
     const params = withIdClaims(extra);

@@ -117,6 +117,8 @@ export async function checkServerPassport(params: ServerPassportCheckParams): Pr
   if (!isContractTrusted(server, trustedContracts)) fail('SERVER_SMART_CONTRACT_NOT_TRUSTED');
 }
 
+const MAX_DATE_SECONDS = 8_640_000_000_000;
+
 /** `passport_idsignature`: the server key's signature over its token id and the token's `iat`. */
 function checkPassportIdSignature(
   verifier: SignatureVerifier,
@@ -127,7 +129,9 @@ function checkPassportIdSignature(
   const text = claims.passport_idsignature;
   const signature = typeof text === 'string' ? decodeBase64Url(text) : null;
   const iat = claims.iat;
-  if (!signature || typeof iat !== 'number' || !Number.isSafeInteger(iat)) {
+  // The signed text holds iat as an ISO date: beyond Date's range (±8.64e12 s) there is none, and a
+  // probe's iat of 1e13 made the check throw RangeError instead of answering.
+  if (!signature || typeof iat !== 'number' || !Number.isSafeInteger(iat) || Math.abs(iat) > MAX_DATE_SECONDS) {
     fail('SERVER_TOKEN_IDENTITY_MISMATCH', { reason: 'passport_idsignature_missing' });
   }
   const valid =
