@@ -9,6 +9,7 @@
  * - time bounds (`HTTP_*_TIMEOUT_MS`): a request not arrived whole within the request timeout gets 408;
  * - framework and Node client errors (bad URL, over-long parameter, missing Host, timeouts, Expect,
  *   CONNECT) answered in the envelope with a request id;
+ * - CORS for the origins in CORS_ORIGINS (none by default);
  * - a route registry for 405 and the OpenAPI document service bound to the app.
  * Every Fastify hook is installed by `platform/fastify-hooks.ts`.
  */
@@ -30,6 +31,7 @@ import {
 } from './platform/http/framework-errors.handler.js';
 import { RequestMetrics } from './platform/metrics/request-metrics.js';
 import { registerJsonBodyParser } from './platform/http/json-body.parser.js';
+import { corsEnabled, corsOptions } from './platform/http/cors.options.js';
 import { resolveRequestId } from './platform/http/request-id.js';
 import { CLOCK } from './platform/infrastructure/di-tokens.js';
 import { installFastifyHooks } from './platform/fastify-hooks.js';
@@ -94,6 +96,11 @@ export async function createApp(
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
 
   registerJsonBodyParser(fastify, BODY_LIMIT_BYTES);
+  // Off by default: nothing runs per request unless an operator allows other origins.
+  // Nest passes a function of (request, callback) to @fastify/cors as its options delegate; its type
+  // names only the options object.
+  if (corsEnabled(config.corsOrigins))
+    app.enableCors(corsOptions(config.corsOrigins) as unknown as Parameters<typeof app.enableCors>[0]);
   const clock = app.get<Clock>(CLOCK);
   const rateLimit = installFastifyHooks(app, fastify, { config, logger, clock });
   frameworkErrorServices.rateLimit = rateLimit;

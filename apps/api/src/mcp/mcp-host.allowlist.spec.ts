@@ -53,4 +53,15 @@ describe('McpHostAllowlist', () => {
   ])('refuses Origin %s', (origin) => {
     expect(https.allowsOrigin(origin, 3000)).toBe(false);
   });
+
+  it('admits the CORS_ORIGINS origins as Origin (the Host check unchanged); * admits any but the opaque null', () => {
+    const withCors = new McpHostAllowlist('https://id.example.com', ['http://127.0.0.1:5173']);
+    expect(withCors.allowsOrigin('http://127.0.0.1:5173', 3000)).toBe(true);
+    expect(withCors.allowsOrigin('http://127.0.0.1:5174', 3000)).toBe(false);
+    expect(withCors.allowsHost('evil.example', 3000)).toBe(false);
+    const any = new McpHostAllowlist('https://id.example.com', '*');
+    expect(any.allowsOrigin('https://anything.example', 3000)).toBe(true);
+    expect(any.allowsOrigin('null', 3000)).toBe(false);
+    expect(https.allowsOrigin('http://127.0.0.1:5173', 3000)).toBe(false);
+  });
 });

@@ -20,7 +20,14 @@ function publicHostForms(publicBaseUrl: string): string[] {
 export class McpHostAllowlist {
   private readonly publicForms: readonly string[];
 
-  constructor(publicBaseUrl: string) {
+  /**
+   * `corsOrigins`: the browser origins the deployment lets call it (CORS_ORIGINS), whose pages may use
+   * /mcp too; `*` admits any Origin (the Host check still refuses a rebound name).
+   */
+  constructor(
+    publicBaseUrl: string,
+    private readonly corsOrigins: readonly string[] | '*' = [],
+  ) {
     this.publicForms = publicHostForms(publicBaseUrl);
   }
 
@@ -32,9 +39,10 @@ export class McpHostAllowlist {
     return localPort !== undefined && LOCAL_NAMES.some((name) => value === `${name}:${localPort}`);
   }
 
-  /** True when there is no Origin (non-browser client) or its host is allowed. */
+  /** True when there is no Origin (non-browser client), it is a CORS_ORIGINS origin, or its host is allowed. */
   allowsOrigin(origin: string | undefined, localPort: number | undefined): boolean {
     if (origin === undefined) return true;
+    if (this.corsOrigins === '*' ? origin !== 'null' : this.corsOrigins.includes(origin)) return true;
     let url: URL;
     try {
       url = new URL(origin);

@@ -83,7 +83,7 @@ const liveDocuments = {
     },
     {
       provide: MCP_HOST_ALLOWLIST,
-      useFactory: (config: AppConfig) => new McpHostAllowlist(config.publicBaseUrl),
+      useFactory: (config: AppConfig) => new McpHostAllowlist(config.publicBaseUrl, config.corsOrigins),
       inject: [APP_CONFIG],
     },
   ],

@@ -37,6 +37,11 @@ describe('loadConfig rejects bad values with one line naming the variable', () =
     ['NEAR_CONTRACT_ID', { CHAIN: 'near', NEAR_RPC_URL: 'http://127.0.0.1:3030' }],
     ['NEAR_CONTRACT_ID', { NEAR_CONTRACT_ID: 'Bad Contract!' }],
     ['LOGIN_MODE', { LOGIN_MODE: 'anyone' }],
+    ['CORS_ORIGINS', { CORS_ORIGINS: 'https://app.example/path' }],
+    ['CORS_ORIGINS', { CORS_ORIGINS: 'app.example' }],
+    ['CORS_ORIGINS', { CORS_ORIGINS: 'https://app.example,*' }],
+    ['CORS_ORIGINS', { CORS_ORIGINS: 'ftp://app.example' }],
+    ['CORS_ORIGINS', { CORS_ORIGINS: 'https://user@app.example' }],
     ['TRUSTED_CONTRACTS', { TRUSTED_CONTRACTS: 'ok.near,NOT OK' }],
     ['TRUSTED_PROXIES', { TRUSTED_PROXIES: '10.0.0.0/8,not-an-ip' }],
     ['TRUSTED_PROXIES', { TRUSTED_PROXIES: '10.0.0.0/33' }],
@@ -163,5 +168,15 @@ describe('loadConfig defaults (docs/protocol.md §9)', () => {
     expect(config.webhookTestEnabled).toBe(true);
     expect(config.store).toBe('memory');
     expect(config.logLevel).toBe('info');
+  });
+});
+
+describe('CORS_ORIGINS', () => {
+  it('is off by default, * alone, or origins as the URL standard writes them', () => {
+    expect(loadConfig({}).corsOrigins).toEqual([]);
+    expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toBe('*');
+    expect(
+      loadConfig({ CORS_ORIGINS: ' https://App.Example , http://localhost:5173/ ' }).corsOrigins,
+    ).toEqual(['https://app.example', 'http://localhost:5173']);
   });
 });

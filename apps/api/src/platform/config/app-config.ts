@@ -110,6 +110,12 @@ export interface AppConfig {
   readonly trustedContracts: readonly string[];
   /** CIDR list of proxies whose X-Forwarded-For is honoured; empty means none. */
   readonly trustedProxies: readonly string[];
+  /**
+   * CORS_ORIGINS [none]: browser origins (`https://app.example`, comma-separated) allowed to call the
+   * API from their pages, or `*` for any. Empty: no CORS headers, so only pages served from the API's
+   * own origin can call it. Tokens travel in `Authorization`, never in cookies, so no credentials mode.
+   */
+  readonly corsOrigins: readonly string[] | '*';
   readonly webhookTestEnabled: boolean;
   /**
    * WEBHOOK_ALLOW_LOOPBACK [false]: test-only. Lets webhooks go to loopback addresses (a receiver on
@@ -248,6 +254,26 @@ function methodName(env: Env, name: string, fallback: string): string {
   if (!/^[A-Za-z_][A-Za-z0-9_]{0,255}$/.test(raw))
     throw new ConfigError(name, `must be a contract method name: letters, digits and _ (got "${raw}")`);
   return raw;
+}
+
+/** `*` alone, or origins written as the URL standard serialises them (`https://app.example[:port]`). */
+function corsOriginList(entries: string[]): readonly string[] | '*' {
+  if (entries.length === 1 && entries[0] === '*') return '*';
+  return entries.map((entry) => {
+    let origin: string | undefined;
+    try {
+      const url = new URL(entry);
+      if (url.protocol === 'http:' || url.protocol === 'https:') origin = url.origin;
+    } catch {
+      origin = undefined;
+    }
+    if (origin !== entry.toLowerCase().replace(/\/$/, '') || origin === undefined)
+      throw new ConfigError(
+        'CORS_ORIGINS',
+        `must be * or a comma-separated list of origins such as https://app.example, without a path (got "${entry}")`,
+      );
+    return origin;
+  });
 }
 
 function list(env: Env, name: string): string[] {
@@ -396,6 +422,7 @@ export function loadConfig(env: Env): AppConfig {
     }
   }
   const trustedProxies = list(env, 'TRUSTED_PROXIES').map((entry) => cidr('TRUSTED_PROXIES', entry));
+  const corsOrigins = corsOriginList(list(env, 'CORS_ORIGINS'));
 
   const logLevel = oneOf<LogLevel>(
     env,
@@ -431,6 +458,7 @@ export function loadConfig(env: Env): AppConfig {
     loginAcceptForeign: boolean(env, 'LOGIN_ACCEPT_FOREIGN', false),
     trustedContracts,
     trustedProxies,
+    corsOrigins,
     webhookTestEnabled: boolean(env, 'WEBHOOK_TEST_ENABLED', false),
     webhookAllowLoopback: boolean(env, 'WEBHOOK_ALLOW_LOOPBACK', false),
     mcpMaxSessions,

@@ -37,6 +37,9 @@ export class RouteRegistry {
   private readonly patterns = new Map<string, RoutePattern>();
 
   add(route: RouteLike): void {
+    // CORS's catch-all OPTIONS route (CORS_ORIGINS) answers preflights only; counted, it would list
+    // OPTIONS as allowed on every path, and a plain OPTIONS is still 405.
+    if (route.url === '*' && route.method === 'OPTIONS') return;
     const methods = Array.isArray(route.method) ? route.method : [route.method as string];
     let pattern = this.patterns.get(route.url);
     if (!pattern) {
