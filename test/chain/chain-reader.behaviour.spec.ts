@@ -41,7 +41,7 @@ const ed25519Key = (key: Uint8Array): string => `ed25519:${encodeBase58(key)}`;
 async function ledgerFixture(seed: ChainSeed = CHAIN_SEED): Promise<Fixture> {
   const dir = await mkdtemp(join(tmpdir(), 'ledger-suite-'));
   const file = join(dir, 'ledger.json');
-  const write = (passports: readonly SeedPassport[]): Promise<void> => {
+  const write = async (passports: readonly SeedPassport[]): Promise<void> => {
     const doc: LedgerDocument = {
       contractId: seed.contractId,
       passports: passports.map((p) => ({ ...p, metadata: { ...p.metadata } })),
@@ -49,7 +49,7 @@ async function ledgerFixture(seed: ChainSeed = CHAIN_SEED): Promise<Fixture> {
         Object.entries(seed.accounts).map(([account, keys]) => [account, keys.map(ed25519Key)]),
       ),
     };
-    return writeFileAtomic(file, serializeLedger(doc));
+    await writeFileAtomic(file, serializeLedger(doc));
   };
   await write(seed.passports);
   const reader = await LedgerChainReader.open(file, {

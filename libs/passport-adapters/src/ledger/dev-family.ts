@@ -11,11 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { access, chmod } from 'node:fs/promises';
 import { makeDirectorySync } from '../files/make-directory.js';
 import { dirname } from 'node:path';
-import {
-  formatNearCredentials,
-  nearCredentialsFromSeed,
-  randomFaceTokenId,
-} from '@passport/core';
+import { formatNearCredentials, nearCredentialsFromSeed, randomFaceTokenId } from '@passport/core';
 import { cryptoRandomInt } from '@passport/core/token-id';
 import { familyRootTokenId } from '@passport/core/family';
 import { serializeLedger, writeFileAtomic, type LedgerDocument } from './ledger-file.js';

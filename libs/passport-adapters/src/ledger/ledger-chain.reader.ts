@@ -8,11 +8,17 @@
  * the last good content stays in use. Chain time is the clock.
  */
 import { watch, type FSWatcher } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { type ChainReader, type Clock, decodeBase58, type PassportRecord, systemClock } from '@passport/core';
 import { type PageRequest } from '@passport/core/ports';
-import { LedgerFormatError, ledgerRecords, parseLedger, type LedgerDocument } from './ledger-file.js';
+import {
+  LedgerFormatError,
+  ledgerRecords,
+  parseLedger,
+  readLedgerText,
+  type LedgerDocument,
+} from './ledger-file.js';
 
 export interface LedgerLog {
   log(message: string): void;
@@ -46,7 +52,8 @@ interface Snapshot {
 
 const silentLog: LedgerLog = { log: () => undefined, warn: () => undefined };
 
-export type LedgerLoadOutcome = { readonly ok: true } | { readonly ok: false; readonly problem: 'unreadable' | 'unparsable' };
+export type LedgerLoadOutcome =
+  { readonly ok: true } | { readonly ok: false; readonly problem: 'unreadable' | 'unparsable' };
 
 export class LedgerChainReader implements ChainReader {
   private snapshot: Snapshot;
@@ -84,7 +91,7 @@ export class LedgerChainReader implements ChainReader {
     let identity: FileIdentity;
     try {
       identity = toIdentity(await stat(file));
-      text = await readFile(file, 'utf8');
+      text = await readLedgerText(file);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
       throw new LedgerFormatError(file, 1, '', `cannot be read (${code})`);
@@ -221,7 +228,7 @@ export class LedgerChainReader implements ChainReader {
     if (sameIdentity(identity, this.rejectedIdentity)) return;
     let text: string;
     try {
-      text = await readFile(this.file, 'utf8');
+      text = await readLedgerText(this.file);
     } catch (error) {
       this.lastLoad = { ok: false, problem: 'unreadable' };
       this.warnOnce(

@@ -6,10 +6,12 @@
  * Shared by the API's ledger reader and the `passport` command-line tool.
  */
 import { randomBytes } from 'node:crypto';
-import { open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { open, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { decodeBase58, type PassportMetadata, type PassportRecord } from '@passport/core';
 import { lineOfJsonPath, lineOfOffset } from './json-location.js';
+import { LedgerLockedError, withLedgerLock } from './ledger-lock.js';
 
 export interface LedgerPassportEntry {
   token_id: string;
@@ -24,16 +26,7 @@ export interface LedgerDocument {
   accounts: Record<string, string[]>;
 }
 
-/** Another writer holds the ledger's lock past the wait: nothing was written; retry later. */
-export class LedgerLockedError extends Error {
-  override readonly name = 'LedgerLockedError';
-  constructor(
-    readonly lock: string,
-    options?: ErrorOptions,
-  ) {
-    super(`the ledger is locked by another writer (${lock})`, options);
-  }
-}
+export { LedgerLockedError };
 
 /** A ledger that cannot be used: `message` is one line naming the file, the line and the field. */
 export class LedgerFormatError extends Error {
@@ -142,35 +135,73 @@ export function serializeLedger(doc: LedgerDocument): string {
 
 /** Reads and validates a ledger file. */
 export async function readLedgerFile(file: string): Promise<LedgerDocument> {
-  return parseLedger(await readFile(file, 'utf8'), file);
+  return parseLedger(await readLedgerText(file), file);
+}
+
+/** The most a ledger file may hold: it is read and parsed whole (a probe's 200 MB one took 545 MB). */
+export const LEDGER_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The ledger's text, from a regular file of at most `LEDGER_MAX_BYTES`; otherwise an error whose `code`
+ * says why (`not_a_regular_file`, `over_64_MiB`, or the system's). Opened without blocking: a FIFO put at
+ * the ledger's path made every read wait forever for a writer, holding a thread of libuv's pool, so
+ * every chain read and the process's exit hung (a probe); a device (`/dev/zero`) never ends.
+ */
+export async function readLedgerText(file: string): Promise<string> {
+  const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const info = await handle.stat();
+    if (!info.isFile())
+      throw Object.assign(new Error(`${file} is not a regular file`), { code: 'not_a_regular_file' });
+    if (info.size > LEDGER_MAX_BYTES)
+      throw Object.assign(new Error(`${file} is over 64 MiB`), { code: 'over_64_MiB' });
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
 }
 
 /**
  * Writes `text` to `file` atomically: a temp file in the same directory (same file system, so the
- * rename is atomic), fsync'd before the rename, and the directory fsync'd after it.
+ * rename is atomic), fsync'd before the rename, and the directory fsync'd after it. With
+ * `stillCurrent`, the rename happens only when it answers true (else false, nothing written). The temp
+ * file never stays behind: a failed write (a full disk, found by a probe) removes it too.
  */
-export async function writeFileAtomic(file: string, text: string, mode = 0o644): Promise<void> {
+export async function writeFileAtomic(
+  file: string,
+  text: string,
+  mode = 0o644,
+  stillCurrent?: () => Promise<boolean>,
+): Promise<boolean> {
   const dir = dirname(file);
   const temp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await open(temp, 'wx', mode);
   try {
-    await handle.writeFile(text, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
+    try {
+      await handle.writeFile(text, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    if (stillCurrent && !(await stillCurrent())) {
+      await rm(temp, { force: true });
+      return false;
+    }
     await rename(temp, file);
   } catch (error) {
     await rm(temp, { force: true });
     throw error;
   }
   await syncDirectory(dir);
+  return true;
 }
 
 /**
- * Read-modify-write of the ledger under an exclusive lock file (`<ledger>.lock`), so that two tools
- * appending at once do not lose a passport. A lock older than `staleMs` is taken over.
+ * Read-modify-write of the ledger under the writers' lock (`<ledger>.lock`, ledger-lock.ts), so that two
+ * tools appending at once do not lose a passport. The new text replaces the ledger only if the ledger
+ * is still the file that was read (same inode, size and mtime): otherwise the change is made again on
+ * what is there now (at most 5 times, then LedgerLockedError), so no writer ever replaces another's
+ * passport, whatever happened to the lock.
  */
 export async function updateLedgerFile(
   file: string,
@@ -178,36 +209,28 @@ export async function updateLedgerFile(
   opts: { lockTimeoutMs?: number; staleMs?: number } = {},
 ): Promise<LedgerDocument> {
   const lock = `${file}.lock`;
-  await acquireLock(lock, opts.lockTimeoutMs ?? 5000, opts.staleMs ?? 30000);
-  try {
-    const next = change(await readLedgerFile(file));
-    const text = serializeLedger(next);
-    parseLedger(text, file); // never write a ledger the reader would refuse
-    await writeFileAtomic(file, text);
-    return next;
-  } finally {
-    await rm(lock, { force: true });
-  }
+  return withLedgerLock(
+    lock,
+    async () => {
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const before = await stat(file);
+        const next = change(await readLedgerFile(file));
+        const text = serializeLedger(next);
+        parseLedger(text, file); // never write a ledger the reader would refuse
+        const written = await writeFileAtomic(file, text, 0o644, async () => {
+          const now = await stat(file).catch(() => null);
+          return now !== null && sameFile(now, before);
+        });
+        if (written) return next;
+      }
+      throw new LedgerLockedError(lock);
+    },
+    { timeoutMs: opts.lockTimeoutMs, staleMs: opts.staleMs },
+  );
 }
 
-async function acquireLock(lock: string, timeoutMs: number, staleMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await writeFile(lock, `${process.pid}\n`, { flag: 'wx' });
-      return;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const info = await stat(lock).catch(() => null);
-      if (info && Date.now() - info.mtimeMs > staleMs) {
-        await rm(lock, { force: true });
-        continue;
-      }
-      if (Date.now() > deadline)
-        throw new LedgerLockedError(lock, { cause: error });
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
+function sameFile(a: Stats, b: Stats): boolean {
+  return a.ino === b.ino && a.dev === b.dev && a.size === b.size && a.mtimeMs === b.mtimeMs;
 }
 
 async function syncDirectory(dir: string): Promise<void> {
