@@ -10,7 +10,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { SqliteDatabase, SqliteReplayStore } from '@passport/adapters/sqlite';
 import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
-import { ledgerFileOf, mintPassport, newKey } from '../support/passports.js';
+import { ledgerFileOf, login, mintPassport, newKey } from '../support/passports.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { holaLine } from '../verify/hola-lines.js';
 
@@ -74,9 +74,16 @@ describe('health reports corrupt pages of the SQLite replay records', () => {
     const file = path.join(dataDir, 'passport.db');
     const db = SqliteDatabase.open(file);
     const replay = new SqliteReplayStore(db, { sweepIntervalMs: 0 });
-    for (let i = 0; i < 3000; i++) await replay.recordIfAbsent(`${tokenId}|${i.toString(16).padStart(32, '0')}`, Date.now(), Date.now() + 86_400_000);
+    for (let i = 0; i < 3000; i++)
+      await replay.recordIfAbsent(
+        `${tokenId}|${i.toString(16).padStart(32, '0')}`,
+        Date.now(),
+        Date.now() + 86_400_000,
+      );
     const pages = db
-      .statement("SELECT pageno FROM dbstat WHERE name IN ('replay_records', 'sqlite_autoindex_replay_records_1')")
+      .statement(
+        "SELECT pageno FROM dbstat WHERE name IN ('replay_records', 'sqlite_autoindex_replay_records_1')",
+      )
       .pluck()
       .all() as number[];
     replay.dispose();
@@ -101,6 +108,54 @@ describe('health reports corrupt pages of the SQLite replay records', () => {
       body: JSON.stringify({ hola }),
     });
     const text = await res.text();
-    expectErrorEnvelope({ status: res.status, headers: res.headers, body: JSON.parse(text) }, 'REPLAY_STORE_UNAVAILABLE');
+    expectErrorEnvelope(
+      { status: res.status, headers: res.headers, body: JSON.parse(text) },
+      'REPLAY_STORE_UNAVAILABLE',
+    );
   });
+});
+
+// Found by a probe: after `rm passport.db*` under a running server, verify went on answering
+// verified: true and logins 200 into the unlinked file with health healthy, and after a restart every
+// line verified before verified again and every session was gone.
+describe('the SQLite file deleted or replaced under a running server', () => {
+  it.each(['deleted', 'replaced'] as const)(
+    '%s: nothing is written any more: verify 503 REPLAY_STORE_UNAVAILABLE, login 503, health degraded',
+    async (how) => {
+      const app = await startTestApp({});
+      try {
+        const key = newKey();
+        const { tokenId } = await mintPassport(app, { owner: key });
+        const verify = (hola: string) =>
+          fetch(`${app.baseUrl}/api/identity/verify`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ hola }),
+          });
+        const before = await verify(holaLine(app, { sender: tokenId, signer: key.signer }));
+        expect(((await before.json()) as { verified: boolean }).verified).toBe(true);
+
+        const file = path.join(app.dataDir, 'passport.db');
+        for (const suffix of ['', '-wal', '-shm']) await rm(`${file}${suffix}`, { force: true });
+        if (how === 'replaced') writeFileSync(file, '');
+
+        const after = await verify(holaLine(app, { sender: tokenId, signer: key.signer }));
+        const afterBody = (await after.json()) as unknown;
+        expectErrorEnvelope(
+          { status: after.status, headers: after.headers, body: afterBody },
+          'REPLAY_STORE_UNAVAILABLE',
+        );
+        const loggedIn = await login(app.baseUrl, { identifier: tokenId, key });
+        expect([loggedIn.status, loggedIn.body.error?.code]).toEqual([503, expect.any(String)]);
+        const body = await health(app);
+        expect(body.status).toBe('degraded');
+        expect(body.checks.store).toMatchObject({
+          status: 'fail',
+          problem: `database file ${how} while open; restart the server`,
+        });
+      } finally {
+        await app.close();
+      }
+    },
+  );
 });

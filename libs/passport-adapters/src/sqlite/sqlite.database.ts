@@ -76,6 +76,23 @@ const TRUNCATE_RETRY_MS = 1000;
 /** With the background checkpointer, the longest a commit waits to be copied into the synced database file (ms). */
 export const WAL_CHECKPOINT_MAX_DELAY_MS = 1000;
 
+/**
+ * The database file was deleted or replaced while this connection had it open: what is written now
+ * goes to a file nobody will open again, so nothing more is written (every write transaction throws
+ * this) until the process restarts and opens the file at its path. Found by a probe: after
+ * `rm passport.db*` the server went on answering verified: true and logins into the unlinked file,
+ * health said healthy, and after a restart every line verified before verified again.
+ */
+export class SqliteFileDetachedError extends Error {
+  override readonly name = 'SqliteFileDetachedError';
+  constructor(
+    readonly file: string,
+    readonly reason: 'deleted' | 'replaced',
+  ) {
+    super(`the database file ${file} was ${reason} while open: nothing more is written until a restart`);
+  }
+}
+
 /** Tables whose row counts are kept by triggers in `row_counts` (COUNT(*) would scan the table). */
 export type CountedTable = 'replay_records' | 'sessions' | 'rate_buckets';
 
@@ -178,6 +195,10 @@ export class SqliteDatabase {
   private readonly walHardLimitBytes: number | undefined;
   /** `performance.now()` before which no truncation is tried again (after one that could not run). */
   private nextTruncationAt = 0;
+  /** The file this connection opened (device and inode); undefined for `:memory:`. */
+  private readonly opened: { readonly dev: number; readonly ino: number } | undefined;
+  /** Set once the file at `file` is no longer the one opened (`SqliteFileDetachedError`). */
+  private detachedAs: 'deleted' | 'replaced' | undefined;
 
   private constructor(
     file: string,
@@ -189,6 +210,8 @@ export class SqliteDatabase {
   ) {
     this.file = file;
     this.db = db;
+    const info = file === ':memory:' ? undefined : statSync(file, { throwIfNoEntry: false });
+    this.opened = info ? { dev: info.dev, ino: info.ino } : undefined;
     if (checkpointer) {
       const frameBytes = 24 + (db.pragma('page_size', { simple: true }) as number);
       this.walHardLimitBytes = walHardLimitPages * frameBytes;
@@ -258,7 +281,12 @@ export class SqliteDatabase {
    * with SQLITE_BUSY on upgrade instead of waiting).
    */
   immediate<T>(work: () => T): T {
-    const result = this.inImmediate(work) as T;
+    // Checked after the work and before the commit: a file gone by then rolls the work back.
+    const result = this.inImmediate(() => {
+      const done = work();
+      this.assertFileAttached();
+      return done;
+    }) as T;
     if (this.walHardLimitBytes !== undefined && !this.db.inTransaction) this.holdWalBound(this.walHardLimitBytes);
     return result;
   }
@@ -290,6 +318,25 @@ export class SqliteDatabase {
       this.onCheckpointError?.(error instanceof Error ? error.message : String(error));
     }
     if (!truncated) this.nextTruncationAt = performance.now() + TRUNCATE_RETRY_MS;
+  }
+
+  /**
+   * Throws SqliteFileDetachedError when the file at `file` is not the one this connection opened
+   * (deleted, or replaced by another file); one stat call (~1 µs) per write transaction.
+   */
+  assertFileAttached(): void {
+    if (this.opened === undefined) return;
+    if (this.detachedAs === undefined) {
+      const now = statSync(this.file, { throwIfNoEntry: false });
+      if (now === undefined) this.detachedAs = 'deleted';
+      else if (now.ino !== this.opened.ino || now.dev !== this.opened.dev) this.detachedAs = 'replaced';
+    }
+    if (this.detachedAs !== undefined) throw new SqliteFileDetachedError(this.file, this.detachedAs);
+  }
+
+  /** Why the file is no longer the one opened (`deleted`, `replaced`), once a write has found out; else undefined. */
+  get detached(): 'deleted' | 'replaced' | undefined {
+    return this.detachedAs;
   }
 
   /** Runs read-only `work` in one deferred transaction: every read sees the same snapshot. */

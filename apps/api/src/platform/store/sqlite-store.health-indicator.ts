@@ -2,7 +2,8 @@
  * Health of the SQLite store, probing what requests touch: a write transaction that records a probe
  * replay record and reads it back through the key index (as every verified HOLA line does), looks a
  * random key up in each table, then rolls back, with its latency. `ok: false` when the database cannot
- * answer (closed, unreadable or corrupt pages, locked beyond busy_timeout), when the replay store has
+ * answer (closed, unreadable or corrupt pages, locked beyond busy_timeout, its file deleted or
+ * replaced while open: nothing is written then until a restart), when the replay store has
  * failed a request in the last minute, or when it is full (new HOLA lines are being refused).
  * The detail is client-safe: the adapter kind, counts and timings, never the error text or file path.
  */
@@ -31,8 +32,19 @@ export class SqliteStoreHealthIndicator implements HealthIndicator {
     const started = performance.now();
     const nowMs = this.clock.nowMs();
     try {
+      // The probe's transaction is rolled back, so the file is checked on its own.
+      this.db.assertFileAttached();
       this.probe(nowMs);
     } catch {
+      if (this.db.detached !== undefined)
+        return {
+          ok: false,
+          detail: {
+            adapter: 'sqlite',
+            latencyMs: elapsedMs(started),
+            problem: `database file ${this.db.detached} while open; restart the server`,
+          },
+        };
       return {
         ok: false,
         detail: { adapter: 'sqlite', latencyMs: elapsedMs(started), problem: 'database unavailable' },
