@@ -22,6 +22,22 @@ export async function readJwt(jwt: string | undefined, file: string | undefined,
   throw new CliError('--jwt <token> or --jwt-file <file> is required (or set PASSPORT_JWT)');
 }
 
+/**
+ * Writes a renewed token to `file`. A write that fails (a read-only file system, a full disk) is a
+ * warning, not the command's failure: the API answered, and the token in the file stays valid until it
+ * expires. It failed the fetch before, which the CLI printed as "cannot reach" the API (a probe).
+ */
+async function saveRenewed(file: string, token: string, io: CliIo): Promise<void> {
+  try {
+    await writePrivateFile(file, `${token}\n`, { replace: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    io.stderr(
+      `warning: the renewed token could not be saved to ${file} (${code}); the token in it stays valid until it expires\n`,
+    );
+  }
+}
+
 /** The JWT, and an io whose fetch sends it and takes a renewed one (saved back to `file` when given). */
 export async function bearerIo(
   jwt: string | undefined,
@@ -33,7 +49,7 @@ export async function bearerIo(
   const renewing = createRenewingFetch({
     token,
     fetch: io.fetch,
-    onNewToken: save ? (fresh) => writePrivateFile(save, `${fresh}\n`, { replace: true }) : undefined,
+    onNewToken: save ? (fresh) => saveRenewed(save, fresh, io) : undefined,
   });
   return { jwt: token, io: { ...io, fetch: renewing as typeof fetch } };
 }
