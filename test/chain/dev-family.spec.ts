@@ -105,6 +105,31 @@ describe('development family bootstrap', () => {
     expect(error.message).not.toContain('\n');
   });
 
+  // Found by a probe: two processes starting on one empty DATA_DIR both created a family (15 of 15).
+  it('two starts at once create one family: the other finds it', async () => {
+    const outcomes = await Promise.all([
+      ensureDevFamily(config()),
+      ensureDevFamily(config()),
+      ensureDevFamily(config()),
+    ]);
+    expect(outcomes.filter((o) => o.created)).toHaveLength(1);
+    const created = outcomes.find((o) => o.created)!;
+    const ledger = JSON.parse(await readFile(join(dataDir, 'ledger.json'), 'utf8')) as LedgerDocument;
+    const server = parseNearCredentials(await readFile(join(dataDir, 'keys', 'server.json'), 'utf8'));
+    expect(ledger.passports.find((p) => p.token_id === created.serverTokenId)?.owner_id).toBe(
+      server.accountId,
+    );
+  });
+
+  it('a first start that stopped before the ledger: one line saying what to remove', async () => {
+    await ensureDevFamily(config());
+    await rm(join(dataDir, 'ledger.json'));
+    const error = (await ensureDevFamily(config()).catch((e: unknown) => e)) as Error;
+    expect(error.message).toContain('remove');
+    expect(error.message).toContain(join(dataDir, 'keys', 'server.json'));
+    expect(error.message).not.toContain('\n');
+  });
+
   it('the chain module loads the server identity from the created family, twice the same', async () => {
     const boot = async (): Promise<{
       identity: ServerIdentity;

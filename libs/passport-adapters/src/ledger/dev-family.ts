@@ -15,6 +15,7 @@ import { formatNearCredentials, nearCredentialsFromSeed, randomFaceTokenId } fro
 import { cryptoRandomInt } from '@passport/core/token-id';
 import { familyRootTokenId } from '@passport/core/family';
 import { serializeLedger, writeFileAtomic, type LedgerDocument } from './ledger-file.js';
+import { withLedgerLock } from './ledger-lock.js';
 import { mintFamilyPassport } from './family-mint.js';
 
 /** The development family cannot be used or created; `message` is one line naming the file. */
@@ -55,6 +56,18 @@ export async function ensureDevFamily(
   opts: DevFamilyOptions = {},
 ): Promise<DevFamilyOutcome> {
   if (config.chain !== 'ledger') return { created: false };
+  // Under the ledger writers' lock: two processes starting on one empty DATA_DIR each created a
+  // family (a probe, 15 of 15 rounds), the last writer's files winning. The second now finds the first's.
+  makeDirectorySync(dirname(config.ledgerFile));
+  return withLedgerLock(`${config.ledgerFile}.lock`, () => ensureDevFamilyLocked(config, opts), {
+    timeoutMs: 30_000,
+  });
+}
+
+async function ensureDevFamilyLocked(
+  config: DevFamilyConfig,
+  opts: DevFamilyOptions,
+): Promise<DevFamilyOutcome> {
   const [hasServerKey, hasRootKey, hasLedger] = await Promise.all([
     exists(config.serverCredentialsFile),
     exists(config.familyCredentialsFile),
@@ -63,7 +76,7 @@ export async function ensureDevFamily(
   if (hasServerKey) {
     if (!hasLedger)
       throw new DevFamilyError(
-        `LEDGER_FILE ${config.ledgerFile} does not exist (SERVER_CREDENTIALS_FILE does)`,
+        `LEDGER_FILE ${config.ledgerFile} does not exist (SERVER_CREDENTIALS_FILE ${config.serverCredentialsFile} does): restore the ledger, or, if a first start stopped before writing it, remove ${config.serverCredentialsFile} and ${config.familyCredentialsFile} to create a new development family`,
       );
     return { created: false };
   }
