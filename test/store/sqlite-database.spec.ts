@@ -94,6 +94,13 @@ async function until(condition: () => boolean, timeoutMs = 3000): Promise<void> 
 }
 
 describe('SqliteDatabase', () => {
+  // Found by a probe: a read-only DATA_DIR stopped the start with "unable to open database file" alone.
+  it('a file that cannot be opened is one error naming it (where nothing can be created: /proc)', () => {
+    expect(() => SqliteDatabase.open('/proc/passport-test.db')).toThrow(
+      /^cannot open the SQLite database \/proc\/passport-test\.db: unable to open database file \(is its directory writable\?\)$/,
+    );
+  });
+
   it('creates the directory and file, in WAL mode with busy_timeout and synchronous=NORMAL', () => {
     open({ busyTimeoutMs: 1234 });
     const raw = new Database(file, { readonly: true });

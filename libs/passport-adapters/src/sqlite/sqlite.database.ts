@@ -226,7 +226,16 @@ export class SqliteDatabase {
     if (file !== ':memory:') makeDirectorySync(dirname(file));
     const background = options.checkpointInBackground === true && file !== ':memory:';
     const busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000));
-    const db = new Database(file);
+    let db: Database.Database;
+    try {
+      db = new Database(file);
+    } catch (error) {
+      // better-sqlite3 says only "unable to open database file" (a probe's read-only DATA_DIR).
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(`cannot open the SQLite database ${file}: ${reason} (is its directory writable?)`, {
+        cause: error,
+      });
+    }
     try {
       db.pragma(`busy_timeout = ${busyTimeoutMs}`);
       db.pragma('journal_mode = WAL');
@@ -248,7 +257,14 @@ export class SqliteDatabase {
         })
       : undefined;
     const walHardLimitPages = options.walHardLimitPages ?? WAL_AUTOCHECKPOINT_PAGES * WAL_HARD_LIMIT_FACTOR;
-    return new SqliteDatabase(file, db, checkpointer, walHardLimitPages, busyTimeoutMs, options.onCheckpointError);
+    return new SqliteDatabase(
+      file,
+      db,
+      checkpointer,
+      walHardLimitPages,
+      busyTimeoutMs,
+      options.onCheckpointError,
+    );
   }
 
   /** Opens `DATA_DIR/passport.db`. */
@@ -287,7 +303,8 @@ export class SqliteDatabase {
       this.assertFileAttached();
       return done;
     }) as T;
-    if (this.walHardLimitBytes !== undefined && !this.db.inTransaction) this.holdWalBound(this.walHardLimitBytes);
+    if (this.walHardLimitBytes !== undefined && !this.db.inTransaction)
+      this.holdWalBound(this.walHardLimitBytes);
     return result;
   }
 
@@ -313,7 +330,8 @@ export class SqliteDatabase {
           this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
         }
       }, TRUNCATE_WORKER_WAIT_MS);
-      if (!truncated) this.onCheckpointError?.('WAL past its hard limit and not truncated (busy); retried in 1 s');
+      if (!truncated)
+        this.onCheckpointError?.('WAL past its hard limit and not truncated (busy); retried in 1 s');
     } catch (error) {
       this.onCheckpointError?.(error instanceof Error ? error.message : String(error));
     }
