@@ -56,8 +56,16 @@ export async function ensureDevFamily(
   opts: DevFamilyOptions = {},
 ): Promise<DevFamilyOutcome> {
   if (config.chain !== 'ledger') return { created: false };
-  // Under the ledger writers' lock: two processes starting on one empty DATA_DIR each created a
-  // family (a probe, 15 of 15 rounds), the last writer's files winning. The second now finds the first's.
+  // A complete family is only read: no lock, so a ledger directory the server may only read still
+  // starts (a review), and a start never waits behind a mint.
+  const [hasServerKey, hasLedger] = await Promise.all([
+    exists(config.serverCredentialsFile),
+    exists(config.ledgerFile),
+  ]);
+  if (hasServerKey && hasLedger) return { created: false };
+  // Anything to create is done under the ledger writers' lock: two processes starting on one empty
+  // DATA_DIR each created a family (a probe, 15 of 15 rounds), the last writer's files winning. The
+  // second now finds the first's.
   makeDirectorySync(dirname(config.ledgerFile));
   return withLedgerLock(`${config.ledgerFile}.lock`, () => ensureDevFamilyLocked(config, opts), {
     timeoutMs: 30_000,

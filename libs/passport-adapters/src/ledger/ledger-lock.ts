@@ -1,21 +1,27 @@
 /**
- * The exclusive lock of ledger writers (`<ledger>.lock`, on the ledger's own local file system): a file
- * created with O_EXCL holding `<pid>\n<token>\n`. Found by a probe: two writers could both take over
- * one stale lock (each saw it stale, the second removed the first's fresh lock), and a release removed
- * whatever lock was there, so concurrent mints printed passports that were then missing from the
- * ledger. Now:
- * - a lock is abandoned when its process is gone (signal 0 says ESRCH), or it is unreadable and older
- *   than `staleMs`, or older than `ABANDONED_AFTER_STALE_PERIODS` × `staleMs` whatever it says (a pid
- *   that another process reused after a crash); a live holder is waited for, however long it takes;
- * - an abandoned lock is removed by one writer at a time (a second exclusive file, `<lock>.takeover`),
- *   which checks again that it is abandoned first, so a fresh lock is never removed;
+ * The exclusive lock of ledger writers (`<ledger>.lock`): a file created with O_EXCL holding
+ * `<pid>\n<token>\n<pid namespace>\n`. Found by a probe: two writers could both take over one stale lock
+ * (each saw it stale, the second removed the first's fresh lock), and a release removed whatever lock
+ * was there, so concurrent mints printed passports that were then missing from the ledger. Now:
+ * - a lock is abandoned when its writer is known to be gone: its pid names no process in this pid
+ *   namespace, or it names this very process with a token this process does not hold (a restarted
+ *   container runs as pid 1 every time); a lock made in another pid namespace (another container, the
+ *   host), an unreadable one, or one of an older version without a namespace cannot be judged that way
+ *   and is abandoned once older than `staleMs`; any lock older than `ABANDONED_AFTER_STALE_PERIODS` ×
+ *   `staleMs` is abandoned whatever it says (a pid another process reused after a crash). Otherwise its
+ *   writer is waited for;
+ * - an abandoned lock is removed by one writer at a time, the holder of a second exclusive file
+ *   (`<lock>.takeover`, itself abandoned only once older than `staleMs`: its work takes milliseconds),
+ *   and only if the file at the path is still the one judged (device and inode, age and content read
+ *   from one open descriptor), so a fresh lock is never removed;
  * - a writer releases only its own lock (its token);
  * - a lock whose write fails (a full disk) is removed at once, not left to block the next writers.
  * Writers also check, before their rename, that the ledger is still the file they read
- * (`updateLedgerFile`), so even two holders at once could not lose a passport.
+ * (`updateLedgerFile`), which narrows what two holders at once could do to a window of microseconds.
  */
 import { randomBytes } from 'node:crypto';
-import { open, readFile, rm, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, readlink, rm, stat } from 'node:fs/promises';
 
 /** Another writer holds the ledger's lock past the wait: nothing was written; retry later. */
 export class LedgerLockedError extends Error {
@@ -34,9 +40,12 @@ export const ABANDONED_AFTER_STALE_PERIODS = 20;
 export interface LedgerLockOptions {
   /** How long to wait for another writer (default 5 s). */
   readonly timeoutMs?: number;
-  /** Age after which an unreadable lock is abandoned (default 30 s). */
+  /** Age after which a lock whose writer cannot be judged is abandoned (default 30 s). */
   readonly staleMs?: number;
 }
+
+/** Tokens of the locks this process holds (a lock naming this pid with another token is a dead incarnation's). */
+const heldTokens = new Set<string>();
 
 /** Runs `work` holding the lock `lock`; throws LedgerLockedError when it cannot be had in time. */
 export async function withLedgerLock<T>(
@@ -44,7 +53,8 @@ export async function withLedgerLock<T>(
   work: () => Promise<T>,
   options: LedgerLockOptions = {},
 ): Promise<T> {
-  const content = await acquire(lock, options.timeoutMs ?? 5000, options.staleMs ?? 30_000);
+  const staleMs = options.staleMs ?? 30_000;
+  const content = await acquire(lock, options.timeoutMs ?? 5000, staleMs);
   try {
     return await work();
   } finally {
@@ -53,7 +63,7 @@ export async function withLedgerLock<T>(
 }
 
 async function acquire(lock: string, timeoutMs: number, staleMs: number): Promise<string> {
-  const content = `${process.pid}\n${randomBytes(9).toString('hex')}\n`;
+  const content = await newLockContent();
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -66,6 +76,20 @@ async function acquire(lock: string, timeoutMs: number, staleMs: number): Promis
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
   }
+}
+
+let pidNamespace: Promise<string> | undefined;
+
+/** This process's pid namespace (`pid:[4026531836]`), or `unknown` where /proc does not say. */
+function ownPidNamespace(): Promise<string> {
+  pidNamespace ??= readlink('/proc/self/ns/pid').catch(() => 'unknown');
+  return pidNamespace;
+}
+
+async function newLockContent(): Promise<string> {
+  const token = randomBytes(9).toString('hex');
+  heldTokens.add(token);
+  return `${process.pid}\n${token}\n${await ownPidNamespace()}\n`;
 }
 
 /** Creates `file` with O_EXCL and writes `content`; a failed write removes the file again. */
@@ -83,42 +107,77 @@ async function createExclusive(file: string, content: string): Promise<void> {
 
 /**
  * Whether the lock was out of the way (removed as abandoned, or gone already): the caller tries again
- * at once. Takeovers are serialised by a second exclusive file (`<lock>.takeover`): its holder checks
- * the lock again and removes it only if it is still abandoned. While that lock exists nobody can create
- * another, and only its own writer or a takeover removes a lock, so what is removed is the abandoned one.
+ * at once. While the abandoned lock exists nobody can create another, and only its own writer or a
+ * takeover removes a lock, so the one removed under the takeover file is the one judged.
  */
 async function takeOverIfAbandoned(lock: string, staleMs: number): Promise<boolean> {
-  if (!(await isLockAbandoned(lock, staleMs))) return false;
+  const judged = await inspect(lock);
+  if (judged === null) return true;
+  if (!(await isAbandoned(judged, staleMs))) return false;
   const takeover = `${lock}.takeover`;
-  const content = `${process.pid}\n${randomBytes(9).toString('hex')}\n`;
+  const content = await newLockContent();
   try {
     await createExclusive(takeover, content);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    // Another writer is taking over; its takeover file is removed if its writer died meanwhile.
-    if (await isLockAbandoned(takeover, staleMs)) await rm(takeover, { force: true });
+    // Another writer is taking over; its file is removed only if it stayed far past that work's length.
+    const other = await inspect(takeover);
+    if (other !== null && Date.now() - other.mtimeMs > staleMs) await removeIfStill(takeover, other);
     return false;
   }
   try {
-    if (await isLockAbandoned(lock, staleMs)) await rm(lock, { force: true });
+    await removeIfStill(lock, judged);
     return true;
   } finally {
     await releaseOwn(takeover, content);
   }
 }
 
-/** Whether `lock` exists and is abandoned (module doc); false when it is gone. */
-async function isLockAbandoned(lock: string, staleMs: number): Promise<boolean> {
-  const info = await stat(lock).catch(() => null);
-  if (info === null) return false;
-  const text = await readFile(lock, 'utf8').catch(() => null);
-  return isAbandoned(text, Date.now() - info.mtimeMs, staleMs);
+interface LockFile {
+  readonly dev: number;
+  readonly ino: number;
+  readonly mtimeMs: number;
+  readonly text: string;
 }
 
-function isAbandoned(text: string | null, ageMs: number, staleMs: number): boolean {
+/** The lock's identity, age and content from one open descriptor; null when there is none. */
+async function inspect(file: string): Promise<LockFile | null> {
+  let handle;
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const info = await handle.stat();
+    const text = info.isFile() && info.size <= 4096 ? await handle.readFile('utf8') : '';
+    return { dev: info.dev, ino: info.ino, mtimeMs: info.mtimeMs, text };
+  } catch {
+    return null;
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+/** Removes `file` only if it is still the file `judged` (same device and inode). */
+async function removeIfStill(file: string, judged: LockFile): Promise<void> {
+  const now = await stat(file).catch(() => null);
+  if (now !== null && now.dev === judged.dev && now.ino === judged.ino) await rm(file, { force: true });
+}
+
+async function isAbandoned(lock: LockFile, staleMs: number): Promise<boolean> {
+  const ageMs = Date.now() - lock.mtimeMs;
   if (ageMs > staleMs * ABANDONED_AFTER_STALE_PERIODS) return true;
-  const pid = text === null ? Number.NaN : Number(text.split('\n')[0]);
-  if (!Number.isSafeInteger(pid) || pid <= 0) return ageMs > staleMs;
+  const [pidText, token, namespace] = lock.text.split('\n');
+  const pid = Number(pidText);
+  const judgeable =
+    Number.isSafeInteger(pid) &&
+    pid > 0 &&
+    namespace !== undefined &&
+    namespace !== 'unknown' &&
+    namespace === (await ownPidNamespace());
+  if (!judgeable) return ageMs > staleMs;
+  if (pid === process.pid) return !heldTokens.has(token ?? '');
   return !isProcessAlive(pid);
 }
 
@@ -134,6 +193,7 @@ function isProcessAlive(pid: number): boolean {
 
 /** Removes `lock` only when it is still the one this writer made. */
 async function releaseOwn(lock: string, content: string): Promise<void> {
-  const text = await readFile(lock, 'utf8').catch(() => null);
-  if (text === content) await rm(lock, { force: true });
+  heldTokens.delete(content.split('\n')[1] ?? '');
+  const current = await inspect(lock);
+  if (current?.text === content) await removeIfStill(lock, current);
 }
