@@ -125,13 +125,17 @@ describe('the SQLite file deleted or replaced under a running server', () => {
       const app = await startTestApp({});
       try {
         const key = newKey();
-        const { tokenId } = await mintPassport(app, { owner: key });
+        const { tokenId } = await mintPassport(app, {
+          owner: key,
+          metadata: { max_requests: '100', maxrq_window: '60' },
+        });
         const verify = (hola: string) =>
           fetch(`${app.baseUrl}/api/identity/verify`, {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
             body: JSON.stringify({ hola }),
           });
+        const session = await login(app.baseUrl, { identifier: tokenId, key });
         const before = await verify(holaLine(app, { sender: tokenId, signer: key.signer }));
         expect(((await before.json()) as { verified: boolean }).verified).toBe(true);
 
@@ -145,6 +149,11 @@ describe('the SQLite file deleted or replaced under a running server', () => {
           { status: after.status, headers: after.headers, body: afterBody },
           'REPLAY_STORE_UNAVAILABLE',
         );
+        // A JWT route takes the passport's quota in the database: 503, never a 500 or a free pass.
+        const me = await fetch(`${app.baseUrl}/api/me/identity`, {
+          headers: { authorization: `Bearer ${session.body.jwt_token}` },
+        });
+        expect(me.status).toBe(503);
         const loggedIn = await login(app.baseUrl, { identifier: tokenId, key });
         expect([loggedIn.status, loggedIn.body.error?.code]).toEqual([503, expect.any(String)]);
         const body = await health(app);

@@ -6,7 +6,7 @@
  */
 import { MCP_SESSION_REGISTRY } from '../../apps/api/src/mcp/mcp.di-tokens.js';
 import { type McpSessionRegistry } from '../../apps/api/src/mcp/mcp-session.registry.js';
-import { INITIALIZE, openRawSession, probe } from './support/mcp-probe.js';
+import { INITIALIZE, MCP_HEADERS, openRawSession, probe } from './support/mcp-probe.js';
 import { startTestApp as startMcpTestApp, type TestApp as McpTestApp } from '../support/test-app.js';
 
 const rpcError = (code: number, message?: string) => ({
@@ -290,6 +290,23 @@ describe('/mcp: what probes found', () => {
       const headers = (id: string) => ({ 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' });
       expect((await probe(t.baseUrl, { headers: headers(old), body: TOOLS_LIST })).status).toBe(404);
       expect((await probe(t.baseUrl, { headers: headers(fresh), body: TOOLS_LIST })).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+
+  // A review: the params pre-check recursed into nested arrays and overflowed the stack (a 500).
+  it('a 20 000-deep nested array in a session is a JSON-RPC error, not a 500', async () => {
+    const t = await startMcpTestApp();
+    try {
+      const id = await openRawSession(t.baseUrl);
+      const res = await fetch(`${t.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: { ...MCP_HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' },
+        body: `${'['.repeat(20_000)}${']'.repeat(20_000)}`,
+      });
+      expect(res.status).toBeLessThan(500);
+      await res.text();
     } finally {
       await t.close();
     }

@@ -53,6 +53,12 @@ describe('invalidParamsAnswer', () => {
     expect(answer!.error.message.startsWith('Invalid params in batch member [1]: params.uri: ')).toBe(true);
   });
 
+  it('reads a batch one level deep: a 30 000-deep nesting is no stack overflow', () => {
+    const deep = JSON.parse(`${'['.repeat(30_000)}${']'.repeat(30_000)}`) as unknown;
+    expect(invalidParamsAnswer(deep)).toBeNull();
+    expect(invalidParamsAnswer([[request('resources/read', { uri: null })]])).toBeNull();
+  });
+
   // Found by a probe: the sessioned era answered an unknown tool as a tool result (isError), the
   // stateless one as -32602; and a 10 000-character resources/read uri was echoed back in error.data.
   it('refuses an unknown tool and an over-long resources/read uri with -32602, the same in both eras', () => {

@@ -49,6 +49,9 @@ export function invalidParamsAnswer(
 ): JsonRpcErrorBody | null {
   if (Array.isArray(body)) {
     for (const [index, message] of body.entries()) {
+      // One level only: JSON-RPC has no nested batches, and recursing into `[[[…]]]` overflowed the
+      // stack at about 12k levels, well inside the 64 KiB body (a review).
+      if (Array.isArray(message)) continue;
       const answer = invalidParamsAnswer(message, options);
       if (answer)
         return jsonRpcError(

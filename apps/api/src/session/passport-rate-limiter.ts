@@ -4,7 +4,7 @@
  * over the window). Unset or 0 means unlimited; a value that is no whole number of requests ("-1",
  * "1.5", "many") fails closed as a limit of 1 (a probe found such values meant "unlimited"). A window
  * that is no whole number of seconds is the default 60 s. The figures come from the JWT claims, which
- * the login copied from the passport metadata.
+ * the login copied from the passport metadata. A store that cannot count is 503 SERVICE_UNAVAILABLE.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { PassportError, type Clock } from '@passport/core';
@@ -37,11 +37,21 @@ export class PassportRateLimiter {
 
   private async take(auth: AuthContext, limit: number): Promise<void> {
     const window = positiveIntegerClaim(auth.claims.passport_maxrqwindow) ?? 60;
-    const result = await this.store.take(
-      `passport|${auth.tokenId}`,
-      { capacity: limit, refillPerMs: limit / (window * 1000) },
-      this.clock.nowMs(),
-    );
+    let result;
+    try {
+      result = await this.store.take(
+        `passport|${auth.tokenId}`,
+        { capacity: limit, refillPerMs: limit / (window * 1000) },
+        this.clock.nowMs(),
+      );
+    } catch (error) {
+      // A quota that cannot be counted is neither a free pass nor a 500 (a database file deleted under
+      // the server answered 500 here): 503, the client retries.
+      if (error instanceof PassportError) throw error;
+      throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'rate_limit_store_unavailable' }, undefined, {
+        cause: error,
+      });
+    }
     if (!result.allowed) {
       const retryAfterSeconds = Math.max(1, Math.ceil(result.retryAfterMs / 1000));
       // The error filter turns details.retryAfterSeconds into the Retry-After header.
