@@ -56,3 +56,13 @@ it("an address at its own cap takes no other address's slot, but may take its ow
   await expect(sessions.touch('theirs', t0 + 10_001)).resolves.toBe(false);
   await expect(sessions.touch('mine', t0 + 10_001)).resolves.toBe(true);
 });
+
+it("without a caller's time, the directory keeps Redis's clock: a session used now is never reclaimed as idle", async () => {
+  const sessions = directory('reclaim3:', 1, 1);
+  await expect(sessions.admit('live', '10.0.0.1')).resolves.toBe('admitted');
+  const [seconds] = await client.time();
+  const score = Number(await client.zscore('reclaim3:{mcp}:all', 'live'));
+  expect(Math.abs(score - Number(seconds) * 1000)).toBeLessThan(2000);
+  await expect(sessions.touch('live')).resolves.toBe(true);
+  await expect(sessions.admit('new', '10.0.0.2')).resolves.toBe('instance-full');
+});

@@ -16,8 +16,18 @@ import { defineScript } from './redis-client.js';
 
 export type McpAdmission = 'admitted' | 'instance-full' | 'address-full';
 
-const ADMIT_LUA = `
-local base, id, address, now, ttl, maxAll, maxAddress, reclaimIdle = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+/** `now` is the caller's when given (tests), else Redis's clock, the one every instance shares. */
+const NOW_LUA = `
+local function nowOr(given)
+  local n = tonumber(given)
+  if n then return n end
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+`;
+
+const ADMIT_LUA = `${NOW_LUA}
+local base, id, address, now, ttl, maxAll, maxAddress, reclaimIdle = ARGV[1], ARGV[2], ARGV[3], nowOr(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 local all, mine = base .. 'all', base .. 'a:' .. address
 redis.call('ZREMRANGEBYSCORE', all, '-inf', now - ttl)
 redis.call('ZREMRANGEBYSCORE', mine, '-inf', now - ttl)
@@ -42,8 +52,8 @@ redis.call('PEXPIRE', mine, ttl)
 return 1
 `;
 
-const TOUCH_LUA = `
-local base, id, now, ttl = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+const TOUCH_LUA = `${NOW_LUA}
+local base, id, now, ttl = ARGV[1], ARGV[2], nowOr(ARGV[3]), tonumber(ARGV[4])
 local address = redis.call('GET', base .. 's:' .. id)
 if not address then return 0 end
 redis.call('PEXPIRE', base .. 's:' .. id, ttl)
@@ -91,8 +101,12 @@ export class RedisMcpSessionDirectory {
     this.removeScript = defineScript(redis, 'passportMcpRemove', 0, REMOVE_LUA);
   }
 
-  /** Registers session `id` of `address` if both fleet-wide caps allow. */
-  async admit(id: string, address: string, nowMs = Date.now()): Promise<McpAdmission> {
+  /**
+   * Registers session `id` of `address` if both fleet-wide caps allow. Times are Redis's unless `nowMs`
+   * is given: with a 60 s reclaim, an instance whose clock ran a minute behind made sessions in use
+   * look idle (a review).
+   */
+  async admit(id: string, address: string, nowMs?: number): Promise<McpAdmission> {
     const { ttlMs, maxSessions, maxSessionsPerAddress } = this.options;
     const reclaimIdleMs = Math.min(this.options.reclaimIdleMs ?? ttlMs, ttlMs);
     const status = Number(
@@ -100,7 +114,7 @@ export class RedisMcpSessionDirectory {
         this.base,
         id,
         address,
-        nowMs,
+        nowMs ?? '',
         ttlMs,
         maxSessions,
         maxSessionsPerAddress,
@@ -111,8 +125,8 @@ export class RedisMcpSessionDirectory {
   }
 
   /** Marks a live session as used (its idle TTL starts again); false when it is unknown, idle-expired or deleted. */
-  async touch(id: string, nowMs = Date.now()): Promise<boolean> {
-    return Number(await this.touchScript(this.base, id, nowMs, this.options.ttlMs)) === 1;
+  async touch(id: string, nowMs?: number): Promise<boolean> {
+    return Number(await this.touchScript(this.base, id, nowMs ?? '', this.options.ttlMs)) === 1;
   }
 
   /** Ends a session for the whole fleet; false when it did not exist. */

@@ -315,6 +315,21 @@ describe('did:web alias and method description', () => {
     expect(passportDid('bjbvcjzqbdsj')).toBe('did:passport:bjbvcjzqbdsj');
   });
 
+  // A review: a PUBLIC_BASE_URL with a path named a did:web document the API does not serve.
+  it('puts the path of PUBLIC_BASE_URL into the alias, so that did:web resolves to the served did.json', () => {
+    const base = 'https://host.example:8443/api/v1/';
+    const alias = didWebAlias('bjbvcjzqbdsj', base);
+    expect(alias).toBe('did:web:host.example%3A8443:api:v1:passport:bjbvcjzqbdsj');
+    // did:web: the parts after the host are path segments, ':' → '/', then /did.json.
+    const [, , host, ...path] = alias.split(':');
+    expect(`https://${decodeURIComponent(host)}/${path.map(decodeURIComponent).join('/')}/did.json`).toBe(
+      didWebDocumentUrl('bjbvcjzqbdsj', base),
+    );
+    expect(didWebAlias('bjbvcjzqbdsj', 'https://host.example/a%3Ab/')).toBe(
+      'did:web:host.example:a%3Ab:passport:bjbvcjzqbdsj',
+    );
+  });
+
   it('the did:web copy is the same document with every id under the alias, which a did:web resolver accepts', async () => {
     const document = buildDidDocument(record, [owner.publicKey, owner.publicKey], options);
     const alias = 'did:web:localhost%3A3000:passport:bjbvcjzqbdsj';

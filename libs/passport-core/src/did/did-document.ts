@@ -13,8 +13,9 @@
  *   did:web resolver fetches from `<publicBaseUrl>/passport/<tokenId>/did.json` (`didWebDocumentUrl`).
  *   That URL serves the same document with the did:web DID as its subject (`asDidWebDocument`): did:web
  *   requires the fetched document's `id` to be the DID resolved, so a resolver refused the did:passport one.
- * - A revoked passport's DID is deactivated (DID Core's `deactivated`): the document says
- *   `deactivated: true` and lists the owner key under no verification relationship
+ * - A revoked passport's DID is deactivated: the document says `deactivated: true` (DID Core keeps that
+ *   flag in the resolution's document metadata; these endpoints answer the document alone, so it is a
+ *   property of the document here) and lists the owner key under no verification relationship
  *   (`authentication`, `assertionMethod` empty), so a DID consumer accepts no new proof from it; the key
  *   stays in `verificationMethod` for reading what was signed before.
  * - `service`: the public profile and MCP discovery of this deployment always; `openapijson_url`,
@@ -222,10 +223,33 @@ function publicMetadata(metadata: PassportRecord['metadata']): Record<string, st
   return out;
 }
 
-/** `did:web:<host>:passport:<tokenId>` for this deployment (':' in the host as %3A, per did:web). */
+/**
+ * `did:web:<host>[:<path segment>…]:passport:<tokenId>` for this deployment (':' in the host as %3A;
+ * a path of PUBLIC_BASE_URL, where the API is served, as segments, per did:web), which resolves to
+ * `didWebDocumentUrl`. A review found the path left out, so a deployment under /api named a document
+ * it does not serve.
+ */
 export function didWebAlias(tokenId: string, publicBaseUrl: string): string {
-  const host = new URL(baseUrl(publicBaseUrl)).host.replace(/:/g, '%3A');
-  return `did:web:${host}:passport:${tokenId}`;
+  const url = new URL(baseUrl(publicBaseUrl));
+  const segments = url.pathname.split('/').filter((segment) => segment !== '');
+  return [
+    'did:web',
+    url.host.replace(/:/g, '%3A'),
+    ...segments.map(encodeDidWebSegment),
+    'passport',
+    tokenId,
+  ].join(':');
+}
+
+/** A path segment as a did:web method-specific id part: percent-decoded from the URL, then ':' (and all else but unreserved characters) encoded. */
+function encodeDidWebSegment(segment: string): string {
+  let text = segment;
+  try {
+    text = decodeURIComponent(segment);
+  } catch {
+    // a malformed escape stays as written
+  }
+  return encodeURIComponent(text);
 }
 
 /** Where a did:web resolver fetches the alias: `<publicBaseUrl>/passport/<tokenId>/did.json`. */
@@ -248,7 +272,7 @@ export function describeDidMethod(options: DidDocumentOptions) {
     methodDocument: `${base}/.well-known/did/passport/{tokenId}`,
     verificationMethodType: OWNER_KEY_TYPE,
     contexts: [...DID_CONTEXTS],
-    alsoKnownAs: `did:web:${new URL(base).host.replace(/:/g, '%3A')}:passport:{tokenId}`,
+    alsoKnownAs: didWebAlias('{tokenId}', base),
     operations: {
       create: 'Minting a passport on chain creates the DID; there is no separate registration.',
       read: 'Resolve reads the passport and its current owner account from the chain: the owner key is #owner.',
