@@ -221,11 +221,11 @@ export class McpTransportController {
       this.reject(reply, 403, jsonRpcError(RPC_TRANSPORT_ERROR, 'Forbidden: Origin is not allowed'));
       return false;
     }
-    // Ending a session is never throttled by the burst: a throttled client must be able to free its
-    // slots (a probe's DELETEs were refused after its burst was spent). The public limit still holds.
-    if (request.method === 'DELETE' && sessionIdOf(request) !== undefined) return true;
+    // Ending a session draws on a bucket of its own: a client whose /mcp burst is spent can still free
+    // its slots (a probe's DELETEs were refused), and DELETEs stay bounded (in a fleet each is a Redis call).
+    const ending = request.method === 'DELETE' && sessionIdOf(request) !== undefined;
     const take = await this.rateLimits.take(
-      `mcp:transport:${clientAddressKey(request.ip)}`,
+      `mcp:${ending ? 'delete' : 'transport'}:${clientAddressKey(request.ip)}`,
       MCP_RATE_LIMITS.transport,
       Date.now(),
     );

@@ -7,10 +7,25 @@
  */
 import ipaddr from 'ipaddr.js';
 
+/** Keys of recent IPv6 addresses: parsing one costs ~2.4 µs, on every request (a review). Cleared when full. */
+const ipv6Keys = new Map<string, string>();
+const IPV6_KEYS_MAX = 4096;
+
 /** `ip` as a per-address limit key: IPv4 unchanged, IPv6 as `<first four groups>::/64`. */
 export function clientAddressKey(ip: string): string {
-  // IPv4, the common case, without parsing.
+  // IPv4, the common case, without parsing; and IPv4 as a dual-stack socket reports it (`HOST=::`).
   if (!ip.includes(':')) return ip;
+  if (ip.startsWith('::ffff:') && !ip.includes(':', 7)) return ip.slice(7);
+  let key = ipv6Keys.get(ip);
+  if (key === undefined) {
+    key = ipv6Key(ip);
+    if (ipv6Keys.size >= IPV6_KEYS_MAX) ipv6Keys.clear();
+    ipv6Keys.set(ip, key);
+  }
+  return key;
+}
+
+function ipv6Key(ip: string): string {
   let address: ipaddr.IPv6;
   try {
     address = ipaddr.IPv6.parse(ip);
