@@ -4,8 +4,9 @@
  * pages, terminals and agents that render names, avatars and contact links, and its values come from
  * the passport holder (a DN's `\XX` escapes write any byte): so
  * - names (`displayName`, `creature`) keep their characters except those that rewrite how text is shown
- *   (controls such as CR, LF, ESC and NUL, lone surrogates, line separators, bidi embeddings, overrides
- *   and isolates), each replaced by U+FFFD; a zero-width joiner stays (emoji sequences);
+ *   or hide text (controls such as CR, LF, ESC and NUL, lone surrogates, line separators, format
+ *   characters: bidi controls, zero-width spaces, tag characters), each replaced by U+FFFD; the
+ *   zero-width joiner and non-joiner stay (emoji sequences, several scripts);
  * - the image and webhook URLs are kept only as absolute http(s) URLs written without controls,
  *   whitespace, bidi controls or credentials (`user:pass@`);
  * - contact URIs of the schemes a browser runs or reads locally (`javascript:`, `vbscript:`, `data:`,
@@ -16,8 +17,14 @@
 /** Schemes a browser executes or reads from the local machine when a link is followed or rendered. */
 const UNSAFE_SCHEMES: ReadonlySet<string> = new Set(['javascript', 'vbscript', 'data', 'file', 'blob']);
 
-/** Characters that change how the text around them is shown (Trojan Source's bidi set included). */
-const DISPLAY_CONTROL = /[\p{Cc}\p{Cs}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+/**
+ * Characters that change how the text around them is shown or hide text in it: controls, lone
+ * surrogates, line and paragraph separators, and every format character (Trojan Source's bidi set,
+ * zero-width spaces, soft hyphens, and the tag characters that carry text invisible to a reader but
+ * not to an LLM agent reading the listing: a review) but the zero-width joiner and non-joiner, which
+ * emoji sequences and several scripts need.
+ */
+const DISPLAY_CONTROL = /(?![\u200c\u200d])[\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]/u;
 const DISPLAY_CONTROL_ALL = new RegExp(DISPLAY_CONTROL.source, 'gu');
 
 /** A self-declared name as it may be shown: display controls replaced by U+FFFD; null stays null. */

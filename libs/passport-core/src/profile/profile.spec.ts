@@ -120,6 +120,11 @@ describe('buildPublicProfile', () => {
     expect(profile.displayName).toBe('Eve\ufffd\ufffdX-Injected: 1 \ufffdgnp.exe');
     expect(profile.creature).toBe('\ufffd[2J\ufffd[31mOWNED\ufffd');
     expect(profile.contactUris).toEqual(['discord:server:ada \u200d']);
+    // A review: zero-width spaces, soft hyphens and tag characters (text invisible to a reader) too.
+    const hidden = buildPublicProfile(
+      rec('bjbvcjzqbdsj', { userselected_dn: 'NNSWF=a\\e2\\80\\8bb\\c2\\adc\\f3\\a0\\81\\81d\\e2\\80\\8ce' }),
+    );
+    expect(hidden.displayName).toBe('a\ufffdb\ufffdc\ufffdd\u200ce');
     expect(agentListItem(rec('bjbvcjzqbdsj', { userselected_dn: 'Creature=a\\0ab' })).creature).toBe(
       'a\ufffdb',
     );
