@@ -48,7 +48,13 @@ export interface MintFeeInputs {
 
 export function computeMintFee(values: MintFeeInputs, options: { tier?: MintTier; nowMs: number }): MintFee {
   const tier = options.tier ?? impliedTier(values);
-  if (tier === 'collectible') return { tier, fee: COLLECTIBLE_FEE, daysUntilExpiry: null };
+  if (tier === 'collectible') {
+    // Unbounded as a rule; a date, when one is written, must not have passed (a window never live: a review).
+    const end = parsePassportTimeBound(values.not_after, 'end');
+    if (end.kind === 'instant' && end.ms <= options.nowMs)
+      throw signClientInvalid('not_after', 'must be in the future');
+    return { tier, fee: COLLECTIBLE_FEE, daysUntilExpiry: null };
+  }
   const days = daysUntilExpiry(values.not_after, options.nowMs);
   if (tier === 'enterprise')
     return { tier, fee: (ENTERPRISE_YEARLY_FEE * days) / 365, daysUntilExpiry: days };

@@ -45,6 +45,17 @@ describe('computeMintFee (test-vectors/fees.json, computed independently)', () =
   });
 });
 
+// A review: a collectible whose not_after date had passed was signed, a window never live.
+it('a collectible with a not_after date in the past is refused; one without a date or in the future is not', () => {
+  const nowMs = Date.UTC(2026, 10, 26);
+  expect(caught(() => computeMintFee({ not_after: '2026-01-01' }, { tier: 'collectible', nowMs }))).toMatchObject({
+    code: 'SIGNCLIENT_INVALID_REQUEST',
+    details: { field: 'not_after', reason: 'must be in the future' },
+  });
+  expect(computeMintFee({ not_after: '0' }, { nowMs }).fee).toBe(496);
+  expect(computeMintFee({ not_after: '2027-01-01' }, { tier: 'collectible', nowMs }).fee).toBe(496);
+});
+
 describe('fee comparison', () => {
   it('accepts a difference up to 1e-6 and refuses beyond, with string details', () => {
     expect(() => assertFeeMatches(8.064 + 1e-7, 8.064)).not.toThrow();
