@@ -13,17 +13,62 @@ export const faceSchema: SchemaObject = {
       additionalProperties: {
         type: 'object',
         required: ['index', 'letter', 'value'],
-        properties: { index: { type: 'integer' }, letter: { type: 'string' }, value: { type: 'string', nullable: true } },
+        properties: {
+          index: { type: 'integer' },
+          letter: { type: 'string' },
+          value: { type: 'string', nullable: true },
+        },
       },
     },
   },
 };
 
+const nullableString: SchemaObject = { type: 'string', nullable: true };
+
+/** The core's ParsedDn (dn/dn.parser.ts), as the identity responses carry it. */
 export const dnSchema: SchemaObject = {
   type: 'object',
   nullable: true,
-  additionalProperties: true,
-  description: 'Parsed userselected_dn (self-declared): displayName, creature, contactUris, avatarUrl, emojiUrl, other attributes.',
+  description:
+    'Parsed userselected_dn (self-declared, as written): null when absent, too long or without one readable component.',
+  required: [
+    'displayName',
+    'nnswf',
+    'nswf',
+    'creature',
+    'avatarUrl',
+    'emojiUrl',
+    'contactUris',
+    'attributes',
+    'unparsed',
+  ],
+  properties: {
+    displayName: { ...nullableString, description: 'NNSWF and NSWF joined by a space (or the one present).' },
+    nnswf: nullableString,
+    nswf: nullableString,
+    creature: nullableString,
+    avatarUrl: nullableString,
+    emojiUrl: nullableString,
+    contactUris: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'ContactURI values of the form scheme:authority:identifier.',
+    },
+    attributes: {
+      type: 'array',
+      description: 'Every readable component in order, names as written.',
+      items: {
+        type: 'object',
+        required: ['name', 'value'],
+        properties: { name: { type: 'string' }, value: { type: 'string' } },
+      },
+    },
+    unparsed: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Components that could not be read, as written.',
+    },
+  },
 };
 
 export const metadataSchema: SchemaObject = {
