@@ -5,7 +5,8 @@
  * servers of their own; every call goes to the real API.
  */
 import { createServer, type Server } from 'node:http';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { launchChromium } from '../support/chromium.js';
 import { mintAndLogin } from '../support/passports.js';
 import { freePort, startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -29,16 +30,7 @@ async function servePage(): Promise<string> {
 beforeAll(async () => {
   [allowedOrigin, otherOrigin] = [await servePage(), await servePage()];
   t = await startTestApp({ STORE: 'memory', CORS_ORIGINS: allowedOrigin });
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-    ],
-  });
+  browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

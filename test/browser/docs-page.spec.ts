@@ -2,26 +2,15 @@
  * `/docs` in headless Chromium: the Swagger UI page loads only from this server (no CDN: every other
  * host is blocked) and renders the operations of the served OpenAPI document.
  */
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
+import { launchChromium } from '../support/chromium.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 let t: TestApp;
 let browser: Browser;
 beforeAll(async () => {
   t = await startTestApp({ STORE: 'memory' });
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

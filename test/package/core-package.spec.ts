@@ -22,7 +22,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import esbuild from 'esbuild';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
+import { launchChromium } from '../support/chromium.js';
 
 const run = promisify(execFile);
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -254,18 +255,7 @@ describe('the packed @passport/core, installed alone in an empty project', () =>
 
     it('bundles the main entry and every other subpath, and runs the handshake in headless Chromium', async () => {
       const script = (await bundle('browser-page.mjs')).outputFiles[0]!.text;
-      browser = await chromium.launch({
-        executablePath: '/usr/bin/chromium',
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      });
+      browser = await launchChromium();
       const page = await browser.newPage();
       const origin = 'http://integrator.test';
       const foreign: string[] = [];
