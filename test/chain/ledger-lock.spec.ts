@@ -6,7 +6,20 @@
  */
 import { fork, spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import {
+  lstat,
+  lutimes,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  readlink,
+  rm,
+  stat,
+  symlink,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -185,4 +198,33 @@ it('a ledger replaced while a change was made is changed again on what is there 
   });
   expect(calls).toBeGreaterThanOrEqual(2);
   expect(await ledgerIds()).toEqual(['otherwriterx', 'mineminemine']);
+});
+
+// A probe: a dangling symlink or a socket at the lock's path made mint spin forever (O_EXCL refuses
+// them, and the lock could not be opened, so it read as "gone"); a directory gave EISDIR.
+it('whatever else sits at the lock path is an unreadable lock: waited for, then abandoned after staleMs', async () => {
+  for (const make of [() => symlink(join(dir, 'nowhere'), lock), () => mkdir(lock)]) {
+    await make();
+    await expect(append('aaaaaaaaaaaa', { lockTimeoutMs: 200, staleMs: 30_000 })).rejects.toBeInstanceOf(
+      LedgerLockedError,
+    );
+    await lutimes(lock, new Date(Date.now() - 31_000), new Date(Date.now() - 31_000));
+    await append(`${'b'.repeat(11)}${(await ledgerIds()).length === 0 ? 'a' : 'b'}`, {
+      lockTimeoutMs: 200,
+      staleMs: 30_000,
+    });
+  }
+  expect(await ledgerIds()).toEqual(['bbbbbbbbbbba', 'bbbbbbbbbbbb']);
+  await expect(lstat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
+});
+
+// A probe: a writer killed mid-write left its temp file (as large as the ledger) for good.
+it("the lock's holder removes temp files left by writers killed mid-write, once they are older than staleMs", async () => {
+  const left = join(dir, '.ledger.json.12345.a1b2c3d4e5f6.tmp');
+  const fresh = join(dir, '.ledger.json.12346.a1b2c3d4e5f7.tmp');
+  await writeFile(left, 'partial');
+  await writeFile(fresh, 'partial');
+  await age(left, 31);
+  await append('aaaaaaaaaaaa', { staleMs: 30_000 });
+  expect((await readdir(dir)).sort()).toEqual(['.ledger.json.12346.a1b2c3d4e5f7.tmp', 'ledger.json']);
 });

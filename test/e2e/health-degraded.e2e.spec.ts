@@ -119,9 +119,14 @@ describe('health reports corrupt pages of the SQLite replay records', () => {
 // verified: true and logins 200 into the unlinked file with health healthy, and after a restart every
 // line verified before verified again and every session was gone.
 describe('the SQLite file deleted or replaced under a running server', () => {
-  it.each(['deleted', 'replaced'] as const)(
-    '%s: nothing is written any more: verify 503 REPLAY_STORE_UNAVAILABLE, login 503, health degraded',
-    async (how) => {
+  it.each([
+    ['deleted', ['', '-wal', '-shm'], 'deleted'],
+    ['replaced', ['', '-wal', '-shm'], 'replaced'],
+    // A probe: only the WAL removed went unnoticed, and after a crash 650 lines verified again.
+    ['with only its WAL deleted', ['-wal', '-shm'], 'deleted'],
+  ] as const)(
+    '%s: nothing is written any more: verify 503 REPLAY_STORE_UNAVAILABLE, JWT quota and login 503, logout refused, health degraded',
+    async (how, suffixes, problem) => {
       const app = await startTestApp({});
       try {
         const key = newKey();
@@ -140,7 +145,7 @@ describe('the SQLite file deleted or replaced under a running server', () => {
         expect(((await before.json()) as { verified: boolean }).verified).toBe(true);
 
         const file = path.join(app.dataDir, 'passport.db');
-        for (const suffix of ['', '-wal', '-shm']) await rm(`${file}${suffix}`, { force: true });
+        for (const suffix of suffixes) await rm(`${file}${suffix}`, { force: true });
         if (how === 'replaced') writeFileSync(file, '');
 
         const after = await verify(holaLine(app, { sender: tokenId, signer: key.signer }));
@@ -156,11 +161,21 @@ describe('the SQLite file deleted or replaced under a running server', () => {
         expect(me.status).toBe(503);
         const loggedIn = await login(app.baseUrl, { identifier: tokenId, key });
         expect([loggedIn.status, loggedIn.body.error?.code]).toEqual([503, expect.any(String)]);
+        // A logout is a single-statement write: not answered as done into a file nobody opens again
+        // (the spec's 500 SESSION_TERMINATION_FAILED: the client keeps its token and may retry).
+        const logout = await fetch(`${app.baseUrl}/api/logout`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${session.body.jwt_token}` },
+        });
+        expectErrorEnvelope(
+          { status: logout.status, headers: logout.headers, body: await logout.json() },
+          'SESSION_TERMINATION_FAILED',
+        );
         const body = await health(app);
         expect(body.status).toBe('degraded');
         expect(body.checks.store).toMatchObject({
           status: 'fail',
-          problem: `database file ${how} while open; restart the server`,
+          problem: `database file ${problem} while open; restart the server`,
         });
       } finally {
         await app.close();

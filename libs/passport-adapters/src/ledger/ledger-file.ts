@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
-import { open, rename, rm, stat } from 'node:fs/promises';
+import { lstat, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { decodeBase58, type PassportMetadata, type PassportRecord } from '@passport/core';
 import { lineOfJsonPath, lineOfOffset } from './json-location.js';
@@ -164,8 +164,9 @@ export async function readLedgerText(file: string): Promise<string> {
 /**
  * Writes `text` to `file` atomically: a temp file in the same directory (same file system, so the
  * rename is atomic), fsync'd before the rename, and the directory fsync'd after it. With
- * `stillCurrent`, the rename happens only when it answers true (else false, nothing written). The temp
- * file never stays behind: a failed write (a full disk, found by a probe) removes it too.
+ * `stillCurrent`, the rename happens only when it answers true (else false, nothing written). A failed
+ * write (a full disk, found by a probe) removes the temp file too; one left by a writer killed
+ * mid-write is removed by a later ledger writer (`updateLedgerFile`).
  */
 export async function writeFileAtomic(
   file: string,
@@ -212,6 +213,7 @@ export async function updateLedgerFile(
   return withLedgerLock(
     lock,
     async () => {
+      await removeAbandonedTempFiles(file, opts.staleMs ?? 30_000);
       for (let attempt = 0; attempt < 5; attempt++) {
         const before = await stat(file);
         const next = change(await readLedgerFile(file));
@@ -227,6 +229,23 @@ export async function updateLedgerFile(
     },
     { timeoutMs: opts.lockTimeoutMs, staleMs: opts.staleMs },
   );
+}
+
+/**
+ * Temp files of writers killed mid-write (`.<ledger>.<pid>.<hex>.tmp`, each as large as the ledger: a
+ * probe found them left forever), removed by the lock's holder once older than `staleMs` (a write
+ * takes milliseconds, and only the holder writes).
+ */
+async function removeAbandonedTempFiles(file: string, staleMs: number): Promise<void> {
+  const dir = dirname(file);
+  const prefix = `.${basename(file)}.`;
+  const names = await readdir(dir).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !/^\d+\.[0-9a-f]+\.tmp$/.test(name.slice(prefix.length))) continue;
+    const path = join(dir, name);
+    const info = await lstat(path).catch(() => null);
+    if (info?.isFile() && Date.now() - info.mtimeMs > staleMs) await rm(path, { force: true });
+  }
 }
 
 function sameFile(a: Stats, b: Stats): boolean {

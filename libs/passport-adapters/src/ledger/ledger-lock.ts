@@ -12,8 +12,10 @@
  *   writer is waited for;
  * - an abandoned lock is removed by one writer at a time, the holder of a second exclusive file
  *   (`<lock>.takeover`, itself abandoned only once older than `staleMs`: its work takes milliseconds),
- *   and only if the file at the path is still the one judged (device and inode, age and content read
- *   from one open descriptor), so a fresh lock is never removed;
+ *   which judges the lock again once it holds that file and removes it only if the file at the path is
+ *   still the one judged (device, inode, mtime and size; age and content read from one open
+ *   descriptor), so a fresh lock is never removed; whatever else sits at the lock's path (a directory,
+ *   a symlink, a socket) is an unreadable lock;
  * - a writer releases only its own lock (its token);
  * - a lock whose write fails (a full disk) is removed at once, not left to block the next writers.
  * Writers also check, before their rename, that the ledger is still the file they read
@@ -21,7 +23,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { open, readlink, rm, stat } from 'node:fs/promises';
+import { lstat, open, readlink, rm } from 'node:fs/promises';
 
 /** Another writer holds the ledger's lock past the wait: nothing was written; retry later. */
 export class LedgerLockedError extends Error {
@@ -71,9 +73,9 @@ async function acquire(lock: string, timeoutMs: number, staleMs: number): Promis
       return content;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      if (await takeOverIfAbandoned(lock, staleMs)) continue;
+      const cleared = await takeOverIfAbandoned(lock, staleMs);
       if (Date.now() > deadline) throw new LedgerLockedError(lock, { cause: error });
-      await new Promise((resolve) => setTimeout(resolve, 25));
+      if (!cleared) await new Promise((resolve) => setTimeout(resolve, 25));
     }
   }
 }
@@ -126,7 +128,10 @@ async function takeOverIfAbandoned(lock: string, staleMs: number): Promise<boole
     return false;
   }
   try {
-    await removeIfStill(lock, judged);
+    // Judged again now that no other takeover runs: the first look may be of a lock another takeover
+    // has replaced since, whose new file can even reuse the freed inode number (a probe).
+    const current = await inspect(lock);
+    if (current !== null && (await isAbandoned(current, staleMs))) await removeIfStill(lock, current);
     return true;
   } finally {
     await releaseOwn(takeover, content);
@@ -137,32 +142,51 @@ interface LockFile {
   readonly dev: number;
   readonly ino: number;
   readonly mtimeMs: number;
+  readonly size: number;
   readonly text: string;
+  readonly directory: boolean;
 }
 
-/** The lock's identity, age and content from one open descriptor; null when there is none. */
+/**
+ * What is at the lock's path: a regular file's identity, age, size and content from one open
+ * descriptor; anything else (a symlink, dangling or not, a directory, a socket, a FIFO: a probe's spun
+ * forever, since O_EXCL refuses them too) as an unreadable lock with its own age. null when nothing is there.
+ */
 async function inspect(file: string): Promise<LockFile | null> {
+  const link = await lstat(file).catch(() => null);
+  if (link === null) return null;
+  const unreadable = {
+    dev: link.dev,
+    ino: link.ino,
+    mtimeMs: link.mtimeMs,
+    size: link.size,
+    text: '',
+    directory: link.isDirectory(),
+  };
+  if (!link.isFile()) return unreadable;
   let handle;
   try {
-    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   } catch {
-    return null;
+    return unreadable;
   }
   try {
     const info = await handle.stat();
-    const text = info.isFile() && info.size <= 4096 ? await handle.readFile('utf8') : '';
-    return { dev: info.dev, ino: info.ino, mtimeMs: info.mtimeMs, text };
+    const text = info.size <= 4096 ? await handle.readFile('utf8') : '';
+    return { dev: info.dev, ino: info.ino, mtimeMs: info.mtimeMs, size: info.size, text, directory: false };
   } catch {
-    return null;
+    return unreadable;
   } finally {
     await handle.close().catch(() => undefined);
   }
 }
 
-/** Removes `file` only if it is still the file `judged` (same device and inode). */
+/** Removes `file` only if it is still the file `judged` (device, inode, modification time and size). */
 async function removeIfStill(file: string, judged: LockFile): Promise<void> {
-  const now = await stat(file).catch(() => null);
-  if (now !== null && now.dev === judged.dev && now.ino === judged.ino) await rm(file, { force: true });
+  const now = await lstat(file).catch(() => null);
+  if (now === null || now.dev !== judged.dev || now.ino !== judged.ino) return;
+  if (now.mtimeMs !== judged.mtimeMs || now.size !== judged.size) return;
+  await rm(file, { force: true, recursive: judged.directory });
 }
 
 async function isAbandoned(lock: LockFile, staleMs: number): Promise<boolean> {
