@@ -19,18 +19,27 @@ const UNSAFE_SCHEMES: ReadonlySet<string> = new Set(['javascript', 'vbscript', '
 
 /**
  * Characters that change how the text around them is shown or hide text in it: controls, lone
- * surrogates, line and paragraph separators, and every format character (Trojan Source's bidi set,
- * zero-width spaces, soft hyphens, and the tag characters that carry text invisible to a reader but
- * not to an LLM agent reading the listing: a review) but the zero-width joiner and non-joiner, which
- * emoji sequences and several scripts need.
+ * surrogates, line and paragraph separators, every format character (Trojan Source's bidi set,
+ * zero-width spaces, soft hyphens, the tag characters) but the zero-width joiner and non-joiner, which
+ * emoji sequences and several scripts need; the variation selectors but U+FE0F (emoji presentation)
+ * after a character of its own; and the blank fillers (Hangul fillers, the braille blank, the combining
+ * grapheme joiner). Tag characters and runs of variation selectors carry text invisible to a reader but
+ * not to an LLM agent reading the listing (a review, then a probe, found each channel).
  */
-const DISPLAY_CONTROL = /(?![\u200c\u200d])[\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]/u;
+const DISPLAY_CONTROL =
+  /(?![\u200c\u200d])[\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]|[\ufe00-\ufe0e\u{e0100}-\u{e01ef}\u034f\u115f\u1160\u3164\uffa0\u2800]|(?<=^|[\ufe00-\ufe0f\u{e0100}-\u{e01ef}])\ufe0f/u;
 const DISPLAY_CONTROL_ALL = new RegExp(DISPLAY_CONTROL.source, 'gu');
+/** More combining marks on one character than any script writes (stacked "Zalgo" text hides what is under it). */
+const MARK_RUN = /(\p{M}{8})\p{M}+/gu;
 
-/** A self-declared name as it may be shown: display controls replaced by U+FFFD; null stays null. */
+/**
+ * A self-declared name as it may be shown: display controls replaced by U+FFFD, runs of combining
+ * marks cut to 8; null stays null.
+ */
 export function profileText(value: string | null | undefined): string | null {
   if (typeof value !== 'string') return null;
-  return DISPLAY_CONTROL.test(value) ? value.replace(DISPLAY_CONTROL_ALL, '\ufffd') : value;
+  const shown = DISPLAY_CONTROL.test(value) ? value.replace(DISPLAY_CONTROL_ALL, '\ufffd') : value;
+  return shown.replace(MARK_RUN, '$1');
 }
 
 /**

@@ -15,6 +15,7 @@ import {
 } from './agent-listing.js';
 import { SELF_DECLARED_DISCLAIMER } from './disclaimer.js';
 import { buildFullIdentity, buildOwnIdentity } from './full-identity.js';
+import { profileText } from './profile-links.js';
 import { buildPublicProfile, unavailableProfile } from './public-profile.js';
 
 const dn =
@@ -125,6 +126,12 @@ describe('buildPublicProfile', () => {
       rec('bjbvcjzqbdsj', { userselected_dn: 'NNSWF=a\\e2\\80\\8bb\\c2\\adc\\f3\\a0\\81\\81d\\e2\\80\\8ce' }),
     );
     expect(hidden.displayName).toBe('a\ufffdb\ufffdc\ufffdd\u200ce');
+    // A probe: variation selectors (U+E0100…) spelt out a hidden instruction; blank fillers and stacked
+    // combining marks passed too. An emoji's own U+FE0F stays.
+    expect(profileText('Ada\u{e0131}\u{e0132}\ufe01 \u3164\u2800\u034f❤\ufe0f\ufe0f')).toBe(
+      'Ada\ufffd\ufffd\ufffd \ufffd\ufffd\ufffd❤\ufe0f\ufffd',
+    );
+    expect(profileText(`e${'\u0301'.repeat(50)}x`)).toBe(`e${'\u0301'.repeat(8)}x`);
     expect(agentListItem(rec('bjbvcjzqbdsj', { userselected_dn: 'Creature=a\\0ab' })).creature).toBe(
       'a\ufffdb',
     );
