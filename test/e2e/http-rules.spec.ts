@@ -128,7 +128,9 @@ describe('request bodies', () => {
       body: '{"hola":"x"}',
     });
     expect(res.status).toBe(status);
-    expectErrorEnvelope(res, code);
+    const body = expectErrorEnvelope(res, code);
+    if (status === 415)
+      expect(body.error.details).toEqual({ contentEncoding: coding, supported: ['identity'] });
   });
 
   it('the method check comes first: a non-JSON POST to a GET-only path is 405', async () => {

@@ -51,6 +51,11 @@ describe('invalidParamsAnswer', () => {
       error: { code: -32602, message: expect.any(String) },
     });
     expect(answer!.error.message.startsWith('Invalid params in batch member [1]: params.uri: ')).toBe(true);
+    // A probe: an unknown tool in a batch did not name its member.
+    expect(
+      invalidParamsAnswer([request('tools/list', {}), request('tools/call', { name: 'nope' })])!.error
+        .message,
+    ).toBe('Invalid params in batch member [1]: Unknown tool: "nope"');
   });
 
   it('reads a batch one level deep: a 30 000-deep nesting is no stack overflow', () => {

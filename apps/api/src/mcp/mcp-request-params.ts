@@ -56,7 +56,7 @@ export function invalidParamsAnswer(
       if (answer)
         return jsonRpcError(
           ErrorCode.InvalidParams,
-          answer.error.message.replace(/^Invalid params: /, `Invalid params in batch member [${index}]: `),
+          `Invalid params in batch member [${index}]: ${answer.error.message.replace(/^Invalid params: /, '')}`,
         );
     }
     return null;

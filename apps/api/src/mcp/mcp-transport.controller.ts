@@ -14,7 +14,7 @@ import { Controller, Delete, Get, Inject, Optional, Post, Req, Res } from '@nest
 import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { type RateLimitStore } from '@passport/core/ports';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { MCP_FLEET_SESSIONS, PUBLIC_RATE_LIMIT_STORE } from '../platform/infrastructure/di-tokens.js';
@@ -242,7 +242,21 @@ export class McpTransportController {
 
   /** One token per `tools/call` or `resources/read` message (100 per minute per address). */
   private async admitToolCalls(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
-    for (const message of messagesOf(request.body).filter(isDocumentRead)) {
+    const reads = messagesOf(request.body).filter(isDocumentRead);
+    // A batch that can never fit the per-minute rate is refused before it spends it (a probe's batch
+    // of 105 reads spent the whole minute and was served nothing).
+    if (reads.length > MCP_RATE_LIMITS.toolCalls.capacity) {
+      this.reject(
+        reply,
+        400,
+        jsonRpcError(
+          ErrorCode.InvalidRequest,
+          `Invalid Request: at most ${MCP_RATE_LIMITS.toolCalls.capacity} tool calls and resource reads in one batch`,
+        ),
+      );
+      return false;
+    }
+    for (const message of reads) {
       const take = await this.rateLimits.take(
         `mcp:tools:${clientAddressKey(request.ip)}`,
         MCP_RATE_LIMITS.toolCalls,

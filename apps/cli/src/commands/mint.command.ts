@@ -109,10 +109,12 @@ export const mintCommand: CliCommand = {
     const family = await readCredentials(familyFile, '--family-key');
     const ledger = await readLedgerFile(ledgerFile).catch((error: NodeJS.ErrnoException) => {
       // A file system error in one line of our own (Node's text repeats the path and the call).
-      if (typeof error.code === 'string')
+      if (error.code === 'ENOENT')
         throw new CliError(
-          `cannot read ${ledgerFile} (${error.code}): start the API once to create the development ledger, or name one with --ledger`,
+          `cannot read ${ledgerFile} (ENOENT): start the API once to create the development ledger, or name one with --ledger`,
         );
+      // Not a regular file (a FIFO, a device), over 64 MiB, no permission: what is there is the problem.
+      if (typeof error.code === 'string') throw new CliError(`cannot read ${ledgerFile} (${error.code})`);
       throw new CliError(error.message);
     });
     // The family root is the ledger's bc=…;sc=…;id=… passport owned by the family key.

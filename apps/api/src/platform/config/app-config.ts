@@ -270,7 +270,7 @@ function corsOriginList(entries: string[]): readonly string[] | '*' {
     if (origin !== entry.toLowerCase().replace(/\/$/, '') || origin === undefined)
       throw new ConfigError(
         'CORS_ORIGINS',
-        `must be * or a comma-separated list of origins such as https://app.example, without a path (got "${entry}")`,
+        `must be * or a comma-separated list of origins written as a browser sends them: http(s)://host[:port], no path, the default port left out, an international host in punycode${origin ? ` (got "${entry}", meaning "${origin}")` : ` (got "${entry}")`}`,
       );
     return origin;
   });

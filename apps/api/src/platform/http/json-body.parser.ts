@@ -18,11 +18,21 @@ export const JSON_CONTENT_TYPES: readonly (string | RegExp)[] = [
 export function registerJsonBodyParser(fastify: FastifyInstance, bodyLimit: number): void {
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   const parser: FastifyBodyParser<string> = (request, text, done) => {
-    if (
-      !declaresUtf8OrNoCharset(request.headers['content-type']) ||
-      !isIdentityCoding(request.headers['content-encoding'])
-    ) {
+    if (!declaresUtf8OrNoCharset(request.headers['content-type'])) {
       done(new AppError('UNSUPPORTED_MEDIA_TYPE'), undefined);
+      return;
+    }
+    const coding = request.headers['content-encoding'];
+    if (!isIdentityCoding(coding)) {
+      // The body may well be JSON: say that the coding is what is refused.
+      done(
+        new AppError(
+          'UNSUPPORTED_MEDIA_TYPE',
+          { contentEncoding: String(coding).slice(0, 64), supported: ['identity'] },
+          'Request bodies must be sent without a content coding (Content-Encoding: identity or none).',
+        ),
+        undefined,
+      );
       return;
     }
     if (text.trim() === '') {
