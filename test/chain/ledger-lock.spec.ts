@@ -22,6 +22,7 @@ import {
 } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import {
   LedgerLockedError,
@@ -32,10 +33,17 @@ import {
 import { withLedgerLock } from '../../libs/passport-adapters/src/ledger/ledger-lock.js';
 
 const writerScript = join(dirname(fileURLToPath(import.meta.url)), 'support', 'ledger-writer.ts');
-let namespace: string;
+/** This host's line of a lock (pid namespace and boot), as the writers write it. */
+let host: string;
 beforeAll(async () => {
-  namespace = await readlink('/proc/self/ns/pid');
+  host = `${await readlink('/proc/self/ns/pid')}@${(await readFile('/proc/sys/kernel/random/boot_id', 'utf8')).trim()}`;
 });
+/** When process `pid` started (/proc/<pid>/stat field 22). */
+const startOf = async (pid: number | 'self') => {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+};
+const lockText = (pid: number, start: string, token = 'a-token') => `${pid}\n${token}\n${host}\n${start}\n`;
 let dir: string;
 let file: string;
 let lock: string;
@@ -86,7 +94,7 @@ it('concurrent writers over an abandoned lock lose nothing (10 rounds of 12)', a
 it('writer processes, some dying inside the lock: never two inside at once, nothing lost', async () => {
   const holders = join(dir, 'holders');
   await mkdir(holders);
-  await writeFile(lock, `${deadPid()}\n${'t'.repeat(18)}\n${namespace}\n`);
+  await writeFile(lock, lockText(deadPid(), '12345'));
   const writers = Array.from({ length: 6 }, (_, i) =>
     fork(writerScript, [file, holders, '4', `w${String.fromCharCode(97 + i)}`, i % 3 === 0 ? '1' : '0'], {
       execArgv: ['--import', 'tsx'],
@@ -122,10 +130,12 @@ it('writer processes, some dying inside the lock: never two inside at once, noth
 it('a live writer is waited for, however its lock looks, until 20 × staleMs; then LedgerLockedError', async () => {
   const writer = spawn('sleep', ['30']);
   try {
-    await writeFile(lock, `${writer.pid}\nsomeone-else\n${namespace}\n`);
+    await new Promise((resolve) => writer.once('spawn', resolve));
+    const text = lockText(writer.pid!, await startOf(writer.pid!), 'someone-else');
+    await writeFile(lock, text);
     await age(lock, 120);
     await expect(append('aaaaaaaaaaaa', { lockTimeoutMs: 200 })).rejects.toBeInstanceOf(LedgerLockedError);
-    expect(await readFile(lock, 'utf8')).toBe(`${writer.pid}\nsomeone-else\n${namespace}\n`);
+    expect(await readFile(lock, 'utf8')).toBe(text);
     await age(lock, 601);
     await append('bbbbbbbbbbbb', { lockTimeoutMs: 200 });
     expect(await ledgerIds()).toEqual(['bbbbbbbbbbbb']);
@@ -135,24 +145,38 @@ it('a live writer is waited for, however its lock looks, until 20 × staleMs; th
 });
 
 it('a lock of a process that is gone is taken over at once, however young', async () => {
-  await writeFile(lock, `${deadPid()}\ntoken\n${namespace}\n`);
+  await writeFile(lock, lockText(deadPid(), '12345'));
   await append('aaaaaaaaaaaa', { lockTimeoutMs: 100 });
   expect(await ledgerIds()).toEqual(['aaaaaaaaaaaa']);
   await expect(stat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
 });
 
 // A review: in a container the server is pid 1 on every start, so a lock left by a killed start names
-// the live pid of the next one.
-it('a lock naming this very process with a token it does not hold is a dead incarnation: taken over at once', async () => {
-  await writeFile(lock, `${process.pid}\nan-earlier-start\n${namespace}\n`);
+// the live pid of the next one; and a live pid may have been reused by another process.
+it('a lock naming a live pid that started at another time (this very process included) is taken over at once', async () => {
+  await writeFile(lock, lockText(process.pid, '1'));
   await append('aaaaaaaaaaaa', { lockTimeoutMs: 100 });
-  expect(await ledgerIds()).toEqual(['aaaaaaaaaaaa']);
+  const writer = spawn('sleep', ['30']);
+  try {
+    await new Promise((resolve) => writer.once('spawn', resolve));
+    await writeFile(lock, lockText(writer.pid!, '1'));
+    await append('bbbbbbbbbbbb', { lockTimeoutMs: 100 });
+  } finally {
+    writer.kill();
+  }
+  expect(await ledgerIds()).toEqual(['aaaaaaaaaaaa', 'bbbbbbbbbbbb']);
 });
 
-// A review: a pid of another pid namespace (another container, the host) says nothing here.
-it('a lock of another pid namespace or of an older version cannot be judged by pid: abandoned after staleMs', async () => {
+// A review: another copy of the adapters in this process (a worker thread, a bundle) holds its lock.
+it('a lock of this very process, same start, is a live writer: waited for', async () => {
+  await writeFile(lock, lockText(process.pid, await startOf('self')));
+  await expect(append('aaaaaaaaaaaa', { lockTimeoutMs: 100 })).rejects.toBeInstanceOf(LedgerLockedError);
+});
+
+// A review: a pid of another host or boot (shared storage, another container) says nothing here.
+it('a lock of another host or boot, or of an older version, cannot be judged by pid: abandoned after staleMs', async () => {
   for (const [text, tokenId] of [
-    [`${deadPid()}\ntoken\npid:[1]\n`, 'bbbbbbbbbbbb'],
+    [`${deadPid()}\ntoken\npid:[1]@another-boot\n12345\n`, 'bbbbbbbbbbbb'],
     [`${deadPid()}\n`, 'cccccccccccc'],
   ]) {
     await writeFile(lock, text);
@@ -163,6 +187,15 @@ it('a lock of another pid namespace or of an older version cannot be judged by p
     await append(tokenId, { lockTimeoutMs: 100, staleMs: 30_000 });
   }
   expect(await ledgerIds()).toHaveLength(2);
+});
+
+// A review: a writer killed while it held the takeover file blocked every takeover for 30 s.
+it('a takeover file of a writer that is gone is removed at once', async () => {
+  await writeFile(lock, lockText(deadPid(), '12345'));
+  await writeFile(`${lock}.takeover`, lockText(deadPid(), '12345'));
+  await append('aaaaaaaaaaaa', { lockTimeoutMs: 300 });
+  expect(await ledgerIds()).toEqual(['aaaaaaaaaaaa']);
+  expect((await readdir(dir)).sort()).toEqual(['ledger.json']);
 });
 
 it('an unreadable lock younger than staleMs is waited for', async () => {
@@ -203,18 +236,25 @@ it('a ledger replaced while a change was made is changed again on what is there 
 // A probe: a dangling symlink or a socket at the lock's path made mint spin forever (O_EXCL refuses
 // them, and the lock could not be opened, so it read as "gone"); a directory gave EISDIR.
 it('whatever else sits at the lock path is an unreadable lock: waited for, then abandoned after staleMs', async () => {
-  for (const make of [() => symlink(join(dir, 'nowhere'), lock), () => mkdir(lock)]) {
+  const socket = createServer();
+  const makers = [
+    () => symlink(join(dir, 'nowhere'), lock),
+    () => mkdir(lock),
+    () => new Promise<void>((resolve) => socket.listen(lock, resolve)),
+  ];
+  for (const make of makers) {
     await make();
     await expect(append('aaaaaaaaaaaa', { lockTimeoutMs: 200, staleMs: 30_000 })).rejects.toBeInstanceOf(
       LedgerLockedError,
     );
     await lutimes(lock, new Date(Date.now() - 31_000), new Date(Date.now() - 31_000));
-    await append(`${'b'.repeat(11)}${(await ledgerIds()).length === 0 ? 'a' : 'b'}`, {
+    await append(`${'b'.repeat(11)}${'abc'[(await ledgerIds()).length]}`, {
       lockTimeoutMs: 200,
       staleMs: 30_000,
     });
   }
-  expect(await ledgerIds()).toEqual(['bbbbbbbbbbba', 'bbbbbbbbbbbb']);
+  socket.close();
+  expect(await ledgerIds()).toEqual(['bbbbbbbbbbba', 'bbbbbbbbbbbb', 'bbbbbbbbbbbc']);
   await expect(lstat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
 });
 

@@ -1,29 +1,31 @@
 /**
  * The exclusive lock of ledger writers (`<ledger>.lock`): a file created with O_EXCL holding
- * `<pid>\n<token>\n<pid namespace>\n`. Found by a probe: two writers could both take over one stale lock
- * (each saw it stale, the second removed the first's fresh lock), and a release removed whatever lock
- * was there, so concurrent mints printed passports that were then missing from the ledger. Now:
- * - a lock is abandoned when its writer is known to be gone: its pid names no process in this pid
- *   namespace, or it names this very process with a token this process does not hold (a restarted
- *   container runs as pid 1 every time); a lock made in another pid namespace (another container, the
- *   host), an unreadable one, or one of an older version without a namespace cannot be judged that way
- *   and is abandoned once older than `staleMs`; any lock older than `ABANDONED_AFTER_STALE_PERIODS` ×
- *   `staleMs` is abandoned whatever it says (a pid another process reused after a crash). Otherwise its
- *   writer is waited for;
+ * `<pid>\n<token>\n<host>\n<start>\n`, where `host` names the pid namespace and the boot
+ * (`pid:[…]@<boot id>`) and `start` the process's start time (clock ticks since boot, /proc). Found by a
+ * probe: two writers could both take over one stale lock (each saw it stale, the second removed the
+ * first's fresh lock), and a release removed whatever lock was there, so concurrent mints printed
+ * passports that were then missing from the ledger. Now:
+ * - a lock made on this host since this boot is judged by its process: abandoned when its pid names no
+ *   process, or names one that started at another time (the pid was reused, or it is this process's
+ *   own earlier incarnation: a restarted container is pid 1 again); otherwise its writer is waited
+ *   for. A lock of another host or boot (shared storage, another container's pid namespace), an
+ *   unreadable one or one of an older version cannot be judged so, and is abandoned once older than
+ *   `staleMs`; any lock older than `ABANDONED_AFTER_STALE_PERIODS` × `staleMs` is abandoned whatever it
+ *   says;
  * - an abandoned lock is removed by one writer at a time, the holder of a second exclusive file
- *   (`<lock>.takeover`, itself abandoned only once older than `staleMs`: its work takes milliseconds),
- *   which judges the lock again once it holds that file and removes it only if the file at the path is
- *   still the one judged (device, inode, mtime and size; age and content read from one open
- *   descriptor), so a fresh lock is never removed; whatever else sits at the lock's path (a directory,
- *   a symlink, a socket) is an unreadable lock;
+ *   (`<lock>.takeover`, judged by the same rules), which judges the lock again once it holds that file
+ *   and removes it only if the file at the path is still the one judged (device, inode, mtime and
+ *   size; age and content read from one open descriptor), so a fresh lock is never removed; whatever
+ *   else sits at the lock's path (a symlink, a socket, an empty directory) is an unreadable lock;
  * - a writer releases only its own lock (its token);
  * - a lock whose write fails (a full disk) is removed at once, not left to block the next writers.
  * Writers also check, before their rename, that the ledger is still the file they read
  * (`updateLedgerFile`), which narrows what two holders at once could do to a window of microseconds.
+ * The lock protocol assumes Linux's /proc; elsewhere every lock is judged by age.
  */
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { lstat, open, readlink, rm } from 'node:fs/promises';
+import { lstat, open, readFile, readlink, rm, rmdir } from 'node:fs/promises';
 
 /** Another writer holds the ledger's lock past the wait: nothing was written; retry later. */
 export class LedgerLockedError extends Error {
@@ -45,9 +47,6 @@ export interface LedgerLockOptions {
   /** Age after which a lock whose writer cannot be judged is abandoned (default 30 s). */
   readonly staleMs?: number;
 }
-
-/** Tokens of the locks this process holds (a lock naming this pid with another token is a dead incarnation's). */
-const heldTokens = new Set<string>();
 
 /** Runs `work` holding the lock `lock`; throws LedgerLockedError when it cannot be had in time. */
 export async function withLedgerLock<T>(
@@ -80,18 +79,33 @@ async function acquire(lock: string, timeoutMs: number, staleMs: number): Promis
   }
 }
 
-let pidNamespace: Promise<string> | undefined;
+let hostIdentity: Promise<string> | undefined;
 
-/** This process's pid namespace (`pid:[4026531836]`), or `unknown` where /proc does not say. */
-function ownPidNamespace(): Promise<string> {
-  pidNamespace ??= readlink('/proc/self/ns/pid').catch(() => 'unknown');
-  return pidNamespace;
+/** This process's pid namespace and boot (`pid:[4026531836]@<boot id>`), or `unknown` without /proc. */
+function ownHost(): Promise<string> {
+  hostIdentity ??= Promise.all([
+    readlink('/proc/self/ns/pid'),
+    readFile('/proc/sys/kernel/random/boot_id', 'utf8'),
+  ])
+    .then(([namespace, boot]) => `${namespace}@${boot.trim()}`)
+    .catch(() => 'unknown');
+  return hostIdentity;
+}
+
+/** When process `pid` started (clock ticks since boot, /proc/<pid>/stat field 22); undefined when there is none. */
+async function processStart(pid: number | 'self'): Promise<string | undefined> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces and parentheses: count from the last ')'.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
 }
 
 async function newLockContent(): Promise<string> {
   const token = randomBytes(9).toString('hex');
-  heldTokens.add(token);
-  return `${process.pid}\n${token}\n${await ownPidNamespace()}\n`;
+  return `${process.pid}\n${token}\n${await ownHost()}\n${(await processStart('self')) ?? 'unknown'}\n`;
 }
 
 /** Creates `file` with O_EXCL and writes `content`; a failed write removes the file again. */
@@ -122,9 +136,9 @@ async function takeOverIfAbandoned(lock: string, staleMs: number): Promise<boole
     await createExclusive(takeover, content);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    // Another writer is taking over; its file is removed only if it stayed far past that work's length.
+    // Another writer is taking over; its file is removed when that writer is gone, by the lock's rules.
     const other = await inspect(takeover);
-    if (other !== null && Date.now() - other.mtimeMs > staleMs) await removeIfStill(takeover, other);
+    if (other !== null && (await isAbandoned(other, staleMs))) await removeIfStill(takeover, other);
     return false;
   }
   try {
@@ -186,38 +200,31 @@ async function removeIfStill(file: string, judged: LockFile): Promise<void> {
   const now = await lstat(file).catch(() => null);
   if (now === null || now.dev !== judged.dev || now.ino !== judged.ino) return;
   if (now.mtimeMs !== judged.mtimeMs || now.size !== judged.size) return;
-  await rm(file, { force: true, recursive: judged.directory });
+  // A directory only when empty (rmdir): a tree at the lock's path is nobody's lock to delete.
+  if (judged.directory) await rmdir(file).catch(() => undefined);
+  else await rm(file, { force: true });
 }
 
 async function isAbandoned(lock: LockFile, staleMs: number): Promise<boolean> {
   const ageMs = Date.now() - lock.mtimeMs;
   if (ageMs > staleMs * ABANDONED_AFTER_STALE_PERIODS) return true;
-  const [pidText, token, namespace] = lock.text.split('\n');
+  const [pidText, , host, start] = lock.text.split('\n');
   const pid = Number(pidText);
+  const here = await ownHost();
   const judgeable =
     Number.isSafeInteger(pid) &&
     pid > 0 &&
-    namespace !== undefined &&
-    namespace !== 'unknown' &&
-    namespace === (await ownPidNamespace());
+    here !== 'unknown' &&
+    host === here &&
+    start !== undefined &&
+    start !== 'unknown';
   if (!judgeable) return ageMs > staleMs;
-  if (pid === process.pid) return !heldTokens.has(token ?? '');
-  return !isProcessAlive(pid);
-}
-
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists, under another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  // No such process (ESRCH), or one that started at another time than the lock's writer.
+  return (await processStart(pid)) !== start;
 }
 
 /** Removes `lock` only when it is still the one this writer made. */
 async function releaseOwn(lock: string, content: string): Promise<void> {
-  heldTokens.delete(content.split('\n')[1] ?? '');
   const current = await inspect(lock);
   if (current?.text === content) await removeIfStill(lock, current);
 }
