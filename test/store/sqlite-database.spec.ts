@@ -16,6 +16,7 @@ import {
   SqliteDatabase,
   SqliteRateLimitStore,
   SqliteReplayStore,
+  SqliteFileDetachedError,
   SqliteSessionStore,
   WAL_AUTOCHECKPOINT_PAGES,
 } from '@passport/adapters/sqlite';
@@ -99,6 +100,17 @@ describe('SqliteDatabase', () => {
     expect(() => SqliteDatabase.open('/proc/passport-test.db')).toThrow(
       /^cannot open the SQLite database \/proc\/passport-test\.db: .*unable to open database file \(is its directory writable\?\)$/,
     );
+  });
+
+  // A review: the WAL's identity was taken at the first write, so one deleted before it went unseen.
+  it('a WAL deleted before any write is found by the first write, which is refused', () => {
+    const db = open();
+    rmSync(`${file}-wal`);
+    rmSync(`${file}-shm`, { force: true });
+    expect(() => db.immediate(() => db.statement('DELETE FROM rate_buckets').run())).toThrow(
+      SqliteFileDetachedError,
+    );
+    expect(db.detached).toBe('deleted');
   });
 
   it('creates the directory and file, in WAL mode with busy_timeout and synchronous=NORMAL', () => {

@@ -214,6 +214,10 @@ export class SqliteDatabase {
     this.db = db;
     const info = file === ':memory:' ? undefined : statSync(file, { throwIfNoEntry: false });
     this.opened = info ? { dev: info.dev, ino: info.ino } : undefined;
+    // The WAL exists once the connection has read in WAL mode (the migration did): taken now, so a
+    // WAL deleted before the first write is found too (a review).
+    const wal = info ? statSync(`${file}-wal`, { throwIfNoEntry: false }) : undefined;
+    this.walOpened = wal ? { dev: wal.dev, ino: wal.ino } : undefined;
     if (checkpointer) {
       const frameBytes = 24 + (db.pragma('page_size', { simple: true }) as number);
       this.walHardLimitBytes = walHardLimitPages * frameBytes;
