@@ -18,19 +18,23 @@
 const UNSAFE_SCHEMES: ReadonlySet<string> = new Set(['javascript', 'vbscript', 'data', 'file', 'blob']);
 
 /**
- * Characters that change how the text around them is shown or hide text in it: controls, lone
- * surrogates, line and paragraph separators, every format character (Trojan Source's bidi set,
- * zero-width spaces, soft hyphens, the tag characters) but the zero-width joiner and non-joiner, which
- * emoji sequences and several scripts need; the variation selectors but U+FE0F (emoji presentation)
- * after a character of its own; and the blank fillers (Hangul fillers, the braille blank, the combining
- * grapheme joiner). Tag characters and runs of variation selectors carry text invisible to a reader but
- * not to an LLM agent reading the listing (a review, then a probe, found each channel).
+ * Characters that change how the text around them is shown or hide text in it, each replaced by U+FFFD:
+ * controls, lone surrogates, line and paragraph separators, format characters and every default-
+ * ignorable code point (bidi controls, zero-width spaces, soft hyphens, tag characters, variation
+ * selectors, Hangul fillers, unassigned ignorables), and the braille blank; except the zero-width
+ * joiner and non-joiner alone (emoji sequences, several scripts), an emoji's U+FE0F after a character
+ * of its own, and an ideographic variation selector after an ideograph (Japanese names). Tag
+ * characters, runs of variation selectors and runs of zero-width joiners carry text invisible to a
+ * reader but not to an LLM agent reading the listing (a review and two probes found these channels).
  */
 const DISPLAY_CONTROL =
-  /(?![\u200c\u200d])[\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]|[\ufe00-\ufe0e\u{e0100}-\u{e01ef}\u034f\u115f\u1160\u3164\uffa0\u2800]|(?<=^|[\ufe00-\ufe0f\u{e0100}-\u{e01ef}])\ufe0f/u;
+  /(?![\u200c\u200d\ufe0f\u{e0100}-\u{e01ef}])[\p{Cc}\p{Cs}\p{Cf}\p{Default_Ignorable_Code_Point}\u2028\u2029\u2800]|(?<!\p{Unified_Ideograph})[\u{e0100}-\u{e01ef}]|(?<=^|[\p{Default_Ignorable_Code_Point}\p{Cf}])\ufe0f|[\u200c\u200d]{2,}/u;
 const DISPLAY_CONTROL_ALL = new RegExp(DISPLAY_CONTROL.source, 'gu');
-/** More combining marks on one character than any script writes (stacked "Zalgo" text hides what is under it). */
-const MARK_RUN = /(\p{M}{8})\p{M}+/gu;
+/**
+ * More combining marks on one character than any script writes (stacked "Zalgo" text hides what is
+ * under it); zero-width joiners between them do not break the run.
+ */
+const MARK_RUN = /((?:\p{M}[\u200c\u200d]*){8})[\p{M}\u200c\u200d]+/gu;
 
 /**
  * A self-declared name as it may be shown: display controls replaced by U+FFFD, runs of combining

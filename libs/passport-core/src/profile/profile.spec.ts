@@ -132,6 +132,16 @@ describe('buildPublicProfile', () => {
       'Ada\ufffd\ufffd\ufffd \ufffd\ufffd\ufffd❤\ufe0f\ufffd',
     );
     expect(profileText(`e${'\u0301'.repeat(50)}x`)).toBe(`e${'\u0301'.repeat(8)}x`);
+    // A second review: runs of zero-width joiners (a classic hidden alphabet), unassigned ignorables,
+    // Mongolian and Khmer invisible marks; marks interleaved with joiners; a Japanese name's
+    // ideographic variation selector and emoji sequences stay.
+    expect(profileText('a\u200d\u200db\u{e01f5}\u180b\u17b4\ufff0c')).toBe(
+      'a\ufffdb\ufffd\ufffd\ufffd\ufffdc',
+    );
+    expect(profileText(`e${'\u0301\u200d'.repeat(20)}x`)).toBe(`e${'\u0301\u200d'.repeat(8)}x`);
+    expect(profileText('葛\u{e0100}城 👨\u200d👩\u200d👧 ❤\ufe0f')).toBe(
+      '葛\u{e0100}城 👨\u200d👩\u200d👧 ❤\ufe0f',
+    );
     expect(agentListItem(rec('bjbvcjzqbdsj', { userselected_dn: 'Creature=a\\0ab' })).creature).toBe(
       'a\ufffdb',
     );
