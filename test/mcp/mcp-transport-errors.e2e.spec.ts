@@ -380,3 +380,32 @@ describe('/mcp: a batch larger than the tool-call rate', () => {
     }
   });
 });
+
+describe('/mcp: a batch the tool-call bucket cannot hold whole', () => {
+  // A review: such a batch took tokens until refused, so it drained the bucket and was served nothing.
+  it('is refused after its first token, with Retry-After for what is missing; single reads still pass', async () => {
+    const t = await startMcpTestApp();
+    try {
+      const id = await openRawSession(t.baseUrl);
+      const headers = { 'mcp-session-id': id, 'mcp-protocol-version': '2025-03-26' };
+      const batch = (n: number, from: number) =>
+        Array.from({ length: n }, (_, i) => ({
+          jsonrpc: '2.0',
+          id: from + i,
+          method: 'resources/read',
+          params: { uri: 'doc:discovery' },
+        }));
+      expect((await probe(t.baseUrl, { headers, body: batch(60, 1) })).status).toBe(200);
+      const refused = await probe(t.baseUrl, { headers, body: batch(60, 100) });
+      expect(refused.status).toBe(429);
+      expect((refused.body as { error: { message: string } }).error.message).toMatch(
+        /needs 60, 40 are available/,
+      );
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(11);
+      for (let i = 0; i < 30; i++)
+        expect((await probe(t.baseUrl, { headers, body: batch(1, 200 + i)[0] })).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+});

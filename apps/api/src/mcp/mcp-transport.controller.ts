@@ -256,18 +256,34 @@ export class McpTransportController {
       );
       return false;
     }
-    for (const message of reads) {
+    const policy = MCP_RATE_LIMITS.toolCalls;
+    for (const [index, message] of reads.entries()) {
       const take = await this.rateLimits.take(
         `mcp:tools:${clientAddressKey(request.ip)}`,
-        MCP_RATE_LIMITS.toolCalls,
+        policy,
         Date.now(),
       );
+      const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
       if (!take.allowed) {
-        const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
         this.tooMany(
           reply,
           take.retryAfterMs,
           jsonRpcError(RPC_TRANSPORT_ERROR, 'MCP tool-call rate limit exceeded', id),
+        );
+        return false;
+      }
+      // A batch the bucket cannot hold whole is refused after its first token, not after draining it
+      // (a review: a client obeying Retry-After drained it on every retry and was never served).
+      const short = reads.length - 1 - take.remaining;
+      if (index === 0 && short > 0) {
+        this.tooMany(
+          reply,
+          Math.ceil(short / policy.refillPerMs),
+          jsonRpcError(
+            RPC_TRANSPORT_ERROR,
+            `MCP tool-call rate limit exceeded: this batch needs ${reads.length}, ${take.remaining + 1} are available`,
+            id,
+          ),
         );
         return false;
       }
