@@ -27,14 +27,16 @@ const UNSAFE_SCHEMES: ReadonlySet<string> = new Set(['javascript', 'vbscript', '
  * characters, runs of variation selectors and runs of zero-width joiners carry text invisible to a
  * reader but not to an LLM agent reading the listing (a review and two probes found these channels).
  */
+// The joiners and U+FE0F are written as alternatives, not inside a character class, where a reader
+// would take them for part of a joined sequence (and lint refuses them).
 const DISPLAY_CONTROL =
-  /(?![\u200c\u200d\ufe0f\u{e0100}-\u{e01ef}])[\p{Cc}\p{Cs}\p{Cf}\p{Default_Ignorable_Code_Point}\u2028\u2029\u2800]|(?<!\p{Unified_Ideograph})[\u{e0100}-\u{e01ef}]|(?<=^|[\p{Default_Ignorable_Code_Point}\p{Cf}])\ufe0f|[\u200c\u200d]{2,}/u;
+  /(?!\u200c|\u200d|\ufe0f|[\u{e0100}-\u{e01ef}])[\p{Cc}\p{Cs}\p{Cf}\p{Default_Ignorable_Code_Point}\u2028\u2029\u2800]|(?<!\p{Unified_Ideograph})[\u{e0100}-\u{e01ef}]|(?<=^|[\p{Default_Ignorable_Code_Point}\p{Cf}])\ufe0f|(?:\u200c|\u200d){2,}/u;
 const DISPLAY_CONTROL_ALL = new RegExp(DISPLAY_CONTROL.source, 'gu');
 /**
  * More combining marks on one character than any script writes (stacked "Zalgo" text hides what is
  * under it); zero-width joiners between them do not break the run.
  */
-const MARK_RUN = /((?:\p{M}[\u200c\u200d]*){8})[\p{M}\u200c\u200d]+/gu;
+const MARK_RUN = /((?:\p{M}(?:\u200c|\u200d)*){8})(?:\p{M}|\u200c|\u200d)+/gu;
 
 /**
  * A self-declared name as it may be shown: display controls replaced by U+FFFD, runs of combining
