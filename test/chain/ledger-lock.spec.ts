@@ -268,3 +268,37 @@ it("the lock's holder removes temp files left by writers killed mid-write, once 
   await append('aaaaaaaaaaaa', { staleMs: 30_000 });
   expect((await readdir(dir)).sort()).toEqual(['.ledger.json.12346.a1b2c3d4e5f7.tmp', 'ledger.json']);
 });
+
+// A probe: a writer killed and not yet reaped (a zombie: a container whose pid 1 reaps nothing) kept
+// its /proc entry and start time, and blocked every mint for 10 minutes.
+it('a lock of a zombie writer is taken over at once', async () => {
+  // `sleep 0` ends at once, and its parent (the shell, become `sleep 5`) never reaps it.
+  const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 5']);
+  try {
+    const pid = Number(
+      await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(String(d)))),
+    );
+    let stat = '';
+    for (let i = 0; i < 200 && !stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z'); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    }
+    expect(stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')).toBe(true);
+    await writeFile(lock, lockText(pid, stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]));
+    await append('aaaaaaaaaaaa', { lockTimeoutMs: 300 });
+    expect(await ledgerIds()).toEqual(['aaaaaaaaaaaa']);
+  } finally {
+    parent.kill();
+  }
+});
+
+// A probe: a non-empty directory at the lock path was "removed" (rmdir failed quietly) over and over.
+it('a lock path that cannot be removed (a non-empty directory) is refused in time and left as it is', async () => {
+  await mkdir(join(lock, 'inside'), { recursive: true });
+  const then = new Date(Date.now() - 31_000);
+  await utimes(lock, then, then);
+  await expect(append('aaaaaaaaaaaa', { lockTimeoutMs: 300, staleMs: 30_000 })).rejects.toBeInstanceOf(
+    LedgerLockedError,
+  );
+  expect((await readdir(lock)).sort()).toEqual(['inside']);
+});

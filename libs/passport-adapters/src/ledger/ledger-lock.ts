@@ -81,31 +81,45 @@ async function acquire(lock: string, timeoutMs: number, staleMs: number): Promis
 
 let hostIdentity: Promise<string> | undefined;
 
-/** This process's pid namespace and boot (`pid:[4026531836]@<boot id>`), or `unknown` without /proc. */
+/**
+ * This process's pid namespace and boot (`pid:[4026531836]@<boot id>`), or `unknown` without /proc or
+ * when the /proc mounted here is another pid namespace's (its pids are not ours: a probe under
+ * `unshare --pid` without its own /proc had every lock judged abandoned).
+ */
 function ownHost(): Promise<string> {
   hostIdentity ??= Promise.all([
     readlink('/proc/self/ns/pid'),
     readFile('/proc/sys/kernel/random/boot_id', 'utf8'),
+    readlink('/proc/self'),
   ])
-    .then(([namespace, boot]) => `${namespace}@${boot.trim()}`)
+    .then(([namespace, boot, self]) =>
+      self === String(process.pid) ? `${namespace}@${boot.trim()}` : 'unknown',
+    )
     .catch(() => 'unknown');
   return hostIdentity;
 }
 
-/** When process `pid` started (clock ticks since boot, /proc/<pid>/stat field 22); undefined when there is none. */
+/**
+ * When process `pid` started (clock ticks since boot, /proc/<pid>/stat field 22): undefined when there
+ * is no such process or it has ended (a zombie: killed, not yet reaped, which blocked mints for 10 min
+ * in a probe); `unreadable` when /proc will not say (hidepid, another user), so the lock is judged by age.
+ */
 async function processStart(pid: number | 'self'): Promise<string | undefined> {
+  let stat: string;
   try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) may hold spaces and parentheses: count from the last ')'.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
+    stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : 'unreadable';
   }
+  // The command name (field 2) may hold spaces and parentheses: count from the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return fields[0] === 'Z' || fields[0] === 'X' ? undefined : fields[19];
 }
 
 async function newLockContent(): Promise<string> {
   const token = randomBytes(9).toString('hex');
-  return `${process.pid}\n${token}\n${await ownHost()}\n${(await processStart('self')) ?? 'unknown'}\n`;
+  const start = await processStart('self');
+  return `${process.pid}\n${token}\n${await ownHost()}\n${start === undefined || start === 'unreadable' ? 'unknown' : start}\n`;
 }
 
 /** Creates `file` with O_EXCL and writes `content`; a failed write removes the file again. */
@@ -145,8 +159,9 @@ async function takeOverIfAbandoned(lock: string, staleMs: number): Promise<boole
     // Judged again now that no other takeover runs: the first look may be of a lock another takeover
     // has replaced since, whose new file can even reuse the freed inode number (a probe).
     const current = await inspect(lock);
-    if (current !== null && (await isAbandoned(current, staleMs))) await removeIfStill(lock, current);
-    return true;
+    if (current === null) return true;
+    // Not removable (a non-empty directory): the caller waits rather than spinning (a probe).
+    return (await isAbandoned(current, staleMs)) && (await removeIfStill(lock, current));
   } finally {
     await releaseOwn(takeover, content);
   }
@@ -195,14 +210,25 @@ async function inspect(file: string): Promise<LockFile | null> {
   }
 }
 
-/** Removes `file` only if it is still the file `judged` (device, inode, modification time and size). */
-async function removeIfStill(file: string, judged: LockFile): Promise<void> {
+/** Whether the path no longer holds `judged` afterwards (removed, or gone): only if it is still that file (device, inode, mtime, size). */
+async function removeIfStill(file: string, judged: LockFile): Promise<boolean> {
   const now = await lstat(file).catch(() => null);
-  if (now === null || now.dev !== judged.dev || now.ino !== judged.ino) return;
-  if (now.mtimeMs !== judged.mtimeMs || now.size !== judged.size) return;
+  if (now === null) return true;
+  if (
+    now.dev !== judged.dev ||
+    now.ino !== judged.ino ||
+    now.mtimeMs !== judged.mtimeMs ||
+    now.size !== judged.size
+  )
+    return false;
   // A directory only when empty (rmdir): a tree at the lock's path is nobody's lock to delete.
-  if (judged.directory) await rmdir(file).catch(() => undefined);
-  else await rm(file, { force: true });
+  if (judged.directory)
+    return rmdir(file).then(
+      () => true,
+      () => false,
+    );
+  await rm(file, { force: true });
+  return true;
 }
 
 async function isAbandoned(lock: LockFile, staleMs: number): Promise<boolean> {
@@ -219,8 +245,10 @@ async function isAbandoned(lock: LockFile, staleMs: number): Promise<boolean> {
     start !== undefined &&
     start !== 'unknown';
   if (!judgeable) return ageMs > staleMs;
-  // No such process (ESRCH), or one that started at another time than the lock's writer.
-  return (await processStart(pid)) !== start;
+  // No such process (or only its zombie), or one that started at another time than the lock's writer.
+  const running = await processStart(pid);
+  if (running === 'unreadable') return ageMs > staleMs;
+  return running !== start;
 }
 
 /** Removes `lock` only when it is still the one this writer made. */
