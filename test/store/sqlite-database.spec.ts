@@ -113,6 +113,16 @@ describe('SqliteDatabase', () => {
     expect(db.detached).toBe('deleted');
   });
 
+  // A probe: with only the -shm deleted, a second process opened the file with a new one while this
+  // connection kept writing with the old, and the database came out malformed.
+  it('an -shm deleted under the connection is found by the next write, which is refused', () => {
+    const db = open();
+    rmSync(`${file}-shm`);
+    expect(() => db.immediate(() => db.statement('DELETE FROM rate_buckets').run())).toThrow(
+      SqliteFileDetachedError,
+    );
+  });
+
   it('creates the directory and file, in WAL mode with busy_timeout and synchronous=NORMAL', () => {
     open({ busyTimeoutMs: 1234 });
     const raw = new Database(file, { readonly: true });

@@ -278,7 +278,9 @@ export class McpTransportController {
       if (index === 0 && short > 0) {
         this.tooMany(
           reply,
-          Math.ceil(short / policy.refillPerMs),
+          // The token just taken is spent too: `short + 1` must refill (a probe's client, obeying a
+          // Retry-After one token short, was refused twice more).
+          Math.ceil((short + 1) / policy.refillPerMs),
           jsonRpcError(
             RPC_TRANSPORT_ERROR,
             `MCP tool-call rate limit exceeded: this batch needs ${reads.length}, ${take.remaining + 1} are available`,

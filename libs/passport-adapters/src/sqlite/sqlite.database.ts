@@ -199,6 +199,8 @@ export class SqliteDatabase {
   private readonly opened: { readonly dev: number; readonly ino: number } | undefined;
   /** The WAL file in use (device and inode), once seen: SQLite removes it only when the last connection closes. */
   private walOpened: { readonly dev: number; readonly ino: number } | undefined;
+  /** The -shm file in use (device and inode), once seen: removed with the WAL, never while open. */
+  private shmOpened: { readonly dev: number; readonly ino: number } | undefined;
   /** Set once the file at `file` (or its WAL) is no longer the one opened (`SqliteFileDetachedError`). */
   private detachedAs: 'deleted' | 'replaced' | undefined;
 
@@ -218,6 +220,10 @@ export class SqliteDatabase {
     // WAL deleted before the first write is found too (a review).
     const wal = info ? statSync(`${file}-wal`, { throwIfNoEntry: false }) : undefined;
     this.walOpened = wal ? { dev: wal.dev, ino: wal.ino } : undefined;
+    // The shared-memory index too: a deleted -shm let a second process open the file with a new one
+    // while this connection kept the old, and the database came out malformed (a probe).
+    const shm = info ? statSync(`${file}-shm`, { throwIfNoEntry: false }) : undefined;
+    this.shmOpened = shm ? { dev: shm.dev, ino: shm.ino } : undefined;
     if (checkpointer) {
       const frameBytes = 24 + (db.pragma('page_size', { simple: true }) as number);
       this.walHardLimitBytes = walHardLimitPages * frameBytes;
@@ -346,8 +352,8 @@ export class SqliteDatabase {
 
   /**
    * Throws SqliteFileDetachedError when the file at `file` is not the one this connection opened
-   * (deleted, or replaced by another file), or its WAL is not; two stat calls (~1 µs each) per write
-   * transaction, and before each single-statement write (`assertFileAttached` by the stores).
+   * (deleted, or replaced by another file), or its WAL or -shm is not; three stat calls (~1 µs each) per
+   * write transaction, and before each single-statement write (`assertFileAttached` by the stores).
    */
   assertFileAttached(): void {
     // A closed connection's WAL is gone by design; its statements fail on their own.
@@ -357,8 +363,8 @@ export class SqliteDatabase {
   }
 
   /**
-   * `deleted` or `replaced` when the database file, or its WAL once seen, is not the one in use: writes
-   * to a deleted WAL are lost at the next crash (a probe: `rm passport.db-wal` under load, then kill -9,
+   * `deleted` or `replaced` when the database file, its WAL or its -shm (each once seen) is not the one
+   * in use: writes to a deleted WAL are lost at the next crash (a probe: `rm passport.db-wal` under load, then kill -9,
    * and 650 lines verified after it verified again).
    */
   private detachment(): 'deleted' | 'replaced' | undefined {
@@ -366,13 +372,24 @@ export class SqliteDatabase {
     const now = statSync(this.file, { throwIfNoEntry: false });
     if (now === undefined) return 'deleted';
     if (now.ino !== opened.ino || now.dev !== opened.dev) return 'replaced';
-    const wal = statSync(`${this.file}-wal`, { throwIfNoEntry: false });
-    if (this.walOpened === undefined) {
-      if (wal !== undefined) this.walOpened = { dev: wal.dev, ino: wal.ino };
-      return undefined;
-    }
-    if (wal === undefined) return 'deleted';
-    return wal.ino !== this.walOpened.ino || wal.dev !== this.walOpened.dev ? 'replaced' : undefined;
+    const wal = this.sameSidecar('-wal', this.walOpened);
+    if (typeof wal !== 'object') return wal;
+    this.walOpened = wal.seen;
+    const shm = this.sameSidecar('-shm', this.shmOpened);
+    if (typeof shm !== 'object') return shm;
+    this.shmOpened = shm.seen;
+    return undefined;
+  }
+
+  /** A WAL or -shm file against the one in use: its identity when it is that one (or the first seen), else why not. */
+  private sameSidecar(
+    suffix: '-wal' | '-shm',
+    opened: { readonly dev: number; readonly ino: number } | undefined,
+  ): 'deleted' | 'replaced' | { readonly seen: { readonly dev: number; readonly ino: number } | undefined } {
+    const info = statSync(`${this.file}${suffix}`, { throwIfNoEntry: false });
+    if (opened === undefined) return { seen: info ? { dev: info.dev, ino: info.ino } : undefined };
+    if (info === undefined) return 'deleted';
+    return info.ino !== opened.ino || info.dev !== opened.dev ? 'replaced' : { seen: opened };
   }
 
   /** Why the file is no longer the one opened (`deleted`, `replaced`), once a write has found out; else undefined. */

@@ -20,18 +20,25 @@ const UNSAFE_SCHEMES: ReadonlySet<string> = new Set(['javascript', 'vbscript', '
 /**
  * Characters that change how the text around them is shown or hide text in it, each replaced by U+FFFD:
  * controls, lone surrogates, line and paragraph separators, format characters and every default-
- * ignorable code point (bidi controls, zero-width spaces, soft hyphens, tag characters, variation
- * selectors, Hangul fillers, unassigned ignorables), and the braille blank; except the zero-width
- * joiner and non-joiner alone (emoji sequences, several scripts), an emoji's U+FE0F after a character
- * of its own, and an ideographic variation selector after an ideograph (Japanese names). Tag
- * characters, runs of variation selectors and runs of zero-width joiners carry text invisible to a
- * reader but not to an LLM agent reading the listing (a review and two probes found these channels).
+ * ignorable code point (bidi controls, zero-width spaces, soft hyphens, tag characters, fillers,
+ * unassigned ignorables), and the braille blank; except a single zero-width joiner or non-joiner
+ * (emoji sequences, several scripts) and an emoji's U+FE0F. Tag characters and runs of zero-width
+ * joiners carry text invisible to a reader but not to an LLM agent reading the listing (a review and
+ * probes found these channels). The joiners and U+FE0F are written as alternatives, not inside a
+ * character class, where a reader would take them for part of a joined sequence (and lint refuses them).
  */
-// The joiners and U+FE0F are written as alternatives, not inside a character class, where a reader
-// would take them for part of a joined sequence (and lint refuses them).
 const DISPLAY_CONTROL =
-  /(?!\u200c|\u200d|\ufe0f|[\u{e0100}-\u{e01ef}])[\p{Cc}\p{Cs}\p{Cf}\p{Default_Ignorable_Code_Point}\u2028\u2029\u2800]|(?<!\p{Unified_Ideograph})[\u{e0100}-\u{e01ef}]|(?<=^|[\p{Default_Ignorable_Code_Point}\p{Cf}])\ufe0f|(?:\u200c|\u200d){2,}/u;
+  /(?!\u200c|\u200d|\ufe0f)[\p{Cc}\p{Cs}\p{Cf}\p{Default_Ignorable_Code_Point}\u2028\u2029\u2800]|(?:\u200c|\u200d){2,}/u;
 const DISPLAY_CONTROL_ALL = new RegExp(DISPLAY_CONTROL.source, 'gu');
+/**
+ * Variation selectors, removed rather than replaced: without one a character shows in its default
+ * form, and each one can carry a hidden byte (a probe hid "Ignore previous instructions" behind one
+ * ideographic variation selector per ideograph). Only an emoji's U+FE0F after a character of its own
+ * stays, so that emoji keep their colour form.
+ */
+const VARIATION_SELECTOR_ALL =
+  /[\ufe00-\ufe0e]|[\u180b-\u180d]|\u180f|[\u{e0100}-\u{e01ef}]|(?<=^|[\p{Default_Ignorable_Code_Point}\p{Cf}])\ufe0f/gu;
+
 /**
  * More combining marks on one character than any script writes (stacked "Zalgo" text hides what is
  * under it); zero-width joiners between them do not break the run.
@@ -44,7 +51,8 @@ const MARK_RUN = /((?:\p{M}(?:\u200c|\u200d)*){8})(?:\p{M}|\u200c|\u200d)+/gu;
  */
 export function profileText(value: string | null | undefined): string | null {
   if (typeof value !== 'string') return null;
-  const shown = DISPLAY_CONTROL.test(value) ? value.replace(DISPLAY_CONTROL_ALL, '\ufffd') : value;
+  const plain = value.replace(VARIATION_SELECTOR_ALL, '');
+  const shown = DISPLAY_CONTROL.test(plain) ? plain.replace(DISPLAY_CONTROL_ALL, '\ufffd') : plain;
   return shown.replace(MARK_RUN, '$1');
 }
 

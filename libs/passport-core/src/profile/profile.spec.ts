@@ -126,21 +126,21 @@ describe('buildPublicProfile', () => {
       rec('bjbvcjzqbdsj', { userselected_dn: 'NNSWF=a\\e2\\80\\8bb\\c2\\adc\\f3\\a0\\81\\81d\\e2\\80\\8ce' }),
     );
     expect(hidden.displayName).toBe('a\ufffdb\ufffdc\ufffdd\u200ce');
-    // A probe: variation selectors (U+E0100…) spelt out a hidden instruction; blank fillers and stacked
-    // combining marks passed too. An emoji's own U+FE0F stays.
+    // Probes: variation selectors (U+E0100…, one after each ideograph too) spelt out a hidden
+    // instruction: they are removed (the characters show in their default form); blank fillers and
+    // stacked combining marks passed too. An emoji's own U+FE0F stays.
     expect(profileText('Ada\u{e0131}\u{e0132}\ufe01 \u3164\u2800\u034f❤\ufe0f\ufe0f')).toBe(
-      'Ada\ufffd\ufffd\ufffd \ufffd\ufffd\ufffd❤\ufe0f\ufffd',
+      'Ada \ufffd\ufffd\ufffd❤\ufe0f',
     );
+    expect(profileText('一\u{e0149}一\u{e0167}一\u{e016e}')).toBe('一一一');
     expect(profileText(`e${'\u0301'.repeat(50)}x`)).toBe(`e${'\u0301'.repeat(8)}x`);
     // A second review: runs of zero-width joiners (a classic hidden alphabet), unassigned ignorables,
-    // Mongolian and Khmer invisible marks; marks interleaved with joiners; a Japanese name's
-    // ideographic variation selector and emoji sequences stay.
-    expect(profileText('a\u200d\u200db\u{e01f5}\u180b\u17b4\ufff0c')).toBe(
-      'a\ufffdb\ufffd\ufffd\ufffd\ufffdc',
-    );
+    // Mongolian and Khmer invisible marks; marks interleaved with joiners; emoji sequences stay, a
+    // Japanese name shows its ideographs in their default form.
+    expect(profileText('a\u200d\u200db\u{e01f5}\u180b\u17b4\ufff0c')).toBe('a\ufffdb\ufffd\ufffd\ufffdc');
     expect(profileText(`e${'\u0301\u200d'.repeat(20)}x`)).toBe(`e${'\u0301\u200d'.repeat(8)}x`);
-    expect(profileText('葛\u{e0100}城 👨\u200d👩\u200d👧 ❤\ufe0f')).toBe(
-      '葛\u{e0100}城 👨\u200d👩\u200d👧 ❤\ufe0f',
+    expect(profileText('葛\u{e0100}城 👨\u200d👩\u200d👧 ❤\ufe0f 1\ufe0f\u20e3')).toBe(
+      '葛城 👨\u200d👩\u200d👧 ❤\ufe0f 1\ufe0f\u20e3',
     );
     expect(agentListItem(rec('bjbvcjzqbdsj', { userselected_dn: 'Creature=a\\0ab' })).creature).toBe(
       'a\ufffdb',
