@@ -93,6 +93,16 @@ export class SqliteFileDetachedError extends Error {
   }
 }
 
+interface FileIdentity {
+  readonly dev: number;
+  readonly ino: number;
+}
+
+function identityAt(path: string): FileIdentity | undefined {
+  const info = statSync(path, { throwIfNoEntry: false });
+  return info ? { dev: info.dev, ino: info.ino } : undefined;
+}
+
 /** Tables whose row counts are kept by triggers in `row_counts` (COUNT(*) would scan the table). */
 export type CountedTable = 'replay_records' | 'sessions' | 'rate_buckets';
 
@@ -195,13 +205,13 @@ export class SqliteDatabase {
   private readonly walHardLimitBytes: number | undefined;
   /** `performance.now()` before which no truncation is tried again (after one that could not run). */
   private nextTruncationAt = 0;
-  /** The file this connection opened (device and inode); undefined for `:memory:`. */
-  private readonly opened: { readonly dev: number; readonly ino: number } | undefined;
-  /** The WAL file in use (device and inode), once seen: SQLite removes it only when the last connection closes. */
-  private walOpened: { readonly dev: number; readonly ino: number } | undefined;
-  /** The -shm file in use (device and inode), once seen: removed with the WAL, never while open. */
-  private shmOpened: { readonly dev: number; readonly ino: number } | undefined;
-  /** Set once the file at `file` (or its WAL) is no longer the one opened (`SqliteFileDetachedError`). */
+  /**
+   * The files in use (device and inode) by path: the database, its WAL and its -shm (each taken at open,
+   * or when first seen; SQLite removes the last two only when the last connection closes). Empty for
+   * `:memory:`.
+   */
+  private readonly inUse = new Map<string, FileIdentity | undefined>();
+  /** Set once a file at those paths is no longer the one in use (`SqliteFileDetachedError`). */
   private detachedAs: 'deleted' | 'replaced' | undefined;
 
   private constructor(
@@ -214,16 +224,12 @@ export class SqliteDatabase {
   ) {
     this.file = file;
     this.db = db;
-    const info = file === ':memory:' ? undefined : statSync(file, { throwIfNoEntry: false });
-    this.opened = info ? { dev: info.dev, ino: info.ino } : undefined;
-    // The WAL exists once the connection has read in WAL mode (the migration did): taken now, so a
-    // WAL deleted before the first write is found too (a review).
-    const wal = info ? statSync(`${file}-wal`, { throwIfNoEntry: false }) : undefined;
-    this.walOpened = wal ? { dev: wal.dev, ino: wal.ino } : undefined;
-    // The shared-memory index too: a deleted -shm let a second process open the file with a new one
-    // while this connection kept the old, and the database came out malformed (a probe).
-    const shm = info ? statSync(`${file}-shm`, { throwIfNoEntry: false }) : undefined;
-    this.shmOpened = shm ? { dev: shm.dev, ino: shm.ino } : undefined;
+    // The WAL and -shm exist once the connection has read in WAL mode (the migration did): taken now,
+    // so one deleted before the first write is found too (a review). A deleted -shm let a second
+    // process open the file with a new one while this connection kept the old, and the database came
+    // out malformed (a probe).
+    if (file !== ':memory:')
+      for (const path of [file, `${file}-wal`, `${file}-shm`]) this.inUse.set(path, identityAt(path));
     if (checkpointer) {
       const frameBytes = 24 + (db.pragma('page_size', { simple: true }) as number);
       this.walHardLimitBytes = walHardLimitPages * frameBytes;
@@ -357,7 +363,7 @@ export class SqliteDatabase {
    */
   assertFileAttached(): void {
     // A closed connection's WAL is gone by design; its statements fail on their own.
-    if (this.opened === undefined || !this.db.open) return;
+    if (this.inUse.size === 0 || !this.db.open) return;
     if (this.detachedAs === undefined) this.detachedAs = this.detachment();
     if (this.detachedAs !== undefined) throw new SqliteFileDetachedError(this.file, this.detachedAs);
   }
@@ -368,28 +374,13 @@ export class SqliteDatabase {
    * and 650 lines verified after it verified again).
    */
   private detachment(): 'deleted' | 'replaced' | undefined {
-    const opened = this.opened!;
-    const now = statSync(this.file, { throwIfNoEntry: false });
-    if (now === undefined) return 'deleted';
-    if (now.ino !== opened.ino || now.dev !== opened.dev) return 'replaced';
-    const wal = this.sameSidecar('-wal', this.walOpened);
-    if (typeof wal !== 'object') return wal;
-    this.walOpened = wal.seen;
-    const shm = this.sameSidecar('-shm', this.shmOpened);
-    if (typeof shm !== 'object') return shm;
-    this.shmOpened = shm.seen;
+    for (const [path, inUse] of this.inUse) {
+      const now = identityAt(path);
+      if (inUse === undefined) this.inUse.set(path, now);
+      else if (now === undefined) return 'deleted';
+      else if (now.ino !== inUse.ino || now.dev !== inUse.dev) return 'replaced';
+    }
     return undefined;
-  }
-
-  /** A WAL or -shm file against the one in use: its identity when it is that one (or the first seen), else why not. */
-  private sameSidecar(
-    suffix: '-wal' | '-shm',
-    opened: { readonly dev: number; readonly ino: number } | undefined,
-  ): 'deleted' | 'replaced' | { readonly seen: { readonly dev: number; readonly ino: number } | undefined } {
-    const info = statSync(`${this.file}${suffix}`, { throwIfNoEntry: false });
-    if (opened === undefined) return { seen: info ? { dev: info.dev, ino: info.ino } : undefined };
-    if (info === undefined) return 'deleted';
-    return info.ino !== opened.ino || info.dev !== opened.dev ? 'replaced' : { seen: opened };
   }
 
   /** Why the file is no longer the one opened (`deleted`, `replaced`), once a write has found out; else undefined. */
