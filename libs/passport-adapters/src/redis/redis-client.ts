@@ -100,18 +100,46 @@ export function defineScript(
 
 /** The sockets corked until the end of this event-loop turn (uncorked together by one setImmediate). */
 const corkedSockets = new Set<NonNullable<Redis['stream']>>();
+/** Work to run at the end of this turn before the sockets are uncorked (batched scripts' flushes). */
+const endOfTurnTasks: Array<() => void> = [];
+let endOfTurnScheduled = false;
 
-function corkForThisTurn(client: Redis): void {
+function scheduleEndOfTurn(): void {
+  if (endOfTurnScheduled) return;
+  endOfTurnScheduled = true;
+  setImmediate(endOfTurn);
+}
+
+/** Corks `client`'s socket until the end of this turn (no-op when it is already corked or not writable). */
+export function corkForThisTurn(client: Redis): void {
   const socket = client.stream;
   if (!socket || corkedSockets.has(socket) || !socket.writable) return;
-  if (corkedSockets.size === 0) setImmediate(uncorkAll);
+  scheduleEndOfTurn();
   corkedSockets.add(socket);
   socket.cork();
 }
 
-function uncorkAll(): void {
-  // The set is emptied first and each socket uncorked on its own: were an uncork ever to throw (none is
-  // known to), no other socket may stay corked and later turns must still cork and uncork.
+/**
+ * Runs `task` at the end of this event-loop turn (setImmediate), before the corked sockets are
+ * uncorked: what it writes to a corked socket leaves in the same write as the turn's other calls.
+ */
+export function atEndOfTurn(task: () => void): void {
+  scheduleEndOfTurn();
+  endOfTurnTasks.push(task);
+}
+
+function endOfTurn(): void {
+  // Tasks first (they may cork more sockets: still part of this run), then every socket uncorked on
+  // its own: were a task or an uncork ever to throw (none is known to), no other socket may stay corked
+  // and later turns must still cork and uncork.
+  const tasks = endOfTurnTasks.splice(0);
+  for (const task of tasks) {
+    try {
+      task();
+    } catch {
+      // A task reports its own failures to its callers; the others still run.
+    }
+  }
   const sockets = [...corkedSockets];
   corkedSockets.clear();
   for (const socket of sockets) {
@@ -121,6 +149,8 @@ function uncorkAll(): void {
       // That socket's commands fail with it (per-command timeout); the others are written.
     }
   }
+  endOfTurnScheduled = false;
+  if (endOfTurnTasks.length > 0 || corkedSockets.size > 0) scheduleEndOfTurn();
 }
 
 /**

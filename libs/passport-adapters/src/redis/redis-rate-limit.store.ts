@@ -1,5 +1,6 @@
 /**
- * RateLimitStore on Redis: each `take` is one round trip, a Lua script (EVALSHA) running the same
+ * RateLimitStore on Redis: each `take` is one round trip, a Lua script (EVALSHA; one invocation for
+ * the takes of one event-loop turn, see defineBatchedScript) running the same
  * token-bucket arithmetic as the core's `takeToken` (burst, refill, float tolerance, retry-after), so
  * every instance sharing the server drains one bucket and concurrent takes never lose an update.
  *
@@ -14,26 +15,41 @@
 import { type Redis } from 'ioredis';
 import { type BucketPolicy, type RateLimitStore, type TakeResult } from '@passport/core/ports';
 import { defineScript, luaNumber, luaString, SERVER_CLOCK_LUA } from './redis-client.js';
+import {
+  type BatchedScriptCall,
+  type BatchedScriptDefinition,
+  defineBatchedScript,
+} from './redis-batched-script.js';
 import { type FleetSessionEpoch } from './fleet-session-epoch.js';
 
 export const DEFAULT_REDIS_RATE_LIMIT_MAX_ENTRIES = 100_000;
 
 /**
- * The take script of one store. The keys it writes on every call are declared (KEYS: the bucket, the
- * `lru` and `full` sets, and with the epoch the epoch key; all under one hash tag, so one Redis Cluster
- * slot), so that Cluster refuses a call while that slot migrates before anything is written. Its fixed
- * values (the bucket key prefix, the cap) are built into the script; ARGV: capacity, refill, now.
- * Numbers the caller sent are passed on as the strings they came as (no Lua number formatting).
+ * The take call of one store, batched (defineBatchedScript: the takes of one event-loop turn in one
+ * invocation, in the order they were made). The keys it writes are declared (the `lru` and `full` sets
+ * and, with the epoch, the epoch key once; per call the bucket; all under one hash tag, so one Redis
+ * Cluster slot), so that Cluster refuses a call while that slot migrates before anything is written. Its
+ * fixed values (the bucket key prefix, the cap) are built into the script; per call: capacity, refill,
+ * now. Numbers the caller sent are passed on as the strings they came as (no Lua number formatting).
+ * Replies {allowed, remaining, retry}, and with the epoch also the session epoch and Redis's clock (read
+ * once per invocation: no take changes them).
  * Mirrors takeToken in libs/passport-core/src/rate-limit/token-bucket.ts (kept equal by the contract suite).
  */
-function takeBody(base: string, maxEntries: number): string {
+function takeDefinition(base: string, maxEntries: number, epochKey?: string): BatchedScriptDefinition {
   const bucketPrefix = `${base}b:`;
-  return `
-local bucket, lru, full, prefix = KEYS[1], KEYS[2], KEYS[3], ${luaString(bucketPrefix)}
-local capacity, refill, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local member = string.sub(bucket, ${Buffer.byteLength(bucketPrefix) + 1})
+  const withEpoch = epochKey !== undefined;
+  return {
+    prelude: `${withEpoch ? SERVER_CLOCK_LUA : ''}
+local lru, full, prefix = KEYS[1], KEYS[2], ${luaString(bucketPrefix)}
 local eps = 1e-9
 local MAX = 9007199254740991
+${withEpoch ? "local epoch = redis.call('GET', KEYS[3]) or '0'" : ''}`,
+    sharedKeys: withEpoch ? [`${base}lru`, `${base}full`, epochKey] : [`${base}lru`, `${base}full`],
+    callKeys: ['bucket'],
+    callArgs: ['capacityArg', 'refillArg', 'nowArg'],
+    callBody: `
+local capacity, refill, now = tonumber(capacityArg), tonumber(refillArg), tonumber(nowArg)
+local member = string.sub(bucket, ${Buffer.byteLength(bucketPrefix) + 1})
 local state = redis.call('HMGET', bucket, 't', 'u')
 local isNew = state[1] == false
 local level = capacity
@@ -53,10 +69,10 @@ local missing = capacity - tokens
 if missing > 0 then
   if refill > 0 then fullAt = math.min(MAX, now + math.ceil(missing / refill)) else fullAt = MAX end
 end
-redis.call('HSET', bucket, 't', string.format('%.17g', tokens), 'u', ARGV[3])
+redis.call('HSET', bucket, 't', string.format('%.17g', tokens), 'u', nowArg)
 local ttl = fullAt - now
 if ttl > 0 and ttl < 9e15 then redis.call('PEXPIRE', bucket, ttl) elseif ttl <= 0 then redis.call('PEXPIRE', bucket, 1) else redis.call('PERSIST', bucket) end
-redis.call('ZADD', lru, ARGV[3], member)
+redis.call('ZADD', lru, nowArg, member)
 redis.call('ZADD', full, fullAt, member)
 if isNew and redis.call('ZCARD', lru) > ${luaNumber(maxEntries)} then
   local done = redis.call('ZRANGEBYSCORE', full, '-inf', now, 'LIMIT', 0, 1000)
@@ -77,20 +93,8 @@ if isNew and redis.call('ZCARD', lru) > ${luaNumber(maxEntries)} then
     end
   end
 end
-`;
-}
-
-function takeLua(base: string, maxEntries: number): string {
-  return `${takeBody(base, maxEntries)}
-return {allowed, remaining, retry}
-`;
-}
-
-/** The same take, also returning the session epoch and Redis's clock: see FleetSessionEpoch. */
-function takeWithEpochLua(base: string, maxEntries: number): string {
-  return `${SERVER_CLOCK_LUA}${takeBody(base, maxEntries)}
-return {allowed, remaining, retry, redis.call('GET', KEYS[4]) or '0', serverNow}
-`;
+${withEpoch ? 'return {allowed, remaining, retry, epoch, serverNow}' : 'return {allowed, remaining, retry}'}`,
+  };
 }
 
 /** Forgets up to 1000 buckets full again by ARGV[1] (Lua's unpack is limited to ~8000 values); returns how many. */
@@ -122,13 +126,10 @@ export interface RedisRateLimitStoreOptions {
 export class RedisRateLimitStore implements RateLimitStore {
   readonly maxEntries: number;
   private readonly base: string;
-  private readonly takeScript: (...args: Array<string | number>) => Promise<unknown>;
+  private readonly takeScript: BatchedScriptCall;
   private readonly epoch: FleetSessionEpoch | undefined;
   private readonly sweepScript: (...args: Array<string | number>) => Promise<unknown>;
   private readonly bucketPrefix: string;
-  private readonly lruKey: string;
-  private readonly fullKey: string;
-  private readonly epochKey: string;
   /** The last refill rate seen and its text for the script (a store mostly sees one or a few rates). */
   private lastRefill = Number.NaN;
   private lastRefillArg = '';
@@ -143,12 +144,11 @@ export class RedisRateLimitStore implements RateLimitStore {
     this.epoch = options.sessionEpoch;
     this.base = this.epoch ? `${prefix}{sess}:rl:${namespace}:` : `${prefix}{rl:${namespace}}:`;
     this.bucketPrefix = `${this.base}b:`;
-    this.lruKey = `${this.base}lru`;
-    this.fullKey = `${this.base}full`;
-    this.epochKey = `${prefix}{sess}:epoch`;
-    this.takeScript = this.epoch
-      ? defineScript(redis, 'passportRateTake', 4, takeWithEpochLua(this.base, this.maxEntries))
-      : defineScript(redis, 'passportRateTake', 3, takeLua(this.base, this.maxEntries));
+    this.takeScript = defineBatchedScript(
+      redis,
+      'passportRateTake',
+      takeDefinition(this.base, this.maxEntries, this.epoch ? `${prefix}{sess}:epoch` : undefined),
+    );
     this.sweepScript = defineScript(redis, 'passportRateSweep', 2, SWEEP_LUA);
   }
 
@@ -159,24 +159,12 @@ export class RedisRateLimitStore implements RateLimitStore {
     }
     let reply: [number, number, number, string?, number?];
     try {
-      reply = (await (this.epoch
-        ? this.takeScript(
-            this.bucketPrefix + key,
-            this.lruKey,
-            this.fullKey,
-            this.epochKey,
-            policy.capacity,
-            this.lastRefillArg,
-            nowMs,
-          )
-        : this.takeScript(
-            this.bucketPrefix + key,
-            this.lruKey,
-            this.fullKey,
-            policy.capacity,
-            this.lastRefillArg,
-            nowMs,
-          ))) as typeof reply;
+      reply = (await this.takeScript(
+        this.bucketPrefix + key,
+        policy.capacity,
+        this.lastRefillArg,
+        nowMs,
+      )) as typeof reply;
     } catch (error) {
       this.epoch?.forget();
       throw error;

@@ -1,5 +1,6 @@
 /**
- * ReplayStore on Redis. One Lua script (EVALSHA) makes `recordIfAbsent` atomic across every instance
+ * ReplayStore on Redis. One Lua script (EVALSHA; one invocation per event-loop turn, see
+ * defineBatchedScript) makes `recordIfAbsent` atomic across every instance
  * sharing the server: of N concurrent calls with one key exactly one is `recorded`.
  *
  * Keys (all under one hash tag, so the script's keys share a Redis Cluster slot):
@@ -17,6 +18,11 @@ import { type Redis } from 'ioredis';
 import { PassportError, type ReplayStore } from '@passport/core';
 import { type RecordOutcome, type RecordQuota, type ReplayStoreUsage } from '@passport/core/ports';
 import { defineScript, luaNumber, luaString, SERVER_CLOCK_LUA } from './redis-client.js';
+import {
+  type BatchedScriptCall,
+  type BatchedScriptDefinition,
+  defineBatchedScript,
+} from './redis-batched-script.js';
 
 export const DEFAULT_REDIS_REPLAY_MAX_ENTRIES = 1_000_000;
 /**
@@ -33,19 +39,25 @@ export const DEFAULT_REDIS_CLOCK_SKEW_MARGIN_MS = 900_000;
 const OWNER_TTL_HEADROOM_MS = 60_000;
 
 /**
- * The record script of one store. Returns {1} recorded, {0, firstSeen} live, {-1} store full, {-2} owner
- * at quota. The cheap checks come first: the index is looked up for the member only when the store is
- * at its cap. The keys it writes on every call are declared (KEYS: the record, the index, the owner's set;
- * all under one hash tag, so one Redis Cluster slot), so that Cluster refuses a call while that slot
- * migrates before anything is written. The store's fixed values (the record key prefix, the cap, the
- * margin) are built into the script rather than sent with every call; ARGV: now, expiresAt and, with a
- * quota, the owner's quota. The caller's numbers are stored and used as scores as the strings they came as.
+ * The record call of one store, batched (defineBatchedScript: the records of one event-loop turn in one
+ * invocation). Replies {1} recorded, {0, firstSeen} live, {-1} store full, {-2} owner at quota. The cheap
+ * checks come first: the index is looked up for the member only when the store is at its cap. The keys
+ * it writes are declared (the index once; per call the record and the owner's set; all under one hash
+ * tag, so one Redis Cluster slot), so that Cluster refuses a call while that slot migrates before
+ * anything is written. The store's fixed values (the record key prefix, the cap, the margin) are built
+ * into the script rather than sent with every call; per call: now, expiresAt and the owner's quota (0:
+ * none). The caller's numbers are stored and used as scores as the strings they came as.
  */
-function recordLua(base: string, maxEntries: number, marginMs: number): string {
+function recordDefinition(base: string, maxEntries: number, marginMs: number): BatchedScriptDefinition {
   const recordPrefix = `${base}r:`;
-  return `${SERVER_CLOCK_LUA}
-local rec, idx, ownerKey, margin = KEYS[1], KEYS[2], KEYS[3], ${luaNumber(marginMs)}
-local now, expires, maxPerOwner = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]) or 0
+  return {
+    prelude: `${SERVER_CLOCK_LUA}
+local idx, margin = KEYS[1], ${luaNumber(marginMs)}`,
+    sharedKeys: [`${base}exp`],
+    callKeys: ['rec', 'ownerKey'],
+    callArgs: ['nowArg', 'expiresArg', 'quotaArg'],
+    callBody: `
+local now, expires, maxPerOwner = tonumber(nowArg), tonumber(expiresArg), tonumber(quotaArg) or 0
 local keepFor = math.max(1, expires - earlier(now) + margin)
 local seen = redis.call('GET', rec)
 if seen then
@@ -66,14 +78,14 @@ if redis.call('ZCARD', idx) >= ${luaNumber(maxEntries)} and redis.call('ZSCORE',
   if #expired > 0 then redis.call('ZREM', idx, unpack(expired)) end
   if redis.call('ZCARD', idx) >= ${luaNumber(maxEntries)} then return {-1} end
 end
-redis.call('SET', rec, ARGV[1] .. ':' .. ARGV[2], 'PX', keepFor)
-redis.call('ZADD', idx, ARGV[2], member)
+redis.call('SET', rec, nowArg .. ':' .. expiresArg, 'PX', keepFor)
+redis.call('ZADD', idx, expiresArg, member)
 if maxPerOwner > 0 then
-  redis.call('ZADD', ownerKey, ARGV[2], member)
+  redis.call('ZADD', ownerKey, expiresArg, member)
   if redis.call('PTTL', ownerKey) < keepFor then redis.call('PEXPIRE', ownerKey, keepFor + ${OWNER_TTL_HEADROOM_MS}) end
 end
-return {1}
-`;
+return {1}`,
+  };
 }
 
 /**
@@ -117,7 +129,7 @@ export class RedisReplayStore implements ReplayStore {
   private readonly base: string;
   private readonly indexKey: string;
   private readonly ownerPrefix: string;
-  private readonly record: (...args: Array<string | number>) => Promise<unknown>;
+  private readonly record: BatchedScriptCall;
   private readonly sweepScript: (...args: Array<string | number>) => Promise<unknown>;
   private refusedFullCount = 0;
   private refusedQuotaCount = 0;
@@ -135,11 +147,10 @@ export class RedisReplayStore implements ReplayStore {
     this.evictionProblem = options.evictionProblem ?? (() => undefined);
     this.indexKey = `${this.base}exp`;
     this.ownerPrefix = `${this.base}o:`;
-    this.record = defineScript(
+    this.record = defineBatchedScript(
       redis,
       'passportReplayRecord',
-      3,
-      recordLua(this.base, this.maxEntries, this.clockSkewMarginMs),
+      recordDefinition(this.base, this.maxEntries, this.clockSkewMarginMs),
     );
     this.sweepScript = defineScript(redis, 'passportReplaySweep', 1, SWEEP_LUA);
   }
@@ -160,13 +171,12 @@ export class RedisReplayStore implements ReplayStore {
       reply = await (quota
         ? this.record(
             this.base + 'r:' + key,
-            this.indexKey,
             this.ownerPrefix + quota.owner,
             nowMs,
             expiresAtMs,
             quota.maxPerOwner,
           )
-        : this.record(this.base + 'r:' + key, this.indexKey, this.ownerPrefix, nowMs, expiresAtMs));
+        : this.record(this.base + 'r:' + key, this.ownerPrefix, nowMs, expiresAtMs, 0));
     } catch (error) {
       this.lastFailure = Date.now();
       throw error;
@@ -188,7 +198,7 @@ export class RedisReplayStore implements ReplayStore {
     let removed = 0;
     for (;;) {
       const batch = Number(
-        await this.sweepScript(`${this.base}exp`, nowMs, 1000, `${this.base}r:`, this.clockSkewMarginMs),
+        await this.sweepScript(this.indexKey, nowMs, 1000, `${this.base}r:`, this.clockSkewMarginMs),
       );
       removed += batch;
       if (batch < 1000) return removed;
@@ -197,7 +207,7 @@ export class RedisReplayStore implements ReplayStore {
 
   /** Records held (expired ones not yet swept included). */
   get size(): Promise<number> {
-    return this.redis.zcard(`${this.base}exp`);
+    return this.redis.zcard(this.indexKey);
   }
 
   /** Wall-clock time of the last request this store failed to serve (not a refusal), or null. */

@@ -1,0 +1,148 @@
+/**
+ * A Lua script that serves every call made in one event-loop turn with one invocation (one EVALSHA).
+ *
+ * Why: under load the verify route makes two script calls per request (the public rate-limit take and
+ * the replay record), and several requests reach them in the same turn. Redis spends about 7 µs per
+ * script invocation before the script's first command, and ioredis about 10 µs per command it encodes
+ * and parses; one invocation per turn pays both once for all of the turn's calls.
+ *
+ * What stays the same: the calls run one after another, in the order they were made, inside one atomic
+ * script, exactly as the separate scripts of one pipeline ran before (a take or a record made later in
+ * the turn sees the earlier ones). Each call gets its own reply, and its own error: a call that fails in
+ * Redis (an OOM refusal, a key of the wrong type) fails alone (`pcall`); the others are served. A failure
+ * of the whole invocation (connection lost, timeout) fails every call of it, as it failed each of them
+ * before. Redis Cluster: every key of one script lies under one hash tag (the store's), so a batch of
+ * calls still touches one slot.
+ */
+import { createHash } from 'node:crypto';
+import { type Redis } from 'ioredis';
+import { atEndOfTurn, corkForThisTurn } from './redis-client.js';
+
+export interface BatchedScriptDefinition {
+  /**
+   * Lua run once per invocation before the calls; it may read the shared keys (`KEYS[1]`…) and define
+   * locals the calls use (Redis's clock, a counter read once).
+   */
+  readonly prelude: string;
+  /** Keys every call uses, declared once at the head of KEYS. */
+  readonly sharedKeys: readonly string[];
+  /** Names of one call's own keys (Lua parameter names), e.g. `['rec', 'ownerKey']`. */
+  readonly callKeys: readonly string[];
+  /** Names of one call's arguments (Lua parameter names; they arrive as strings). */
+  readonly callArgs: readonly string[];
+  /** The body of the call's Lua function; it returns a table (array), the call's reply. */
+  readonly callBody: string;
+  /** Calls per invocation at most (default 128): a bigger turn is sent in several invocations. */
+  readonly maxCallsPerInvocation?: number;
+}
+
+/** One call: its own keys, then its arguments, in the definition's order; resolves with its reply. */
+export type BatchedScriptCall = (...keysThenArgs: Array<string | number>) => Promise<unknown>;
+
+const DEFAULT_MAX_CALLS_PER_INVOCATION = 128;
+
+/** The script text: prelude, the call as a local function, and the loop that runs each call in pcall. */
+export function batchedScriptLua(definition: BatchedScriptDefinition): string {
+  const shared = definition.sharedKeys.length;
+  const keysPerCall = definition.callKeys.length;
+  const argsPerCall = definition.callArgs.length;
+  const parameters = [...definition.callKeys, ...definition.callArgs].join(', ');
+  const keyRefs = definition.callKeys.map((_, j) => `KEYS[kb + ${j + 1}]`);
+  const argRefs = definition.callArgs.map((_, j) => `ARGV[ab + ${j + 1}]`);
+  return `${definition.prelude}
+local function call(${parameters})
+${definition.callBody}
+end
+local replies = {}
+for i = 0, (#KEYS - ${shared}) / ${keysPerCall} - 1 do
+  local kb, ab = ${shared} + i * ${keysPerCall}, i * ${argsPerCall}
+  local ok, reply = pcall(call, ${[...keyRefs, ...argRefs].join(', ')})
+  if ok then replies[i + 1] = reply
+  elseif type(reply) == 'table' and reply.err then replies[i + 1] = reply.err
+  else replies[i + 1] = tostring(reply) end
+end
+return replies
+`;
+}
+
+interface Batch {
+  readonly values: Array<string | number>;
+  readonly args: Array<string | number>;
+  readonly waiters: Array<{ resolve: (reply: unknown) => void; reject: (error: Error) => void }>;
+}
+
+/**
+ * Registers the script on `client` and returns its call. Calls made in one turn are sent at the end of
+ * the turn (with the turn's other script calls, in one write) as one invocation per
+ * `maxCallsPerInvocation` calls. A call's reply is its table; a string in its place is its error.
+ */
+export function defineBatchedScript(
+  client: Redis,
+  name: string,
+  definition: BatchedScriptDefinition,
+): BatchedScriptCall {
+  const lua = batchedScriptLua(definition);
+  // Stores build their fixed keys and caps into their scripts, so two stores on one client may define
+  // different scripts under one name: the name on the client is made unique per script text.
+  name = `${name}:${createHash('sha1').update(lua).digest('hex').slice(0, 12)}`;
+  // No numberOfKeys: each invocation passes its own count (the shared keys and every call's keys).
+  client.defineCommand(name, { lua });
+  const ignored = client.options.autoPipeliningIgnoredCommands ?? [];
+  if (!ignored.includes(name)) client.options.autoPipeliningIgnoredCommands = [...ignored, name];
+  const command = (client as unknown as Record<string, (...a: Array<string | number>) => Promise<unknown>>)[
+    name
+  ];
+  const keysPerCall = definition.callKeys.length;
+  const argsPerCall = definition.callArgs.length;
+  const maxCalls = definition.maxCallsPerInvocation ?? DEFAULT_MAX_CALLS_PER_INVOCATION;
+  let open: Batch | undefined;
+
+  const send = (batch: Batch): void => {
+    if (open === batch) open = undefined;
+    const { values, args, waiters } = batch;
+    // values holds the key count's slot, the shared keys and every call's keys; the arguments follow.
+    values[0] = values.length - 1;
+    for (const arg of args) values.push(arg);
+    corkForThisTurn(client);
+    let sent: Promise<unknown>;
+    try {
+      sent = command.apply(client, values);
+    } catch (error) {
+      sent = Promise.reject(error as Error);
+    }
+    sent.then(
+      (replies) => {
+        if (!Array.isArray(replies) || replies.length !== waiters.length) {
+          const error = new Error(`${name}: ${waiters.length} calls got an unexpected reply`);
+          for (const waiter of waiters) waiter.reject(error);
+          return;
+        }
+        for (let i = 0; i < waiters.length; i++) {
+          const reply: unknown = replies[i];
+          if (typeof reply === 'string') waiters[i].reject(new Error(reply));
+          else waiters[i].resolve(reply);
+        }
+      },
+      (error: Error) => {
+        for (const waiter of waiters) waiter.reject(error);
+      },
+    );
+  };
+
+  return (...keysThenArgs) =>
+    new Promise((resolve, reject) => {
+      let batch = open;
+      if (!batch) {
+        batch = { values: [0, ...definition.sharedKeys], args: [], waiters: [] };
+        open = batch;
+        const scheduled = batch;
+        atEndOfTurn(() => {
+          if (open === scheduled) send(scheduled);
+        });
+      }
+      for (let j = 0; j < keysPerCall; j++) batch.values.push(keysThenArgs[j]);
+      for (let j = keysPerCall; j < keysPerCall + argsPerCall; j++) batch.args.push(keysThenArgs[j]);
+      batch.waiters.push({ resolve, reject });
+      if (batch.waiters.length >= maxCalls) send(batch);
+    });
+}

@@ -1,0 +1,107 @@
+/**
+ * The Redis stores serve every take and every replay record made in one event-loop turn with one script
+ * invocation (defineBatchedScript). What that must not change: the calls run in the order they were
+ * made, each gets its own reply, a call that fails in Redis fails alone, a failed invocation fails every
+ * call of it (never a verdict), and a turn bigger than the invocation cap is served in several.
+ */
+import { Redis } from 'ioredis';
+import { RedisRateLimitStore, RedisReplayStore } from '@passport/adapters/redis';
+// Internal to the adapters (not exported by the package).
+import { defineBatchedScript } from '../../libs/passport-adapters/src/redis/redis-batched-script.js';
+import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+
+let server: RedisServer;
+let client: Redis;
+beforeAll(async () => {
+  server = await startRedisServer();
+  client = new Redis(server.url);
+});
+afterAll(async () => {
+  client.disconnect();
+  await server.stop();
+});
+
+/** Script invocations Redis has served so far (EVALSHA and the EVAL ioredis falls back to). */
+async function scriptInvocations(): Promise<number> {
+  const stats = await client.info('commandstats');
+  let calls = 0;
+  for (const match of stats.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)) calls += Number(match[1]);
+  return calls;
+}
+
+it('the takes of one turn are one invocation, served in the order they were made', async () => {
+  const store = new RedisRateLimitStore(client, { prefix: 'batch1:' });
+  const policy = { capacity: 5, refillPerMs: 0.000001 };
+  await store.take('warm-up', policy, 1000); // the script is loaded (EVAL) before counting
+  const before = await scriptInvocations();
+  const results = await Promise.all(Array.from({ length: 12 }, () => store.take('one', policy, 1000)));
+  expect(await scriptInvocations()).toBe(before + 1);
+  expect(results.map((r) => r.allowed)).toEqual([...Array(5).fill(true), ...Array(7).fill(false)]);
+  expect(results.slice(0, 5).map((r) => r.remaining)).toEqual([4, 3, 2, 1, 0]);
+});
+
+it('of concurrent records of one key in one turn exactly the first is recorded; the others see it', async () => {
+  const store = new RedisReplayStore(client, { prefix: 'batch2:', clockSkewMarginMs: 0 });
+  const outcomes = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => store.recordIfAbsent(i % 2 ? 'same' : `k${i}`, 5000, 90_000)),
+  );
+  expect(outcomes.filter((o, i) => i % 2 === 1 && o.recorded)).toHaveLength(1);
+  expect(outcomes[1]).toEqual({ recorded: true });
+  for (let i = 3; i < 20; i += 2) expect(outcomes[i]).toEqual({ recorded: false, firstSeenAtMs: 5000 });
+  for (let i = 0; i < 20; i += 2) expect(outcomes[i]).toEqual({ recorded: true });
+});
+
+it('a call Redis refuses fails alone; the other calls of its invocation are served', async () => {
+  const store = new RedisReplayStore(client, { prefix: 'batch3:', clockSkewMarginMs: 0 });
+  // A record key holding a hash: GET on it fails with WRONGTYPE inside the script.
+  await client.hset('batch3:{replay}:r:broken', 'x', '1');
+  const before = await scriptInvocations();
+  const settled = await Promise.allSettled([
+    store.recordIfAbsent('a', 1000, 90_000),
+    store.recordIfAbsent('broken', 1000, 90_000),
+    store.recordIfAbsent('b', 1000, 90_000),
+  ]);
+  expect(await scriptInvocations()).toBeLessThanOrEqual(before + 2); // one, or a first EVAL after NOSCRIPT
+  expect(settled[0]).toEqual({ status: 'fulfilled', value: { recorded: true } });
+  expect(settled[1].status).toBe('rejected');
+  expect(String((settled[1] as PromiseRejectedResult).reason)).toMatch(/WRONGTYPE/);
+  expect(settled[2]).toEqual({ status: 'fulfilled', value: { recorded: true } });
+  await expect(store.size).resolves.toBe(2);
+});
+
+it('a turn beyond the invocation cap is served in several invocations, every call answered once', async () => {
+  const call = defineBatchedScript(client, 'batch4', {
+    prelude: '',
+    sharedKeys: ['batch4:{t}:shared'],
+    callKeys: ['key'],
+    callArgs: ['value'],
+    callBody: `redis.call('RPUSH', KEYS[1], value)
+return {tonumber(value), redis.call('LLEN', KEYS[1])}`,
+    maxCallsPerInvocation: 10,
+  });
+  await call('batch4:{t}:k', 0); // loads the script
+  const before = await scriptInvocations();
+  const replies = (await Promise.all(
+    Array.from({ length: 25 }, (_, i) => call('batch4:{t}:k', i + 1)),
+  )) as Array<[number, number]>;
+  expect(await scriptInvocations()).toBe(before + 3);
+  expect(replies.map(([value]) => value)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+  expect(replies.map(([, length]) => length)).toEqual(Array.from({ length: 25 }, (_, i) => i + 2));
+  expect(await client.lrange('batch4:{t}:shared', 0, -1)).toEqual(
+    Array.from({ length: 26 }, (_, i) => String(i)),
+  );
+});
+
+it('when the invocation fails (no connection), every call of it fails: no verdict, no take', async () => {
+  const offline = new Redis(server.url, { lazyConnect: true, enableOfflineQueue: false });
+  const replay = new RedisReplayStore(offline, { prefix: 'batch5:' });
+  const rateLimit = new RedisRateLimitStore(offline, { prefix: 'batch5:' });
+  const settled = await Promise.allSettled([
+    replay.recordIfAbsent('a', 1000, 90_000),
+    replay.recordIfAbsent('b', 1000, 90_000),
+    rateLimit.take('x', { capacity: 3, refillPerMs: 1 }, 1000),
+  ]);
+  expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected', 'rejected']);
+  await expect(client.exists('batch5:{replay}:r:a', 'batch5:{replay}:r:b')).resolves.toBe(0);
+  offline.disconnect();
+});
