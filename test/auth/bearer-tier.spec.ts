@@ -44,6 +44,19 @@ describe('JWT and privileged tiers', () => {
       expectErrorEnvelope(res, 'MISSING_TOKEN');
     });
 
+    // Found by a probe: no 401 named the scheme it wanted (RFC 9110 §15.5.2; RFC 6750 §3.1).
+    it('every 401 carries WWW-Authenticate: Bearer, with error="invalid_token" when a token was refused', async () => {
+      const missing = await get('/api/me/identity');
+      expect(missing.status).toBe(401);
+      expect(missing.headers.get('www-authenticate')).toBe('Bearer realm="passport"');
+      const refused = await get('/api/me/identity', { authorization: 'Bearer not-a-jwt' });
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="passport", error="invalid_token"');
+      const allowed = await get('/api/me/identity', bearer(user.jwt));
+      expect(allowed.status).toBe(200);
+      expect(allowed.headers.get('www-authenticate')).toBeNull();
+    });
+
     it.each([
       ['garbage', 'Bearer not-a-jwt', 'invalid_jwt_format'],
       ['another scheme', 'Basic dXNlcjpwYXNz', 'invalid_jwt_format'],
@@ -314,7 +327,9 @@ describe('JWT and privileged tiers', () => {
         'two\nlines',
         'evil\u202etxt',
         'half \ud800',
-        'sep\u2028', 'mark\u200e', 'zero\u200bwidth',
+        'sep\u2028',
+        'mark\u200e',
+        'zero\u200bwidth',
       ]) {
         const refused = await post({ sessionId, reason });
         expectErrorEnvelope(refused, 'VALIDATION_FAILED');

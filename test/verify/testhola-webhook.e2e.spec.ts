@@ -7,7 +7,14 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
-import { decodeBase58, systemClock, verifyWebhookRequest, type PassportError } from '@passport/core';
+import {
+  decodeBase58,
+  MemoryReplayStore,
+  systemClock,
+  verifyWebhookRequest,
+  type PassportError,
+} from '@passport/core';
+import { FixedClock } from '@passport/core/testing';
 import { updateLedgerFile } from '@passport/adapters/ledger';
 import {
   MAX_IN_FLIGHT_PER_HOLDER,
@@ -207,6 +214,59 @@ describe('testhola webhook, loopback allowed by the test setting', () => {
     expect(receiver.received.map((r) => r.path).sort()).toEqual(['/late/hooks/agent', '/late/hooks/wake']);
   }, 15_000);
 
+  // Found by a probe: the target came from the JWT's claims copied at login, so a holder who moved off a
+  // lost endpoint kept receiving signed events there for the rest of the session.
+  it('a webhook_url changed on chain is obeyed at once, although the JWT still carries the old one', async () => {
+    const caller = await mintAndLogin(app, { metadata: { webhook_url: `${receiver.url}/old` } });
+    const claims = JSON.parse(Buffer.from(caller.jwt.split('.')[1], 'base64url').toString('utf8')) as {
+      passport_webhookurl: string;
+    };
+    expect(claims.passport_webhookurl).toBe(`${receiver.url}/old`);
+    await updateLedgerFile(ledgerFileOf(app), (doc) => ({
+      ...doc,
+      passports: doc.passports.map((p) =>
+        p.token_id === caller.tokenId
+          ? { ...p, metadata: { ...p.metadata, webhook_url: `${receiver.url}/new` } }
+          : p,
+      ),
+    }));
+    await new Promise((resolve) => setTimeout(resolve, 5100)); // past the chain cache (≤ 5 s)
+    const res = await postJson(app)(
+      '/api/testhola',
+      { hola: holaLine(app, { sender: caller.tokenId, signer: caller.key.signer }) },
+      bearer(caller.jwt),
+    );
+    expect(res.status).toBe(200);
+    await dispatcher.idle();
+    expect(receiver.received.map((r) => r.path).sort()).toEqual(['/new/hooks/agent', '/new/hooks/wake']);
+  }, 15_000);
+
+  // Found by a probe: the receiver's body was read to its end, so one that kept streaming held the
+  // delivery (and its slot) for the whole 5 s timeout, which then recorded it as failed.
+  it("the receiver's status is the outcome: a body that never ends does not hold the delivery", async () => {
+    const streaming = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      const timer = setInterval(() => res.write(Buffer.alloc(64 * 1024)), 20);
+      res.on('close', () => clearInterval(timer));
+    });
+    await new Promise<void>((resolve) => streaming.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = streaming.address() as AddressInfo;
+      const started = Date.now();
+      await selfTest(app, { metadata: { webhook_url: `http://127.0.0.1:${port}` } });
+      await dispatcher.idle();
+      expect(Date.now() - started).toBeLessThan(4000);
+      expect(dispatcher.recentOutcomes().slice(-2)).toEqual([
+        expect.objectContaining({ outcome: 'delivered', status: 200 }),
+        expect.objectContaining({ outcome: 'delivered', status: 200 }),
+      ]);
+    } finally {
+      streaming.closeAllConnections();
+      await closeServer(streaming);
+    }
+  });
+
   it('addresses outside webhook_cidr, private addresses and unsafe URLs receive nothing', async () => {
     const before = dispatcher.figures().refused;
     await selfTest(app, { metadata: { webhook_url: receiver.url, webhook_cidr: '10.0.0.0/8' } });
@@ -240,6 +300,77 @@ describe('testhola webhook, loopback allowed by the test setting', () => {
     } finally {
       await closeServer(failing.server);
     }
+  });
+});
+
+// Found by a probe: the two deliveries of one event were signed in the same millisecond more often
+// than not, so they carried one signature, and a receiver keeping the signatures it had seen (the core's
+// replay option, one store for its gateway) refused /hooks/wake as a replay. A clock that stands still
+// makes that certain.
+describe('testhola webhook, with a clock that stands still', () => {
+  const METRICS_TOKEN = 'webhook-metrics-token-0123456789abcdef';
+  let app: TestApp;
+  let dispatcher: WebhookDispatcher;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  const clock = new FixedClock(Date.now());
+
+  beforeAll(async () => {
+    app = await startTestApp(
+      { STORE: 'memory', WEBHOOK_TEST_ENABLED: 'true', WEBHOOK_ALLOW_LOOPBACK: 'true', METRICS_TOKEN },
+      { clock },
+    );
+    dispatcher = app.app.get(WebhookDispatcher);
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await closeServer(receiver.server);
+    await app.close();
+  });
+
+  // The lines are stamped by the system clock: the app's clock stands a little after them.
+  beforeEach(() => clock.set(Date.now() + 2000));
+
+  it('each delivery has its own timestamp and signature: one replay store accepts every delivery once', async () => {
+    await selfTest(app, { metadata: { webhook_url: receiver.url } });
+    await selfTest(app, { metadata: { webhook_url: receiver.url } });
+    await dispatcher.idle();
+    expect(receiver.received).toHaveLength(4);
+    const timestamps = receiver.received.map((r) => r.headers['x-timestamp']);
+    const signatures = receiver.received.map((r) => r.headers['x-signature']);
+    expect(new Set(timestamps).size).toBe(4);
+    expect(new Set(signatures).size).toBe(4);
+    const replay = new MemoryReplayStore();
+    const server = serverIdentityOf(app);
+    const verify = (request: Received) =>
+      verifyWebhookRequest({
+        headers: request.headers,
+        body: request.body,
+        clock,
+        expectedServerPublicKey: server.signer.publicKey,
+        replay,
+      });
+    for (const request of receiver.received) await expect(verify(request)).resolves.toBeDefined();
+    await expect(verify(receiver.received[0])).rejects.toMatchObject({
+      code: 'WEBHOOK_SIGNATURE_INVALID',
+      details: { reason: 'replayed' },
+    });
+  });
+
+  it('the Prometheus text counts deliveries by outcome', async () => {
+    const delivered = async () => {
+      const res = await fetch(`${app.baseUrl}/metrics`, {
+        headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+      });
+      expect(res.status).toBe(200);
+      const match = /^passport_webhook_deliveries_total\{outcome="delivered"\} (\d+)$/m.exec(
+        await res.text(),
+      );
+      return Number(match?.[1]);
+    };
+    const before = await delivered();
+    await selfTest(app, { metadata: { webhook_url: receiver.url } });
+    await dispatcher.idle();
+    expect(await delivered()).toBe(before + 2);
   });
 });
 

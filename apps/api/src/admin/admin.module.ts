@@ -7,6 +7,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { type AppConfig } from '../platform/config/app-config.js';
 import { PlatformModule } from '../platform/platform.module.js';
 import { SessionModule } from '../session/session.module.js';
+import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { MetricsSnapshotService } from './metrics-snapshot.service.js';
 import { MetricsController } from './metrics.controller.js';
 import { PrometheusScrapeController } from './prometheus-scrape.controller.js';
@@ -17,7 +18,7 @@ export class AdminModule {
   static forRoot(config: Pick<AppConfig, 'metricsToken'>): DynamicModule {
     return {
       module: AdminModule,
-      imports: [PlatformModule, SessionModule],
+      imports: [PlatformModule, SessionModule, WebhooksModule],
       providers: [MetricsSnapshotService],
       controllers: [
         SessionsAdminController,

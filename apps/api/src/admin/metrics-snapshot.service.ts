@@ -2,9 +2,9 @@
  * Gathers the figures of the metrics endpoints: the JSON snapshot of `GET /api/metrics`, and the
  * Prometheus text of `GET /api/metrics` (Accept: text/plain) and `GET /metrics`, which carries the same
  * figures (copied into the operators' registry just before rendering) plus the request-duration
- * histogram, the login and store-error counters and the process metrics.
+ * histogram, the login, store-error and webhook counters and the process metrics.
  */
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { PassportError, type ChainReader, type Clock } from '@passport/core';
 import { type SessionStore } from '@passport/core/ports';
 import { CachingChainReader } from '@passport/adapters/caching';
@@ -13,9 +13,14 @@ import { type MetricsSnapshot } from './metrics.snapshot.js';
 import { OperatorMetrics, setCounter } from '../platform/metrics/operator-metrics.js';
 import { RequestMetrics } from '../platform/metrics/request-metrics.js';
 import { VerifyMetrics } from '../platform/metrics/verify-metrics.js';
+import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 
 /** The codes of a line refused because the replay store could not record it (always exported, 0 or more). */
-const REPLAY_REFUSAL_CODES = ['REPLAY_STORE_FULL', 'REPLAY_QUOTA_EXCEEDED', 'REPLAY_STORE_UNAVAILABLE'] as const;
+const REPLAY_REFUSAL_CODES = [
+  'REPLAY_STORE_FULL',
+  'REPLAY_QUOTA_EXCEEDED',
+  'REPLAY_STORE_UNAVAILABLE',
+] as const;
 
 @Injectable()
 export class MetricsSnapshotService {
@@ -26,6 +31,7 @@ export class MetricsSnapshotService {
     @Inject(SESSION_STORE) private readonly sessions: SessionStore,
     @Inject(CHAIN_READER) private readonly chain: ChainReader,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Optional() private readonly webhooks?: WebhookDispatcher,
   ) {}
 
   /** The figures now; a failing store answers 500 `METRICS_FAILED`. */
@@ -35,7 +41,8 @@ export class MetricsSnapshotService {
         this.sessions.countOpen(nowMs),
         this.sessions.list({ offset: 0, limit: 1 }),
       ]);
-      const chainStats = this.chain instanceof CachingChainReader ? this.chain.stats() : { reads: 0, cacheHits: 0 };
+      const chainStats =
+        this.chain instanceof CachingChainReader ? this.chain.stats() : { reads: 0, cacheHits: 0 };
       return {
         requests: this.requests.requests(nowMs),
         sessions: { active, total: listed.total },
@@ -82,7 +89,11 @@ export class MetricsSnapshotService {
       setCounter(copied.verify, verify.invalid, { outcome: 'invalid' });
       for (const [reason, count] of Object.entries(verify.failureReasons))
         setCounter(copied.verifyFailureReasons, count, { reason });
-      for (const code of REPLAY_REFUSAL_CODES) setCounter(copied.verifyRefused, verify.refused[code] ?? 0, { code });
+      for (const code of REPLAY_REFUSAL_CODES)
+        setCounter(copied.verifyRefused, verify.refused[code] ?? 0, { code });
+      const webhooks = this.webhooks?.figures() ?? { delivered: 0, failed: 0, refused: 0 };
+      for (const outcome of ['delivered', 'failed', 'refused'] as const)
+        setCounter(copied.webhookDeliveries, webhooks[outcome], { outcome });
       return await this.operator.text();
     } catch {
       throw new PassportError('METRICS_FAILED');

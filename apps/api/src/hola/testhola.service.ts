@@ -94,23 +94,21 @@ export class TestHolaService {
     };
   }
 
-  /** The `testhola_validation_success` webhook to the caller's `webhook_url` (JWT claim, else the chain). */
+  /**
+   * The `testhola_validation_success` webhook to the caller's `webhook_url` and `webhook_cidr` as the chain
+   * has them now (cached reads), not as the JWT's claims copied them at login: a holder who moves off a
+   * lost endpoint or narrows the range is obeyed at once, not at the session's end.
+   */
   private sendWebhook(
     caller: AuthContext,
     verdict: VerifyHolaBody,
     requestId: string,
     timestamp: string,
   ): void {
-    const claimUrl = caller.claims.passport_webhookurl;
-    const claimCidr = caller.claims.passport_webhookcidr;
     this.webhooks.dispatch(async () => {
-      let webhookUrl = typeof claimUrl === 'string' && claimUrl !== '' ? claimUrl : null;
-      let webhookCidr = typeof claimCidr === 'string' && claimCidr !== '' ? claimCidr : null;
-      if (webhookUrl === null) {
-        const passport = await this.chain.getPassport(caller.tokenId);
-        webhookUrl = passport?.metadata.webhook_url ?? null;
-        webhookCidr = passport?.metadata.webhook_cidr ?? null;
-      }
+      const passport = await this.chain.getPassport(caller.tokenId);
+      const webhookUrl = passport?.metadata.webhook_url ?? null;
+      const webhookCidr = passport?.metadata.webhook_cidr ?? null;
       return {
         event: TESTHOLA_WEBHOOK_EVENT,
         requestId,

@@ -81,6 +81,7 @@ export class WebhookDispatcher {
   private readonly perHolder = new Map<string, number>();
   private readonly recent: WebhookDeliveryOutcome[] = [];
   private readonly counts = { delivered: 0, failed: 0, refused: 0 };
+  private lastTimestampMs = 0;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -202,7 +203,7 @@ export class WebhookDispatcher {
       },
       signer: this.server.signer,
       serverTokenId: this.server.tokenId,
-      timestampMs: this.clock.nowMs(),
+      timestampMs: this.nextTimestampMs(),
     });
     try {
       const status = await postOnce(url, target, address, signed.headers, signed.body);
@@ -220,6 +221,16 @@ export class WebhookDispatcher {
           : 'connection_failed';
       this.record(dispatch, { outcome: 'failed', url, address, reason });
     }
+  }
+
+  /**
+   * The clock, but never the same millisecond twice: the deliveries of one event (one per hook path) share
+   * one body, so with one timestamp they would share one signature, and a receiver that keeps the
+   * signatures it has seen (the core's replay option) would refuse the second as a replay.
+   */
+  private nextTimestampMs(): number {
+    this.lastTimestampMs = Math.max(Math.trunc(this.clock.nowMs()), this.lastTimestampMs + 1);
+    return this.lastTimestampMs;
   }
 
   private record(
@@ -302,9 +313,10 @@ function postOnce(
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<number>((resolve, reject) => {
     const req = send(url, options, (res) => {
-      res.resume(); // the receiver's body is not read
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      res.on('error', reject);
+      // The status is the outcome; the receiver's body is not wanted, so the connection (never reused:
+      // no agent) is closed rather than read to its end for up to the timeout.
+      resolve(res.statusCode ?? 0);
+      res.destroy();
     });
     req.on('error', reject);
     req.end(body);

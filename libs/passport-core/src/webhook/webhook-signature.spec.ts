@@ -249,6 +249,28 @@ describe('verifyWebhookRequest: every rejection', () => {
     );
   });
 
+  // Found by a probe: a resolver answering null, or a pinned key passed as undefined beside a resolver,
+  // threw a raw TypeError out of the helper instead of its own refusal.
+  it('a resolver answering nothing usable, or an undefined pinned key, is key_not_expected, never a TypeError', async () => {
+    const { expectedServerPublicKey: _pinned, ...rest } = base();
+    for (const answer of [null, undefined, 'key', [null], [signer.publicKey.join(',')]]) {
+      const resolveServerKeys = async () => answer as never;
+      expect(await reason({ ...rest, expectedServerTokenId: TOKEN, resolveServerKeys })).toBe(
+        'key_not_expected',
+      );
+    }
+    const resolveServerKeys = async () => [signer.publicKey];
+    await expect(
+      verifyWebhookRequest({
+        ...rest,
+        expectedServerPublicKey: undefined,
+        expectedServerTokenId: TOKEN,
+        resolveServerKeys,
+      } as never),
+    ).resolves.toBeDefined();
+    expect(await reason({ ...rest, expectedServerPublicKey: undefined } as never)).toBe('key_not_expected');
+  });
+
   it('with a replay store accepts a request once', async () => {
     const replay = new MemoryReplayStore();
     const params = { ...base(), replay };

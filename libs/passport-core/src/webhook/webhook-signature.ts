@@ -9,8 +9,11 @@
  * (a pinned key, or the keys a resolver returns for the expected server token id — never the token
  * id the request names by itself, which a sender could choose), `X-Passport-Implicit-Account` is that
  * key's hex, and the signature verifies over the raw body as received. Otherwise
- * `PassportError('WEBHOOK_SIGNATURE_INVALID', {reason})`. With a ReplayStore the same signature is
- * accepted once (`reason: 'replayed'`).
+ * `PassportError('WEBHOOK_SIGNATURE_INVALID', {reason})`. Replay protection is the receiver's choice:
+ * with a ReplayStore the same signature is accepted once (`reason: 'replayed'`); without one a captured
+ * request is accepted again until its timestamp leaves the window. Each delivery of one event (one per
+ * hook path) carries its own timestamp, so its own signature: one store can serve every hook path.
+ * The hook path is not signed: a delivery captured on one path is accepted once on the other.
  *
  * Receivers that require a session: a webhook caused by a JWT call (the test webhook of
  * `/api/testhola`) carries that JWT's `session_id` in the signed body, and `X-Passport-Session-Id`
@@ -161,11 +164,19 @@ export async function verifyWebhookRequest(params: VerifyWebhookParams): Promise
   if (implicitAccount!.toLowerCase() !== encodeHex(publicKey)) throw rejected('implicit_account_mismatch');
   if (params.expectedServerTokenId !== undefined && tokenId !== params.expectedServerTokenId)
     throw rejected('token_id_mismatch');
-  const expectedKeys =
-    'expectedServerPublicKey' in params
-      ? [params.expectedServerPublicKey]
-      : await params.resolveServerKeys(params.expectedServerTokenId);
-  if (!expectedKeys.some((key) => bytesEqual(key, publicKey))) throw rejected('key_not_expected');
+  // Whatever the caller's pinned key or resolver turns out to give (null, undefined, not bytes), a key
+  // is expected only when it is given as bytes: anything else rejects as not expected rather than
+  // throwing a TypeError. A resolver's own error (its chain down) is passed on as it is.
+  let expectedKeys: unknown;
+  if ('expectedServerPublicKey' in params && params.expectedServerPublicKey !== undefined)
+    expectedKeys = [params.expectedServerPublicKey];
+  else if ('resolveServerKeys' in params && typeof params.resolveServerKeys === 'function')
+    expectedKeys = await params.resolveServerKeys(params.expectedServerTokenId);
+  if (
+    !Array.isArray(expectedKeys) ||
+    !expectedKeys.some((key) => key instanceof Uint8Array && bytesEqual(key, publicKey))
+  )
+    throw rejected('key_not_expected');
 
   const signature = /^[0-9a-fA-F]{128}$/.test(signatureText!) ? decodeHex(signatureText!) : null;
   if (!signature) throw rejected('signature_malformed');

@@ -105,6 +105,15 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
       // A refused client gets its socket back closed: held keep-alive or slow-body sockets are freed.
       reply.header('Connection', 'close');
     }
+    // RFC 9110 §15.5.2: a 401 names the scheme that would be accepted; RFC 6750 §3.1 adds
+    // invalid_token when a credential was presented and refused.
+    if (status === 401)
+      reply.header(
+        'WWW-Authenticate',
+        request.headers?.authorization
+          ? 'Bearer realm="passport", error="invalid_token"'
+          : 'Bearer realm="passport"',
+      );
     if (reply.sent) return;
     reply
       .status(status)

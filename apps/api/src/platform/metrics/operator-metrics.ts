@@ -39,7 +39,11 @@ export class OperatorMetrics {
   readonly registry = new Registry();
   private readonly duration: CountedHistogram<'route' | 'method' | 'status'>;
   private readonly logins: Counter<'outcome'>;
-  private readonly loginOutcomes: { readonly success: Counter.Internal; readonly rejected: Counter.Internal; readonly error: Counter.Internal };
+  private readonly loginOutcomes: {
+    readonly success: Counter.Internal;
+    readonly rejected: Counter.Internal;
+    readonly error: Counter.Internal;
+  };
   private readonly storeErrors: Counter<'store' | 'operation'>;
   /** Figures copied from other recorders just before the text is rendered (see `refresh`). */
   readonly copied: {
@@ -53,6 +57,7 @@ export class OperatorMetrics {
     readonly verify: Counter<'outcome'>;
     readonly verifyFailureReasons: Counter<'reason'>;
     readonly verifyRefused: Counter<'code'>;
+    readonly webhookDeliveries: Counter<'outcome'>;
   };
   /** route → method → entry; `<unmatched>` once MAX_ROUTES patterns are known. */
   private readonly routes = new Map<string, Map<string, RouteMethodEntry>>();
@@ -84,7 +89,10 @@ export class OperatorMetrics {
     this.copied = {
       requests: counter('passport_requests_total', 'HTTP requests completed.'),
       requestErrors: counter('passport_request_errors_total', 'HTTP requests answered with a 5xx status.'),
-      requestsLastMinute: gauge('passport_requests_last_minute', 'HTTP requests completed in the last 60 seconds.'),
+      requestsLastMinute: gauge(
+        'passport_requests_last_minute',
+        'HTTP requests completed in the last 60 seconds.',
+      ),
       sessionsActive: gauge('passport_sessions_active', 'Open, unexpired login sessions.'),
       sessionsStored: gauge('passport_sessions_stored', 'Login sessions held by the store.'),
       chainReads: counter('passport_chain_reads_total', 'Requests sent to the chain.'),
@@ -99,6 +107,12 @@ export class OperatorMetrics {
         name: 'passport_verify_failure_reasons_total',
         help: 'HOLA verification failure reasons.',
         labelNames: ['reason'],
+        registers,
+      }),
+      webhookDeliveries: new Counter({
+        name: 'passport_webhook_deliveries_total',
+        help: 'Outbound webhooks by outcome: delivered (2xx), failed (no answer or another status), refused (target not allowed or too many in flight).',
+        labelNames: ['outcome'],
         registers,
       }),
       verifyRefused: new Counter({
@@ -145,7 +159,8 @@ export class OperatorMetrics {
   private entryOf(route: string, method: string): RouteMethodEntry {
     let byMethod = this.routes.get(route);
     if (byMethod === undefined) {
-      if (this.routes.size >= MAX_ROUTES && route !== UNMATCHED_ROUTE) return this.entryOf(UNMATCHED_ROUTE, method);
+      if (this.routes.size >= MAX_ROUTES && route !== UNMATCHED_ROUTE)
+        return this.entryOf(UNMATCHED_ROUTE, method);
       byMethod = new Map();
       this.routes.set(route, byMethod);
     }
@@ -162,7 +177,11 @@ export class OperatorMetrics {
 }
 
 /** Sets a counter to a running total kept elsewhere (Prometheus counters only go up, and so do these). */
-export function setCounter<T extends string>(counter: Counter<T>, value: number, labels?: Partial<Record<T, string>>): void {
+export function setCounter<T extends string>(
+  counter: Counter<T>,
+  value: number,
+  labels?: Partial<Record<T, string>>,
+): void {
   if (labels) {
     counter.remove(labels);
     counter.inc(labels, value);
