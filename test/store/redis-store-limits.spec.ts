@@ -180,3 +180,45 @@ it('luaNumber writes caps as Lua numbers (Infinity as math.huge) and refuses NaN
   await expect(client.eval(`return tostring(${luaNumber(Infinity)} == math.huge)`, 0)).resolves.toBe('true');
   expect(() => luaNumber(Number.NaN)).toThrow(RangeError);
 });
+
+// Found by a probe of the fleet: the take refilled by the calling instance's clock. With one instance 2 s
+// ahead taking turns with the others, every request refilled the bucket by the lead: 60 of 60 allowed from
+// a bucket of 20 refilling 1 per second. Redis's clock caps each instance's.
+describe('instances whose clocks differ share one bucket by Redis clock', () => {
+  const policy = { capacity: 20, refillPerMs: 1 / 1000 };
+  it.each([
+    ['2 s ahead', 2000],
+    ['2 s behind', -2000],
+  ])(
+    'one instance %s, taking turns with a true one: capacity allowed, plus what the test took to run',
+    async (_label, skewMs) => {
+      const prefix = `skew${skewMs}:`;
+      const trueInstance = new RedisRateLimitStore(client, { prefix, namespace: 'public' });
+      const otherClient = new Redis(server.url);
+      try {
+        const skewed = new RedisRateLimitStore(otherClient, { prefix, namespace: 'public' });
+        const started = Date.now();
+        let allowed = 0;
+        for (let i = 0; i < 60; i++) {
+          const result =
+            i % 2 === 0
+              ? await trueInstance.take('198.51.100.7', policy, Date.now())
+              : await skewed.take('198.51.100.7', policy, Date.now() + skewMs);
+          if (result.allowed) allowed++;
+        }
+        const elapsedMs = Date.now() - started;
+        expect(allowed).toBeGreaterThanOrEqual(policy.capacity);
+        expect(allowed).toBeLessThanOrEqual(policy.capacity + Math.ceil(elapsedMs * policy.refillPerMs) + 1);
+      } finally {
+        otherClient.disconnect();
+      }
+    },
+  );
+
+  it('a sweep by an instance whose clock runs ahead keeps the buckets not yet full by Redis clock', async () => {
+    const store = new RedisRateLimitStore(client, { prefix: 'skewsweep:' });
+    await store.take('a', { capacity: 5, refillPerMs: 1 / 1000 }, Date.now()); // full again in 1 s
+    await expect(store.sweep(Date.now() + 60_000)).resolves.toBe(0);
+    await expect(store.size).resolves.toBe(1);
+  });
+});

@@ -39,7 +39,7 @@ function takeDefinition(base: string, maxEntries: number, epochKey?: string): Ba
   const bucketPrefix = `${base}b:`;
   const withEpoch = epochKey !== undefined;
   return {
-    prelude: `${withEpoch ? SERVER_CLOCK_LUA : ''}
+    prelude: `${SERVER_CLOCK_LUA}
 local lru, full, prefix = KEYS[1], KEYS[2], ${luaString(bucketPrefix)}
 local eps = 1e-9
 local MAX = 9007199254740991
@@ -48,15 +48,22 @@ ${withEpoch ? "local epoch = redis.call('GET', KEYS[3]) or '0'" : ''}`,
     callKeys: ['bucket'],
     callArgs: ['capacityArg', 'refillArg', 'nowArg'],
     callBody: `
-local capacity, refill, now = tonumber(capacityArg), tonumber(refillArg), tonumber(nowArg)
+local capacity, refill = tonumber(capacityArg), tonumber(refillArg)
+-- The bucket's time: the caller's clock, but never ahead of Redis's and never behind the bucket's last
+-- update. Instances' clocks differ; an instance running ahead would otherwise refill the bucket by its
+-- lead on every take (alternating instances: every request allowed), one running behind would write an
+-- earlier update that the next instance counts again.
+local now = earlier(tonumber(nowArg))
 local member = string.sub(bucket, ${Buffer.byteLength(bucketPrefix) + 1})
 local state = redis.call('HMGET', bucket, 't', 'u')
 local isNew = state[1] == false
 local level = capacity
 if not isNew then
-  local elapsed = math.max(0, now - tonumber(state[2]))
-  level = math.min(capacity, tonumber(state[1]) + elapsed * refill)
+  local updated = tonumber(state[2])
+  if updated > now then now = updated end
+  level = math.min(capacity, tonumber(state[1]) + (now - updated) * refill)
 end
+local nowText = now == tonumber(nowArg) and nowArg or string.format('%.17g', now)
 local allowed, remaining, retry, tokens = 0, 0, 0, level
 if level >= 1 - eps then
   tokens = math.max(0, level - 1)
@@ -69,10 +76,10 @@ local missing = capacity - tokens
 if missing > 0 then
   if refill > 0 then fullAt = math.min(MAX, now + math.ceil(missing / refill)) else fullAt = MAX end
 end
-redis.call('HSET', bucket, 't', string.format('%.17g', tokens), 'u', nowArg)
+redis.call('HSET', bucket, 't', string.format('%.17g', tokens), 'u', nowText)
 local ttl = fullAt - now
 if ttl > 0 and ttl < 9e15 then redis.call('PEXPIRE', bucket, ttl) elseif ttl <= 0 then redis.call('PEXPIRE', bucket, 1) else redis.call('PERSIST', bucket) end
-redis.call('ZADD', lru, nowArg, member)
+redis.call('ZADD', lru, nowText, member)
 redis.call('ZADD', full, fullAt, member)
 if isNew and redis.call('ZCARD', lru) > ${luaNumber(maxEntries)} then
   local done = redis.call('ZRANGEBYSCORE', full, '-inf', now, 'LIMIT', 0, 1000)
@@ -97,9 +104,12 @@ ${withEpoch ? 'return {allowed, remaining, retry, epoch, serverNow}' : 'return {
   };
 }
 
-/** Forgets up to 1000 buckets full again by ARGV[1] (Lua's unpack is limited to ~8000 values); returns how many. */
-const SWEEP_LUA = `
-local done = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, 1000)
+/**
+ * Forgets up to 1000 buckets full again by ARGV[1] or Redis's clock, whichever is earlier (Lua's unpack
+ * is limited to ~8000 values); returns how many.
+ */
+const SWEEP_LUA = `${SERVER_CLOCK_LUA}
+local done = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', earlier(tonumber(ARGV[1])), 'LIMIT', 0, 1000)
 for _, k in ipairs(done) do
   redis.call('DEL', ARGV[2] .. k)
   redis.call('ZREM', KEYS[1], k)

@@ -66,6 +66,42 @@ describe('token bucket arithmetic', () => {
     );
   });
 
+  // Found by a probe of the fleet: instances whose clocks differ took turns on one bucket. A take by the
+  // clock behind wrote its earlier time, and the next take by the clock ahead counted the gap again: with
+  // takes alternating, the bucket refilled by the clocks' difference on every round.
+  it('clocks that differ by up to 2 s, taking turns, never allow more than capacity + true elapsed * rate', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 50 }), fc.integer({ min: -2000, max: 2000 })), {
+          minLength: 1,
+          maxLength: 300,
+        }),
+        (takesOf) => {
+          let state: BucketState | undefined;
+          let trueNow = 0;
+          let allowed = 0;
+          for (const [gap, skew] of takesOf) {
+            trueNow += gap;
+            const step = takeToken(state, policy, trueNow + skew);
+            state = step.state;
+            if (step.result.allowed) allowed++;
+          }
+          // The worst a skewed clock can do is to start the bucket's time 2 s early or end it 2 s late.
+          return allowed <= policy.capacity + (trueNow + 4000) * policy.refillPerMs + 1e-9;
+        },
+      ),
+    );
+    // The probe's pattern: a clock 2 s ahead alternating with a true one, 1 ms apart, 60 takes.
+    let state: BucketState | undefined;
+    let allowed = 0;
+    for (let i = 0; i < 60; i++) {
+      const step = takeToken(state, policy, 10_000 + i + (i % 2 ? 2000 : 0));
+      state = step.state;
+      if (step.result.allowed) allowed++;
+    }
+    expect(allowed).toBeLessThanOrEqual(policy.capacity + 2);
+  });
+
   // The memory store updates its buckets in place; it must answer exactly as the pure rule does.
   const takes = fc.array(
     fc.record({
@@ -129,7 +165,10 @@ describe('token bucket arithmetic', () => {
       readonly buckets = new Map<string, { state: BucketState; policy: BucketPolicyLike }>();
       lastSweepMs = Number.NEGATIVE_INFINITY;
       evictedActive = 0;
-      constructor(readonly maxKeys: number, readonly sweepIntervalMs: number) {}
+      constructor(
+        readonly maxKeys: number,
+        readonly sweepIntervalMs: number,
+      ) {}
       takeSync(key: string, p: BucketPolicyLike, nowMs: number) {
         const existing = this.buckets.get(key);
         const { state, result } = takeToken(existing?.state, p, nowMs);
@@ -140,7 +179,8 @@ describe('token bucket arithmetic', () => {
       }
       sweep(nowMs: number) {
         this.lastSweepMs = nowMs;
-        for (const [key, bucket] of this.buckets) if (isBucketFull(bucket.state, bucket.policy, nowMs)) this.buckets.delete(key);
+        for (const [key, bucket] of this.buckets)
+          if (isBucketFull(bucket.state, bucket.policy, nowMs)) this.buckets.delete(key);
       }
       makeRoom(nowMs: number) {
         if (this.buckets.size < this.maxKeys) return;

@@ -22,6 +22,15 @@ export function refillBucket(state: BucketState | undefined, policy: BucketPolic
   return Math.min(policy.capacity, state.tokens + elapsed * policy.refillPerMs);
 }
 
+/**
+ * The bucket's time for a take at `nowMs`: never before its last update. A take by a clock that runs
+ * behind (a step back, or another process's clock) leaves the update time where it was; writing the
+ * earlier time would let the next take count the same interval again and refill twice.
+ */
+function bucketTime(state: BucketState | undefined, nowMs: number): number {
+  return state !== undefined && state.updatedAtMs > nowMs ? state.updatedAtMs : nowMs;
+}
+
 /** A bucket state its owner updates in place (`takeTokenInPlace`). */
 export interface MutableBucketState {
   tokens: number;
@@ -39,8 +48,9 @@ export function takeToken(
   policy: BucketPolicy,
   nowMs: number,
 ): { readonly state: BucketState; readonly result: TakeResult } {
-  const next: MutableBucketState = { tokens: 0, updatedAtMs: nowMs };
-  const result = takeAtLevel(refillBucket(state, policy, nowMs), next, policy, nowMs);
+  const at = bucketTime(state, nowMs);
+  const next: MutableBucketState = { tokens: 0, updatedAtMs: at };
+  const result = takeAtLevel(refillBucket(state, policy, at), next, policy, at);
   return { state: next, result };
 }
 
@@ -49,11 +59,17 @@ export function takeToken(
  * return (the same arithmetic), so a take allocates nothing but its result.
  */
 export function takeTokenInPlace(state: MutableBucketState, policy: BucketPolicy, nowMs: number): TakeResult {
-  return takeAtLevel(refillBucket(state, policy, nowMs), state, policy, nowMs);
+  const at = bucketTime(state, nowMs);
+  return takeAtLevel(refillBucket(state, policy, at), state, policy, at);
 }
 
 /** Takes one token from a bucket refilled to `level`, writing the new state into `into`. */
-function takeAtLevel(level: number, into: MutableBucketState, policy: BucketPolicy, nowMs: number): TakeResult {
+function takeAtLevel(
+  level: number,
+  into: MutableBucketState,
+  policy: BucketPolicy,
+  nowMs: number,
+): TakeResult {
   into.updatedAtMs = nowMs;
   // Float tolerance both ways: the take at exactly `retryAfterMs` later must succeed.
   if (level >= 1 - FLOAT_EPSILON) {
