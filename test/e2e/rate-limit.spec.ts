@@ -60,6 +60,15 @@ describe('trusted proxy (TRUSTED_PROXIES=127.0.0.0/8)', () => {
     expect((await get(t, '/health', '203.0.113.7')).status).toBe(429);
   });
 
+  // Found by a probe of the fleet: forwarded values that are not addresses were keys as they came, so a
+  // proxy passing a client's own header on let it be a new client per request (and store 6000-character keys).
+  it('forwarded values that are not IP addresses share one bucket', async () => {
+    for (const garbage of ['not-an-ip', '198.51.100.9:80', 'x'.repeat(6000)])
+      expect((await get(t, '/health', garbage)).status).toBe(200);
+    expect((await get(t, '/health', 'yet-another-value')).status).toBe(429);
+    expect((await get(t, '/health', '198.51.100.9')).status).toBe(200);
+  });
+
   it('different real clients behind the proxy get separate buckets', async () => {
     expect((await get(t, '/health', '198.51.100.1')).status).toBe(200);
     expect((await get(t, '/health', '198.51.100.2')).status).toBe(200);

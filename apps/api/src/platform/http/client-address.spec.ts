@@ -11,7 +11,11 @@ describe('clientAddressKey', () => {
     ['2001:db8:1:2:3:4:5:6', '2001:db8:1:2::/64'],
     ['fe80::1%eth0', 'fe80:0:0:0::/64'],
     ['::1', '0:0:0:0::/64'],
-    ['not an address', 'not an address'],
+    ['not an address', 'invalid-address'],
+    ['198.51.100.9:80', 'invalid-address'],
+    ['::ffff:999.1.1.1', 'invalid-address'],
+    ['256.1.1.1', 'invalid-address'],
+    ['x'.repeat(6000), 'invalid-address'],
   ])('%s → %s', (ip, key) => {
     expect(clientAddressKey(ip)).toBe(key);
   });

@@ -4,8 +4,16 @@
  * given a whole /64 (2^64 addresses), so keying the full address let one client be as many clients as it
  * liked: a probe noted that one /64 could hold the MCP session cap with ever new "addresses". An
  * IPv4-mapped IPv6 address (`::ffff:192.0.2.1`, a dual-stack socket's form) is its IPv4 address.
+ *
+ * An address a trusted proxy forwarded that is not an IP address at all (`not-an-ip`, `1.2.3.4:80`, a
+ * 6000-character string: a proxy passing a client's own header on) is keyed as one shared
+ * `INVALID_ADDRESS_KEY`: such values cannot make one client as many clients as it likes, nor fill the
+ * stores with long keys.
  */
+import { isIPv4 } from 'node:net';
 import ipaddr from 'ipaddr.js';
+
+export const INVALID_ADDRESS_KEY = 'invalid-address';
 
 /** Keys of recent IPv6 addresses: parsing one costs ~2.4 µs, on every request (a review). Cleared when full. */
 const ipv6Keys = new Map<string, string>();
@@ -14,8 +22,8 @@ const IPV6_KEYS_MAX = 4096;
 /** `ip` as a per-address limit key: IPv4 unchanged, IPv6 as `<first four groups>::/64`. */
 export function clientAddressKey(ip: string): string {
   // IPv4, the common case, without parsing; and IPv4 as a dual-stack socket reports it (`HOST=::`).
-  if (!ip.includes(':')) return ip;
-  if (ip.startsWith('::ffff:') && !ip.includes(':', 7)) return ip.slice(7);
+  if (!ip.includes(':')) return isIPv4(ip) ? ip : INVALID_ADDRESS_KEY;
+  if (ip.startsWith('::ffff:') && !ip.includes(':', 7)) return isIPv4(ip.slice(7)) ? ip.slice(7) : INVALID_ADDRESS_KEY;
   let key = ipv6Keys.get(ip);
   if (key === undefined) {
     key = ipv6Key(ip);
@@ -30,7 +38,7 @@ function ipv6Key(ip: string): string {
   try {
     address = ipaddr.IPv6.parse(ip);
   } catch {
-    return ip;
+    return INVALID_ADDRESS_KEY;
   }
   if (address.isIPv4MappedAddress()) return address.toIPv4Address().toString();
   const prefix = address.parts.slice(0, 4).map((part) => part.toString(16));
