@@ -39,6 +39,8 @@ async function startInstance(
     STORE: 'redis',
     REDIS_URL: redis.url,
     REDIS_COMMAND_TIMEOUT_MS: '300',
+    // A restart of this Redis loses its data: the instances refuse replay records this long after.
+    REDIS_LOSS_HOLD_MS: '5000',
     DATA_DIR: dataDir,
     PORT: String(port),
     PUBLIC_BASE_URL: `http://127.0.0.1:${publicPort}`,
@@ -232,7 +234,7 @@ describe('MCP session cap and idle TTL hold fleet-wide', () => {
   // Found by a probe: every GET on a fleet session opened a stream of its own (150 on one instance),
   // and those streams outlived a DELETE served by the other instance.
   it('a fleet session offers no SSE stream: GET answers 405 on either instance, an unknown session 404', async () => {
-    await redis.flush();
+    await redis.clearState();
     const port = await freePort();
     e = await startInstance(port, port);
     f = await startInstance(await freePort(), port);
@@ -264,7 +266,7 @@ describe('MCP session cap and idle TTL hold fleet-wide', () => {
   });
 
   it('two sessions in all (one on each instance), the third refused anywhere; an idle session ends everywhere', async () => {
-    await redis.flush();
+    await redis.clearState();
     const caps = { MCP_MAX_SESSIONS: '2', MCP_MAX_SESSIONS_PER_ADDRESS: '2', MCP_SESSION_TTL_MS: '1500' };
     const portE = await freePort();
     e = await startInstance(portE, portE, caps);
@@ -293,7 +295,7 @@ describe('the per-address public bucket is shared', () => {
   afterAll(async () => {
     await c?.close();
     await d?.close();
-    await redis.flush(); // the drained 127.0.0.1 bucket is the other instances' bucket too
+    await redis.clearState(); // the drained 127.0.0.1 bucket is the other instances' bucket too
   });
 
   it('capacity 4 per address across two instances: the 5th request anywhere is 429', async () => {
@@ -302,7 +304,7 @@ describe('the per-address public bucket is shared', () => {
     c = await startInstance(portC, portC, tiny);
     d = await startInstance(await freePort(), portC, tiny);
     // Other tests' requests from 127.0.0.1 used the same bucket with a larger capacity: start empty-handed.
-    await redis.flush();
+    await redis.clearState();
     const statuses: number[] = [];
     for (const t of [c, d, c, d, c, d]) statuses.push((await fetch(`${t.baseUrl}/health`)).status);
     expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
@@ -314,6 +316,8 @@ describe('Redis down, then back', () => {
     const key = newKey();
     const { tokenId } = await mintPassport(a, { owner: key });
     const { jwt } = await mintAndLogin(a);
+    const used = holaLine(a, { sender: tokenId, signer: key.signer });
+    expect((await postJson(a.baseUrl, '/api/identity/verify', { hola: used })).body.verified).toBe(true);
     await redis.kill();
 
     const line = holaLine(a, { sender: tokenId, signer: key.signer });
@@ -348,7 +352,27 @@ describe('Redis down, then back', () => {
     await waitFor(async () => (await me(a, jwt)).status !== 503, 10_000);
     // Nothing persists in this Redis: the session is gone, so the token is refused as unknown (not 503).
     expect((await me(a, jwt)).status).toBe(401);
-    const again = await login(b.baseUrl, { identifier: tokenId, key });
+    // Found by a probe: the used line was forgotten with the data, and verified a second time. The loss
+    // is noticed: no replay record is made until lines used before it are stale (REDIS_LOSS_HOLD_MS).
+    for (const t of [a, b]) {
+      const replayed = await postJson(t.baseUrl, '/api/identity/verify', { hola: used });
+      expect([replayed.status, replayed.body.error?.code, replayed.body.verified]).toEqual([
+        503,
+        'REPLAY_STORE_UNAVAILABLE',
+        undefined,
+      ]);
+    }
+    // (Health answers are reused for up to 1 s: the one from the outage may come first.)
+    for (const t of [a, b])
+      await waitFor(async () => {
+        const health = (await (await fetch(`${t.baseUrl}/health`)).json()) as any;
+        return health.status === 'degraded' && JSON.stringify(health).includes('redis lost its data');
+      }, 2500);
+    let again = await login(b.baseUrl, { identifier: tokenId, key });
+    await waitFor(async () => {
+      if (again.status === 503) again = await login(b.baseUrl, { identifier: tokenId, key });
+      return again.status !== 503;
+    }, 10_000);
     expect(again.status).toBe(200);
     expect((await me(a, again.body.jwt_token)).status).toBe(200);
     const fresh = holaLine(a, { sender: tokenId, signer: key.signer });

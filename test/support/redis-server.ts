@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { freePort } from './test-app.js';
 
 export interface RedisServer {
@@ -22,8 +23,13 @@ export interface RedisServer {
   /** Pauses (SIGSTOP) / resumes (SIGCONT) the process: a Redis that accepts bytes but never answers. */
   pause(): void;
   resume(): void;
-  /** Deletes every key (FLUSHALL). */
+  /** Deletes every key (FLUSHALL): a data loss, which instances connected to it notice. */
   flush(): Promise<void>;
+  /**
+   * Deletes every key but the replay history marker (`*{replay}:history`): resets the state tests
+   * share (buckets, sessions) without looking like a data loss to the instances.
+   */
+  clearState(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -37,7 +43,22 @@ export async function startRedisServer(): Promise<RedisServer> {
   const launch = async (): Promise<void> => {
     const proc = spawn(
       BINARY,
-      ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--protected-mode', 'yes', '--loglevel', 'warning'],
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        dir,
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--protected-mode',
+        'yes',
+        '--loglevel',
+        'warning',
+      ],
       { stdio: ['ignore', 'ignore', 'inherit'] },
     );
     child = proc;
@@ -68,6 +89,18 @@ export async function startRedisServer(): Promise<RedisServer> {
     pause: () => void child?.kill('SIGSTOP'),
     resume: () => void child?.kill('SIGCONT'),
     flush: () => sendCommand(port, 'FLUSHALL'),
+    clearState: async () => {
+      const client = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0 });
+      try {
+        await client.connect();
+        await client.eval(
+          "for _, k in ipairs(redis.call('KEYS', '*')) do if not string.find(k, '{replay}:history', 1, true) then redis.call('DEL', k) end end",
+          0,
+        );
+      } finally {
+        client.disconnect();
+      }
+    },
     stop: async () => {
       child?.kill('SIGCONT');
       await kill();

@@ -11,6 +11,7 @@ export {
   DEFAULT_REDIS_REPLAY_MAX_ENTRIES,
   DEFAULT_REDIS_CLOCK_SKEW_MARGIN_MS,
   type RedisReplayStoreOptions,
+  type ReplayHistoryGuard,
 } from './redis-replay.store.js';
 export {
   RedisSessionStore,
@@ -31,3 +32,9 @@ export {
 } from './redis-mcp-session.directory.js';
 export { FleetSessionEpoch, type EpochObservation } from './fleet-session-epoch.js';
 export { RedisEvictionWatch, type RedisEvictionWatchOptions } from './eviction-policy.watch.js';
+export {
+  RedisHistoryWatch,
+  DEFAULT_REDIS_HISTORY_HOLD_MS,
+  DEFAULT_REDIS_HISTORY_NOTICE_MS,
+  type RedisHistoryWatchOptions,
+} from './redis-history.watch.js';

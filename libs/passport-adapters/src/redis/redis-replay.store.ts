@@ -48,15 +48,22 @@ const OWNER_TTL_HEADROOM_MS = 60_000;
  * into the script rather than sent with every call; per call: now, expiresAt and the owner's quota (0:
  * none). The caller's numbers are stored and used as scores as the strings they came as.
  */
-function recordDefinition(base: string, maxEntries: number, marginMs: number): BatchedScriptDefinition {
+function recordDefinition(
+  base: string,
+  maxEntries: number,
+  marginMs: number,
+  historyKey: string | undefined,
+): BatchedScriptDefinition {
   const recordPrefix = `${base}r:`;
   return {
     prelude: `${SERVER_CLOCK_LUA}
-local idx, margin = KEYS[1], ${luaNumber(marginMs)}`,
-    sharedKeys: [`${base}exp`],
+local idx, margin = KEYS[1], ${luaNumber(marginMs)}
+local historyLost = ${historyKey === undefined ? 'false' : "redis.call('EXISTS', KEYS[2]) == 0"}`,
+    sharedKeys: historyKey === undefined ? [`${base}exp`] : [`${base}exp`, historyKey],
     callKeys: ['rec', 'ownerKey'],
     callArgs: ['nowArg', 'expiresArg', 'quotaArg'],
     callBody: `
+if historyLost then return {-3} end
 local now, expires, maxPerOwner = tonumber(nowArg), tonumber(expiresArg), tonumber(quotaArg) or 0
 local keepFor = math.max(1, expires - earlier(now) + margin)
 local seen = redis.call('GET', rec)
@@ -121,6 +128,18 @@ export interface RedisReplayStoreOptions {
    * or undefined. While there is a reason, nothing is recorded: the store fails closed.
    */
   readonly evictionProblem?: () => string | undefined;
+  /**
+   * The data-loss watch (RedisHistoryWatch): while it has a `problem` nothing is recorded, and every
+   * record script checks its marker first (a missing marker: nothing recorded, the watch told).
+   */
+  readonly history?: ReplayHistoryGuard;
+}
+
+/** What the replay store needs of a RedisHistoryWatch. */
+export interface ReplayHistoryGuard {
+  readonly markerKey: string;
+  readonly problem: string | undefined;
+  markerMissing(): Promise<void>;
 }
 
 export class RedisReplayStore implements ReplayStore {
@@ -136,6 +155,7 @@ export class RedisReplayStore implements ReplayStore {
   private lastFullAtMs: number | null = null;
   private lastFailure: number | null = null;
   private readonly evictionProblem: () => string | undefined;
+  private readonly history: ReplayHistoryGuard | undefined;
 
   constructor(
     private readonly redis: Redis,
@@ -145,12 +165,13 @@ export class RedisReplayStore implements ReplayStore {
     this.clockSkewMarginMs = options.clockSkewMarginMs ?? DEFAULT_REDIS_CLOCK_SKEW_MARGIN_MS;
     this.base = `${options.prefix ?? 'passport:'}{replay}:`;
     this.evictionProblem = options.evictionProblem ?? (() => undefined);
+    this.history = options.history;
     this.indexKey = `${this.base}exp`;
     this.ownerPrefix = `${this.base}o:`;
     this.record = defineBatchedScript(
       redis,
       'passportReplayRecord',
-      recordDefinition(this.base, this.maxEntries, this.clockSkewMarginMs),
+      recordDefinition(this.base, this.maxEntries, this.clockSkewMarginMs, options.history?.markerKey),
     );
     this.sweepScript = defineScript(redis, 'passportReplaySweep', 1, SWEEP_LUA);
   }
@@ -161,10 +182,10 @@ export class RedisReplayStore implements ReplayStore {
     expiresAtMs: number,
     quota?: RecordQuota,
   ): Promise<RecordOutcome> {
-    const evicting = this.evictionProblem();
-    if (evicting !== undefined) {
+    const refusal = this.evictionProblem() ?? this.history?.problem;
+    if (refusal !== undefined) {
       this.lastFailure = Date.now();
-      throw new Error(evicting);
+      throw new Error(refusal);
     }
     let reply: unknown;
     try {
@@ -184,6 +205,11 @@ export class RedisReplayStore implements ReplayStore {
     const [status, firstSeen] = reply as [number, string | undefined];
     if (status === 1) return RECORDED;
     if (status === 0) return { recorded: false, firstSeenAtMs: Number(firstSeen) };
+    if (status === -3) {
+      this.lastFailure = Date.now();
+      void this.history?.markerMissing();
+      throw new Error('the replay history marker is missing: redis may have lost its data');
+    }
     if (status === -1) {
       this.refusedFullCount++;
       this.lastFullAtMs = nowMs;

@@ -99,6 +99,7 @@ describe('loadConfig defaults (docs/protocol.md §9)', () => {
       store: 'sqlite',
       redisUrl: undefined,
       redisCommandTimeoutMs: 500,
+      redisLossHoldMs: 301_000,
       loginMode: 'partner',
       trustedContracts: [],
       trustedProxies: [],

@@ -103,6 +103,12 @@ export interface AppConfig {
    * A slow Redis then behaves like a down one within this bound: verify fails closed, JWT routes 503.
    */
   readonly redisCommandTimeoutMs: number;
+  /**
+   * REDIS_LOSS_HOLD_MS [301000]: after Redis is found to have lost its data (a restart without
+   * persistence, a flush), how long replay records are refused (verify and login 503), so that lines and
+   * challenges used before the loss are stale first; 0 records again at once (STORE=redis).
+   */
+  readonly redisLossHoldMs: number;
   readonly loginMode: LoginMode;
   /** LOGIN_ACCEPT_FOREIGN: admit same-family passports issued for another API (federated login; partner/promiscuous modes). */
   readonly loginAcceptForeign: boolean;
@@ -454,6 +460,7 @@ export function loadConfig(env: Env): AppConfig {
     store,
     redisUrl,
     redisCommandTimeoutMs: integer(env, 'REDIS_COMMAND_TIMEOUT_MS', 500, 10, 60_000),
+    redisLossHoldMs: integer(env, 'REDIS_LOSS_HOLD_MS', 301_000, 0, 86_400_000),
     loginMode,
     loginAcceptForeign: boolean(env, 'LOGIN_ACCEPT_FOREIGN', false),
     trustedContracts,

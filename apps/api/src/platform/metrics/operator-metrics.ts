@@ -93,8 +93,14 @@ export class OperatorMetrics {
         'passport_requests_last_minute',
         'HTTP requests completed in the last 60 seconds.',
       ),
-      sessionsActive: gauge('passport_sessions_active', 'Open, unexpired login sessions.'),
-      sessionsStored: gauge('passport_sessions_stored', 'Login sessions held by the store.'),
+      sessionsActive: gauge(
+        'passport_sessions_active',
+        'Open, unexpired login sessions in the store (fleet-wide on a shared store: take max() across instances, not sum()).',
+      ),
+      sessionsStored: gauge(
+        'passport_sessions_stored',
+        'Login sessions held by the store (fleet-wide on a shared store: take max() across instances).',
+      ),
       chainReads: counter('passport_chain_reads_total', 'Requests sent to the chain.'),
       chainCacheHits: counter('passport_chain_cache_hits_total', 'Chain lookups answered from the cache.'),
       verify: new Counter({

@@ -8,6 +8,7 @@
  * with the reason. The client reconnects by itself, so everything recovers without a restart.
  */
 import { performance } from 'node:perf_hooks';
+import { Logger } from '@nestjs/common';
 import { systemClock } from '@passport/core';
 import { MemoryRateLimitStore } from '@passport/core/testing';
 import { SessionCapacityError } from '@passport/core/ports';
@@ -20,6 +21,8 @@ import {
   RedisRateLimitStore,
   RedisMcpSessionDirectory,
   RedisEvictionWatch,
+  RedisHistoryWatch,
+  DEFAULT_REDIS_HISTORY_HOLD_MS,
   RedisReplayStore,
   RedisSessionStore,
 } from '@passport/adapters/redis';
@@ -35,6 +38,8 @@ const FAILURE_REPORT_MS = 10_000;
 export interface RedisStoreSettings {
   readonly url: string;
   readonly commandTimeoutMs?: number;
+  /** How long replay records are refused after Redis lost its data (RedisHistoryWatch's holdMs). */
+  readonly lossHoldMs?: number;
 }
 
 export function createRedisStoreBackend(
@@ -45,9 +50,34 @@ export function createRedisStoreBackend(
   const client = createRedisClient(settings.url, { commandTimeoutMs: settings.commandTimeoutMs });
   // A Redis that may evict keys could drop live replay records: the replay store refuses then.
   const evictionWatch = new RedisEvictionWatch(client);
+  const logger = new Logger('Store');
+  // A Redis that lost its data (restart without persistence, flush) lost every live replay record: the
+  // replay store refuses for a while (RedisHistoryWatch), and the loss is logged and shown in health.
+  const historyWatch = new RedisHistoryWatch(client, {
+    holdMs: settings.lossHoldMs,
+    onLoss: (at) =>
+      logger.error(
+        `redis lost its data (noticed at ${new Date(at).toISOString()}): used HOLA lines and login challenges were forgotten; replay records refused for REDIS_LOSS_HOLD_MS (${settings.lossHoldMs ?? DEFAULT_REDIS_HISTORY_HOLD_MS} ms); run Redis with persistence (AOF) or a replica`,
+      ),
+  });
   const replay = new RedisReplayStore(client, {
     maxEntries: options.replay?.maxEntries,
     evictionProblem: () => evictionWatch.problem,
+    history: historyWatch,
+  });
+  // One line when the connection goes and one when it is back (not one per reconnection attempt).
+  let disconnected = false;
+  client.on('close', () => {
+    if (disconnected || redisClientProblem(client) !== undefined) return;
+    disconnected = true;
+    logger.warn(
+      'redis connection lost, reconnecting: verify and JWT routes answer 503, rate limits run in process',
+    );
+  });
+  client.on('ready', () => {
+    if (!disconnected) return;
+    disconnected = false;
+    logger.log('redis connection back');
   });
   // Every request's public rate-limit take also reads the fleet's session epoch, so sessions are read
   // from Redis only after a change to one of them somewhere (logout, revocation, renewal).
@@ -125,16 +155,24 @@ export function createRedisStoreBackend(
     );
     const replayState = replayHealth(usage, clock.nowMs());
     const eviction = evictionWatch.problem ?? evictionWatch.unknown;
-    const problem = evictionWatch.problem ?? (failed ? 'redis failed a request in the last 10 s' : undefined);
+    const problem =
+      evictionWatch.problem ??
+      historyWatch.problem ??
+      (failed ? 'redis failed a request in the last 10 s' : undefined);
+    const note =
+      evictionWatch.problem === undefined ? (evictionWatch.unknown ?? historyWatch.notice) : undefined;
     return {
-      ok: replayState.ok && !failed && rateLimitFallback === 'shared' && eviction === undefined,
+      ok:
+        replayState.ok &&
+        !failed &&
+        rateLimitFallback === 'shared' &&
+        eviction === undefined &&
+        historyWatch.problem === undefined,
       detail: {
         adapter: 'redis',
         latencyMs: latencyMs(),
         ...(problem !== undefined ? { problem } : {}),
-        ...(evictionWatch.problem === undefined && evictionWatch.unknown !== undefined
-          ? { note: evictionWatch.unknown }
-          : {}),
+        ...(note !== undefined ? { note } : {}),
         rateLimits: rateLimitFallback,
         replay: replayState.detail,
       },
@@ -150,10 +188,12 @@ export function createRedisStoreBackend(
     health: { name: 'store', check },
     createMcpSessionDirectory: (directoryOptions) => new RedisMcpSessionDirectory(client, directoryOptions),
     ready: async () => {
-      if (await whenConnected(client, 2000)) await evictionWatch.refresh();
+      if (await whenConnected(client, 2000))
+        await Promise.all([evictionWatch.refresh(), historyWatch.check()]);
     },
     close() {
       evictionWatch.stop();
+      historyWatch.stop();
       for (const sweep of sweeps) sweep.stop();
       client.disconnect();
     },

@@ -12,7 +12,8 @@ import { type StoreBackend, type StoreBackendOptions } from './store-backend.typ
 export type { StoreBackend, StoreBackendOptions } from './store-backend.types.js';
 
 export function createStoreBackend(
-  config: Pick<AppConfig, 'store' | 'dataDir'> & Partial<Pick<AppConfig, 'redisUrl' | 'redisCommandTimeoutMs'>>,
+  config: Pick<AppConfig, 'store' | 'dataDir'> &
+    Partial<Pick<AppConfig, 'redisUrl' | 'redisCommandTimeoutMs' | 'redisLossHoldMs'>>,
   options: StoreBackendOptions = {},
 ): StoreBackend {
   switch (config.store) {
@@ -21,7 +22,15 @@ export function createStoreBackend(
     case 'memory':
       return createMemoryStoreBackend(options);
     case 'redis':
-      if (config.redisUrl === undefined) throw new Error('Invalid configuration: STORE=redis needs REDIS_URL');
-      return createRedisStoreBackend({ url: config.redisUrl, commandTimeoutMs: config.redisCommandTimeoutMs }, options);
+      if (config.redisUrl === undefined)
+        throw new Error('Invalid configuration: STORE=redis needs REDIS_URL');
+      return createRedisStoreBackend(
+        {
+          url: config.redisUrl,
+          commandTimeoutMs: config.redisCommandTimeoutMs,
+          lossHoldMs: config.redisLossHoldMs,
+        },
+        options,
+      );
   }
 }

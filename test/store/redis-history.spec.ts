@@ -1,0 +1,90 @@
+/**
+ * A Redis that lost its data is noticed (RedisHistoryWatch) and the replay store fails closed for the
+ * hold: a probe had an already-used line verify again, and an already-used login request get a JWT,
+ * after a FLUSHALL, while health said healthy.
+ */
+import { Redis } from 'ioredis';
+import { RedisHistoryWatch, RedisReplayStore } from '@passport/adapters/redis';
+import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+
+let server: RedisServer;
+let client: Redis;
+const watches: RedisHistoryWatch[] = [];
+beforeAll(async () => {
+  server = await startRedisServer();
+  client = new Redis(server.url);
+});
+afterAll(async () => {
+  for (const watch of watches) watch.stop();
+  client.disconnect();
+  await server.stop();
+});
+
+function watched(prefix: string, holdMs: number, losses: number[] = []) {
+  const watch = new RedisHistoryWatch(client, { prefix, holdMs, onLoss: (at) => losses.push(at) });
+  watches.push(watch);
+  const store = new RedisReplayStore(client, { prefix, clockSkewMarginMs: 0, history: watch });
+  return { watch, store, losses };
+}
+
+const record = (store: RedisReplayStore, key: string) =>
+  store.recordIfAbsent(key, Date.now(), Date.now() + 60_000);
+
+it('a first start is not a loss: the marker is made and records are made', async () => {
+  const { watch, store, losses } = watched('hist1:', 10_000);
+  await watch.check();
+  await expect(client.exists('hist1:{replay}:history')).resolves.toBe(1);
+  await expect(record(store, 'a')).resolves.toEqual({ recorded: true });
+  await expect(record(store, 'a')).resolves.toMatchObject({ recorded: false });
+  expect(watch.problem).toBeUndefined();
+  expect(losses).toEqual([]);
+});
+
+it('after a flush the next record is refused, the loss is noticed, and nothing is recorded until the hold ends', async () => {
+  const { watch, store, losses } = watched('hist2:', 400);
+  await watch.check();
+  await expect(record(store, 'used')).resolves.toEqual({ recorded: true });
+  await server.flush();
+  // The script finds the marker missing: nothing recorded (the used line is not taken for new).
+  await expect(record(store, 'used')).rejects.toThrow(/marker is missing/);
+  await watch.check();
+  expect(losses).toHaveLength(1);
+  expect(watch.problem).toMatch(/^redis lost its data at .* recording refused until/);
+  await expect(record(store, 'used')).rejects.toThrow(/redis lost its data/);
+  await expect(record(store, 'fresh')).rejects.toThrow(/redis lost its data/);
+  await expect(client.exists('hist2:{replay}:r:used', 'hist2:{replay}:r:fresh')).resolves.toBe(0);
+  await new Promise((resolve) => setTimeout(resolve, 450));
+  expect(watch.problem).toBeUndefined();
+  expect(watch.notice).toMatch(/^redis lost its data at .*maxAgeMs above 300 s/);
+  await expect(record(store, 'fresh')).resolves.toEqual({ recorded: true });
+  expect(losses).toHaveLength(1);
+});
+
+it('a marker replaced by another value is a loss too; an instance that never saw the old one cannot tell', async () => {
+  const { watch, losses } = watched('hist3:', 10_000);
+  await watch.check();
+  await client.set('hist3:{replay}:history', 'someone-else');
+  await watch.check();
+  expect(losses).toHaveLength(1);
+  const late = watched('hist3:', 10_000);
+  await late.watch.check();
+  expect(late.losses).toEqual([]);
+  expect(late.watch.problem).toBeUndefined();
+});
+
+it('a restart without persistence is noticed on reconnecting, without a record having to find it', async () => {
+  const own = new Redis(server.url);
+  try {
+    const losses: number[] = [];
+    const watch = new RedisHistoryWatch(own, { prefix: 'hist4:', onLoss: (at) => losses.push(at) });
+    watches.push(watch);
+    await watch.check();
+    await server.restart();
+    const deadline = Date.now() + 5000;
+    while (losses.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(losses).toHaveLength(1);
+    expect(watch.problem).toMatch(/redis lost its data/);
+  } finally {
+    own.disconnect();
+  }
+});
