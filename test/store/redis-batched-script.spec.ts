@@ -105,3 +105,30 @@ it('when the invocation fails (no connection), every call of it fails: no verdic
   await expect(client.exists('batch5:{replay}:r:a', 'batch5:{replay}:r:b')).resolves.toBe(0);
   offline.disconnect();
 });
+
+// Found by a probe (on the MCP directory): Redis checks a script for OOM only up to its first write, and
+// a record at the store's cap first drops expired records (writes Redis allows when full), after which
+// its SET went through past maxmemory. Every record invocation now begins with a write Redis refuses when
+// full, so nothing is recorded then.
+it('a Redis out of memory refuses every record of the invocation, even one that first makes room', async () => {
+  const store = new RedisReplayStore(client, { prefix: 'batch6:', maxEntries: 2, clockSkewMarginMs: 0 });
+  await store.recordIfAbsent('old1', 1000, 2000);
+  await store.recordIfAbsent('old2', 1000, 2000); // at the cap, both expired by 5000
+  await client.config('SET', 'maxmemory-policy', 'noeviction');
+  await client.config('SET', 'maxmemory', '1');
+  let settled;
+  try {
+    settled = await Promise.allSettled([
+      store.recordIfAbsent('new1', 5000, 90_000),
+      store.recordIfAbsent('new2', 5000, 90_000),
+    ]);
+  } finally {
+    await client.config('SET', 'maxmemory', '0');
+  }
+  expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected']);
+  expect(String((settled[0] as PromiseRejectedResult).reason)).toMatch(/OOM/);
+  await expect(
+    client.exists('batch6:{replay}:r:new1', 'batch6:{replay}:r:new2', 'batch6:{replay}:oom-probe'),
+  ).resolves.toBe(0);
+  await expect(store.size).resolves.toBe(2);
+});

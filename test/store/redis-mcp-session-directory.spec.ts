@@ -66,3 +66,23 @@ it("without a caller's time, the directory keeps Redis's clock: a session used n
   await expect(sessions.touch('live')).resolves.toBe(true);
   await expect(sessions.admit('new', '10.0.0.2')).resolves.toBe('instance-full');
 });
+
+// Found by a probe: Redis checks a script for OOM only up to its first write, and these scripts began by
+// dropping expired entries; on a Redis past maxmemory (noeviction) 40 of 40 sessions were then admitted
+// and written. A full Redis now refuses the admission and the touch outright, writing nothing.
+it('a Redis out of memory refuses admissions and renewals, and nothing is written', async () => {
+  const sessions = directory('mcpoom:', 10, 10);
+  await expect(sessions.admit('before', '10.0.0.1')).resolves.toBe('admitted');
+  await client.zadd('mcpoom:{mcp}:all', 0, 'expired'); // something for the first write to drop
+  await client.config('SET', 'maxmemory-policy', 'noeviction');
+  await client.config('SET', 'maxmemory', '1');
+  try {
+    await expect(sessions.admit('during', '10.0.0.2')).rejects.toThrow(/OOM/);
+    await expect(sessions.touch('before')).rejects.toThrow(/OOM/);
+  } finally {
+    await client.config('SET', 'maxmemory', '0');
+  }
+  await expect(client.exists('mcpoom:{mcp}:s:during')).resolves.toBe(0);
+  await expect(client.zscore('mcpoom:{mcp}:all', 'expired')).resolves.toBe('0');
+  await expect(sessions.admit('after', '10.0.0.2')).resolves.toBe('admitted');
+});

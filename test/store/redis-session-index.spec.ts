@@ -168,3 +168,21 @@ it("a passport's set holds only its sessions not closed: superseded and logged-o
   await expect(store.get('sess_a_8')).resolves.toMatchObject({ closeReason: 'superseded' });
   await expect(store.get('sess_a_9')).resolves.toMatchObject({ closedAtMs: null });
 });
+
+// Found by a probe (on the MCP directory): Redis checks a script for OOM only up to its first write, and
+// a create at the store's cap first sweeps (writes Redis allows when full). A Redis out of memory now
+// refuses the create outright: no session, no index entry.
+it('a Redis out of memory refuses a new session, even at the cap where the create first sweeps', async () => {
+  const { store, hash } = open({ maxEntries: 2 });
+  await store.create(live(1, { expiresAtMs: now - 1000 }));
+  await store.create(live(2));
+  await client.config('SET', 'maxmemory-policy', 'noeviction');
+  await client.config('SET', 'maxmemory', '1');
+  try {
+    await expect(store.create(live(3))).rejects.toThrow(/OOM/);
+  } finally {
+    await client.config('SET', 'maxmemory', '0');
+  }
+  await expect(client.exists(hash(live(3).sessionId))).resolves.toBe(0);
+  await expect(store.create(live(3))).resolves.toBeUndefined();
+});

@@ -165,6 +165,18 @@ local function earlier(now) return math.min(now, serverNow) end
 `;
 
 /**
+ * Lua: a write Redis refuses when it is out of memory and that changes nothing otherwise (SETRANGE of an
+ * empty string on a missing key creates nothing), on the key the Lua expression `keyExpression` names
+ * (under the script's hash tag). Redis checks a script for OOM only up to its first write: a script that
+ * begins by dropping expired entries (writes Redis allows when full) then goes on to SET and ZADD on a
+ * full Redis (a probe: 40 of 40 MCP sessions admitted past maxmemory). Run first, it refuses the whole
+ * script instead.
+ */
+export function refuseWhenFullLua(keyExpression: string): string {
+  return `redis.call('SETRANGE', ${keyExpression}, 0, '')`;
+}
+
+/**
  * `text` as a Lua string literal (every byte outside a plain set as a decimal escape), for values a
  * store fixes once (key prefixes) and builds into its scripts instead of sending them with every call.
  */

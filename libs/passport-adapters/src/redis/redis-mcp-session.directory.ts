@@ -12,9 +12,12 @@
  * entries are dropped by the admitting script before counting).
  */
 import { type Redis } from 'ioredis';
-import { defineScript } from './redis-client.js';
+import { defineScript, refuseWhenFullLua } from './redis-client.js';
 
 export type McpAdmission = 'admitted' | 'instance-full' | 'address-full';
+
+/** Run first by the scripts that write: a Redis out of memory refuses them whole (refuseWhenFullLua). */
+const REFUSE_WHEN_FULL_LUA = refuseWhenFullLua("ARGV[1] .. 'oom-probe'");
 
 /** `now` is the caller's when given (tests), else Redis's clock, the one every instance shares. */
 const NOW_LUA = `
@@ -27,6 +30,7 @@ end
 `;
 
 const ADMIT_LUA = `${NOW_LUA}
+${REFUSE_WHEN_FULL_LUA}
 local base, id, address, now, ttl, maxAll, maxAddress, reclaimIdle = ARGV[1], ARGV[2], ARGV[3], nowOr(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 local all, mine = base .. 'all', base .. 'a:' .. address
 redis.call('ZREMRANGEBYSCORE', all, '-inf', now - ttl)
@@ -53,6 +57,7 @@ return 1
 `;
 
 const TOUCH_LUA = `${NOW_LUA}
+${REFUSE_WHEN_FULL_LUA}
 local base, id, now, ttl = ARGV[1], ARGV[2], nowOr(ARGV[3]), tonumber(ARGV[4])
 local address = redis.call('GET', base .. 's:' .. id)
 if not address then return 0 end

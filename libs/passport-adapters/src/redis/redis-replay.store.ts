@@ -17,7 +17,7 @@
 import { type Redis } from 'ioredis';
 import { PassportError, type ReplayStore } from '@passport/core';
 import { type RecordOutcome, type RecordQuota, type ReplayStoreUsage } from '@passport/core/ports';
-import { defineScript, luaNumber, luaString, SERVER_CLOCK_LUA } from './redis-client.js';
+import { defineScript, luaNumber, luaString, refuseWhenFullLua, SERVER_CLOCK_LUA } from './redis-client.js';
 import {
   type BatchedScriptCall,
   type BatchedScriptDefinition,
@@ -58,7 +58,8 @@ function recordDefinition(
   return {
     prelude: `${SERVER_CLOCK_LUA}
 local idx, margin = KEYS[1], ${luaNumber(marginMs)}
-local historyLost = ${historyKey === undefined ? 'false' : "redis.call('EXISTS', KEYS[2]) == 0"}`,
+local historyLost = ${historyKey === undefined ? 'false' : "redis.call('EXISTS', KEYS[2]) == 0"}
+${refuseWhenFullLua(luaString(`${base}oom-probe`))}`,
     sharedKeys: historyKey === undefined ? [`${base}exp`] : [`${base}exp`, historyKey],
     callKeys: ['rec', 'ownerKey'],
     callArgs: ['nowArg', 'expiresArg', 'quotaArg'],

@@ -36,7 +36,7 @@ import {
   type SessionRecord,
   type SessionStore,
 } from '@passport/core/ports';
-import { defineScript, SERVER_CLOCK_LUA } from './redis-client.js';
+import { defineScript, refuseWhenFullLua, SERVER_CLOCK_LUA } from './redis-client.js';
 import { type FleetSessionEpoch } from './fleet-session-epoch.js';
 
 export const DEFAULT_REDIS_SESSION_MAX_ENTRIES = 100_000;
@@ -105,6 +105,7 @@ end
  */
 const CREATE_LUA = `${SWEEP_FN}
 local base, now, maxEntries, maxPer, id, tokenId, ttl = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], ARGV[6], tonumber(ARGV[7])
+${refuseWhenFullLua("base .. 'oom-probe'")}
 if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
 if redis.call('ZCARD', base .. 'created') >= maxEntries then sweep(base, now, ${SWEEP_BATCH}) end
 local mine = redis.call('ZRANGE', base .. 'p:' .. tokenId, 0, -1)
