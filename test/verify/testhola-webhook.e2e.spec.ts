@@ -5,7 +5,12 @@
  * targets (loopback without the test setting, private addresses, outside webhook_cidr) receive
  * nothing, and no outcome ever changes the API response.
  */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { type AddressInfo } from 'node:net';
 import {
   decodeBase58,
@@ -371,6 +376,81 @@ describe('testhola webhook, with a clock that stands still', () => {
     await selfTest(app, { metadata: { webhook_url: receiver.url } });
     await dispatcher.idle();
     expect(await delivered()).toBe(before + 2);
+  });
+});
+
+/** An https receiver with a self-signed certificate (openssl), answering 200. */
+async function startTlsReceiver(): Promise<{
+  url: string;
+  hits: string[];
+  server: HttpsServer;
+  dir: string;
+}> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'passport-tls-'));
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      path.join(dir, 'key.pem'),
+      '-out',
+      path.join(dir, 'cert.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
+  const hits: string[] = [];
+  const server = createHttpsServer(
+    { key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) },
+    (req, res) => {
+      hits.push(req.url ?? '');
+      req.resume();
+      req.on('end', () => res.writeHead(200).end());
+    },
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `https://127.0.0.1:${port}`, hits, server, dir };
+}
+
+// The specification's WEBHOOK_TLS_SKIP_VERIFY (development only) was not implemented: a receiver with a
+// self-signed certificate could not be reached at all in development.
+describe.each([
+  ['unset (the default): the certificate is checked, nothing is delivered', undefined, 'failed'],
+  ['true (development only): delivered', 'true', 'delivered'],
+])('WEBHOOK_TLS_SKIP_VERIFY %s', (_label, skip, outcome) => {
+  let app: TestApp;
+  let receiver: Awaited<ReturnType<typeof startTlsReceiver>>;
+  beforeAll(async () => {
+    app = await startTestApp({
+      STORE: 'memory',
+      WEBHOOK_TEST_ENABLED: 'true',
+      WEBHOOK_ALLOW_LOOPBACK: 'true',
+      ...(skip ? { WEBHOOK_TLS_SKIP_VERIFY: skip } : {}),
+    });
+    receiver = await startTlsReceiver();
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => receiver.server.close(() => resolve()));
+    rmSync(receiver.dir, { recursive: true, force: true });
+    await app.close();
+  });
+
+  it('a receiver with a self-signed certificate', async () => {
+    const dispatcher = app.app.get(WebhookDispatcher);
+    await selfTest(app, { metadata: { webhook_url: receiver.url } });
+    await dispatcher.idle();
+    expect(dispatcher.recentOutcomes().map((o) => o.outcome)).toEqual([outcome, outcome]);
+    expect(receiver.hits.sort()).toEqual(outcome === 'delivered' ? ['/hooks/agent', '/hooks/wake'] : []);
   });
 });
 

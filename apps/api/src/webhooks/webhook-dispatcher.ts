@@ -87,7 +87,12 @@ export class WebhookDispatcher {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(SERVER_IDENTITY) private readonly server: ServerIdentity,
     @Inject(CLOCK) private readonly clock: Clock,
-  ) {}
+  ) {
+    if (config.webhookTlsSkipVerify)
+      this.logger.warn(
+        'WEBHOOK_TLS_SKIP_VERIFY=true: https webhooks do not check the receiver certificate (development only)',
+      );
+  }
 
   /**
    * Starts the deliveries of one event (or of nothing, when `resolveTarget` yields no URL) and
@@ -206,7 +211,9 @@ export class WebhookDispatcher {
       timestampMs: this.nextTimestampMs(),
     });
     try {
-      const status = await postOnce(url, target, address, signed.headers, signed.body);
+      const status = await postOnce(url, target, address, signed.headers, signed.body, {
+        verifyTls: !this.config.webhookTlsSkipVerify,
+      });
       const ok = status >= 200 && status < 300;
       this.record(
         dispatch,
@@ -292,6 +299,7 @@ function postOnce(
   address: string,
   headers: Readonly<Record<string, string>>,
   body: string,
+  tls: { readonly verifyTls: boolean },
 ): Promise<number> {
   const family = isIP(address) === 6 ? 6 : 4;
   // Always answer the checked address; Node may ask for one address or for all (autoSelectFamily).
@@ -309,6 +317,8 @@ function postOnce(
     lookup: pinnedLookup,
     signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
     agent: false,
+    // https only (ignored by http): WEBHOOK_TLS_SKIP_VERIFY, development only.
+    ...(tls.verifyTls ? {} : { rejectUnauthorized: false }),
   };
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<number>((resolve, reject) => {

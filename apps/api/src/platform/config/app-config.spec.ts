@@ -104,6 +104,7 @@ describe('loadConfig defaults (docs/protocol.md §9)', () => {
       trustedContracts: [],
       trustedProxies: [],
       webhookTestEnabled: false,
+      webhookTlsSkipVerify: false,
       mcpMaxSessions: 1000,
       mcpMaxSessionsPerAddress: 100,
       mcpSessionTtlMs: 1_800_000,

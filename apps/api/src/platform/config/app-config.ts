@@ -124,6 +124,12 @@ export interface AppConfig {
   readonly corsOrigins: readonly string[] | '*';
   readonly webhookTestEnabled: boolean;
   /**
+   * WEBHOOK_TLS_SKIP_VERIFY [false]: development only (the specification's setting). https webhooks go
+   * out without checking the receiver's certificate (a receiver with a self-signed one); the start logs a
+   * warning. Never set it in production: anyone on the path could read and answer the deliveries.
+   */
+  readonly webhookTlsSkipVerify: boolean;
+  /**
    * WEBHOOK_ALLOW_LOOPBACK [false]: test-only. Lets webhooks go to loopback addresses (a receiver on
    * 127.0.0.1 in end-to-end tests). Private, link-local and metadata addresses stay refused. Never
    * set it in production.
@@ -468,6 +474,7 @@ export function loadConfig(env: Env): AppConfig {
     corsOrigins,
     webhookTestEnabled: boolean(env, 'WEBHOOK_TEST_ENABLED', false),
     webhookAllowLoopback: boolean(env, 'WEBHOOK_ALLOW_LOOPBACK', false),
+    webhookTlsSkipVerify: boolean(env, 'WEBHOOK_TLS_SKIP_VERIFY', false),
     mcpMaxSessions,
     mcpMaxSessionsPerAddress,
     mcpSessionTtlMs: integer(env, 'MCP_SESSION_TTL_MS', 1_800_000, 1000, 86_400_000),
