@@ -164,6 +164,41 @@ describe('request bodies', () => {
     },
   );
 
+  // Found by a probe: valid JSON refused by the prototype-poisoning guard was called "not valid JSON".
+  it.each(['{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}'])(
+    'valid JSON with a forbidden key %s → INVALID_JSON saying which keys are refused',
+    async (body) => {
+      const res = await call('/api/identity/verify', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      expectErrorEnvelope(res, 'INVALID_JSON');
+      expect(res.body.error.details).toEqual({
+        reason: 'forbidden_key',
+        forbiddenKeys: ['__proto__', 'constructor.prototype'],
+      });
+      expect(res.body.error.message).toContain('__proto__');
+    },
+  );
+
+  // Found by a probe: a request Node's parser refused (an obs-fold header) got VALIDATION_FAILED with
+  // details null; it now names the parser's refusal.
+  it('a folded header line → 400 VALIDATION_FAILED naming the parser error', async () => {
+    const reply = await raw(
+      'GET /health HTTP/1.1\r\nHost: x\r\nX-A: a\r\n  folded\r\nConnection: close\r\n\r\n',
+    );
+    expect(reply).toMatch(/^HTTP\/1.1 400/);
+    const body = JSON.parse(reply.slice(reply.indexOf('\r\n\r\n') + 4)) as {
+      error: { code: string; details: { reason: string; parserError: string } };
+    };
+    expect(body.error.code).toBe('VALIDATION_FAILED');
+    expect(body.error.details).toEqual({
+      reason: 'malformed_request',
+      parserError: expect.stringMatching(/^HPE_/),
+    });
+  });
+
   it('a body over 64 KiB → 400 REQUEST_HEADER_TOO_LARGE', async () => {
     const body = JSON.stringify({ hola: 'x'.repeat(64 * 1024) });
     const res = await call('/mcp', { method: 'POST', headers: { 'content-type': 'application/json' }, body });

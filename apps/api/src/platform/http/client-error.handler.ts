@@ -37,7 +37,13 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
     socket.destroy();
     return;
   }
-  answerOnSocket(socket, new AppError(clientErrorCode(err.code)), newRequestUlid());
+  const code = clientErrorCode(err.code);
+  // What Node's parser refused (an obs-fold, a bad header character, …), by its stable code.
+  const details =
+    code === 'VALIDATION_FAILED'
+      ? { reason: 'malformed_request', parserError: parserErrorOf(err.code) }
+      : null;
+  answerOnSocket(socket, new AppError(code, details), newRequestUlid());
 }
 
 /** Writes `error` in the envelope straight to a socket no response object owns, then closes it. */
@@ -66,6 +72,11 @@ function clientErrorCode(
   if (code === 'HPE_HEADER_OVERFLOW') return 'REQUEST_HEADER_TOO_LARGE';
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'REQUEST_TIMEOUT';
   return 'VALIDATION_FAILED';
+}
+
+/** Node's parser error code (`HPE_INVALID_HEADER_TOKEN`, …) when it is one, else null. */
+function parserErrorOf(code: string | undefined): string | null {
+  return code !== undefined && /^HPE_[A-Z_]{1,40}$/.test(code) ? code : null;
 }
 
 /** Node answers a bare 417 for an `Expect` it does not know unless the server handles `checkExpectation`. */

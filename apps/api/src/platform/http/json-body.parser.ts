@@ -40,13 +40,33 @@ export function registerJsonBodyParser(fastify: FastifyInstance, bodyLimit: numb
       return;
     }
     parseJson(request, text, (err, value) => {
-      if (err) done(new AppError('INVALID_JSON'), undefined);
-      else done(null, value);
+      if (!err) done(null, value);
+      // Valid JSON that Fastify's prototype-poisoning protection refuses (its error does not say why; a
+      // plain parse on this failure path tells): say so rather than "not valid JSON".
+      else if (isValidJson(text))
+        done(
+          new AppError(
+            'INVALID_JSON',
+            { reason: 'forbidden_key', forbiddenKeys: ['__proto__', 'constructor.prototype'] },
+            'The request body may not contain the keys "__proto__" or "constructor.prototype".',
+          ),
+          undefined,
+        );
+      else done(new AppError('INVALID_JSON'), undefined);
     });
   };
   fastify.removeAllContentTypeParsers();
   for (const type of JSON_CONTENT_TYPES)
     fastify.addContentTypeParser(type, { parseAs: 'string', bodyLimit }, parser);
+}
+
+function isValidJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** No `Content-Encoding`, or only `identity` (any case, any spacing). */
