@@ -174,11 +174,12 @@ describe('request bodies', () => {
         body,
       });
       expectErrorEnvelope(res, 'INVALID_JSON');
-      expect(res.body.error.details).toEqual({
+      const { error } = res.body as { error: { details: unknown; message: string } };
+      expect(error.details).toEqual({
         reason: 'forbidden_key',
         forbiddenKeys: ['__proto__', 'constructor.prototype'],
       });
-      expect(res.body.error.message).toContain('__proto__');
+      expect(error.message).toContain('__proto__');
     },
   );
 

@@ -279,18 +279,21 @@ describe('testhola webhook, loopback allowed by the test setting', () => {
     await selfTest(app, { metadata: { webhook_url: 'http://169.254.169.254/latest' } });
     await selfTest(app, { metadata: { webhook_url: 'ftp://127.0.0.1/x' } });
     await selfTest(app, { metadata: { webhook_url: `http://user:pw@${new URL(receiver.url).host}` } });
+    // Found by a probe: a malformed webhook_cidr was reported as outside_webhook_cidr.
+    await selfTest(app, { metadata: { webhook_url: receiver.url, webhook_cidr: 'garbage' } });
     await dispatcher.idle();
     expect(receiver.received).toEqual([]);
-    const recent = dispatcher.recentOutcomes().slice(-5);
-    expect(recent.map((o) => o.outcome)).toEqual(Array(5).fill('refused'));
+    const recent = dispatcher.recentOutcomes().slice(-6);
+    expect(recent.map((o) => o.outcome)).toEqual(Array(6).fill('refused'));
     expect(recent.map((o) => o.reason)).toEqual([
       'outside_webhook_cidr',
       'address_not_allowed:private',
       'address_not_allowed:metadata',
       'scheme_not_http',
       'userinfo',
+      'webhook_cidr_unreadable',
     ]);
-    expect(dispatcher.figures().refused - before).toBe(5);
+    expect(dispatcher.figures().refused - before).toBe(6);
   });
 
   it('a receiver error is logged and counted, never reflected in the API response', async () => {

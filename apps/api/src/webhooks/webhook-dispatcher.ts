@@ -272,11 +272,13 @@ function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 /**
- * Why none of `addresses` may receive a webhook: `outside_webhook_cidr` when one had an allowed class
- * but lay outside the passport's range, else `address_not_allowed:<class of the first address>`.
+ * Why none of `addresses` may receive a webhook: `webhook_cidr_unreadable` when the passport's range
+ * is malformed (nothing is allowed then), `outside_webhook_cidr` when one had an allowed class but lay
+ * outside it, else `address_not_allowed:<class of the first address>`.
  */
 function refusalReason(addresses: readonly string[], policy: WebhookAddressPolicy): string {
   const verdicts = addresses.map((a) => checkWebhookAddress(a, policy));
+  if (verdicts.some((v) => v.cidrUnreadable)) return 'webhook_cidr_unreadable';
   if (verdicts.some((v) => v.outsideCidr)) return 'outside_webhook_cidr';
   return `address_not_allowed:${verdicts[0]?.addressClass ?? 'unknown'}`;
 }

@@ -107,15 +107,22 @@ export function resolveWebhookTarget(webhookUrl: unknown, policy: WebhookAddress
 export function checkWebhookAddress(
   address: string,
   policy: WebhookAddressPolicy,
-): { readonly allowed: boolean; readonly addressClass: AddressClass | null; readonly outsideCidr?: boolean } {
+): {
+  readonly allowed: boolean;
+  readonly addressClass: AddressClass | null;
+  readonly outsideCidr?: boolean;
+  /** `webhook_cidr` could not be read (a malformed entry): nothing is allowed, fail closed. */
+  readonly cidrUnreadable?: boolean;
+} {
   const addressClass = policy.classifier.classify(address);
   if (addressClass === null) return { allowed: false, addressClass: null };
   const classAllowed =
     addressClass === 'public' || (addressClass === 'loopback' && policy.allowLoopback === true);
   if (!classAllowed) return { allowed: false, addressClass };
   if (policy.webhookCidr !== undefined && policy.webhookCidr !== null && policy.webhookCidr.trim() !== '') {
-    if (policy.classifier.inCidrList(address, policy.webhookCidr) !== true)
-      return { allowed: false, addressClass, outsideCidr: true };
+    const inside = policy.classifier.inCidrList(address, policy.webhookCidr);
+    if (inside === null) return { allowed: false, addressClass, cidrUnreadable: true };
+    if (!inside) return { allowed: false, addressClass, outsideCidr: true };
   }
   return { allowed: true, addressClass };
 }
