@@ -122,16 +122,14 @@ describe('passport CLI', () => {
       '/null': (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('null'),
       '/empty': (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'),
       '/painted': (res) =>
-        res
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(
-            JSON.stringify({
-              verified: false,
-              peerTokenId: 'a\u001b[31mb',
-              destinatary: 'MUNDO',
-              failureReasons: ['x\ny'],
-            }),
-          ),
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            verified: false,
+            peerTokenId: 'a\u001b[31mb',
+            destinatary: 'MUNDO',
+            failureReasons: ['x\ny'],
+          }),
+        ),
     };
     const server = createServer((req, res) =>
       answers[(req.url ?? '').replace(/\/api\/(login\/timestamp|identity\/verify)$/, '')]?.(res),
@@ -163,6 +161,64 @@ describe('passport CLI', () => {
       ]);
       const painted = await cli(['verify', '--api', `${base}/painted`, 'HOLA/x']);
       expect([painted.code, painted.out]).toEqual([1, 'not verified a?[31mb: x?y\n']);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  // Found by a probe: any -h/--help printed help and exited 0, even a peer's "line" after `--`, so
+  // `verify --api A "$LINE" && trust` trusted the line "-h"; a "line" --api=http://evil after real ones
+  // was read as an option and sent the check to that server.
+  it('verify reads -h and options only before the lines; help with a line, a late option or a repeated one is exit 2', async () => {
+    const asked: string[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        asked.push(`${req.headers.host} ${(JSON.parse(body || '{}') as { hola?: string }).hola}`);
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(
+            JSON.stringify({
+              verified: false,
+              peerTokenId: 'x',
+              destinatary: 'MUNDO',
+              failureReasons: ['r'],
+            }),
+          );
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const evil = `http://localhost:${(server.address() as AddressInfo).port}`;
+    try {
+      // After `--`, "-h" is a line: it goes to the API (which does not verify it), no help.
+      const dashed = await cli(['verify', '--api', base, '--', '-h']);
+      expect([dashed.code, dashed.out]).toEqual([1, 'not verified x: r\n']);
+      expect(asked).toEqual([`${new URL(base).host} -h`]);
+      asked.length = 0;
+      for (const args of [
+        ['verify', '--api', base, '-h'],
+        ['verify', '--api', base, '--help'],
+        ['verify', '--ledger', join(dir, 'none.json'), '--host', 'h:1', '-h'],
+      ]) {
+        const run = await cli(args);
+        expect([args, run.code, run.out]).toEqual([args, 2, '']);
+        expect(run.err).toMatch(/^passport verify: (-h|--help) with other arguments: nothing was done/);
+      }
+      const late = await cli(['verify', '--api', base, 'HOLA/x', `--api=${evil}`]);
+      expect([late.code, late.out]).toEqual([2, '']);
+      expect(late.err).toBe(
+        'passport verify: options go before the lines (--api came after one); put -- before lines that start with "-"\n',
+      );
+      const twice = await cli(['verify', '--api', base, `--api=${evil}`, 'HOLA/x']);
+      expect([twice.code, twice.err]).toEqual([2, 'passport verify: --api is given twice\n']);
+      expect(asked).toEqual([]);
+      // Every command refuses a repeated option; a repeatable one (--admin-route) is not refused here.
+      const mintTwice = await cli(['mint', '--owner', 'a.near', '--owner', 'b.near']);
+      expect([mintTwice.code, mintTwice.err]).toEqual([2, 'passport mint: --owner is given twice\n']);
+      expect((await cli(['verify', '-h'])).out).toMatch(/^Usage: passport verify/);
     } finally {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -291,7 +291,7 @@ describe('GET /api/concierge/trust-anchor on a fresh start and when misconfigure
         agentCardUrl: 'https://id.example.org/.well-known/agent-card.json',
         a2aEndpoint: 'https://id.example.org/a2a',
         contactUris: { a2a: 'https://id.example.org/a2a', email: 'mailto:support@id.example.org' },
-        verifyCli: 'npx passport verify "<HOLA line>" --api https://id.example.org',
+        verifyCli: 'npx passport verify --api https://id.example.org -- "<HOLA line>"',
         lobbyTokenId: null,
         requestId: res.headers.get('x-request-id'),
       });

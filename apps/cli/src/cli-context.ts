@@ -4,6 +4,7 @@
  * error: the tool prints its one-line message and exits 2; anything else exits 1.
  */
 import { readFile } from 'node:fs/promises';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { parseNearCredentials, type NearCredentials } from '@passport/core';
 import { printableText } from '@passport/core/codecs';
 
@@ -150,4 +151,68 @@ export function parseOrFail<T>(parse: () => T): T {
   } catch (error) {
     throw new CliError((error as Error).message.split('\n')[0]);
   }
+}
+
+/** Thrown by `parseCommandLine` when the command line asks for the command's help. */
+export class HelpRequested extends Error {
+  override readonly name = 'HelpRequested';
+}
+
+export interface CommandLineRules {
+  /**
+   * Options only before the first argument (`verify`: its arguments are lines from peers, and a
+   * "line" `--api=http://evil` after real ones redirected the check).
+   */
+  readonly optionsBeforeArguments?: boolean;
+  /**
+   * `-h`/`--help` only as the one argument: with others, it is a usage error, not help and exit 0
+   * (`verify --api A "$LINE" && trust` with the line "-h" trusted it).
+   */
+  readonly helpOnlyAlone?: boolean;
+}
+
+/**
+ * The command's `parseArgs` (strict), plus the rules every command shares: `-h`/`--help` asks for help
+ * only before `--` and before the first argument (after them it is an argument, e.g. a line), and an
+ * option given twice is refused (which of two values would win is not for a peer's input to decide).
+ */
+export function parseCommandLine<T extends ParseArgsConfig & { args: string[] }>(
+  config: T,
+  rules: CommandLineRules = {},
+): ReturnType<typeof parseArgs<T>> {
+  const options: NonNullable<ParseArgsConfig['options']> = { ...config.options };
+  // A loose pass that never throws, with the command's options (so an option's value is not taken for
+  // an argument), to see where help, arguments and options stand.
+  const { tokens } = parseArgs({
+    args: config.args,
+    options: { ...options, help: { type: 'boolean', short: 'h' } },
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  const firstArgument = tokens.findIndex((t) => t.kind !== 'option');
+  const before = firstArgument === -1 ? tokens : tokens.slice(0, firstArgument);
+  const help = before.find((t) => t.kind === 'option' && t.name === 'help');
+  if (help?.kind === 'option') {
+    if (rules.helpOnlyAlone && config.args.length > 1)
+      throw new CliError(
+        `${help.rawName} with other arguments: nothing was done (a line that starts with "-" goes after --)`,
+      );
+    throw new HelpRequested();
+  }
+  if (rules.optionsBeforeArguments && firstArgument !== -1) {
+    const late = tokens.slice(firstArgument).find((t) => t.kind === 'option');
+    if (late?.kind === 'option')
+      throw new CliError(
+        `options go before the lines (${printableText(late.rawName, 40)} came after one); put -- before lines that start with "-"`,
+      );
+  }
+  const parsed = parseOrFail(() => parseArgs(config));
+  const seen = new Set<string>();
+  for (const token of tokens) {
+    if (token.kind !== 'option' || options[token.name]?.multiple) continue;
+    if (seen.has(token.name)) throw new CliError(`--${printableText(token.name, 40)} is given twice`);
+    seen.add(token.name);
+  }
+  return parsed;
 }

@@ -3,7 +3,7 @@
  * Every command has `--help`, prints JSON with `--json`, and fails with one line and a non-zero exit
  * code on bad input (2: usage or input; 1: unexpected).
  */
-import { CliError, type CliCommand, type CliIo } from './cli-context.js';
+import { CliError, HelpRequested, type CliCommand, type CliIo } from './cli-context.js';
 import { COMMANDS } from './commands/index.js';
 
 function usage(): string {
@@ -28,13 +28,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.stderr(`passport: unknown command "${name}" (see passport --help)\n`);
     return 2;
   }
-  if (rest.includes('--help') || rest.includes('-h')) {
-    io.stdout(`${command.help}\n`);
-    return 0;
-  }
   try {
     return (await command.run(rest, io)) ?? 0;
   } catch (error) {
+    // Asked for by the command's own parsing: `-h` after `--` or after a line is a line, not help.
+    if (error instanceof HelpRequested) {
+      io.stdout(`${command.help}\n`);
+      return 0;
+    }
     if (error instanceof CliError) {
       io.stderr(`passport ${name}: ${error.message}\n`);
       return 2;

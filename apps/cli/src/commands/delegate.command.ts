@@ -3,10 +3,9 @@
  * the core's `signDelegation`; prints the body for `POST /api/isauthorizedsigner`.
  */
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { isTokenId, parseNearCredentials, signDelegation } from '@passport/core';
 import { createNodeSigner } from '@passport/core/node';
-import { CliError, output, parseOrFail, readCredentials, type CliCommand } from '../cli-context.js';
+import { CliError, output, parseCommandLine, readCredentials, type CliCommand } from '../cli-context.js';
 
 export const delegateCommand: CliCommand = {
   name: 'delegate',
@@ -16,21 +15,19 @@ export const delegateCommand: CliCommand = {
 Prints the signed body for POST /api/isauthorizedsigner (the owner signs
 "tokenId:delegateId:unixTimestamp:publicKey").`,
   async run(args, io) {
-    const { values } = parseOrFail(() =>
-      parseArgs({
-        args,
-        strict: true,
-        allowPositionals: false,
-        options: {
-          key: { type: 'string' },
-          passport: { type: 'string' },
-          'delegate-id': { type: 'string' },
-          'subagent-key': { type: 'string' },
-          timestamp: { type: 'string' },
-          json: { type: 'boolean' },
-        },
-      }),
-    );
+    const { values } = parseCommandLine({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        key: { type: 'string' },
+        passport: { type: 'string' },
+        'delegate-id': { type: 'string' },
+        'subagent-key': { type: 'string' },
+        timestamp: { type: 'string' },
+        json: { type: 'boolean' },
+      },
+    });
     const owner = await readCredentials(values.key);
     if (!values.passport || !isTokenId(values.passport))
       throw new CliError('--passport <tokenId> (12 lowercase letters) is required');

@@ -2,10 +2,9 @@
  * `passport did`: resolves `did:passport:<tokenId>` through the API (`GET /.well-known/did/resolve`)
  * or offline from a ledger file or NEAR RPC with the core's DID document builder.
  */
-import { parseArgs } from 'node:util';
 import { buildDidDocument, parseDid, PassportError } from '@passport/core';
 import { resolveOwnerKeys } from '@passport/core/passport';
-import { apiUrl, callApi, CliError, output, parseOrFail, type CliCommand } from '../cli-context.js';
+import { apiUrl, callApi, CliError, output, parseCommandLine, type CliCommand } from '../cli-context.js';
 import { openOfflineChain } from '../offline-chain.js';
 
 export const didCommand: CliCommand = {
@@ -15,21 +14,19 @@ export const didCommand: CliCommand = {
 
 Prints the DID document.`,
   async run(args, io) {
-    const { values, positionals } = parseOrFail(() =>
-      parseArgs({
-        args,
-        strict: true,
-        allowPositionals: true,
-        options: {
-          api: { type: 'string' },
-          ledger: { type: 'string' },
-          'near-rpc': { type: 'string' },
-          contract: { type: 'string' },
-          'public-url': { type: 'string' },
-          json: { type: 'boolean' },
-        },
-      }),
-    );
+    const { values, positionals } = parseCommandLine({
+      args,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        api: { type: 'string' },
+        ledger: { type: 'string' },
+        'near-rpc': { type: 'string' },
+        contract: { type: 'string' },
+        'public-url': { type: 'string' },
+        json: { type: 'boolean' },
+      },
+    });
     if (positionals.length !== 1) throw new CliError('give exactly one DID or token id');
     const input = positionals[0].startsWith('did:') ? positionals[0] : `did:passport:${positionals[0]}`;
     let parsed;

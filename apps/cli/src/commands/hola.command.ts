@@ -4,7 +4,6 @@
  * (`GET /api/holanonce16ts`, with a JWT) or, for offline use, from the clock and 16 random bytes.
  */
 import { randomBytes } from 'node:crypto';
-import { parseArgs } from 'node:util';
 import { buildHolaLine, isTokenId } from '@passport/core';
 import { createNodeSigner } from '@passport/core/node';
 import {
@@ -12,7 +11,7 @@ import {
   callApi,
   CliError,
   output,
-  parseOrFail,
+  parseCommandLine,
   readCredentials,
   type CliCommand,
 } from '../cli-context.js';
@@ -32,26 +31,24 @@ export const holaCommand: CliCommand = {
   --subagent <delegateId>  subagent form: --passport is the issuer, --key the subagent's own key
   --json                   print {hola, timestamp, nonceHex}`,
   async run(args, io) {
-    const { values } = parseOrFail(() =>
-      parseArgs({
-        args,
-        strict: true,
-        allowPositionals: false,
-        options: {
-          key: { type: 'string' },
-          passport: { type: 'string' },
-          to: { type: 'string' },
-          api: { type: 'string' },
-          host: { type: 'string' },
-          jwt: { type: 'string' },
-          'jwt-file': { type: 'string' },
-          timestamp: { type: 'string' },
-          nonce: { type: 'string' },
-          subagent: { type: 'string' },
-          json: { type: 'boolean' },
-        },
-      }),
-    );
+    const { values } = parseCommandLine({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        key: { type: 'string' },
+        passport: { type: 'string' },
+        to: { type: 'string' },
+        api: { type: 'string' },
+        host: { type: 'string' },
+        jwt: { type: 'string' },
+        'jwt-file': { type: 'string' },
+        timestamp: { type: 'string' },
+        nonce: { type: 'string' },
+        subagent: { type: 'string' },
+        json: { type: 'boolean' },
+      },
+    });
     const credentials = await readCredentials(values.key);
     if (!values.passport || !isTokenId(values.passport))
       throw new CliError('--passport <tokenId> (12 lowercase letters) is required');

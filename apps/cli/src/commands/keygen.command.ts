@@ -5,10 +5,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { formatNearCredentials, nearCredentialsFromSeed } from '@passport/core';
 import { isNearAccountId } from '@passport/core/credentials';
-import { CliError, output, parseOrFail, type CliCommand } from '../cli-context.js';
+import { CliError, output, parseCommandLine, type CliCommand } from '../cli-context.js';
 import { writePrivateFile } from '../private-file.js';
 
 export const keygenCommand: CliCommand = {
@@ -20,19 +19,17 @@ Creates a new Ed25519 key and writes it as NEAR credential JSON
 {account_id, public_key, private_key} with mode 0600. The account is the key's
 implicit account (64 hex characters) unless --account names another.`,
   async run(args, io) {
-    const { values } = parseOrFail(() =>
-      parseArgs({
-        args,
-        options: {
-          out: { type: 'string' },
-          account: { type: 'string' },
-          force: { type: 'boolean' },
-          json: { type: 'boolean' },
-        },
-        strict: true,
-        allowPositionals: false,
-      }),
-    );
+    const { values } = parseCommandLine({
+      args,
+      options: {
+        out: { type: 'string' },
+        account: { type: 'string' },
+        force: { type: 'boolean' },
+        json: { type: 'boolean' },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
     if (!values.out) throw new CliError('--out <file> is required');
     if (values.account !== undefined && !isNearAccountId(values.account))
       throw new CliError(`--account "${values.account}" is not a NEAR account id`);

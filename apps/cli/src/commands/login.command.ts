@@ -3,7 +3,6 @@
  * UTF-8 `identifier + timestamp_iso` with the owner key (base64url), `POST /api/login` with `passportid`
  * (or `accountid`), `timestamp_iso` and the signature. Prints the JWT or stores it (mode 0600).
  */
-import { parseArgs } from 'node:util';
 import { buildLoginRequest, isTokenId } from '@passport/core';
 import { createNodeSigner } from '@passport/core/node';
 import {
@@ -12,7 +11,7 @@ import {
   callApi,
   CliError,
   output,
-  parseOrFail,
+  parseCommandLine,
   readCredentials,
   type CliCommand,
 } from '../cli-context.js';
@@ -33,21 +32,19 @@ Signs the login challenge with the key and prints the JWT (or writes it to --sav
   --passport <tokenId>   log in as this passport (passportid)
   --account              log in with the key's account id (accountid; the first passport it owns)`,
   async run(args, io) {
-    const { values } = parseOrFail(() =>
-      parseArgs({
-        args,
-        strict: true,
-        allowPositionals: false,
-        options: {
-          api: { type: 'string' },
-          key: { type: 'string' },
-          passport: { type: 'string' },
-          account: { type: 'boolean' },
-          save: { type: 'string' },
-          json: { type: 'boolean' },
-        },
-      }),
-    );
+    const { values } = parseCommandLine({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        api: { type: 'string' },
+        key: { type: 'string' },
+        passport: { type: 'string' },
+        account: { type: 'boolean' },
+        save: { type: 'string' },
+        json: { type: 'boolean' },
+      },
+    });
     const api = apiUrl(values.api, io);
     const credentials = await readCredentials(values.key);
     if (!!values.passport === !!values.account)

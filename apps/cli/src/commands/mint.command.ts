@@ -7,7 +7,6 @@
  * records it (the server passport's own), so a passport minted for a server behind a proxy or on
  * another port names that server rather than http://localhost:3000.
  */
-import { parseArgs } from 'node:util';
 import { isTokenId, randomFaceTokenId } from '@passport/core';
 import { cryptoRandomInt } from '@passport/core/token-id';
 import { DN_MAX_LENGTH, isDnFullyParsed } from '@passport/core/profile';
@@ -19,7 +18,7 @@ import {
   readLedgerFile,
   updateLedgerFile,
 } from '@passport/adapters/ledger';
-import { CliError, output, parseOrFail, readCredentials, type CliCommand } from '../cli-context.js';
+import { CliError, output, parseCommandLine, readCredentials, type CliCommand } from '../cli-context.js';
 
 const HELP = `Usage: passport mint [--key <owner.json> | --owner <account>] [options]
 
@@ -45,30 +44,28 @@ export const mintCommand: CliCommand = {
   summary: 'add a passport to the local ledger, signed into the family',
   help: HELP,
   async run(args, io) {
-    const { values } = parseOrFail(() =>
-      parseArgs({
-        args,
-        strict: true,
-        allowPositionals: false,
-        options: {
-          ledger: { type: 'string' },
-          'family-key': { type: 'string' },
-          key: { type: 'string' },
-          owner: { type: 'string' },
-          'token-id': { type: 'string' },
-          api: { type: 'string' },
-          'api-url': { type: 'string' },
-          'not-before': { type: 'string' },
-          'not-after': { type: 'string' },
-          'max-requests': { type: 'string' },
-          'maxrq-window': { type: 'string' },
-          dn: { type: 'string' },
-          'webhook-url': { type: 'string' },
-          'admin-route': { type: 'string', multiple: true },
-          json: { type: 'boolean' },
-        },
-      }),
-    );
+    const { values } = parseCommandLine({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        ledger: { type: 'string' },
+        'family-key': { type: 'string' },
+        key: { type: 'string' },
+        owner: { type: 'string' },
+        'token-id': { type: 'string' },
+        api: { type: 'string' },
+        'api-url': { type: 'string' },
+        'not-before': { type: 'string' },
+        'not-after': { type: 'string' },
+        'max-requests': { type: 'string' },
+        'maxrq-window': { type: 'string' },
+        dn: { type: 'string' },
+        'webhook-url': { type: 'string' },
+        'admin-route': { type: 'string', multiple: true },
+        json: { type: 'boolean' },
+      },
+    });
     const dataDir = io.env.DATA_DIR ?? './data';
     const ledgerFile = values.ledger ?? io.env.LEDGER_FILE ?? `${dataDir}/ledger.json`;
     const familyFile =

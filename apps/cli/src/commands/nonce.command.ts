@@ -1,8 +1,7 @@
 /**
  * `passport nonce`: asks the API for a HOLA nonce and timestamp (`GET /api/holanonce16ts`, JWT tier).
  */
-import { parseArgs } from 'node:util';
-import { apiUrl, callApi, output, parseOrFail, type CliCommand } from '../cli-context.js';
+import { apiUrl, callApi, output, parseCommandLine, type CliCommand } from '../cli-context.js';
 import { bearerIo } from '../jwt-source.js';
 
 export const nonceCommand: CliCommand = {
@@ -12,19 +11,17 @@ export const nonceCommand: CliCommand = {
 
 Prints "<timestamp> <noncetsHex>" from GET /api/holanonce16ts.`,
   async run(args, io) {
-    const { values } = parseOrFail(() =>
-      parseArgs({
-        args,
-        strict: true,
-        allowPositionals: false,
-        options: {
-          api: { type: 'string' },
-          jwt: { type: 'string' },
-          'jwt-file': { type: 'string' },
-          json: { type: 'boolean' },
-        },
-      }),
-    );
+    const { values } = parseCommandLine({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        api: { type: 'string' },
+        jwt: { type: 'string' },
+        'jwt-file': { type: 'string' },
+        json: { type: 'boolean' },
+      },
+    });
     const api = apiUrl(values.api, io);
     const { jwt, io: bearer } = await bearerIo(values.jwt, values['jwt-file'], io);
     const body = await callApi(bearer, `${api}/api/holanonce16ts`, {

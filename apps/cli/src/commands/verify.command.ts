@@ -4,7 +4,6 @@
  * with the same chain adapters as the API and an in-memory replay record shared by the lines of one
  * run (so a line given twice reports `nonce_replay` the second time).
  */
-import { parseArgs } from 'node:util';
 import {
   ChainUnavailableError,
   createHolaVerifier,
@@ -15,7 +14,7 @@ import {
 import { printableText } from '@passport/core/codecs';
 import { type VerifyHolaBody } from '@passport/core/hola';
 import { createNodeVerifier } from '@passport/core/node';
-import { apiUrl, callApi, CliError, output, parseOrFail, type CliCommand } from '../cli-context.js';
+import { apiUrl, callApi, CliError, output, parseCommandLine, type CliCommand } from '../cli-context.js';
 import { openOfflineChain } from '../offline-chain.js';
 
 /** Exit code when any line is not verified (as `cmp` answers "different"); usage and API errors are 2. */
@@ -24,7 +23,9 @@ export const NOT_VERIFIED_EXIT_CODE = 1;
 export const verifyCommand: CliCommand = {
   name: 'verify',
   summary: 'verify HOLA lines (API or offline against a ledger / NEAR RPC)',
-  help: `Usage: passport verify <HOLA line>... (--api <url> | --ledger <file> --host <host[:port]> | --near-rpc <url> --contract <id> --host <host[:port]>) [options]
+  help: `Usage: passport verify (--api <url> | --ledger <file> --host <host[:port]> | --near-rpc <url> --contract <id> --host <host[:port]>) [options] -- <HOLA line>...
+
+Options go before the lines; -- before them keeps a line that starts with "-" a line.
 
   --max-age-ms <n>       freshness window [300000]
   --expected-recipient <tokenId|MUNDO>
@@ -34,8 +35,8 @@ Offline, one in-memory replay record serves all lines of the run.
 Exit code: 0 when every line is verified, 1 when any is not (the results are printed either way),
 2 on a usage error or a refused request.`,
   async run(args, io) {
-    const { values, positionals } = parseOrFail(() =>
-      parseArgs({
+    const { values, positionals } = parseCommandLine(
+      {
         args,
         strict: true,
         allowPositionals: true,
@@ -50,7 +51,8 @@ Exit code: 0 when every line is verified, 1 when any is not (the results are pri
           profile: { type: 'boolean' },
           json: { type: 'boolean' },
         },
-      }),
+      },
+      { optionsBeforeArguments: true, helpOnlyAlone: true },
     );
     if (positionals.length === 0) throw new CliError('give at least one HOLA line');
     let maxAgeMs: number | undefined;

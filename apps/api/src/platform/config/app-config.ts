@@ -549,7 +549,7 @@ function conciergeConfig(env: Env, publicBaseUrl: string): ConciergeConfig {
     a2aEndpoint: url('CONCIERGE_A2A_ENDPOINT', `${publicBaseUrl}/a2a`),
     contactUrisJson,
     verifyCli:
-      read(env, 'CONCIERGE_VERIFY_CLI') ?? `npx passport verify "<HOLA line>" --api ${publicBaseUrl}`,
+      read(env, 'CONCIERGE_VERIFY_CLI') ?? `npx passport verify --api ${publicBaseUrl} -- "<HOLA line>"`,
     lobbyTokenId,
   };
 }
