@@ -131,7 +131,8 @@ describe('passport hola --api follows the host marker the server announces', () 
     const { tokenId, keyFile } = await mintedWithKeyFile(app, dir, 'saver');
     const minted = { tokenId };
     const jwtFile = path.join(dir, 'saver.jwt');
-    await writeFile(jwtFile, 'old token', { mode: 0o644 });
+    // An earlier saved token (a file that is no JWT is refused: cli.e2e.spec.ts).
+    await writeFile(jwtFile, 'eyJhbGciOiJFZERTQSJ9.eyJvbGQiOnRydWV9.b2xkLXNpZ25hdHVyZQ\n', { mode: 0o644 });
     const saved = await logIn(app, keyFile, minted.tokenId, '--save', jwtFile);
     expect([saved.code, saved.err]).toEqual([0, '']);
     expect((await stat(jwtFile)).mode & 0o777).toBe(0o600);

@@ -98,3 +98,36 @@ describe('passport CLI: a renewed token that cannot be saved', () => {
     }
   });
 });
+
+// Found by a probe: the renewal rewrote --jwt-file whatever it held by then (a key file, say).
+describe('passport CLI: a --jwt-file that no longer holds a JWT', () => {
+  it('is not replaced by the renewed token; a warning says so', async () => {
+    const clock = new FixedClock(Math.floor(Date.now() / 1000) * 1000);
+    const app = await startTestApp({ STORE: 'memory' }, { clock });
+    try {
+      const { jwt } = await mintAndLogin(app);
+      const file = join(app.dataDir, 'agent.jwt');
+      await writeFile(file, `${jwt}\n`, { mode: 0o600 });
+      let err = '';
+      const io = {
+        stdout: () => undefined,
+        stderr: (t: string) => (err += t),
+        env: {},
+        fetch: globalThis.fetch,
+      };
+      const bearer = await bearerIo(undefined, file, io);
+      const credentials = '{"account_id":"a.near","public_key":"ed25519:x","private_key":"ed25519:y"}\n';
+      await writeFile(file, credentials);
+      clock.set((claimsOf(jwt).iat + 3000) * 1000);
+      await callApi(bearer.io, `${app.baseUrl}/api/holanonce16ts`, {
+        headers: { authorization: `Bearer ${bearer.jwt}` },
+      });
+      expect(await readFile(file, 'utf8')).toBe(credentials);
+      expect(err).toBe(
+        `warning: the renewed token was not saved: ${file} holds something other than a saved JWT; it was not overwritten\n`,
+      );
+    } finally {
+      await app.close();
+    }
+  });
+});

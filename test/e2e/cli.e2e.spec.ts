@@ -4,7 +4,7 @@
  * the API's nonce, verification of that line through the API (verified once, then nonce_replay), and
  * offline verification against the ledger with the same result shape.
  */
-import { readFile } from 'node:fs/promises';
+import { lstat, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCli } from '../../apps/cli/src/cli.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -101,6 +101,42 @@ describe('passport CLI against the running app', () => {
     const [once, twice] = JSON.parse(verified.out) as { verified: boolean; failureReasons: string[] }[];
     expect(once).toMatchObject({ verified: true, peerTokenId: tokenId });
     expect(twice.failureReasons).toContain('nonce_replay');
+  });
+
+  // Found by a probe: `login --key k.json --save k.json` replaced the private key with the token.
+  it('login --save replaces only an empty file or a saved JWT, never the key file (through a link too)', async () => {
+    const keyFile = join(app.dataDir, 'saver.json');
+    await cli(['keygen', '--out', keyFile]);
+    const tokenId = (await cli(['mint', '--key', keyFile])).out.trim();
+    const key = await readFile(keyFile, 'utf8');
+    const other = join(app.dataDir, 'other-credentials.json');
+    await cli(['keygen', '--out', other]);
+    const otherKey = await readFile(other, 'utf8');
+    const link = join(app.dataDir, 'saver-link.json');
+    await symlink(keyFile, link);
+    const login = (save: string) =>
+      cli(['login', '--api', app.baseUrl, '--key', keyFile, '--passport', tokenId, '--save', save]);
+    for (const [save, message] of [
+      [keyFile, `${keyFile} is the --key file; it was not overwritten`],
+      [link, `${link} is the --key file; it was not overwritten`],
+      [other, `${other} holds something other than a saved JWT; it was not overwritten`],
+    ]) {
+      const refused = await login(save);
+      expect([refused.code, refused.out, refused.err]).toEqual([2, '', `passport login: ${message}\n`]);
+    }
+    expect(await readFile(keyFile, 'utf8')).toBe(key);
+    expect(await readFile(other, 'utf8')).toBe(otherKey);
+    expect((await lstat(link)).isSymbolicLink()).toBe(true);
+
+    const jwtFile = join(app.dataDir, 'saver.jwt');
+    await writeFile(jwtFile, '');
+    expect((await login(jwtFile)).code).toBe(0);
+    const first = (await readFile(jwtFile, 'utf8')).trim();
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // the next challenge second
+    expect((await login(jwtFile)).code).toBe(0);
+    const second = (await readFile(jwtFile, 'utf8')).trim();
+    expect(second.split('.')).toHaveLength(3);
+    expect(second).not.toBe(first);
   });
 
   it('login with a key that does not own the passport is refused with one line', async () => {

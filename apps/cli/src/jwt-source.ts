@@ -4,7 +4,7 @@
  * header, and the returned io swaps it in (the core's renewing fetch) and rewrites `--jwt-file` with
  * it (mode 0600, written to a temporary file and renamed, so a reader never sees half a token).
  */
-import { readFile } from 'node:fs/promises';
+import { open, readFile, realpath } from 'node:fs/promises';
 import { createRenewingFetch } from '@passport/core';
 import { CliError, type CliIo } from './cli-context.js';
 import { writePrivateFile } from './private-file.js';
@@ -22,12 +22,55 @@ export async function readJwt(jwt: string | undefined, file: string | undefined,
   throw new CliError('--jwt <token> or --jwt-file <file> is required (or set PASSPORT_JWT)');
 }
 
+/** A JWT as the CLI saves it: three base64url segments (the file adds a newline). */
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+export function isJwtShaped(text: string): boolean {
+  return JWT_SHAPE.test(text);
+}
+
+/** More than any saved JWT: a file this large is something else, and is not read whole. */
+const MAX_JWT_FILE_BYTES = 64 * 1024;
+
+/**
+ * Refuses to replace `file` with a token unless it is missing, empty or holds a saved JWT, and is not
+ * the key file: a probe's `login --key k.json --save k.json` replaced the private key with the token.
+ */
+export async function assertReplaceableJwtFile(file: string, keyFile?: string): Promise<void> {
+  let content: string;
+  try {
+    const handle = await open(file, 'r');
+    try {
+      const buffer = Buffer.alloc(MAX_JWT_FILE_BYTES + 1);
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+      content = buffer.subarray(0, bytesRead).toString('utf8');
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return; // missing (or unreadable: the write itself then fails with its own error)
+  }
+  const [real, realKey] = await Promise.all([
+    realpath(file),
+    keyFile ? realpath(keyFile).catch(() => null) : null,
+  ]);
+  if (real === realKey) throw new CliError(`${file} is the --key file; it was not overwritten`);
+  if (content.trim() !== '' && !isJwtShaped(content.trim()))
+    throw new CliError(`${file} holds something other than a saved JWT; it was not overwritten`);
+}
+
 /**
  * Writes a renewed token to `file`. A write that fails (a read-only file system, a full disk) is a
  * warning, not the command's failure: the API answered, and the token in the file stays valid until it
  * expires. It failed the fetch before, which the CLI printed as "cannot reach" the API (a probe).
  */
 async function saveRenewed(file: string, token: string, io: CliIo): Promise<void> {
+  try {
+    await assertReplaceableJwtFile(file);
+  } catch (error) {
+    io.stderr(`warning: the renewed token was not saved: ${(error as Error).message}\n`);
+    return;
+  }
   try {
     await writePrivateFile(file, `${token}\n`, { replace: true });
   } catch (error) {

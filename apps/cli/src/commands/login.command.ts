@@ -15,6 +15,7 @@ import {
   readCredentials,
   type CliCommand,
 } from '../cli-context.js';
+import { assertReplaceableJwtFile } from '../jwt-source.js';
 import { writePrivateFile } from '../private-file.js';
 
 /** Logins tried when other processes of the same passport take the challenge seconds first. */
@@ -28,7 +29,8 @@ export const loginCommand: CliCommand = {
   summary: 'log in with a passport and get a JWT',
   help: `Usage: passport login --api <url> --key <file> (--passport <tokenId> | --account) [--save <file>] [--json]
 
-Signs the login challenge with the key and prints the JWT (or writes it to --save, mode 0600).
+Signs the login challenge with the key and prints the JWT (or writes it to --save, mode 0600;
+an existing --save file is replaced only when it is empty or holds a saved JWT, never the --key file).
   --passport <tokenId>   log in as this passport (passportid)
   --account              log in with the key's account id (accountid; the first passport it owns)`,
   async run(args, io) {
@@ -52,6 +54,8 @@ Signs the login challenge with the key and prints the JWT (or writes it to --sav
     if (values.passport !== undefined && !isTokenId(values.passport))
       throw new CliError(`--passport must be 12 lowercase letters (got "${values.passport}")`);
     const identifier = values.passport ?? credentials.accountId;
+    // Before the login: a refused --save file opens no session.
+    if (values.save) await assertReplaceableJwtFile(values.save, values.key);
 
     const signer = createNodeSigner(credentials.secretSeed);
     const fetchChallenge = async (): Promise<string> => {
