@@ -4,7 +4,7 @@
  * start reuses them; the chain module then loads the server identity from them. With NEAR, missing
  * keys stop the start with one line.
  */
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { lstat, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ed25519 } from '@noble/curves/ed25519.js';
@@ -119,6 +119,18 @@ describe('development family bootstrap', () => {
     expect(ledger.passports.find((p) => p.token_id === created.serverTokenId)?.owner_id).toBe(
       server.accountId,
     );
+  });
+
+  // Found by a probe (with `mint --ledger <link>`): a write replaced a symbolic link to the ledger.
+  it('a LEDGER_FILE that is a symbolic link to nothing is refused with one line, not replaced', async () => {
+    const target = join(dataDir, 'real-ledger.json');
+    const link = join(dataDir, 'ledger.json');
+    await symlink(target, link);
+    const error = (await ensureDevFamily(config()).catch((e: unknown) => e)) as Error;
+    expect(error.message).toBe(`LEDGER_FILE ${link} is a symbolic link to ${target}, which does not exist`);
+    await expect(stat(join(dataDir, 'keys', 'server.json'))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect((await lstat(link)).isSymbolicLink()).toBe(true);
+    await expect(stat(target)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('a first start that stopped before the ledger: one line saying what to remove', async () => {

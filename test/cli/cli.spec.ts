@@ -177,16 +177,14 @@ describe('passport CLI', () => {
       req.on('data', (d) => (body += d));
       req.on('end', () => {
         asked.push(`${req.headers.host} ${(JSON.parse(body || '{}') as { hola?: string }).hola}`);
-        res
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(
-            JSON.stringify({
-              verified: false,
-              peerTokenId: 'x',
-              destinatary: 'MUNDO',
-              failureReasons: ['r'],
-            }),
-          );
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            verified: false,
+            peerTokenId: 'x',
+            destinatary: 'MUNDO',
+            failureReasons: ['r'],
+          }),
+        );
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -362,6 +360,38 @@ describe('passport CLI', () => {
       expect(locked.err).toContain('is locked by another writer');
       expect(locked.err).not.toContain('unexpected error');
       expect(await readFile(join(dir, 'ledger.json'), 'utf8')).toBe(before);
+    }, 15_000);
+
+    // Found by a probe: `mint --ledger link.json` replaced the link with a private copy (the API never
+    // saw the passport) and locked link.json.lock instead of the ledger's lock.
+    it('mint --ledger <symlink> writes the linked ledger under its lock and keeps the link; a link to nothing is refused', async () => {
+      const ledger = join(dir, 'ledger.json');
+      const link = join(dir, 'link.json');
+      await symlink(ledger, link);
+      const minted = await cli(['mint', '--owner', 'alice.near', '--ledger', link], env);
+      expect([minted.code, minted.err]).toEqual([0, '']);
+      expect((await lstat(link)).isSymbolicLink()).toBe(true);
+      const doc = JSON.parse(await readFile(ledger, 'utf8')) as LedgerDocument;
+      expect(doc.passports.map((p) => p.token_id)).toContain(minted.out.trim());
+      expect((await readdir(dir)).filter((name) => name.includes('.lock'))).toEqual([]);
+
+      // The ledger's own lock holds the link's writer too (pid 1 is alive: a held lock).
+      await writeFile(`${ledger}.lock`, '1\n');
+      const before = await readFile(ledger, 'utf8');
+      const locked = await cli(['mint', '--owner', 'alice.near', '--ledger', link], env);
+      expect(locked.code).toBe(2);
+      expect(locked.err).toContain(`is locked by another writer (${ledger}.lock)`);
+      expect(await readFile(ledger, 'utf8')).toBe(before);
+      await rm(`${ledger}.lock`);
+
+      const dangling = join(dir, 'dangling.json');
+      await symlink(join(dir, 'gone.json'), dangling);
+      const refused = await cli(['mint', '--owner', 'alice.near', '--ledger', dangling], env);
+      expect([refused.code, refused.err]).toEqual([
+        2,
+        `passport mint: ${dangling} is a symbolic link to ${join(dir, 'gone.json')}, which does not exist: nothing was written\n`,
+      ]);
+      expect((await lstat(dangling)).isSymbolicLink()).toBe(true);
     }, 15_000);
 
     it.each([

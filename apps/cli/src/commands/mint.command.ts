@@ -13,9 +13,11 @@ import { DN_MAX_LENGTH, isDnFullyParsed } from '@passport/core/profile';
 import { isNearAccountId } from '@passport/core/credentials';
 import { parseServiceProviderId } from '@passport/core/family';
 import {
+  DanglingLedgerLinkError,
   LedgerLockedError,
   mintFamilyPassport,
   readLedgerFile,
+  resolveLedgerPath,
   updateLedgerFile,
 } from '@passport/adapters/ledger';
 import { CliError, output, parseCommandLine, readCredentials, type CliCommand } from '../cli-context.js';
@@ -23,7 +25,7 @@ import { CliError, output, parseCommandLine, readCredentials, type CliCommand } 
 const HELP = `Usage: passport mint [--key <owner.json> | --owner <account>] [options]
 
 Adds a passport to the local ledger, signed into the development family.
-  --ledger <file>          ledger file [LEDGER_FILE or ./data/ledger.json]
+  --ledger <file>          ledger file [LEDGER_FILE or ./data/ledger.json]; a symbolic link is followed
   --family-key <file>      family-root credentials [FAMILY_CREDENTIALS_FILE or ./data/keys/family-root.json]
   --key <file>             the owner's credentials (the owner is its account)
   --owner <account>        owner account id (instead of --key)
@@ -103,6 +105,12 @@ export const mintCommand: CliCommand = {
       );
     }
 
+    // A link to nothing is named as such (reading it says ENOENT, as if no ledger had been made).
+    await resolveLedgerPath(ledgerFile).catch((error: Error) => {
+      throw error instanceof DanglingLedgerLinkError
+        ? new CliError(`${error.message}: nothing was written`)
+        : error;
+    });
     const family = await readCredentials(familyFile, '--family-key');
     const ledger = await readLedgerFile(ledgerFile).catch((error: NodeJS.ErrnoException) => {
       // A file system error in one line of our own (Node's text repeats the path and the call).

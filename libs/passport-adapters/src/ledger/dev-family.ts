@@ -14,7 +14,13 @@ import { dirname } from 'node:path';
 import { formatNearCredentials, nearCredentialsFromSeed, randomFaceTokenId } from '@passport/core';
 import { cryptoRandomInt } from '@passport/core/token-id';
 import { familyRootTokenId } from '@passport/core/family';
-import { serializeLedger, writeFileAtomic, type LedgerDocument } from './ledger-file.js';
+import {
+  DanglingLedgerLinkError,
+  resolveLedgerPath,
+  serializeLedger,
+  writeFileAtomic,
+  type LedgerDocument,
+} from './ledger-file.js';
 import { withLedgerLock } from './ledger-lock.js';
 import { mintFamilyPassport } from './family-mint.js';
 
@@ -56,6 +62,14 @@ export async function ensureDevFamily(
   opts: DevFamilyOptions = {},
 ): Promise<DevFamilyOutcome> {
   if (config.chain !== 'ledger') return { created: false };
+  // A symbolic link is followed (the family is written to its target and locked as every writer of
+  // that ledger locks it); a link to nothing is refused rather than replaced by a new ledger.
+  const ledgerFile = await resolveLedgerPath(config.ledgerFile).catch((error: Error) => {
+    throw error instanceof DanglingLedgerLinkError
+      ? new DevFamilyError(`LEDGER_FILE ${error.message}`)
+      : error;
+  });
+  config = { ...config, ledgerFile };
   // A complete family is only read: no lock, so a ledger directory the server may only read still
   // starts (a review), and a start never waits behind a mint.
   const [hasServerKey, hasLedger] = await Promise.all([

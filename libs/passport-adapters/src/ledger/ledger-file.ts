@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
-import { lstat, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { lstat, open, readdir, readlink, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { decodeBase58, type PassportMetadata, type PassportRecord } from '@passport/core';
 import { lineOfJsonPath, lineOfOffset } from './json-location.js';
@@ -197,18 +197,48 @@ export async function writeFileAtomic(
   return true;
 }
 
+/** A ledger path that is a symbolic link to nothing: writing there would replace the link. */
+export class DanglingLedgerLinkError extends Error {
+  override readonly name = 'DanglingLedgerLinkError';
+  readonly code = 'dangling_symlink';
+  constructor(
+    readonly file: string,
+    readonly target: string,
+  ) {
+    super(`${file} is a symbolic link to ${target}, which does not exist`);
+  }
+}
+
+/**
+ * The file a ledger path names, for writers: a symbolic link's target, so the write replaces the
+ * ledger the API reads and the lock is the one every writer of that ledger takes (a probe's `mint
+ * --ledger link.json` replaced the link with a private copy and locked link.json.lock). Any other path
+ * is itself; a link to a missing file throws DanglingLedgerLinkError.
+ */
+export async function resolveLedgerPath(file: string): Promise<string> {
+  const entry = await lstat(file).catch(() => null);
+  if (!entry?.isSymbolicLink()) return file;
+  try {
+    return await realpath(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    throw new DanglingLedgerLinkError(file, await readlink(file));
+  }
+}
+
 /**
  * Read-modify-write of the ledger under the writers' lock (`<ledger>.lock`, ledger-lock.ts), so that two
  * tools appending at once do not lose a passport. The new text replaces the ledger only if the ledger
  * is still the file that was read (same inode, size and mtime): otherwise the change is made again on
  * what is there now (at most 5 times, then LedgerLockedError), so no writer ever replaces another's
- * passport, whatever happened to the lock.
+ * passport, whatever happened to the lock. A symbolic link is followed (`resolveLedgerPath`).
  */
 export async function updateLedgerFile(
   file: string,
   change: (doc: LedgerDocument) => LedgerDocument,
   opts: { lockTimeoutMs?: number; staleMs?: number } = {},
 ): Promise<LedgerDocument> {
+  file = await resolveLedgerPath(file);
   const lock = `${file}.lock`;
   return withLedgerLock(
     lock,
