@@ -445,6 +445,20 @@ describe('passport CLI', () => {
       expect(once).toMatchObject({ verified: true, peerTokenId: tokenId, failureReasons: [] });
       expect(twice.verified).toBe(false);
       expect(twice.failureReasons).toContain('nonce_replay');
+      // Found by a probe: offline verdicts claimed nonceReplaySafe: true, though a line used in an
+      // earlier run (or at the API) verifies again. Only this run's nonces are known: the verdict says so.
+      const notChecked = {
+        code: 'REPLAY_NOT_CHECKED',
+        message:
+          'Offline: the nonce was checked only against the other lines of this run, not against earlier uses.',
+      };
+      expect(once).toMatchObject({ warnings: [notChecked] });
+      expect(once).not.toHaveProperty('checks.nonceReplaySafe');
+      expect(twice).toMatchObject({ checks: { nonceReplaySafe: false }, warnings: [notChecked] });
+      const again = await cli(['verify', '--ledger', ledger, '--host', 'localhost:4556', '--json', line]);
+      expect(again.code).toBe(0);
+      expect(JSON.parse(again.out)).toMatchObject({ verified: true, warnings: [notChecked] });
+      expect(JSON.parse(again.out)).not.toHaveProperty('checks.nonceReplaySafe');
 
       const strangerKey = join(dir, 'stranger.json');
       await cli(['keygen', '--out', strangerKey]);
@@ -461,7 +475,11 @@ describe('passport CLI', () => {
         await cli(['hola', '--key', keyFile, '--passport', tokenId, '--host', 'localhost:4556'])
       ).out.trim();
       const alone = await cli(['verify', '--ledger', ledger, '--host', 'localhost:4556', fresh]);
-      expect(alone).toEqual({ code: 0, out: `verified ${tokenId} -> MUNDO\n`, err: '' });
+      expect(alone).toEqual({
+        code: 0,
+        out: `verified ${tokenId} -> MUNDO\n`,
+        err: "warning: REPLAY_NOT_CHECKED: the nonces were checked only against this run's lines; a line used before still verifies\n",
+      });
       const forgedHuman = await cli(['verify', '--ledger', ledger, '--host', 'localhost:4556', forged]);
       expect(forgedHuman.code).toBe(1);
       expect(forgedHuman.out).toMatch(/^not verified \w{12}: .*signature_invalid/);

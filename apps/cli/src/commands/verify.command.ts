@@ -20,6 +20,23 @@ import { openOfflineChain } from '../offline-chain.js';
 /** Exit code when any line is not verified (as `cmp` answers "different"); usage and API errors are 2. */
 export const NOT_VERIFIED_EXIT_CODE = 1;
 
+/**
+ * The warning of every offline verdict: its replay record lives for one run, so a line used before (at
+ * the API, or in another run) still verifies. A probe found offline verdicts claiming
+ * `checks.nonceReplaySafe: true` for such lines; offline, that check is now left out (as the core
+ * leaves out a check it did not make) unless the run itself saw the nonce (`false`, `nonce_replay`).
+ */
+export const REPLAY_NOT_CHECKED = {
+  code: 'REPLAY_NOT_CHECKED',
+  message:
+    'Offline: the nonce was checked only against the other lines of this run, not against earlier uses.',
+} as const;
+
+/** A verdict as printed: the API's body, or the offline one with its REPLAY_NOT_CHECKED warning. */
+type VerifyResult = Omit<VerifyHolaBody, 'warnings'> & {
+  warnings?: readonly { readonly code: string; readonly message: string }[];
+};
+
 export const verifyCommand: CliCommand = {
   name: 'verify',
   summary: 'verify HOLA lines (API or offline against a ledger / NEAR RPC)',
@@ -31,7 +48,9 @@ Options go before the lines; -- before them keeps a line that starts with "-" a 
   --expected-recipient <tokenId|MUNDO>
   --profile              include the public profile
   --json                 print the result bodies as JSON
-Offline, one in-memory replay record serves all lines of the run.
+Offline, one in-memory replay record serves all lines of the run, and no earlier use of a
+nonce is known: every offline verdict carries the warning REPLAY_NOT_CHECKED and no
+checks.nonceReplaySafe (false when a line repeats one of the run's nonces).
 Exit code: 0 when every line is verified, 1 when any is not (the results are printed either way),
 2 on a usage error or a refused request.`,
   async run(args, io) {
@@ -61,7 +80,8 @@ Exit code: 0 when every line is verified, 1 when any is not (the results are pri
         throw new CliError('--max-age-ms must be an integer from 1 to 86400000');
       maxAgeMs = Number(values['max-age-ms']);
     }
-    const results: VerifyHolaBody[] = [];
+    const results: VerifyResult[] = [];
+    let offline = false;
     if (values.api || (!values.ledger && !values['near-rpc'] && io.env.PASSPORT_API_URL)) {
       const api = apiUrl(values.api, io);
       for (const hola of positionals) {
@@ -89,6 +109,7 @@ Exit code: 0 when every line is verified, 1 when any is not (the results are pri
       if (!values.host)
         throw new CliError('--host <host[:port]> (the SERVICE_HOST the lines name) is required offline');
       const { chain, close } = await openOfflineChain(values);
+      offline = true;
       const verifier = createHolaVerifier({
         chain,
         replay: new MemoryReplayStore(),
@@ -105,7 +126,12 @@ Exit code: 0 when every line is verified, 1 when any is not (the results are pri
               includeProfile: !!values.profile,
               expectedRecipient: values['expected-recipient'],
             });
-            results.push(body);
+            const { nonceReplaySafe, ...checks } = body.checks;
+            results.push({
+              ...body,
+              checks: nonceReplaySafe === false ? body.checks : checks,
+              warnings: [...(body.warnings ?? []), REPLAY_NOT_CHECKED],
+            });
           } catch (error) {
             if (error instanceof PassportError) {
               const reason = (error.details as { reasonCode?: string } | null)?.reasonCode;
@@ -130,6 +156,10 @@ Exit code: 0 when every line is verified, 1 when any is not (the results are pri
       )
       .join('\n');
     output(io, !!values.json, results.length === 1 ? results[0] : results, human);
+    if (offline && !values.json && results.some((r) => r.verified))
+      io.stderr(
+        `warning: ${REPLAY_NOT_CHECKED.code}: the nonces were checked only against this run's lines; a line used before still verifies\n`,
+      );
     // A script's `passport verify "$LINE" && trust` must not trust a replayed or forged line.
     return results.every((r) => r.verified) ? 0 : NOT_VERIFIED_EXIT_CODE;
   },
