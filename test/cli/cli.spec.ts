@@ -595,6 +595,42 @@ describe('passport CLI', () => {
     expect((await cli(['hola', ...base, '--to', 'someone'])).code).toBe(2);
   });
 
+  // Found by a probe: `hola --api` signed, without a word, for whatever host marker the server named.
+  it('hola --api (or PASSPORT_API_URL) warns when the announced host marker is not the URL host', async () => {
+    let announced = 'evil.example:443';
+    const server = createServer((req, res) =>
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ hola: { serviceHost: announced } })),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const urlHost = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const keyFile = join(dir, 'me.json');
+    await cli(['keygen', '--out', keyFile]);
+    const fixed = ['--timestamp', '2026-04-19T10:47:00.000Z', '--nonce', '4F9A3C7E2D1B9A4CDEADBEEFCAFEBABE'];
+    const hola = (args: string[], env: Record<string, string> = {}) =>
+      cli(['hola', '--key', keyFile, '--passport', 'bhahbkbramax', ...fixed, '--json', ...args], env);
+    try {
+      const warned = await hola(['--api', `http://${urlHost}`]);
+      expect([warned.code, warned.err]).toEqual([
+        0,
+        `warning: ${urlHost} announces the host marker evil.example:443: the line is signed for evil.example:443 (give --host to choose it)\n`,
+      ]);
+      expect(JSON.parse(warned.out).serviceHost).toBe('evil.example:443');
+      const fromEnv = await hola([], { PASSPORT_API_URL: `http://${urlHost}` });
+      expect([fromEnv.code, JSON.parse(fromEnv.out).serviceHost]).toEqual([0, 'evil.example:443']);
+      expect(fromEnv.err).toContain('announces the host marker evil.example:443');
+      // The URL's own host (in any case) is no news; --host is not asked about the server at all.
+      announced = urlHost.toUpperCase();
+      expect((await hola(['--api', `http://${urlHost}`])).err).toBe('');
+      const chosen = await hola(['--host', 'mine.example'], { PASSPORT_API_URL: `http://${urlHost}` });
+      expect([chosen.code, chosen.err, JSON.parse(chosen.out).serviceHost]).toEqual([0, '', 'mine.example']);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
   it('mint reports a malformed ledger with its line and field', async () => {
     await ensureDevFamily(loadConfig({ DATA_DIR: dir }));
     const file = join(dir, 'ledger.json');

@@ -23,8 +23,10 @@ export const holaCommand: CliCommand = {
   help: `Usage: passport hola --key <file> --passport <tokenId> (--host <host[:port]> | --api <url>) [options]
 
   --to <tokenId|MUNDO>     recipient [MUNDO]
-  --api <url>              the host marker the server announces (GET /, hola.serviceHost), and timestamp
-                           and nonce from GET /api/holanonce16ts (needs --jwt/--jwt-file)
+  --api <url>              the host marker the server announces (GET /, hola.serviceHost; a warning
+                           when it is not the URL's host), and timestamp and nonce from
+                           GET /api/holanonce16ts (needs --jwt/--jwt-file) [PASSPORT_API_URL
+                           when --host is not given]
   --host <host[:port]>     the verifying deployment's SERVICE_HOST (offline: local time and a random nonce)
   --timestamp <iso>        use this timestamp (with --nonce)
   --nonce <hex>            use this nonce (32 hex characters)
@@ -67,11 +69,22 @@ export const holaCommand: CliCommand = {
     let nonceHex = values.nonce?.toUpperCase();
     if ((timestamp === undefined) !== (nonceHex === undefined))
       throw new CliError('give --timestamp and --nonce together');
-    if (values.api) {
-      const api = apiUrl(values.api, io);
+    // PASSPORT_API_URL as the other commands read it, unless --host asks for an offline line.
+    const apiSource = values.api ?? (values.host === undefined ? io.env.PASSPORT_API_URL : undefined);
+    if (apiSource) {
+      const api = apiUrl(apiSource, io);
       // The server announces the host marker its verifier expects (SERVICE_HOST, or its public URL's
       // host); behind a proxy or another port that differs from the host of the URL we reach it by.
-      host ??= await announcedServiceHost(io, api);
+      // That is the server's word: a line signed for another host verifies there only, so a marker
+      // other than the URL's is said on stderr (a probe's server had it sign for a host of its choice).
+      if (host === undefined) {
+        host = await announcedServiceHost(io, api);
+        const urlHost = new URL(api).host;
+        if (host.toLowerCase() !== urlHost.toLowerCase())
+          io.stderr(
+            `warning: ${urlHost} announces the host marker ${host}: the line is signed for ${host} (give --host to choose it)\n`,
+          );
+      }
       if (timestamp === undefined) {
         const { jwt, io: bearer } = await bearerIo(values.jwt, values['jwt-file'], io);
         const nonce = await callApi(bearer, `${api}/api/holanonce16ts`, {
