@@ -154,12 +154,16 @@ describe('passport CLI', () => {
       }
       // verify: a 200 without a verify result is an error of the run (2), not "not verified" (1); a
       // verdict's words are printed as printable text.
-      const empty = await cli(['verify', '--api', `${base}/empty`, 'HOLA/x']);
+      // A well-formed line (a malformed one is refused before any request).
+      const line = (
+        await cli(['hola', '--key', keyFile, '--passport', 'bhahbkbramax', '--host', 'h.example'])
+      ).out.trim();
+      const empty = await cli(['verify', '--api', `${base}/empty`, line]);
       expect([empty.code, empty.err.trim()]).toEqual([
         2,
         'passport verify: /api/identity/verify answered 200 without a verify result',
       ]);
-      const painted = await cli(['verify', '--api', `${base}/painted`, 'HOLA/x']);
+      const painted = await cli(['verify', '--api', `${base}/painted`, line]);
       expect([painted.code, painted.out]).toEqual([1, 'not verified a?[31mb: x?y\n']);
     } finally {
       server.closeAllConnections();
@@ -191,10 +195,18 @@ describe('passport CLI', () => {
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const evil = `http://localhost:${(server.address() as AddressInfo).port}`;
     try {
-      // After `--`, "-h" is a line: it goes to the API (which does not verify it), no help.
+      // After `--`, "-h" is a line (a malformed one: refused before any request), no help.
       const dashed = await cli(['verify', '--api', base, '--', '-h']);
-      expect([dashed.code, dashed.out]).toEqual([1, 'not verified x: r\n']);
-      expect(asked).toEqual([`${new URL(base).host} -h`]);
+      expect([dashed.code, dashed.out]).toEqual([2, '']);
+      expect(dashed.err).toMatch(/^passport verify: HOLA_VALIDATION_FAILED \(invalid_format\) in line 1: /);
+      const keyFile = join(dir, 'k.json');
+      await cli(['keygen', '--out', keyFile]);
+      const line = (
+        await cli(['hola', '--key', keyFile, '--passport', 'bhahbkbramax', '--host', 'h.example'])
+      ).out.trim();
+      const checked = await cli(['verify', '--api', base, '--', line]);
+      expect([checked.code, checked.out]).toEqual([1, 'not verified x: r\n']);
+      expect(asked).toEqual([`${new URL(base).host} ${line}`]);
       asked.length = 0;
       for (const args of [
         ['verify', '--api', base, '-h'],
@@ -205,12 +217,12 @@ describe('passport CLI', () => {
         expect([args, run.code, run.out]).toEqual([args, 2, '']);
         expect(run.err).toMatch(/^passport verify: (-h|--help) with other arguments: nothing was done/);
       }
-      const late = await cli(['verify', '--api', base, 'HOLA/x', `--api=${evil}`]);
+      const late = await cli(['verify', '--api', base, line, `--api=${evil}`]);
       expect([late.code, late.out]).toEqual([2, '']);
       expect(late.err).toBe(
         'passport verify: options go before the lines (--api came after one); put -- before lines that start with "-"\n',
       );
-      const twice = await cli(['verify', '--api', base, `--api=${evil}`, 'HOLA/x']);
+      const twice = await cli(['verify', '--api', base, `--api=${evil}`, line]);
       expect([twice.code, twice.err]).toEqual([2, 'passport verify: --api is given twice\n']);
       expect(asked).toEqual([]);
       // Every command refuses a repeated option; a repeatable one (--admin-route) is not refused here.

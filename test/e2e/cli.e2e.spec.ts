@@ -103,6 +103,29 @@ describe('passport CLI against the running app', () => {
     expect(twice.failureReasons).toContain('nonce_replay');
   });
 
+  // Found by a probe: `verify GOOD BAD` used GOOD's nonce at the API, then exited 2 printing nothing.
+  it('verify checks every line before asking the API, and prints the verdicts obtained before an API error', async () => {
+    const keyFile = join(app.dataDir, 'lines.json');
+    await cli(['keygen', '--out', keyFile]);
+    const tokenId = (await cli(['mint', '--key', keyFile])).out.trim();
+    const serviceHost = new URL(app.baseUrl).host;
+    const line = async (host = serviceHost) =>
+      (await cli(['hola', '--key', keyFile, '--passport', tokenId, '--host', host])).out.trim();
+    const good = await line();
+    const malformed = await cli(['verify', '--api', app.baseUrl, '--', good, 'HOLA/not-a-line']);
+    expect([malformed.code, malformed.out]).toEqual([2, '']);
+    expect(malformed.err).toMatch(
+      /^passport verify: HOLA_VALIDATION_FAILED \(invalid_format\) in line 2: .*; nothing was verified\n$/,
+    );
+    // The good line was not used: it verifies now, once.
+    const other = await line('elsewhere.example:1');
+    const midway = await cli(['verify', '--api', app.baseUrl, '--', good, other]);
+    expect([midway.code, midway.out]).toEqual([2, `verified ${tokenId} -> MUNDO\n`]);
+    expect(midway.err).toMatch(
+      /^passport verify: \/api\/identity\/verify answered 400 HOLA_VALIDATION_FAILED.* \(line 2 of 2; the verdicts before it are printed\)\n$/,
+    );
+  });
+
   // Found by a probe: `login --key k.json --save k.json` replaced the private key with the token.
   it('login --save replaces only an empty file or a saved JWT, never the key file (through a link too)', async () => {
     const keyFile = join(app.dataDir, 'saver.json');

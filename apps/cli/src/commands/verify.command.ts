@@ -8,13 +8,22 @@ import {
   ChainUnavailableError,
   createHolaVerifier,
   MemoryReplayStore,
+  type HolaVerifier,
   PassportError,
   systemClock,
 } from '@passport/core';
 import { printableText } from '@passport/core/codecs';
-import { type VerifyHolaBody } from '@passport/core/hola';
+import { parseHola, type HolaValidationFailure, type VerifyHolaBody } from '@passport/core/hola';
 import { createNodeVerifier } from '@passport/core/node';
-import { apiUrl, callApi, CliError, output, parseCommandLine, type CliCommand } from '../cli-context.js';
+import {
+  apiUrl,
+  callApi,
+  CliError,
+  output,
+  parseCommandLine,
+  type CliCommand,
+  type CliIo,
+} from '../cli-context.js';
 import { openOfflineChain } from '../offline-chain.js';
 
 /** Exit code when any line is not verified (as `cmp` answers "different"); usage and API errors are 2. */
@@ -80,87 +89,140 @@ Exit code: 0 when every line is verified, 1 when any is not (the results are pri
         throw new CliError('--max-age-ms must be an integer from 1 to 86400000');
       maxAgeMs = Number(values['max-age-ms']);
     }
+    const api =
+      values.api || (!values.ledger && !values['near-rpc'] && io.env.PASSPORT_API_URL)
+        ? apiUrl(values.api, io)
+        : null;
+    if (!api && !values.host)
+      throw new CliError('--host <host[:port]> (the SERVICE_HOST the lines name) is required offline');
+    // Every line's format before any is verified: at the API, verifying a line uses its nonce, and a
+    // probe's run with a malformed second line used the first and printed nothing.
+    positionals.forEach((hola, index) => {
+      const failure = formatFailure(hola, api ? undefined : values.host);
+      if (failure)
+        throw new CliError(
+          `HOLA_VALIDATION_FAILED (${failure.reasonCode}) in line ${index + 1}: ${printableText(failure.message.replace(/\.$/, ''), 300)}; nothing was verified`,
+        );
+    });
     const results: VerifyResult[] = [];
-    let offline = false;
-    if (values.api || (!values.ledger && !values['near-rpc'] && io.env.PASSPORT_API_URL)) {
-      const api = apiUrl(values.api, io);
-      for (const hola of positionals) {
-        const body = {
-          hola,
-          ...(maxAgeMs !== undefined ? { constraints: { maxAgeMs } } : {}),
-          ...(values['expected-recipient'] ? { expectedRecipient: values['expected-recipient'] } : {}),
-          ...(values.profile ? { includeProfile: true } : {}),
-        };
-        const result = await callApi<VerifyHolaBody>(io, `${api}/api/identity/verify`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(body),
+    try {
+      if (api) {
+        for (const hola of positionals) results.push(await verifyAtApi(io, api, hola, values, maxAgeMs));
+      } else {
+        const { chain, close } = await openOfflineChain(values);
+        const verifier = createHolaVerifier({
+          chain,
+          replay: new MemoryReplayStore(),
+          clock: systemClock,
+          verifier: createNodeVerifier(),
+          serviceHost: values.host!,
         });
-        // A server that answers 200 without a verify result is not one to trust: exit 2, not "not verified".
-        if (
-          typeof result.verified !== 'boolean' ||
-          !Array.isArray(result.failureReasons) ||
-          typeof result.peerTokenId !== 'string'
-        )
-          throw new CliError('/api/identity/verify answered 200 without a verify result');
-        results.push(result);
-      }
-    } else {
-      if (!values.host)
-        throw new CliError('--host <host[:port]> (the SERVICE_HOST the lines name) is required offline');
-      const { chain, close } = await openOfflineChain(values);
-      offline = true;
-      const verifier = createHolaVerifier({
-        chain,
-        replay: new MemoryReplayStore(),
-        clock: systemClock,
-        verifier: createNodeVerifier(),
-        serviceHost: values.host,
-      });
-      try {
-        for (const hola of positionals) {
-          try {
-            const { body } = await verifier.verify({
-              hola,
-              maxAgeMs,
-              includeProfile: !!values.profile,
-              expectedRecipient: values['expected-recipient'],
-            });
-            const { nonceReplaySafe, ...checks } = body.checks;
-            results.push({
-              ...body,
-              checks: nonceReplaySafe === false ? body.checks : checks,
-              warnings: [...(body.warnings ?? []), REPLAY_NOT_CHECKED],
-            });
-          } catch (error) {
-            if (error instanceof PassportError) {
-              const reason = (error.details as { reasonCode?: string } | null)?.reasonCode;
-              throw new CliError(`${error.code}${reason ? ` (${reason})` : ''}: ${error.message}`);
-            }
-            // The chain could not be read: an error of the run (2), not a verdict on the line (1).
-            if (error instanceof ChainUnavailableError)
-              throw new CliError(`the chain could not be read (${error.reason})`);
-            throw error;
-          }
+        try {
+          for (const hola of positionals) results.push(await verifyOffline(verifier, hola, values, maxAgeMs));
+        } finally {
+          close();
         }
-      } finally {
-        close();
       }
-    }
-    const human = results
-      .map((r) =>
-        // The server's words, as printable text (an API's answer must not write to the terminal).
-        r.verified
-          ? `verified ${printableText(String(r.peerTokenId), 64)} -> ${printableText(String(r.destinatary), 64)}`
-          : `not verified ${printableText(String(r.peerTokenId), 64)}: ${printableText(r.failureReasons.map(String).join(', '), 500)}`,
-      )
-      .join('\n');
-    output(io, !!values.json, results.length === 1 ? results[0] : results, human);
-    if (offline && !values.json && results.some((r) => r.verified))
-      io.stderr(
-        `warning: ${REPLAY_NOT_CHECKED.code}: the nonces were checked only against this run's lines; a line used before still verifies\n`,
+    } catch (error) {
+      // The verdicts already obtained are printed (their nonces are used at the API), then the error.
+      if (results.length === 0 || !(error instanceof CliError)) throw error;
+      printVerdicts(io, results, !!values.json, !api);
+      throw new CliError(
+        `${error.message} (line ${results.length + 1} of ${positionals.length}; the verdicts before it are printed)`,
       );
+    }
+    printVerdicts(io, results, !!values.json, !api);
     // A script's `passport verify "$LINE" && trust` must not trust a replayed or forged line.
     return results.every((r) => r.verified) ? 0 : NOT_VERIFIED_EXIT_CODE;
   },
 };
+
+interface VerifyFlags {
+  readonly 'expected-recipient'?: string;
+  readonly profile?: boolean;
+}
+
+/**
+ * Why `hola` is no HOLA line, as the verifier would refuse it (400 at the API). At the API the host
+ * marker is the server's to judge, so the line's own marker stands in for it here.
+ */
+function formatFailure(hola: string, serviceHost: string | undefined): HolaValidationFailure | null {
+  const fields = hola.split('/');
+  const parsed = parseHola(hola, { serviceHost: serviceHost ?? fields[fields.length - 3] ?? '' });
+  return parsed.ok ? null : parsed.failure;
+}
+
+async function verifyAtApi(
+  io: CliIo,
+  api: string,
+  hola: string,
+  values: VerifyFlags,
+  maxAgeMs: number | undefined,
+): Promise<VerifyResult> {
+  const body = {
+    hola,
+    ...(maxAgeMs !== undefined ? { constraints: { maxAgeMs } } : {}),
+    ...(values['expected-recipient'] ? { expectedRecipient: values['expected-recipient'] } : {}),
+    ...(values.profile ? { includeProfile: true } : {}),
+  };
+  const result = await callApi<VerifyHolaBody>(io, `${api}/api/identity/verify`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  // A server that answers 200 without a verify result is not one to trust: exit 2, not "not verified".
+  if (
+    typeof result.verified !== 'boolean' ||
+    !Array.isArray(result.failureReasons) ||
+    typeof result.peerTokenId !== 'string'
+  )
+    throw new CliError('/api/identity/verify answered 200 without a verify result');
+  return result;
+}
+
+async function verifyOffline(
+  verifier: HolaVerifier,
+  hola: string,
+  values: VerifyFlags,
+  maxAgeMs: number | undefined,
+): Promise<VerifyResult> {
+  try {
+    const { body } = await verifier.verify({
+      hola,
+      maxAgeMs,
+      includeProfile: !!values.profile,
+      expectedRecipient: values['expected-recipient'],
+    });
+    const { nonceReplaySafe, ...checks } = body.checks;
+    return {
+      ...body,
+      checks: nonceReplaySafe === false ? body.checks : checks,
+      warnings: [...(body.warnings ?? []), REPLAY_NOT_CHECKED],
+    };
+  } catch (error) {
+    if (error instanceof PassportError) {
+      const reason = (error.details as { reasonCode?: string } | null)?.reasonCode;
+      throw new CliError(`${error.code}${reason ? ` (${reason})` : ''}: ${error.message}`);
+    }
+    // The chain could not be read: an error of the run (2), not a verdict on the line (1).
+    if (error instanceof ChainUnavailableError)
+      throw new CliError(`the chain could not be read (${error.reason})`);
+    throw error;
+  }
+}
+
+function printVerdicts(io: CliIo, results: readonly VerifyResult[], json: boolean, offline: boolean): void {
+  const human = results
+    .map((r) =>
+      // The server's words, as printable text (an API's answer must not write to the terminal).
+      r.verified
+        ? `verified ${printableText(String(r.peerTokenId), 64)} -> ${printableText(String(r.destinatary), 64)}`
+        : `not verified ${printableText(String(r.peerTokenId), 64)}: ${printableText(r.failureReasons.map(String).join(', '), 500)}`,
+    )
+    .join('\n');
+  output(io, json, results.length === 1 ? results[0] : results, human);
+  if (offline && !json && results.some((r) => r.verified))
+    io.stderr(
+      `warning: ${REPLAY_NOT_CHECKED.code}: the nonces were checked only against this run's lines; a line used before still verifies\n`,
+    );
+}
