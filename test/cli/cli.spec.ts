@@ -315,6 +315,17 @@ describe('passport CLI', () => {
       [['--owner', 'alice.near', '--token-id', 'ABC'], '--token-id must be 12 lowercase letters'],
       [['--owner', 'Not An Account'], 'is not a NEAR account id'],
       [['--owner', 'alice.near', '--not-after', 'tomorrow'], '--not-after must be an ISO 8601 date-time'],
+      // Found by a probe: Date.parse took these; the service refuses the first and reads "1" as no bound.
+      [
+        ['--owner', 'alice.near', '--not-after', 'March 7, 2099'],
+        '--not-after must be an ISO 8601 date-time',
+      ],
+      [['--owner', 'alice.near', '--not-before', '2026-02-30'], '--not-before must be an ISO 8601 date-time'],
+      [['--owner', 'alice.near', '--not-after', '1'], '--not-after "1" is read as no bound'],
+      [
+        ['--owner', 'alice.near', '--not-before', '2030-01-01T00:00:00Z', '--not-after', '2020-01-01'],
+        '--not-before is after --not-after: the passport would never be live',
+      ],
       [['--owner', 'alice.near', '--max-requests=-1'], '--max-requests must be a non-negative integer'],
       [['--owner', 'alice.near', '--admin-route', 'api/x'], '--admin-route must be an exact path'],
       [[], '--key <owner.json> or --owner <account> is required'],
@@ -325,6 +336,28 @@ describe('passport CLI', () => {
       expect(err).toContain(message);
       expect(err.trim().split('\n')).toHaveLength(1);
       expect(await readFile(join(dir, 'ledger.json'), 'utf8')).toBe(before);
+    });
+
+    it('mint takes the time bounds the service reads: a date, Unix seconds, an empty value', async () => {
+      const minted = await cli(
+        [
+          'mint',
+          '--owner',
+          'alice.near',
+          '--not-before',
+          '1760000000',
+          '--not-after',
+          '2099-03-07',
+          '--json',
+        ],
+        env,
+      );
+      expect([minted.code, minted.err]).toEqual([0, '']);
+      expect(JSON.parse(minted.out).metadata).toMatchObject({
+        not_before: '1760000000',
+        not_after: '2099-03-07',
+      });
+      expect((await cli(['mint', '--owner', 'alice.near', '--not-after', ''], env)).code).toBe(0);
     });
 
     it('mint warns about a DN it cannot fully read (and keeps it); a quoted DN reads without a warning', async () => {

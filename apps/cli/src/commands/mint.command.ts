@@ -12,6 +12,7 @@ import { cryptoRandomInt } from '@passport/core/token-id';
 import { DN_MAX_LENGTH, isDnFullyParsed } from '@passport/core/profile';
 import { isNearAccountId } from '@passport/core/credentials';
 import { parseServiceProviderId } from '@passport/core/family';
+import { parsePassportTimeBound } from '@passport/core/passport';
 import {
   DanglingLedgerLinkError,
   LedgerLockedError,
@@ -32,8 +33,10 @@ Adds a passport to the local ledger, signed into the development family.
   --token-id <id>          12 lowercase letters [a random face id with a valid checksum]
   --api <url>              subjectuniqueidentifier_url [PUBLIC_BASE_URL, else the family server's URL
                            in the ledger, else http://localhost:3000] (--api-url: former name, still read)
-  --not-before <iso>       start of validity (empty: unbounded)
-  --not-after <iso>        end of validity (empty: unbounded)
+  --not-before <iso>       start of validity: ISO 8601 date-time or date (a date: its first
+                           millisecond), or Unix seconds (empty: unbounded)
+  --not-after <iso>        end of validity, the same forms (a date: its last millisecond);
+                           not before --not-before (empty: unbounded)
   --max-requests <n>       requests per window for JWT routes (0: unlimited)
   --maxrq-window <s>       window in seconds
   --dn <text>              userselected_dn, e.g. "NNSWF=Ada,NSWF=Agent,Creature=robot"
@@ -78,11 +81,27 @@ export const mintCommand: CliCommand = {
     if (!isNearAccountId(owner)) throw new CliError(`--owner "${owner}" is not a NEAR account id`);
     const tokenId = values['token-id'] ?? randomFaceTokenId(cryptoRandomInt);
     if (!isTokenId(tokenId)) throw new CliError(`--token-id must be 12 lowercase letters (got "${tokenId}")`);
+    // Read as the service reads them (the core's parser): Date.parse took "March 7, 2099", which the
+    // service refuses (the passport is never live), and "1", which it reads as unbounded (a probe).
+    const bounds = {
+      'not-before': parsePassportTimeBound(values['not-before'], 'start'),
+      'not-after': parsePassportTimeBound(values['not-after'], 'end'),
+    };
     for (const flag of ['not-before', 'not-after'] as const) {
       const v = values[flag];
-      if (v !== undefined && v !== '' && Number.isNaN(Date.parse(v)))
-        throw new CliError(`--${flag} must be an ISO 8601 date-time (got "${v}")`);
+      if (v === undefined || v.trim() === '') continue;
+      if (bounds[flag].kind === 'invalid')
+        throw new CliError(
+          `--${flag} must be an ISO 8601 date-time (or date, or Unix seconds) as the service reads it (got "${v}")`,
+        );
+      if (bounds[flag].kind === 'unbounded')
+        throw new CliError(
+          `--${flag} "${v}" is read as no bound (a time on 1970-01-01); leave it out or empty for that`,
+        );
     }
+    const [start, end] = [bounds['not-before'], bounds['not-after']];
+    if (start.kind === 'instant' && end.kind === 'instant' && start.ms > end.ms)
+      throw new CliError('--not-before is after --not-after: the passport would never be live');
     for (const flag of ['max-requests', 'maxrq-window'] as const) {
       const v = values[flag];
       if (v !== undefined && !/^\d{1,9}$/.test(v))
