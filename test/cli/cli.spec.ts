@@ -19,6 +19,7 @@ import {
   type PassportMetadata,
   type SignatureVerifier,
 } from '@passport/core';
+import { hasUnprintable } from '@passport/core/codecs';
 import { delegationMessage, validateDelegationRequest } from '@passport/core/delegation';
 import { runCli } from '../../apps/cli/src/cli.js';
 import { COMMANDS } from '../../apps/cli/src/commands/index.js';
@@ -165,6 +166,79 @@ describe('passport CLI', () => {
       ]);
       const painted = await cli(['verify', '--api', `${base}/painted`, line]);
       expect([painted.code, painted.out]).toEqual([1, 'not verified a?[31mb: x?y\n']);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  // Found by a probe: offline verify echoed a peer's line raw on stderr, `nonce` printed the server's
+  // fields raw (or "undefined undefined"), `login` printed or saved any jwt_token string.
+  it('nonce, login and offline verify print nothing unprintable; unusable answers are one line and exit 2', async () => {
+    const escape = '\u001b]0;PWNED\u0007\u001b[2J\u001b[31m';
+    const answers: Record<string, object> = {
+      '/painted/api/holanonce16ts': { timestamp: `${escape}RED`, noncetsHex: '\r\nverified aaaa' },
+      '/painted/api/login/timestamp': { timestamp_iso: '2026-04-19T10:47:00.000Z' },
+      '/painted/api/login': { jwt_token: `${escape}fake`, passportid: 'x' },
+      '/bare/api/holanonce16ts': {},
+      '/half/api/holanonce16ts': { timestamp: '2026-04-19T10:47:00.000Z' },
+    };
+    const server = createServer((req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answers[req.url ?? ''])),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const keyFile = join(dir, 'k.json');
+    await cli(['keygen', '--out', keyFile]);
+    try {
+      for (const [path, message] of [
+        ['/painted', '/api/holanonce16ts answered without an ISO 8601 timestamp'],
+        ['/bare', '/api/holanonce16ts answered without an ISO 8601 timestamp'],
+        ['/half', '/api/holanonce16ts answered without a noncetsHex of 32 hex characters'],
+      ]) {
+        const nonce = await cli(['nonce', '--api', `${base}${path}`, '--jwt', 'a.b.c']);
+        expect([path, nonce.code, nonce.out, nonce.err]).toEqual([
+          path,
+          2,
+          '',
+          `passport nonce: ${message}\n`,
+        ]);
+      }
+      const jwtFile = join(dir, 'saved.jwt');
+      const login = await cli([
+        'login',
+        '--api',
+        `${base}/painted`,
+        '--key',
+        keyFile,
+        '--passport',
+        'bhahbkbramax',
+        '--save',
+        jwtFile,
+      ]);
+      expect([login.code, login.out, login.err]).toEqual([
+        2,
+        '',
+        'passport login: /api/login answered without a jwt_token (three base64url segments)\n',
+      ]);
+      await expect(readFile(jwtFile)).rejects.toMatchObject({ code: 'ENOENT' });
+
+      const line = (
+        await cli(['hola', '--key', keyFile, '--passport', 'bhahbkbramax', '--host', 'h.example'])
+      ).out.trim();
+      const painted = `${line.slice(0, -1)}${escape}RED`;
+      const offline = await cli([
+        'verify',
+        '--ledger',
+        join(dir, 'none.json'),
+        '--host',
+        'h.example',
+        '--',
+        painted,
+      ]);
+      expect(offline.code).toBe(2);
+      expect(offline.err).toMatch(/^passport verify: HOLA_VALIDATION_FAILED/);
+      expect(hasUnprintable(offline.err.trimEnd())).toBe(false);
     } finally {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -3,6 +3,7 @@
  * Every command has `--help`, prints JSON with `--json`, and fails with one line and a non-zero exit
  * code on bad input (2: usage or input; 1: unexpected).
  */
+import { printableText } from '@passport/core/codecs';
 import { CliError, HelpRequested, type CliCommand, type CliIo } from './cli-context.js';
 import { COMMANDS } from './commands/index.js';
 
@@ -15,6 +16,8 @@ function usage(): string {
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
   ].join('\n');
 }
+
+const MAX_ERROR_LENGTH = 2000;
 
 /** Runs one command line; returns the exit code (never calls process.exit, so tests run it in-process). */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
@@ -36,13 +39,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       io.stdout(`${command.help}\n`);
       return 0;
     }
+    // One printable line whatever it quotes (a peer's line, a server's field, a file name).
     if (error instanceof CliError) {
-      io.stderr(`passport ${name}: ${error.message}\n`);
+      io.stderr(`passport ${name}: ${printableText(error.message, MAX_ERROR_LENGTH)}\n`);
       return 2;
     }
-    io.stderr(
-      `passport ${name}: unexpected error: ${(error as Error)?.message?.split('\n')[0] ?? String(error)}\n`,
-    );
+    const message = (error as Error)?.message?.split('\n')[0] ?? String(error);
+    io.stderr(`passport ${name}: unexpected error: ${printableText(message, MAX_ERROR_LENGTH)}\n`);
     return 1;
   }
 }

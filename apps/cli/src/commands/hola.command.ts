@@ -16,6 +16,7 @@ import {
   type CliCommand,
 } from '../cli-context.js';
 import { bearerIo } from '../jwt-source.js';
+import { fetchHolaNonce } from './nonce.command.js';
 
 export const holaCommand: CliCommand = {
   name: 'hola',
@@ -87,11 +88,7 @@ export const holaCommand: CliCommand = {
       }
       if (timestamp === undefined) {
         const { jwt, io: bearer } = await bearerIo(values.jwt, values['jwt-file'], io);
-        const nonce = await callApi(bearer, `${api}/api/holanonce16ts`, {
-          headers: { authorization: `Bearer ${jwt}` },
-        });
-        timestamp = String(nonce.timestamp);
-        nonceHex = String(nonce.noncetsHex);
+        ({ timestamp, noncetsHex: nonceHex } = await fetchHolaNonce(bearer, api, jwt));
       }
     }
     if (!host) throw new CliError('--host <host[:port]> or --api <url> is required');

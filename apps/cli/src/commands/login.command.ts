@@ -15,7 +15,7 @@ import {
   readCredentials,
   type CliCommand,
 } from '../cli-context.js';
-import { assertReplaceableJwtFile } from '../jwt-source.js';
+import { assertReplaceableJwtFile, isJwtShaped } from '../jwt-source.js';
 import { writePrivateFile } from '../private-file.js';
 
 /** Logins tried when other processes of the same passport take the challenge seconds first. */
@@ -96,7 +96,9 @@ an existing --save file is replaced only when it is empty or holds a saved JWT, 
       }
     }
     const jwt = result.jwt_token;
-    if (typeof jwt !== 'string') throw new CliError('/api/login answered without jwt_token');
+    // Printed or saved as it is: a probe's server sent escape sequences for a token.
+    if (typeof jwt !== 'string' || !isJwtShaped(jwt))
+      throw new CliError('/api/login answered without a jwt_token (three base64url segments)');
     if (values.save) {
       try {
         await writePrivateFile(values.save, `${jwt}\n`, { replace: true });

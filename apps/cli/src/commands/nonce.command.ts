@@ -1,7 +1,16 @@
 /**
  * `passport nonce`: asks the API for a HOLA nonce and timestamp (`GET /api/holanonce16ts`, JWT tier).
  */
-import { apiUrl, callApi, output, parseCommandLine, type CliCommand } from '../cli-context.js';
+import { parseHolaTimestamp } from '@passport/core/hola';
+import {
+  apiUrl,
+  callApi,
+  CliError,
+  output,
+  parseCommandLine,
+  type CliCommand,
+  type CliIo,
+} from '../cli-context.js';
 import { bearerIo } from '../jwt-source.js';
 
 export const nonceCommand: CliCommand = {
@@ -24,9 +33,27 @@ Prints "<timestamp> <noncetsHex>" from GET /api/holanonce16ts.`,
     });
     const api = apiUrl(values.api, io);
     const { jwt, io: bearer } = await bearerIo(values.jwt, values['jwt-file'], io);
-    const body = await callApi(bearer, `${api}/api/holanonce16ts`, {
-      headers: { authorization: `Bearer ${jwt}` },
-    });
-    output(io, !!values.json, body, `${String(body.timestamp)} ${String(body.noncetsHex)}`);
+    const { body, timestamp, noncetsHex } = await fetchHolaNonce(bearer, api, jwt);
+    output(io, !!values.json, body, `${timestamp} ${noncetsHex}`);
   },
 };
+
+/**
+ * `GET /api/holanonce16ts`, its two fields checked: they are printed and signed as they are, and a
+ * probe's server sent escape sequences and newlines in them (printed raw), or nothing ("undefined").
+ */
+export async function fetchHolaNonce(
+  io: CliIo,
+  api: string,
+  jwt: string,
+): Promise<{ body: Record<string, unknown>; timestamp: string; noncetsHex: string }> {
+  const body = await callApi(io, `${api}/api/holanonce16ts`, {
+    headers: { authorization: `Bearer ${jwt}` },
+  });
+  const { timestamp, noncetsHex } = body;
+  if (typeof timestamp !== 'string' || parseHolaTimestamp(timestamp) === null)
+    throw new CliError('/api/holanonce16ts answered without an ISO 8601 timestamp');
+  if (typeof noncetsHex !== 'string' || !/^[0-9A-F]{32}$/i.test(noncetsHex))
+    throw new CliError('/api/holanonce16ts answered without a noncetsHex of 32 hex characters');
+  return { body, timestamp, noncetsHex };
+}
