@@ -1,0 +1,44 @@
+/**
+ * The `passport` tool whose reader went away (`passport --help | true`): no EPIPE stack trace, the
+ * command's own exit code. The CLI runs from source in a child process whose stdout (or stderr) is
+ * closed before the tool writes to it.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+
+const ROOT = path.resolve(new URL('../..', import.meta.url).pathname);
+
+function runWithClosed(
+  args: string[],
+  closed: 'stdout' | 'stderr',
+): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'apps/cli/src/main.ts', ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // Closed at once: the tool starts in far more time than this takes, so its first write fails.
+    child[closed].destroy();
+    let stderr = '';
+    if (closed === 'stdout') child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    });
+  });
+}
+
+describe('passport with a closed output', () => {
+  // Found by a probe: `passport --help | true` printed node's EPIPE stack trace.
+  it('--help into a closed stdout ends quietly with exit 0', async () => {
+    expect(await runWithClosed(['--help'], 'stdout')).toEqual({ code: 0, stderr: '' });
+    expect(await runWithClosed(['keygen', '--help'], 'stdout')).toEqual({ code: 0, stderr: '' });
+  }, 60_000);
+
+  it('an error into a closed stderr keeps its exit code (2), not a crash', async () => {
+    expect((await runWithClosed(['mintt'], 'stderr')).code).toBe(2);
+  }, 30_000);
+});
