@@ -245,6 +245,40 @@ describe('passport CLI', () => {
     }
   });
 
+  // Found by a probe: a bad --near-rpc was an unexpected error (exit 1, read as "not verified"), a key
+  // file given as --jwt-file was "cannot reach" the API, and mint took --api ftp://… for the passport URL.
+  it('a --near-rpc, mint --api or JWT that is not one is refused as such, exit 2', async () => {
+    const keyFile = join(dir, 'k.json');
+    await cli(['keygen', '--out', keyFile]);
+    for (const [args, message] of [
+      [
+        ['verify', '--near-rpc', 'not a url', '--contract', 'c', '--host', 'h', '--', 'HOLA/x'],
+        'passport verify: --near-rpc must be an http(s) URL (got "not a url")',
+      ],
+      [
+        ['did', 'bhahbkbramax', '--near-rpc', 'file:///etc/passwd', '--contract', 'c'],
+        'passport did: --near-rpc must be an http(s) URL (got "file:///etc/passwd")',
+      ],
+      [
+        ['mint', '--owner', 'x.near', '--api', 'ftp://nowhere'],
+        'passport mint: --api must be an http(s) URL (got "ftp://nowhere")',
+      ],
+      [
+        ['nonce', '--api', 'http://127.0.0.1:9', '--jwt-file', keyFile],
+        `passport nonce: ${keyFile} does not hold a JWT (three base64url segments)`,
+      ],
+      [
+        ['nonce', '--api', 'http://127.0.0.1:9', '--jwt', 'x'],
+        'passport nonce: --jwt does not hold a JWT (three base64url segments)',
+      ],
+    ] as const) {
+      const run = await cli([...args], { DATA_DIR: dir });
+      expect([args, run.code, run.err]).toEqual([args, 2, `${message}\n`]);
+    }
+    const fromEnv = await cli(['nonce', '--api', 'http://127.0.0.1:9'], { PASSPORT_JWT: 'a.b\nc' });
+    expect(fromEnv.err).toBe('passport nonce: PASSPORT_JWT does not hold a JWT (three base64url segments)\n');
+  });
+
   // Found by a probe: any -h/--help printed help and exited 0, even a peer's "line" after `--`, so
   // `verify --api A "$LINE" && trust` trusted the line "-h"; a "line" --api=http://evil after real ones
   // was read as an option and sent the check to that server.

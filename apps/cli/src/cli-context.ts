@@ -51,11 +51,16 @@ export async function readCredentials(file: string | undefined, flag = '--key'):
 export function apiUrl(value: string | undefined, io: CliIo): string {
   const raw = value ?? io.env.PASSPORT_API_URL;
   if (!raw) throw new CliError('--api <url> is required (or set PASSPORT_API_URL)');
+  return httpUrl(raw, '--api');
+}
+
+/** `raw` without a trailing slash when it is an http(s) URL; otherwise a CliError naming `flag`. */
+export function httpUrl(raw: string, flag: string): string {
   try {
     const url = new URL(raw);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
   } catch {
-    throw new CliError(`--api must be an http(s) URL (got "${raw}")`);
+    throw new CliError(`${flag} must be an http(s) URL (got "${raw}")`);
   }
   return raw.replace(/\/+$/, '');
 }

@@ -10,16 +10,21 @@ import { CliError, type CliIo } from './cli-context.js';
 import { writePrivateFile } from './private-file.js';
 
 export async function readJwt(jwt: string | undefined, file: string | undefined, io: CliIo): Promise<string> {
-  if (jwt) return jwt.trim();
-  if (file) {
+  let token: string;
+  let source: string;
+  if (jwt) [token, source] = [jwt.trim(), '--jwt'];
+  else if (file) {
     try {
-      return (await readFile(file, 'utf8')).trim();
+      [token, source] = [(await readFile(file, 'utf8')).trim(), file];
     } catch (error) {
       throw new CliError(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
     }
-  }
-  if (io.env.PASSPORT_JWT) return io.env.PASSPORT_JWT.trim();
-  throw new CliError('--jwt <token> or --jwt-file <file> is required (or set PASSPORT_JWT)');
+  } else if (io.env.PASSPORT_JWT) [token, source] = [io.env.PASSPORT_JWT.trim(), 'PASSPORT_JWT'];
+  else throw new CliError('--jwt <token> or --jwt-file <file> is required (or set PASSPORT_JWT)');
+  // Said here: a token with a newline (a key file given as --jwt-file) failed inside fetch, and the
+  // tool said it could not reach the API (a probe).
+  if (!isJwtShaped(token)) throw new CliError(`${source} does not hold a JWT (three base64url segments)`);
+  return token;
 }
 
 /** A JWT as the CLI saves it: three base64url segments (the file adds a newline). */

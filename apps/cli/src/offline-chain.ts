@@ -3,7 +3,7 @@
  * adapters the API uses, so offline answers equal the API's.
  */
 import { type ChainReader } from '@passport/core';
-import { CliError } from './cli-context.js';
+import { CliError, httpUrl } from './cli-context.js';
 
 export interface OfflineChainFlags {
   ledger?: string;
@@ -11,10 +11,27 @@ export interface OfflineChainFlags {
   contract?: string;
 }
 
+/**
+ * The chain flags checked without opening anything (usage errors come before any other): one chain,
+ * and a NEAR RPC that is an http(s) URL (near-api-js took "not a url" as an unexpected error, exit 1,
+ * read as "not verified") with its contract.
+ */
+export function checkOfflineChainFlags(flags: OfflineChainFlags): void {
+  if (flags.ledger && flags['near-rpc']) throw new CliError('give --ledger or --near-rpc, not both');
+  if (flags['near-rpc'] !== undefined && !flags.ledger) {
+    httpUrl(flags['near-rpc'], '--near-rpc');
+    if (!flags.contract) throw new CliError('--contract <id> is required with --near-rpc');
+  }
+  if (!flags.ledger && !flags['near-rpc'])
+    throw new CliError(
+      'give --api <url>, or --ledger <file> / --near-rpc <url> --contract <id> for an offline check',
+    );
+}
+
 export async function openOfflineChain(
   flags: OfflineChainFlags,
 ): Promise<{ chain: ChainReader; close(): void }> {
-  if (flags.ledger && flags['near-rpc']) throw new CliError('give --ledger or --near-rpc, not both');
+  checkOfflineChainFlags(flags);
   if (flags.ledger) {
     const { LedgerChainReader } = await import('@passport/adapters/ledger');
     const reader = await LedgerChainReader.open(flags.ledger, { watch: false }).catch((error: Error) => {
@@ -22,16 +39,13 @@ export async function openOfflineChain(
     });
     return { chain: reader, close: () => reader.close() };
   }
-  if (flags['near-rpc']) {
-    if (!flags.contract) throw new CliError('--contract <id> is required with --near-rpc');
-    // Loaded here only: near-api-js is large, and the commands that never read NEAR must not load it.
-    const { NearChainReader } = await import('@passport/adapters/near');
-    return {
-      chain: new NearChainReader({ rpcUrl: flags['near-rpc'], contractId: flags.contract }),
-      close: () => undefined,
-    };
-  }
-  throw new CliError(
-    'give --api <url>, or --ledger <file> / --near-rpc <url> --contract <id> for an offline check',
-  );
+  // Loaded here only: near-api-js is large, and the commands that never read NEAR must not load it.
+  const { NearChainReader } = await import('@passport/adapters/near');
+  return {
+    chain: new NearChainReader({
+      rpcUrl: httpUrl(flags['near-rpc']!, '--near-rpc'),
+      contractId: flags.contract!,
+    }),
+    close: () => undefined,
+  };
 }

@@ -21,7 +21,14 @@ import {
   resolveLedgerPath,
   updateLedgerFile,
 } from '@passport/adapters/ledger';
-import { CliError, output, parseCommandLine, readCredentials, type CliCommand } from '../cli-context.js';
+import {
+  CliError,
+  httpUrl,
+  output,
+  parseCommandLine,
+  readCredentials,
+  type CliCommand,
+} from '../cli-context.js';
 
 const HELP = `Usage: passport mint [--key <owner.json> | --owner <account>] [options]
 
@@ -109,6 +116,9 @@ export const mintCommand: CliCommand = {
     }
     if (values.api !== undefined && values['api-url'] !== undefined && values.api !== values['api-url'])
       throw new CliError('give --api or --api-url (its former name), not both');
+    // The passport's subjectuniqueidentifier_url: clients call it, so it is a URL they can call.
+    if (values.api !== undefined) httpUrl(values.api, '--api');
+    if (values['api-url'] !== undefined) httpUrl(values['api-url'], '--api-url');
     // A DN is one line of text read by people and logs: control characters (a newline would end up in
     // the display name) are refused, not stored.
     if (values.dn !== undefined && /[\p{Cc}\u2028\u2029]/u.test(values.dn))

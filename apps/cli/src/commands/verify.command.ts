@@ -24,7 +24,7 @@ import {
   type CliCommand,
   type CliIo,
 } from '../cli-context.js';
-import { openOfflineChain } from '../offline-chain.js';
+import { checkOfflineChainFlags, openOfflineChain } from '../offline-chain.js';
 
 /** Exit code when any line is not verified (as `cmp` answers "different"); usage and API errors are 2. */
 export const NOT_VERIFIED_EXIT_CODE = 1;
@@ -93,6 +93,7 @@ Exit code: 0 when every line is verified, 1 when any is not (the results are pri
       values.api || (!values.ledger && !values['near-rpc'] && io.env.PASSPORT_API_URL)
         ? apiUrl(values.api, io)
         : null;
+    if (!api) checkOfflineChainFlags(values);
     if (!api && !values.host)
       throw new CliError('--host <host[:port]> (the SERVICE_HOST the lines name) is required offline');
     // Every line's format before any is verified: at the API, verifying a line uses its nonce, and a
