@@ -436,6 +436,7 @@ describe('passport CLI', () => {
       ],
       [['--owner', 'alice.near', '--max-requests=-1'], '--max-requests must be a non-negative integer'],
       [['--owner', 'alice.near', '--admin-route', 'api/x'], '--admin-route must be an exact path'],
+      [['--owner', 'alice.near', '--admin-route', '/a=b=c'], '--admin-route takes one "=" (path=rate)'],
       [[], '--key <owner.json> or --owner <account> is required'],
     ])('mint refuses bad input %j with one line', async (args, message) => {
       const before = await readFile(join(dir, 'ledger.json'), 'utf8');
@@ -782,6 +783,49 @@ describe('passport CLI', () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
+  });
+
+  // Found by a probe: `hola --subagent $'a\nb'` made a "line" of two lines that the API verified, and
+  // `delegate --delegate-id` signed ids that no subagent line can carry.
+  it.each([
+    ['a newline', 'a\nb', 'may not contain control or format characters (newlines, bidi controls, …)'],
+    [
+      'a bidi override',
+      'worker\u202e1',
+      'may not contain control or format characters (newlines, bidi controls, …)',
+    ],
+    ['a slash', 'a/b', 'must be 1..128 characters without "/"'],
+    ['nothing', '', 'must be 1..128 characters without "/"'],
+    ['129 characters', 'w'.repeat(129), 'must be 1..128 characters without "/"'],
+  ])('hola --subagent and delegate --delegate-id refuse an id with %s', async (_label, id, message) => {
+    const keyFile = join(dir, 'k.json');
+    await cli(['keygen', '--out', keyFile]);
+    const hola = await cli([
+      'hola',
+      '--key',
+      keyFile,
+      '--passport',
+      'bhahbkbramax',
+      '--host',
+      'h.example',
+      `--subagent=${id}`,
+    ]);
+    expect([hola.code, hola.out, hola.err]).toEqual([2, '', `passport hola: --subagent ${message}\n`]);
+    const delegate = await cli([
+      'delegate',
+      '--key',
+      keyFile,
+      '--passport',
+      'bhahbkbramax',
+      `--delegate-id=${id}`,
+      '--subagent-key',
+      keyFile,
+    ]);
+    expect([delegate.code, delegate.out, delegate.err]).toEqual([
+      2,
+      '',
+      `passport delegate: --delegate-id ${message}\n`,
+    ]);
   });
 
   it('mint reports a malformed ledger with its line and field', async () => {

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { parseNearCredentials, type NearCredentials } from '@passport/core';
-import { printableText } from '@passport/core/codecs';
+import { hasUnprintable, printableText } from '@passport/core/codecs';
 
 export interface CliIo {
   readonly stdout: (text: string) => void;
@@ -45,6 +45,18 @@ export async function readCredentials(file: string | undefined, flag = '--key'):
   } catch (error) {
     throw new CliError(`${file}: ${(error as Error).message}`);
   }
+}
+
+/**
+ * A delegate id as a HOLA subagent line carries it (`hola --subagent`, `delegate --delegate-id`): 1..128
+ * characters, no "/" (the line's separator), and printable (a probe's id with a newline made a "line"
+ * of two lines that the API verified; bidi controls would show another id than the one signed).
+ */
+export function checkDelegateId(value: string, flag: string): void {
+  if (value.length < 1 || value.length > 128 || value.includes('/'))
+    throw new CliError(`${flag} must be 1..128 characters without "/"`);
+  if (hasUnprintable(value))
+    throw new CliError(`${flag} may not contain control or format characters (newlines, bidi controls, …)`);
 }
 
 /** The API base URL without a trailing slash, from `--api` or PASSPORT_API_URL. */

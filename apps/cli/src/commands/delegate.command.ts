@@ -5,7 +5,14 @@
 import { readFile } from 'node:fs/promises';
 import { isTokenId, parseNearCredentials, signDelegation } from '@passport/core';
 import { createNodeSigner } from '@passport/core/node';
-import { CliError, output, parseCommandLine, readCredentials, type CliCommand } from '../cli-context.js';
+import {
+  checkDelegateId,
+  CliError,
+  output,
+  parseCommandLine,
+  readCredentials,
+  type CliCommand,
+} from '../cli-context.js';
 
 export const delegateCommand: CliCommand = {
   name: 'delegate',
@@ -31,7 +38,9 @@ Prints the signed body for POST /api/isauthorizedsigner (the owner signs
     const owner = await readCredentials(values.key);
     if (!values.passport || !isTokenId(values.passport))
       throw new CliError('--passport <tokenId> (12 lowercase letters) is required');
-    if (!values['delegate-id']) throw new CliError('--delegate-id <id> is required');
+    if (values['delegate-id'] === undefined) throw new CliError('--delegate-id <id> is required');
+    // The id the subagent's lines will carry: what `hola --subagent` refuses is refused here too.
+    checkDelegateId(values['delegate-id'], '--delegate-id');
     if (!values['subagent-key']) throw new CliError('--subagent-key <subagent.json> is required');
     let subagentKey: Uint8Array;
     try {

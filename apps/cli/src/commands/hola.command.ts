@@ -9,6 +9,7 @@ import { createNodeSigner } from '@passport/core/node';
 import {
   apiUrl,
   callApi,
+  checkDelegateId,
   CliError,
   output,
   parseCommandLine,
@@ -58,12 +59,7 @@ export const holaCommand: CliCommand = {
     const recipient = (values.to ?? 'MUNDO').toUpperCase();
     if (recipient !== 'MUNDO' && !isTokenId(recipient.toLowerCase()))
       throw new CliError('--to must be MUNDO or a 12-letter token id');
-    if (
-      values.subagent !== undefined &&
-      (values.subagent.length < 1 || values.subagent.length > 128 || values.subagent.includes('/'))
-    ) {
-      throw new CliError('--subagent must be 1..128 characters without "/"');
-    }
+    if (values.subagent !== undefined) checkDelegateId(values.subagent, '--subagent');
 
     let host = values.host;
     let timestamp = values.timestamp;

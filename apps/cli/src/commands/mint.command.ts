@@ -175,9 +175,11 @@ export const mintCommand: CliCommand = {
     if (values['admin-route']?.length) {
       const methods: Record<string, string> = {};
       for (const entry of values['admin-route']) {
-        const [path, rate] = entry.split('=', 2);
+        const [path, rate, ...extra] = entry.split('=');
         if (!path.startsWith('/'))
           throw new CliError(`--admin-route must be an exact path starting with / (got "${entry}")`);
+        // split('=', 2) kept "b" of "/a=b=c" and dropped the rest without a word (a probe).
+        if (extra.length > 0) throw new CliError(`--admin-route takes one "=" (path=rate), got "${entry}"`);
         methods[path] = rate ?? '*';
       }
       permissionedRoutes = JSON.stringify({ entities: { methods } });
