@@ -56,6 +56,19 @@ describe('passport CLI', () => {
     expect(out).toMatch(new RegExp(`^Usage: passport ${name}`));
   });
 
+  // Found by a probe: the help named ./data where DATA_DIR decides, left out hola's --jwt flags and
+  // serviceHost in its --json output.
+  it('the help says what the commands read: DATA_DIR defaults, hola --jwt/--jwt-file and its JSON fields', async () => {
+    const mint = (await cli(['mint', '--help'])).out;
+    expect(mint).toContain('DATA_DIR/ledger.json');
+    expect(mint).toContain('DATA_DIR/keys/family-root.json');
+    expect(mint).not.toContain('./data/ledger.json');
+    const hola = (await cli(['hola', '--help'])).out;
+    expect(hola).toMatch(/--jwt <token> /);
+    expect(hola).toMatch(/--jwt-file <file> /);
+    expect(hola).toContain('{hola, timestamp, nonceHex, serviceHost}');
+  });
+
   it('refuses an unknown command and an unknown flag with one line and exit 2', async () => {
     const unknown = await cli(['mintt']);
     expect(unknown.code).toBe(2);
@@ -747,6 +760,12 @@ describe('passport CLI', () => {
       '--host <host[:port]> or --api <url> is required',
     );
     expect((await cli(['hola', ...base, '--to', 'someone'])).code).toBe(2);
+    // Found by a probe: the help said 32 hex characters, and any length was signed.
+    const shortNonce = await cli(['hola', ...base.slice(0, -1), 'ABCDEF']);
+    expect([shortNonce.code, shortNonce.err]).toEqual([
+      2,
+      'passport hola: --nonce must be 32 hex characters (got 6 characters)\n',
+    ]);
   });
 
   // Found by a probe: `hola --api` signed, without a word, for whatever host marker the server named.

@@ -32,8 +32,10 @@ export const holaCommand: CliCommand = {
   --host <host[:port]>     the verifying deployment's SERVICE_HOST (offline: local time and a random nonce)
   --timestamp <iso>        use this timestamp (with --nonce)
   --nonce <hex>            use this nonce (32 hex characters)
+  --jwt <token>            the JWT for GET /api/holanonce16ts with --api [PASSPORT_JWT]
+  --jwt-file <file>        read the JWT from this file (rewritten with a renewed token)
   --subagent <delegateId>  subagent form: --passport is the issuer, --key the subagent's own key
-  --json                   print {hola, timestamp, nonceHex}`,
+  --json                   print {hola, timestamp, nonceHex, serviceHost}`,
   async run(args, io) {
     const { values } = parseCommandLine({
       args,
@@ -64,6 +66,8 @@ export const holaCommand: CliCommand = {
     let host = values.host;
     let timestamp = values.timestamp;
     let nonceHex = values.nonce?.toUpperCase();
+    if (nonceHex !== undefined && !/^[0-9A-F]{32}$/.test(nonceHex))
+      throw new CliError(`--nonce must be 32 hex characters (got ${nonceHex.length} characters)`);
     if ((timestamp === undefined) !== (nonceHex === undefined))
       throw new CliError('give --timestamp and --nonce together');
     // PASSPORT_API_URL as the other commands read it, unless --host asks for an offline line.

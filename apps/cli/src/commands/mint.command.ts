@@ -33,13 +33,17 @@ import {
 const HELP = `Usage: passport mint [--key <owner.json> | --owner <account>] [options]
 
 Adds a passport to the local ledger, signed into the development family.
-  --ledger <file>          ledger file [LEDGER_FILE or ./data/ledger.json]; a symbolic link is followed
-  --family-key <file>      family-root credentials [FAMILY_CREDENTIALS_FILE or ./data/keys/family-root.json]
+  --ledger <file>          ledger file [LEDGER_FILE or DATA_DIR/ledger.json, DATA_DIR ./data];
+                           a symbolic link is followed
+  --family-key <file>      family-root credentials [FAMILY_CREDENTIALS_FILE or
+                           DATA_DIR/keys/family-root.json]
   --key <file>             the owner's credentials (the owner is its account)
   --owner <account>        owner account id (instead of --key)
   --token-id <id>          12 lowercase letters [a random face id with a valid checksum]
   --api <url>              subjectuniqueidentifier_url [PUBLIC_BASE_URL, else the family server's URL
-                           in the ledger, else http://localhost:3000] (--api-url: former name, still read)
+                           in the ledger (the passport of SERVER_CREDENTIALS_FILE, default
+                           DATA_DIR/keys/server.json), else http://localhost:3000]
+                           (--api-url: former name, still read)
   --not-before <iso>       start of validity: ISO 8601 date-time or date (a date: its first
                            millisecond), or Unix seconds (empty: unbounded)
   --not-after <iso>        end of validity, the same forms (a date: its last millisecond);
