@@ -5,8 +5,14 @@
  * its commands fail (verify 503, JWT routes 503), and the reason is reported.
  */
 import { Redis } from 'ioredis';
-import { createRedisClient, redisClientProblem, RedisReplayStore, whenConnected } from '@passport/adapters/redis';
+import {
+  createRedisClient,
+  redisClientProblem,
+  RedisReplayStore,
+  whenConnected,
+} from '@passport/adapters/redis';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { startTestApp } from '../support/test-app.js';
 
 let server: RedisServer;
 let db0: Redis;
@@ -52,5 +58,29 @@ it('a database index the server has: used as named, no problem reported', async 
     db3.disconnect();
   } finally {
     client.disconnect();
+  }
+});
+
+// Found by a probe of the fleet: health named the refused index, but GET /health/ready answered 200, so
+// an orchestrator kept an instance in rotation that could only refuse (verify and JWT routes 503).
+it('an app on a database index the server refuses is not ready: 503 misconfigured, naming the problem', async () => {
+  const app = await startTestApp({ STORE: 'redis', REDIS_URL: `${server.url}/99` });
+  try {
+    const res = await fetch(`${app.baseUrl}/health/ready`);
+    expect(res.status).toBe(503);
+    const body = (await res.json()) as {
+      error: { code: string; details: { state: string; problem: string } };
+    };
+    expect(body.error.code).toBe('SERVICE_UNAVAILABLE');
+    expect(body.error.details.state).toBe('misconfigured');
+    expect(body.error.details.problem).toMatch(/database 99/);
+  } finally {
+    await app.close();
+  }
+  const healthy = await startTestApp({ STORE: 'redis', REDIS_URL: `${server.url}/4` });
+  try {
+    expect((await fetch(`${healthy.baseUrl}/health/ready`)).status).toBe(200);
+  } finally {
+    await healthy.close();
   }
 });

@@ -1,8 +1,9 @@
 /**
  * `GET /health/ready`: 200 while this instance takes new traffic, 503 `SERVICE_UNAVAILABLE` (with
- * `details.state`: `starting` or `draining`) otherwise, for a balancer or an orchestrator's readiness
- * probe. It checks no dependency: a slow chain should not take every instance out of rotation at once
- * (`GET /health` reports dependencies).
+ * `details.state`: `starting`, `draining`, or `misconfigured` with `details.problem` for a problem no
+ * retry fixes, such as a Redis database index the server refuses) otherwise, for a balancer or an
+ * orchestrator's readiness probe. It checks no dependency's health: a slow chain should not take every
+ * instance out of rotation at once (`GET /health` reports dependencies).
  */
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
@@ -23,14 +24,18 @@ export class ReadinessController {
   @ApiOperation({
     summary: 'Readiness of this instance for new traffic',
     description:
-      '503 SERVICE_UNAVAILABLE with details.state "starting" or "draining" (after SIGTERM: in-flight requests ' +
-      'are finishing and the instance is about to stop accepting connections).',
+      '503 SERVICE_UNAVAILABLE with details.state "starting", "draining" (after SIGTERM: in-flight requests ' +
+      'are finishing and the instance is about to stop accepting connections) or "misconfigured" (with ' +
+      'details.problem: a problem no retry fixes, such as a Redis database index the server refuses).',
   })
   @ApiOkResponse({ schema: readyComponent })
   @ApiErrors('SERVICE_UNAVAILABLE')
   ready(@RequestId() requestId: string): Ready {
     const state = this.readiness.state;
     if (state !== 'ready') throw new PassportError('SERVICE_UNAVAILABLE', { state });
+    const problem = this.readiness.fatalProblem;
+    if (problem !== undefined)
+      throw new PassportError('SERVICE_UNAVAILABLE', { state: 'misconfigured', problem });
     return { status: 'ready', requestId, timestamp: isoTimestamp() };
   }
 }

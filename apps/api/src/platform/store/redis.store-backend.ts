@@ -187,6 +187,7 @@ export function createRedisStoreBackend(
     publicRateLimit,
     health: { name: 'store', check },
     createMcpSessionDirectory: (directoryOptions) => new RedisMcpSessionDirectory(client, directoryOptions),
+    fatalProblem: () => redisClientProblem(client),
     ready: async () => {
       if (await whenConnected(client, 2000))
         await Promise.all([evictionWatch.refresh(), historyWatch.check()]);

@@ -32,6 +32,8 @@ export interface StoreBackend {
     ttlMs: number;
     reclaimIdleMs: number;
   }): RedisMcpSessionDirectory;
+  /** A problem no retry fixes (a Redis database index the server refuses), or undefined: not ready while it lasts. */
+  fatalProblem?(): string | undefined;
   /** Resolves when the storage can serve (bounded: a Redis that is down does not stop the start). */
   ready?(): Promise<void>;
   /** Stops background sweeps and releases the storage (idempotent). */

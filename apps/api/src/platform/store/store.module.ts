@@ -24,6 +24,8 @@ import {
 } from '../infrastructure/di-tokens.js';
 import { OperatorMetrics } from '../metrics/operator-metrics.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
+import { LifecycleModule } from '../lifecycle/lifecycle.module.js';
+import { Readiness } from '../lifecycle/readiness.js';
 import { createStoreBackend, type StoreBackend } from './store-backend.js';
 import { countingStoreErrors, type StoreErrorSink } from './store-error.counter.js';
 
@@ -50,7 +52,7 @@ function countingLoginFailures(recorder: LoginRecorder, sink: StoreErrorSink): L
 export const STORE_BACKEND = Symbol('STORE_BACKEND');
 
 @Module({
-  imports: [MetricsModule],
+  imports: [MetricsModule, LifecycleModule],
   providers: [
     {
       provide: STORE_BACKEND,
@@ -59,7 +61,9 @@ export const STORE_BACKEND = Symbol('STORE_BACKEND');
           clock,
           onCheckpointError: (message) => {
             metrics.recordStoreError('database', 'checkpoint');
-            new Logger('Store').warn(`background WAL checkpoint failed (retried; the WAL stays bounded): ${message}`);
+            new Logger('Store').warn(
+              `background WAL checkpoint failed (retried; the WAL stays bounded): ${message}`,
+            );
           },
           replay: { maxEntries: config.replay.maxRecords },
           sessions: {
@@ -132,9 +136,13 @@ export const STORE_BACKEND = Symbol('STORE_BACKEND');
   ],
 })
 export class StoreModule implements OnModuleInit, OnModuleDestroy {
-  constructor(@Inject(STORE_BACKEND) private readonly backend: StoreBackend) {}
+  constructor(
+    @Inject(STORE_BACKEND) private readonly backend: StoreBackend,
+    private readonly readiness: Readiness,
+  ) {}
 
   async onModuleInit(): Promise<void> {
+    this.readiness.addFatalCheck(() => this.backend.fatalProblem?.());
     await this.backend.ready?.();
   }
 
