@@ -8,7 +8,14 @@ import { SignJWT, importJWK } from 'jose';
 import { updateLedgerFile } from '@passport/adapters/ledger';
 import { contractClient } from '../support/contract-fetch.js';
 import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
-import { bearer, ledgerFileOf, mintAndLogin } from '../support/passports.js';
+import {
+  bearer,
+  fetchChallenge,
+  ledgerFileOf,
+  mintAndLogin,
+  newKey,
+  signLogin,
+} from '../support/passports.js';
 import { histogramSeries, parsePrometheusText } from '../support/prometheus-text.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -52,6 +59,20 @@ describe('JWT and privileged tiers', () => {
       const refused = await get('/api/me/identity', { authorization: 'Bearer not-a-jwt' });
       expect(refused.status).toBe(401);
       expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="passport", error="invalid_token"');
+      // A refused login signature is no verdict on a token the request happens to carry.
+      const challenge = await fetchChallenge(app.baseUrl);
+      const refusedLogin = await fetch(`${app.baseUrl}/api/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${user.jwt}` },
+        body: JSON.stringify({
+          passportid: user.tokenId,
+          timestamp_iso: challenge.timestamp_iso,
+          // Signed by a stranger's key.
+          passportid_base64url_signature: signLogin(newKey(), user.tokenId, challenge.timestamp_iso),
+        }),
+      });
+      expect(refusedLogin.status).toBe(401);
+      expect(refusedLogin.headers.get('www-authenticate')).toBe('Bearer realm="passport"');
       const allowed = await get('/api/me/identity', bearer(user.jwt));
       expect(allowed.status).toBe(200);
       expect(allowed.headers.get('www-authenticate')).toBeNull();

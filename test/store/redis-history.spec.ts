@@ -46,7 +46,7 @@ it('after a flush the next record is refused, the loss is noticed, and nothing i
   await expect(record(store, 'used')).resolves.toEqual({ recorded: true });
   await server.flush();
   // The script finds the marker missing: nothing recorded (the used line is not taken for new).
-  await expect(record(store, 'used')).rejects.toThrow(/marker is missing/);
+  await expect(record(store, 'used')).rejects.toThrow(/marker is missing or changed/);
   await watch.check();
   expect(losses).toHaveLength(1);
   expect(watch.problem).toMatch(/^redis lost its data at .* recording refused until/);
@@ -86,5 +86,29 @@ it('a restart without persistence is noticed on reconnecting, without a record h
     expect(watch.problem).toMatch(/redis lost its data/);
   } finally {
     own.disconnect();
+  }
+});
+
+// Found by a review: the record script only checked that the marker existed. After a flush the first
+// instance to look made a new marker, and another instance, not yet looking, then recorded an already
+// used line as new. The script compares the marker with the value each instance knows.
+it('after a flush noticed by one instance, another instance records nothing until it has noticed too', async () => {
+  const otherClient = new Redis(server.url);
+  try {
+    const a = watched('hist5:', 10_000);
+    const bWatch = new RedisHistoryWatch(otherClient, { prefix: 'hist5:', holdMs: 10_000 });
+    watches.push(bWatch);
+    await Promise.all([a.watch.check(), bWatch.check()]);
+    await expect(record(a.store, 'used')).resolves.toEqual({ recorded: true });
+    await otherClient.flushall();
+    await bWatch.check(); // B notices first and makes a new marker
+    expect(bWatch.problem).toMatch(/redis lost its data/);
+    await expect(record(a.store, 'used')).rejects.toThrow(/marker is missing or changed/);
+    await a.watch.check();
+    expect(a.losses).toHaveLength(1);
+    await expect(record(a.store, 'used')).rejects.toThrow(/redis lost its data/);
+    await expect(client.exists('hist5:{replay}:r:used')).resolves.toBe(0);
+  } finally {
+    otherClient.disconnect();
   }
 });

@@ -7,12 +7,14 @@
  * How: a marker key without expiry (`<prefix>{replay}:history`, in the replay records' hash slot) holds
  * a value chosen by the first instance that found it missing. An instance remembers the value it saw;
  * the marker gone or changed means the data it stood beside is gone too. It is checked when the client
- * connects, every `intervalMs`, and inside every replay record script (which answers "missing" rather
- * than record without it), so no record is made between a loss and its discovery.
+ * connects, every `intervalMs`, and inside every replay record script, which compares it with the value
+ * this instance knows (gone, or another instance's new one: nothing recorded, the watch looks at once),
+ * so no instance records between a loss and its own discovery of it.
  *
  * After a loss at L, recording is refused (verify and login fail closed, 503) until L + `holdMs`
- * (default 301 s: the default HOLA window and the login challenge window, both 300 s, plus a second), so
- * lines and challenges used before the loss are stale before anything is recorded again. Lines verified
+ * (default 331 s: a login challenge stamped up to 30 s ahead stays acceptable 300 s after its stamp;
+ * the app derives it from its own windows, REDIS_LOSS_HOLD_MS), so lines and challenges used before the
+ * loss are stale before anything is recorded again. Lines verified
  * with a larger `constraints.maxAgeMs` (up to 24 h) could still be accepted a second time; health notes
  * the loss for `noticeMs` (default 24 h) so that operators know. An instance that starts after the loss
  * never saw the old marker and cannot tell; run Redis with persistence (AOF) or a replica.
@@ -20,7 +22,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Redis } from 'ioredis';
 
-export const DEFAULT_REDIS_HISTORY_HOLD_MS = 301_000;
+export const DEFAULT_REDIS_HISTORY_HOLD_MS = 331_000;
 export const DEFAULT_REDIS_HISTORY_NOTICE_MS = 86_400_000;
 
 export interface RedisHistoryWatchOptions {
@@ -28,7 +30,7 @@ export interface RedisHistoryWatchOptions {
   readonly prefix?: string;
   /** How often the marker is read again (default 5 s). */
   readonly intervalMs?: number;
-  /** How long recording is refused after a loss (default 301 s). */
+  /** How long recording is refused after a loss (default 331 s). */
   readonly holdMs?: number;
   /** How long health mentions a loss (default 24 h). */
   readonly noticeMs?: number;
@@ -99,6 +101,11 @@ export class RedisHistoryWatch {
       this.options.onLoss?.(this.lostAt);
     }
     this.known = value;
+  }
+
+  /** The marker's value as this instance last read it, or null before the first read. */
+  get knownMarker(): string | null {
+    return this.known;
   }
 
   /** When the last loss was noticed (ms), or null. */

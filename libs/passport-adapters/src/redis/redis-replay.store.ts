@@ -58,13 +58,13 @@ function recordDefinition(
   return {
     prelude: `${SERVER_CLOCK_LUA}
 local idx, margin = KEYS[1], ${luaNumber(marginMs)}
-local historyLost = ${historyKey === undefined ? 'false' : "redis.call('EXISTS', KEYS[2]) == 0"}
+local marker = ${historyKey === undefined ? 'nil' : "redis.call('GET', KEYS[2])"}
 ${refuseWhenFullLua(luaString(`${base}oom-probe`))}`,
     sharedKeys: historyKey === undefined ? [`${base}exp`] : [`${base}exp`, historyKey],
     callKeys: ['rec', 'ownerKey'],
-    callArgs: ['nowArg', 'expiresArg', 'quotaArg'],
+    callArgs: ['nowArg', 'expiresArg', 'quotaArg', 'markerArg'],
     callBody: `
-if historyLost then return {-3} end
+if marker == false or (marker and markerArg ~= '' and marker ~= markerArg) then return {-3} end
 local now, expires, maxPerOwner = tonumber(nowArg), tonumber(expiresArg), tonumber(quotaArg) or 0
 local keepFor = math.max(1, expires - earlier(now) + margin)
 local seen = redis.call('GET', rec)
@@ -139,6 +139,8 @@ export interface RedisReplayStoreOptions {
 /** What the replay store needs of a RedisHistoryWatch. */
 export interface ReplayHistoryGuard {
   readonly markerKey: string;
+  /** The marker's value as this instance last read it, or null before the first read. */
+  readonly knownMarker: string | null;
   readonly problem: string | undefined;
   markerMissing(): Promise<void>;
 }
@@ -190,6 +192,9 @@ export class RedisReplayStore implements ReplayStore {
     }
     let reply: unknown;
     try {
+      // The marker value this instance knows ('' when none yet): another value means another instance
+      // found the data lost and made a new marker, which this one has not seen yet.
+      const marker = this.history?.knownMarker ?? '';
       reply = await (quota
         ? this.record(
             this.base + 'r:' + key,
@@ -197,8 +202,9 @@ export class RedisReplayStore implements ReplayStore {
             nowMs,
             expiresAtMs,
             quota.maxPerOwner,
+            marker,
           )
-        : this.record(this.base + 'r:' + key, this.ownerPrefix, nowMs, expiresAtMs, 0));
+        : this.record(this.base + 'r:' + key, this.ownerPrefix, nowMs, expiresAtMs, 0, marker));
     } catch (error) {
       this.lastFailure = Date.now();
       throw error;
@@ -209,7 +215,7 @@ export class RedisReplayStore implements ReplayStore {
     if (status === -3) {
       this.lastFailure = Date.now();
       void this.history?.markerMissing();
-      throw new Error('the replay history marker is missing: redis may have lost its data');
+      throw new Error('the replay history marker is missing or changed: redis may have lost its data');
     }
     if (status === -1) {
       this.refusedFullCount++;

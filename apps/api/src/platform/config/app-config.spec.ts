@@ -81,6 +81,14 @@ describe('loadConfig rejects bad values with one line naming the variable', () =
 });
 
 describe('loadConfig defaults (docs/protocol.md §9)', () => {
+  // Found by a review: a fixed 301 s hold let a line stamped ahead (HOLA_FUTURE_SKEW_MS, or a login
+  // challenge up to 30 s ahead) be accepted again after a loss of Redis's data.
+  it('REDIS_LOSS_HOLD_MS defaults to the longest a used line or challenge stays acceptable', () => {
+    expect(loadConfig({}).redisLossHoldMs).toBe(300_000 + 30_000 + 1000);
+    expect(loadConfig({ HOLA_FUTURE_SKEW_MS: '120000' }).redisLossHoldMs).toBe(300_000 + 120_000 + 1000);
+    expect(loadConfig({ HOLA_FUTURE_SKEW_MS: '120000', REDIS_LOSS_HOLD_MS: '0' }).redisLossHoldMs).toBe(0);
+  });
+
   it('fills every variable', () => {
     const config = loadConfig({});
     const dataDir = path.resolve('./data');
@@ -99,7 +107,7 @@ describe('loadConfig defaults (docs/protocol.md §9)', () => {
       store: 'sqlite',
       redisUrl: undefined,
       redisCommandTimeoutMs: 500,
-      redisLossHoldMs: 301_000,
+      redisLossHoldMs: 331_000,
       loginMode: 'partner',
       trustedContracts: [],
       trustedProxies: [],

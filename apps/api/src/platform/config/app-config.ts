@@ -5,6 +5,8 @@
  * stop. Everything else reads `AppConfig` (DI token `APP_CONFIG`), never `process.env`.
  */
 import { isIP } from 'node:net';
+import { DEFAULT_HOLA_MAX_AGE_MS } from '@passport/core/hola';
+import { LOGIN_CHALLENGE_MAX_FUTURE_MS } from '@passport/core/login';
 import path from 'node:path';
 
 export type ChainKind = 'ledger' | 'near';
@@ -104,9 +106,11 @@ export interface AppConfig {
    */
   readonly redisCommandTimeoutMs: number;
   /**
-   * REDIS_LOSS_HOLD_MS [301000]: after Redis is found to have lost its data (a restart without
-   * persistence, a flush), how long replay records are refused (verify and login 503), so that lines and
-   * challenges used before the loss are stale first; 0 records again at once (STORE=redis).
+   * REDIS_LOSS_HOLD_MS [the longest a used line or login challenge stays acceptable: 300 s plus the
+   * larger of the login challenge's 30 s and HOLA_FUTURE_SKEW_MS, plus 1 s; 331000 by default]: after
+   * Redis is found to have lost its data (a restart without persistence, a flush), how long replay
+   * records are refused (verify and login 503), so that lines and challenges used before the loss are
+   * stale first; 0 records again at once (STORE=redis).
    */
   readonly redisLossHoldMs: number;
   readonly loginMode: LoginMode;
@@ -466,7 +470,7 @@ export function loadConfig(env: Env): AppConfig {
     store,
     redisUrl,
     redisCommandTimeoutMs: integer(env, 'REDIS_COMMAND_TIMEOUT_MS', 500, 10, 60_000),
-    redisLossHoldMs: integer(env, 'REDIS_LOSS_HOLD_MS', 301_000, 0, 86_400_000),
+    redisLossHoldMs: integer(env, 'REDIS_LOSS_HOLD_MS', defaultLossHoldMs(env), 0, 86_400_000),
     loginMode,
     loginAcceptForeign: boolean(env, 'LOGIN_ACCEPT_FOREIGN', false),
     trustedContracts,
@@ -552,4 +556,15 @@ function conciergeConfig(env: Env, publicBaseUrl: string): ConciergeConfig {
       read(env, 'CONCIERGE_VERIFY_CLI') ?? `npx passport verify --api ${publicBaseUrl} -- "<HOLA line>"`,
     lobbyTokenId,
   };
+}
+
+/**
+ * How long a HOLA line (default window) or a login challenge used just before a loss of Redis's data can
+ * still be accepted: stamped up to the allowed future skew ahead (HOLA_FUTURE_SKEW_MS, or the login
+ * challenge's 30 s), then fresh for 300 s; plus a second.
+ */
+function defaultLossHoldMs(env: Env): number {
+  const holaSkew = Number(env.HOLA_FUTURE_SKEW_MS);
+  const skew = Math.max(LOGIN_CHALLENGE_MAX_FUTURE_MS, Number.isFinite(holaSkew) ? Math.min(holaSkew, 300_000) : 0);
+  return DEFAULT_HOLA_MAX_AGE_MS + skew + 1000;
 }

@@ -105,12 +105,13 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
       // A refused client gets its socket back closed: held keep-alive or slow-body sockets are freed.
       reply.header('Connection', 'close');
     }
-    // RFC 9110 §15.5.2: a 401 names the scheme that would be accepted; RFC 6750 §3.1 adds
-    // invalid_token when a credential was presented and refused.
+    // RFC 9110 §15.5.2: a 401 names the scheme that would be accepted; RFC 6750 §3.1 adds invalid_token
+    // only when the bearer token itself was refused (a client drops its token on it; a refused login
+    // signature says nothing about a token the request may carry).
     if (status === 401)
       reply.header(
         'WWW-Authenticate',
-        request.headers?.authorization
+        error.code === 'INVALIDATED_TOKEN'
           ? 'Bearer realm="passport", error="invalid_token"'
           : 'Bearer realm="passport"',
       );
