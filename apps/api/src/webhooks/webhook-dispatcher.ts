@@ -81,7 +81,6 @@ export class WebhookDispatcher {
   private readonly perHolder = new Map<string, number>();
   private readonly recent: WebhookDeliveryOutcome[] = [];
   private readonly counts = { delivered: 0, failed: 0, refused: 0 };
-  private lastTimestampMs = 0;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -189,7 +188,13 @@ export class WebhookDispatcher {
       for (const url of target.urls) this.record(dispatch, { outcome: 'refused', url, reason });
       return;
     }
-    await Promise.all(target.urls.map((url) => this.deliverOne(dispatch, target, url, address)));
+    // The deliveries of one event share one body: each gets its own millisecond (the first the clock's,
+    // the next one more), so its own signature. A receiver keeping the signatures it has seen (the core's
+    // replay option, one store for its gateway) would otherwise refuse the second as a replay.
+    const timestampMs = Math.trunc(this.clock.nowMs());
+    await Promise.all(
+      target.urls.map((url, index) => this.deliverOne(dispatch, target, url, address, timestampMs + index)),
+    );
   }
 
   private async deliverOne(
@@ -197,6 +202,7 @@ export class WebhookDispatcher {
     target: WebhookTarget,
     url: string,
     address: string,
+    timestampMs: number,
   ): Promise<void> {
     const signed = signWebhook({
       payload: {
@@ -208,7 +214,7 @@ export class WebhookDispatcher {
       },
       signer: this.server.signer,
       serverTokenId: this.server.tokenId,
-      timestampMs: this.nextTimestampMs(),
+      timestampMs,
     });
     try {
       const status = await postOnce(url, target, address, signed.headers, signed.body, {
@@ -228,16 +234,6 @@ export class WebhookDispatcher {
           : 'connection_failed';
       this.record(dispatch, { outcome: 'failed', url, address, reason });
     }
-  }
-
-  /**
-   * The clock, but never the same millisecond twice: the deliveries of one event (one per hook path) share
-   * one body, so with one timestamp they would share one signature, and a receiver that keeps the
-   * signatures it has seen (the core's replay option) would refuse the second as a replay.
-   */
-  private nextTimestampMs(): number {
-    this.lastTimestampMs = Math.max(Math.trunc(this.clock.nowMs()), this.lastTimestampMs + 1);
-    return this.lastTimestampMs;
   }
 
   private record(

@@ -9,14 +9,14 @@
  * What stays the same: the calls run one after another, in the order they were made, inside one atomic
  * script, exactly as the separate scripts of one pipeline ran before (a take or a record made later in
  * the turn sees the earlier ones). Each call gets its own reply, and its own error: a call that fails in
- * Redis (an OOM refusal, a key of the wrong type) fails alone (`pcall`); the others are served. A failure
- * of the whole invocation (connection lost, timeout) fails every call of it, as it failed each of them
- * before. Redis Cluster: every key of one script lies under one hash tag (the store's), so a batch of
+ * Redis (a key of the wrong type) fails alone (`pcall`); the others are served. A failure of the whole
+ * invocation fails every call of it: the connection lost, the command timeout (one timeout now covers
+ * every call of the invocation, up to 128), or an error in the prelude (the replay record's out-of-memory
+ * guard, on purpose: nothing is recorded on a full Redis). Redis Cluster: every key of one script lies under one hash tag (the store's), so a batch of
  * calls still touches one slot.
  */
-import { createHash } from 'node:crypto';
 import { type Redis } from 'ioredis';
-import { atEndOfTurn, corkForThisTurn } from './redis-client.js';
+import { atEndOfTurn, corkForThisTurn, registerScriptCommand } from './redis-client.js';
 
 export interface BatchedScriptDefinition {
   /**
@@ -81,17 +81,8 @@ export function defineBatchedScript(
   name: string,
   definition: BatchedScriptDefinition,
 ): BatchedScriptCall {
-  const lua = batchedScriptLua(definition);
-  // Stores build their fixed keys and caps into their scripts, so two stores on one client may define
-  // different scripts under one name: the name on the client is made unique per script text.
-  name = `${name}:${createHash('sha1').update(lua).digest('hex').slice(0, 12)}`;
   // No numberOfKeys: each invocation passes its own count (the shared keys and every call's keys).
-  client.defineCommand(name, { lua });
-  const ignored = client.options.autoPipeliningIgnoredCommands ?? [];
-  if (!ignored.includes(name)) client.options.autoPipeliningIgnoredCommands = [...ignored, name];
-  const command = (client as unknown as Record<string, (...a: Array<string | number>) => Promise<unknown>>)[
-    name
-  ];
+  const command = registerScriptCommand(client, name, batchedScriptLua(definition));
   const keysPerCall = definition.callKeys.length;
   const argsPerCall = definition.callArgs.length;
   const maxCalls = definition.maxCallsPerInvocation ?? DEFAULT_MAX_CALLS_PER_INVOCATION;

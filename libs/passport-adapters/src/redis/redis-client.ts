@@ -82,20 +82,31 @@ export function defineScript(
   numberOfKeys: number,
   lua: string,
 ): (...args: Array<string | number>) => Promise<unknown> {
-  // Stores build their fixed keys and caps into their scripts, so two stores on one client may define
-  // different scripts under one name: the name on the client is made unique per script text.
-  name = `${name}:${createHash('sha1').update(lua).digest('hex').slice(0, 12)}`;
-  client.defineCommand(name, { numberOfKeys, lua });
-  // A new array: ioredis's default options share one empty list among all clients.
-  const ignored = client.options.autoPipeliningIgnoredCommands ?? [];
-  if (!ignored.includes(name)) client.options.autoPipeliningIgnoredCommands = [...ignored, name];
-  const command = (client as unknown as Record<string, (...a: Array<string | number>) => Promise<unknown>>)[
-    name
-  ];
+  const command = registerScriptCommand(client, name, lua, numberOfKeys);
   return (...args) => {
     corkForThisTurn(client);
     return command.apply(client, args);
   };
+}
+
+/**
+ * Registers `lua` on `client` as a command kept out of auto-pipelining and returns it (bound to nothing:
+ * call it with the client as `this`). Without `numberOfKeys` each call passes its key count first.
+ */
+export function registerScriptCommand(
+  client: Redis,
+  name: string,
+  lua: string,
+  numberOfKeys?: number,
+): (...args: Array<string | number>) => Promise<unknown> {
+  // Stores build their fixed keys and caps into their scripts, so two stores on one client may define
+  // different scripts under one name: the name on the client is made unique per script text.
+  const unique = `${name}:${createHash('sha1').update(lua).digest('hex').slice(0, 12)}`;
+  client.defineCommand(unique, numberOfKeys === undefined ? { lua } : { numberOfKeys, lua });
+  // A new array: ioredis's default options share one empty list among all clients.
+  const ignored = client.options.autoPipeliningIgnoredCommands ?? [];
+  if (!ignored.includes(unique)) client.options.autoPipeliningIgnoredCommands = [...ignored, unique];
+  return (client as unknown as Record<string, (...a: Array<string | number>) => Promise<unknown>>)[unique];
 }
 
 /** The sockets corked until the end of this event-loop turn (uncorked together by one setImmediate). */
