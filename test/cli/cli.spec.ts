@@ -56,6 +56,16 @@ describe('passport CLI', () => {
     expect(out).toMatch(new RegExp(`^Usage: passport ${name}`));
   });
 
+  // Found by a review: help after an argument (`passport did <id> --help`) became "Unknown option". Only
+  // verify, whose arguments are peers' lines, takes help before its first argument alone.
+  it('help after an argument is still help, before -- (verify aside)', async () => {
+    const after = await cli(['did', 'bhahbkbramax', '--help']);
+    expect([after.code, after.out]).toEqual([0, expect.stringMatching(/^Usage: passport did/)]);
+    const terminated = await cli(['did', '--', '--help']);
+    expect(terminated.code).toBe(2);
+    expect(terminated.out).toBe('');
+  });
+
   // Found by a probe: the help named ./data where DATA_DIR decides, left out hola's --jwt flags and
   // serviceHost in its --json output.
   it('the help says what the commands read: DATA_DIR defaults, hola --jwt/--jwt-file and its JSON fields', async () => {

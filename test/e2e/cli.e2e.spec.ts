@@ -4,6 +4,7 @@
  * the API's nonce, verification of that line through the API (verified once, then nonce_replay), and
  * offline verification against the ledger with the same result shape.
  */
+import { execFileSync } from 'node:child_process';
 import { lstat, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCli } from '../../apps/cli/src/cli.js';
@@ -124,6 +125,23 @@ describe('passport CLI against the running app', () => {
     expect(midway.err).toMatch(
       /^passport verify: \/api\/identity\/verify answered 400 HOLA_VALIDATION_FAILED.* \(line 2 of 2; the verdicts before it are printed\)\n$/,
     );
+    // Found by a review: with --json the verdicts printed before the error came as one object, not the
+    // array of a run of several lines.
+    const fresh = await line();
+    const midwayJson = await cli(['verify', '--api', app.baseUrl, '--json', '--', fresh, other]);
+    expect(midwayJson.code).toBe(2);
+    const printed = JSON.parse(midwayJson.out) as unknown;
+    expect(Array.isArray(printed)).toBe(true);
+    expect(printed).toEqual([expect.objectContaining({ verified: true, peerTokenId: tokenId })]);
+    // Found by a review: for an API the timestamp's form is the server's to judge (production reads it
+    // more loosely), so a line whose only local fault is that form is sent, and the server answers.
+    const fields = (await line()).split('/');
+    fields[3] = fields[3].replace('T', ' ');
+    const looseTimestamp = await cli(['verify', '--api', app.baseUrl, '--', fields.join('/')]);
+    expect(looseTimestamp.code).toBe(2);
+    expect(looseTimestamp.err).toMatch(
+      /^passport verify: \/api\/identity\/verify answered 400 HOLA_VALIDATION_FAILED/,
+    );
   });
 
   // Found by a probe: `login --key k.json --save k.json` replaced the private key with the token.
@@ -137,12 +155,17 @@ describe('passport CLI against the running app', () => {
     const otherKey = await readFile(other, 'utf8');
     const link = join(app.dataDir, 'saver-link.json');
     await symlink(keyFile, link);
+    const fifo = join(app.dataDir, 'saver.fifo');
+    execFileSync('mkfifo', [fifo]);
     const login = (save: string) =>
       cli(['login', '--api', app.baseUrl, '--key', keyFile, '--passport', tokenId, '--save', save]);
     for (const [save, message] of [
       [keyFile, `${keyFile} is the --key file; it was not overwritten`],
       [link, `${link} is the --key file; it was not overwritten`],
       [other, `${other} holds something other than a saved JWT; it was not overwritten`],
+      // Found by a review: opening a FIFO waited for a writer, so the login hung.
+      [fifo, `${fifo} is not a regular file; it was not overwritten`],
+      [app.dataDir, `${app.dataDir} is not a regular file; it was not overwritten`],
     ]) {
       const refused = await login(save);
       expect([refused.code, refused.out, refused.err]).toEqual([2, '', `passport login: ${message}\n`]);

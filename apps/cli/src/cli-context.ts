@@ -190,8 +190,9 @@ export interface CommandLineRules {
 
 /**
  * The command's `parseArgs` (strict), plus the rules every command shares: `-h`/`--help` asks for help
- * only before `--` and before the first argument (after them it is an argument, e.g. a line), and an
- * option given twice is refused (which of two values would win is not for a peer's input to decide).
+ * only before `--` (after it, it is an argument), and with `optionsBeforeArguments` (verify, whose
+ * arguments are peers' lines) only before the first argument; an option given twice is refused (which of
+ * two values would win is not for a peer's input to decide).
  */
 export function parseCommandLine<T extends ParseArgsConfig & { args: string[] }>(
   config: T,
@@ -208,8 +209,13 @@ export function parseCommandLine<T extends ParseArgsConfig & { args: string[] }>
     tokens: true,
   });
   const firstArgument = tokens.findIndex((t) => t.kind !== 'option');
-  const before = firstArgument === -1 ? tokens : tokens.slice(0, firstArgument);
-  const help = before.find((t) => t.kind === 'option' && t.name === 'help');
+  const terminator = tokens.findIndex((t) => t.kind === 'option-terminator');
+  // A command whose arguments come from peers (verify's lines) takes help only before its first argument;
+  // the others anywhere before `--` (`passport did <id> --help`).
+  const scope = rules.optionsBeforeArguments
+    ? tokens.slice(0, firstArgument === -1 ? tokens.length : firstArgument)
+    : tokens.slice(0, terminator === -1 ? tokens.length : terminator);
+  const help = scope.find((t) => t.kind === 'option' && t.name === 'help');
   if (help?.kind === 'option') {
     if (rules.helpOnlyAlone && config.args.length > 1)
       throw new CliError(

@@ -4,7 +4,8 @@
  * header, and the returned io swaps it in (the core's renewing fetch) and rewrites `--jwt-file` with
  * it (mode 0600, written to a temporary file and renamed, so a reader never sees half a token).
  */
-import { open, readFile, realpath } from 'node:fs/promises';
+import { type Stats } from 'node:fs';
+import { open, readFile, realpath, stat } from 'node:fs/promises';
 import { createRenewingFetch } from '@passport/core';
 import { CliError, type CliIo } from './cli-context.js';
 import { writePrivateFile } from './private-file.js';
@@ -42,6 +43,15 @@ const MAX_JWT_FILE_BYTES = 64 * 1024;
  * the key file: a probe's `login --key k.json --save k.json` replaced the private key with the token.
  */
 export async function assertReplaceableJwtFile(file: string, keyFile?: string): Promise<void> {
+  // Only a regular file is read: opening a FIFO waits for a writer (a review's `login --save fifo` hung
+  // before logging in), a device never ends.
+  let kind: Stats;
+  try {
+    kind = await stat(file);
+  } catch {
+    return; // missing (or unreadable: the write itself then fails with its own error)
+  }
+  if (!kind.isFile()) throw new CliError(`${file} is not a regular file; it was not overwritten`);
   let content: string;
   try {
     const handle = await open(file, 'r');
@@ -56,7 +66,9 @@ export async function assertReplaceableJwtFile(file: string, keyFile?: string): 
     return; // missing (or unreadable: the write itself then fails with its own error)
   }
   const [real, realKey] = await Promise.all([
-    realpath(file),
+    realpath(file).catch(() => {
+      throw new CliError(`${file} cannot be resolved; it was not overwritten`);
+    }),
     keyFile ? realpath(keyFile).catch(() => null) : null,
   ]);
   if (real === realKey) throw new CliError(`${file} is the --key file; it was not overwritten`);
