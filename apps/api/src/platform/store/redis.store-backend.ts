@@ -159,8 +159,12 @@ export function createRedisStoreBackend(
       evictionWatch.problem ??
       historyWatch.problem ??
       (failed ? 'redis failed a request in the last 10 s' : undefined);
-    const note =
-      evictionWatch.problem === undefined ? (evictionWatch.unknown ?? historyWatch.notice) : undefined;
+    // Both notes when both apply (the policy unreadable, a loss within 24 h).
+    const notes = [
+      evictionWatch.problem === undefined ? evictionWatch.unknown : undefined,
+      historyWatch.notice,
+    ].filter((text): text is string => text !== undefined);
+    const note = notes.length > 0 ? notes.join('; ') : undefined;
     return {
       ok:
         replayState.ok &&
