@@ -4,7 +4,7 @@
  * the fake node of test/fake-near-rpc). Then what each adapter does on its own: the NEAR reader's
  * failures, the ledger file on disk, and the caching reader's coalescing.
  */
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChainUnavailableError, encodeBase58, type PassportRecord } from '@passport/core';
@@ -441,6 +441,37 @@ describe('ChainReader behaviour: ledger file on disk', () => {
       await eventually(async () => expect(await reader.getPassport('chbvcnurbkuw')).not.toBeNull());
     } finally {
       reader.close();
+    }
+  });
+
+  // Found by a review: writers follow a symbolic link to the real ledger now, while the reader watched the
+  // link's directory for the link's name, so it saw their writes only through the on-read stat check.
+  it('through a symbolic link, the watch sees the writes made to the linked ledger', async () => {
+    const linkDir = await mkdtemp(join(tmpdir(), 'ledger-link-'));
+    const link = join(linkDir, 'ledger.json');
+    await symlink(file, link);
+    const reader = await LedgerChainReader.open(link, { debounceMs: 10, statIntervalMs: 600_000 });
+    try {
+      // A passport it holds changes (a lookup that misses would re-read the file by itself).
+      expect((await reader.getPassport('bhahbkbramax'))?.metadata.webhook_url).not.toBe(
+        'https://moved.example',
+      );
+      await updateLedgerFile(link, (d) => ({
+        ...d,
+        passports: d.passports.map((p) =>
+          p.token_id === 'bhahbkbramax'
+            ? { ...p, metadata: { ...p.metadata, webhook_url: 'https://moved.example' } }
+            : p,
+        ),
+      }));
+      await eventually(async () =>
+        expect((await reader.getPassport('bhahbkbramax'))?.metadata.webhook_url).toBe(
+          'https://moved.example',
+        ),
+      );
+    } finally {
+      reader.close();
+      await rm(linkDir, { recursive: true, force: true });
     }
   });
 

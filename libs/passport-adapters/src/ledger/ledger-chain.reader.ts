@@ -7,7 +7,7 @@
  * start fails the start with one line naming the line and field; a malformed edit later is logged and
  * the last good content stays in use. Chain time is the clock.
  */
-import { watch, type FSWatcher } from 'node:fs';
+import { realpathSync, watch, type FSWatcher } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { type ChainReader, type Clock, decodeBase58, type PassportRecord, systemClock } from '@passport/core';
@@ -173,10 +173,18 @@ export class LedgerChainReader implements ChainReader {
   }
 
   private startWatching(): void {
-    const name = basename(this.file);
+    // Writers follow a symbolic link and replace the file it names (updateLedgerFile): watch that file's
+    // directory. A path not there yet is watched as named.
+    let target = this.file;
+    try {
+      target = realpathSync(this.file);
+    } catch {
+      // the on-read check still works
+    }
+    const name = basename(target);
     try {
       // Watch the directory, not the file: atomic writers replace the file (new inode), which ends a file watch.
-      this.watcher = watch(dirname(this.file), { persistent: false }, (_event, changed) => {
+      this.watcher = watch(dirname(target), { persistent: false }, (_event, changed) => {
         if (changed === null || changed === name) this.scheduleReload();
       });
       this.watcher.on('error', () => {
