@@ -63,10 +63,20 @@ describe('trusted proxy (TRUSTED_PROXIES=127.0.0.0/8)', () => {
   // Found by a probe of the fleet: forwarded values that are not addresses were keys as they came, so a
   // proxy passing a client's own header on let it be a new client per request (and store 6000-character keys).
   it('forwarded values that are not IP addresses share one bucket', async () => {
-    for (const garbage of ['not-an-ip', '198.51.100.9:80', 'x'.repeat(6000)])
+    for (const garbage of ['not-an-ip', '198.51.100.9:80:80', 'x'.repeat(6000)])
       expect((await get(t, '/health', garbage)).status).toBe(200);
     expect((await get(t, '/health', 'yet-another-value')).status).toBe(429);
     expect((await get(t, '/health', '198.51.100.9')).status).toBe(200);
+  });
+
+  // Found by a probe: some proxies forward the address with its port; those clients all shared the
+  // bucket of values that are no address.
+  it('an address forwarded with its port (or in brackets) is that address', async () => {
+    for (const form of ['198.51.100.20:4000', '198.51.100.20:4001', '198.51.100.20'])
+      expect((await get(t, '/health', form)).status).toBe(200);
+    expect((await get(t, '/health', '198.51.100.20:4002')).status).toBe(429);
+    expect((await get(t, '/health', '[2001:db8::20]:443')).status).toBe(200);
+    expect((await get(t, '/health', '198.51.100.21:4000')).status).toBe(200);
   });
 
   it('different real clients behind the proxy get separate buckets', async () => {
