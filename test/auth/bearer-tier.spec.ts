@@ -59,6 +59,11 @@ describe('JWT and privileged tiers', () => {
       const refused = await get('/api/me/identity', { authorization: 'Bearer not-a-jwt' });
       expect(refused.status).toBe(401);
       expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="passport", error="invalid_token"');
+      // Another scheme (or a bare "Bearer") presented no bearer token to refuse (a probe).
+      for (const authorization of ['Basic dXNlcjpwYXNz', 'Bearer'])
+        expect((await get('/api/me/identity', { authorization })).headers.get('www-authenticate')).toBe(
+          'Bearer realm="passport"',
+        );
       // A refused login signature is no verdict on a token the request happens to carry.
       const challenge = await fetchChallenge(app.baseUrl);
       const refusedLogin = await fetch(`${app.baseUrl}/api/login`, {

@@ -215,6 +215,19 @@ describe('instances whose clocks differ share one bucket by Redis clock', () => 
     },
   );
 
+  // Found by a probe of the fix above: the lagging instance said "Retry-After: 1" eleven times in a row.
+  it("a lagging instance's refusal counts the retry on its own clock", async () => {
+    const prefix = 'skewretry:';
+    const trueInstance = new RedisRateLimitStore(client, { prefix });
+    const slow = { capacity: 1, refillPerMs: 1 / 1000 };
+    const now = Date.now();
+    await expect(trueInstance.take('c', slow, now)).resolves.toMatchObject({ allowed: true });
+    const lagging = await trueInstance.take('c', slow, now - 10_000);
+    expect(lagging.allowed).toBe(false);
+    expect(lagging.retryAfterMs).toBeGreaterThanOrEqual(10_000);
+    expect(lagging.retryAfterMs).toBeLessThanOrEqual(11_000);
+  });
+
   it('a sweep by an instance whose clock runs ahead keeps the buckets not yet full by Redis clock', async () => {
     const store = new RedisRateLimitStore(client, { prefix: 'skewsweep:' });
     await store.take('a', { capacity: 5, refillPerMs: 1 / 1000 }, Date.now()); // full again in 1 s

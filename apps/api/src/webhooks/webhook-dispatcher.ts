@@ -184,8 +184,9 @@ export class WebhookDispatcher {
     }
     const address = pickWebhookAddress(addresses, policy);
     if (address === null) {
-      const reason = refusalReason(addresses, policy);
-      for (const url of target.urls) this.record(dispatch, { outcome: 'refused', url, reason });
+      // One refusal per event, as for a refused address literal: `refused` counts events stopped before
+      // any delivery, `delivered` and `failed` count deliveries (a probe found the units mixed).
+      this.record(dispatch, { outcome: 'refused', url: null, reason: refusalReason(addresses, policy) });
       return;
     }
     // The deliveries of one event share one body: each gets its own millisecond (the first the clock's,

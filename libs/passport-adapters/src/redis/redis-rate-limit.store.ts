@@ -14,6 +14,7 @@
  */
 import { type Redis } from 'ioredis';
 import { type BucketPolicy, type RateLimitStore, type TakeResult } from '@passport/core/ports';
+import { BUCKET_CLOCK_LAG_TOLERANCE_MS } from '@passport/core/rate-limit';
 import { defineScript, luaNumber, luaString, SERVER_CLOCK_LUA } from './redis-client.js';
 import {
   type BatchedScriptCall,
@@ -53,15 +54,16 @@ local capacity, refill = tonumber(capacityArg), tonumber(refillArg)
 -- update. Instances' clocks differ; an instance running ahead would otherwise refill the bucket by its
 -- lead on every take (alternating instances: every request allowed), one running behind would write an
 -- earlier update that the next instance counts again.
-local now = earlier(tonumber(nowArg))
+local callerNow = earlier(tonumber(nowArg))
+local now = callerNow
 local member = string.sub(bucket, ${Buffer.byteLength(bucketPrefix) + 1})
 local state = redis.call('HMGET', bucket, 't', 'u')
 local isNew = state[1] == false
 local level = capacity
 if not isNew then
   local updated = tonumber(state[2])
-  if updated > now then now = updated end
-  level = math.min(capacity, tonumber(state[1]) + (now - updated) * refill)
+  if updated > now and updated - now <= ${BUCKET_CLOCK_LAG_TOLERANCE_MS} then now = updated end
+  level = math.min(capacity, tonumber(state[1]) + math.max(0, now - updated) * refill)
 end
 local nowText = now == tonumber(nowArg) and nowArg or string.format('%.17g', now)
 local allowed, remaining, retry, tokens = 0, 0, 0, level
@@ -69,7 +71,7 @@ if level >= 1 - eps then
   tokens = math.max(0, level - 1)
   allowed, remaining = 1, math.floor(tokens)
 else
-  if refill > 0 then retry = math.max(1, math.ceil((1 - level) / refill - eps)) else retry = MAX end
+  if refill > 0 then retry = math.max(1, math.ceil((1 - level) / refill - eps)) + (now - callerNow) else retry = MAX end
 end
 local fullAt = now
 local missing = capacity - tokens

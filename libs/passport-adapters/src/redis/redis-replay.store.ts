@@ -185,11 +185,15 @@ export class RedisReplayStore implements ReplayStore {
     expiresAtMs: number,
     quota?: RecordQuota,
   ): Promise<RecordOutcome> {
-    const refusal = this.evictionProblem() ?? this.history?.problem;
-    if (refusal !== undefined) {
+    const evicting = this.evictionProblem();
+    if (evicting !== undefined) {
       this.lastFailure = Date.now();
-      throw new Error(refusal);
+      throw new Error(evicting);
     }
+    // The hold after a data loss is a decided refusal that health reports by itself: not a failure of
+    // Redis (which kept health degraded for 10 s after the hold, a probe saw).
+    const holding = this.history?.problem;
+    if (holding !== undefined) throw new Error(holding);
     let reply: unknown;
     try {
       // The marker value this instance knows ('' when none yet): another value means another instance

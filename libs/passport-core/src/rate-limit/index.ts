@@ -9,6 +9,7 @@ export {
   takeTokenInPlace,
   isBucketFull,
   policyPerWindow,
+  BUCKET_CLOCK_LAG_TOLERANCE_MS,
   type BucketState,
   type MutableBucketState,
 } from './token-bucket.js';

@@ -102,6 +102,20 @@ describe('token bucket arithmetic', () => {
     expect(allowed).toBeLessThanOrEqual(policy.capacity + 2);
   });
 
+  // Found by a probe of that fix: an instance 10 s behind said "Retry-After: 1" eleven times in a row (the
+  // bucket's time is ahead of its clock), and after a one-hour step back a drained bucket stayed frozen
+  // for the hour.
+  it("a refusal's retryAfterMs counts on the taker's clock; a step back beyond 60 s takes the new time", () => {
+    const drained: BucketState = { tokens: 0, updatedAtMs: 100_000 };
+    const behind = takeToken(drained, policy, 95_000); // 5 s behind, within the tolerance
+    expect(behind.result).toEqual({ allowed: false, remaining: 0, retryAfterMs: 6000 });
+    expect(takeToken(behind.state, policy, 95_000 + 5999).result.allowed).toBe(false);
+    expect(takeToken(behind.state, policy, 95_000 + 6000).result.allowed).toBe(true);
+    const stepped = takeToken(drained, policy, 100_000 - 3_600_000); // the clock set back an hour
+    expect(stepped.result).toEqual({ allowed: false, remaining: 0, retryAfterMs: 1000 });
+    expect(takeToken(stepped.state, policy, 100_000 - 3_600_000 + 1000).result.allowed).toBe(true);
+  });
+
   // The memory store updates its buckets in place; it must answer exactly as the pure rule does.
   const takes = fc.array(
     fc.record({

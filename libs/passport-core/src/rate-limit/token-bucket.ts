@@ -23,12 +23,21 @@ export function refillBucket(state: BucketState | undefined, policy: BucketPolic
 }
 
 /**
- * The bucket's time for a take at `nowMs`: never before its last update. A take by a clock that runs
- * behind (a step back, or another process's clock) leaves the update time where it was; writing the
- * earlier time would let the next take count the same interval again and refill twice.
+ * How far a bucket's last update may be ahead of a take's clock and still be kept (60 s): within it, the
+ * take runs a little behind (another instance's clock, a small step back); beyond it, the clock was set
+ * back and the take's time is used (a bucket kept at an hour-ahead time would stay frozen for the hour).
+ */
+export const BUCKET_CLOCK_LAG_TOLERANCE_MS = 60_000;
+
+/**
+ * The bucket's time for a take at `nowMs`: never before its last update, within the lag tolerance. A take
+ * by a clock that runs behind (another process's clock) leaves the update time where it was; writing the
+ * earlier time would let the next take count the same interval again and refill twice (a probe's fleet:
+ * instances 2 s apart taking turns allowed 60 of 60 from a bucket of 20).
  */
 function bucketTime(state: BucketState | undefined, nowMs: number): number {
-  return state !== undefined && state.updatedAtMs > nowMs ? state.updatedAtMs : nowMs;
+  if (state === undefined || state.updatedAtMs <= nowMs) return nowMs;
+  return state.updatedAtMs - nowMs <= BUCKET_CLOCK_LAG_TOLERANCE_MS ? state.updatedAtMs : nowMs;
 }
 
 /** A bucket state its owner updates in place (`takeTokenInPlace`). */
@@ -50,7 +59,7 @@ export function takeToken(
 ): { readonly state: BucketState; readonly result: TakeResult } {
   const at = bucketTime(state, nowMs);
   const next: MutableBucketState = { tokens: 0, updatedAtMs: at };
-  const result = takeAtLevel(refillBucket(state, policy, at), next, policy, at);
+  const result = takeAtLevel(refillBucket(state, policy, at), next, policy, at, at - nowMs);
   return { state: next, result };
 }
 
@@ -60,15 +69,20 @@ export function takeToken(
  */
 export function takeTokenInPlace(state: MutableBucketState, policy: BucketPolicy, nowMs: number): TakeResult {
   const at = bucketTime(state, nowMs);
-  return takeAtLevel(refillBucket(state, policy, at), state, policy, at);
+  return takeAtLevel(refillBucket(state, policy, at), state, policy, at, at - nowMs);
 }
 
-/** Takes one token from a bucket refilled to `level`, writing the new state into `into`. */
+/**
+ * Takes one token from a bucket refilled to `level` at bucket time `nowMs`, writing the new state into
+ * `into`. `lagMs`: how far the taker's own clock is behind the bucket time; a refusal's `retryAfterMs`
+ * counts on the taker's clock, so it includes the lag (a probe's lagging instance said "1 s" eleven times).
+ */
 function takeAtLevel(
   level: number,
   into: MutableBucketState,
   policy: BucketPolicy,
   nowMs: number,
+  lagMs: number,
 ): TakeResult {
   into.updatedAtMs = nowMs;
   // Float tolerance both ways: the take at exactly `retryAfterMs` later must succeed.
@@ -82,7 +96,7 @@ function takeAtLevel(
   // The epsilon absorbs float error (1 - 0.999 is slightly above 0.001), so a whole-ms answer stays whole.
   const retryAfterMs =
     policy.refillPerMs > 0
-      ? Math.max(1, Math.ceil(missing / policy.refillPerMs - FLOAT_EPSILON))
+      ? Math.max(1, Math.ceil(missing / policy.refillPerMs - FLOAT_EPSILON)) + lagMs
       : Number.MAX_SAFE_INTEGER;
   return { allowed: false, remaining: 0, retryAfterMs };
 }

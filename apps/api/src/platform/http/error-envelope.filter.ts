@@ -111,7 +111,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     if (status === 401)
       reply.header(
         'WWW-Authenticate',
-        error.code === 'INVALIDATED_TOKEN'
+        error.code === 'INVALIDATED_TOKEN' && /^Bearer\s+\S/i.test(request.headers?.authorization ?? '')
           ? 'Bearer realm="passport", error="invalid_token"'
           : 'Bearer realm="passport"',
       );

@@ -117,7 +117,7 @@ export class OperatorMetrics {
       }),
       webhookDeliveries: new Counter({
         name: 'passport_webhook_deliveries_total',
-        help: 'Outbound webhooks by outcome: delivered (2xx), failed (no answer or another status), refused (target not allowed or too many in flight).',
+        help: 'Outbound webhooks by outcome: delivered (2xx) and failed (no answer or another status) count deliveries (two per event, one per hook path); refused counts events stopped before any delivery (target not allowed, too many in flight).',
         labelNames: ['outcome'],
         registers,
       }),
