@@ -724,6 +724,27 @@ describe('passport CLI', () => {
       const invalid = await cli(['did', 'did:web:x', '--ledger', join(dir, 'ledger.json')], env);
       expect(invalid.code).toBe(2);
     });
+
+    // Found by a probe: offline, an owner without a key was an error (the API gives a document without a
+    // verification method), and a chain that could not be read was an "unexpected error", exit 1.
+    it('did offline answers as the API does: a keyless owner gets no verification method; an unreadable chain is exit 2', async () => {
+      const named = join(dir, 'named.json');
+      await cli(['keygen', '--out', named, '--account', 'carol.near']);
+      const tokenId = (await cli(['mint', '--key', named], env)).out.trim();
+      const offline = await cli(['did', tokenId, '--ledger', join(dir, 'ledger.json')], env);
+      expect(offline.code).toBe(0);
+      expect((JSON.parse(offline.out) as { verificationMethod: unknown[] }).verificationMethod).toEqual([]);
+      const unreachable = await cli([
+        'did',
+        tokenId,
+        '--near-rpc',
+        'http://127.0.0.1:9',
+        '--contract',
+        'c.near',
+      ]);
+      expect(unreachable.code).toBe(2);
+      expect(unreachable.err).toMatch(/^passport did: the chain could not be read \(\w+\)\n$/);
+    });
   });
 
   it('hola prints a signed standard line and a subagent line that the core parses and verifies', async () => {

@@ -2,7 +2,7 @@
  * `passport did`: resolves `did:passport:<tokenId>` through the API (`GET /.well-known/did/resolve`)
  * or offline from a ledger file or NEAR RPC with the core's DID document builder.
  */
-import { buildDidDocument, parseDid, PassportError } from '@passport/core';
+import { buildDidDocument, ChainUnavailableError, parseDid, PassportError } from '@passport/core';
 import { resolveOwnerKeys } from '@passport/core/passport';
 import { apiUrl, callApi, CliError, output, parseCommandLine, type CliCommand } from '../cli-context.js';
 import { openOfflineChain } from '../offline-chain.js';
@@ -44,10 +44,17 @@ Prints the DID document.`,
     } else {
       const { chain, close } = await openOfflineChain(values);
       try {
-        const record = await chain.getPassport(parsed.tokenId);
+        // A chain that cannot be read is an error of the run (exit 2) with one line, as in API mode.
+        const fromChain = <T>(read: Promise<T>): Promise<T> =>
+          read.catch((error: unknown) => {
+            if (error instanceof ChainUnavailableError)
+              throw new CliError(`the chain could not be read (${error.reason})`);
+            throw error;
+          });
+        const record = await fromChain(chain.getPassport(parsed.tokenId));
         if (!record) throw new CliError(`no passport ${parsed.tokenId} on ${chain.contractId}`);
-        const keys = await resolveOwnerKeys(chain, record.ownerId);
-        if (keys.length === 0) throw new CliError(`the owner ${record.ownerId} has no Ed25519 key`);
+        // An owner without an Ed25519 key gets the document the API gives: no verification method.
+        const keys = await fromChain(resolveOwnerKeys(chain, record.ownerId));
         const publicBaseUrl =
           values['public-url'] ??
           io.env.PUBLIC_BASE_URL ??
