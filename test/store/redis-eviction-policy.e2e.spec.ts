@@ -101,4 +101,25 @@ describe('the app on a Redis whose policy evicts', () => {
     }
     expect([verified.status, verified.body.verified]).toEqual([200, true]);
   }, 30_000);
+
+  // Found by a probe of the fleet: a Redis out of memory showed in health only as "redis failed a request
+  // in the last 10 s"; it now says what Redis said.
+  it('a Redis out of memory: verify 503, and health names the refusal', async () => {
+    const sender = await mintAndLogin(app);
+    await admin.config('SET', 'maxmemory', '1');
+    try {
+      const refused = await postJson(app)('/api/identity/verify', {
+        hola: holaLine(app, { sender: sender.tokenId, signer: sender.key.signer }),
+      });
+      expect([refused.status, refused.body.error?.code]).toEqual([503, 'REPLAY_STORE_UNAVAILABLE']);
+      await new Promise((resolve) => setTimeout(resolve, 1100)); // past health's 1 s reuse
+      const health = (await (await fetch(`${app.baseUrl}/health`)).json()) as { status: string };
+      expect(health.status).toBe('degraded');
+      expect(JSON.stringify(health)).toMatch(
+        /redis failed a request in the last 10 s: OOM command not allowed/,
+      );
+    } finally {
+      await admin.config('SET', 'maxmemory', '0');
+    }
+  });
 });

@@ -157,6 +157,7 @@ export class RedisReplayStore implements ReplayStore {
   private refusedQuotaCount = 0;
   private lastFullAtMs: number | null = null;
   private lastFailure: number | null = null;
+  private lastFailureText: string | null = null;
   private readonly evictionProblem: () => string | undefined;
   private readonly history: ReplayHistoryGuard | undefined;
 
@@ -211,6 +212,7 @@ export class RedisReplayStore implements ReplayStore {
         : this.record(this.base + 'r:' + key, this.ownerPrefix, nowMs, expiresAtMs, 0, marker));
     } catch (error) {
       this.lastFailure = Date.now();
+      this.lastFailureText = firstLineOf(error);
       throw error;
     }
     const [status, firstSeen] = reply as [number, string | undefined];
@@ -252,6 +254,11 @@ export class RedisReplayStore implements ReplayStore {
     return this.lastFailure;
   }
 
+  /** What Redis said the last time (its first line, for health: an out-of-memory refusal, say), or null. */
+  get lastFailureMessage(): string | null {
+    return this.lastFailureText;
+  }
+
   async usage(): Promise<ReplayStoreUsage> {
     return {
       records: await this.size,
@@ -261,4 +268,8 @@ export class RedisReplayStore implements ReplayStore {
       lastFullAtMs: this.lastFullAtMs,
     };
   }
+}
+
+function firstLineOf(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0].slice(0, 160);
 }

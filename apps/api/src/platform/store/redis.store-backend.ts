@@ -150,15 +150,16 @@ export function createRedisStoreBackend(
         },
       };
     }
-    const failed = [replay.lastFailureAtMs, sessions.lastFailureAtMs].some(
-      (at) => at !== null && nowMs - at < FAILURE_REPORT_MS,
-    );
+    const recent = (at: number | null): boolean => at !== null && nowMs - at < FAILURE_REPORT_MS;
+    const failed = recent(replay.lastFailureAtMs) || recent(sessions.lastFailureAtMs);
+    // What Redis said, when it said something (an out-of-memory refusal names itself; a timeout does not).
+    const said = recent(replay.lastFailureAtMs) ? replay.lastFailureMessage : null;
     const replayState = replayHealth(usage, clock.nowMs());
     const eviction = evictionWatch.problem ?? evictionWatch.unknown;
     const problem =
       evictionWatch.problem ??
       historyWatch.problem ??
-      (failed ? 'redis failed a request in the last 10 s' : undefined);
+      (failed ? `redis failed a request in the last 10 s${said ? `: ${said}` : ''}` : undefined);
     // Both notes when both apply (the policy unreadable, a loss within 24 h).
     const notes = [
       evictionWatch.problem === undefined ? evictionWatch.unknown : undefined,
