@@ -8,8 +8,13 @@
  * (ECONNREFUSED: the request never reached the server, the client may retry elsewhere) is told apart
  * from a lost or cut one (reset, or an answer shorter than its Content-Length), which must not happen.
  */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { freePort } from '../support/test-app.js';
 
 interface Answer {
   readonly status: number;
@@ -27,7 +32,10 @@ function send(port: number, method: string, path: string, body?: string, bodyDel
         method,
         path,
         agent: false,
-        headers: body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        headers:
+          body === undefined
+            ? {}
+            : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
       },
       (res) => {
         let text = '';
@@ -64,7 +72,13 @@ const LOGIN_BODY = JSON.stringify({
  * A client of the fleet, as a balancer sends to this instance: requests back to back (one connection
  * each) until `stop()` says the instance is no longer ready.
  */
-async function loadWorker(port: number, n: number, stop: () => boolean, answers: Answer[], failures: string[]): Promise<void> {
+async function loadWorker(
+  port: number,
+  n: number,
+  stop: () => boolean,
+  answers: Answer[],
+  failures: string[],
+): Promise<void> {
   const paths = ['/health', '/', '/api/login/timestamp', '/.well-known/did'];
   for (let i = 0; !stop(); i++) {
     try {
@@ -104,7 +118,9 @@ describe('graceful shutdown of the server process', () => {
     })();
     const answers: Answer[] = [];
     const failures: string[] = [];
-    const workers = Array.from({ length: 10 }, (_, n) => loadWorker(port, n, () => notReady, answers, failures));
+    const workers = Array.from({ length: 10 }, (_, n) =>
+      loadWorker(port, n, () => notReady, answers, failures),
+    );
     await sleep(400);
     // Requests whose bodies are still arriving when the instance stops accepting (1 s after the signal).
     const slow = Array.from({ length: 3 }, () => send(port, 'POST', '/api/login', LOGIN_BODY, 1800));
@@ -176,5 +192,43 @@ describe('graceful shutdown of the server process', () => {
     expect(tookMs).toBeLessThan(5000);
     expect(await stuck).toMatch(/ECONNRESET|ABORTED|INCOMPLETE|socket hang up/);
     expect(server.output()).toMatch(/drain timeout/);
+  }, 60_000);
+});
+
+// Found by a probe of the fleet: a SIGTERM while the start waited for Redis (about 2 s when it is down)
+// ended the process by the signal (exit 143). The stop is kept and honoured once the app stands: exit 0.
+describe('a stop asked for while starting', () => {
+  it('SIGTERM during the start (waiting for a Redis that is down): the app closes once started, exit 0', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'passport-early-stop-'));
+    try {
+      const [port, deadPort] = [await freePort(), await freePort()];
+      const child = spawn(process.execPath, ['apps/api/dist/main.js'], {
+        cwd: path.resolve(new URL('../..', import.meta.url).pathname),
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          DATA_DIR: dataDir,
+          STORE: 'redis',
+          REDIS_URL: `redis://127.0.0.1:${deadPort}`,
+          LOG_LEVEL: 'info',
+        },
+      });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      // Nest logs this inside the start, after main installed its handlers and before the store waits.
+      const deadline = Date.now() + 30_000;
+      while (!output.includes('Starting Nest application') && Date.now() < deadline) await sleep(20);
+      expect(output).toContain('Starting Nest application');
+      expect(output).not.toContain('listening');
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(output).toContain('stop asked for while starting');
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   }, 60_000);
 });

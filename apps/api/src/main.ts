@@ -16,11 +16,27 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  // A stop asked for while starting (the start may wait ~2 s for a Redis that is down) is kept and
+  // honoured once the app stands: it closes and exits 0, as a stop after the start does, instead of
+  // node's default death by the signal (exit 143), which a probe saw.
+  let stopDuringStart: NodeJS.Signals | null = null;
+  const onEarlySignal = (signal: NodeJS.Signals): void => {
+    stopDuringStart ??= signal;
+  };
+  process.on('SIGTERM', onEarlySignal);
+  process.on('SIGINT', onEarlySignal);
   // Loaded only once the configuration is valid, so a bad value fails fast and alone.
   const { startApp } = await import('./app.factory.js');
   const { exitOnShutdownSignals } = await import('./platform/lifecycle/graceful-shutdown.js');
   const { app, url } = await startApp(config);
   const log = app.getHttpAdapter().getInstance().log;
+  process.off('SIGTERM', onEarlySignal);
+  process.off('SIGINT', onEarlySignal);
+  if (stopDuringStart !== null) {
+    log.info({ signal: stopDuringStart }, 'stop asked for while starting: closing');
+    await app.close();
+    process.exit(0);
+  }
   exitOnShutdownSignals(app, config, log);
   log.info({ url, publicBaseUrl: config.publicBaseUrl }, 'Passport Identity API listening');
 }
