@@ -4,6 +4,7 @@
  * closed before the tool writes to it.
  */
 import { spawn } from 'node:child_process';
+import { openSync } from 'node:fs';
 import path from 'node:path';
 
 const ROOT = path.resolve(new URL('../..', import.meta.url).pathname);
@@ -37,6 +38,23 @@ describe('passport with a closed output', () => {
     expect(await runWithClosed(['--help'], 'stdout')).toEqual({ code: 0, stderr: '' });
     expect(await runWithClosed(['keygen', '--help'], 'stdout')).toEqual({ code: 0, stderr: '' });
   }, 60_000);
+
+  // Found by a probe: a write error other than EPIPE (a full disk) was an unhandled error: a stack
+  // trace and exit 1, which a script reads as "not verified".
+  it('stdout on a full device (/dev/full): no stack trace, exit 2', async () => {
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'apps/cli/src/main.ts', 'keygen', '--help'], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+        stdio: ['ignore', openSync('/dev/full', 'w'), 'pipe'],
+      });
+      let stderr = '';
+      child.stderr?.on('data', (d) => (stderr += d));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stderr }));
+    });
+    expect(result).toEqual({ code: 2, stderr: '' });
+  }, 30_000);
 
   it('an error into a closed stderr keeps its exit code (2), not a crash', async () => {
     expect((await runWithClosed(['mintt'], 'stderr')).code).toBe(2);

@@ -2,7 +2,7 @@
  * The `passport` tool, run in-process (the real commands, real files, the real ledger writer and
  * reader): keygen, mint into a development family, offline DID resolution, help and one-line errors.
  */
-import { lstat, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { link, lstat, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -23,6 +23,8 @@ import { hasUnprintable } from '@passport/core/codecs';
 import { delegationMessage, validateDelegationRequest } from '@passport/core/delegation';
 import { runCli } from '../../apps/cli/src/cli.js';
 import { COMMANDS } from '../../apps/cli/src/commands/index.js';
+import { terminalSafeJson } from '../../apps/cli/src/cli-context.js';
+import { isJwtShaped } from '../../apps/cli/src/jwt-source.js';
 import { ensureDevFamily, LedgerChainReader, type LedgerDocument } from '@passport/adapters/ledger';
 import { loadConfig } from '../../apps/api/src/platform/config/app-config.js';
 
@@ -54,6 +56,45 @@ describe('passport CLI', () => {
     const { code, out } = await cli([name, '--help']);
     expect(code).toBe(0);
     expect(out).toMatch(new RegExp(`^Usage: passport ${name}`));
+  });
+
+  // Found by a probe: `verify --api A --ledger L` went to the API without a word.
+  it('--api and the offline flags together stop the run (exit 2), in verify and did', async () => {
+    const verify = await cli(['verify', '--api', 'http://127.0.0.1:9', '--ledger', 'l.json', '--', 'HOLA/x']);
+    expect([verify.code, verify.err]).toEqual([
+      2,
+      'passport verify: --api and --ledger are alternatives: give one way to reach the chain\n',
+    ]);
+    const did = await cli([
+      'did',
+      '--api',
+      'http://127.0.0.1:9',
+      '--near-rpc',
+      'http://127.0.0.1:9',
+      'bhahbkbramax',
+    ]);
+    expect([did.code, did.err]).toEqual([
+      2,
+      'passport did: --api and --near-rpc are alternatives: give one way to reach the chain\n',
+    ]);
+  });
+
+  // Found by a probe: JSON.stringify leaves C1 controls and bidi overrides raw, so a server's answer
+  // printed with --json could act on the terminal.
+  it('--json output escapes what a terminal would act on, and stays the same JSON value', () => {
+    const value = { peerTokenId: 'abc\u202edef', note: 'x\u009b31m\u2028y\u200d', plain: 'é ok' };
+    const text = terminalSafeJson(value);
+    expect(text).not.toMatch(/[\u0080-\u009f\u200b-\u200f\u2028-\u202e]/);
+    expect(text).toContain('\\u202e');
+    expect(JSON.parse(text)).toEqual(value);
+  });
+
+  // Found by a probe: files holding "1.2.3" or "www.example.com" were taken for a saved JWT and replaced.
+  it('a saved JWT is three base64url segments whose header names an algorithm', () => {
+    const header = Buffer.from('{"alg":"EdDSA","typ":"JWT"}').toString('base64url');
+    expect(isJwtShaped(`${header}.e30.c2ln`)).toBe(true);
+    for (const text of ['1.2.3', 'www.example.com', `${Buffer.from('[1]').toString('base64url')}.e30.c2ln`])
+      expect(isJwtShaped(text)).toBe(false);
   });
 
   // Found by a review: help after an argument (`passport did <id> --help`) became "Unknown option". Only
@@ -219,7 +260,13 @@ describe('passport CLI', () => {
         ['/bare', '/api/holanonce16ts answered without an ISO 8601 timestamp'],
         ['/half', '/api/holanonce16ts answered without a noncetsHex of 32 hex characters'],
       ]) {
-        const nonce = await cli(['nonce', '--api', `${base}${path}`, '--jwt', 'a.b.c']);
+        const nonce = await cli([
+          'nonce',
+          '--api',
+          `${base}${path}`,
+          '--jwt',
+          `${Buffer.from('{"alg":"EdDSA"}').toString('base64url')}.e30.c2ln`,
+        ]);
         expect([path, nonce.code, nonce.out, nonce.err]).toEqual([
           path,
           2,
@@ -457,6 +504,12 @@ describe('passport CLI', () => {
         ['--owner', 'alice.near', '--not-before', '2030-01-01T00:00:00Z', '--not-after', '2020-01-01'],
         '--not-before is after --not-after: the passport would never be live',
       ],
+      // Found by a probe: an end already past (20990101 is Unix seconds: 1970-08-31) was minted, never live.
+      [['--owner', 'alice.near', '--not-after', '20990101'], 'is 1970-08-31T22:35:01.000Z, already past'],
+      [
+        ['--owner', 'alice.near', '--not-after', '2000-01-01'],
+        'already past: the passport would never be live',
+      ],
       [['--owner', 'alice.near', '--max-requests=-1'], '--max-requests must be a non-negative integer'],
       [['--owner', 'alice.near', '--admin-route', 'api/x'], '--admin-route must be an exact path'],
       [['--owner', 'alice.near', '--admin-route', '/a=b=c'], '--admin-route takes one "=" (path=rate)'],
@@ -468,6 +521,33 @@ describe('passport CLI', () => {
       expect(err).toContain(message);
       expect(err.trim().split('\n')).toHaveLength(1);
       expect(await readFile(join(dir, 'ledger.json'), 'utf8')).toBe(before);
+    });
+
+    // Found by a probe: a mint through a hard link replaced that name only (the API's ledger never got
+    // the passport), and a loop of symbolic links was an "unexpected error", exit 1.
+    it('mint refuses a hard-linked ledger and a loop of symbolic links with one line, writing nothing', async () => {
+      const ledger = join(dir, 'ledger.json');
+      const before = await readFile(ledger, 'utf8');
+      const hard = join(dir, 'hard.json');
+      await link(ledger, hard);
+      for (const path of [hard, ledger]) {
+        const refused = await cli(['mint', '--owner', 'alice.near', '--ledger', path], env);
+        expect(refused.code).toBe(2);
+        expect(refused.err).toMatch(
+          /has 2 hard links: a write replaces this name only.*: nothing was written\n$/,
+        );
+      }
+      await rm(hard);
+      const loopA = join(dir, 'loop-a.json');
+      const loopB = join(dir, 'loop-b.json');
+      await symlink(loopB, loopA);
+      await symlink(loopA, loopB);
+      const loop = await cli(['mint', '--owner', 'alice.near', '--ledger', loopA], env);
+      expect([loop.code, loop.err]).toEqual([
+        2,
+        `passport mint: ${loopA} is a loop of symbolic links: nothing was written\n`,
+      ]);
+      expect(await readFile(ledger, 'utf8')).toBe(before);
     });
 
     it('mint takes the time bounds the service reads: a date, Unix seconds, an empty value', async () => {

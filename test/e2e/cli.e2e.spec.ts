@@ -7,6 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { lstat, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { codeUnitSum, holaChecksumLetter } from '@passport/core/hola';
 import { runCli } from '../../apps/cli/src/cli.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -137,11 +138,25 @@ describe('passport CLI against the running app', () => {
     // more loosely), so a line whose only local fault is that form is sent, and the server answers.
     const fields = (await line()).split('/');
     fields[3] = fields[3].replace('T', ' ');
-    const looseTimestamp = await cli(['verify', '--api', app.baseUrl, '--', fields.join('/')]);
+    const withChecksum = (parts: string[]): string => {
+      const body = `${parts.slice(0, -1).join('/')}/`;
+      return `${body}${holaChecksumLetter(codeUnitSum(body))}`;
+    };
+    const looseTimestamp = await cli(['verify', '--api', app.baseUrl, '--', withChecksum(fields)]);
     expect(looseTimestamp.code).toBe(2);
     expect(looseTimestamp.err).toMatch(
       /^passport verify: \/api\/identity\/verify answered 400 HOLA_VALIDATION_FAILED/,
     );
+    // Found by a probe of that: a broken timestamp skipped the checksum too, so a line any server refuses
+    // went to the API after a good one, whose nonce was then used. The checksum is still checked first.
+    const good2 = await line();
+    const broken = good2.split('/');
+    broken[3] = 'not-a-time';
+    const refused = await cli(['verify', '--api', app.baseUrl, '--', good2, broken.join('/')]);
+    expect([refused.code, refused.out]).toEqual([2, '']);
+    expect(refused.err).toMatch(/\(checksum_invalid\) in line 2: .*; nothing was verified\n$/);
+    const after = await cli(['verify', '--api', app.baseUrl, '--', good2]);
+    expect([after.code, after.out]).toEqual([0, `verified ${tokenId} -> MUNDO\n`]);
   });
 
   // Found by a probe: `login --key k.json --save k.json` replaced the private key with the token.

@@ -29,7 +29,25 @@ export interface CliCommand {
 
 /** Prints a result: JSON with `--json`, otherwise the human line. */
 export function output(io: CliIo, json: boolean, value: unknown, human: string): void {
-  io.stdout(json ? `${JSON.stringify(value, null, 2)}\n` : `${human}\n`);
+  io.stdout(json ? `${terminalSafeJson(value)}\n` : `${human}\n`);
+}
+
+/**
+ * Characters JSON.stringify leaves raw that a terminal acts on or that reorder what it shows: C1 controls
+ * (U+0080–U+009F, CSI among them), bidi and other format characters, line and paragraph separators.
+ */
+const TERMINAL_UNSAFE =
+  /[\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g;
+
+/**
+ * JSON whose strings carry those characters as `\uXXXX` escapes: the same JSON value, printable on a
+ * terminal (a probe's server put a right-to-left override into a verdict's peerTokenId).
+ */
+export function terminalSafeJson(value: unknown): string {
+  return JSON.stringify(value, null, 2).replace(
+    TERMINAL_UNSAFE,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 export async function readCredentials(file: string | undefined, flag = '--key'): Promise<NearCredentials> {
@@ -238,4 +256,18 @@ export function parseCommandLine<T extends ParseArgsConfig & { args: string[] }>
     seen.add(token.name);
   }
   return parsed;
+}
+
+/**
+ * `--api` and the offline flags (`--ledger`, `--near-rpc`, `--contract`, `--host`) are alternatives: given
+ * together, which one answers is not for the command line's order to decide (a probe's `verify --api A
+ * --ledger L` went to the API without a word), so the run stops with exit 2.
+ */
+export function refuseApiWithOfflineFlags(values: Readonly<Record<string, unknown>>): void {
+  if (values.api === undefined) return;
+  const offline = ['ledger', 'near-rpc', 'contract', 'host'].filter((flag) => values[flag] !== undefined);
+  if (offline.length > 0)
+    throw new CliError(
+      `--api and --${offline.join(', --')} are alternatives: give one way to reach the chain`,
+    );
 }

@@ -32,7 +32,19 @@ export async function readJwt(jwt: string | undefined, file: string | undefined,
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 export function isJwtShaped(text: string): boolean {
-  return JWT_SHAPE.test(text);
+  if (!JWT_SHAPE.test(text)) return false;
+  // Its header is a JSON object naming an algorithm: "1.2.3" or "www.example.com" are no JWT (a probe's
+  // login --save replaced such files).
+  try {
+    const header: unknown = JSON.parse(
+      Buffer.from(text.slice(0, text.indexOf('.')), 'base64url').toString('utf8'),
+    );
+    return (
+      typeof header === 'object' && header !== null && typeof (header as { alg?: unknown }).alg === 'string'
+    );
+  } catch {
+    return false;
+  }
 }
 
 /** More than any saved JWT: a file this large is something else, and is not read whole. */

@@ -4,7 +4,15 @@
  */
 import { buildDidDocument, ChainUnavailableError, parseDid, PassportError } from '@passport/core';
 import { resolveOwnerKeys } from '@passport/core/passport';
-import { apiUrl, callApi, CliError, output, parseCommandLine, type CliCommand } from '../cli-context.js';
+import {
+  apiUrl,
+  callApi,
+  CliError,
+  output,
+  parseCommandLine,
+  type CliCommand,
+  refuseApiWithOfflineFlags,
+} from '../cli-context.js';
 import { openOfflineChain } from '../offline-chain.js';
 
 export const didCommand: CliCommand = {
@@ -28,6 +36,7 @@ Prints the DID document.`,
       },
     });
     if (positionals.length !== 1) throw new CliError('give exactly one DID or token id');
+    refuseApiWithOfflineFlags(values);
     const input = positionals[0].startsWith('did:') ? positionals[0] : `did:passport:${positionals[0]}`;
     let parsed;
     try {

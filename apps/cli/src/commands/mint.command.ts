@@ -7,6 +7,7 @@
  * records it (the server passport's own), so a passport minted for a server behind a proxy or on
  * another port names that server rather than http://localhost:3000.
  */
+import { printableText } from '@passport/core/codecs';
 import { isTokenId, randomFaceTokenId } from '@passport/core';
 import { cryptoRandomInt } from '@passport/core/token-id';
 import { DN_MAX_LENGTH, isDnFullyParsed } from '@passport/core/profile';
@@ -14,7 +15,8 @@ import { isNearAccountId } from '@passport/core/credentials';
 import { parseServiceProviderId } from '@passport/core/family';
 import { parsePassportTimeBound } from '@passport/core/passport';
 import {
-  DanglingLedgerLinkError,
+  assertNotHardLinked,
+  LedgerPathError,
   LedgerLockedError,
   mintFamilyPassport,
   readLedgerFile,
@@ -113,6 +115,12 @@ export const mintCommand: CliCommand = {
     const [start, end] = [bounds['not-before'], bounds['not-after']];
     if (start.kind === 'instant' && end.kind === 'instant' && start.ms > end.ms)
       throw new CliError('--not-before is after --not-after: the passport would never be live');
+    // A passport that has already expired is never live either ("20990101" read as Unix seconds is
+    // 1970-08-31: a probe minted one).
+    if (end.kind === 'instant' && end.ms < Date.now())
+      throw new CliError(
+        `--not-after "${printableText(values['not-after'] ?? '', 64)}" is ${new Date(end.ms).toISOString()}, already past: the passport would never be live`,
+      );
     for (const flag of ['max-requests', 'maxrq-window'] as const) {
       const v = values[flag];
       if (v !== undefined && !/^\d{1,9}$/.test(v))
@@ -138,12 +146,15 @@ export const mintCommand: CliCommand = {
       );
     }
 
-    // A link to nothing is named as such (reading it says ENOENT, as if no ledger had been made).
-    await resolveLedgerPath(ledgerFile).catch((error: Error) => {
-      throw error instanceof DanglingLedgerLinkError
-        ? new CliError(`${error.message}: nothing was written`)
-        : error;
-    });
+    // A link to nothing (reading it says ENOENT, as if no ledger had been made), a loop of links or a
+    // hard-linked ledger is named as such.
+    await resolveLedgerPath(ledgerFile)
+      .then(assertNotHardLinked)
+      .catch((error: Error) => {
+        throw error instanceof LedgerPathError
+          ? new CliError(`${error.message}: nothing was written`)
+          : error;
+      });
     const family = await readCredentials(familyFile, '--family-key');
     const ledger = await readLedgerFile(ledgerFile).catch((error: NodeJS.ErrnoException) => {
       // A file system error in one line of our own (Node's text repeats the path and the call).

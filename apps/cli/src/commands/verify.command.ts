@@ -13,7 +13,13 @@ import {
   systemClock,
 } from '@passport/core';
 import { printableText } from '@passport/core/codecs';
-import { parseHola, type HolaValidationFailure, type VerifyHolaBody } from '@passport/core/hola';
+import {
+  codeUnitSum,
+  holaChecksumLetter,
+  parseHola,
+  type HolaValidationFailure,
+  type VerifyHolaBody,
+} from '@passport/core/hola';
 import { createNodeVerifier } from '@passport/core/node';
 import {
   apiUrl,
@@ -23,6 +29,7 @@ import {
   parseCommandLine,
   type CliCommand,
   type CliIo,
+  refuseApiWithOfflineFlags,
 } from '../cli-context.js';
 import { checkOfflineChainFlags, openOfflineChain } from '../offline-chain.js';
 
@@ -83,6 +90,7 @@ Exit code: 0 when every line is verified, 1 when any is not (the results are pri
       { optionsBeforeArguments: true, helpOnlyAlone: true },
     );
     if (positionals.length === 0) throw new CliError('give at least one HOLA line');
+    refuseApiWithOfflineFlags(values);
     let maxAgeMs: number | undefined;
     if (values['max-age-ms'] !== undefined) {
       if (!/^\d{1,8}$/.test(values['max-age-ms']))
@@ -149,16 +157,39 @@ interface VerifyFlags {
  * grammar (a production server reads timestamps more loosely than this implementation, a review noted):
  * a line whose only fault here is its timestamp's form goes to the server.
  */
-function formatFailure(hola: string, serviceHost: string | undefined): HolaValidationFailure | null {
+function formatFailure(
+  hola: string,
+  serviceHost: string | undefined,
+): Pick<HolaValidationFailure, 'reasonCode' | 'message'> | null {
   const fields = hola.split('/');
   const parsed = parseHola(hola, { serviceHost: serviceHost ?? fields[fields.length - 3] ?? '' });
   if (parsed.ok) return null;
-  if (serviceHost === undefined && TIMESTAMP_GRAMMAR_FAILURE.test(parsed.failure.message)) return null;
-  return parsed.failure;
+  if (serviceHost !== undefined || !TIMESTAMP_GRAMMAR_FAILURE.test(parsed.failure.message))
+    return parsed.failure;
+  // The parser stops at the timestamp, before the checksum, which does not depend on how the timestamp
+  // reads (a sum of the line's code units): a wrong one is refused by any server (a probe's line with a
+  // broken timestamp and checksum went to the API after a good line, whose nonce was then used).
+  return checksumFailure(hola);
 }
 
-/** The parser's failure for a timestamp that is not its ISO 8601 grammar (checked after every other field's form). */
+/** The parser's failure for a timestamp that is not its ISO 8601 grammar (checked after the other fields' forms, before the checksum). */
 const TIMESTAMP_GRAMMAR_FAILURE = /^The timestamp must be ISO 8601/;
+
+/** The checksum rule (docs/protocol.md §2) on an uppercased line: null when the letter is right. */
+function checksumFailure(hola: string): Pick<HolaValidationFailure, 'reasonCode' | 'message'> | null {
+  const line = hola.toUpperCase();
+  const lastSlash = line.lastIndexOf('/');
+  // An empty recipient (HOLA//…) is summed as MUNDO.
+  const sum = codeUnitSum(line, 0, lastSlash + 1) + (line.startsWith('HOLA//') ? codeUnitSum('MUNDO') : 0);
+  const expected = holaChecksumLetter(sum);
+  const received = line.slice(lastSlash + 1);
+  return received === expected
+    ? null
+    : {
+        reasonCode: 'checksum_invalid',
+        message: `HOLA checksum mismatch: expected "${expected}", received "${received}".`,
+      };
+}
 
 async function verifyAtApi(
   io: CliIo,

@@ -15,7 +15,7 @@ import { formatNearCredentials, nearCredentialsFromSeed, randomFaceTokenId } fro
 import { cryptoRandomInt } from '@passport/core/token-id';
 import { familyRootTokenId } from '@passport/core/family';
 import {
-  DanglingLedgerLinkError,
+  LedgerPathError,
   resolveLedgerPath,
   serializeLedger,
   writeFileAtomic,
@@ -65,9 +65,7 @@ export async function ensureDevFamily(
   // A symbolic link is followed (the family is written to its target and locked as every writer of
   // that ledger locks it); a link to nothing is refused rather than replaced by a new ledger.
   const ledgerFile = await resolveLedgerPath(config.ledgerFile).catch((error: Error) => {
-    throw error instanceof DanglingLedgerLinkError
-      ? new DevFamilyError(`LEDGER_FILE ${error.message}`)
-      : error;
+    throw error instanceof LedgerPathError ? new DevFamilyError(`LEDGER_FILE ${error.message}`) : error;
   });
   config = { ...config, ledgerFile };
   // A complete family is only read: no lock, so a ledger directory the server may only read still

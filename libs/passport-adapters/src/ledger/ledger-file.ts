@@ -198,14 +198,29 @@ export async function writeFileAtomic(
 }
 
 /** A ledger path that is a symbolic link to nothing: writing there would replace the link. */
-export class DanglingLedgerLinkError extends Error {
-  override readonly name = 'DanglingLedgerLinkError';
-  readonly code = 'dangling_symlink';
+/**
+ * A ledger path writers must not write through: a symbolic link to nothing or in a loop, or a file with
+ * other hard links (the atomic write replaces the name, so the other names would keep the old ledger: a
+ * probe's mint through a hard link landed in a copy the API never read).
+ */
+export class LedgerPathError extends Error {
+  override readonly name: string = 'LedgerPathError';
   constructor(
     readonly file: string,
+    readonly code: 'dangling_symlink' | 'symlink_loop' | 'hard_linked',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class DanglingLedgerLinkError extends LedgerPathError {
+  override readonly name = 'DanglingLedgerLinkError';
+  constructor(
+    file: string,
     readonly target: string,
   ) {
-    super(`${file} is a symbolic link to ${target}, which does not exist`);
+    super(file, 'dangling_symlink', `${file} is a symbolic link to ${target}, which does not exist`);
   }
 }
 
@@ -221,9 +236,23 @@ export async function resolveLedgerPath(file: string): Promise<string> {
   try {
     return await realpath(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP')
+      throw new LedgerPathError(file, 'symlink_loop', `${file} is a loop of symbolic links`);
+    if (code !== 'ENOENT') throw error;
     throw new DanglingLedgerLinkError(file, await readlink(file));
   }
+}
+
+/** Refuses a ledger file that has other hard links (LedgerPathError), for writers. */
+export async function assertNotHardLinked(file: string): Promise<void> {
+  const entry = await stat(file).catch(() => null);
+  if (entry?.isFile() && entry.nlink > 1)
+    throw new LedgerPathError(
+      file,
+      'hard_linked',
+      `${file} has ${entry.nlink} hard links: a write replaces this name only, the others would keep the old ledger (use one name, or a symbolic link)`,
+    );
 }
 
 /**
@@ -244,6 +273,7 @@ export async function updateLedgerFile(
     lock,
     async () => {
       await removeAbandonedTempFiles(file, opts.staleMs ?? 30_000);
+      await assertNotHardLinked(file);
       for (let attempt = 0; attempt < 5; attempt++) {
         const before = await stat(file);
         const next = change(await readLedgerFile(file));

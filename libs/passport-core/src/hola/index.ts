@@ -20,7 +20,7 @@ export {
   type HolaValidationFailure,
   type HolaReasonCode,
 } from './hola.types.js';
-export { holaChecksum, holaChecksumLetter, HOLA_CHECKSUM_ALPHABET } from './hola.checksum.js';
+export { codeUnitSum, holaChecksum, holaChecksumLetter, HOLA_CHECKSUM_ALPHABET } from './hola.checksum.js';
 export { parseHolaTimestamp, HOLA_TIMESTAMP_GRAMMAR } from './hola-timestamp.parser.js';
 
 // Verification
