@@ -366,7 +366,7 @@ describe('Redis down, then back', () => {
     for (const t of [a, b])
       await waitFor(async () => {
         const health = (await (await fetch(`${t.baseUrl}/health`)).json()) as any;
-        return health.status === 'degraded' && JSON.stringify(health).includes('redis lost its data');
+        return health.status === 'degraded' && JSON.stringify(health).includes('redis lost replay records');
       }, 2500);
     let again = await login(b.baseUrl, { identifier: tokenId, key });
     await waitFor(async () => {

@@ -189,6 +189,8 @@ describe('instances whose clocks differ share one bucket by Redis clock', () => 
   it.each([
     ['2 s ahead', 2000],
     ['2 s behind', -2000],
+    // Found by a probe of the fix: beyond the 60 s lag tolerance the lagging caller's time was taken.
+    ['70 s behind', -70_000],
   ])(
     'one instance %s, taking turns with a true one: capacity allowed, plus what the test took to run',
     async (_label, skewMs) => {

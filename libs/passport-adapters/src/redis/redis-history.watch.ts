@@ -1,23 +1,29 @@
 /**
- * Notices that Redis lost its data (a restart without persistence, FLUSHALL, a failover to an empty
- * replica) and makes the replay store fail closed for a while. Losing the data drops every live replay
- * record at once: a probe had an already-used HOLA line verify again, and an already-used login request
- * get a new JWT, while health said `healthy`.
+ * Notices that Redis lost replay records (a restart without persistence, FLUSHALL, a failover to an
+ * empty replica, or to one that, or a restart from a snapshot that, is behind) and makes the replay store
+ * fail closed for a while. Losing them lets an already-used HOLA line verify again and an already-used
+ * login request get a new JWT: probes did both, while health said `healthy`.
  *
- * How: a marker key without expiry (`<prefix>{replay}:history`, in the replay records' hash slot) holds
- * a value chosen by the first instance that found it missing. An instance remembers the value it saw;
- * the marker gone or changed means the data it stood beside is gone too. It is checked when the client
- * connects, every `intervalMs`, and inside every replay record script, which compares it with the value
- * this instance knows (gone, or another instance's new one: nothing recorded, the watch looks at once),
- * so no instance records between a loss and its own discovery of it.
+ * How, three keys in the replay records' hash slot (`<prefix>{replay}:…`), none with an expiry but the
+ * hold:
+ * - `history`: a marker holding a value chosen by the first instance that found it missing. Each
+ *   instance remembers the value it saw; gone or changed means the data it stood beside is gone.
+ * - `generation`: a counter every record invocation increments and returns. Each instance remembers the
+ *   highest value it was answered; a lower or equal one means Redis came back with older data (the
+ *   marker survives a snapshot; the records made after it do not).
+ * - `loss-hold`: set by the instance that notices a loss, for the hold (its PTTL, Redis's clock), so that
+ *   every instance refuses, one restarted or started meanwhile too.
+ * The record script checks all three before recording (nothing is recorded on a mismatch, the watch is
+ * told at once); the watch also reads the marker and the hold when the client connects and every
+ * `intervalMs`.
  *
- * After a loss at L, recording is refused (verify and login fail closed, 503) until L + `holdMs`
- * (default 331 s: a login challenge stamped up to 30 s ahead stays acceptable 300 s after its stamp;
- * the app derives it from its own windows, REDIS_LOSS_HOLD_MS), so lines and challenges used before the
- * loss are stale before anything is recorded again. Lines verified
- * with a larger `constraints.maxAgeMs` (up to 24 h) could still be accepted a second time; health notes
- * the loss for `noticeMs` (default 24 h) so that operators know. An instance that starts after the loss
- * never saw the old marker and cannot tell; run Redis with persistence (AOF) or a replica.
+ * After a loss, recording is refused (verify and login fail closed, 503) for `holdMs` (default 331 s: a
+ * login challenge stamped up to 30 s ahead stays acceptable 300 s after its stamp; the app derives it from
+ * its own windows, REDIS_LOSS_HOLD_MS), so lines and challenges used before the loss are stale before
+ * anything is recorded again. Lines verified with a larger `constraints.maxAgeMs` (up to 24 h) could
+ * still be accepted a second time; health notes the loss for `noticeMs` (default 24 h). An instance that
+ * starts after a total loss and its hold never saw the old marker and cannot tell; run Redis with
+ * persistence (AOF) or a replica.
  */
 import { randomBytes } from 'node:crypto';
 import { type Redis } from 'ioredis';
@@ -41,10 +47,16 @@ export interface RedisHistoryWatchOptions {
 }
 
 export class RedisHistoryWatch {
-  /** The marker key; replay record scripts declare it and check that it exists. */
+  /** The marker key; replay record scripts compare it with `knownMarker`. */
   readonly markerKey: string;
+  /** The counter record invocations increment; they compare it with `knownGeneration`. */
+  readonly generationKey: string;
+  /** Present (with a PTTL) while a loss's hold lasts, for every instance. */
+  readonly holdKey: string;
   private known: string | null = null;
+  private highestGeneration: number | null = null;
   private lostAt: number | null = null;
+  private heldUntil: number | null = null;
   private checking: Promise<void> | null = null;
   private readonly timer: NodeJS.Timeout;
   private readonly holdMs: number;
@@ -55,7 +67,10 @@ export class RedisHistoryWatch {
     private readonly redis: Redis,
     private readonly options: RedisHistoryWatchOptions = {},
   ) {
-    this.markerKey = `${options.prefix ?? 'passport:'}{replay}:history`;
+    const base = `${options.prefix ?? 'passport:'}{replay}:`;
+    this.markerKey = `${base}history`;
+    this.generationKey = `${base}generation`;
+    this.holdKey = `${base}loss-hold`;
     this.holdMs = options.holdMs ?? DEFAULT_REDIS_HISTORY_HOLD_MS;
     this.noticeMs = options.noticeMs ?? DEFAULT_REDIS_HISTORY_NOTICE_MS;
     this.now = options.nowMs ?? Date.now;
@@ -65,8 +80,9 @@ export class RedisHistoryWatch {
   }
 
   /**
-   * Reads the marker (creating it when missing) and compares it with the value seen before. Concurrent
-   * calls share one read. A failed read changes nothing (the stores fail on their own then).
+   * Reads the marker (creating it when missing) and the shared hold, and compares the marker with the
+   * value seen before. Concurrent calls share one read. A failed read changes nothing (the stores fail
+   * on their own then).
    */
   check(): Promise<void> {
     this.checking ??= this.read().finally(() => {
@@ -75,32 +91,71 @@ export class RedisHistoryWatch {
     return this.checking;
   }
 
-  /** A replay record script found the marker missing: the data may be lost; find out now. */
+  /** A replay record script found the marker missing or changed: find out now. */
   markerMissing(): Promise<void> {
     return this.check();
   }
 
+  /** A record invocation was answered with `generation` (the counter after its increment). */
+  observeGeneration(generation: number): void {
+    if (Number.isFinite(generation) && generation > (this.highestGeneration ?? -1))
+      this.highestGeneration = generation;
+  }
+
+  /** A record invocation was answered with a generation not above the highest seen: older data. */
+  generationWentBack(): void {
+    this.noticeLoss();
+  }
+
+  /** A record invocation found another instance's hold, `remainingMs` more (Redis's clock). */
+  adoptHold(remainingMs: number): void {
+    if (!(remainingMs > 0)) return;
+    // A loss happened: the counter starts again from what Redis has now (else it would read as a
+    // second loss once the hold ends).
+    this.highestGeneration = null;
+    const until = this.now() + remainingMs;
+    if (until > (this.heldUntil ?? 0)) this.heldUntil = until;
+    this.lostAt ??= this.now();
+  }
+
   private async read(): Promise<void> {
     let value: string | null;
+    let heldMs: number;
     try {
       const candidate = `${this.now()}:${randomBytes(8).toString('hex')}`;
       const replies = (await this.redis
         .multi()
         .set(this.markerKey, candidate, 'NX')
         .get(this.markerKey)
+        .pttl(this.holdKey)
         .exec()) as Array<[Error | null, unknown]> | null;
       const [error, current] = replies?.[1] ?? [new Error('transaction discarded'), null];
-      if (error) return;
+      const [holdError, remaining] = replies?.[2] ?? [new Error('transaction discarded'), -2];
+      if (error || holdError) return;
       value = typeof current === 'string' ? current : null;
+      heldMs = Number(remaining);
     } catch {
       return;
     }
+    if (heldMs > 0) this.adoptHold(heldMs);
     if (value === null) return;
-    if (this.known !== null && value !== this.known) {
-      this.lostAt = this.now();
-      this.options.onLoss?.(this.lostAt);
-    }
+    const changed = this.known !== null && value !== this.known;
     this.known = value;
+    if (changed) this.noticeLoss();
+  }
+
+  /** Starts a hold here and for every instance (the hold key, best effort), and reports the loss once. */
+  private noticeLoss(): void {
+    const at = this.now();
+    // From here the counter is followed afresh (the regressed value is the new start, not a new loss).
+    this.highestGeneration = null;
+    this.lostAt = at;
+    this.heldUntil = Math.max(this.heldUntil ?? 0, at + this.holdMs);
+    this.options.onLoss?.(at);
+    if (this.holdMs > 0)
+      void this.redis
+        .set(this.holdKey, new Date(this.heldUntil).toISOString(), 'PX', this.holdMs)
+        .catch(() => undefined);
   }
 
   /** The marker's value as this instance last read it, or null before the first read. */
@@ -108,24 +163,27 @@ export class RedisHistoryWatch {
     return this.known;
   }
 
-  /** When the last loss was noticed (ms), or null. */
+  /** The highest generation this instance was answered, or null before its first record. */
+  get knownGeneration(): number | null {
+    return this.highestGeneration;
+  }
+
+  /** When the last loss was noticed here or reported by another instance's hold (ms), or null. */
   get lostAtMs(): number | null {
     return this.lostAt;
   }
 
   /** Why recording is refused now (within the hold after a loss), or undefined. */
   get problem(): string | undefined {
-    if (this.lostAt === null) return undefined;
-    const until = this.lostAt + this.holdMs;
-    if (this.now() >= until) return undefined;
-    return `redis lost its data at ${new Date(this.lostAt).toISOString()} (a restart without persistence or a flush): recording refused until ${new Date(until).toISOString()}, when lines and login challenges used before the loss are stale`;
+    if (this.heldUntil === null || this.now() >= this.heldUntil) return undefined;
+    return `redis lost replay records (noticed at ${new Date(this.lostAt ?? this.now()).toISOString()}: a restart without persistence, a flush, or data older than seen before): recording refused until ${new Date(this.heldUntil).toISOString()}, when lines and login challenges used before the loss are stale`;
   }
 
   /** A note for health for a while after a loss (once recording is allowed again), or undefined. */
   get notice(): string | undefined {
     if (this.lostAt === null || this.problem !== undefined) return undefined;
     if (this.now() >= this.lostAt + this.noticeMs) return undefined;
-    return `redis lost its data at ${new Date(this.lostAt).toISOString()}: a line verified before then with constraints.maxAgeMs above 300 s may be accepted again until its window ends; run Redis with persistence (AOF) or a replica`;
+    return `redis lost replay records (noticed at ${new Date(this.lostAt).toISOString()}): a line verified before then with constraints.maxAgeMs above 300 s may be accepted again until its window ends; run Redis with persistence (AOF) or a replica`;
   }
 
   stop(): void {

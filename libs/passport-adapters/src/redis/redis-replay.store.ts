@@ -52,39 +52,49 @@ function recordDefinition(
   base: string,
   maxEntries: number,
   marginMs: number,
-  historyKey: string | undefined,
+  history: Pick<ReplayHistoryGuard, 'markerKey' | 'generationKey' | 'holdKey'> | undefined,
 ): BatchedScriptDefinition {
   const recordPrefix = `${base}r:`;
   return {
     prelude: `${SERVER_CLOCK_LUA}
 local idx, margin = KEYS[1], ${luaNumber(marginMs)}
-local marker = ${historyKey === undefined ? 'nil' : "redis.call('GET', KEYS[2])"}
-${refuseWhenFullLua(luaString(`${base}oom-probe`))}`,
-    sharedKeys: historyKey === undefined ? [`${base}exp`] : [`${base}exp`, historyKey],
+${refuseWhenFullLua(luaString(`${base}oom-probe`))}
+${
+  history === undefined
+    ? 'local marker, heldMs, gen = nil, -2, 0'
+    : `local marker, heldMs = redis.call('GET', KEYS[2]), redis.call('PTTL', KEYS[4])
+local gen = redis.call('INCR', KEYS[3])`
+}`,
+    sharedKeys:
+      history === undefined
+        ? [`${base}exp`]
+        : [`${base}exp`, history.markerKey, history.generationKey, history.holdKey],
     callKeys: ['rec', 'ownerKey'],
-    callArgs: ['nowArg', 'expiresArg', 'quotaArg', 'markerArg'],
+    callArgs: ['nowArg', 'expiresArg', 'quotaArg', 'markerArg', 'genArg'],
     callBody: `
-if marker == false or (marker and markerArg ~= '' and marker ~= markerArg) then return {-3} end
+if marker == false or (marker and markerArg ~= '' and marker ~= markerArg) then return {-3, 0, gen} end
+if heldMs > 0 then return {-4, heldMs, gen} end
+if genArg ~= '' and gen <= tonumber(genArg) then return {-5, 0, gen} end
 local now, expires, maxPerOwner = tonumber(nowArg), tonumber(expiresArg), tonumber(quotaArg) or 0
 local keepFor = math.max(1, expires - earlier(now) + margin)
 local seen = redis.call('GET', rec)
 if seen then
   local sep = string.find(seen, ':', 1, true)
   local firstSeen, seenExpires = string.sub(seen, 1, sep - 1), tonumber(string.sub(seen, sep + 1))
-  if seenExpires > now then return {0, firstSeen} end
+  if seenExpires > now then return {0, firstSeen, gen} end
 end
 local member = string.sub(rec, ${Buffer.byteLength(recordPrefix) + 1})
 if maxPerOwner > 0 then
   if redis.call('ZCARD', ownerKey) >= maxPerOwner then
     redis.call('ZREMRANGEBYSCORE', ownerKey, '-inf', now)
-    if redis.call('ZCARD', ownerKey) >= maxPerOwner then return {-2} end
+    if redis.call('ZCARD', ownerKey) >= maxPerOwner then return {-2, 0, gen} end
   end
 end
 if redis.call('ZCARD', idx) >= ${luaNumber(maxEntries)} and redis.call('ZSCORE', idx, member) == false then
   local expired = redis.call('ZRANGEBYSCORE', idx, '-inf', earlier(now) - margin, 'LIMIT', 0, 1000)
   for _, k in ipairs(expired) do redis.call('DEL', ${luaString(recordPrefix)} .. k) end
   if #expired > 0 then redis.call('ZREM', idx, unpack(expired)) end
-  if redis.call('ZCARD', idx) >= ${luaNumber(maxEntries)} then return {-1} end
+  if redis.call('ZCARD', idx) >= ${luaNumber(maxEntries)} then return {-1, 0, gen} end
 end
 redis.call('SET', rec, nowArg .. ':' .. expiresArg, 'PX', keepFor)
 redis.call('ZADD', idx, expiresArg, member)
@@ -92,7 +102,7 @@ if maxPerOwner > 0 then
   redis.call('ZADD', ownerKey, expiresArg, member)
   if redis.call('PTTL', ownerKey) < keepFor then redis.call('PEXPIRE', ownerKey, keepFor + ${OWNER_TTL_HEADROOM_MS}) end
 end
-return {1}`,
+return {1, 0, gen}`,
   };
 }
 
@@ -139,8 +149,15 @@ export interface RedisReplayStoreOptions {
 /** What the replay store needs of a RedisHistoryWatch. */
 export interface ReplayHistoryGuard {
   readonly markerKey: string;
+  readonly generationKey: string;
+  readonly holdKey: string;
   /** The marker's value as this instance last read it, or null before the first read. */
   readonly knownMarker: string | null;
+  /** The highest generation a record invocation answered this instance, or null. */
+  readonly knownGeneration: number | null;
+  observeGeneration(generation: number): void;
+  generationWentBack(): void;
+  adoptHold(remainingMs: number): void;
   readonly problem: string | undefined;
   markerMissing(): Promise<void>;
 }
@@ -175,7 +192,7 @@ export class RedisReplayStore implements ReplayStore {
     this.record = defineBatchedScript(
       redis,
       'passportReplayRecord',
-      recordDefinition(this.base, this.maxEntries, this.clockSkewMarginMs, options.history?.markerKey),
+      recordDefinition(this.base, this.maxEntries, this.clockSkewMarginMs, options.history),
     );
     this.sweepScript = defineScript(redis, 'passportReplaySweep', 1, SWEEP_LUA);
   }
@@ -199,7 +216,10 @@ export class RedisReplayStore implements ReplayStore {
     try {
       // The marker value this instance knows ('' when none yet): another value means another instance
       // found the data lost and made a new marker, which this one has not seen yet.
+      // The generation likewise ('' before this instance's first record): one not above it means Redis
+      // came back with older data.
       const marker = this.history?.knownMarker ?? '';
+      const generation = this.history?.knownGeneration ?? '';
       reply = await (quota
         ? this.record(
             this.base + 'r:' + key,
@@ -208,20 +228,32 @@ export class RedisReplayStore implements ReplayStore {
             expiresAtMs,
             quota.maxPerOwner,
             marker,
+            generation,
           )
-        : this.record(this.base + 'r:' + key, this.ownerPrefix, nowMs, expiresAtMs, 0, marker));
+        : this.record(this.base + 'r:' + key, this.ownerPrefix, nowMs, expiresAtMs, 0, marker, generation));
     } catch (error) {
       this.lastFailure = Date.now();
       this.lastFailureText = firstLineOf(error);
       throw error;
     }
-    const [status, firstSeen] = reply as [number, string | undefined];
+    const [status, firstSeen, generation] = reply as [number, string | number | undefined, number];
+    if (status === -5) {
+      this.lastFailure = Date.now();
+      this.history?.generationWentBack();
+      throw new Error('redis answered with older replay records than before: it lost some of them');
+    }
+    this.history?.observeGeneration(Number(generation));
     if (status === 1) return RECORDED;
     if (status === 0) return { recorded: false, firstSeenAtMs: Number(firstSeen) };
     if (status === -3) {
       this.lastFailure = Date.now();
       void this.history?.markerMissing();
       throw new Error('the replay history marker is missing or changed: redis may have lost its data');
+    }
+    if (status === -4) {
+      // Another instance noticed a loss: its hold (the remaining ms, Redis's clock) holds here too.
+      this.history?.adoptHold(Number(firstSeen));
+      throw new Error(this.history?.problem ?? 'redis lost replay records: recording refused for a while');
     }
     if (status === -1) {
       this.refusedFullCount++;

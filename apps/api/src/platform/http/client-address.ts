@@ -26,6 +26,11 @@ export function clientAddressKey(ip: string): string {
   if (!ip.includes(':')) return isIPv4(ip) ? ip : forwardedFormKey(ip);
   if (ip.startsWith('::ffff:') && !ip.includes(':', 7))
     return isIPv4(ip.slice(7)) ? ip.slice(7) : INVALID_ADDRESS_KEY;
+  // Long values (an address with a 5000-character zone id, a probe) are keyed but not remembered.
+  if (ip.length > 64) {
+    const key = ipv6Key(ip);
+    return key === INVALID_ADDRESS_KEY ? forwardedFormKey(ip) : key;
+  }
   let key = ipv6Keys.get(ip);
   if (key === undefined) {
     key = ipv6Key(ip);
@@ -48,7 +53,8 @@ function forwardedFormKey(value: string): string {
   const v4WithPort = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/.exec(text);
   if (v4WithPort && isIPv4(v4WithPort[1])) return v4WithPort[1];
   const bracketed = /^\[([0-9A-Fa-f:.]+(?:%[\w.-]+)?)\](?::\d{1,5})?$/.exec(text);
-  if (bracketed && isIPv6(bracketed[1].split('%')[0])) return clientAddressKey(bracketed[1]);
+  if (bracketed && (isIPv6(bracketed[1].split('%')[0]) || isIPv4(bracketed[1])))
+    return clientAddressKey(bracketed[1]);
   if (text !== value && (isIPv4(text) || isIPv6(text.split('%')[0]))) return clientAddressKey(text);
   return INVALID_ADDRESS_KEY;
 }

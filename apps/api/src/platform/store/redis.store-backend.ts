@@ -57,7 +57,7 @@ export function createRedisStoreBackend(
     holdMs: settings.lossHoldMs,
     onLoss: (at) =>
       logger.error(
-        `redis lost its data (noticed at ${new Date(at).toISOString()}): used HOLA lines and login challenges were forgotten; replay records refused for REDIS_LOSS_HOLD_MS (${settings.lossHoldMs ?? DEFAULT_REDIS_HISTORY_HOLD_MS} ms); run Redis with persistence (AOF) or a replica`,
+        `redis lost replay records (noticed at ${new Date(at).toISOString()}): used HOLA lines and login challenges were forgotten; replay records refused for REDIS_LOSS_HOLD_MS (${settings.lossHoldMs ?? DEFAULT_REDIS_HISTORY_HOLD_MS} ms); run Redis with persistence (AOF) or a replica`,
       ),
   });
   const replay = new RedisReplayStore(client, {
