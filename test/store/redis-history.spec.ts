@@ -65,7 +65,7 @@ it('after a flush the next record is refused, the loss is noticed, and nothing i
   expect(losses).toHaveLength(1);
 });
 
-it('a marker replaced by another value is a loss too; an instance that never saw the old one cannot tell', async () => {
+it('a marker replaced by another value is a loss too; an instance that never saw the old one learns of it from the hold', async () => {
   const { watch, losses } = watched('hist3:', 10_000);
   await watch.check();
   await client.set('hist3:{replay}:history', 'someone-else');
@@ -75,7 +75,7 @@ it('a marker replaced by another value is a loss too; an instance that never saw
   // it accepted used lines. It reads the hold the first one wrote into Redis.
   const late = watched('hist3:', 10_000);
   await late.watch.check();
-  expect(late.losses).toEqual([]);
+  expect(late.losses).toHaveLength(1); // it learns of the loss from the hold
   expect(late.watch.problem).toMatch(/recording refused until/);
   await expect(late.store.recordIfAbsent('x', Date.now(), Date.now() + 60_000)).rejects.toThrow(
     /recording refused/,
@@ -140,5 +140,49 @@ it('after a flush noticed by one instance, another instance records nothing unti
     await expect(client.exists('hist5:{replay}:r:used')).resolves.toBe(0);
   } finally {
     otherClient.disconnect();
+  }
+});
+
+// Found by a probe of the generation counter: an instance whose newest records were lost in a restart from
+// a snapshot learned of it only when it recorded next, and by then other instances' records had pushed the
+// counter past its highest. It reads the counter when it connects and every 5 s too.
+it('the counter read on a check: one below the highest this instance was answered is a loss', async () => {
+  const { watch, store, losses } = watched('hist7:', 10_000);
+  await watch.check();
+  await expect(record(store, 'a')).resolves.toEqual({ recorded: true });
+  await expect(record(store, 'b')).resolves.toEqual({ recorded: true });
+  await client.decr('hist7:{replay}:generation');
+  await watch.check();
+  expect(losses).toHaveLength(1);
+  expect(watch.problem).toMatch(/recording refused until/);
+});
+
+// Found by the same probe: every instance noticing one loss re-armed the fleet's hold, and an instance
+// paused through the whole hold started a new one (a false outage) when it came back.
+it('one loss, one hold: later noticers adopt it, and a loss older than a hold is reported without one', async () => {
+  const a = watched('hist8:', 2000);
+  const bClient = new Redis(server.url);
+  try {
+    const b = new RedisHistoryWatch(bClient, { prefix: 'hist8:', holdMs: 2000 });
+    watches.push(b);
+    await Promise.all([a.watch.check(), b.check()]);
+    await client.del('hist8:{replay}:history');
+    await a.watch.check();
+    expect(a.losses).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await b.check(); // adopts the running hold, does not extend it
+    expect(b.problem).toMatch(/recording refused until/);
+    await expect(client.pttl('hist8:{replay}:loss-hold')).resolves.toBeLessThan(1800);
+
+    // Another loss, noticed late: the new marker was made longer ago than a hold lasts.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    await client.set('hist8:{replay}:history', `${Date.now() - 5000}:made-while-away`);
+    await a.watch.check();
+    expect(a.losses).toHaveLength(2);
+    expect(a.watch.problem).toBeUndefined();
+    expect(a.watch.notice).toMatch(/redis lost replay records/);
+    await expect(client.exists('hist8:{replay}:loss-hold')).resolves.toBe(0);
+  } finally {
+    bClient.disconnect();
   }
 });

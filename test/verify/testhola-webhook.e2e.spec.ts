@@ -74,6 +74,30 @@ async function selfTest(app: TestApp, options: Parameters<typeof mintAndLogin>[1
   return { caller, res };
 }
 
+/**
+ * Moves the caller's `webhook_url` on chain, waits past the chain cache (≤ 5 s), and self-tests with the
+ * caller's JWT (issued before the move).
+ */
+async function testholaAfterMovingWebhook(
+  app: TestApp,
+  caller: Awaited<ReturnType<typeof mintAndLogin>>,
+  webhookUrl: string,
+): Promise<void> {
+  await updateLedgerFile(ledgerFileOf(app), (doc) => ({
+    ...doc,
+    passports: doc.passports.map((p) =>
+      p.token_id === caller.tokenId ? { ...p, metadata: { ...p.metadata, webhook_url: webhookUrl } } : p,
+    ),
+  }));
+  await new Promise((resolve) => setTimeout(resolve, 5100));
+  const res = await postJson(app)(
+    '/api/testhola',
+    { hola: holaLine(app, { sender: caller.tokenId, signer: caller.key.signer }) },
+    bearer(caller.jwt),
+  );
+  expect(res.status).toBe(200);
+}
+
 /** The server passport's keys as its DID document over HTTP states them (a receiver's resolver). */
 const keysFromDid = (baseUrl: string) => async (tokenId: string) => {
   const res = await fetch(`${baseUrl}/.well-known/did/resolve?did=did:passport:${tokenId}`);
@@ -200,21 +224,7 @@ describe('testhola webhook, loopback allowed by the test setting', () => {
 
   it('takes the webhook_url from the passport metadata when the JWT carries none', async () => {
     const caller = await mintAndLogin(app);
-    await updateLedgerFile(ledgerFileOf(app), (doc) => ({
-      ...doc,
-      passports: doc.passports.map((p) =>
-        p.token_id === caller.tokenId
-          ? { ...p, metadata: { ...p.metadata, webhook_url: `${receiver.url}/late` } }
-          : p,
-      ),
-    }));
-    await new Promise((resolve) => setTimeout(resolve, 5100)); // past the chain cache (≤ 5 s)
-    const res = await postJson(app)(
-      '/api/testhola',
-      { hola: holaLine(app, { sender: caller.tokenId, signer: caller.key.signer }) },
-      bearer(caller.jwt),
-    );
-    expect(res.status).toBe(200);
+    await testholaAfterMovingWebhook(app, caller, `${receiver.url}/late`);
     await dispatcher.idle();
     expect(receiver.received.map((r) => r.path).sort()).toEqual(['/late/hooks/agent', '/late/hooks/wake']);
   }, 15_000);
@@ -227,21 +237,7 @@ describe('testhola webhook, loopback allowed by the test setting', () => {
       passport_webhookurl: string;
     };
     expect(claims.passport_webhookurl).toBe(`${receiver.url}/old`);
-    await updateLedgerFile(ledgerFileOf(app), (doc) => ({
-      ...doc,
-      passports: doc.passports.map((p) =>
-        p.token_id === caller.tokenId
-          ? { ...p, metadata: { ...p.metadata, webhook_url: `${receiver.url}/new` } }
-          : p,
-      ),
-    }));
-    await new Promise((resolve) => setTimeout(resolve, 5100)); // past the chain cache (≤ 5 s)
-    const res = await postJson(app)(
-      '/api/testhola',
-      { hola: holaLine(app, { sender: caller.tokenId, signer: caller.key.signer }) },
-      bearer(caller.jwt),
-    );
-    expect(res.status).toBe(200);
+    await testholaAfterMovingWebhook(app, caller, `${receiver.url}/new`);
     await dispatcher.idle();
     expect(receiver.received.map((r) => r.path).sort()).toEqual(['/new/hooks/agent', '/new/hooks/wake']);
   }, 15_000);

@@ -10,9 +10,13 @@
  *   instance remembers the value it saw; gone or changed means the data it stood beside is gone.
  * - `generation`: a counter every record invocation increments and returns. Each instance remembers the
  *   highest value it was answered; a lower or equal one means Redis came back with older data (the
- *   marker survives a snapshot; the records made after it do not).
- * - `loss-hold`: set by the instance that notices a loss, for the hold (its PTTL, Redis's clock), so that
- *   every instance refuses, one restarted or started meanwhile too.
+ *   marker survives a snapshot; the records made after it do not). Best-effort in a fleet: only the
+ *   instance that made the newest records can tell, so it reads the counter on connecting too; a line
+ *   replayed through another instance before that check is accepted (a probe). Persistence that loses
+ *   nothing (AOF, appendfsync always) closes that window.
+ * - `loss-hold`: set by the first instance that notices a loss (NX), for the hold (its PTTL, Redis's
+ *   clock), so that every instance refuses, one restarted or started meanwhile too; later noticers adopt
+ *   it without extending it, and one away for a whole hold reports the loss without a new hold.
  * The record script checks all three before recording (nothing is recorded on a mismatch, the watch is
  * told at once); the watch also reads the marker and the hold when the client connects and every
  * `intervalMs`.
@@ -113,14 +117,21 @@ export class RedisHistoryWatch {
     // A loss happened: the counter starts again from what Redis has now (else it would read as a
     // second loss once the hold ends).
     this.highestGeneration = null;
-    const until = this.now() + remainingMs;
+    const now = this.now();
+    // A hold that starts here (none running) is a new loss for this instance: its time, not an earlier
+    // loss's, and reported once (the hold itself is another instance's, not extended).
+    if (this.heldUntil === null || now >= this.heldUntil) {
+      this.lostAt = now;
+      this.options.onLoss?.(now);
+    }
+    const until = now + remainingMs;
     if (until > (this.heldUntil ?? 0)) this.heldUntil = until;
-    this.lostAt ??= this.now();
   }
 
   private async read(): Promise<void> {
     let value: string | null;
     let heldMs: number;
+    let generation: number;
     try {
       const candidate = `${this.now()}:${randomBytes(8).toString('hex')}`;
       const replies = (await this.redis
@@ -128,23 +139,39 @@ export class RedisHistoryWatch {
         .set(this.markerKey, candidate, 'NX')
         .get(this.markerKey)
         .pttl(this.holdKey)
+        .get(this.generationKey)
         .exec()) as Array<[Error | null, unknown]> | null;
-      const [error, current] = replies?.[1] ?? [new Error('transaction discarded'), null];
-      const [holdError, remaining] = replies?.[2] ?? [new Error('transaction discarded'), -2];
-      if (error || holdError) return;
+      const failed: [Error, null] = [new Error('transaction discarded'), null];
+      const [error, current] = replies?.[1] ?? failed;
+      const [holdError, remaining] = replies?.[2] ?? failed;
+      const [generationError, counter] = replies?.[3] ?? failed;
+      if (error || holdError || generationError) return;
       value = typeof current === 'string' ? current : null;
       heldMs = Number(remaining);
+      generation = Number(counter ?? 0);
     } catch {
       return;
     }
-    if (heldMs > 0) this.adoptHold(heldMs);
     if (value === null) return;
-    const changed = this.known !== null && value !== this.known;
+    const markerChanged = this.known !== null && value !== this.known;
     this.known = value;
-    if (changed) this.noticeLoss();
+    // A hold another instance started covers this loss too: adopt it, never start another (each
+    // instance noticing one loss re-armed the hold, a probe saw).
+    if (heldMs > 0) return this.adoptHold(heldMs);
+    if (markerChanged) {
+      // A marker made longer ago than a hold lasts: this instance was away (paused, cut off) for the
+      // whole hold, and lines used before the loss are stale by now. Reported, not held again.
+      const madeAt = Number(value.slice(0, value.indexOf(':')));
+      if (Number.isFinite(madeAt) && this.now() - madeAt >= this.holdMs) return this.reportPastLoss(madeAt);
+      return this.noticeLoss();
+    }
+    // The counter below the highest this instance was answered: Redis came back with older data (read on
+    // connecting too, so the instance that made the newest records finds a restart from a snapshot before
+    // other instances' records push the counter past it).
+    if (this.highestGeneration !== null && generation < this.highestGeneration) this.noticeLoss();
   }
 
-  /** Starts a hold here and for every instance (the hold key, best effort), and reports the loss once. */
+  /** Starts a hold here and for every instance (the hold key, unless one is set), and reports the loss. */
   private noticeLoss(): void {
     const at = this.now();
     // From here the counter is followed afresh (the regressed value is the new start, not a new loss).
@@ -154,8 +181,15 @@ export class RedisHistoryWatch {
     this.options.onLoss?.(at);
     if (this.holdMs > 0)
       void this.redis
-        .set(this.holdKey, new Date(this.heldUntil).toISOString(), 'PX', this.holdMs)
+        .set(this.holdKey, new Date(this.heldUntil).toISOString(), 'PX', this.holdMs, 'NX')
         .catch(() => undefined);
+  }
+
+  /** A loss whose hold is over: logged and noted, recording goes on. */
+  private reportPastLoss(madeAt: number): void {
+    this.highestGeneration = null;
+    this.lostAt = madeAt;
+    this.options.onLoss?.(madeAt);
   }
 
   /** The marker's value as this instance last read it, or null before the first read. */
