@@ -16,7 +16,8 @@
  *   nothing (AOF, appendfsync always) closes that window.
  * - `loss-hold`: set by the first instance that notices a loss (NX), for the hold (its PTTL, Redis's
  *   clock), so that every instance refuses, one restarted or started meanwhile too; later noticers adopt
- *   it without extending it, and one away for a whole hold reports the loss without a new hold.
+ *   it without extending it, and one away for longer than a hold that finds a marker made longer ago
+ *   than a hold reports the loss without a new hold.
  * The record script checks all three before recording (nothing is recorded on a mismatch, the watch is
  * told at once); the watch also reads the marker and the hold when the client connects and every
  * `intervalMs`.
@@ -61,6 +62,8 @@ export class RedisHistoryWatch {
   private highestGeneration: number | null = null;
   private lostAt: number | null = null;
   private heldUntil: number | null = null;
+  /** When this instance last read the marker (ms), or null. */
+  private lastReadAt: number | null = null;
   private checking: Promise<void> | null = null;
   private readonly timer: NodeJS.Timeout;
   private readonly holdMs: number;
@@ -153,16 +156,23 @@ export class RedisHistoryWatch {
       return;
     }
     if (value === null) return;
+    const readBefore = this.lastReadAt;
+    this.lastReadAt = this.now();
     const markerChanged = this.known !== null && value !== this.known;
     this.known = value;
     // A hold another instance started covers this loss too: adopt it, never start another (each
     // instance noticing one loss re-armed the hold, a probe saw).
     if (heldMs > 0) return this.adoptHold(heldMs);
     if (markerChanged) {
-      // A marker made longer ago than a hold lasts: this instance was away (paused, cut off) for the
-      // whole hold, and lines used before the loss are stale by now. Reported, not held again.
+      // This instance was away (paused, cut off) for longer than a hold, and the new marker was made
+      // longer ago than a hold too: the loss's hold is over and lines used before it are stale.
+      // Reported, not held again. Either alone is no proof: a marker restored from an old backup is old
+      // while this instance read all along, and a marker's time is another machine's clock (a probe
+      // suppressed a hold with either).
       const madeAt = Number(value.slice(0, value.indexOf(':')));
-      if (Number.isFinite(madeAt) && this.now() - madeAt >= this.holdMs) return this.reportPastLoss(madeAt);
+      const away = readBefore !== null && this.lastReadAt - readBefore >= this.holdMs;
+      if (away && Number.isFinite(madeAt) && this.now() - madeAt >= this.holdMs)
+        return this.reportPastLoss(madeAt);
       return this.noticeLoss();
     }
     // The counter below the highest this instance was answered: Redis came back with older data (read on
@@ -176,6 +186,9 @@ export class RedisHistoryWatch {
     const at = this.now();
     // From here the counter is followed afresh (the regressed value is the new start, not a new loss).
     this.highestGeneration = null;
+    // One loss seen several ways at once (the reconnection check and the record invocations in flight,
+    // a probe saw three log lines): one report while this instance's hold runs.
+    if (this.heldUntil !== null && at < this.heldUntil) return;
     this.lostAt = at;
     this.heldUntil = Math.max(this.heldUntil ?? 0, at + this.holdMs);
     this.options.onLoss?.(at);
