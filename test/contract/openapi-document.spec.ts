@@ -154,6 +154,11 @@ describe('the served document', () => {
         expect.arrayContaining(['RATE_LIMIT_EXCEEDED']),
       ]);
       expect([where, op.responses['429'].headers?.['Retry-After']]).toEqual([where, expect.anything()]);
+      if (op.responses['503'])
+        expect([where, op.responses['503'].headers?.['Retry-After']?.schema]).toEqual([
+          where,
+          { type: 'integer', minimum: 1 },
+        ]);
       expect([where, codesOf(op.responses['500']?.content['application/json'].schema)]).toEqual([
         where,
         expect.arrayContaining(['INTERNAL_ERROR']),

@@ -325,6 +325,8 @@ describe('Redis down, then back', () => {
     expect(verify.status).toBe(503);
     expect(verify.body.error.code).toBe('REPLAY_STORE_UNAVAILABLE');
     expect(verify.body.verified).toBeUndefined();
+    // Down: nobody knows when it is back, so no Retry-After is promised.
+    expect(verify.headers.get('retry-after')).toBeNull();
 
     const refused = await me(a, jwt);
     expect(refused.status).toBe(503);
@@ -361,6 +363,20 @@ describe('Redis down, then back', () => {
         'REPLAY_STORE_UNAVAILABLE',
         undefined,
       ]);
+      // The hold's end is known (REDIS_LOSS_HOLD_MS 5 s here): clients are told when to come back.
+      const retryAfter = Number(replayed.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(5);
+      expect(replayed.body.error.details.retryAfterSeconds).toBe(retryAfter);
+    }
+    const heldLogin = await login(a.baseUrl, { identifier: tokenId, key });
+    if (heldLogin.status === 503) {
+      // (A hold this short may end before this request: then the login succeeds, checked below.)
+      expect(heldLogin.body.error.code).toBe('SERVICE_UNAVAILABLE');
+      expect(heldLogin.body.error.details.reason).toBe('replay_store_unavailable');
+      expect(Number(heldLogin.headers.get('retry-after'))).toBe(
+        heldLogin.body.error.details.retryAfterSeconds,
+      );
     }
     // (Health answers are reused for up to 1 s: the one from the outage may come first.)
     for (const t of [a, b])

@@ -53,8 +53,16 @@ export { MemoryReplayStore } from './adapters/memory/memory-replay.store.js';
 
 // Login and JWT claims; a client's checks of a federated token and of the server passport
 export { validateLoginRequest, type LoginRequest } from './login/login-request.validator.js';
-export { buildLoginRequest, type LoginIdentity, type LoginRequestBody } from './login/login-request.builder.js';
-export { challengeAlreadyUsed, createLoginVerifier, type LoginVerifier } from './login/login-credentials.verifier.js';
+export {
+  buildLoginRequest,
+  type LoginIdentity,
+  type LoginRequestBody,
+} from './login/login-request.builder.js';
+export {
+  challengeAlreadyUsed,
+  createLoginVerifier,
+  type LoginVerifier,
+} from './login/login-credentials.verifier.js';
 export { sequentialLoginRecorder } from './login/login-recorder.js';
 export { buildJwtClaims, type PassportJwtClaims } from './login/jwt-claims.js';
 export { checkFederatedClaims, checkServerPassport } from './federation/federated-token.checks.js';

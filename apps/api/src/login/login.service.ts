@@ -24,6 +24,7 @@ import {
 import { CachingChainReader } from '@passport/adapters/caching';
 import {
   LoginRecordFailure,
+  retryAfterSecondsOfPause,
   SessionCapacityError,
   type LoginChallengeRecord,
   type LoginRecorder,
@@ -177,8 +178,10 @@ export class LoginService {
         });
       }
       const challengePart = error instanceof LoginRecordFailure && error.part === 'challenge';
+      const retryAfterSeconds = challengePart ? retryAfterSecondsOfPause(error.cause) : undefined;
       throw new PassportError('SERVICE_UNAVAILABLE', {
         reason: challengePart ? 'replay_store_unavailable' : 'session_store_unavailable',
+        ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
       });
     }
     if (!recorded) throw challengeAlreadyUsed();

@@ -226,6 +226,11 @@ export class RedisHistoryWatch {
     return `redis lost replay records (noticed at ${new Date(this.lostAt ?? this.now()).toISOString()}: a restart without persistence, a flush, or data older than seen before): recording refused until ${new Date(this.heldUntil).toISOString()}, when lines and login challenges used before the loss are stale`;
   }
 
+  /** Milliseconds until recording is allowed again (0 when it is now). */
+  get holdRemainingMs(): number {
+    return this.heldUntil === null ? 0 : Math.max(0, this.heldUntil - this.now());
+  }
+
   /** A note for health for a while after a loss (once recording is allowed again), or undefined. */
   get notice(): string | undefined {
     if (this.lostAt === null || this.problem !== undefined) return undefined;

@@ -16,7 +16,12 @@
  */
 import { type Redis } from 'ioredis';
 import { PassportError, type ReplayStore } from '@passport/core';
-import { type RecordOutcome, type RecordQuota, type ReplayStoreUsage } from '@passport/core/ports';
+import {
+  RecordingPausedError,
+  type RecordOutcome,
+  type RecordQuota,
+  type ReplayStoreUsage,
+} from '@passport/core/ports';
 import { defineScript, luaNumber, luaString, refuseWhenFullLua, SERVER_CLOCK_LUA } from './redis-client.js';
 import {
   type BatchedScriptCall,
@@ -159,6 +164,8 @@ export interface ReplayHistoryGuard {
   generationWentBack(): void;
   adoptHold(remainingMs: number): void;
   readonly problem: string | undefined;
+  /** Milliseconds until the hold ends (0 when none runs). */
+  readonly holdRemainingMs: number;
   markerMissing(): Promise<void>;
 }
 
@@ -211,7 +218,7 @@ export class RedisReplayStore implements ReplayStore {
     // The hold after a data loss is a decided refusal that health reports by itself: not a failure of
     // Redis (which kept health degraded for 10 s after the hold, a probe saw).
     const holding = this.history?.problem;
-    if (holding !== undefined) throw new Error(holding);
+    if (holding !== undefined) throw new RecordingPausedError(holding, this.history?.holdRemainingMs ?? 0);
     let reply: unknown;
     try {
       // The marker value this instance knows ('' when none yet): another value means another instance
@@ -253,7 +260,10 @@ export class RedisReplayStore implements ReplayStore {
     if (status === -4) {
       // Another instance noticed a loss: its hold (the remaining ms, Redis's clock) holds here too.
       this.history?.adoptHold(Number(firstSeen));
-      throw new Error(this.history?.problem ?? 'redis lost replay records: recording refused for a while');
+      throw new RecordingPausedError(
+        this.history?.problem ?? 'redis lost replay records: recording refused for a while',
+        this.history?.holdRemainingMs || Number(firstSeen),
+      );
     }
     if (status === -1) {
       this.refusedFullCount++;

@@ -12,6 +12,7 @@ import { PassportError } from '../errors/passport.error.js';
 import { signFamilyMetadata } from '../family/family-signature.js';
 import { type PassportMetadata, type PassportRecord } from '../passport/passport.types.js';
 import { ChainUnavailableError } from '../ports/chain-reader.port.js';
+import { RecordingPausedError } from '../ports/replay-store.port.js';
 import { type AsyncSignatureVerifier, type Signer } from '../ports/signature-verifier.port.js';
 import {
   challengeAlreadyUsed,
@@ -417,6 +418,27 @@ describe('login credentials: single use', () => {
     const codes = await Promise.all(Array.from({ length: 8 }, () => codeOf(w, raw)));
     expect(codes.filter((c) => c === 'OK')).toHaveLength(1);
     expect(codes.filter((c) => c === 'LOGIN_CHALLENGE_TIMESTAMP_INVALID')).toHaveLength(7);
+  });
+  it('a challenge store that fails is SERVICE_UNAVAILABLE; one paused for a known time says when to come back', async () => {
+    const w = world();
+    w.challenges.recordIfAbsent = async () => {
+      throw new RecordingPausedError('held after a loss', 12_500);
+    };
+    await expect(w.verifier.verify(validateLoginRequest(body('chbvcnurbkuw')))).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      details: { reason: 'replay_store_unavailable', retryAfterSeconds: 13 },
+    });
+    w.challenges.recordIfAbsent = async () => {
+      throw new Error('connection lost');
+    };
+    const failed = await w.verifier.verify(validateLoginRequest(body('chbvcnurbkuw'))).then(
+      () => null,
+      (error: PassportError) => error,
+    );
+    expect([failed?.code, failed?.details]).toEqual([
+      'SERVICE_UNAVAILABLE',
+      { reason: 'replay_store_unavailable' },
+    ]);
   });
   it('the record outlives the acceptance window', async () => {
     const w = world();

@@ -37,7 +37,7 @@ import { type PassportRecord } from '../passport/passport.types.js';
 import { ChainUnavailableError, type ChainReader } from '../ports/chain-reader.port.js';
 import { type Clock } from '../ports/clock.port.js';
 import { type LoginChallengeRecord } from '../ports/login-recorder.port.js';
-import { type ReplayStore } from '../ports/replay-store.port.js';
+import { type ReplayStore, retryAfterSecondsOfPause } from '../ports/replay-store.port.js';
 import { type AsyncSignatureVerifier, type SignatureVerifier } from '../ports/signature-verifier.port.js';
 import { normalizeTokenId } from '../token-id/token-id.js';
 import {
@@ -192,7 +192,11 @@ export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
     } catch (error) {
       if (isPassportError(error)) throw error;
       // The store is down or slow: not a bad login (the client retries), and never a session.
-      throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'replay_store_unavailable' });
+      const retryAfterSeconds = retryAfterSecondsOfPause(error);
+      throw new PassportError('SERVICE_UNAVAILABLE', {
+        reason: 'replay_store_unavailable',
+        ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+      });
     }
     if (!outcome.recorded) throw challengeAlreadyUsed();
   }

@@ -20,6 +20,8 @@ export {
   type RecordQuota,
   type ReplayStore,
   type ReplayStoreUsage,
+  RecordingPausedError,
+  retryAfterSecondsOfPause,
 } from './replay-store.port.js';
 export {
   hasSyncSessionGet,
@@ -30,12 +32,13 @@ export {
   type SessionStore,
   type SyncSessionStore,
 } from './session-store.port.js';
+export { LoginRecordFailure, type LoginChallengeRecord, type LoginRecorder } from './login-recorder.port.js';
 export {
-  LoginRecordFailure,
-  type LoginChallengeRecord,
-  type LoginRecorder,
-} from './login-recorder.port.js';
-export { type BucketPolicy, type RateLimitStore, type SyncRateLimitStore, type TakeResult } from './rate-limit-store.port.js';
+  type BucketPolicy,
+  type RateLimitStore,
+  type SyncRateLimitStore,
+  type TakeResult,
+} from './rate-limit-store.port.js';
 
 // Webhook address classification (the app supplies one)
 export { type AddressClass, type AddressClassifier } from './address-classifier.port.js';

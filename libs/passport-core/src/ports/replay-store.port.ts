@@ -10,12 +10,17 @@
  * - `REPLAY_STORE_FULL` when it holds its maximum of live records;
  * - `REPLAY_QUOTA_EXCEEDED` when the record's owner already holds `maxPerOwner` live records
  *   (one sender cannot fill the store for everybody).
- * Any other error means the store is unavailable.
+ * Any other error means the store is unavailable. A store that knows when it will record again (a
+ * deliberate pause, such as the hold after Redis lost records) throws a `RecordingPausedError`, and the
+ * caller's 503 carries that time as `retryAfterSeconds` (and the HTTP `Retry-After`).
  */
 
 export type RecordOutcome =
   | { readonly recorded: true }
-  | { readonly recorded: false; /** Unix ms when the key was first recorded. */ readonly firstSeenAtMs: number };
+  | {
+      readonly recorded: false;
+      /** Unix ms when the key was first recorded. */ readonly firstSeenAtMs: number;
+    };
 
 /** Whom a record is charged to, and how many live records that owner may hold. */
 export interface RecordQuota {
@@ -31,7 +36,32 @@ export interface ReplayStore {
    * may be recorded again. Must be atomic: of N concurrent calls with one key exactly one is `recorded`.
    * A live key is reported (`recorded: false`) even when the store is full or the owner at its quota.
    */
-  recordIfAbsent(key: string, nowMs: number, expiresAtMs: number, quota?: RecordQuota): Promise<RecordOutcome>;
+  recordIfAbsent(
+    key: string,
+    nowMs: number,
+    expiresAtMs: number,
+    quota?: RecordQuota,
+  ): Promise<RecordOutcome>;
+}
+
+/**
+ * The store refuses every new record for `retryAfterMs` more (a pause it decided, not a failure of the
+ * moment): callers fail closed as for any unavailable store, and tell the client when to come back.
+ */
+export class RecordingPausedError extends Error {
+  override readonly name = 'RecordingPausedError';
+  constructor(
+    message: string,
+    readonly retryAfterMs: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Whole seconds until a paused store records again (at least 1), or undefined for any other error. */
+export function retryAfterSecondsOfPause(error: unknown): number | undefined {
+  if (!(error instanceof RecordingPausedError) || !(error.retryAfterMs > 0)) return undefined;
+  return Math.max(1, Math.ceil(error.retryAfterMs / 1000));
 }
 
 /** What a store reports about its fill, for health checks and metrics. */

@@ -15,7 +15,7 @@ import { buildHolaLine } from '../hola/hola.builder.js';
 import { holaChecksum } from '../hola/hola.checksum.js';
 import { createNodeThreadPoolVerifier, createNodeVerifier } from '../node/node-crypto.verifier.js';
 import { type PassportRecord } from '../passport/passport.types.js';
-import { type ReplayStore } from '../ports/replay-store.port.js';
+import { RecordingPausedError, type ReplayStore } from '../ports/replay-store.port.js';
 import {
   type AsyncSignatureVerifier,
   type SignatureVerifier,
@@ -374,6 +374,24 @@ describe.each<[string, () => SignatureVerifier | AsyncSignatureVerifier]>([
       await expect(verify(line(), {}, { replay: broken })).rejects.toMatchObject({
         code: 'REPLAY_STORE_UNAVAILABLE',
       });
+    });
+
+    it('a store paused for a known time says when to come back (details.retryAfterSeconds, rounded up); another failure does not', async () => {
+      const paused: ReplayStore = {
+        recordIfAbsent: async () => {
+          throw new RecordingPausedError('held after a loss', 4_001);
+        },
+      };
+      await expect(verify(line(), {}, { replay: paused })).rejects.toMatchObject({
+        code: 'REPLAY_STORE_UNAVAILABLE',
+        details: { retryAfterSeconds: 5 },
+      });
+      const broken: ReplayStore = {
+        recordIfAbsent: async () => {
+          throw new Error('disk full');
+        },
+      };
+      await expect(verify(line(), {}, { replay: broken })).rejects.toMatchObject({ details: null });
     });
 
     it('a full replay store refuses the line (503 REPLAY_STORE_FULL), never verified', async () => {

@@ -24,7 +24,7 @@ import { resolveOwnerKeys } from '../passport/owner-keys.js';
 import { type PassportRecord } from '../passport/passport.types.js';
 import { type ChainReader } from '../ports/chain-reader.port.js';
 import { type Clock } from '../ports/clock.port.js';
-import { type ReplayStore } from '../ports/replay-store.port.js';
+import { type ReplayStore, retryAfterSecondsOfPause } from '../ports/replay-store.port.js';
 import { type AsyncSignatureVerifier, type SignatureVerifier } from '../ports/signature-verifier.port.js';
 import { encodeBase32 } from '../codecs/base32.codec.js';
 import { utf8 } from '../codecs/utf8.codec.js';
@@ -174,7 +174,13 @@ export function createHolaVerifier(deps: HolaVerifierDeps): HolaVerifier {
     } catch (cause) {
       // A line that cannot be recorded could be accepted twice: refuse it rather than answer.
       if (cause instanceof PassportError && REPLAY_REFUSALS.has(cause.code)) throw cause;
-      throw Object.assign(new PassportError('REPLAY_STORE_UNAVAILABLE'), { cause });
+      const retryAfterSeconds = retryAfterSecondsOfPause(cause);
+      throw new PassportError(
+        'REPLAY_STORE_UNAVAILABLE',
+        retryAfterSeconds === undefined ? null : { retryAfterSeconds },
+        undefined,
+        { cause },
+      );
     }
   }
 

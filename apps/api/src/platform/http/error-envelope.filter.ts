@@ -105,6 +105,9 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
       // A refused client gets its socket back closed: held keep-alive or slow-body sockets are freed.
       reply.header('Connection', 'close');
     }
+    // A 503 that knows when the service comes back (a store's decided pause: RFC 9110 §10.2.3) says so.
+    else if (status === 503 && Number(error.details?.retryAfterSeconds) > 0)
+      reply.header('Retry-After', String(retryAfterSecondsOf(error)));
     // RFC 9110 §15.5.2: a 401 names the scheme that would be accepted; RFC 6750 §3.1 adds invalid_token
     // only when the bearer token itself was refused (a client drops its token on it; a refused login
     // signature says nothing about a token the request may carry).

@@ -105,6 +105,17 @@ export function addCrossCuttingErrors(document: OpenAPIObject): void {
           schema: { type: 'integer', minimum: 1 },
         },
       };
+      const unavailable = operation.responses['503'] as ResponseObject | undefined;
+      if (unavailable)
+        unavailable.headers = {
+          ...unavailable.headers,
+          'Retry-After': {
+            description:
+              'Sent only when the service knows when it comes back (a store paused after losing replay records): ' +
+              'the seconds to wait, as in details.retryAfterSeconds.',
+            schema: { type: 'integer', minimum: 1 },
+          },
+        };
     }
   }
 }
