@@ -746,6 +746,65 @@ describe('passport CLI', () => {
       expect(wrongHost.err).toMatch(/^passport verify: HOLA_VALIDATION_FAILED \(invalid_format\)/);
     });
 
+    // Found by a probe: a line signed by any key, naming a passport as issuer (the subagent form),
+    // printed "verified <issuer>" with exit 0, so `passport verify -- "$LINE" && trust` trusted it.
+    it('verify marks a subagent line (delegation not checked) and exits 3 when it is the only doubt', async () => {
+      const ledger = join(dir, 'ledger.json');
+      const tokenId = (await cli(['mint', '--key', keyFile], env)).out.trim();
+      const strangerKey = join(dir, 'stranger-sub.json');
+      await cli(['keygen', '--out', strangerKey]);
+      const hola = (extra: string[]) =>
+        cli(['hola', '--key', strangerKey, '--passport', tokenId, '--host', 'localhost:4556', ...extra]).then(
+          (r) => r.out.trim(),
+        );
+      const sub = await hola(['--subagent', 'worker-9']);
+      const human = await cli(['verify', '--ledger', ledger, '--host', 'localhost:4556', '--', sub]);
+      expect([human.code, human.out]).toEqual([
+        3,
+        `verified subagent WORKER-9 of ${tokenId} -> MUNDO (delegation not checked)\n`,
+      ]);
+      const json = await cli([
+        'verify',
+        '--ledger',
+        ledger,
+        '--host',
+        'localhost:4556',
+        '--json',
+        '--',
+        await hola(['--subagent', 'worker-9']),
+      ]);
+      expect(json.code).toBe(3);
+      expect(JSON.parse(json.out)).toMatchObject({
+        verified: true,
+        isSubagentFormat: true,
+        issuerTokenId: tokenId,
+        warnings: [{ code: 'DELEGATION_NOT_CHECKED' }, { code: 'REPLAY_NOT_CHECKED' }],
+      });
+      // With a line that did not verify the run is exit 1, as always.
+      const own = (
+        await cli(['hola', '--key', keyFile, '--passport', tokenId, '--host', 'localhost:4556'])
+      ).out.trim();
+      const mixed = await cli([
+        'verify',
+        '--ledger',
+        ledger,
+        '--host',
+        'localhost:4556',
+        '--',
+        own,
+        own,
+        await hola(['--subagent', 'w']),
+      ]);
+      expect(mixed.code).toBe(1);
+      // Standard lines alone: 0.
+      const fresh = (
+        await cli(['hola', '--key', keyFile, '--passport', tokenId, '--host', 'localhost:4556'])
+      ).out.trim();
+      expect((await cli(['verify', '--ledger', ledger, '--host', 'localhost:4556', '--', fresh])).code).toBe(
+        0,
+      );
+    });
+
     it('delegate signs a body the core accepts, over tokenId:delegateId:unixTimestamp:publicKey', async () => {
       const subagentFile = join(dir, 'sub.json');
       await cli(['keygen', '--out', subagentFile]);

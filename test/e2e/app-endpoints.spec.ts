@@ -276,6 +276,24 @@ describe('GET /api/concierge/trust-anchor', () => {
 });
 
 describe('GET /api/concierge/trust-anchor on a fresh start and when misconfigured', () => {
+  // Found by a review: on localhost the default support@localhost failed the published format: email.
+  it.each([
+    ['http://localhost:3000', 'support@localhost.invalid'],
+    ['http://127.0.0.1:3000', 'support@127.0.0.1'],
+  ])('the default supportEmail of %s is %s, which matches the OpenAPI schema', async (base, email) => {
+    const other = await startTestApp({ STORE: 'memory', PUBLIC_BASE_URL: base });
+    try {
+      const res = await contractClient(other.baseUrl)('/api/concierge/trust-anchor');
+      expect([res.status, res.body.supportEmail, res.body.contactUris.email]).toEqual([
+        200,
+        email,
+        `mailto:${email}`,
+      ]);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('nothing configured: 200 with every field derived from PUBLIC_BASE_URL', async () => {
     const other = await startTestApp({ STORE: 'memory', PUBLIC_BASE_URL: 'https://id.example.org' });
     try {
@@ -291,7 +309,7 @@ describe('GET /api/concierge/trust-anchor on a fresh start and when misconfigure
         agentCardUrl: 'https://id.example.org/.well-known/agent-card.json',
         a2aEndpoint: 'https://id.example.org/a2a',
         contactUris: { a2a: 'https://id.example.org/a2a', email: 'mailto:support@id.example.org' },
-        verifyCli: 'npx passport verify --api https://id.example.org -- "<HOLA line>"',
+        verifyCli: `curl -s https://id.example.org/api/identity/verify -H 'Content-Type: application/json' -d '{"hola":"<HOLA line>"}'`,
         lobbyTokenId: null,
         requestId: res.headers.get('x-request-id'),
       });

@@ -91,7 +91,11 @@ describe('GET /metrics with METRICS_TOKEN set', () => {
     const verifyTotal = family(families, 'passport_verify_total');
     expect(verifyTotal.type).toBe('counter');
     expect(sample(verifyTotal, { outcome: 'invalid' })).toBeGreaterThanOrEqual(1);
-    for (const name of ['passport_chain_reads_total', 'passport_chain_cache_hits_total', 'passport_requests_total']) {
+    for (const name of [
+      'passport_chain_reads_total',
+      'passport_chain_cache_hits_total',
+      'passport_requests_total',
+    ]) {
       expect(family(families, name).type).toBe('counter');
     }
     expect(sample(family(families, 'passport_chain_reads_total'), {})).toBeGreaterThan(0);
@@ -105,7 +109,8 @@ describe('GET /metrics with METRICS_TOKEN set', () => {
     expect(family(families, 'process_cpu_user_seconds_total').type).toBe('counter');
     // Only prom-client's event-loop figures may be NaN (before their first measurement); ours never.
     for (const f of families.values())
-      if (f.name.startsWith('passport_')) for (const s of f.samples) expect(Number.isNaN(s.value)).toBe(false);
+      if (f.name.startsWith('passport_'))
+        for (const s of f.samples) expect(Number.isNaN(s.value)).toBe(false);
   });
 
   it.each([
@@ -120,6 +125,13 @@ describe('GET /metrics with METRICS_TOKEN set', () => {
     const res = await request('/metrics', { headers: authorization === undefined ? {} : { authorization } });
     expectErrorEnvelope(res, 'INVALID_CREDENTIALS');
     expect(res.text).not.toContain('passport_http_request_duration_seconds');
+    // RFC 6750 §3.1, as docs/http.md says: invalid_token when a Bearer token was refused (a review found
+    // it missing here).
+    expect(res.headers.get('www-authenticate')).toBe(
+      /^Bearer\s+\S/i.test(authorization ?? '')
+        ? 'Bearer realm="passport", error="invalid_token"'
+        : 'Bearer realm="passport"',
+    );
   });
 
   it('accepts the scheme in any case', async () => {
@@ -157,7 +169,9 @@ describe('GET /metrics without METRICS_TOKEN', () => {
       const res = await request('/metrics', { ...init, contract: false });
       expectErrorEnvelope(res, 'ENDPOINT_NOT_FOUND');
     }
-    const doc = (await (await fetch(`${app.baseUrl}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+    const doc = (await (await fetch(`${app.baseUrl}/openapi.json`)).json()) as {
+      paths: Record<string, unknown>;
+    };
     expect(doc.paths['/metrics']).toBeUndefined();
   });
 });

@@ -15,6 +15,7 @@ import {
   serverIdentityOf,
   type TestKey,
 } from '../support/passports.js';
+import { expectMatchesOpenApi } from '../support/openapi-contract.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { holaLine, postJson, serviceHostOf, withSlot } from './hola-lines.js';
 
@@ -152,6 +153,26 @@ describe('POST /api/testhola', () => {
         peerTokenId: tokenId,
         serverDestinatary: caller.tokenId,
       });
+    });
+
+    it('a subagent line is marked as verify marks it: subagent fields and DELEGATION_NOT_CHECKED', async () => {
+      // Found by a probe: a self-signed subagent line naming the caller's passport came back as that
+      // passport, valid and peerVerified, with nothing to tell it from the passport's own line.
+      const res = await test({
+        hola: own({ signer: newKey().signer, subagent: { delegateId: 'helper-7' } }),
+      });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({
+        valid: true,
+        peerTokenId: caller.tokenId,
+        isSubagentFormat: true,
+        delegateId: 'HELPER-7',
+        issuerTokenId: caller.tokenId,
+        warnings: [{ code: 'DELEGATION_NOT_CHECKED', message: expect.any(String) }],
+      });
+      await expectMatchesOpenApi(app.baseUrl, 'POST', '/api/testhola', res.status, res.body);
+      const plain = await test({ hola: own() });
+      expect([plain.body.isSubagentFormat, plain.body.warnings]).toEqual([undefined, undefined]);
     });
 
     it('warns RECIPIENT_MISMATCH when the line is for neither MUNDO nor this server, unless expectedRecipient says so', async () => {

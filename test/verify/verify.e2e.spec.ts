@@ -15,6 +15,7 @@ import {
   newKey,
   type TestKey,
 } from '../support/passports.js';
+import { expectMatchesOpenApi } from '../support/openapi-contract.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { holaLine, postJson, withSlot } from './hola-lines.js';
 
@@ -307,6 +308,14 @@ describe('POST /api/identity/verify', () => {
         delegateId: 'RESEARCH-BOT-1',
         issuerTokenId: tokenId,
       });
+      // Found by a probe: a self-signed line naming any live passport verifies, and relying parties read
+      // `verified` as "the issuer signed this". The body says whose signature it is.
+      expect(res.body.warnings).toEqual([
+        { code: 'DELEGATION_NOT_CHECKED', message: expect.stringContaining('/api/isauthorizedsigner') },
+      ]);
+      await expectMatchesOpenApi(app.baseUrl, 'POST', '/api/identity/verify', res.status, res.body);
+      // A standard line carries no such warning.
+      expect((await verify({ hola: standard() })).body.warnings).toBeUndefined();
     });
 
     it('a line addressed to a peer reports the lowercase destinatary', async () => {

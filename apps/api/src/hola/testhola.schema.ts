@@ -49,6 +49,12 @@ export const testHolaResponseSchema = z.object({
     })
     .strict(),
   warnings: recipientWarningsSchema.optional(),
+  isSubagentFormat: z.literal(true).meta({ description: 'Subagent lines only.' }).optional(),
+  delegateId: z
+    .string()
+    .meta({ description: 'Subagent lines only: the delegate id as in the line (uppercase).' })
+    .optional(),
+  issuerTokenId: tokenIdSchema.meta({ description: 'Subagent lines only: the issuing passport.' }).optional(),
   requestId: z.string(),
 });
 

@@ -91,6 +91,13 @@ export class TestHolaService {
         publicKeyAvailable: true,
       },
       ...(verdict.warnings ? { warnings: verdict.warnings } : {}),
+      // As verify marks them (a probe: a self-signed subagent line naming any passport came back as that
+      // passport, verified, with nothing to tell it from the passport's own line).
+      ...(verdict.isSubagentFormat && {
+        isSubagentFormat: true as const,
+        delegateId: verdict.delegateId,
+        issuerTokenId: verdict.issuerTokenId,
+      }),
     };
   }
 
@@ -122,6 +129,11 @@ export class TestHolaService {
           recipient: verdict.destinatary,
           timestamp,
           endpoint: TESTHOLA_ENDPOINT,
+          ...(verdict.isSubagentFormat && {
+            isSubagentFormat: true,
+            delegateId: verdict.delegateId,
+            issuerTokenId: verdict.issuerTokenId,
+          }),
         },
       };
     }, caller.tokenId);

@@ -58,7 +58,8 @@ export class VerifyController {
   ): Promise<VerifyResponse> {
     const header = request.headers.authorization;
     // Most verify requests carry no token: then there is no promise to wait for.
-    const caller = header === undefined || header === '' ? null : await this.authenticator.authenticateOptional(header);
+    const caller =
+      header === undefined || header === '' ? null : await this.authenticator.authenticateOptional(header);
     try {
       const { body: verdict } = await this.verifier.verify(
         verifyRequestFromBody(body, caller?.tokenId ?? null),

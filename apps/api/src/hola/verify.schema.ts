@@ -33,8 +33,15 @@ export const holaLineSchema = z
   });
 
 export const recipientWarningsSchema = z
-  .array(z.object({ code: z.literal('RECIPIENT_MISMATCH'), message: z.string() }).strict())
-  .meta({ description: 'Present only when non-empty.' });
+  .array(
+    z
+      .object({ code: z.enum(['RECIPIENT_MISMATCH', 'DELEGATION_NOT_CHECKED']), message: z.string() })
+      .strict(),
+  )
+  .meta({
+    description:
+      'Present only when non-empty. DELEGATION_NOT_CHECKED on every subagent line: it proves only that the key in the line signed it; POST /api/isauthorizedsigner says whether the issuer delegated that key.',
+  });
 
 export const verifyRequestSchema = z.object({
   hola: holaLineSchema,

@@ -35,6 +35,12 @@ import { checkOfflineChainFlags, openOfflineChain } from '../offline-chain.js';
 
 /** Exit code when any line is not verified (as `cmp` answers "different"); usage and API errors are 2. */
 export const NOT_VERIFIED_EXIT_CODE = 1;
+/**
+ * Exit code when every line verified but some are subagent lines: each proves only that the key it
+ * carries signed it, which anyone can make naming any passport; the issuer's delegation is not checked
+ * here. A probe found `passport verify -- "$LINE" && trust` trusting such a line as the issuer's.
+ */
+export const DELEGATION_NOT_CHECKED_EXIT_CODE = 3;
 
 /**
  * The warning of every offline verdict: its replay record lives for one run, so a line used before (at
@@ -68,7 +74,9 @@ Offline, one in-memory replay record serves all lines of the run, and no earlier
 nonce is known: every offline verdict carries the warning REPLAY_NOT_CHECKED and no
 checks.nonceReplaySafe (false when a line repeats one of the run's nonces).
 Exit code: 0 when every line is verified, 1 when any is not (the results are printed either way),
-2 on a usage error or a refused request.`,
+2 on a usage error or a refused request, 3 when every line is verified but some are subagent lines
+(signed by the key they carry; whether the issuer delegated that key is not checked: ask the
+issuer's POST /api/isauthorizedsigner).`,
   async run(args, io) {
     const { values, positionals } = parseCommandLine(
       {
@@ -142,7 +150,8 @@ Exit code: 0 when every line is verified, 1 when any is not (the results are pri
     }
     printVerdicts(io, results, !!values.json, !api, positionals.length === 1);
     // A script's `passport verify "$LINE" && trust` must not trust a replayed or forged line.
-    return results.every((r) => r.verified) ? 0 : NOT_VERIFIED_EXIT_CODE;
+    if (!results.every((r) => r.verified)) return NOT_VERIFIED_EXIT_CODE;
+    return results.some((r) => r.isSubagentFormat === true) ? DELEGATION_NOT_CHECKED_EXIT_CODE : 0;
   },
 };
 
@@ -260,9 +269,11 @@ function printVerdicts(
   const human = results
     .map((r) =>
       // The server's words, as printable text (an API's answer must not write to the terminal).
-      r.verified
-        ? `verified ${printableText(String(r.peerTokenId), 64)} -> ${printableText(String(r.destinatary), 64)}`
-        : `not verified ${printableText(String(r.peerTokenId), 64)}: ${printableText(r.failureReasons.map(String).join(', '), 500)}`,
+      r.verified && r.isSubagentFormat === true
+        ? `verified subagent ${printableText(String(r.delegateId), 128)} of ${printableText(String(r.peerTokenId), 64)} -> ${printableText(String(r.destinatary), 64)} (delegation not checked)`
+        : r.verified
+          ? `verified ${printableText(String(r.peerTokenId), 64)} -> ${printableText(String(r.destinatary), 64)}`
+          : `not verified ${printableText(String(r.peerTokenId), 64)}: ${printableText(r.failureReasons.map(String).join(', '), 500)}`,
     )
     .join('\n');
   // The JSON's shape follows the command line (one line: an object; several: an array), never how many

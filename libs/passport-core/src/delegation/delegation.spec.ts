@@ -70,9 +70,34 @@ describe('isauthorizedsigner validation (test-vectors/delegation.json)', () => {
   });
 
   // Found by a probe: UTF-8 encodes every lone surrogate as U+FFFD, so one signature covered several ids.
-  it.each(['\ud800', '\udfff', 'bot-\ud83d', '\ude00-bot'])('refuses a delegate id that is not well-formed UTF-16 (%j)', (id) => {
-    const body = { ...vectorFile.checks[1].body, base64HashOrDelegateSignerId: id };
-    expect(caught(() => validateDelegationRequest(body)).code).toBe('ISAUTHORIZEDSIGNER_BASE64HASHORDELEGATESIGNERID_INVALID');
+  it.each(['\ud800', '\udfff', 'bot-\ud83d', '\ude00-bot'])(
+    'refuses a delegate id that is not well-formed UTF-16 (%j)',
+    (id) => {
+      const body = { ...vectorFile.checks[1].body, base64HashOrDelegateSignerId: id };
+      expect(caught(() => validateDelegationRequest(body)).code).toBe(
+        'ISAUTHORIZEDSIGNER_BASE64HASHORDELEGATESIGNERID_INVALID',
+      );
+    },
+  );
+
+  // Found by a probe: ids no HOLA line may carry were authorized (controls, bidi overrides, and ids of
+  // 128 characters that uppercase to more: "ß" is "SS").
+  it.each(['\u0000bot', 'bot\u001b[2K', '\u202eevil', 'a\u200bb', 'x\u0085'])(
+    'refuses a delegate id with a control or format character (%j)',
+    (id) => {
+      const body = { ...vectorFile.checks[1].body, base64HashOrDelegateSignerId: id };
+      expect(caught(() => validateDelegationRequest(body)).code).toBe(
+        'ISAUTHORIZEDSIGNER_BASE64HASHORDELEGATESIGNERID_INVALID',
+      );
+    },
+  );
+
+  it('counts the length as a line carries the id (uppercased): 128 "ß" are 256 characters there', () => {
+    const body = (id: string) => ({ ...vectorFile.checks[1].body, base64HashOrDelegateSignerId: id });
+    expect(caught(() => validateDelegationRequest(body('ß'.repeat(65)))).code).toBe(
+      'ISAUTHORIZEDSIGNER_BASE64HASHORDELEGATESIGNERID_INVALID_LENGTH',
+    );
+    expect(validateDelegationRequest(body('ß'.repeat(64))).base64HashOrDelegateSignerId).toBe('ß'.repeat(64));
   });
 
   it('accepts a delegate id with a character outside the BMP (a whole surrogate pair)', () => {

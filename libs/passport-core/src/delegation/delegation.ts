@@ -17,7 +17,8 @@
  * when the owner signed; §4 sets no expiry, so the check does not age it (a relying party may).
  */
 import { decodeBase64Flexible, encodeBase64Url } from '../codecs/base64url.codec.js';
-import { hasLoneSurrogate, utf8 } from '../codecs/utf8.codec.js';
+import { utf8 } from '../codecs/utf8.codec.js';
+import { hasUnprintable } from '../codecs/printable-text.js';
 import { PassportError } from '../errors/passport.error.js';
 import { resolveOwnerKeys } from '../passport/owner-keys.js';
 import { isPassportLive, isPassportRevoked } from '../passport/passport-conditions.js';
@@ -106,11 +107,17 @@ export function validateDelegationRequest(body: unknown): DelegationRequest {
 
   const delegateId = raw.base64HashOrDelegateSignerId;
   if (isAbsent(delegateId)) throw fieldError('BASE64HASHORDELEGATESIGNERID', 'MISSING');
-  // A lone surrogate is encoded as U+FFFD, so ids differing only there would share one signed message.
-  if (typeof delegateId !== 'string' || hasLoneSurrogate(delegateId)) {
+  // A lone surrogate is encoded as U+FFFD, so ids differing only there would share one signed message;
+  // controls and format characters (NUL, ESC, bidi overrides) no HOLA line may carry (the parser's rule).
+  if (typeof delegateId !== 'string' || hasUnprintable(delegateId)) {
     throw fieldError('BASE64HASHORDELEGATESIGNERID', 'INVALID');
   }
-  if (delegateId.length < 1 || delegateId.length > DELEGATE_ID_MAX_LENGTH) {
+  // Counted as a line carries it too (uppercased: "ß" is "SS"), or the delegation could never be used.
+  if (
+    delegateId.length < 1 ||
+    delegateId.length > DELEGATE_ID_MAX_LENGTH ||
+    delegateId.toUpperCase().length > DELEGATE_ID_MAX_LENGTH
+  ) {
     throw fieldError('BASE64HASHORDELEGATESIGNERID', 'INVALID_LENGTH');
   }
 

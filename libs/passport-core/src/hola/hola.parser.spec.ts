@@ -169,6 +169,23 @@ describe('signed lines from fixed seeds', () => {
     expect(parse(valid).ok).toBe(true);
     const forged = valid.replace('BOT\u{1f916}', 'BOT\ud800');
     expect(parse(forged)).toMatchObject({ ok: false, failure: { reasonCode: 'invalid_format' } });
+    // Found by a probe: verify echoed a delegate id of NUL, ESC and a bidi override as it was; relying
+    // parties show it. Each is refused when building and when parsing (a signed line carrying it too).
+    for (const delegateId of [
+      '\u0000bot',
+      'bot\u001b[2K',
+      '\u202eevil',
+      'a\u200bb',
+      'x\u0085',
+      'a\u2028b',
+      'del\u007f',
+    ]) {
+      expect(() => buildHolaLine({ ...good, subagent: { delegateId } })).toThrow(/printable text/);
+      expect(parse(valid.replace('BOT\u{1f916}', delegateId.toUpperCase()))).toMatchObject({
+        ok: false,
+        failure: { reasonCode: 'invalid_format', message: expect.stringMatching(/printable text/) },
+      });
+    }
     // Found by a probe: a host marker with a newline built a signed two-line "line".
     for (const host of ['evil\nhost', 'ÿ.com', 'a/b', 'host:port', 'api.example.com:123456', ''])
       expect(() => buildHolaLine({ ...good, serviceHost: host })).toThrow(/host marker/);

@@ -7,7 +7,7 @@
  * happen later (verify use case) and are reported on the 200 body, never here.
  */
 import { decodeBase32 } from '../codecs/base32.codec.js';
-import { hasLoneSurrogate } from '../codecs/utf8.codec.js';
+import { hasUnprintable } from '../codecs/printable-text.js';
 import { codeUnitSum, holaChecksumLetter } from './hola.checksum.js';
 import { parseHolaTimestamp } from './hola-timestamp.parser.js';
 import { isPaddedBase32, isUnixMillis, isUpperHex, isUpperTokenId } from './hola-field-checks.js';
@@ -183,9 +183,13 @@ export function parseHola(input: unknown, opts: { serviceHost: string }): HolaPa
     }
     // Signed as UTF-8, where every lone surrogate becomes U+FFFD: one signature would verify for
     // every line that differs there, so a line seen in transit could be front-run under another
-    // delegate id (a probe did it, over HTTP).
-    if (hasLoneSurrogate(line.slice(slashes[1] + 1, slashes[2])))
-      return fail('invalid_format', 'The delegate id must be well-formed text (no lone surrogate).');
+    // delegate id (a probe did it, over HTTP). Controls and format characters (NUL, ESC, bidi
+    // overrides) are refused too: verify echoes the id and relying parties show it (a probe).
+    if (hasUnprintable(line.slice(slashes[1] + 1, slashes[2])))
+      return fail(
+        'invalid_format',
+        'The delegate id must be printable text (no control, format or lone surrogate character).',
+      );
     if (!isUpperTokenId(line, senderStart, publicKeyStart - 1))
       return fail('invalid_format', 'The issuer token id must be 12 letters.');
     const publicKeyEnd = timestampStart - 1;

@@ -43,7 +43,7 @@ export interface VerifyHolaChecks {
 }
 
 export interface VerifyHolaWarning {
-  readonly code: 'RECIPIENT_MISMATCH';
+  readonly code: 'RECIPIENT_MISMATCH' | 'DELEGATION_NOT_CHECKED';
   readonly message: string;
 }
 

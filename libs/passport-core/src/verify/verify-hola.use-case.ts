@@ -243,6 +243,7 @@ export function createHolaVerifier(deps: HolaVerifierDeps): HolaVerifier {
       checks.checksumValid = true;
       const failureReasons = VERIFY_FAILURE_REASONS.filter((reason) => reasons.has(reason));
       const warnings = recipientWarnings(line.recipient, request);
+      if (line.form === 'subagent') warnings.push(delegationNotChecked(line.senderTokenId));
       const body: VerifyHolaBody = {
         verified: failureReasons.length === 0,
         peerTokenId: line.senderTokenId,
@@ -309,6 +310,18 @@ function cachedOwnerKeys(chain: ChainReader): (ownerId: string) => Promise<Uint8
       implicitKeys.set(ownerId, keys);
     }
     return keys;
+  };
+}
+
+/**
+ * DELEGATION_NOT_CHECKED: a subagent line is signed by the key it carries, which anyone can make; only
+ * the issuer's delegation (docs/protocol.md §6) says the key speaks for the issuer. A probe showed
+ * relying parties reading `verified` alone as "the issuer signed this".
+ */
+function delegationNotChecked(issuerTokenId: string): VerifyHolaWarning {
+  return {
+    code: 'DELEGATION_NOT_CHECKED',
+    message: `Signed by the key in the line, not by ${issuerTokenId}'s owner: ask POST /api/isauthorizedsigner whether ${issuerTokenId} delegated that key.`,
   };
 }
 

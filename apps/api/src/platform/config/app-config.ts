@@ -187,7 +187,7 @@ export interface NearViewMethodNames {
   readonly tokens: string;
 }
 
-/** An e-mail address as the trust anchor publishes it (`support@localhost` included, for development). */
+/** An e-mail address as the trust anchor publishes it (`support@localhost` included, when configured so). */
 export const CONCIERGE_EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)*$/;
 
 /** A configuration value that cannot be used; `message` is one line naming the variable. */
@@ -512,6 +512,17 @@ export function loadConfig(env: Env): AppConfig {
 }
 
 /** The concierge fields: configured values checked, the others derived from the public URL. */
+/**
+ * `support@<host of PUBLIC_BASE_URL>`. The published schema says `format: email`, which needs a dotted
+ * domain: a dotless host (`localhost`) gets the reserved `.invalid` (RFC 2606; a review found a fresh
+ * start's trust anchor failing its own OpenAPI schema).
+ */
+function defaultSupportEmail(publicBaseUrl: string): string {
+  const host = new URL(publicBaseUrl).hostname;
+  if (/^[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(host)) return `support@${host}`;
+  return `support@${/^[a-z0-9-]+$/i.test(host) ? host : 'localhost'}.invalid`; // (an IPv6 literal: localhost)
+}
+
 function conciergeConfig(env: Env, publicBaseUrl: string): ConciergeConfig {
   const url = (name: string, fallback: string): string => {
     const raw = read(env, name);
@@ -519,7 +530,7 @@ function conciergeConfig(env: Env, publicBaseUrl: string): ConciergeConfig {
     httpUrl(name, raw);
     return raw;
   };
-  const supportEmail = read(env, 'CONCIERGE_SUPPORT_EMAIL') ?? `support@${new URL(publicBaseUrl).hostname}`;
+  const supportEmail = read(env, 'CONCIERGE_SUPPORT_EMAIL') ?? defaultSupportEmail(publicBaseUrl);
   if (!CONCIERGE_EMAIL_PATTERN.test(supportEmail))
     throw new ConfigError('CONCIERGE_SUPPORT_EMAIL', `must be an e-mail address (got "${supportEmail}")`);
   const contactUrisJson = read(env, 'CONCIERGE_CONTACT_URIS');
@@ -553,7 +564,10 @@ function conciergeConfig(env: Env, publicBaseUrl: string): ConciergeConfig {
     a2aEndpoint: url('CONCIERGE_A2A_ENDPOINT', `${publicBaseUrl}/a2a`),
     contactUrisJson,
     verifyCli:
-      read(env, 'CONCIERGE_VERIFY_CLI') ?? `npx passport verify --api ${publicBaseUrl} -- "<HOLA line>"`,
+      read(env, 'CONCIERGE_VERIFY_CLI') ??
+      // A command any verifier has (a review: "npx passport" fetched an unrelated npm package of that name;
+      // this project's tool is not published).
+      `curl -s ${publicBaseUrl}/api/identity/verify -H 'Content-Type: application/json' -d '{"hola":"<HOLA line>"}'`,
     lobbyTokenId,
   };
 }
@@ -565,6 +579,9 @@ function conciergeConfig(env: Env, publicBaseUrl: string): ConciergeConfig {
  */
 function defaultLossHoldMs(env: Env): number {
   const holaSkew = Number(env.HOLA_FUTURE_SKEW_MS);
-  const skew = Math.max(LOGIN_CHALLENGE_MAX_FUTURE_MS, Number.isFinite(holaSkew) ? Math.min(holaSkew, 300_000) : 0);
+  const skew = Math.max(
+    LOGIN_CHALLENGE_MAX_FUTURE_MS,
+    Number.isFinite(holaSkew) ? Math.min(holaSkew, 300_000) : 0,
+  );
   return DEFAULT_HOLA_MAX_AGE_MS + skew + 1000;
 }

@@ -109,12 +109,13 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     else if (status === 503 && Number(error.details?.retryAfterSeconds) > 0)
       reply.header('Retry-After', String(retryAfterSecondsOf(error)));
     // RFC 9110 §15.5.2: a 401 names the scheme that would be accepted; RFC 6750 §3.1 adds invalid_token
-    // only when the bearer token itself was refused (a client drops its token on it; a refused login
-    // signature says nothing about a token the request may carry).
+    // only when the bearer token itself was refused, a session's JWT or the /metrics scrape token (a
+    // client drops its token on it; a refused login signature says nothing about a token it may carry).
     if (status === 401)
       reply.header(
         'WWW-Authenticate',
-        error.code === 'INVALIDATED_TOKEN' && /^Bearer\s+\S/i.test(request.headers?.authorization ?? '')
+        (error.code === 'INVALIDATED_TOKEN' || error.code === 'INVALID_CREDENTIALS') &&
+          /^Bearer\s+\S/i.test(request.headers?.authorization ?? '')
           ? 'Bearer realm="passport", error="invalid_token"'
           : 'Bearer realm="passport"',
       );
