@@ -6,9 +6,9 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { FixedClock } from '@passport/core/testing';
 import {
@@ -99,6 +99,21 @@ describe('SqliteDatabase', () => {
   it('a file that cannot be opened is one error naming it (where nothing can be created: /proc)', () => {
     expect(() => SqliteDatabase.open('/proc/passport-test.db')).toThrow(
       /^cannot open the SQLite database \/proc\/passport-test\.db: .*unable to open database file \(is its directory writable\?\)$/,
+    );
+  });
+
+  // Found by a probe: an existing database that cannot be prepared (on a read-only mount) stopped the
+  // start with "unable to open database file" alone, naming no file. (Here: a file that is no database.)
+  it('a file that opens but cannot be prepared is one error naming it', () => {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(
+      file,
+      'this is not a database, but it is long enough to have a header of sorts\n'.repeat(10),
+    );
+    expect(() => SqliteDatabase.open(file)).toThrow(
+      new RegExp(
+        `^cannot prepare the SQLite database ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: .*not a database`,
+      ),
     );
   });
 

@@ -263,7 +263,15 @@ export class SqliteDatabase {
       migrate(db);
     } catch (error) {
       db.close();
-      throw error;
+      // An existing file that cannot be written (a read-only mount) fails here, not at open, with only
+      // "unable to open database file" (a probe): name the file.
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(
+        `cannot prepare the SQLite database ${file}: ${reason} (are it and its directory writable?)`,
+        {
+          cause: error,
+        },
+      );
     }
     const checkpointer = background
       ? new WalCheckpointer(file, {

@@ -31,10 +31,14 @@ export class SqliteStoreHealthIndicator implements HealthIndicator {
   async check(): Promise<HealthCheckResult> {
     const started = performance.now();
     const nowMs = this.clock.nowMs();
+    let usage: ReturnType<SqliteReplayStore['usage']>;
     try {
       // The probe's transaction is rolled back, so the file is checked on its own.
       this.db.assertFileAttached();
       this.probe(nowMs);
+      // Inside the guard: a probe served from cached pages passed while the row count read the file (a
+      // probe truncated the database under a running server: health said "error", not the problem).
+      usage = this.replay.usage();
     } catch {
       if (this.db.detached !== undefined)
         return {
@@ -57,7 +61,7 @@ export class SqliteStoreHealthIndicator implements HealthIndicator {
         detail: { adapter: 'sqlite', latencyMs: elapsedMs(started), problem: 'replay records unavailable' },
       };
     }
-    const replay = replayHealth(this.replay.usage(), nowMs);
+    const replay = replayHealth(usage, nowMs);
     return { ok: replay.ok, detail: { adapter: 'sqlite', latencyMs: elapsedMs(started), replay: replay.detail } };
   }
 
