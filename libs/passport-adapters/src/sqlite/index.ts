@@ -10,3 +10,4 @@ export * from './sqlite-replay.store.js';
 export * from './sqlite-session.store.js';
 export * from './sqlite-rate-limit.store.js';
 export * from './sqlite-login.recorder.js';
+export * from './sqlite-store.history.js';

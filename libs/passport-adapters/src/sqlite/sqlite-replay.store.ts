@@ -25,9 +25,15 @@
  * by triggers in the database, so the caps hold across processes.
  */
 import { PassportError, systemClock, type ReplayStore } from '@passport/core';
-import { type RecordOutcome, type RecordQuota, type ReplayStoreUsage } from '@passport/core/ports';
+import {
+  RecordingPausedError,
+  type RecordOutcome,
+  type RecordQuota,
+  type ReplayStoreUsage,
+} from '@passport/core/ports';
 import { performance } from 'node:perf_hooks';
 import { type SqliteDatabase } from './sqlite.database.js';
+import { type SqliteStoreHistory } from './sqlite-store.history.js';
 import { startPeriodicSweep, type PeriodicSweep } from '../sweep/periodic-sweep.js';
 import {
   DEFAULT_SWEEP_INTERVAL_MS,
@@ -104,6 +110,11 @@ export interface SqliteReplayStoreOptions extends SqliteStoreOptions {
    * end of every event-loop turn). A call waits at most this long for its commit.
    */
   readonly commitIntervalMs?: number;
+  /**
+   * The database's history (SqliteStoreHistory): while it has a `problem` (the hold after a new database
+   * was found in place of the old) nothing is recorded, and every call throws `RecordingPausedError`.
+   */
+  readonly history?: Pick<SqliteStoreHistory, 'problem' | 'holdRemainingMs'>;
 }
 
 export class SqliteReplayStore implements ReplayStore {
@@ -119,6 +130,7 @@ export class SqliteReplayStore implements ReplayStore {
   private lastCommitAt = -Infinity;
   /** The timer of a group commit waiting for the end of the commit interval. */
   private commitTimer: NodeJS.Timeout | undefined;
+  private readonly history: SqliteReplayStoreOptions['history'];
 
   constructor(
     private readonly db: SqliteDatabase,
@@ -126,6 +138,7 @@ export class SqliteReplayStore implements ReplayStore {
   ) {
     this.maxEntries = positiveInteger(options.maxEntries ?? DEFAULT_REPLAY_MAX_ENTRIES, 'maxEntries');
     this.commitIntervalMs = options.commitIntervalMs ?? DEFAULT_REPLAY_COMMIT_INTERVAL_MS;
+    this.history = options.history;
     if (!Number.isFinite(this.commitIntervalMs) || this.commitIntervalMs < 0)
       throw new RangeError('commitIntervalMs must be a non-negative number');
     const clock = options.clock ?? systemClock;
@@ -142,6 +155,8 @@ export class SqliteReplayStore implements ReplayStore {
     expiresAtMs: number,
     quota?: RecordQuota,
   ): Promise<RecordOutcome> {
+    const paused = this.pausedError();
+    if (paused) return Promise.reject(paused);
     return new Promise<RecordOutcome>((resolve, reject) => {
       this.pending.push({ key, nowMs, expiresAtMs, quota, resolve, reject });
       if (this.pending.length === 1) this.scheduleFlush();
@@ -179,6 +194,8 @@ export class SqliteReplayStore implements ReplayStore {
    * thrown after that transaction, so the expired rows deleted on the way stay deleted.
    */
   private decideNow(call: RecordCall, ownTransaction: boolean): RecordOutcome {
+    const paused = this.pausedError();
+    if (paused) throw paused;
     let outcome: RecordOutcome | Refusal;
     try {
       outcome = ownTransaction ? this.db.immediate(() => this.record(call)) : this.record(call);
@@ -189,6 +206,14 @@ export class SqliteReplayStore implements ReplayStore {
     if (!(outcome instanceof Refusal)) return outcome;
     this.countRefusal(outcome, call.nowMs);
     throw outcome.error;
+  }
+
+  /** The decided refusal while the history holds (not a failure: health reports the hold itself). */
+  private pausedError(): RecordingPausedError | undefined {
+    const problem = this.history?.problem;
+    return problem === undefined
+      ? undefined
+      : new RecordingPausedError(problem, this.history?.holdRemainingMs ?? 0);
   }
 
   /** Store time of the last request this store failed to serve (not a refusal), or null. */

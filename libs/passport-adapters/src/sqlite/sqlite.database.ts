@@ -191,6 +191,12 @@ const MIGRATIONS: readonly string[] = [
   `
   DROP INDEX replay_records_owner_expiry;
   `,
+  // The database's identity, made once when it is created: a database found under another identity than
+  // the one DATA_DIR remembers (SqliteStoreHistory) is a new one, and every replay record was lost.
+  `
+  CREATE TABLE IF NOT EXISTS store_meta (name TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+  INSERT OR IGNORE INTO store_meta (name, value) VALUES ('store_id', lower(hex(randomblob(16))));
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -296,6 +302,11 @@ export class SqliteDatabase {
   /** Opens `DATA_DIR/passport.db`. */
   static openInDataDir(dataDir: string, options: SqliteDatabaseOptions = {}): SqliteDatabase {
     return SqliteDatabase.open(join(dataDir, DATABASE_FILE_NAME), options);
+  }
+
+  /** The random identity this database was given when it was created (schema version 6). */
+  get storeId(): string {
+    return this.statement("SELECT value FROM store_meta WHERE name = 'store_id'").pluck().get() as string;
   }
 
   get isOpen(): boolean {

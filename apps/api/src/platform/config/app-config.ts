@@ -113,6 +113,12 @@ export interface AppConfig {
    * stale first; 0 records again at once (STORE=redis).
    */
   readonly redisLossHoldMs: number;
+  /**
+   * SQLITE_LOSS_HOLD_MS [as REDIS_LOSS_HOLD_MS: 331000 by default]: after the SQLite database is found to
+   * be a new one in place of the old (deleted, truncated, replaced; SqliteStoreHistory), how long replay
+   * records are refused (verify and login 503); 0 records again at once (STORE=sqlite).
+   */
+  readonly sqliteLossHoldMs: number;
   readonly loginMode: LoginMode;
   /** LOGIN_ACCEPT_FOREIGN: admit same-family passports issued for another API (federated login; partner/promiscuous modes). */
   readonly loginAcceptForeign: boolean;
@@ -471,6 +477,7 @@ export function loadConfig(env: Env): AppConfig {
     redisUrl,
     redisCommandTimeoutMs: integer(env, 'REDIS_COMMAND_TIMEOUT_MS', 500, 10, 60_000),
     redisLossHoldMs: integer(env, 'REDIS_LOSS_HOLD_MS', defaultLossHoldMs(env), 0, 86_400_000),
+    sqliteLossHoldMs: integer(env, 'SQLITE_LOSS_HOLD_MS', defaultLossHoldMs(env), 0, 86_400_000),
     loginMode,
     loginAcceptForeign: boolean(env, 'LOGIN_ACCEPT_FOREIGN', false),
     trustedContracts,

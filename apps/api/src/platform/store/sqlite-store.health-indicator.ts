@@ -12,7 +12,11 @@ import { performance } from 'node:perf_hooks';
 import { type Clock } from '@passport/core';
 import { type HealthCheckResult, type HealthIndicator } from '../infrastructure/health-indicator.js';
 import { replayHealth } from './replay-health.js';
-import { type SqliteDatabase, type SqliteReplayStore } from '@passport/adapters/sqlite';
+import {
+  type SqliteDatabase,
+  type SqliteReplayStore,
+  type SqliteStoreHistory,
+} from '@passport/adapters/sqlite';
 
 /** How long a request-path failure of the replay store keeps health degraded. */
 export const STORE_FAILURE_REPORT_MS = 60_000;
@@ -26,6 +30,7 @@ export class SqliteStoreHealthIndicator implements HealthIndicator {
     private readonly db: SqliteDatabase,
     private readonly replay: SqliteReplayStore,
     private readonly clock: Clock,
+    private readonly history?: Pick<SqliteStoreHistory, 'problem' | 'notice'>,
   ) {}
 
   async check(): Promise<HealthCheckResult> {
@@ -54,6 +59,10 @@ export class SqliteStoreHealthIndicator implements HealthIndicator {
         detail: { adapter: 'sqlite', latencyMs: elapsedMs(started), problem: 'database unavailable' },
       };
     }
+    // A new database found in place of the old: recording refused for a while, then a note for a day.
+    const lost = this.history?.problem;
+    if (lost !== undefined)
+      return { ok: false, detail: { adapter: 'sqlite', latencyMs: elapsedMs(started), problem: lost } };
     const failedAt = this.replay.lastFailureAtMs;
     if (failedAt !== null && nowMs - failedAt < STORE_FAILURE_REPORT_MS) {
       return {
@@ -62,7 +71,16 @@ export class SqliteStoreHealthIndicator implements HealthIndicator {
       };
     }
     const replay = replayHealth(usage, nowMs);
-    return { ok: replay.ok, detail: { adapter: 'sqlite', latencyMs: elapsedMs(started), replay: replay.detail } };
+    const note = this.history?.notice;
+    return {
+      ok: replay.ok,
+      detail: {
+        adapter: 'sqlite',
+        latencyMs: elapsedMs(started),
+        replay: replay.detail,
+        ...(note === undefined ? {} : { note }),
+      },
+    };
   }
 
   private probe(nowMs: number): void {

@@ -3,6 +3,7 @@
  * sharing one connection (better-sqlite3 is synchronous, so one connection per process is the fastest
  * arrangement; other processes open their own).
  */
+import { Logger } from '@nestjs/common';
 import { systemClock } from '@passport/core';
 import { type StoreBackend, type StoreBackendOptions } from './store-backend.types.js';
 import {
@@ -11,18 +12,42 @@ import {
   SqliteReplayStore,
   SqliteSessionStore,
   SqliteRateLimitStore,
+  SqliteStoreHistory,
 } from '@passport/adapters/sqlite';
 import { SqliteStoreHealthIndicator } from './sqlite-store.health-indicator.js';
 
-export function createSqliteStoreBackend(dataDir: string, options: StoreBackendOptions = {}): StoreBackend {
+/** The default hold: 300 s + 30 s (a login challenge's future skew) + 1 s, as app-config derives it. */
+export const DEFAULT_SQLITE_LOSS_HOLD_MS = 331_000;
+
+export function createSqliteStoreBackend(
+  dataDir: string,
+  options: StoreBackendOptions = {},
+  /** How long replay records are refused after a new database is found in place of the old. */
+  lossHoldMs: number = DEFAULT_SQLITE_LOSS_HOLD_MS,
+): StoreBackend {
   // The WAL is checkpointed by a worker thread: the copy and its two syncs no longer stop the event loop.
   const db = SqliteDatabase.openInDataDir(dataDir, {
     busyTimeoutMs: options.busyTimeoutMs,
     checkpointInBackground: true,
     onCheckpointError: options.onCheckpointError,
   });
+  const clock = options.clock ?? systemClock;
+  let history: SqliteStoreHistory;
+  try {
+    history = SqliteStoreHistory.check(db, {
+      holdMs: lossHoldMs,
+      now: () => clock.nowMs(),
+      onLoss: (at, why) =>
+        new Logger('Store').error(
+          `the SQLite database lost its replay records (noticed at ${new Date(at).toISOString()}: ${why}): used HOLA lines and login challenges were forgotten; replay records refused for SQLITE_LOSS_HOLD_MS (${lossHoldMs} ms)`,
+        ),
+    });
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   const withClock = { clock: options.clock };
-  const replay = new SqliteReplayStore(db, { ...withClock, ...options.replay });
+  const replay = new SqliteReplayStore(db, { ...withClock, ...options.replay, history });
   const sessions = new SqliteSessionStore(db, { ...withClock, ...options.sessions });
   const rateLimit = new SqliteRateLimitStore(db, { ...withClock, ...options.rateLimit });
   const loginRecorder = new SqliteLoginRecorder(db, replay, sessions);
@@ -32,7 +57,7 @@ export function createSqliteStoreBackend(dataDir: string, options: StoreBackendO
     sessions,
     rateLimit,
     loginRecorder,
-    health: new SqliteStoreHealthIndicator(db, replay, options.clock ?? systemClock),
+    health: new SqliteStoreHealthIndicator(db, replay, clock, history),
     close() {
       loginRecorder.dispose();
       replay.dispose();

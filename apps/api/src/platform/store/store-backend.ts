@@ -13,12 +13,12 @@ export type { StoreBackend, StoreBackendOptions } from './store-backend.types.js
 
 export function createStoreBackend(
   config: Pick<AppConfig, 'store' | 'dataDir'> &
-    Partial<Pick<AppConfig, 'redisUrl' | 'redisCommandTimeoutMs' | 'redisLossHoldMs'>>,
+    Partial<Pick<AppConfig, 'redisUrl' | 'redisCommandTimeoutMs' | 'redisLossHoldMs' | 'sqliteLossHoldMs'>>,
   options: StoreBackendOptions = {},
 ): StoreBackend {
   switch (config.store) {
     case 'sqlite':
-      return createSqliteStoreBackend(config.dataDir, options);
+      return createSqliteStoreBackend(config.dataDir, options, config.sqliteLossHoldMs);
     case 'memory':
       return createMemoryStoreBackend(options);
     case 'redis':

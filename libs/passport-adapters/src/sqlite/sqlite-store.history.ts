@@ -1,0 +1,125 @@
+/**
+ * Whether the SQLite database is the one this data directory had before: a new one (the file deleted,
+ * truncated to nothing, replaced) holds none of the replay records of the old, so every HOLA line and
+ * login challenge used recently would be accepted again. A probe did it: `truncate -s 0 passport.db`,
+ * a restart, and 674 of 674 used lines verified again, 86 used login bodies each got a new JWT.
+ *
+ * How: the database carries a random identity made when it was created (`store_meta.store_id`), and
+ * the directory remembers it in `store-history.json` beside the database (a name `rm passport.db*` does
+ * not take along). Opening a database whose identity differs from the remembered one is a loss: replay
+ * records are refused for `holdMs` (by default the longest a used line or challenge stays acceptable),
+ * the loss is reported once, and the file records the new identity and the hold's end, so a process
+ * started during the hold (or restarted) holds too, and one started after it does not hold again.
+ * A directory without the file (a first start, or a database made before this check) records the
+ * database it finds. A file that cannot be read is taken as a loss: refusing for a while is the safe way
+ * to be wrong.
+ *
+ * Not seen: an old copy of this very database put back (a restored backup has the same identity and
+ * older records); both the database and the file removed together (a deliberate reset).
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { type SqliteDatabase } from './sqlite.database.js';
+
+export const STORE_HISTORY_FILE_NAME = 'store-history.json';
+
+/** How long a loss stays in health as a note once recording is allowed again (24 h). */
+const NOTICE_MS = 86_400_000;
+
+interface HistoryFile {
+  readonly storeId: string;
+  /** When replay records may be written again after the last loss (Unix ms), or null. */
+  readonly heldUntilMs: number | null;
+  /** When the last loss was noticed (Unix ms), or null. */
+  readonly lostAtMs: number | null;
+}
+
+export interface SqliteStoreHistoryOptions {
+  /** How long replay records are refused after a loss (ms; 0: not at all, the loss is still reported). */
+  readonly holdMs: number;
+  /** Unix ms now (default Date.now). */
+  readonly now?: () => number;
+  /** Told once when this open found a loss: when, and what the file said (or why it was unreadable). */
+  readonly onLoss?: (lostAtMs: number, why: string) => void;
+}
+
+export class SqliteStoreHistory {
+  private constructor(
+    private readonly now: () => number,
+    private readonly heldUntilMs: number | null,
+    private readonly lostAt: number | null,
+  ) {}
+
+  /** Compares `db` with what its directory remembers, records the outcome, and returns the verdict. */
+  static check(db: SqliteDatabase, options: SqliteStoreHistoryOptions): SqliteStoreHistory {
+    const now = options.now ?? Date.now;
+    const file = join(dirname(db.file), STORE_HISTORY_FILE_NAME);
+    const storeId = db.storeId;
+    let remembered: HistoryFile | undefined;
+    let unreadable: string | undefined;
+    try {
+      remembered = parseHistory(readFileSync(file, 'utf8'));
+      if (remembered === undefined) unreadable = `${file} is not a store history`;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+        unreadable = `${file} could not be read (${(error as Error).message})`;
+    }
+    if (remembered === undefined && unreadable === undefined) {
+      writeHistory(file, { storeId, heldUntilMs: null, lostAtMs: null });
+      return new SqliteStoreHistory(now, null, null);
+    }
+    if (remembered !== undefined && remembered.storeId === storeId) {
+      return new SqliteStoreHistory(now, remembered.heldUntilMs, remembered.lostAtMs);
+    }
+    const lostAtMs = now();
+    const heldUntilMs = lostAtMs + Math.max(0, options.holdMs);
+    writeHistory(file, { storeId, heldUntilMs, lostAtMs });
+    options.onLoss?.(
+      lostAtMs,
+      unreadable ??
+        `the database is not the one ${file} remembers (${remembered?.storeId} before, ${storeId} now)`,
+    );
+    return new SqliteStoreHistory(now, heldUntilMs, lostAtMs);
+  }
+
+  /** Milliseconds until replay records may be written again (0 when they may now). */
+  get holdRemainingMs(): number {
+    return this.heldUntilMs === null ? 0 : Math.max(0, this.heldUntilMs - this.now());
+  }
+
+  /** Why replay records are refused now (within the hold after a loss), or undefined. */
+  get problem(): string | undefined {
+    if (this.holdRemainingMs === 0) return undefined;
+    return `the SQLite database lost its replay records (a new database noticed at ${new Date(this.lostAt ?? this.now()).toISOString()}): recording refused until ${new Date(this.heldUntilMs ?? 0).toISOString()}, when lines and login challenges used before are stale`;
+  }
+
+  /** A note for health for a day after a loss (once recording is allowed again), or undefined. */
+  get notice(): string | undefined {
+    if (this.lostAt === null || this.problem !== undefined || this.now() >= this.lostAt + NOTICE_MS)
+      return undefined;
+    return `the SQLite database lost its replay records (noticed at ${new Date(this.lostAt).toISOString()}): a line verified before then with constraints.maxAgeMs above 300 s may be accepted again until its window ends`;
+  }
+}
+
+function parseHistory(text: string): HistoryFile | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { storeId, heldUntilMs, lostAtMs } = value as Record<string, unknown>;
+  const time = (v: unknown) => v === null || (typeof v === 'number' && Number.isFinite(v));
+  if (typeof storeId !== 'string' || storeId === '' || !time(heldUntilMs) || !time(lostAtMs))
+    return undefined;
+  return { storeId, heldUntilMs: heldUntilMs as number | null, lostAtMs: lostAtMs as number | null };
+}
+
+/** Written whole or not at all (a temporary file renamed over it), mode 0600 like the directory's keys. */
+function writeHistory(file: string, history: HistoryFile): void {
+  const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+  writeFileSync(temporary, `${JSON.stringify(history)}\n`, { mode: 0o600 });
+  renameSync(temporary, file);
+}

@@ -1,0 +1,84 @@
+/**
+ * The SQLite database lost under the app's data directory, over real HTTP against the real app. Found by
+ * a probe: after `truncate -s 0 passport.db` and a restart the store started empty and healthy, and
+ * every used HOLA line verified again (674 of 674) and every used login body got a new JWT (86 of 86).
+ * Now the restarted app refuses replay records for SQLITE_LOSS_HOLD_MS, says so in health, and tells
+ * clients when to come back.
+ */
+import { mkdtemp, rm, truncate } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { login, mintPassport, newKey } from '../support/passports.js';
+import { freePort, startTestApp, type TestApp } from '../support/test-app.js';
+import { holaLine } from '../verify/hola-lines.js';
+
+const verify = async (app: TestApp, hola: string) => {
+  const res = await fetch(`${app.baseUrl}/api/identity/verify`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ hola }),
+  });
+  return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+};
+const health = async (app: TestApp) => (await (await fetch(`${app.baseUrl}/health`)).json()) as any;
+
+describe('the SQLite database lost between two starts', () => {
+  let dataDir: string;
+  let app: TestApp | undefined;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), 'passport-loss-'));
+  });
+  afterAll(async () => {
+    await app?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('refuses replay records for the hold (503 with Retry-After, health degraded), then serves fresh lines', async () => {
+    // One port for both starts: the host marker of the lines is the deployment's host:port.
+    const PORT = String(await freePort());
+    app = await startTestApp({ DATA_DIR: dataDir, STORE: 'sqlite', PORT });
+    const key = newKey();
+    const { tokenId } = await mintPassport(app, { owner: key });
+    const used = holaLine(app, { sender: tokenId, signer: key.signer });
+    expect((await verify(app, used)).body.verified).toBe(true);
+    const firstLogin = await login(app.baseUrl, { identifier: tokenId, key });
+    expect(firstLogin.status).toBe(200);
+    await app.close();
+
+    await truncate(path.join(dataDir, 'passport.db'), 0);
+    await rm(path.join(dataDir, 'passport.db-wal'), { force: true });
+    await rm(path.join(dataDir, 'passport.db-shm'), { force: true });
+    const started = Date.now();
+    app = await startTestApp({ DATA_DIR: dataDir, STORE: 'sqlite', PORT, SQLITE_LOSS_HOLD_MS: '4000' });
+
+    const replayed = await verify(app, used);
+    expect([replayed.status, replayed.body.error?.code, replayed.body.verified]).toEqual([
+      503,
+      'REPLAY_STORE_UNAVAILABLE',
+      undefined,
+    ]);
+    const retryAfter = Number(replayed.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(4);
+    expect(replayed.body.error.details.retryAfterSeconds).toBe(retryAfter);
+    const reused = await login(app.baseUrl, { identifier: tokenId, key, challenge: firstLogin.challenge });
+    expect([reused.status, reused.body.error?.code, reused.body.error?.details?.reason]).toEqual([
+      503,
+      'SERVICE_UNAVAILABLE',
+      'replay_store_unavailable',
+    ]);
+    expect(Number(reused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    const held = await health(app);
+    expect(held.status).toBe('degraded');
+    expect(held.checks.store.problem).toMatch(/SQLite database lost its replay records/);
+
+    // After the hold: fresh lines verify, and health keeps a note.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + 4200 - Date.now())));
+    const fresh = holaLine(app, { sender: tokenId, signer: key.signer });
+    expect((await verify(app, fresh)).body.verified).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // health answers are reused for up to 1 s
+    const after = await health(app);
+    expect(after.status).toBe('healthy');
+    expect(after.checks.store.note).toMatch(/lost its replay records/);
+  }, 30_000);
+});

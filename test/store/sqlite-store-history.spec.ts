@@ -1,0 +1,171 @@
+/**
+ * SqliteStoreHistory on real files: a database found in place of the one the data directory remembers
+ * (deleted, truncated to nothing, replaced) is a loss of every replay record, and recording is refused
+ * for the hold. Found by a probe: after `truncate -s 0 passport.db` and a restart, 674 of 674 used HOLA
+ * lines verified again and 86 used login bodies each got a new JWT.
+ */
+import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RecordingPausedError } from '@passport/core/ports';
+import Database from 'better-sqlite3';
+import {
+  SCHEMA_VERSION,
+  STORE_HISTORY_FILE_NAME,
+  SqliteDatabase,
+  SqliteReplayStore,
+  SqliteStoreHistory,
+} from '@passport/adapters/sqlite';
+
+const HOLD_MS = 331_000;
+let dir: string;
+let now: number;
+const losses: string[] = [];
+const open: Array<{ db: SqliteDatabase; replay: SqliteReplayStore }> = [];
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'passport-history-'));
+  now = 1_800_000_000_000;
+  losses.length = 0;
+});
+afterEach(() => {
+  closeAll();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function closeAll(): void {
+  for (const { db, replay } of open.splice(0)) {
+    replay.dispose();
+    db.close();
+  }
+}
+
+/** Opens the directory's database as the server does: the history checked, the replay store on it. */
+function start() {
+  const db = SqliteDatabase.openInDataDir(dir);
+  const history = SqliteStoreHistory.check(db, {
+    holdMs: HOLD_MS,
+    now: () => now,
+    onLoss: (_at, why) => losses.push(why),
+  });
+  const replay = new SqliteReplayStore(db, { history, commitIntervalMs: 0 });
+  open.push({ db, replay });
+  return { db, history, replay };
+}
+
+function restart() {
+  closeAll();
+  return start();
+}
+
+const record = (replay: SqliteReplayStore, key: string) => replay.recordIfAbsent(key, now, now + 300_000);
+
+describe('SqliteStoreHistory', () => {
+  it('a first start remembers the database; restarts on it hold nothing', async () => {
+    const { db, history, replay } = start();
+    expect(JSON.parse(readFileSync(join(dir, STORE_HISTORY_FILE_NAME), 'utf8'))).toEqual({
+      storeId: db.storeId,
+      heldUntilMs: null,
+      lostAtMs: null,
+    });
+    expect(db.storeId).toMatch(/^[0-9a-f]{32}$/);
+    expect([history.problem, history.holdRemainingMs, history.notice]).toEqual([undefined, 0, undefined]);
+    expect(await record(replay, 'a|1')).toEqual({ recorded: true });
+    const again = restart();
+    expect([again.history.problem, losses]).toEqual([undefined, []]);
+    expect(await record(again.replay, 'a|1')).toMatchObject({ recorded: false });
+  });
+
+  it.each([
+    [
+      'deleted (rm passport.db*)',
+      () =>
+        ['passport.db', 'passport.db-wal', 'passport.db-shm'].forEach((f) =>
+          rmSync(join(dir, f), { force: true }),
+        ),
+    ],
+    [
+      'truncated to nothing, its WAL gone',
+      () => {
+        truncateSync(join(dir, 'passport.db'), 0);
+        rmSync(join(dir, 'passport.db-wal'), { force: true });
+        rmSync(join(dir, 'passport.db-shm'), { force: true });
+      },
+    ],
+  ])(
+    'a database %s is a loss: every record call refused for the hold, then a note for a day',
+    async (_label, lose) => {
+      const first = start();
+      expect(await record(first.replay, 'a|1')).toEqual({ recorded: true });
+      closeAll();
+      lose();
+      const { replay, history } = start();
+      expect(losses).toEqual([expect.stringContaining('is not the one')]);
+      expect(history.holdRemainingMs).toBe(HOLD_MS);
+      expect(history.problem).toMatch(/lost its replay records/);
+      // The used key would be new to this database: it is refused, never recorded.
+      const refused = await record(replay, 'a|1').catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(RecordingPausedError);
+      expect((refused as RecordingPausedError).retryAfterMs).toBe(HOLD_MS);
+      expect(() => replay.recordIfAbsentSync('a|1', now, now + 300_000)).toThrow(RecordingPausedError);
+
+      // A restart within the hold holds too, for what is left of it (not a new hold, not reported again).
+      now += 100_000;
+      const during = restart();
+      expect([during.history.holdRemainingMs, losses.length]).toEqual([HOLD_MS - 100_000, 1]);
+      await expect(record(during.replay, 'b|2')).rejects.toBeInstanceOf(RecordingPausedError);
+
+      now += HOLD_MS - 100_000;
+      expect(during.history.problem).toBeUndefined();
+      expect(during.history.notice).toMatch(/lost its replay records/);
+      expect(await record(during.replay, 'b|2')).toEqual({ recorded: true });
+      now += 86_400_000;
+      expect(during.history.notice).toBeUndefined();
+      // After the hold a restart is an ordinary one.
+      expect([restart().history.problem, losses.length]).toEqual([undefined, 1]);
+    },
+  );
+
+  it('a database made before the check (schema without an identity, no history file) is upgraded and remembered, not a loss', async () => {
+    const first = start();
+    expect(await record(first.replay, 'a|1')).toEqual({ recorded: true });
+    closeAll();
+    const raw = new Database(join(dir, 'passport.db'));
+    raw.exec('DROP TABLE store_meta');
+    raw.pragma(`user_version = ${SCHEMA_VERSION - 1}`);
+    raw.close();
+    rmSync(join(dir, STORE_HISTORY_FILE_NAME));
+    const { db, history, replay } = start();
+    expect([db.schemaVersion(), history.problem, losses]).toEqual([SCHEMA_VERSION, undefined, []]);
+    expect(JSON.parse(readFileSync(join(dir, STORE_HISTORY_FILE_NAME), 'utf8')).storeId).toBe(db.storeId);
+    expect(await record(replay, 'a|1')).toMatchObject({ recorded: false });
+    const storeId = db.storeId;
+    expect(restart().db.storeId).toBe(storeId);
+  });
+
+  it('a history file that cannot be read is taken as a loss (refusing for a while is the safe mistake)', () => {
+    start();
+    closeAll();
+    writeFileSync(join(dir, STORE_HISTORY_FILE_NAME), '{"storeId": 42');
+    const { history } = start();
+    expect(history.problem).toBeDefined();
+    expect(losses).toEqual([expect.stringContaining('is not a store history')]);
+  });
+
+  it('a hold of 0 reports the loss and records at once', async () => {
+    start();
+    closeAll();
+    rmSync(join(dir, 'passport.db'));
+    rmSync(join(dir, 'passport.db-wal'), { force: true });
+    const db = SqliteDatabase.openInDataDir(dir);
+    const history = SqliteStoreHistory.check(db, {
+      holdMs: 0,
+      now: () => now,
+      onLoss: (_at, why) => losses.push(why),
+    });
+    const replay = new SqliteReplayStore(db, { history, commitIntervalMs: 0 });
+    open.push({ db, replay });
+    expect([history.problem, losses.length]).toEqual([undefined, 1]);
+    expect(await record(replay, 'a|1')).toEqual({ recorded: true });
+  });
+});
