@@ -18,6 +18,7 @@ import { type Redis } from 'ioredis';
 import { PassportError, type ReplayStore } from '@passport/core';
 import {
   RecordingPausedError,
+  storeCap,
   type RecordOutcome,
   type RecordQuota,
   type ReplayStoreUsage,
@@ -46,16 +47,15 @@ const OWNER_TTL_HEADROOM_MS = 60_000;
 /**
  * The record call of one store, batched (defineBatchedScript: the records of one event-loop turn in one
  * invocation). Replies {1} recorded, {0, firstSeen} live, {-1} store full, {-2} owner at quota. The cheap
- * checks come first: the index is looked up for the member only when the store is at its cap. The keys
+ * checks come first: the index is looked up for the member only when the store is at the call's cap. The keys
  * it writes are declared (the index once; per call the record and the owner's set; all under one hash
  * tag, so one Redis Cluster slot), so that Cluster refuses a call while that slot migrates before
- * anything is written. The store's fixed values (the record key prefix, the cap, the margin) are built
- * into the script rather than sent with every call; per call: now, expiresAt and the owner's quota (0:
- * none). The caller's numbers are stored and used as scores as the strings they came as.
+ * anything is written. The store's fixed values (the record key prefix, the margin) are built into the
+ * script rather than sent with every call; per call: now, expiresAt, the owner's quota (0: none), and the cap (records held at which this call is refused: the store's cap times the call's
+ * share). The caller's numbers are stored and used as scores as the strings they came as.
  */
 function recordDefinition(
   base: string,
-  maxEntries: number,
   marginMs: number,
   history: Pick<ReplayHistoryGuard, 'markerKey' | 'generationKey' | 'holdKey'> | undefined,
 ): BatchedScriptDefinition {
@@ -75,7 +75,7 @@ local gen = redis.call('INCR', KEYS[3])`
         ? [`${base}exp`]
         : [`${base}exp`, history.markerKey, history.generationKey, history.holdKey],
     callKeys: ['rec', 'ownerKey'],
-    callArgs: ['nowArg', 'expiresArg', 'quotaArg', 'markerArg', 'genArg'],
+    callArgs: ['nowArg', 'expiresArg', 'quotaArg', 'markerArg', 'genArg', 'capArg'],
     callBody: `
 if marker == false or (marker and markerArg ~= '' and marker ~= markerArg) then return {-3, 0, gen} end
 if heldMs > 0 then return {-4, heldMs, gen} end
@@ -95,11 +95,12 @@ if maxPerOwner > 0 then
     if redis.call('ZCARD', ownerKey) >= maxPerOwner then return {-2, 0, gen} end
   end
 end
-if redis.call('ZCARD', idx) >= ${luaNumber(maxEntries)} and redis.call('ZSCORE', idx, member) == false then
+local cap = tonumber(capArg)
+if redis.call('ZCARD', idx) >= cap and redis.call('ZSCORE', idx, member) == false then
   local expired = redis.call('ZRANGEBYSCORE', idx, '-inf', earlier(now) - margin, 'LIMIT', 0, 1000)
   for _, k in ipairs(expired) do redis.call('DEL', ${luaString(recordPrefix)} .. k) end
   if #expired > 0 then redis.call('ZREM', idx, unpack(expired)) end
-  if redis.call('ZCARD', idx) >= ${luaNumber(maxEntries)} then return {-1, 0, gen} end
+  if redis.call('ZCARD', idx) >= cap then return {-1, 0, gen} end
 end
 redis.call('SET', rec, nowArg .. ':' .. expiresArg, 'PX', keepFor)
 redis.call('ZADD', idx, expiresArg, member)
@@ -199,7 +200,7 @@ export class RedisReplayStore implements ReplayStore {
     this.record = defineBatchedScript(
       redis,
       'passportReplayRecord',
-      recordDefinition(this.base, this.maxEntries, this.clockSkewMarginMs, options.history),
+      recordDefinition(this.base, this.clockSkewMarginMs, options.history),
     );
     this.sweepScript = defineScript(redis, 'passportReplaySweep', 1, SWEEP_LUA);
   }
@@ -209,6 +210,7 @@ export class RedisReplayStore implements ReplayStore {
     nowMs: number,
     expiresAtMs: number,
     quota?: RecordQuota,
+    storeShare?: number,
   ): Promise<RecordOutcome> {
     const evicting = this.evictionProblem();
     if (evicting !== undefined) {
@@ -227,6 +229,7 @@ export class RedisReplayStore implements ReplayStore {
       // came back with older data.
       const marker = this.history?.knownMarker ?? '';
       const generation = this.history?.knownGeneration ?? '';
+      const cap = storeShare === undefined ? this.maxEntries : storeCap(this.maxEntries, storeShare);
       reply = await (quota
         ? this.record(
             this.base + 'r:' + key,
@@ -236,8 +239,18 @@ export class RedisReplayStore implements ReplayStore {
             quota.maxPerOwner,
             marker,
             generation,
+            cap,
           )
-        : this.record(this.base + 'r:' + key, this.ownerPrefix, nowMs, expiresAtMs, 0, marker, generation));
+        : this.record(
+            this.base + 'r:' + key,
+            this.ownerPrefix,
+            nowMs,
+            expiresAtMs,
+            0,
+            marker,
+            generation,
+            cap,
+          ));
     } catch (error) {
       this.lastFailure = Date.now();
       this.lastFailureText = firstLineOf(error);

@@ -127,6 +127,8 @@ export class SqliteLoginRecorder implements LoginRecorder {
       challenge.key,
       challenge.nowMs,
       challenge.expiresAtMs,
+      undefined,
+      challenge.storeShare,
     );
     if (!outcome.recorded) return outcome;
     part.value = 'session';

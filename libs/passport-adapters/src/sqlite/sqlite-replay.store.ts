@@ -27,6 +27,7 @@
 import { PassportError, systemClock, type ReplayStore } from '@passport/core';
 import {
   RecordingPausedError,
+  storeCap,
   type RecordOutcome,
   type RecordQuota,
   type ReplayStoreUsage,
@@ -64,6 +65,8 @@ interface RecordCall {
   readonly nowMs: number;
   readonly expiresAtMs: number;
   readonly quota: RecordQuota | undefined;
+  /** Records held at which this one is refused (storeCap of the store's cap and the call's share). */
+  readonly cap: number;
 }
 
 interface PendingRecord extends RecordCall {
@@ -154,11 +157,13 @@ export class SqliteReplayStore implements ReplayStore {
     nowMs: number,
     expiresAtMs: number,
     quota?: RecordQuota,
+    storeShare?: number,
   ): Promise<RecordOutcome> {
     const paused = this.pausedError();
     if (paused) return Promise.reject(paused);
+    const cap = storeCap(this.maxEntries, storeShare);
     return new Promise<RecordOutcome>((resolve, reject) => {
-      this.pending.push({ key, nowMs, expiresAtMs, quota, resolve, reject });
+      this.pending.push({ key, nowMs, expiresAtMs, quota, cap, resolve, reject });
       if (this.pending.length === 1) this.scheduleFlush();
     });
   }
@@ -175,8 +180,17 @@ export class SqliteReplayStore implements ReplayStore {
    * login's used challenge and its session): inside another transaction on this database it joins it
    * (a savepoint), so both commit or neither does.
    */
-  recordIfAbsentSync(key: string, nowMs: number, expiresAtMs: number, quota?: RecordQuota): RecordOutcome {
-    return this.decideNow({ key, nowMs, expiresAtMs, quota }, true);
+  recordIfAbsentSync(
+    key: string,
+    nowMs: number,
+    expiresAtMs: number,
+    quota?: RecordQuota,
+    storeShare?: number,
+  ): RecordOutcome {
+    return this.decideNow(
+      { key, nowMs, expiresAtMs, quota, cap: storeCap(this.maxEntries, storeShare) },
+      true,
+    );
   }
 
   /**
@@ -184,9 +198,18 @@ export class SqliteReplayStore implements ReplayStore {
    * database and rolls it back if this throws (the login recorder): no savepoint of its own, since the
    * caller's already covers every statement, and a refusal thrown here undoes the caller's work too.
    */
-  recordInTransaction(key: string, nowMs: number, expiresAtMs: number, quota?: RecordQuota): RecordOutcome {
+  recordInTransaction(
+    key: string,
+    nowMs: number,
+    expiresAtMs: number,
+    quota?: RecordQuota,
+    storeShare?: number,
+  ): RecordOutcome {
     if (!this.db.inTransaction) throw new Error('recordInTransaction needs an open write transaction');
-    return this.decideNow({ key, nowMs, expiresAtMs, quota }, false);
+    return this.decideNow(
+      { key, nowMs, expiresAtMs, quota, cap: storeCap(this.maxEntries, storeShare) },
+      false,
+    );
   }
 
   /**
@@ -267,13 +290,13 @@ export class SqliteReplayStore implements ReplayStore {
 
   /** One call's decision; runs inside a write transaction (the batch's, or the caller's). */
   private record(
-    { key, nowMs, expiresAtMs, quota }: RecordCall,
+    { key, nowMs, expiresAtMs, quota, cap }: RecordCall,
     counts = new BatchCounts(),
   ): RecordOutcome | Refusal {
     const owner = quota?.owner ?? null;
     // Below both caps an absent key is simply inserted: the change count says whether it was absent.
     if (
-      (counts.rows ??= this.db.rowCount('replay_records')) < this.maxEntries &&
+      (counts.rows ??= this.db.rowCount('replay_records')) < cap &&
       (!quota || counts.owner(quota.owner, (o) => this.ownerCount(o)) < quota.maxPerOwner) &&
       this.insertIfAbsent().run(key, nowMs, expiresAtMs, owner).changes === 1
     ) {
@@ -288,7 +311,7 @@ export class SqliteReplayStore implements ReplayStore {
     // An expired record is replaced by a new row.
     if (existing) this.db.statement('DELETE FROM replay_records WHERE key = ?').run(key);
     // A refusal is returned, not thrown, so that the expired rows deleted on the way stay deleted.
-    const refusal = (quota && this.checkQuota(quota, nowMs)) ?? this.checkRoom(nowMs);
+    const refusal = (quota && this.checkQuota(quota, nowMs)) ?? this.checkRoom(nowMs, cap);
     if (refusal) return refusal;
     this.db
       .statement('INSERT INTO replay_records (key, first_seen_ms, expires_at_ms, owner) VALUES (?, ?, ?, ?)')
@@ -353,10 +376,10 @@ export class SqliteReplayStore implements ReplayStore {
     return new Refusal(new PassportError('REPLAY_QUOTA_EXCEEDED', { maxPerSender: quota.maxPerOwner }));
   }
 
-  private checkRoom(nowMs: number): Refusal | undefined {
-    if (this.db.rowCount('replay_records') < this.maxEntries) return undefined;
+  private checkRoom(nowMs: number, cap: number): Refusal | undefined {
+    if (this.db.rowCount('replay_records') < cap) return undefined;
     this.sweep(nowMs);
-    if (this.db.rowCount('replay_records') < this.maxEntries) return undefined;
+    if (this.db.rowCount('replay_records') < cap) return undefined;
     return new Refusal(new PassportError('REPLAY_STORE_FULL'));
   }
 }

@@ -52,6 +52,14 @@ import { type LoginRequest } from './login-request.validator.js';
 /** Challenge freshness (docs/protocol.md §3). */
 export const LOGIN_CHALLENGE_MAX_FUTURE_MS = 30_000;
 export const LOGIN_CHALLENGE_MAX_AGE_MS = 300_000;
+/**
+ * How much of the replay store used login challenges may fill (its `storeShare`): 1 % above the cap the
+ * HOLA lines stop at, so a store full of lines still takes logins (a probe: three senders filling a small
+ * store refused every login). The reserve is not easily used up either: a challenge is one passport's
+ * signed second, recorded only for a login that passed every check, and kept 301 s, so one passport
+ * holds at most a few hundred.
+ */
+export const LOGIN_CHALLENGES_STORE_SHARE = 1.01;
 
 export interface LoginServerConfig {
   /** This server's family: `bc=…;sc=…;id=<root>[;id=…]`. */
@@ -182,13 +190,24 @@ export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
    */
   function challengeRecord(request: LoginRequest, nowMs: number): LoginChallengeRecord {
     const key = `login|${request.identifier.toLowerCase()}|${request.timestampSeconds}`;
-    return { key, nowMs, expiresAtMs: request.timestampSeconds * 1000 + LOGIN_CHALLENGE_MAX_AGE_MS + 1000 };
+    return {
+      key,
+      nowMs,
+      expiresAtMs: request.timestampSeconds * 1000 + LOGIN_CHALLENGE_MAX_AGE_MS + 1000,
+      storeShare: LOGIN_CHALLENGES_STORE_SHARE,
+    };
   }
 
   async function recordChallenge(challenge: LoginChallengeRecord): Promise<void> {
     let outcome;
     try {
-      outcome = await challenges.recordIfAbsent(challenge.key, challenge.nowMs, challenge.expiresAtMs);
+      outcome = await challenges.recordIfAbsent(
+        challenge.key,
+        challenge.nowMs,
+        challenge.expiresAtMs,
+        undefined,
+        challenge.storeShare,
+      );
     } catch (error) {
       if (isPassportError(error)) throw error;
       // The store is down or slow: not a bad login (the client retries), and never a session.

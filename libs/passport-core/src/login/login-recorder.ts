@@ -23,7 +23,13 @@ export function sequentialLoginRecorder(
     async recordLogin(challenge: LoginChallengeRecord, session: SessionRecord): Promise<RecordOutcome> {
       let outcome: RecordOutcome;
       try {
-        outcome = await challenges.recordIfAbsent(challenge.key, challenge.nowMs, challenge.expiresAtMs);
+        outcome = await challenges.recordIfAbsent(
+          challenge.key,
+          challenge.nowMs,
+          challenge.expiresAtMs,
+          undefined,
+          challenge.storeShare,
+        );
       } catch (error) {
         throw isPassportError(error) ? error : new LoginRecordFailure('challenge', error);
       }

@@ -22,6 +22,7 @@ export {
   type ReplayStoreUsage,
   RecordingPausedError,
   retryAfterSecondsOfPause,
+  storeCap,
 } from './replay-store.port.js';
 export {
   hasSyncSessionGet,

@@ -15,6 +15,8 @@ export interface LoginChallengeRecord {
   readonly key: string;
   readonly nowMs: number;
   readonly expiresAtMs: number;
+  /** The replay store's `storeShare` for it (login challenges use a reserve above the cap). */
+  readonly storeShare?: number;
 }
 
 /**

@@ -35,13 +35,32 @@ export interface ReplayStore {
    * Records `key` unless a live record exists. A record lives until `expiresAtMs`; after that the key
    * may be recorded again. Must be atomic: of N concurrent calls with one key exactly one is `recorded`.
    * A live key is reported (`recorded: false`) even when the store is full or the owner at its quota.
+   *
+   * `storeShare` (default 1) is how much of the store this record may fill: it is refused as
+   * `REPLAY_STORE_FULL` once the store holds `storeCap(maxEntries, storeShare)` records. Below 1 it keeps
+   * room for other records (subagent lines, which anyone can make, may fill half); above 1 it lets the
+   * record use a reserve the others never reach (login challenges, so that a store full of lines does not
+   * stop every login).
    */
   recordIfAbsent(
     key: string,
     nowMs: number,
     expiresAtMs: number,
     quota?: RecordQuota,
+    storeShare?: number,
   ): Promise<RecordOutcome>;
+}
+
+/**
+ * The number of records at which a record of `storeShare` is refused: `maxEntries × storeShare`, rounded
+ * toward the cap's side of the share (down below 1, up above it, so a reserve is at least one record),
+ * at least 1; a share that is not a positive number counts as 1.
+ */
+export function storeCap(maxEntries: number, storeShare: number = 1): number {
+  const share = Number.isFinite(storeShare) && storeShare > 0 ? storeShare : 1;
+  // Rounded to a millionth first: 10 × 1.2 is 12.000000000000002 in floating point, not 13 records.
+  const scaled = Math.round(maxEntries * share * 1e6) / 1e6;
+  return Math.max(1, share > 1 ? Math.ceil(scaled) : Math.floor(scaled));
 }
 
 /**

@@ -103,6 +103,14 @@ export function holaQuotaOwner(
     : line.senderTokenId;
 }
 
+/**
+ * How much of the replay store subagent lines may fill (the store's `storeShare`). Anyone can make them
+ * (a throwaway key naming any live passport, charged to that key's own quota), so without a share of
+ * their own they could fill the store and refuse every passport's lines for a day (a probe did it). At
+ * half, the other half stays for standard lines, which only a passport's owner can sign.
+ */
+export const SUBAGENT_LINES_STORE_SHARE = 0.5;
+
 /** Parses or throws the 400 `HOLA_VALIDATION_FAILED` error (shared with `/api/testhola`). */
 export function parseHolaOrThrow(hola: unknown, serviceHost: string): ParsedHola {
   const result = parseHola(hola, { serviceHost });
@@ -169,6 +177,7 @@ export function createHolaVerifier(deps: HolaVerifierDeps): HolaVerifier {
         nowMs,
         Math.floor(line.timestampMs / 1000) * 1000 + replayTtlMs,
         maxPerSender === undefined ? undefined : { owner: holaQuotaOwner(line), maxPerOwner: maxPerSender },
+        line.form === 'subagent' ? SUBAGENT_LINES_STORE_SHARE : undefined,
       );
       return outcome.recorded ? null : { firstSeenAtMs: outcome.firstSeenAtMs };
     } catch (cause) {

@@ -16,6 +16,7 @@ import {
   type RecordQuota,
   type ReplayStore,
   type ReplayStoreUsage,
+  storeCap,
 } from '../../ports/replay-store.port.js';
 import { positiveInteger } from './capacity.js';
 
@@ -51,7 +52,13 @@ export class MemoryReplayStore implements ReplayStore {
     this.sweepIntervalMs = options.sweepIntervalMs ?? 1000;
   }
 
-  async recordIfAbsent(key: string, nowMs: number, expiresAtMs: number, quota?: RecordQuota): Promise<RecordOutcome> {
+  async recordIfAbsent(
+    key: string,
+    nowMs: number,
+    expiresAtMs: number,
+    quota?: RecordQuota,
+    storeShare?: number,
+  ): Promise<RecordOutcome> {
     // No await from here to the end: the check and the record are one step on the event loop.
     const existing = this.entries.get(key);
     if (existing && existing.expiresAtMs > nowMs)
@@ -65,10 +72,11 @@ export class MemoryReplayStore implements ReplayStore {
         throw new PassportError('REPLAY_QUOTA_EXCEEDED', { maxPerSender: quota.maxPerOwner });
       }
     }
-    if (this.entries.size >= this.maxEntries) {
+    const cap = storeCap(this.maxEntries, storeShare);
+    if (this.entries.size >= cap) {
       this.dropExpiredOldest(nowMs);
-      if (this.entries.size >= this.maxEntries) this.sweepIfDue(nowMs);
-      if (this.entries.size >= this.maxEntries) {
+      if (this.entries.size >= cap) this.sweepIfDue(nowMs);
+      if (this.entries.size >= cap) {
         this.refusedFullCount++;
         this.lastFullAtMs = nowMs;
         throw new PassportError('REPLAY_STORE_FULL');

@@ -177,6 +177,53 @@ export function describeReplayStoreContract(
       });
     });
 
+    describe('store shares (storeShare)', () => {
+      beforeEach(async () => {
+        h = await kind.open({ maxEntries: 10 });
+      });
+
+      // Found by probes: subagent lines anyone can make filled the store and refused every passport's
+      // lines; a store full of lines refused every login.
+      it('a share below 1 is refused at its part of the cap while others still record; above 1 a reserve only it reaches', async () => {
+        for (let i = 0; i < 5; i++) await h.store.recordIfAbsent(`half${i}`, 1000, 100_000, undefined, 0.5);
+        await expect(h.store.recordIfAbsent('half5', 1000, 100_000, undefined, 0.5)).rejects.toMatchObject({
+          code: 'REPLAY_STORE_FULL',
+        });
+        // A live key of the share is still reported as seen, not refused.
+        await expect(h.store.recordIfAbsent('half0', 1000, 100_000, undefined, 0.5)).resolves.toEqual({
+          recorded: false,
+          firstSeenAtMs: 1000,
+        });
+        for (let i = 0; i < 5; i++) await h.store.recordIfAbsent(`full${i}`, 1000, 100_000);
+        await expect(h.store.recordIfAbsent('full5', 1000, 100_000)).rejects.toMatchObject({
+          code: 'REPLAY_STORE_FULL',
+        });
+        // 1.2 × 10: two more records for the reserve, then it is full too.
+        await expect(h.store.recordIfAbsent('reserve0', 1000, 100_000, undefined, 1.2)).resolves.toEqual({
+          recorded: true,
+        });
+        await expect(h.store.recordIfAbsent('reserve1', 1000, 100_000, undefined, 1.2)).resolves.toEqual({
+          recorded: true,
+        });
+        await expect(h.store.recordIfAbsent('reserve2', 1000, 100_000, undefined, 1.2)).rejects.toMatchObject(
+          {
+            code: 'REPLAY_STORE_FULL',
+          },
+        );
+        expect(await h.size()).toBe(12);
+        await expect(h.store.recordIfAbsent('full6', 1000, 100_000)).rejects.toMatchObject({
+          code: 'REPLAY_STORE_FULL',
+        });
+      });
+
+      it('a share makes room by dropping expired records, as the cap does', async () => {
+        for (let i = 0; i < 5; i++) await h.store.recordIfAbsent(`half${i}`, 1000, 2000, undefined, 0.5);
+        await expect(h.store.recordIfAbsent('half5', 2000, 100_000, undefined, 0.5)).resolves.toEqual({
+          recorded: true,
+        });
+      });
+    });
+
     describe('per-owner quota', () => {
       beforeEach(async () => {
         h = await kind.open();
