@@ -6,7 +6,14 @@
  */
 import { contractClient } from '../support/contract-fetch.js';
 import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
-import { bearer, fetchChallenge, mintAndLogin, mintPassport, newKey, signLogin } from '../support/passports.js';
+import {
+  bearer,
+  fetchChallenge,
+  mintAndLogin,
+  mintPassport,
+  newKey,
+  signLogin,
+} from '../support/passports.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 // Login challenges may use 1 % above the cap (at least one record): with REPLAY_MAX_RECORDS=2 the third
