@@ -14,11 +14,12 @@ import { updateLedgerFile } from '@passport/adapters/ledger';
 import { SESSION_STORE } from '../../apps/api/src/platform/infrastructure/di-tokens.js';
 import { contractClient } from '../support/contract-fetch.js';
 import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
-import { bearer, ledgerFileOf, mintAndLogin, serverIdentityOf } from '../support/passports.js';
+import { bearer, ledgerFileOf, mintAndLogin, newKey, serverIdentityOf } from '../support/passports.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 type Claims = Record<string, any>;
-const claimsOf = (jwt: string): Claims => JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString('utf8'));
+const claimsOf = (jwt: string): Claims =>
+  JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString('utf8'));
 
 describe('token renewal and logout (JWT_RENEWAL=server)', () => {
   let app: TestApp;
@@ -47,7 +48,10 @@ describe('token renewal and logout (JWT_RENEWAL=server)', () => {
 
   function expectIdSignatureValid(claims: Claims): void {
     const key = createPublicKey({
-      key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from(serverIdentityOf(app).signer.publicKey)]),
+      key: Buffer.concat([
+        Buffer.from('302a300506032b6570032100', 'hex'),
+        Buffer.from(serverIdentityOf(app).signer.publicKey),
+      ]),
       format: 'der',
       type: 'spki',
     });
@@ -82,7 +86,29 @@ describe('token renewal and logout (JWT_RENEWAL=server)', () => {
     const renewedJwt = due.headers.get('new-token')!;
     expect(renewedJwt).toEqual(expect.any(String));
     const renewed = claimsOf(renewedJwt);
-    const kept = ['iss', 'sub', 'aud', 'nbf', 'session_id', 'session_iat', 'session_exp', 'passport_id', 'passport_owner', 'passport_maxrequests', 'passport_maxrqwindow', 'passport_permissionedroutes', 'passport_webhookurl', 'passport_webhookcidr', 'passport_allowedcidr', 'passport_allowediso3166list', 'passport_subjectuniqueidentifier_url', 'config_iso639', 'config_iso3166', 'config_iso15924', 'config_timeoptions'];
+    const kept = [
+      'iss',
+      'sub',
+      'aud',
+      'nbf',
+      'session_id',
+      'session_iat',
+      'session_exp',
+      'passport_id',
+      'passport_owner',
+      'passport_maxrequests',
+      'passport_maxrqwindow',
+      'passport_permissionedroutes',
+      'passport_webhookurl',
+      'passport_webhookcidr',
+      'passport_allowedcidr',
+      'passport_allowediso3166list',
+      'passport_subjectuniqueidentifier_url',
+      'config_iso639',
+      'config_iso3166',
+      'config_iso15924',
+      'config_timeoptions',
+    ];
     for (const claim of kept) expect([claim, renewed[claim]]).toEqual([claim, old[claim]]);
     expect(renewed.iat).toBe(old.iat + 2880);
     expect(renewed.jti).not.toBe(old.jti);
@@ -91,7 +117,10 @@ describe('token renewal and logout (JWT_RENEWAL=server)', () => {
     expect(renewed.session_status).toBe('renewed_light_verification');
     expect(renewed.passport_idsignature).not.toBe(old.passport_idsignature);
     expectIdSignatureValid(renewed);
-    await expect(sessions.get(old.session_id)).resolves.toMatchObject({ renewalCount: 1, lastRenewedAtMs: (old.iat + 2880) * 1000 });
+    await expect(sessions.get(old.session_id)).resolves.toMatchObject({
+      renewalCount: 1,
+      lastRenewedAtMs: (old.iat + 2880) * 1000,
+    });
 
     expect((await nonce(renewedJwt)).status).toBe(200);
     at(old, 3599);
@@ -113,7 +142,11 @@ describe('token renewal and logout (JWT_RENEWAL=server)', () => {
     const listed = await request('/api/sessions?limit=100', { headers: bearer(renewedJwt) });
     expect(listed.status).toBe(200);
     const mine = listed.body.sessions.find((v: { sessionId: string }) => v.sessionId === claims.session_id);
-    expect(mine).toMatchObject({ status: 'open', renewalCount: 1, lastRenewedAt: new Date((claims.iat + 3000) * 1000).toISOString() });
+    expect(mine).toMatchObject({
+      status: 'open',
+      renewalCount: 1,
+      lastRenewedAt: new Date((claims.iat + 3000) * 1000).toISOString(),
+    });
   });
 
   it('renewal stops at session_exp: the agent logs in again then', async () => {
@@ -153,9 +186,18 @@ describe('token renewal and logout (JWT_RENEWAL=server)', () => {
     const renewedJwt = (await nonce(jwt)).headers.get('new-token')!;
     const out = await logout(renewedJwt, '/api/logout', { reason: 'agent shutting down' });
     expect(out.status).toBe(200);
-    expect(out.body).toMatchObject({ sessionClosed: true, sessionId: claims.session_id, message: 'Session closed.' });
+    expect(out.body).toMatchObject({
+      sessionClosed: true,
+      sessionId: claims.session_id,
+      message: 'Session closed.',
+    });
     const termination = claimsOf(out.headers.get('new-token')!);
-    expect(termination).toMatchObject({ session_status: 'closed', session_id: claims.session_id, iat: claims.iat + 3000, exp: claims.iat + 3060 });
+    expect(termination).toMatchObject({
+      session_status: 'closed',
+      session_id: claims.session_id,
+      iat: claims.iat + 3000,
+      exp: claims.iat + 3060,
+    });
     expectIdSignatureValid(termination);
     for (const token of [jwt, renewedJwt, out.headers.get('new-token')!]) {
       const res = await nonce(token);
@@ -163,7 +205,9 @@ describe('token renewal and logout (JWT_RENEWAL=server)', () => {
       expect(res.body.error.details.cause).toBe('session_closed');
       expect(res.headers.get('new-token')).toBeNull();
     }
-    await expect(sessions.get(claims.session_id)).resolves.toMatchObject({ closeReason: 'logout: agent shutting down' });
+    await expect(sessions.get(claims.session_id)).resolves.toMatchObject({
+      closeReason: 'logout: agent shutting down',
+    });
   });
 
   it('POST /api/sessions/logout is the same operation, and accepts an expired token of an open session', async () => {
@@ -198,7 +242,11 @@ describe('token renewal and logout (JWT_RENEWAL=server)', () => {
     const first = claimsOf(jwt);
     const saved: string[] = [];
     let closed = 0;
-    const call = createRenewingFetch({ token: jwt, onNewToken: (t) => void saved.push(t), onSessionClosed: () => closed++ });
+    const call = createRenewingFetch({
+      token: jwt,
+      onNewToken: (t) => void saved.push(t),
+      onSessionClosed: () => closed++,
+    });
     for (const seconds of [100, 2900, 5000]) {
       at(first, seconds);
       expect((await call(`${app.baseUrl}/api/holanonce16ts`)).status).toBe(200);
@@ -225,10 +273,45 @@ describe('token renewal and logout (JWT_RENEWAL=server)', () => {
     await new Promise((resolve) => setTimeout(resolve, 5200));
     const res = await nonce(jwt);
     expectErrorEnvelope(res, 'INVALIDATED_TOKEN');
-    expect(res.body.error.details).toMatchObject({ reason: 'error_checking_session', cause: 'passport_revoked' });
+    expect(res.body.error.details).toMatchObject({
+      reason: 'error_checking_session',
+      cause: 'passport_revoked',
+    });
     expect(res.headers.get('new-token')).toBeNull();
     await expect(sessions.get(claims.session_id)).resolves.toMatchObject({ closeReason: 'passport_revoked' });
   });
+});
+
+describe('a passport transferred on chain', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({ STORE: 'memory' });
+  });
+  afterAll(() => app.close());
+
+  // Found by a probe (CHAIN=near): after a transfer the old owner's token kept working until session_exp,
+  // while its new logins and lines were already refused.
+  it("ends the old owner's session within the chain cache's 5 s: 401 passport_transferred", async () => {
+    const { jwt, tokenId } = await mintAndLogin(app);
+    const me = () => fetch(`${app.baseUrl}/api/holanonce16ts`, { headers: bearer(jwt) });
+    expect((await me()).status).toBe(200);
+    await updateLedgerFile(ledgerFileOf(app), (doc) => ({
+      ...doc,
+      passports: doc.passports.map((p) =>
+        p.token_id === tokenId ? { ...p, owner_id: newKey().accountId } : p,
+      ),
+    }));
+    await new Promise((resolve) => setTimeout(resolve, 5200));
+    const res = await me();
+    const body = (await res.json()) as { error: { code: string; details: Record<string, unknown> } };
+    expect([res.status, body.error.code, body.error.details.cause]).toEqual([
+      401,
+      'INVALIDATED_TOKEN',
+      'passport_transferred',
+    ]);
+    // Closed, not only refused: the session stays ended if the passport came back.
+    expect((await me()).status).toBe(401);
+  }, 15_000);
 });
 
 describe('JWT_RENEWAL=off and SESSION_TTL_SECONDS', () => {

@@ -219,6 +219,8 @@ describe('ChainReader behaviour: near RPC failures (real near-api-js against the
     ],
     ['a list instead of a token', [...Buffer.from('[]')]],
     ['invalid UTF-8', [0xff, 0xfe, 0x22]],
+    // Found by a probe: nothing at all read as "no such passport", which closes its sessions for good.
+    ['no bytes at all (not JSON null)', []],
   ])('refuses a malformed token result (%s) with malformed_result', async (_label, bytes) => {
     fx.rpc.enqueue({ kind: 'raw-result', bytes });
     await expectChainError(fx.reader.getPassport('bhahbkbramax'), 'malformed_result');
@@ -315,6 +317,16 @@ describe('ChainReader behaviour: near RPC failures (real near-api-js against the
     });
     await expect(fx.reader.getAccountKeys('ghost.near')).resolves.toEqual([]);
     await expect(fx.reader.getAccountKeys('ghost.near')).resolves.toEqual([]); // the structured form
+  });
+
+  // Found by a probe: "block … does not exist" (a node behind) read as an account without keys, so a
+  // login was refused as a bad signature instead of a 503.
+  it('reads another "does not exist" of the older error form as an RPC error, not an unknown account', async () => {
+    fx.rpc.enqueue({
+      kind: 'result',
+      value: { error: 'block 5Fz9 does not exist', logs: [], block_height: 1, block_hash: 'x' },
+    });
+    await expectChainError(fx.reader.getAccountKeys('alice.near'), 'rpc_error');
   });
 
   it('refuses bounds that are not positive integers at construction', () => {
@@ -544,6 +556,20 @@ describe('ChainReader behaviour: caching and coalescing (reads counted at the fa
   it('serves a found token from the cache for at most 5 s', async () => {
     await cached.getPassport('bhahbkbramax');
     clock.advance(4999);
+    await cached.getPassport('bhahbkbramax');
+    expect(tokenReads()).toBe(1);
+    clock.advance(1);
+    await cached.getPassport('bhahbkbramax');
+    expect(tokenReads()).toBe(2);
+  });
+
+  // Found by a probe: the 5 s were counted from the answer's arrival, so a node answering in 4.5 s kept a
+  // revocation unseen for about 9 s. They are counted from when the read began.
+  it('counts the 5 s from when the read began, not from when its answer arrived', async () => {
+    const pending = cached.getPassport('bhahbkbramax');
+    clock.advance(3000); // the node takes 3 s to answer
+    await pending;
+    clock.advance(1999);
     await cached.getPassport('bhahbkbramax');
     expect(tokenReads()).toBe(1);
     clock.advance(1);

@@ -5,9 +5,10 @@
  * renewed or not, carries it). The session lookup happens on every request so that logout and
  * revocation take effect at once wherever the store is shared.
  *
- * The holder's passport is re-read through the cached chain reader (≤ 5 s old): a revoked or no longer
- * live passport is refused (`passport_revoked`, `passport_not_live`, `passport_not_found`) and its
- * session closed, so a revocation ends the session within seconds rather than at the token's `exp`.
+ * The holder's passport is re-read through the cached chain reader (≤ 5 s old): a revoked, transferred
+ * (owned by another account than at login) or no longer live passport is refused (`passport_revoked`,
+ * `passport_transferred`, `passport_not_live`, `passport_not_found`) and its session closed, so a
+ * revocation or a transfer ends the session within seconds rather than at the token's `exp`.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import {
@@ -19,7 +20,12 @@ import {
 } from '@passport/core';
 import { isPassportLive, isPassportRevoked, parsePassportTimeBound } from '@passport/core/passport';
 import { tokenIdFromSubject } from '@passport/core/login';
-import { canPeekPassport, hasSyncSessionGet, type SessionRecord, type SessionStore } from '@passport/core/ports';
+import {
+  canPeekPassport,
+  hasSyncSessionGet,
+  type SessionRecord,
+  type SessionStore,
+} from '@passport/core/ports';
 import { CHAIN_READER, CLOCK, SESSION_STORE } from '../platform/infrastructure/di-tokens.js';
 import { EddsaJwtCodec, type JwtClaims, type JwtVerifyResult } from './eddsa-jwt.codec.js';
 import { type AuthContext } from './auth-context.js';
@@ -70,7 +76,10 @@ export class BearerAuthenticator {
     return this.authenticateNow(header, false);
   }
 
-  private authenticateNow(header: string | string[] | undefined, forLogout: boolean): AuthContext | Promise<AuthContext> {
+  private authenticateNow(
+    header: string | string[] | undefined,
+    forLogout: boolean,
+  ): AuthContext | Promise<AuthContext> {
     if (header === undefined || header === '') throw new PassportError('MISSING_TOKEN');
     // The usual header, `Bearer ` and a token verified before, answered without the RegExp's scan of
     // the ~500 characters: the codec only remembers tokens of three base64url segments (no
@@ -86,7 +95,9 @@ export class BearerAuthenticator {
     // A token seen before is answered from the codec's cache without a promise.
     const known = this.codec.verifyCached(token, { allowExpired: forLogout });
     if (known !== undefined) return this.withVerdict(known, forLogout);
-    return this.codec.verify(token, { allowExpired: forLogout }).then((verified) => this.withVerdict(verified, forLogout));
+    return this.codec
+      .verify(token, { allowExpired: forLogout })
+      .then((verified) => this.withVerdict(verified, forLogout));
   }
 
   private withVerdict(verified: JwtVerifyResult, forLogout: boolean): AuthContext | Promise<AuthContext> {
@@ -95,7 +106,8 @@ export class BearerAuthenticator {
     const sessionId = claims.session_id;
     if (typeof sessionId !== 'string') throw invalidated('error_checking_session', 'session_unknown');
     const session = this.readSession(sessionId);
-    if (session instanceof Promise) return session.then((read) => this.withSession(claims, sessionId, read, forLogout));
+    if (session instanceof Promise)
+      return session.then((read) => this.withSession(claims, sessionId, read, forLogout));
     return this.withSession(claims, sessionId, session, forLogout);
   }
 
@@ -121,7 +133,8 @@ export class BearerAuthenticator {
   ): AuthContext | Promise<AuthContext> {
     if (!session) throw invalidated('error_checking_session', 'session_unknown');
     if (session.closedAtMs !== null) throw invalidated('error_checking_session', 'session_closed');
-    if (session.expiresAtMs <= this.clock.nowMs()) throw invalidated('error_checking_session', 'session_expired');
+    if (session.expiresAtMs <= this.clock.nowMs())
+      throw invalidated('error_checking_session', 'session_expired');
     if (typeof claims.session_exp !== 'number' || claims.session_exp * 1000 !== session.expiresAtMs) {
       throw invalidated('error_checking_session', 'session_mismatch');
     }
@@ -135,7 +148,8 @@ export class BearerAuthenticator {
     }
     if (forLogout) return { claims, sessionId, tokenId: session.tokenId, passport: null };
     const passport = this.livePassport(session);
-    if (passport instanceof Promise) return passport.then((live) => ({ claims, sessionId, tokenId: session.tokenId, passport: live }));
+    if (passport instanceof Promise)
+      return passport.then((live) => ({ claims, sessionId, tokenId: session.tokenId, passport: live }));
     return { claims, sessionId, tokenId: session.tokenId, passport };
   }
 
@@ -145,7 +159,8 @@ export class BearerAuthenticator {
     if (bounded === undefined) {
       const { not_before: start, not_after: end } = passport.metadata;
       bounded =
-        parsePassportTimeBound(start, 'start').kind !== 'unbounded' || parsePassportTimeBound(end, 'end').kind !== 'unbounded';
+        parsePassportTimeBound(start, 'start').kind !== 'unbounded' ||
+        parsePassportTimeBound(end, 'end').kind !== 'unbounded';
       this.timeBounded.set(passport, bounded);
     }
     return bounded;
@@ -158,25 +173,41 @@ export class BearerAuthenticator {
   private livePassport(session: SessionRecord): PassportRecord | Promise<PassportRecord> {
     const cached = canPeekPassport(this.chain) ? this.chain.peekPassport(session.tokenId) : undefined;
     if (cached !== undefined) return this.judgePassport(session, cached);
-    return this.readChain(() => this.chain.getPassport(session.tokenId)).then((read) => this.judgePassport(session, read));
+    return this.readChain(() => this.chain.getPassport(session.tokenId)).then((read) =>
+      this.judgePassport(session, read),
+    );
   }
 
-  private judgePassport(session: SessionRecord, passport: PassportRecord | null): PassportRecord | Promise<PassportRecord> {
+  private judgePassport(
+    session: SessionRecord,
+    passport: PassportRecord | null,
+  ): PassportRecord | Promise<PassportRecord> {
     // Most passports have no time bounds: then the chain time is not needed (one read fewer per request).
     if (passport && this.hasTimeBounds(passport)) {
-      return this.readChain(() => this.chain.chainTimeMs()).then((chainTimeMs) => this.verdict(session, passport, chainTimeMs));
+      return this.readChain(() => this.chain.chainTimeMs()).then((chainTimeMs) =>
+        this.verdict(session, passport, chainTimeMs),
+      );
     }
     return this.verdict(session, passport, 0);
   }
 
-  private verdict(session: SessionRecord, passport: PassportRecord | null, chainTimeMs: number): PassportRecord | Promise<never> {
+  private verdict(
+    session: SessionRecord,
+    passport: PassportRecord | null,
+    chainTimeMs: number,
+  ): PassportRecord | Promise<never> {
     const cause = !passport
       ? 'passport_not_found'
       : isPassportRevoked(passport)
         ? 'passport_revoked'
-        : this.hasTimeBounds(passport) && !isPassportLive(passport.metadata, chainTimeMs)
-          ? 'passport_not_live'
-          : null;
+        : // The service follows current on-chain ownership: a passport moved to another account is no
+          // longer the holder's (a probe: the old owner's token worked until session_exp after a transfer,
+          // while its logins and lines were already refused).
+          passport.ownerId !== session.ownerId
+          ? 'passport_transferred'
+          : this.hasTimeBounds(passport) && !isPassportLive(passport.metadata, chainTimeMs)
+            ? 'passport_not_live'
+            : null;
     if (cause === null) return passport!;
     return this.sessions
       .close(session.sessionId, cause, this.clock.nowMs())
@@ -189,7 +220,8 @@ export class BearerAuthenticator {
   private readChain<T>(read: () => Promise<T>): Promise<T> {
     return read().catch((error: unknown) => {
       // A chain outage is not a bad token: the client retries with the same one.
-      if (error instanceof ChainUnavailableError) throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'chain_unavailable' });
+      if (error instanceof ChainUnavailableError)
+        throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'chain_unavailable' });
       throw error;
     });
   }

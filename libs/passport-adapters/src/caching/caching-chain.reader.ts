@@ -148,7 +148,10 @@ export class CachingChainReader implements ChainReader, CachedPassportPeek {
     const request = load().then(
       (value) => {
         this.inFlight.delete(key);
-        this.store(key, value, this.clock.nowMs() + ttlOf(value));
+        // Counted from when the read began: the chain answered at some moment between then and now, so
+        // the value is never kept longer than the TTL after it (a probe: a node answering in 4.5 s kept a
+        // revocation unseen for 9 s, counted from the answer's arrival).
+        this.store(key, value, now + ttlOf(value));
         return value;
       },
       (error: unknown) => {

@@ -199,7 +199,10 @@ function resultOf(text: string): unknown {
     typeof (result as { error?: unknown }).error === 'string'
   ) {
     const text = (result as { error: string }).error;
-    if (/UNKNOWN_ACCOUNT|does not exist/i.test(text)) throw new UnknownAccountError('unknown account');
+    // Only an account's absence: "block … does not exist" is a node that is behind, not an account
+    // without keys (a probe: a transient error refused a login as a bad signature).
+    if (/UNKNOWN_ACCOUNT|\baccount\s+\S+\s+does not exist/i.test(text))
+      throw new UnknownAccountError('unknown account');
     throw new ChainUnavailableError('rpc_error', { cause: new Error(text) });
   }
   return result;

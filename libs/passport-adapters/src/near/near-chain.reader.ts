@@ -172,7 +172,9 @@ export class NearChainReader implements ChainReader {
     if (!Array.isArray(bytes) || bytes.some((b) => !Number.isInteger(b) || b < 0 || b > 255)) {
       throw new ChainUnavailableError('malformed_result');
     }
-    if (bytes.length === 0) return null;
+    // Nothing at all is not JSON `null` (a view's "none"): a method that returns nothing (a misconfigured
+    // view name) must not read as "no such passport", which closes sessions for good (a probe).
+    if (bytes.length === 0) throw new ChainUnavailableError('malformed_result');
     try {
       return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(bytes as number[])));
     } catch (error) {
