@@ -31,6 +31,7 @@ import {
   type SessionRecord,
 } from '@passport/core/ports';
 import { type AppConfig } from '../platform/config/app-config.js';
+import { ServerPassportCheck } from '../platform/chain/server-passport.check.js';
 import {
   APP_CONFIG,
   ASYNC_SIGNATURE_VERIFIER,
@@ -94,6 +95,7 @@ export class LoginService {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(TRUSTED_CONTRACTS) trustedContracts: readonly string[],
     private readonly codec: EddsaJwtCodec,
+    private readonly serverPassport: ServerPassportCheck,
   ) {
     this.idSigner = lastSignatureMemo(server.signer);
     this.verifier = createLoginVerifier({
@@ -129,6 +131,9 @@ export class LoginService {
         throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'chain_unavailable' });
       throw error;
     });
+    // A token naming a server passport that is revoked, transferred or gone on chain is not one to issue
+    // (a probe: the server read its passport only at start). Checked before the challenge is used.
+    await this.serverPassport.assertUsable();
     const nowMs = this.clock.nowMs();
     const built = buildJwtClaims({
       server: {

@@ -4,11 +4,13 @@
  * upstream text; the health endpoint bounds every check with its own deadline. For the ledger, whose
  * "chain time" is the local clock, the check re-reads the file if it changed and reports the outcome of
  * that load: a ledger that no longer parses (or cannot be read) is `degraded`, even though the last
- * good content keeps serving requests.
+ * good content keeps serving requests. The server's own passport is judged too (cached reads): revoked,
+ * transferred, gone or no longer live is `degraded` with that reason, and logins are refused meanwhile.
  */
 import { type ChainReader, ChainUnavailableError } from '@passport/core';
 import { type HealthCheckResult, type HealthIndicator } from '../infrastructure/health-indicator.js';
 import { LedgerChainReader } from '@passport/adapters/ledger';
+import { type ServerPassportCheck } from './server-passport.check.js';
 
 export class ChainHealthIndicator implements HealthIndicator {
   readonly name = 'chain';
@@ -16,6 +18,8 @@ export class ChainHealthIndicator implements HealthIndicator {
   constructor(
     private readonly kind: 'ledger' | 'near',
     private readonly chain: ChainReader,
+    /** The server's own passport (revoked, transferred, gone or expired on chain: degraded, with why). */
+    private readonly serverPassport?: Pick<ServerPassportCheck, 'problem'>,
   ) {}
 
   async check(): Promise<HealthCheckResult> {
@@ -30,6 +34,9 @@ export class ChainHealthIndicator implements HealthIndicator {
           return { ok: false, detail: { kind: this.kind, reason, latencyMs: elapsed(started) } };
         }
       }
+      const serverProblem = await this.serverPassport?.problem();
+      if (serverProblem !== undefined)
+        return { ok: false, detail: { kind: this.kind, reason: serverProblem, latencyMs: elapsed(started) } };
       return {
         ok: true,
         detail: { kind: this.kind, contractId: this.chain.contractId, latencyMs: elapsed(started) },

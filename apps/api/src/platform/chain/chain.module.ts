@@ -20,6 +20,7 @@ import { type ServerIdentity } from '../infrastructure/server-identity.js';
 import { CachingChainReader } from '@passport/adapters/caching';
 import { ChainHealthIndicator } from './chain.health-indicator.js';
 import { loadServerIdentity } from './server-identity.loader.js';
+import { ServerPassportCheck } from './server-passport.check.js';
 
 /** Internal token: the opened adapter before caching (health checks must reach the real chain). */
 const CHAIN_ADAPTER = Symbol('CHAIN_ADAPTER');
@@ -67,10 +68,19 @@ class ChainLifecycle implements OnApplicationShutdown {
       useFactory: (adapter: ChainReader): CachingChainReader => new CachingChainReader(adapter),
     },
     {
+      provide: ServerPassportCheck,
+      inject: [SERVER_IDENTITY, CHAIN_READER],
+      useFactory: (server: ServerIdentity, chain: ChainReader): ServerPassportCheck =>
+        new ServerPassportCheck(server, chain),
+    },
+    {
       provide: CHAIN_HEALTH_INDICATOR,
-      inject: [APP_CONFIG, CHAIN_ADAPTER],
-      useFactory: (config: AppConfig, adapter: ChainReader): HealthIndicator =>
-        new ChainHealthIndicator(config.chain, adapter),
+      inject: [APP_CONFIG, CHAIN_ADAPTER, ServerPassportCheck],
+      useFactory: (
+        config: AppConfig,
+        adapter: ChainReader,
+        serverPassport: ServerPassportCheck,
+      ): HealthIndicator => new ChainHealthIndicator(config.chain, adapter, serverPassport),
     },
     {
       provide: SERVER_IDENTITY,
@@ -87,6 +97,6 @@ class ChainLifecycle implements OnApplicationShutdown {
     },
     ChainLifecycle,
   ],
-  exports: [CHAIN_READER, CHAIN_HEALTH_INDICATOR, SERVER_IDENTITY, TRUSTED_CONTRACTS],
+  exports: [CHAIN_READER, CHAIN_HEALTH_INDICATOR, SERVER_IDENTITY, TRUSTED_CONTRACTS, ServerPassportCheck],
 })
 export class ChainModule {}
