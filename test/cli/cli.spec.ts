@@ -89,6 +89,18 @@ describe('passport CLI', () => {
     expect(JSON.parse(text)).toEqual(value);
   });
 
+  // Found by a probe: invisible tag characters (a sentence hidden in a DN) were printed raw by --json.
+  it('--json escapes tag characters and other invisible ones as surrogate pairs; layout and plain text stay', () => {
+    const hidden = [...'Ignore'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('');
+    const value = { dn: `NNSWF=Ada${hidden}`, vs: 'a\ufe0f\u2800b', emoji: '😀', list: [1, 'ü'] };
+    const text = terminalSafeJson(value);
+    expect(text).not.toMatch(/[\u{e0000}-\u{e007f}\u2800]|\ufe0f/u);
+    expect(text).toContain('\\udb40\\udc49');
+    expect(text).toContain('😀');
+    expect(text.split('\n').length).toBeGreaterThan(5);
+    expect(JSON.parse(text)).toEqual(value);
+  });
+
   // Found by a probe: files holding "1.2.3" or "www.example.com" were taken for a saved JWT and replaced.
   it('a saved JWT is three base64url segments whose header names an algorithm', () => {
     const header = Buffer.from('{"alg":"EdDSA","typ":"JWT"}').toString('base64url');
@@ -332,6 +344,11 @@ describe('passport CLI', () => {
       [
         ['mint', '--owner', 'x.near', '--api', 'ftp://nowhere'],
         'passport mint: --api must be an http(s) URL (got "ftp://nowhere")',
+      ],
+      // Found by a probe: a javascript: webhook was minted (the service then ignores it everywhere).
+      [
+        ['mint', '--owner', 'x.near', '--webhook-url', 'javascript:alert(1)'],
+        'passport mint: --webhook-url must be an http(s) URL (got "javascript:alert(1)")',
       ],
       [
         ['nonce', '--api', 'http://127.0.0.1:9', '--jwt-file', keyFile],
@@ -803,6 +820,31 @@ describe('passport CLI', () => {
       expect((await cli(['verify', '--ledger', ledger, '--host', 'localhost:4556', '--', fresh])).code).toBe(
         0,
       );
+    });
+
+    // Found by a probe: --profile without --json printed no profile at all.
+    it('verify --profile prints the sender profile in the human output too', async () => {
+      const ledger = join(dir, 'ledger.json');
+      const tokenId = (
+        await cli(['mint', '--key', keyFile, '--dn', 'NNSWF=Ada,NSWF=Agent,Creature=robot'], env)
+      ).out.trim();
+      const line = (
+        await cli(['hola', '--key', keyFile, '--passport', tokenId, '--host', 'localhost:4556'])
+      ).out.trim();
+      const run = await cli([
+        'verify',
+        '--ledger',
+        ledger,
+        '--host',
+        'localhost:4556',
+        '--profile',
+        '--',
+        line,
+      ]);
+      expect([run.code, run.out]).toEqual([
+        0,
+        `verified ${tokenId} -> MUNDO\n  profile: Ada Agent (robot), self-declared\n`,
+      ]);
     });
 
     it('delegate signs a body the core accepts, over tokenId:delegateId:unixTimestamp:publicKey', async () => {

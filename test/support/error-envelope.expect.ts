@@ -29,3 +29,19 @@ export function expectErrorEnvelope(
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   return body;
 }
+
+/**
+ * A verify refused while a store's replay records are held after a data loss: the 503 envelope, never a
+ * verdict, with `Retry-After` (1 .. `holdSeconds`) equal to `details.retryAfterSeconds`.
+ */
+export function expectRecordingHeld(
+  res: { status: number; headers: Headers; body: unknown },
+  holdSeconds: number,
+): void {
+  const body = expectErrorEnvelope(res, 'REPLAY_STORE_UNAVAILABLE');
+  expect((res.body as { verified?: unknown }).verified).toBeUndefined();
+  const retryAfter = Number(res.headers.get('retry-after'));
+  expect(retryAfter).toBeGreaterThanOrEqual(1);
+  expect(retryAfter).toBeLessThanOrEqual(holdSeconds);
+  expect(body.error.details?.retryAfterSeconds).toBe(retryAfter);
+}

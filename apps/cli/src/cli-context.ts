@@ -33,21 +33,26 @@ export function output(io: CliIo, json: boolean, value: unknown, human: string):
 }
 
 /**
- * Characters JSON.stringify leaves raw that a terminal acts on or that reorder what it shows: C1 controls
- * (U+0080–U+009F, CSI among them), bidi and other format characters, line and paragraph separators.
+ * Characters JSON.stringify leaves raw that a terminal acts on, that reorder what it shows or that hide
+ * text: C1 controls (U+0080–U+009F, CSI among them), bidi and other format characters, every default-
+ * ignorable code point (tag characters, variation selectors: a probe hid a sentence in them), private
+ * use, line and paragraph separators, the braille blank. (Raw C0 controls JSON escapes itself.)
  */
 const TERMINAL_UNSAFE =
-  /[\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g;
+  /(?!\n)[\p{Cc}\p{Cf}\p{Co}\p{Cs}\p{Default_Ignorable_Code_Point}\u2028\u2029\u2800]/gu; // (\n: the layout's)
 
 /**
  * JSON whose strings carry those characters as `\uXXXX` escapes: the same JSON value, printable on a
  * terminal (a probe's server put a right-to-left override into a verdict's peerTokenId).
  */
 export function terminalSafeJson(value: unknown): string {
-  return JSON.stringify(value, null, 2).replace(
-    TERMINAL_UNSAFE,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  // Per UTF-16 unit, so a character outside the BMP (the invisible tag characters U+E0000…, a probe's
+  // hidden text) is its surrogate pair of escapes, as JSON writes it.
+  const escape = (c: string): string =>
+    Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join(
+      '',
+    );
+  return JSON.stringify(value, null, 2).replace(TERMINAL_UNSAFE, escape);
 }
 
 export async function readCredentials(file: string | undefined, flag = '--key'): Promise<NearCredentials> {

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { openApiComponent } from '../platform/openapi/zod-openapi.js';
-import { holaLineSchema, recipientWarningsSchema, tokenIdSchema } from './verify.schema.js';
+import { holaLineSchema, recipientWarningsSchema, subagentFields, tokenIdSchema } from './verify.schema.js';
 
 export const testHolaRequestSchema = z.object({
   hola: holaLineSchema,
@@ -49,12 +49,7 @@ export const testHolaResponseSchema = z.object({
     })
     .strict(),
   warnings: recipientWarningsSchema.optional(),
-  isSubagentFormat: z.literal(true).meta({ description: 'Subagent lines only.' }).optional(),
-  delegateId: z
-    .string()
-    .meta({ description: 'Subagent lines only: the delegate id as in the line (uppercase).' })
-    .optional(),
-  issuerTokenId: tokenIdSchema.meta({ description: 'Subagent lines only: the issuing passport.' }).optional(),
+  ...subagentFields,
   requestId: z.string(),
 });
 

@@ -43,6 +43,16 @@ export const recipientWarningsSchema = z
       'Present only when non-empty. DELEGATION_NOT_CHECKED on every subagent line: it proves only that the key in the line signed it; POST /api/isauthorizedsigner says whether the issuer delegated that key.',
   });
 
+/** The fields a subagent line adds to verify's and testhola's 200 bodies (docs/protocol.md §4). */
+export const subagentFields = {
+  isSubagentFormat: z.literal(true).meta({ description: 'Subagent lines only.' }).optional(),
+  delegateId: z
+    .string()
+    .meta({ description: 'Subagent lines only: the delegate id as in the line (uppercase).' })
+    .optional(),
+  issuerTokenId: tokenIdSchema.meta({ description: 'Subagent lines only: the issuing passport.' }).optional(),
+};
+
 export const verifyRequestSchema = z.object({
   hola: holaLineSchema,
   expectedRecipient: z
@@ -108,12 +118,7 @@ export const verifyResponseSchema = z.object({
     .optional(),
   signatureVerificationImplemented: z.literal(true),
   warnings: recipientWarningsSchema.optional(),
-  isSubagentFormat: z.literal(true).meta({ description: 'Subagent lines only.' }).optional(),
-  delegateId: z
-    .string()
-    .meta({ description: 'Subagent lines only: the delegate id as in the line (uppercase).' })
-    .optional(),
-  issuerTokenId: tokenIdSchema.meta({ description: 'Subagent lines only: the issuing passport.' }).optional(),
+  ...subagentFields,
   profile: z
     .custom<PublicProfile>()
     .meta({ ...publicProfileSchema, description: 'With includeProfile: true.' })

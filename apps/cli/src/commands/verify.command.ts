@@ -259,6 +259,15 @@ async function verifyOffline(
   }
 }
 
+/** With --profile: the sender's self-declared name and creature, as printable text (a probe: not shown). */
+function profileLine(result: VerifyResult): string {
+  const profile = result.profile;
+  if (!profile) return '';
+  const name = profile.displayName === null ? '(no name)' : printableText(String(profile.displayName), 128);
+  const creature = profile.creature ? ` (${printableText(String(profile.creature), 64)})` : '';
+  return `\n  profile: ${name}${creature}, self-declared`;
+}
+
 function printVerdicts(
   io: CliIo,
   results: readonly VerifyResult[],
@@ -275,6 +284,7 @@ function printVerdicts(
           ? `verified ${printableText(String(r.peerTokenId), 64)} -> ${printableText(String(r.destinatary), 64)}`
           : `not verified ${printableText(String(r.peerTokenId), 64)}: ${printableText(r.failureReasons.map(String).join(', '), 500)}`,
     )
+    .map((line, i) => line + profileLine(results[i]))
     .join('\n');
   // The JSON's shape follows the command line (one line: an object; several: an array), never how many
   // verdicts there were when an API failed midway.

@@ -30,8 +30,7 @@ import { PassportError } from '../errors/passport.error.js';
 import { resolveOwnerKeys } from '../passport/owner-keys.js';
 import { isPassportRevoked } from '../passport/passport-conditions.js';
 import { type PassportRecord } from '../passport/passport.types.js';
-import { webUrlOrNull } from '../profile/profile-links.js';
-import { webhookUrlWithScheme } from '../webhook/webhook-target.js';
+import { profileText, webhookUrlOrNull, webUrlOrNull } from '../profile/profile-links.js';
 import { type ChainReader } from '../ports/chain-reader.port.js';
 import { normalizeTokenId } from '../token-id/token-id.js';
 import { isBytes } from '@noble/hashes/utils.js';
@@ -197,11 +196,8 @@ function services(
     // The holder writes these and resolvers render them as links: absolute http(s) URLs only, as in
     // the public profile (profile-links); `#metadata` below still carries the raw values as data.
     const value = record.metadata[key];
-    const written = typeof value === 'string' ? value.trim() : '';
     // A webhook_url without a scheme is an https base URL (the webhook target's rule).
-    const url = webUrlOrNull(
-      key === 'webhook_url' && written !== '' ? webhookUrlWithScheme(written) : written,
-    );
+    const url = key === 'webhook_url' ? webhookUrlOrNull(value) : webUrlOrNull(value);
     if (url !== null) list.push({ id: `${did}#${fragment}`, type, serviceEndpoint: url });
   }
   list.push({
@@ -216,10 +212,15 @@ function services(
   return list;
 }
 
-/** The metadata's string values (a fresh object, keys in chain order). */
+/**
+ * The metadata's string values (a fresh object, keys in chain order), each with the characters that
+ * hide or rewrite text replaced by U+FFFD as in the public profile (`profileText`): a probe hid an
+ * instruction to agents in tag characters of a DN, which reached MCP clients through this service.
+ */
 function publicMetadata(metadata: PassportRecord['metadata']): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(metadata)) if (typeof value === 'string') out[key] = value;
+  for (const [key, value] of Object.entries(metadata))
+    if (typeof value === 'string') out[profileText(key) ?? key] = profileText(value) ?? value;
   return out;
 }
 

@@ -20,6 +20,16 @@ export function sameApiUrl(a: string, b: string): boolean {
   return normalizeApiUrl(a) === normalizeApiUrl(b);
 }
 
+/** Whether `value` is an absolute http: or https: URL. */
+export function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value.trim());
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
 /** True for a non-empty string (the spec's test for "a federated token"). */
 export function isNonEmptyString(value: unknown): value is string {
   return typeof value === 'string' && value.trim() !== '';

@@ -452,6 +452,19 @@ describe('login credentials: single use', () => {
 });
 
 describe('login credentials: federation', () => {
+  // Found by a probe: a home of javascript:alert(1) was taken for a sister API, and the token issued for
+  // it named an iss every server refuses. A home that is no http(s) URL is refused like a foreign one.
+  it('a same-family passport whose home is no http(s) URL is refused even when foreign logins are accepted', async () => {
+    const w = world({ acceptForeign: true });
+    w.chain.addPassport(
+      passport('bdbdbdbdbdbt', implicitAccountId(holder.publicKey), root, {
+        ...holderMeta,
+        subjectuniqueidentifier_url: 'javascript:alert(1)',
+      }),
+    );
+    expect(await codeOf(w, body('bdbdbdbdbdbt'))).toBe('LOGIN_MODE_POLICY_REJECTED_FOREIGN_BY_PARTNER');
+  });
+
   it('a same-family passport of another API is refused unless foreign logins are accepted', async () => {
     expect(await codeOf(world(), body('bdbdbdbdbdbd'))).toBe('LOGIN_MODE_POLICY_REJECTED_FOREIGN_BY_PARTNER');
     const w = world({ acceptForeign: true });

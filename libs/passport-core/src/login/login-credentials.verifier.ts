@@ -25,7 +25,7 @@ import {
   sharedFamilyRoots,
   type ServiceProviderId,
 } from '../family/serviceprovider-id.js';
-import { isNonEmptyString, normalizeApiUrl, sameApiUrl } from '../federation/api-url.js';
+import { isHttpUrl, isNonEmptyString, normalizeApiUrl, sameApiUrl } from '../federation/api-url.js';
 import { resolveOwnerKeys } from '../passport/owner-keys.js';
 import {
   hasRequiredMetadata,
@@ -294,7 +294,11 @@ export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
     if (relation !== 'partner' || !isNonEmptyString(home) || sameApiUrl(home, server.publicBaseUrl)) {
       return { federated: false, homeUrl: null };
     }
-    return server.acceptForeign ? { federated: true, homeUrl: normalizeApiUrl(home) } : 'rejected';
+    // A home that is no http(s) URL is no API a token could name as its issuer (a probe: `javascript:`
+    // became an `iss` every server refuses): such a passport is not federated, it is refused.
+    return server.acceptForeign && isHttpUrl(home)
+      ? { federated: true, homeUrl: normalizeApiUrl(home) }
+      : 'rejected';
   }
 
   const checked = async (request: LoginRequest): Promise<CheckedLogin> => {

@@ -10,12 +10,30 @@
  * - the image and webhook URLs are kept only as absolute http(s) URLs written without controls,
  *   whitespace, bidi controls or credentials (`user:pass@`);
  * - contact URIs of the schemes a browser runs or reads locally (`javascript:`, `vbscript:`, `data:`,
- *   `file:`, `blob:`) or holding those characters are left out.
+ *   `file:`, `blob:`…) or that open local programs or remote shares (`search-ms:`, `ms-…:`), or holding
+ *   those characters, are left out.
  * The full identity (JWT) still shows the DN as written.
  */
 
+import { webhookUrlWithScheme } from '../webhook/webhook-target.js';
+
 /** Schemes a browser executes or reads from the local machine when a link is followed or rendered. */
-const UNSAFE_SCHEMES: ReadonlySet<string> = new Set(['javascript', 'vbscript', 'data', 'file', 'blob']);
+const UNSAFE_SCHEMES: ReadonlySet<string> = new Set([
+  'javascript',
+  'vbscript',
+  'data',
+  'file',
+  'blob',
+  'filesystem',
+  'jar',
+  // Handlers that open local programs or remote shares when a link is followed (a probe: search-ms:
+  // reaching a remote share, ms-msdt: the Follina handler); every `ms-…` scheme is left out too.
+  'search',
+  'search-ms',
+  'shell',
+  'smb',
+  'intent',
+]);
 
 /**
  * Characters that change how the text around them is shown or hide text in it, each replaced by U+FFFD:
@@ -68,18 +86,35 @@ export function webUrlOrNull(value: string | null | undefined): string | null {
   // " javascript:" never pass, and nothing it would silently drop or re-encode.
   if (!/^https?:\/\//i.test(trimmed) || /\s/.test(trimmed) || DISPLAY_CONTROL.test(trimmed)) return null;
   try {
-    const { protocol, username, password } = new URL(trimmed);
+    const { protocol, username, password, href } = new URL(trimmed);
     if (username !== '' || password !== '') return null;
-    return protocol === 'http:' || protocol === 'https:' ? trimmed : null;
+    if (protocol !== 'http:' && protocol !== 'https:') return null;
+    // A host written in other scripts is shown as the URL parser reads it (punycode, `xn--…`): a probe's
+    // Cyrillic "раураl.com" looked like another site. URLs with an ASCII host stay as written.
+    const authority = trimmed.slice(trimmed.indexOf('//') + 2).split(/[/?#]/, 1)[0];
+    return /[^\x21-\x7e]/.test(authority) ? href : trimmed;
   } catch {
     return null;
   }
 }
 
 /** Whether a contact URI (`scheme:authority:identifier`) may be shown as a link. */
+function isUnsafeScheme(scheme: string): boolean {
+  return UNSAFE_SCHEMES.has(scheme) || scheme.startsWith('ms-');
+}
+
 export function isSafeContactUri(uri: string): boolean {
   const colon = uri.indexOf(':');
-  return (
-    colon > 0 && !DISPLAY_CONTROL.test(uri) && !UNSAFE_SCHEMES.has(uri.slice(0, colon).trim().toLowerCase())
-  );
+  return colon > 0 && !DISPLAY_CONTROL.test(uri) && !isUnsafeScheme(uri.slice(0, colon).trim().toLowerCase());
+}
+
+/**
+ * `webhook_url` as the webhook sender reads it (a bare host or host:port is https), kept as `webUrlOrNull`
+ * keeps a URL; a value that starts with a slash names no host and is none. The public profile and the DID
+ * document show the same (a probe found `"12"` null in one and `https://12` in the other).
+ */
+export function webhookUrlOrNull(value: string | null | undefined): string | null {
+  const written = typeof value === 'string' ? value.trim() : '';
+  if (written === '' || /^[/\\]/.test(written)) return null;
+  return webUrlOrNull(webhookUrlWithScheme(written));
 }

@@ -107,6 +107,29 @@ describe('buildPublicProfile', () => {
     ]);
   });
 
+  // Found by a probe: search-ms: (a remote share) and ms-msdt: (the Follina handler) links survived.
+  it('leaves out contact URIs of handlers that open local programs or remote shares', () => {
+    const profile = buildPublicProfile(
+      rec('bjbvcjzqbdsj', {
+        userselected_dn:
+          'NNSWF=Ada,ContactURI=search-ms:query=x&crumb=location:\\\\evil.example\\share,ContactURI=ms-msdt:/id:x,' +
+          'ContactURI=MS-OfficeCmd:x:y,ContactURI=shell:x:y,ContactURI=smb:evil.example:share,ContactURI=mailto:example.org:ada',
+      }),
+    );
+    expect(profile.contactUris).toEqual(['mailto:example.org:ada']);
+  });
+
+  // Found by a probe: a Cyrillic host ("раураl.com") was shown as written, looking like another site.
+  it('shows an avatar URL whose host is in another script as punycode; ASCII URLs as written', () => {
+    const profile = buildPublicProfile(
+      rec('bjbvcjzqbdsj', {
+        userselected_dn: 'NNSWF=Ada,AvatarURL=https://раураl.com/a.png,EmojiURL=https://Example.com/e.png',
+      }),
+    );
+    expect(profile.avatarUrl).toBe('https://xn--l-7sba6dbr.com/a.png');
+    expect(profile.emojiUrl).toBe('https://Example.com/e.png');
+  });
+
   // Found by a probe: a DN's hex escapes wrote CR/LF, ESC sequences and bidi overrides into the
   // "sanitised" profile (and verify's includeProfile, the agents listing, the DID's #webhook), and
   // URLs kept CR/LF and credentials.

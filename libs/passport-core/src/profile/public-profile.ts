@@ -9,7 +9,7 @@ import { passportDid } from '../did/did-document.js';
 import { parseDn } from '../dn/dn.parser.js';
 import { type PassportRecord } from '../passport/passport.types.js';
 import { decodeFace, type Face } from '../token-id/face.decoder.js';
-import { isSafeContactUri, profileText, webUrlOrNull } from './profile-links.js';
+import { isSafeContactUri, profileText, webhookUrlOrNull, webUrlOrNull } from './profile-links.js';
 
 export interface PublicProfile {
   readonly tokenId: string;
@@ -39,7 +39,8 @@ export function buildPublicProfile(
     contactUris: dn ? dn.contactUris.filter(isSafeContactUri) : [],
     avatarUrl: webUrlOrNull(dn?.avatarUrl),
     emojiUrl: webUrlOrNull(dn?.emojiUrl),
-    webhookUrl: webUrlOrNull(nonEmpty(record.metadata.webhook_url)),
+    // A webhook_url without a scheme is an https base URL, as the webhook sender and the DID document read it.
+    webhookUrl: webhookUrlOrNull(record.metadata.webhook_url),
     face: decodeFace(record.tokenId),
   };
 }

@@ -35,6 +35,8 @@ import { type Clock } from '../ports/clock.port.js';
 import { type ChainReader } from '../ports/chain-reader.port.js';
 import { parsePassportTimeBound } from '../passport/passport-conditions.js';
 import { isTokenId } from '../token-id/token-id.js';
+import { isHttpUrl } from '../federation/api-url.js';
+import { webhookUrlWithScheme } from '../webhook/webhook-target.js';
 import {
   ENTERPRISE_MAX_REQUESTS,
   MINT_TIERS,
@@ -83,6 +85,24 @@ export interface SignClientResult {
   };
 }
 
+/**
+ * The metadata that names web addresses must name http(s) ones: the passport's home API and its OpenAPI
+ * document as absolute URLs, the webhook as a URL or a bare host (https is then assumed). A probe had
+ * `javascript:` and `data:` URLs signed into a passport, whose federated login then issued a token with
+ * an `iss` no server accepts.
+ */
+function assertWebUrls(metadata: Record<string, string>): void {
+  for (const key of ['subjectuniqueidentifier_url', 'openapijson_url'] as const) {
+    const value = metadata[key];
+    if (value !== undefined && value.trim() !== '' && !isHttpUrl(value))
+      throw signClientInvalid(`tobesignedValues.${key}`, 'must be an http(s) URL');
+  }
+  // As the webhook sender reads it: a bare host (or host:port) is https.
+  const webhook = metadata.webhook_url?.trim() ?? '';
+  if (webhook !== '' && !isHttpUrl(webhookUrlWithScheme(webhook)))
+    throw signClientInvalid('tobesignedValues.webhook_url', 'must be an http(s) URL or a host');
+}
+
 /** Validates the raw body (in field order: body, tobesignedValues, token_id, tier, mintingfee). */
 export function validateSignClientRequest(
   body: unknown,
@@ -110,6 +130,7 @@ export function validateSignClientRequest(
     throw signClientInvalid('tobesignedValues.token_id', 'must be 12 lowercase letters');
   }
   assertReadableWindow(metadata);
+  assertWebUrls(metadata);
   let tokenId = metadata.token_id;
   delete metadata.token_id;
   if (body.token_id !== undefined && body.token_id !== null) {

@@ -48,7 +48,9 @@ describe('computeMintFee (test-vectors/fees.json, computed independently)', () =
 // A review: a collectible whose not_after date had passed was signed, a window never live.
 it('a collectible with a not_after date in the past is refused; one without a date or in the future is not', () => {
   const nowMs = Date.UTC(2026, 10, 26);
-  expect(caught(() => computeMintFee({ not_after: '2026-01-01' }, { tier: 'collectible', nowMs }))).toMatchObject({
+  expect(
+    caught(() => computeMintFee({ not_after: '2026-01-01' }, { tier: 'collectible', nowMs })),
+  ).toMatchObject({
     code: 'SIGNCLIENT_INVALID_REQUEST',
     details: { field: 'not_after', reason: 'must be in the future' },
   });
@@ -147,11 +149,47 @@ describe('signClient', () => {
       { tobesignedValues: { ['x\udc00']: 'v' }, token_id: 'bjbvcjzqbdsj', mintingfee: 496 },
       'tobesignedValues.x\udc00',
     ],
+    // Found by a probe: javascript: and data: URLs were signed into passports (a federated login then
+    // issued a token whose iss no server accepts).
+    ...(
+      [
+        ['subjectuniqueidentifier_url', 'javascript:alert(1)'],
+        ['subjectuniqueidentifier_url', 'example.com/api'],
+        ['openapijson_url', 'data:text/html,<script>alert(1)</script>'],
+        ['webhook_url', 'javascript:alert(1)'],
+        ['webhook_url', 'ftp://hooks.example'],
+      ] as const
+    ).map(([key, url]): [string, unknown, string] => [
+      `a ${key} of ${url}`,
+      { tobesignedValues: { [key]: url }, token_id: 'bjbvcjzqbdsj', mintingfee: 496 },
+      `tobesignedValues.${key}`,
+    ]),
   ])('refuses %s', (_label, body, field) => {
     expect(caught(() => validateSignClientRequest(body, spid))).toMatchObject({
       code: 'SIGNCLIENT_INVALID_REQUEST',
       details: { field },
     });
+  });
+
+  it('takes http(s) URLs, and a webhook given as a bare host or host:port (https assumed)', () => {
+    for (const webhook_url of [
+      'hooks.example',
+      'hooks.example:8443/in',
+      'https://hooks.example/x',
+      'http://h.example',
+    ]) {
+      const body = {
+        tobesignedValues: {
+          ...values,
+          webhook_url,
+          subjectuniqueidentifier_url: 'https://api.example',
+          openapijson_url: 'http://a.example/o.json',
+        },
+        token_id: 'bjbvcjzqbdsj',
+        mintingfee: 496,
+      };
+      expect(validateSignClientRequest(body, spid).tobesignedValues.webhook_url).toBe(webhook_url);
+    }
   });
 
   it('refuses a wrong fee before signing', () => {

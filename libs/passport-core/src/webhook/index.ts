@@ -22,6 +22,7 @@ export {
 // Targets and addresses
 export {
   resolveWebhookTarget,
+  webhookUrlWithScheme,
   checkWebhookAddress,
   pickWebhookAddress,
   WEBHOOK_HOOK_PATHS,
