@@ -25,7 +25,7 @@ import {
   writeFileAtomic,
   type LedgerDocument,
 } from '@passport/adapters/ledger';
-import { CachingChainReader } from '@passport/adapters/caching';
+import { CachingChainReader, withReservedChainReads } from '@passport/adapters/caching';
 import { NearChainReader } from '@passport/adapters/near';
 import { startFakeNearRpc, type FakeNearRpc } from '../fake-near-rpc/fake-near-rpc.server.js';
 import { eventually } from './eventually.js';
@@ -292,6 +292,7 @@ describe('ChainReader behaviour: near RPC failures (real near-api-js against the
       attempts: 1,
       timeoutMs: 400,
       maxInFlight: 2,
+      reservedInFlight: 0,
     });
     fx.rpc.enqueue({ kind: 'hang' }, { kind: 'hang' });
     const hung = [reader.getPassport('bhahbkbramax'), reader.getPassport('bhahbkbramax')];
@@ -301,6 +302,27 @@ describe('ChainReader behaviour: near RPC failures (real near-api-js against the
     expect(Date.now() - started).toBeLessThan(250);
     for (const read of hung) await expectChainError(read, 'timeout');
     await expect(reader.getPassport('bhahbkbramax')).resolves.toMatchObject({ tokenId: 'bhahbkbramax' });
+  });
+
+  // Found by a probe: anonymous lookups of random ids held every slot while the node hung, and the
+  // session re-checks of logged-in holders failed with 503 busy.
+  it('keeps part of the budget for reads marked withReservedChainReads', async () => {
+    const reader = new NearChainReader({
+      rpcUrl: fx.rpc.url,
+      contractId: CONTRACT,
+      attempts: 1,
+      timeoutMs: 400,
+      maxInFlight: 4,
+    });
+    fx.rpc.enqueue({ kind: 'hang' }, { kind: 'hang' }, { kind: 'hang' });
+    const hung = ['lhsrldbjsnlh', 'bjbvcjzqbdsj', 'zzzzzzzzzzzz'].map((id) => reader.getPassport(id));
+    await eventually(async () => expect(fx.rpc.count()).toBe(3), 1000);
+    // Unmarked reads stop at 4 − 1 (the default reserve is a quarter).
+    await expectChainError(reader.getPassport('bhahbkbramax'), 'busy');
+    await expect(withReservedChainReads(() => reader.getPassport('bhahbkbramax'))).resolves.toMatchObject({
+      tokenId: 'bhahbkbramax',
+    });
+    for (const read of hung) await expectChainError(read, 'timeout');
   });
 
   // Found by a review: the older error form of a node ("… does not exist while viewing" in the result)

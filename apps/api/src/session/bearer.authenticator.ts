@@ -20,6 +20,7 @@ import {
 } from '@passport/core';
 import { isPassportLive, isPassportRevoked, parsePassportTimeBound } from '@passport/core/passport';
 import { tokenIdFromSubject } from '@passport/core/login';
+import { withReservedChainReads } from '@passport/adapters/caching';
 import {
   canPeekPassport,
   hasSyncSessionGet,
@@ -218,7 +219,9 @@ export class BearerAuthenticator {
   }
 
   private readChain<T>(read: () => Promise<T>): Promise<T> {
-    return read().catch((error: unknown) => {
+    // A holder's re-check may use the chain reads anonymous lookups cannot take (a probe: random-id
+    // lookups held every slot while the node was slow, and logged-in holders got 503).
+    return withReservedChainReads(read).catch((error: unknown) => {
       // A chain outage is not a bad token: the client retries with the same one.
       if (error instanceof ChainUnavailableError)
         throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'chain_unavailable' });

@@ -7,7 +7,8 @@
  * them, under:
  * - one deadline for the whole call, retries included (the connection is destroyed when it passes);
  * - a cap on the answer's size, counted as it arrives, the connection destroyed past it;
- * - a cap on calls in flight, refused at once beyond it (a slow node cannot pile up sockets).
+ * - a cap on calls in flight, refused at once beyond it (a slow node cannot pile up sockets), part of
+ *   it kept for reads marked `withReservedChainReads` (session re-checks; see reserved-chain-reads).
  * The retry rule is the provider's (HTTP 500/408/503 and network errors, `attempts` in all); errors
  * come out as `ChainUnavailableError`, except an unknown account, which the reader reads as "no keys".
  * Redirects are not followed (fetch followed them): configure the node's final URL.
@@ -17,6 +18,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JsonRpcProvider } from 'near-api-js';
 import { ChainUnavailableError } from '@passport/core';
+import { mayUseReservedChainReads } from '../caching/reserved-chain-reads.js';
 
 export interface BoundedJsonRpcOptions {
   readonly url: string;
@@ -30,6 +32,11 @@ export interface BoundedJsonRpcOptions {
   readonly maxResponseBytes: number;
   /** Calls in flight at once; a call beyond them fails at once with `busy`. */
   readonly maxInFlight: number;
+  /**
+   * Of those, how many only reads started inside `withReservedChainReads` may take (default a quarter,
+   * at least 1 when there are 2 or more): the others are `busy` once `maxInFlight` − this are in flight.
+   */
+  readonly reservedInFlight?: number;
 }
 
 /** The node's answer to a call on an account that does not exist (a reader answers "no keys"). */
@@ -47,6 +54,7 @@ let nextId = 1;
 
 export class BoundedJsonRpcProvider extends JsonRpcProvider {
   private inFlight = 0;
+  private readonly reserved: number;
   private readonly url: URL;
   // Connections are kept for the next read; never more of them than reads allowed in flight.
   private readonly agent: HttpAgent | HttpsAgent;
@@ -64,6 +72,15 @@ export class BoundedJsonRpcProvider extends JsonRpcProvider {
     }
     if (!Number.isFinite(bounds.retryWaitMs) || bounds.retryWaitMs < 0)
       throw new RangeError('retryWaitMs must be a non-negative number');
+    this.reserved = Math.min(
+      bounds.maxInFlight - 1,
+      Math.max(
+        0,
+        Math.floor(
+          bounds.reservedInFlight ?? Math.max(bounds.maxInFlight > 1 ? 1 : 0, bounds.maxInFlight / 4),
+        ),
+      ),
+    );
     this.url = new URL(bounds.url);
     const Agent = this.url.protocol === 'https:' ? HttpsAgent : HttpAgent;
     this.agent = new Agent({ keepAlive: true, maxSockets: bounds.maxInFlight });
@@ -76,7 +93,10 @@ export class BoundedJsonRpcProvider extends JsonRpcProvider {
 
   // The base class types this per RPC method; the transport does not depend on which.
   override async sendJsonRpc<T>(method: string, params: unknown): Promise<T> {
-    if (this.inFlight >= this.bounds.maxInFlight) throw new ChainUnavailableError('busy');
+    const limit = mayUseReservedChainReads()
+      ? this.bounds.maxInFlight
+      : this.bounds.maxInFlight - this.reserved;
+    if (this.inFlight >= limit) throw new ChainUnavailableError('busy');
     const deadline = AbortSignal.timeout(this.bounds.timeoutMs);
     this.inFlight++;
     try {

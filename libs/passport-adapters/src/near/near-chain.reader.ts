@@ -42,6 +42,11 @@ export interface NearChainReaderOptions {
   readonly maxResponseBytes?: number;
   /** Reads in flight at once (default 64); one beyond them fails at once with `busy`. */
   readonly maxInFlight?: number;
+  /**
+   * Of those, how many only reads inside `withReservedChainReads` may take (default a quarter: 16):
+   * session re-checks keep working while anonymous lookups fill the rest.
+   */
+  readonly reservedInFlight?: number;
   /** Attempts per request for retryable upstream answers (HTTP 500/408/503, network errors). At least 1. */
   readonly attempts?: number;
   /** First wait between attempts, in ms (then ×1.5). */
@@ -75,6 +80,7 @@ export class NearChainReader implements ChainReader {
       retryWaitMs: opts.retryWaitMs ?? 100,
       maxResponseBytes: opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       maxInFlight: opts.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT,
+      reservedInFlight: opts.reservedInFlight,
     });
   }
 
