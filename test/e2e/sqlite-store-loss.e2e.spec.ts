@@ -13,6 +13,7 @@ import { login, mintPassport, newKey } from '../support/passports.js';
 import { freePort, startTestApp, type TestApp } from '../support/test-app.js';
 import { holaLine } from '../verify/hola-lines.js';
 
+const TOKEN = 'metrics-token-of-the-loss-test-0123456789';
 const verify = async (app: TestApp, hola: string) => {
   const res = await fetch(`${app.baseUrl}/api/identity/verify`, {
     method: 'POST',
@@ -50,7 +51,13 @@ describe('the SQLite database lost between two starts', () => {
     await rm(path.join(dataDir, 'passport.db-wal'), { force: true });
     await rm(path.join(dataDir, 'passport.db-shm'), { force: true });
     const started = Date.now();
-    app = await startTestApp({ DATA_DIR: dataDir, STORE: 'sqlite', PORT, SQLITE_LOSS_HOLD_MS: '4000' });
+    app = await startTestApp({
+      DATA_DIR: dataDir,
+      STORE: 'sqlite',
+      PORT,
+      SQLITE_LOSS_HOLD_MS: '4000',
+      METRICS_TOKEN: TOKEN,
+    });
 
     expectRecordingHeld(await verify(app, used), 4);
     const reused = await login(app.baseUrl, { identifier: tokenId, key, challenge: firstLogin.challenge });
@@ -60,6 +67,11 @@ describe('the SQLite database lost between two starts', () => {
       'replay_store_unavailable',
     ]);
     expect(Number(reused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // Decided refusals, not failures of the store (a probe saw them counted as store errors).
+    const metrics = await (
+      await fetch(`${app.baseUrl}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })
+    ).text();
+    expect(metrics).not.toMatch(/^passport_store_errors_total\{[^}]*store="replay"[^}]*\} [1-9]/m);
     const held = await health(app);
     expect(held.status).toBe('degraded');
     expect(held.checks.store.problem).toMatch(/SQLite database lost its replay records/);

@@ -334,7 +334,10 @@ describe('SqliteDatabase', () => {
     const raw = new Database(file);
     raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     raw.close();
-    expect(() => open()).toThrow(/newer than this build supports/);
+    // Named, with no hint at permissions (a probe: a lock or a newer schema was said to be a permission problem).
+    expect(() => open()).toThrow(
+      /^cannot prepare the SQLite database .*: store database schema version \d+ is newer than this build supports \(\d+\)$/,
+    );
   });
 
   it('refuses a file that is not a database', () => {

@@ -4,7 +4,15 @@
  * for the hold. Found by a probe: after `truncate -s 0 passport.db` and a restart, 674 of 674 used HOLA
  * lines verified again and 86 used login bodies each got a new JWT.
  */
-import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RecordingPausedError } from '@passport/core/ports';
@@ -141,6 +149,53 @@ describe('SqliteStoreHistory', () => {
     expect(await record(replay, 'a|1')).toMatchObject({ recorded: false });
     const storeId = db.storeId;
     expect(restart().db.storeId).toBe(storeId);
+  });
+
+  // Found by a probe: the hold's end was taken from the file as written, so a clock ahead at the loss
+  // (or a hand-written year) held verify and login down for that long; and a hold of 0 set during a
+  // hold did not lift it.
+  it("a hold is never longer than this start's hold, from the loss and from now; 0 lifts it", () => {
+    const { db } = start();
+    const storeId = db.storeId;
+    closeAll();
+    writeFileSync(
+      join(dir, STORE_HISTORY_FILE_NAME),
+      JSON.stringify({
+        storeId,
+        heldUntilMs: now + 365 * 86_400_000,
+        lostAtMs: now + 365 * 86_400_000 - 1000,
+      }),
+    );
+    expect(start().history.holdRemainingMs).toBe(HOLD_MS);
+    closeAll();
+    writeFileSync(
+      join(dir, STORE_HISTORY_FILE_NAME),
+      JSON.stringify({ storeId, heldUntilMs: now + HOLD_MS - 100_000, lostAtMs: now - 100_000 }),
+    );
+    expect(start().history.holdRemainingMs).toBe(HOLD_MS - 100_000);
+    closeAll();
+    const db2 = SqliteDatabase.openInDataDir(dir);
+    try {
+      expect(SqliteStoreHistory.check(db2, { holdMs: 0, now: () => now }).problem).toBeUndefined();
+    } finally {
+      db2.close();
+    }
+  });
+
+  it('a history that cannot be written stops the start with one line naming it, and leaves no temporary file', () => {
+    start();
+    closeAll();
+    rmSync(join(dir, STORE_HISTORY_FILE_NAME));
+    mkdirSync(join(dir, STORE_HISTORY_FILE_NAME));
+    const db = SqliteDatabase.openInDataDir(dir);
+    try {
+      expect(() => SqliteStoreHistory.check(db, { holdMs: HOLD_MS, now: () => now })).toThrow(
+        /^cannot write the store history .*store-history\.json \(EISDIR\)$/,
+      );
+    } finally {
+      db.close();
+    }
+    expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 
   it('a history file that cannot be read is taken as a loss (refusing for a while is the safe mistake)', () => {

@@ -266,8 +266,12 @@ export class RedisReplayStore implements ReplayStore {
     if (status === 1) return RECORDED;
     if (status === 0) return { recorded: false, firstSeenAtMs: Number(firstSeen) };
     if (status === -3) {
+      // Found out now, so that this very answer carries the hold's end (a probe: the first 503 after a
+      // loss had no Retry-After); a changed marker that turns out to be no loss is a failure of the moment.
+      await this.history?.markerMissing().catch(() => undefined);
+      const held = this.history?.problem;
+      if (held !== undefined) throw new RecordingPausedError(held, this.history?.holdRemainingMs ?? 0);
       this.lastFailure = Date.now();
-      void this.history?.markerMissing();
       throw new Error('the replay history marker is missing or changed: redis may have lost its data');
     }
     if (status === -4) {

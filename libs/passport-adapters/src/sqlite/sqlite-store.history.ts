@@ -15,10 +15,11 @@
  * to be wrong.
  *
  * Not seen: an old copy of this very database put back (a restored backup has the same identity and
- * older records); both the database and the file removed together (a deliberate reset).
+ * older records); its WAL lost alone after a crash (the commits of about the last second); both the
+ * database and the file removed together (a deliberate reset).
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { type SqliteDatabase } from './sqlite.database.js';
 
@@ -45,11 +46,21 @@ export interface SqliteStoreHistoryOptions {
 }
 
 export class SqliteStoreHistory {
+  private readonly heldUntilMs: number | null;
+
   private constructor(
     private readonly now: () => number,
-    private readonly heldUntilMs: number | null,
+    heldUntilMs: number | null,
     private readonly lostAt: number | null,
-  ) {}
+    holdMs: number,
+  ) {
+    // Never longer than this start's hold, counted from the loss and from now: the file's time was
+    // written by whichever start noticed the loss, whose clock may have been ahead (a probe wrote a year
+    // and got a year of 503s), and an operator who sets the hold lower (0) is obeyed at the next start.
+    const bound = Math.max(0, holdMs);
+    this.heldUntilMs =
+      heldUntilMs === null ? null : Math.min(heldUntilMs, (lostAt ?? heldUntilMs) + bound, now() + bound);
+  }
 
   /** Compares `db` with what its directory remembers, records the outcome, and returns the verdict. */
   static check(db: SqliteDatabase, options: SqliteStoreHistoryOptions): SqliteStoreHistory {
@@ -67,10 +78,10 @@ export class SqliteStoreHistory {
     }
     if (remembered === undefined && unreadable === undefined) {
       writeHistory(file, { storeId, heldUntilMs: null, lostAtMs: null });
-      return new SqliteStoreHistory(now, null, null);
+      return new SqliteStoreHistory(now, null, null, options.holdMs);
     }
     if (remembered !== undefined && remembered.storeId === storeId) {
-      return new SqliteStoreHistory(now, remembered.heldUntilMs, remembered.lostAtMs);
+      return new SqliteStoreHistory(now, remembered.heldUntilMs, remembered.lostAtMs, options.holdMs);
     }
     const lostAtMs = now();
     const heldUntilMs = lostAtMs + Math.max(0, options.holdMs);
@@ -80,7 +91,7 @@ export class SqliteStoreHistory {
       unreadable ??
         `the database is not the one ${file} remembers (${remembered?.storeId} before, ${storeId} now)`,
     );
-    return new SqliteStoreHistory(now, heldUntilMs, lostAtMs);
+    return new SqliteStoreHistory(now, heldUntilMs, lostAtMs, options.holdMs);
   }
 
   /** Milliseconds until replay records may be written again (0 when they may now). */
@@ -117,9 +128,23 @@ function parseHistory(text: string): HistoryFile | undefined {
   return { storeId, heldUntilMs: heldUntilMs as number | null, lostAtMs: lostAtMs as number | null };
 }
 
-/** Written whole or not at all (a temporary file renamed over it), mode 0600 like the directory's keys. */
+/**
+ * Written whole or not at all (a temporary file renamed over it), mode 0600 like the directory's keys.
+ * A file that cannot be written stops the start with one line naming it, leaving no temporary file (a
+ * probe: a directory in its place left one per attempt).
+ */
 function writeHistory(file: string, history: HistoryFile): void {
   const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(history)}\n`, { mode: 0o600 });
-  renameSync(temporary, file);
+  try {
+    writeFileSync(temporary, `${JSON.stringify(history)}\n`, { mode: 0o600 });
+    renameSync(temporary, file);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw new Error(
+      `cannot write the store history ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      {
+        cause: error,
+      },
+    );
+  }
 }

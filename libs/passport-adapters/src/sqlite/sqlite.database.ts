@@ -270,14 +270,13 @@ export class SqliteDatabase {
     } catch (error) {
       db.close();
       // An existing file that cannot be written (a read-only mount) fails here, not at open, with only
-      // "unable to open database file" (a probe): name the file.
+      // "unable to open database file" (a probe): name the file, and hint at permissions only when the
+      // error is about them (not for a lock held too long or a newer schema).
       const reason = error instanceof Error ? error.message : String(error);
-      throw new Error(
-        `cannot prepare the SQLite database ${file}: ${reason} (are it and its directory writable?)`,
-        {
-          cause: error,
-        },
-      );
+      const hint = /unable to open|readonly|read-only|permission/i.test(reason)
+        ? ' (are it and its directory writable?)'
+        : '';
+      throw new Error(`cannot prepare the SQLite database ${file}: ${reason}${hint}`, { cause: error });
     }
     const checkpointer = background
       ? new WalCheckpointer(file, {

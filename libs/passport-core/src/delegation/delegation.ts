@@ -19,6 +19,7 @@
 import { decodeBase64Flexible, encodeBase64Url } from '../codecs/base64url.codec.js';
 import { utf8 } from '../codecs/utf8.codec.js';
 import { hasUnprintable } from '../codecs/printable-text.js';
+import { isLineDelegateId } from '../hola/delegate-id.js';
 import { PassportError } from '../errors/passport.error.js';
 import { resolveOwnerKeys } from '../passport/owner-keys.js';
 import { isPassportLive, isPassportRevoked } from '../passport/passport-conditions.js';
@@ -108,8 +109,9 @@ export function validateDelegationRequest(body: unknown): DelegationRequest {
   const delegateId = raw.base64HashOrDelegateSignerId;
   if (isAbsent(delegateId)) throw fieldError('BASE64HASHORDELEGATESIGNERID', 'MISSING');
   // A lone surrogate is encoded as U+FFFD, so ids differing only there would share one signed message;
-  // controls and format characters (NUL, ESC, bidi overrides) no HOLA line may carry (the parser's rule).
-  if (typeof delegateId !== 'string' || hasUnprintable(delegateId)) {
+  // controls and format characters (NUL, ESC, bidi overrides), a `/` or nothing visible, which no HOLA
+  // line may carry (the parser's rules): such a delegation could never be used.
+  if (typeof delegateId !== 'string' || hasUnprintable(delegateId) || !isLineDelegateId(delegateId)) {
     throw fieldError('BASE64HASHORDELEGATESIGNERID', 'INVALID');
   }
   // Counted as a line carries it too (uppercased: "ß" is "SS"), or the delegation could never be used.

@@ -186,6 +186,15 @@ describe('signed lines from fixed seeds', () => {
         failure: { reasonCode: 'invalid_format', message: expect.stringMatching(/printable text/) },
       });
     }
+    // Found by a probe: a delegate id of blanks alone (U+3000, U+3164) showed nothing where it was echoed.
+    for (const delegateId of [' ', '\u3000', '\u3164', '\u2800\u00a0']) {
+      expect(() => buildHolaLine({ ...good, subagent: { delegateId } })).toThrow(/show something/);
+      expect(parse(valid.replace('BOT\u{1f916}', delegateId))).toMatchObject({
+        ok: false,
+        failure: { reasonCode: 'invalid_format', message: expect.stringMatching(/show something/) },
+      });
+    }
+    expect(parse(valid).ok).toBe(true);
     // Found by a probe: a host marker with a newline built a signed two-line "line".
     for (const host of ['evil\nhost', 'ÿ.com', 'a/b', 'host:port', 'api.example.com:123456', ''])
       expect(() => buildHolaLine({ ...good, serviceHost: host })).toThrow(/host marker/);

@@ -11,6 +11,7 @@ import { hasUnprintable } from '../codecs/printable-text.js';
 import { codeUnitSum, holaChecksumLetter } from './hola.checksum.js';
 import { parseHolaTimestamp } from './hola-timestamp.parser.js';
 import { isPaddedBase32, isUnixMillis, isUpperHex, isUpperTokenId } from './hola-field-checks.js';
+import { isVisibleText } from './delegate-id.js';
 import {
   HOLA_VALIDATION_STAGE,
   type HolaParseResult,
@@ -190,6 +191,8 @@ export function parseHola(input: unknown, opts: { serviceHost: string }): HolaPa
         'invalid_format',
         'The delegate id must be printable text (no control, format or lone surrogate character).',
       );
+    if (!isVisibleText(line.slice(slashes[1] + 1, slashes[2])))
+      return fail('invalid_format', 'The delegate id must show something (not only spaces or blanks).');
     if (!isUpperTokenId(line, senderStart, publicKeyStart - 1))
       return fail('invalid_format', 'The issuer token id must be 12 letters.');
     const publicKeyEnd = timestampStart - 1;

@@ -55,9 +55,9 @@ export const LOGIN_CHALLENGE_MAX_AGE_MS = 300_000;
 /**
  * How much of the replay store used login challenges may fill (its `storeShare`): 1 % above the cap the
  * HOLA lines stop at, so a store full of lines still takes logins (a probe: three senders filling a small
- * store refused every login). The reserve is not easily used up either: a challenge is one passport's
- * signed second, recorded only for a login that passed every check, and kept 301 s, so one passport
- * holds at most a few hundred.
+ * store refused every login). A challenge is one passport's signed second, recorded only for a login
+ * that passed every check and kept 301 s, so one passport holds at most about 331 (a probe filled a
+ * small store's reserve alone); the default cap's reserve (10 000) takes some 30 passports doing so.
  */
 export const LOGIN_CHALLENGES_STORE_SHARE = 1.01;
 

@@ -1,5 +1,5 @@
 import { PassportError } from '@passport/core/errors';
-import { SessionCapacityError } from '@passport/core/ports';
+import { RecordingPausedError, SessionCapacityError } from '@passport/core/ports';
 import { countingStoreErrors } from './store-error.counter.js';
 
 /** A stand-in store whose methods fail the way real adapters do (sync throw, rejected promise). */
@@ -42,5 +42,8 @@ describe('countingStoreErrors', () => {
     expect(await run(new PassportError('REPLAY_STORE_FULL'))).toEqual([]);
     expect(await run(new PassportError('REPLAY_QUOTA_EXCEEDED'))).toEqual([]);
     expect(await run(new SessionCapacityError(10))).toEqual([]);
+    // Nor a decided pause (the hold after a loss of replay records): a probe saw its refusals alert as
+    // store failures.
+    expect(await run(new RecordingPausedError('held', 1000))).toEqual([]);
   });
 });

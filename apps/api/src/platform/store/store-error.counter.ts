@@ -1,22 +1,30 @@
 /**
  * Wraps a store port so that every failing operation (a thrown error or a rejected promise) is counted
  * for the operators' `passport_store_errors_total{store, operation}` before the error goes on unchanged.
- * A store's refusals by policy (a full replay store, a sender at its quota, sessions at capacity) are
- * answers, not failures: they have their own figures and are not counted here.
+ * A store's refusals by policy (a full replay store, a sender at its quota, sessions at capacity) and its
+ * decided pauses (the hold after a loss of replay records, which health reports) are answers, not
+ * failures: they have their own figures and are not counted here.
  * The wrapper inherits from the store (prototype), so `instanceof` and non-method properties still work.
  */
 import { PassportError } from '@passport/core/errors';
-import { SessionCapacityError } from '@passport/core/ports';
+import { RecordingPausedError, SessionCapacityError } from '@passport/core/ports';
 import { type StoreName } from '../metrics/operator-metrics.js';
 
-const isPolicyRefusal = (error: unknown): boolean =>
-  error instanceof PassportError || error instanceof SessionCapacityError;
+/** A refusal the store decided (not a failure): by policy, or a pause with a known end (a hold after a loss). */
+export const isPolicyRefusal = (error: unknown): boolean =>
+  error instanceof PassportError ||
+  error instanceof SessionCapacityError ||
+  error instanceof RecordingPausedError;
 
 export type StoreErrorSink = (store: StoreName, operation: string) => void;
 
 function methodNames(target: object): string[] {
   const names = new Set<string>();
-  for (let proto: object | null = target; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto) as object | null) {
+  for (
+    let proto: object | null = target;
+    proto && proto !== Object.prototype;
+    proto = Object.getPrototypeOf(proto) as object | null
+  ) {
     for (const name of Object.getOwnPropertyNames(proto)) {
       if (name === 'constructor') continue;
       const descriptor = Object.getOwnPropertyDescriptor(proto, name);

@@ -27,7 +27,7 @@ import { MetricsModule } from '../metrics/metrics.module.js';
 import { LifecycleModule } from '../lifecycle/lifecycle.module.js';
 import { Readiness } from '../lifecycle/readiness.js';
 import { createStoreBackend, type StoreBackend } from './store-backend.js';
-import { countingStoreErrors, type StoreErrorSink } from './store-error.counter.js';
+import { countingStoreErrors, isPolicyRefusal, type StoreErrorSink } from './store-error.counter.js';
 
 /** Failures go to the operators' metrics (and are rethrown). */
 const storeErrorSink =
@@ -39,7 +39,7 @@ function countingLoginFailures(recorder: LoginRecorder, sink: StoreErrorSink): L
   return {
     recordLogin: (challenge, session) =>
       recorder.recordLogin(challenge, session).catch((error: unknown) => {
-        if (error instanceof LoginRecordFailure) {
+        if (error instanceof LoginRecordFailure && !isPolicyRefusal(error.cause)) {
           if (error.part === 'challenge') sink('replay', 'recordIfAbsent');
           else sink('sessions', 'create');
         }
