@@ -5,9 +5,12 @@
  * reason while it lasts (the challenge is not used up), health says why, and both recover when the
  * passport is usable again.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { updateLedgerFile } from '@passport/adapters/ledger';
 import { ledgerFileOf, login, mintPassport, newKey, serverIdentityOf } from '../support/passports.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { freePort, startTestApp, type TestApp } from '../support/test-app.js';
 
 const CACHE_MS = 5200; // the chain cache keeps a found passport for at most 5 s
 
@@ -55,4 +58,35 @@ describe('the server passport revoked or transferred on chain', () => {
     },
     20_000,
   );
+});
+
+// Found by a probe: with the server passport revoked and another minted for the server account, a restart
+// took the revoked one again (the first the account owns), so every login stayed refused.
+describe('a restart after the server passport was replaced', () => {
+  let dataDir: string;
+  let app: TestApp | undefined;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), 'passport-server-'));
+  });
+  afterAll(async () => {
+    await app?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('takes the unrevoked passport of the server account, and logins work', async () => {
+    const PORT = String(await freePort());
+    app = await startTestApp({ DATA_DIR: dataDir, STORE: 'memory', PORT });
+    const old = serverIdentityOf(app);
+    const replacement = await mintPassport(app, { owner: old.ownerId });
+    await updateLedgerFile(ledgerFileOf(app), (doc) => ({
+      ...doc,
+      passports: doc.passports.map((p) => (p.token_id === old.tokenId ? { ...p, revoked: true } : p)),
+    }));
+    await app.close();
+    app = await startTestApp({ DATA_DIR: dataDir, STORE: 'memory', PORT });
+    expect(serverIdentityOf(app).tokenId).toBe(replacement.tokenId);
+    const key = newKey();
+    const { tokenId } = await mintPassport(app, { owner: key });
+    expect((await login(app.baseUrl, { identifier: tokenId, key })).status).toBe(200);
+  }, 20_000);
 });

@@ -282,6 +282,39 @@ describe('token renewal and logout (JWT_RENEWAL=server)', () => {
   });
 });
 
+// Found by a review: with the server's own passport revoked, login refused (503), but renewal still
+// signed fresh tokens naming it for every holder in its last 20 %.
+describe('renewal while the server passport is unusable', () => {
+  let app: TestApp;
+  let clock: FixedClock;
+  beforeAll(async () => {
+    clock = new FixedClock(Math.floor(Date.now() / 1000) * 1000);
+    app = await startTestApp({ STORE: 'memory' }, { clock });
+  });
+  afterAll(() => app.close());
+
+  it('issues no New-Token while the server passport is revoked, and again once it is not', async () => {
+    const { jwt } = await mintAndLogin(app);
+    const claims = JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString()) as { iat: number };
+    clock.set((claims.iat + 3000) * 1000); // in the token's last 20 %
+    const serverTokenId = serverIdentityOf(app).tokenId;
+    const setRevoked = (revoked: boolean) =>
+      updateLedgerFile(ledgerFileOf(app), (doc) => ({
+        ...doc,
+        passports: doc.passports.map((p) => (p.token_id === serverTokenId ? { ...p, revoked } : p)),
+      }));
+    await setRevoked(true);
+    await new Promise((resolve) => setTimeout(resolve, 5200)); // the chain cache's 5 s
+    const held = await fetch(`${app.baseUrl}/api/holanonce16ts`, { headers: bearer(jwt) });
+    expect([held.status, held.headers.get('new-token')]).toEqual([200, null]);
+    await setRevoked(false);
+    await new Promise((resolve) => setTimeout(resolve, 5200));
+    const renewed = await fetch(`${app.baseUrl}/api/holanonce16ts`, { headers: bearer(jwt) });
+    expect(renewed.status).toBe(200);
+    expect(renewed.headers.get('new-token')).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+  }, 20_000);
+});
+
 describe('a passport transferred on chain', () => {
   let app: TestApp;
   beforeAll(async () => {

@@ -15,6 +15,7 @@ import { NEW_TOKEN_HEADER, isRenewalDue, renewTokenClaims } from '@passport/core
 import { passportNotAfterMs } from '@passport/core/passport';
 import { type SessionStore } from '@passport/core/ports';
 import { type AppConfig } from '../platform/config/app-config.js';
+import { ServerPassportCheck } from '../platform/chain/server-passport.check.js';
 import { APP_CONFIG, CLOCK, SERVER_IDENTITY, SESSION_STORE } from '../platform/infrastructure/di-tokens.js';
 import { type ServerIdentity } from '../platform/infrastructure/server-identity.js';
 import { type AuthContext } from './auth-context.js';
@@ -31,6 +32,9 @@ interface SharedRenewal {
   readonly untilMs: number;
 }
 
+/** A renewal refused for a while (the server passport unusable), to be tried again by a later request. */
+const RETRY_LATER = Symbol('retry later');
+
 @Injectable()
 export class TokenRenewer {
   private readonly enabled: boolean;
@@ -42,6 +46,7 @@ export class TokenRenewer {
     @Inject(SESSION_STORE) private readonly sessions: SessionStore,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly codec: EddsaJwtCodec,
+    private readonly serverPassport: ServerPassportCheck,
   ) {
     this.enabled = config.sessions.renewal === 'server';
   }
@@ -54,13 +59,23 @@ export class TokenRenewer {
     const key = String(auth.claims.jti);
     const existing = this.shared.get(key);
     if (existing && existing.untilMs > nowMs) return existing.token;
-    const token = this.renew(auth, nowMs).catch(() => null);
+    const token: Promise<string | null> = this.renew(auth, nowMs).then(
+      (renewed) => {
+        // Not now, but maybe on a later request: not shared for the token's whole life.
+        if (renewed === RETRY_LATER) {
+          if (this.shared.get(key)?.token === token) this.shared.delete(key);
+          return null;
+        }
+        return renewed;
+      },
+      () => null,
+    );
     if (this.shared.size >= SHARED_RENEWALS) this.shared.delete(this.shared.keys().next().value as string);
     this.shared.set(key, { token, untilMs: Number(auth.claims.exp) * 1000 });
     return token;
   }
 
-  private async renew(auth: AuthContext, nowMs: number): Promise<string | null> {
+  private async renew(auth: AuthContext, nowMs: number): Promise<string | null | typeof RETRY_LATER> {
     const renewed = renewTokenClaims({
       claims: auth.claims,
       nowMs,
@@ -68,6 +83,9 @@ export class TokenRenewer {
       signer: this.server.signer,
     });
     if (!renewed) return null;
+    // No new token naming a server passport that is revoked, transferred, gone or not live on chain (a
+    // review: login refused, renewal still issued). The token sent stays valid until its own exp.
+    if ((await this.serverPassport.problem()) !== undefined) return RETRY_LATER;
     // Recorded first: a session closed meanwhile gets no new token.
     if (!(await this.sessions.recordRenewal(auth.sessionId, nowMs))) return null;
     return this.codec.sign(renewed.claims);

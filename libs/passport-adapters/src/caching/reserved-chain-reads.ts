@@ -5,19 +5,25 @@
  * re-checks of logged-in holders then failed with 503 (a probe: 70 unauthenticated lookups of random
  * ids took all 64 slots for 5 s). Reads started inside `withReservedChainReads` (the bearer tier's
  * re-check of a holder's passport) may use the reserve; every other read stops short of it.
- * The mark travels with the asynchronous context of the read (AsyncLocalStorage), so it reaches the
- * transport through the cache and the reader without a parameter on the port.
+ *
+ * The mark is a counter held while `read` runs, not an AsyncLocalStorage: on Node 20 the first
+ * AsyncLocalStorage turns on promise hooks for the whole process (a review measured awaits 2.5 times
+ * slower). It serves because a transport decides at the call's start, which the cache, the reader and
+ * near-api-js 7.2 reach on the calling stack (the reserve's test fails if that changes).
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
+let reservedDepth = 0;
 
-const reserved = new AsyncLocalStorage<true>();
-
-/** Runs `read` with access to the reserved part of the chain reader's in-flight budget. */
+/** Runs `read`; the chain reads it starts on this stack may use the reserved part of the budget. */
 export function withReservedChainReads<T>(read: () => T): T {
-  return reserved.run(true, read);
+  reservedDepth++;
+  try {
+    return read();
+  } finally {
+    reservedDepth--;
+  }
 }
 
 /** Whether the read being started now may use the reserve. */
 export function mayUseReservedChainReads(): boolean {
-  return reserved.getStore() === true;
+  return reservedDepth > 0;
 }

@@ -170,6 +170,33 @@ describe('buildDidDocument', () => {
     expect(metadata.note).toBe('a\ufffdb');
   });
 
+  // Found by a probe of that fix: keys were rewritten too, so "serviceprovider_signature\uFE00" became
+  // a second serviceprovider_signature and replaced the real one; and a JSON value lost its line breaks.
+  it('#metadata leaves out keys with hidden characters (never rewrites them) and keeps line breaks in values', () => {
+    const routes = '{\n  "/api/metrics": 10\n}';
+    const built = buildDidDocument(
+      {
+        ...record,
+        metadata: {
+          ...record.metadata,
+          serviceprovider_signature: 'REAL',
+          'serviceprovider_signature\ufe00': 'FORGED',
+          'x\u0000': 'y',
+          permissioned_routes: routes,
+        },
+      },
+      owner.publicKey,
+      options,
+    );
+    const { metadata } = built.service.find((s) => s.id === 'did:passport:bjbvcjzqbdsj#metadata')!
+      .serviceEndpoint as { metadata: Record<string, string> };
+    expect(metadata.serviceprovider_signature).toBe('REAL');
+    expect(
+      Object.keys(metadata).filter((k) => k.startsWith('serviceprovider_signature') || k.startsWith('x')),
+    ).toEqual(['serviceprovider_signature']);
+    expect(JSON.parse(metadata.permissioned_routes)).toEqual({ '/api/metrics': 10 });
+  });
+
   it('#webhook and the public profile read a webhook_url alike (a bare host is https; a path alone is none)', () => {
     for (const [written, shown] of [
       ['12', 'https://12'],

@@ -30,7 +30,12 @@ import { PassportError } from '../errors/passport.error.js';
 import { resolveOwnerKeys } from '../passport/owner-keys.js';
 import { isPassportRevoked } from '../passport/passport-conditions.js';
 import { type PassportRecord } from '../passport/passport.types.js';
-import { profileText, webhookUrlOrNull, webUrlOrNull } from '../profile/profile-links.js';
+import {
+  hasHiddenText,
+  hiddenTextReplaced,
+  webhookUrlOrNull,
+  webUrlOrNull,
+} from '../profile/profile-links.js';
 import { type ChainReader } from '../ports/chain-reader.port.js';
 import { normalizeTokenId } from '../token-id/token-id.js';
 import { isBytes } from '@noble/hashes/utils.js';
@@ -58,7 +63,7 @@ export interface DidVerificationMethod {
   readonly publicKeyBase58: string;
 }
 
-/** The endpoint of the `#metadata` service: the token as the chain holds it. */
+/** The endpoint of the `#metadata` service: the token as the chain holds it, hidden text replaced (`publicMetadata`). */
 export interface PassportTokenMetadataEndpoint {
   readonly tokenId: string;
   readonly ownerAccountId: string | null;
@@ -194,7 +199,7 @@ function services(
   ];
   for (const [key, fragment, type] of fromMetadata) {
     // The holder writes these and resolvers render them as links: absolute http(s) URLs only, as in
-    // the public profile (profile-links); `#metadata` below still carries the raw values as data.
+    // the public profile (profile-links); `#metadata` below carries the values as data (hidden text replaced).
     const value = record.metadata[key];
     // A webhook_url without a scheme is an https base URL (the webhook target's rule).
     const url = key === 'webhook_url' ? webhookUrlOrNull(value) : webUrlOrNull(value);
@@ -213,14 +218,16 @@ function services(
 }
 
 /**
- * The metadata's string values (a fresh object, keys in chain order), each with the characters that
- * hide or rewrite text replaced by U+FFFD as in the public profile (`profileText`): a probe hid an
- * instruction to agents in tag characters of a DN, which reached MCP clients through this service.
+ * The metadata's string values (a fresh object, keys in chain order). Characters that carry hidden text
+ * are replaced by U+FFFD in values (a probe hid an instruction to agents in tag characters of a DN, which
+ * reached MCP clients whole); line breaks stay, so JSON values stay JSON. A key holding such characters
+ * or a control is left out, never rewritten: rewritten keys collided, and a later one replaced the real
+ * `serviceprovider_signature` (a probe).
  */
 function publicMetadata(metadata: PassportRecord['metadata']): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(metadata))
-    if (typeof value === 'string') out[profileText(key) ?? key] = profileText(value) ?? value;
+    if (typeof value === 'string' && !hasHiddenText(key)) out[key] = hiddenTextReplaced(value);
   return out;
 }
 

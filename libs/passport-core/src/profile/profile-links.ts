@@ -118,3 +118,21 @@ export function webhookUrlOrNull(value: string | null | undefined): string | nul
   if (written === '' || /^[/\\]/.test(written)) return null;
   return webUrlOrNull(webhookUrlWithScheme(written));
 }
+
+/**
+ * Characters that carry text a reader does not see (format characters, every default-ignorable code point:
+ * tag characters, variation selectors, zero-width ones; the braille blank), for data that is kept as data
+ * (line breaks and tabs stay, so JSON written across lines stays JSON).
+ */
+const HIDDEN_TEXT = /[\p{Cf}\p{Default_Ignorable_Code_Point}\u2800]/u;
+const HIDDEN_TEXT_ALL = new RegExp(HIDDEN_TEXT.source, 'gu');
+
+/** Whether `value` holds a character that carries hidden text (or any control). */
+export function hasHiddenText(value: string): boolean {
+  return HIDDEN_TEXT.test(value) || /\p{Cc}/u.test(value);
+}
+
+/** `value` with each character that carries hidden text replaced by U+FFFD; line breaks and tabs kept. */
+export function hiddenTextReplaced(value: string): string {
+  return HIDDEN_TEXT.test(value) ? value.replace(HIDDEN_TEXT_ALL, '\ufffd') : value;
+}

@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { type ChainReader, isTokenId, parseNearCredentials } from '@passport/core';
-import { resolveOwnerKeys } from '@passport/core/passport';
+import { isPassportRevoked, resolveOwnerKeys } from '@passport/core/passport';
 import { bytesEqual } from '@passport/core/codecs';
 import { createNodeSigner } from '@passport/core/node';
 import { type ServerIdentity } from '../infrastructure/server-identity.js';
@@ -33,7 +33,11 @@ export async function loadServerIdentity(
     throw new StartupError(`SERVER_CREDENTIALS_FILE ${credentialsFile}: ${(error as Error).message}`);
   }
   const owned = await chain.listPassportsByOwner(credentials.accountId, { fromIndex: 0, limit: 100 });
-  const passport = owned.find((record) => isTokenId(record.tokenId));
+  // An unrevoked one first: an operator who revoked a compromised server passport and minted another
+  // for the same account gets the new one at the next start (a probe: the revoked one was taken again and
+  // every login refused). With none unrevoked the first is taken, and login and health say it is revoked.
+  const candidates = owned.filter((record) => isTokenId(record.tokenId));
+  const passport = candidates.find((record) => !isPassportRevoked(record)) ?? candidates[0];
   if (!passport) {
     throw new StartupError(
       `no passport on contract ${chain.contractId} is owned by the server account ${credentials.accountId}`,
