@@ -599,6 +599,24 @@ describe('ChainReader behaviour: caching and coalescing (reads counted at the fa
     expect(tokenReads()).toBe(2);
   });
 
+  // Found by a review of that fix: counted from the start, a not-found or the chain time (1 s) of a node
+  // slower than 1 s was never served from the cache; those count from the answer.
+  it('counts a not-found and the chain time from the answer', async () => {
+    const pending = cached.getPassport('chbvcnurbkuw'); // not on the chain
+    clock.advance(1500);
+    await expect(pending).resolves.toBeNull();
+    clock.advance(999);
+    await cached.getPassport('chbvcnurbkuw');
+    expect(tokenReads()).toBe(1);
+    const time = cached.chainTimeMs();
+    clock.advance(1500);
+    await time;
+    const blockReads = fx.rpc.count((r) => r.method === 'block');
+    clock.advance(999);
+    await cached.chainTimeMs();
+    expect(fx.rpc.count((r) => r.method === 'block')).toBe(blockReads);
+  });
+
   it('peekPassport answers only what getPassport would answer from the cache, for the same time, counted alike', async () => {
     expect(cached.peekPassport('bhahbkbramax')).toBeUndefined(); // not read yet
     const pending = cached.getPassport('bhahbkbramax');

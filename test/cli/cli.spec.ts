@@ -348,7 +348,7 @@ describe('passport CLI', () => {
       // Found by a probe: a javascript: webhook was minted (the service then ignores it everywhere).
       [
         ['mint', '--owner', 'x.near', '--webhook-url', 'javascript:alert(1)'],
-        'passport mint: --webhook-url must be an http(s) URL (got "javascript:alert(1)")',
+        'passport mint: --webhook-url must be an http(s) URL or a host (got "javascript:alert(1)")',
       ],
       [
         ['nonce', '--api', 'http://127.0.0.1:9', '--jwt-file', keyFile],

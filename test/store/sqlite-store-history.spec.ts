@@ -166,7 +166,20 @@ describe('SqliteStoreHistory', () => {
         lostAtMs: now + 365 * 86_400_000 - 1000,
       }),
     );
-    expect(start().history.holdRemainingMs).toBe(HOLD_MS);
+    const ahead = start().history;
+    expect(ahead.holdRemainingMs).toBe(HOLD_MS);
+    expect(ahead.problem).toContain(new Date(now).toISOString()); // noticed by now, not a year ahead
+    closeAll();
+    // A time no Date can hold: health must still answer (a probe: RangeError, health failed).
+    writeFileSync(
+      join(dir, STORE_HISTORY_FILE_NAME),
+      JSON.stringify({ storeId, heldUntilMs: 9e15, lostAtMs: 9e15 }),
+    );
+    expect(start().history.problem).toMatch(/lost its replay records/);
+    now += HOLD_MS;
+    closeAll();
+    expect(start().history.notice).toMatch(/lost its replay records/);
+    now -= HOLD_MS;
     closeAll();
     writeFileSync(
       join(dir, STORE_HISTORY_FILE_NAME),

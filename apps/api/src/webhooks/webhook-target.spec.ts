@@ -5,12 +5,16 @@
  */
 import fc from 'fast-check';
 import { resolveWebhookTarget } from '@passport/core';
+import { webhookUrlOf } from '@passport/core/webhook';
 import { checkWebhookAddress, pickWebhookAddress, type WebhookAddressPolicy } from '@passport/core/webhook';
 import { type AddressClass } from '@passport/core/ports';
 import { ipAddressClassifier } from './ip-address.classifier.js';
 
 const classify = (text: string) => ipAddressClassifier.classify(text);
-const policy = (extra: Partial<WebhookAddressPolicy> = {}): WebhookAddressPolicy => ({ classifier: ipAddressClassifier, ...extra });
+const policy = (extra: Partial<WebhookAddressPolicy> = {}): WebhookAddressPolicy => ({
+  classifier: ipAddressClassifier,
+  ...extra,
+});
 
 describe('address classifier', () => {
   it.each<[string, AddressClass]>([
@@ -174,7 +178,7 @@ describe('CIDR lists', () => {
       fc.property(fc.nat(0xffffffff), fc.nat(0xffffffff), fc.integer({ min: 0, max: 32 }), (a, b, prefix) => {
         const mask = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
         const network = (b & mask) >>> 0;
-        const expected = ((a & mask) >>> 0) === network;
+        const expected = (a & mask) >>> 0 === network;
         return ipAddressClassifier.inCidrList(dotted(a), `${dotted(network)}/${prefix}`) === expected;
       }),
     );
@@ -195,6 +199,14 @@ describe('webhook target URL', () => {
     ['https://hooks.example.com/base?token=1', 'query_or_fragment'],
     ['https://hooks.example.com/#x', 'query_or_fragment'],
     ['https://hooks.example.com:99999', 'unparsable'],
+    // Found by probes: forms the URL parser forgives, which the profile and the DID showed as no webhook
+    // while the sender posted to hooks.example.com (or, for the tab, to a host named "https").
+    ['/hooks.example.com', 'unparsable'],
+    ['//hooks.example.com/gw', 'unparsable'],
+    ['\\\\hooks.example.com', 'unparsable'],
+    ['https:hooks.example.com', 'unparsable'],
+    ['https:\\\\hooks.example.com', 'unparsable'],
+    ['ht\ttps://hooks.example.com', 'unparsable'],
     [`https://hooks.example.com/${'a'.repeat(2040)}`, 'too_long'],
     ['https://127.0.0.1', 'address_not_allowed'],
     ['http://2130706433/', 'address_not_allowed'],
@@ -207,6 +219,22 @@ describe('webhook target URL', () => {
   ])('refuses %j (%s)', (url, expected) => {
     const result = resolveWebhookTarget(url, policy());
     expect(result).toMatchObject({ ok: false, reason: expected });
+  });
+
+  it('the profile and the DID read webhook_url as the sender does: a URL exactly when the sender takes it', () => {
+    for (const url of [
+      'hooks.example.com',
+      'hooks.example.com:8443/in',
+      'https://hooks.example.com/x',
+      '/hooks.example.com',
+      '//hooks.example.com/gw',
+      'https:hooks.example.com',
+      'ht\ttps://hooks.example.com',
+      'javascript:alert(1)',
+    ]) {
+      const sent = resolveWebhookTarget(url, policy());
+      expect([url, webhookUrlOf(url) !== null]).toEqual([url, sent.ok]);
+    }
   });
 
   it('defaults to https, strips trailing slashes and appends the hook paths', () => {
@@ -252,7 +280,9 @@ describe('webhook target URL', () => {
 
 describe('webhook address policy', () => {
   it('applies webhook_cidr on top of the class rules and fails closed on an unreadable list', () => {
-    expect(checkWebhookAddress('93.184.216.34', policy({ webhookCidr: '93.184.216.0/24' })).allowed).toBe(true);
+    expect(checkWebhookAddress('93.184.216.34', policy({ webhookCidr: '93.184.216.0/24' })).allowed).toBe(
+      true,
+    );
     expect(checkWebhookAddress('93.184.217.34', policy({ webhookCidr: '93.184.216.0/24' }))).toMatchObject({
       allowed: false,
       outsideCidr: true,

@@ -14,7 +14,7 @@ import { DN_MAX_LENGTH, isDnFullyParsed } from '@passport/core/profile';
 import { isNearAccountId } from '@passport/core/credentials';
 import { parseServiceProviderId } from '@passport/core/family';
 import { parsePassportTimeBound } from '@passport/core/passport';
-import { webhookUrlWithScheme } from '@passport/core/webhook';
+import { webhookUrlOf } from '@passport/core/webhook';
 import {
   assertNotHardLinked,
   LedgerPathError,
@@ -134,8 +134,10 @@ export const mintCommand: CliCommand = {
     if (values['api-url'] !== undefined) httpUrl(values['api-url'], '--api-url');
     // Read as the service reads it (a bare host is https); another scheme is refused, not minted (a
     // probe minted javascript:alert(1), which the service then ignores everywhere).
-    if (values['webhook-url'] !== undefined)
-      httpUrl(webhookUrlWithScheme(values['webhook-url'].trim()), '--webhook-url');
+    if (values['webhook-url'] !== undefined && webhookUrlOf(values['webhook-url']) === null)
+      throw new CliError(
+        `--webhook-url must be an http(s) URL or a host (got "${printableText(values['webhook-url'], 200)}")`,
+      );
     // A DN is one line of text read by people and logs: control characters (a newline would end up in
     // the display name) are refused, not stored.
     if (values.dn !== undefined && /[\p{Cc}\u2028\u2029]/u.test(values.dn))

@@ -74,6 +74,7 @@ export class CachingChainReader implements ChainReader, CachedPassportPeek {
       `t|${tokenId}`,
       () => this.inner.getPassport(tokenId),
       (v) => (v === null ? this.negativeTtlMs : this.ttlMs),
+      (v) => v !== null,
     );
   }
 
@@ -92,6 +93,7 @@ export class CachingChainReader implements ChainReader, CachedPassportPeek {
       `o|${page.fromIndex}|${page.limit}|${accountId}`,
       () => this.inner.listPassportsByOwner(accountId, page),
       (v) => (v.length === 0 ? this.negativeTtlMs : this.ttlMs),
+      (v) => v.length > 0,
     ).then((list) => [...list]);
   }
 
@@ -108,6 +110,7 @@ export class CachingChainReader implements ChainReader, CachedPassportPeek {
       `k|${accountId}`,
       () => this.inner.getAccountKeys(accountId),
       (v) => (v.length === 0 ? this.negativeTtlMs : this.ttlMs),
+      (v) => v.length > 0,
     ).then((keys) => keys.map((k) => new Uint8Array(k)));
   }
 
@@ -128,7 +131,19 @@ export class CachingChainReader implements ChainReader, CachedPassportPeek {
     this.cache.clear();
   }
 
-  private async cached<T>(key: string, load: () => Promise<T>, ttlOf: (value: T) => number): Promise<T> {
+  /**
+   * `fromReadStart(value)`: whether the value's time in the cache counts from when the read began (a
+   * found passport, keys, an owner's passports: what a revocation, transfer or key removal changes, so
+   * never kept longer than the TTL after the chain answered, a probe) rather than from the answer (a
+   * not-found, chain time, a listing page: counted from the start, a node slower than their 1 s would
+   * never be served from the cache, a review).
+   */
+  private async cached<T>(
+    key: string,
+    load: () => Promise<T>,
+    ttlOf: (value: T) => number,
+    fromReadStart: (value: T) => boolean = () => false,
+  ): Promise<T> {
     this.counters.lookups++;
     const now = this.clock.nowMs();
     const hit = this.cache.get(key);
@@ -148,10 +163,7 @@ export class CachingChainReader implements ChainReader, CachedPassportPeek {
     const request = load().then(
       (value) => {
         this.inFlight.delete(key);
-        // Counted from when the read began: the chain answered at some moment between then and now, so
-        // the value is never kept longer than the TTL after it (a probe: a node answering in 4.5 s kept a
-        // revocation unseen for 9 s, counted from the answer's arrival).
-        this.store(key, value, now + ttlOf(value));
+        this.store(key, value, (fromReadStart(value) ? now : this.clock.nowMs()) + ttlOf(value));
         return value;
       },
       (error: unknown) => {

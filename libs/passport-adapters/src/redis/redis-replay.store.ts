@@ -283,8 +283,11 @@ export class RedisReplayStore implements ReplayStore {
       );
     }
     if (status === -1) {
-      this.refusedFullCount++;
-      this.lastFullAtMs = nowMs;
+      // A share's own limit (subagent lines at half) is not the store being full (health, metrics).
+      if (storeShare === undefined || storeShare >= 1) {
+        this.refusedFullCount++;
+        this.lastFullAtMs = nowMs;
+      }
       throw new PassportError('REPLAY_STORE_FULL');
     }
     this.refusedQuotaCount++;

@@ -76,7 +76,11 @@ interface PendingRecord extends RecordCall {
 
 /** A new record the store cannot take (counted, then thrown outside the transaction). */
 class Refusal {
-  constructor(readonly error: PassportError) {}
+  constructor(
+    readonly error: PassportError,
+    /** Refused at a share's own limit (subagent lines at half), not because the store is full. */
+    readonly atShareLimit = false,
+  ) {}
 }
 
 /**
@@ -280,6 +284,7 @@ export class SqliteReplayStore implements ReplayStore {
   };
 
   private countRefusal(refusal: Refusal, nowMs: number): void {
+    if (refusal.atShareLimit) return; // not the store being full (health, metrics)
     if (refusal.error.code === 'REPLAY_STORE_FULL') {
       this.refusedFullCount++;
       this.lastFullAtMs = nowMs;
@@ -380,6 +385,6 @@ export class SqliteReplayStore implements ReplayStore {
     if (this.db.rowCount('replay_records') < cap) return undefined;
     this.sweep(nowMs);
     if (this.db.rowCount('replay_records') < cap) return undefined;
-    return new Refusal(new PassportError('REPLAY_STORE_FULL'));
+    return new Refusal(new PassportError('REPLAY_STORE_FULL'), cap < this.maxEntries);
   }
 }

@@ -47,19 +47,25 @@ export interface SqliteStoreHistoryOptions {
 
 export class SqliteStoreHistory {
   private readonly heldUntilMs: number | null;
+  private readonly lostAt: number | null;
 
   private constructor(
     private readonly now: () => number,
     heldUntilMs: number | null,
-    private readonly lostAt: number | null,
+    lostAt: number | null,
     holdMs: number,
   ) {
+    // A loss noticed "later than now" was noticed by a clock that was ahead: it was noticed by now (a
+    // probe: a year 5138 kept the note in health for millennia, and 9e15 made health fail outright).
+    this.lostAt = lostAt === null ? null : Math.min(lostAt, now());
     // Never longer than this start's hold, counted from the loss and from now: the file's time was
     // written by whichever start noticed the loss, whose clock may have been ahead (a probe wrote a year
     // and got a year of 503s), and an operator who sets the hold lower (0) is obeyed at the next start.
     const bound = Math.max(0, holdMs);
     this.heldUntilMs =
-      heldUntilMs === null ? null : Math.min(heldUntilMs, (lostAt ?? heldUntilMs) + bound, now() + bound);
+      heldUntilMs === null
+        ? null
+        : Math.min(heldUntilMs, (this.lostAt ?? heldUntilMs) + bound, now() + bound);
   }
 
   /** Compares `db` with what its directory remembers, records the outcome, and returns the verdict. */
@@ -81,7 +87,17 @@ export class SqliteStoreHistory {
       return new SqliteStoreHistory(now, null, null, options.holdMs);
     }
     if (remembered !== undefined && remembered.storeId === storeId) {
-      return new SqliteStoreHistory(now, remembered.heldUntilMs, remembered.lostAtMs, options.holdMs);
+      const history = new SqliteStoreHistory(
+        now,
+        remembered.heldUntilMs,
+        remembered.lostAtMs,
+        options.holdMs,
+      );
+      // Times bounded on reading are written back bounded, so that the next start does not bound them
+      // again from its own now (a hold restarted at every start).
+      if (history.lostAt !== remembered.lostAtMs || history.heldUntilMs !== remembered.heldUntilMs)
+        writeHistory(file, { storeId, heldUntilMs: history.heldUntilMs, lostAtMs: history.lostAt });
+      return history;
     }
     const lostAtMs = now();
     const heldUntilMs = lostAtMs + Math.max(0, options.holdMs);

@@ -20,11 +20,19 @@ export function sameApiUrl(a: string, b: string): boolean {
   return normalizeApiUrl(a) === normalizeApiUrl(b);
 }
 
-/** Whether `value` is an absolute http: or https: URL. */
+/**
+ * Whether `value` is an absolute http(s) URL written plainly: `http://` or `https://` at the start, no
+ * whitespace or control inside, no credentials (the URL parser forgives `https:host`, `https:\\host` and
+ * tabs, which a probe got signed as a passport's home API); as the profile keeps a URL (`webUrlOrNull`).
+ */
 export function isHttpUrl(value: string): boolean {
+  const text = value.trim();
+  if (!/^https?:\/\/[^/\\]/i.test(text) || /[\s\p{Cc}\p{Cf}]/u.test(text)) return false;
   try {
-    const url = new URL(value.trim());
-    return url.protocol === 'http:' || url.protocol === 'https:';
+    const url = new URL(text);
+    return (
+      url.username === '' && url.password === '' && (url.protocol === 'http:' || url.protocol === 'https:')
+    );
   } catch {
     return false;
   }

@@ -187,7 +187,16 @@ describe('signed lines from fixed seeds', () => {
       });
     }
     // Found by a probe: a delegate id of blanks alone (U+3000, U+3164) showed nothing where it was echoed.
-    for (const delegateId of [' ', '\u3000', '\u3164', '\u2800\u00a0']) {
+    // And a word hidden in variation selectors behind a visible one (a review), marks alone, private use.
+    for (const delegateId of [
+      ' ',
+      '\u3000',
+      '\u3164',
+      '\u2800\u00a0',
+      'BOT\u{e0139}\u{e0137}',
+      '\u0300',
+      '\ue000',
+    ]) {
       expect(() => buildHolaLine({ ...good, subagent: { delegateId } })).toThrow(/show something/);
       expect(parse(valid.replace('BOT\u{1f916}', delegateId))).toMatchObject({
         ok: false,

@@ -192,7 +192,10 @@ export function parseHola(input: unknown, opts: { serviceHost: string }): HolaPa
         'The delegate id must be printable text (no control, format or lone surrogate character).',
       );
     if (!isVisibleText(line.slice(slashes[1] + 1, slashes[2])))
-      return fail('invalid_format', 'The delegate id must show something (not only spaces or blanks).');
+      return fail(
+        'invalid_format',
+        'The delegate id must show something, and nothing hidden (no variation selector, private-use or unassigned character).',
+      );
     if (!isUpperTokenId(line, senderStart, publicKeyStart - 1))
       return fail('invalid_format', 'The issuer token id must be 12 letters.');
     const publicKeyEnd = timestampStart - 1;

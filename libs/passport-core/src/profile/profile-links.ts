@@ -15,7 +15,7 @@
  * The full identity (JWT) still shows the DN as written.
  */
 
-import { webhookUrlWithScheme } from '../webhook/webhook-target.js';
+import { webhookUrlOf } from '../webhook/webhook-target.js';
 
 /** Schemes a browser executes or reads from the local machine when a link is followed or rendered. */
 const UNSAFE_SCHEMES: ReadonlySet<string> = new Set([
@@ -33,6 +33,25 @@ const UNSAFE_SCHEMES: ReadonlySet<string> = new Set([
   'shell',
   'smb',
   'intent',
+  // A second probe's list: help and archive viewers, browsers and editors opened by a link, directory
+  // and file-share protocols, app installers.
+  'hcp',
+  'its',
+  'mk',
+  'mhtml',
+  'res',
+  'view-source',
+  'about',
+  'chrome',
+  'microsoft-edge',
+  'vscode',
+  'vscode-insiders',
+  'ldap',
+  'ldaps',
+  'nfs',
+  'afp',
+  'webdav',
+  'itms-services',
 ]);
 
 /**
@@ -100,7 +119,7 @@ export function webUrlOrNull(value: string | null | undefined): string | null {
 
 /** Whether a contact URI (`scheme:authority:identifier`) may be shown as a link. */
 function isUnsafeScheme(scheme: string): boolean {
-  return UNSAFE_SCHEMES.has(scheme) || scheme.startsWith('ms-');
+  return UNSAFE_SCHEMES.has(scheme) || scheme.startsWith('ms-') || scheme.startsWith('x-apple');
 }
 
 export function isSafeContactUri(uri: string): boolean {
@@ -109,14 +128,12 @@ export function isSafeContactUri(uri: string): boolean {
 }
 
 /**
- * `webhook_url` as the webhook sender reads it (a bare host or host:port is https), kept as `webUrlOrNull`
- * keeps a URL; a value that starts with a slash names no host and is none. The public profile and the DID
+ * `webhook_url` as the webhook sender reads it (`webhookUrlOf`: a bare host or host:port is https; a
+ * leading slash, a scheme without `//` or whitespace inside is none), kept as `webUrlOrNull` keeps a URL. The public profile and the DID
  * document show the same (a probe found `"12"` null in one and `https://12` in the other).
  */
 export function webhookUrlOrNull(value: string | null | undefined): string | null {
-  const written = typeof value === 'string' ? value.trim() : '';
-  if (written === '' || /^[/\\]/.test(written)) return null;
-  return webUrlOrNull(webhookUrlWithScheme(written));
+  return webUrlOrNull(webhookUrlOf(value));
 }
 
 /**

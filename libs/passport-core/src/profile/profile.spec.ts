@@ -113,10 +113,12 @@ describe('buildPublicProfile', () => {
       rec('bjbvcjzqbdsj', {
         userselected_dn:
           'NNSWF=Ada,ContactURI=search-ms:query=x&crumb=location:\\\\evil.example\\share,ContactURI=ms-msdt:/id:x,' +
-          'ContactURI=MS-OfficeCmd:x:y,ContactURI=shell:x:y,ContactURI=smb:evil.example:share,ContactURI=mailto:example.org:ada',
+          'ContactURI=MS-OfficeCmd:x:y,ContactURI=shell:x:y,ContactURI=smb:evil.example:share,ContactURI=mailto:example.org:ada,' +
+          'ContactURI=hcp:x:y,ContactURI=mk:@MSITStore:x,ContactURI=view-source:a:b,ContactURI=vscode:x:y,' +
+          'ContactURI=itms-services:x:y,ContactURI=x-apple.systempreferences:x:y,ContactURI=discord:server:ada',
       }),
     );
-    expect(profile.contactUris).toEqual(['mailto:example.org:ada']);
+    expect(profile.contactUris).toEqual(['mailto:example.org:ada', 'discord:server:ada']);
   });
 
   // Found by a probe: a Cyrillic host ("раураl.com") was shown as written, looking like another site.

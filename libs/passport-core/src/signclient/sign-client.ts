@@ -36,7 +36,7 @@ import { type ChainReader } from '../ports/chain-reader.port.js';
 import { parsePassportTimeBound } from '../passport/passport-conditions.js';
 import { isTokenId } from '../token-id/token-id.js';
 import { isHttpUrl } from '../federation/api-url.js';
-import { webhookUrlWithScheme } from '../webhook/webhook-target.js';
+import { webhookUrlOf } from '../webhook/webhook-target.js';
 import {
   ENTERPRISE_MAX_REQUESTS,
   MINT_TIERS,
@@ -99,7 +99,7 @@ function assertWebUrls(metadata: Record<string, string>): void {
   }
   // As the webhook sender reads it: a bare host (or host:port) is https.
   const webhook = metadata.webhook_url?.trim() ?? '';
-  if (webhook !== '' && !isHttpUrl(webhookUrlWithScheme(webhook)))
+  if (webhook !== '' && webhookUrlOf(webhook) === null)
     throw signClientInvalid('tobesignedValues.webhook_url', 'must be an http(s) URL or a host');
 }
 

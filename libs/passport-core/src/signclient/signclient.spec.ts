@@ -158,6 +158,13 @@ describe('signClient', () => {
         ['openapijson_url', 'data:text/html,<script>alert(1)</script>'],
         ['webhook_url', 'javascript:alert(1)'],
         ['webhook_url', 'ftp://hooks.example'],
+        // Found by a probe of that fix: forms the URL parser forgives.
+        ['webhook_url', '/hooks.example.com'],
+        ['webhook_url', 'https:hooks.example.com'],
+        ['subjectuniqueidentifier_url', 'https:api.example'],
+        ['subjectuniqueidentifier_url', 'https:\\\\api.example'],
+        ['subjectuniqueidentifier_url', 'https://user:pw@api.example'],
+        ['openapijson_url', 'ht\ttps://a.example/o.json'],
       ] as const
     ).map(([key, url]): [string, unknown, string] => [
       `a ${key} of ${url}`,

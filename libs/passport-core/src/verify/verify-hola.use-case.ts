@@ -104,10 +104,11 @@ export function holaQuotaOwner(
 }
 
 /**
- * How much of the replay store subagent lines may fill (the store's `storeShare`). Anyone can make them
- * (a throwaway key naming any live passport, charged to that key's own quota), so without a share of
- * their own they could fill the store and refuse every passport's lines for a day (a probe did it). At
- * half, the other half stays for standard lines, which only a passport's owner can sign.
+ * The replay store's `storeShare` of subagent lines: one is recorded only while the store holds fewer
+ * than half its cap of records of any kind. Anyone can make them (a throwaway key naming any live
+ * passport, charged to that key's own quota), so without this they could fill the store and refuse every
+ * passport's lines for a day (a probe did it); the other half stays for standard lines, which only a
+ * passport's owner can sign.
  */
 export const SUBAGENT_LINES_STORE_SHARE = 0.5;
 

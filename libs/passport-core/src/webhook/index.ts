@@ -22,6 +22,7 @@ export {
 // Targets and addresses
 export {
   resolveWebhookTarget,
+  webhookUrlOf,
   webhookUrlWithScheme,
   checkWebhookAddress,
   pickWebhookAddress,

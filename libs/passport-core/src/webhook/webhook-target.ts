@@ -59,12 +59,41 @@ export function webhookUrlWithScheme(text: string): string {
   return /^[A-Za-z][A-Za-z0-9+.-]*:/.test(text) && !/^[^/:]+:\d+(\/|$)/.test(text) ? text : `https://${text}`;
 }
 
+function isPlainWebhookUrl(text: string, withScheme: string): boolean {
+  if (/^[/\\]/.test(text) || /[\s\p{Cc}]/u.test(text)) return false;
+  // Another scheme is refused for what it is (scheme_not_http) by the caller.
+  return !/^https?:/i.test(withScheme) || /^https?:\/\/[^/\\]/i.test(withScheme);
+}
+
+/**
+ * A `webhook_url` as the http(s) URL the sender posts under (with `https://` assumed for a bare host), or
+ * null when the sender would refuse it as unreadable or not http(s); for showing and checking it (the
+ * address rules, which need a resolver, are the sender's own).
+ */
+export function webhookUrlOf(value: string | null | undefined): string | null {
+  const text = typeof value === 'string' ? value.trim() : '';
+  if (text === '' || text.length > WEBHOOK_URL_MAX_LENGTH) return null;
+  const withScheme = webhookUrlWithScheme(text);
+  if (!isPlainWebhookUrl(text, withScheme)) return null;
+  try {
+    const url = new URL(withScheme);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? withScheme : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Validates `webhook_url` and builds the hook URLs; IP-literal hosts are checked against the policy here. */
 export function resolveWebhookTarget(webhookUrl: unknown, policy: WebhookAddressPolicy): WebhookTargetResult {
   if (typeof webhookUrl !== 'string' || webhookUrl.trim() === '') return { ok: false, reason: 'empty' };
   const text = webhookUrl.trim();
   if (text.length > WEBHOOK_URL_MAX_LENGTH) return { ok: false, reason: 'too_long' };
   const withScheme = webhookUrlWithScheme(text);
+  // Only what reads one way: no leading slash or backslash (the URL parser would find a host behind it),
+  // a scheme written with `//` and a host right after, and no whitespace or control inside (the parser
+  // drops tabs and newlines: "ht\ttps://" was https). The profile, the DID document and signclient read
+  // `webhook_url` with this same rule (a probe found them showing no webhook where this one posted).
+  if (!isPlainWebhookUrl(text, withScheme)) return { ok: false, reason: 'unparsable' };
   let url: URL;
   try {
     url = new URL(withScheme);

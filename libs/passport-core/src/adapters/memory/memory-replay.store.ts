@@ -77,8 +77,11 @@ export class MemoryReplayStore implements ReplayStore {
       this.dropExpiredOldest(nowMs);
       if (this.entries.size >= cap) this.sweepIfDue(nowMs);
       if (this.entries.size >= cap) {
-        this.refusedFullCount++;
-        this.lastFullAtMs = nowMs;
+        // A share's own limit (subagent lines at half) is not the store being full (health, metrics).
+        if (cap >= this.maxEntries) {
+          this.refusedFullCount++;
+          this.lastFullAtMs = nowMs;
+        }
         throw new PassportError('REPLAY_STORE_FULL');
       }
     }

@@ -216,6 +216,17 @@ export function describeReplayStoreContract(
         });
       });
 
+      // Found by a review: the half is of all records (it keeps room for owners' lines), and a refusal at
+      // it is not the store being full: health and the full-store figures must not say so.
+      it('a share below 1 counts every record, and its refusals are not counted as the store being full', async () => {
+        for (let i = 0; i < 5; i++) await h.store.recordIfAbsent(`full${i}`, 1000, 100_000);
+        await expect(h.store.recordIfAbsent('half0', 1000, 100_000, undefined, 0.5)).rejects.toMatchObject({
+          code: 'REPLAY_STORE_FULL',
+        });
+        expect(await h.usage()).toMatchObject({ refusedFull: 0, lastFullAtMs: null });
+        await expect(h.store.recordIfAbsent('full5', 1000, 100_000)).resolves.toEqual({ recorded: true });
+      });
+
       it('a share makes room by dropping expired records, as the cap does', async () => {
         for (let i = 0; i < 5; i++) await h.store.recordIfAbsent(`half${i}`, 1000, 2000, undefined, 0.5);
         await expect(h.store.recordIfAbsent('half5', 2000, 100_000, undefined, 0.5)).resolves.toEqual({
