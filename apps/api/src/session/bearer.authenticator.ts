@@ -18,7 +18,7 @@ import {
   type Clock,
   type PassportRecord,
 } from '@passport/core';
-import { isPassportLive, isPassportRevoked, parsePassportTimeBound } from '@passport/core/passport';
+import { hasPassportTimeBounds, isPassportLive, isPassportRevoked } from '@passport/core/passport';
 import { tokenIdFromSubject } from '@passport/core/login';
 import { withReservedChainReads } from '@passport/adapters/caching';
 import {
@@ -158,10 +158,7 @@ export class BearerAuthenticator {
   private hasTimeBounds(passport: PassportRecord): boolean {
     let bounded = this.timeBounded.get(passport);
     if (bounded === undefined) {
-      const { not_before: start, not_after: end } = passport.metadata;
-      bounded =
-        parsePassportTimeBound(start, 'start').kind !== 'unbounded' ||
-        parsePassportTimeBound(end, 'end').kind !== 'unbounded';
+      bounded = hasPassportTimeBounds(passport.metadata);
       this.timeBounded.set(passport, bounded);
     }
     return bounded;

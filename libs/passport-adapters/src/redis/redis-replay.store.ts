@@ -221,6 +221,8 @@ export class RedisReplayStore implements ReplayStore {
     // Redis (which kept health degraded for 10 s after the hold, a probe saw).
     const holding = this.history?.problem;
     if (holding !== undefined) throw new RecordingPausedError(holding, this.history?.holdRemainingMs ?? 0);
+    // Records held at which this call is refused (the store's cap times the call's share).
+    const cap = storeCap(this.maxEntries, storeShare);
     let reply: unknown;
     try {
       // The marker value this instance knows ('' when none yet): another value means another instance
@@ -229,7 +231,6 @@ export class RedisReplayStore implements ReplayStore {
       // came back with older data.
       const marker = this.history?.knownMarker ?? '';
       const generation = this.history?.knownGeneration ?? '';
-      const cap = storeShare === undefined ? this.maxEntries : storeCap(this.maxEntries, storeShare);
       reply = await (quota
         ? this.record(
             this.base + 'r:' + key,
@@ -284,7 +285,7 @@ export class RedisReplayStore implements ReplayStore {
     }
     if (status === -1) {
       // A share's own limit (subagent lines at half) is not the store being full (health, metrics).
-      if (storeShare === undefined || storeShare >= 1) {
+      if (cap >= this.maxEntries) {
         this.refusedFullCount++;
         this.lastFullAtMs = nowMs;
       }

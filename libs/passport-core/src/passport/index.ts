@@ -6,6 +6,7 @@
 // Records and conditions
 export { type PassportRecord, type PassportMetadata } from './passport.types.js';
 export {
+  hasPassportTimeBounds,
   isPassportLive,
   isPassportRevoked,
   isContractTrusted,

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { encodeHex } from '../codecs/hex.codec.js';
 import { MemoryChainReader } from '../adapters/memory/memory-chain.reader.js';
 import {
+  hasPassportTimeBounds,
   hasRequiredMetadata,
   isContractTrusted,
   isPassportLive,
@@ -156,5 +157,26 @@ describe('resolveOwnerKeys', () => {
     await expect(resolveOwnerKeys(chainOf, 'many.test')).resolves.toEqual([]);
     await expect(resolveOwnerKeys(chainOf, 'over.test')).resolves.toEqual([]);
     await expect(resolveOwnerKeys(chainOf, 'bound.test')).resolves.toEqual(atBound);
+  });
+});
+
+describe('hasPassportTimeBounds', () => {
+  it('is true for a readable or unreadable bound, false for none (liveness then needs no chain time)', () => {
+    expect(hasPassportTimeBounds({})).toBe(false);
+    expect(hasPassportTimeBounds({ not_after: '0' })).toBe(false);
+    expect(hasPassportTimeBounds({ not_before: '2026-01-01' })).toBe(true);
+    expect(hasPassportTimeBounds({ not_after: 'soon' })).toBe(true);
+  });
+
+  it('agrees with isPassportLive: without bounds a passport is live at any chain time', () => {
+    fc.assert(
+      fc.property(fc.option(fc.string()), fc.option(fc.string()), fc.integer(), (start, end, t) => {
+        const metadata = {
+          ...(start === null ? {} : { not_before: start }),
+          ...(end === null ? {} : { not_after: end }),
+        };
+        if (!hasPassportTimeBounds(metadata)) expect(isPassportLive(metadata, t)).toBe(true);
+      }),
+    );
   });
 });

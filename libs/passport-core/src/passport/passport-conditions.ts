@@ -88,6 +88,17 @@ export function passportNotAfterMs(metadata: PassportMetadata): number | null {
   return bound.kind === 'instant' ? bound.ms : bound.kind === 'unbounded' ? null : Number.NaN;
 }
 
+/**
+ * Whether `not_before` or `not_after` bounds the passport (an unparsable bound counts: it is judged not
+ * live); without bounds, liveness needs no chain time.
+ */
+export function hasPassportTimeBounds(metadata: PassportMetadata): boolean {
+  return (
+    parsePassportTimeBound(metadata.not_before, 'start').kind !== 'unbounded' ||
+    parsePassportTimeBound(metadata.not_after, 'end').kind !== 'unbounded'
+  );
+}
+
 /** Live: chain time within `[not_before, not_after]`, both inclusive; an unparsable bound is not live. */
 export function isPassportLive(metadata: PassportMetadata, chainTimeMs: number): boolean {
   const start = parsePassportTimeBound(metadata.not_before, 'start');

@@ -6,7 +6,7 @@
  * Reads go through the cached chain reader (≤ 5 s old), on the calling stack when the answer is cached.
  */
 import { ChainUnavailableError, PassportError, type ChainReader, type PassportRecord } from '@passport/core';
-import { isPassportLive, isPassportRevoked, parsePassportTimeBound } from '@passport/core/passport';
+import { hasPassportTimeBounds, isPassportLive, isPassportRevoked } from '@passport/core/passport';
 import { canPeekPassport } from '@passport/core/ports';
 import { type ServerIdentity } from '../infrastructure/server-identity.js';
 
@@ -48,10 +48,7 @@ export class ServerPassportCheck {
     if (!passport) return 'server_passport_not_found';
     if (isPassportRevoked(passport)) return 'server_passport_revoked';
     if (passport.ownerId !== this.server.ownerId) return 'server_passport_transferred';
-    const bounded =
-      parsePassportTimeBound(passport.metadata.not_before, 'start').kind !== 'unbounded' ||
-      parsePassportTimeBound(passport.metadata.not_after, 'end').kind !== 'unbounded';
-    if (!bounded) return undefined;
+    if (!hasPassportTimeBounds(passport.metadata)) return undefined;
     return this.chain
       .chainTimeMs()
       .then((chainTimeMs) =>
