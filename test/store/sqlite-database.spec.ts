@@ -128,6 +128,40 @@ describe('SqliteDatabase', () => {
     expect(db.detached).toBe('deleted');
   });
 
+  // Savepoints inside a transaction are not checked one by one (a group commit of logins paid three
+  // stat calls per login): the outermost transaction is, and a file gone during a savepoint rolls back all.
+  it('a WAL deleted during a savepoint is found before the outer commit, which rolls back every savepoint', () => {
+    const db = open();
+    db.immediate(() =>
+      db
+        .statement(
+          "INSERT INTO rate_buckets (key, tokens, updated_at_ms, full_at_ms) VALUES ('kept', 1, 0, 0)",
+        )
+        .run(),
+    );
+    expect(() =>
+      db.immediate(() => {
+        db.immediate(() =>
+          db
+            .statement(
+              "INSERT INTO rate_buckets (key, tokens, updated_at_ms, full_at_ms) VALUES ('a', 1, 0, 0)",
+            )
+            .run(),
+        );
+        rmSync(`${file}-wal`);
+        db.immediate(() =>
+          db
+            .statement(
+              "INSERT INTO rate_buckets (key, tokens, updated_at_ms, full_at_ms) VALUES ('b', 1, 0, 0)",
+            )
+            .run(),
+        );
+      }),
+    ).toThrow(SqliteFileDetachedError);
+    expect(db.detached).toBe('deleted');
+    expect(db.statement('SELECT key FROM rate_buckets ORDER BY key').pluck().all()).toEqual(['kept']);
+  });
+
   // A probe: with only the -shm deleted, a second process opened the file with a new one while this
   // connection kept writing with the old, and the database came out malformed.
   it('an -shm deleted under the connection is found by the next write, which is refused', () => {
