@@ -34,6 +34,24 @@ export function parseRawResponse(text: string): RawResponse {
   return { status, headers, body, text };
 }
 
+/** Every whole response in `text`, in order (Content-Length bodies only; a trailing partial one is left out). */
+export function parseRawResponses(text: string): RawResponse[] {
+  const responses: RawResponse[] = [];
+  let rest = Buffer.from(text); // Content-Length counts bytes
+  for (;;) {
+    const split = rest.indexOf('\r\n\r\n');
+    if (split < 0) break;
+    const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(rest.subarray(0, split).toString())?.[1] ?? 0);
+    const end = split + 4 + length;
+    if (end > rest.length) break;
+    const head = rest.subarray(0, split + 4).toString();
+    const body = rest.subarray(split + 4, end).toString();
+    responses.push(parseRawResponse(head + body));
+    rest = rest.subarray(end);
+  }
+  return responses;
+}
+
 export interface RawConnection {
   readonly socket: Socket;
   /** Everything received so far. */
@@ -66,7 +84,11 @@ export async function rawRequest(baseUrl: string, payload: string): Promise<RawR
 }
 
 /** Resolves once `predicate(received)` holds, polling every 10 ms, or rejects after `timeoutMs`. */
-export async function waitFor(connection: RawConnection, predicate: (text: string) => boolean, timeoutMs: number): Promise<string> {
+export async function waitFor(
+  connection: RawConnection,
+  predicate: (text: string) => boolean,
+  timeoutMs: number,
+): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   while (!predicate(connection.received())) {
     if (Date.now() > deadline) throw new Error(`timed out; received: ${connection.received().slice(0, 200)}`);

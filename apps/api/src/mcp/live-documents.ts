@@ -18,6 +18,7 @@ export function createLiveDocuments(deps: {
 }): LiveDocumentSources {
   return {
     openApiDocument: () => deps.moduleRef.get(OpenApiDocumentService, { strict: false }).get(),
+    openApiJson: () => deps.moduleRef.get(OpenApiDocumentService, { strict: false }).bytes(),
     facialCategories: facialCategoriesDocument,
     resolveDid: async (rawTokenId) => {
       const tokenId = normalizeTokenId(rawTokenId);

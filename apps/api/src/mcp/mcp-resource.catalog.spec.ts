@@ -6,8 +6,10 @@ import { isPassportError } from '@passport/core';
 import { McpResourceCatalog, type LiveDocumentSources } from './mcp-resource.catalog.js';
 import { RESOURCE_MANIFEST } from './mcp-resource.manifest.js';
 
+const OPENAPI = { openapi: '3.0.3' };
 const live: LiveDocumentSources = {
-  openApiDocument: () => ({ openapi: '3.0.3' }),
+  openApiDocument: () => OPENAPI,
+  openApiJson: () => Buffer.from(JSON.stringify(OPENAPI)),
   facialCategories: () => ({ categories: [] }),
   resolveDid: async (tokenId) => (tokenId === 'lhsrldbjsnlh' ? { id: `did:passport:${tokenId}` } : null),
 };
@@ -86,6 +88,20 @@ describe('McpResourceCatalog', () => {
       code: 'MCP_RESOURCE_NOT_FOUND',
       details: { uri: 'did:resolve:bjbvcjzqbdsj', reason: 'DID_NOT_FOUND' },
     });
+  });
+
+  // A probe: the ~320 KB OpenAPI document was serialised on every read (CPU, and a copy per answer).
+  it('serialises a fixed JSON document once while its source gives the same object, and again when it changes', async () => {
+    let document: object = OPENAPI;
+    const catalog = new McpResourceCatalog({ ...live, openApiDocument: () => document });
+    const first = await catalog.read('openapi:swagger');
+    expect(first.text).toBe(JSON.stringify(OPENAPI, null, 2));
+    expect(first.jsonBytes?.toString()).toBe(JSON.stringify(OPENAPI));
+    expect(await catalog.read('openapi:swagger')).toBe(first);
+    document = { openapi: '3.0.3', info: { title: 'regenerated' } };
+    const second = await catalog.read('openapi:swagger');
+    expect(second.json).toBe(document);
+    expect(second.jsonBytes?.toString()).toBe(JSON.stringify(document));
   });
 
   it('hides a failing live source behind MCP_RESOURCE_FAILED', async () => {

@@ -25,18 +25,24 @@ export interface McpResourceItem {
   readonly description: string;
 }
 
-/** A resource read: the text as served, plus the parsed value for JSON resources. */
+/**
+ * A resource read: the text as served over MCP, plus for JSON resources the value and its compact JSON
+ * (what REST sends), each serialised once per document.
+ */
 export interface McpResourceContent {
   readonly uri: string;
   readonly type: string;
   readonly text: string;
   readonly json?: unknown;
+  readonly jsonBytes?: Buffer;
 }
 
 /** The live documents, provided by the parts of the app that own them. */
 export interface LiveDocumentSources {
   /** The OpenAPI document served at /openapi.json. */
   openApiDocument(): unknown;
+  /** The same document as JSON bytes, serialised once (what /openapi.json sends). */
+  openApiJson(): Buffer;
   /** The face category table (token:facial-categories). */
   facialCategories(): unknown;
   /** The DID document of a passport; null when the token id is malformed or no passport exists. */
@@ -55,6 +61,8 @@ const typeOf = (spec: ResourceSpec): string => (spec.kind === 'file' ? MARKDOWN 
 
 export class McpResourceCatalog {
   private readonly markdown = new Map<string, string>();
+  /** The fixed JSON documents as last read (OpenAPI, face categories), by URI. */
+  private readonly serialised = new Map<string, McpResourceContent>();
   private readonly items: McpResourceItem[];
 
   constructor(
@@ -108,9 +116,23 @@ export class McpResourceCatalog {
     throw new AppError('MCP_RESOURCE_NOT_FOUND', { uri });
   }
 
+  /**
+   * A fixed JSON document, serialised once while its source gives the same object: the OpenAPI
+   * document is ~320 KB, and serialising it on every read cost milliseconds of CPU and a copy per answer.
+   */
   private async json(uri: string, produce: () => unknown): Promise<McpResourceContent> {
     const value = await this.guard(uri, async () => produce());
-    return { uri, type: JSON_TYPE, text: JSON.stringify(value, null, 2), json: value };
+    const cached = this.serialised.get(uri);
+    if (cached !== undefined && cached.json === value) return cached;
+    const content = {
+      uri,
+      type: JSON_TYPE,
+      text: JSON.stringify(value, null, 2),
+      json: value,
+      jsonBytes: Buffer.from(JSON.stringify(value)),
+    };
+    this.serialised.set(uri, content);
+    return content;
   }
 
   /** Live sources may fail (chain down, document not loadable); the client sees a stable code only. */

@@ -15,6 +15,8 @@ import { MCP_LIVE_DOCUMENTS, MCP_RESOURCE_CATALOG } from './mcp.di-tokens.js';
 import { type LiveDocumentSources } from './mcp-resource.catalog.js';
 import { mcpResourceListComponent, type McpResourceList } from './mcp-resources.schema.js';
 
+const JSON_UTF8 = 'application/json; charset=utf-8';
+
 @ApiTags('mcp')
 @Controller('api/mcp')
 export class McpResourcesController {
@@ -54,6 +56,10 @@ export class McpResourcesController {
       reply.header('content-type', 'text/markdown; charset=utf-8');
       return content.text;
     }
+    if (content.jsonBytes) {
+      reply.header('content-type', JSON_UTF8);
+      return content.jsonBytes;
+    }
     return content.json;
   }
 
@@ -64,7 +70,9 @@ export class McpResourcesController {
   })
   @ApiOkResponse({ description: 'OpenAPI 3 document', schema: { type: 'object' } })
   @ApiErrors('OPENAPI_LOAD_FAILED')
-  schema(): unknown {
-    return this.live.openApiDocument();
+  schema(@Res({ passthrough: true }) reply: FastifyReply): Buffer {
+    const bytes = this.live.openApiJson();
+    reply.header('content-type', JSON_UTF8);
+    return bytes;
   }
 }

@@ -3,10 +3,11 @@
  * registration order). Each hook's body lives with the rule it serves; this file only decides order:
  * - onRoute: the route registry (405 answers);
  * - onRequest: one hook for the app's own per-request rules (each hook is a step of Fastify's chain on
- *   every request, so four rules cost four steps): `X-Request-Id` on every response, `Connection: close`
- *   while draining, the public per-address rate limit, then the Host check (after the limit, so it is
- *   metered);
- * - onResponse: the debug access line (when debug is on); the request metrics.
+ *   every request, so five rules cost five steps): `X-Request-Id` on every response, `Connection: close`
+ *   while draining, the bound on one connection's requests in flight, the public per-address rate limit,
+ *   then the Host check (after the limit, so it is metered);
+ * - onResponse: the debug access line (when debug is on); the connection's request answered, and the
+ *   request metrics.
  * Installed before `app.init()`, so the route registry sees every route.
  */
 import { type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -16,6 +17,7 @@ import { type FastifyInstance, type FastifyRequest, type HookHandlerDoneFunction
 import { type Logger } from 'pino';
 import { type AppConfig } from './config/app-config.js';
 import { checkHostHeader } from './http/client-error.handler.js';
+import { admitOnConnection, releaseOnConnection } from './http/connection-requests.bound.js';
 import { createRateLimitHook, type RateLimitCheck } from './http/rate-limit.hook.js';
 import { RouteRegistry } from './http/route-registry.js';
 import { PUBLIC_RATE_LIMIT_STORE } from './infrastructure/di-tokens.js';
@@ -57,6 +59,7 @@ export function installFastifyHooks(
     if (readiness.draining) void reply.header('Connection', 'close');
     let pending: Promise<void> | undefined;
     try {
+      admitOnConnection(request);
       pending = rateLimit(request);
     } catch (err) {
       done(err as Error);
@@ -67,9 +70,10 @@ export function installFastifyHooks(
   });
 
   if (logger.isLevelEnabled('debug')) fastify.addHook('onResponse', accessLogHook);
-  fastify.addHook(
-    'onResponse',
-    createRequestMetricsHook(app.get(RequestMetrics), app.get(OperatorMetrics), clock),
-  );
+  const recordMetrics = createRequestMetricsHook(app.get(RequestMetrics), app.get(OperatorMetrics), clock);
+  fastify.addHook('onResponse', function answered(request, reply, done) {
+    releaseOnConnection(request);
+    recordMetrics.call(this, request, reply, done);
+  });
   return rateLimit;
 }

@@ -2,13 +2,13 @@
  * Serves the OpenAPI document at `/openapi.json` and `/swagger.json` (the same document), and the
  * deprecated `/api/v1/openapi.json` as a 301 to `/openapi.json` (spec: Versioning).
  */
-import { Controller, Get, Header, HttpCode, Redirect } from '@nestjs/common';
+import { Controller, Get, Header, HttpCode, Redirect, Res } from '@nestjs/common';
+import { type FastifyReply } from 'fastify';
 import {
   ApiMovedPermanentlyResponse,
   ApiOkResponse,
   ApiOperation,
   ApiTags,
-  type OpenAPIObject,
   type SchemaObject,
 } from '@nestjs/swagger';
 import { ApiErrors } from './api-errors.decorator.js';
@@ -25,6 +25,8 @@ const DOCUMENT_SCHEMA: SchemaObject = {
   },
 };
 
+const JSON_UTF8 = 'application/json; charset=utf-8';
+
 @ApiTags('documentation')
 @Controller()
 export class OpenApiController {
@@ -34,16 +36,16 @@ export class OpenApiController {
   @ApiOperation({ summary: 'The canonical OpenAPI 3.0 document of this service' })
   @ApiOkResponse({ schema: DOCUMENT_SCHEMA })
   @ApiErrors('OPENAPI_LOAD_FAILED')
-  openapi(): OpenAPIObject {
-    return this.documents.get();
+  openapi(@Res({ passthrough: true }) reply: FastifyReply): Buffer {
+    return this.send(reply);
   }
 
   @Get('swagger.json')
   @ApiOperation({ summary: 'Same document as /openapi.json' })
   @ApiOkResponse({ schema: DOCUMENT_SCHEMA })
   @ApiErrors('OPENAPI_LOAD_FAILED')
-  swagger(): OpenAPIObject {
-    return this.documents.get();
+  swagger(@Res({ passthrough: true }) reply: FastifyReply): Buffer {
+    return this.send(reply);
   }
 
   @Get('api/v1/openapi.json')
@@ -53,4 +55,11 @@ export class OpenApiController {
   @ApiOperation({ summary: 'Deprecated: moved permanently to /openapi.json', deprecated: true })
   @ApiMovedPermanentlyResponse({ description: 'Location: /openapi.json' })
   legacyOpenapi(): void {}
+
+  /** The document's one buffer (serialised once), as JSON. */
+  private send(reply: FastifyReply): Buffer {
+    const bytes = this.documents.bytes();
+    void reply.type(JSON_UTF8);
+    return bytes;
+  }
 }

@@ -1,0 +1,47 @@
+/**
+ * A bound on the requests of one connection in flight at once (received, not yet answered). Node's HTTP
+ * parser hands the app every request of one read at once (64 KiB: some 1,600 short pipelined requests),
+ * and each answer waits in memory behind the ones before it until the client reads. A client that
+ * pipelined requests and never read made the server hold every answer (a probe ran a 512 MB heap out of
+ * memory with 1,500 requests on one socket). A request beyond the bound is refused with 429
+ * `RATE_LIMIT_EXCEEDED` (`details.reason: 'pipelined_requests'`), which closes the connection after it.
+ */
+import { PassportError } from '@passport/core';
+import { type FastifyRequest } from 'fastify';
+
+/** Requests of one connection in flight at once; an HTTP/1.1 client that waits for each answer has one. */
+export const MAX_REQUESTS_IN_FLIGHT_PER_CONNECTION = 32;
+
+const IN_FLIGHT = Symbol('passport.requestsInFlight');
+const COUNTED = Symbol('passport.countedInFlight');
+
+interface CountedSocket {
+  [IN_FLIGHT]?: number;
+}
+interface CountedRequest {
+  [COUNTED]?: boolean;
+}
+
+/** Counts the request on its connection; throws (429) when the connection already has the bound in flight. */
+export function admitOnConnection(request: FastifyRequest): void {
+  const socket = request.raw.socket as unknown as CountedSocket | null;
+  if (!socket) return;
+  const inFlight = (socket[IN_FLIGHT] ?? 0) + 1;
+  socket[IN_FLIGHT] = inFlight;
+  (request.raw as unknown as CountedRequest)[COUNTED] = true;
+  if (inFlight > MAX_REQUESTS_IN_FLIGHT_PER_CONNECTION)
+    throw new PassportError('RATE_LIMIT_EXCEEDED', {
+      retryAfterSeconds: 1,
+      reason: 'pipelined_requests',
+      maxRequestsInFlight: MAX_REQUESTS_IN_FLIGHT_PER_CONNECTION,
+    });
+}
+
+/** Uncounts an answered request (Fastify's onResponse); requests answered before `admitOnConnection` are skipped. */
+export function releaseOnConnection(request: FastifyRequest): void {
+  const raw = request.raw as unknown as CountedRequest;
+  if (!raw[COUNTED]) return;
+  raw[COUNTED] = false;
+  const socket = request.raw.socket as unknown as CountedSocket | null;
+  if (socket) socket[IN_FLIGHT] = (socket[IN_FLIGHT] ?? 1) - 1;
+}
