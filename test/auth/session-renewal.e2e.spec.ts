@@ -14,7 +14,15 @@ import { updateLedgerFile } from '@passport/adapters/ledger';
 import { SESSION_STORE } from '../../apps/api/src/platform/infrastructure/di-tokens.js';
 import { contractClient } from '../support/contract-fetch.js';
 import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
-import { bearer, ledgerFileOf, mintAndLogin, newKey, serverIdentityOf } from '../support/passports.js';
+import {
+  bearer,
+  ledgerFileOf,
+  login,
+  mintAndLogin,
+  mintPassport,
+  newKey,
+  serverIdentityOf,
+} from '../support/passports.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 type Claims = Record<string, any>;
@@ -259,6 +267,29 @@ describe('token renewal and logout (JWT_RENEWAL=server)', () => {
     expect(out.status).toBe(200);
     expect(closed).toBe(1);
     expect(call.token()).toBe(saved[0]);
+  });
+
+  // A probe: the login checked liveness at the cached chain time (just before not_after) and built the
+  // claims at the clock (just after it): 200 with iat = exp = session_exp, and a dead session stored.
+  it('a login just past not_after, while the chain time read just before it is cached, is refused as not live', async () => {
+    const notAfterMs = (Math.floor(clock.nowMs() / 1000) + 60) * 1000;
+    clock.set(notAfterMs - 400);
+    const key = newKey();
+    const minted = await mintPassport(app, {
+      owner: key,
+      metadata: { not_after: new Date(notAfterMs).toISOString() },
+    });
+    const before = await login(app.baseUrl, { identifier: minted.tokenId, key });
+    expect(before.status).toBe(200);
+    const openBefore = await sessions.countOpen(clock.nowMs());
+    clock.set(notAfterMs + 300);
+    const after = await login(app.baseUrl, { identifier: minted.tokenId, key });
+    expectErrorEnvelope(
+      { status: after.status, headers: after.headers, body: after.body },
+      'PASSPORT_NOT_LIVE',
+    );
+    clock.set(notAfterMs - 400);
+    expect(await sessions.countOpen(clock.nowMs())).toBe(openBefore);
   });
 
   it('a revoked passport: its token is refused within seconds, its session closed, and no renewal is issued', async () => {

@@ -150,6 +150,9 @@ export class LoginService {
       // The session id's and jti's random bits from the pooled CSPRNG buffer (one system call per 4 KiB).
       random: pooledRandomBytes,
     });
+    // Liveness was judged at the chain's time (cached up to 1 s), the claims at this clock's: a passport
+    // whose not_after fell between the two got a token expired at issue and a dead session (a probe).
+    if (built.claims.exp <= built.claims.iat) throw new PassportError('PASSPORT_NOT_LIVE');
     await this.recordLogin(verification.challenge, {
       sessionId: built.sessionId,
       tokenId: verification.tokenId,
