@@ -324,8 +324,11 @@ describe('renewal while the server passport is unusable', () => {
   });
   afterAll(() => app.close());
 
-  it('issues no New-Token while the server passport is revoked, and again once it is not', async () => {
+  // A later probe: tokens signed with the revoked server passport's key (which may have leaked) went on
+  // working; now no token is honoured while it is revoked, and the sessions work again once it is not.
+  it('honours no token and issues no New-Token while the server passport is revoked, and both again once it is not', async () => {
     const { jwt } = await mintAndLogin(app);
+    const leaving = await mintAndLogin(app);
     const claims = JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString()) as { iat: number };
     clock.set((claims.iat + 3000) * 1000); // in the token's last 20 %
     const serverTokenId = serverIdentityOf(app).tokenId;
@@ -337,7 +340,16 @@ describe('renewal while the server passport is unusable', () => {
     await setRevoked(true);
     await new Promise((resolve) => setTimeout(resolve, 5200)); // the chain cache's 5 s
     const held = await fetch(`${app.baseUrl}/api/holanonce16ts`, { headers: bearer(jwt) });
-    expect([held.status, held.headers.get('new-token')]).toEqual([200, null]);
+    const heldBody = (await held.json()) as { error: { code: string; details: unknown } };
+    expect([held.status, heldBody.error.code, held.headers.get('new-token')]).toEqual([
+      503,
+      'SERVICE_UNAVAILABLE',
+      null,
+    ]);
+    expect(heldBody.error.details).toEqual({ reason: 'server_passport_revoked' });
+    // A logout is still allowed (closing a session never depends on the server passport).
+    const logout = await fetch(`${app.baseUrl}/api/logout`, { method: 'POST', headers: bearer(leaving.jwt) });
+    expect(logout.status).toBe(200);
     await setRevoked(false);
     await new Promise((resolve) => setTimeout(resolve, 5200));
     const renewed = await fetch(`${app.baseUrl}/api/holanonce16ts`, { headers: bearer(jwt) });

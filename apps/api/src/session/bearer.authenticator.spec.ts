@@ -7,12 +7,14 @@ import fc from 'fast-check';
 import { CachingChainReader } from '@passport/adapters/caching';
 import { PassportError } from '@passport/core';
 import { MemoryChainReader, MemorySessionStore } from '@passport/core/testing';
+import { ServerPassportCheck } from '../platform/chain/server-passport.check.js';
 import { BearerAuthenticator } from './bearer.authenticator.js';
 import { EddsaJwtCodec } from './eddsa-jwt.codec.js';
 
 const BEARER = /^Bearer +(\S+)\s*$/i;
 const ISSUER = 'http://127.0.0.1:1';
 const TOKEN_ID = 'abcdefghijkl';
+const SERVER_TOKEN_ID = 'lkjihgfedcba';
 
 describe('BearerAuthenticator: the Authorization header', () => {
   const nowMs = Date.now();
@@ -30,10 +32,14 @@ describe('BearerAuthenticator: the Authorization header', () => {
   const chain = new CachingChainReader(
     new MemoryChainReader({
       contractId: 'c',
-      passports: [{ tokenId: TOKEN_ID, ownerId: 'o', contractId: 'c', metadata: {}, revoked: false }],
+      passports: [
+        { tokenId: TOKEN_ID, ownerId: 'o', contractId: 'c', metadata: {}, revoked: false },
+        { tokenId: SERVER_TOKEN_ID, ownerId: 'owner.near', contractId: 'c', metadata: {}, revoked: false },
+      ],
     }),
   );
-  const authenticator = new BearerAuthenticator(codec, sessions, clock, chain);
+  const serverPassport = new ServerPassportCheck({ tokenId: SERVER_TOKEN_ID, ownerId: 'owner.near' }, chain);
+  const authenticator = new BearerAuthenticator(codec, sessions, clock, chain, serverPassport);
   let jwt = '';
 
   beforeAll(async () => {
@@ -76,7 +82,24 @@ describe('BearerAuthenticator: the Authorization header', () => {
   };
 
   // Every character JavaScript's \s matches, and a few that look alike but are not whitespace.
-  const whitespace = [' ', '\t', '\n', '\v', '\f', '\r', '\u00a0', '\u1680', '\u2000', '\u200a', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff'];
+  const whitespace = [
+    ' ',
+    '\t',
+    '\n',
+    '\v',
+    '\f',
+    '\r',
+    '\u00a0',
+    '\u1680',
+    '\u2000',
+    '\u200a',
+    '\u2028',
+    '\u2029',
+    '\u202f',
+    '\u205f',
+    '\u3000',
+    '\ufeff',
+  ];
   const nearWhitespace = ['\u0000', '\u0085', '\u200b', '\u180e', 'x', '.'];
   const piece = fc.constantFrom(...whitespace, ...nearWhitespace);
   const scheme = fc.constantFrom('Bearer', 'bearer', 'BEARER', 'BeArEr', 'Bearer:', 'Bearerx', 'Basic', '');

@@ -8,6 +8,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { PassportError } from '@passport/core/errors';
 import { type SessionStore } from '@passport/core/ports';
 import { MemoryChainReader, MemorySessionStore } from '@passport/core/testing';
+import { ServerPassportCheck } from '../platform/chain/server-passport.check.js';
 import { BearerAuthenticator } from './bearer.authenticator.js';
 import { EddsaJwtCodec } from './eddsa-jwt.codec.js';
 
@@ -19,7 +20,13 @@ function codec(): EddsaJwtCodec {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const seed = new Uint8Array(privateKey.export({ format: 'der', type: 'pkcs8' }).subarray(-32));
   const pub = new Uint8Array(publicKey.export({ format: 'der', type: 'spki' }).subarray(-32));
-  return new EddsaJwtCodec({ secretSeed: seed, publicKey: pub, issuer: ISSUER, audience: AUDIENCE, clock: { nowMs: () => NOW } });
+  return new EddsaJwtCodec({
+    secretSeed: seed,
+    publicKey: pub,
+    issuer: ISSUER,
+    audience: AUDIENCE,
+    clock: { nowMs: () => NOW },
+  });
 }
 
 async function bearer(jwt: EddsaJwtCodec): Promise<string> {
@@ -61,15 +68,23 @@ describe.each([
 ])('BearerAuthenticator, session store failing on the %s', (_name, store) => {
   it('answers SERVICE_UNAVAILABLE (session_store_unavailable), not a logout', async () => {
     const jwt = codec();
-    const authenticator = new BearerAuthenticator(jwt, store(), { nowMs: () => NOW }, new MemoryChainReader({ contractId: 'passport.test' }));
+    const chain = new MemoryChainReader({ contractId: 'passport.test' });
+    const serverPassport = new ServerPassportCheck({ tokenId: 'lkjihgfedcba', ownerId: 'owner.near' }, chain);
+    const authenticator = new BearerAuthenticator(jwt, store(), { nowMs: () => NOW }, chain, serverPassport);
     const header = await bearer(jwt);
-    for (const attempt of [() => authenticator.authenticate(header), async () => authenticator.authenticateSync(header)]) {
+    for (const attempt of [
+      () => authenticator.authenticate(header),
+      async () => authenticator.authenticateSync(header),
+    ]) {
       const error = await attempt().then(
         () => null,
         (e: unknown) => e,
       );
       expect(error).toBeInstanceOf(PassportError);
-      expect(error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', details: { reason: 'session_store_unavailable' } });
+      expect(error).toMatchObject({
+        code: 'SERVICE_UNAVAILABLE',
+        details: { reason: 'session_store_unavailable' },
+      });
     }
   });
 });

@@ -9,6 +9,10 @@
  * (owned by another account than at login) or no longer live passport is refused (`passport_revoked`,
  * `passport_transferred`, `passport_not_live`, `passport_not_found`) and its session closed, so a
  * revocation or a transfer ends the session within seconds rather than at the token's `exp`.
+ *
+ * Tokens are signed with the server passport's key: while that passport is revoked, transferred, gone
+ * or not live (its key may have leaked), no token is honoured: 503 `SERVICE_UNAVAILABLE` with the reason
+ * login gives (`server_passport_revoked`, …); sessions stay open and work again once the passport does.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import {
@@ -27,6 +31,7 @@ import {
   type SessionRecord,
   type SessionStore,
 } from '@passport/core/ports';
+import { ServerPassportCheck } from '../platform/chain/server-passport.check.js';
 import { CHAIN_READER, CLOCK, SESSION_STORE } from '../platform/infrastructure/di-tokens.js';
 import { EddsaJwtCodec, type JwtClaims, type JwtVerifyResult } from './eddsa-jwt.codec.js';
 import { type AuthContext } from './auth-context.js';
@@ -47,6 +52,7 @@ export class BearerAuthenticator {
     @Inject(SESSION_STORE) private readonly sessions: SessionStore,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(CHAIN_READER) private readonly chain: ChainReader,
+    private readonly serverPassport: ServerPassportCheck,
   ) {}
 
   /** The caller, or null when no Authorization header was sent (optional-JWT routes). */
@@ -148,6 +154,36 @@ export class BearerAuthenticator {
       throw invalidated('error_checking_session', 'session_mismatch');
     }
     if (forLogout) return { claims, sessionId, tokenId: session.tokenId, passport: null };
+    const serverUsable = this.serverPassportUsable();
+    if (serverUsable instanceof Promise)
+      return serverUsable.then(() => this.withHolder(claims, sessionId, session));
+    return this.withHolder(claims, sessionId, session);
+  }
+
+  /**
+   * Throws (or rejects with) the 503 login answers while the server passport is unusable; judged on the
+   * calling stack when it is in the chain cache. A probe: a revoked server passport stopped logins and
+   * renewals, and every token signed before went on working.
+   */
+  private serverPassportUsable(): void | Promise<void> {
+    const refuse = (problem: string | undefined): void => {
+      if (problem !== undefined) throw new PassportError('SERVICE_UNAVAILABLE', { reason: problem });
+    };
+    let problem: ReturnType<ServerPassportCheck['problem']>;
+    try {
+      problem = withReservedChainReads(() => this.serverPassport.problem());
+    } catch (error) {
+      return this.chainFailed(error);
+    }
+    if (problem instanceof Promise) return problem.then(refuse, (error: unknown) => this.chainFailed(error));
+    refuse(problem);
+  }
+
+  private withHolder(
+    claims: JwtClaims,
+    sessionId: string,
+    session: SessionRecord,
+  ): AuthContext | Promise<AuthContext> {
     const passport = this.livePassport(session);
     if (passport instanceof Promise)
       return passport.then((live) => ({ claims, sessionId, tokenId: session.tokenId, passport: live }));
@@ -218,11 +254,13 @@ export class BearerAuthenticator {
   private readChain<T>(read: () => Promise<T>): Promise<T> {
     // A holder's re-check may use the chain reads anonymous lookups cannot take (a probe: random-id
     // lookups held every slot while the node was slow, and logged-in holders got 503).
-    return withReservedChainReads(read).catch((error: unknown) => {
-      // A chain outage is not a bad token: the client retries with the same one.
-      if (error instanceof ChainUnavailableError)
-        throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'chain_unavailable' });
-      throw error;
-    });
+    return withReservedChainReads(read).catch((error: unknown) => this.chainFailed(error));
+  }
+
+  private chainFailed(error: unknown): never {
+    // A chain outage is not a bad token: the client retries with the same one.
+    if (error instanceof ChainUnavailableError)
+      throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'chain_unavailable' });
+    throw error;
   }
 }
