@@ -357,14 +357,15 @@ describe('/mcp: what probes found', () => {
   });
 });
 
-describe('/mcp: a batch larger than the tool-call rate', () => {
-  // A probe: a batch of 105 resources/read spent the minute's 100 tokens and was served nothing.
+describe('/mcp: a batch of more than 16 tool calls and resource reads', () => {
+  // A probe: a batch of 105 resources/read spent the minute's 100 tokens and was served nothing; a later
+  // probe's batch of 100 reads of the OpenAPI document was answered 76 MB at once.
   it('is refused whole (400 -32600) without spending the rate', async () => {
     const t = await startMcpTestApp();
     try {
       const id = await openRawSession(t.baseUrl);
       const headers = { 'mcp-session-id': id, 'mcp-protocol-version': '2025-03-26' };
-      const reads = Array.from({ length: 101 }, (_, i) => ({
+      const reads = Array.from({ length: 17 }, (_, i) => ({
         jsonrpc: '2.0',
         id: i + 1,
         method: 'resources/read',
@@ -372,7 +373,15 @@ describe('/mcp: a batch larger than the tool-call rate', () => {
       }));
       const refused = await probe(t.baseUrl, { headers, body: reads });
       expect(refused.status).toBe(400);
-      expect(refused.body).toMatchObject({ error: { code: -32600 } });
+      expect(refused.body).toMatchObject({
+        error: {
+          code: -32600,
+          message: 'Invalid Request: at most 16 tool calls and resource reads in one batch',
+        },
+      });
+      const sixteen = await probe(t.baseUrl, { headers, body: reads.slice(0, 16) });
+      expect(sixteen.status).toBe(200);
+      expect(String(sixteen.body).match(/"result"/g)).toHaveLength(16);
       const one = await probe(t.baseUrl, { headers, body: reads[0] });
       expect(one.status).toBe(200);
     } finally {
@@ -395,15 +404,67 @@ describe('/mcp: a batch the tool-call bucket cannot hold whole', () => {
           method: 'resources/read',
           params: { uri: 'doc:discovery' },
         }));
-      expect((await probe(t.baseUrl, { headers, body: batch(60, 1) })).status).toBe(200);
-      const refused = await probe(t.baseUrl, { headers, body: batch(60, 100) });
+      for (let i = 0; i < 6; i++)
+        expect((await probe(t.baseUrl, { headers, body: batch(16, 1 + 16 * i) })).status).toBe(200);
+      const refused = await probe(t.baseUrl, { headers, body: batch(16, 100) });
       expect(refused.status).toBe(429);
       expect((refused.body as { error: { message: string } }).error.message).toMatch(
-        /needs 60, 40 are available/,
+        /needs 16, 4 are available/,
       );
-      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(11);
-      for (let i = 0; i < 30; i++)
+      // 13 tokens must refill at 100 per minute: 7.8 s.
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(7);
+      for (let i = 0; i < 3; i++)
         expect((await probe(t.baseUrl, { headers, body: batch(1, 200 + i)[0] })).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('/mcp: cancellations on a session', () => {
+  /** A POST to /mcp that must be answered within 5 s (the SDK transport left cancelled requests unanswered). */
+  const answeredPost = async (baseUrl: string, sessionId: string, body: unknown) => {
+    const response = await fetch(`${baseUrl}/mcp`, {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-03-26' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(5000),
+    });
+    return { status: response.status, text: await response.text() };
+  };
+  const cancel = (requestId: number) => ({
+    jsonrpc: '2.0',
+    method: 'notifications/cancelled',
+    params: { requestId, reason: 'probe' },
+  });
+
+  // A probe: [request, its cancellation] in one POST was never answered and the POST stayed open until
+  // the 300 s connection timeout (150 of them held 150 sockets; one made a SIGTERM drain wait its timeout).
+  it('a request cancelled in its own POST is answered all the same, and the POST ends', async () => {
+    const t = await startMcpTestApp();
+    try {
+      const id = await openRawSession(t.baseUrl);
+      const answer = await answeredPost(t.baseUrl, id, [
+        { jsonrpc: '2.0', id: 7, method: 'tools/list' },
+        cancel(7),
+      ]);
+      expect(answer.status).toBe(200);
+      expect(answer.text).toContain('"id":7');
+      expect(answer.text).toContain('"tools"');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('a POST of cancellations only is 202, and 404 on an unknown session', async () => {
+    const t = await startMcpTestApp();
+    try {
+      const id = await openRawSession(t.baseUrl);
+      expect(await answeredPost(t.baseUrl, id, cancel(3))).toEqual({ status: 202, text: '' });
+      expect(await answeredPost(t.baseUrl, id, [cancel(3), cancel(4)])).toEqual({ status: 202, text: '' });
+      const unknown = await answeredPost(t.baseUrl, UNKNOWN_ID, cancel(3));
+      expect(unknown.status).toBe(404);
+      expect(JSON.parse(unknown.text)).toEqual(rpcError(-32001, 'Session not found'));
     } finally {
       await t.close();
     }

@@ -169,6 +169,35 @@ describe('McpSessionRegistry', () => {
     expect(registry.retryAfterMs()).toBe(1000);
   });
 
+  // A probe: an address at its own cap was told the instance's reclaim time, and refused again after it.
+  it("gives an address at its own cap Retry-After as the time until its least recently used session's TTL ends", () => {
+    const registry = new McpSessionRegistry({
+      maxSessions: 10,
+      maxSessionsPerAddress: 2,
+      ttlMs: 60_000,
+      reclaimIdleMs: 3_000,
+      sweepIntervalMs: 3_600_000,
+      now: () => now,
+    });
+    registries.push(registry);
+    for (const [id, address] of [
+      ['a1', A],
+      ['b1', '127.0.0.2'],
+      ['a2', A],
+    ]) {
+      expect(registry.tryReserve(address)).toBe('admitted');
+      registry.register(newSession(id, address));
+      now += 1_000;
+    }
+    registry.touch('a1'); // a2 is now A's least recently used
+    now += 5_000;
+    expect(registry.tryReserve(A)).toBe('address-full');
+    expect(registry.retryAfterMs('address-full', A)).toBe(60_000 - 6_000);
+    expect(registry.retryAfterMs('instance-full')).toBe(1_000); // b1 is past the reclaim time
+    now += 54_000;
+    expect(registry.retryAfterMs('address-full', A)).toBe(1_000);
+  });
+
   it('closeAll closes every session and stops the sweep', async () => {
     const registry = make(5);
     const sessions = ['p', 'q', 'r'].map((id) => newSession(id));

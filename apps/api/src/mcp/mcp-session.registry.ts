@@ -90,8 +90,20 @@ export class McpSessionRegistry implements McpSessionStore {
     this.dropAddress(address);
   }
 
-  /** Milliseconds until the least recently used session's slot can be taken (for Retry-After). */
-  retryAfterMs(): number {
+  /**
+   * Milliseconds until an initialize refused so is likely admitted (for Retry-After): the instance cap
+   * frees when the least recently used session may be reclaimed; an address's own cap only when one of
+   * its sessions ends by the idle TTL (while the instance has room its sessions are never reclaimed: a
+   * probe retried after the instance's figure and was refused again).
+   */
+  retryAfterMs(refusal: Exclude<McpReservation, 'admitted'> = 'instance-full', address?: string): number {
+    if (refusal === 'address-full') {
+      for (const session of this.sessions.values())
+        // least recently used first
+        if (session.address === address)
+          return Math.max(1000, session.lastSeenMs + this.options.ttlMs - this.now());
+      return 1000; // only admissions in flight, which settle within their request
+    }
     const oldest = this.leastRecentlyUsed();
     if (oldest === undefined) return 1000;
     return Math.max(1000, oldest.lastSeenMs + this.reclaimIdleMs - this.now());

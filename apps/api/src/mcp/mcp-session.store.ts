@@ -36,8 +36,8 @@ export interface McpSessionStore {
   forget(id: string): void;
   /** Removes a session and closes its transport and server. */
   close(id: string): Promise<void>;
-  /** Milliseconds until a slot is likely to free up (for Retry-After). */
-  retryAfterMs(): number;
+  /** Milliseconds until an initialize refused for `refusal` (from `address`) is likely admitted (for Retry-After). */
+  retryAfterMs(refusal?: Exclude<McpReservation, 'admitted'>, address?: string): number;
   /** Closes every session (application shutdown). */
   closeAll(): Promise<void>;
 }

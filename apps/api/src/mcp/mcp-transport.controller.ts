@@ -36,7 +36,8 @@ import { isStatelessEraRequest } from './mcp-protocol-era.js';
 import { SESSIONED_PROTOCOL_VERSIONS, STATELESS_PROTOCOL_VERSION } from './mcp-protocol-versions.js';
 import { type McpServerFactory } from './mcp-server.factory.js';
 import { type McpFleetSessions, type McpSession, type McpSessionStore } from './mcp-session.store.js';
-import { MCP_RATE_LIMITS } from './mcp-settings.js';
+import { withoutCancellations } from './mcp-cancellations.js';
+import { MCP_MAX_READS_PER_BATCH, MCP_RATE_LIMITS } from './mcp-settings.js';
 import { type McpStatelessEndpoint } from './mcp-stateless.endpoint.js';
 import { AppError } from '../platform/http/app.error.js';
 import { clientAddressKey } from '../platform/http/client-address.js';
@@ -133,6 +134,7 @@ export class McpTransportController {
     }
     const sessionId = sessionIdOf(request);
     if (sessionId !== undefined) {
+      request.body = withoutCancellations(request.body);
       if (this.fleet) return this.serveFleetSession(this.fleet, sessionId, request, reply);
       const session = this.sessions.touch(sessionId);
       if (!session) return this.reject(reply, 404, jsonRpcError(RPC_SESSION_NOT_FOUND, 'Session not found'));
@@ -243,15 +245,15 @@ export class McpTransportController {
   /** One token per `tools/call` or `resources/read` message (100 per minute per address). */
   private async admitToolCalls(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
     const reads = messagesOf(request.body).filter(isDocumentRead);
-    // A batch that can never fit the per-minute rate is refused before it spends it (a probe's batch
-    // of 105 reads spent the whole minute and was served nothing).
-    if (reads.length > MCP_RATE_LIMITS.toolCalls.capacity) {
+    // A batch over the bound is refused before it spends the rate (a probe's batch of 105 reads spent
+    // the whole minute and was served nothing).
+    if (reads.length > MCP_MAX_READS_PER_BATCH) {
       this.reject(
         reply,
         400,
         jsonRpcError(
           ErrorCode.InvalidRequest,
-          `Invalid Request: at most ${MCP_RATE_LIMITS.toolCalls.capacity} tool calls and resource reads in one batch`,
+          `Invalid Request: at most ${MCP_MAX_READS_PER_BATCH} tool calls and resource reads in one batch`,
         ),
       );
       return false;
@@ -302,7 +304,11 @@ export class McpTransportController {
         reservation === 'address-full'
           ? `Too many MCP sessions from this client address (limit ${this.sessions.maxSessionsPerAddress}); end unused sessions with DELETE /mcp, or use the stateless ${STATELESS_PROTOCOL_VERSION} revision, which needs none`
           : `Too many MCP sessions (limit ${this.sessions.maxSessions}); retry later, end unused sessions with DELETE /mcp, or use the stateless ${STATELESS_PROTOCOL_VERSION} revision, which needs none`;
-      return this.tooMany(reply, this.sessions.retryAfterMs(), jsonRpcError(RPC_TRANSPORT_ERROR, message));
+      return this.tooMany(
+        reply,
+        this.sessions.retryAfterMs(reservation, address),
+        jsonRpcError(RPC_TRANSPORT_ERROR, message),
+      );
     }
     const server = this.createServer();
     let registered = false;
@@ -435,6 +441,7 @@ export class McpTransportController {
     request: FastifyRequest,
     reply: FastifyReply,
   ): Promise<void> {
+    if (this.answeredCancellationsOnly(request, reply)) return;
     const server = this.createServer();
     reply.raw.once('close', () => {
       void transport.close().catch(() => undefined);
@@ -446,8 +453,16 @@ export class McpTransportController {
   }
 
   private async forward(session: McpSession, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (this.answeredCancellationsOnly(request, reply)) return;
     this.hijack(request, reply);
     await session.transport.handleRequest(request.raw, reply.raw, request.body);
+  }
+
+  /** A POST of a session that held only cancellations (`withoutCancellations`) is answered 202, as a notification. */
+  private answeredCancellationsOnly(request: FastifyRequest, reply: FastifyReply): boolean {
+    if (request.method !== 'POST' || request.body !== undefined) return false;
+    void reply.code(202).send();
+    return true;
   }
 
   /**
