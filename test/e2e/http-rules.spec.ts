@@ -5,6 +5,7 @@
  */
 import { connect } from 'node:net';
 import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
+import { rawRequest } from '../support/raw-http.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 let t: TestApp;
@@ -131,6 +132,26 @@ describe('request bodies', () => {
     const body = expectErrorEnvelope(res, code);
     if (status === 415)
       expect(body.error.details).toEqual({ contentEncoding: coding, supported: ['identity'] });
+  });
+
+  // Found by a probe: `Transfer-Encoding: gzip, chunked` with a plain body was parsed as JSON (Node undoes
+  // the chunking only; a proxy that decodes the gzip reads another body).
+  it.each([
+    ['gzip, chunked', 415, 'UNSUPPORTED_MEDIA_TYPE'],
+    ['foo, chunked', 415, 'UNSUPPORTED_MEDIA_TYPE'],
+    ['chunked', 400, 'HOLA_VALIDATION_FAILED'],
+    ['Chunked', 400, 'HOLA_VALIDATION_FAILED'],
+  ])('POST with Transfer-Encoding %s → %d %s', async (coding, status, code) => {
+    const body = '{"hola":"x"}';
+    const res = await rawRequest(
+      t.baseUrl,
+      `POST /api/identity/verify HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n` +
+        `Transfer-Encoding: ${coding}\r\nConnection: close\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`,
+    );
+    expect(res.status).toBe(status);
+    const envelope = expectErrorEnvelope(res, code);
+    if (status === 415)
+      expect(envelope.error.details).toEqual({ transferEncoding: coding, supported: ['chunked'] });
   });
 
   it('the method check comes first: a non-JSON POST to a GET-only path is 405', async () => {

@@ -5,7 +5,9 @@
  * malformed JSON becomes 400 `INVALID_JSON`; an empty body counts as no body. JSON is UTF-8 (RFC 8259
  * §8.1): a body declared in another charset is 415, not read as UTF-8 regardless. No content coding is
  * decoded: a body with a `Content-Encoding` other than `identity` is 415 (RFC 9110 §8.4.1), where a
- * probe's gzip-labelled plain body was parsed as JSON.
+ * probe's gzip-labelled plain body was parsed as JSON; so is one whose `Transfer-Encoding` names a coding
+ * besides `chunked` (Node undoes the chunking only: `gzip, chunked` was read as plain JSON, where a proxy
+ * that decodes it reads another body).
  */
 import { type FastifyBodyParser, type FastifyInstance } from 'fastify';
 import { AppError } from './app.error.js';
@@ -30,6 +32,18 @@ export function registerJsonBodyParser(fastify: FastifyInstance, bodyLimit: numb
           'UNSUPPORTED_MEDIA_TYPE',
           { contentEncoding: String(coding).slice(0, 64), supported: ['identity'] },
           'Request bodies must be sent without a content coding (Content-Encoding: identity or none).',
+        ),
+        undefined,
+      );
+      return;
+    }
+    const transfer = request.headers['transfer-encoding'];
+    if (transfer !== undefined && !/^\s*chunked\s*$/i.test(transfer)) {
+      done(
+        new AppError(
+          'UNSUPPORTED_MEDIA_TYPE',
+          { transferEncoding: transfer.slice(0, 64), supported: ['chunked'] },
+          'Request bodies may use no transfer coding but chunked.',
         ),
         undefined,
       );
