@@ -68,6 +68,15 @@ describe('GET /metrics with METRICS_TOKEN set', () => {
     expect(text).not.toContain('/no/such/path');
   });
 
+  // A probe: the answers Fastify's framework errors get were counted in the JSON metrics only.
+  it('counts the answers to URLs refused before routing (400 INVALID_URL, 414 URI_TOO_LONG) in the histogram', async () => {
+    expect((await fetch(`${app.baseUrl}/api/identity/token/%ff/public`)).status).toBe(400);
+    expect((await fetch(`${app.baseUrl}/api/identity/token/${'a'.repeat(500)}/public`)).status).toBe(414);
+    const histogram = family((await scrape()).families, 'passport_http_request_duration_seconds');
+    expect(series(histogram, { route: '<unmatched>', method: 'GET', status: '400' })?.count).toBe(1);
+    expect(series(histogram, { route: '<unmatched>', method: 'GET', status: '414' })?.count).toBe(1);
+  });
+
   it('carries the counters and the default process metrics', async () => {
     // A rejected login and an invalid HOLA line move their counters.
     const login = await fetch(`${app.baseUrl}/api/login`, {

@@ -29,6 +29,7 @@ import {
   createFrameworkErrorHandler,
   type FrameworkErrorServices,
 } from './platform/http/framework-errors.handler.js';
+import { OperatorMetrics } from './platform/metrics/operator-metrics.js';
 import { RequestMetrics } from './platform/metrics/request-metrics.js';
 import { registerJsonBodyParser } from './platform/http/json-body.parser.js';
 import { corsEnabled, corsOptions } from './platform/http/cors.options.js';
@@ -105,8 +106,13 @@ export async function createApp(
   const rateLimit = installFastifyHooks(app, fastify, { config, logger, clock });
   frameworkErrorServices.rateLimit = rateLimit;
   const metrics = app.get(RequestMetrics);
-  frameworkErrorServices.record = (status, elapsedMs) =>
+  const operatorMetrics = app.get(OperatorMetrics);
+  // In both recorders, as the onResponse hook does (a probe: these answers were counted in the JSON
+  // metrics and missing from the Prometheus histogram).
+  frameworkErrorServices.record = (method, status, elapsedMs) => {
     metrics.record(undefined, status, elapsedMs, clock.nowMs());
+    operatorMetrics.recordRequest(undefined, method, status, elapsedMs);
+  };
   answerExpectationsInEnvelope(fastify.server as Server);
   answerConnectInEnvelope(fastify.server as Server);
 

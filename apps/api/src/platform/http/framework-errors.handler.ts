@@ -15,7 +15,7 @@ import { httpStatusOfError } from './http-status.table.js';
 /** Filled in once the app's providers exist (the handler must be given to Fastify before that). */
 export interface FrameworkErrorServices {
   rateLimit?: (request: FastifyRequest) => Promise<void> | undefined;
-  record?: (statusCode: number, elapsedMs: number) => void;
+  record?: (method: string, statusCode: number, elapsedMs: number) => void;
 }
 
 export function createFrameworkErrorHandler(services: FrameworkErrorServices) {
@@ -40,7 +40,7 @@ async function answer(
     reply.header('Retry-After', String(error.details?.retryAfterSeconds ?? 1)).header('Connection', 'close');
   }
   if (reply.sent) return;
-  services.record?.(httpStatusOfError(error), reply.elapsedTime);
+  services.record?.(request.method, httpStatusOfError(error), reply.elapsedTime);
   void reply
     .status(httpStatusOfError(error))
     .header('X-Request-Id', request.id)
