@@ -47,11 +47,14 @@ describe('framework errors, trailing slashes, Host and Expect', () => {
     expectErrorEnvelope(res, 'URI_TOO_LONG');
   });
 
-  it.each(['/api/agents/', '/health/', '/api/login/timestamp/'])('a trailing slash is 404, never 405: GET %s', async (path) => {
-    const res = await call(t, path);
-    expectErrorEnvelope(res, 'ENDPOINT_NOT_FOUND');
-    expect(res.headers.get('allow')).toBeNull();
-  });
+  it.each(['/api/agents/', '/health/', '/api/login/timestamp/'])(
+    'a trailing slash is 404, never 405: GET %s',
+    async (path) => {
+      const res = await call(t, path);
+      expectErrorEnvelope(res, 'ENDPOINT_NOT_FOUND');
+      expect(res.headers.get('allow')).toBeNull();
+    },
+  );
 
   it('the path without the slash still answers, and a wrong method on it is still 405', async () => {
     expect((await call(t, '/api/agents')).status).toBe(200);
@@ -59,6 +62,19 @@ describe('framework errors, trailing slashes, Host and Expect', () => {
     expectErrorEnvelope(res, 'METHOD_NOT_ALLOWED');
     expect(res.headers.get('allow')).toContain('GET');
   });
+
+  // A probe: these targets reach POST /api/identity/verify, yet another method on them was 404.
+  it.each(['/api/%69dentity/verify', 'http://evil.example/api/identity/verify', '/api/identity/verify#x'])(
+    'a wrong method on a target the router reads as a route is 405 with Allow: DELETE %s',
+    async (target) => {
+      const res = await rawRequest(
+        t.baseUrl,
+        `DELETE ${target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`,
+      );
+      expectErrorEnvelope(res, 'METHOD_NOT_ALLOWED');
+      expect(res.headers.get('allow')).toBe('POST');
+    },
+  );
 
   it('an HTTP/1.1 request without Host is 400 HOST_HEADER_REQUIRED in the envelope', async () => {
     const res = await rawRequest(t.baseUrl, 'GET /health HTTP/1.1\r\nConnection: close\r\n\r\n');
@@ -82,7 +98,9 @@ describe('framework errors, trailing slashes, Host and Expect', () => {
     // Not half-closed: Node drops a pending answer when the client ends its side first.
     const send = async (headers: string) => {
       const connection = await openRaw(t.baseUrl);
-      connection.socket.write(`GET /api/me/identity HTTP/1.1\r\nHost: x\r\n${headers}Connection: close\r\n\r\n`);
+      connection.socket.write(
+        `GET /api/me/identity HTTP/1.1\r\nHost: x\r\n${headers}Connection: close\r\n\r\n`,
+      );
       return parseRawResponse((await connection.closed).text);
     };
     expect((await send(auth)).status).toBe(200);
@@ -109,7 +127,10 @@ describe('framework errors, trailing slashes, Host and Expect', () => {
 
   it('a CONNECT is 405 METHOD_NOT_ALLOWED in the envelope, not a dropped socket', async () => {
     // Found by a hostile probe: with no `connect` listener Node closed the socket without a word.
-    const res = await rawRequest(t.baseUrl, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    const res = await rawRequest(
+      t.baseUrl,
+      'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n',
+    );
     expectErrorEnvelope(res, 'METHOD_NOT_ALLOWED');
     expect(res.headers.get('x-request-id')).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
     expect((await call(t, '/health')).status).toBe(200);

@@ -32,6 +32,27 @@ export function patternToRegex(url: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
+/**
+ * The path the router matches for a request target: an absolute-form target's path (RFC 9112 §3.2.2),
+ * without query or fragment, each segment percent-decoded. A probe: `DELETE /api/%69dentity/verify`,
+ * the absolute form and a `#fragment` reached the route under POST, and were 404 under other methods.
+ */
+export function routablePath(target: string): string {
+  const absolute = /^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i.exec(target);
+  const path = (absolute ? target.slice(absolute[0].length) || '/' : target).split(/[?#]/, 1)[0] ?? '';
+  if (!path.includes('%')) return path;
+  return path
+    .split('/')
+    .map((segment) => {
+      try {
+        return decodeURIComponent(segment);
+      } catch {
+        return segment;
+      }
+    })
+    .join('/');
+}
+
 @Injectable()
 export class RouteRegistry {
   private readonly patterns = new Map<string, RoutePattern>();
@@ -49,9 +70,9 @@ export class RouteRegistry {
     for (const method of methods) pattern.methods.add(method.toUpperCase());
   }
 
-  /** Methods registered for a concrete path (query string ignored); empty when the path is unknown. */
+  /** Methods registered for a concrete request target, read as the router reads it; empty when the path is unknown. */
   allowedMethods(rawUrl: string): string[] {
-    const path = rawUrl.split('?')[0] ?? '';
+    const path = routablePath(rawUrl);
     const found = new Set<string>();
     for (const pattern of this.patterns.values()) {
       if (pattern.regex.test(path)) for (const m of pattern.methods) found.add(m);
