@@ -68,7 +68,11 @@ describe('token renewal and logout (JWT_RENEWAL=server)', () => {
   }
 
   it('a login token carries the session claims production clients read', async () => {
-    const { jwt } = await mintAndLogin(app);
+    const key = newKey();
+    const minted = await mintPassport(app, { owner: key });
+    const answer = await login(app.baseUrl, { identifier: minted.tokenId, key });
+    expect(answer.headers.get('cache-control')).toBe('no-store');
+    const jwt = answer.body.jwt_token as string;
     const claims = claimsOf(jwt);
     expect(claims).toMatchObject({
       session_iat: claims.iat,
@@ -87,10 +91,13 @@ describe('token renewal and logout (JWT_RENEWAL=server)', () => {
     const early = await nonce(jwt);
     expect(early.status).toBe(200);
     expect(early.headers.get('new-token')).toBeNull();
+    expect(early.headers.get('cache-control')).toBeNull();
 
     at(old, 2880);
     const due = await nonce(jwt);
     expect(due.status).toBe(200);
+    // A response carrying a token is never stored by a cache (a probe found none said so).
+    expect(due.headers.get('cache-control')).toBe('no-store');
     const renewedJwt = due.headers.get('new-token')!;
     expect(renewedJwt).toEqual(expect.any(String));
     const renewed = claimsOf(renewedJwt);
@@ -194,6 +201,7 @@ describe('token renewal and logout (JWT_RENEWAL=server)', () => {
     const renewedJwt = (await nonce(jwt)).headers.get('new-token')!;
     const out = await logout(renewedJwt, '/api/logout', { reason: 'agent shutting down' });
     expect(out.status).toBe(200);
+    expect(out.headers.get('cache-control')).toBe('no-store');
     expect(out.body).toMatchObject({
       sessionClosed: true,
       sessionId: claims.session_id,

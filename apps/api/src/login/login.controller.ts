@@ -4,7 +4,7 @@
  * past its `exp` while its session is open, is never refused by the passport's quota, and answers
  * `New-Token` with a short-lived termination token (`session_status: "closed"`).
  */
-import { Body, Controller, HttpCode, Inject, Post, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Header, HttpCode, Inject, Post, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type FastifyReply } from 'fastify';
 import { PassportError, type Clock } from '@passport/core';
@@ -50,6 +50,8 @@ export class LoginController {
   ) {}
 
   @Post('login')
+  // A response carrying a token is never stored by a cache (RFC 6749 §5.1 asks the same of token responses).
+  @Header('Cache-Control', 'no-store')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Log in with an Ed25519 signature over identifier + timestamp_iso; returns an EdDSA JWT',
@@ -86,6 +88,7 @@ export class LoginController {
   }
 
   @Post(['logout', 'sessions/logout'])
+  @Header('Cache-Control', 'no-store')
   @HttpCode(200)
   @UseGuards(LogoutAuthGuard)
   @ApiBearerAuth()

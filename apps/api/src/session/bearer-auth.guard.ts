@@ -10,7 +10,6 @@ import { attachAuth, type AuthContext } from './auth-context.js';
 import { BearerAuthenticator } from './bearer.authenticator.js';
 import { PassportRateLimiter } from './passport-rate-limiter.js';
 
-
 @Injectable()
 export class BearerAuthGuard implements CanActivate {
   constructor(
@@ -32,19 +31,31 @@ export class BearerAuthGuard implements CanActivate {
     return this.admit(context, request, auth);
   }
 
-  private admit(context: ExecutionContext, request: FastifyRequest, auth: AuthContext): boolean | Promise<boolean> {
+  private admit(
+    context: ExecutionContext,
+    request: FastifyRequest,
+    auth: AuthContext,
+  ): boolean | Promise<boolean> {
     // Most passports have no quota: then there is nothing to wait for.
     const quota = this.rateLimiter.check(auth);
     if (quota !== undefined) return quota.then(() => this.attach(context, request, auth));
     return this.attach(context, request, auth);
   }
 
-  private attach(context: ExecutionContext, request: FastifyRequest, auth: AuthContext): boolean | Promise<boolean> {
+  private attach(
+    context: ExecutionContext,
+    request: FastifyRequest,
+    auth: AuthContext,
+  ): boolean | Promise<boolean> {
     attachAuth(request, auth);
     const renewal = this.renewer.renewIfDue(auth);
     if (renewal === null) return true;
     return renewal.then((token) => {
-      if (token !== null) void context.getArgByIndex<FastifyReply>(1).header(NEW_TOKEN_HEADER, token);
+      if (token !== null)
+        void context
+          .getArgByIndex<FastifyReply>(1)
+          .header(NEW_TOKEN_HEADER, token)
+          .header('Cache-Control', 'no-store'); // a response carrying a token is never stored by a cache
       return true;
     });
   }
