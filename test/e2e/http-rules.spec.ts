@@ -134,6 +134,25 @@ describe('request bodies', () => {
       expect(body.error.details).toEqual({ contentEncoding: coding, supported: ['identity'] });
   });
 
+  // Found by a probe: bytes that are not UTF-8 were read as U+FFFD and the body served.
+  const bodyOf = (...parts: Array<string | number[]>) =>
+    Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))));
+  it.each([
+    ['\\xff\\xfe inside a string', 400, 'INVALID_JSON', bodyOf('{"hola":"a', [0xff, 0xfe], '"}')],
+    ['a lone continuation byte', 400, 'INVALID_JSON', bodyOf('{"hola":"', [0x80], '"}')],
+    ['an overlong encoding of "/"', 400, 'INVALID_JSON', bodyOf('{"hola":"', [0xc0, 0xaf], '"}')],
+    ['valid UTF-8 (é, 😀) and a BOM', 400, 'HOLA_VALIDATION_FAILED', bodyOf('\ufeff{"hola":"é😀"}')],
+  ])('a body with %s → %d %s', async (_name, status, code, body) => {
+    const res = await call('/api/identity/verify', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    expect(res.status).toBe(status);
+    const envelope = expectErrorEnvelope(res, code as string);
+    if (code === 'INVALID_JSON') expect(envelope.error.details).toEqual({ reason: 'invalid_utf8' });
+  });
+
   // Found by a probe: `Transfer-Encoding: gzip, chunked` with a plain body was parsed as JSON (Node undoes
   // the chunking only; a proxy that decodes the gzip reads another body).
   it.each([

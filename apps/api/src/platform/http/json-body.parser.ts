@@ -9,6 +9,7 @@
  * besides `chunked` (Node undoes the chunking only: `gzip, chunked` was read as plain JSON, where a proxy
  * that decodes it reads another body).
  */
+import { isUtf8 } from 'node:buffer';
 import { type FastifyBodyParser, type FastifyInstance } from 'fastify';
 import { AppError } from './app.error.js';
 
@@ -19,7 +20,7 @@ export const JSON_CONTENT_TYPES: readonly (string | RegExp)[] = [
 
 export function registerJsonBodyParser(fastify: FastifyInstance, bodyLimit: number): void {
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
-  const parser: FastifyBodyParser<string> = (request, text, done) => {
+  const parser: FastifyBodyParser<Buffer> = (request, body, done) => {
     if (!declaresUtf8OrNoCharset(request.headers['content-type'])) {
       done(new AppError('UNSUPPORTED_MEDIA_TYPE'), undefined);
       return;
@@ -49,6 +50,20 @@ export function registerJsonBodyParser(fastify: FastifyInstance, bodyLimit: numb
       );
       return;
     }
+    // Bytes that are not UTF-8 are refused, not read as U+FFFD (a probe's \xff\xfe passed silently): a
+    // client must not learn that its text arrived otherwise than it sent it.
+    if (!isUtf8(body)) {
+      done(
+        new AppError(
+          'INVALID_JSON',
+          { reason: 'invalid_utf8' },
+          'The request body is not valid UTF-8 (RFC 8259 §8.1).',
+        ),
+        undefined,
+      );
+      return;
+    }
+    const text = body.toString('utf8');
     if (text.trim() === '') {
       done(null, undefined);
       return;
@@ -71,7 +86,7 @@ export function registerJsonBodyParser(fastify: FastifyInstance, bodyLimit: numb
   };
   fastify.removeAllContentTypeParsers();
   for (const type of JSON_CONTENT_TYPES)
-    fastify.addContentTypeParser(type, { parseAs: 'string', bodyLimit }, parser);
+    fastify.addContentTypeParser(type, { parseAs: 'buffer', bodyLimit }, parser);
 }
 
 function isValidJson(text: string): boolean {
