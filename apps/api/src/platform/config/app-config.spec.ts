@@ -23,6 +23,9 @@ describe('loadConfig rejects bad values with one line naming the variable', () =
     ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'not a url' }],
     ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'ftp://example.com' }],
     ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'https://user:pw@example.com' }],
+    // Found by a probe: a bare '#' or '?' leaves url.hash and url.search empty, and was frozen into the ledger.
+    ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'https://api.example.com/#' }],
+    ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'https://api.example.com?' }],
     ['SERVICE_HOST', { SERVICE_HOST: 'api.example.com/path' }],
     ['CHAIN', { CHAIN: 'ethereum' }],
     ['STORE', { STORE: 'postgres' }],

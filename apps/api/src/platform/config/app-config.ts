@@ -360,9 +360,11 @@ export function loadConfig(env: Env): AppConfig {
   if (isIP(host) === 0 && !HOST_NAME.test(host))
     throw new ConfigError('HOST', `must be an IP address or a host name (got "${host}")`);
 
-  const publicUrl = httpUrl('PUBLIC_BASE_URL', read(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`);
-  if (publicUrl.search || publicUrl.hash)
-    throw new ConfigError('PUBLIC_BASE_URL', 'must not have a query or fragment');
+  const publicRaw = read(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`;
+  const publicUrl = httpUrl('PUBLIC_BASE_URL', publicRaw);
+  // The text, not url.search/url.hash: a bare '?' or '#' leaves both empty yet is no base URL to append to.
+  if (/[?#]/.test(publicRaw))
+    throw new ConfigError('PUBLIC_BASE_URL', `must not have a query or fragment (got "${publicRaw}")`);
   const publicBaseUrl = publicUrl.toString().replace(/\/+$/, '');
 
   const serviceHost = (read(env, 'SERVICE_HOST') ?? publicUrl.host).toLowerCase();
