@@ -96,7 +96,12 @@ it('a port in use and a HOST that is no address here stop the start with one lin
   } finally {
     taken.close();
   }
-  const elsewhere = await runBuiltMain({ DATA_DIR: dataDir, HOST: 'passport-test.invalid', PORT: '0' });
+  const elsewhere = await runBuiltMain({
+    DATA_DIR: dataDir,
+    HOST: 'passport-test.invalid',
+    PORT: '0',
+    PUBLIC_BASE_URL: 'http://localhost:3000',
+  });
   expect(elsewhere.code).toBe(1);
   expect(elsewhere.stderr.trim().split('\n')).toEqual([
     expect.stringMatching(

@@ -16,6 +16,8 @@ describe('loadConfig rejects bad values with one line naming the variable', () =
     ['PORT', { PORT: 'eighty' }],
     ['PORT', { PORT: '70000' }],
     ['PORT', { PORT: '-1' }],
+    // Found by a probe: PORT=0 (any free port) was advertised as http://localhost:0 and frozen into the ledger.
+    ['PORT', { PORT: '0' }],
     // Found by a review: a host that is no name at all reached listen and failed after the start's side effects.
     ['HOST', { HOST: 'not a host' }],
     ['HOST', { HOST: 'http://0.0.0.0' }],
@@ -146,6 +148,8 @@ describe('loadConfig defaults (docs/protocol.md §9)', () => {
     expect(config.serviceHost).toBe('api.example.com');
     expect(config.ledgerFile).toBe('/tmp/x/ledger.json');
     expect(loadConfig({ PORT: '8080' }).publicBaseUrl).toBe('http://localhost:8080');
+    // With the public URL explicit, any free port is fine (a balancer or a test finds it).
+    expect(loadConfig({ PORT: '0', PUBLIC_BASE_URL: 'https://api.example.com' }).port).toBe(0);
   });
 
   it('takes HOST as an IP address or a host name, Docker service names with underscores included', () => {

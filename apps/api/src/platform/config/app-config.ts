@@ -360,6 +360,9 @@ export function loadConfig(env: Env): AppConfig {
   if (isIP(host) === 0 && !HOST_NAME.test(host))
     throw new ConfigError('HOST', `must be an IP address or a host name (got "${host}")`);
 
+  // PORT=0 listens on any free port, which the default public URL (and the ledger) would call :0.
+  if (port === 0 && read(env, 'PUBLIC_BASE_URL') === undefined)
+    throw new ConfigError('PORT', 'may be 0 (any free port) only when PUBLIC_BASE_URL is set');
   const publicRaw = read(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`;
   const publicUrl = httpUrl('PUBLIC_BASE_URL', publicRaw);
   // The text, not url.search/url.hash: a bare '?' or '#' leaves both empty yet is no base URL to append to.
