@@ -51,6 +51,13 @@ describe('loadConfig rejects bad values with one line naming the variable', () =
     ['TRUSTED_PROXIES', { TRUSTED_PROXIES: '10.0.0.0/8,not-an-ip' }],
     ['TRUSTED_PROXIES', { TRUSTED_PROXIES: '10.0.0.0/33' }],
     ['TRUSTED_PROXIES', { TRUSTED_PROXIES: '300.1.1.1' }],
+    // Found by a probe: these passed here and failed later in Fastify's proxy-addr, naming no variable.
+    ['TRUSTED_PROXIES', { TRUSTED_PROXIES: '1:2' }],
+    ['TRUSTED_PROXIES', { TRUSTED_PROXIES: ':::::' }],
+    ['TRUSTED_PROXIES', { TRUSTED_PROXIES: '1.2.3.4.5.6.7.8:1' }],
+    ['TRUSTED_PROXIES', { TRUSTED_PROXIES: '0.0.0.0/0' }],
+    // Found by a probe: an IPv6 host (no HOLA host marker) was refused naming SERVICE_HOST, which was unset.
+    ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'https://[2001:db8::1]:8443' }],
     ['WEBHOOK_TEST_ENABLED', { WEBHOOK_TEST_ENABLED: 'yes' }],
     ['MCP_MAX_SESSIONS', { MCP_MAX_SESSIONS: '0' }],
     ['SESSION_TTL_SECONDS', { SESSION_TTL_SECONDS: '0' }],
@@ -165,6 +172,17 @@ describe('loadConfig defaults (docs/protocol.md §9)', () => {
       expect(loadConfig({ HOST: host }).host).toBe(host);
   });
 
+  it('takes an IPv6 public URL when SERVICE_HOST names the host marker', () => {
+    const config = loadConfig({
+      PUBLIC_BASE_URL: 'https://[2001:db8::1]:8443',
+      SERVICE_HOST: 'api.example.com',
+    });
+    expect([config.publicBaseUrl, config.serviceHost]).toEqual([
+      'https://[2001:db8::1]:8443',
+      'api.example.com',
+    ]);
+  });
+
   it('trusts the configured NEAR contract when TRUSTED_CONTRACTS is unset', () => {
     const config = loadConfig({
       CHAIN: 'near',
@@ -182,6 +200,7 @@ describe('loadConfig defaults (docs/protocol.md §9)', () => {
       LOG_LEVEL: '',
     });
     expect(config.trustedProxies).toEqual(['10.0.0.0/8', '::1', '192.168.1.1']);
+    expect(loadConfig({ TRUSTED_PROXIES: '2001:db8::/32,::ffff:10.0.0.1' }).trustedProxies).toHaveLength(2);
     expect(config.webhookTestEnabled).toBe(true);
     expect(config.store).toBe('memory');
     expect(config.logLevel).toBe('info');

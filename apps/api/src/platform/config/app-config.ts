@@ -8,6 +8,7 @@ import { isIP } from 'node:net';
 import { DEFAULT_HOLA_MAX_AGE_MS } from '@passport/core/hola';
 import { LOGIN_CHALLENGE_MAX_FUTURE_MS } from '@passport/core/login';
 import path from 'node:path';
+import { isProxyAddrEntry } from './trusted-proxy.js';
 
 export type ChainKind = 'ledger' | 'near';
 export type StoreKind = 'sqlite' | 'memory' | 'redis';
@@ -317,7 +318,7 @@ function cidr(name: string, entry: string): string {
   const isV6 = !isV4 && address.includes(':') && IPV6.test(address);
   const maxPrefix = isV4 ? 32 : 128;
   const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= maxPrefix);
-  if ((!isV4 && !isV6) || !prefixOk || extra !== undefined) {
+  if ((!isV4 && !isV6) || !prefixOk || extra !== undefined || !isProxyAddrEntry(entry)) {
     throw new ConfigError(
       name,
       `must be a comma-separated list of IP addresses or CIDR ranges (got "${entry}")`,
@@ -370,8 +371,15 @@ export function loadConfig(env: Env): AppConfig {
     throw new ConfigError('PUBLIC_BASE_URL', `must not have a query or fragment (got "${publicRaw}")`);
   const publicBaseUrl = publicUrl.toString().replace(/\/+$/, '');
 
-  const serviceHost = (read(env, 'SERVICE_HOST') ?? publicUrl.host).toLowerCase();
+  const serviceHostRaw = read(env, 'SERVICE_HOST');
+  const serviceHost = (serviceHostRaw ?? publicUrl.host).toLowerCase();
   if (!/^[a-z0-9.-]+(:\d{1,5})?$/.test(serviceHost) || serviceHost.includes('/')) {
+    // Unset, the marker comes from PUBLIC_BASE_URL: an IPv6 host there is no HOLA host marker (protocol §2).
+    if (serviceHostRaw === undefined)
+      throw new ConfigError(
+        'PUBLIC_BASE_URL',
+        `has a host that cannot be a HOLA host marker (host[:port] of letters, digits, dots and hyphens; got "${serviceHost}"): set SERVICE_HOST`,
+      );
     throw new ConfigError('SERVICE_HOST', `must be host[:port] (got "${serviceHost}")`);
   }
 
