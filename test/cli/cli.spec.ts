@@ -2,6 +2,7 @@
  * The `passport` tool, run in-process (the real commands, real files, the real ledger writer and
  * reader): keygen, mint into a development family, offline DID resolution, help and one-line errors.
  */
+import { execFileSync } from 'node:child_process';
 import { link, lstat, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { type AddressInfo } from 'node:net';
@@ -173,6 +174,23 @@ describe('passport CLI', () => {
     expect(await readFile(target, 'utf8')).toBe('not a key');
     // Nothing is left beside them.
     expect((await readdir(dir)).sort()).toEqual(['link.json', 'open.json', 'target.txt']);
+  });
+
+  // Found by a probe: --force replaced a FIFO (as root, /dev/full) with a key file, and `--out -` made a file named "-".
+  it('keygen --force never replaces what is not a regular file, and --out - is refused', async () => {
+    const fifo = join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const refused = await cli(['keygen', '--out', fifo, '--force']);
+    expect([refused.code, refused.err.trim()]).toEqual([
+      2,
+      `passport keygen: ${fifo} is not a regular file; it was not overwritten`,
+    ]);
+    expect((await lstat(fifo)).isFIFO()).toBe(true);
+    expect((await readdir(dir)).sort()).toEqual(['fifo']);
+    const dash = await cli(['keygen', '--out', '-']);
+    expect(dash.code).toBe(2);
+    expect(dash.err).toMatch(/^passport keygen: --out - .*standard output/);
+    await expect(lstat('-')).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   // Found by a probe: a hostile or broken API's answers reached the terminal as they were (escape

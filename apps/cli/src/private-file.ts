@@ -7,8 +7,19 @@
  * failed write removes what it wrote (no partial key is left behind). A reader never sees half a file.
  */
 import { randomBytes } from 'node:crypto';
-import { open, rename, rm } from 'node:fs/promises';
+import { lstat, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+
+/**
+ * The path names something other than a regular file or a symbolic link (a FIFO, a device, a socket):
+ * a probe's `keygen --force` renamed a key over a FIFO, and as root over /dev/full.
+ */
+export class NotARegularFileError extends Error {
+  override readonly name = 'NotARegularFileError';
+  constructor(readonly file: string) {
+    super(`${file} is not a regular file; it was not overwritten`);
+  }
+}
 
 export async function writePrivateFile(
   file: string,
@@ -19,6 +30,9 @@ export async function writePrivateFile(
     await writeNew(file, content);
     return;
   }
+  // A symbolic link is replaced itself (its target is never written); anything else but a file is kept.
+  const existing = await lstat(file).catch(() => null);
+  if (existing && !existing.isFile() && !existing.isSymbolicLink()) throw new NotARegularFileError(file);
   const temporary = join(dirname(file), `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
   await writeNew(temporary, content);
   try {

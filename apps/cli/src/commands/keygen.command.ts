@@ -8,7 +8,7 @@ import { stat } from 'node:fs/promises';
 import { formatNearCredentials, nearCredentialsFromSeed } from '@passport/core';
 import { isNearAccountId } from '@passport/core/credentials';
 import { CliError, output, parseCommandLine, type CliCommand } from '../cli-context.js';
-import { writePrivateFile } from '../private-file.js';
+import { NotARegularFileError, writePrivateFile } from '../private-file.js';
 
 export const keygenCommand: CliCommand = {
   name: 'keygen',
@@ -17,7 +17,9 @@ export const keygenCommand: CliCommand = {
 
 Creates a new Ed25519 key and writes it as NEAR credential JSON
 {account_id, public_key, private_key} with mode 0600. The account is the key's
-implicit account (64 hex characters) unless --account names another.`,
+implicit account (64 hex characters) unless --account names another.
+--force replaces a regular file (or a symbolic link itself, never its target),
+never a FIFO, device or directory; --out - is refused (a key never goes to stdout).`,
   async run(args, io) {
     const { values } = parseCommandLine({
       args,
@@ -31,6 +33,11 @@ implicit account (64 hex characters) unless --account names another.`,
       allowPositionals: false,
     });
     if (!values.out) throw new CliError('--out <file> is required');
+    // A private key goes to a 0600 file only: terminals, pipes and logs keep standard output.
+    if (values.out === '-')
+      throw new CliError(
+        '--out - is not taken: a private key is never written to standard output; name a file',
+      );
     if (values.account !== undefined && !isNearAccountId(values.account))
       throw new CliError(`--account "${values.account}" is not a NEAR account id`);
     const credentials = nearCredentialsFromSeed(randomBytes(32), values.account);
@@ -38,13 +45,11 @@ implicit account (64 hex characters) unless --account names another.`,
     try {
       await writePrivateFile(values.out, `${JSON.stringify(json, null, 2)}\n`, { replace: !!values.force });
     } catch (error) {
+      if (error instanceof NotARegularFileError && !(await isDirectory(values.out)))
+        throw new CliError(error.message);
       const code = (error as NodeJS.ErrnoException).code;
-      const isDirectory = await stat(values.out).then(
-        (s) => s.isDirectory(),
-        () => false,
-      );
       throw new CliError(
-        isDirectory
+        (await isDirectory(values.out))
           ? `${values.out} is a directory`
           : code === 'EEXIST'
             ? `${values.out} exists; use --force to replace it`
@@ -59,3 +64,10 @@ implicit account (64 hex characters) unless --account names another.`,
     );
   },
 };
+
+async function isDirectory(file: string): Promise<boolean> {
+  return stat(file).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+}
