@@ -163,22 +163,24 @@ export async function readLedgerText(file: string): Promise<string> {
 
 /**
  * Writes `text` to `file` atomically: a temp file in the same directory (same file system, so the
- * rename is atomic), fsync'd before the rename, and the directory fsync'd after it. With
- * `stillCurrent`, the rename happens only when it answers true (else false, nothing written). A failed
- * write (a full disk, found by a probe) removes the temp file too; one left by a writer killed
- * mid-write is removed by a later ledger writer (`updateLedgerFile`).
+ * rename is atomic), fsync'd before the rename, and the directory fsync'd after it. `mode` is a new
+ * file's (less the umask); `{ exact }` is set as it is, whatever the umask (a replacement keeping the old
+ * file's mode). With `stillCurrent`, the rename happens only when it answers true (else false, nothing
+ * written). A failed write (a full disk, found by a probe) removes the temp file too; one left by a
+ * writer killed mid-write is removed by a later ledger writer (`updateLedgerFile`).
  */
 export async function writeFileAtomic(
   file: string,
   text: string,
-  mode = 0o644,
+  mode: number | { exact: number } = 0o644,
   stillCurrent?: () => Promise<boolean>,
 ): Promise<boolean> {
   const dir = dirname(file);
   const temp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  const handle = await open(temp, 'wx', mode);
+  const handle = await open(temp, 'wx', typeof mode === 'number' ? mode : mode.exact);
   try {
     try {
+      if (typeof mode !== 'number') await handle.chmod(mode.exact);
       await handle.writeFile(text, 'utf8');
       await handle.sync();
     } finally {
@@ -260,7 +262,9 @@ export async function assertNotHardLinked(file: string): Promise<void> {
  * tools appending at once do not lose a passport. The new text replaces the ledger only if the ledger
  * is still the file that was read (same inode, size and mtime): otherwise the change is made again on
  * what is there now (at most 5 times, then LedgerLockedError), so no writer ever replaces another's
- * passport, whatever happened to the lock. A symbolic link is followed (`resolveLedgerPath`).
+ * passport, whatever happened to the lock. A symbolic link is followed (`resolveLedgerPath`). The new
+ * file keeps the old one's permission bits; it is written from the parsed model (`parseLedger`), so
+ * fields that model does not hold are not kept (docs/storage.md).
  */
 export async function updateLedgerFile(
   file: string,
@@ -279,7 +283,9 @@ export async function updateLedgerFile(
         const next = change(await readLedgerFile(file));
         const text = serializeLedger(next);
         parseLedger(text, file); // never write a ledger the reader would refuse
-        const written = await writeFileAtomic(file, text, 0o644, async () => {
+        // The ledger's own mode: a probe's mint turned an operator's 0600 ledger into 0644.
+        const mode = { exact: before.mode & 0o777 };
+        const written = await writeFileAtomic(file, text, mode, async () => {
           const now = await stat(file).catch(() => null);
           return now !== null && sameFile(now, before);
         });
