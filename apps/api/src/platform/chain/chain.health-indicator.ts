@@ -5,12 +5,14 @@
  * "chain time" is the local clock, the check re-reads the file if it changed and reports the outcome of
  * that load: a ledger that no longer parses (or cannot be read) is `degraded`, even though the last
  * good content keeps serving requests. The server's own passport is judged too (cached reads): revoked,
- * transferred, gone or no longer live is `degraded` with that reason, and logins are refused meanwhile.
+ * transferred, gone or no longer live is `degraded` with that reason, and logins are refused meanwhile;
+ * naming another home than PUBLIC_BASE_URL is `degraded` with both URLs (logins of its copies fail).
  */
 import { type ChainReader, ChainUnavailableError } from '@passport/core';
 import { type HealthCheckResult, type HealthIndicator } from '../infrastructure/health-indicator.js';
 import { LedgerChainReader } from '@passport/adapters/ledger';
 import { type ServerPassportCheck } from './server-passport.check.js';
+import { type ServerUrlCheck } from './server-url.check.js';
 
 export class ChainHealthIndicator implements HealthIndicator {
   readonly name = 'chain';
@@ -20,6 +22,8 @@ export class ChainHealthIndicator implements HealthIndicator {
     private readonly chain: ChainReader,
     /** The server's own passport (revoked, transferred, gone or expired on chain: degraded, with why). */
     private readonly serverPassport?: Pick<ServerPassportCheck, 'problem'>,
+    /** The server passport naming another home than PUBLIC_BASE_URL: degraded, with both URLs. */
+    private readonly serverUrl?: Pick<ServerUrlCheck, 'mismatch'>,
   ) {}
 
   async check(): Promise<HealthCheckResult> {
@@ -37,6 +41,17 @@ export class ChainHealthIndicator implements HealthIndicator {
       const serverProblem = await this.serverPassport?.problem();
       if (serverProblem !== undefined)
         return { ok: false, detail: { kind: this.kind, reason: serverProblem, latencyMs: elapsed(started) } };
+      const urls = await this.serverUrl?.mismatch();
+      if (urls !== undefined)
+        return {
+          ok: false,
+          detail: {
+            kind: this.kind,
+            reason: 'server_passport_url_mismatch',
+            ...urls,
+            latencyMs: elapsed(started),
+          },
+        };
       return {
         ok: true,
         detail: { kind: this.kind, contractId: this.chain.contractId, latencyMs: elapsed(started) },

@@ -21,6 +21,7 @@ import { CachingChainReader } from '@passport/adapters/caching';
 import { ChainHealthIndicator } from './chain.health-indicator.js';
 import { loadServerIdentity } from './server-identity.loader.js';
 import { ServerPassportCheck } from './server-passport.check.js';
+import { ServerUrlCheck, serverUrlMismatch, serverUrlWarning } from './server-url.check.js';
 
 /** Internal token: the opened adapter before caching (health checks must reach the real chain). */
 const CHAIN_ADAPTER = Symbol('CHAIN_ADAPTER');
@@ -74,13 +75,24 @@ class ChainLifecycle implements OnApplicationShutdown {
         new ServerPassportCheck(server, chain),
     },
     {
+      provide: ServerUrlCheck,
+      inject: [APP_CONFIG, SERVER_IDENTITY, CHAIN_READER],
+      useFactory: (config: AppConfig, server: ServerIdentity, chain: ChainReader): ServerUrlCheck => {
+        // Said once at start, from the passport just read; health says it again while it holds.
+        const mismatch = serverUrlMismatch(server.passport.metadata, config.publicBaseUrl);
+        if (mismatch) new Logger('Chain').warn(serverUrlWarning(config.chain, mismatch));
+        return new ServerUrlCheck(server, chain, config.publicBaseUrl);
+      },
+    },
+    {
       provide: CHAIN_HEALTH_INDICATOR,
-      inject: [APP_CONFIG, CHAIN_ADAPTER, ServerPassportCheck],
+      inject: [APP_CONFIG, CHAIN_ADAPTER, ServerPassportCheck, ServerUrlCheck],
       useFactory: (
         config: AppConfig,
         adapter: ChainReader,
         serverPassport: ServerPassportCheck,
-      ): HealthIndicator => new ChainHealthIndicator(config.chain, adapter, serverPassport),
+        serverUrl: ServerUrlCheck,
+      ): HealthIndicator => new ChainHealthIndicator(config.chain, adapter, serverPassport, serverUrl),
     },
     {
       provide: SERVER_IDENTITY,
