@@ -226,17 +226,13 @@ describe('login modes and trust (separate deployments)', () => {
     }
   });
 
-  it('an untrusted issuing contract → SMART_CONTRACT_NOT_TRUSTED', async () => {
-    const app = await startTestApp({ TRUSTED_CONTRACTS: 'someone-else.test' });
-    try {
-      const key = newKey();
-      const { tokenId } = await mintPassport(app, { owner: key });
-      const res = await login(app.baseUrl, { identifier: tokenId, key });
-      expect(res.status).toBe(401);
-      expect(res.body.error.code).toBe('SMART_CONTRACT_NOT_TRUSTED');
-    } finally {
-      await app.close();
-    }
+  // One chain holds one contract, so a trusted set without the server's own contract would refuse every
+  // login (SMART_CONTRACT_NOT_TRUSTED, whose rule the core's login verifier spec covers): found by a probe
+  // starting healthy so, such a set now stops the start naming the variable.
+  it('a trusted set without the issuing contract stops the start (every login would be SMART_CONTRACT_NOT_TRUSTED)', async () => {
+    await expect(startTestApp({ TRUSTED_CONTRACTS: 'someone-else.test' })).rejects.toThrow(
+      /^TRUSTED_CONTRACTS \(someone-else\.test\) does not include passport\.local.*SMART_CONTRACT_NOT_TRUSTED/,
+    );
   });
 
   it('LOGIN_ACCEPT_FOREIGN admits a passport of another API of the family as a federated login', async () => {

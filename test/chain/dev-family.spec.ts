@@ -196,6 +196,40 @@ describe('development family bootstrap', () => {
     }
   });
 
+  // Found by a probe: CHAIN=ledger with NEAR_CONTRACT_ID (or TRUSTED_CONTRACTS) not naming the ledger's
+  // contract started healthy, and every login was 401 SMART_CONTRACT_NOT_TRUSTED.
+  it.each([
+    [
+      { NEAR_CONTRACT_ID: 'other.near' },
+      /^NEAR_CONTRACT_ID other\.near .*passport\.local.*SMART_CONTRACT_NOT_TRUSTED/,
+    ],
+    [
+      { TRUSTED_CONTRACTS: 'a.near,b.near' },
+      /^TRUSTED_CONTRACTS \(a\.near, b\.near\) .*passport\.local.*SMART_CONTRACT_NOT_TRUSTED/,
+    ],
+  ])(
+    'a trusted set without the server passport contract stops the start with one line: %j',
+    async (env, message) => {
+      await ensureDevFamily(config()); // the ledger a first start made (passport.local)
+      const error = (await Test.createTestingModule({
+        imports: [ConfigModule.forRoot(loadConfig({ DATA_DIR: dataDir, ...env })), ChainModule],
+      })
+        .compile()
+        .catch((e: unknown) => e)) as Error;
+      expect(error).toBeInstanceOf(Error);
+      expect(error.message).toMatch(message);
+      expect(error.message).not.toContain('\n');
+      const fine = await Test.createTestingModule({
+        imports: [
+          ConfigModule.forRoot(loadConfig({ DATA_DIR: dataDir, TRUSTED_CONTRACTS: 'a.near,passport.local' })),
+          ChainModule,
+        ],
+      }).compile();
+      expect(fine.get(TRUSTED_CONTRACTS)).toEqual(['a.near', 'passport.local']);
+      await fine.close();
+    },
+  );
+
   it('with CHAIN=near and no keys, the start stops with one line', async () => {
     const nearConfig = loadConfig({
       DATA_DIR: dataDir,

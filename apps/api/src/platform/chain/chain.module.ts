@@ -21,6 +21,7 @@ import { CachingChainReader } from '@passport/adapters/caching';
 import { ChainHealthIndicator } from './chain.health-indicator.js';
 import { loadServerIdentity } from './server-identity.loader.js';
 import { ServerPassportCheck } from './server-passport.check.js';
+import { resolveTrustedContracts } from './trusted-contracts.js';
 import { ServerUrlCheck, serverUrlMismatch, serverUrlWarning } from './server-url.check.js';
 
 /** Internal token: the opened adapter before caching (health checks must reach the real chain). */
@@ -102,10 +103,11 @@ class ChainLifecycle implements OnApplicationShutdown {
     },
     {
       // TRUSTED_CONTRACTS unset means "the configured contract": for the ledger that is its own contractId.
+      // A set without the server passport's contract stops the start (trusted-contracts.ts).
       provide: TRUSTED_CONTRACTS,
-      inject: [APP_CONFIG, CHAIN_ADAPTER],
-      useFactory: (config: AppConfig, adapter: ChainReader): readonly string[] =>
-        config.trustedContracts.length > 0 ? config.trustedContracts : [adapter.contractId],
+      inject: [APP_CONFIG, SERVER_IDENTITY],
+      useFactory: (config: AppConfig, server: ServerIdentity): readonly string[] =>
+        resolveTrustedContracts(config, server.passport),
     },
     ChainLifecycle,
   ],
