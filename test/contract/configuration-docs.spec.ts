@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { loadConfig } from '../../apps/api/src/platform/config/app-config.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
@@ -45,5 +46,17 @@ describe('configuration documents', () => {
     );
     expect(readme.size).toBeGreaterThan(40);
     expect([...readme].filter((name) => !covered(example, name.replace(/\*$/, 'DISPLAY_NAME')))).toEqual([]);
+  });
+
+  // Found by a probe: the example set MCP_MAX_SESSIONS_PER_ADDRESS=100 uncommented, so a copy that raised
+  // MCP_MAX_SESSIONS kept 100 instead of the documented tenth (and HTTP_HEADERS_TIMEOUT_MS=10000 stopped
+  // the start of a copy that lowered HTTP_REQUEST_TIMEOUT_MS below it).
+  it('config/passport.env.example sets only defaults, and none that derives from another variable', () => {
+    const example: Record<string, string> = {};
+    for (const [, name, value] of read('config/passport.env.example').matchAll(/^([A-Z][A-Z0-9_]*)=(\S*)/gm))
+      example[name] = value;
+    expect(loadConfig(example)).toEqual(loadConfig({}));
+    const changed = { MCP_MAX_SESSIONS: '50', HTTP_REQUEST_TIMEOUT_MS: '5000' };
+    expect(loadConfig({ ...example, ...changed })).toEqual(loadConfig(changed));
   });
 });
