@@ -241,7 +241,11 @@ describe('edge gateway (nginx) in front of two instances', () => {
   beforeAll(async () => {
     // Both instances answer for the gateway's URL (MCP checks Host against PUBLIC_BASE_URL).
     const edgePort = await freePort();
-    const env = { STORE: 'memory', TRUSTED_PROXIES: '127.0.0.1/32', PUBLIC_BASE_URL: `http://127.0.0.1:${edgePort}` };
+    const env = {
+      STORE: 'memory',
+      TRUSTED_PROXIES: '127.0.0.1/32',
+      PUBLIC_BASE_URL: `http://127.0.0.1:${edgePort}`,
+    };
     [a, b] = await Promise.all([startTestApp(env), startTestApp(env)]);
     edge = await startEdge(`${new URL(a.baseUrl).host}, ${new URL(b.baseUrl).host}`, edgePort);
   });
@@ -253,14 +257,35 @@ describe('edge gateway (nginx) in front of two instances', () => {
 
   const served = (app: TestApp, route?: string): number => {
     const metrics = app.app.get(RequestMetrics);
-    return route === undefined ? metrics.requests(Date.now()).total : (metrics.routeFigures()[route]?.count ?? 0);
+    return route === undefined
+      ? metrics.requests(Date.now()).total
+      : (metrics.routeFigures()[route]?.count ?? 0);
   };
 
   it('the upstream list of the shipped script: one server line per instance; a malformed list is refused', () => {
     expect(upstreamServers('api-1:3000, api-2:3000')).toBe(
       'server api-1:3000 max_fails=1 fail_timeout=5s; server api-2:3000 max_fails=1 fail_timeout=5s; ',
     );
-    for (const bad of ['', 'api-1', 'api-1:3000;evil', 'api-1:30x0', '*:3000', 'a:1}'])
+    expect(upstreamServers('[::1]:3000,api_2:65535')).toBe(
+      'server [::1]:3000 max_fails=1 fail_timeout=5s; server api_2:65535 max_fails=1 fail_timeout=5s; ',
+    );
+    // Found by a probe: a port out of range and a host with a colon passed, though the script promised
+    // that malformed entries stop the start.
+    for (const bad of [
+      '',
+      'api-1',
+      'api-1:3000;evil',
+      'api-1:30x0',
+      '*:3000',
+      'a:1}',
+      'api:99999',
+      'api:0',
+      'a:1:2',
+      'api:070000',
+      '[]:3000',
+      '[a:b:3000',
+      ':3000',
+    ])
       expect(() => upstreamServers(bad)).toThrow(/PASSPORT_API_UPSTREAM/);
   });
 
@@ -274,13 +299,25 @@ describe('edge gateway (nginx) in front of two instances', () => {
 
   it('serves a stateless (2026-07-28) MCP client through the edge with no stickiness, from both instances', async () => {
     const before = [served(a, '/mcp'), served(b, '/mcp')];
-    const client = new ClientV2({ name: 'edge', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const client = new ClientV2(
+      { name: 'edge', version: '1' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
     await client.connect(new TransportV2(new URL(`${edge.baseUrl}/mcp`)));
     try {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(['get_resource', 'list_resources']);
-      for (const uri of ['doc:discovery', 'skills:skills', 'doc:reference:mcp', 'guide:api', 'doc:discovery', 'guide:api']) {
-        const result = (await client.callTool({ name: 'get_resource', arguments: { uri } })) as { isError?: boolean };
+      for (const uri of [
+        'doc:discovery',
+        'skills:skills',
+        'doc:reference:mcp',
+        'guide:api',
+        'doc:discovery',
+        'guide:api',
+      ]) {
+        const result = (await client.callTool({ name: 'get_resource', arguments: { uri } })) as {
+          isError?: boolean;
+        };
         expect([uri, result.isError ?? false]).toEqual([uri, false]);
       }
     } finally {
