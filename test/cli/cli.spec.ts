@@ -548,6 +548,30 @@ describe('passport CLI', () => {
       [['--owner', 'alice.near', '--max-requests=-1'], '--max-requests must be a non-negative integer'],
       [['--owner', 'alice.near', '--admin-route', 'api/x'], '--admin-route must be an exact path'],
       [['--owner', 'alice.near', '--admin-route', '/a=b=c'], '--admin-route takes one "=" (path=rate)'],
+      // Found by a probe: "argument is ambiguous", and routes no request path ever equals were minted.
+      [
+        ['--owner', 'alice.near', '--max-requests', '-5'],
+        '--max-requests must be a non-negative integer (got "-5")',
+      ],
+      [
+        ['--owner', 'alice.near', '--maxrq-window', '-1'],
+        '--maxrq-window must be a non-negative integer (got "-1")',
+      ],
+      [
+        ['--owner', 'alice.near', '--admin-route', '/api/../api/metrics'],
+        '--admin-route must be an exact path',
+      ],
+      [['--owner', 'alice.near', '--admin-route', '/api/./metrics'], '--admin-route must be an exact path'],
+      [
+        ['--owner', 'alice.near', '--admin-route', '/api/%2e%2e/metrics'],
+        '--admin-route must be an exact path',
+      ],
+      [
+        ['--owner', 'alice.near', '--admin-route', '/api/metrics\n/api/sessions'],
+        '--admin-route must be an exact path',
+      ],
+      [['--owner', 'alice.near', '--admin-route', '/api/metrics?x=1'], '--admin-route must be an exact path'],
+      [['--owner', 'alice.near', '--admin-route', '/api/metrics=\u001b[2J'], '--admin-route'],
       [[], '--key <owner.json> or --owner <account> is required'],
     ])('mint refuses bad input %j with one line', async (args, message) => {
       const before = await readFile(join(dir, 'ledger.json'), 'utf8');
@@ -922,6 +946,23 @@ describe('passport CLI', () => {
       expect(missing.err).toContain('no passport chbvcnurbkuw');
       const invalid = await cli(['did', 'did:web:x', '--ledger', join(dir, 'ledger.json')], env);
       expect(invalid.code).toBe(2);
+      // Found by a probe: these went into the document's serviceEndpoint as they were.
+      for (const url of [
+        'javascript:x',
+        'http://a/#',
+        'http://a/?q',
+        'https://u:p@a',
+        'http://a/b c',
+        'ftp://a',
+      ])
+        expect(
+          await cli(['did', 'bhahbkbramax', '--ledger', join(dir, 'ledger.json'), '--public-url', url], env),
+        ).toMatchObject({ code: 2, err: expect.stringContaining('--public-url must be an http(s) URL') });
+      const based = await cli(
+        ['did', 'bhahbkbramax', '--ledger', join(dir, 'ledger.json'), '--public-url', 'https://id.example/'],
+        env,
+      );
+      expect([based.code, based.out]).toEqual([0, expect.stringContaining('https://id.example')]);
     });
 
     // Found by a probe: offline, an owner without a key was an error (the API gives a document without a

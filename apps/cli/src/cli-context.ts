@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { parseNearCredentials, type NearCredentials } from '@passport/core';
 import { hasUnprintable, printableText } from '@passport/core/codecs';
+import { isHttpUrl } from '@passport/core/login';
 
 export interface CliIo {
   readonly stdout: (text: string) => void;
@@ -98,6 +99,18 @@ export function httpUrl(raw: string, flag: string): string {
     throw new CliError(`${flag} must be an http(s) URL (got "${raw}")`);
   }
   return raw.replace(/\/+$/, '');
+}
+
+/**
+ * A base URL as PUBLIC_BASE_URL must be (app-config.ts): http(s) written plainly (the core's `isHttpUrl`:
+ * no credentials, whitespace or control), with no query or fragment, not even a bare `?` or `#`.
+ */
+export function baseUrl(raw: string, name: string): string {
+  if (!isHttpUrl(raw) || /[?#]/.test(raw))
+    throw new CliError(
+      `${name} must be an http(s) URL without credentials, query or fragment (got ${JSON.stringify(printableText(raw, 200))})`,
+    );
+  return raw.trim().replace(/\/+$/, '');
 }
 
 /**

@@ -6,6 +6,7 @@ import { buildDidDocument, ChainUnavailableError, parseDid, PassportError } from
 import { resolveOwnerKeys } from '@passport/core/passport';
 import {
   apiUrl,
+  baseUrl,
   callApi,
   CliError,
   output,
@@ -37,6 +38,13 @@ Prints the DID document.`,
     });
     if (positionals.length !== 1) throw new CliError('give exactly one DID or token id');
     refuseApiWithOfflineFlags(values);
+    // Checked as the server checks PUBLIC_BASE_URL (an empty variable is unset): a probe's javascript:x
+    // and http://a/# became the document's serviceEndpoint.
+    const envUrl = io.env.PUBLIC_BASE_URL?.trim() || undefined;
+    const publicUrl =
+      values['public-url'] !== undefined
+        ? baseUrl(values['public-url'], '--public-url')
+        : envUrl && baseUrl(envUrl, 'PUBLIC_BASE_URL');
     const input = positionals[0].startsWith('did:') ? positionals[0] : `did:passport:${positionals[0]}`;
     let parsed;
     try {
@@ -65,10 +73,7 @@ Prints the DID document.`,
         // An owner without an Ed25519 key gets the document the API gives: no verification method.
         const keys = await fromChain(resolveOwnerKeys(chain, record.ownerId));
         const publicBaseUrl =
-          values['public-url'] ??
-          io.env.PUBLIC_BASE_URL ??
-          record.metadata.subjectuniqueidentifier_url ??
-          'http://localhost:3000';
+          publicUrl ?? record.metadata.subjectuniqueidentifier_url ?? 'http://localhost:3000';
         document = buildDidDocument(record, keys, { publicBaseUrl });
       } finally {
         close();

@@ -7,7 +7,8 @@
  * records it (the server passport's own), so a passport minted for a server behind a proxy or on
  * another port names that server rather than http://localhost:3000.
  */
-import { printableText } from '@passport/core/codecs';
+import { hasUnprintable, printableText } from '@passport/core/codecs';
+import { isExactRoutePath } from '@passport/core/login';
 import { isTokenId, randomFaceTokenId } from '@passport/core';
 import { cryptoRandomInt } from '@passport/core/token-id';
 import { DN_MAX_LENGTH, isDnFullyParsed } from '@passport/core/profile';
@@ -58,11 +59,30 @@ Adds a passport to the local ledger, signed into the development family.
   --admin-route <path[=rate]>  grant a privileged route (repeatable) -> permissioned_routes
   --json                   print JSON`;
 
+const COUNT_FLAGS = ['max-requests', 'maxrq-window'] as const;
+
+function countError(flag: string, value: string): CliError {
+  return new CliError(`--${flag} must be a non-negative integer (got "${printableText(value, 40)}")`);
+}
+
+/**
+ * `--max-requests -5`: the argument parser takes "-5" for an option and says only "argument is
+ * ambiguous" (a probe); the value is named and its rule said, as for `--max-requests=-5`.
+ */
+function refuseNegativeCounts(args: readonly string[]): void {
+  for (const flag of COUNT_FLAGS) {
+    const at = args.indexOf(`--${flag}`);
+    const value = at === -1 ? undefined : args[at + 1];
+    if (value !== undefined && /^-\d/.test(value)) throw countError(flag, value);
+  }
+}
+
 export const mintCommand: CliCommand = {
   name: 'mint',
   summary: 'add a passport to the local ledger, signed into the family',
   help: HELP,
   async run(args, io) {
+    refuseNegativeCounts(args);
     const { values } = parseCommandLine({
       args,
       strict: true,
@@ -122,10 +142,9 @@ export const mintCommand: CliCommand = {
       throw new CliError(
         `--not-after "${printableText(values['not-after'] ?? '', 64)}" is ${new Date(end.ms).toISOString()}, already past: the passport would never be live`,
       );
-    for (const flag of ['max-requests', 'maxrq-window'] as const) {
+    for (const flag of COUNT_FLAGS) {
       const v = values[flag];
-      if (v !== undefined && !/^\d{1,9}$/.test(v))
-        throw new CliError(`--${flag} must be a non-negative integer (got "${v}")`);
+      if (v !== undefined && !/^\d{1,9}$/.test(v)) throw countError(flag, v);
     }
     if (values.api !== undefined && values['api-url'] !== undefined && values.api !== values['api-url'])
       throw new CliError('give --api or --api-url (its former name), not both');
@@ -198,10 +217,18 @@ export const mintCommand: CliCommand = {
       const methods: Record<string, string> = {};
       for (const entry of values['admin-route']) {
         const [path, rate, ...extra] = entry.split('=');
-        if (!path.startsWith('/'))
-          throw new CliError(`--admin-route must be an exact path starting with / (got "${entry}")`);
+        // The server grants a route whose path equals a key (isRouteAllowed): a key in any other form
+        // (dot segments, a newline, a query) would grant nothing, or not what it reads as.
+        if (!isExactRoutePath(path))
+          throw new CliError(
+            `--admin-route must be an exact path starting with /, without dot segments, query, spaces or control characters (got ${JSON.stringify(printableText(entry, 200))})`,
+          );
         // split('=', 2) kept "b" of "/a=b=c" and dropped the rest without a word (a probe).
         if (extra.length > 0) throw new CliError(`--admin-route takes one "=" (path=rate), got "${entry}"`);
+        if (rate !== undefined && (rate === '' || hasUnprintable(rate)))
+          throw new CliError(
+            `--admin-route's rate must be printable text (got ${JSON.stringify(printableText(rate, 40))})`,
+          );
         methods[path] = rate ?? '*';
       }
       permissionedRoutes = JSON.stringify({ entities: { methods } });

@@ -45,7 +45,7 @@ export {
 export { ulid, ulidTimeMs, ULID_PATTERN, type RandomBytes } from './ulid.js';
 
 // Privileged routes
-export { isRouteAllowed, parsePermissionedRoutes } from '../auth/permissioned-routes.js';
+export { isExactRoutePath, isRouteAllowed, parsePermissionedRoutes } from '../auth/permissioned-routes.js';
 
 // Federation: a client's checks
 export {
@@ -55,7 +55,7 @@ export {
   type DecodedJwt,
   type ServerPassportCheckParams,
 } from '../federation/federated-token.checks.js';
-export { normalizeApiUrl, sameApiUrl } from '../federation/api-url.js';
+export { isHttpUrl, normalizeApiUrl, sameApiUrl } from '../federation/api-url.js';
 
 // Token renewal within a session, and the client that follows it
 export {
