@@ -161,6 +161,31 @@ describe('framework errors and requests without Host are metered', () => {
   });
 });
 
+// A probe: behind a trusted proxy, bad URLs were charged to the proxy's own address, so one client's
+// bad URLs made every client's 429 (and the proxy host's health probe's).
+describe('framework errors behind a trusted proxy are metered per client', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({
+      STORE: 'memory',
+      RATE_LIMIT_CAPACITY: '3',
+      RATE_LIMIT_REFILL_PER_MINUTE: '1',
+      TRUSTED_PROXIES: '127.0.0.1',
+    });
+  });
+  afterAll(() => t.close());
+
+  it("one client's bad URLs use up its own bucket, not another client's nor the proxy's", async () => {
+    const from = (client: string) => ({ headers: { 'x-forwarded-for': client } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++)
+      statuses.push((await call(t, '/api/identity/token/%ff/public', from('203.0.113.7'))).status);
+    expect(statuses).toEqual([400, 400, 400, 429]);
+    expectErrorEnvelope(await call(t, '/api/identity/token/%ff/public', from('198.51.100.9')), 'INVALID_URL');
+    expect((await call(t, '/health')).status).toBe(200);
+  });
+});
+
 describe('slow requests and refused sockets', () => {
   let t: TestApp;
   beforeAll(async () => {

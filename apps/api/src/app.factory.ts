@@ -13,6 +13,7 @@
  * - a route registry for 405 and the OpenAPI document service bound to the app.
  * Every Fastify hook is installed by `platform/fastify-hooks.ts`.
  */
+import proxyAddr from '@fastify/proxy-addr';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type Clock } from '@passport/core';
@@ -105,6 +106,8 @@ export async function createApp(
   const clock = app.get<Clock>(CLOCK);
   const rateLimit = installFastifyHooks(app, fastify, { config, logger, clock });
   frameworkErrorServices.rateLimit = rateLimit;
+  const trustedProxies = proxyAddr.compile([...config.trustedProxies]);
+  frameworkErrorServices.clientAddress = (request) => proxyAddr(request.raw, trustedProxies);
   const metrics = app.get(RequestMetrics);
   const operatorMetrics = app.get(OperatorMetrics);
   // In both recorders, as the onResponse hook does (a probe: these answers were counted in the JSON

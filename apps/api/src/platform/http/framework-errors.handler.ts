@@ -4,7 +4,9 @@
  * beyond `maxParamLength` (`FST_ERR_MAX_PARAM_LENGTH`). No hook runs for these requests, so the handler
  * does what the hooks would: it meters them against the public rate limit, records them in the request
  * metrics and answers the ErrorResponse envelope with `X-Request-Id`, like every other answer.
- * The client address here is the TCP peer (Fastify's proxy-aware request is not built for them).
+ * Fastify's proxy-aware request is not built for them, so the client address is computed here with the
+ * same rule (`clientAddress`): a probe saw every client's bad URLs charged to the trusted proxy's own
+ * address, so that one client's made everyone's 429.
  */
 import { PassportError } from '@passport/core';
 import { type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -14,7 +16,9 @@ import { httpStatusOfError } from './http-status.table.js';
 
 /** Filled in once the app's providers exist (the handler must be given to Fastify before that). */
 export interface FrameworkErrorServices {
-  rateLimit?: (request: FastifyRequest) => Promise<void> | undefined;
+  rateLimit?: (request: FastifyRequest, clientAddress?: string) => Promise<void> | undefined;
+  /** The client address as `request.ip` gives it on routed requests (TRUSTED_PROXIES honoured). */
+  clientAddress?: (request: FastifyRequest) => string;
   record?: (method: string, statusCode: number, elapsedMs: number) => void;
 }
 
@@ -32,7 +36,7 @@ async function answer(
 ): Promise<void> {
   let error = frameworkError(err);
   try {
-    await services.rateLimit?.(request);
+    await services.rateLimit?.(request, services.clientAddress?.(request));
   } catch (limited) {
     if (limited instanceof PassportError) error = limited;
   }

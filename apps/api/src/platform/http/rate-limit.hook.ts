@@ -28,7 +28,7 @@ export function bucketPolicy(config: RateLimitConfig): BucketPolicy {
  * in-process store it decides at once and returns undefined (no promise on every request); with a
  * shared store it returns the promise of the decision.
  */
-export type RateLimitCheck = (request: FastifyRequest) => Promise<void> | undefined;
+export type RateLimitCheck = (request: FastifyRequest, clientAddress?: string) => Promise<void> | undefined;
 
 export function createRateLimitHook(
   store: RateLimitStore,
@@ -49,10 +49,10 @@ export function createRateLimitHook(
     request.log.warn({ err }, 'rate limit store unavailable; request allowed');
 
   if (hasSyncTake(store)) {
-    return function rateLimit(request: FastifyRequest): undefined {
+    return function rateLimit(request: FastifyRequest, clientAddress = request.ip): undefined {
       let result: TakeResult;
       try {
-        result = store.takeSync(`public:${clientAddressKey(request.ip)}`, policy, clock.nowMs());
+        result = store.takeSync(`public:${clientAddressKey(clientAddress)}`, policy, clock.nowMs());
       } catch (err) {
         storeFailed(request, err);
         return undefined;
@@ -61,11 +61,11 @@ export function createRateLimitHook(
       return undefined;
     };
   }
-  return async function rateLimit(request: FastifyRequest): Promise<void> {
+  return async function rateLimit(request: FastifyRequest, clientAddress = request.ip): Promise<void> {
     let allowed = true;
     let retryAfterMs = 0;
     try {
-      const result = await store.take(`public:${clientAddressKey(request.ip)}`, policy, clock.nowMs());
+      const result = await store.take(`public:${clientAddressKey(clientAddress)}`, policy, clock.nowMs());
       allowed = result.allowed;
       retryAfterMs = result.retryAfterMs;
     } catch (err) {
