@@ -154,29 +154,12 @@ export class BearerAuthenticator {
       throw invalidated('error_checking_session', 'session_mismatch');
     }
     if (forLogout) return { claims, sessionId, tokenId: session.tokenId, passport: null };
-    const serverUsable = this.serverPassportUsable();
+    // A probe: a revoked server passport stopped logins and renewals, and every token signed before
+    // went on working. Judged on the calling stack when the passport is in the chain cache.
+    const serverUsable = this.serverPassport.usable({ reserved: true });
     if (serverUsable instanceof Promise)
       return serverUsable.then(() => this.withHolder(claims, sessionId, session));
     return this.withHolder(claims, sessionId, session);
-  }
-
-  /**
-   * Throws (or rejects with) the 503 login answers while the server passport is unusable; judged on the
-   * calling stack when it is in the chain cache. A probe: a revoked server passport stopped logins and
-   * renewals, and every token signed before went on working.
-   */
-  private serverPassportUsable(): void | Promise<void> {
-    const refuse = (problem: string | undefined): void => {
-      if (problem !== undefined) throw new PassportError('SERVICE_UNAVAILABLE', { reason: problem });
-    };
-    let problem: ReturnType<ServerPassportCheck['problem']>;
-    try {
-      problem = withReservedChainReads(() => this.serverPassport.problem());
-    } catch (error) {
-      return this.chainFailed(error);
-    }
-    if (problem instanceof Promise) return problem.then(refuse, (error: unknown) => this.chainFailed(error));
-    refuse(problem);
   }
 
   private withHolder(
@@ -254,13 +237,11 @@ export class BearerAuthenticator {
   private readChain<T>(read: () => Promise<T>): Promise<T> {
     // A holder's re-check may use the chain reads anonymous lookups cannot take (a probe: random-id
     // lookups held every slot while the node was slow, and logged-in holders got 503).
-    return withReservedChainReads(read).catch((error: unknown) => this.chainFailed(error));
-  }
-
-  private chainFailed(error: unknown): never {
-    // A chain outage is not a bad token: the client retries with the same one.
-    if (error instanceof ChainUnavailableError)
-      throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'chain_unavailable' });
-    throw error;
+    return withReservedChainReads(read).catch((error: unknown) => {
+      // A chain outage is not a bad token: the client retries with the same one.
+      if (error instanceof ChainUnavailableError)
+        throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'chain_unavailable' });
+      throw error;
+    });
   }
 }

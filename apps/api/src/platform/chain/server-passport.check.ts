@@ -8,6 +8,7 @@
 import { ChainUnavailableError, PassportError, type ChainReader, type PassportRecord } from '@passport/core';
 import { hasPassportTimeBounds, isPassportLive, isPassportRevoked } from '@passport/core/passport';
 import { canPeekPassport } from '@passport/core/ports';
+import { withReservedChainReads } from '@passport/adapters/caching';
 import { type ServerIdentity } from '../infrastructure/server-identity.js';
 
 export type ServerPassportProblem =
@@ -16,43 +17,99 @@ export type ServerPassportProblem =
   | 'server_passport_transferred'
   | 'server_passport_not_live';
 
+/** How long a verdict on a time-bounded server passport stands: the chain-time cache's lifetime. */
+const BOUNDED_VERDICT_MS = 1000;
+
 export class ServerPassportCheck {
+  /**
+   * The last verdict on a time-bounded record, and when it was reached: a bounded server passport would
+   * otherwise cost every JWT-tier request a chain-time read (a promise, so no answer on the calling stack).
+   */
+  private boundedVerdict:
+    | {
+        readonly record: PassportRecord;
+        readonly problem: ServerPassportProblem | undefined;
+        readonly atMs: number;
+      }
+    | undefined;
+  private readonly timeBounded = new WeakMap<PassportRecord, boolean>();
+
   constructor(
     private readonly server: Pick<ServerIdentity, 'tokenId' | 'ownerId'>,
     private readonly chain: ChainReader,
   ) {}
 
-  /** The problem with the server passport now, or undefined; a chain outage throws ChainUnavailableError. */
-  problem(): ServerPassportProblem | undefined | Promise<ServerPassportProblem | undefined> {
+  /**
+   * The problem with the server passport now, or undefined; a chain outage throws ChainUnavailableError.
+   * `reserved`: its chain reads may use the reads kept for logged-in holders (the JWT tier's re-check).
+   */
+  problem(
+    options: { readonly reserved?: boolean } = {},
+  ): ServerPassportProblem | undefined | Promise<ServerPassportProblem | undefined> {
+    const read = <T>(start: () => T): T => (options.reserved ? withReservedChainReads(start) : start());
     const cached = canPeekPassport(this.chain) ? this.chain.peekPassport(this.server.tokenId) : undefined;
-    if (cached !== undefined) return this.judge(cached);
-    return this.chain.getPassport(this.server.tokenId).then((passport) => this.judge(passport));
+    if (cached !== undefined) return this.judge(cached, read);
+    return read(() => this.chain.getPassport(this.server.tokenId)).then((passport) =>
+      this.judge(passport, read),
+    );
   }
 
-  /** Resolves when the server passport is usable; otherwise throws the 503 login answers. */
-  async assertUsable(): Promise<void> {
-    let problem: ServerPassportProblem | undefined;
+  /**
+   * Returns when the server passport is usable, on the calling stack when the answer is cached; otherwise
+   * throws (or rejects with) the 503 login and the JWT tier answer: `reason` names the problem, or
+   * `chain_unavailable`.
+   */
+  usable(options: { readonly reserved?: boolean } = {}): void | Promise<void> {
+    let problem: ReturnType<ServerPassportCheck['problem']>;
     try {
-      problem = await this.problem();
+      problem = this.problem(options);
     } catch (error) {
-      if (error instanceof ChainUnavailableError)
-        throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'chain_unavailable' });
-      throw error;
+      return unavailable(error);
     }
-    if (problem !== undefined) throw new PassportError('SERVICE_UNAVAILABLE', { reason: problem });
+    if (problem instanceof Promise) return problem.then(refuseIfProblem, unavailable);
+    refuseIfProblem(problem);
+  }
+
+  /** `usable` as a promise (login). */
+  async assertUsable(): Promise<void> {
+    await this.usable();
   }
 
   private judge(
     passport: PassportRecord | null,
+    read: <T>(start: () => T) => T,
   ): ServerPassportProblem | undefined | Promise<ServerPassportProblem | undefined> {
     if (!passport) return 'server_passport_not_found';
     if (isPassportRevoked(passport)) return 'server_passport_revoked';
     if (passport.ownerId !== this.server.ownerId) return 'server_passport_transferred';
-    if (!hasPassportTimeBounds(passport.metadata)) return undefined;
-    return this.chain
-      .chainTimeMs()
-      .then((chainTimeMs) =>
-        isPassportLive(passport.metadata, chainTimeMs) ? undefined : 'server_passport_not_live',
-      );
+    if (!this.hasTimeBounds(passport)) return undefined;
+    const last = this.boundedVerdict;
+    if (last?.record === passport && performance.now() - last.atMs < BOUNDED_VERDICT_MS) return last.problem;
+    return read(() => this.chain.chainTimeMs()).then((chainTimeMs) => {
+      const problem = isPassportLive(passport.metadata, chainTimeMs) ? undefined : 'server_passport_not_live';
+      this.boundedVerdict = { record: passport, problem, atMs: performance.now() };
+      return problem;
+    });
   }
+
+  /** Remembered per record (the chain cache hands out the same one for ≤ 5 s): the dates are parsed once. */
+  private hasTimeBounds(passport: PassportRecord): boolean {
+    let bounded = this.timeBounded.get(passport);
+    if (bounded === undefined) {
+      bounded = hasPassportTimeBounds(passport.metadata);
+      this.timeBounded.set(passport, bounded);
+    }
+    return bounded;
+  }
+}
+
+function refuseIfProblem(problem: ServerPassportProblem | undefined): void {
+  if (problem !== undefined) throw new PassportError('SERVICE_UNAVAILABLE', { reason: problem });
+}
+
+/** A chain outage is not a verdict: 503 to retry; anything else goes on as it is. */
+function unavailable(error: unknown): never {
+  if (error instanceof ChainUnavailableError)
+    throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'chain_unavailable' });
+  throw error;
 }
