@@ -76,6 +76,28 @@ describe('framework errors, trailing slashes, Host and Expect', () => {
     },
   );
 
+  // A review: decoding %2F into a separator made a path the router does not serve a 405 naming POST.
+  it.each(['POST', 'DELETE'])(
+    '%s /api/identity%2Fverify is 404: the router does not read %2F as a separator',
+    async (method) => {
+      const res = await rawRequest(
+        t.baseUrl,
+        `${method} /api/identity%2Fverify HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`,
+      );
+      expectErrorEnvelope(res, 'ENDPOINT_NOT_FOUND');
+      expect(res.headers.get('allow')).toBeNull();
+    },
+  );
+
+  it('a %2F inside a path parameter stays in that segment: DELETE on a routed GET path is 405', async () => {
+    const res = await rawRequest(
+      t.baseUrl,
+      'DELETE /api/identity/token/%2F/public HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n',
+    );
+    expectErrorEnvelope(res, 'METHOD_NOT_ALLOWED');
+    expect(res.headers.get('allow')).toContain('GET');
+  });
+
   it('an HTTP/1.1 request without Host is 400 HOST_HEADER_REQUIRED in the envelope', async () => {
     const res = await rawRequest(t.baseUrl, 'GET /health HTTP/1.1\r\nConnection: close\r\n\r\n');
     expectErrorEnvelope(res, 'HOST_HEADER_REQUIRED');

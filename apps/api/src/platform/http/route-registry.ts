@@ -34,23 +34,19 @@ export function patternToRegex(url: string): RegExp {
 
 /**
  * The path the router matches for a request target: an absolute-form target's path (RFC 9112 §3.2.2),
- * without query or fragment, each segment percent-decoded. A probe: `DELETE /api/%69dentity/verify`,
- * the absolute form and a `#fragment` reached the route under POST, and were 404 under other methods.
+ * without query or fragment, percent-decoded except for the reserved characters the router leaves
+ * encoded (`decodeURI`: `%2F` is no separator). A probe: `DELETE /api/%69dentity/verify`, the absolute
+ * form and a `#fragment` reached the route under POST, and were 404 under other methods.
  */
 export function routablePath(target: string): string {
   const absolute = /^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i.exec(target);
   const path = (absolute ? target.slice(absolute[0].length) || '/' : target).split(/[?#]/, 1)[0] ?? '';
   if (!path.includes('%')) return path;
-  return path
-    .split('/')
-    .map((segment) => {
-      try {
-        return decodeURIComponent(segment);
-      } catch {
-        return segment;
-      }
-    })
-    .join('/');
+  try {
+    return decodeURI(path);
+  } catch {
+    return path;
+  }
 }
 
 @Injectable()
