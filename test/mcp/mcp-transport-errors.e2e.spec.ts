@@ -462,6 +462,10 @@ describe('/mcp: cancellations on a session', () => {
       const id = await openRawSession(t.baseUrl);
       expect(await answeredPost(t.baseUrl, id, cancel(3))).toEqual({ status: 202, text: '' });
       expect(await answeredPost(t.baseUrl, id, [cancel(3), cancel(4)])).toEqual({ status: 202, text: '' });
+      // With an id it is a request, not a notification: it is answered (here: no such method).
+      const asRequest = await answeredPost(t.baseUrl, id, { ...cancel(3), id: 9 });
+      expect(asRequest.status).not.toBe(202);
+      expect(asRequest.text).toContain('"id":9');
       const unknown = await answeredPost(t.baseUrl, UNKNOWN_ID, cancel(3));
       expect(unknown.status).toBe(404);
       expect(JSON.parse(unknown.text)).toEqual(rpcError(-32001, 'Session not found'));

@@ -5,10 +5,12 @@
  * stream (MCP lets a server ignore a cancellation). A probe held 150 POSTs open until the 300 s connection
  * timeout, and one such POST made a SIGTERM drain wait its whole timeout.
  */
+/** A `notifications/cancelled` notification: with an `id` it would be a request, which is answered (a probe). */
 const isCancellation = (message: unknown): boolean =>
   typeof message === 'object' &&
   message !== null &&
-  (message as { method?: unknown }).method === 'notifications/cancelled';
+  (message as { method?: unknown }).method === 'notifications/cancelled' &&
+  !('id' in message);
 
 /** `body` without its cancellations; `undefined` when nothing else was in it (answer 202, as for a notification). */
 export function withoutCancellations(body: unknown): unknown {

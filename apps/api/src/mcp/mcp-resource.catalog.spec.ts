@@ -93,7 +93,11 @@ describe('McpResourceCatalog', () => {
   // A probe: the ~320 KB OpenAPI document was serialised on every read (CPU, and a copy per answer).
   it('serialises a fixed JSON document once while its source gives the same object, and again when it changes', async () => {
     let document: object = OPENAPI;
-    const catalog = new McpResourceCatalog({ ...live, openApiDocument: () => document });
+    const catalog = new McpResourceCatalog({
+      ...live,
+      openApiDocument: () => document,
+      openApiJson: () => Buffer.from(JSON.stringify(document)),
+    });
     const first = await catalog.read('openapi:swagger');
     expect(first.text).toBe(JSON.stringify(OPENAPI, null, 2));
     expect(first.jsonBytes?.toString()).toBe(JSON.stringify(OPENAPI));

@@ -105,7 +105,12 @@ export class McpResourceCatalog {
   async read(uri: string): Promise<McpResourceContent> {
     const text = this.markdown.get(uri);
     if (text !== undefined) return { uri, type: MARKDOWN, text };
-    if (uri === 'openapi:swagger') return this.json(uri, () => this.live.openApiDocument());
+    if (uri === 'openapi:swagger')
+      return this.json(
+        uri,
+        () => this.live.openApiDocument(),
+        () => this.live.openApiJson(),
+      );
     if (uri === 'token:facial-categories') return this.json(uri, () => this.live.facialCategories());
     if (uri.startsWith(DID_RESOLVE_PREFIX) && !uri.includes('{')) {
       const tokenId = uri.slice(DID_RESOLVE_PREFIX.length);
@@ -120,7 +125,11 @@ export class McpResourceCatalog {
    * A fixed JSON document, serialised once while its source gives the same object: the OpenAPI
    * document is ~320 KB, and serialising it on every read cost milliseconds of CPU and a copy per answer.
    */
-  private async json(uri: string, produce: () => unknown): Promise<McpResourceContent> {
+  private async json(
+    uri: string,
+    produce: () => unknown,
+    bytesOf: () => Buffer = () => Buffer.from(JSON.stringify(produce())),
+  ): Promise<McpResourceContent> {
     const value = await this.guard(uri, async () => produce());
     const cached = this.serialised.get(uri);
     if (cached !== undefined && cached.json === value) return cached;
@@ -129,7 +138,7 @@ export class McpResourceCatalog {
       type: JSON_TYPE,
       text: JSON.stringify(value, null, 2),
       json: value,
-      jsonBytes: Buffer.from(JSON.stringify(value)),
+      jsonBytes: await this.guard(uri, async () => bytesOf()),
     };
     this.serialised.set(uri, content);
     return content;

@@ -194,8 +194,12 @@ describe('McpSessionRegistry', () => {
     expect(registry.tryReserve(A)).toBe('address-full');
     expect(registry.retryAfterMs('address-full', A)).toBe(60_000 - 6_000);
     expect(registry.retryAfterMs('instance-full')).toBe(1_000); // b1 is past the reclaim time
+    // Retrying at the time given is admitted: the expired session ends then, not at the next sweep.
     now += 54_000;
-    expect(registry.retryAfterMs('address-full', A)).toBe(1_000);
+    expect(registry.tryReserve(A)).toBe('admitted');
+    expect(registry.touch('a2')).toBeUndefined();
+    expect(registry.touch('a1')).toBeDefined();
+    expect(registry.heldBy(A)).toBe(2);
   });
 
   it('closeAll closes every session and stops the sweep', async () => {

@@ -77,7 +77,18 @@ export class McpSessionRegistry implements McpSessionStore {
     if (full && reclaimable === undefined) return 'instance-full';
     // The slot taken from this address's own idle session does not count against it.
     const ownSlot = reclaimable !== undefined && reclaimable.address === address ? 1 : 0;
-    if (this.heldBy(address) - ownSlot >= this.maxSessionsPerAddress) return 'address-full';
+    if (this.heldBy(address) - ownSlot >= this.maxSessionsPerAddress) {
+      // Its own session past the idle TTL ends now rather than at the next sweep (a review: a client
+      // retrying at the Retry-After it was given was refused again until the sweep ran).
+      const expired = this.leastRecentlyUsedOf(address);
+      if (
+        expired === undefined ||
+        expired === reclaimable ||
+        expired.lastSeenMs > this.now() - this.options.ttlMs
+      )
+        return 'address-full';
+      void this.close(expired.id);
+    }
     if (reclaimable !== undefined) void this.close(reclaimable.id);
     this.reserved += 1;
     this.perAddress.set(address, this.heldBy(address) + 1);
@@ -98,11 +109,11 @@ export class McpSessionRegistry implements McpSessionStore {
    */
   retryAfterMs(refusal: Exclude<McpReservation, 'admitted'> = 'instance-full', address?: string): number {
     if (refusal === 'address-full') {
-      for (const session of this.sessions.values())
-        // least recently used first
-        if (session.address === address)
-          return Math.max(1000, session.lastSeenMs + this.options.ttlMs - this.now());
-      return 1000; // only admissions in flight, which settle within their request
+      const oldest = address === undefined ? undefined : this.leastRecentlyUsedOf(address);
+      // Without a session: only admissions in flight, which settle within their request.
+      return oldest === undefined
+        ? 1000
+        : Math.max(1000, oldest.lastSeenMs + this.options.ttlMs - this.now());
     }
     const oldest = this.leastRecentlyUsed();
     if (oldest === undefined) return 1000;
@@ -119,6 +130,12 @@ export class McpSessionRegistry implements McpSessionStore {
    */
   private leastRecentlyUsed(): McpSession | undefined {
     return this.sessions.values().next().value;
+  }
+
+  /** The least recently used session of one address (the map is in order of last use). */
+  private leastRecentlyUsedOf(address: string): McpSession | undefined {
+    for (const session of this.sessions.values()) if (session.address === address) return session;
+    return undefined;
   }
 
   /** The least recently used session when it has been idle for `reclaimIdleMs`. */
