@@ -963,6 +963,14 @@ describe('passport CLI', () => {
         env,
       );
       expect([based.code, based.out]).toEqual([0, expect.stringContaining('https://id.example')]);
+      // PUBLIC_BASE_URL is read offline only: with --api a stray value is not the run's business (a review).
+      const online = await cli(['did', 'bhahbkbramax', '--api', 'http://127.0.0.1:9'], {
+        ...env,
+        PUBLIC_BASE_URL: 'javascript:x',
+      });
+      expect(online.code).toBe(2);
+      expect(online.err).not.toContain('PUBLIC_BASE_URL');
+      expect(online.err).toContain('127.0.0.1:9');
     });
 
     // Found by a probe: offline, an owner without a key was an error (the API gives a document without a

@@ -13,7 +13,6 @@
  * - a route registry for 405 and the OpenAPI document service bound to the app.
  * Every Fastify hook is installed by `platform/fastify-hooks.ts`.
  */
-import proxyAddr from '@fastify/proxy-addr';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type Clock } from '@passport/core';
@@ -30,6 +29,7 @@ import {
   createFrameworkErrorHandler,
   type FrameworkErrorServices,
 } from './platform/http/framework-errors.handler.js';
+import { clientAddressOf, compileTrustedProxies } from './platform/config/trusted-proxy.js';
 import { OperatorMetrics } from './platform/metrics/operator-metrics.js';
 import { RequestMetrics } from './platform/metrics/request-metrics.js';
 import { registerJsonBodyParser } from './platform/http/json-body.parser.js';
@@ -58,6 +58,7 @@ export async function createApp(
 ): Promise<NestFastifyApplication> {
   const logger = createLogger(config);
   const frameworkErrorServices: FrameworkErrorServices = {};
+  const trustedProxies = compileTrustedProxies(config.trustedProxies);
   const timeouts = config.httpTimeouts;
   const adapter = new FastifyAdapter({
     loggerInstance: logger,
@@ -86,7 +87,7 @@ export async function createApp(
     connectionTimeout: timeouts.connectionTimeoutMs,
     clientErrorHandler,
     frameworkErrors: createFrameworkErrorHandler(frameworkErrorServices),
-    trustProxy: config.trustedProxies.length > 0 ? [...config.trustedProxies] : false,
+    trustProxy: config.trustedProxies.length > 0 ? trustedProxies : false,
   } as ConstructorParameters<typeof FastifyAdapter>[0]);
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, options), adapter, {
@@ -106,8 +107,7 @@ export async function createApp(
   const clock = app.get<Clock>(CLOCK);
   const rateLimit = installFastifyHooks(app, fastify, { config, logger, clock });
   frameworkErrorServices.rateLimit = rateLimit;
-  const trustedProxies = proxyAddr.compile([...config.trustedProxies]);
-  frameworkErrorServices.clientAddress = (request) => proxyAddr(request.raw, trustedProxies);
+  frameworkErrorServices.clientAddress = (request) => clientAddressOf(request.raw, trustedProxies);
   const metrics = app.get(RequestMetrics);
   const operatorMetrics = app.get(OperatorMetrics);
   // In both recorders, as the onResponse hook does (a probe: these answers were counted in the JSON

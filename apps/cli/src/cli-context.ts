@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { parseNearCredentials, type NearCredentials } from '@passport/core';
 import { hasUnprintable, printableText } from '@passport/core/codecs';
-import { isHttpUrl } from '@passport/core/login';
+import { normalizedBaseUrl } from '@passport/core/login';
 
 export interface CliIo {
   readonly stdout: (text: string) => void;
@@ -102,15 +102,17 @@ export function httpUrl(raw: string, flag: string): string {
 }
 
 /**
- * A base URL as PUBLIC_BASE_URL must be (app-config.ts): http(s) written plainly (the core's `isHttpUrl`:
- * no credentials, whitespace or control), with no query or fragment, not even a bare `?` or `#`.
+ * A base URL read as the server reads PUBLIC_BASE_URL (the core's `normalizedBaseUrl`): http(s) written
+ * plainly, no query or fragment, in the server's spelling (a probe: `HTTPS://API.EXAMPLE.COM:443/p/../q`
+ * went into an offline DID document as typed, where the server serves `https://api.example.com/q`).
  */
 export function baseUrl(raw: string, name: string): string {
-  if (!isHttpUrl(raw) || /[?#]/.test(raw))
+  const normalized = normalizedBaseUrl(raw);
+  if (normalized === null)
     throw new CliError(
       `${name} must be an http(s) URL without credentials, query or fragment (got ${JSON.stringify(printableText(raw, 200))})`,
     );
-  return raw.trim().replace(/\/+$/, '');
+  return normalized;
 }
 
 /**

@@ -38,13 +38,6 @@ Prints the DID document.`,
     });
     if (positionals.length !== 1) throw new CliError('give exactly one DID or token id');
     refuseApiWithOfflineFlags(values);
-    // Checked as the server checks PUBLIC_BASE_URL (an empty variable is unset): a probe's javascript:x
-    // and http://a/# became the document's serviceEndpoint.
-    const envUrl = io.env.PUBLIC_BASE_URL?.trim() || undefined;
-    const publicUrl =
-      values['public-url'] !== undefined
-        ? baseUrl(values['public-url'], '--public-url')
-        : envUrl && baseUrl(envUrl, 'PUBLIC_BASE_URL');
     const input = positionals[0].startsWith('did:') ? positionals[0] : `did:passport:${positionals[0]}`;
     let parsed;
     try {
@@ -59,6 +52,14 @@ Prints the DID document.`,
       const api = apiUrl(values.api, io);
       document = await callApi(io, `${api}/.well-known/did/resolve?did=${encodeURIComponent(parsed.did)}`);
     } else {
+      // Checked as the server checks PUBLIC_BASE_URL (an empty variable is unset): a probe's javascript:x
+      // and http://a/# became the document's serviceEndpoint. Only here, where it is used (a review: a
+      // stray variable broke `did --api`).
+      const envUrl = io.env.PUBLIC_BASE_URL?.trim() || undefined;
+      const publicUrl =
+        values['public-url'] !== undefined
+          ? baseUrl(values['public-url'], '--public-url')
+          : envUrl && baseUrl(envUrl, 'PUBLIC_BASE_URL');
       const { chain, close } = await openOfflineChain(values);
       try {
         // A chain that cannot be read is an error of the run (exit 2) with one line, as in API mode.

@@ -38,6 +38,18 @@ export function isHttpUrl(value: string): boolean {
   }
 }
 
+/**
+ * A deployment's base URL (`PUBLIC_BASE_URL`, the CLI's `--public-url`) in its one spelling: an http(s)
+ * URL as `isHttpUrl` takes it, without query or fragment (not even a bare `?` or `#`), normalised by the
+ * URL standard (scheme and host lower case, default port and dot segments gone) and without a trailing
+ * slash; null for anything else. The server and the CLI read it alike, so an offline DID document names
+ * the endpoints the server serves.
+ */
+export function normalizedBaseUrl(value: string): string | null {
+  if (!isHttpUrl(value) || /[?#]/.test(value)) return null;
+  return new URL(value.trim()).toString().replace(/\/+$/, '');
+}
+
 /** True for a non-empty string (the spec's test for "a federated token"). */
 export function isNonEmptyString(value: unknown): value is string {
   return typeof value === 'string' && value.trim() !== '';

@@ -55,7 +55,7 @@ export {
   type DecodedJwt,
   type ServerPassportCheckParams,
 } from '../federation/federated-token.checks.js';
-export { isHttpUrl, normalizeApiUrl, sameApiUrl } from '../federation/api-url.js';
+export { isHttpUrl, normalizeApiUrl, normalizedBaseUrl, sameApiUrl } from '../federation/api-url.js';
 
 // Token renewal within a session, and the client that follows it
 export {

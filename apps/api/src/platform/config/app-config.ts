@@ -6,7 +6,7 @@
  */
 import { isIP } from 'node:net';
 import { DEFAULT_HOLA_MAX_AGE_MS } from '@passport/core/hola';
-import { LOGIN_CHALLENGE_MAX_FUTURE_MS } from '@passport/core/login';
+import { LOGIN_CHALLENGE_MAX_FUTURE_MS, normalizedBaseUrl } from '@passport/core/login';
 import path from 'node:path';
 import { isProxyAddrEntry } from './trusted-proxy.js';
 
@@ -365,11 +365,14 @@ export function loadConfig(env: Env): AppConfig {
   if (port === 0 && read(env, 'PUBLIC_BASE_URL') === undefined)
     throw new ConfigError('PORT', 'may be 0 (any free port) only when PUBLIC_BASE_URL is set');
   const publicRaw = read(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`;
-  const publicUrl = httpUrl('PUBLIC_BASE_URL', publicRaw);
-  // The text, not url.search/url.hash: a bare '?' or '#' leaves both empty yet is no base URL to append to.
-  if (/[?#]/.test(publicRaw))
-    throw new ConfigError('PUBLIC_BASE_URL', `must not have a query or fragment (got "${publicRaw}")`);
-  const publicBaseUrl = publicUrl.toString().replace(/\/+$/, '');
+  // Read as the CLI reads --public-url (a bare '?' or '#' included: no base URL to append to).
+  const publicBaseUrl = normalizedBaseUrl(publicRaw);
+  if (publicBaseUrl === null)
+    throw new ConfigError(
+      'PUBLIC_BASE_URL',
+      `must be an absolute http(s) URL without credentials, query or fragment (got "${publicRaw}")`,
+    );
+  const publicUrl = new URL(publicBaseUrl);
 
   const serviceHostRaw = read(env, 'SERVICE_HOST');
   const serviceHost = (serviceHostRaw ?? publicUrl.host).toLowerCase();

@@ -1,7 +1,8 @@
 /**
- * One TRUSTED_PROXIES entry, checked by the parser Fastify's `trustProxy` compiles it with
- * (@fastify/proxy-addr): a probe's `1:2` and `:::::` passed a looser check here and stopped the start
- * later with "invalid IP address: 1:2", naming no variable.
+ * TRUSTED_PROXIES read by one parser (@fastify/proxy-addr, Fastify's own): each entry is checked with it
+ * at config load (a probe's `1:2` and `:::::` passed a looser check and stopped the start later with
+ * "invalid IP address: 1:2", naming no variable), and the list is compiled once, for Fastify's
+ * `trustProxy` and for the requests Fastify answers before routing (`clientAddressOf`).
  */
 import proxyAddr from '@fastify/proxy-addr';
 
@@ -13,4 +14,16 @@ export function isProxyAddrEntry(entry: string): boolean {
   } catch {
     return false;
   }
+}
+
+export type TrustedProxies = ReturnType<typeof proxyAddr.compile>;
+
+/** The trust function of a checked TRUSTED_PROXIES list (an empty list trusts nobody). */
+export function compileTrustedProxies(entries: readonly string[]): TrustedProxies {
+  return proxyAddr.compile([...entries]);
+}
+
+/** The client address as Fastify's `request.ip` gives it: the right-most untrusted hop. */
+export function clientAddressOf(raw: Parameters<typeof proxyAddr>[0], trusted: TrustedProxies): string {
+  return proxyAddr(raw, trusted);
 }
