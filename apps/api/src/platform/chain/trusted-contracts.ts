@@ -19,7 +19,7 @@ export function resolveTrustedContracts(
   // Unset TRUSTED_CONTRACTS takes NEAR_CONTRACT_ID (app-config.ts); only the ledger can differ from it.
   if (trusted.length === 1 && trusted[0] === config.nearContractId)
     throw new StartupError(
-      `NEAR_CONTRACT_ID ${config.nearContractId} (trusted while TRUSTED_CONTRACTS is unset) is not ${serverPassport.contractId}, the contract of the server's own passport: ${refused}; with CHAIN=ledger leave NEAR_CONTRACT_ID unset, or list ${serverPassport.contractId} in TRUSTED_CONTRACTS`,
+      `NEAR_CONTRACT_ID ${config.nearContractId} (the trusted contract when TRUSTED_CONTRACTS is unset or names it alone) is not ${serverPassport.contractId}, the contract of the server's own passport: ${refused}; with CHAIN=ledger leave NEAR_CONTRACT_ID unset, or list ${serverPassport.contractId} in TRUSTED_CONTRACTS`,
     );
   throw new StartupError(
     `TRUSTED_CONTRACTS (${trusted.join(', ')}) does not include ${serverPassport.contractId}, the contract of the server's own passport: ${refused}; add it`,
