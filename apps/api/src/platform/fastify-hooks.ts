@@ -17,7 +17,11 @@ import { type FastifyInstance, type FastifyRequest, type HookHandlerDoneFunction
 import { type Logger } from 'pino';
 import { type AppConfig } from './config/app-config.js';
 import { checkHostHeader } from './http/client-error.handler.js';
-import { admitOnConnection, releaseOnConnection } from './http/connection-requests.bound.js';
+import {
+  admitOnConnection,
+  declareConnectionCount,
+  releaseOnConnection,
+} from './http/connection-requests.bound.js';
 import { createRateLimitHook, type RateLimitCheck } from './http/rate-limit.hook.js';
 import { RouteRegistry } from './http/route-registry.js';
 import { PUBLIC_RATE_LIMIT_STORE } from './infrastructure/di-tokens.js';
@@ -33,6 +37,7 @@ export function installFastifyHooks(
   fastify: FastifyInstance,
   { config, logger, clock }: { config: AppConfig; logger: Logger; clock: Clock },
 ): RateLimitCheck {
+  declareConnectionCount(fastify);
   const routes = app.get(RouteRegistry);
   fastify.addHook('onRoute', (route) => routes.add(route));
 

@@ -7,19 +7,30 @@
  * `RATE_LIMIT_EXCEEDED` (`details.reason: 'pipelined_requests'`), which closes the connection after it.
  */
 import { PassportError } from '@passport/core';
-import { type FastifyRequest } from 'fastify';
+import { type FastifyInstance, type FastifyRequest } from 'fastify';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Counted among its connection's requests in flight (`admitOnConnection`), until answered. */
+    countedOnConnection: boolean;
+  }
+}
 
 /** Requests of one connection in flight at once; an HTTP/1.1 client that waits for each answer has one. */
 export const MAX_REQUESTS_IN_FLIGHT_PER_CONNECTION = 32;
 
 const IN_FLIGHT = Symbol('passport.requestsInFlight');
-const COUNTED = Symbol('passport.countedInFlight');
 
 interface CountedSocket {
   [IN_FLIGHT]?: number;
 }
-interface CountedRequest {
-  [COUNTED]?: boolean;
+
+/**
+ * Declares the request's flag with Fastify, so every request object is built with it: set on requests
+ * as they come, it would change their shape midway through each request's life.
+ */
+export function declareConnectionCount(fastify: FastifyInstance): void {
+  fastify.decorateRequest('countedOnConnection', false);
 }
 
 /** Counts the request on its connection; throws (429) when the connection already has the bound in flight. */
@@ -28,7 +39,7 @@ export function admitOnConnection(request: FastifyRequest): void {
   if (!socket) return;
   const inFlight = (socket[IN_FLIGHT] ?? 0) + 1;
   socket[IN_FLIGHT] = inFlight;
-  (request.raw as unknown as CountedRequest)[COUNTED] = true;
+  request.countedOnConnection = true;
   if (inFlight > MAX_REQUESTS_IN_FLIGHT_PER_CONNECTION)
     throw new PassportError('RATE_LIMIT_EXCEEDED', {
       retryAfterSeconds: 1,
@@ -39,9 +50,8 @@ export function admitOnConnection(request: FastifyRequest): void {
 
 /** Uncounts an answered request (Fastify's onResponse); requests answered before `admitOnConnection` are skipped. */
 export function releaseOnConnection(request: FastifyRequest): void {
-  const raw = request.raw as unknown as CountedRequest;
-  if (!raw[COUNTED]) return;
-  raw[COUNTED] = false;
+  if (!request.countedOnConnection) return;
+  request.countedOnConnection = false;
   const socket = request.raw.socket as unknown as CountedSocket | null;
   if (socket) socket[IN_FLIGHT] = (socket[IN_FLIGHT] ?? 1) - 1;
 }
