@@ -22,7 +22,7 @@ import {
   type Clock,
   type PassportRecord,
 } from '@passport/core';
-import { hasPassportTimeBounds, isPassportLive, isPassportRevoked } from '@passport/core/passport';
+import { isPassportLive, isPassportRevoked } from '@passport/core/passport';
 import { tokenIdFromSubject } from '@passport/core/login';
 import { withReservedChainReads } from '@passport/adapters/caching';
 import {
@@ -31,6 +31,7 @@ import {
   type SessionRecord,
   type SessionStore,
 } from '@passport/core/ports';
+import { hasTimeBounds } from '../platform/chain/passport-time-bounds.js';
 import { ServerPassportCheck } from '../platform/chain/server-passport.check.js';
 import { CHAIN_READER, CLOCK, SESSION_STORE } from '../platform/infrastructure/di-tokens.js';
 import { EddsaJwtCodec, type JwtClaims, type JwtVerifyResult } from './eddsa-jwt.codec.js';
@@ -45,8 +46,6 @@ const invalidated = (reason: 'invalid_jwt_format' | 'error_checking_session', ca
 
 @Injectable()
 export class BearerAuthenticator {
-  private readonly timeBounded = new WeakMap<PassportRecord, boolean>();
-
   constructor(
     private readonly codec: EddsaJwtCodec,
     @Inject(SESSION_STORE) private readonly sessions: SessionStore,
@@ -173,16 +172,6 @@ export class BearerAuthenticator {
     return { claims, sessionId, tokenId: session.tokenId, passport };
   }
 
-  /** Whether `not_before` or `not_after` bounds the passport; remembered per record (the chain cache hands out the same one for ≤ 5 s). */
-  private hasTimeBounds(passport: PassportRecord): boolean {
-    let bounded = this.timeBounded.get(passport);
-    if (bounded === undefined) {
-      bounded = hasPassportTimeBounds(passport.metadata);
-      this.timeBounded.set(passport, bounded);
-    }
-    return bounded;
-  }
-
   /**
    * The holder's passport when it is still live and unrevoked; otherwise its session is closed and the
    * token refused. A fresh answer in the chain cache is judged on the calling stack.
@@ -200,7 +189,7 @@ export class BearerAuthenticator {
     passport: PassportRecord | null,
   ): PassportRecord | Promise<PassportRecord> {
     // Most passports have no time bounds: then the chain time is not needed (one read fewer per request).
-    if (passport && this.hasTimeBounds(passport)) {
+    if (passport && hasTimeBounds(passport)) {
       return this.readChain(() => this.chain.chainTimeMs()).then((chainTimeMs) =>
         this.verdict(session, passport, chainTimeMs),
       );
@@ -222,7 +211,7 @@ export class BearerAuthenticator {
           // while its logins and lines were already refused).
           passport.ownerId !== session.ownerId
           ? 'passport_transferred'
-          : this.hasTimeBounds(passport) && !isPassportLive(passport.metadata, chainTimeMs)
+          : hasTimeBounds(passport) && !isPassportLive(passport.metadata, chainTimeMs)
             ? 'passport_not_live'
             : null;
     if (cause === null) return passport!;

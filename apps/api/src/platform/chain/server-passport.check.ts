@@ -6,10 +6,11 @@
  * Reads go through the cached chain reader (≤ 5 s old), on the calling stack when the answer is cached.
  */
 import { ChainUnavailableError, PassportError, type ChainReader, type PassportRecord } from '@passport/core';
-import { hasPassportTimeBounds, isPassportLive, isPassportRevoked } from '@passport/core/passport';
+import { isPassportLive, isPassportRevoked } from '@passport/core/passport';
 import { canPeekPassport } from '@passport/core/ports';
 import { withReservedChainReads } from '@passport/adapters/caching';
 import { type ServerIdentity } from '../infrastructure/server-identity.js';
+import { hasTimeBounds } from './passport-time-bounds.js';
 
 export type ServerPassportProblem =
   | 'server_passport_not_found'
@@ -32,7 +33,6 @@ export class ServerPassportCheck {
         readonly atMs: number;
       }
     | undefined;
-  private readonly timeBounded = new WeakMap<PassportRecord, boolean>();
 
   constructor(
     private readonly server: Pick<ServerIdentity, 'tokenId' | 'ownerId'>,
@@ -82,7 +82,7 @@ export class ServerPassportCheck {
     if (!passport) return 'server_passport_not_found';
     if (isPassportRevoked(passport)) return 'server_passport_revoked';
     if (passport.ownerId !== this.server.ownerId) return 'server_passport_transferred';
-    if (!this.hasTimeBounds(passport)) return undefined;
+    if (!hasTimeBounds(passport)) return undefined;
     const last = this.boundedVerdict;
     if (last?.record === passport && performance.now() - last.atMs < BOUNDED_VERDICT_MS) return last.problem;
     return read(() => this.chain.chainTimeMs()).then((chainTimeMs) => {
@@ -90,16 +90,6 @@ export class ServerPassportCheck {
       this.boundedVerdict = { record: passport, problem, atMs: performance.now() };
       return problem;
     });
-  }
-
-  /** Remembered per record (the chain cache hands out the same one for ≤ 5 s): the dates are parsed once. */
-  private hasTimeBounds(passport: PassportRecord): boolean {
-    let bounded = this.timeBounded.get(passport);
-    if (bounded === undefined) {
-      bounded = hasPassportTimeBounds(passport.metadata);
-      this.timeBounded.set(passport, bounded);
-    }
-    return bounded;
   }
 }
 
