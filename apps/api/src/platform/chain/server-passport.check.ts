@@ -6,7 +6,7 @@
  * Reads go through the cached chain reader (≤ 5 s old), on the calling stack when the answer is cached.
  */
 import { ChainUnavailableError, PassportError, type ChainReader, type PassportRecord } from '@passport/core';
-import { isPassportLive, isPassportRevoked } from '@passport/core/passport';
+import { isPassportLive, isPassportRevoked, passportNotAfterMs } from '@passport/core/passport';
 import { canPeekPassport } from '@passport/core/ports';
 import { withReservedChainReads } from '@passport/adapters/caching';
 import { type ServerIdentity } from '../infrastructure/server-identity.js';
@@ -30,7 +30,7 @@ export class ServerPassportCheck {
     | {
         readonly record: PassportRecord;
         readonly problem: ServerPassportProblem | undefined;
-        readonly atMs: number;
+        readonly untilMs: number;
       }
     | undefined;
 
@@ -84,10 +84,19 @@ export class ServerPassportCheck {
     if (passport.ownerId !== this.server.ownerId) return 'server_passport_transferred';
     if (!hasTimeBounds(passport)) return undefined;
     const last = this.boundedVerdict;
-    if (last?.record === passport && performance.now() - last.atMs < BOUNDED_VERDICT_MS) return last.problem;
+    if (last?.record === passport && performance.now() < last.untilMs) return last.problem;
     return read(() => this.chain.chainTimeMs()).then((chainTimeMs) => {
       const problem = isPassportLive(passport.metadata, chainTimeMs) ? undefined : 'server_passport_not_live';
-      this.boundedVerdict = { record: passport, problem, atMs: performance.now() };
+      // A live verdict ends at not_after too: it adds nothing to the chain time's own age (a probe saw
+      // tokens honoured up to ~0.6 s past not_after, up to 2 s possible, where the holder check allows 1 s).
+      const notAfterMs = passportNotAfterMs(passport.metadata);
+      const liveForMs =
+        problem === undefined && notAfterMs !== null ? Math.max(0, notAfterMs - chainTimeMs) : Infinity;
+      this.boundedVerdict = {
+        record: passport,
+        problem,
+        untilMs: performance.now() + Math.min(BOUNDED_VERDICT_MS, liveForMs),
+      };
       return problem;
     });
   }
