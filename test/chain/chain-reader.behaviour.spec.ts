@@ -662,6 +662,29 @@ describe('ChainReader behaviour: caching and coalescing (reads counted at the fa
     expect(tokenReads()).toBe(5);
   });
 
+  // A probe: expired entries stayed until their key was asked again or 10 000 newer ones came, and a
+  // replaced ledger's listing pages held its records alive for good (hundreds of MB).
+  it('drops expired entries from the oldest end whenever it stores one', async () => {
+    for (const id of ['bhahbkbramax', 'lhsrldbjsnlh']) await cached.getPassport(id);
+    expect(cached.stats().entries).toBe(2);
+    clock.advance(5001);
+    await cached.getPassport('bjbvcjzqbdsj');
+    expect(cached.stats().entries).toBe(1);
+  });
+
+  it('bounds pages of records apart: listing pages never push single records out', async () => {
+    const paged = new CachingChainReader(fx.reader, { clock, maxEntries: 10, maxPageEntries: 2 });
+    await paged.getPassport('bhahbkbramax');
+    for (let from = 0; from < 4; from++) await paged.listPassports({ fromIndex: from, limit: 1 });
+    expect(paged.stats().entries).toBe(3); // the record and the 2 newest pages
+    await paged.getPassport('bhahbkbramax');
+    expect(tokenReads()).toBe(1);
+    const listReads = fx.rpc.count((r) => r.methodName === 'passport_tokens');
+    await paged.listPassports({ fromIndex: 3, limit: 1 }); // kept
+    await paged.listPassports({ fromIndex: 0, limit: 1 }); // evicted
+    expect(fx.rpc.count((r) => r.methodName === 'passport_tokens')).toBe(listReads + 1);
+  });
+
   it('caches account keys and chain time too', async () => {
     await Promise.all([
       cached.getAccountKeys('alice.near'),

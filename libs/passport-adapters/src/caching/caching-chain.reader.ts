@@ -17,6 +17,11 @@ export interface CachingChainReaderOptions {
   readonly chainTimeTtlMs?: number;
   /** Maximum number of cached entries. */
   readonly maxEntries?: number;
+  /**
+   * Maximum number of cached pages (of an owner's passports, of the listing), within `maxEntries`: a page
+   * holds up to 100 records, so 10 000 distinct pages held ~600 MB (a probe's listing cursors on NEAR).
+   */
+  readonly maxPageEntries?: number;
   readonly clock?: Clock;
 }
 
@@ -39,13 +44,16 @@ interface Entry {
 const MAX_TTL_MS = 5000;
 
 export class CachingChainReader implements ChainReader, CachedPassportPeek {
+  /** Records, keys and the chain time; pages apart (`pages`), each Map in the order entries were stored. */
   private readonly cache = new Map<string, Entry>();
+  private readonly pages = new Map<string, Entry>();
   private readonly inFlight = new Map<string, Promise<unknown>>();
   /** How long a found record stays cached (at most 5 s): caches derived from its records live no longer. */
   readonly ttlMs: number;
   private readonly negativeTtlMs: number;
   private readonly chainTimeTtlMs: number;
   private readonly maxEntries: number;
+  private readonly maxPageEntries: number;
   private readonly clock: Clock;
   private counters = { lookups: 0, cacheHits: 0, reads: 0 };
 
@@ -57,6 +65,7 @@ export class CachingChainReader implements ChainReader, CachedPassportPeek {
     this.negativeTtlMs = Math.min(opts.negativeTtlMs ?? 1000, this.ttlMs);
     this.chainTimeTtlMs = Math.min(opts.chainTimeTtlMs ?? 1000, this.ttlMs);
     this.maxEntries = Math.max(1, opts.maxEntries ?? 10_000);
+    this.maxPageEntries = Math.max(1, Math.min(opts.maxPageEntries ?? 256, this.maxEntries));
     this.clock = opts.clock ?? systemClock;
   }
 
@@ -123,12 +132,13 @@ export class CachingChainReader implements ChainReader, CachedPassportPeek {
   }
 
   stats(): ChainCacheStats {
-    return { ...this.counters, entries: this.cache.size };
+    return { ...this.counters, entries: this.cache.size + this.pages.size };
   }
 
   /** Drops every cached entry (in-flight requests still complete). */
   clear(): void {
     this.cache.clear();
+    this.pages.clear();
   }
 
   /**
@@ -146,13 +156,14 @@ export class CachingChainReader implements ChainReader, CachedPassportPeek {
   ): Promise<T> {
     this.counters.lookups++;
     const now = this.clock.nowMs();
-    const hit = this.cache.get(key);
+    const entries = isPageKey(key) ? this.pages : this.cache;
+    const hit = entries.get(key);
     if (hit) {
       if (hit.expiresAtMs > now) {
         this.counters.cacheHits++;
         return hit.value as T;
       }
-      this.cache.delete(key);
+      entries.delete(key);
     }
     const pending = this.inFlight.get(key);
     if (pending) {
@@ -176,12 +187,23 @@ export class CachingChainReader implements ChainReader, CachedPassportPeek {
   }
 
   private store(key: string, value: unknown, expiresAtMs: number): void {
+    const page = isPageKey(key);
+    const entries = page ? this.pages : this.cache;
+    const max = page ? this.maxPageEntries : this.maxEntries - Math.min(this.pages.size, this.maxPageEntries);
     // Map keeps insertion order: deleting first moves the key to the end, so the first key is the oldest.
-    this.cache.delete(key);
-    this.cache.set(key, { value, expiresAtMs });
-    while (this.cache.size > this.maxEntries) {
-      const oldest = this.cache.keys().next().value as string;
-      this.cache.delete(oldest);
+    entries.delete(key);
+    entries.set(key, { value, expiresAtMs });
+    // Expired entries go from the oldest end, up to the first live one (stored entries live ≤ 5 s, so the
+    // rest expire soon): a probe's stale listing pages held a replaced ledger's records alive for good.
+    const now = this.clock.nowMs();
+    for (const [oldestKey, oldest] of entries) {
+      if (entries.size <= max && oldest.expiresAtMs > now) break;
+      entries.delete(oldestKey);
     }
   }
+}
+
+/** Keys of pages of records (an owner's passports, the listing), bounded apart from single records. */
+function isPageKey(key: string): boolean {
+  return key.startsWith('o|') || key.startsWith('l|');
 }
