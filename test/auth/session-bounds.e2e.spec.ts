@@ -12,7 +12,8 @@ import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
 import { bearer, fetchChallenge, login, mintAndLogin, mintPassport, newKey } from '../support/passports.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
-const claimsOf = (jwt: string): Record<string, any> => JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString('utf8'));
+const claimsOf = (jwt: string): Record<string, any> =>
+  JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString('utf8'));
 
 describe('session bounds (SESSION_MAX_PER_PASSPORT=3, SESSION_MAX_ENTRIES=6)', () => {
   let app: TestApp;
@@ -35,7 +36,12 @@ describe('session bounds (SESSION_MAX_PER_PASSPORT=3, SESSION_MAX_ENTRIES=6)', (
     // Shifting fresh challenges instead repeats a second whenever a login takes a second (a loaded CI).
     const challenge = await fetchChallenge(app.baseUrl);
     for (let i = 0; i < 5; i++) {
-      const res = await login(app.baseUrl, { identifier: attacker.tokenId, key, challenge, shiftSeconds: -i });
+      const res = await login(app.baseUrl, {
+        identifier: attacker.tokenId,
+        key,
+        challenge,
+        shiftSeconds: -i,
+      });
       expect(res.status).toBe(200);
       tokens.push(res.body.jwt_token);
     }
@@ -54,14 +60,22 @@ describe('session bounds (SESSION_MAX_PER_PASSPORT=3, SESSION_MAX_ENTRIES=6)', (
     const refusedKey = newKey();
     const refused = await mintPassport(app, { owner: refusedKey });
     const res = await login(app.baseUrl, { identifier: refused.tokenId, key: refusedKey });
-    expectErrorEnvelope({ status: res.status, body: res.body, headers: res.headers } as never, 'SESSION_CAPACITY_REACHED');
+    expectErrorEnvelope(
+      { status: res.status, body: res.body, headers: res.headers } as never,
+      'SESSION_CAPACITY_REACHED',
+    );
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('60');
     // Nobody was logged out to make room.
     expect((await nonce(victim.jwt)).status).toBe(200);
     for (const current of tokens.slice(2)) expect((await nonce(current)).status).toBe(200);
     // The attacker's own further logins still rotate within its bound (closing its own, which frees a place).
-    const again = await login(app.baseUrl, { identifier: attacker.tokenId, key, challenge, shiftSeconds: -10 });
+    const again = await login(app.baseUrl, {
+      identifier: attacker.tokenId,
+      key,
+      challenge,
+      shiftSeconds: -10,
+    });
     expect(again.status).toBe(200);
     expect((await nonce(victim.jwt)).status).toBe(200);
   });
@@ -76,12 +90,44 @@ describe('login challenge, quota and passport status', () => {
   });
   afterAll(() => app.close());
 
+  // A probe: metadata the ledger accepts made a 24 KB token, refused on every JWT route (400
+  // REQUEST_HEADER_TOO_LARGE): the holder was logged in and locked out.
+  it('refuses a login whose token would not fit a request (PASSPORT_METADATA_TOO_LARGE), before using the challenge', async () => {
+    const key = newKey();
+    const big = await mintPassport(app, {
+      owner: key,
+      metadata: { allowed_iso3166list: 'US,'.repeat(2000), allowed_cidr: '10.0.0.0/8,'.repeat(300) },
+    });
+    const challenge = await fetchChallenge(app.baseUrl);
+    const refused = await login(app.baseUrl, { identifier: big.tokenId, key, challenge });
+    expect(refused.status).toBe(401);
+    expect(refused.body.error.code).toBe('PASSPORT_METADATA_TOO_LARGE');
+    expect(refused.body.error.details).toMatchObject({
+      failureReason: 'PASSPORT_METADATA_TOO_LARGE',
+      maxTokenBytes: 8192,
+    });
+    expect(refused.body.error.details.tokenBytes).toBeGreaterThan(8192);
+    // A passport just under the bound logs in, and its token is usable.
+    const fitting = await mintPassport(app, {
+      owner: key,
+      metadata: { allowed_iso3166list: 'US,'.repeat(1500) },
+    });
+    const ok = await login(app.baseUrl, { identifier: fitting.tokenId, key, challenge });
+    expect(ok.status).toBe(200);
+    const used = await fetch(`${app.baseUrl}/api/holanonce16ts`, { headers: bearer(ok.body.jwt_token) });
+    expect(used.status).toBe(200);
+  });
+
   it('one challenge gives one session, whatever the letter case of the identifier', async () => {
     const key = newKey();
     const { tokenId } = await mintPassport(app, { owner: key });
     const challenge = await fetchChallenge(app.baseUrl);
     expect((await login(app.baseUrl, { identifier: tokenId, key, challenge })).status).toBe(200);
-    const variants = [tokenId.toUpperCase(), tokenId[0].toUpperCase() + tokenId.slice(1), tokenId.slice(0, 6) + tokenId.slice(6).toUpperCase()];
+    const variants = [
+      tokenId.toUpperCase(),
+      tokenId[0].toUpperCase() + tokenId.slice(1),
+      tokenId.slice(0, 6) + tokenId.slice(6).toUpperCase(),
+    ];
     for (const identifier of variants) {
       const res = await login(app.baseUrl, { identifier, key, challenge });
       expect(res.status).not.toBe(200);
@@ -95,8 +141,12 @@ describe('login challenge, quota and passport status', () => {
   it('a passport over its quota can still log out (both paths)', async () => {
     for (const path of ['/api/logout', '/api/sessions/logout']) {
       const limited = await mintAndLogin(app, { metadata: { max_requests: '2', maxrq_window: '3600' } });
-      for (let i = 0; i < 2; i++) expect((await request('/api/holanonce16ts', { headers: bearer(limited.jwt) })).status).toBe(200);
-      expectErrorEnvelope(await request('/api/holanonce16ts', { headers: bearer(limited.jwt) }), 'RATE_LIMIT_EXCEEDED');
+      for (let i = 0; i < 2; i++)
+        expect((await request('/api/holanonce16ts', { headers: bearer(limited.jwt) })).status).toBe(200);
+      expectErrorEnvelope(
+        await request('/api/holanonce16ts', { headers: bearer(limited.jwt) }),
+        'RATE_LIMIT_EXCEEDED',
+      );
       const out = await request(path, { method: 'POST', headers: bearer(limited.jwt) });
       expect(out.status).toBe(200);
       expect(out.body.sessionClosed).toBe(true);

@@ -79,6 +79,9 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
+/** The largest token login issues: half the request-header limit, leaving room for every other header. */
+export const MAX_TOKEN_BYTES = 8 * 1024;
+
 @Injectable()
 export class LoginService {
   private readonly verifier: LoginVerifier;
@@ -152,7 +155,9 @@ export class LoginService {
     });
     // Liveness was judged at the chain's time (cached up to 1 s), the claims at this clock's: a passport
     // whose not_after fell between the two got a token expired at issue and a dead session (a probe).
-    if (built.claims.exp <= built.claims.iat) throw new PassportError('PASSPORT_NOT_LIVE');
+    if (built.claims.exp <= built.claims.iat)
+      throw new PassportError('PASSPORT_NOT_LIVE', { failureReason: 'PASSPORT_NOT_LIVE' });
+    this.assertTokenFits(built.claims);
     await this.recordLogin(verification.challenge, {
       sessionId: built.sessionId,
       tokenId: verification.tokenId,
@@ -166,6 +171,23 @@ export class LoginService {
     });
     const jwtToken = await this.codec.sign({ ...built.claims });
     return { jwtToken, tokenId: verification.tokenId, sessionId: built.sessionId };
+  }
+
+  /**
+   * The claims copy metadata fields whole (webhook_url, permissioned_routes, the CIDR and country lists):
+   * a token over MAX_TOKEN_BYTES would not fit the request headers it must travel in (16 KiB with the
+   * rest), and every use of it would be refused (a probe's 24 KB token: 400 REQUEST_HEADER_TOO_LARGE on
+   * every JWT route). Judged on the claims before the challenge and the session are written.
+   */
+  private assertTokenFits(claims: object): void {
+    // Header and signature of an EdDSA JWT are ~40 and 86 characters; the payload is base64url (4/3).
+    const bytes = 130 + Math.ceil((Buffer.byteLength(JSON.stringify(claims)) * 4) / 3);
+    if (bytes > MAX_TOKEN_BYTES)
+      throw new PassportError('PASSPORT_METADATA_TOO_LARGE', {
+        failureReason: 'PASSPORT_METADATA_TOO_LARGE',
+        tokenBytes: bytes,
+        maxTokenBytes: MAX_TOKEN_BYTES,
+      });
   }
 
   /**

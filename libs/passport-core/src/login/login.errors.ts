@@ -29,6 +29,9 @@ export const LOGIN_ERRORS = {
   LOGIN_MODE_POLICY_REJECTED: { message: 'The login mode of this server rejects this passport.' },
   PASSPORT_NOT_LIVE: { message: 'The passport is outside its not_before / not_after window.' },
   PASSPORT_REVOKED: { message: 'The passport has been revoked.' },
+  PASSPORT_METADATA_TOO_LARGE: {
+    message: 'The passport metadata would make a token larger than a request may carry (8 KiB).',
+  },
   SMART_CONTRACT_NOT_TRUSTED: {
     message: 'The passport was issued by a contract this server does not trust.',
   },
