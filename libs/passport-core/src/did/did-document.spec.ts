@@ -197,6 +197,29 @@ describe('buildDidDocument', () => {
     expect(JSON.parse(metadata.permissioned_routes)).toEqual({ '/api/metrics': 10 });
   });
 
+  // Found by a probe at scale: ESC, BEL, NUL and C1 controls (terminal escape sequences) reached the
+  // document whole, though the docs said the profile's characters were replaced.
+  it('#metadata replaces the controls that drive terminals, keeping LF, CRLF and TAB', () => {
+    const built = buildDidDocument(
+      {
+        ...record,
+        metadata: {
+          ...record.metadata,
+          userselected_dn: 'NNSWF=Esc\u001b[31mRED\u001b[0m,NSWF=Bell\u0007',
+          note: 'a\r\u001b]0;pwned\u0007\u0000end\u009b',
+          permissioned_routes: '{\r\n\t"/api/metrics": 10\n}',
+        },
+      },
+      owner.publicKey,
+      options,
+    );
+    const { metadata } = built.service.find((s) => s.id === 'did:passport:bjbvcjzqbdsj#metadata')!
+      .serviceEndpoint as { metadata: Record<string, string> };
+    expect(metadata.userselected_dn).toBe('NNSWF=Esc\ufffd[31mRED\ufffd[0m,NSWF=Bell\ufffd');
+    expect(metadata.note).toBe('a\ufffd\ufffd]0;pwned\ufffd\ufffdend\ufffd');
+    expect(JSON.parse(metadata.permissioned_routes)).toEqual({ '/api/metrics': 10 });
+  });
+
   it('#webhook and the public profile read a webhook_url alike (a bare host is https; a path alone is none)', () => {
     for (const [written, shown] of [
       ['12', 'https://12'],

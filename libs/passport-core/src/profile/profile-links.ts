@@ -142,14 +142,24 @@ export function webhookUrlOrNull(value: string | null | undefined): string | nul
  * (line breaks and tabs stay, so JSON written across lines stays JSON).
  */
 const HIDDEN_TEXT = /[\p{Cf}\p{Default_Ignorable_Code_Point}\u2800]/u;
-const HIDDEN_TEXT_ALL = new RegExp(HIDDEN_TEXT.source, 'gu');
 
 /** Whether `value` holds a character that carries hidden text (or any control). */
 export function hasHiddenText(value: string): boolean {
   return HIDDEN_TEXT.test(value) || /\p{Cc}/u.test(value);
 }
 
-/** `value` with each character that carries hidden text replaced by U+FFFD; line breaks and tabs kept. */
+/**
+ * The characters `hiddenTextReplaced` replaces: those carrying hidden text, and every control but the
+ * line breaks and tabs data keeps (LF, CR before LF, TAB): ESC, BEL, NUL, a lone CR and the C1 controls
+ * drive terminals (a probe's `\u001b]0;pwned\u0007` reached the DID document whole).
+ */
+const REPLACED_IN_DATA = new RegExp(
+  `${HIDDEN_TEXT.source}|[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f]|\\r(?!\\n)`,
+  'u',
+);
+const REPLACED_IN_DATA_ALL = new RegExp(REPLACED_IN_DATA.source, 'gu');
+
+/** `value` with each character that carries hidden text or drives a terminal replaced by U+FFFD; line breaks and tabs kept. */
 export function hiddenTextReplaced(value: string): string {
-  return HIDDEN_TEXT.test(value) ? value.replace(HIDDEN_TEXT_ALL, '\ufffd') : value;
+  return REPLACED_IN_DATA.test(value) ? value.replace(REPLACED_IN_DATA_ALL, '\ufffd') : value;
 }
