@@ -143,6 +143,15 @@ describe('did:passport endpoints', () => {
       expect(verifier.verify(newKey().signer.sign(message), message, key)).toBe(false);
     });
 
+    // Found by a probe at scale: /passport/ChAtbmaqbhem/did.json answered chatbmaqbhem's document, whose
+    // id is not the did:web DID a resolver asked for.
+    it('the did:web path takes the token id only as written: another spelling is 404 DID_NOT_FOUND', async () => {
+      const { tokenId } = await mintPassport(app, { owner: newKey() });
+      expect((await request(`/passport/${tokenId}/did.json`)).status).toBe(200);
+      const shouted = `${tokenId.slice(0, 1).toUpperCase()}${tokenId.slice(1)}`;
+      expectErrorEnvelope(await request(`/passport/${shouted}/did.json`), 'DID_NOT_FOUND');
+    });
+
     // Found by a probe: the did:web copy said id did:passport:…, and did:web requires the fetched
     // document's id to be the DID resolved, so a conformant resolver refused the advertised alias.
     it('the did-method document is the resolved one; the did:web copy is it with every id under the did:web alias', async () => {

@@ -87,7 +87,11 @@ export class DidController {
   @ApiOkResponse({ schema: didDocumentBodyComponent })
   @ApiErrors('INVALID_DID', 'DID_NOT_FOUND', 'DID_RESOLUTION_FAILED')
   async didWeb(@Param('tokenId') tokenId: string): Promise<DidDocument> {
-    const document = await this.documentFor(parseDid(`did:passport:${tokenId}`).tokenId);
+    const canonical = parseDid(`did:passport:${tokenId}`).tokenId;
+    // A did:web path is compared as written: another spelling of the token id would get a document whose
+    // id is not the DID its resolver asked for (a probe's ChAtbmaqbhem got chatbmaqbhem's).
+    if (canonical !== tokenId) throw new PassportError('DID_NOT_FOUND', { did: `did:passport:${tokenId}` });
+    const document = await this.documentFor(canonical);
     return asDidWebDocument(document, { publicBaseUrl: this.config.publicBaseUrl });
   }
 
