@@ -685,6 +685,29 @@ describe('ChainReader behaviour: caching and coalescing (reads counted at the fa
     expect(fx.rpc.count((r) => r.methodName === 'passport_tokens')).toBe(listReads + 1);
   });
 
+  // A probe of that fix: a live oldest entry shielded the expired ones behind it, and at the cap the
+  // live one was evicted (a found passport read again within its 5 s).
+  it('at its cap evicts every expired entry before a live one', async () => {
+    await cached.getPassport('bhahbkbramax'); // found: 5 s
+    clock.advance(1500);
+    for (const id of ['zzzzzzzzzzzz', 'yyyyyyyyyyyy']) await cached.getPassport(id); // not found: 1 s
+    clock.advance(1100);
+    await cached.getPassport('xxxxxxxxxxxx'); // a 4th entry over the cap of 3
+    expect(cached.stats().entries).toBe(2);
+    const reads = tokenReads();
+    await cached.getPassport('bhahbkbramax');
+    expect(tokenReads()).toBe(reads);
+  });
+
+  it("keeps an owner's pages with single records: listing pages never push them out", async () => {
+    const paged = new CachingChainReader(fx.reader, { clock, maxEntries: 10, maxPageEntries: 2 });
+    const ownerReads = () => fx.rpc.count((r) => r.methodName === 'passport_tokens_for_owner');
+    await paged.listPassportsByOwner('alice.near', { fromIndex: 0, limit: 1 });
+    for (let from = 0; from < 4; from++) await paged.listPassports({ fromIndex: from, limit: 1 });
+    await paged.listPassportsByOwner('alice.near', { fromIndex: 0, limit: 1 });
+    expect(ownerReads()).toBe(1);
+  });
+
   it('caches account keys and chain time too', async () => {
     await Promise.all([
       cached.getAccountKeys('alice.near'),

@@ -18,8 +18,8 @@ export interface CachingChainReaderOptions {
   /** Maximum number of cached entries. */
   readonly maxEntries?: number;
   /**
-   * Maximum number of cached pages (of an owner's passports, of the listing), within `maxEntries`: a page
-   * holds up to 100 records, so 10 000 distinct pages held ~600 MB (a probe's listing cursors on NEAR).
+   * Maximum number of cached listing pages, within `maxEntries`: a page holds up to 100 records, so
+   * 10 000 distinct pages held ~600 MB (a probe's listing cursors on NEAR).
    */
   readonly maxPageEntries?: number;
   readonly clock?: Clock;
@@ -44,7 +44,7 @@ interface Entry {
 const MAX_TTL_MS = 5000;
 
 export class CachingChainReader implements ChainReader, CachedPassportPeek {
-  /** Records, keys and the chain time; pages apart (`pages`), each Map in the order entries were stored. */
+  /** Records, keys, owner pages and the chain time; listing pages apart (`pages`), each Map in the order entries were stored. */
   private readonly cache = new Map<string, Entry>();
   private readonly pages = new Map<string, Entry>();
   private readonly inFlight = new Map<string, Promise<unknown>>();
@@ -197,13 +197,25 @@ export class CachingChainReader implements ChainReader, CachedPassportPeek {
     // rest expire soon): a probe's stale listing pages held a replaced ledger's records alive for good.
     const now = this.clock.nowMs();
     for (const [oldestKey, oldest] of entries) {
-      if (entries.size <= max && oldest.expiresAtMs > now) break;
+      if (oldest.expiresAtMs > now) break;
+      entries.delete(oldestKey);
+    }
+    if (entries.size <= max) return;
+    // Over the cap: every expired entry goes before a live one does (a live oldest entry shielded the
+    // expired ones behind it, and a probe's found passport was read again within its 5 s).
+    for (const [key, entry] of entries) if (entry.expiresAtMs <= now) entries.delete(key);
+    for (const oldestKey of entries.keys()) {
+      if (entries.size <= max) break;
       entries.delete(oldestKey);
     }
   }
 }
 
-/** Keys of pages of records (an owner's passports, the listing), bounded apart from single records. */
+/**
+ * Keys of listing pages, bounded apart: anyone can ask for any page, and a page holds up to 100 records.
+ * An owner's pages stay with single records (login by account id reads them; a probe's 256 listing pages
+ * pushed them out within a millisecond).
+ */
 function isPageKey(key: string): boolean {
-  return key.startsWith('o|') || key.startsWith('l|');
+  return key.startsWith('l|');
 }
