@@ -150,6 +150,9 @@ describe('did:passport endpoints', () => {
       expect((await request(`/passport/${tokenId}/did.json`)).status).toBe(200);
       const shouted = `${tokenId.slice(0, 1).toUpperCase()}${tokenId.slice(1)}`;
       expectErrorEnvelope(await request(`/passport/${shouted}/did.json`), 'DID_NOT_FOUND');
+      // Percent-encoded letters are another spelling too (a probe of the fix: %61… was decoded first).
+      const encoded = `%${tokenId.charCodeAt(0).toString(16)}${tokenId.slice(1)}`;
+      expectErrorEnvelope(await request(`/passport/${encoded}/did.json`), 'DID_NOT_FOUND');
     });
 
     // Found by a probe: the did:web copy said id did:passport:…, and did:web requires the fetched

@@ -6,7 +6,8 @@
  * so a transfer changes the key at once. Errors: 400 INVALID_DID, 404 DID_NOT_FOUND, 500
  * DID_RESOLUTION_FAILED (chain failures; never upstream text).
  */
-import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Query, Req } from '@nestjs/common';
+import { type FastifyRequest } from 'fastify';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { isPassportError, PassportError, parseDid, type ChainReader, type DidDocument } from '@passport/core';
 import { asDidWebDocument, describeDidMethod, resolveDidDocument } from '@passport/core/did';
@@ -86,11 +87,14 @@ export class DidController {
   })
   @ApiOkResponse({ schema: didDocumentBodyComponent })
   @ApiErrors('INVALID_DID', 'DID_NOT_FOUND', 'DID_RESOLUTION_FAILED')
-  async didWeb(@Param('tokenId') tokenId: string): Promise<DidDocument> {
+  async didWeb(@Param('tokenId') tokenId: string, @Req() request: FastifyRequest): Promise<DidDocument> {
     const canonical = parseDid(`did:passport:${tokenId}`).tokenId;
-    // A did:web path is compared as written: another spelling of the token id would get a document whose
-    // id is not the DID its resolver asked for (a probe's ChAtbmaqbhem got chatbmaqbhem's).
-    if (canonical !== tokenId) throw new PassportError('DID_NOT_FOUND', { did: `did:passport:${tokenId}` });
+    // A did:web path is compared as written, before any percent-decoding: another spelling of the token id
+    // (ChAtbmaqbhem, %61nenemcnadep) would get a document whose id is not the DID its resolver asked for.
+    const path = request.url.replace(/^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i, '').split(/[?#]/, 1)[0] ?? '';
+    const written = path.split('/')[2]; // /passport/<written>/did.json
+    if (canonical !== tokenId || written !== canonical)
+      throw new PassportError('DID_NOT_FOUND', { did: `did:passport:${tokenId}` });
     const document = await this.documentFor(canonical);
     return asDidWebDocument(document, { publicBaseUrl: this.config.publicBaseUrl });
   }

@@ -20,7 +20,9 @@ import {
   type ReplayStore,
   type SignatureVerifier,
   type Signer,
+  type PassportJwtClaims,
 } from '@passport/core';
+import { SESSION_STATUS_RENEWED } from '@passport/core/login';
 import { CachingChainReader } from '@passport/adapters/caching';
 import {
   LoginRecordFailure,
@@ -179,9 +181,12 @@ export class LoginService {
    * rest), and every use of it would be refused (a probe's 24 KB token: 400 REQUEST_HEADER_TOO_LARGE on
    * every JWT route). Judged on the claims before the challenge and the session are written.
    */
-  private assertTokenFits(claims: object): void {
-    // Header and signature of an EdDSA JWT are ~40 and 86 characters; the payload is base64url (4/3).
-    const bytes = 130 + Math.ceil((Buffer.byteLength(JSON.stringify(claims)) * 4) / 3);
+  private assertTokenFits(claims: PassportJwtClaims): void {
+    // Sized as the session's largest token: a renewal's session_status is the longest (a probe's renewed
+    // token was 31 bytes over the login's). Header and signature of an EdDSA JWT are ~40 and 86
+    // characters; the payload is base64url (4/3).
+    const payload = JSON.stringify({ ...claims, session_status: SESSION_STATUS_RENEWED });
+    const bytes = 130 + Math.ceil((Buffer.byteLength(payload) * 4) / 3);
     if (bytes > MAX_TOKEN_BYTES)
       throw new PassportError('PASSPORT_METADATA_TOO_LARGE', {
         failureReason: 'PASSPORT_METADATA_TOO_LARGE',

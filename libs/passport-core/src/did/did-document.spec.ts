@@ -217,6 +217,18 @@ describe('buildDidDocument', () => {
       .serviceEndpoint as { metadata: Record<string, string> };
     expect(metadata.userselected_dn).toBe('NNSWF=Esc\ufffd[31mRED\ufffd[0m,NSWF=Bell\ufffd');
     expect(metadata.note).toBe('a\ufffd\ufffd]0;pwned\ufffd\ufffdend\ufffd');
+    // A probe of that fix: the Unicode line separators, private use and lone surrogates passed.
+    const more = buildDidDocument(
+      { ...record, metadata: { ...record.metadata, note: 'a\u2028b\u2029c\ue000d\ud800e' } },
+      owner.publicKey,
+      options,
+    );
+    const moreMetadata = (
+      more.service.find((s) => s.id === 'did:passport:bjbvcjzqbdsj#metadata')!.serviceEndpoint as {
+        metadata: Record<string, string>;
+      }
+    ).metadata;
+    expect(moreMetadata.note).toBe('a\ufffdb\ufffdc\ufffdd\ufffde');
     expect(JSON.parse(metadata.permissioned_routes)).toEqual({ '/api/metrics': 10 });
   });
 

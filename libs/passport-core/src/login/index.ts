@@ -38,6 +38,7 @@ export {
   positiveIntegerClaim,
   tokenIdFromSubject,
   JWT_DEFAULT_LIFETIME_SECONDS,
+  SESSION_STATUS_RENEWED,
   type BuildJwtClaimsParams,
   type BuiltJwtClaims,
   type PassportJwtClaims,

@@ -151,10 +151,11 @@ export function hasHiddenText(value: string): boolean {
 /**
  * The characters `hiddenTextReplaced` replaces: those carrying hidden text, and every control but the
  * line breaks and tabs data keeps (LF, CR before LF, TAB): ESC, BEL, NUL, a lone CR and the C1 controls
- * drive terminals (a probe's `\u001b]0;pwned\u0007` reached the DID document whole).
+ * drive terminals (a probe's `\u001b]0;pwned\u0007` reached the DID document whole); the Unicode line
+ * and paragraph separators, private-use characters (invisible in most fonts) and lone surrogates too.
  */
 const REPLACED_IN_DATA = new RegExp(
-  `${HIDDEN_TEXT.source}|[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f]|\\r(?!\\n)`,
+  `${HIDDEN_TEXT.source}|[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u2028\\u2029\\p{Co}\\p{Cs}]|\\r(?!\\n)`,
   'u',
 );
 const REPLACED_IN_DATA_ALL = new RegExp(REPLACED_IN_DATA.source, 'gu');
