@@ -21,10 +21,9 @@ import {
   type RootDiscovery,
 } from './discovery.schema.js';
 import { policyDocument, type PolicyName } from './policy.documents.js';
+import { JSON_UTF8 } from '../platform/http/json-content-type.js';
 
 const stamp = (requestId: string) => ({ requestId, timestamp: isoTimestamp() });
-const JSON_UTF8 = 'application/json; charset=utf-8';
-
 @ApiTags('discovery')
 @Controller()
 export class DiscoveryController {

@@ -16,8 +16,7 @@ import { Caller, type AuthContext } from '../session/auth-context.js';
 import { BearerAuthGuard } from '../session/bearer-auth.guard.js';
 import { BEARER_ERRORS } from '../login/login.controller.js';
 import { ownIdentityComponent } from './me-identity.schema.js';
-
-const JSON_UTF8 = 'application/json; charset=utf-8';
+import { JSON_UTF8 } from '../platform/http/json-content-type.js';
 
 @ApiTags('identity')
 @Controller('api/me')

@@ -128,7 +128,7 @@ export class McpResourceCatalog {
   private async json(
     uri: string,
     produce: () => unknown,
-    bytesOf: () => Buffer = () => Buffer.from(JSON.stringify(produce())),
+    bytesOf?: () => Buffer,
   ): Promise<McpResourceContent> {
     const value = await this.guard(uri, async () => produce());
     const cached = this.serialised.get(uri);
@@ -138,7 +138,7 @@ export class McpResourceCatalog {
       type: JSON_TYPE,
       text: JSON.stringify(value, null, 2),
       json: value,
-      jsonBytes: await this.guard(uri, async () => bytesOf()),
+      jsonBytes: bytesOf ? await this.guard(uri, async () => bytesOf()) : Buffer.from(JSON.stringify(value)),
     };
     this.serialised.set(uri, content);
     return content;

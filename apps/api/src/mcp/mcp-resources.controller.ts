@@ -14,8 +14,7 @@ import { MARKDOWN } from './mcp-resource.manifest.js';
 import { MCP_LIVE_DOCUMENTS, MCP_RESOURCE_CATALOG } from './mcp.di-tokens.js';
 import { type LiveDocumentSources } from './mcp-resource.catalog.js';
 import { mcpResourceListComponent, type McpResourceList } from './mcp-resources.schema.js';
-
-const JSON_UTF8 = 'application/json; charset=utf-8';
+import { JSON_UTF8 } from '../platform/http/json-content-type.js';
 
 @ApiTags('mcp')
 @Controller('api/mcp')

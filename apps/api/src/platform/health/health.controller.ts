@@ -11,9 +11,9 @@ import { CHAIN_HEALTH_INDICATOR, STORE_HEALTH_INDICATOR } from '../infrastructur
 import { type HealthIndicator } from '../infrastructure/health-indicator.js';
 import { isoTimestamp } from '../http/iso-timestamp.js';
 import { healthComponent, type Health } from './health.schema.js';
+import { JSON_UTF8 } from '../http/json-content-type.js';
 
 export const SERVICE_NAME = 'passport-identity-api';
-const JSON_UTF8 = 'application/json; charset=utf-8';
 /** A check slower than this counts as failed. */
 export const HEALTH_CHECK_TIMEOUT_MS = 1500;
 /**

@@ -20,6 +20,7 @@ import { buildErrorEnvelope } from './error-envelope.js';
 import { resolveRequestId } from './request-id.js';
 import { AppError } from './app.error.js';
 import { httpStatusOfError } from './http-status.table.js';
+import { JSON_UTF8 } from './json-content-type.js';
 
 const REASON: Record<number, string> = {
   400: 'Bad Request',
@@ -86,7 +87,7 @@ export function answerExpectationsInEnvelope(server: Server): void {
     const requestId = resolveRequestId(request.headers);
     const body = JSON.stringify(buildErrorEnvelope(error, requestId));
     response.writeHead(httpStatusOfError(error), {
-      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Type': JSON_UTF8,
       'Content-Length': Buffer.byteLength(body),
       'X-Request-Id': requestId,
       Connection: 'close',

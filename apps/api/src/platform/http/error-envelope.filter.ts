@@ -16,6 +16,7 @@ import { RouteRegistry } from './route-registry.js';
 import { AppError } from './app.error.js';
 import { type PassportError } from '@passport/core';
 import { httpStatusOfError } from './http-status.table.js';
+import { JSON_UTF8 } from './json-content-type.js';
 
 /** Links to the documentation, as absolute URLs of this deployment. */
 export function documentationLinks(publicBaseUrl: string): Record<string, string> {
@@ -123,7 +124,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     reply
       .status(status)
       .header('X-Request-Id', requestId)
-      .header('Content-Type', 'application/json; charset=utf-8')
+      .header('Content-Type', JSON_UTF8)
       .send(JSON.stringify(buildErrorEnvelope(error, requestId)));
   }
 }

@@ -13,6 +13,7 @@ import { type FastifyError, type FastifyReply, type FastifyRequest } from 'fasti
 import { buildErrorEnvelope } from './error-envelope.js';
 import { AppError } from './app.error.js';
 import { httpStatusOfError } from './http-status.table.js';
+import { JSON_UTF8 } from './json-content-type.js';
 
 /** Filled in once the app's providers exist (the handler must be given to Fastify before that). */
 export interface FrameworkErrorServices {
@@ -48,7 +49,7 @@ async function answer(
   void reply
     .status(httpStatusOfError(error))
     .header('X-Request-Id', request.id)
-    .header('Content-Type', 'application/json; charset=utf-8')
+    .header('Content-Type', JSON_UTF8)
     .send(JSON.stringify(buildErrorEnvelope(error, request.id)));
 }
 

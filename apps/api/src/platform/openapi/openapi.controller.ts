@@ -13,6 +13,7 @@ import {
 } from '@nestjs/swagger';
 import { ApiErrors } from './api-errors.decorator.js';
 import { OpenApiDocumentService } from './openapi-document.service.js';
+import { JSON_UTF8 } from '../http/json-content-type.js';
 
 const DOCUMENT_SCHEMA: SchemaObject = {
   type: 'object',
@@ -24,8 +25,6 @@ const DOCUMENT_SCHEMA: SchemaObject = {
     paths: { type: 'object', additionalProperties: true },
   },
 };
-
-const JSON_UTF8 = 'application/json; charset=utf-8';
 
 @ApiTags('documentation')
 @Controller()
