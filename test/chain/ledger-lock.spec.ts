@@ -144,9 +144,13 @@ it('a live writer is waited for, however its lock looks, until 20 × staleMs; th
   }
 });
 
+// A takeover is judged on the lock's writer, never its age: the takers below may wait up to 5 s (a loaded
+// CI machine took longer than 100 ms over it), far below the 30 s × 20 after which any lock is abandoned.
+const TAKEOVER_WAIT_MS = 5000;
+
 it('a lock of a process that is gone is taken over at once, however young', async () => {
   await writeFile(lock, lockText(deadPid(), '12345'));
-  await append('aaaaaaaaaaaa', { lockTimeoutMs: 100 });
+  await append('aaaaaaaaaaaa', { lockTimeoutMs: TAKEOVER_WAIT_MS });
   expect(await ledgerIds()).toEqual(['aaaaaaaaaaaa']);
   await expect(stat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
 });
@@ -155,12 +159,12 @@ it('a lock of a process that is gone is taken over at once, however young', asyn
 // the live pid of the next one; and a live pid may have been reused by another process.
 it('a lock naming a live pid that started at another time (this very process included) is taken over at once', async () => {
   await writeFile(lock, lockText(process.pid, '1'));
-  await append('aaaaaaaaaaaa', { lockTimeoutMs: 100 });
+  await append('aaaaaaaaaaaa', { lockTimeoutMs: TAKEOVER_WAIT_MS });
   const writer = spawn('sleep', ['30']);
   try {
     await new Promise((resolve) => writer.once('spawn', resolve));
     await writeFile(lock, lockText(writer.pid!, '1'));
-    await append('bbbbbbbbbbbb', { lockTimeoutMs: 100 });
+    await append('bbbbbbbbbbbb', { lockTimeoutMs: TAKEOVER_WAIT_MS });
   } finally {
     writer.kill();
   }
