@@ -582,6 +582,25 @@ describe('passport CLI', () => {
       expect(await readFile(join(dir, 'ledger.json'), 'utf8')).toBe(before);
     });
 
+    // Found by a probe: metadata the ledger takes made login tokens too long for a request header, so
+    // every login of the minted passport was refused (PASSPORT_METADATA_TOO_LARGE).
+    it('mint refuses a passport whose login tokens would exceed 8192 bytes, writing nothing; one under it is minted', async () => {
+      const ledger = join(dir, 'ledger.json');
+      const before = await readFile(ledger, 'utf8');
+      const routes = (n: number) =>
+        Array.from({ length: n }, (_, i) => ['--admin-route', `/api/r${i}`]).flat();
+      const refused = await cli(['mint', '--owner', 'alice.near', ...routes(400)], env);
+      expect(refused.code).toBe(2);
+      expect(refused.err).toMatch(
+        /^passport mint: the passport's login tokens would be \d+ bytes .*at most 8192 .*PASSPORT_METADATA_TOO_LARGE.*: nothing was written\n$/,
+      );
+      expect(Number(/would be (\d+) bytes/.exec(refused.err)![1])).toBeGreaterThan(8192);
+      expect(await readFile(ledger, 'utf8')).toBe(before);
+      const minted = await cli(['mint', '--owner', 'alice.near', ...routes(200)], env);
+      expect(minted.err).toBe('');
+      expect(minted.code).toBe(0);
+    });
+
     // Found by a probe: a mint through a hard link replaced that name only (the API's ledger never got
     // the passport), and a loop of symbolic links was an "unexpected error", exit 1.
     it('mint refuses a hard-linked ledger and a loop of symbolic links with one line, writing nothing', async () => {

@@ -22,7 +22,7 @@ import {
   type Signer,
   type PassportJwtClaims,
 } from '@passport/core';
-import { SESSION_STATUS_RENEWED } from '@passport/core/login';
+import { MAX_LOGIN_TOKEN_BYTES, sessionTokenBytes } from '@passport/core/login';
 import { CachingChainReader } from '@passport/adapters/caching';
 import {
   LoginRecordFailure,
@@ -80,9 +80,6 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }
-
-/** The largest token login issues: half the request-header limit, leaving room for every other header. */
-export const MAX_TOKEN_BYTES = 8 * 1024;
 
 @Injectable()
 export class LoginService {
@@ -177,21 +174,18 @@ export class LoginService {
 
   /**
    * The claims copy metadata fields whole (webhook_url, permissioned_routes, the CIDR and country lists):
-   * a token over MAX_TOKEN_BYTES would not fit the request headers it must travel in (16 KiB with the
+   * a token over MAX_LOGIN_TOKEN_BYTES would not fit the request headers it must travel in (16 KiB with the
    * rest), and every use of it would be refused (a probe's 24 KB token: 400 REQUEST_HEADER_TOO_LARGE on
-   * every JWT route). Judged on the claims before the challenge and the session are written.
+   * every JWT route). Judged on the claims (sized as the session's longest token, a renewal's) before
+   * the challenge and the session are written.
    */
   private assertTokenFits(claims: PassportJwtClaims): void {
-    // Sized as the session's largest token: a renewal's session_status is the longest (a probe's renewed
-    // token was 31 bytes over the login's). Header and signature of an EdDSA JWT are ~40 and 86
-    // characters; the payload is base64url (4/3).
-    const payload = JSON.stringify({ ...claims, session_status: SESSION_STATUS_RENEWED });
-    const bytes = 130 + Math.ceil((Buffer.byteLength(payload) * 4) / 3);
-    if (bytes > MAX_TOKEN_BYTES)
+    const bytes = sessionTokenBytes(claims);
+    if (bytes > MAX_LOGIN_TOKEN_BYTES)
       throw new PassportError('PASSPORT_METADATA_TOO_LARGE', {
         failureReason: 'PASSPORT_METADATA_TOO_LARGE',
         tokenBytes: bytes,
-        maxTokenBytes: MAX_TOKEN_BYTES,
+        maxTokenBytes: MAX_LOGIN_TOKEN_BYTES,
       });
   }
 

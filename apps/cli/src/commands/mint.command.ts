@@ -8,7 +8,7 @@
  * another port names that server rather than http://localhost:3000.
  */
 import { hasUnprintable, printableText } from '@passport/core/codecs';
-import { isExactRoutePath } from '@passport/core/login';
+import { isExactRoutePath, loginTokenBytes, MAX_LOGIN_TOKEN_BYTES } from '@passport/core/login';
 import { isTokenId, randomFaceTokenId } from '@passport/core';
 import { cryptoRandomInt } from '@passport/core/token-id';
 import { DN_MAX_LENGTH, isDnFullyParsed } from '@passport/core/profile';
@@ -204,11 +204,12 @@ export const mintCommand: CliCommand = {
       (credentials) => credentials.accountId,
       () => null,
     );
+    const serverPassport = familyServerPassport(ledger.passports, root.token_id, serverAccount);
     const apiBase = (
       values.api ??
       values['api-url'] ??
       io.env.PUBLIC_BASE_URL ??
-      familyServerUrl(ledger.passports, root.token_id, serverAccount) ??
+      serverPassport?.metadata.subjectuniqueidentifier_url ??
       'http://localhost:3000'
     ).replace(/\/+$/, '');
 
@@ -251,6 +252,23 @@ export const mintCommand: CliCommand = {
       },
     });
 
+    // The login copies metadata into the token: a passport whose tokens would not fit a request header
+    // is refused by every login (PASSPORT_METADATA_TOO_LARGE), so it is not minted. Sized against the
+    // family server as the ledger records it (an unknown owner account at its longest, 64 characters).
+    const tokenBytes = loginTokenBytes({
+      passport: { tokenId, metadata },
+      server: {
+        serviceProviderId: root.token_id,
+        tokenId: serverPassport?.token_id ?? tokenId,
+        ownerId: serverPassport?.owner_id ?? serverAccount ?? 'f'.repeat(64),
+        publicBaseUrl: apiBase,
+      },
+    });
+    if (tokenBytes > MAX_LOGIN_TOKEN_BYTES)
+      throw new CliError(
+        `the passport's login tokens would be ${tokenBytes} bytes (permissioned routes, webhook URL and the other copied metadata); the service issues at most ${MAX_LOGIN_TOKEN_BYTES} and refuses its logins (PASSPORT_METADATA_TOO_LARGE): nothing was written`,
+      );
+
     await updateLedgerFile(ledgerFile, (doc) => {
       if (doc.passports.some((p) => p.token_id === tokenId))
         throw new CliError(`${tokenId} already exists in ${ledgerFile}`);
@@ -271,14 +289,12 @@ export const mintCommand: CliCommand = {
 };
 
 /**
- * The family server's URL as the ledger records it: the `subjectuniqueidentifier_url` of the server
- * passport (owned by the server key when it is known, else the first passport of the family that has one).
+ * The family server's passport as the ledger records it: the member with an http(s)
+ * `subjectuniqueidentifier_url` owned by the server key when it is known, else the first such member.
  */
-function familyServerUrl(
-  passports: readonly { token_id: string; owner_id: string; metadata: Record<string, string> }[],
-  rootTokenId: string,
-  serverAccount: string | null,
-): string | undefined {
+function familyServerPassport<
+  P extends { token_id: string; owner_id: string; metadata: Record<string, string> },
+>(passports: readonly P[], rootTokenId: string, serverAccount: string | null): P | undefined {
   const members = passports.filter(
     (p) =>
       p.token_id !== rootTokenId &&
@@ -286,6 +302,5 @@ function familyServerUrl(
       typeof p.metadata.subjectuniqueidentifier_url === 'string' &&
       /^https?:\/\//.test(p.metadata.subjectuniqueidentifier_url),
   );
-  const server = members.find((p) => p.owner_id === serverAccount) ?? members[0];
-  return server?.metadata.subjectuniqueidentifier_url;
+  return members.find((p) => p.owner_id === serverAccount) ?? members[0];
 }

@@ -43,6 +43,12 @@ export {
   type BuiltJwtClaims,
   type PassportJwtClaims,
 } from './jwt-claims.js';
+export {
+  loginTokenBytes,
+  sessionTokenBytes,
+  MAX_LOGIN_TOKEN_BYTES,
+  type LoginTokenBytesParams,
+} from './jwt-size.js';
 export { ulid, ulidTimeMs, ULID_PATTERN, type RandomBytes } from './ulid.js';
 
 // Privileged routes
