@@ -355,6 +355,19 @@ function httpTimeouts(env: Env): HttpTimeoutsConfig {
  * Builds the configuration from an environment (normally `process.env`). Pure apart from
  * resolving relative paths against the current directory.
  */
+/**
+ * A deployment's HOLA host marker: a host name (labels of letters and digits with inner hyphens) or an
+ * IPv4 address, and an optional port 1-65535. The marker's characters were checked alone before, so
+ * "..", "-" and ":99999" were taken (a probe).
+ */
+function isServiceHostMarker(marker: string): boolean {
+  const match = /^([a-z0-9.-]+)(?::(\d{1,5}))?$/.exec(marker);
+  if (match === null) return false;
+  const [, host, port] = match;
+  if (port !== undefined && (Number(port) < 1 || Number(port) > 65535 || port.startsWith('0'))) return false;
+  return host.split('.').every((label) => /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(label));
+}
+
 export function loadConfig(env: Env): AppConfig {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const host = read(env, 'HOST') ?? '0.0.0.0';
@@ -376,14 +389,17 @@ export function loadConfig(env: Env): AppConfig {
 
   const serviceHostRaw = read(env, 'SERVICE_HOST');
   const serviceHost = (serviceHostRaw ?? publicUrl.host).toLowerCase();
-  if (!/^[a-z0-9.-]+(:\d{1,5})?$/.test(serviceHost) || serviceHost.includes('/')) {
+  if (!isServiceHostMarker(serviceHost)) {
     // Unset, the marker comes from PUBLIC_BASE_URL: an IPv6 host there is no HOLA host marker (protocol §2).
     if (serviceHostRaw === undefined)
       throw new ConfigError(
         'PUBLIC_BASE_URL',
         `has a host that cannot be a HOLA host marker (host[:port] of letters, digits, dots and hyphens; got "${serviceHost}"): set SERVICE_HOST`,
       );
-    throw new ConfigError('SERVICE_HOST', `must be host[:port] (got "${serviceHost}")`);
+    throw new ConfigError(
+      'SERVICE_HOST',
+      `must be host[:port]: dot-separated labels of letters, digits and inner hyphens, a port 1-65535 (got "${serviceHost}")`,
+    );
   }
 
   const dataDir = path.resolve(read(env, 'DATA_DIR') ?? './data');
