@@ -38,6 +38,7 @@ import { resolveRequestId } from './platform/http/request-id.js';
 import { CLOCK } from './platform/infrastructure/di-tokens.js';
 import { installFastifyHooks } from './platform/fastify-hooks.js';
 import { Readiness } from './platform/lifecycle/readiness.js';
+import { boundStalledSends } from './platform/http/stalled-send.bound.js';
 import { lazyChildLoggerFactory } from './platform/logging/lazy-request-logger.js';
 import { createLogger, PinoNestLogger } from './platform/logging/logger.js';
 import { OpenApiDocumentService } from './platform/openapi/openapi-document.service.js';
@@ -118,6 +119,16 @@ export async function createApp(
   };
   answerExpectationsInEnvelope(fastify.server as Server);
   answerConnectInEnvelope(fastify.server as Server);
+  const stalledSends = boundStalledSends(fastify.server as Server, timeouts.sendTimeoutMs, (pendingBytes) =>
+    logger.info(
+      { pendingBytes },
+      'connection destroyed: its client read none of its answers for HTTP_SEND_TIMEOUT_MS',
+    ),
+  );
+  fastify.addHook('onClose', (_instance, done) => {
+    stalledSends.close();
+    done();
+  });
 
   app.get(OpenApiDocumentService).attach(app);
   await app.init();

@@ -72,14 +72,14 @@ describe('the size of a session’s tokens', () => {
         expect(Buffer.byteLength(login)).toBeLessThanOrEqual(bytes);
         // Renewed when due (the last fifth of the token's hour).
         const renewed = renewTokenClaims({
-          claims: built.claims,
+          claims: { ...built.claims },
           nowMs: now + 3000 * 1000,
           passportNotAfterMs: null,
           signer,
         });
         expect(renewed).not.toBeNull();
         expect(Buffer.byteLength(await codec.sign(renewed!.claims))).toBe(bytes);
-        const closed = terminationTokenClaims({ claims: built.claims, nowMs: now + 10_000, signer });
+        const closed = terminationTokenClaims({ claims: { ...built.claims }, nowMs: now + 10_000, signer });
         expect(Buffer.byteLength(await codec.sign(closed))).toBeLessThanOrEqual(bytes);
         // The keyless estimate of `passport mint` reads the same size.
         expect(loginTokenBytes({ passport, server, nowMs: now })).toBe(bytes);

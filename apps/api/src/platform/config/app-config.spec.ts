@@ -70,6 +70,8 @@ describe('loadConfig rejects bad values with one line naming the variable', () =
     ['WEBHOOK_TEST_ENABLED', { WEBHOOK_TEST_ENABLED: 'yes' }],
     ['MCP_MAX_SESSIONS', { MCP_MAX_SESSIONS: '0' }],
     ['SESSION_TTL_SECONDS', { SESSION_TTL_SECONDS: '0' }],
+    ['HTTP_SEND_TIMEOUT_MS', { HTTP_SEND_TIMEOUT_MS: '999' }],
+    ['HTTP_SEND_TIMEOUT_MS', { HTTP_SEND_TIMEOUT_MS: '60s' }],
     ['JWT_RENEWAL', { JWT_RENEWAL: 'client' }],
     ['SESSION_MAX_ENTRIES', { SESSION_MAX_ENTRIES: '-5' }],
     ['SESSION_MAX_PER_PASSPORT', { SESSION_MAX_PER_PASSPORT: 'many' }],

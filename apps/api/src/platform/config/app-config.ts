@@ -69,6 +69,11 @@ export interface HttpTimeoutsConfig {
   readonly keepAliveTimeoutMs: number;
   /** HTTP_CONNECTION_TIMEOUT_MS [300000]: a socket with no traffic at all for this long is destroyed. */
   readonly connectionTimeoutMs: number;
+  /**
+   * HTTP_SEND_TIMEOUT_MS [60000, nginx's send_timeout]: a socket whose client has read none of its pending answers for this
+   * long is destroyed, and the answers held for it are freed (stalled-send.bound.ts).
+   */
+  readonly sendTimeoutMs: number;
 }
 
 /** Bounds of the single-use (replay) record store; a live record is never evicted to make room. */
@@ -348,6 +353,7 @@ function httpTimeouts(env: Env): HttpTimeoutsConfig {
     headersTimeoutMs,
     keepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000),
     connectionTimeoutMs: integer(env, 'HTTP_CONNECTION_TIMEOUT_MS', 300_000, 1_000, 86_400_000),
+    sendTimeoutMs: integer(env, 'HTTP_SEND_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
   };
 }
 
