@@ -274,12 +274,17 @@ describe('passport CLI', () => {
       '/painted/api/holanonce16ts': { timestamp: `${escape}RED`, noncetsHex: '\r\nverified aaaa' },
       '/painted/api/login/timestamp': { timestamp_iso: '2026-04-19T10:47:00.000Z' },
       '/painted/api/login': { jwt_token: `${escape}fake`, passportid: 'x' },
+      // A probe: this challenge made the owner key sign `<tokenId>:evil-agent:<unix>:<key>`, a delegation.
+      '/delegating/api/login/timestamp': { timestamp_iso: `:evil-agent:1795000000:${'A'.repeat(43)}` },
+      '/delegating/api/login': { jwt_token: 'never.asked.for' },
       '/bare/api/holanonce16ts': {},
       '/half/api/holanonce16ts': { timestamp: '2026-04-19T10:47:00.000Z' },
     };
-    const server = createServer((req, res) =>
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answers[req.url ?? ''])),
-    );
+    const requested: string[] = [];
+    const server = createServer((req, res) => {
+      requested.push(req.url ?? '');
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answers[req.url ?? '']));
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const keyFile = join(dir, 'k.json');
@@ -322,6 +327,22 @@ describe('passport CLI', () => {
         'passport login: /api/login answered without a jwt_token (three base64url segments)\n',
       ]);
       await expect(readFile(jwtFile)).rejects.toMatchObject({ code: 'ENOENT' });
+      const requestsBefore = requested.length;
+      const delegating = await cli([
+        'login',
+        '--api',
+        `${base}/delegating`,
+        '--key',
+        keyFile,
+        '--passport',
+        'bhahbkbramax',
+      ]);
+      expect([delegating.code, delegating.out]).toEqual([2, '']);
+      expect(delegating.err).toMatch(
+        /^passport login: \/api\/login\/timestamp answered a timestamp_iso that is not a challenge time .*nothing was signed\n$/,
+      );
+      // Nothing was signed, so nothing was sent to /api/login.
+      expect(requested.slice(requestsBefore)).toEqual(['/delegating/api/login/timestamp']);
 
       const line = (
         await cli(['hola', '--key', keyFile, '--passport', 'bhahbkbramax', '--host', 'h.example'])

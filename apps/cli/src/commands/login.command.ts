@@ -4,6 +4,8 @@
  * (or `accountid`), `timestamp_iso` and the signature. Prints the JWT or stores it (mode 0600).
  */
 import { buildLoginRequest, isTokenId } from '@passport/core';
+import { isChallengeTimestampIso } from '@passport/core/login';
+import { printableText } from '@passport/core/codecs';
 import { createNodeSigner } from '@passport/core/node';
 import {
   ApiError,
@@ -62,6 +64,12 @@ an existing --save file is replaced only when it is empty or holds a saved JWT, 
       const challenge = await callApi(io, `${api}/api/login/timestamp`);
       if (typeof challenge.timestamp_iso !== 'string')
         throw new CliError('/api/login/timestamp answered without timestamp_iso');
+      // The key signs the identifier and this text: anything but a challenge time could make it sign
+      // another message (a delegation, protocol §6).
+      if (!isChallengeTimestampIso(challenge.timestamp_iso))
+        throw new CliError(
+          `/api/login/timestamp answered a timestamp_iso that is not a challenge time (YYYY-MM-DDTHH:MM:SS.000Z): ${JSON.stringify(printableText(challenge.timestamp_iso, 80))}; nothing was signed`,
+        );
       return challenge.timestamp_iso;
     };
     const logIn = async (timestampIso: string) => {

@@ -6,6 +6,7 @@
 
 // Login requests and credentials
 export {
+  isChallengeTimestampIso,
   validateLoginRequest,
   type LoginIdentifierKind,
   type LoginRequest,

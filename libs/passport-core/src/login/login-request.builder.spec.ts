@@ -58,4 +58,39 @@ describe('buildLoginRequest', () => {
       { numRuns: 50 },
     );
   });
+
+  // Found by a probe: a fake server's timestamp_iso ":evil-agent:<unix>:<key>" made the owner key sign
+  // `<tokenId>:evil-agent:<unix>:<key>`, a delegation (protocol §6) the real service accepted.
+  it.each([
+    ':evil-agent:1795000000:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+    '2026-11-26T05:00:00Z',
+    '2026-11-26T05:00:00.123Z',
+    '2026-11-26T05:00:00.000+00:00',
+    '2026-11-26',
+    '1795000000',
+    ' 2026-11-26T05:00:00.000Z',
+    '',
+  ])('signs nothing for a challenge text that is not a challenge time: %j', (text) => {
+    const signed: Uint8Array[] = [];
+    const sign = (message: Uint8Array) => (signed.push(message), signer.sign(message));
+    expect(() =>
+      buildLoginRequest({ identity: { passportId: 'bjbvcjzqbdsj' }, timestampIso: text, signer: { sign } }),
+    ).toThrow(expect.objectContaining({ code: 'INVALID_LOGIN_TIMESTAMP' }));
+    expect(signed).toEqual([]);
+  });
+
+  it.each([
+    [{ passportId: 'bjbvcjzqbdsj:evil' }],
+    [{ passportId: '' }],
+    [{ accountId: 'alice.near:x' }],
+    [{ accountId: '' }],
+    [{ passportId: 42 as unknown as string }],
+  ])('signs nothing for an identity that is no token id or account id: %j', (identity) => {
+    const signed: Uint8Array[] = [];
+    const sign = (message: Uint8Array) => (signed.push(message), signer.sign(message));
+    expect(() => buildLoginRequest({ identity, timestampIso, signer: { sign } })).toThrow(
+      expect.objectContaining({ code: 'MISSING_LOGIN_IDENTIFIER' }),
+    );
+    expect(signed).toEqual([]);
+  });
 });

@@ -4,10 +4,17 @@
  * the challenge (`GET /api/login/timestamp`). The owner key signs UTF-8 `identifier + timestamp_iso`,
  * and the signature goes out as unpadded base64url. `validateLoginRequest` is the server's reading of
  * the same body.
+ *
+ * The key signs only a login message: a token id or a NEAR account id followed by a canonical challenge
+ * time. A probe's fake server sent `timestamp_iso` ":evil-agent:<unix>:<its key>", and the owner key
+ * signed `<tokenId>:evil-agent:<unix>:<key>`, a delegation the real service then accepted.
  */
 import { encodeBase64Url } from '../codecs/base64url.codec.js';
 import { utf8 } from '../codecs/utf8.codec.js';
 import { type Signer } from '../ports/signature-verifier.port.js';
+import { isNearAccountId } from '../credentials/near-credentials.js';
+import { PassportError } from '../errors/passport.error.js';
+import { isChallengeTimestampIso } from './login-request.validator.js';
 
 /** Who logs in: a passport by its token id, or an account (as the first passport it owns). */
 export type LoginIdentity = { readonly passportId: string } | { readonly accountId: string };
@@ -31,6 +38,16 @@ export function buildLoginRequest({
   signer,
 }: BuildLoginRequestParams): LoginRequestBody {
   const identifier = 'passportId' in identity ? identity.passportId : identity.accountId;
+  const identifierOk =
+    'passportId' in identity
+      ? typeof identifier === 'string' && /^[a-zA-Z]{12}$/.test(identifier)
+      : isNearAccountId(typeof identifier === 'string' ? identifier.toLowerCase() : identifier);
+  if (!identifierOk)
+    throw new PassportError('MISSING_LOGIN_IDENTIFIER', {
+      reason: 'passportId' in identity ? 'not_a_token_id' : 'not_an_account_id',
+    });
+  if (!isChallengeTimestampIso(timestampIso))
+    throw new PassportError('INVALID_LOGIN_TIMESTAMP', { field: 'timestamp_iso', reason: 'not_a_challenge' });
   const signature = encodeBase64Url(signer.sign(utf8(identifier + timestampIso)));
   return 'passportId' in identity
     ? { passportid: identifier, timestamp_iso: timestampIso, passportid_base64url_signature: signature }

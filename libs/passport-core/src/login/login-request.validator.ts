@@ -120,6 +120,16 @@ function secondsFromTimestamp(value: unknown): number | null {
     : null;
 }
 
+/**
+ * A challenge's `timestamp_iso` as the challenge endpoint writes it (canonical `toISOString()` at a whole
+ * second). A client signs nothing else: the text is signed after the identifier, and a server that sent
+ * other text could make the owner key sign another message (`<tokenId>:<delegate>:<unix>:<key>` is a
+ * delegation, protocol §6).
+ */
+export function isChallengeTimestampIso(value: unknown): value is string {
+  return secondsFromIso(value) !== null;
+}
+
 function secondsFromIso(value: unknown): number | null {
   if (typeof value !== 'string') return null;
   const ms = Date.parse(value);
