@@ -49,6 +49,25 @@ describe('early validation: each reason code from a real line', () => {
     expect(result.failure.message).toContain(`"${wrong.at(-1)}"`);
   });
 
+  // Found by a probe: CR LF, ESC sequences, U+202E and NUL after the checksum, or in the host marker, came
+  // back as sent in the 400's message and details (relying parties log and show them).
+  it('echoes a wrong checksum or host marker as printable text only', () => {
+    const line = vectors.valid[0].line;
+    const hostile = '\r\n\u001b[31mX-Admin: true\u202e\u0000';
+    const checksum = parse(line + hostile);
+    if (checksum.ok) throw new Error('a wrong checksum parsed');
+    expect(checksum.failure.reasonCode).toBe('checksum_invalid');
+    const fields = line.split('/');
+    fields[fields.length - 3] = `API${hostile}`;
+    const host = parse(fields.join('/'));
+    if (host.ok) throw new Error('a wrong host parsed');
+    for (const failure of [checksum.failure, host.failure]) {
+      const shown = JSON.stringify(failure);
+      expect(shown).not.toMatch(/\\r|\\n|\\u001b|\\u0000|\u202e/);
+      expect(failure).toHaveProperty('received', expect.stringContaining('?'));
+    }
+  });
+
   it('uses SERVICE_HOST uppercased as the host marker', () => {
     expect(parse(vectors.valid[0].line, 'PASSPORT.example:8443').ok).toBe(true);
     expect(parse(vectors.valid[0].line, 'passport.example').ok).toBe(false);

@@ -7,7 +7,7 @@
  * happen later (verify use case) and are reported on the 200 body, never here.
  */
 import { decodeBase32 } from '../codecs/base32.codec.js';
-import { hasUnprintable } from '../codecs/printable-text.js';
+import { hasUnprintable, printableText } from '../codecs/printable-text.js';
 import { codeUnitSum, holaChecksumLetter } from './hola.checksum.js';
 import { parseHolaTimestamp } from './hola-timestamp.parser.js';
 import { isPaddedBase32, isUnixMillis, isUpperHex, isUpperTokenId } from './hola-field-checks.js';
@@ -156,7 +156,9 @@ export function parseHola(input: unknown, opts: { serviceHost: string }): HolaPa
   if (hostEnd - hostStart !== expectedHost.length || !line.startsWith(expectedHost, hostStart)) {
     return fail('invalid_format', `The host marker must be ${expectedHost}.`, {
       expected: expectedHost,
-      received: line.slice(hostStart, hostEnd),
+      // Echoed as printable text: relying parties log and show this (a probe's CR LF, ESC and U+202E came
+      // back as sent), as delegate ids are kept printable for the same reason.
+      received: printableText(line.slice(hostStart, hostEnd), 64),
     });
   }
   if (!isUpperHex(line, nonceStart, nonceEnd))
@@ -264,12 +266,13 @@ export function parseHola(input: unknown, opts: { serviceHost: string }): HolaPa
   const checksum = line.slice(checksumStart);
   const expected = holaChecksumLetter(sumThroughLastSlash + (emptyRecipient ? MUNDO_SUM : 0));
   if (checksum !== expected) {
+    const received = printableText(checksum, 16);
     return fail(
       'checksum_invalid',
-      `HOLA checksum mismatch: expected "${expected}", received "${checksum}".`,
+      `HOLA checksum mismatch: expected "${expected}", received "${received}".`,
       {
         expected,
-        received: checksum,
+        received,
       },
     );
   }
