@@ -157,6 +157,23 @@ describe('EddsaJwtCodec', () => {
     expect(await codec.verify(future)).toMatchObject({ ok: false, cause: 'not_yet_valid' });
   });
 
+  // Found by a probe: an instance whose clock lagged across a second boundary refused a token another
+  // instance had just minted (nbf = the issuer's second). nbf gets 5 s of leeway; exp none.
+  it('takes a token whose nbf is up to 5 s ahead of its clock, and no expired token, verified or cached', async () => {
+    const ahead = await codec.sign(claims({ jti: 'jti-ahead', nbf: iat() + 5, iat: iat() + 5 }));
+    expect(await codec.verify(ahead)).toMatchObject({ ok: true });
+    expect(codec.verifyCached(ahead)).toMatchObject({ ok: true });
+    const tooFar = await codec.sign(claims({ jti: 'jti-far', nbf: iat() + 6, iat: iat() + 6 }));
+    expect(await codec.verify(tooFar)).toMatchObject({ ok: false, cause: 'not_yet_valid' });
+    const ending = await codec.sign(claims({ jti: 'jti-ending', exp: iat() + 1 }));
+    expect((await codec.verify(ending)).ok).toBe(true);
+    now += 1000; // exp reached: refused at once, by the signature check and by the cache
+    expect(codec.verifyCached(ending)).toMatchObject({ ok: false, cause: 'expired' });
+    const fresh = new EddsaJwtCodec({ secretSeed: server.seed, publicKey: server.pub, issuer: ISSUER, audience: AUDIENCE, clock });
+    expect(await fresh.verify(ending)).toMatchObject({ ok: false, cause: 'expired' });
+    expect(await fresh.verify(ending, { allowExpired: true })).toMatchObject({ ok: true });
+  });
+
   it('verifyCached answers only for tokens verified before, with the same time rules as verify', async () => {
     const token = await codec.sign(claims({ jti: 'jti-cached' }));
     expect(codec.verifyCached(token)).toBeUndefined();

@@ -56,6 +56,12 @@ const SEGMENT = /^[A-Za-z0-9_-]+$/;
 /** The protected header of every token, as jose serialises `{ alg: 'EdDSA', typ: 'JWT' }`. */
 const PROTECTED_HEADER = Buffer.from(JSON.stringify({ alg: 'EdDSA', typ: 'JWT' })).toString('base64url');
 const FEDERATED_CLAIM = 'passport_subjectuniqueidentifier_url';
+/**
+ * Seconds a token's `nbf` may lie ahead of this clock. `nbf` is the issuing instance's second at login,
+ * so another instance of a fleet whose clock lags by a fraction of a second across a second boundary
+ * refused a token just minted (a probe). `exp` gets no leeway.
+ */
+export const NBF_LEEWAY_SECONDS = 5;
 
 export class EddsaJwtCodec {
   private readonly keys: Promise<{ publicKey: CryptoKey }>;
@@ -133,9 +139,13 @@ export class EddsaJwtCodec {
         typ: 'JWT',
         audience: this.options.audience,
         currentDate: new Date(atSeconds * 1000),
+        // jose's tolerance applies to `exp` too: `exp` is checked again below without it.
+        clockTolerance: NBF_LEEWAY_SECONDS,
         requiredClaims: ['iss', 'sub', 'aud', 'exp', 'iat', 'jti'],
       });
       claims = result.payload as JwtClaims;
+      const refused = this.checkTimes(claims, atSeconds);
+      if (refused) return refused;
     } catch (error) {
       return { ok: false, reason: 'error_checking_session', cause: causeOf(error) };
     }
@@ -157,7 +167,7 @@ export class EddsaJwtCodec {
 
   private checkTimes(claims: JwtClaims, nowSeconds: number): JwtVerifyResult | undefined {
     if (typeof claims.exp === 'number' && nowSeconds >= claims.exp) return { ok: false, reason: 'error_checking_session', cause: 'expired' };
-    if (typeof claims.nbf === 'number' && nowSeconds < claims.nbf) return { ok: false, reason: 'error_checking_session', cause: 'not_yet_valid' };
+    if (typeof claims.nbf === 'number' && nowSeconds + NBF_LEEWAY_SECONDS < claims.nbf) return { ok: false, reason: 'error_checking_session', cause: 'not_yet_valid' };
     return undefined;
   }
 
