@@ -86,8 +86,15 @@ describe('did:passport endpoints', () => {
         metadata: { webhook_url: 'https://hooks.example.org' },
       });
       const did = `did:passport:${tokenId}`;
-      // The token id letters match case-insensitively; the document names the canonical lowercase DID.
-      const res = await request(`/.well-known/did/resolve?did=did:passport:${tokenId.toUpperCase()}`);
+      // Token ids are lowercase: another case is 400 INVALID_DID naming the canonical DID (a probe: it
+      // answered the lowercase DID's document, whose id is not the DID asked for).
+      const shouted = await request(`/.well-known/did/resolve?did=did:passport:${tokenId.toUpperCase()}`);
+      expect(expectErrorEnvelope(shouted, 'INVALID_DID').error.details).toMatchObject({
+        reason: 'not_lowercase',
+        canonical: did,
+      });
+      expectErrorEnvelope(await request(`/.well-known/did/passport/${tokenId.toUpperCase()}`), 'INVALID_DID');
+      const res = await request(`/.well-known/did/resolve?did=${did}`);
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({
         '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/suites/ed25519-2018/v1'],

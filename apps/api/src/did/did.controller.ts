@@ -88,7 +88,8 @@ export class DidController {
   @ApiOkResponse({ schema: didDocumentBodyComponent })
   @ApiErrors('INVALID_DID', 'DID_NOT_FOUND', 'DID_RESOLUTION_FAILED')
   async didWeb(@Param('tokenId') tokenId: string, @Req() request: FastifyRequest): Promise<DidDocument> {
-    const canonical = parseDid(`did:passport:${tokenId}`).tokenId;
+    // Not a token id in any case: 400; a token id in another case: 404 below (no document lives there).
+    const canonical = parseDid(`did:passport:${tokenId.toLowerCase()}`).tokenId;
     // A did:web path is compared as written, before any percent-decoding: another spelling of the token id
     // (ChAtbmaqbhem, %61nenemcnadep) would get a document whose id is not the DID its resolver asked for.
     const path = request.url.replace(/^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i, '').split(/[?#]/, 1)[0] ?? '';

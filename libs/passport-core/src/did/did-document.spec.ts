@@ -67,14 +67,27 @@ describe('parseDid', () => {
     }
   });
 
-  it('accepts 12 letters in any case and returns the canonical lowercase DID', () => {
+  it('accepts 12 lowercase letters', () => {
     expect(parseDid('did:passport:bjbvcjzqbdsj')).toEqual({
       did: 'did:passport:bjbvcjzqbdsj',
       method: 'passport',
       tokenId: 'bjbvcjzqbdsj',
     });
-    expect(parseDid('did:passport:BJBVCJZQBDSJ').did).toBe('did:passport:bjbvcjzqbdsj');
   });
+
+  // Found by a probe: did:passport:CJEF… resolved to a document whose id was did:passport:cjef…, which a
+  // resolver must refuse (the document's id is the DID resolved).
+  it.each(['did:passport:BJBVCJZQBDSJ', 'did:passport:Bjbvcjzqbdsj'])(
+    'refuses %s as not lowercase, naming the canonical DID',
+    (did) => {
+      expect(() => parseDid(did)).toThrow(
+        expect.objectContaining({
+          code: 'INVALID_DID',
+          details: { did, reason: 'not_lowercase', canonical: 'did:passport:bjbvcjzqbdsj' },
+        }),
+      );
+    },
+  );
 });
 
 describe('buildDidDocument', () => {

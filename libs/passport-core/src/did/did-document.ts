@@ -4,8 +4,10 @@
  * passport, and the method description served at `GET /.well-known/did`.
  *
  * Decisions:
- * - `parseDid` accepts exactly `did:passport:<12 letters>`; the letters match case-insensitively and
- *   the canonical DID is lowercase. Fragments, queries, paths and other methods are `INVALID_DID`.
+ * - `parseDid` accepts exactly `did:passport:<12 lowercase letters>` (token ids are lowercase). Another
+ *   case is `INVALID_DID` (`reason: 'not_lowercase'`, with the canonical DID): a resolver must answer a
+ *   document whose `id` is the DID it was asked for (a probe's `did:passport:CJEF…` got the document of
+ *   `did:passport:cjef…`). Fragments, queries, paths and other methods are `INVALID_DID` too.
  * - The owner's key is `<did>#owner` (`Ed25519VerificationKey2018`, `publicKeyBase58` = raw 32-byte key,
  *   no multicodec prefix). A named owner account with several full-access keys gets `#owner`,
  *   `#owner-2`, …; one with no keys gets no verification method (it cannot sign, and the document says so).
@@ -107,15 +109,17 @@ export function parseDid(did: unknown): ParsedDid {
   if (typeof did !== 'string') throw invalidDid(did, 'not_a_string');
   if (!did.startsWith(DID_PREFIX))
     throw invalidDid(did, did.startsWith('did:') ? 'unsupported_method' : 'not_a_did');
-  const tokenId = normalizeTokenId(did.slice(DID_PREFIX.length));
+  const written = did.slice(DID_PREFIX.length);
+  const tokenId = normalizeTokenId(written);
   if (tokenId === null) throw invalidDid(did, 'invalid_token_id');
-  return { did: passportDid(tokenId), method: DID_METHOD, tokenId };
+  if (tokenId !== written) throw invalidDid(did, 'not_lowercase', passportDid(tokenId));
+  return { did, method: DID_METHOD, tokenId };
 }
 
-function invalidDid(did: unknown, reason: string): PassportError {
+function invalidDid(did: unknown, reason: string, canonical?: string): PassportError {
   // Echo at most 128 characters of what was sent: enough to debug, never a reflection vector for megabytes.
   const echoed = typeof did === 'string' ? did.slice(0, 128) : null;
-  return new PassportError('INVALID_DID', { did: echoed, reason });
+  return new PassportError('INVALID_DID', { did: echoed, reason, ...(canonical ? { canonical } : {}) });
 }
 
 /** The DID document of a passport whose owner account holds `ownerKeys` (32-byte Ed25519 keys). */
