@@ -42,6 +42,34 @@ describe('createRenewingFetch', () => {
     expect(call.token()).toBe(t1);
   });
 
+  // Found by a probe: the bearer went to every URL the wrapper fetched (a peer's avatar or webhook URL,
+  // http://169.254.169.254/).
+  it('sends the token only to the first request’s origin, or to the origins given', async () => {
+    const { sent, fetchImpl } = server([null, t2, null, null]);
+    const call = createRenewingFetch({ token: t1, fetch: fetchImpl });
+    await call('https://api.test/api/me/identity');
+    await call('https://evil.example.net/avatar.png'); // offers t2: not taken from another origin
+    await call('http://169.254.169.254/latest/meta-data/', { headers: { 'x-keep': '1' } });
+    await call(new URL('https://api.test/api/holanonce16ts'));
+    expect(sent).toEqual([`Bearer ${t1}`, '', '', `Bearer ${t1}`]);
+    expect(call.token()).toBe(t1);
+
+    const given = server([]);
+    const listed = createRenewingFetch({
+      token: t1,
+      fetch: given.fetchImpl,
+      origins: ['https://id.example.com/api', 'http://127.0.0.1:3000'],
+    });
+    await listed('https://evil.example.net/first');
+    await listed('https://id.example.com/api/me/identity');
+    await listed('http://127.0.0.1:3000/api/holanonce16ts');
+    await listed('http://127.0.0.1:3001/api/holanonce16ts');
+    expect(given.sent).toEqual(['', `Bearer ${t1}`, `Bearer ${t1}`, '']);
+    expect(() => createRenewingFetch({ token: t1, fetch: given.fetchImpl, origins: ['not a url'] })).toThrow(
+      TypeError,
+    );
+  });
+
   it('ignores a New-Token that is not a JWT', async () => {
     const { fetchImpl } = server(['garbage', 'a.b.c']);
     const call = createRenewingFetch({ token: t1, fetch: fetchImpl });

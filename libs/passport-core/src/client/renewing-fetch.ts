@@ -18,6 +18,11 @@
  * another session's token, a payload without a signature, a token offered by a redirect's target,
  * and `exp: 1e400`, which blocked every later renewal). `onNewToken` calls run one after another, in
  * the order the tokens were taken.
+ *
+ * The token goes only to the API: the origins in `origins`, else the origin of the first request made
+ * with the wrapper. A request to another origin goes out as the caller wrote it, without the token, and
+ * no `New-Token` is taken from its answer (a probe: an agent fetching a URL from a peer's profile through
+ * the same client sent its bearer token there).
  */
 import { decodeBase64Url } from '../codecs/base64url.codec.js';
 import { fromUtf8 } from '../codecs/utf8.codec.js';
@@ -33,6 +38,11 @@ export interface RenewingFetchOptions {
   readonly onNewToken?: (token: string) => void | Promise<void>;
   /** Called when a response ends the session (logout's termination token). */
   readonly onSessionClosed?: () => void;
+  /**
+   * The origins the token is sent to (`https://id.example.com`; a URL is read as its origin). Default:
+   * the origin of the first request.
+   */
+  readonly origins?: readonly string[];
 }
 
 export interface RenewingFetch {
@@ -116,7 +126,18 @@ export function createRenewingFetch(options: RenewingFetchOptions): RenewingFetc
     return facts && sameSession(facts, initial) ? facts : null;
   };
 
+  /** Where the token may go; set by the first request when `origins` is not given. */
+  let apiOrigins: readonly string[] | undefined = options.origins?.map((o) => {
+    const origin = originOf(o);
+    if (origin === null || origin === 'null')
+      throw new TypeError(`origins: ${JSON.stringify(o)} is not a URL`);
+    return origin;
+  });
+
   const wrapped = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+    const origin = originOf(input);
+    if (apiOrigins === undefined && origin !== null) apiOrigins = [origin];
+    if (origin === null || !apiOrigins?.includes(origin)) return send(input, init);
     const headers = new Headers(init.headers ?? (input instanceof Request ? input.headers : undefined));
     headers.set('Authorization', `Bearer ${current}`);
     const response = await send(input, { ...init, headers });
