@@ -17,7 +17,8 @@ import { WEBHOOK_ERRORS } from '../webhook/webhook.errors.js';
 import { type AreaErrorDescriptor, type AreaErrors } from './area-errors.js';
 import { COMMON_ERRORS } from './common.errors.js';
 
-export type ErrorArea = 'common' | 'login' | 'session' | 'identity' | 'hola' | 'did' | 'signclient' | 'webhook' | 'federation';
+export type ErrorArea =
+  'common' | 'login' | 'session' | 'identity' | 'hola' | 'did' | 'signclient' | 'webhook' | 'federation';
 
 export interface ErrorDescriptor extends AreaErrorDescriptor {
   /** The area that owns the code. */
@@ -28,10 +29,14 @@ function inArea<const A extends ErrorArea, const T extends AreaErrors>(
   area: A,
   errors: T,
 ): { readonly [K in keyof T]: T[K] & { readonly area: A } } {
-  return Object.fromEntries(Object.entries(errors).map(([code, d]) => [code, { ...d, area }])) as never;
+  return Object.fromEntries(
+    Object.entries(errors).map(([code, d]) => [code, Object.freeze({ ...d, area })]),
+  ) as never;
 }
 
-export const ERROR_CATALOGUE = {
+// Frozen, as every exported table of the library: one caller's edit would change the codes' messages for
+// the whole process (a probe edited what describeError returned).
+export const ERROR_CATALOGUE = Object.freeze({
   ...inArea('common', COMMON_ERRORS),
   ...inArea('login', LOGIN_ERRORS),
   ...inArea('session', SESSION_ERRORS),
@@ -41,7 +46,7 @@ export const ERROR_CATALOGUE = {
   ...inArea('signclient', SIGNCLIENT_ERRORS),
   ...inArea('webhook', WEBHOOK_ERRORS),
   ...inArea('federation', FEDERATION_ERRORS),
-} as const satisfies Record<string, ErrorDescriptor>;
+} as const satisfies Record<string, ErrorDescriptor>);
 
 export type CatalogueCode = keyof typeof ERROR_CATALOGUE;
 
@@ -49,7 +54,10 @@ export type CatalogueCode = keyof typeof ERROR_CATALOGUE;
  * Codes with a dynamic suffix (spec: `LOGIN_MODE_POLICY_REJECTED_*`; docs/protocol.md §4:
  * `ISAUTHORIZEDSIGNER_<FIELD>_<PROBLEM>`). They share the descriptor of their prefix entry.
  */
-export const DYNAMIC_CODE_PREFIXES = ['LOGIN_MODE_POLICY_REJECTED', 'ISAUTHORIZEDSIGNER'] as const;
+export const DYNAMIC_CODE_PREFIXES = Object.freeze([
+  'LOGIN_MODE_POLICY_REJECTED',
+  'ISAUTHORIZEDSIGNER',
+] as const);
 
 /** Any code the domain can emit: a catalogue code or a dynamic code built on one of the prefixes. */
 export type ErrorCode = CatalogueCode | `${(typeof DYNAMIC_CODE_PREFIXES)[number]}_${string}`;

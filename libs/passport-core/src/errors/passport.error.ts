@@ -9,6 +9,12 @@ import { describeError, type ErrorCode } from './error-catalogue.js';
 
 export type ErrorDetails = Record<string, unknown>;
 
+/**
+ * Marks PassportErrors across copies of this package (two installs, a bundler's duplicate): `instanceof`
+ * is false across copies, and a typed error then read as an unexpected one (a probe).
+ */
+const PASSPORT_ERROR_BRAND = Symbol.for('@passport/core.PassportError');
+
 export class PassportError<Code extends string = ErrorCode> extends Error {
   override readonly name = 'PassportError';
 
@@ -30,6 +36,12 @@ export class PassportError<Code extends string = ErrorCode> extends Error {
   }
 }
 
+Object.defineProperty(PassportError.prototype, PASSPORT_ERROR_BRAND, { value: true });
+
+/** A PassportError of this copy of the package or of another copy. */
 export function isPassportError(value: unknown): value is PassportError<string> {
-  return value instanceof PassportError;
+  return (
+    value instanceof PassportError ||
+    (value instanceof Error && (value as unknown as Record<symbol, unknown>)[PASSPORT_ERROR_BRAND] === true)
+  );
 }

@@ -21,7 +21,7 @@ import { type PassportMetadata } from '../passport/passport.types.js';
 import { type SignatureVerifier, type Signer } from '../ports/signature-verifier.port.js';
 import { canonicalJson } from './canonical-json.js';
 
-export const FAMILY_SIGNED_FIELDS = [
+export const FAMILY_SIGNED_FIELDS = Object.freeze([
   'token_id',
   'openapijson_url',
   'not_after',
@@ -35,7 +35,7 @@ export const FAMILY_SIGNED_FIELDS = [
   'permissioned_routes',
   'serviceprovider_id',
   'subjectuniqueidentifier_url',
-] as const;
+] as const);
 
 export type FamilySignedField = (typeof FAMILY_SIGNED_FIELDS)[number];
 
@@ -99,13 +99,15 @@ interface SignedDigests {
  */
 const digestsByMetadata = new WeakMap<object, SignedDigests>();
 
-const isPrimitive = (value: unknown): boolean => value === null || (typeof value !== 'object' && typeof value !== 'function');
+const isPrimitive = (value: unknown): boolean =>
+  value === null || (typeof value !== 'object' && typeof value !== 'function');
 
 /** The digests a family root may have signed for `tokenId`: the issuer's, then (if different) the legacy one. */
 function signedDigests(metadata: MetadataLike, tokenId: string): readonly Uint8Array[] {
   const values = FAMILY_SIGNED_FIELDS.map((field) => own(metadata, field));
   const known = digestsByMetadata.get(metadata);
-  if (known && known.tokenId === tokenId && known.values.every((value, i) => value === values[i])) return known.digests;
+  if (known && known.tokenId === tokenId && known.values.every((value, i) => value === values[i]))
+    return known.digests;
   const digests = [familyMetadataDigest(metadata, tokenId)];
   if (own(metadata, 'token_id') === tokenId) {
     const legacy = sha512(utf8(canonicalJson(legacySignedPayload(metadata))));
@@ -131,7 +133,9 @@ export function verifyFamilySignature(
   const signature = decodeBase64Url(text);
   if (!signature || signature.length !== 64) return false;
   // Verifiers only read the message; the remembered digests are never handed out otherwise.
-  return signedDigests(metadata, tokenId).some((digest) => rootKeys.some((key) => verifier.verify(signature, digest, key)));
+  return signedDigests(metadata, tokenId).some((digest) =>
+    rootKeys.some((key) => verifier.verify(signature, digest, key)),
+  );
 }
 
 function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {

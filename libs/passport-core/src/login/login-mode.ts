@@ -7,7 +7,7 @@
  */
 import { type ErrorCode } from '../errors/error-catalogue.js';
 
-export const LOGIN_MODES = ['partner', 'p2p', 'promiscuous'] as const;
+export const LOGIN_MODES = Object.freeze(['partner', 'p2p', 'promiscuous'] as const);
 export type LoginMode = (typeof LOGIN_MODES)[number];
 export type LoginRelation = 'partner' | 'peer';
 

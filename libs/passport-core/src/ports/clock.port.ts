@@ -7,4 +7,4 @@ export interface Clock {
   nowMs(): number;
 }
 
-export const systemClock: Clock = { nowMs: () => Date.now() };
+export const systemClock: Clock = Object.freeze({ nowMs: () => Date.now() });

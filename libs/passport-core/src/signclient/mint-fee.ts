@@ -21,7 +21,7 @@
 import { PassportError } from '../errors/passport.error.js';
 import { parsePassportTimeBound } from '../passport/passport-conditions.js';
 
-export const MINT_TIERS = ['personal', 'enterprise', 'collectible'] as const;
+export const MINT_TIERS = Object.freeze(['personal', 'enterprise', 'collectible'] as const);
 export type MintTier = (typeof MINT_TIERS)[number];
 
 export const COLLECTIBLE_FEE = 496;

@@ -33,7 +33,7 @@ import { type SignatureVerifier, type Signer } from '../ports/signature-verifier
 export const WEBHOOK_MAX_PAST_MS = 300_000;
 export const WEBHOOK_MAX_FUTURE_MS = 30_000;
 
-export const WEBHOOK_HEADERS = {
+export const WEBHOOK_HEADERS = Object.freeze({
   timestamp: 'X-Timestamp',
   signature: 'X-Signature',
   requestId: 'X-Request-Id',
@@ -41,7 +41,7 @@ export const WEBHOOK_HEADERS = {
   implicitAccount: 'X-Passport-Implicit-Account',
   tokenId: 'X-Passport-Token-Id',
   sessionId: 'X-Passport-Session-Id',
-} as const;
+} as const);
 
 export interface WebhookPayload<T = unknown> {
   readonly event: string;
