@@ -88,6 +88,29 @@ it('a marker replaced by another value is a loss too; an instance that never saw
   await expect(client.pttl('hist3:{replay}:loss-hold')).resolves.toBeGreaterThan(9000);
 });
 
+// Found by a probe: a second flush within the hold took the hold key, and the instance holding never set
+// it again; an instance started then recorded at once, and a line used before the first flush verified.
+it('a second loss within the hold restores the shared hold, so an instance started after it refuses too', async () => {
+  const { watch, store, losses } = watched('hist7:', 10_000);
+  await watch.check();
+  await expect(record(store, 'used')).resolves.toEqual({ recorded: true });
+  await server.flush();
+  await expect(record(store, 'used')).rejects.toThrow(RecordingPausedError);
+  await expect(client.pttl('hist7:{replay}:loss-hold')).resolves.toBeGreaterThan(9000);
+  await server.flush();
+  await expect(client.exists('hist7:{replay}:loss-hold')).resolves.toBe(0);
+  await watch.check(); // the next read (or a record) finds the marker gone again
+  expect(losses).toHaveLength(1); // one report: the same hold
+  const remaining = await client.pttl('hist7:{replay}:loss-hold');
+  expect(remaining).toBeGreaterThan(8000);
+  expect(remaining).toBeLessThanOrEqual(watch.holdRemainingMs + 50);
+  const late = watched('hist7:', 10_000);
+  await late.watch.check();
+  expect(late.watch.problem).toMatch(/recording refused until/);
+  await expect(record(late.store, 'used')).rejects.toThrow(/recording refused/);
+  await expect(client.exists('hist7:{replay}:r:used')).resolves.toBe(0);
+});
+
 // Found by a probe: Redis restarted from a snapshot (or a replica behind) came back with the same marker
 // and without the records made after it; used lines verified again. Every record invocation increments a
 // generation counter, and one not above the highest an instance was answered is older data.

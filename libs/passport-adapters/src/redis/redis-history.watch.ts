@@ -17,7 +17,8 @@
  * - `loss-hold`: set by the first instance that notices a loss (NX), for the hold (its PTTL, Redis's
  *   clock), so that every instance refuses, one restarted or started meanwhile too; later noticers adopt
  *   it without extending it, and one away for longer than a hold that finds a marker made longer ago
- *   than a hold reports the loss without a new hold.
+ *   than a hold reports the loss without a new hold. An instance holding that finds the key gone (a
+ *   second flush within the hold) sets it again for the rest of its hold.
  * The record script checks all three before recording (nothing is recorded on a mismatch, the watch is
  * told at once); the watch also reads the marker and the hold when the client connects and every
  * `intervalMs`.
@@ -156,6 +157,9 @@ export class RedisHistoryWatch {
       return;
     }
     if (value === null) return;
+    // This instance holds and the shared hold is gone (a second flush within the hold, a probe): put it
+    // back for the rest of this hold, else an instance started now records at once.
+    if (!(heldMs > 0)) this.publishHold();
     const readBefore = this.lastReadAt;
     this.lastReadAt = this.now();
     const markerChanged = this.known !== null && value !== this.known;
@@ -187,15 +191,22 @@ export class RedisHistoryWatch {
     // From here the counter is followed afresh (the regressed value is the new start, not a new loss).
     this.highestGeneration = null;
     // One loss seen several ways at once (the reconnection check and the record invocations in flight,
-    // a probe saw three log lines): one report while this instance's hold runs.
-    if (this.heldUntil !== null && at < this.heldUntil) return;
+    // a probe saw three log lines): one report while this instance's hold runs. The shared hold is set
+    // again all the same: a second loss within the hold (a second flush, a probe) took the hold key too.
+    if (this.heldUntil !== null && at < this.heldUntil) return this.publishHold();
     this.lostAt = at;
     this.heldUntil = Math.max(this.heldUntil ?? 0, at + this.holdMs);
     this.options.onLoss?.(at);
-    if (this.holdMs > 0)
-      void this.redis
-        .set(this.holdKey, new Date(this.heldUntil).toISOString(), 'PX', this.holdMs, 'NX')
-        .catch(() => undefined);
+    this.publishHold();
+  }
+
+  /** Sets the shared hold key, unless one is set, for what remains of this instance's hold. */
+  private publishHold(): void {
+    const remaining = this.holdRemainingMs;
+    if (remaining <= 0) return;
+    void this.redis
+      .set(this.holdKey, new Date(this.heldUntil!).toISOString(), 'PX', remaining, 'NX')
+      .catch(() => undefined);
   }
 
   /** A loss whose hold is over: logged and noted, recording goes on. */
