@@ -288,6 +288,33 @@ describe('MCP session cap and idle TTL hold fleet-wide', () => {
     // Its slot is free again, fleet-wide.
     expect((await initialize(e)).status).toBe(200);
   });
+
+  // Found by a probe: a fixed Retry-After of 60 s at the address cap, where the wait is the session TTL;
+  // and initializes answered 503 while Redis stalled still made sessions once it answered, which the
+  // client never learned of and which held its address at the cap.
+  it('the address cap says when its oldest session idles out; initializes refused in a stall leave no session', async () => {
+    await e?.close();
+    await f?.close();
+    await redis.clearState();
+    const caps = { MCP_MAX_SESSIONS: '10', MCP_MAX_SESSIONS_PER_ADDRESS: '2', MCP_SESSION_TTL_MS: '120000' };
+    const port = await freePort();
+    e = await startInstance(port, port, caps);
+    redis.pause();
+    try {
+      for (let i = 0; i < 2; i++) expect((await initialize(e)).status).toBe(503);
+    } finally {
+      redis.resume();
+    }
+    // The queued admits ran once Redis answered, and the removes queued behind them undid them.
+    await new Promise((r) => setTimeout(r, 500));
+    const admitted = [await initialize(e), await initialize(e)];
+    expect(admitted.map((r) => r.status)).toEqual([200, 200]);
+    const capped = await initialize(e);
+    expect(capped.status).toBe(429);
+    const retryAfter = Number(capped.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(100);
+    expect(retryAfter).toBeLessThanOrEqual(120);
+  });
 });
 
 describe('the per-address public bucket is shared', () => {

@@ -23,7 +23,14 @@ interface Answer {
 }
 
 /** One request on its own connection; rejects with the socket error code when there is no complete answer. */
-function send(port: number, method: string, path: string, body?: string, bodyDelayMs = 0): Promise<Answer> {
+function send(
+  port: number,
+  method: string,
+  path: string,
+  body?: string,
+  bodyDelayMs = 0,
+  extraHeaders: http.OutgoingHttpHeaders = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       {
@@ -32,10 +39,12 @@ function send(port: number, method: string, path: string, body?: string, bodyDel
         method,
         path,
         agent: false,
-        headers:
-          body === undefined
+        headers: {
+          ...(body === undefined
             ? {}
-            : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+            : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }),
+          ...extraHeaders,
+        },
       },
       (res) => {
         let text = '';
@@ -61,6 +70,13 @@ function send(port: number, method: string, path: string, body?: string, bodyDel
     }
   });
 }
+
+const MCP_INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'drain', version: '1' } },
+});
 
 const LOGIN_BODY = JSON.stringify({
   passportid: 'abcdefghijkl',
@@ -133,6 +149,12 @@ describe('graceful shutdown of the server process', () => {
     expect(health.status).toBe(200);
     expect(JSON.parse(health.body).status).toBe('healthy');
     expect(health.headers.connection).toBe('close');
+    // MCP answers too (written by the SDK on the raw response; a probe saw keep-alive there).
+    const mcp = await send(port, 'POST', '/mcp', MCP_INITIALIZE, 0, {
+      accept: 'application/json, text/event-stream',
+    });
+    expect(mcp.status).toBe(200);
+    expect(mcp.headers.connection).toBe('close');
     const ready = await send(port, 'GET', '/health/ready');
     expect(ready.status).toBe(503);
     const body = JSON.parse(ready.body);

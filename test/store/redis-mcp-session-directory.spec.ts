@@ -57,6 +57,26 @@ it("an address at its own cap takes no other address's slot, but may take its ow
   await expect(sessions.touch('mine', t0 + 10_001)).resolves.toBe(true);
 });
 
+// Found by a probe: every fleet refusal said Retry-After: 60, at the address cap too, where the wait is up
+// to the session TTL (30 minutes by default).
+it('says how long a refused initialize waits: the fleet until its oldest session is reclaimable, an address until its oldest idles out', async () => {
+  const sessions = directory('wait1:', 2, 1); // ttl 60 s, reclaim 5 s
+  const t0 = 1_000_000;
+  await expect(sessions.admit('a', '10.0.0.1', t0)).resolves.toBe('admitted');
+  await expect(sessions.admit('b', '10.0.0.2', t0 + 1_000)).resolves.toBe('admitted');
+  await expect(sessions.admit('c', '10.0.0.3', t0 + 2_000)).resolves.toBe('instance-full');
+  await expect(sessions.retryAfterMs('instance-full', '10.0.0.3', t0 + 2_000)).resolves.toBe(3_000);
+  await expect(sessions.admit('c', '10.0.0.3', t0 + 5_000)).resolves.toBe('admitted'); // 'a' reclaimed
+  const roomy = directory('wait2:', 3, 1);
+  await expect(roomy.admit('x', '10.0.0.5', t0)).resolves.toBe('admitted');
+  await expect(roomy.admit('y', '10.0.0.5', t0)).resolves.toBe('address-full');
+  await expect(roomy.retryAfterMs('address-full', '10.0.0.5', t0)).resolves.toBe(60_000);
+  await expect(roomy.touch('x', t0 + 20_000)).resolves.toBe(true);
+  await expect(roomy.retryAfterMs('address-full', '10.0.0.5', t0 + 30_000)).resolves.toBe(50_000);
+  // Nothing to wait for in an empty set: a whole idle period.
+  await expect(roomy.retryAfterMs('address-full', '10.9.9.9', t0)).resolves.toBe(60_000);
+});
+
 it("without a caller's time, the directory keeps Redis's clock: a session used now is never reclaimed as idle", async () => {
   const sessions = directory('reclaim3:', 1, 1);
   await expect(sessions.admit('live', '10.0.0.1')).resolves.toBe('admitted');

@@ -54,4 +54,6 @@ export interface McpFleetSessions {
   touch(id: string): Promise<boolean>;
   /** Ends a session for the whole fleet; false when it did not exist. */
   remove(id: string): Promise<boolean>;
+  /** Milliseconds until an initialize refused with `refusal` from `address` may be admitted. */
+  retryAfterMs?(refusal: Exclude<McpReservation, 'admitted'>, address: string): Promise<number>;
 }

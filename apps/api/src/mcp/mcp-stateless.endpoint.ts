@@ -24,6 +24,7 @@ import {
   type McpServer as StatelessMcpServer,
 } from '@modelcontextprotocol/server';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
+import { forceConnectionClose } from '../platform/http/connection-close.js';
 
 /** The request headers the handler reads (era, method and name claims, content negotiation). */
 const FORWARDED_HEADERS = [
@@ -76,6 +77,8 @@ export class McpStatelessEndpoint {
       const raw = reply.raw;
       raw.setHeader('x-request-id', request.id);
       response.headers.forEach((value, name) => raw.setHeader(name, value));
+      // The drain's `Connection: close` (set on the reply by the request hook) over the SDK's keep-alive.
+      if (reply.getHeader('connection') === 'close') forceConnectionClose(raw);
       raw.writeHead(response.status);
       // pipeline, not pipe: a stream the SDK errors (a client gone mid-exchange) must end this response,
       // not raise an unhandled 'error' event that would take the process down.

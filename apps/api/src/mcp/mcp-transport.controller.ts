@@ -40,6 +40,7 @@ import { withoutCancellations } from './mcp-cancellations.js';
 import { MCP_MAX_READS_PER_BATCH, MCP_RATE_LIMITS } from './mcp-settings.js';
 import { type McpStatelessEndpoint } from './mcp-stateless.endpoint.js';
 import { AppError } from '../platform/http/app.error.js';
+import { forceConnectionClose } from '../platform/http/connection-close.js';
 import { clientAddressKey } from '../platform/http/client-address.js';
 
 export const MCP_DISCOVERY_PATH = '/.well-known/mcp';
@@ -348,10 +349,15 @@ export class McpTransportController {
     reply: FastifyReply,
   ): Promise<void> {
     const id = randomUUID();
+    const address = clientAddressKey(request.ip);
     let admission;
     try {
-      admission = await fleet.admit(id, clientAddressKey(request.ip));
+      admission = await fleet.admit(id, address);
     } catch {
+      // A timed-out admit may still run once Redis answers (it was queued on the connection): the
+      // remove queued behind it undoes it, so the client is not charged a session it never learned of
+      // (a probe's retries during a stall locked its address out for the session TTL).
+      void fleet.remove(id).catch(() => false);
       return this.reject(
         reply,
         503,
@@ -363,7 +369,12 @@ export class McpTransportController {
         admission === 'address-full'
           ? `Too many MCP sessions from this client address (limit ${this.sessions.maxSessionsPerAddress}); end unused sessions with DELETE /mcp, or use the stateless ${STATELESS_PROTOCOL_VERSION} revision, which needs none`
           : `Too many MCP sessions (limit ${this.sessions.maxSessions}); retry later, end unused sessions with DELETE /mcp, or use the stateless ${STATELESS_PROTOCOL_VERSION} revision, which needs none`;
-      return this.tooMany(reply, 60_000, jsonRpcError(RPC_TRANSPORT_ERROR, message));
+      // When a slot frees: the fleet's reclaimable session, or this address's oldest idling out (a probe:
+      // a fixed 60 s told clients at their address cap to come back far too early).
+      const retryAfterMs = await (fleet.retryAfterMs?.(admission, address) ?? Promise.resolve(60_000)).catch(
+        () => 60_000,
+      );
+      return this.tooMany(reply, retryAfterMs, jsonRpcError(RPC_TRANSPORT_ERROR, message));
     }
     let initialized = false;
     const transport = new StreamableHTTPServerTransport({
@@ -392,7 +403,11 @@ export class McpTransportController {
       return this.reject(reply, 404, jsonRpcError(RPC_SESSION_NOT_FOUND, 'Session not found'));
     let live: boolean;
     try {
-      live = await fleet.touch(id);
+      // A DELETE ends the session for the whole fleet before the answer is written (later requests
+      // anywhere get 404), without the touch first: a touch is refused while Redis is out of memory, and
+      // a client must still be able to free its slots then (a probe). Done here rather than in the SDK's
+      // onsessionclosed, whose failure would become the SDK's bare 500.
+      live = request.method === 'DELETE' ? await fleet.remove(id) : await fleet.touch(id);
     } catch {
       return this.reject(
         reply,
@@ -417,19 +432,6 @@ export class McpTransportController {
     }
     if (request.method === 'POST' && !(await this.admitToolCalls(request, reply))) return;
     if (request.method === 'POST' && this.answeredInvalidParams(request, reply)) return;
-    if (request.method === 'DELETE') {
-      // Ended for the whole fleet before the answer is written (later requests anywhere get 404). Done
-      // here rather than in the SDK's onsessionclosed, whose failure would become the SDK's bare 500.
-      try {
-        await fleet.remove(id);
-      } catch {
-        return this.reject(
-          reply,
-          503,
-          jsonRpcError(RPC_TRANSPORT_ERROR, 'MCP session store unavailable; retry later'),
-        );
-      }
-    }
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
     adoptInitializedSession(transport, id);
     await this.serveOnce(transport, request, reply);
@@ -473,6 +475,9 @@ export class McpTransportController {
   private hijack(request: FastifyRequest, reply: FastifyReply): void {
     reply.hijack();
     reply.raw.setHeader('x-request-id', request.id);
+    // Fastify's headers are not written on this path, and the SDK writes keep-alive: the drain's
+    // `Connection: close` is forced on the raw response (a probe: MCP answers during a drain said keep-alive).
+    if (reply.getHeader('connection') === 'close') forceConnectionClose(reply.raw);
     request.log.debug(
       {
         mcpEra: 'sessioned',

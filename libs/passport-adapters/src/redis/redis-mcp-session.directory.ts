@@ -78,6 +78,19 @@ redis.call('ZREM', base .. 'a:' .. address, id)
 return 1
 `;
 
+/**
+ * How long a refused initialize waits (ms, Redis's clock): a full fleet, until its least recently used
+ * session may be reclaimed; an address at its cap, until its least recently used session idles out.
+ */
+const RETRY_AFTER_LUA = `${NOW_LUA}
+local base, refusal, address, now, ttl, reclaimIdle = ARGV[1], ARGV[2], ARGV[3], nowOr(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local set, idle = base .. 'all', reclaimIdle
+if refusal == 'address-full' then set, idle = base .. 'a:' .. address, ttl end
+local oldest = redis.call('ZRANGE', set, 0, 0, 'WITHSCORES')
+if #oldest == 0 then return idle end
+return math.max(0, tonumber(oldest[2]) + idle - now)
+`;
+
 export interface RedisMcpSessionDirectoryOptions {
   readonly prefix?: string;
   readonly maxSessions: number;
@@ -95,6 +108,7 @@ export class RedisMcpSessionDirectory {
   private readonly admitScript: Script;
   private readonly touchScript: Script;
   private readonly removeScript: Script;
+  private readonly retryAfterScript: Script;
 
   constructor(
     redis: Redis,
@@ -104,6 +118,7 @@ export class RedisMcpSessionDirectory {
     this.admitScript = defineScript(redis, 'passportMcpAdmit', 0, ADMIT_LUA);
     this.touchScript = defineScript(redis, 'passportMcpTouch', 0, TOUCH_LUA);
     this.removeScript = defineScript(redis, 'passportMcpRemove', 0, REMOVE_LUA);
+    this.retryAfterScript = defineScript(redis, 'passportMcpRetryAfter', 0, RETRY_AFTER_LUA);
   }
 
   /**
@@ -137,5 +152,21 @@ export class RedisMcpSessionDirectory {
   /** Ends a session for the whole fleet; false when it did not exist. */
   async remove(id: string): Promise<boolean> {
     return Number(await this.removeScript(this.base, id)) === 1;
+  }
+
+  /**
+   * Milliseconds until an initialize refused with `refusal` from `address` may be admitted: when the
+   * fleet's least recently used session may be reclaimed, or the address's idles out.
+   */
+  async retryAfterMs(
+    refusal: Exclude<McpAdmission, 'admitted'>,
+    address: string,
+    nowMs?: number,
+  ): Promise<number> {
+    const { ttlMs } = this.options;
+    const reclaimIdleMs = Math.min(this.options.reclaimIdleMs ?? ttlMs, ttlMs);
+    return Number(
+      await this.retryAfterScript(this.base, refusal, address, nowMs ?? '', ttlMs, reclaimIdleMs),
+    );
   }
 }
