@@ -467,6 +467,52 @@ describe('SqliteStoreHealthIndicator', () => {
     });
   });
 
+  // Found by a probe: on a full disk every login and verify failed while health said healthy (only the
+  // replay store's own failures were reported, and the probe's rolled-back write never reaches the disk).
+  it('is not ok for a minute after a write transaction failed, naming a full disk (SQLITE_FULL)', async () => {
+    const db = open();
+    const { health } = healthOf(db);
+    expect((await health.check()).ok).toBe(true);
+    const pages = db.statement('PRAGMA page_count').pluck().get() as number;
+    db.statement(`PRAGMA max_page_count = ${pages}`).pluck().get(); // this connection's writes: a full disk
+    const write = () =>
+      db.immediate(() => {
+        const insert = db.statement(
+          'INSERT INTO replay_records (key, first_seen_ms, expires_at_ms) VALUES (?, ?, ?)',
+        );
+        for (let i = 0; i < 2000; i++) insert.run(`full|${i}|${'x'.repeat(200)}`, 1000, 2000);
+      });
+    expect(write).toThrow(expect.objectContaining({ code: 'SQLITE_FULL' }));
+    expect(db.lastWriteFailure).toEqual({ atMs: expect.any(Number), code: 'SQLITE_FULL' });
+    const result = await health.check();
+    expect(result).toEqual({
+      ok: false,
+      detail: {
+        adapter: 'sqlite',
+        latencyMs: expect.any(Number),
+        problem: expect.stringMatching(/^database writes failing: the disk is full \(SQLITE_FULL, \d{4}-/),
+      },
+    });
+  });
+
+  it("is not ok while the database's volume has less free space than the bound, before any write fails", async () => {
+    const db = open();
+    const replay = new SqliteReplayStore(db, { sweepIntervalMs: 0 });
+    const roomy = new SqliteStoreHealthIndicator(db, replay, new FixedClock(1000), undefined, 1);
+    expect((await roomy.check()).ok).toBe(true);
+    const cramped = new SqliteStoreHealthIndicator(db, replay, new FixedClock(1000), undefined, 2 ** 60);
+    await expect(cramped.check()).resolves.toEqual({
+      ok: false,
+      detail: {
+        adapter: 'sqlite',
+        latencyMs: expect.any(Number),
+        problem: expect.stringMatching(
+          /^the database's volume has \d+ MiB free \(below \d+ MiB\): writes fail when it is full$/,
+        ),
+      },
+    });
+  });
+
   it('its probe leaves nothing behind', async () => {
     const db = open();
     const { replay, health } = healthOf(db);

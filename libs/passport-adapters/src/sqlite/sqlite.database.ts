@@ -219,6 +219,8 @@ export class SqliteDatabase {
   private readonly inUse = new Map<string, FileIdentity | undefined>();
   /** Set once a file at those paths is no longer the one in use (`SqliteFileDetachedError`). */
   private detachedAs: 'deleted' | 'replaced' | undefined;
+  /** The last write transaction SQLite failed: when, and its `SQLITE_*` code. */
+  private writeFailure: { readonly atMs: number; readonly code: string } | null = null;
 
   private constructor(
     file: string,
@@ -337,11 +339,21 @@ export class SqliteDatabase {
     // inside another transaction is not checked: the outermost one is, before it commits (a group commit
     // of logins stat-ed the three files once per login, ~9 % of a login's store CPU).
     const outermost = !this.db.inTransaction;
-    const result = this.inImmediate(() => {
-      const done = work();
-      if (outermost) this.assertFileAttached();
-      return done;
-    }) as T;
+    let result: T;
+    try {
+      result = this.inImmediate(() => {
+        const done = work();
+        if (outermost) this.assertFileAttached();
+        return done;
+      }) as T;
+    } catch (error) {
+      // Remembered for health: a full disk failed every login and verify while health said healthy (a
+      // probe), since nothing but the replay store's own failures was reported.
+      const code = (error as { code?: unknown } | null)?.code;
+      if (typeof code === 'string' && code.startsWith('SQLITE_'))
+        this.writeFailure = { atMs: Date.now(), code };
+      throw error;
+    }
     if (this.walHardLimitBytes !== undefined && !this.db.inTransaction)
       this.holdWalBound(this.walHardLimitBytes);
     return result;
@@ -407,6 +419,11 @@ export class SqliteDatabase {
   /** Why the file is no longer the one opened (`deleted`, `replaced`), once a write has found out; else undefined. */
   get detached(): 'deleted' | 'replaced' | undefined {
     return this.detachedAs;
+  }
+
+  /** The last write transaction SQLite failed (when, wall clock ms, and its `SQLITE_*` code), or null. */
+  get lastWriteFailure(): { readonly atMs: number; readonly code: string } | null {
+    return this.writeFailure;
   }
 
   /** Runs read-only `work` in one deferred transaction: every read sees the same snapshot. */

@@ -8,6 +8,8 @@
  * The detail is client-safe: the adapter kind, counts and timings, never the error text or file path.
  */
 import { randomBytes } from 'node:crypto';
+import { statfsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { type Clock } from '@passport/core';
 import { type HealthCheckResult, type HealthIndicator } from '../infrastructure/health-indicator.js';
@@ -21,6 +23,22 @@ import {
 /** How long a request-path failure of the replay store keeps health degraded. */
 export const STORE_FAILURE_REPORT_MS = 60_000;
 
+/**
+ * Free space on the database's volume below which health is degraded: the WAL alone may grow to 80 MB
+ * between truncations, and a full volume fails every write (logins, verifies, logouts).
+ */
+export const LOW_FREE_SPACE_BYTES = 64 * 1024 * 1024;
+
+/** What a write's SQLite code says, for an operator (client-safe: no path, no error text). */
+function writeFailureReason(code: string): string {
+  if (code === 'SQLITE_FULL') return 'the disk is full';
+  if (code.startsWith('SQLITE_IOERR')) return 'an I/O error';
+  if (code.startsWith('SQLITE_READONLY')) return 'the database is read-only';
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return 'the database is locked';
+  if (code.startsWith('SQLITE_CORRUPT')) return 'the database is corrupt';
+  return 'an SQLite error';
+}
+
 const ROLLBACK = Symbol('rollback');
 
 export class SqliteStoreHealthIndicator implements HealthIndicator {
@@ -31,6 +49,7 @@ export class SqliteStoreHealthIndicator implements HealthIndicator {
     private readonly replay: SqliteReplayStore,
     private readonly clock: Clock,
     private readonly history?: Pick<SqliteStoreHistory, 'problem' | 'notice'>,
+    private readonly lowFreeSpaceBytes = LOW_FREE_SPACE_BYTES,
   ) {}
 
   async check(): Promise<HealthCheckResult> {
@@ -63,6 +82,27 @@ export class SqliteStoreHealthIndicator implements HealthIndicator {
     const lost = this.history?.problem;
     if (lost !== undefined)
       return { ok: false, detail: { adapter: 'sqlite', latencyMs: elapsedMs(started), problem: lost } };
+    const writeFailure = this.db.lastWriteFailure;
+    // The database's own clock (it stamps the failure with Date.now()).
+    if (writeFailure !== null && Date.now() - writeFailure.atMs < STORE_FAILURE_REPORT_MS)
+      return {
+        ok: false,
+        detail: {
+          adapter: 'sqlite',
+          latencyMs: elapsedMs(started),
+          problem: `database writes failing: ${writeFailureReason(writeFailure.code)} (${writeFailure.code}, ${new Date(writeFailure.atMs).toISOString()})`,
+        },
+      };
+    const freeBytes = this.freeBytes();
+    if (freeBytes !== null && freeBytes < this.lowFreeSpaceBytes)
+      return {
+        ok: false,
+        detail: {
+          adapter: 'sqlite',
+          latencyMs: elapsedMs(started),
+          problem: `the database's volume has ${Math.floor(freeBytes / 1048576)} MiB free (below ${Math.floor(this.lowFreeSpaceBytes / 1048576)} MiB): writes fail when it is full`,
+        },
+      };
     const failedAt = this.replay.lastFailureAtMs;
     if (failedAt !== null && nowMs - failedAt < STORE_FAILURE_REPORT_MS) {
       return {
@@ -81,6 +121,17 @@ export class SqliteStoreHealthIndicator implements HealthIndicator {
         ...(note === undefined ? {} : { note }),
       },
     };
+  }
+
+  /** Bytes free to this process on the database's volume, or null when it cannot be told. */
+  private freeBytes(): number | null {
+    if (this.db.file === ':memory:') return null;
+    try {
+      const stats = statfsSync(dirname(this.db.file));
+      return stats.bavail * stats.bsize;
+    } catch {
+      return null;
+    }
   }
 
   private probe(nowMs: number): void {
