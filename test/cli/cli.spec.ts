@@ -2,7 +2,7 @@
  * The `passport` tool, run in-process (the real commands, real files, the real ledger writer and
  * reader): keygen, mint into a development family, offline DID resolution, help and one-line errors.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { link, lstat, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { type AddressInfo } from 'node:net';
@@ -601,6 +601,28 @@ describe('passport CLI', () => {
       expect(err).toContain(message);
       expect(err.trim().split('\n')).toHaveLength(1);
       expect(await readFile(join(dir, 'ledger.json'), 'utf8')).toBe(before);
+    });
+
+    // Found by a probe: a mint on a full disk was "unexpected error: ENOSPC …", exit 1. A file size limit
+    // (ulimit -f) makes the write fail the same way (EFBIG) without a full disk.
+    it('mint that cannot write the ledger (a file system refusal) is one line and exit 2, the ledger unchanged', async () => {
+      const ledger = join(dir, 'ledger.json');
+      const before = await readFile(ledger, 'utf8');
+      const main = join(process.cwd(), 'apps/cli/dist/main.js');
+      const run = spawnSync(
+        'bash',
+        ['-c', `ulimit -f 1; exec "${process.execPath}" "${main}" mint --owner alice.near`],
+        {
+          env: { ...process.env, ...env },
+          encoding: 'utf8',
+        },
+      );
+      expect([run.status, run.stdout]).toEqual([2, '']);
+      expect(run.stderr).toMatch(
+        /^passport mint: cannot write .*ledger\.json \(EFBIG\): nothing was written\n$/,
+      );
+      expect(await readFile(ledger, 'utf8')).toBe(before);
+      expect((await readdir(dir)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
     });
 
     // Found by a probe: metadata the ledger takes made login tokens too long for a request header, so

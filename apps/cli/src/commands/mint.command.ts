@@ -282,6 +282,11 @@ export const mintCommand: CliCommand = {
         throw new CliError(
           `${error.message}: nothing was written; retry, or remove the lock if no other passport command is running`,
         );
+      // A file system refusal (a full disk, a read-only mount, no permission) in one line, as a refusal to
+      // read is (a probe: ENOSPC was an "unexpected error", exit 1). The write is atomic: nothing changed.
+      const code = (error as NodeJS.ErrnoException | null)?.code;
+      if (typeof code === 'string' && /^E[A-Z]+$/.test(code))
+        throw new CliError(`cannot write ${ledgerFile} (${code}): nothing was written`);
       throw error;
     });
     output(io, !!values.json, { tokenId, ownerId: owner, contractId: ledger.contractId, metadata }, tokenId);
