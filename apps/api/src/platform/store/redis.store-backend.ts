@@ -159,7 +159,12 @@ export function createRedisStoreBackend(
     const problem =
       evictionWatch.problem ??
       historyWatch.problem ??
-      (failed ? `redis failed a request in the last 10 s${said ? `: ${said}` : ''}` : undefined);
+      (failed ? `redis failed a request in the last 10 s${said ? `: ${said}` : ''}` : undefined) ??
+      // Redis answers again, but the rate limits have not gone back to it yet (their next take does): a
+      // probe saw `degraded` with no reason for about a second after Redis came back.
+      (rateLimitFallback !== 'shared'
+        ? 'rate limits on in-process buckets until their next take reaches redis again'
+        : undefined);
     // Both notes when both apply (the policy unreadable, a loss within 24 h).
     const notes = [
       evictionWatch.problem === undefined ? evictionWatch.unknown : undefined,
