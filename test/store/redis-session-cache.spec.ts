@@ -147,6 +147,18 @@ it('a change the epoch missed (an older instance mid-deploy, an epoch reset) is 
   await expect(a.request(s.sessionId)).resolves.toMatchObject({ closedAtMs: now, closeReason: 'logout' });
 });
 
+// Found by a probe: after a FLUSHALL the epoch counter started again and climbed back to the value the
+// instances had seen, so a session the flush forgot was still served from a cache for up to its max age.
+it('a Redis that lost its data is a new epoch: sessions it forgot are not served from a cache', async () => {
+  const { a, b } = fleet({ cacheMaxAgeMs: 60_000 });
+  const s = session(42);
+  await a.sessions.create(s);
+  await expect(a.request(s.sessionId)).resolves.toMatchObject({ closedAtMs: null }); // cached on a
+  await server.flush();
+  await b.sessions.create(session(43)); // the counter is back where it was before the flush
+  await expect(a.request(s.sessionId)).resolves.toBeNull();
+});
+
 it('cacheEntries 0 turns the cache off: every read goes to Redis', async () => {
   const { a, hash } = fleet({ cacheEntries: 0 });
   const s = session(41);

@@ -36,6 +36,21 @@ export const DEFAULT_REDIS_RATE_LIMIT_MAX_ENTRIES = 100_000;
  * once per invocation: no take changes them).
  * Mirrors takeToken in libs/passport-core/src/rate-limit/token-bucket.ts (kept equal by the contract suite).
  */
+/**
+ * The session epoch as `<dataset id>:<counter>`. The counter starts again from 0 when Redis loses its
+ * data (a flush, a restart without persistence), so a counter alone could read the same before and after
+ * the loss and keep sessions the loss forgot in the instances' read caches (a probe: 5 s after a
+ * FLUSHALL). The dataset id is made (from Redis's clock) by the first take that finds it missing, so it
+ * differs after every loss.
+ */
+const EPOCH_LUA = `local epochId = redis.call('GET', KEYS[4])
+if not epochId then
+  local t = redis.call('TIME')
+  redis.call('SET', KEYS[4], t[1] .. '.' .. t[2], 'NX')
+  epochId = redis.call('GET', KEYS[4])
+end
+local epoch = epochId .. ':' .. (redis.call('GET', KEYS[3]) or '0')`;
+
 function takeDefinition(base: string, maxEntries: number, epochKey?: string): BatchedScriptDefinition {
   const bucketPrefix = `${base}b:`;
   const withEpoch = epochKey !== undefined;
@@ -44,8 +59,10 @@ function takeDefinition(base: string, maxEntries: number, epochKey?: string): Ba
 local lru, full, prefix = KEYS[1], KEYS[2], ${luaString(bucketPrefix)}
 local eps = 1e-9
 local MAX = 9007199254740991
-${withEpoch ? "local epoch = redis.call('GET', KEYS[3]) or '0'" : ''}`,
-    sharedKeys: withEpoch ? [`${base}lru`, `${base}full`, epochKey] : [`${base}lru`, `${base}full`],
+${withEpoch ? EPOCH_LUA : ''}`,
+    sharedKeys: withEpoch
+      ? [`${base}lru`, `${base}full`, epochKey, `${epochKey}-id`]
+      : [`${base}lru`, `${base}full`],
     callKeys: ['bucket'],
     callArgs: ['capacityArg', 'refillArg', 'nowArg'],
     callBody: `
