@@ -51,6 +51,7 @@ export function base32Length(byteLength: number): number {
 
 /** True when `text` (trailing `=` allowed) holds only RFC 4648 base32 characters. */
 export function isBase32(text: string): boolean {
+  if (typeof text !== 'string') return false;
   const body = withoutTrailing(text, '=');
   if (body.length === 0) return false;
   for (let i = 0; i < body.length; i++) {
@@ -65,7 +66,8 @@ export function isBase32(text: string): boolean {
  * non-zero padding bits (so that every byte string has exactly one accepted encoding). Reads `text`
  * from `start` to `end` (the whole string by default), so a field can be decoded in place.
  */
-export function decodeBase32(text: string, start = 0, end = text.length): Uint8Array | null {
+export function decodeBase32(text: string, start = 0, end = text?.length): Uint8Array | null {
+  if (typeof text !== 'string') return null;
   while (end > start && text.charCodeAt(end - 1) === 0x3d /* = */) end--;
   const length = end - start;
   const rem = length % 8;

@@ -17,7 +17,7 @@ export function encodeBase58(bytes: Uint8Array): string {
 
 /** null for text outside the base58 alphabet or longer than `BASE58_MAX_LENGTH`. */
 export function decodeBase58(text: string): Uint8Array | null {
-  if (text.length > BASE58_MAX_LENGTH) return null;
+  if (typeof text !== 'string' || text.length > BASE58_MAX_LENGTH) return null;
   const decoded = bs58.decodeUnsafe(text);
   return decoded ? Uint8Array.from(decoded) : null;
 }

@@ -35,7 +35,8 @@ export function encodeBase64Url(bytes: Uint8Array): string {
 
 /** Strict unpadded base64url with canonical trailing bits; null otherwise. */
 export function decodeBase64Url(text: string): Uint8Array | null {
-  if (text.length % 4 === 1) return null;
+  // From JavaScript any value arrives: 42 decoded to empty bytes (a probe).
+  if (typeof text !== 'string' || text.length % 4 === 1) return null;
   const out = new Uint8Array(Math.floor((text.length * 6) / 8));
   let buffer = 0;
   let bits = 0;
@@ -58,6 +59,7 @@ export function decodeBase64Url(text: string): Uint8Array | null {
 
 /** base64url or standard base64, padded or not (never a mix of both alphabets); null otherwise. */
 export function decodeBase64Flexible(text: string): Uint8Array | null {
+  if (typeof text !== 'string') return null;
   const unpadded = text.replace(/={1,2}$/, '');
   if (unpadded !== text && text.length % 4 !== 0) return null;
   const hasStd = /[+/]/.test(unpadded);

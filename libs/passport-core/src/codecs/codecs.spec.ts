@@ -183,3 +183,35 @@ describe('linear work on long input', () => {
     expect(withoutTrailing(`${'/'.repeat(500_000)}x`, '/')).toHaveLength(500_001);
   });
 });
+
+// Found by a probe: from JavaScript, decodeBase64Url(42) and decodeBase32(42) returned empty bytes and
+// isBase32(42) was true; a value that is not text is no encoding of anything.
+describe('the decoders refuse values that are not strings', () => {
+  const decoders = { decodeBase32, decodeBase64Url, decodeBase64Flexible, decodeBase58, decodeHex };
+  it.each(Object.keys(decoders))('%s answers null for any non-string', (name) => {
+    const decode = decoders[name as keyof typeof decoders] as (value: unknown) => Uint8Array | null;
+    fc.assert(
+      fc.property(
+        fc.anything().filter((v) => typeof v !== 'string'),
+        (value) => {
+          expect(decode(value)).toBeNull();
+        },
+      ),
+      { numRuns: 200 },
+    );
+    for (const value of [42, 0, null, undefined, { toString: () => 'AAAA' }, ['AA'], new Uint8Array(4)])
+      expect(decode(value)).toBeNull();
+  });
+
+  it('isBase32 is false for any non-string', () => {
+    fc.assert(
+      fc.property(
+        fc.anything().filter((v) => typeof v !== 'string'),
+        (value) => {
+          expect(isBase32(value as string)).toBe(false);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});

@@ -9,7 +9,7 @@ export function encodeHex(bytes: Uint8Array): string {
 }
 
 export function decodeHex(text: string): Uint8Array | null {
-  if (text.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(text)) return null;
+  if (typeof text !== 'string' || text.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(text)) return null;
   const out = new Uint8Array(text.length / 2);
   for (let i = 0; i < out.length; i++) out[i] = parseInt(text.slice(i * 2, i * 2 + 2), 16);
   return out;
