@@ -22,7 +22,13 @@ export function createNobleSigner(seed32: Uint8Array): Signer {
   const seed = Uint8Array.from(seed32); // the caller may wipe or reuse its buffer
   const publicKey = ed25519.getPublicKey(seed);
   return {
-    publicKey,
-    sign: (message: Uint8Array) => ed25519.sign(message, seed),
+    // A copy each read: a caller's edit of what it was given must not change what the signer reports.
+    get publicKey() {
+      return publicKey.slice();
+    },
+    sign: (message: Uint8Array) => {
+      if (!isBytes(message)) throw new TypeError('the message to sign must be a Uint8Array');
+      return ed25519.sign(message, seed);
+    },
   };
 }

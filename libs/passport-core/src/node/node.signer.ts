@@ -20,7 +20,14 @@ export function createNodeSigner(seed32: Uint8Array): Signer {
   const spki = createPublicKey(privateKey).export({ format: 'der', type: 'spki' });
   const publicKey = new Uint8Array(spki.subarray(spki.length - 32));
   return {
-    publicKey,
-    sign: (message: Uint8Array) => new Uint8Array(cryptoSign(null, message, privateKey)),
+    // A copy each read: a caller's edit of what it was given must not change what the signer reports.
+    get publicKey() {
+      return publicKey.slice();
+    },
+    sign: (message: Uint8Array) => {
+      // As the noble lane: bytes only (node:crypto took a string and signed its UTF-8, a probe).
+      if (!isBytes(message)) throw new TypeError('the message to sign must be a Uint8Array');
+      return new Uint8Array(cryptoSign(null, message, privateKey));
+    },
   };
 }

@@ -295,3 +295,26 @@ describe('bytes from another JavaScript realm (an iframe, a vm context, a jsdom 
     expect(createNodeSigner(seed).sign(message)).toEqual(signature);
   });
 });
+
+// Found by a probe: the node lane signed a string (its UTF-8) where the noble lane threw, and a signer's
+// publicKey was its own array, which a caller could edit.
+describe('both signing lanes take the same inputs and keep their key', () => {
+  const seed = new Uint8Array(32).fill(7);
+  it.each([
+    ['noble', createNobleSigner],
+    ['node', createNodeSigner],
+  ])(
+    'the %s lane refuses a message that is not bytes, and hands out copies of its public key',
+    (_lane, make) => {
+      const signer = make(seed);
+      for (const message of ['hello', 42, null, undefined, [1, 2, 3], { length: 3 }])
+        expect(() => signer.sign(message as unknown as Uint8Array)).toThrow(TypeError);
+      const given = signer.publicKey;
+      given.fill(0);
+      expect(signer.publicKey).toEqual(publicKeyFromSeed(seed));
+      expect(
+        ed25519.verify(signer.sign(new Uint8Array([1, 2])), new Uint8Array([1, 2]), signer.publicKey),
+      ).toBe(true);
+    },
+  );
+});
