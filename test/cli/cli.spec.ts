@@ -534,6 +534,19 @@ describe('passport CLI', () => {
       ).toBe(false);
     });
 
+    // The service (and production) read a date on chain as its first millisecond: a date given to mint
+    // names the whole day, so it is written as the day's last millisecond.
+    it('mint writes a --not-after date as that day’s last millisecond, and a date-time as given', async () => {
+      const minted = async (notAfter: string) => {
+        const { code, out } = await cli(['mint', '--owner', 'alice.near', '--not-after', notAfter], env);
+        expect(code).toBe(0);
+        const ledger = JSON.parse(await readFile(join(dir, 'ledger.json'), 'utf8')) as LedgerDocument;
+        return ledger.passports.find((p) => p.token_id === out.trim())!.metadata.not_after;
+      };
+      await expect(minted('2031-03-04')).resolves.toBe('2031-03-04T23:59:59.999Z');
+      await expect(minted('2031-03-04T10:00:00+02:00')).resolves.toBe('2031-03-04T10:00:00+02:00');
+    });
+
     it('a running ledger reader sees the minted passport without a restart', async () => {
       const reader = await LedgerChainReader.open(join(dir, 'ledger.json'), { statIntervalMs: 0 });
       try {
@@ -688,7 +701,7 @@ describe('passport CLI', () => {
       expect([minted.code, minted.err]).toEqual([0, '']);
       expect(JSON.parse(minted.out).metadata).toMatchObject({
         not_before: '1760000000',
-        not_after: '2099-03-07',
+        not_after: '2099-03-07T23:59:59.999Z', // the whole day named
       });
       expect((await cli(['mint', '--owner', 'alice.near', '--not-after', ''], env)).code).toBe(0);
     });

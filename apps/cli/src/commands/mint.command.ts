@@ -50,7 +50,8 @@ Adds a passport to the local ledger, signed into the development family.
                            (--api-url: former name, still read)
   --not-before <iso>       start of validity: ISO 8601 date-time or date (a date: its first
                            millisecond), or Unix seconds (empty: unbounded)
-  --not-after <iso>        end of validity, the same forms (a date: its last millisecond);
+  --not-after <iso>        end of validity, the same forms (a date: written as its last
+                           millisecond, T23:59:59.999Z);
                            not before --not-before (empty: unbounded)
   --max-requests <n>       requests per window for JWT routes (0: unlimited)
   --maxrq-window <s>       window in seconds
@@ -132,6 +133,19 @@ export const mintCommand: CliCommand = {
         throw new CliError(
           `--${flag} "${v}" is read as no bound (a time on 1970-01-01); leave it out or empty for that`,
         );
+    }
+    // A date given as --not-after names that whole day: written as its last millisecond, since the
+    // service and production read a date on chain as its first (the passport would die a day early).
+    const notAfterText = values['not-after']?.trim();
+    let notAfter = values['not-after'];
+    if (
+      notAfterText !== undefined &&
+      /^\d{4}-\d{2}-\d{2}$/.test(notAfterText) &&
+      bounds['not-after'].kind === 'instant'
+    ) {
+      const lastMs = bounds['not-after'].ms + 86_400_000 - 1;
+      bounds['not-after'] = { kind: 'instant', ms: lastMs };
+      notAfter = new Date(lastMs).toISOString();
     }
     const [start, end] = [bounds['not-before'], bounds['not-after']];
     if (start.kind === 'instant' && end.kind === 'instant' && start.ms > end.ms)
@@ -243,7 +257,7 @@ export const mintCommand: CliCommand = {
       serverUrl: apiBase,
       fields: {
         not_before: values['not-before'],
-        not_after: values['not-after'],
+        not_after: notAfter,
         max_requests: values['max-requests'],
         maxrq_window: values['maxrq-window'],
         userselected_dn: values.dn,

@@ -38,15 +38,18 @@ describe('time bounds', () => {
   ])('%j is invalid (%s)', (value) => {
     expect(parsePassportTimeBound(value, 'start')).toEqual({ kind: 'invalid' });
   });
-  it('reads dates as whole UTC days, date-times with zones, and Unix seconds or ms', () => {
+  // Found by a probe: a not_after date was read as the day's last millisecond, so a passport production
+  // verifiers (new Date("YYYY-MM-DD")) hold expired all that day was live here.
+  it('reads dates as their first UTC millisecond for both bounds (as production), date-times with zones, and Unix seconds or ms', () => {
     expect(parsePassportTimeBound('2026-01-01', 'start')).toEqual({
       kind: 'instant',
       ms: at('2026-01-01T00:00:00.000Z'),
     });
     expect(parsePassportTimeBound('2026-01-01', 'end')).toEqual({
       kind: 'instant',
-      ms: at('2026-01-01T23:59:59.999Z'),
+      ms: new Date('2026-01-01').getTime(),
     });
+    expect(parsePassportTimeBound('2026-01-01')).toEqual(parsePassportTimeBound('2026-01-01', 'end'));
     expect(parsePassportTimeBound('2026-01-01T10:00:00+02:00', 'end')).toEqual({
       kind: 'instant',
       ms: at('2026-01-01T08:00:00Z'),
@@ -81,9 +84,9 @@ describe('isPassportLive', () => {
   const window = { not_before: '2026-01-01', not_after: '2026-12-31' };
   it('is inclusive at both ends', () => {
     expect(isPassportLive(window, at('2026-01-01T00:00:00.000Z'))).toBe(true);
-    expect(isPassportLive(window, at('2026-12-31T23:59:59.999Z'))).toBe(true);
+    expect(isPassportLive(window, at('2026-12-31T00:00:00.000Z'))).toBe(true);
+    expect(isPassportLive(window, at('2026-12-31T00:00:00.001Z'))).toBe(false);
     expect(isPassportLive(window, at('2025-12-31T23:59:59.999Z'))).toBe(false);
-    expect(isPassportLive(window, at('2027-01-01T00:00:00.000Z'))).toBe(false);
   });
   it('treats empty and 1970 bounds as open, and any invalid bound as not live', () => {
     expect(isPassportLive({}, 0)).toBe(true);
@@ -95,7 +98,7 @@ describe('isPassportLive', () => {
     expect(isPassportLive({}, Number.NaN)).toBe(false);
   });
   it('gives the not_after instant for JWT expiry', () => {
-    expect(passportNotAfterMs({ not_after: '2026-12-31' })).toBe(at('2026-12-31T23:59:59.999Z'));
+    expect(passportNotAfterMs({ not_after: '2026-12-31' })).toBe(at('2026-12-31T00:00:00.000Z'));
     expect(passportNotAfterMs({ not_after: '0' })).toBeNull();
     expect(passportNotAfterMs({ not_after: 'bad' })).toBeNaN();
   });

@@ -7,8 +7,11 @@
  * Time bounds (`not_before`, `not_after`) are strings on chain. Accepted forms, decided here:
  * - empty, whitespace or absent → unbounded; any value starting `1970-01-01` → unbounded; the
  *   decimal `"0"` (collectibles, docs/protocol.md §4) and any Unix number on 1970-01-01 → unbounded;
- * - ISO 8601 date `YYYY-MM-DD`: `not_before` starts at 00:00:00.000Z of that day, `not_after` ends
- *   at 23:59:59.999Z of that day (a date names the whole day, as a holder reading it expects);
+ * - ISO 8601 date `YYYY-MM-DD`: 00:00:00.000Z of that day, for `not_before` and `not_after` alike, as
+ *   the production network reads it (`new Date("YYYY-MM-DD")`): a passport whose `not_after` is a date
+ *   is not live on that day. Reading it as the day's last millisecond kept such a passport live up to
+ *   24 h longer here than on every production verifier (a probe). `passport mint` writes a date given as
+ *   `--not-after` as that day's last millisecond, so the holder's whole day holds everywhere;
  * - ISO 8601 date-time `YYYY-MM-DDTHH:MM[:SS[.fff]][Z|±HH:MM]`; without a zone it is UTC (never the
  *   machine's local zone, so every instance agrees);
  * - decimal Unix time: below 10^11 it is seconds (up to year 5138), otherwise milliseconds.
@@ -30,17 +33,20 @@ const SECONDS_LIMIT = 1e11;
 const ISO_PATTERN =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
-/** Parses a `not_before` (`edge: 'start'`) or `not_after` (`edge: 'end'`) value; see the module doc. */
+/**
+ * Parses a `not_before` or `not_after` value; see the module doc. `_edge` no longer changes the reading
+ * (a date is its first millisecond for both bounds); it is kept so that callers written for it compile.
+ */
 export function parsePassportTimeBound(
   value: string | undefined | null,
-  edge: 'start' | 'end',
+  _edge?: 'start' | 'end',
 ): PassportTimeBound {
   if (value === undefined || value === null) return UNBOUNDED;
   if (typeof value !== 'string') return INVALID;
   const text = value.trim();
   if (text === '' || text.startsWith('1970-01-01')) return UNBOUNDED;
   if (/^\d+$/.test(text)) return fromUnixNumber(text);
-  return fromIso(text, edge);
+  return fromIso(text);
 }
 
 function fromUnixNumber(text: string): PassportTimeBound {
@@ -51,7 +57,7 @@ function fromUnixNumber(text: string): PassportTimeBound {
   return ms < DAY_MS ? UNBOUNDED : { kind: 'instant', ms };
 }
 
-function fromIso(text: string, edge: 'start' | 'end'): PassportTimeBound {
+function fromIso(text: string): PassportTimeBound {
   const m = ISO_PATTERN.exec(text);
   if (!m) return INVALID;
   const [, y, mo, d, h, mi, s, frac, zone] = m;
@@ -69,10 +75,7 @@ function fromIso(text: string, edge: 'start' | 'end'): PassportTimeBound {
   if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) {
     return INVALID;
   }
-  if (h === undefined) {
-    return { kind: 'instant', ms: edge === 'start' ? base : base + DAY_MS - 1 };
-  }
-  return { kind: 'instant', ms: base - zoneOffsetMs(zone) };
+  return { kind: 'instant', ms: h === undefined ? base : base - zoneOffsetMs(zone) };
 }
 
 function zoneOffsetMs(zone: string | undefined): number {
