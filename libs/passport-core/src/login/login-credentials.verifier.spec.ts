@@ -244,6 +244,15 @@ describe('login credentials: each 401 code', () => {
     expect(await codeOf(w, body(implicitAccountId(stranger.publicKey), stranger))).toBe('PASSPORT_NOT_FOUND');
     expect(await codeOf(w, body('Not An Account', holder, { kind: 'accountid' }))).toBe('PASSPORT_NOT_FOUND');
   });
+  // Found by a probe: production lowercases the account before the lookup; an uppercase implicit account
+  // was PASSPORT_NOT_FOUND here. The signature is over the identifier as sent.
+  it('an account id in another letter case names the same account', async () => {
+    const w = world();
+    const shouted = implicitAccountId(holder.publicKey).toUpperCase();
+    expect(await codeOf(w, body(shouted, holder, { kind: 'accountid' }))).toBe('OK');
+    const signedLower = body(shouted.toLowerCase(), holder, { kind: 'accountid' });
+    expect(await codeOf(w, { ...signedLower, accountid: shouted })).toBe('LOGIN_BASE64URL_SIGNATURE_INVALID');
+  });
   it('PASSPORT_MISSING_METADATA', async () => {
     const w = world();
     const record = (await w.chain.getPassport('chbvcnurbkuw'))!;

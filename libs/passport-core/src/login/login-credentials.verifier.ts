@@ -158,8 +158,12 @@ export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
       const tokenId = normalizeTokenId(request.identifier);
       return tokenId ? chain.getPassport(tokenId) : null;
     }
-    if (!isImplicitAccountId(request.identifier) && !isNearAccountId(request.identifier)) return null;
-    const [first] = await chain.listPassportsByOwner(request.identifier, { fromIndex: 0, limit: 1 });
+    // NEAR account ids are lowercase: another case names the same account, as production reads it (it
+    // lowercases before the lookup; a probe's uppercase implicit account was PASSPORT_NOT_FOUND here).
+    // The signature still covers the identifier as sent.
+    const account = request.identifier.toLowerCase();
+    if (!isImplicitAccountId(account) && !isNearAccountId(account)) return null;
+    const [first] = await chain.listPassportsByOwner(account, { fromIndex: 0, limit: 1 });
     return first ?? null;
   }
 
