@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { FixedClock } from '@passport/core/testing';
+import { FixedClock, sampleSessionRecord } from '@passport/core/testing';
 import {
   SCHEMA_VERSION,
   SqliteDatabase,
@@ -493,6 +493,39 @@ describe('SqliteStoreHealthIndicator', () => {
         problem: expect.stringMatching(/^database writes failing: the disk is full \(SQLITE_FULL, \d{4}-/),
       },
     });
+  });
+
+  // Found by a review: a logout and a renewal are single statements outside a transaction, and their
+  // failures did not reach health.
+  it('is not ok after a logout or a renewal failed to write (a single statement outside a transaction)', async () => {
+    for (const [n, write] of (['close', 'recordRenewal'] as const).entries()) {
+      const db = open();
+      const { health } = healthOf(db);
+      const sessions = new SqliteSessionStore(db, { sweepIntervalMs: 0 });
+      const session = sampleSessionRecord(n + 1, {
+        createdAtMs: Date.now(),
+        expiresAtMs: Date.now() + 60_000,
+      });
+      await sessions.create(session);
+      db.statement('PRAGMA query_only = ON').run(); // every write of this connection now fails
+      const failed =
+        write === 'close'
+          ? sessions.close(session.sessionId, 'logout', Date.now())
+          : sessions.recordRenewal(session.sessionId, Date.now());
+      await expect(failed).rejects.toMatchObject({ code: 'SQLITE_READONLY' });
+      // Writable again (the probe's own write would fail otherwise): the failed write is what is reported.
+      db.statement('PRAGMA query_only = OFF').run();
+      await expect(health.check()).resolves.toMatchObject({
+        ok: false,
+        detail: {
+          problem: expect.stringMatching(
+            /^database writes failing: the database is read-only \(SQLITE_READONLY/,
+          ),
+        },
+      });
+      sessions.dispose();
+      db.close();
+    }
   });
 
   it("is not ok while the database's volume has less free space than the bound, before any write fails", async () => {

@@ -167,12 +167,14 @@ export class SqliteSessionStore implements SyncSessionStore {
   }
 
   async recordRenewal(sessionId: string, nowMs: number): Promise<boolean> {
-    this.db.assertFileAttached(); // a single statement, outside `immediate`
-    const result = this.db
-      .statement(
-        'UPDATE sessions SET renewal_count = renewal_count + 1, last_renewed_at_ms = ? WHERE session_id = ? AND closed_at_ms IS NULL AND expires_at_ms > ?',
-      )
-      .run(nowMs, sessionId, nowMs);
+    // A single statement, outside `immediate`.
+    const result = this.db.write(() =>
+      this.db
+        .statement(
+          'UPDATE sessions SET renewal_count = renewal_count + 1, last_renewed_at_ms = ? WHERE session_id = ? AND closed_at_ms IS NULL AND expires_at_ms > ?',
+        )
+        .run(nowMs, sessionId, nowMs),
+    );
     this.readCache.delete(sessionId);
     return result.changes === 1;
   }
@@ -215,12 +217,13 @@ export class SqliteSessionStore implements SyncSessionStore {
   async close(sessionId: string, reason: string, nowMs: number): Promise<boolean> {
     // A single statement, outside `immediate`: a logout into a file nobody opens again must not be
     // answered as done (a probe's was).
-    this.db.assertFileAttached();
-    const result = this.db
-      .statement(
-        'UPDATE sessions SET closed_at_ms = ?, close_reason = ? WHERE session_id = ? AND closed_at_ms IS NULL',
-      )
-      .run(nowMs, reason, sessionId);
+    const result = this.db.write(() =>
+      this.db
+        .statement(
+          'UPDATE sessions SET closed_at_ms = ?, close_reason = ? WHERE session_id = ? AND closed_at_ms IS NULL',
+        )
+        .run(nowMs, reason, sessionId),
+    );
     this.readCache.delete(sessionId);
     return result.changes === 1;
   }

@@ -347,11 +347,7 @@ export class SqliteDatabase {
         return done;
       }) as T;
     } catch (error) {
-      // Remembered for health: a full disk failed every login and verify while health said healthy (a
-      // probe), since nothing but the replay store's own failures was reported.
-      const code = (error as { code?: unknown } | null)?.code;
-      if (typeof code === 'string' && code.startsWith('SQLITE_'))
-        this.writeFailure = { atMs: Date.now(), code };
+      this.noteWriteFailure(error);
       throw error;
     }
     if (this.walHardLimitBytes !== undefined && !this.db.inTransaction)
@@ -419,6 +415,31 @@ export class SqliteDatabase {
   /** Why the file is no longer the one opened (`deleted`, `replaced`), once a write has found out; else undefined. */
   get detached(): 'deleted' | 'replaced' | undefined {
     return this.detachedAs;
+  }
+
+  /**
+   * Runs a single-statement write outside a transaction (a logout, a renewal): the file is checked first
+   * (a write into a file nobody opens again must not be answered as done), and a failure is noted for
+   * health as in `immediate`.
+   */
+  write<T>(work: () => T): T {
+    this.assertFileAttached();
+    try {
+      return work();
+    } catch (error) {
+      this.noteWriteFailure(error);
+      throw error;
+    }
+  }
+
+  /**
+   * Remembered for health: a full disk failed every login and verify while health said healthy (a
+   * probe), since nothing but the replay store's own failures was reported.
+   */
+  private noteWriteFailure(error: unknown): void {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_'))
+      this.writeFailure = { atMs: Date.now(), code };
   }
 
   /** The last write transaction SQLite failed (when, wall clock ms, and its `SQLITE_*` code), or null. */

@@ -8,7 +8,7 @@
  * The detail is client-safe: the adapter kind, counts and timings, never the error text or file path.
  */
 import { randomBytes } from 'node:crypto';
-import { statfsSync } from 'node:fs';
+import { statfs } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { type Clock } from '@passport/core';
@@ -25,9 +25,13 @@ export const STORE_FAILURE_REPORT_MS = 60_000;
 
 /**
  * Free space on the database's volume below which health is degraded: the WAL alone may grow to 80 MB
- * between truncations, and a full volume fails every write (logins, verifies, logouts).
+ * between truncations (sqlite.database.ts), the database grows with its records, and a full volume fails
+ * every write (logins, verifies, logouts).
  */
-export const LOW_FREE_SPACE_BYTES = 64 * 1024 * 1024;
+export const LOW_FREE_SPACE_BYTES = 128 * 1024 * 1024;
+
+/** How long health waits for the volume's free space (a hung mount must not hang the check). */
+const STATFS_TIMEOUT_MS = 500;
 
 /** What a write's SQLite code says, for an operator (client-safe: no path, no error text). */
 function writeFailureReason(code: string): string {
@@ -93,7 +97,7 @@ export class SqliteStoreHealthIndicator implements HealthIndicator {
           problem: `database writes failing: ${writeFailureReason(writeFailure.code)} (${writeFailure.code}, ${new Date(writeFailure.atMs).toISOString()})`,
         },
       };
-    const freeBytes = this.freeBytes();
+    const freeBytes = await this.freeBytes();
     if (freeBytes !== null && freeBytes < this.lowFreeSpaceBytes)
       return {
         ok: false,
@@ -123,14 +127,27 @@ export class SqliteStoreHealthIndicator implements HealthIndicator {
     };
   }
 
-  /** Bytes free to this process on the database's volume, or null when it cannot be told. */
-  private freeBytes(): number | null {
+  /**
+   * Bytes free to this process on the database's volume, or null when it cannot be told in time. Off the
+   * event loop, with a deadline: on a hung mount the check still answers (a review).
+   */
+  private async freeBytes(): Promise<number | null> {
     if (this.db.file === ':memory:') return null;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), STATFS_TIMEOUT_MS);
+      timer.unref();
+    });
     try {
-      const stats = statfsSync(dirname(this.db.file));
-      return stats.bavail * stats.bsize;
-    } catch {
-      return null;
+      return await Promise.race([
+        statfs(dirname(this.db.file)).then(
+          (stats) => stats.bavail * stats.bsize,
+          () => null,
+        ),
+        late,
+      ]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
