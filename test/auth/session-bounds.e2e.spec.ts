@@ -90,6 +90,27 @@ describe('login challenge, quota and passport status', () => {
   });
   afterAll(() => app.close());
 
+  // Found by a probe: a token's passport_idsignature (the server key over passport_id + ISO of iat) is
+  // byte for byte the server passport's login message, so any holder of a token logged in as the server
+  // (and escaped its own quota).
+  it("refuses a login as the server's own passport, such as the one every token carries", async () => {
+    const { jwt } = await mintAndLogin(app, { metadata: { max_requests: '5', maxrq_window: '3600' } });
+    const claims = claimsOf(jwt);
+    const replayed = await fetch(`${app.baseUrl}/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        passportid: claims.passport_id,
+        timestamp: claims.iat,
+        base64url_signature: claims.passport_idsignature,
+      }),
+    });
+    const body = (await replayed.json()) as { error: { code: string; details: Record<string, unknown> } };
+    expect(replayed.status).toBe(401);
+    expect(body.error.code).toBe('SERVER_PASSPORT_LOGIN_REFUSED');
+    expect(body.error.details).toMatchObject({ failureReason: 'SERVER_PASSPORT_LOGIN_REFUSED' });
+  });
+
   // A probe: metadata the ledger accepts made a 24 KB token, refused on every JWT route (400
   // REQUEST_HEADER_TOO_LARGE): the holder was logged in and locked out.
   it('refuses a login whose token would not fit a request (PASSPORT_METADATA_TOO_LARGE), before using the challenge', async () => {

@@ -169,6 +169,7 @@ export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
 
   // The server's own configuration does not change while it runs: judged once, not per login.
   const ownFamily = serverFamily();
+  const ownTokenId = normalizeTokenId(server.tokenId);
 
   function serverFamily(): ServiceProviderId | null {
     const family = parseServiceProviderId(server.serviceProviderId);
@@ -237,6 +238,10 @@ export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
     const passport = await findPassport(request);
     if (!passport) return fail('PASSPORT_NOT_FOUND');
     if (!hasRequiredMetadata(passport)) fail('PASSPORT_MISSING_METADATA');
+    // The server passport's login message (`tokenId + timestamp_iso`) is byte for byte the
+    // `passport_idsignature` every token carries (`passport_id + ISO of iat`, signed by the same key):
+    // any holder of a token could log in as the server (a probe did, and escaped its own quota).
+    if (passport.tokenId === ownTokenId) fail('SERVER_PASSPORT_LOGIN_REFUSED');
 
     // 4. Proof of possession of the owner's key.
     const message = utf8(request.identifier + request.timestampIso);

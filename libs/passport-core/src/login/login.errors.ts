@@ -20,6 +20,10 @@ export const LOGIN_ERRORS = {
   },
   PASSPORT_NOT_FOUND: { message: 'No on-chain passport exists for this identifier.' },
   PASSPORT_MISSING_METADATA: { message: 'The passport lacks required metadata.' },
+  SERVER_PASSPORT_LOGIN_REFUSED: {
+    message:
+      "This server's own passport does not log in here: every token the server issues carries a signature with the bytes of its login.",
+  },
   LOGIN_BASE64URL_SIGNATURE_INVALID: {
     message: 'The signature does not verify over the identifier and timestamp_iso.',
   },
