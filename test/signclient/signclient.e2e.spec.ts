@@ -267,6 +267,28 @@ describe('POST /api/signclient never sells privilege', () => {
     expect(res.body.metadata.permissioned_routes).toBe(adminRoutes);
     expect((await sign(unlimitedAsk, bearer(minter.jwt))).status).toBe(201);
   });
+
+  // Found by a probe: the privilege was read from the claim alone, so a holder whose privilege was
+  // withdrawn on chain still signed admin routes (and could mint them for good) until its session ended.
+  it('a privilege for /api/signclient withdrawn on chain ends for the open session, as on the privileged tier', async () => {
+    const minter = await mintAndLogin(app, {
+      metadata: {
+        permissioned_routes: JSON.stringify({ entities: { methods: { '/api/signclient': '*' } } }),
+      },
+    });
+    expect((await sign(adminAsk, bearer(minter.jwt))).status).toBe(201);
+    await updateLedgerFile(ledgerFileOf(app), (doc) => ({
+      ...doc,
+      passports: doc.passports.map((p) =>
+        p.token_id === minter.tokenId ? { ...p, metadata: { ...p.metadata, permissioned_routes: '' } } : p,
+      ),
+    }));
+    // The chain cache keeps a found passport for at most 5 s.
+    await new Promise((resolve) => setTimeout(resolve, 5200));
+    const refused = await sign(adminAsk, bearer(minter.jwt));
+    expectErrorEnvelope(refused, 'PERMISSION_DENIED');
+    expect(JSON.stringify(refused.body)).not.toContain('serviceprovider_signature');
+  });
 });
 
 describe('POST /api/signclient without a family key', () => {

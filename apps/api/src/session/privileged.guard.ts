@@ -11,11 +11,8 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { type FastifyRequest } from 'fastify';
 import { PassportError } from '@passport/core';
-import { isRouteAllowed } from '@passport/core/login';
 import { authOf } from './auth-context.js';
-
-/** Routes that are another name of a privileged route (resolutions: `list_all` is an alias). */
-const ROUTE_ALIASES: Readonly<Record<string, string>> = { '/api/sessions/list_all': '/api/sessions' };
+import { privilegeGranted } from './privilege-grant.js';
 
 @Injectable()
 export class PrivilegedGuard implements CanActivate {
@@ -24,15 +21,7 @@ export class PrivilegedGuard implements CanActivate {
     const auth = authOf(request);
     if (!auth) throw new PassportError('MISSING_TOKEN');
     const path = request.routeOptions.url ?? request.url.split('?')[0];
-    const claimed = auth.claims.passport_permissionedroutes;
-    // Without the passport as the chain holds it now, nothing is granted.
-    const onChain = auth.passport?.metadata.permissioned_routes ?? null;
-    const grants = (routes: string | null) =>
-      isRouteAllowed(routes, path) ||
-      (ROUTE_ALIASES[path] !== undefined && isRouteAllowed(routes, ROUTE_ALIASES[path]));
-    const allowed =
-      auth.passport !== null && grants(typeof claimed === 'string' ? claimed : null) && grants(onChain);
-    if (!allowed) throw new PassportError('PERMISSION_DENIED', { route: path });
+    if (!privilegeGranted(auth, path)) throw new PassportError('PERMISSION_DENIED', { route: path });
     return true;
   }
 }

@@ -18,9 +18,9 @@ import {
   signClient,
   validateSignClientRequest,
 } from '@passport/core/signclient';
-import { isRouteAllowed } from '@passport/core/login';
 import { type FastifyRequest } from 'fastify';
 import { BearerAuthenticator } from '../session/bearer.authenticator.js';
+import { privilegeGranted } from '../session/privilege-grant.js';
 import { RequestId } from '../platform/http/request-id.decorator.js';
 import { CHAIN_READER, CLOCK, SERVER_IDENTITY } from '../platform/infrastructure/di-tokens.js';
 import { type ServerIdentity } from '../platform/infrastructure/server-identity.js';
@@ -71,11 +71,8 @@ export class SignClientController {
     const serviceProviderId = this.server.serviceProviderId || undefined;
     // Anonymous callers are welcome, but only a JWT privileged for this very route may sign privileges.
     const auth = await this.authenticator.authenticateOptional(http.headers.authorization);
-    const routes = auth?.claims.passport_permissionedroutes;
-    const caller = {
-      privileged:
-        auth !== null && isRouteAllowed(typeof routes === 'string' ? routes : null, '/api/signclient'),
-    };
+    // The claim and the passport as the chain holds it now, as the privileged tier judges.
+    const caller = { privileged: auth !== null && privilegeGranted(auth, '/api/signclient') };
     // Validate (and check the fee) before touching the key, so bad requests are 400s even when it is missing.
     const request = validateSignClientRequest(body, serviceProviderId, caller);
     const fee = computeMintFee(request.tobesignedValues, { tier: request.tier, nowMs: this.clock.nowMs() });
