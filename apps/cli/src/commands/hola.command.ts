@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { buildHolaLine, isTokenId } from '@passport/core';
+import { isServiceHostMarker } from '@passport/core/hola';
 import { createNodeSigner } from '@passport/core/node';
 import {
   apiUrl,
@@ -117,7 +118,5 @@ export const holaCommand: CliCommand = {
 async function announcedServiceHost(io: Parameters<typeof callApi>[0], api: string): Promise<string> {
   const root = await callApi(io, `${api}/`);
   const announced = (root.hola as { serviceHost?: unknown } | undefined)?.serviceHost;
-  return typeof announced === 'string' && /^[a-z0-9.-]+(:\d{1,5})?$/i.test(announced)
-    ? announced
-    : new URL(api).host;
+  return isServiceHostMarker(announced) ? announced : new URL(api).host;
 }

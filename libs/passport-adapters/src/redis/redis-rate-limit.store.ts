@@ -26,17 +26,6 @@ import { type FleetSessionEpoch } from './fleet-session-epoch.js';
 export const DEFAULT_REDIS_RATE_LIMIT_MAX_ENTRIES = 100_000;
 
 /**
- * The take call of one store, batched (defineBatchedScript: the takes of one event-loop turn in one
- * invocation, in the order they were made). The keys it writes are declared (the `lru` and `full` sets
- * and, with the epoch, the epoch key once; per call the bucket; all under one hash tag, so one Redis
- * Cluster slot), so that Cluster refuses a call while that slot migrates before anything is written. Its
- * fixed values (the bucket key prefix, the cap) are built into the script; per call: capacity, refill,
- * now. Numbers the caller sent are passed on as the strings they came as (no Lua number formatting).
- * Replies {allowed, remaining, retry}, and with the epoch also the session epoch and Redis's clock (read
- * once per invocation: no take changes them).
- * Mirrors takeToken in libs/passport-core/src/rate-limit/token-bucket.ts (kept equal by the contract suite).
- */
-/**
  * The session epoch as `<dataset id>:<counter>`. The counter starts again from 0 when Redis loses its
  * data (a flush, a restart without persistence), so a counter alone could read the same before and after
  * the loss and keep sessions the loss forgot in the instances' read caches (a probe: 5 s after a
@@ -51,6 +40,17 @@ if not epochId then
 end
 local epoch = epochId .. ':' .. (redis.call('GET', KEYS[3]) or '0')`;
 
+/**
+ * The take call of one store, batched (defineBatchedScript: the takes of one event-loop turn in one
+ * invocation, in the order they were made). The keys it writes are declared (the `lru` and `full` sets
+ * and, with the epoch, the epoch key and its dataset-id key once; per call the bucket; all under one hash tag, so one Redis
+ * Cluster slot), so that Cluster refuses a call while that slot migrates before anything is written. Its
+ * fixed values (the bucket key prefix, the cap) are built into the script; per call: capacity, refill,
+ * now. Numbers the caller sent are passed on as the strings they came as (no Lua number formatting).
+ * Replies {allowed, remaining, retry}, and with the epoch also the session epoch and Redis's clock (read
+ * once per invocation: no take changes them).
+ * Mirrors takeToken in libs/passport-core/src/rate-limit/token-bucket.ts (kept equal by the contract suite).
+ */
 function takeDefinition(base: string, maxEntries: number, epochKey?: string): BatchedScriptDefinition {
   const bucketPrefix = `${base}b:`;
   const withEpoch = epochKey !== undefined;

@@ -9,6 +9,7 @@ import { utf8 } from '../codecs/utf8.codec.js';
 import { type Signer } from '../ports/signature-verifier.port.js';
 import { holaChecksum } from './hola.checksum.js';
 import { parseHola } from './hola.parser.js';
+import { isServiceHostMarker } from './service-host.js';
 
 export interface BuildHolaParams {
   /** `MUNDO` (default) or the recipient's token id. */
@@ -42,13 +43,10 @@ export function holaSignedPrefix(
     .toUpperCase();
 }
 
-/** A host marker as a deployment's SERVICE_HOST holds it: `host[:port]`, ASCII letters, digits, dots and hyphens. */
-const SERVICE_HOST = /^[a-z0-9.-]+(:\d{1,5})?$/i;
-
 /** A signed HOLA line. Throws RangeError when the parameters cannot make a valid line. */
 export function buildHolaLine(params: BuildHolaParams): string {
   // Found by a probe: a host with a newline made a signed two-line "line".
-  if (!SERVICE_HOST.test(params.serviceHost))
+  if (!isServiceHostMarker(params.serviceHost))
     throw new RangeError(
       `cannot build a HOLA line: the host marker must be host[:port] (got ${JSON.stringify(params.serviceHost)})`,
     );

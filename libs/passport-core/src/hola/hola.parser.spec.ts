@@ -179,6 +179,9 @@ describe('signed lines from fixed seeds', () => {
     expect(() => buildHolaLine({ ...good, timestamp: '1776595620000' })).toThrow(RangeError);
     expect(() => buildHolaLine({ ...good, nonceHex: 'nothex' })).toThrow(RangeError);
     expect(() => buildHolaLine({ ...good, recipient: 'bob' })).toThrow(RangeError);
+    // A marker no deployment can be configured with (the server's rule, isServiceHostMarker).
+    for (const serviceHost of ['..', 'h:99999', 'a..b'])
+      expect(() => buildHolaLine({ ...good, serviceHost })).toThrow(RangeError);
     expect(() => buildHolaLine({ ...good, subagent: { delegateId: 'a/b' } })).toThrow(RangeError);
     // Found by a probe: 'bot\uD800' and 'BOT\uDC00' signed the same UTF-8 bytes (both U+FFFD), so one
     // signature verified for each, and a line seen in transit was front-run under another delegate id.

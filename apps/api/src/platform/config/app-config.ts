@@ -5,7 +5,7 @@
  * stop. Everything else reads `AppConfig` (DI token `APP_CONFIG`), never `process.env`.
  */
 import { isIP } from 'node:net';
-import { DEFAULT_HOLA_MAX_AGE_MS } from '@passport/core/hola';
+import { DEFAULT_HOLA_MAX_AGE_MS, isServiceHostMarker } from '@passport/core/hola';
 import { LOGIN_CHALLENGE_MAX_FUTURE_MS, normalizedBaseUrl } from '@passport/core/login';
 import path from 'node:path';
 import { isProxyAddrEntry } from './trusted-proxy.js';
@@ -361,19 +361,6 @@ function httpTimeouts(env: Env): HttpTimeoutsConfig {
  * Builds the configuration from an environment (normally `process.env`). Pure apart from
  * resolving relative paths against the current directory.
  */
-/**
- * A deployment's HOLA host marker: a host name (labels of letters and digits with inner hyphens) or an
- * IPv4 address, and an optional port 1-65535. The marker's characters were checked alone before, so
- * "..", "-" and ":99999" were taken (a probe).
- */
-function isServiceHostMarker(marker: string): boolean {
-  const match = /^([a-z0-9.-]+)(?::(\d{1,5}))?$/.exec(marker);
-  if (match === null) return false;
-  const [, host, port] = match;
-  if (port !== undefined && (Number(port) < 1 || Number(port) > 65535 || port.startsWith('0'))) return false;
-  return host.split('.').every((label) => /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(label));
-}
-
 export function loadConfig(env: Env): AppConfig {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const host = read(env, 'HOST') ?? '0.0.0.0';
