@@ -83,7 +83,7 @@ describe('passport CLI: a renewed token that cannot be saved', () => {
         env: {},
         fetch: globalThis.fetch,
       };
-      const bearer = await bearerIo(undefined, file, io);
+      const bearer = await bearerIo(undefined, file, io, app.baseUrl);
       await rm(dir, { recursive: true }); // the renewal's write now fails (ENOENT), as on a read-only mount
       clock.set((claimsOf(jwt).iat + 3000) * 1000);
       const nonce = await callApi<{ noncetsHex: string }>(bearer.io, `${app.baseUrl}/api/holanonce16ts`, {
@@ -115,7 +115,7 @@ describe('passport CLI: a --jwt-file that no longer holds a JWT', () => {
         env: {},
         fetch: globalThis.fetch,
       };
-      const bearer = await bearerIo(undefined, file, io);
+      const bearer = await bearerIo(undefined, file, io, app.baseUrl);
       const credentials = '{"account_id":"a.near","public_key":"ed25519:x","private_key":"ed25519:y"}\n';
       await writeFile(file, credentials);
       clock.set((claimsOf(jwt).iat + 3000) * 1000);

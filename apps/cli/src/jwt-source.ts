@@ -115,12 +115,15 @@ export async function bearerIo(
   jwt: string | undefined,
   file: string | undefined,
   io: CliIo,
+  api: string,
 ): Promise<{ jwt: string; io: CliIo }> {
   const token = await readJwt(jwt, file, io);
   const save = jwt || !file ? undefined : file;
   const renewing = createRenewingFetch({
     token,
     fetch: io.fetch,
+    // The API named on the command line (its URL may differ from the token's issuer: a proxy, 127.0.0.1).
+    origins: [api],
     onNewToken: save ? (fresh) => saveRenewed(save, fresh, io) : undefined,
   });
   return { jwt: token, io: { ...io, fetch: renewing as typeof fetch } };

@@ -88,7 +88,7 @@ export const holaCommand: CliCommand = {
           );
       }
       if (timestamp === undefined) {
-        const { jwt, io: bearer } = await bearerIo(values.jwt, values['jwt-file'], io);
+        const { jwt, io: bearer } = await bearerIo(values.jwt, values['jwt-file'], io, api);
         ({ timestamp, noncetsHex: nonceHex } = await fetchHolaNonce(bearer, api, jwt));
       }
     }

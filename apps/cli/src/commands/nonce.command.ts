@@ -32,7 +32,7 @@ Prints "<timestamp> <noncetsHex>" from GET /api/holanonce16ts.`,
       },
     });
     const api = apiUrl(values.api, io);
-    const { jwt, io: bearer } = await bearerIo(values.jwt, values['jwt-file'], io);
+    const { jwt, io: bearer } = await bearerIo(values.jwt, values['jwt-file'], io, api);
     const { body, timestamp, noncetsHex } = await fetchHolaNonce(bearer, api, jwt);
     output(io, !!values.json, body, `${timestamp} ${noncetsHex}`);
   },

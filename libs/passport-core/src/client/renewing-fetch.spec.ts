@@ -70,6 +70,35 @@ describe('createRenewingFetch', () => {
     );
   });
 
+  // Found by a review and a probe: with "the first request's origin" as the default, an agent whose
+  // first call went to a peer sent its token to that peer for good, and a data: URL made it "null".
+  it('sends the token to the server the token names, whatever the first request is', async () => {
+    const named = token({ exp: 100, iss: 'https://api.test', session_status: 'new' });
+    const { sent, fetchImpl } = server([]);
+    const call = createRenewingFetch({ token: named, fetch: fetchImpl });
+    await call('https://peer.example/avatar.png');
+    await call('https://api.test/api/me/identity');
+    expect(sent).toEqual(['', `Bearer ${named}`]);
+
+    const federated = token({
+      exp: 100,
+      iss: 'https://home.test',
+      passport_subjectuniqueidentifier_url: 'https://here.test/',
+    });
+    const viaClaim = server([]);
+    const there = createRenewingFetch({ token: federated, fetch: viaClaim.fetchImpl });
+    await there('https://home.test/x');
+    await there('https://here.test/x');
+    expect(viaClaim.sent).toEqual(['', `Bearer ${federated}`]);
+
+    const unnamed = server([]);
+    const opaque = createRenewingFetch({ token: t1, fetch: unnamed.fetchImpl });
+    await opaque('data:text/plain,hello');
+    await opaque('https://api.test/x'); // the first request with an origin decides
+    await opaque('file:///etc/passwd');
+    expect(unnamed.sent).toEqual(['', `Bearer ${t1}`, '']);
+  });
+
   it('ignores a New-Token that is not a JWT', async () => {
     const { fetchImpl } = server(['garbage', 'a.b.c']);
     const call = createRenewingFetch({ token: t1, fetch: fetchImpl });

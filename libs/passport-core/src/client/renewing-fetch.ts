@@ -19,10 +19,13 @@
  * and `exp: 1e400`, which blocked every later renewal). `onNewToken` calls run one after another, in
  * the order the tokens were taken.
  *
- * The token goes only to the API: the origins in `origins`, else the origin of the first request made
- * with the wrapper. A request to another origin goes out as the caller wrote it, without the token, and
- * no `New-Token` is taken from its answer (a probe: an agent fetching a URL from a peer's profile through
- * the same client sent its bearer token there).
+ * The token goes only to the API: the origins in `origins`, else the token's own server (the federated
+ * claim `passport_subjectuniqueidentifier_url` of a token a server issued for a foreign passport, else
+ * `iss`), else, for a token naming no http(s) server, the origin of the first request made with the
+ * wrapper. A request to another origin goes out as the caller wrote it, without the token, and no
+ * `New-Token` is taken from its answer (a probe: an agent fetching a URL from a peer's profile through the
+ * same client sent its bearer token there; a review: "the first request" alone let that peer be the
+ * first). An opaque origin (`data:`, `file:`) is never one.
  */
 import { decodeBase64Url } from '../codecs/base64url.codec.js';
 import { fromUtf8 } from '../codecs/utf8.codec.js';
@@ -40,7 +43,8 @@ export interface RenewingFetchOptions {
   readonly onSessionClosed?: () => void;
   /**
    * The origins the token is sent to (`https://id.example.com`; a URL is read as its origin). Default:
-   * the origin of the first request.
+   * the token's own server (see above). Give it when the API is called through another URL than the
+   * one the token names (a proxy, an internal address).
    */
   readonly origins?: readonly string[];
 }
@@ -89,6 +93,25 @@ function factsOf(token: string): TokenFacts | null {
   }
 }
 
+/**
+ * The origin of the server a token names (its federated claim, else `iss`) when it is an http(s) URL, as
+ * a one-element list; undefined otherwise (read without verifying: this only decides where to send it).
+ */
+function tokenServerOrigin(token: string): readonly string[] | undefined {
+  const payload = typeof token === 'string' ? token.split('.')[1] : undefined;
+  const bytes = payload === undefined ? null : decodeBase64Url(payload);
+  const text = bytes === null ? null : fromUtf8(bytes);
+  if (text === null) return undefined;
+  try {
+    const claims = JSON.parse(text) as Record<string, unknown> | null;
+    const server = claims?.passport_subjectuniqueidentifier_url ?? claims?.iss;
+    if (typeof server !== 'string' || !/^https?:\/\//i.test(server)) return undefined;
+    return [new URL(server).origin];
+  } catch {
+    return undefined;
+  }
+}
+
 const sameSession = (a: TokenFacts, b: TokenFacts) => a.session.every((claim, i) => claim === b.session[i]);
 
 /**
@@ -126,16 +149,18 @@ export function createRenewingFetch(options: RenewingFetchOptions): RenewingFetc
     return facts && sameSession(facts, initial) ? facts : null;
   };
 
-  /** Where the token may go; set by the first request when `origins` is not given. */
-  let apiOrigins: readonly string[] | undefined = options.origins?.map((o) => {
-    const origin = originOf(o);
-    if (origin === null || origin === 'null')
-      throw new TypeError(`origins: ${JSON.stringify(o)} is not a URL`);
-    return origin;
-  });
+  /** Where the token may go; set by the first request when neither `origins` nor the token names it. */
+  let apiOrigins: readonly string[] | undefined =
+    options.origins?.map((o) => {
+      const origin = originOf(o);
+      if (origin === null || origin === 'null')
+        throw new TypeError(`origins: ${JSON.stringify(o)} is not a URL`);
+      return origin;
+    }) ?? tokenServerOrigin(options.token);
 
   const wrapped = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
     const origin = originOf(input);
+    if (origin === 'null') return send(input, init); // an opaque origin: never the API
     if (apiOrigins === undefined && origin !== null) apiOrigins = [origin];
     if (origin === null || !apiOrigins?.includes(origin)) return send(input, init);
     const headers = new Headers(init.headers ?? (input instanceof Request ? input.headers : undefined));
