@@ -1021,6 +1021,19 @@ describe('passport CLI', () => {
       expect(missing.err).toContain('no passport chbvcnurbkuw');
       const invalid = await cli(['did', 'did:web:x', '--ledger', join(dir, 'ledger.json')], env);
       expect(invalid.code).toBe(2);
+      // A bare token id in another case is looked up in lowercase, as HOLA lines carry it (a review and a
+      // probe: refused once DIDs took the lowercase token id only); a DID in another case names its form.
+      const bare = await cli(['did', 'BHAHBKBRAMAX', '--ledger', join(dir, 'ledger.json')], env);
+      expect([bare.code, (JSON.parse(bare.out) as { id: string }).id]).toEqual([
+        0,
+        'did:passport:bhahbkbramax',
+      ]);
+      const shouted = await cli(
+        ['did', 'did:passport:BHAHBKBRAMAX', '--ledger', join(dir, 'ledger.json')],
+        env,
+      );
+      expect(shouted.code).toBe(2);
+      expect(shouted.err).toContain('(not_lowercase): did you mean did:passport:bhahbkbramax?');
       // Found by a probe: these went into the document's serviceEndpoint as they were.
       for (const url of [
         'javascript:x',

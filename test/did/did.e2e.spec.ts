@@ -156,7 +156,9 @@ describe('did:passport endpoints', () => {
       const { tokenId } = await mintPassport(app, { owner: newKey() });
       expect((await request(`/passport/${tokenId}/did.json`)).status).toBe(200);
       const shouted = `${tokenId.slice(0, 1).toUpperCase()}${tokenId.slice(1)}`;
-      expectErrorEnvelope(await request(`/passport/${shouted}/did.json`), 'DID_NOT_FOUND');
+      const notFound = expectErrorEnvelope(await request(`/passport/${shouted}/did.json`), 'DID_NOT_FOUND');
+      // It names the DID its resolver asked for: the did:web one (a probe: it named did:passport:<shouted>).
+      expect(notFound.error.details?.did).toMatch(new RegExp(`^did:web:.*:passport:${shouted}$`));
       // Percent-encoded letters are another spelling too (a probe of the fix: %61… was decoded first).
       const encoded = `%${tokenId.charCodeAt(0).toString(16)}${tokenId.slice(1)}`;
       expectErrorEnvelope(await request(`/passport/${encoded}/did.json`), 'DID_NOT_FOUND');

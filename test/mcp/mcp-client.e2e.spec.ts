@@ -120,6 +120,12 @@ describe('MCP over streamable HTTP with the SDK client', () => {
     expect(document.id).toBe(`did:passport:${server.tokenId}`);
     const rest = await (await fetch(`${t.baseUrl}/api/mcp/resource/did:resolve:${server.tokenId}`)).json();
     expect(rest).toEqual(document);
+    // Found by a probe: another letter case got the lowercase DID's document (REST resolve refuses it).
+    const shouted = await client
+      .readResource({ uri: `did:resolve:${server.tokenId.toUpperCase()}` })
+      .catch((e: unknown) => e);
+    expect(shouted).toBeInstanceOf(McpError);
+    expect((shouted as McpError).code).toBe(-32002);
   });
 
   it('answers -32002 for a resource that does not exist (a DID with no passport included)', async () => {

@@ -10,7 +10,7 @@ import { Controller, Get, Inject, Param, Query, Req } from '@nestjs/common';
 import { type FastifyRequest } from 'fastify';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { isPassportError, PassportError, parseDid, type ChainReader, type DidDocument } from '@passport/core';
-import { asDidWebDocument, describeDidMethod, resolveDidDocument } from '@passport/core/did';
+import { asDidWebDocument, describeDidMethod, didWebAlias, resolveDidDocument } from '@passport/core/did';
 import { type AppConfig } from '../platform/config/app-config.js';
 import { HTTP_STATUS } from '../platform/http/http-status.table.js';
 import { RequestId } from '../platform/http/request-id.decorator.js';
@@ -26,7 +26,8 @@ import {
 
 const tokenIdParam = ApiParam({
   name: 'tokenId',
-  description: '12 letters (case-insensitive; the canonical DID is lowercase).',
+  description:
+    'The token id: 12 lowercase letters (another case is 400 INVALID_DID with the canonical DID; on the did:web path, 404).',
   schema: { type: 'string' },
   example: 'bjbvcjzqbdsj',
 });
@@ -94,18 +95,20 @@ export class DidController {
     // (ChAtbmaqbhem, %61nenemcnadep) would get a document whose id is not the DID its resolver asked for.
     const path = request.url.replace(/^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i, '').split(/[?#]/, 1)[0] ?? '';
     const written = path.split('/')[2]; // /passport/<written>/did.json
+    // A 404 names the DID its resolver asked for, the did:web one (a probe: it named did:passport:<as written>).
+    const asked = didWebAlias(written ?? tokenId, this.config.publicBaseUrl);
     if (canonical !== tokenId || written !== canonical)
-      throw new PassportError('DID_NOT_FOUND', { did: `did:passport:${tokenId}` });
-    const document = await this.documentFor(canonical);
+      throw new PassportError('DID_NOT_FOUND', { did: asked });
+    const document = await this.documentFor(canonical, asked);
     return asDidWebDocument(document, { publicBaseUrl: this.config.publicBaseUrl });
   }
 
-  private async documentFor(tokenId: string): Promise<DidDocument> {
+  private async documentFor(tokenId: string, asked = `did:passport:${tokenId}`): Promise<DidDocument> {
     try {
       const document = await resolveDidDocument(this.chain, tokenId, {
         publicBaseUrl: this.config.publicBaseUrl,
       });
-      if (!document) throw new PassportError('DID_NOT_FOUND', { did: `did:passport:${tokenId}` });
+      if (!document) throw new PassportError('DID_NOT_FOUND', { did: asked });
       return document;
     } catch (error) {
       if (isPassportError(error)) throw error;

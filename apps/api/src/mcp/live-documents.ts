@@ -5,7 +5,7 @@
  * the face table of the core.
  */
 import { type ModuleRef } from '@nestjs/core';
-import { type ChainReader, normalizeTokenId } from '@passport/core';
+import { type ChainReader, isTokenId } from '@passport/core';
 import { resolveDidDocument } from '@passport/core/did';
 import { OpenApiDocumentService } from '../platform/openapi/openapi-document.service.js';
 import { facialCategoriesDocument } from './facial-categories.document.js';
@@ -20,11 +20,11 @@ export function createLiveDocuments(deps: {
     openApiDocument: () => deps.moduleRef.get(OpenApiDocumentService, { strict: false }).get(),
     openApiJson: () => deps.moduleRef.get(OpenApiDocumentService, { strict: false }).bytes(),
     facialCategories: facialCategoriesDocument,
-    resolveDid: async (rawTokenId) => {
-      const tokenId = normalizeTokenId(rawTokenId);
-      return tokenId === null
-        ? null
-        : resolveDidDocument(deps.chain, tokenId, { publicBaseUrl: deps.publicBaseUrl });
-    },
+    // The lowercase token id only, as REST resolve (a document's id is the DID asked for: a probe's
+    // did:resolve:CHEP… got did:passport:chep…'s document); another spelling is not found.
+    resolveDid: async (rawTokenId) =>
+      isTokenId(rawTokenId)
+        ? resolveDidDocument(deps.chain, rawTokenId, { publicBaseUrl: deps.publicBaseUrl })
+        : null,
   };
 }

@@ -38,13 +38,18 @@ Prints the DID document.`,
     });
     if (positionals.length !== 1) throw new CliError('give exactly one DID or token id');
     refuseApiWithOfflineFlags(values);
-    const input = positionals[0].startsWith('did:') ? positionals[0] : `did:passport:${positionals[0]}`;
+    // A bare token id is looked up in lowercase, as everywhere (HOLA lines carry it uppercase); a DID is
+    // taken as written, and one in another case is refused naming its canonical form.
+    const input = positionals[0].startsWith('did:')
+      ? positionals[0]
+      : `did:passport:${positionals[0].toLowerCase()}`;
     let parsed;
     try {
       parsed = parseDid(input);
     } catch (error) {
+      const canonical = error instanceof PassportError ? error.details?.canonical : undefined;
       throw new CliError(
-        `invalid DID "${input}" (${error instanceof PassportError ? String(error.details?.reason ?? error.code) : 'invalid'})`,
+        `invalid DID "${input}" (${error instanceof PassportError ? String(error.details?.reason ?? error.code) : 'invalid'})${typeof canonical === 'string' ? `: did you mean ${canonical}?` : ''}`,
       );
     }
     let document: unknown;
