@@ -119,11 +119,18 @@ export async function createApp(
   };
   answerExpectationsInEnvelope(fastify.server as Server);
   answerConnectInEnvelope(fastify.server as Server);
-  const stalledSends = boundStalledSends(fastify.server as Server, timeouts.sendTimeoutMs, (pendingBytes) =>
-    logger.info(
-      { pendingBytes },
-      'connection destroyed: its client read none of its answers for HTTP_SEND_TIMEOUT_MS',
-    ),
+  const stalledSends = boundStalledSends(
+    fastify.server as Server,
+    timeouts.sendTimeoutMs,
+    (pendingBytes) =>
+      logger.warn(
+        { pendingBytes },
+        'connection destroyed: its client read none of its answers for HTTP_SEND_TIMEOUT_MS (pendingBytes: the answer being sent; those behind it are freed too)',
+      ),
+    () =>
+      logger.error(
+        'HTTP_SEND_TIMEOUT_MS is not enforced: this Node version gives no write progress on sockets (handle bytesWritten and writeQueueSize)',
+      ),
   );
   fastify.addHook('onClose', (_instance, done) => {
     stalledSends.close();

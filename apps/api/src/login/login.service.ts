@@ -64,7 +64,10 @@ export function lastSignatureMemo(signer: Signer): Signer {
   let lastMessage: Uint8Array | null = null;
   let lastSignature: Uint8Array = new Uint8Array(0);
   return {
-    publicKey: signer.publicKey,
+    // The signer's own copy on each read (a review: one array was shared with every reader).
+    get publicKey() {
+      return signer.publicKey;
+    },
     sign(message: Uint8Array): Uint8Array {
       if (lastMessage === null || !sameBytes(lastMessage, message)) {
         lastSignature = signer.sign(message);

@@ -55,5 +55,5 @@ export interface McpFleetSessions {
   /** Ends a session for the whole fleet; false when it did not exist. */
   remove(id: string): Promise<boolean>;
   /** Milliseconds until an initialize refused with `refusal` from `address` may be admitted. */
-  retryAfterMs?(refusal: Exclude<McpReservation, 'admitted'>, address: string): Promise<number>;
+  retryAfterMs(refusal: Exclude<McpReservation, 'admitted'>, address: string): Promise<number>;
 }

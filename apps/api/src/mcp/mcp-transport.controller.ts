@@ -371,9 +371,7 @@ export class McpTransportController {
           : `Too many MCP sessions (limit ${this.sessions.maxSessions}); retry later, end unused sessions with DELETE /mcp, or use the stateless ${STATELESS_PROTOCOL_VERSION} revision, which needs none`;
       // When a slot frees: the fleet's reclaimable session, or this address's oldest idling out (a probe:
       // a fixed 60 s told clients at their address cap to come back far too early).
-      const retryAfterMs = await (fleet.retryAfterMs?.(admission, address) ?? Promise.resolve(60_000)).catch(
-        () => 60_000,
-      );
+      const retryAfterMs = await fleet.retryAfterMs(admission, address).catch(() => 60_000);
       return this.tooMany(reply, retryAfterMs, jsonRpcError(RPC_TRANSPORT_ERROR, message));
     }
     let initialized = false;

@@ -45,10 +45,10 @@ import { withoutTrailing } from '../codecs/trailing.js';
 
 export const DID_METHOD = 'passport';
 export const DID_PREFIX = `did:${DID_METHOD}:`;
-export const DID_CONTEXTS = [
+export const DID_CONTEXTS = Object.freeze([
   'https://www.w3.org/ns/did/v1',
   'https://w3id.org/security/suites/ed25519-2018/v1',
-] as const;
+] as const);
 export const OWNER_KEY_TYPE = 'Ed25519VerificationKey2018';
 
 export interface ParsedDid {

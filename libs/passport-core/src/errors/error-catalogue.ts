@@ -34,7 +34,7 @@ function inArea<const A extends ErrorArea, const T extends AreaErrors>(
   ) as never;
 }
 
-// Frozen, as every exported table of the library: one caller's edit would change the codes' messages for
+// Frozen, as the library's exported tables are (typed arrays aside): one caller's edit would change the codes' messages for
 // the whole process (a probe edited what describeError returned).
 export const ERROR_CATALOGUE = Object.freeze({
   ...inArea('common', COMMON_ERRORS),

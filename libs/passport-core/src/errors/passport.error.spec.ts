@@ -10,6 +10,12 @@ import { MINT_TIERS } from '../signclient/mint-fee.js';
 import { LOGIN_MODES } from '../login/login-mode.js';
 import { WEBHOOK_HEADERS } from '../webhook/webhook-signature.js';
 import { systemClock } from '../ports/clock.port.js';
+import { REQUIRED_LOGIN_METADATA } from '../passport/passport-conditions.js';
+import { WEBHOOK_HOOK_PATHS } from '../webhook/webhook-target.js';
+import { DID_CONTEXTS } from '../did/did-document.js';
+import { HOLA_REASON_CODES } from '../hola/hola.types.js';
+import { VERIFY_FAILURE_REASONS } from '../verify/verify-hola.types.js';
+import { FACE_CATEGORIES, LEGACY_EVEN_LETTERS } from '../token-id/face-categories.js';
 
 describe('isPassportError', () => {
   it('recognises this copy’s errors and nothing else', () => {
@@ -32,6 +38,16 @@ describe('exported tables are frozen', () => {
     ['LOGIN_MODES', LOGIN_MODES],
     ['WEBHOOK_HEADERS', WEBHOOK_HEADERS],
     ['systemClock', systemClock],
+    // A review: these were still mutable (REQUIRED_LOGIN_METADATA decides what a login requires).
+    ['REQUIRED_LOGIN_METADATA', REQUIRED_LOGIN_METADATA],
+    ['WEBHOOK_HOOK_PATHS', WEBHOOK_HOOK_PATHS],
+    ['DID_CONTEXTS', DID_CONTEXTS],
+    ['HOLA_REASON_CODES', HOLA_REASON_CODES],
+    ['VERIFY_FAILURE_REASONS', VERIFY_FAILURE_REASONS],
+    ['FACE_CATEGORIES', FACE_CATEGORIES],
+    ['a FACE_CATEGORIES entry', FACE_CATEGORIES[3]],
+    ["a FACE_CATEGORIES entry's values", FACE_CATEGORIES[3].values],
+    ['LEGACY_EVEN_LETTERS', LEGACY_EVEN_LETTERS],
   ])('%s', (_name, table) => {
     expect(Object.isFrozen(table)).toBe(true);
   });

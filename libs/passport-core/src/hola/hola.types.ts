@@ -5,14 +5,14 @@
  */
 
 /** Early-validation reason codes, in the order they are checked (docs/protocol.md §2). */
-export const HOLA_REASON_CODES = [
+export const HOLA_REASON_CODES = Object.freeze([
   'payload_is_json_object',
   'invalid_format',
   'unix_millis_timestamp',
   'placeholder_signature',
   'signature_not_base32',
   'checksum_invalid',
-] as const;
+] as const);
 export type HolaReasonCode = (typeof HOLA_REASON_CODES)[number];
 
 /** The stage every early-validation failure reports (the spec names it for `checksum_invalid`). */

@@ -15,6 +15,7 @@ import { type Signer } from '../ports/signature-verifier.port.js';
 import { isNearAccountId } from '../credentials/near-credentials.js';
 import { PassportError } from '../errors/passport.error.js';
 import { isChallengeTimestampIso } from './login-request.validator.js';
+import { normalizeTokenId } from '../token-id/token-id.js';
 
 /** Who logs in: a passport by its token id, or an account (as the first passport it owns). */
 export type LoginIdentity = { readonly passportId: string } | { readonly accountId: string };
@@ -40,7 +41,7 @@ export function buildLoginRequest({
   const identifier = 'passportId' in identity ? identity.passportId : identity.accountId;
   const identifierOk =
     'passportId' in identity
-      ? typeof identifier === 'string' && /^[a-zA-Z]{12}$/.test(identifier)
+      ? typeof identifier === 'string' && normalizeTokenId(identifier) !== null
       : isNearAccountId(typeof identifier === 'string' ? identifier.toLowerCase() : identifier);
   if (!identifierOk)
     throw new PassportError('MISSING_LOGIN_IDENTIFIER', {

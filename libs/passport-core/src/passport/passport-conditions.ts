@@ -130,7 +130,10 @@ export function isContractTrusted(
  * signature over its metadata. Without them no family rule can be applied, which is a missing-data
  * fault of the passport (`PASSPORT_MISSING_METADATA`), not a family mismatch.
  */
-export const REQUIRED_LOGIN_METADATA = ['serviceprovider_id', 'serviceprovider_signature'] as const;
+export const REQUIRED_LOGIN_METADATA = Object.freeze([
+  'serviceprovider_id',
+  'serviceprovider_signature',
+] as const);
 
 export function hasRequiredMetadata(record: Pick<PassportRecord, 'metadata'>): boolean {
   const metadata = record.metadata;

@@ -10,8 +10,12 @@ export interface FaceCategory {
   readonly values: readonly string[];
 }
 
+/** Frozen through (a caller's edit would change every face decoded in the process). */
+const frozenCategories = (categories: FaceCategory[]): readonly FaceCategory[] =>
+  Object.freeze(categories.map((c) => Object.freeze({ ...c, values: Object.freeze([...c.values]) })));
+
 // prettier-ignore
-export const FACE_CATEGORIES: readonly FaceCategory[] = [
+export const FACE_CATEGORIES: readonly FaceCategory[] = frozenCategories([
   { name: 'overall_structure', values: ['masculine', 'feminine', 'androgynous'] },
   { name: 'face_shape', values: ['oval-faced', 'round-faced', 'square-faced', 'rectangular-faced', 'heart-shaped-face', 'diamond-shaped-face', 'pear-shaped-face'] },
   { name: 'age_related', values: ['teenage', 'young-adult', 'middle-aged', 'senior'] },
@@ -23,13 +27,13 @@ export const FACE_CATEGORIES: readonly FaceCategory[] = [
   { name: 'skin_conditions', values: ['freckled', 'scarred', 'wrinkled', 'clear', 'pockmarked'] },
   { name: 'skin_tones', values: ['fair-skinned', 'golden-skinned', 'olive-skinned', 'bronze-skinned', 'brown-skinned', 'dark-skinned', 'ruddy-skinned'] },
   { name: 'nose', values: ['straight-nose', 'aquiline-nose', 'upturned-nose', 'bulbous-nose', 'flat-bridged-nose', 'pinched-nose'] },
-];
+]);
 
 /** Current even-position alphabet (positions 0, 2, …, 10): letter at index i encodes index i. */
 export const EVEN_ALPHABET = 'bcaeug';
 
 /** Older even-position letters still found in real ids: l=2, s=3, z=4. */
-export const LEGACY_EVEN_LETTERS: Readonly<Record<string, number>> = { l: 2, s: 3, z: 4 };
+export const LEGACY_EVEN_LETTERS: Readonly<Record<string, number>> = Object.freeze({ l: 2, s: 3, z: 4 });
 
 /** Odd-position alphabet (positions 1, 3, …, 11, the checksum included): d=0 … y=14. */
 export const ODD_ALPHABET = 'dfhjkmnpqrtvwxy';

@@ -8,7 +8,7 @@ import { type PassportRecord } from '../passport/passport.types.js';
 import { type PublicProfile } from '../profile/public-profile.js';
 
 /** `failureReasons` values, in the order the spec lists them (and this service reports them). */
-export const VERIFY_FAILURE_REASONS = [
+export const VERIFY_FAILURE_REASONS = Object.freeze([
   'checksum_invalid',
   'timestamp_stale_or_future',
   'nonce_replay',
@@ -17,7 +17,7 @@ export const VERIFY_FAILURE_REASONS = [
   'signature_invalid',
   'public_key_unavailable',
   'public_key_error',
-] as const;
+] as const);
 export type VerifyFailureReason = (typeof VERIFY_FAILURE_REASONS)[number];
 
 export const DEFAULT_HOLA_MAX_AGE_MS = 300_000;

@@ -17,7 +17,7 @@ import { type AddressClass, type AddressClassifier } from '../ports/address-clas
 import { withoutTrailing } from '../codecs/trailing.js';
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
-export const WEBHOOK_HOOK_PATHS = ['/hooks/agent', '/hooks/wake'] as const;
+export const WEBHOOK_HOOK_PATHS = Object.freeze(['/hooks/agent', '/hooks/wake'] as const);
 
 export type WebhookTargetRejection =
   | 'empty'

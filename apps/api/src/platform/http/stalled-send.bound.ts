@@ -8,9 +8,12 @@
  * Progress is what the kernel took: the bytes handed to libuv less those it still queues
  * (`bytesWritten − writeQueueSize` of the socket's handle), sampled once a second. A socket with answer
  * bytes still pending (Node's `writableLength`) whose kernel count has not moved at any sample for the
- * whole timeout is stalled. A slow reader lets the kernel take some bytes between samples and is never
- * cut; an idle socket (an MCP event stream with nothing to send) has nothing pending. Costs nothing per
- * request: sockets are tracked from their `connection` event.
+ * whole timeout is stalled. The kernel's send buffer frees in steps (it takes more only once about a third
+ * of it has drained), so a reader looks stalled between steps: on loopback with 4 MB buffers a probe
+ * measured gaps of 14 s at 100 KB/s and 54 s at 20 KB/s. A reader slower than about 20 KB/s of a
+ * multi-MB answer can therefore be cut at the default 60 s; an idle socket (an MCP event stream with
+ * nothing to send) has nothing pending and never is. Costs nothing per request: sockets are tracked from
+ * their `connection` event.
  */
 import { type Server } from 'node:http';
 import { type Socket } from 'node:net';
@@ -52,10 +55,12 @@ export function boundStalledSends(
   server: Server,
   sendTimeoutMs: number,
   onDestroyed?: (queuedBytes: number) => void,
+  onUnmeasurable?: () => void,
 ): StalledSendBound {
   const watched = new Map<Socket, Watched>();
   const samplesToCut = Math.max(1, Math.ceil(sendTimeoutMs / SAMPLE_INTERVAL_MS));
   let destroyed = 0;
+  let unmeasurableSaid = false;
   const onConnection = (socket: Socket): void => {
     watched.set(socket, { taken: 0, stalledSamples: 0 });
     socket.once('close', () => watched.delete(socket));
@@ -64,6 +69,12 @@ export function boundStalledSends(
   const timer = setInterval(() => {
     for (const [socket, state] of watched) {
       const taken = takenBytes(socket);
+      // Node's private handle fields are what progress is read from: said once if a Node version lacks
+      // them, rather than the bound switching itself off without a word (a review).
+      if (taken === null && !socket.destroyed && !unmeasurableSaid) {
+        unmeasurableSaid = true;
+        onUnmeasurable?.();
+      }
       if (taken === null || socket.writableLength === 0 || taken !== state.taken) {
         state.taken = taken ?? 0;
         state.stalledSamples = 0;
