@@ -19,7 +19,8 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 import { createNodeSigner } from '@passport/core/node';
 import { lastSignatureMemo } from '../../apps/api/src/login/login.service.js';
 
-const decodeClaims = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString('utf8'));
+const decodeClaims = (jwt: string) =>
+  JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString('utf8'));
 
 describe('POST /api/login', () => {
   let app: TestApp;
@@ -32,19 +33,58 @@ describe('POST /api/login', () => {
   afterAll(() => app.close());
 
   const post = (body: unknown) =>
-    request('/api/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    request('/api/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   describe('request validation (400, in order)', () => {
     const iso = '2026-04-19T10:47:00.000Z';
     it.each([
-      ['deprecated key', { passportid: 'bjbvcjzqbdsj', timestamp_iso: iso, signature: 'x' }, 'LOGIN_PAYLOAD_DEPRECATED'],
-      ['two signature fields', { passportid: 'bjbvcjzqbdsj', timestamp_iso: iso, base64url_signature: 'a', passportid_base64url_signature: 'b' }, 'LOGIN_PAYLOAD_DEPRECATED'],
-      ['both identifiers (and both timestamps)', { accountid: 'a'.repeat(64), passportid: 'bjbvcjzqbdsj', timestamp: 1, timestamp_iso: iso, base64url_signature: 'a' }, 'LOGIN_IDENTIFIER_AMBIGUOUS'],
+      [
+        'deprecated key',
+        { passportid: 'bjbvcjzqbdsj', timestamp_iso: iso, signature: 'x' },
+        'LOGIN_PAYLOAD_DEPRECATED',
+      ],
+      [
+        'two signature fields',
+        {
+          passportid: 'bjbvcjzqbdsj',
+          timestamp_iso: iso,
+          base64url_signature: 'a',
+          passportid_base64url_signature: 'b',
+        },
+        'LOGIN_PAYLOAD_DEPRECATED',
+      ],
+      [
+        'both identifiers (and both timestamps)',
+        {
+          accountid: 'a'.repeat(64),
+          passportid: 'bjbvcjzqbdsj',
+          timestamp: 1,
+          timestamp_iso: iso,
+          base64url_signature: 'a',
+        },
+        'LOGIN_IDENTIFIER_AMBIGUOUS',
+      ],
       ['no identifier', { timestamp_iso: iso, base64url_signature: 'a' }, 'MISSING_LOGIN_IDENTIFIER'],
-      ['both timestamps', { passportid: 'bjbvcjzqbdsj', timestamp: 1776595620, timestamp_iso: iso, base64url_signature: 'a' }, 'LOGIN_TIMESTAMP_AMBIGUOUS'],
+      [
+        'both timestamps',
+        { passportid: 'bjbvcjzqbdsj', timestamp: 1776595620, timestamp_iso: iso, base64url_signature: 'a' },
+        'LOGIN_TIMESTAMP_AMBIGUOUS',
+      ],
       ['no timestamp', { passportid: 'bjbvcjzqbdsj', base64url_signature: 'a' }, 'INVALID_LOGIN_TIMESTAMP'],
-      ['non-canonical timestamp_iso', { passportid: 'bjbvcjzqbdsj', timestamp_iso: '2026-04-19T10:47:00Z', base64url_signature: 'a' }, 'INVALID_LOGIN_TIMESTAMP'],
-      ['negative timestamp', { passportid: 'bjbvcjzqbdsj', timestamp: -5, base64url_signature: 'a' }, 'INVALID_LOGIN_TIMESTAMP'],
+      [
+        'non-canonical timestamp_iso',
+        { passportid: 'bjbvcjzqbdsj', timestamp_iso: '2026-04-19T10:47:00Z', base64url_signature: 'a' },
+        'INVALID_LOGIN_TIMESTAMP',
+      ],
+      [
+        'negative timestamp',
+        { passportid: 'bjbvcjzqbdsj', timestamp: -5, base64url_signature: 'a' },
+        'INVALID_LOGIN_TIMESTAMP',
+      ],
       ['no signature', { passportid: 'bjbvcjzqbdsj', timestamp_iso: iso }, 'MISSING_BASE64URL_SIGNATURE'],
     ])('%s → 400 %s', async (_label, body, code) => {
       const res = await post(body);
@@ -71,22 +111,40 @@ describe('POST /api/login', () => {
     it('stale and future challenges → LOGIN_CHALLENGE_TIMESTAMP_INVALID', async () => {
       const { tokenId, owner } = await mintPassport(app);
       const key = owner as ReturnType<typeof newKey>;
-      expect401(await login(app.baseUrl, { identifier: tokenId, key, shiftSeconds: -301 }), 'LOGIN_CHALLENGE_TIMESTAMP_INVALID');
-      expect401(await login(app.baseUrl, { identifier: tokenId, key, shiftSeconds: 60 }), 'LOGIN_CHALLENGE_TIMESTAMP_INVALID');
+      expect401(
+        await login(app.baseUrl, { identifier: tokenId, key, shiftSeconds: -301 }),
+        'LOGIN_CHALLENGE_TIMESTAMP_INVALID',
+      );
+      expect401(
+        await login(app.baseUrl, { identifier: tokenId, key, shiftSeconds: 60 }),
+        'LOGIN_CHALLENGE_TIMESTAMP_INVALID',
+      );
     });
 
     it('a challenge is single use; a stranger cannot burn it', async () => {
       const key = newKey();
       const { tokenId } = await mintPassport(app, { owner: key });
       const challenge = await fetchChallenge(app.baseUrl);
-      expect401(await login(app.baseUrl, { identifier: tokenId, key: newKey(), challenge }), 'LOGIN_BASE64URL_SIGNATURE_INVALID');
+      expect401(
+        await login(app.baseUrl, { identifier: tokenId, key: newKey(), challenge }),
+        'LOGIN_BASE64URL_SIGNATURE_INVALID',
+      );
       expect((await login(app.baseUrl, { identifier: tokenId, key, challenge })).status).toBe(200);
-      expect401(await login(app.baseUrl, { identifier: tokenId, key, challenge }), 'LOGIN_CHALLENGE_TIMESTAMP_INVALID');
+      expect401(
+        await login(app.baseUrl, { identifier: tokenId, key, challenge }),
+        'LOGIN_CHALLENGE_TIMESTAMP_INVALID',
+      );
     });
 
     it('unknown passport → PASSPORT_NOT_FOUND', async () => {
-      expect401(await login(app.baseUrl, { identifier: 'zzzzzzzzzzzz', key: newKey() }), 'PASSPORT_NOT_FOUND');
-      expect401(await login(app.baseUrl, { identifier: newKey().accountId, kind: 'accountid', key: newKey() }), 'PASSPORT_NOT_FOUND');
+      expect401(
+        await login(app.baseUrl, { identifier: 'zzzzzzzzzzzz', key: newKey() }),
+        'PASSPORT_NOT_FOUND',
+      );
+      expect401(
+        await login(app.baseUrl, { identifier: newKey().accountId, kind: 'accountid', key: newKey() }),
+        'PASSPORT_NOT_FOUND',
+      );
     });
 
     it('a passport without its family signature → PASSPORT_MISSING_METADATA', async () => {
@@ -98,15 +156,26 @@ describe('POST /api/login', () => {
     it('a signature by another key, or over another message → LOGIN_BASE64URL_SIGNATURE_INVALID', async () => {
       const key = newKey();
       const { tokenId } = await mintPassport(app, { owner: key });
-      expect401(await login(app.baseUrl, { identifier: tokenId, key: newKey() }), 'LOGIN_BASE64URL_SIGNATURE_INVALID');
+      expect401(
+        await login(app.baseUrl, { identifier: tokenId, key: newKey() }),
+        'LOGIN_BASE64URL_SIGNATURE_INVALID',
+      );
       const challenge = await fetchChallenge(app.baseUrl);
       const res = await post({
         passportid: tokenId,
         timestamp_iso: challenge.timestamp_iso,
-        passportid_base64url_signature: signLogin(key, tokenId, new Date((challenge.timestamp + 1) * 1000).toISOString()),
+        passportid_base64url_signature: signLogin(
+          key,
+          tokenId,
+          new Date((challenge.timestamp + 1) * 1000).toISOString(),
+        ),
       });
       expect401(res, 'LOGIN_BASE64URL_SIGNATURE_INVALID');
-      const notBase64 = await post({ passportid: tokenId, timestamp_iso: challenge.timestamp_iso, passportid_base64url_signature: '***' });
+      const notBase64 = await post({
+        passportid: tokenId,
+        timestamp_iso: challenge.timestamp_iso,
+        passportid_base64url_signature: '***',
+      });
       expect401(notBase64, 'LOGIN_BASE64URL_SIGNATURE_INVALID');
     });
 
@@ -124,11 +193,17 @@ describe('POST /api/login', () => {
         metadata: { serviceprovider_id: other.serviceProviderId },
         familySigner: other.root.signer,
       });
-      expect401(await login(app.baseUrl, { identifier: tokenId, key }), 'LOGIN_MODE_POLICY_REJECTED_PEER_BY_PARTNER');
+      expect401(
+        await login(app.baseUrl, { identifier: tokenId, key }),
+        'LOGIN_MODE_POLICY_REJECTED_PEER_BY_PARTNER',
+      );
     });
 
     it('not yet live and expired → PASSPORT_NOT_LIVE', async () => {
-      for (const metadata of [{ not_before: '2999-01-01T00:00:00.000Z' }, { not_after: '2001-01-01T00:00:00.000Z' }]) {
+      for (const metadata of [
+        { not_before: '2999-01-01T00:00:00.000Z' },
+        { not_after: '2001-01-01T00:00:00.000Z' },
+      ]) {
         const key = newKey();
         const { tokenId } = await mintPassport(app, { owner: key, metadata });
         expect401(await login(app.baseUrl, { identifier: tokenId, key }), 'PASSPORT_NOT_LIVE');
@@ -143,8 +218,14 @@ describe('POST /api/login', () => {
 
     it('a passport minted for another API of the family is refused without LOGIN_ACCEPT_FOREIGN', async () => {
       const key = newKey();
-      const { tokenId } = await mintPassport(app, { owner: key, metadata: { subjectuniqueidentifier_url: 'https://other.example.test' } });
-      expect401(await login(app.baseUrl, { identifier: tokenId, key }), 'LOGIN_MODE_POLICY_REJECTED_FOREIGN_BY_PARTNER');
+      const { tokenId } = await mintPassport(app, {
+        owner: key,
+        metadata: { subjectuniqueidentifier_url: 'https://other.example.test' },
+      });
+      expect401(
+        await login(app.baseUrl, { identifier: tokenId, key }),
+        'LOGIN_MODE_POLICY_REJECTED_FOREIGN_BY_PARTNER',
+      );
     });
   });
 
@@ -197,7 +278,9 @@ describe('POST /api/login', () => {
       await addNamedAccount(app, name, [k1, k2]);
       const { tokenId } = await mintPassport(app, { owner: name });
       expect((await login(app.baseUrl, { identifier: tokenId, key: k2 })).status).toBe(200);
-      expect((await login(app.baseUrl, { identifier: name, kind: 'accountid', key: k1 })).body.passportid).toBe(tokenId);
+      expect(
+        (await login(app.baseUrl, { identifier: name, kind: 'accountid', key: k1 })).body.passportid,
+      ).toBe(tokenId);
       expect((await login(app.baseUrl, { identifier: tokenId, key: newKey() })).status).toBe(401);
     });
   });
@@ -215,14 +298,63 @@ describe('login modes and trust (separate deployments)', () => {
         const partnerPassport = await mintPassport(app, { owner: k1 });
         const other = await mintOtherFamily(app);
         const k2 = newKey();
-        const peerPassport = await mintPassport(app, { owner: k2, metadata: { serviceprovider_id: other.serviceProviderId }, familySigner: other.root.signer });
+        const peerPassport = await mintPassport(app, {
+          owner: k2,
+          metadata: { serviceprovider_id: other.serviceProviderId },
+          familySigner: other.root.signer,
+        });
         const partnerResult = await login(app.baseUrl, { identifier: partnerPassport.tokenId, key: k1 });
         expect(partnerResult.status).toBe(partner);
-        if (partner === 401) expect(partnerResult.body.error.code).toBe('LOGIN_MODE_POLICY_REJECTED_PARTNER_BY_P2P');
+        if (partner === 401)
+          expect(partnerResult.body.error.code).toBe('LOGIN_MODE_POLICY_REJECTED_PARTNER_BY_P2P');
         expect((await login(app.baseUrl, { identifier: peerPassport.tokenId, key: k2 })).status).toBe(peer);
       } finally {
         await app.close();
       }
+    }
+  });
+
+  // Found by a probe: in the p2p and promiscuous modes a passport of another family logs in, and its own
+  // family root had given it every admin route here (it listed and revoked this server's sessions).
+  it("a passport of another family holds no privilege here, whatever its permissioned_routes say; this family's does", async () => {
+    const app = await startTestApp({ LOGIN_MODE: 'promiscuous', STORE: 'memory' });
+    try {
+      const adminRoutes = JSON.stringify({
+        entities: { methods: { '/api/sessions': '*', '/api/metrics': '*', '/api/signclient': '*' } },
+      });
+      const other = await mintOtherFamily(app);
+      const peerKey = newKey();
+      const peer = await mintPassport(app, {
+        owner: peerKey,
+        metadata: { serviceprovider_id: other.serviceProviderId, permissioned_routes: adminRoutes },
+        familySigner: other.root.signer,
+      });
+      const ownKey = newKey();
+      const own = await mintPassport(app, { owner: ownKey, metadata: { permissioned_routes: adminRoutes } });
+      const peerLogin = await login(app.baseUrl, { identifier: peer.tokenId, key: peerKey });
+      const ownLogin = await login(app.baseUrl, { identifier: own.tokenId, key: ownKey });
+      expect([peerLogin.status, ownLogin.status]).toEqual([200, 200]);
+      const asked = async (jwt: string, path: string, init: RequestInit = {}) =>
+        fetch(`${app.baseUrl}${path}`, {
+          ...init,
+          headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' },
+        });
+      for (const path of ['/api/sessions', '/api/sessions/list_all', '/api/metrics']) {
+        const refused = await asked(peerLogin.body.jwt_token, path);
+        expect([path, refused.status, ((await refused.json()) as any).error.code]).toEqual([
+          path,
+          403,
+          'PERMISSION_DENIED',
+        ]);
+        expect([path, (await asked(ownLogin.body.jwt_token, path)).status]).toEqual([path, 200]);
+      }
+      const revoke = await asked(peerLogin.body.jwt_token, '/api/sessions/revoke', {
+        method: 'POST',
+        body: '{}',
+      });
+      expect(revoke.status).toBe(403);
+    } finally {
+      await app.close();
     }
   });
 
@@ -240,13 +372,18 @@ describe('login modes and trust (separate deployments)', () => {
     try {
       const key = newKey();
       const home = 'https://home.example.test';
-      const { tokenId } = await mintPassport(app, { owner: key, metadata: { subjectuniqueidentifier_url: home } });
+      const { tokenId } = await mintPassport(app, {
+        owner: key,
+        metadata: { subjectuniqueidentifier_url: home },
+      });
       const res = await login(app.baseUrl, { identifier: tokenId, key });
       expect(res.status).toBe(200);
       const claims = decodeClaims(res.body.jwt_token);
       expect(claims.iss).toBe(home);
       expect(claims.passport_subjectuniqueidentifier_url).toBe(app.baseUrl);
-      const me = await fetch(`${app.baseUrl}/api/me/identity`, { headers: { authorization: `Bearer ${res.body.jwt_token}` } });
+      const me = await fetch(`${app.baseUrl}/api/me/identity`, {
+        headers: { authorization: `Bearer ${res.body.jwt_token}` },
+      });
       expect(me.status).toBe(200);
     } finally {
       await app.close();

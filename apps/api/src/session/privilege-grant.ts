@@ -1,19 +1,39 @@
 /**
- * Whether an authenticated caller holds the privilege of a route: the route's exact path is a key of
- * `entities.methods` in `permissioned_routes`, both in the claim (what the login saw) and on the passport
- * as the chain holds it now (re-read by the JWT tier, ≤ 5 s old), so a privilege withdrawn on chain ends
- * for open sessions as it does for new logins. An alias route is granted by its main route's key as well.
+ * Whether an authenticated caller holds the privilege of a route. Three things must hold:
+ * - the route's exact path is a key of `entities.methods` in `permissioned_routes` in the claim (what the
+ *   login saw) and
+ * - on the passport as the chain holds it now (re-read by the JWT tier, ≤ 5 s old), so a privilege
+ *   withdrawn on chain ends for open sessions as it does for new logins; an alias route is granted by its
+ *   main route's key as well;
+ * - the passport is vouched for by this server's own family (a root of its `serviceprovider_id` signed
+ *   it): in the `p2p` and `promiscuous` login modes a passport of another family logs in, and its
+ *   family root may write any `permissioned_routes` (a probe's peer family gave itself every admin route
+ *   here). The signature is checked against the passport as the chain holds it now, with the verdicts
+ *   cached as long as the chain cache keeps the records (as login does).
  * One rule for the privileged tier (PrivilegedGuard) and for a route that grades its callers
  * (`/api/signclient` signs privileges only for a caller privileged for it: a probe signed them with a
  * privilege withdrawn on chain, read from the claim alone).
  */
+import { Inject, Injectable } from '@nestjs/common';
+import { FamilyVerdictCache, type ChainReader, type Clock } from '@passport/core';
+import { checkFamilyMembership, parseServiceProviderId } from '@passport/core/family';
 import { isRouteAllowed } from '@passport/core/login';
+import { type SignatureVerifier } from '@passport/core/ports';
+import { CachingChainReader } from '@passport/adapters/caching';
+import {
+  CHAIN_READER,
+  CLOCK,
+  SERVER_IDENTITY,
+  SIGNATURE_VERIFIER,
+} from '../platform/infrastructure/di-tokens.js';
+import { type ServerIdentity } from '../platform/infrastructure/server-identity.js';
 import { type AuthContext } from './auth-context.js';
 
 /** Routes that are another name of a privileged route (resolutions: `list_all` is an alias). */
 const ROUTE_ALIASES: Readonly<Record<string, string>> = { '/api/sessions/list_all': '/api/sessions' };
 
-export function privilegeGranted(auth: AuthContext, path: string): boolean {
+/** The claim and the passport as the chain holds it now both grant `path` (no family check). */
+export function routeGranted(auth: AuthContext, path: string): boolean {
   if (auth.passport === null) return false; // without the passport as the chain holds it now, nothing
   const claimed = auth.claims.passport_permissionedroutes;
   const onChain = auth.passport.metadata.permissioned_routes ?? null;
@@ -21,4 +41,36 @@ export function privilegeGranted(auth: AuthContext, path: string): boolean {
   const grants = (routes: string | null) =>
     isRouteAllowed(routes, path) || (alias !== undefined && isRouteAllowed(routes, alias));
   return grants(typeof claimed === 'string' ? claimed : null) && grants(onChain);
+}
+
+@Injectable()
+export class PrivilegeGrants {
+  private readonly family: ReturnType<typeof parseServiceProviderId>;
+  private readonly verifier: FamilyVerdictCache;
+
+  constructor(
+    @Inject(CHAIN_READER) private readonly chain: ChainReader,
+    @Inject(SIGNATURE_VERIFIER) signatures: SignatureVerifier,
+    @Inject(SERVER_IDENTITY) server: ServerIdentity,
+    @Inject(CLOCK) clock: Clock,
+  ) {
+    this.family = parseServiceProviderId(server.serviceProviderId);
+    this.verifier = new FamilyVerdictCache(signatures, {
+      ttlMs: chain instanceof CachingChainReader ? chain.ttlMs : 0,
+      clock,
+    });
+  }
+
+  /** Whether `auth` holds the privilege of `path` (see the module doc). */
+  async granted(auth: AuthContext, path: string): Promise<boolean> {
+    if (!routeGranted(auth, path) || auth.passport === null || this.family === null) return false;
+    const membership = await checkFamilyMembership({
+      chain: this.chain,
+      verifier: this.verifier,
+      family: this.family,
+      metadata: auth.passport.metadata,
+      tokenId: auth.passport.tokenId,
+    });
+    return membership.member;
+  }
 }

@@ -12,16 +12,19 @@ import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/com
 import { type FastifyRequest } from 'fastify';
 import { PassportError } from '@passport/core';
 import { authOf } from './auth-context.js';
-import { privilegeGranted } from './privilege-grant.js';
+import { PrivilegeGrants } from './privilege-grant.js';
 
 @Injectable()
 export class PrivilegedGuard implements CanActivate {
-  canActivate(context: ExecutionContext): boolean {
+  constructor(private readonly grants: PrivilegeGrants) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const auth = authOf(request);
     if (!auth) throw new PassportError('MISSING_TOKEN');
     const path = request.routeOptions.url ?? request.url.split('?')[0];
-    if (!privilegeGranted(auth, path)) throw new PassportError('PERMISSION_DENIED', { route: path });
+    if (!(await this.grants.granted(auth, path)))
+      throw new PassportError('PERMISSION_DENIED', { route: path });
     return true;
   }
 }

@@ -13,6 +13,7 @@ import { BearerAuthGuard } from './bearer-auth.guard.js';
 import { BearerAuthenticator } from './bearer.authenticator.js';
 import { PassportRateLimiter } from './passport-rate-limiter.js';
 import { PrivilegedGuard } from './privileged.guard.js';
+import { PrivilegeGrants } from './privilege-grant.js';
 import { LogoutAuthGuard } from './logout-auth.guard.js';
 import { TokenRenewer } from './token-renewer.js';
 import { EddsaJwtCodec } from './eddsa-jwt.codec.js';
@@ -30,7 +31,15 @@ const jwtCodec = {
     }),
 };
 
-const guards = [BearerAuthenticator, PassportRateLimiter, TokenRenewer, BearerAuthGuard, PrivilegedGuard, LogoutAuthGuard];
+const guards = [
+  BearerAuthenticator,
+  PassportRateLimiter,
+  TokenRenewer,
+  BearerAuthGuard,
+  PrivilegeGrants,
+  PrivilegedGuard,
+  LogoutAuthGuard,
+];
 
 @Module({
   imports: [PlatformModule],

@@ -20,7 +20,7 @@ import {
 } from '@passport/core/signclient';
 import { type FastifyRequest } from 'fastify';
 import { BearerAuthenticator } from '../session/bearer.authenticator.js';
-import { privilegeGranted } from '../session/privilege-grant.js';
+import { PrivilegeGrants } from '../session/privilege-grant.js';
 import { RequestId } from '../platform/http/request-id.decorator.js';
 import { CHAIN_READER, CLOCK, SERVER_IDENTITY } from '../platform/infrastructure/di-tokens.js';
 import { type ServerIdentity } from '../platform/infrastructure/server-identity.js';
@@ -38,6 +38,7 @@ export class SignClientController {
   constructor(
     private readonly familySigner: FamilySignerSource,
     private readonly authenticator: BearerAuthenticator,
+    private readonly grants: PrivilegeGrants,
     @Inject(SERVER_IDENTITY) private readonly server: ServerIdentity,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(CHAIN_READER) private readonly chain: ChainReader,
@@ -72,7 +73,7 @@ export class SignClientController {
     // Anonymous callers are welcome, but only a JWT privileged for this very route may sign privileges.
     const auth = await this.authenticator.authenticateOptional(http.headers.authorization);
     // The claim and the passport as the chain holds it now, as the privileged tier judges.
-    const caller = { privileged: auth !== null && privilegeGranted(auth, '/api/signclient') };
+    const caller = { privileged: auth !== null && (await this.grants.granted(auth, '/api/signclient')) };
     // Validate (and check the fee) before touching the key, so bad requests are 400s even when it is missing.
     const request = validateSignClientRequest(body, serviceProviderId, caller);
     const fee = computeMintFee(request.tobesignedValues, { tier: request.tier, nowMs: this.clock.nowMs() });
