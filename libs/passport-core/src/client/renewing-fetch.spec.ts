@@ -91,6 +91,14 @@ describe('createRenewingFetch', () => {
     await there('https://here.test/x');
     expect(viaClaim.sent).toEqual(['', `Bearer ${federated}`]);
 
+    // An empty federated claim (a local token of an issuer that writes "" rather than null) is no server.
+    const emptyClaim = token({ exp: 100, iss: 'https://api.test', passport_subjectuniqueidentifier_url: '' });
+    const local = server([]);
+    const fromIss = createRenewingFetch({ token: emptyClaim, fetch: local.fetchImpl });
+    await fromIss('https://evil.example/first');
+    await fromIss('https://api.test/x');
+    expect(local.sent).toEqual(['', `Bearer ${emptyClaim}`]);
+
     const unnamed = server([]);
     const opaque = createRenewingFetch({ token: t1, fetch: unnamed.fetchImpl });
     await opaque('data:text/plain,hello');

@@ -104,8 +104,12 @@ function tokenServerOrigin(token: string): readonly string[] | undefined {
   if (text === null) return undefined;
   try {
     const claims = JSON.parse(text) as Record<string, unknown> | null;
-    const server = claims?.passport_subjectuniqueidentifier_url ?? claims?.iss;
-    if (typeof server !== 'string' || !/^https?:\/\//i.test(server)) return undefined;
+    // The federated claim when it is a URL (a local token has null, or "" from some issuers), else iss.
+    const isHttp = (value: unknown): value is string =>
+      typeof value === 'string' && /^https?:\/\//i.test(value);
+    const federated = claims?.passport_subjectuniqueidentifier_url;
+    const server = isHttp(federated) ? federated : claims?.iss;
+    if (!isHttp(server)) return undefined;
     return [new URL(server).origin];
   } catch {
     return undefined;
