@@ -199,6 +199,8 @@ describe('webhook target URL', () => {
     ['https://hooks.example.com/base?token=1', 'query_or_fragment'],
     ['https://hooks.example.com/#x', 'query_or_fragment'],
     ['https://hooks.example.com:99999', 'unparsable'],
+    ['http://8.8.8.8:0/', 'port_not_allowed'],
+    ['https://hooks.example.com:0', 'port_not_allowed'],
     // Found by probes: forms the URL parser forgives, which the profile and the DID showed as no webhook
     // while the sender posted to hooks.example.com (or, for the tab, to a host named "https").
     ['/hooks.example.com', 'unparsable'],

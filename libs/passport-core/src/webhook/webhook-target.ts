@@ -26,6 +26,7 @@ export type WebhookTargetRejection =
   | 'scheme_not_http'
   | 'userinfo'
   | 'query_or_fragment'
+  | 'port_not_allowed'
   | 'address_not_allowed';
 
 export interface WebhookTarget {
@@ -106,6 +107,8 @@ export function resolveWebhookTarget(webhookUrl: unknown, policy: WebhookAddress
   if (url.search !== '' || url.hash !== '' || /[?#]/.test(withScheme))
     return { ok: false, reason: 'query_or_fragment' };
   if (url.hostname === '') return { ok: false, reason: 'unparsable' };
+  // Port 0 is no port anyone listens on (a probe's http://8.8.8.8:0/ was accepted).
+  if (url.port === '0') return { ok: false, reason: 'port_not_allowed' };
 
   const baseUrl = `${url.origin}${withoutTrailing(url.pathname, '/')}`;
   const urls = WEBHOOK_HOOK_PATHS.map((path) => `${baseUrl}${path}`);
