@@ -389,6 +389,45 @@ describe('login modes and trust (separate deployments)', () => {
       await app.close();
     }
   });
+
+  // Found by a probe: a passport the family made admin of another API was admin here once federated (it
+  // revoked this server's sessions and signed a family-wide admin with signclient).
+  it('a federated session holds no privilege here, whatever routes its home API granted', async () => {
+    const app = await startTestApp({ LOGIN_ACCEPT_FOREIGN: 'true', STORE: 'memory' });
+    try {
+      const adminRoutes = JSON.stringify({
+        entities: { methods: { '/api/sessions': '*', '/api/metrics': '*', '/api/signclient': '*' } },
+      });
+      const key = newKey();
+      const { tokenId } = await mintPassport(app, {
+        owner: key,
+        metadata: {
+          subjectuniqueidentifier_url: 'https://home.example.test',
+          permissioned_routes: adminRoutes,
+        },
+      });
+      const res = await login(app.baseUrl, { identifier: tokenId, key });
+      expect(res.status).toBe(200);
+      for (const path of ['/api/sessions', '/api/metrics']) {
+        const refused = await fetch(`${app.baseUrl}${path}`, {
+          headers: { authorization: `Bearer ${res.body.jwt_token}` },
+        });
+        expect([path, refused.status]).toEqual([path, 403]);
+      }
+      const localKey = newKey();
+      const local = await mintPassport(app, {
+        owner: localKey,
+        metadata: { permissioned_routes: adminRoutes },
+      });
+      const localLogin = await login(app.baseUrl, { identifier: local.tokenId, key: localKey });
+      const allowed = await fetch(`${app.baseUrl}/api/sessions`, {
+        headers: { authorization: `Bearer ${localLogin.body.jwt_token}` },
+      });
+      expect(allowed.status).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
 });
 
 describe("the server's id-signature memo (one sign per iat second under load)", () => {

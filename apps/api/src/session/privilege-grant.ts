@@ -5,6 +5,9 @@
  * - on the passport as the chain holds it now (re-read by the JWT tier, ≤ 5 s old), so a privilege
  *   withdrawn on chain ends for open sessions as it does for new logins; an alias route is granted by its
  *   main route's key as well;
+ * - the session is local, not federated: a passport the family issued for another API
+ *   (`LOGIN_ACCEPT_FOREIGN`) was given its routes for that API, not for this one (a probe's admin of
+ *   another API revoked sessions here and signed a family-wide admin with signclient);
  * - the passport is vouched for by this server's own family (a root of its `serviceprovider_id` signed
  *   it): in the `p2p` and `promiscuous` login modes a passport of another family logs in, and its
  *   family root may write any `permissioned_routes` (a probe's peer family gave itself every admin route
@@ -35,6 +38,8 @@ const ROUTE_ALIASES: Readonly<Record<string, string>> = { '/api/sessions/list_al
 /** The claim and the passport as the chain holds it now both grant `path` (no family check). */
 export function routeGranted(auth: AuthContext, path: string): boolean {
   if (auth.passport === null) return false; // without the passport as the chain holds it now, nothing
+  // A federated session's token names this server in the federated claim (its iss is the home API).
+  if (auth.claims.passport_subjectuniqueidentifier_url != null) return false;
   const claimed = auth.claims.passport_permissionedroutes;
   const onChain = auth.passport.metadata.permissioned_routes ?? null;
   const alias = ROUTE_ALIASES[path];
