@@ -291,6 +291,42 @@ describe('POST /api/signclient never sells privilege', () => {
   });
 });
 
+// Found by a probe: with the family root revoked on chain, signclient still signed (for a fee) metadata
+// every server of the family then refuses.
+describe('POST /api/signclient with the family root revoked', () => {
+  it('→ 503 SERVICE_UNAVAILABLE (family_root_not_usable), no signature; signs again once the root is back', async () => {
+    const app = await startTestApp({ STORE: 'memory' });
+    try {
+      const sign = client(app);
+      const ask = () =>
+        sign({
+          tobesignedValues: { not_after: '0', max_requests: '1' },
+          token_id: randomFaceTokenId(cryptoRandomInt),
+          mintingfee: 496,
+        });
+      expect((await ask()).status).toBe(201);
+      const root = serverIdentityOf(app).serviceProviderId;
+      const setRevoked = (revoked: boolean) =>
+        updateLedgerFile(ledgerFileOf(app), (doc) => ({
+          ...doc,
+          passports: doc.passports.map((p) => (p.token_id === root ? { ...p, revoked } : p)),
+        }));
+      await setRevoked(true);
+      await new Promise((resolve) => setTimeout(resolve, 5200)); // the chain cache keeps a record ≤ 5 s
+      const refused = await ask();
+      expect(expectErrorEnvelope(refused, 'SERVICE_UNAVAILABLE').error.details).toMatchObject({
+        reason: 'family_root_not_usable',
+      });
+      expect(JSON.stringify(refused.body)).not.toContain('serviceprovider_signature');
+      await setRevoked(false);
+      await new Promise((resolve) => setTimeout(resolve, 5200));
+      expect((await ask()).status).toBe(201);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('POST /api/signclient without a family key', () => {
   it('→ 500 SIGNCLIENT_FAILED (bad requests stay 400s)', async () => {
     // The development family writes the key on first start; removing it leaves minting unconfigured.

@@ -21,7 +21,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { FamilyVerdictCache, type ChainReader, type Clock } from '@passport/core';
 import { checkFamilyMembership, parseServiceProviderId } from '@passport/core/family';
 import { isRouteAllowed } from '@passport/core/login';
-import { type SignatureVerifier } from '@passport/core/ports';
+import { type PassportRecord, type SignatureVerifier } from '@passport/core/ports';
 import { CachingChainReader } from '@passport/adapters/caching';
 import {
   CHAIN_READER,
@@ -68,13 +68,19 @@ export class PrivilegeGrants {
 
   /** Whether `auth` holds the privilege of `path` (see the module doc). */
   async granted(auth: AuthContext, path: string): Promise<boolean> {
-    if (!routeGranted(auth, path) || auth.passport === null || this.family === null) return false;
+    if (!routeGranted(auth, path) || auth.passport === null) return false;
+    return this.vouched(auth.passport);
+  }
+
+  /** Whether a root of this server's own family, as the chain holds it now, signed this passport record. */
+  async vouched(passport: Pick<PassportRecord, 'tokenId' | 'metadata'>): Promise<boolean> {
+    if (this.family === null) return false;
     const membership = await checkFamilyMembership({
       chain: this.chain,
       verifier: this.verifier,
       family: this.family,
-      metadata: auth.passport.metadata,
-      tokenId: auth.passport.tokenId,
+      metadata: passport.metadata,
+      tokenId: passport.tokenId,
     });
     return membership.member;
   }
