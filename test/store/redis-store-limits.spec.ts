@@ -69,14 +69,26 @@ it("a sender's quota set outlives each of its records (its expiry is pushed out 
 
 it('one rate-limit store taking for policies with different refill rates refills each bucket at its own rate', async () => {
   const store = new RedisRateLimitStore(client, { prefix: 'limits4:' });
-  const slow = { capacity: 1, refillPerMs: 1 / 1000 };
-  const fast = { capacity: 1, refillPerMs: 1 / 10 };
+  // Slow enough that neither bucket expires in Redis (after its time to full, on Redis's clock) while the
+  // test runs: a loaded CI machine took over 10 ms between two takes, and the fast bucket (10 ms to full)
+  // was gone, so full again.
+  const slow = { capacity: 1, refillPerMs: 1 / 1_000_000 };
+  const fast = { capacity: 1, refillPerMs: 1 / 10_000 };
   await store.take('slow', slow, 1000);
   await store.take('fast', fast, 1000);
-  await expect(store.take('slow', slow, 1000)).resolves.toMatchObject({ allowed: false, retryAfterMs: 1000 });
-  await expect(store.take('fast', fast, 1000)).resolves.toMatchObject({ allowed: false, retryAfterMs: 10 });
-  await expect(store.take('slow', slow, 1010)).resolves.toMatchObject({ allowed: false, retryAfterMs: 990 });
-  await expect(store.take('fast', fast, 1010)).resolves.toMatchObject({ allowed: true });
+  await expect(store.take('slow', slow, 1000)).resolves.toMatchObject({
+    allowed: false,
+    retryAfterMs: 1_000_000,
+  });
+  await expect(store.take('fast', fast, 1000)).resolves.toMatchObject({
+    allowed: false,
+    retryAfterMs: 10_000,
+  });
+  await expect(store.take('slow', slow, 11_000)).resolves.toMatchObject({
+    allowed: false,
+    retryAfterMs: 990_000,
+  });
+  await expect(store.take('fast', fast, 11_000)).resolves.toMatchObject({ allowed: true });
 });
 
 it('stores that differ only in their cap keep their own scripts on one client (each builds its cap into its script)', async () => {
