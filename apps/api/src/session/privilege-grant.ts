@@ -1,5 +1,5 @@
 /**
- * Whether an authenticated caller holds the privilege of a route. Three things must hold:
+ * Whether an authenticated caller holds the privilege of a route. All of these must hold:
  * - the route's exact path is a key of `entities.methods` in `permissioned_routes` in the claim (what the
  *   login saw) and
  * - on the passport as the chain holds it now (re-read by the JWT tier, ≤ 5 s old), so a privilege
@@ -18,10 +18,10 @@
  * privilege withdrawn on chain, read from the claim alone).
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { FamilyVerdictCache, type ChainReader, type Clock } from '@passport/core';
+import { FamilyVerdictCache, PassportError, type ChainReader, type Clock } from '@passport/core';
 import { checkFamilyMembership, parseServiceProviderId } from '@passport/core/family';
 import { isRouteAllowed } from '@passport/core/login';
-import { type PassportRecord, type SignatureVerifier } from '@passport/core/ports';
+import { ChainUnavailableError, type PassportRecord, type SignatureVerifier } from '@passport/core/ports';
 import { CachingChainReader } from '@passport/adapters/caching';
 import {
   CHAIN_READER,
@@ -72,16 +72,26 @@ export class PrivilegeGrants {
     return this.vouched(auth.passport);
   }
 
-  /** Whether a root of this server's own family, as the chain holds it now, signed this passport record. */
+  /**
+   * Whether a root of this server's own family, as the chain holds it now, signed this passport record.
+   * A chain that cannot be read is 503 `SERVICE_UNAVAILABLE` (`chain_unavailable`), as on the JWT tier,
+   * never an unexpected error: the roots are read apart from the passport, so one can fail alone.
+   */
   async vouched(passport: Pick<PassportRecord, 'tokenId' | 'metadata'>): Promise<boolean> {
     if (this.family === null) return false;
-    const membership = await checkFamilyMembership({
-      chain: this.chain,
-      verifier: this.verifier,
-      family: this.family,
-      metadata: passport.metadata,
-      tokenId: passport.tokenId,
-    });
-    return membership.member;
+    try {
+      const membership = await checkFamilyMembership({
+        chain: this.chain,
+        verifier: this.verifier,
+        family: this.family,
+        metadata: passport.metadata,
+        tokenId: passport.tokenId,
+      });
+      return membership.member;
+    } catch (error) {
+      if (error instanceof ChainUnavailableError)
+        throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'chain_unavailable' });
+      throw error;
+    }
   }
 }

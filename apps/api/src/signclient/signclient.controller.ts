@@ -87,15 +87,10 @@ export class SignClientController {
     const result = signClient(body, { familySigner, clock: this.clock, serviceProviderId, caller });
     // A signature no root of this family vouches for now (the root revoked or gone on chain, its key
     // rotated) is one every server of the family refuses: not handed out for a fee (a probe got one).
-    const vouched = await this.grants
-      .vouched({
-        tokenId: result.token_id,
-        metadata: { ...result.metadata, serviceprovider_signature: result.serviceprovider_signature },
-      })
-      .catch((error: unknown) => {
-        if (isPassportError(error)) throw error;
-        throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'chain_unavailable' });
-      });
+    const vouched = await this.grants.vouched({
+      tokenId: result.token_id,
+      metadata: { ...result.metadata, serviceprovider_signature: result.serviceprovider_signature },
+    });
     if (!vouched) throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'family_root_not_usable' });
     return { ...result, requestId } as SignClientResponse;
   }
