@@ -23,7 +23,7 @@ async function measure(root) {
   const { EddsaJwtCodec } = await import(dist('apps/api/dist/session/eddsa-jwt.codec.js'));
   const { BearerAuthenticator } = await import(dist('apps/api/dist/session/bearer.authenticator.js'));
   const { BearerAuthGuard } = await import(dist('apps/api/dist/session/bearer-auth.guard.js'));
-  const memory = await import(dist('libs/passport-core/dist/adapters/memory/index.js'));
+  const memory = await import(dist('libs/passport-core/dist/memory/index.js'));
   const { CachingChainReader } = await import(dist('libs/passport-adapters/dist/caching/index.js'));
   let iso = () => new Date().toISOString();
   try {

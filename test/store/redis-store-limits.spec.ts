@@ -7,7 +7,8 @@
  */
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
-import { RedisRateLimitStore, RedisReplayStore } from '@passport/adapters/redis';
+import { DEFAULT_MAX_OPEN_SESSIONS_PER_PASSPORT } from '@passport/core/ports';
+import { RedisRateLimitStore, RedisReplayStore, RedisSessionStore } from '@passport/adapters/redis';
 // Internal to the adapters (not exported by the package): the literals the stores build into their scripts.
 import { luaNumber, luaString } from '../../libs/passport-adapters/src/redis/redis-client.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
@@ -248,4 +249,26 @@ describe('instances whose clocks differ share one bucket by Redis clock', () => 
     await expect(store.sweep(Date.now() + 60_000)).resolves.toBe(0);
     await expect(store.size).resolves.toBe(1);
   });
+});
+
+it('every Redis store refuses a cap of 0 or NaN when it is built (NaN would leave it unbounded: no count is >= NaN)', () => {
+  for (const bad of [0, -1, 1.5, Number.NaN]) {
+    expect(() => new RedisReplayStore(client, { prefix: 'caps:', maxEntries: bad })).toThrow(RangeError);
+    expect(() => new RedisRateLimitStore(client, { prefix: 'caps:', maxEntries: bad })).toThrow(RangeError);
+    expect(() => new RedisSessionStore(client, { prefix: 'caps:', maxEntries: bad })).toThrow(RangeError);
+    expect(() => new RedisSessionStore(client, { prefix: 'caps:', maxOpenPerPassport: bad })).toThrow(
+      RangeError,
+    );
+  }
+  // The session read cache may be off (0), never unbounded.
+  expect(() => new RedisSessionStore(client, { prefix: 'caps:', cacheEntries: Number.NaN })).toThrow(
+    RangeError,
+  );
+  expect(new RedisSessionStore(client, { prefix: 'caps:', cacheEntries: 0 })).toBeInstanceOf(
+    RedisSessionStore,
+  );
+  // The default per-passport bound is the port's, as for every other session store.
+  expect(new RedisSessionStore(client, { prefix: 'caps:' }).maxOpenPerPassport).toBe(
+    DEFAULT_MAX_OPEN_SESSIONS_PER_PASSPORT,
+  );
 });

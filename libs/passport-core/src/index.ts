@@ -49,7 +49,7 @@ export {
   type AsyncSignatureVerifier,
 } from './ports/signature-verifier.port.js';
 export { type PassportRecord, type PassportMetadata } from './passport/passport.types.js';
-export { MemoryReplayStore } from './adapters/memory/memory-replay.store.js';
+export { MemoryReplayStore } from './memory/memory-replay.store.js';
 
 // Login and JWT claims; a client's checks of a federated token and of the server passport
 export { validateLoginRequest, type LoginRequest } from './login/login-request.validator.js';

@@ -207,11 +207,6 @@ export function luaNumber(value: number): string {
   return value > 0 ? 'math.huge' : '-math.huge';
 }
 
-/** `value` as a Lua-safe decimal string that round-trips a double exactly. */
-export function exactNumber(value: number): string {
-  return Number.isFinite(value) ? String(value) : '0';
-}
-
 /**
  * Resolves once the client is connected, or after `timeoutMs` (never rejects: a fleet instance starts
  * while Redis is down, reports `degraded` and serves what it can until Redis returns).

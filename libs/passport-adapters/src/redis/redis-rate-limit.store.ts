@@ -13,7 +13,7 @@
  * least recently used ones (which resets them to full).
  */
 import { type Redis } from 'ioredis';
-import { type BucketPolicy, type RateLimitStore, type TakeResult } from '@passport/core/ports';
+import { positiveCap, type BucketPolicy, type RateLimitStore, type TakeResult } from '@passport/core/ports';
 import { BUCKET_CLOCK_LAG_TOLERANCE_MS } from '@passport/core/rate-limit';
 import { defineScript, luaNumber, luaString, SERVER_CLOCK_LUA } from './redis-client.js';
 import {
@@ -172,7 +172,7 @@ export class RedisRateLimitStore implements RateLimitStore {
     private readonly redis: Redis,
     options: RedisRateLimitStoreOptions = {},
   ) {
-    this.maxEntries = options.maxEntries ?? DEFAULT_REDIS_RATE_LIMIT_MAX_ENTRIES;
+    this.maxEntries = positiveCap(options.maxEntries ?? DEFAULT_REDIS_RATE_LIMIT_MAX_ENTRIES, 'maxEntries');
     const prefix = options.prefix ?? 'passport:';
     const namespace = options.namespace ?? 'default';
     this.epoch = options.sessionEpoch;

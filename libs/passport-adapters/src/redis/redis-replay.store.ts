@@ -17,6 +17,7 @@
 import { type Redis } from 'ioredis';
 import { PassportError, type ReplayStore } from '@passport/core';
 import {
+  positiveCap,
   RecordingPausedError,
   storeCap,
   type RecordOutcome,
@@ -190,7 +191,7 @@ export class RedisReplayStore implements ReplayStore {
     private readonly redis: Redis,
     options: RedisReplayStoreOptions = {},
   ) {
-    this.maxEntries = options.maxEntries ?? DEFAULT_REDIS_REPLAY_MAX_ENTRIES;
+    this.maxEntries = positiveCap(options.maxEntries ?? DEFAULT_REDIS_REPLAY_MAX_ENTRIES, 'maxEntries');
     this.clockSkewMarginMs = options.clockSkewMarginMs ?? DEFAULT_REDIS_CLOCK_SKEW_MARGIN_MS;
     this.base = `${options.prefix ?? 'passport:'}{replay}:`;
     this.evictionProblem = options.evictionProblem ?? (() => undefined);

@@ -30,6 +30,8 @@
  */
 import { type Redis } from 'ioredis';
 import {
+  DEFAULT_MAX_OPEN_SESSIONS_PER_PASSPORT,
+  positiveCap,
   SessionCapacityError,
   SESSION_SUPERSEDED,
   type SessionPage,
@@ -40,7 +42,6 @@ import { defineScript, refuseWhenFullLua, SERVER_CLOCK_LUA } from './redis-clien
 import { type FleetSessionEpoch } from './fleet-session-epoch.js';
 
 export const DEFAULT_REDIS_SESSION_MAX_ENTRIES = 100_000;
-const DEFAULT_MAX_OPEN_PER_PASSPORT = 100;
 /** How long Redis keeps a session after its expiry if no sweep removed it first. */
 const KEEP_AFTER_EXPIRY_MS = 3_600_000;
 /** Close reason `get` reports for a session past its end on Redis's clock. */
@@ -263,8 +264,11 @@ export class RedisSessionStore implements SessionStore {
     private readonly redis: Redis,
     options: RedisSessionStoreOptions = {},
   ) {
-    this.maxEntries = options.maxEntries ?? DEFAULT_REDIS_SESSION_MAX_ENTRIES;
-    this.maxOpenPerPassport = options.maxOpenPerPassport ?? DEFAULT_MAX_OPEN_PER_PASSPORT;
+    this.maxEntries = positiveCap(options.maxEntries ?? DEFAULT_REDIS_SESSION_MAX_ENTRIES, 'maxEntries');
+    this.maxOpenPerPassport = positiveCap(
+      options.maxOpenPerPassport ?? DEFAULT_MAX_OPEN_SESSIONS_PER_PASSPORT,
+      'maxOpenPerPassport',
+    );
     this.base = `${options.prefix ?? 'passport:'}{sess}:`;
     this.createScript = defineScript(redis, 'passportSessionCreate', 1, CREATE_LUA);
     this.closeScript = defineScript(redis, 'passportSessionClose', 0, CLOSE_LUA);
@@ -274,7 +278,9 @@ export class RedisSessionStore implements SessionStore {
     this.getScript = defineScript(redis, 'passportSessionGet', 1, GET_LUA);
     this.countOpenScript = defineScript(redis, 'passportSessionCountOpen', 0, COUNT_OPEN_LUA);
     this.epoch = options.epoch;
-    this.cacheEntries = options.cacheEntries ?? 10_000;
+    // 0 turns the cache off; NaN would leave it unbounded.
+    this.cacheEntries =
+      options.cacheEntries === 0 ? 0 : positiveCap(options.cacheEntries ?? 10_000, 'cacheEntries');
     this.cacheMaxAgeMs = options.cacheMaxAgeMs ?? DEFAULT_REDIS_SESSION_CACHE_MAX_AGE_MS;
     this.epoch?.onChange(() => this.cache.clear());
   }

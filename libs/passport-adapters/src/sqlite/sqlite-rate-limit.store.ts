@@ -12,14 +12,10 @@
  */
 import { systemClock } from '@passport/core';
 import { takeToken, type BucketState } from '@passport/core/rate-limit';
-import { type BucketPolicy, type RateLimitStore, type TakeResult } from '@passport/core/ports';
+import { positiveCap, type BucketPolicy, type RateLimitStore, type TakeResult } from '@passport/core/ports';
 import { type SqliteDatabase } from './sqlite.database.js';
 import { startPeriodicSweep, type PeriodicSweep } from '../sweep/periodic-sweep.js';
-import {
-  DEFAULT_SWEEP_INTERVAL_MS,
-  positiveInteger,
-  type SqliteStoreOptions,
-} from './sqlite-store.options.js';
+import { DEFAULT_SWEEP_INTERVAL_MS, type SqliteStoreOptions } from './sqlite-store.options.js';
 
 export const DEFAULT_RATE_LIMIT_MAX_ENTRIES = 100_000;
 
@@ -37,7 +33,7 @@ export class SqliteRateLimitStore implements RateLimitStore {
     private readonly db: SqliteDatabase,
     options: SqliteStoreOptions = {},
   ) {
-    this.maxEntries = positiveInteger(options.maxEntries ?? DEFAULT_RATE_LIMIT_MAX_ENTRIES, 'maxEntries');
+    this.maxEntries = positiveCap(options.maxEntries ?? DEFAULT_RATE_LIMIT_MAX_ENTRIES, 'maxEntries');
     const clock = options.clock ?? systemClock;
     this.sweeper = startPeriodicSweep(
       () => this.sweep(clock.nowMs()),

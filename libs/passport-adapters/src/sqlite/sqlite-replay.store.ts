@@ -26,6 +26,7 @@
  */
 import { PassportError, systemClock, type ReplayStore } from '@passport/core';
 import {
+  positiveCap,
   RecordingPausedError,
   storeCap,
   type RecordOutcome,
@@ -36,11 +37,7 @@ import { performance } from 'node:perf_hooks';
 import { type SqliteDatabase } from './sqlite.database.js';
 import { type SqliteStoreHistory } from './sqlite-store.history.js';
 import { startPeriodicSweep, type PeriodicSweep } from '../sweep/periodic-sweep.js';
-import {
-  DEFAULT_SWEEP_INTERVAL_MS,
-  positiveInteger,
-  type SqliteStoreOptions,
-} from './sqlite-store.options.js';
+import { DEFAULT_SWEEP_INTERVAL_MS, type SqliteStoreOptions } from './sqlite-store.options.js';
 
 export const DEFAULT_REPLAY_MAX_ENTRIES = 1_000_000;
 
@@ -143,7 +140,7 @@ export class SqliteReplayStore implements ReplayStore {
     private readonly db: SqliteDatabase,
     options: SqliteReplayStoreOptions = {},
   ) {
-    this.maxEntries = positiveInteger(options.maxEntries ?? DEFAULT_REPLAY_MAX_ENTRIES, 'maxEntries');
+    this.maxEntries = positiveCap(options.maxEntries ?? DEFAULT_REPLAY_MAX_ENTRIES, 'maxEntries');
     this.commitIntervalMs = options.commitIntervalMs ?? DEFAULT_REPLAY_COMMIT_INTERVAL_MS;
     this.history = options.history;
     if (!Number.isFinite(this.commitIntervalMs) || this.commitIntervalMs < 0)

@@ -23,7 +23,7 @@
  * everywhere. Reads within one turn only share what they could equally have seen a moment earlier.
  */
 import { systemClock } from '@passport/core';
-import { DEFAULT_MAX_OPEN_SESSIONS_PER_PASSPORT } from '@passport/core/testing';
+import { DEFAULT_MAX_OPEN_SESSIONS_PER_PASSPORT, positiveCap } from '@passport/core/ports';
 import {
   SESSION_SUPERSEDED,
   SessionCapacityError,
@@ -33,11 +33,7 @@ import {
 } from '@passport/core/ports';
 import { type SqliteDatabase } from './sqlite.database.js';
 import { startPeriodicSweep, type PeriodicSweep } from '../sweep/periodic-sweep.js';
-import {
-  DEFAULT_SWEEP_INTERVAL_MS,
-  positiveInteger,
-  type SqliteStoreOptions,
-} from './sqlite-store.options.js';
+import { DEFAULT_SWEEP_INTERVAL_MS, type SqliteStoreOptions } from './sqlite-store.options.js';
 
 export const DEFAULT_SESSION_MAX_ENTRIES = 100_000;
 /** Sessions remembered in process (oldest dropped first). */
@@ -78,8 +74,8 @@ export class SqliteSessionStore implements SyncSessionStore {
     private readonly db: SqliteDatabase,
     options: SqliteSessionStoreOptions = {},
   ) {
-    this.maxEntries = positiveInteger(options.maxEntries ?? DEFAULT_SESSION_MAX_ENTRIES, 'maxEntries');
-    this.maxOpenPerPassport = positiveInteger(
+    this.maxEntries = positiveCap(options.maxEntries ?? DEFAULT_SESSION_MAX_ENTRIES, 'maxEntries');
+    this.maxOpenPerPassport = positiveCap(
       options.maxOpenPerPassport ?? DEFAULT_MAX_OPEN_SESSIONS_PER_PASSPORT,
       'maxOpenPerPassport',
     );

@@ -16,8 +16,3 @@ export interface SqliteStoreOptions {
 }
 
 export const DEFAULT_SWEEP_INTERVAL_MS = 60_000;
-
-export function positiveInteger(value: number, name: string): number {
-  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
-  return value;
-}

@@ -1,6 +1,6 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import vectorFile from '../../test-vectors/delegation.json' with { type: 'json' };
-import { MemoryChainReader } from '../adapters/memory/memory-chain.reader.js';
+import { MemoryChainReader } from '../memory/memory-chain.reader.js';
 import { decodeHex } from '../codecs/hex.codec.js';
 import { utf8 } from '../codecs/utf8.codec.js';
 import { createNobleSigner } from '../crypto/noble.signer.js';

@@ -1,4 +1,4 @@
-import { FixedClock } from '../adapters/memory/fixed.clock.js';
+import { FixedClock } from '../memory/fixed.clock.js';
 import { createNobleSigner } from '../crypto/noble.signer.js';
 import { createNobleVerifier } from '../crypto/noble.verifier.js';
 import { type SignatureVerifier } from '../ports/signature-verifier.port.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import vectors from '../../test-vectors/family.json' with { type: 'json' };
 import issuerVectors from '../../test-vectors/family-issuer.json' with { type: 'json' };
-import { MemoryChainReader } from '../adapters/memory/memory-chain.reader.js';
+import { MemoryChainReader } from '../memory/memory-chain.reader.js';
 import { decodeHex, encodeHex } from '../codecs/hex.codec.js';
 import { createNobleSigner } from '../crypto/noble.signer.js';
 import { createNobleVerifier } from '../crypto/noble.verifier.js';

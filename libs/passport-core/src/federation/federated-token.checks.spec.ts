@@ -1,4 +1,4 @@
-import { MemoryChainReader } from '../adapters/memory/memory-chain.reader.js';
+import { MemoryChainReader } from '../memory/memory-chain.reader.js';
 import { implicitAccountId } from '../codecs/account-id.js';
 import { createNobleSigner } from '../crypto/noble.signer.js';
 import { createNobleVerifier } from '../crypto/noble.verifier.js';

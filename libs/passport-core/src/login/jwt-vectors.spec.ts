@@ -4,7 +4,7 @@
  * token as the vector says) and the renewal decision and lifetime.
  */
 import jwtVectors from '../../test-vectors/jwt.json' with { type: 'json' };
-import { MemoryChainReader } from '../adapters/memory/memory-chain.reader.js';
+import { MemoryChainReader } from '../memory/memory-chain.reader.js';
 import { decodeBase64Url } from '../codecs/base64url.codec.js';
 import { decodeHex } from '../codecs/hex.codec.js';
 import { utf8 } from '../codecs/utf8.codec.js';

@@ -1,7 +1,7 @@
 import loginVectors from '../../test-vectors/login.json' with { type: 'json' };
-import { FixedClock } from '../adapters/memory/fixed.clock.js';
-import { MemoryChainReader } from '../adapters/memory/memory-chain.reader.js';
-import { MemoryReplayStore } from '../adapters/memory/memory-replay.store.js';
+import { FixedClock } from '../memory/fixed.clock.js';
+import { MemoryChainReader } from '../memory/memory-chain.reader.js';
+import { MemoryReplayStore } from '../memory/memory-replay.store.js';
 import { encodeBase64Url } from '../codecs/base64url.codec.js';
 import { decodeHex } from '../codecs/hex.codec.js';
 import { implicitAccountId } from '../codecs/account-id.js';

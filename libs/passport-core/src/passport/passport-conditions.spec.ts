@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { encodeHex } from '../codecs/hex.codec.js';
-import { MemoryChainReader } from '../adapters/memory/memory-chain.reader.js';
+import { MemoryChainReader } from '../memory/memory-chain.reader.js';
 import {
   hasPassportTimeBounds,
   hasRequiredMetadata,

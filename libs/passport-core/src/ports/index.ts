@@ -24,7 +24,9 @@ export {
   retryAfterSecondsOfPause,
   storeCap,
 } from './replay-store.port.js';
+export { positiveCap } from './store-cap.js';
 export {
+  DEFAULT_MAX_OPEN_SESSIONS_PER_PASSPORT,
   hasSyncSessionGet,
   SessionCapacityError,
   SESSION_SUPERSEDED,

@@ -19,6 +19,9 @@ export class SessionCapacityError extends Error {
   }
 }
 
+/** The per-passport bound of open sessions when an adapter is given none. */
+export const DEFAULT_MAX_OPEN_SESSIONS_PER_PASSPORT = 100;
+
 /** Close reason of sessions closed to respect the per-passport bound. */
 export const SESSION_SUPERSEDED = 'superseded';
 

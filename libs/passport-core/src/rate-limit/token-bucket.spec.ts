@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { MemoryRateLimitStore } from '../adapters/memory/memory-rate-limit.store.js';
+import { MemoryRateLimitStore } from '../memory/memory-rate-limit.store.js';
 import {
   isBucketFull,
   policyPerWindow,

@@ -1,5 +1,5 @@
 import vectorFile from '../../test-vectors/fees.json' with { type: 'json' };
-import { FixedClock } from '../adapters/memory/fixed.clock.js';
+import { FixedClock } from '../memory/fixed.clock.js';
 import { createNobleSigner } from '../crypto/noble.signer.js';
 import { createNobleVerifier } from '../crypto/noble.verifier.js';
 import { PassportError } from '../errors/passport.error.js';

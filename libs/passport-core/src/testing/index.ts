@@ -1,25 +1,22 @@
 /**
  * @module @passport/core/testing
- * In-memory adapters of every port and a fixed clock: for tests, for embedding, and as the reference an
- * integrator compares their own adapter with. Every store is capped.
  * The port contract suites: the behaviour every adapter of a port must show, as functions that take the
  * test framework's functions (Jest's or Vitest's) and a factory of the adapter under test; the core
- * itself depends on no test framework.
+ * itself depends on no test framework. Also `FixedClock`, and the in-memory adapters, which are the
+ * reference an integrator compares their own adapter with (their home is `@passport/core/memory`;
+ * they stay exported here for code that imported them from this subpath).
  */
 
-// Memory adapters
-export { FixedClock } from '../adapters/memory/fixed.clock.js';
-export { MemoryChainReader, type MemoryChainOptions } from '../adapters/memory/memory-chain.reader.js';
-export { MemoryReplayStore, type MemoryReplayStoreOptions } from '../adapters/memory/memory-replay.store.js';
+// A clock tests set by hand, and the in-memory adapters (also @passport/core/memory)
+export { FixedClock } from '../memory/fixed.clock.js';
+export { MemoryChainReader, type MemoryChainOptions } from '../memory/memory-chain.reader.js';
+export { MemoryReplayStore, type MemoryReplayStoreOptions } from '../memory/memory-replay.store.js';
 export {
   MemorySessionStore,
   DEFAULT_MAX_OPEN_SESSIONS_PER_PASSPORT,
   type MemorySessionStoreOptions,
-} from '../adapters/memory/memory-session.store.js';
-export {
-  MemoryRateLimitStore,
-  type MemoryRateLimitStoreOptions,
-} from '../adapters/memory/memory-rate-limit.store.js';
+} from '../memory/memory-session.store.js';
+export { MemoryRateLimitStore, type MemoryRateLimitStoreOptions } from '../memory/memory-rate-limit.store.js';
 
 // Port contract suites
 export type {

@@ -4,7 +4,7 @@
  * line passes; a chain outage is a 500, never a verdict. Also the request readers of both routes.
  */
 import { sha256 } from '@noble/hashes/sha2.js';
-import { FixedClock, MemoryChainReader, MemoryReplayStore } from '../adapters/memory/index.js';
+import { FixedClock, MemoryChainReader, MemoryReplayStore } from '../memory/index.js';
 import { implicitAccountId } from '../codecs/account-id.js';
 import { utf8 } from '../codecs/utf8.codec.js';
 import { createNobleSigner } from '../crypto/noble.signer.js';

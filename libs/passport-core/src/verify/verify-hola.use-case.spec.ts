@@ -4,7 +4,7 @@
  * after everything else passed; 50 concurrent verifications → exactly one verified), recipient
  * warnings, the profile, and the 400s of early validation and constraints.
  */
-import { FixedClock, MemoryChainReader, MemoryReplayStore } from '../adapters/memory/index.js';
+import { FixedClock, MemoryChainReader, MemoryReplayStore } from '../memory/index.js';
 import { implicitAccountId } from '../codecs/account-id.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { utf8 } from '../codecs/utf8.codec.js';

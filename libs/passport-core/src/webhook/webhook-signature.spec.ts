@@ -1,7 +1,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import vectorFile from '../../test-vectors/webhook.json' with { type: 'json' };
-import { FixedClock } from '../adapters/memory/fixed.clock.js';
-import { MemoryReplayStore } from '../adapters/memory/memory-replay.store.js';
+import { FixedClock } from '../memory/fixed.clock.js';
+import { MemoryReplayStore } from '../memory/memory-replay.store.js';
 import { decodeBase64Url } from '../codecs/base64url.codec.js';
 import { decodeHex, encodeHex } from '../codecs/hex.codec.js';
 import { utf8 } from '../codecs/utf8.codec.js';

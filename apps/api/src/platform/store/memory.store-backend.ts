@@ -4,7 +4,7 @@
  * the cap to be reached before they are released.
  */
 import { MemoryReplayStore, sequentialLoginRecorder, systemClock } from '@passport/core';
-import { MemoryRateLimitStore, MemorySessionStore } from '@passport/core/testing';
+import { MemoryRateLimitStore, MemorySessionStore } from '@passport/core/memory';
 import { type StoreBackend, type StoreBackendOptions } from './store-backend.types.js';
 import { startPeriodicSweep } from '@passport/adapters/sweep';
 import { replayHealth } from './replay-health.js';

@@ -10,7 +10,7 @@
 import { performance } from 'node:perf_hooks';
 import { Logger } from '@nestjs/common';
 import { systemClock } from '@passport/core';
-import { MemoryRateLimitStore } from '@passport/core/testing';
+import { MemoryRateLimitStore } from '@passport/core/memory';
 import { SessionCapacityError } from '@passport/core/ports';
 import {
   createRedisClient,

@@ -9,7 +9,7 @@
 import { Inject, Logger, Module, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { sequentialLoginRecorder, type Clock, type ReplayStore } from '@passport/core';
 import { LoginRecordFailure, type LoginRecorder, type SessionStore } from '@passport/core/ports';
-import { MemoryRateLimitStore } from '@passport/core/testing';
+import { MemoryRateLimitStore } from '@passport/core/memory';
 import { type AppConfig } from '../config/app-config.js';
 import {
   APP_CONFIG,

@@ -4,7 +4,7 @@
  * buckets that survive a restart and are shared by instances. The repo runs it against every adapter it
  * ships; an integrator runs it against their own (see contract-test-api.ts).
  */
-import { FixedClock } from '../../adapters/memory/fixed.clock.js';
+import { FixedClock } from '../../memory/fixed.clock.js';
 import { type BucketPolicy, type RateLimitStore } from '../../ports/rate-limit-store.port.js';
 import { type ContractAdapter, type ContractHarness, type ContractTestApi } from './contract-test-api.js';
 

@@ -1,5 +1,5 @@
 /**
- * @module adapters/memory/memory-replay.store
+ * @module memory/memory-replay.store
  * Single-instance ReplayStore on a Map. `recordIfAbsent` checks and records without awaiting in
  * between, so on one event loop it is atomic: of N concurrent calls with one key exactly one records.
  *
@@ -10,15 +10,15 @@
  * A record charged to an owner (`quota`) is refused with `REPLAY_QUOTA_EXCEEDED` once that owner
  * holds `maxPerOwner` live records, so one sender cannot fill the store for everybody.
  */
-import { PassportError } from '../../errors/passport.error.js';
+import { PassportError } from '../errors/passport.error.js';
 import {
   type RecordOutcome,
   type RecordQuota,
   type ReplayStore,
   type ReplayStoreUsage,
   storeCap,
-} from '../../ports/replay-store.port.js';
-import { positiveInteger } from './capacity.js';
+} from '../ports/replay-store.port.js';
+import { positiveCap } from '../ports/store-cap.js';
 
 export interface MemoryReplayStoreOptions {
   /** Maximum records held (default 100 000). */
@@ -48,7 +48,7 @@ export class MemoryReplayStore implements ReplayStore {
   private lastFullAtMs: number | null = null;
 
   constructor(options: MemoryReplayStoreOptions = {}) {
-    this.maxEntries = positiveInteger(options.maxEntries ?? 100_000, 'maxEntries');
+    this.maxEntries = positiveCap(options.maxEntries ?? 100_000, 'maxEntries');
     this.sweepIntervalMs = options.sweepIntervalMs ?? 1000;
   }
 

@@ -1,5 +1,5 @@
 /**
- * @module adapters/memory/memory-session.store
+ * @module memory/memory-session.store
  * Single-instance SessionStore on a Map, capped at `maxEntries`. When full, a new session first makes
  * room by dropping closed and expired sessions; if none can go, `create` throws
  * `SessionCapacityError` (an open session of another passport is never evicted). A passport holds at
@@ -10,13 +10,14 @@
  * `expiresAtMs <= nowMs`; `list` is newest first by `createdAtMs` and `total` counts every stored session.
  */
 import {
+  DEFAULT_MAX_OPEN_SESSIONS_PER_PASSPORT,
   SESSION_SUPERSEDED,
   SessionCapacityError,
   type SessionPage,
   type SessionRecord,
   type SyncSessionStore,
-} from '../../ports/session-store.port.js';
-import { positiveInteger } from './capacity.js';
+} from '../ports/session-store.port.js';
+import { positiveCap } from '../ports/store-cap.js';
 
 export interface MemorySessionStoreOptions {
   /** Maximum sessions held (default 100 000). */
@@ -25,7 +26,7 @@ export interface MemorySessionStoreOptions {
   readonly maxOpenPerPassport?: number;
 }
 
-export const DEFAULT_MAX_OPEN_SESSIONS_PER_PASSPORT = 100;
+export { DEFAULT_MAX_OPEN_SESSIONS_PER_PASSPORT };
 
 export class MemorySessionStore implements SyncSessionStore {
   readonly maxEntries: number;
@@ -39,8 +40,8 @@ export class MemorySessionStore implements SyncSessionStore {
   private readonly byPassport = new Map<string, Map<string, number>>();
 
   constructor(options: MemorySessionStoreOptions = {}) {
-    this.maxEntries = positiveInteger(options.maxEntries ?? 100_000, 'maxEntries');
-    this.maxOpenPerPassport = positiveInteger(
+    this.maxEntries = positiveCap(options.maxEntries ?? 100_000, 'maxEntries');
+    this.maxOpenPerPassport = positiveCap(
       options.maxOpenPerPassport ?? DEFAULT_MAX_OPEN_SESSIONS_PER_PASSPORT,
       'maxOpenPerPassport',
     );

@@ -1,12 +1,12 @@
 /**
- * @module adapters/memory/memory-chain.reader
+ * @module memory/memory-chain.reader
  * An in-memory ChainReader for tests and embedders: seeded with PassportRecords and the keys of named
  * accounts, and changeable afterwards (add, replace, revoke, remove, set chain time, simulate an
  * outage) so that tests can observe how the domain reacts to chain changes.
  */
-import { ChainUnavailableError, type ChainReader, type PageRequest } from '../../ports/chain-reader.port.js';
-import { type Clock } from '../../ports/clock.port.js';
-import { type PassportRecord } from '../../passport/passport.types.js';
+import { ChainUnavailableError, type ChainReader, type PageRequest } from '../ports/chain-reader.port.js';
+import { type Clock } from '../ports/clock.port.js';
+import { type PassportRecord } from '../passport/passport.types.js';
 
 export interface MemoryChainOptions {
   readonly contractId: string;

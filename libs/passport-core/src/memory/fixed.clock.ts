@@ -1,8 +1,8 @@
 /**
- * @module adapters/memory/fixed.clock
+ * @module memory/fixed.clock
  * A Clock that only moves when told to, so that tests of freshness, expiry and replay windows are exact.
  */
-import { type Clock } from '../../ports/clock.port.js';
+import { type Clock } from '../ports/clock.port.js';
 
 export class FixedClock implements Clock {
   constructor(private current = 0) {}

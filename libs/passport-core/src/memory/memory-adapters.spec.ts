@@ -1,6 +1,6 @@
-import { ChainUnavailableError } from '../../ports/chain-reader.port.js';
-import { type PassportRecord } from '../../passport/passport.types.js';
-import { SessionCapacityError, type SessionRecord } from '../../ports/session-store.port.js';
+import { ChainUnavailableError } from '../ports/chain-reader.port.js';
+import { type PassportRecord } from '../passport/passport.types.js';
+import { SessionCapacityError, type SessionRecord } from '../ports/session-store.port.js';
 import { FixedClock } from './fixed.clock.js';
 import { MemoryChainReader } from './memory-chain.reader.js';
 import { MemoryRateLimitStore } from './memory-rate-limit.store.js';

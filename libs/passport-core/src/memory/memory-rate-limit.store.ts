@@ -1,5 +1,5 @@
 /**
- * @module adapters/memory/memory-rate-limit.store
+ * @module memory/memory-rate-limit.store
  * Single-instance RateLimitStore on a Map of token buckets (arithmetic in rate-limit/token-bucket),
  * capped at `maxKeys`. When full, buckets that have refilled completely are dropped first (forgetting
  * them changes nothing); if still full, the least recently used bucket is dropped. Trade-off: a flood
@@ -11,9 +11,9 @@ import {
   type BucketPolicy,
   type SyncRateLimitStore,
   type TakeResult,
-} from '../../ports/rate-limit-store.port.js';
-import { isBucketFull, takeToken, takeTokenInPlace, type MutableBucketState } from '../../rate-limit/token-bucket.js';
-import { positiveInteger } from './capacity.js';
+} from '../ports/rate-limit-store.port.js';
+import { isBucketFull, takeToken, takeTokenInPlace, type MutableBucketState } from '../rate-limit/token-bucket.js';
+import { positiveCap } from '../ports/store-cap.js';
 
 export interface MemoryRateLimitStoreOptions {
   /** Maximum buckets held (default 100 000). */
@@ -37,7 +37,7 @@ export class MemoryRateLimitStore implements SyncRateLimitStore {
   private evictedActiveCount = 0;
 
   constructor(options: MemoryRateLimitStoreOptions = {}) {
-    this.maxKeys = positiveInteger(options.maxKeys ?? 100_000, 'maxKeys');
+    this.maxKeys = positiveCap(options.maxKeys ?? 100_000, 'maxKeys');
     this.sweepIntervalMs = options.sweepIntervalMs ?? 1000;
   }
 
