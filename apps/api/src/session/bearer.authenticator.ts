@@ -8,7 +8,10 @@
  * The holder's passport is re-read through the cached chain reader (≤ 5 s old): a revoked, transferred
  * (owned by another account than at login) or no longer live passport is refused (`passport_revoked`,
  * `passport_transferred`, `passport_not_live`, `passport_not_found`) and its session closed, so a
- * revocation or a transfer ends the session within seconds rather than at the token's `exp`.
+ * revocation or a transfer ends the session within seconds rather than at the token's `exp`. Before a
+ * session is closed the passport is read once more past the cache, and the session is closed only if
+ * that answer refuses it too: one answer of a lagging RPC node (an older block, where the passport did
+ * not exist yet or had its former owner) must not end a session the chain still backs.
  *
  * Tokens are signed with the server passport's key: while that passport is revoked, transferred, gone
  * or not live (its key may have leaked), no token is honoured: 503 `SERVICE_UNAVAILABLE` with the reason
@@ -27,6 +30,7 @@ import { tokenIdFromSubject } from '@passport/core/login';
 import { withReservedChainReads } from '@passport/adapters/caching';
 import {
   canPeekPassport,
+  canRereadPassport,
   hasSyncSessionGet,
   type SessionRecord,
   type SessionStore,
@@ -187,21 +191,23 @@ export class BearerAuthenticator {
   private judgePassport(
     session: SessionRecord,
     passport: PassportRecord | null,
+    reread = false,
   ): PassportRecord | Promise<PassportRecord> {
     // Most passports have no time bounds: then the chain time is not needed (one read fewer per request).
     if (passport && hasTimeBounds(passport)) {
       return this.readChain(() => this.chain.chainTimeMs()).then((chainTimeMs) =>
-        this.verdict(session, passport, chainTimeMs),
+        this.verdict(session, passport, chainTimeMs, reread),
       );
     }
-    return this.verdict(session, passport, 0);
+    return this.verdict(session, passport, 0, reread);
   }
 
   private verdict(
     session: SessionRecord,
     passport: PassportRecord | null,
     chainTimeMs: number,
-  ): PassportRecord | Promise<never> {
+    reread: boolean,
+  ): PassportRecord | Promise<PassportRecord> {
     const cause = !passport
       ? 'passport_not_found'
       : isPassportRevoked(passport)
@@ -215,6 +221,14 @@ export class BearerAuthenticator {
             ? 'passport_not_live'
             : null;
     if (cause === null) return passport!;
+    // Confirmed by a second answer before the session is closed for good (a chain it cannot read then is
+    // a 503, and the session stays open).
+    if (!reread && canRereadPassport(this.chain)) {
+      const chain = this.chain;
+      return this.readChain(() => chain.rereadPassport(session.tokenId)).then((again) =>
+        this.judgePassport(session, again, true),
+      );
+    }
     return this.sessions
       .close(session.sessionId, cause, this.clock.nowMs())
       .catch(() => false)

@@ -6,7 +6,7 @@
  * `/api/metrics` (`chain {reads, cacheHits}`).
  */
 import { type ChainReader, type Clock, type PassportRecord, systemClock } from '@passport/core';
-import { type CachedPassportPeek, type PageRequest } from '@passport/core/ports';
+import { type CachedPassportPeek, type PageRequest, type PassportReread } from '@passport/core/ports';
 
 export interface CachingChainReaderOptions {
   /** Lifetime of a found passport, owner page or key list. At most 5000 ms (docs/protocol.md §8). */
@@ -43,7 +43,7 @@ interface Entry {
 
 const MAX_TTL_MS = 5000;
 
-export class CachingChainReader implements ChainReader, CachedPassportPeek {
+export class CachingChainReader implements ChainReader, CachedPassportPeek, PassportReread {
   /** Records, keys, owner pages and the chain time; listing pages apart (`pages`), each Map in the order entries were stored. */
   private readonly cache = new Map<string, Entry>();
   private readonly pages = new Map<string, Entry>();
@@ -95,6 +95,17 @@ export class CachingChainReader implements ChainReader, CachedPassportPeek {
     this.counters.lookups++;
     this.counters.cacheHits++;
     return hit.value as PassportRecord | null;
+  }
+
+  /**
+   * `getPassport` past the cache: the cached answer is dropped and the chain asked again (a read already
+   * under way that began before is not joined: it may bring the answer being doubted).
+   */
+  rereadPassport(tokenId: string): Promise<PassportRecord | null> {
+    const key = `t|${tokenId}`;
+    this.cache.delete(key);
+    this.inFlight.delete(key);
+    return this.getPassport(tokenId);
   }
 
   listPassportsByOwner(accountId: string, page: PageRequest): Promise<PassportRecord[]> {
@@ -171,14 +182,16 @@ export class CachingChainReader implements ChainReader, CachedPassportPeek {
       return pending as Promise<T>;
     }
     this.counters.reads++;
-    const request = load().then(
+    // A read superseded by a newer one (rereadPassport) neither clears nor fills the newer one's place.
+    const request: Promise<T> = load().then(
       (value) => {
+        if (this.inFlight.get(key) !== request) return value;
         this.inFlight.delete(key);
         this.store(key, value, (fromReadStart(value) ? now : this.clock.nowMs()) + ttlOf(value));
         return value;
       },
       (error: unknown) => {
-        this.inFlight.delete(key);
+        if (this.inFlight.get(key) === request) this.inFlight.delete(key);
         throw error;
       },
     );

@@ -45,6 +45,20 @@ export function canPeekPassport(reader: ChainReader): reader is ChainReader & Ca
   return typeof (reader as Partial<CachedPassportPeek>).peekPassport === 'function';
 }
 
+/**
+ * A reader with a cache that can be passed by: `rereadPassport` asks the chain again whatever the cache
+ * holds, and caches the new answer. For a decision that must not rest on one answer of one node (closing
+ * a session because its passport was not found or changed hands: a lagging RPC node answers from an
+ * older block).
+ */
+export interface PassportReread {
+  rereadPassport(tokenId: string): Promise<PassportRecord | null>;
+}
+
+export function canRereadPassport(reader: ChainReader): reader is ChainReader & PassportReread {
+  return typeof (reader as Partial<PassportReread>).rereadPassport === 'function';
+}
+
 /** Thrown by chain adapters when the chain cannot be read (timeout, RPC error, malformed result). */
 export class ChainUnavailableError extends Error {
   override readonly name = 'ChainUnavailableError';

@@ -7,8 +7,10 @@
 // Chain
 export {
   canPeekPassport,
+  canRereadPassport,
   ChainUnavailableError,
   type CachedPassportPeek,
+  type PassportReread,
   type ChainReader,
   type PageRequest,
 } from './chain-reader.port.js';
