@@ -111,8 +111,8 @@ export async function createApp(
   frameworkErrorServices.clientAddress = (request) => clientAddressOf(request.raw, trustedProxies);
   const metrics = app.get(RequestMetrics);
   const operatorMetrics = app.get(OperatorMetrics);
-  // In both recorders, as the onResponse hook does (a probe: these answers were counted in the JSON
-  // metrics and missing from the Prometheus histogram).
+  // In both recorders, as the onResponse hook does (else these answers are counted in the JSON metrics
+  // and missing from the Prometheus histogram).
   frameworkErrorServices.record = (method, status, elapsedMs) => {
     metrics.record(undefined, status, elapsedMs, clock.nowMs());
     operatorMetrics.recordRequest(undefined, method, status, elapsedMs);

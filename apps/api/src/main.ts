@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   }
   // A stop asked for while starting (the start may wait ~2 s for a Redis that is down) is kept and
   // honoured once the app stands: it closes and exits 0, as a stop after the start does, instead of
-  // node's default death by the signal (exit 143), which a probe saw.
+  // node's default death by the signal (exit 143).
   let stopDuringStart: NodeJS.Signals | null = null;
   const onEarlySignal = (signal: NodeJS.Signals): void => {
     stopDuringStart ??= signal;

@@ -36,7 +36,7 @@ export function output(io: CliIo, json: boolean, value: unknown, human: string):
 /**
  * Characters JSON.stringify leaves raw that a terminal acts on, that reorder what it shows or that hide
  * text: C1 controls (U+0080–U+009F, CSI among them), bidi and other format characters, every default-
- * ignorable code point (tag characters, variation selectors: a probe hid a sentence in them), private
+ * ignorable code point (tag characters, variation selectors: they can hide a sentence), private
  * use, line and paragraph separators, the braille blank. (Raw C0 controls JSON escapes itself.)
  */
 const TERMINAL_UNSAFE =
@@ -44,11 +44,11 @@ const TERMINAL_UNSAFE =
 
 /**
  * JSON whose strings carry those characters as `\uXXXX` escapes: the same JSON value, printable on a
- * terminal (a probe's server put a right-to-left override into a verdict's peerTokenId).
+ * terminal (a server can put a right-to-left override into a verdict's peerTokenId).
  */
 export function terminalSafeJson(value: unknown): string {
-  // Per UTF-16 unit, so a character outside the BMP (the invisible tag characters U+E0000…, a probe's
-  // hidden text) is its surrogate pair of escapes, as JSON writes it.
+  // Per UTF-16 unit, so a character outside the BMP (the invisible tag characters U+E0000…, which can
+  // hide text) is its surrogate pair of escapes, as JSON writes it.
   const escape = (c: string): string =>
     Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join(
       '',
@@ -73,8 +73,8 @@ export async function readCredentials(file: string | undefined, flag = '--key'):
 
 /**
  * A delegate id as a HOLA subagent line carries it (`hola --subagent`, `delegate --delegate-id`): 1..128
- * characters, no "/" (the line's separator), and printable (a probe's id with a newline made a "line"
- * of two lines that the API verified; bidi controls would show another id than the one signed).
+ * characters, no "/" (the line's separator), and printable (an id with a newline would make a "line"
+ * of two lines that the API verifies; bidi controls would show another id than the one signed).
  */
 export function checkDelegateId(value: string, flag: string): void {
   if (value.length < 1 || value.length > 128 || value.includes('/'))
@@ -103,8 +103,8 @@ export function httpUrl(raw: string, flag: string): string {
 
 /**
  * A base URL read as the server reads PUBLIC_BASE_URL (the core's `normalizedBaseUrl`): http(s) written
- * plainly, no query or fragment, in the server's spelling (a probe: `HTTPS://API.EXAMPLE.COM:443/p/../q`
- * went into an offline DID document as typed, where the server serves `https://api.example.com/q`).
+ * plainly, no query or fragment, in the server's spelling (else `HTTPS://API.EXAMPLE.COM:443/p/../q`
+ * goes into an offline DID document as typed, where the server serves `https://api.example.com/q`).
  */
 export function baseUrl(raw: string, name: string): string {
   const normalized = normalizedBaseUrl(raw);
@@ -280,8 +280,8 @@ export function parseCommandLine<T extends ParseArgsConfig & { args: string[] }>
 
 /**
  * `--api` and the offline flags (`--ledger`, `--near-rpc`, `--contract`, `--host`) are alternatives: given
- * together, which one answers is not for the command line's order to decide (a probe's `verify --api A
- * --ledger L` went to the API without a word), so the run stops with exit 2.
+ * together, which one answers is not for the command line's order to decide (`verify --api A
+ * --ledger L` would go to the API without a word), so the run stops with exit 2.
  */
 export function refuseApiWithOfflineFlags(values: Readonly<Record<string, unknown>>): void {
   if (values.api === undefined) return;

@@ -22,8 +22,8 @@ export async function readJwt(jwt: string | undefined, file: string | undefined,
     }
   } else if (io.env.PASSPORT_JWT) [token, source] = [io.env.PASSPORT_JWT.trim(), 'PASSPORT_JWT'];
   else throw new CliError('--jwt <token> or --jwt-file <file> is required (or set PASSPORT_JWT)');
-  // Said here: a token with a newline (a key file given as --jwt-file) failed inside fetch, and the
-  // tool said it could not reach the API (a probe).
+  // Said here: a token with a newline (a key file given as --jwt-file) would fail inside fetch, and the
+  // tool would say it could not reach the API.
   if (!isJwtShaped(token)) throw new CliError(`${source} does not hold a JWT (three base64url segments)`);
   return token;
 }
@@ -33,8 +33,8 @@ const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 export function isJwtShaped(text: string): boolean {
   if (!JWT_SHAPE.test(text)) return false;
-  // Its header is a JSON object naming an algorithm: "1.2.3" or "www.example.com" are no JWT (a probe's
-  // login --save replaced such files).
+  // Its header is a JSON object naming an algorithm: "1.2.3" or "www.example.com" are no JWT (and
+  // login --save must not replace such files).
   try {
     const header: unknown = JSON.parse(
       Buffer.from(text.slice(0, text.indexOf('.')), 'base64url').toString('utf8'),
@@ -52,10 +52,10 @@ const MAX_JWT_FILE_BYTES = 64 * 1024;
 
 /**
  * Refuses to replace `file` with a token unless it is missing, empty or holds a saved JWT, and is not
- * the key file: a probe's `login --key k.json --save k.json` replaced the private key with the token.
+ * the key file: `login --key k.json --save k.json` would replace the private key with the token.
  */
 export async function assertReplaceableJwtFile(file: string, keyFile?: string): Promise<void> {
-  // Only a regular file is read: opening a FIFO waits for a writer (a review's `login --save fifo` hung
+  // Only a regular file is read: opening a FIFO waits for a writer (`login --save fifo` would hang
   // before logging in), a device never ends.
   let kind: Stats;
   try {
@@ -91,7 +91,7 @@ export async function assertReplaceableJwtFile(file: string, keyFile?: string): 
 /**
  * Writes a renewed token to `file`. A write that fails (a read-only file system, a full disk) is a
  * warning, not the command's failure: the API answered, and the token in the file stays valid until it
- * expires. It failed the fetch before, which the CLI printed as "cannot reach" the API (a probe).
+ * expires (failing the fetch would have the CLI print "cannot reach" the API).
  */
 async function saveRenewed(file: string, token: string, io: CliIo): Promise<void> {
   try {

@@ -5,15 +5,15 @@ import { runCli } from './cli.js';
 /**
  * A stream whose reader went away (`passport --help | head -1`): what is left to write has nowhere to
  * go, which is no error of the command, so it is dropped and the command ends with its own exit code.
- * Node threw EPIPE as an unhandled 'error' event, a stack trace on stderr (a probe).
+ * Otherwise Node throws EPIPE as an unhandled 'error' event, a stack trace on stderr.
  */
 /** Set when stdout could not be written for another reason than a reader that went away (a full disk). */
 let outputFailed = false;
 
 function writerOf(stream: NodeJS.WriteStream, isStdout: boolean): (text: string) => void {
   let gone = false;
-  // A reader that went away (EPIPE) drops the rest quietly; any other write error (ENOSPC on /dev/full, a
-  // probe) too, instead of an unhandled error's stack trace, and the run then ends with exit 2 when what
+  // A reader that went away (EPIPE) drops the rest quietly; any other write error (ENOSPC on /dev/full)
+  // too, instead of an unhandled error's stack trace, and the run then ends with exit 2 when what
   // failed was its output (a verdict that could not be printed is no answer a script may trust).
   stream.on('error', (error: NodeJS.ErrnoException) => {
     gone = true;

@@ -1,8 +1,8 @@
 /**
  * Writes a file only its owner may read (a private key, a JWT). A new file is created with mode 0600 and
  * O_EXCL; a replacement is written to a fresh 0600 temporary file beside it and renamed over the old one,
- * so the result is a new 0600 file whatever the old one was: a probe found `keygen --force` and `login
- * --save` left a key or JWT at an existing file's 0644, or in the target of a symlink. The content is
+ * so the result is a new 0600 file whatever the old one was, never a key or JWT left at an existing
+ * file's 0644 (`keygen --force`, `login --save`) or in the target of a symlink. The content is
  * synced before the rename, so a crash leaves the old file or the new one, never an empty one; a
  * failed write removes what it wrote (no partial key is left behind). A reader never sees half a file.
  */
@@ -12,7 +12,7 @@ import { basename, dirname, join } from 'node:path';
 
 /**
  * The path names something other than a regular file or a symbolic link (a FIFO, a device, a socket):
- * a probe's `keygen --force` renamed a key over a FIFO, and as root over /dev/full.
+ * `keygen --force` would rename a key over a FIFO, and as root over /dev/full.
  */
 export class NotARegularFileError extends Error {
   override readonly name = 'NotARegularFileError';

@@ -19,7 +19,7 @@ import Negotiator from 'negotiator';
 /** True when the Accept header prefers Prometheus text (text/plain) to JSON. */
 export function wantsPrometheus(accept: string | undefined): boolean {
   if (!accept) return false;
-  // By the Accept header's q-values (negotiator): a probe's `text/plain;q=0` got the text form, and
+  // By the Accept header's q-values (negotiator): `text/plain;q=0` must not get the text form, nor
   // `application/json;q=0.1, text/plain` the JSON one. Media-type parameters other than q are left
   // out first (a scraper's `text/plain;version=0.0.4` is the text form). On a tie the range named first
   // wins; JSON is the form when neither is named.

@@ -95,7 +95,7 @@ export class DidController {
     // (ChAtbmaqbhem, %61nenemcnadep) would get a document whose id is not the DID its resolver asked for.
     const path = request.url.replace(/^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i, '').split(/[?#]/, 1)[0] ?? '';
     const written = path.split('/')[2]; // /passport/<written>/did.json
-    // A 404 names the DID its resolver asked for, the did:web one (a probe: it named did:passport:<as written>).
+    // A 404 names the DID its resolver asked for, the did:web one (not did:passport:<as written>).
     const asked = didWebAlias(written ?? tokenId, this.config.publicBaseUrl);
     if (canonical !== tokenId || written !== canonical)
       throw new PassportError('DID_NOT_FOUND', { did: asked });

@@ -17,11 +17,11 @@ import { APP_CONFIG } from '../platform/infrastructure/di-tokens.js';
  * The portal's page may load and call only this origin: Swagger UI renders text from the OpenAPI
  * document and from API answers ("Try it out"), so a script injected there must find nothing to run or
  * reach. Inline styles and data: images are Swagger UI's own; it needs no eval. The page cannot be
- * framed (clickjacking). A probe found /docs served without any of these headers.
+ * framed (clickjacking).
  */
 function docsPageHeaders(publicBaseUrl: string): Record<string, string> {
   // "Try it out" calls the document's server, PUBLIC_BASE_URL, which may be another origin than the
-  // page's (the portal opened on localhost behind a public name: a review).
+  // page's (the portal opened on localhost behind a public name).
   const api = new URL(publicBaseUrl).origin;
   return {
     'content-security-policy':

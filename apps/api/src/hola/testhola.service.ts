@@ -91,7 +91,7 @@ export class TestHolaService {
         publicKeyAvailable: true,
       },
       ...(verdict.warnings ? { warnings: verdict.warnings } : {}),
-      // As verify marks them (a probe: a self-signed subagent line naming any passport came back as that
+      // As verify marks them (else a self-signed subagent line naming any passport comes back as that
       // passport, verified, with nothing to tell it from the passport's own line).
       ...(verdict.isSubagentFormat && {
         isSubagentFormat: true as const,

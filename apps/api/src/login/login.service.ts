@@ -64,7 +64,7 @@ export function lastSignatureMemo(signer: Signer): Signer {
   let lastMessage: Uint8Array | null = null;
   let lastSignature: Uint8Array = new Uint8Array(0);
   return {
-    // The signer's own copy on each read (a review: one array was shared with every reader).
+    // The signer's own copy on each read, so no array is shared with every reader.
     get publicKey() {
       return signer.publicKey;
     },
@@ -137,7 +137,7 @@ export class LoginService {
       throw error;
     });
     // A token naming a server passport that is revoked, transferred or gone on chain is not one to issue
-    // (a probe: the server read its passport only at start). Checked before the challenge is used.
+    // (the passport read at start may have changed since). Checked before the challenge is used.
     await this.serverPassport.assertUsable();
     const nowMs = this.clock.nowMs();
     const built = buildJwtClaims({
@@ -156,7 +156,7 @@ export class LoginService {
       random: pooledRandomBytes,
     });
     // Liveness was judged at the chain's time (cached up to 1 s), the claims at this clock's: a passport
-    // whose not_after fell between the two got a token expired at issue and a dead session (a probe).
+    // whose not_after falls between the two would get a token expired at issue and a dead session.
     if (built.claims.exp <= built.claims.iat)
       throw new PassportError('PASSPORT_NOT_LIVE', { failureReason: 'PASSPORT_NOT_LIVE' });
     this.assertTokenFits(built.claims);
@@ -178,7 +178,7 @@ export class LoginService {
   /**
    * The claims copy metadata fields whole (webhook_url, permissioned_routes, the CIDR and country lists):
    * a token over MAX_LOGIN_TOKEN_BYTES would not fit the request headers it must travel in (16 KiB with the
-   * rest), and every use of it would be refused (a probe's 24 KB token: 400 REQUEST_HEADER_TOO_LARGE on
+   * rest), and every use of it would be refused (a 24 KB token gets 400 REQUEST_HEADER_TOO_LARGE on
    * every JWT route). Judged on the claims (sized as the session's longest token, a renewal's) before
    * the challenge and the session are written.
    */

@@ -20,8 +20,8 @@ export function createLiveDocuments(deps: {
     openApiDocument: () => deps.moduleRef.get(OpenApiDocumentService, { strict: false }).get(),
     openApiJson: () => deps.moduleRef.get(OpenApiDocumentService, { strict: false }).bytes(),
     facialCategories: facialCategoriesDocument,
-    // The lowercase token id only, as REST resolve (a document's id is the DID asked for: a probe's
-    // did:resolve:CHEP… got did:passport:chep…'s document); another spelling is not found.
+    // The lowercase token id only, as REST resolve (a document's id is the DID asked for, so
+    // did:resolve:CHEP… must not get did:passport:chep…'s document); another spelling is not found.
     resolveDid: async (rawTokenId) =>
       isTokenId(rawTokenId)
         ? resolveDidDocument(deps.chain, rawTokenId, { publicBaseUrl: deps.publicBaseUrl })

@@ -2,10 +2,10 @@
  * `notifications/cancelled` are left out of what a sessioned POST hands the v1 SDK transport. Every tool
  * and resource here answers at once and holds no state, so a cancellation has nothing to stop; but the
  * transport, told that a request of a POST's stream is cancelled, never answers it and never ends that
- * stream (MCP lets a server ignore a cancellation). A probe held 150 POSTs open until the 300 s connection
- * timeout, and one such POST made a SIGTERM drain wait its whole timeout.
+ * stream (MCP lets a server ignore a cancellation): 150 POSTs could be held open until the 300 s
+ * connection timeout, and one such POST would make a SIGTERM drain wait its whole timeout.
  */
-/** A `notifications/cancelled` notification: with an `id` it would be a request, which is answered (a probe). */
+/** A `notifications/cancelled` notification: with an `id` it would be a request, which is answered. */
 const isCancellation = (message: unknown): boolean =>
   typeof message === 'object' &&
   message !== null &&

@@ -40,8 +40,8 @@ const SCHEMAS: ReadonlyMap<string, RequestSchema> = new Map<string, RequestSchem
  * The -32602 answer to `body` when it is a request of a checked method whose params break the method's
  * schema; null otherwise (notifications, other methods and valid requests go on to the SDK as before).
  * A batch (2025-03-26) holding such a request is refused whole, with one error (id null) naming the
- * member: its other answers could not be joined to ours, and the SDK answered the member -32603 with
- * the validator's dump (a probe).
+ * member: its other answers could not be joined to ours, and the SDK would answer the member -32603
+ * with the validator's dump.
  */
 export function invalidParamsAnswer(
   body: unknown,
@@ -49,8 +49,8 @@ export function invalidParamsAnswer(
 ): JsonRpcErrorBody | null {
   if (Array.isArray(body)) {
     for (const [index, message] of body.entries()) {
-      // One level only: JSON-RPC has no nested batches, and recursing into `[[[…]]]` overflowed the
-      // stack at about 12k levels, well inside the 64 KiB body (a review).
+      // One level only: JSON-RPC has no nested batches, and recursing into `[[[…]]]` would overflow the
+      // stack at about 12k levels, well inside the 64 KiB body.
       if (Array.isArray(message)) continue;
       const answer = invalidParamsAnswer(message, options);
       if (answer)
@@ -81,8 +81,8 @@ export function invalidParamsAnswer(
 
 /**
  * What this server's surface refuses of a well-formed request, the same in both eras: an unknown tool
- * (the v1 server answered it as a tool result with isError, the 2.x one as -32602: a probe), and a
- * `resources/read` uri longer than `get_resource` accepts (it was echoed back whole in error.data).
+ * (the v1 server answers it as a tool result with isError, the 2.x one as -32602), and a
+ * `resources/read` uri longer than `get_resource` accepts (else it is echoed back whole in error.data).
  */
 function surfaceRuleAnswer(
   method: string,
@@ -106,9 +106,9 @@ function surfaceRuleAnswer(
 
 /**
  * For a POST without a session: the answer to an `initialize` that cannot start one, or null. An
- * initialize sent as a notification (no id) was accepted by the SDK (202) and made a session whose id
- * nobody received, which held a slot of both caps until the idle TTL (a probe); one with bad params
- * was told "Mcp-Session-Id header is required".
+ * initialize sent as a notification (no id) would be accepted by the SDK (202) and make a session whose
+ * id nobody receives, holding a slot of both caps until the idle TTL; one with bad params would be told
+ * "Mcp-Session-Id header is required".
  */
 export function invalidInitializeAnswer(body: unknown): JsonRpcErrorBody | null {
   const messages = Array.isArray(body) ? body : [body];

@@ -167,8 +167,8 @@ export function createMcpServer(catalog: McpResourceCatalog, identity: McpServer
     if (read.missing) throw new McpError(MCP_RESOURCE_NOT_FOUND_RPC, 'Resource not found', { uri });
     throw new McpError(ErrorCode.InternalError, 'The MCP resource could not be read.', { uri });
   });
-  // Registering tools and resources made the v1 server announce listChanged: true; the lists never
-  // change at run time, and the stateless era says false (a probe saw the two eras disagree).
+  // Registering tools and resources makes the v1 server announce listChanged: true; the lists never
+  // change at run time, and the stateless era says false, so both eras agree.
   server.server.registerCapabilities({ tools: { listChanged: false }, resources: { listChanged: false } });
   return server;
 }

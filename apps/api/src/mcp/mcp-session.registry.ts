@@ -21,8 +21,8 @@ export interface McpSessionRegistryOptions {
    * When the cap is full, an initialize takes the slot of the least recently used session idle at
    * least this long (default: never, i.e. `ttlMs`). Sessions hold no state of ours and MCP clients
    * initialize again on 404, so under pressure an idle session ends early rather than every new
-   * client being refused until the TTL: a probe held the whole cap for 30 minutes with 2 s of
-   * initializes from 11 addresses.
+   * client being refused until the TTL (2 s of initializes from 11 addresses could hold the whole cap
+   * for 30 minutes).
    */
   readonly reclaimIdleMs?: number;
   /** How often the idle sweep runs; default ttl/4 clamped to 50 ms..60 s. */
@@ -78,8 +78,8 @@ export class McpSessionRegistry implements McpSessionStore {
     // The slot taken from this address's own idle session does not count against it.
     const ownSlot = reclaimable !== undefined && reclaimable.address === address ? 1 : 0;
     if (this.heldBy(address) - ownSlot >= this.maxSessionsPerAddress) {
-      // Its own session past the idle TTL ends now rather than at the next sweep (a review: a client
-      // retrying at the Retry-After it was given was refused again until the sweep ran).
+      // Its own session past the idle TTL ends now rather than at the next sweep (else a client
+      // retrying at the Retry-After it was given is refused again until the sweep runs).
       const expired = this.leastRecentlyUsedOf(address);
       if (
         expired === undefined ||
@@ -104,8 +104,8 @@ export class McpSessionRegistry implements McpSessionStore {
   /**
    * Milliseconds until an initialize refused so is likely admitted (for Retry-After): the instance cap
    * frees when the least recently used session may be reclaimed; an address's own cap only when one of
-   * its sessions ends by the idle TTL (while the instance has room its sessions are never reclaimed: a
-   * probe retried after the instance's figure and was refused again).
+   * its sessions ends by the idle TTL (while the instance has room its sessions are never reclaimed, so
+   * a retry after the instance's figure would be refused again).
    */
   retryAfterMs(refusal: Exclude<McpReservation, 'admitted'> = 'instance-full', address?: string): number {
     if (refusal === 'address-full') {

@@ -65,8 +65,8 @@ const rpcMethodOf = (body: unknown): string | null => {
 
 /**
  * Messages the tool-call rate counts: `tools/call`, and `resources/read`, which reads the same
- * documents as the `get_resource` tool (a probe read the 750 KB OpenAPI resource past the tool-call
- * rate that way).
+ * documents as the `get_resource` tool (else the 750 KB OpenAPI resource can be read past the
+ * tool-call rate that way).
  */
 const isDocumentRead = (
   message: unknown,
@@ -225,7 +225,7 @@ export class McpTransportController {
       return false;
     }
     // Ending a session draws on a bucket of its own: a client whose /mcp burst is spent can still free
-    // its slots (a probe's DELETEs were refused), and DELETEs stay bounded (in a fleet each is a Redis call).
+    // its slots, and DELETEs stay bounded (in a fleet each is a Redis call).
     const ending = request.method === 'DELETE' && sessionIdOf(request) !== undefined;
     const take = await this.rateLimits.take(
       `mcp:${ending ? 'delete' : 'transport'}:${clientAddressKey(request.ip)}`,
@@ -246,8 +246,8 @@ export class McpTransportController {
   /** One token per `tools/call` or `resources/read` message (100 per minute per address). */
   private async admitToolCalls(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
     const reads = messagesOf(request.body).filter(isDocumentRead);
-    // A batch over the bound is refused before it spends the rate (a probe's batch of 105 reads spent
-    // the whole minute and was served nothing).
+    // A batch over the bound is refused before it spends the rate (else a batch of 105 reads spends
+    // the whole minute and is served nothing).
     if (reads.length > MCP_MAX_READS_PER_BATCH) {
       this.reject(
         reply,
@@ -276,13 +276,13 @@ export class McpTransportController {
         return false;
       }
       // A batch the bucket cannot hold whole is refused after its first token, not after draining it
-      // (a review: a client obeying Retry-After drained it on every retry and was never served).
+      // (else a client obeying Retry-After drains it on every retry and is never served).
       const short = reads.length - 1 - take.remaining;
       if (index === 0 && short > 0) {
         this.tooMany(
           reply,
-          // The token just taken is spent too: `short + 1` must refill (a probe's client, obeying a
-          // Retry-After one token short, was refused twice more).
+          // The token just taken is spent too: `short + 1` must refill (a client obeying a Retry-After
+          // one token short would be refused again).
           Math.ceil((short + 1) / policy.refillPerMs),
           jsonRpcError(
             RPC_TRANSPORT_ERROR,
@@ -356,7 +356,7 @@ export class McpTransportController {
     } catch {
       // A timed-out admit may still run once Redis answers (it was queued on the connection): the
       // remove queued behind it undoes it, so the client is not charged a session it never learned of
-      // (a probe's retries during a stall locked its address out for the session TTL).
+      // (retries during a stall would lock its address out for the session TTL).
       void fleet.remove(id).catch(() => false);
       return this.reject(
         reply,
@@ -369,8 +369,8 @@ export class McpTransportController {
         admission === 'address-full'
           ? `Too many MCP sessions from this client address (limit ${this.sessions.maxSessionsPerAddress}); end unused sessions with DELETE /mcp, or use the stateless ${STATELESS_PROTOCOL_VERSION} revision, which needs none`
           : `Too many MCP sessions (limit ${this.sessions.maxSessions}); retry later, end unused sessions with DELETE /mcp, or use the stateless ${STATELESS_PROTOCOL_VERSION} revision, which needs none`;
-      // When a slot frees: the fleet's reclaimable session, or this address's oldest idling out (a probe:
-      // a fixed 60 s told clients at their address cap to come back far too early).
+      // When a slot frees: the fleet's reclaimable session, or this address's oldest idling out (a
+      // fixed 60 s would tell clients at their address cap to come back far too early).
       const retryAfterMs = await fleet.retryAfterMs(admission, address).catch(() => 60_000);
       return this.tooMany(reply, retryAfterMs, jsonRpcError(RPC_TRANSPORT_ERROR, message));
     }
@@ -403,7 +403,7 @@ export class McpTransportController {
     try {
       // A DELETE ends the session for the whole fleet before the answer is written (later requests
       // anywhere get 404), without the touch first: a touch is refused while Redis is out of memory, and
-      // a client must still be able to free its slots then (a probe). Done here rather than in the SDK's
+      // a client must still be able to free its slots then. Done here rather than in the SDK's
       // onsessionclosed, whose failure would become the SDK's bare 500.
       live = request.method === 'DELETE' ? await fleet.remove(id) : await fleet.touch(id);
     } catch {
@@ -415,8 +415,8 @@ export class McpTransportController {
     }
     if (!live) return this.reject(reply, 404, jsonRpcError(RPC_SESSION_NOT_FOUND, 'Session not found'));
     // No server-to-client stream on a fleet session: nothing is ever sent on it (the tools hold no
-    // state), and a stream held by one instance would outlive a DELETE served by another. A probe held
-    // 150 such streams open on one instance after the session ended. MCP lets a server answer 405.
+    // state), and a stream held by one instance would outlive a DELETE served by another (150 such
+    // streams could stay open on one instance after the session ended). MCP lets a server answer 405.
     if (request.method === 'GET') {
       reply.header('allow', 'POST, DELETE');
       return this.reject(
@@ -474,7 +474,7 @@ export class McpTransportController {
     reply.hijack();
     reply.raw.setHeader('x-request-id', request.id);
     // Fastify's headers are not written on this path, and the SDK writes keep-alive: the drain's
-    // `Connection: close` is forced on the raw response (a probe: MCP answers during a drain said keep-alive).
+    // `Connection: close` is forced on the raw response (else MCP answers during a drain say keep-alive).
     if (reply.getHeader('connection') === 'close') forceConnectionClose(reply.raw);
     request.log.debug(
       {

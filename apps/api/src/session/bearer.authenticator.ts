@@ -157,8 +157,8 @@ export class BearerAuthenticator {
       throw invalidated('error_checking_session', 'session_mismatch');
     }
     if (forLogout) return { claims, sessionId, tokenId: session.tokenId, passport: null };
-    // A probe: a revoked server passport stopped logins and renewals, and every token signed before
-    // went on working. Judged on the calling stack when the passport is in the chain cache.
+    // A revoked server passport stops logins and renewals, and must stop every token signed before it
+    // too. Judged on the calling stack when the passport is in the chain cache.
     const serverUsable = this.serverPassport.usable({ reserved: true });
     if (serverUsable instanceof Promise)
       return serverUsable.then(() => this.withHolder(claims, sessionId, session));
@@ -213,8 +213,8 @@ export class BearerAuthenticator {
       : isPassportRevoked(passport)
         ? 'passport_revoked'
         : // The service follows current on-chain ownership: a passport moved to another account is no
-          // longer the holder's (a probe: the old owner's token worked until session_exp after a transfer,
-          // while its logins and lines were already refused).
+          // longer the holder's (else the old owner's token works until session_exp after a transfer,
+          // while its logins and lines are already refused).
           passport.ownerId !== session.ownerId
           ? 'passport_transferred'
           : hasTimeBounds(passport) && !isPassportLive(passport.metadata, chainTimeMs)
@@ -238,8 +238,8 @@ export class BearerAuthenticator {
   }
 
   private readChain<T>(read: () => Promise<T>): Promise<T> {
-    // A holder's re-check may use the chain reads anonymous lookups cannot take (a probe: random-id
-    // lookups held every slot while the node was slow, and logged-in holders got 503).
+    // A holder's re-check may use the chain reads anonymous lookups cannot take (else random-id
+    // lookups hold every slot while the node is slow, and logged-in holders get 503).
     return withReservedChainReads(read).catch((error: unknown) => {
       // A chain outage is not a bad token: the client retries with the same one.
       if (error instanceof ChainUnavailableError)

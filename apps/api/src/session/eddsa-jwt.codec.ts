@@ -59,7 +59,7 @@ const FEDERATED_CLAIM = 'passport_subjectuniqueidentifier_url';
 /**
  * Seconds a token's `nbf` may lie ahead of this clock. `nbf` is the issuing instance's second at login,
  * so another instance of a fleet whose clock lags by a fraction of a second across a second boundary
- * refused a token just minted (a probe). `exp` gets no leeway.
+ * would refuse a token just minted. `exp` gets no leeway.
  */
 export const NBF_LEEWAY_SECONDS = 5;
 

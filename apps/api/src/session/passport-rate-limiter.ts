@@ -2,7 +2,7 @@
  * Per-passport rate limit on JWT routes (docs/protocol.md §7): the passport's `max_requests` per
  * `maxrq_window` seconds as a token bucket keyed by token id (burst = max_requests, refilled evenly
  * over the window). Unset or 0 means unlimited; a value that is no whole number of requests ("-1",
- * "1.5", "many") fails closed as a limit of 1 (a probe found such values meant "unlimited"). A window
+ * "1.5", "many") fails closed as a limit of 1, not as "unlimited". A window
  * that is no whole number of seconds is the default 60 s. The figures come from the JWT claims, which
  * the login copied from the passport metadata. A store that cannot count is 503 SERVICE_UNAVAILABLE.
  */

@@ -6,16 +6,16 @@
  *   withdrawn on chain ends for open sessions as it does for new logins; an alias route is granted by its
  *   main route's key as well;
  * - the session is local, not federated: a passport the family issued for another API
- *   (`LOGIN_ACCEPT_FOREIGN`) was given its routes for that API, not for this one (a probe's admin of
- *   another API revoked sessions here and signed a family-wide admin with signclient);
+ *   (`LOGIN_ACCEPT_FOREIGN`) was given its routes for that API, not for this one (else an admin of
+ *   another API could revoke sessions here and sign a family-wide admin with signclient);
  * - the passport is vouched for by this server's own family (a root of its `serviceprovider_id` signed
  *   it): in the `p2p` and `promiscuous` login modes a passport of another family logs in, and its
- *   family root may write any `permissioned_routes` (a probe's peer family gave itself every admin route
+ *   family root may write any `permissioned_routes` (a peer family could give itself every admin route
  *   here). The signature is checked against the passport as the chain holds it now, with the verdicts
  *   cached as long as the chain cache keeps the records (as login does).
  * One rule for the privileged tier (PrivilegedGuard) and for a route that grades its callers
- * (`/api/signclient` signs privileges only for a caller privileged for it: a probe signed them with a
- * privilege withdrawn on chain, read from the claim alone).
+ * (`/api/signclient` signs privileges only for a caller privileged for it, not for a privilege
+ * withdrawn on chain and read from the claim alone).
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { FamilyVerdictCache, PassportError, type ChainReader, type Clock } from '@passport/core';

@@ -5,7 +5,7 @@
  *
  * The claim is what the login saw; the passport as the chain holds it now (re-read by the JWT tier,
  * ≤ 5 s old) must grant the route too, so a privilege withdrawn on chain ends for open sessions as it
- * does for new logins (a probe kept admin access for the rest of a 5200 s session). An alias route is
+ * does for new logins (not only when the session ends). An alias route is
  * granted by its main route's key as well.
  */
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';

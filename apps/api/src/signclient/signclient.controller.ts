@@ -86,7 +86,7 @@ export class SignClientController {
     const familySigner = await this.familySigner.get();
     const result = signClient(body, { familySigner, clock: this.clock, serviceProviderId, caller });
     // A signature no root of this family vouches for now (the root revoked or gone on chain, its key
-    // rotated) is one every server of the family refuses: not handed out for a fee (a probe got one).
+    // rotated) is one every server of the family refuses: not handed out for a fee.
     const vouched = await this.grants.vouched({
       tokenId: result.token_id,
       metadata: { ...result.metadata, serviceprovider_signature: result.serviceprovider_signature },

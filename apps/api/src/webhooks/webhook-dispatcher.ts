@@ -35,7 +35,7 @@ const RECENT_LIMIT = 100;
 export const MAX_IN_FLIGHT = 100;
 /**
  * Dispatches of one holder in flight at once: a holder whose receiver hangs cannot take every slot
- * (a probe took all 100 with one passport, and other holders' webhooks were refused).
+ * (else one passport can take all 100, and other holders' webhooks are refused).
  */
 export const MAX_IN_FLIGHT_PER_HOLDER = 10;
 
@@ -185,7 +185,7 @@ export class WebhookDispatcher {
     const address = pickWebhookAddress(addresses, policy);
     if (address === null) {
       // One refusal per event, as for a refused address literal: `refused` counts events stopped before
-      // any delivery, `delivered` and `failed` count deliveries (a probe found the units mixed).
+      // any delivery, `delivered` and `failed` count deliveries (one unit per counter).
       this.record(dispatch, { outcome: 'refused', url: null, reason: refusalReason(addresses, policy) });
       return;
     }

@@ -57,9 +57,9 @@ Prints the DID document.`,
       const api = apiUrl(values.api, io);
       document = await callApi(io, `${api}/.well-known/did/resolve?did=${encodeURIComponent(parsed.did)}`);
     } else {
-      // Checked as the server checks PUBLIC_BASE_URL (an empty variable is unset): a probe's javascript:x
-      // and http://a/# became the document's serviceEndpoint. Only here, where it is used (a review: a
-      // stray variable broke `did --api`).
+      // Checked as the server checks PUBLIC_BASE_URL (an empty variable is unset): javascript:x and
+      // http://a/# must not become the document's serviceEndpoint. Only here, where it is used (a stray
+      // variable must not break `did --api`).
       const envUrl = io.env.PUBLIC_BASE_URL?.trim() || undefined;
       const publicUrl =
         values['public-url'] !== undefined

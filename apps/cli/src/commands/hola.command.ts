@@ -78,7 +78,7 @@ export const holaCommand: CliCommand = {
       // The server announces the host marker its verifier expects (SERVICE_HOST, or its public URL's
       // host); behind a proxy or another port that differs from the host of the URL we reach it by.
       // That is the server's word: a line signed for another host verifies there only, so a marker
-      // other than the URL's is said on stderr (a probe's server had it sign for a host of its choice).
+      // other than the URL's is said on stderr (a server can have it sign for a host of its choice).
       if (host === undefined) {
         host = await announcedServiceHost(io, api);
         const urlHost = new URL(api).host;

@@ -104,7 +104,7 @@ an existing --save file is replaced only when it is empty or holds a saved JWT, 
       }
     }
     const jwt = result.jwt_token;
-    // Printed or saved as it is: a probe's server sent escape sequences for a token.
+    // Printed or saved as it is: a server may send escape sequences for a token.
     if (typeof jwt !== 'string' || !isJwtShaped(jwt))
       throw new CliError('/api/login answered without a jwt_token (three base64url segments)');
     if (values.save) {

@@ -68,7 +68,7 @@ function countError(flag: string, value: string): CliError {
 
 /**
  * `--max-requests -5`: the argument parser takes "-5" for an option and says only "argument is
- * ambiguous" (a probe); the value is named and its rule said, as for `--max-requests=-5`.
+ * ambiguous"; the value is named and its rule said, as for `--max-requests=-5`.
  */
 function refuseNegativeCounts(args: readonly string[]): void {
   for (const flag of COUNT_FLAGS) {
@@ -116,8 +116,8 @@ export const mintCommand: CliCommand = {
     if (!isNearAccountId(owner)) throw new CliError(`--owner "${owner}" is not a NEAR account id`);
     const tokenId = values['token-id'] ?? randomFaceTokenId(cryptoRandomInt);
     if (!isTokenId(tokenId)) throw new CliError(`--token-id must be 12 lowercase letters (got "${tokenId}")`);
-    // Read as the service reads them (the core's parser): Date.parse took "March 7, 2099", which the
-    // service refuses (the passport is never live), and "1", which it reads as unbounded (a probe).
+    // Read as the service reads them (the core's parser): Date.parse takes "March 7, 2099", which the
+    // service refuses (the passport is never live), and "1", which it reads as unbounded.
     const bounds = {
       'not-before': parsePassportTimeBound(values['not-before'], 'start'),
       'not-after': parsePassportTimeBound(values['not-after'], 'end'),
@@ -151,7 +151,7 @@ export const mintCommand: CliCommand = {
     if (start.kind === 'instant' && end.kind === 'instant' && start.ms > end.ms)
       throw new CliError('--not-before is after --not-after: the passport would never be live');
     // A passport that has already expired is never live either ("20990101" read as Unix seconds is
-    // 1970-08-31: a probe minted one).
+    // 1970-08-31).
     if (end.kind === 'instant' && end.ms < Date.now())
       throw new CliError(
         `--not-after "${printableText(values['not-after'] ?? '', 64)}" is ${new Date(end.ms).toISOString()}, already past: the passport would never be live`,
@@ -165,8 +165,8 @@ export const mintCommand: CliCommand = {
     // The passport's subjectuniqueidentifier_url: clients call it, so it is a URL they can call.
     if (values.api !== undefined) httpUrl(values.api, '--api');
     if (values['api-url'] !== undefined) httpUrl(values['api-url'], '--api-url');
-    // Read as the service reads it (a bare host is https); another scheme is refused, not minted (a
-    // probe minted javascript:alert(1), which the service then ignores everywhere).
+    // Read as the service reads it (a bare host is https); another scheme is refused, not minted (the
+    // service would ignore javascript:alert(1) everywhere).
     if (values['webhook-url'] !== undefined && webhookUrlOf(values['webhook-url']) === null)
       throw new CliError(
         `--webhook-url must be an http(s) URL or a host (got "${printableText(values['webhook-url'], 200)}")`,
@@ -238,7 +238,7 @@ export const mintCommand: CliCommand = {
           throw new CliError(
             `--admin-route must be an exact path starting with /, without dot segments, query, spaces or control characters (got ${JSON.stringify(printableText(entry, 200))})`,
           );
-        // split('=', 2) kept "b" of "/a=b=c" and dropped the rest without a word (a probe).
+        // split('=', 2) would keep "b" of "/a=b=c" and drop the rest without a word.
         if (extra.length > 0) throw new CliError(`--admin-route takes one "=" (path=rate), got "${entry}"`);
         if (rate !== undefined && (rate === '' || hasUnprintable(rate)))
           throw new CliError(
@@ -297,7 +297,7 @@ export const mintCommand: CliCommand = {
           `${error.message}: nothing was written; retry, or remove the lock if no other passport command is running`,
         );
       // A file system refusal (a full disk, a read-only mount, no permission) in one line, as a refusal to
-      // read is (a probe: ENOSPC was an "unexpected error", exit 1). The write is atomic: nothing changed.
+      // read is (not an "unexpected error", exit 1). The write is atomic: nothing changed.
       const code = (error as NodeJS.ErrnoException | null)?.code;
       if (typeof code === 'string' && /^E[A-Z]+$/.test(code))
         throw new CliError(`cannot write ${ledgerFile} (${code}): nothing was written`);

@@ -40,7 +40,7 @@ Prints "<timestamp> <noncetsHex>" from GET /api/holanonce16ts.`,
 
 /**
  * `GET /api/holanonce16ts`, its two fields checked: they are printed and signed as they are, and a
- * probe's server sent escape sequences and newlines in them (printed raw), or nothing ("undefined").
+ * server may send escape sequences and newlines in them (printed raw), or nothing ("undefined").
  */
 export async function fetchHolaNonce(
   io: CliIo,

@@ -38,15 +38,15 @@ export const NOT_VERIFIED_EXIT_CODE = 1;
 /**
  * Exit code when every line verified but some are subagent lines: each proves only that the key it
  * carries signed it, which anyone can make naming any passport; the issuer's delegation is not checked
- * here. A probe found `passport verify -- "$LINE" && trust` trusting such a line as the issuer's.
+ * here, so `passport verify -- "$LINE" && trust` does not trust such a line as the issuer's.
  */
 export const DELEGATION_NOT_CHECKED_EXIT_CODE = 3;
 
 /**
  * The warning of every offline verdict: its replay record lives for one run, so a line used before (at
- * the API, or in another run) still verifies. A probe found offline verdicts claiming
- * `checks.nonceReplaySafe: true` for such lines; offline, that check is now left out (as the core
- * leaves out a check it did not make) unless the run itself saw the nonce (`false`, `nonce_replay`).
+ * the API, or in another run) still verifies. Offline, `checks.nonceReplaySafe` is therefore left out
+ * (as the core leaves out a check it did not make), never `true`, unless the run itself saw the nonce
+ * (`false`, `nonce_replay`).
  */
 export const REPLAY_NOT_CHECKED = {
   code: 'REPLAY_NOT_CHECKED',
@@ -112,8 +112,8 @@ issuer's POST /api/isauthorizedsigner).`,
     if (!api) checkOfflineChainFlags(values);
     if (!api && !values.host)
       throw new CliError('--host <host[:port]> (the SERVICE_HOST the lines name) is required offline');
-    // Every line's format before any is verified: at the API, verifying a line uses its nonce, and a
-    // probe's run with a malformed second line used the first and printed nothing.
+    // Every line's format before any is verified: at the API, verifying a line uses its nonce, so a
+    // run with a malformed second line would use the first and print nothing.
     positionals.forEach((hola, index) => {
       const failure = formatFailure(hola, api ? undefined : values.host);
       if (failure)
@@ -163,7 +163,7 @@ interface VerifyFlags {
 /**
  * Why `hola` is no HOLA line, as the verifier would refuse it (400 at the API). For an API the host
  * marker is the server's to judge, so the line's own marker stands in for it; and so is the timestamp's
- * grammar (a production server reads timestamps more loosely than this implementation, a review noted):
+ * grammar (a production server reads timestamps more loosely than this implementation):
  * a line whose only fault here is its timestamp's form goes to the server.
  */
 function formatFailure(
@@ -176,8 +176,8 @@ function formatFailure(
   if (serviceHost !== undefined || !TIMESTAMP_GRAMMAR_FAILURE.test(parsed.failure.message))
     return parsed.failure;
   // The parser stops at the timestamp, before the checksum, which does not depend on how the timestamp
-  // reads (a sum of the line's code units): a wrong one is refused by any server (a probe's line with a
-  // broken timestamp and checksum went to the API after a good line, whose nonce was then used).
+  // reads (a sum of the line's code units): a wrong one is refused by any server (else a line with a
+  // broken timestamp and checksum goes to the API after a good line, whose nonce is then used).
   return checksumFailure(hola);
 }
 
@@ -259,7 +259,7 @@ async function verifyOffline(
   }
 }
 
-/** With --profile: the sender's self-declared name and creature, as printable text (a probe: not shown). */
+/** With --profile: the sender's self-declared name and creature, as printable text. */
 function profileLine(result: VerifyResult): string {
   const profile = result.profile;
   if (!profile) return '';

@@ -19,7 +19,7 @@ export interface CachingChainReaderOptions {
   readonly maxEntries?: number;
   /**
    * Maximum number of cached listing pages, within `maxEntries`: a page holds up to 100 records, so
-   * 10 000 distinct pages held ~600 MB (a probe's listing cursors on NEAR).
+   * 10 000 distinct pages held ~600 MB (listing cursors on NEAR, measured).
    */
   readonly maxPageEntries?: number;
   readonly clock?: Clock;
@@ -155,9 +155,9 @@ export class CachingChainReader implements ChainReader, CachedPassportPeek, Pass
   /**
    * `fromReadStart(value)`: whether the value's time in the cache counts from when the read began (a
    * found passport, keys, an owner's passports: what a revocation, transfer or key removal changes, so
-   * never kept longer than the TTL after the chain answered, a probe) rather than from the answer (a
+   * never kept longer than the TTL after the chain answered) rather than from the answer (a
    * not-found, chain time, a listing page: counted from the start, a node slower than their 1 s would
-   * never be served from the cache, a review).
+   * never be served from the cache).
    */
   private async cached<T>(
     key: string,
@@ -207,15 +207,15 @@ export class CachingChainReader implements ChainReader, CachedPassportPeek, Pass
     entries.delete(key);
     entries.set(key, { value, expiresAtMs });
     // Expired entries go from the oldest end, up to the first live one (stored entries live ≤ 5 s, so the
-    // rest expire soon): a probe's stale listing pages held a replaced ledger's records alive for good.
+    // rest expire soon): else stale listing pages keep a replaced ledger's records alive for good.
     const now = this.clock.nowMs();
     for (const [oldestKey, oldest] of entries) {
       if (oldest.expiresAtMs > now) break;
       entries.delete(oldestKey);
     }
     if (entries.size <= max) return;
-    // Over the cap: every expired entry goes before a live one does (a live oldest entry shielded the
-    // expired ones behind it, and a probe's found passport was read again within its 5 s).
+    // Over the cap: every expired entry goes before a live one does (else a live oldest entry shields
+    // the expired ones behind it, and a found passport is read again within its 5 s).
     for (const [key, entry] of entries) if (entry.expiresAtMs <= now) entries.delete(key);
     for (const oldestKey of entries.keys()) {
       if (entries.size <= max) break;
@@ -226,8 +226,8 @@ export class CachingChainReader implements ChainReader, CachedPassportPeek, Pass
 
 /**
  * Keys of listing pages, bounded apart: anyone can ask for any page, and a page holds up to 100 records.
- * An owner's pages stay with single records (login by account id reads them; a probe's 256 listing pages
- * pushed them out within a millisecond).
+ * An owner's pages stay with single records (login by account id reads them; 256 listing pages would
+ * push them out within a millisecond).
  */
 function isPageKey(key: string): boolean {
   return key.startsWith('l|');

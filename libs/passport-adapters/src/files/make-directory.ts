@@ -1,7 +1,7 @@
 /**
  * `mkdir -p` without Node's recursive mkdir, which loops forever at full CPU when the file system
- * answers ENOENT for a directory whose parent exists (a path under /proc: found by a probe, the API's
- * start hung on DATA_DIR=/proc/x). Each missing component is created on its own; any refusal is an
+ * answers ENOENT for a directory whose parent exists (a path under /proc: the API's start would hang
+ * on DATA_DIR=/proc/x). Each missing component is created on its own; any refusal is an
  * error naming the directory. Synchronous: it runs at start-up only, a few directories.
  */
 import { existsSync, mkdirSync, statSync } from 'node:fs';

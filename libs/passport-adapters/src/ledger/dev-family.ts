@@ -69,15 +69,15 @@ export async function ensureDevFamily(
   });
   config = { ...config, ledgerFile };
   // A complete family is only read: no lock, so a ledger directory the server may only read still
-  // starts (a review), and a start never waits behind a mint.
+  // starts, and a start never waits behind a mint.
   const [hasServerKey, hasLedger] = await Promise.all([
     exists(config.serverCredentialsFile),
     exists(config.ledgerFile),
   ]);
   if (hasServerKey && hasLedger) return { created: false };
-  // Anything to create is done under the ledger writers' lock: two processes starting on one empty
-  // DATA_DIR each created a family (a probe, 15 of 15 rounds), the last writer's files winning. The
-  // second now finds the first's.
+  // Anything to create is done under the ledger writers' lock, so of two processes starting on one
+  // empty DATA_DIR the second finds the first's family (without it each creates one, the last writer's
+  // files winning).
   makeDirectorySync(dirname(config.ledgerFile));
   return withLedgerLock(`${config.ledgerFile}.lock`, () => ensureDevFamilyLocked(config, opts), {
     timeoutMs: 30_000,

@@ -138,14 +138,14 @@ export async function readLedgerFile(file: string): Promise<LedgerDocument> {
   return parseLedger(await readLedgerText(file), file);
 }
 
-/** The most a ledger file may hold: it is read and parsed whole (a probe's 200 MB one took 545 MB). */
+/** The most a ledger file may hold: it is read and parsed whole (a 200 MB one took 545 MB, measured). */
 export const LEDGER_MAX_BYTES = 64 * 1024 * 1024;
 
 /**
  * The ledger's text, from a regular file of at most `LEDGER_MAX_BYTES`; otherwise an error whose `code`
  * says why (`not_a_regular_file`, `over_64_MiB`, or the system's). Opened without blocking: a FIFO put at
- * the ledger's path made every read wait forever for a writer, holding a thread of libuv's pool, so
- * every chain read and the process's exit hung (a probe); a device (`/dev/zero`) never ends.
+ * the ledger's path would make every read wait forever for a writer, holding a thread of libuv's pool, so
+ * every chain read and the process's exit would hang; a device (`/dev/zero`) never ends.
  */
 export async function readLedgerText(file: string): Promise<string> {
   const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -166,7 +166,7 @@ export async function readLedgerText(file: string): Promise<string> {
  * rename is atomic), fsync'd before the rename, and the directory fsync'd after it. `mode` is a new
  * file's (less the umask); `{ exact }` is set as it is, whatever the umask (a replacement keeping the old
  * file's mode). With `stillCurrent`, the rename happens only when it answers true (else false, nothing
- * written). A failed write (a full disk, found by a probe) removes the temp file too; one left by a
+ * written). A failed write (a full disk) removes the temp file too; one left by a
  * writer killed mid-write is removed by a later ledger writer (`updateLedgerFile`).
  */
 export async function writeFileAtomic(
@@ -203,7 +203,7 @@ export async function writeFileAtomic(
 /**
  * A ledger path writers must not write through: a symbolic link to nothing or in a loop, or a file with
  * other hard links (the atomic write replaces the name, so the other names would keep the old ledger: a
- * probe's mint through a hard link landed in a copy the API never read).
+ * mint through a hard link would land in a copy the API never reads).
  */
 export class LedgerPathError extends Error {
   override readonly name: string = 'LedgerPathError';
@@ -228,8 +228,8 @@ export class DanglingLedgerLinkError extends LedgerPathError {
 
 /**
  * The file a ledger path names, for writers: a symbolic link's target, so the write replaces the
- * ledger the API reads and the lock is the one every writer of that ledger takes (a probe's `mint
- * --ledger link.json` replaced the link with a private copy and locked link.json.lock). Any other path
+ * ledger the API reads and the lock is the one every writer of that ledger takes (else `mint
+ * --ledger link.json` would replace the link with a private copy and lock link.json.lock). Any other path
  * is itself; a link to a missing file throws DanglingLedgerLinkError.
  */
 export async function resolveLedgerPath(file: string): Promise<string> {
@@ -283,7 +283,7 @@ export async function updateLedgerFile(
         const next = change(await readLedgerFile(file));
         const text = serializeLedger(next);
         parseLedger(text, file); // never write a ledger the reader would refuse
-        // The ledger's own mode: a probe's mint turned an operator's 0600 ledger into 0644.
+        // The ledger's own mode: a mint must not turn an operator's 0600 ledger into 0644.
         const mode = { exact: before.mode & 0o777 };
         const written = await writeFileAtomic(file, text, mode, async () => {
           const now = await stat(file).catch(() => null);
@@ -298,8 +298,8 @@ export async function updateLedgerFile(
 }
 
 /**
- * Temp files of writers killed mid-write (`.<ledger>.<pid>.<hex>.tmp`, each as large as the ledger: a
- * probe found them left forever), removed by the lock's holder once older than `staleMs` (a write
+ * Temp files of writers killed mid-write (`.<ledger>.<pid>.<hex>.tmp`, each as large as the ledger,
+ * else left forever), removed by the lock's holder once older than `staleMs` (a write
  * takes milliseconds, and only the holder writes).
  */
 async function removeAbandonedTempFiles(file: string, staleMs: number): Promise<void> {

@@ -1,10 +1,10 @@
 /**
  * The exclusive lock of ledger writers (`<ledger>.lock`): a file created with O_EXCL holding
  * `<pid>\n<token>\n<host>\n<start>\n`, where `host` names the pid namespace and the boot
- * (`pid:[…]@<boot id>`) and `start` the process's start time (clock ticks since boot, /proc). Found by a
- * probe: two writers could both take over one stale lock (each saw it stale, the second removed the
- * first's fresh lock), and a release removed whatever lock was there, so concurrent mints printed
- * passports that were then missing from the ledger. Now:
+ * (`pid:[…]@<boot id>`) and `start` the process's start time (clock ticks since boot, /proc). Two
+ * writers must never both take over one stale lock (each seeing it stale, the second removing the
+ * first's fresh lock), nor a release remove whatever lock is there: concurrent mints would print
+ * passports then missing from the ledger. So:
  * - a lock made on this host since this boot is judged by its process: abandoned when its pid names no
  *   process, or names one that started at another time (the pid was reused, or it is this process's
  *   own earlier incarnation: a restarted container is pid 1 again); otherwise its writer is waited
@@ -83,8 +83,8 @@ let hostIdentity: Promise<string> | undefined;
 
 /**
  * This process's pid namespace and boot (`pid:[4026531836]@<boot id>`), or `unknown` without /proc or
- * when the /proc mounted here is another pid namespace's (its pids are not ours: a probe under
- * `unshare --pid` without its own /proc had every lock judged abandoned).
+ * when the /proc mounted here is another pid namespace's (its pids are not ours: under
+ * `unshare --pid` without its own /proc every lock would be judged abandoned).
  */
 function ownHost(): Promise<string> {
   hostIdentity ??= Promise.all([
@@ -101,8 +101,8 @@ function ownHost(): Promise<string> {
 
 /**
  * When process `pid` started (clock ticks since boot, /proc/<pid>/stat field 22): undefined when there
- * is no such process or it has ended (a zombie: killed, not yet reaped, which blocked mints for 10 min
- * in a probe); `unreadable` when /proc will not say (hidepid, another user), so the lock is judged by age.
+ * is no such process or it has ended (a zombie: killed, not yet reaped, which would block mints for 10
+ * min); `unreadable` when /proc will not say (hidepid, another user), so the lock is judged by age.
  */
 async function processStart(pid: number | 'self'): Promise<string | undefined> {
   let stat: string;
@@ -157,10 +157,10 @@ async function takeOverIfAbandoned(lock: string, staleMs: number): Promise<boole
   }
   try {
     // Judged again now that no other takeover runs: the first look may be of a lock another takeover
-    // has replaced since, whose new file can even reuse the freed inode number (a probe).
+    // has replaced since, whose new file can even reuse the freed inode number.
     const current = await inspect(lock);
     if (current === null) return true;
-    // Not removable (a non-empty directory): the caller waits rather than spinning (a probe).
+    // Not removable (a non-empty directory): the caller waits rather than spinning.
     return (await isAbandoned(current, staleMs)) && (await removeIfStill(lock, current));
   } finally {
     await releaseOwn(takeover, content);
@@ -178,8 +178,8 @@ interface LockFile {
 
 /**
  * What is at the lock's path: a regular file's identity, age, size and content from one open
- * descriptor; anything else (a symlink, dangling or not, a directory, a socket, a FIFO: a probe's spun
- * forever, since O_EXCL refuses them too) as an unreadable lock with its own age. null when nothing is there.
+ * descriptor; anything else (a symlink, dangling or not, a directory, a socket, a FIFO: O_EXCL refuses
+ * them too, so a writer would spin forever) as an unreadable lock with its own age. null when nothing is there.
  */
 async function inspect(file: string): Promise<LockFile | null> {
   const link = await lstat(file).catch(() => null);

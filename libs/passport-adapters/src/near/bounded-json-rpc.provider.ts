@@ -1,8 +1,8 @@
 /**
  * near-api-js's JsonRpcProvider with a transport that ends what it starts. The provider's own
  * `fetchJsonRpc` cannot be given an AbortSignal, reads any answer whole, and retries without a
- * deadline: a hung or trickling node kept one socket open per read long after the reader had given up
- * (a probe filled 1024 file descriptors in 46 s), and a 100 MB answer was read into memory. The
+ * deadline: a hung or trickling node keeps one socket open per read long after the reader has given up
+ * (1024 file descriptors filled in 46 s, measured), and a 100 MB answer is read into memory. The
  * provider still builds every request (`query` params, finality, `args_base64`); this class only sends
  * them, under:
  * - one deadline for the whole call, retries included (the connection is destroyed when it passes);
@@ -11,7 +11,7 @@
  *   it kept for reads marked `withReservedChainReads` (session re-checks; see reserved-chain-reads).
  * The retry rule is the provider's (HTTP 500/408/503 and network errors, `attempts` in all); errors
  * come out as `ChainUnavailableError`, except an unknown account, which the reader reads as "no keys".
- * Redirects are not followed (fetch followed them): configure the node's final URL.
+ * Redirects are not followed (fetch would follow them): configure the node's final URL.
  */
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
@@ -220,7 +220,7 @@ function resultOf(text: string): unknown {
   ) {
     const text = (result as { error: string }).error;
     // Only an account's absence: "block … does not exist" is a node that is behind, not an account
-    // without keys (a probe: a transient error refused a login as a bad signature).
+    // without keys (else a transient error refuses a login as a bad signature).
     if (/UNKNOWN_ACCOUNT|\baccount\s+\S+\s+does not exist/i.test(text))
       throw new UnknownAccountError('unknown account');
     throw new ChainUnavailableError('rpc_error', { cause: new Error(text) });

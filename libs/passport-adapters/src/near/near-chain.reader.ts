@@ -60,7 +60,7 @@ const MAX_METADATA_VALUE = 8192;
 /**
  * Bounds of one reader. An answer is held whole while it is parsed (a byte-array answer takes about
  * four times its size in memory), so the worst case is about `maxInFlight` × 4 × `maxResponseBytes`
- * against a node that answers every read at the cap (a probe measured ~30 MB per 8 MiB answer).
+ * against a node that answers every read at the cap (measured: ~30 MB per 8 MiB answer).
  */
 export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_MAX_IN_FLIGHT = 64;
@@ -179,7 +179,7 @@ export class NearChainReader implements ChainReader {
       throw new ChainUnavailableError('malformed_result');
     }
     // Nothing at all is not JSON `null` (a view's "none"): a method that returns nothing (a misconfigured
-    // view name) must not read as "no such passport", which closes sessions for good (a probe).
+    // view name) must not read as "no such passport", which closes sessions for good.
     if (bytes.length === 0) throw new ChainUnavailableError('malformed_result');
     try {
       return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(bytes as number[])));

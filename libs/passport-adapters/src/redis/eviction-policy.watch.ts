@@ -1,8 +1,8 @@
 /**
  * Watches whether Redis may evict keys. A replay record has an expiry (`PX`), so every `volatile-*` and
  * `allkeys-*` `maxmemory-policy` may drop live ones under memory pressure, and a used HOLA line or
- * login challenge would then be accepted again: a probe had 3 of 30 used lines verify a second time
- * under `volatile-lru`, the default of some managed Redis services. Only `noeviction` keeps the
+ * login challenge would then be accepted again (3 of 30 used lines verified a second time under
+ * `volatile-lru`, the default of some managed Redis services). Only `noeviction` keeps the
  * promise that a live record is never evicted (a full Redis refuses writes instead, and the stores
  * fail closed).
  *
@@ -30,7 +30,7 @@ export class RedisEvictionWatch {
     this.timer = setInterval(() => void this.refresh(), options.intervalMs ?? 5000);
     this.timer.unref();
     // A lost connection may come back to another Redis (a restart with another policy): until the
-    // policy is read on the new connection, it is not known (a probe recorded five entries against a
+    // policy is read on the new connection, it is not known (else entries are recorded against a
     // restarted allkeys-lru Redis before the refresh).
     redis.on('close', () => {
       this.policy = null;

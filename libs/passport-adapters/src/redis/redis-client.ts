@@ -180,7 +180,7 @@ local function earlier(now) return math.min(now, serverNow) end
  * empty string on a missing key creates nothing), on the key the Lua expression `keyExpression` names
  * (under the script's hash tag). Redis checks a script for OOM only up to its first write: a script that
  * begins by dropping expired entries (writes Redis allows when full) then goes on to SET and ZADD on a
- * full Redis (a probe: 40 of 40 MCP sessions admitted past maxmemory). Run first, it refuses the whole
+ * full Redis (40 of 40 MCP sessions would be admitted past maxmemory). Run first, it refuses the whole
  * script instead.
  */
 export function refuseWhenFullLua(keyExpression: string): string {

@@ -2,7 +2,7 @@
  * Notices that Redis lost replay records (a restart without persistence, FLUSHALL, a failover to an
  * empty replica, or to one that, or a restart from a snapshot that, is behind) and makes the replay store
  * fail closed for a while. Losing them lets an already-used HOLA line verify again and an already-used
- * login request get a new JWT: probes did both, while health said `healthy`.
+ * login request get a new JWT, while health says `healthy`.
  *
  * How, three keys in the replay records' hash slot (`<prefix>{replay}:…`), none with an expiry but the
  * hold:
@@ -12,7 +12,7 @@
  *   highest value it was answered; a lower or equal one means Redis came back with older data (the
  *   marker survives a snapshot; the records made after it do not). Best-effort in a fleet: only the
  *   instance that made the newest records can tell, so it reads the counter on connecting too; a line
- *   replayed through another instance before that check is accepted (a probe). Persistence that loses
+ *   replayed through another instance before that check is accepted. Persistence that loses
  *   nothing (AOF, appendfsync always) closes that window.
  * - `loss-hold`: set by the first instance that notices a loss (NX), for the hold (its PTTL, Redis's
  *   clock), so that every instance refuses, one restarted or started meanwhile too; later noticers adopt
@@ -157,7 +157,7 @@ export class RedisHistoryWatch {
       return;
     }
     if (value === null) return;
-    // This instance holds and the shared hold is gone (a second flush within the hold, a probe): put it
+    // This instance holds and the shared hold is gone (a second flush within the hold): put it
     // back for the rest of this hold, else an instance started now records at once.
     if (!(heldMs > 0)) this.publishHold();
     const readBefore = this.lastReadAt;
@@ -165,14 +165,14 @@ export class RedisHistoryWatch {
     const markerChanged = this.known !== null && value !== this.known;
     this.known = value;
     // A hold another instance started covers this loss too: adopt it, never start another (each
-    // instance noticing one loss re-armed the hold, a probe saw).
+    // instance noticing one loss would re-arm the hold).
     if (heldMs > 0) return this.adoptHold(heldMs);
     if (markerChanged) {
       // This instance was away (paused, cut off) for longer than a hold, and the new marker was made
       // longer ago than a hold too: the loss's hold is over and lines used before it are stale.
       // Reported, not held again. Either alone is no proof: a marker restored from an old backup is old
-      // while this instance read all along, and a marker's time is another machine's clock (a probe
-      // suppressed a hold with either).
+      // while this instance read all along, and a marker's time is another machine's clock (either alone
+      // would let a hold be suppressed).
       const madeAt = Number(value.slice(0, value.indexOf(':')));
       const away = readBefore !== null && this.lastReadAt - readBefore >= this.holdMs;
       if (away && Number.isFinite(madeAt) && this.now() - madeAt >= this.holdMs)
@@ -190,9 +190,9 @@ export class RedisHistoryWatch {
     const at = this.now();
     // From here the counter is followed afresh (the regressed value is the new start, not a new loss).
     this.highestGeneration = null;
-    // One loss seen several ways at once (the reconnection check and the record invocations in flight,
-    // a probe saw three log lines): one report while this instance's hold runs. The shared hold is set
-    // again all the same: a second loss within the hold (a second flush, a probe) took the hold key too.
+    // One loss seen several ways at once (the reconnection check and the record invocations in flight):
+    // one report while this instance's hold runs. The shared hold is set again all the same: a second
+    // loss within the hold (a second flush) takes the hold key too.
     if (this.heldUntil !== null && at < this.heldUntil) return this.publishHold();
     this.lostAt = at;
     this.heldUntil = Math.max(this.heldUntil ?? 0, at + this.holdMs);

@@ -123,8 +123,8 @@ export class RedisMcpSessionDirectory {
 
   /**
    * Registers session `id` of `address` if both fleet-wide caps allow. Times are Redis's unless `nowMs`
-   * is given: with a 60 s reclaim, an instance whose clock ran a minute behind made sessions in use
-   * look idle (a review).
+   * is given: with a 60 s reclaim, an instance whose clock runs a minute behind would make sessions in
+   * use look idle.
    */
   async admit(id: string, address: string, nowMs?: number): Promise<McpAdmission> {
     const { ttlMs, maxSessions, maxSessionsPerAddress } = this.options;

@@ -28,7 +28,7 @@ export const DEFAULT_REDIS_RATE_LIMIT_MAX_ENTRIES = 100_000;
 /**
  * The session epoch as `<dataset id>:<counter>`. The counter starts again from 0 when Redis loses its
  * data (a flush, a restart without persistence), so a counter alone could read the same before and after
- * the loss and keep sessions the loss forgot in the instances' read caches (a probe: 5 s after a
+ * the loss and keep sessions the loss forgot in the instances' read caches (e.g. 5 s after a
  * FLUSHALL). The dataset id is made (from Redis's clock) by the first take that finds it missing, so it
  * differs after every loss.
  */

@@ -219,7 +219,7 @@ export class RedisReplayStore implements ReplayStore {
       throw new Error(evicting);
     }
     // The hold after a data loss is a decided refusal that health reports by itself: not a failure of
-    // Redis (which kept health degraded for 10 s after the hold, a probe saw).
+    // Redis (which would keep health degraded for 10 s after the hold).
     const holding = this.history?.problem;
     if (holding !== undefined) throw new RecordingPausedError(holding, this.history?.holdRemainingMs ?? 0);
     // Records held at which this call is refused (the store's cap times the call's share).
@@ -268,8 +268,8 @@ export class RedisReplayStore implements ReplayStore {
     if (status === 1) return RECORDED;
     if (status === 0) return { recorded: false, firstSeenAtMs: Number(firstSeen) };
     if (status === -3) {
-      // Found out now, so that this very answer carries the hold's end (a probe: the first 503 after a
-      // loss had no Retry-After); a changed marker that turns out to be no loss is a failure of the moment.
+      // Found out here, so that this very answer carries the hold's end (else the first 503 after a
+      // loss has no Retry-After); a changed marker that turns out to be no loss is a failure of the moment.
       await this.history?.markerMissing().catch(() => undefined);
       const held = this.history?.problem;
       if (held !== undefined) throw new RecordingPausedError(held, this.history?.holdRemainingMs ?? 0);

@@ -212,7 +212,7 @@ export class SqliteSessionStore implements SyncSessionStore {
 
   async close(sessionId: string, reason: string, nowMs: number): Promise<boolean> {
     // A single statement, outside `immediate`: a logout into a file nobody opens again must not be
-    // answered as done (a probe's was).
+    // answered as done.
     const result = this.db.write(() =>
       this.db
         .statement(

@@ -1,8 +1,8 @@
 /**
  * Whether the SQLite database is the one this data directory had before: a new one (the file deleted,
  * truncated to nothing, replaced) holds none of the replay records of the old, so every HOLA line and
- * login challenge used recently would be accepted again. A probe did it: `truncate -s 0 passport.db`,
- * a restart, and 674 of 674 used lines verified again, 86 used login bodies each got a new JWT.
+ * login challenge used recently would be accepted again (after `truncate -s 0 passport.db` and a
+ * restart, 674 of 674 used lines verified again, 86 used login bodies each got a new JWT).
  *
  * How: the database carries a random identity made when it was created (`store_meta.store_id`), and
  * the directory remembers it in `store-history.json` beside the database (a name `rm passport.db*` does
@@ -56,11 +56,11 @@ export class SqliteStoreHistory {
     holdMs: number,
   ) {
     // A loss noticed "later than now" was noticed by a clock that was ahead: it was noticed by now (a
-    // probe: a year 5138 kept the note in health for millennia, and 9e15 made health fail outright).
+    // year 5138 would keep the note in health for millennia, and 9e15 would make health fail outright).
     this.lostAt = lostAt === null ? null : Math.min(lostAt, now());
     // Never longer than this start's hold, counted from the loss and from now: the file's time was
-    // written by whichever start noticed the loss, whose clock may have been ahead (a probe wrote a year
-    // and got a year of 503s), and an operator who sets the hold lower (0) is obeyed at the next start.
+    // written by whichever start noticed the loss, whose clock may have been ahead (a year ahead would
+    // mean a year of 503s), and an operator who sets the hold lower (0) is obeyed at the next start.
     const bound = Math.max(0, holdMs);
     this.heldUntilMs =
       heldUntilMs === null
@@ -146,8 +146,8 @@ function parseHistory(text: string): HistoryFile | undefined {
 
 /**
  * Written whole or not at all (a temporary file renamed over it), mode 0600 like the directory's keys.
- * A file that cannot be written stops the start with one line naming it, leaving no temporary file (a
- * probe: a directory in its place left one per attempt).
+ * A file that cannot be written stops the start with one line naming it, leaving no temporary file
+ * (not one per attempt, as a directory in its place would).
  */
 function writeHistory(file: string, history: HistoryFile): void {
   const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;

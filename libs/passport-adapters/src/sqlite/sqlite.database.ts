@@ -79,9 +79,9 @@ export const WAL_CHECKPOINT_MAX_DELAY_MS = 1000;
 /**
  * The database file was deleted or replaced while this connection had it open: what is written now
  * goes to a file nobody will open again, so nothing more is written (every write transaction throws
- * this) until the process restarts and opens the file at its path. Found by a probe: after
- * `rm passport.db*` the server went on answering verified: true and logins into the unlinked file,
- * health said healthy, and after a restart every line verified before verified again.
+ * this) until the process restarts and opens the file at its path. Otherwise, after `rm passport.db*`
+ * the server goes on answering verified: true and logins into the unlinked file, health says healthy,
+ * and after a restart every line verified before verifies again.
  */
 export class SqliteFileDetachedError extends Error {
   override readonly name = 'SqliteFileDetachedError';
@@ -232,10 +232,10 @@ export class SqliteDatabase {
   ) {
     this.file = file;
     this.db = db;
-    // The WAL and -shm exist once the connection has read in WAL mode (the migration did): taken now,
-    // so one deleted before the first write is found too (a review). A deleted -shm let a second
-    // process open the file with a new one while this connection kept the old, and the database came
-    // out malformed (a probe).
+    // The WAL and -shm exist once the connection has read in WAL mode (the migration did): taken here,
+    // so one deleted before the first write is found too. A deleted -shm lets a second process open
+    // the file with a new one while this connection keeps the old, and the database comes out
+    // malformed.
     if (file !== ':memory:')
       for (const path of [file, `${file}-wal`, `${file}-shm`]) this.inUse.set(path, identityAt(path));
     if (checkpointer) {
@@ -256,7 +256,7 @@ export class SqliteDatabase {
     try {
       db = new Database(file);
     } catch (error) {
-      // better-sqlite3 says only "unable to open database file" (a probe's read-only DATA_DIR).
+      // better-sqlite3 says only "unable to open database file" (e.g. for a read-only DATA_DIR).
       const reason = error instanceof Error ? error.message : String(error);
       throw new Error(`cannot open the SQLite database ${file}: ${reason} (is its directory writable?)`, {
         cause: error,
@@ -276,7 +276,7 @@ export class SqliteDatabase {
     } catch (error) {
       db.close();
       // An existing file that cannot be written (a read-only mount) fails here, not at open, with only
-      // "unable to open database file" (a probe): name the file, and hint at permissions only when the
+      // "unable to open database file": name the file, and hint at permissions only when the
       // error is about them (not for a lock held too long or a newer schema).
       const reason = error instanceof Error ? error.message : String(error);
       const hint = /unable to open|readonly|read-only|permission/i.test(reason)
@@ -403,8 +403,8 @@ export class SqliteDatabase {
 
   /**
    * `deleted` or `replaced` when the database file, its WAL or its -shm (each once seen) is not the one
-   * in use: writes to a deleted WAL are lost at the next crash (a probe: `rm passport.db-wal` under load, then kill -9,
-   * and 650 lines verified after it verified again).
+   * in use: writes to a deleted WAL are lost at the next crash (`rm passport.db-wal` under load, then
+   * kill -9, and 650 lines verified after it verified again).
    */
   private detachment(): 'deleted' | 'replaced' | undefined {
     for (const [path, inUse] of this.inUse) {
@@ -437,8 +437,8 @@ export class SqliteDatabase {
   }
 
   /**
-   * Remembered for health: a full disk failed every login and verify while health said healthy (a
-   * probe), since nothing but the replay store's own failures was reported.
+   * Remembered for health: a full disk fails every login and verify, and health would say healthy if
+   * only the replay store's own failures were reported.
    */
   private noteWriteFailure(error: unknown): void {
     const code = (error as { code?: unknown } | null)?.code;

@@ -37,7 +37,7 @@ function objectAt(value: unknown, key: string): Record<string, unknown> | null {
  * Whether `path` can be a key that grants a route: the server compares keys with the route's path as
  * its router writes it, so a key must be a path in that form (as the URL standard leaves it: no dot
  * segments, even percent-encoded, no query or fragment, no control character, space or backslash).
- * Anything else grants nothing: a probe minted `/api/../api/metrics` and a key with a newline in it.
+ * Anything else grants nothing, such as `/api/../api/metrics` or a key with a newline in it.
  */
 export function isExactRoutePath(path: string): boolean {
   if (!path.startsWith('/') || /[?#\s\p{Cc}\p{Cf}\\]/u.test(path)) return false;

@@ -14,17 +14,17 @@
  * resolved against the page's location) and is not opaque (the server renews before the handler runs,
  * so a 4xx or 5xx answer can carry a genuine renewal), the token is three
  * base64url segments whose payload has the current token's `session_id`, `iss`, `aud` and `sub`, and
- * its `exp` is a whole number of seconds. Anything else is ignored (a probe had the wrapper adopt
+ * its `exp` is a whole number of seconds. Anything else is ignored (else the wrapper could adopt
  * another session's token, a payload without a signature, a token offered by a redirect's target,
- * and `exp: 1e400`, which blocked every later renewal). `onNewToken` calls run one after another, in
+ * or `exp: 1e400`, which would block every later renewal). `onNewToken` calls run one after another, in
  * the order the tokens were taken.
  *
  * The token goes only to the API: the origins in `origins`, else the token's own server (the federated
  * claim `passport_subjectuniqueidentifier_url` of a token a server issued for a foreign passport, else
  * `iss`), else, for a token naming no http(s) server, the origin of the first request made with the
  * wrapper. A request to another origin goes out as the caller wrote it, without the token, and no
- * `New-Token` is taken from its answer (a probe: an agent fetching a URL from a peer's profile through the
- * same client sent its bearer token there; a review: "the first request" alone let that peer be the
+ * `New-Token` is taken from its answer (else an agent fetching a URL from a peer's profile through the
+ * same client would send its bearer token there; "the first request" alone would let that peer be the
  * first). An opaque origin (`data:`, `file:`) is never one.
  */
 import { decodeBase64Url } from '../codecs/base64url.codec.js';

@@ -7,7 +7,7 @@ import bs58 from 'bs58';
 /**
  * The longest text `decodeBase58` reads: 128 characters hold 93 bytes, more than any key, seed or
  * signature here (64 bytes at most, 88 characters). base58 decoding takes time quadratic in the length
- * (a probe measured 2.4 s for 50k characters), and a NEAR node's answer carries key text of any length.
+ * (2.4 s for 50k characters, measured), and a NEAR node's answer carries key text of any length.
  */
 export const BASE58_MAX_LENGTH = 128;
 

@@ -35,7 +35,7 @@ export function encodeBase64Url(bytes: Uint8Array): string {
 
 /** Strict unpadded base64url with canonical trailing bits; null otherwise. */
 export function decodeBase64Url(text: string): Uint8Array | null {
-  // From JavaScript any value arrives: 42 decoded to empty bytes (a probe).
+  // From JavaScript any value arrives: 42 would decode to empty bytes.
   if (typeof text !== 'string' || text.length % 4 === 1) return null;
   const out = new Uint8Array(Math.floor((text.length * 6) / 8));
   let buffer = 0;

@@ -17,8 +17,7 @@ export function hasUnprintable(text: string): boolean {
 
 /**
  * `text` with each character that is not printable text replaced by `?`, cut to at most `maxLength`
- * UTF-16 units, never between the two halves of a pair (a property test found that cut left a lone
- * surrogate).
+ * UTF-16 units, never between the two halves of a pair (a plain cut can leave a lone surrogate).
  */
 export function printableText(text: string, maxLength: number): string {
   const cut = text.replace(UNPRINTABLE_ALL, '?').slice(0, maxLength);

@@ -6,8 +6,8 @@
  * Decisions:
  * - `parseDid` accepts exactly `did:passport:<12 lowercase letters>` (token ids are lowercase). Another
  *   case is `INVALID_DID` (`reason: 'not_lowercase'`, with the canonical DID): a resolver must answer a
- *   document whose `id` is the DID it was asked for (a probe's `did:passport:CJEF…` got the document of
- *   `did:passport:cjef…`). Fragments, queries, paths and other methods are `INVALID_DID` too.
+ *   document whose `id` is the DID it was asked for (not `did:passport:cjef…` for
+ *   `did:passport:CJEF…`). Fragments, queries, paths and other methods are `INVALID_DID` too.
  * - The owner's key is `<did>#owner` (`Ed25519VerificationKey2018`, `publicKeyBase58` = raw 32-byte key,
  *   no multicodec prefix). A named owner account with several full-access keys gets `#owner`,
  *   `#owner-2`, …; one with no keys gets no verification method (it cannot sign, and the document says so).
@@ -223,10 +223,10 @@ function services(
 
 /**
  * The metadata's string values (a fresh object, keys in chain order). Characters that carry hidden text
- * are replaced by U+FFFD in values (a probe hid an instruction to agents in tag characters of a DN, which
- * reached MCP clients whole); line breaks stay, so JSON values stay JSON. A key holding such characters
- * or a control is left out, never rewritten: rewritten keys collided, and a later one replaced the real
- * `serviceprovider_signature` (a probe).
+ * are replaced by U+FFFD in values (tag characters in a DN can hide an instruction to agents, which
+ * would reach MCP clients whole); line breaks stay, so JSON values stay JSON. A key holding such
+ * characters or a control is left out, never rewritten: rewritten keys can collide, and a later one
+ * would replace the real `serviceprovider_signature`.
  */
 function publicMetadata(metadata: PassportRecord['metadata']): Record<string, string> {
   const out: Record<string, string> = {};
@@ -238,8 +238,8 @@ function publicMetadata(metadata: PassportRecord['metadata']): Record<string, st
 /**
  * `did:web:<host>[:<path segment>…]:passport:<tokenId>` for this deployment (':' in the host as %3A;
  * a path of PUBLIC_BASE_URL, where the API is served, as segments, per did:web), which resolves to
- * `didWebDocumentUrl`. A review found the path left out, so a deployment under /api named a document
- * it does not serve.
+ * `didWebDocumentUrl`. Without the path, a deployment under /api would name a document it does not
+ * serve.
  */
 export function didWebAlias(tokenId: string, publicBaseUrl: string): string {
   const url = new URL(baseUrl(publicBaseUrl));

@@ -35,7 +35,7 @@ function inArea<const A extends ErrorArea, const T extends AreaErrors>(
 }
 
 // Frozen, as the library's exported tables are (typed arrays aside): one caller's edit would change the codes' messages for
-// the whole process (a probe edited what describeError returned).
+// the whole process (describeError returns these entries).
 export const ERROR_CATALOGUE = Object.freeze({
   ...inArea('common', COMMON_ERRORS),
   ...inArea('login', LOGIN_ERRORS),

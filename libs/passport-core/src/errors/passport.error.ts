@@ -11,7 +11,7 @@ export type ErrorDetails = Record<string, unknown>;
 
 /**
  * Marks PassportErrors across copies of this package (two installs, a bundler's duplicate): `instanceof`
- * is false across copies, and a typed error then read as an unexpected one (a probe).
+ * is false across copies, and a typed error would then read as an unexpected one.
  */
 const PASSPORT_ERROR_BRAND = Symbol.for('@passport/core.PassportError');
 

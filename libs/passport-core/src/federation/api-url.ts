@@ -23,7 +23,7 @@ export function sameApiUrl(a: string, b: string): boolean {
 /**
  * Whether `value` is an absolute http(s) URL written plainly: `http://` or `https://` at the start, no
  * whitespace or control inside, no credentials (the URL parser forgives `https:host`, `https:\\host` and
- * tabs, which a probe got signed as a passport's home API); as the profile keeps a URL (`webUrlOrNull`).
+ * tabs, which could otherwise be signed as a passport's home API); as the profile keeps a URL (`webUrlOrNull`).
  */
 export function isHttpUrl(value: string): boolean {
   const text = value.trim();

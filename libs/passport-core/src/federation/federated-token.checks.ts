@@ -129,8 +129,8 @@ function checkPassportIdSignature(
   const text = claims.passport_idsignature;
   const signature = typeof text === 'string' ? decodeBase64Url(text) : null;
   const iat = claims.iat;
-  // The signed text holds iat as an ISO date: beyond Date's range (±8.64e12 s) there is none, and a
-  // probe's iat of 1e13 made the check throw RangeError instead of answering.
+  // The signed text holds iat as an ISO date: beyond Date's range (±8.64e12 s) there is none, and an
+  // iat of 1e13 would make the check throw RangeError instead of answering.
   if (!signature || typeof iat !== 'number' || !Number.isSafeInteger(iat) || Math.abs(iat) > MAX_DATE_SECONDS) {
     fail('SERVER_TOKEN_IDENTITY_MISMATCH', { reason: 'passport_idsignature_missing' });
   }

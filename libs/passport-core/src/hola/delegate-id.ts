@@ -7,12 +7,12 @@
  */
 
 /**
- * Whether a delegate id shows what it is: something visible (a probe: ids of U+3000 or U+3164 alone were
- * accepted, and a relying party showed nothing), and nothing hidden or unassigned.
+ * Whether a delegate id shows what it is: something visible (an id of U+3000 or U+3164 alone shows
+ * nothing to a relying party), and nothing hidden or unassigned.
  */
 export function isVisibleText(text: string): boolean {
   // A letter, digit, punctuation or symbol that is not itself blank (marks alone, fillers and private
-  // use show nothing a reader can check: a probe's U+0300, U+16FE4, U+E000 and noncharacters).
+  // use show nothing a reader can check: U+0300, U+16FE4, U+E000, noncharacters).
   return (
     !HIDDEN_OR_UNASSIGNED.test(text) &&
     /(?![\p{Default_Ignorable_Code_Point}\u2800\u3164])[\p{L}\p{N}\p{P}\p{S}]/u.test(text)
@@ -21,7 +21,7 @@ export function isVisibleText(text: string): boolean {
 
 /**
  * Characters that carry hidden text or name nothing: default-ignorable code points (variation selectors
- * among them: a review hid a word in them behind "BOT"), private use, unassigned code points and
+ * among them can hide a word behind "BOT"), private use, unassigned code points and
  * noncharacters.
  */
 const HIDDEN_OR_UNASSIGNED = /[\p{Default_Ignorable_Code_Point}\p{Co}\p{Cn}]/u;

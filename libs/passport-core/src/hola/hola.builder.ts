@@ -45,7 +45,7 @@ export function holaSignedPrefix(
 
 /** A signed HOLA line. Throws RangeError when the parameters cannot make a valid line. */
 export function buildHolaLine(params: BuildHolaParams): string {
-  // Found by a probe: a host with a newline made a signed two-line "line".
+  // A host with CR/LF would make the signed line two lines.
   if (!isServiceHostMarker(params.serviceHost))
     throw new RangeError(
       `cannot build a HOLA line: the host marker must be host[:port] (got ${JSON.stringify(params.serviceHost)})`,

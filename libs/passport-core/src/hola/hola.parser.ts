@@ -156,7 +156,7 @@ export function parseHola(input: unknown, opts: { serviceHost: string }): HolaPa
   if (hostEnd - hostStart !== expectedHost.length || !line.startsWith(expectedHost, hostStart)) {
     return fail('invalid_format', `The host marker must be ${expectedHost}.`, {
       expected: expectedHost,
-      // Echoed as printable text: relying parties log and show this (a probe's CR LF, ESC and U+202E came
+      // Echoed as printable text: relying parties log and show this (CR LF, ESC and U+202E would come
       // back as sent), as delegate ids are kept printable for the same reason.
       received: printableText(line.slice(hostStart, hostEnd), 64),
     });
@@ -186,8 +186,8 @@ export function parseHola(input: unknown, opts: { serviceHost: string }): HolaPa
     }
     // Signed as UTF-8, where every lone surrogate becomes U+FFFD: one signature would verify for
     // every line that differs there, so a line seen in transit could be front-run under another
-    // delegate id (a probe did it, over HTTP). Controls and format characters (NUL, ESC, bidi
-    // overrides) are refused too: verify echoes the id and relying parties show it (a probe).
+    // delegate id. Controls and format characters (NUL, ESC, bidi overrides) are refused too: verify
+    // echoes the id and relying parties show it.
     if (hasUnprintable(line.slice(slashes[1] + 1, slashes[2])))
       return fail(
         'invalid_format',

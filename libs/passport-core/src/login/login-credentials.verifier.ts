@@ -54,9 +54,9 @@ export const LOGIN_CHALLENGE_MAX_FUTURE_MS = 30_000;
 export const LOGIN_CHALLENGE_MAX_AGE_MS = 300_000;
 /**
  * How much of the replay store used login challenges may fill (its `storeShare`): 1 % above the cap the
- * HOLA lines stop at, so a store full of lines still takes logins (a probe: three senders filling a small
- * store refused every login). A challenge is one passport's signed second, recorded only for a login
- * that passed every check and kept 301 s, so one passport holds at most about 331 (a probe filled a
+ * HOLA lines stop at, so a store full of lines still takes logins (else three senders filling a small
+ * store refuse every login). A challenge is one passport's signed second, recorded only for a login
+ * that passed every check and kept 301 s, so one passport holds at most about 331 (enough to fill a
  * small store's reserve alone); the default cap's reserve (10 000) takes some 30 passports doing so.
  */
 export const LOGIN_CHALLENGES_STORE_SHARE = 1.01;
@@ -159,7 +159,7 @@ export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
       return tokenId ? chain.getPassport(tokenId) : null;
     }
     // NEAR account ids are lowercase: another case names the same account, as production reads it (it
-    // lowercases before the lookup; a probe's uppercase implicit account was PASSPORT_NOT_FOUND here).
+    // lowercases before the lookup; an uppercase implicit account would be PASSPORT_NOT_FOUND here).
     // The signature still covers the identifier as sent.
     const account = request.identifier.toLowerCase();
     if (!isImplicitAccountId(account) && !isNearAccountId(account)) return null;
@@ -240,7 +240,7 @@ export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
     if (!hasRequiredMetadata(passport)) fail('PASSPORT_MISSING_METADATA');
     // The server passport's login message (`tokenId + timestamp_iso`) is byte for byte the
     // `passport_idsignature` every token carries (`passport_id + ISO of iat`, signed by the same key):
-    // any holder of a token could log in as the server (a probe did, and escaped its own quota).
+    // any holder of a token could log in as the server (and escape its own quota).
     if (passport.tokenId === ownTokenId) fail('SERVER_PASSPORT_LOGIN_REFUSED');
 
     // 4. Proof of possession of the owner's key.
@@ -303,8 +303,8 @@ export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
     if (relation !== 'partner' || !isNonEmptyString(home) || sameApiUrl(home, server.publicBaseUrl)) {
       return { federated: false, homeUrl: null };
     }
-    // A home that is no http(s) URL is no API a token could name as its issuer (a probe: `javascript:`
-    // became an `iss` every server refuses): such a passport is not federated, it is refused.
+    // A home that is no http(s) URL is no API a token could name as its issuer (`javascript:` would
+    // become an `iss` every server refuses): such a passport is not federated, it is refused.
     return server.acceptForeign && isHttpUrl(home)
       ? { federated: true, homeUrl: normalizeApiUrl(home) }
       : 'rejected';

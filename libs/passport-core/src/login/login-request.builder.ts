@@ -6,8 +6,8 @@
  * the same body.
  *
  * The key signs only a login message: a token id or a NEAR account id followed by a canonical challenge
- * time. A probe's fake server sent `timestamp_iso` ":evil-agent:<unix>:<its key>", and the owner key
- * signed `<tokenId>:evil-agent:<unix>:<key>`, a delegation the real service then accepted.
+ * time. Otherwise a fake server could send `timestamp_iso` ":evil-agent:<unix>:<its key>", and the owner
+ * key would sign `<tokenId>:evil-agent:<unix>:<key>`, a delegation the real service accepts.
  */
 import { encodeBase64Url } from '../codecs/base64url.codec.js';
 import { utf8 } from '../codecs/utf8.codec.js';

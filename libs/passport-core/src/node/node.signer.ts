@@ -25,7 +25,7 @@ export function createNodeSigner(seed32: Uint8Array): Signer {
       return publicKey.slice();
     },
     sign: (message: Uint8Array) => {
-      // As the noble lane: bytes only (node:crypto took a string and signed its UTF-8, a probe).
+      // As the noble lane: bytes only (node:crypto would take a string and sign its UTF-8).
       if (!isBytes(message)) throw new TypeError('the message to sign must be a Uint8Array');
       return new Uint8Array(cryptoSign(null, message, privateKey));
     },

@@ -5,9 +5,9 @@
  * implicit accounts). Ownership follows the chain, so there is no separate key registry.
  *
  * A named account with more than `MAX_OWNER_KEYS` full-access Ed25519 keys signs with none of them. A
- * bad signature is tried against every key, and anyone can send one: a probe's account with 5000 keys
- * made each forged line on the public verify endpoint cost 5000 Ed25519 checks (10 lines: 4.8 s of
- * CPU), and its DID document grew to 5 MB. Keeping only some would be worse than none: NEAR lists an
+ * bad signature is tried against every key, and anyone can send one: an account with 5000 keys would
+ * make each forged line on the public verify endpoint cost 5000 Ed25519 checks (10 lines: 4.8 s of
+ * CPU, measured), and its DID document 5 MB. Keeping only some would be worse than none: NEAR lists an
  * account's keys by their bytes, so adding a key would silently drop another that signs today.
  */
 import { publicKeyOfImplicitAccount } from '../codecs/account-id.js';

@@ -9,8 +9,8 @@
  *   decimal `"0"` (collectibles, docs/protocol.md §4) and any Unix number on 1970-01-01 → unbounded;
  * - ISO 8601 date `YYYY-MM-DD`: 00:00:00.000Z of that day, for `not_before` and `not_after` alike, as
  *   the production network reads it (`new Date("YYYY-MM-DD")`): a passport whose `not_after` is a date
- *   is not live on that day. Reading it as the day's last millisecond kept such a passport live up to
- *   24 h longer here than on every production verifier (a probe). `passport mint` writes a date given as
+ *   is not live on that day. Reading it as the day's last millisecond would keep such a passport live up
+ *   to 24 h longer here than on every production verifier. `passport mint` writes a date given as
  *   `--not-after` as that day's last millisecond, so the holder's whole day holds everywhere;
  * - ISO 8601 date-time `YYYY-MM-DDTHH:MM[:SS[.fff]][Z|±HH:MM]`; without a zone it is UTC (never the
  *   machine's local zone, so every instance agrees);

@@ -54,7 +54,7 @@ export const AGENTS_CHAIN_READ_MAX = 100;
  * The most chain reads one page makes. On a chain that answers what it is asked, a full page needs at
  * most four (the first asks for limit + 1 records, the others for `AGENTS_CHAIN_READ_MAX`, and a page
  * reads at most 101 agents and 102 non-agents); a node answering one record per read at its time bound
- * held one request for 99 s in a probe.
+ * held one request for 99 s (measured).
  */
 export const AGENTS_PAGE_MAX_READS = 5;
 

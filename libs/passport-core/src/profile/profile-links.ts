@@ -26,15 +26,15 @@ const UNSAFE_SCHEMES: ReadonlySet<string> = new Set([
   'blob',
   'filesystem',
   'jar',
-  // Handlers that open local programs or remote shares when a link is followed (a probe: search-ms:
-  // reaching a remote share, ms-msdt: the Follina handler); every `ms-…` scheme is left out too.
+  // Handlers that open local programs or remote shares when a link is followed (search-ms: reaches a
+  // remote share, ms-msdt: is the Follina handler); every `ms-…` scheme is left out too.
   'search',
   'search-ms',
   'shell',
   'smb',
   'intent',
-  // A second probe's list: help and archive viewers, browsers and editors opened by a link, directory
-  // and file-share protocols, app installers.
+  // Help and archive viewers, browsers and editors opened by a link, directory and file-share
+  // protocols, app installers.
   'hcp',
   'its',
   'mk',
@@ -60,8 +60,8 @@ const UNSAFE_SCHEMES: ReadonlySet<string> = new Set([
  * ignorable code point (bidi controls, zero-width spaces, soft hyphens, tag characters, fillers,
  * unassigned ignorables), and the braille blank; except a single zero-width joiner or non-joiner
  * (emoji sequences, several scripts) and an emoji's U+FE0F. Tag characters and runs of zero-width
- * joiners carry text invisible to a reader but not to an LLM agent reading the listing (a review and
- * probes found these channels). The joiners and U+FE0F are written as alternatives, not inside a
+ * joiners carry text invisible to a reader but not to an LLM agent reading the listing. The joiners
+ * and U+FE0F are written as alternatives, not inside a
  * character class, where a reader would take them for part of a joined sequence (and lint refuses them).
  */
 const DISPLAY_CONTROL =
@@ -69,8 +69,8 @@ const DISPLAY_CONTROL =
 const DISPLAY_CONTROL_ALL = new RegExp(DISPLAY_CONTROL.source, 'gu');
 /**
  * Variation selectors, removed rather than replaced: without one a character shows in its default
- * form, and each one can carry a hidden byte (a probe hid "Ignore previous instructions" behind one
- * ideographic variation selector per ideograph). Only an emoji's U+FE0F after a character of its own
+ * form, and each one can carry a hidden byte (one ideographic variation selector per ideograph can
+ * hide "Ignore previous instructions"). Only an emoji's U+FE0F after a character of its own
  * stays, so that emoji keep their colour form.
  */
 const VARIATION_SELECTOR_ALL =
@@ -108,8 +108,8 @@ export function webUrlOrNull(value: string | null | undefined): string | null {
     const { protocol, username, password, href } = new URL(trimmed);
     if (username !== '' || password !== '') return null;
     if (protocol !== 'http:' && protocol !== 'https:') return null;
-    // A host written in other scripts is shown as the URL parser reads it (punycode, `xn--…`): a probe's
-    // Cyrillic "раураl.com" looked like another site. URLs with an ASCII host stay as written.
+    // A host written in other scripts is shown as the URL parser reads it (punycode, `xn--…`): a
+    // Cyrillic "раураl.com" looks like another site. URLs with an ASCII host stay as written.
     const authority = trimmed.slice(trimmed.indexOf('//') + 2).split(/[/?#]/, 1)[0];
     return /[^\x21-\x7e]/.test(authority) ? href : trimmed;
   } catch {
@@ -130,7 +130,7 @@ export function isSafeContactUri(uri: string): boolean {
 /**
  * `webhook_url` as the webhook sender reads it (`webhookUrlOf`: a bare host or host:port is https; a
  * leading slash, a scheme without `//` or whitespace inside is none), kept as `webUrlOrNull` keeps a URL. The public profile and the DID
- * document show the same (a probe found `"12"` null in one and `https://12` in the other).
+ * document show the same (not `"12"` null in one and `https://12` in the other).
  */
 export function webhookUrlOrNull(value: string | null | undefined): string | null {
   return webUrlOrNull(webhookUrlOf(value));
@@ -151,7 +151,7 @@ export function hasHiddenText(value: string): boolean {
 /**
  * The characters `hiddenTextReplaced` replaces: those carrying hidden text, and every control but the
  * line breaks and tabs data keeps (LF, CR before LF, TAB): ESC, BEL, NUL, a lone CR and the C1 controls
- * drive terminals (a probe's `\u001b]0;pwned\u0007` reached the DID document whole); the Unicode line
+ * drive terminals (`\u001b]0;pwned\u0007` would reach the DID document whole); the Unicode line
  * and paragraph separators, private-use characters (invisible in most fonts) and lone surrogates too.
  */
 const REPLACED_IN_DATA = new RegExp(

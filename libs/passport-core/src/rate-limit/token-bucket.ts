@@ -32,8 +32,8 @@ export const BUCKET_CLOCK_LAG_TOLERANCE_MS = 60_000;
 /**
  * The bucket's time for a take at `nowMs`: never before its last update, within the lag tolerance. A take
  * by a clock that runs behind (another process's clock) leaves the update time where it was; writing the
- * earlier time would let the next take count the same interval again and refill twice (a probe's fleet:
- * instances 2 s apart taking turns allowed 60 of 60 from a bucket of 20).
+ * earlier time would let the next take count the same interval again and refill twice (instances 2 s
+ * apart taking turns would allow 60 of 60 from a bucket of 20).
  */
 function bucketTime(state: BucketState | undefined, nowMs: number): number {
   if (state === undefined || state.updatedAtMs <= nowMs) return nowMs;
@@ -75,7 +75,7 @@ export function takeTokenInPlace(state: MutableBucketState, policy: BucketPolicy
 /**
  * Takes one token from a bucket refilled to `level` at bucket time `nowMs`, writing the new state into
  * `into`. `lagMs`: how far the taker's own clock is behind the bucket time; a refusal's `retryAfterMs`
- * counts on the taker's clock, so it includes the lag (a probe's lagging instance said "1 s" eleven times).
+ * counts on the taker's clock, so it includes the lag (else a lagging instance says "1 s" over and over).
  */
 function takeAtLevel(
   level: number,

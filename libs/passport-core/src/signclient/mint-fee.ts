@@ -49,7 +49,7 @@ export interface MintFeeInputs {
 export function computeMintFee(values: MintFeeInputs, options: { tier?: MintTier; nowMs: number }): MintFee {
   const tier = options.tier ?? impliedTier(values);
   if (tier === 'collectible') {
-    // Unbounded as a rule; a date, when one is written, must not have passed (a window never live: a review).
+    // Unbounded as a rule; a date, when one is written, must not have passed (a window never live).
     const end = parsePassportTimeBound(values.not_after, 'end');
     if (end.kind === 'instant' && end.ms <= options.nowMs)
       throw signClientInvalid('not_after', 'must be in the future');

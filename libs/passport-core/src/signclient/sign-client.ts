@@ -87,8 +87,8 @@ export interface SignClientResult {
 
 /**
  * The metadata that names web addresses must name http(s) ones: the passport's home API and its OpenAPI
- * document as absolute URLs, the webhook as a URL or a bare host (https is then assumed). A probe had
- * `javascript:` and `data:` URLs signed into a passport, whose federated login then issued a token with
+ * document as absolute URLs, the webhook as a URL or a bare host (https is then assumed). A
+ * `javascript:` or `data:` URL signed into a passport would make its federated login issue a token with
  * an `iss` no server accepts.
  */
 function assertWebUrls(metadata: Record<string, string>): void {

@@ -107,7 +107,7 @@ export function holaQuotaOwner(
  * The replay store's `storeShare` of subagent lines: one is recorded only while the store holds fewer
  * than half its cap of records of any kind. Anyone can make them (a throwaway key naming any live
  * passport, charged to that key's own quota), so without this they could fill the store and refuse every
- * passport's lines for a day (a probe did it); the other half stays for standard lines, which only a
+ * passport's lines for a day; the other half stays for standard lines, which only a
  * passport's owner can sign.
  */
 export const SUBAGENT_LINES_STORE_SHARE = 0.5;
@@ -325,8 +325,8 @@ function cachedOwnerKeys(chain: ChainReader): (ownerId: string) => Promise<Uint8
 
 /**
  * DELEGATION_NOT_CHECKED: a subagent line is signed by the key it carries, which anyone can make; only
- * the issuer's delegation (docs/protocol.md §6) says the key speaks for the issuer. A probe showed
- * relying parties reading `verified` alone as "the issuer signed this".
+ * the issuer's delegation (docs/protocol.md §6) says the key speaks for the issuer. Relying parties
+ * otherwise read `verified` alone as "the issuer signed this".
  */
 function delegationNotChecked(issuerTokenId: string): VerifyHolaWarning {
   return {
@@ -348,7 +348,7 @@ function recipientWarnings(recipient: string, request: VerifyHolaRequest): Verif
       : [
           {
             code: 'RECIPIENT_MISMATCH',
-            // Echoed at most 64 printable characters: a probe's 60 KB expectedRecipient came back whole.
+            // Echoed at most 64 printable characters: a 60 KB expectedRecipient would come back whole.
             message: `The line is addressed to ${recipient}, not to the expected ${printableText(expected, 64)}.`,
           },
         ];

@@ -93,7 +93,7 @@ export function resolveWebhookTarget(webhookUrl: unknown, policy: WebhookAddress
   // Only what reads one way: no leading slash or backslash (the URL parser would find a host behind it),
   // a scheme written with `//` and a host right after, and no whitespace or control inside (the parser
   // drops tabs and newlines: "ht\ttps://" was https). The profile, the DID document and signclient read
-  // `webhook_url` with this same rule (a probe found them showing no webhook where this one posted).
+  // `webhook_url` with this same rule, so none of them shows no webhook where this one posts.
   if (!isPlainWebhookUrl(text, withScheme)) return { ok: false, reason: 'unparsable' };
   let url: URL;
   try {
@@ -107,7 +107,7 @@ export function resolveWebhookTarget(webhookUrl: unknown, policy: WebhookAddress
   if (url.search !== '' || url.hash !== '' || /[?#]/.test(withScheme))
     return { ok: false, reason: 'query_or_fragment' };
   if (url.hostname === '') return { ok: false, reason: 'unparsable' };
-  // Port 0 is no port anyone listens on (a probe's http://8.8.8.8:0/ was accepted).
+  // Port 0 is no port anyone listens on (the URL parser takes http://8.8.8.8:0/).
   if (url.port === '0') return { ok: false, reason: 'port_not_allowed' };
 
   const baseUrl = `${url.origin}${withoutTrailing(url.pathname, '/')}`;

@@ -34,8 +34,8 @@ export async function loadServerIdentity(
   }
   const owned = await chain.listPassportsByOwner(credentials.accountId, { fromIndex: 0, limit: 100 });
   // An unrevoked one first: an operator who revoked a compromised server passport and minted another
-  // for the same account gets the new one at the next start (a probe: the revoked one was taken again and
-  // every login refused). With none unrevoked the first is taken, and login and health say it is revoked.
+  // for the same account gets the new one at the next start (not the revoked one again, with every login
+  // refused). With none unrevoked the first is taken, and login and health say it is revoked.
   const candidates = owned.filter((record) => isTokenId(record.tokenId));
   const passport = candidates.find((record) => !isPassportRevoked(record)) ?? candidates[0];
   if (!passport) {

@@ -1,8 +1,8 @@
 /**
  * Whether the server's own passport, read at start, is still usable: found, unrevoked, live, and owned
- * by the account whose key this process signs with. A probe revoked (and transferred) the server passport
- * on chain: the running server went on issuing JWTs that named it, since it read its passport only at
- * start. Login now refuses to issue tokens while the passport is unusable (503), and health says why.
+ * by the account whose key this process signs with. The passport may be revoked (or transferred) on
+ * chain while the server runs, and reading it only at start would keep issuing JWTs that name it. Login
+ * refuses to issue tokens while the passport is unusable (503), and health says why.
  * Reads go through the cached chain reader (≤ 5 s old), on the calling stack when the answer is cached.
  */
 import { ChainUnavailableError, PassportError, type ChainReader, type PassportRecord } from '@passport/core';
@@ -87,8 +87,8 @@ export class ServerPassportCheck {
     if (last?.record === passport && performance.now() < last.untilMs) return last.problem;
     return read(() => this.chain.chainTimeMs()).then((chainTimeMs) => {
       const problem = isPassportLive(passport.metadata, chainTimeMs) ? undefined : 'server_passport_not_live';
-      // A live verdict ends at not_after too: it adds nothing to the chain time's own age (a probe saw
-      // tokens honoured up to ~0.6 s past not_after, up to 2 s possible, where the holder check allows 1 s).
+      // A live verdict ends at not_after too: it adds nothing to the chain time's own age (else tokens
+      // are honoured up to 2 s past not_after, where the holder check allows 1 s).
       const notAfterMs = passportNotAfterMs(passport.metadata);
       const liveForMs =
         problem === undefined && notAfterMs !== null ? Math.max(0, notAfterMs - chainTimeMs) : Infinity;

@@ -1,10 +1,10 @@
 /**
  * Whether the server passport names this deployment as its home: its `subjectuniqueidentifier_url`
- * against PUBLIC_BASE_URL, compared as login compares a passport's home (`sameApiUrl`). A probe restarted
- * a development server on another PORT: the ledger's server passport kept the first start's URL,
- * `passport mint` without --api copied it into each new passport, and every such login was refused as
- * foreign (401 LOGIN_MODE_POLICY_REJECTED_FOREIGN_BY_PARTNER) while the start logged nothing and health
- * said healthy. Now the start warns (one line) and health is degraded while the URLs differ.
+ * against PUBLIC_BASE_URL, compared as login compares a passport's home (`sameApiUrl`). A development
+ * server restarted on another PORT keeps the first start's URL in the ledger's server passport,
+ * `passport mint` without --api copies it into each new passport, and every such login is refused as
+ * foreign (401 LOGIN_MODE_POLICY_REJECTED_FOREIGN_BY_PARTNER). So the start warns (one line) and health
+ * is degraded while the URLs differ.
  *
  * Not a reason to refuse the start (ledger or NEAR) nor logins: verify, DIDs and passports minted for
  * the current URL keep working, and the fix is the operator's choice (README, "First start").

@@ -1,8 +1,8 @@
 /**
  * The contracts whose passports log in (TRUSTED_CONTRACTS; unset, NEAR_CONTRACT_ID, else the ledger's
  * own contract). A set without the contract of the server's own passport stops the start: the server's
- * family lives on that contract, so every login of it would be 401 SMART_CONTRACT_NOT_TRUSTED (a probe's
- * CHAIN=ledger with NEAR_CONTRACT_ID=other.near started healthy and refused every login).
+ * family lives on that contract, so every login of it would be 401 SMART_CONTRACT_NOT_TRUSTED (e.g.
+ * CHAIN=ledger with NEAR_CONTRACT_ID=other.near would start healthy and refuse every login).
  */
 import { type PassportRecord } from '@passport/core';
 import { type AppConfig } from '../config/app-config.js';

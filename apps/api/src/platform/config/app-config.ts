@@ -546,8 +546,8 @@ export function loadConfig(env: Env): AppConfig {
 /** The concierge fields: configured values checked, the others derived from the public URL. */
 /**
  * `support@<host of PUBLIC_BASE_URL>`. The published schema says `format: email`, which needs a dotted
- * domain: a dotless host (`localhost`) gets the reserved `.invalid` (RFC 2606; a review found a fresh
- * start's trust anchor failing its own OpenAPI schema).
+ * domain: a dotless host (`localhost`) gets the reserved `.invalid` (RFC 2606), so a fresh start's
+ * trust anchor passes its own OpenAPI schema.
  */
 function defaultSupportEmail(publicBaseUrl: string): string {
   const host = new URL(publicBaseUrl).hostname;
@@ -597,7 +597,7 @@ function conciergeConfig(env: Env, publicBaseUrl: string): ConciergeConfig {
     contactUrisJson,
     verifyCli:
       read(env, 'CONCIERGE_VERIFY_CLI') ??
-      // A command any verifier has (a review: "npx passport" fetched an unrelated npm package of that name;
+      // A command any verifier has ("npx passport" would fetch an unrelated npm package of that name;
       // this project's tool is not published).
       `curl -s ${publicBaseUrl}/api/identity/verify -H 'Content-Type: application/json' -d '{"hola":"<HOLA line>"}'`,
     lobbyTokenId,

@@ -1,6 +1,6 @@
 /**
  * TRUSTED_PROXIES read by one parser (@fastify/proxy-addr, Fastify's own): each entry is checked with it
- * at config load (a probe's `1:2` and `:::::` passed a looser check and stopped the start later with
+ * at config load (`1:2` and `:::::` pass a looser check and would stop the start later with
  * "invalid IP address: 1:2", naming no variable), and the list is compiled once, for Fastify's
  * `trustProxy` and for the requests Fastify answers before routing (`clientAddressOf`).
  */

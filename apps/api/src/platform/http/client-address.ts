@@ -1,8 +1,8 @@
 /**
  * The key per-address limits count under (the public rate limit, the MCP burst, tool calls and session
  * caps): an IPv4 address as it is; an IPv6 address by its /64 prefix. One IPv6 subscriber is routinely
- * given a whole /64 (2^64 addresses), so keying the full address let one client be as many clients as it
- * liked: a probe noted that one /64 could hold the MCP session cap with ever new "addresses". An
+ * given a whole /64 (2^64 addresses), so keying the full address would let one client be as many clients
+ * as it liked (one /64 could hold the MCP session cap with ever new "addresses"). An
  * IPv4-mapped IPv6 address (`::ffff:192.0.2.1`, a dual-stack socket's form) is its IPv4 address.
  *
  * What a trusted proxy forwards in another form names the address it carries: `1.2.3.4:80` is
@@ -16,7 +16,7 @@ import ipaddr from 'ipaddr.js';
 
 export const INVALID_ADDRESS_KEY = 'invalid-address';
 
-/** Keys of recent IPv6 addresses: parsing one costs ~2.4 µs, on every request (a review). Cleared when full. */
+/** Keys of recent IPv6 addresses: parsing one costs ~2.4 µs, on every request. Cleared when full. */
 const ipv6Keys = new Map<string, string>();
 const IPV6_KEYS_MAX = 4096;
 
@@ -26,7 +26,7 @@ export function clientAddressKey(ip: string): string {
   if (!ip.includes(':')) return isIPv4(ip) ? ip : forwardedFormKey(ip);
   if (ip.startsWith('::ffff:') && !ip.includes(':', 7))
     return isIPv4(ip.slice(7)) ? ip.slice(7) : INVALID_ADDRESS_KEY;
-  // Long values (an address with a 5000-character zone id, a probe) are keyed but not remembered.
+  // Long values (an address with a 5000-character zone id) are keyed but not remembered.
   if (ip.length > 64) {
     const key = ipv6Key(ip);
     return key === INVALID_ADDRESS_KEY ? forwardedFormKey(ip) : key;
@@ -43,7 +43,7 @@ export function clientAddressKey(ip: string): string {
 }
 
 /**
- * The forms some proxies forward besides a bare address (a probe): `a.b.c.d:port`, `[v6]` and
+ * The forms some proxies forward besides a bare address: `a.b.c.d:port`, `[v6]` and
  * `[v6]:port`, with spaces around. They name the address they carry (without its port), so clients
  * behind such a proxy keep their own keys; anything else is INVALID_ADDRESS_KEY.
  */

@@ -2,7 +2,7 @@
  * `Connection: close` on a response written by code that sets its own headers (the MCP SDK writes
  * `Connection: keep-alive` on its event-stream answers, and headers given to `writeHead` win over those
  * set before). While the instance drains, every answer must close its connection so that a balancer's
- * pool opens the next request on another instance (a probe: MCP answers during a drain said keep-alive).
+ * pool opens the next request on another instance (MCP answers during a drain would say keep-alive).
  */
 import { type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 

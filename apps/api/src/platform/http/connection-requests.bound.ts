@@ -2,8 +2,8 @@
  * A bound on the requests of one connection in flight at once (received, not yet answered). Node's HTTP
  * parser hands the app every request of one read at once (64 KiB: some 1,600 short pipelined requests),
  * and each answer waits in memory behind the ones before it until the client reads. A client that
- * pipelined requests and never read made the server hold every answer (a probe ran a 512 MB heap out of
- * memory with 1,500 requests on one socket). A request beyond the bound is refused with 429
+ * pipelines requests and never reads makes the server hold every answer (1,500 requests on one socket
+ * ran a 512 MB heap out of memory). A request beyond the bound is refused with 429
  * `RATE_LIMIT_EXCEEDED` (`details.reason: 'pipelined_requests'`), which closes the connection after it.
  */
 import { PassportError } from '@passport/core';

@@ -5,8 +5,8 @@
  * does what the hooks would: it meters them against the public rate limit, records them in the request
  * metrics and answers the ErrorResponse envelope with `X-Request-Id`, like every other answer.
  * Fastify's proxy-aware request is not built for them, so the client address is computed here with the
- * same rule (`clientAddress`): a probe saw every client's bad URLs charged to the trusted proxy's own
- * address, so that one client's made everyone's 429.
+ * same rule (`clientAddress`): else every client's bad URLs are charged to the trusted proxy's own
+ * address, and one client's would make everyone's 429.
  */
 import { PassportError } from '@passport/core';
 import { type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';

@@ -4,9 +4,9 @@
  * authentication runs (docs/protocol.md §5). Parsing keeps Fastify's prototype-poisoning protection;
  * malformed JSON becomes 400 `INVALID_JSON`; an empty body counts as no body. JSON is UTF-8 (RFC 8259
  * §8.1): a body declared in another charset is 415, not read as UTF-8 regardless. No content coding is
- * decoded: a body with a `Content-Encoding` other than `identity` is 415 (RFC 9110 §8.4.1), where a
- * probe's gzip-labelled plain body was parsed as JSON; so is one whose `Transfer-Encoding` names a coding
- * besides `chunked` (Node undoes the chunking only: `gzip, chunked` was read as plain JSON, where a proxy
+ * decoded: a body with a `Content-Encoding` other than `identity` is 415 (RFC 9110 §8.4.1), not a
+ * gzip-labelled body parsed as plain JSON; so is one whose `Transfer-Encoding` names a coding besides
+ * `chunked` (Node undoes the chunking only: `gzip, chunked` would be read as plain JSON, where a proxy
  * that decodes it reads another body).
  */
 import { isUtf8 } from 'node:buffer';
@@ -50,7 +50,7 @@ export function registerJsonBodyParser(fastify: FastifyInstance, bodyLimit: numb
       );
       return;
     }
-    // Bytes that are not UTF-8 are refused, not read as U+FFFD (a probe's \xff\xfe passed silently): a
+    // Bytes that are not UTF-8 are refused, not read as U+FFFD (\xff\xfe would pass silently): a
     // client must not learn that its text arrived otherwise than it sent it.
     if (!isUtf8(body)) {
       done(

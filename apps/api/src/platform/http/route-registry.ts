@@ -35,8 +35,8 @@ export function patternToRegex(url: string): RegExp {
 /**
  * The path the router matches for a request target: an absolute-form target's path (RFC 9112 §3.2.2),
  * without query or fragment, percent-decoded except for the reserved characters the router leaves
- * encoded (`decodeURI`: `%2F` is no separator). A probe: `DELETE /api/%69dentity/verify`, the absolute
- * form and a `#fragment` reached the route under POST, and were 404 under other methods.
+ * encoded (`decodeURI`: `%2F` is no separator). Otherwise `DELETE /api/%69dentity/verify`, the absolute
+ * form and a `#fragment` reach the route under POST, and are 404 under other methods.
  */
 export function routablePath(target: string): string {
   const absolute = /^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i.exec(target);

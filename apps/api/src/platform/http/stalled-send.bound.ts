@@ -1,16 +1,16 @@
 /**
  * A connection whose answers make no progress towards its client for `sendTimeoutMs` is destroyed, as a
- * proxy's send timeout does. A client that sends requests and never reads made the server hold every
- * answer until the socket's idle timeout (300 s): a probe held ~850 MB with 10 addresses pipelining MCP
- * batches of OpenAPI reads, and answers pipelined behind an unread one are held whole too (Node keeps
+ * proxy's send timeout does. A client that sends requests and never reads would make the server hold
+ * every answer until the socket's idle timeout (300 s): ~850 MB with 10 addresses pipelining MCP
+ * batches of OpenAPI reads (measured), and answers pipelined behind an unread one are held whole too (Node keeps
  * them until the one before is written). Destroying the connection frees them all.
  *
  * Progress is what the kernel took: the bytes handed to libuv less those it still queues
  * (`bytesWritten − writeQueueSize` of the socket's handle), sampled once a second. A socket with answer
  * bytes still pending (Node's `writableLength`) whose kernel count has not moved at any sample for the
  * whole timeout is stalled. The kernel's send buffer frees in steps (it takes more only once about a third
- * of it has drained), so a reader looks stalled between steps: on loopback with 4 MB buffers a probe
- * measured gaps of 14 s at 100 KB/s and 54 s at 20 KB/s. A reader slower than about 20 KB/s of a
+ * of it has drained), so a reader looks stalled between steps: on loopback with 4 MB buffers, gaps of
+ * 14 s at 100 KB/s and 54 s at 20 KB/s (measured). A reader slower than about 20 KB/s of a
  * multi-MB answer can therefore be cut at the default 60 s; an idle socket (an MCP event stream with
  * nothing to send) has nothing pending and never is. Costs nothing per request: sockets are tracked from
  * their `connection` event.
@@ -70,7 +70,7 @@ export function boundStalledSends(
     for (const [socket, state] of watched) {
       const taken = takenBytes(socket);
       // Node's private handle fields are what progress is read from: said once if a Node version lacks
-      // them, rather than the bound switching itself off without a word (a review).
+      // them, rather than the bound switching itself off without a word.
       if (taken === null && !socket.destroyed && !unmeasurableSaid) {
         unmeasurableSaid = true;
         onUnmeasurable?.();

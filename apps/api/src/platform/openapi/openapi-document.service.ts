@@ -55,8 +55,8 @@ export class OpenApiDocumentService {
 
   /**
    * The document as JSON (the bytes JSON.stringify gives), serialised once: the routes serving it send
-   * this one buffer. Serialising ~320 KB per request let a client that pipelines requests and never
-   * reads the answers hold hundreds of MB per socket (a probe ran a 512 MB heap out of memory).
+   * this one buffer. Serialising ~320 KB per request would let a client that pipelines requests and never
+   * reads the answers hold hundreds of MB per socket (enough to run a 512 MB heap out of memory).
    */
   bytes(): Buffer {
     const document = this.get();

@@ -160,8 +160,8 @@ export function createRedisStoreBackend(
       evictionWatch.problem ??
       historyWatch.problem ??
       (failed ? `redis failed a request in the last 10 s${said ? `: ${said}` : ''}` : undefined) ??
-      // Redis answers again, but the rate limits have not gone back to it yet (their next take does): a
-      // probe saw `degraded` with no reason for about a second after Redis came back.
+      // Redis answers again, but the rate limits have not gone back to it yet (their next take does):
+      // without this, health is `degraded` with no reason for about a second after Redis comes back.
       (rateLimitFallback !== 'shared'
         ? 'rate limits on in-process buckets until their next take reaches redis again'
         : undefined);

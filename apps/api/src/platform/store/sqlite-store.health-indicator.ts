@@ -64,8 +64,8 @@ export class SqliteStoreHealthIndicator implements HealthIndicator {
       // The probe's transaction is rolled back, so the file is checked on its own.
       this.db.assertFileAttached();
       this.probe(nowMs);
-      // Inside the guard: a probe served from cached pages passed while the row count read the file (a
-      // probe truncated the database under a running server: health said "error", not the problem).
+      // Inside the guard: a probe served from cached pages passes while the row count reads the file (for
+      // a database truncated under a running server, health would say "error", not the problem).
       usage = this.replay.usage();
     } catch {
       if (this.db.detached !== undefined)
@@ -129,7 +129,7 @@ export class SqliteStoreHealthIndicator implements HealthIndicator {
 
   /**
    * Bytes free to this process on the database's volume, or null when it cannot be told in time. Off the
-   * event loop, with a deadline: on a hung mount the check still answers (a review).
+   * event loop, with a deadline: on a hung mount the check still answers.
    */
   private async freeBytes(): Promise<number | null> {
     if (this.db.file === ':memory:') return null;

@@ -25,7 +25,7 @@ export function createSqliteStoreBackend(
   /** How long replay records are refused after a new database is found in place of the old. */
   lossHoldMs: number = DEFAULT_SQLITE_LOSS_HOLD_MS,
 ): StoreBackend {
-  // The WAL is checkpointed by a worker thread: the copy and its two syncs no longer stop the event loop.
+  // The WAL is checkpointed by a worker thread, so the copy and its two syncs do not stop the event loop.
   const db = SqliteDatabase.openInDataDir(dataDir, {
     busyTimeoutMs: options.busyTimeoutMs,
     checkpointInBackground: true,

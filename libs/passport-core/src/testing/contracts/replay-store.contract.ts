@@ -182,8 +182,8 @@ export function describeReplayStoreContract(
         h = await kind.open({ maxEntries: 10 });
       });
 
-      // Found by probes: subagent lines anyone can make filled the store and refused every passport's
-      // lines; a store full of lines refused every login.
+      // Subagent lines anyone can make must not fill the store and refuse every passport's lines; a
+      // store full of lines must not refuse every login.
       it('a share below 1 is refused at its part of the cap while others still record; above 1 a reserve only it reaches', async () => {
         for (let i = 0; i < 5; i++) await h.store.recordIfAbsent(`half${i}`, 1000, 100_000, undefined, 0.5);
         await expect(h.store.recordIfAbsent('half5', 1000, 100_000, undefined, 0.5)).rejects.toMatchObject({
@@ -216,7 +216,7 @@ export function describeReplayStoreContract(
         });
       });
 
-      // Found by a review: the half is of all records (it keeps room for owners' lines), and a refusal at
+      // The half is of all records (it keeps room for owners' lines), and a refusal at
       // it is not the store being full: health and the full-store figures must not say so.
       it('a share below 1 counts every record, and its refusals are not counted as the store being full', async () => {
         for (let i = 0; i < 5; i++) await h.store.recordIfAbsent(`full${i}`, 1000, 100_000);
