@@ -82,8 +82,8 @@ if not isNew then
   -- Behind the bucket's update: the caller's clock lags (its take counts from the update, its Retry-After
   -- the lag included), unless the update is ahead of Redis's own clock by more than the tolerance (the
   -- clock was set back, Redis's too). A lag beyond the tolerance is still a lag: taking that caller's time
-  -- let an instance 70 s behind, alternating with a true one, refill the bucket by 70 s on every pair of
-  -- requests (a probe: 116 of 116 allowed against a bound of 11).
+  -- would let an instance 70 s behind, alternating with a true one, refill the bucket by 70 s on every
+  -- pair of requests (116 of 116 allowed against a bound of 11, measured).
   if updated > now and (updated - now <= ${BUCKET_CLOCK_LAG_TOLERANCE_MS} or updated <= serverNow + ${BUCKET_CLOCK_LAG_TOLERANCE_MS}) then now = updated end
   level = math.min(capacity, tonumber(state[1]) + math.max(0, now - updated) * refill)
 end
