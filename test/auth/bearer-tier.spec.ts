@@ -335,6 +335,18 @@ describe('JWT and privileged tiers', () => {
           'INVALID_QUERY_PARAMETER',
         );
       }
+      // A filter the list does not have is refused, not ignored: a script revoking what it believes it
+      // filtered would end every holder's session.
+      for (const [query, parameter] of [
+        [`tokenId=${newest.tokenId}`, 'tokenId'],
+        ['limit=1&status=closed', 'status'],
+      ]) {
+        const refused = await get(`/api/sessions?${query}`, bearer(admin.jwt));
+        expectErrorEnvelope(refused, 'INVALID_QUERY_PARAMETER');
+        expect(refused.body.error.details.parameter).toBe(parameter);
+      }
+      // Holders' sessions are never stored by a cache.
+      expect(page.headers.get('cache-control')).toBe('no-store');
     });
 
     it('revokes a session (its token is refused at once) and 404s an unknown one', async () => {
@@ -399,6 +411,11 @@ describe('JWT and privileged tiers', () => {
       );
       const text = await request('/api/metrics', { headers: { ...bearer(admin.jwt), accept: 'text/plain' } });
       expect(text.status).toBe(200);
+      // The body depends on Accept, and neither form is stored by a cache.
+      for (const answer of [json, text]) {
+        expect(answer.headers.get('cache-control')).toBe('no-store');
+        expect(answer.headers.get('vary')).toMatch(/\baccept\b/i);
+      }
       expect(text.headers.get('content-type')).toMatch(/^text\/plain/);
       expect(text.text).toMatch(/^# HELP passport_requests_total /m);
       const histogram = parsePrometheusText(text.text).get('passport_http_request_duration_seconds')!;

@@ -1,8 +1,9 @@
 /**
  * `GET /api/metrics` (privileged): request, session, chain and verify figures as JSON, or the same
- * figures in Prometheus text when the client asks for `text/plain` (docs/protocol.md §4).
+ * figures in Prometheus text when the client asks for `text/plain` (docs/protocol.md §4). The body depends
+ * on `Accept` (`Vary: Accept`) and is never stored by a cache (`Cache-Control: no-store`).
  */
-import { Controller, Get, Headers, Inject, Res, UseGuards } from '@nestjs/common';
+import { Controller, Get, Header, Headers, Inject, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { type FastifyReply } from 'fastify';
 import { type Clock } from '@passport/core';
@@ -47,6 +48,7 @@ export class MetricsController {
   ) {}
 
   @Get()
+  @Header('Cache-Control', 'no-store')
   @UseGuards(BearerAuthGuard, PrivilegedGuard)
   @ApiBearerAuth()
   @ApiOperation({
@@ -63,6 +65,9 @@ export class MetricsController {
     @RequestId() requestId: string,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Metrics | string> {
+    // Added to what is there (CORS names Origin in it).
+    const vary = reply.getHeader('vary');
+    reply.header('Vary', typeof vary === 'string' && vary !== '' ? `${vary}, Accept` : 'Accept');
     if (wantsPrometheus(accept)) {
       const text = await this.snapshots.prometheusText();
       reply.header('Content-Type', this.snapshots.contentType);

@@ -1,12 +1,26 @@
 /**
  * Privileged session administration (docs/protocol.md §4): list (paged like agents), clean up expired and
  * closed sessions, and revoke one. Access needs the route's exact path in the caller's
- * `permissioned_routes`.
+ * `permissioned_routes`. Answers are never stored by caches (they name every holder). The list takes
+ * `limit` and `cursor` only: any other parameter is refused rather than ignored, since a script that
+ * believes it filtered (`?tokenId=…`) and revokes what it got would end every holder's session.
+ * Administrators' acts (revoke, cleanup) are logged with who did them.
  */
-import { Body, Controller, Get, HttpCode, Inject, Logger, Post, Query, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  Header,
+  HttpCode,
+  Inject,
+  Logger,
+  Post,
+  Query,
+  UseGuards,
+} from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { PassportError, type Clock } from '@passport/core';
-import { hasUnprintable } from '@passport/core/codecs';
+import { hasUnprintable, printableText } from '@passport/core/codecs';
 import { nextCursorAfter, parseOffsetPageQuery } from '@passport/core/profile';
 import { type SessionRecord, type SessionStore } from '@passport/core/ports';
 import { RequestId } from '../platform/http/request-id.decorator.js';
@@ -30,6 +44,7 @@ import {
 
 export const PRIVILEGED_ERRORS = [...BEARER_ERRORS, 'PERMISSION_DENIED'] as const;
 const MAX_REASON_LENGTH = 200;
+const LIST_PARAMETERS = new Set(['limit', 'cursor']);
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
@@ -63,6 +78,7 @@ export class SessionsAdminController {
   ) {}
 
   @Get()
+  @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'List login sessions, newest first (privileged)' })
   @ApiPageQuery()
   @ApiOkResponse({ schema: sessionListComponent })
@@ -72,6 +88,7 @@ export class SessionsAdminController {
   }
 
   @Get('list_all')
+  @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Alias of GET /api/sessions (privileged)' })
   @ApiPageQuery()
   @ApiOkResponse({ schema: sessionListComponent })
@@ -82,19 +99,26 @@ export class SessionsAdminController {
 
   @Post('cleanup')
   @HttpCode(200)
+  @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Delete expired and closed sessions now (privileged)' })
   @ApiOkResponse({ schema: sessionCleanupComponent })
   @ApiErrors(...PRIVILEGED_ERRORS, 'SESSION_CLEANUP_FAILED')
-  async cleanup(@RequestId() requestId: string): Promise<SessionCleanup> {
+  async cleanup(@Caller() caller: AuthContext, @RequestId() requestId: string): Promise<SessionCleanup> {
+    let removed: number;
     try {
-      return { removed: await this.sessions.sweep(this.clock.nowMs()), requestId };
-    } catch {
-      throw new PassportError('SESSION_CLEANUP_FAILED');
+      removed = await this.sessions.sweep(this.clock.nowMs());
+    } catch (error) {
+      throw new PassportError('SESSION_CLEANUP_FAILED', null, undefined, { cause: error });
     }
+    this.logger.log(
+      `sessions cleaned up by ${caller.tokenId} (${caller.sessionId}): ${removed} removed requestId=${requestId}`,
+    );
+    return { removed, requestId };
   }
 
   @Post('revoke')
   @HttpCode(200)
+  @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Close a session; its token is refused from then on (privileged)' })
   @ApiBody({ schema: sessionRevokeRequestComponent })
   @ApiOkResponse({ schema: sessionRevokeComponent })
@@ -128,9 +152,13 @@ export class SessionsAdminController {
     let existing: SessionRecord | null;
     let revoked: boolean;
     let recordedReason = closeReason;
+    const nowMs = this.clock.nowMs();
     try {
       existing = await this.sessions.get(sessionId);
-      revoked = existing !== null && (await this.sessions.close(sessionId, closeReason, this.clock.nowMs()));
+      // An expired session is over already: closing it would rewrite its end as a revocation.
+      if (existing && existing.closedAtMs === null && existing.expiresAtMs <= nowMs)
+        return { sessionId, revoked: false, reason: 'expired', requestId };
+      revoked = existing !== null && (await this.sessions.close(sessionId, closeReason, nowMs));
       // Already closed (before, or by a close that won the race): answer the reason that was recorded.
       if (existing && !revoked)
         recordedReason = (await this.sessions.get(sessionId))?.closeReason ?? closeReason;
@@ -147,6 +175,13 @@ export class SessionsAdminController {
   }
 
   private async page(query: Record<string, unknown>, requestId: string): Promise<SessionList> {
+    for (const name of Object.keys(query)) {
+      if (!LIST_PARAMETERS.has(name))
+        throw new PassportError('INVALID_QUERY_PARAMETER', {
+          parameter: printableText(name, 64),
+          reason: 'not a parameter of this list (it takes limit and cursor only; nothing is filtered)',
+        });
+    }
     const { offset, limit } = parseOffsetPageQuery({ limit: query.limit, cursor: query.cursor });
     try {
       const page = await this.sessions.list({ offset, limit });
@@ -157,8 +192,8 @@ export class SessionsAdminController {
         nextCursor: nextCursorAfter(offset, page.items.length, page.total),
         requestId,
       };
-    } catch {
-      throw new PassportError('SESSIONS_RETRIEVE_FAILED');
+    } catch (error) {
+      throw new PassportError('SESSIONS_RETRIEVE_FAILED', null, undefined, { cause: error });
     }
   }
 }
