@@ -31,7 +31,14 @@ function key(): TestKey {
   return { seed, signer, accountId: implicitAccountId(signer.publicKey) };
 }
 
+interface LogLine {
+  readonly code?: string;
+  readonly cause?: string;
+  readonly err?: { readonly message?: string };
+}
+
 describe('CHAIN=near through the app, and chain outages', () => {
+  const logLines: LogLine[] = [];
   let rpc: FakeNearRpc;
   let app: TestApp;
   let dataDir: string;
@@ -97,10 +104,24 @@ describe('CHAIN=near through the app, and chain outages', () => {
     );
     rpc.tokens.push({ token_id: serviceProviderId, owner_id: root.accountId, metadata: {} });
     const serverToken = randomFaceTokenId(cryptoRandomInt);
-    const serverMetadata: Record<string, string> = { serviceprovider_id: serviceProviderId, not_before: '', not_after: '' };
+    const serverMetadata: Record<string, string> = {
+      serviceprovider_id: serviceProviderId,
+      not_before: '',
+      not_after: '',
+    };
     serverMetadata.serviceprovider_signature = signFamilyMetadata(serverMetadata, serverToken, root.signer);
     rpc.tokens.push({ token_id: serverToken, owner_id: serverKey.accountId, metadata: serverMetadata });
-    app = await startTestApp({ DATA_DIR: dataDir, CHAIN: 'near', NEAR_RPC_URL: rpc.url, NEAR_CONTRACT_ID: CONTRACT, STORE: 'memory' });
+    app = await startTestApp(
+      {
+        DATA_DIR: dataDir,
+        CHAIN: 'near',
+        NEAR_RPC_URL: rpc.url,
+        NEAR_CONTRACT_ID: CONTRACT,
+        STORE: 'memory',
+        LOG_LEVEL: 'warn',
+      },
+      { logDestination: { write: (line: string) => void logLines.push(JSON.parse(line) as LogLine) } },
+    );
   });
 
   afterAll(async () => {
@@ -117,14 +138,19 @@ describe('CHAIN=near through the app, and chain outages', () => {
     const jwt = JSON.parse(res.text).jwt_token as string;
     const me = await fetch(`${app.baseUrl}/api/me/identity`, { headers: bearer(jwt) });
     expect(((await me.json()) as { tokenId: string }).tokenId).toBe(tokenId);
-    expect(JSON.parse((await verify(hola(owner, tokenId))).text)).toMatchObject({ verified: true, peerTokenId: tokenId });
+    expect(JSON.parse((await verify(hola(owner, tokenId))).text)).toMatchObject({
+      verified: true,
+      peerTokenId: tokenId,
+    });
   });
 
   it('a burst of /health probes reaches the node about once, not once per probe', async () => {
     await new Promise((resolve) => setTimeout(resolve, 1100)); // past any earlier check's reuse window
     const blockReads = () => rpc.count((r) => r.method === 'block');
     const before = blockReads();
-    const answers = await Promise.all(Array.from({ length: 30 }, () => fetch(`${app.baseUrl}/health`).then((r) => r.json())));
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, () => fetch(`${app.baseUrl}/health`).then((r) => r.json())),
+    );
     expect(answers.every((a) => (a as { status: string }).status === 'healthy')).toBe(true);
     expect(blockReads() - before).toBeGreaterThanOrEqual(1);
     expect(blockReads() - before).toBeLessThanOrEqual(2);
@@ -156,11 +182,24 @@ describe('CHAIN=near through the app, and chain outages', () => {
     expect(JSON.parse(identityText).error.code).toBe('IDENTITY_LOOKUP_FAILED');
 
     await new Promise((resolve) => setTimeout(resolve, 1100)); // past the health check's reuse window
-    const health = (await (await fetch(`${app.baseUrl}/health`)).json()) as { status: string; degraded: boolean };
+    const health = (await (await fetch(`${app.baseUrl}/health`)).json()) as {
+      status: string;
+      degraded: boolean;
+    };
     expect(health).toMatchObject({ status: 'degraded', degraded: true });
 
-    for (const text of [verified.text, refused.text, identityText]) expect(text).not.toContain(UPSTREAM_SECRET);
+    for (const text of [verified.text, refused.text, identityText])
+      expect(text).not.toContain(UPSTREAM_SECRET);
     expect(Date.now() - started).toBeLessThan(15_000);
+    // The operator's log says why the chain could not be read; the answers never do.
+    const loggedCause = (code: string) =>
+      logLines.filter((l) => l.code === code).map((l) => l.cause ?? l.err?.message ?? '');
+    expect(loggedCause('SERVICE_UNAVAILABLE').some((cause) => /ChainUnavailableError/.test(cause))).toBe(
+      true,
+    );
+    expect(loggedCause('IDENTITY_LOOKUP_FAILED').some((cause) => /503|unavailable|chain/i.test(cause))).toBe(
+      true,
+    );
   });
 
   it('a failing node: the JWT tier cannot re-check the passport and answers 503 (the token stays good for later)', async () => {
@@ -174,7 +213,10 @@ describe('CHAIN=near through the app, and chain outages', () => {
     const res = await fetch(`${app.baseUrl}/api/holanonce16ts`, { headers: bearer(jwt) });
     const text = await res.text();
     expect(res.status).toBe(503);
-    expect(JSON.parse(text).error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', details: { reason: 'chain_unavailable' } });
+    expect(JSON.parse(text).error).toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      details: { reason: 'chain_unavailable' },
+    });
     expect(text).not.toContain(UPSTREAM_SECRET);
     rpc.clearFaults();
     expect((await fetch(`${app.baseUrl}/api/holanonce16ts`, { headers: bearer(jwt) })).status).toBe(200);

@@ -41,6 +41,7 @@ import { Readiness } from './platform/lifecycle/readiness.js';
 import { boundStalledSends } from './platform/http/stalled-send.bound.js';
 import { lazyChildLoggerFactory } from './platform/logging/lazy-request-logger.js';
 import { createLogger, PinoNestLogger } from './platform/logging/logger.js';
+import { type DestinationStream } from 'pino';
 import { OpenApiDocumentService } from './platform/openapi/openapi-document.service.js';
 
 /** Largest accepted request body (docs/protocol.md §5). */
@@ -51,13 +52,15 @@ export const HEADER_LIMIT_BYTES = 16 * 1024;
 /** `options.clock` replaces the system clock everywhere (tests drive time with the core's FixedClock). */
 export interface AppOptions {
   readonly clock?: Clock;
+  /** Where the log lines go (standard output when absent). */
+  readonly logDestination?: DestinationStream;
 }
 
 export async function createApp(
   config: AppConfig,
   options: AppOptions = {},
 ): Promise<NestFastifyApplication> {
-  const logger = createLogger(config);
+  const logger = createLogger(config, options.logDestination);
   const frameworkErrorServices: FrameworkErrorServices = {};
   const trustedProxies = compileTrustedProxies(config.trustedProxies);
   const timeouts = config.httpTimeouts;

@@ -112,7 +112,9 @@ export class DidController {
       return document;
     } catch (error) {
       if (isPassportError(error)) throw error;
-      throw new PassportError('DID_RESOLUTION_FAILED', { did: `did:passport:${tokenId}` });
+      throw new PassportError('DID_RESOLUTION_FAILED', { did: `did:passport:${tokenId}` }, undefined, {
+        cause: error,
+      });
     }
   }
 }

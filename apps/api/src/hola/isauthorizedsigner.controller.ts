@@ -53,7 +53,8 @@ export class IsAuthorizedSignerController {
       return { ...result, requestId };
     } catch (error) {
       if (isPassportError(error)) throw error;
-      throw new PassportError('VERIFY_FAILED', { reason: 'chain_unavailable' }); // never the upstream text
+      // The upstream text goes to the log only.
+      throw new PassportError('VERIFY_FAILED', { reason: 'chain_unavailable' }, undefined, { cause: error });
     }
   }
 }

@@ -39,8 +39,8 @@ export class AgentsController {
     let page;
     try {
       page = await listAgentsPage((request) => this.chain.listPassports(request), query);
-    } catch {
-      throw new PassportError('AGENTS_RETRIEVE_FAILED');
+    } catch (error) {
+      throw new PassportError('AGENTS_RETRIEVE_FAILED', null, undefined, { cause: error });
     }
     return { agents: page.agents, nextCursor: page.nextCursor, requestId, disclaimer: page.disclaimer };
   }

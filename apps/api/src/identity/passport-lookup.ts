@@ -9,8 +9,8 @@ export async function lookupIdentityPassport(chain: ChainReader, tokenId: string
   let record: PassportRecord | null;
   try {
     record = await chain.getPassport(tokenId);
-  } catch {
-    throw new PassportError('IDENTITY_LOOKUP_FAILED', { tokenId });
+  } catch (error) {
+    throw new PassportError('IDENTITY_LOOKUP_FAILED', { tokenId }, undefined, { cause: error });
   }
   if (!record) throw new PassportError('IDENTITY_NOT_FOUND', { tokenId });
   return record;

@@ -133,7 +133,9 @@ export class LoginService {
     const verification = await this.verifier.check(request).catch((error: unknown) => {
       // A chain outage is not bad credentials: answer 503 so the client retries with the same key.
       if (error instanceof ChainUnavailableError)
-        throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'chain_unavailable' });
+        throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'chain_unavailable' }, undefined, {
+          cause: error,
+        });
       throw error;
     });
     // A token naming a server passport that is revoked, transferred or gone on chain is not one to issue
@@ -211,10 +213,15 @@ export class LoginService {
       }
       const challengePart = error instanceof LoginRecordFailure && error.part === 'challenge';
       const retryAfterSeconds = challengePart ? retryAfterSecondsOfPause(error.cause) : undefined;
-      throw new PassportError('SERVICE_UNAVAILABLE', {
-        reason: challengePart ? 'replay_store_unavailable' : 'session_store_unavailable',
-        ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
-      });
+      throw new PassportError(
+        'SERVICE_UNAVAILABLE',
+        {
+          reason: challengePart ? 'replay_store_unavailable' : 'session_store_unavailable',
+          ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+        },
+        undefined,
+        { cause: error },
+      );
     }
     if (!recorded) throw challengeAlreadyUsed();
   }

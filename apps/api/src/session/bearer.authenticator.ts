@@ -243,7 +243,9 @@ export class BearerAuthenticator {
     return withReservedChainReads(read).catch((error: unknown) => {
       // A chain outage is not a bad token: the client retries with the same one.
       if (error instanceof ChainUnavailableError)
-        throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'chain_unavailable' });
+        throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'chain_unavailable' }, undefined, {
+          cause: error,
+        });
       throw error;
     });
   }

@@ -90,7 +90,9 @@ export class PrivilegeGrants {
       return membership.member;
     } catch (error) {
       if (error instanceof ChainUnavailableError)
-        throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'chain_unavailable' });
+        throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'chain_unavailable' }, undefined, {
+          cause: error,
+        });
       throw error;
     }
   }

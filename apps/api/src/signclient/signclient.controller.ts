@@ -81,7 +81,9 @@ export class SignClientController {
     await assertTokenIdUnminted(this.chain, request.tokenId).catch((error: unknown) => {
       if (isPassportError(error)) throw error;
       // Unread, the token id may be minted: sign nothing (the client retries).
-      throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'chain_unavailable' });
+      throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'chain_unavailable' }, undefined, {
+        cause: error,
+      });
     });
     const familySigner = await this.familySigner.get();
     const result = signClient(body, { familySigner, clock: this.clock, serviceProviderId, caller });

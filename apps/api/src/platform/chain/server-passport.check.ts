@@ -109,6 +109,8 @@ function refuseIfProblem(problem: ServerPassportProblem | undefined): void {
 /** A chain outage is not a verdict: 503 to retry; anything else goes on as it is. */
 function unavailable(error: unknown): never {
   if (error instanceof ChainUnavailableError)
-    throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'chain_unavailable' });
+    throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'chain_unavailable' }, undefined, {
+      cause: error,
+    });
   throw error;
 }

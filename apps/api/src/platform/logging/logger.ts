@@ -18,8 +18,12 @@ const REDACT = [
   '*.passportid_base64url_signature',
 ];
 
-export function createLogger(config: Pick<AppConfig, 'logLevel'>): Logger {
-  return pino({
+/** `destination`: where the JSON lines go (standard output when absent; tests read them). */
+export function createLogger(
+  config: Pick<AppConfig, 'logLevel'>,
+  destination?: pino.DestinationStream,
+): Logger {
+  const options: pino.LoggerOptions = {
     level: config.logLevel,
     base: { service: 'passport-identity-api' },
     timestamp: pino.stdTimeFunctions.isoTime,
@@ -32,7 +36,8 @@ export function createLogger(config: Pick<AppConfig, 'logLevel'>): Logger {
       }),
       res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** Nest's LoggerService on top of the same pino logger. */
