@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { parseNearCredentials, type NearCredentials } from '@passport/core';
-import { hasUnprintable, printableText } from '@passport/core/codecs';
+import { hasUnprintable, printableText, withoutTrailing } from '@passport/core/codecs';
 import { normalizedBaseUrl } from '@passport/core/login';
 
 export interface CliIo {
@@ -98,7 +98,7 @@ export function httpUrl(raw: string, flag: string): string {
   } catch {
     throw new CliError(`${flag} must be an http(s) URL (got "${raw}")`);
   }
-  return raw.replace(/\/+$/, '');
+  return withoutTrailing(raw, '/');
 }
 
 /**

@@ -7,7 +7,7 @@
  * records it (the server passport's own), so a passport minted for a server behind a proxy or on
  * another port names that server rather than http://localhost:3000.
  */
-import { hasUnprintable, printableText } from '@passport/core/codecs';
+import { hasUnprintable, printableText, withoutTrailing } from '@passport/core/codecs';
 import { isExactRoutePath, loginTokenBytes, MAX_LOGIN_TOKEN_BYTES } from '@passport/core/login';
 import { isTokenId, randomFaceTokenId } from '@passport/core';
 import { cryptoRandomInt } from '@passport/core/token-id';
@@ -219,13 +219,14 @@ export const mintCommand: CliCommand = {
       () => null,
     );
     const serverPassport = familyServerPassport(ledger.passports, root.token_id, serverAccount);
-    const apiBase = (
+    const apiBase = withoutTrailing(
       values.api ??
-      values['api-url'] ??
-      io.env.PUBLIC_BASE_URL ??
-      serverPassport?.metadata.subjectuniqueidentifier_url ??
-      'http://localhost:3000'
-    ).replace(/\/+$/, '');
+        values['api-url'] ??
+        io.env.PUBLIC_BASE_URL ??
+        serverPassport?.metadata.subjectuniqueidentifier_url ??
+        'http://localhost:3000',
+      '/',
+    );
 
     let permissionedRoutes: string | undefined;
     if (values['admin-route']?.length) {

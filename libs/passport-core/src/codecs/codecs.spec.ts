@@ -4,7 +4,7 @@ import { decodeBase64Flexible, decodeBase64Url, encodeBase64Url } from './base64
 import { decodeHex, encodeHex } from './hex.codec.js';
 import { BASE58_MAX_LENGTH, decodeBase58, encodeBase58 } from './base58.codec.js';
 import { withoutTrailing } from './trailing.js';
-import { bytesEqual, hasLoneSurrogate } from './utf8.codec.js';
+import { bytesEqual, fromUtf8, hasLoneSurrogate, utf8 } from './utf8.codec.js';
 
 // RFC 4648 §10 test vectors.
 const RFC4648 = ['', 'f', 'fo', 'foo', 'foob', 'fooba', 'foobar'];
@@ -213,5 +213,40 @@ describe('the decoders refuse values that are not strings', () => {
       ),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('fromUtf8', () => {
+  const fatal = new TextDecoder('utf-8', { fatal: true });
+  const strict = (bytes: Uint8Array): string | null => {
+    try {
+      return fatal.decode(bytes);
+    } catch {
+      return null;
+    }
+  };
+
+  it('property: answers what a fatal decoder answers, on any bytes (a real U+FFFD and a BOM included)', () => {
+    const pieces = fc.oneof(
+      fc.uint8Array({ maxLength: 8 }),
+      fc.constantFrom(
+        Uint8Array.of(0xef, 0xbf, 0xbd), // U+FFFD itself
+        Uint8Array.of(0xef, 0xbb, 0xbf), // the BOM
+        Uint8Array.of(0xc3, 0xa9), // é
+        Uint8Array.of(0xf0, 0x9f, 0x98, 0x80), // an emoji
+        Uint8Array.of(0xed, 0xa0, 0x80), // an encoded surrogate: not UTF-8
+        Uint8Array.of(0xc0, 0x80), // overlong: not UTF-8
+      ),
+      fc.string().map((text) => utf8(text)),
+    );
+    fc.assert(
+      fc.property(fc.array(pieces, { maxLength: 6 }), (parts) => {
+        const bytes = Uint8Array.from(parts.flatMap((part) => [...part]));
+        expect(fromUtf8(bytes)).toBe(strict(bytes));
+      }),
+      { numRuns: 2000 },
+    );
+    // A leading BOM is dropped, as the platform's decoder drops it.
+    expect(fromUtf8(Uint8Array.of(0xef, 0xbb, 0xbf, 0x41))).toBe('A');
   });
 });

@@ -46,6 +46,10 @@ describe('normalizedBaseUrl', () => {
     expect(normalizedBaseUrl(value)).toBeNull();
   });
 
+  it('a path of 500 000 slashes is answered (a trailing-slash regex took 1.4 s at 40 000)', () => {
+    expect(normalizedBaseUrl(`https://api.example.com/x${'/'.repeat(500_000)}`)).toBe('https://api.example.com/x');
+  });
+
   it('is idempotent, keeps http(s), and never ends with a slash', () => {
     const host = fc.constantFrom('api.example.com', 'API.Example.COM', '127.0.0.1', '[::1]', 'localhost');
     const port = fc.option(fc.integer({ min: 1, max: 65535 }), { nil: undefined });

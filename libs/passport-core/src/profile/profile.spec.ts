@@ -485,3 +485,19 @@ describe('agents listing', () => {
     expect(second.nextCursor).toBeNull();
   });
 });
+
+describe('agentListItem reuse', () => {
+  it('one record gives one item (its DN parsed once); another DN or token id in the same metadata object is read again', () => {
+    const metadata: Record<string, string> = { userselected_dn: 'Creature=owl' };
+    const first = agentListItem(rec('bjbvcjzqbdsj', metadata));
+    expect(agentListItem(rec('bjbvcjzqbdsj', metadata))).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    // A reader that changed the record in place: the item follows the DN it holds now.
+    metadata.userselected_dn = 'Creature=cat';
+    expect(agentListItem(rec('bjbvcjzqbdsj', metadata)).creature).toBe('cat');
+    // The same metadata object under another token id (a reader sharing it) is not the same agent.
+    expect(agentListItem(rec('cbbvcjzqbdsj', metadata)).tokenId).toBe('cbbvcjzqbdsj');
+    // Equal metadata in another object gives an equal item.
+    expect(agentListItem(rec('bjbvcjzqbdsj', { userselected_dn: 'Creature=owl' }))).toEqual(first);
+  });
+});
