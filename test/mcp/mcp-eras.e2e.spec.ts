@@ -42,7 +42,7 @@ const statelessHeaders = (method: string, name?: string): Record<string, string>
 interface EraClient {
   listTools(): Promise<{ tools: Array<{ name: string }> }>;
   callTool(request: { name: string; arguments: Record<string, unknown> }): Promise<unknown>;
-  listResources(): Promise<{ resources: Array<{ uri: string }> }>;
+  listResources(params?: { cursor?: string }): Promise<{ resources: Array<{ uri: string }> }>;
   readResource(request: { uri: string }): Promise<{ contents: Array<Record<string, unknown>> }>;
   close(): Promise<void>;
 }
@@ -122,6 +122,11 @@ describe('/mcp serves every client generation', () => {
       expect(JSON.parse(textOf(page))).toMatchObject({ nextCursor: '5' });
       const { resources } = await client.listResources();
       expect(resources.map((r) => r.uri)).toContain('doc:discovery');
+      // The list is one page: a cursor it never issued is invalid params, not page one again.
+      for (const cursor of ['abc', '', '-1']) {
+        const refused = await client.listResources({ cursor }).catch((error: unknown) => error);
+        expect(refused).toMatchObject({ code: -32602 });
+      }
       const read = await client.readResource({ uri: 'skills:skills' });
       expect(read.contents[0]).toMatchObject({ uri: 'skills:skills', mimeType: 'text/markdown' });
     } finally {
@@ -344,6 +349,23 @@ describe('/mcp serves every client generation', () => {
       expect(r.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
     });
 
+    it('a capability nested 3000 objects deep (a 12 KB body the SDK cannot classify): 400 -32600, not a 500', async () => {
+      let deep: Record<string, unknown> = {};
+      for (let i = 0; i < 3000; i++) deep = { x: deep };
+      const meta = {
+        ...envelope(),
+        'io.modelcontextprotocol/clientCapabilities': { experimental: { x: deep } },
+      };
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const r = await probe(t.baseUrl, {
+          headers: statelessHeaders('tools/list'),
+          body: { jsonrpc: '2.0', id: 7, method: 'tools/list', params: { _meta: meta } },
+        });
+        expect(r.status).toBe(400);
+        expect(r.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 } });
+      }
+    });
+
     it('initialize carrying the envelope is no method of the stateless revision: 404 -32601, no session', async () => {
       const r = await probe(t.baseUrl, {
         headers: statelessHeaders('initialize'),
@@ -389,13 +411,16 @@ describe('/mcp serves every client generation', () => {
     });
 
     // Found by a review: the check must not pre-empt the SDK's own answer to a missing envelope.
-    it('stateless: a tools/call without params at all keeps the SDK\'s 400 -32602 for the missing _meta', async () => {
+    it("stateless: a tools/call without params at all keeps the SDK's 400 -32602 for the missing _meta", async () => {
       const r = await probe(t.baseUrl, {
         headers: statelessHeaders('tools/call', 'get_resource'),
         body: { jsonrpc: '2.0', id: 23, method: 'tools/call' },
       });
       expect(r.status).toBe(400);
-      expect(r.body).toMatchObject({ id: 23, error: { code: -32602, data: { envelope: { missing: ['_meta'] } } } });
+      expect(r.body).toMatchObject({
+        id: 23,
+        error: { code: -32602, data: { envelope: { missing: ['_meta'] } } },
+      });
     });
 
     it.each(bad)('sessioned: %s %j', async (method, params) => {

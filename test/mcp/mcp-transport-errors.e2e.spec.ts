@@ -390,6 +390,50 @@ describe('/mcp: a batch of more than 16 tool calls and resource reads', () => {
   });
 });
 
+describe('/mcp: a batch of more than 2 reads of the OpenAPI document', () => {
+  // Each read is answered ~780 KB: 16 made a 1.4 KB request a 12.5 MB answer (measured).
+  it('is refused whole (400 -32600), through resources/read and the get_resource tool alike', async () => {
+    const t = await startMcpTestApp();
+    try {
+      const id = await openRawSession(t.baseUrl);
+      const headers = { 'mcp-session-id': id, 'mcp-protocol-version': '2025-03-26' };
+      const read = (n: number) => ({
+        jsonrpc: '2.0',
+        id: n,
+        method: 'resources/read',
+        params: { uri: 'openapi:swagger' },
+      });
+      const tool = (n: number) => ({
+        jsonrpc: '2.0',
+        id: n,
+        method: 'tools/call',
+        params: { name: 'get_resource', arguments: { uri: 'openapi:swagger' } },
+      });
+      for (const body of [
+        [read(1), read(2), read(3)],
+        [read(1), tool(2), tool(3)],
+      ]) {
+        const refused = await probe(t.baseUrl, { headers, body });
+        expect(refused.status).toBe(400);
+        expect(refused.body).toMatchObject({
+          error: {
+            code: -32600,
+            message: 'Invalid Request: at most 2 reads of openapi:swagger in one batch',
+          },
+        });
+      }
+      const two = await probe(t.baseUrl, {
+        headers,
+        body: [read(1), tool(2), { ...read(3), params: { uri: 'doc:discovery' } }],
+      });
+      expect(two.status).toBe(200);
+      expect(String(two.body).match(/"result"/g)).toHaveLength(3);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('/mcp: a batch the tool-call bucket cannot hold whole', () => {
   // A review: such a batch took tokens until refused, so it drained the bucket and was served nothing.
   it('is refused after its first token, with Retry-After for what is missing; single reads still pass', async () => {

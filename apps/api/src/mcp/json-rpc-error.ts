@@ -5,6 +5,8 @@
 
 /** `-32000`: the SDK's code for transport-level rejections (bad request, forbidden host, limits). */
 export const RPC_TRANSPORT_ERROR = -32000;
+/** `-32600`: JSON-RPC's invalid request (a body the server cannot read as one). */
+export const RPC_INVALID_REQUEST = -32600;
 /** `-32001`: the SDK's code for an unknown or closed session (HTTP 404). */
 export const RPC_SESSION_NOT_FOUND = -32001;
 

@@ -15,15 +15,24 @@ const header = (request: FastifyRequest, name: string): string | undefined => {
   return typeof value === 'string' ? value : undefined;
 };
 
-/** True when the request belongs to the stateless (2026-07-28) era, including its malformed forms. */
-export function isStatelessEraRequest(request: FastifyRequest): boolean {
-  if (request.method !== 'POST') return false;
-  const outcome = classifyInboundRequest({
-    httpMethod: request.method,
-    protocolVersionHeader: header(request, 'mcp-protocol-version'),
-    mcpMethodHeader: header(request, 'mcp-method'),
-    mcpNameHeader: header(request, 'mcp-name'),
-    body: request.body,
-  });
-  return outcome.kind !== 'legacy';
+/**
+ * `stateless` when the request belongs to the 2026-07-28 era (its malformed forms included), `legacy`
+ * otherwise, and `unreadable` when the classifier itself fails on the body: a `_meta` capability nested
+ * a few thousand objects deep overflows the stack of the SDK's schema check, which must be a 400, not a
+ * 500 with a stack trace logged per request.
+ */
+export function protocolEraOf(request: FastifyRequest): 'stateless' | 'legacy' | 'unreadable' {
+  if (request.method !== 'POST') return 'legacy';
+  try {
+    const outcome = classifyInboundRequest({
+      httpMethod: request.method,
+      protocolVersionHeader: header(request, 'mcp-protocol-version'),
+      mcpMethodHeader: header(request, 'mcp-method'),
+      mcpNameHeader: header(request, 'mcp-name'),
+      body: request.body,
+    });
+    return outcome.kind === 'legacy' ? 'legacy' : 'stateless';
+  } catch {
+    return 'unreadable';
+  }
 }

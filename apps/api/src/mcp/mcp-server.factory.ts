@@ -30,6 +30,8 @@ import { type McpResourceCatalog } from './mcp-resource.catalog.js';
 import { DID_RESOLVE_TEMPLATE } from './mcp-resource.manifest.js';
 import { STATELESS_PROTOCOL_VERSION } from './mcp-protocol-versions.js';
 
+const ONE_PAGE_CURSOR = 'Invalid cursor: this list is answered in one page, and no cursor was issued';
+
 /** The tools both eras serve; a `tools/call` naming another is refused before either SDK (mcp-request-params.ts). */
 export const MCP_TOOL_NAMES: ReadonlySet<string> = new Set(['list_resources', 'get_resource']);
 
@@ -156,10 +158,18 @@ export function createMcpServer(catalog: McpResourceCatalog, identity: McpServer
   server.registerTool('list_resources', LIST_RESOURCES_CONFIG, surface.listResourcesTool);
   server.registerTool('get_resource', GET_RESOURCE_CONFIG, surface.getResourceTool);
   // Native resources: the low-level handlers let the catalog serve any did:resolve:<tokenId> URI.
-  server.server.setRequestHandler(ListResourcesRequestSchema, async () => surface.listResources());
-  server.server.setRequestHandler(ListResourceTemplatesRequestSchema, async () =>
-    surface.listResourceTemplates(),
-  );
+  // Each list is one page, so no cursor was ever issued: one sent is invalid (MCP: -32602).
+  const onePage = (cursor: unknown): void => {
+    if (cursor !== undefined) throw new McpError(ErrorCode.InvalidParams, ONE_PAGE_CURSOR);
+  };
+  server.server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
+    onePage(request.params?.cursor);
+    return surface.listResources();
+  });
+  server.server.setRequestHandler(ListResourceTemplatesRequestSchema, async (request) => {
+    onePage(request.params?.cursor);
+    return surface.listResourceTemplates();
+  });
   server.server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     const uri = request.params.uri;
     const read = await surface.readResource(uri);
@@ -187,8 +197,17 @@ export function createStatelessMcpServer(
   });
   server.registerTool('list_resources', LIST_RESOURCES_CONFIG, surface.listResourcesTool);
   server.registerTool('get_resource', GET_RESOURCE_CONFIG, surface.getResourceTool);
-  server.server.setRequestHandler('resources/list', async () => surface.listResources());
-  server.server.setRequestHandler('resources/templates/list', async () => surface.listResourceTemplates());
+  const onePage = (cursor: unknown): void => {
+    if (cursor !== undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, ONE_PAGE_CURSOR);
+  };
+  server.server.setRequestHandler('resources/list', async (request) => {
+    onePage(request.params?.cursor);
+    return surface.listResources();
+  });
+  server.server.setRequestHandler('resources/templates/list', async (request) => {
+    onePage(request.params?.cursor);
+    return surface.listResourceTemplates();
+  });
   server.server.setRequestHandler('resources/read', async (request) => {
     const uri = request.params.uri;
     const read = await surface.readResource(uri);

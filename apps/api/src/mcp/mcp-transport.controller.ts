@@ -20,6 +20,7 @@ import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { MCP_FLEET_SESSIONS, PUBLIC_RATE_LIMIT_STORE } from '../platform/infrastructure/di-tokens.js';
 import {
   jsonRpcError,
+  RPC_INVALID_REQUEST,
   RPC_SESSION_NOT_FOUND,
   RPC_TRANSPORT_ERROR,
   type JsonRpcErrorBody,
@@ -32,12 +33,17 @@ import {
   MCP_SESSION_REGISTRY,
   MCP_STATELESS_ENDPOINT,
 } from './mcp.di-tokens.js';
-import { isStatelessEraRequest } from './mcp-protocol-era.js';
+import { protocolEraOf } from './mcp-protocol-era.js';
 import { SESSIONED_PROTOCOL_VERSIONS, STATELESS_PROTOCOL_VERSION } from './mcp-protocol-versions.js';
 import { type McpServerFactory } from './mcp-server.factory.js';
 import { type McpFleetSessions, type McpSession, type McpSessionStore } from './mcp-session.store.js';
 import { withoutCancellations } from './mcp-cancellations.js';
-import { MCP_MAX_READS_PER_BATCH, MCP_RATE_LIMITS } from './mcp-settings.js';
+import {
+  MCP_MAX_OPENAPI_READS_PER_BATCH,
+  MCP_MAX_READS_PER_BATCH,
+  MCP_OPENAPI_RESOURCE_URI,
+  MCP_RATE_LIMITS,
+} from './mcp-settings.js';
 import { type McpStatelessEndpoint } from './mcp-stateless.endpoint.js';
 import { AppError } from '../platform/http/app.error.js';
 import { forceConnectionClose } from '../platform/http/connection-close.js';
@@ -74,6 +80,12 @@ const isDocumentRead = (
   if (typeof message !== 'object' || message === null) return false;
   const { method } = message as { method?: unknown };
   return method === 'tools/call' || method === 'resources/read';
+};
+
+/** The URI a document read asks for: `resources/read` params.uri, or the `get_resource` tool's argument. */
+const readUriOf = (message: { method: string; params?: unknown }): unknown => {
+  const params = message.params as { uri?: unknown; arguments?: { uri?: unknown } } | null | undefined;
+  return message.method === 'resources/read' ? params?.uri : params?.arguments?.uri;
 };
 
 @ApiTags('mcp')
@@ -128,7 +140,14 @@ export class McpTransportController {
   })
   async post(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     if (!(await this.admit(request, reply))) return;
-    if (isStatelessEraRequest(request)) {
+    const era = protocolEraOf(request);
+    if (era === 'unreadable')
+      return this.reject(
+        reply,
+        400,
+        jsonRpcError(RPC_INVALID_REQUEST, 'Invalid Request: the request cannot be read'),
+      );
+    if (era === 'stateless') {
       if (!(await this.admitToolCalls(request, reply))) return;
       if (this.answeredInvalidParams(request, reply, { envelopeRequired: true })) return;
       return this.stateless.serve(request, reply);
@@ -255,6 +274,18 @@ export class McpTransportController {
         jsonRpcError(
           ErrorCode.InvalidRequest,
           `Invalid Request: at most ${MCP_MAX_READS_PER_BATCH} tool calls and resource reads in one batch`,
+        ),
+      );
+      return false;
+    }
+    const openApiReads = reads.filter((message) => readUriOf(message) === MCP_OPENAPI_RESOURCE_URI).length;
+    if (openApiReads > MCP_MAX_OPENAPI_READS_PER_BATCH) {
+      this.reject(
+        reply,
+        400,
+        jsonRpcError(
+          ErrorCode.InvalidRequest,
+          `Invalid Request: at most ${MCP_MAX_OPENAPI_READS_PER_BATCH} reads of ${MCP_OPENAPI_RESOURCE_URI} in one batch`,
         ),
       );
       return false;
