@@ -71,7 +71,7 @@ const rpcMethodOf = (body: unknown): string | null => {
 
 /**
  * Messages the tool-call rate counts: `tools/call`, and `resources/read`, which reads the same
- * documents as the `get_resource` tool (else the 750 KB OpenAPI resource can be read past the
+ * documents as the `get_resource` tool (else the OpenAPI resource, ~780 KB per answer, can be read past the
  * tool-call rate that way).
  */
 const isDocumentRead = (

@@ -8,11 +8,12 @@ import { isIP } from 'node:net';
 import { DEFAULT_HOLA_MAX_AGE_MS, isServiceHostMarker } from '@passport/core/hola';
 import { LOGIN_CHALLENGE_MAX_FUTURE_MS, normalizedBaseUrl } from '@passport/core/login';
 import path from 'node:path';
+import { LOGIN_MODES, type LoginMode } from '@passport/core/login';
 import { isProxyAddrEntry } from './trusted-proxy.js';
 
 export type ChainKind = 'ledger' | 'near';
 export type StoreKind = 'sqlite' | 'memory' | 'redis';
-export type LoginMode = 'partner' | 'p2p' | 'promiscuous';
+export type { LoginMode };
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 /**
@@ -316,6 +317,13 @@ function list(env: Env, name: string): string[] {
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 const IPV6 = /^[0-9a-fA-F:.]+$/;
 
+/**
+ * The widest range a TRUSTED_PROXIES entry may name: /8 for IPv4 (10.0.0.0/8), /32 for IPv6, /104 for
+ * IPv4-mapped IPv6. A wider one trusts much of the Internet to say who the client is (two /1 ranges,
+ * or `::ffff:0.0.0.0/96`, trust every address as a /0 would).
+ */
+const WIDEST_PROXY_PREFIX = { v4: 8, v6: 32, mapped: 104 } as const;
+
 /** Validates one CIDR (or bare address) entry of TRUSTED_PROXIES. */
 function cidr(name: string, entry: string): string {
   const [address, prefix, extra] = entry.split('/');
@@ -327,6 +335,17 @@ function cidr(name: string, entry: string): string {
     throw new ConfigError(
       name,
       `must be a comma-separated list of IP addresses or CIDR ranges (got "${entry}")`,
+    );
+  }
+  const widest = isV4
+    ? WIDEST_PROXY_PREFIX.v4
+    : address.includes('.')
+      ? WIDEST_PROXY_PREFIX.mapped
+      : WIDEST_PROXY_PREFIX.v6;
+  if (prefix !== undefined && Number(prefix) < widest) {
+    throw new ConfigError(
+      name,
+      `"${entry}" trusts too wide a range to name the client (at most /${widest} for this kind of address)`,
     );
   }
   return entry;
@@ -456,7 +475,7 @@ export function loadConfig(env: Env): AppConfig {
     mcpMaxSessions,
   );
 
-  const loginMode = oneOf<LoginMode>(env, 'LOGIN_MODE', ['partner', 'p2p', 'promiscuous'], 'partner');
+  const loginMode = oneOf<LoginMode>(env, 'LOGIN_MODE', LOGIN_MODES, 'partner');
   // Unset: the configured contract (NEAR_CONTRACT_ID; for the ledger, the chain module uses the ledger's own).
   const trustedContracts = list(env, 'TRUSTED_CONTRACTS');
   if (trustedContracts.length === 0 && nearContractId !== undefined) trustedContracts.push(nearContractId);
