@@ -53,7 +53,7 @@ export interface SignClientCaller {
   readonly privileged: boolean;
 }
 
-export const ANONYMOUS_SIGNCLIENT_CALLER: SignClientCaller = { privileged: false };
+export const ANONYMOUS_SIGNCLIENT_CALLER: SignClientCaller = Object.freeze({ privileged: false });
 
 export interface SignClientDeps {
   /** The family root's key (from `FAMILY_CREDENTIALS_FILE`). */

@@ -5,7 +5,7 @@
  */
 import { type VerifyFailureReason } from './verify-hola.types.js';
 
-export const VERIFY_FAILURE_HINTS: Readonly<Record<VerifyFailureReason, string>> = {
+export const VERIFY_FAILURE_HINTS: Readonly<Record<VerifyFailureReason, string>> = Object.freeze({
   checksum_invalid: 'Recompute the checksum letter over the line as sent.',
   timestamp_stale_or_future:
     'Build a new line from a fresh GET /api/holanonce16ts; check the sender clock if it keeps failing.',
@@ -16,14 +16,14 @@ export const VERIFY_FAILURE_HINTS: Readonly<Record<VerifyFailureReason, string>>
     'Sign the UTF-8 of the uppercased line up to and including /<HOST>/ with the key of the passport owner.',
   public_key_unavailable: 'The passport owner has no Ed25519 key on chain to check the signature with.',
   public_key_error: 'The chain could not be read to check the signature; retry shortly.',
-};
+});
 
 /**
  * `/api/testhola` tests the caller's own outbound line, so its two token hints speak of "the sender"
  * of that line; the others are the verify hints.
  */
-export const TESTHOLA_FAILURE_HINTS: Readonly<Record<VerifyFailureReason, string>> = {
+export const TESTHOLA_FAILURE_HINTS: Readonly<Record<VerifyFailureReason, string>> = Object.freeze({
   ...VERIFY_FAILURE_HINTS,
   token_missing: 'No passport has the sender token id of this line.',
   token_expired: 'The sender passport is outside its not_before / not_after window or revoked.',
-};
+});

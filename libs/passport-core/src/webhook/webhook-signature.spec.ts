@@ -241,7 +241,7 @@ describe('verifyWebhookRequest: every rejection', () => {
     const { expectedServerPublicKey: _pinned, ...rest } = base();
     await expect(
       verifyWebhookRequest({ ...rest, expectedServerTokenId: TOKEN, resolveServerKeys }),
-    ).resolves.toBeDefined();
+    ).resolves.toMatchObject({ serverTokenId: TOKEN, serverPublicKey: signer.publicKey });
     expect(asked).toEqual([TOKEN]);
     const rotated = async () => [createNobleSigner(new Uint8Array(32).fill(6)).publicKey];
     expect(await reason({ ...rest, expectedServerTokenId: TOKEN, resolveServerKeys: rotated })).toBe(
@@ -267,14 +267,14 @@ describe('verifyWebhookRequest: every rejection', () => {
         expectedServerTokenId: TOKEN,
         resolveServerKeys,
       } as never),
-    ).resolves.toBeDefined();
+    ).resolves.toMatchObject({ serverTokenId: TOKEN, serverPublicKey: signer.publicKey });
     expect(await reason({ ...rest, expectedServerPublicKey: undefined } as never)).toBe('key_not_expected');
   });
 
   it('with a replay store accepts a request once', async () => {
     const replay = new MemoryReplayStore();
     const params = { ...base(), replay };
-    await expect(verifyWebhookRequest(params)).resolves.toBeDefined();
+    await expect(verifyWebhookRequest(params)).resolves.toMatchObject({ serverTokenId: TOKEN });
     expect(await reason(params)).toBe('replayed');
   });
 });

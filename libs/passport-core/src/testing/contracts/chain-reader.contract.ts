@@ -46,7 +46,8 @@ const KEY_A = new Uint8Array(32).fill(7);
 const KEY_B = new Uint8Array(32).fill(9);
 const OWNER_IMPLICIT = 'ab'.repeat(32);
 
-export const CHAIN_SEED: ChainSeed = {
+/** The seed every reader's fixture loads; frozen, so no suite changes what the next one reads. */
+export const CHAIN_SEED: ChainSeed = deepFreeze<ChainSeed>({
   contractId: 'passport.test.near',
   chainTimeMs: Date.UTC(2026, 0, 15, 12, 0, 0),
   passports: [
@@ -69,7 +70,16 @@ export const CHAIN_SEED: ChainSeed = {
     { token_id: 'bc=local;sc=passport.test.near;id=devroot', owner_id: OWNER_IMPLICIT, metadata: {} },
   ],
   accounts: { 'alice.near': [KEY_A, KEY_B] },
-};
+});
+
+/** Freezes `value` and every object and array in it (typed arrays cannot be frozen, and are left). */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !ArrayBuffer.isView(value)) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}
 
 const hex = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 
