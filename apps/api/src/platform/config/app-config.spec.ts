@@ -69,6 +69,11 @@ describe('loadConfig rejects bad values with one line naming the variable', () =
     ['TRUSTED_PROXIES', { TRUSTED_PROXIES: '0.0.0.0/1,128.0.0.0/1' }],
     ['TRUSTED_PROXIES', { TRUSTED_PROXIES: '10.0.0.0/7' }],
     ['TRUSTED_PROXIES', { TRUSTED_PROXIES: '::ffff:0.0.0.0/96' }],
+    ['TRUSTED_PROXIES', { TRUSTED_PROXIES: '::ffff:0:0/96' }],
+    ['TRUSTED_PROXIES', { TRUSTED_PROXIES: '0:0:0:0:0:ffff:0:0/96' }],
+    ['TRUSTED_PROXIES', { TRUSTED_PROXIES: '::ffff:a00:0/100' }],
+    ['TRUSTED_PROXIES', { TRUSTED_PROXIES: '::ffff:0:0/97,::ffff:8000:0/97' }],
+    ['TRUSTED_PROXIES', { TRUSTED_PROXIES: 'fc00::/6' }],
     ['TRUSTED_PROXIES', { TRUSTED_PROXIES: '2000::/3' }],
     // Found by a probe: an IPv6 host (no HOLA host marker) was refused naming SERVICE_HOST, which was unset.
     ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'https://[2001:db8::1]:8443' }],
@@ -217,7 +222,12 @@ describe('loadConfig defaults (docs/protocol.md §9)', () => {
     });
     expect(config.trustedProxies).toEqual(['10.0.0.0/8', '::1', '192.168.1.1']);
     expect(loadConfig({ TRUSTED_PROXIES: '2001:db8::/32,::ffff:10.0.0.1' }).trustedProxies).toHaveLength(2);
-    expect(loadConfig({ TRUSTED_PROXIES: '172.16.0.0/12,::ffff:10.0.0.0/104' }).trustedProxies).toHaveLength(2);
+    expect(
+      loadConfig({
+        TRUSTED_PROXIES:
+          '172.16.0.0/12,::ffff:10.0.0.0/104,::ffff:a00:0/104,fd00::/32,::/32,fc00::/7,fe80::/10',
+      }).trustedProxies,
+    ).toHaveLength(7);
     expect(config.webhookTestEnabled).toBe(true);
     expect(config.store).toBe('memory');
     expect(config.logLevel).toBe('info');

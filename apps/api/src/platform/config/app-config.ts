@@ -9,6 +9,7 @@ import { DEFAULT_HOLA_MAX_AGE_MS, isServiceHostMarker } from '@passport/core/hol
 import { LOGIN_CHALLENGE_MAX_FUTURE_MS, normalizedBaseUrl } from '@passport/core/login';
 import path from 'node:path';
 import { LOGIN_MODES, type LoginMode } from '@passport/core/login';
+import ipaddr from 'ipaddr.js';
 import { isProxyAddrEntry } from './trusted-proxy.js';
 
 export type ChainKind = 'ledger' | 'near';
@@ -318,11 +319,26 @@ const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]
 const IPV6 = /^[0-9a-fA-F:.]+$/;
 
 /**
- * The widest range a TRUSTED_PROXIES entry may name: /8 for IPv4 (10.0.0.0/8), /32 for IPv6, /104 for
- * IPv4-mapped IPv6. A wider one trusts much of the Internet to say who the client is (two /1 ranges,
- * or `::ffff:0.0.0.0/96`, trust every address as a /0 would).
+ * The widest range a TRUSTED_PROXIES entry may name: /8 for IPv4 (10.0.0.0/8), /32 for IPv6, and /104
+ * for IPv4-mapped IPv6 (the /8 of IPv4). A wider one trusts much of the Internet to say who the client
+ * is: two /1 ranges, or `::ffff:0:0/96` (proxy-addr compares an IPv4 peer with a mapped range in its
+ * mapped form, so that range holds every IPv4 client), trust every IPv4 address as a /0 would.
  */
-const WIDEST_PROXY_PREFIX = { v4: 8, v6: 32, mapped: 104 } as const;
+const WIDEST_PROXY_PREFIX = { v4: 8, v6: 32, mapped: 104, uniqueLocal: 7, linkLocal: 10 } as const;
+
+/**
+ * The widest prefix allowed for a range at `address` (see WIDEST_PROXY_PREFIX), in any notation. The
+ * private IPv6 blocks (fc00::/7, fe80::/10) may be named whole: nobody on the Internet sends from them.
+ */
+function widestProxyPrefix(address: string): number {
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv4') return WIDEST_PROXY_PREFIX.v4;
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return WIDEST_PROXY_PREFIX.mapped;
+  const range = v6.range();
+  if (range === 'uniqueLocal' || range === 'linkLocal') return WIDEST_PROXY_PREFIX[range];
+  return WIDEST_PROXY_PREFIX.v6;
+}
 
 /** Validates one CIDR (or bare address) entry of TRUSTED_PROXIES. */
 function cidr(name: string, entry: string): string {
@@ -337,11 +353,7 @@ function cidr(name: string, entry: string): string {
       `must be a comma-separated list of IP addresses or CIDR ranges (got "${entry}")`,
     );
   }
-  const widest = isV4
-    ? WIDEST_PROXY_PREFIX.v4
-    : address.includes('.')
-      ? WIDEST_PROXY_PREFIX.mapped
-      : WIDEST_PROXY_PREFIX.v6;
+  const widest = prefix === undefined ? 0 : widestProxyPrefix(address);
   if (prefix !== undefined && Number(prefix) < widest) {
     throw new ConfigError(
       name,
