@@ -30,6 +30,8 @@ const holder: PassportRecord = {
 class LaggingNode implements ChainReader {
   readonly answers: Array<PassportRecord | null | Error> = [];
   reads = 0;
+  /** How long the node takes to answer a read of the holder (as a real node does). */
+  delayMs = 0;
   constructor(private readonly chain: MemoryChainReader) {}
   get contractId(): string {
     return this.chain.contractId;
@@ -37,6 +39,7 @@ class LaggingNode implements ChainReader {
   async getPassport(tokenId: string): Promise<PassportRecord | null> {
     if (tokenId !== HOLDER) return this.chain.getPassport(tokenId);
     this.reads++;
+    if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
     const queued = this.answers.shift();
     if (queued instanceof Error) throw queued;
     return queued === undefined ? this.chain.getPassport(tokenId) : queued;
@@ -140,6 +143,22 @@ describe('BearerAuthenticator: a refusal is confirmed by a second read before th
     );
     expect(node.reads).toBe(2);
     expect(await sessionClosedAs()).toBe('passport_not_found');
+  });
+
+  it('requests refused at once share one re-read: 20 requests of a revoked holder cost two chain reads', async () => {
+    const { memory, node, outcome, sessionClosedAs } = await setUp();
+    memory.revokePassport(HOLDER);
+    node.delayMs = 20;
+    const outcomes = await Promise.all(Array.from({ length: 20 }, () => outcome()));
+    // Every one refused: by the confirmed revocation, or, once it closed the session, by that.
+    expect([...new Set(outcomes)].sort()).toEqual(
+      expect.arrayContaining([
+        'INVALIDATED_TOKEN {"reason":"error_checking_session","cause":"passport_revoked"}',
+      ]),
+    );
+    for (const answer of outcomes) expect(answer).toMatch(/cause":"(passport_revoked|session_closed)"/);
+    expect(node.reads).toBe(2);
+    expect(await sessionClosedAs()).toBe('passport_revoked');
   });
 
   it('the second answer refuses for another reason: the session is closed with that one', async () => {

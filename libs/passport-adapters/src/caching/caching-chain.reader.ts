@@ -48,6 +48,8 @@ export class CachingChainReader implements ChainReader, CachedPassportPeek, Pass
   private readonly cache = new Map<string, Entry>();
   private readonly pages = new Map<string, Entry>();
   private readonly inFlight = new Map<string, Promise<unknown>>();
+  /** Re-reads under way (`rereadPassport`), by key; at most one per key. */
+  private readonly rereads = new Map<string, Promise<PassportRecord | null>>();
   /** How long a found record stays cached (at most 5 s): caches derived from its records live no longer. */
   readonly ttlMs: number;
   private readonly negativeTtlMs: number;
@@ -103,9 +105,15 @@ export class CachingChainReader implements ChainReader, CachedPassportPeek, Pass
    */
   rereadPassport(tokenId: string): Promise<PassportRecord | null> {
     const key = `t|${tokenId}`;
+    // Doubts raised while a re-read is under way are answered by it: N requests refused at once cost
+    // one more read, not N (each would also hold a chain read reserved for logged-in holders).
+    const pending = this.rereads.get(key);
+    if (pending) return pending;
     this.cache.delete(key);
     this.inFlight.delete(key);
-    return this.getPassport(tokenId);
+    const read = this.getPassport(tokenId).finally(() => this.rereads.delete(key));
+    this.rereads.set(key, read);
+    return read;
   }
 
   listPassportsByOwner(accountId: string, page: PageRequest): Promise<PassportRecord[]> {
