@@ -266,10 +266,6 @@ export class SqliteDatabase {
       db.pragma(`busy_timeout = ${busyTimeoutMs}`);
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
-      // Savepoint journals in memory: a group commit of logins gives each login a savepoint, and their
-      // journals passed SQLite's 64 KiB spill threshold and were written to a temporary file (half of
-      // a login's write calls); the temporary tables and sorts of this schema's statements are small.
-      db.pragma('temp_store = MEMORY');
       db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES * (background ? WAL_BACKSTOP_FACTOR : 1)}`);
       db.pragma('foreign_keys = ON');
       migrate(db);
