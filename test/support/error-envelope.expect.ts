@@ -1,7 +1,7 @@
 /**
  * `expectErrorEnvelope(res, code)`: asserts the ErrorResponse envelope of the spec exactly: the code,
  * its status (the app's status table) and a message, a request id equal to the `X-Request-Id` header, an ISO
- * timestamp, and no fields besides `error`, `requestId`, `timestamp`.
+ * timestamp, no fields besides `error`, `requestId`, `timestamp`, and `Cache-Control: no-store`.
  */
 import { httpStatusOf } from '../../apps/api/src/platform/http/http-status.table.js';
 
@@ -27,6 +27,8 @@ export function expectErrorEnvelope(
   expect(body.requestId).toBe(res.headers.get('x-request-id'));
   expect(new Date(body.timestamp).toISOString()).toBe(body.timestamp);
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  // An error answers one request: no cache keeps it.
+  expect(res.headers.get('cache-control')).toBe('no-store');
   return body;
 }
 

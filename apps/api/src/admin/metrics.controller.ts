@@ -16,6 +16,7 @@ import { BearerAuthGuard } from '../session/bearer-auth.guard.js';
 import { PrivilegedGuard } from '../session/privileged.guard.js';
 import { PRIVILEGED_ERRORS } from './sessions-admin.controller.js';
 import Negotiator from 'negotiator';
+import vary from 'vary';
 
 /** True when the Accept header prefers Prometheus text (text/plain) to JSON. */
 export function wantsPrometheus(accept: string | undefined): boolean {
@@ -65,9 +66,10 @@ export class MetricsController {
     @RequestId() requestId: string,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Metrics | string> {
-    // Added to what is there (CORS names Origin in it).
-    const vary = reply.getHeader('vary');
-    reply.header('Vary', typeof vary === 'string' && vary !== '' ? `${vary}, Accept` : 'Accept');
+    // Added to what is there (CORS names Origin in it), once.
+    const present = reply.getHeader('vary');
+    const existing = Array.isArray(present) ? present.join(', ') : typeof present === 'string' ? present : '';
+    reply.header('Vary', vary.append(existing, 'Accept'));
     if (wantsPrometheus(accept)) {
       const text = await this.snapshots.prometheusText();
       reply.header('Content-Type', this.snapshots.contentType);

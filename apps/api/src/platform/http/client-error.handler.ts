@@ -54,7 +54,7 @@ function answerOnSocket(socket: Socket, error: AppError, requestId: string): voi
     socket.end(
       `HTTP/1.1 ${httpStatusOfError(error)} ${REASON[httpStatusOfError(error)] ?? 'Bad Request'}\r\n` +
         `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+        `X-Request-Id: ${requestId}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroySoon();
@@ -90,6 +90,7 @@ export function answerExpectationsInEnvelope(server: Server): void {
       'Content-Type': JSON_UTF8,
       'Content-Length': Buffer.byteLength(body),
       'X-Request-Id': requestId,
+      'Cache-Control': 'no-store',
       Connection: 'close',
     });
     response.end(body);

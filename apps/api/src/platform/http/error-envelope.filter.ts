@@ -124,6 +124,9 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     reply
       .status(status)
       .header('X-Request-Id', requestId)
+      // An error answers one request: no cache keeps it (a 404 is cacheable by default, and a 401 or
+      // 403 of a privileged route must not outlive the request).
+      .header('Cache-Control', 'no-store')
       .header('Content-Type', JSON_UTF8)
       .send(JSON.stringify(buildErrorEnvelope(error, requestId)));
   }

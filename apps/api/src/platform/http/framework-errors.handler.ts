@@ -49,6 +49,7 @@ async function answer(
   void reply
     .status(httpStatusOfError(error))
     .header('X-Request-Id', request.id)
+    .header('Cache-Control', 'no-store')
     .header('Content-Type', JSON_UTF8)
     .send(JSON.stringify(buildErrorEnvelope(error, request.id)));
 }
