@@ -1,7 +1,8 @@
 /**
  * @module @passport/core/ports
  * The ports through which the core reaches the world, and the records they carry. Adapters implement
- * these; `@passport/core/testing` has in-memory ones.
+ * these; `@passport/core/memory` has in-memory ones, and `@passport/core/testing` the contract suites
+ * every adapter must pass.
  */
 
 // Chain

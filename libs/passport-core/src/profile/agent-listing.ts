@@ -112,11 +112,19 @@ export function agentListItem(record: Pick<PassportRecord, 'tokenId' | 'metadata
   const dn = record.metadata.userselected_dn;
   const listed = listedItems.get(record.metadata as object);
   if (listed !== undefined && listed.dn === dn && listed.item.tokenId === record.tokenId) return listed.item;
+  // Shared by every later call: frozen all the way down, so no caller changes what the others see.
   const item: AgentListItem = Object.freeze({
     tokenId: record.tokenId,
     creature: profileText(parseDn(dn)?.creature),
-    face: decodeFace(record.tokenId),
+    face: frozenFace(decodeFace(record.tokenId)),
   });
   listedItems.set(record.metadata, { dn, item });
   return item;
+}
+
+function frozenFace(face: Face | null): Face | null {
+  if (face === null) return null;
+  for (const value of Object.values(face.categories)) Object.freeze(value);
+  Object.freeze(face.categories);
+  return Object.freeze(face);
 }

@@ -492,6 +492,8 @@ describe('agentListItem reuse', () => {
     const first = agentListItem(rec('bjbvcjzqbdsj', metadata));
     expect(agentListItem(rec('bjbvcjzqbdsj', metadata))).toBe(first);
     expect(Object.isFrozen(first)).toBe(true);
+    expect(Object.isFrozen(first.face)).toBe(true);
+    expect(Object.values(first.face!.categories).every((value) => Object.isFrozen(value))).toBe(true);
     // A reader that changed the record in place: the item follows the DN it holds now.
     metadata.userselected_dn = 'Creature=cat';
     expect(agentListItem(rec('bjbvcjzqbdsj', metadata)).creature).toBe('cat');
