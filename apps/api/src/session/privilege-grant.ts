@@ -20,7 +20,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { FamilyVerdictCache, PassportError, type ChainReader, type Clock } from '@passport/core';
 import { checkFamilyMembership, parseServiceProviderId } from '@passport/core/family';
-import { isRouteAllowed } from '@passport/core/login';
+import { isRouteGranted } from '@passport/core/login';
 import { ChainUnavailableError, type PassportRecord, type SignatureVerifier } from '@passport/core/ports';
 import { CachingChainReader } from '@passport/adapters/caching';
 import {
@@ -32,20 +32,18 @@ import {
 import { type ServerIdentity } from '../platform/infrastructure/server-identity.js';
 import { type AuthContext } from './auth-context.js';
 
-/** Routes that are another name of a privileged route (resolutions: `list_all` is an alias). */
-const ROUTE_ALIASES: Readonly<Record<string, string>> = { '/api/sessions/list_all': '/api/sessions' };
-
-/** The claim and the passport as the chain holds it now both grant `path` (no family check). */
-export function routeGranted(auth: AuthContext, path: string): boolean {
+/** The claim and the passport as the chain holds it now both grant `path` (the core's rule; no family check). */
+function routeGranted(auth: AuthContext, path: string): boolean {
   if (auth.passport === null) return false; // without the passport as the chain holds it now, nothing
-  // A federated session's token names this server in the federated claim (its iss is the home API).
-  if (auth.claims.passport_subjectuniqueidentifier_url != null) return false;
-  const claimed = auth.claims.passport_permissionedroutes;
-  const onChain = auth.passport.metadata.permissioned_routes ?? null;
-  const alias = ROUTE_ALIASES[path];
-  const grants = (routes: string | null) =>
-    isRouteAllowed(routes, path) || (alias !== undefined && isRouteAllowed(routes, alias));
-  return grants(typeof claimed === 'string' ? claimed : null) && grants(onChain);
+  return isRouteGranted(
+    {
+      claimed: auth.claims.passport_permissionedroutes,
+      onChain: auth.passport.metadata.permissioned_routes,
+      // A federated session's token names this server in the federated claim (its iss is the home API).
+      federated: auth.claims.passport_subjectuniqueidentifier_url != null,
+    },
+    path,
+  );
 }
 
 @Injectable()

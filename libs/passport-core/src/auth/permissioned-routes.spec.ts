@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { isRouteAllowed, parsePermissionedRoutes } from './permissioned-routes.js';
+import { isRouteAllowed, isRouteGranted, parsePermissionedRoutes } from './permissioned-routes.js';
 
 const routes = JSON.stringify({ entities: { methods: { '/api/sessions': '10', '/api/metrics': '5' } } });
 
@@ -40,5 +40,29 @@ describe('permissioned routes', () => {
         (value, path) => typeof isRouteAllowed(value, path) === 'boolean',
       ),
     );
+  });
+});
+
+describe('isRouteGranted', () => {
+  const local = { claimed: routes, onChain: routes, federated: false };
+
+  it('needs the claim and the passport as the chain holds it now, both', () => {
+    expect(isRouteGranted(local, '/api/metrics')).toBe(true);
+    const withdrawn = JSON.stringify({ entities: { methods: { '/api/sessions': '10' } } });
+    expect(isRouteGranted({ ...local, onChain: withdrawn }, '/api/metrics')).toBe(false);
+    expect(isRouteGranted({ ...local, claimed: withdrawn }, '/api/metrics')).toBe(false);
+    expect(isRouteGranted({ ...local, onChain: undefined }, '/api/metrics')).toBe(false);
+    expect(isRouteGranted({ ...local, claimed: 42 }, '/api/metrics')).toBe(false);
+  });
+
+  it('grants an alias by its main route, and nothing through an inherited name', () => {
+    expect(isRouteGranted(local, '/api/sessions/list_all')).toBe(true);
+    expect(isRouteGranted(local, '/api/sessions/cleanup')).toBe(false);
+    expect(isRouteGranted(local, '__proto__')).toBe(false);
+    expect(isRouteGranted(local, 'constructor')).toBe(false);
+  });
+
+  it('a federated session holds no privilege, whatever its routes', () => {
+    expect(isRouteGranted({ ...local, federated: true }, '/api/metrics')).toBe(false);
   });
 });

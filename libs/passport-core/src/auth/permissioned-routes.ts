@@ -51,3 +51,39 @@ export function isExactRoutePath(path: string): boolean {
 export function isRouteAllowed(permissionedRoutesJson: string | null, path: string): boolean {
   return parsePermissionedRoutes(permissionedRoutesJson)?.has(path) ?? false;
 }
+
+/**
+ * Routes that are another name of a privileged route: the main route's key grants them too
+ * (resolutions: `/api/sessions/list_all` is an alias of `/api/sessions`).
+ */
+export const PRIVILEGED_ROUTE_ALIASES: Readonly<Record<string, string>> = Object.freeze({
+  '/api/sessions/list_all': '/api/sessions',
+});
+
+/** What a session's privilege of a route is read from. */
+export interface RouteGrantSources {
+  /** `passport_permissionedroutes` of the session's JWT: what the login saw. */
+  readonly claimed: unknown;
+  /** `permissioned_routes` of the passport as the chain holds it now. */
+  readonly onChain: string | null | undefined;
+  /** A federated session (a passport the family issued for another API): its routes were granted there. */
+  readonly federated: boolean;
+}
+
+/**
+ * Whether `path` is granted by the claim and by the passport as the chain holds it now, both (so a
+ * privilege withdrawn on chain ends for open sessions too), an alias by its main route's key as well. A
+ * federated session holds no privilege; missing or malformed values grant nothing. The family check
+ * (the passport vouched for by a root of this server's family) is the caller's: it needs the chain.
+ */
+export function isRouteGranted(sources: RouteGrantSources, path: string): boolean {
+  if (sources.federated) return false;
+  const alias = Object.prototype.hasOwnProperty.call(PRIVILEGED_ROUTE_ALIASES, path)
+    ? PRIVILEGED_ROUTE_ALIASES[path]
+    : undefined;
+  const grants = (routes: string | null): boolean =>
+    isRouteAllowed(routes, path) || (alias !== undefined && isRouteAllowed(routes, alias));
+  return (
+    grants(typeof sources.claimed === 'string' ? sources.claimed : null) && grants(sources.onChain ?? null)
+  );
+}

@@ -53,7 +53,14 @@ export {
 export { ulid, ulidTimeMs, ULID_PATTERN, type RandomBytes } from './ulid.js';
 
 // Privileged routes
-export { isExactRoutePath, isRouteAllowed, parsePermissionedRoutes } from '../auth/permissioned-routes.js';
+export {
+  isExactRoutePath,
+  isRouteAllowed,
+  isRouteGranted,
+  parsePermissionedRoutes,
+  PRIVILEGED_ROUTE_ALIASES,
+  type RouteGrantSources,
+} from '../auth/permissioned-routes.js';
 
 // Federation: a client's checks
 export {
