@@ -1,0 +1,118 @@
+/**
+ * The store database's schema: its migrations, and applying them. Migration i brings the schema from
+ * `user_version` i to i + 1; a database newer than this build is refused.
+ */
+import type Database from 'better-sqlite3';
+
+/**
+ * Migrations in order; migration i brings the schema from user_version i to i + 1. Append only: never
+ * edit one that has shipped.
+ */
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE replay_records (
+    key            TEXT    NOT NULL UNIQUE,
+    first_seen_ms  INTEGER NOT NULL,
+    expires_at_ms  INTEGER NOT NULL
+  );
+  CREATE INDEX replay_records_expiry ON replay_records (expires_at_ms);
+
+  CREATE TABLE sessions (
+    session_id      TEXT    NOT NULL PRIMARY KEY,
+    token_id        TEXT    NOT NULL,
+    owner_id        TEXT    NOT NULL,
+    jti             TEXT    NOT NULL,
+    created_at_ms   INTEGER NOT NULL,
+    expires_at_ms   INTEGER NOT NULL,
+    closed_at_ms    INTEGER,
+    close_reason    TEXT,
+    federated_from  TEXT
+  );
+  CREATE INDEX sessions_created ON sessions (created_at_ms);
+  CREATE INDEX sessions_expiry ON sessions (expires_at_ms);
+  CREATE INDEX sessions_closed ON sessions (closed_at_ms) WHERE closed_at_ms IS NOT NULL;
+
+  CREATE TABLE rate_buckets (
+    key            TEXT    NOT NULL UNIQUE,
+    tokens         REAL    NOT NULL,
+    updated_at_ms  INTEGER NOT NULL,
+    -- When the bucket is full again: from then on the row means the same as no row (safe to delete).
+    full_at_ms     INTEGER NOT NULL
+  );
+  CREATE INDEX rate_buckets_full ON rate_buckets (full_at_ms);
+  CREATE INDEX rate_buckets_updated ON rate_buckets (updated_at_ms);
+
+  CREATE TABLE row_counts (tbl TEXT NOT NULL PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+  INSERT INTO row_counts (tbl, n) VALUES ('replay_records', 0), ('sessions', 0), ('rate_buckets', 0);
+  ${['replay_records', 'sessions', 'rate_buckets']
+    .map(
+      (t) => `
+  CREATE TRIGGER ${t}_count_insert AFTER INSERT ON ${t} BEGIN UPDATE row_counts SET n = n + 1 WHERE tbl = '${t}'; END;
+  CREATE TRIGGER ${t}_count_delete AFTER DELETE ON ${t} BEGIN UPDATE row_counts SET n = n - 1 WHERE tbl = '${t}'; END;`,
+    )
+    .join('')}
+  `,
+  // Sessions outlive one token: renewals are counted; open sessions are counted per passport at login.
+  `
+  ALTER TABLE sessions ADD COLUMN renewal_count INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE sessions ADD COLUMN last_renewed_at_ms INTEGER;
+  CREATE INDEX sessions_open_by_passport ON sessions (token_id, created_at_ms) WHERE closed_at_ms IS NULL;
+  `,
+  // Replay records charged to an owner (a HOLA line's sender token), with a trigger-kept count per
+  // owner so that the per-sender bound costs one keyed read per insert.
+  `
+  ALTER TABLE replay_records ADD COLUMN owner TEXT;
+  CREATE INDEX replay_records_owner_expiry ON replay_records (owner, expires_at_ms) WHERE owner IS NOT NULL;
+  CREATE TABLE replay_owner_counts (owner TEXT NOT NULL PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+  CREATE TRIGGER replay_owner_count_insert AFTER INSERT ON replay_records WHEN NEW.owner IS NOT NULL BEGIN
+    INSERT INTO replay_owner_counts (owner, n) VALUES (NEW.owner, 1) ON CONFLICT (owner) DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER replay_owner_count_delete AFTER DELETE ON replay_records WHEN OLD.owner IS NOT NULL BEGIN
+    UPDATE replay_owner_counts SET n = n - 1 WHERE owner = OLD.owner;
+    DELETE FROM replay_owner_counts WHERE owner = OLD.owner AND n <= 0;
+  END;
+  `,
+  // A login counts the passport's open sessions (not closed, not expired) and, at its bound, reads the
+  // oldest: with the expiry and closed columns in the index both read only the index (the count looked
+  // up each session's row for its expiry: ~20 µs at 100 sessions, ~5 µs now). It replaces the old
+  // index, so an insert still writes the same number of indexes.
+  `
+  DROP INDEX sessions_open_by_passport;
+  CREATE INDEX sessions_open_by_passport_covering
+    ON sessions (token_id, created_at_ms, expires_at_ms, closed_at_ms) WHERE closed_at_ms IS NULL;
+  `,
+  // No (owner, expiry) index on the replay records: it was one more B-tree written by every insert (one
+  // more page in the WAL per commit, two write calls), and it served only an owner at its bound, which
+  // now sweeps expired records through the expiry index instead. The per-owner bound still reads the
+  // trigger-kept count. (Keying the table by its key, WITHOUT ROWID, was measured too and not kept: the
+  // expiry index then orders a second's records by their random keys, and writes more pages.)
+  `
+  DROP INDEX replay_records_owner_expiry;
+  `,
+  // The database's identity, made once when it is created: a database found under another identity than
+  // the one DATA_DIR remembers (SqliteStoreHistory) is a new one, and every replay record was lost.
+  `
+  CREATE TABLE IF NOT EXISTS store_meta (name TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+  INSERT OR IGNORE INTO store_meta (name, value) VALUES ('store_id', lower(hex(randomblob(16))));
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Applies the migrations `db` lacks, each in a transaction of its own; refuses a newer schema. */
+export function migrate(db: Database.Database): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > MIGRATIONS.length) {
+    throw new Error(
+      `store database schema version ${current} is newer than this build supports (${MIGRATIONS.length})`,
+    );
+  }
+  for (let version = current; version < MIGRATIONS.length; version++) {
+    // IMMEDIATE: two processes starting together must not both apply the same migration.
+    db.transaction(() => {
+      if ((db.pragma('user_version', { simple: true }) as number) !== version) return;
+      db.exec(MIGRATIONS[version]);
+      db.pragma(`user_version = ${version + 1}`);
+    }).immediate();
+  }
+}
