@@ -1,5 +1,6 @@
 /**
- * The configuration's three lists agree: every variable the server reads (app-config.ts) is in the
+ * The configuration's three lists agree: every variable the server reads (app-config.ts and its
+ * concierge.config.ts) is in the
  * README's configuration table, and every variable of that table is in `config/passport.env.example`,
  * which the README says "lists them all" (a review found two missing there).
  */
@@ -29,12 +30,16 @@ describe('configuration documents', () => {
   const readme = readmeVariables();
 
   it('the README table names every variable the server reads', () => {
+    // The configuration's modules: app-config.ts and the ones it reads groups of variables with.
+    const modules = ['app-config.ts', 'concierge.config.ts'].map((file) =>
+      read(`apps/api/src/platform/config/${file}`),
+    );
     const code = new Set(
-      [
-        ...read('apps/api/src/platform/config/app-config.ts').matchAll(
-          /'([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|PORT|HOST|CHAIN|STORE)'/g,
+      modules.flatMap((text) =>
+        [...text.matchAll(/'([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|PORT|HOST|CHAIN|STORE)'/g)].map(
+          ([, name]) => name,
         ),
-      ].map(([, name]) => name),
+      ),
     );
     expect(code.size).toBeGreaterThan(50);
     expect([...code].filter((name) => !covered(readme, name))).toEqual([]);

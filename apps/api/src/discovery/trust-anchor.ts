@@ -4,7 +4,7 @@
  * last guard, so a config built some other way still never publishes a malformed anchor (500
  * `CONCIERGE_CONFIG_FAILED`; the offending variable names are logged, not sent).
  */
-import { CONCIERGE_EMAIL_PATTERN, type ConciergeConfig } from '../platform/config/app-config.js';
+import { CONCIERGE_EMAIL_PATTERN, type ConciergeConfig } from '../platform/config/concierge.config.js';
 
 export type TrustAnchor = Omit<import('./trust-anchor.schema.js').TrustAnchorResponse, 'requestId'>;
 

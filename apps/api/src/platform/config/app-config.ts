@@ -9,34 +9,26 @@ import { DEFAULT_HOLA_MAX_AGE_MS, isServiceHostMarker } from '@passport/core/hol
 import { LOGIN_CHALLENGE_MAX_FUTURE_MS, normalizedBaseUrl } from '@passport/core/login';
 import path from 'node:path';
 import { LOGIN_MODES, type LoginMode } from '@passport/core/login';
-import ipaddr from 'ipaddr.js';
-import { isProxyAddrEntry } from './trusted-proxy.js';
+import { ConfigError } from './config.error.js';
+import {
+  boolean,
+  corsOriginList,
+  httpUrl,
+  integer,
+  list,
+  methodName,
+  oneOf,
+  read,
+  type Env,
+} from './config-env.readers.js';
+import { conciergeConfig, type ConciergeConfig } from './concierge.config.js';
+import { trustedProxyEntry } from './trusted-proxy.js';
 
 export type ChainKind = 'ledger' | 'near';
 export type StoreKind = 'sqlite' | 'memory' | 'redis';
 export type { LoginMode };
+export { ConfigError } from './config.error.js';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-
-/**
- * Concierge trust anchor fields. Every one has a default derived from PUBLIC_BASE_URL (so a fresh
- * start answers `GET /api/concierge/trust-anchor`), a configured value overrides it, and a configured
- * value that is invalid stops the start like any other setting: the endpoint never answers 500 for
- * configuration.
- */
-export interface ConciergeConfig {
-  readonly displayName: string;
-  readonly host: string;
-  readonly verifyHost: string;
-  readonly supportEmail: string;
-  readonly a2aRegistryId: string;
-  readonly a2aRegistryUrl: string;
-  readonly agentCardUrl: string;
-  readonly a2aEndpoint: string;
-  /** Raw JSON text of the `contactUris` object. */
-  readonly contactUrisJson: string | undefined;
-  readonly verifyCli: string;
-  readonly lobbyTokenId: string | undefined;
-}
 
 export interface RateLimitConfig {
   /** Bucket capacity (burst) per client address. */
@@ -201,167 +193,12 @@ export interface NearViewMethodNames {
   readonly tokens: string;
 }
 
-/** An e-mail address as the trust anchor publishes it (`support@localhost` included, when configured so). */
-export const CONCIERGE_EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)*$/;
-
-/** A configuration value that cannot be used; `message` is one line naming the variable. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-  constructor(
-    readonly variable: string,
-    problem: string,
-  ) {
-    super(`Invalid configuration: ${variable} ${problem}`);
-  }
-}
-
-type Env = Readonly<Record<string, string | undefined>>;
-
 /**
  * A host name: what `HOST` may hold when it is not an IP address. RFC 1123 labels, and underscores,
  * which Docker's and Compose's service names may hold and their DNS resolves.
  */
 const HOST_NAME =
   /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*\.?$/i;
-
-/** Reads a variable, treating empty and whitespace-only values as unset. */
-function read(env: Env, name: string): string | undefined {
-  const value = env[name];
-  if (value === undefined) return undefined;
-  const trimmed = value.trim();
-  return trimmed === '' ? undefined : trimmed;
-}
-
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = read(env, name);
-  if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw))
-    throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${raw}")`);
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${raw}")`);
-  }
-  return value;
-}
-
-function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
-  const raw = read(env, name);
-  if (raw === undefined) return fallback;
-  const lower = raw.toLowerCase();
-  if (!(allowed as readonly string[]).includes(lower)) {
-    throw new ConfigError(name, `must be one of ${allowed.join(', ')} (got "${raw}")`);
-  }
-  return lower as T;
-}
-
-function boolean(env: Env, name: string, fallback: boolean): boolean {
-  const raw = read(env, name);
-  if (raw === undefined) return fallback;
-  const lower = raw.toLowerCase();
-  if (lower === 'true' || lower === '1') return true;
-  if (lower === 'false' || lower === '0') return false;
-  throw new ConfigError(name, `must be true or false (got "${raw}")`);
-}
-
-function httpUrl(name: string, raw: string): URL {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError(name, `must be an absolute http(s) URL (got "${raw}")`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(name, `must be an absolute http(s) URL (got "${raw}")`);
-  }
-  if (url.username || url.password) throw new ConfigError(name, 'must not contain credentials');
-  return url;
-}
-
-/** A contract method name: what NEAR accepts as one (letters, digits, `_`), at most 256 characters. */
-function methodName(env: Env, name: string, fallback: string): string {
-  const raw = read(env, name);
-  if (raw === undefined) return fallback;
-  if (!/^[A-Za-z_][A-Za-z0-9_]{0,255}$/.test(raw))
-    throw new ConfigError(name, `must be a contract method name: letters, digits and _ (got "${raw}")`);
-  return raw;
-}
-
-/** `*` alone, or origins written as the URL standard serialises them (`https://app.example[:port]`). */
-function corsOriginList(entries: string[]): readonly string[] | '*' {
-  if (entries.length === 1 && entries[0] === '*') return '*';
-  return entries.map((entry) => {
-    let origin: string | undefined;
-    try {
-      const url = new URL(entry);
-      if (url.protocol === 'http:' || url.protocol === 'https:') origin = url.origin;
-    } catch {
-      origin = undefined;
-    }
-    if (origin !== entry.toLowerCase().replace(/\/$/, '') || origin === undefined)
-      throw new ConfigError(
-        'CORS_ORIGINS',
-        `must be * or a comma-separated list of origins written as a browser sends them: http(s)://host[:port], no path, the default port left out, an international host in punycode${origin ? ` (got "${entry}", meaning "${origin}")` : ` (got "${entry}")`}`,
-      );
-    return origin;
-  });
-}
-
-function list(env: Env, name: string): string[] {
-  const raw = read(env, name);
-  if (raw === undefined) return [];
-  return raw
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
-}
-
-const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
-const IPV6 = /^[0-9a-fA-F:.]+$/;
-
-/**
- * The widest range a TRUSTED_PROXIES entry may name: /8 for IPv4 (10.0.0.0/8), /32 for IPv6, and /104
- * for IPv4-mapped IPv6 (the /8 of IPv4). A wider one trusts much of the Internet to say who the client
- * is: two /1 ranges, or `::ffff:0:0/96` (proxy-addr compares an IPv4 peer with a mapped range in its
- * mapped form, so that range holds every IPv4 client), trust every IPv4 address as a /0 would.
- */
-const WIDEST_PROXY_PREFIX = { v4: 8, v6: 32, mapped: 104, uniqueLocal: 7, linkLocal: 10 } as const;
-
-/**
- * The widest prefix allowed for a range at `address` (see WIDEST_PROXY_PREFIX), in any notation. The
- * private IPv6 blocks (fc00::/7, fe80::/10) may be named whole: nobody on the Internet sends from them.
- */
-function widestProxyPrefix(address: string): number {
-  const parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv4') return WIDEST_PROXY_PREFIX.v4;
-  const v6 = parsed as ipaddr.IPv6;
-  if (v6.isIPv4MappedAddress()) return WIDEST_PROXY_PREFIX.mapped;
-  const range = v6.range();
-  if (range === 'uniqueLocal' || range === 'linkLocal') return WIDEST_PROXY_PREFIX[range];
-  return WIDEST_PROXY_PREFIX.v6;
-}
-
-/** Validates one CIDR (or bare address) entry of TRUSTED_PROXIES. */
-function cidr(name: string, entry: string): string {
-  const [address, prefix, extra] = entry.split('/');
-  const isV4 = IPV4.test(address);
-  const isV6 = !isV4 && address.includes(':') && IPV6.test(address);
-  const maxPrefix = isV4 ? 32 : 128;
-  const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= maxPrefix);
-  if ((!isV4 && !isV6) || !prefixOk || extra !== undefined || !isProxyAddrEntry(entry)) {
-    throw new ConfigError(
-      name,
-      `must be a comma-separated list of IP addresses or CIDR ranges (got "${entry}")`,
-    );
-  }
-  const widest = prefix === undefined ? 0 : widestProxyPrefix(address);
-  if (prefix !== undefined && Number(prefix) < widest) {
-    throw new ConfigError(
-      name,
-      `"${entry}" trusts too wide a range to name the client (at most /${widest} for this kind of address)`,
-    );
-  }
-  return entry;
-}
 
 /** The HTTP timeouts, each bounded; the header timeout never above the request timeout (Node refuses it). */
 function httpTimeouts(env: Env): HttpTimeoutsConfig {
@@ -499,7 +336,9 @@ export function loadConfig(env: Env): AppConfig {
       );
     }
   }
-  const trustedProxies = list(env, 'TRUSTED_PROXIES').map((entry) => cidr('TRUSTED_PROXIES', entry));
+  const trustedProxies = list(env, 'TRUSTED_PROXIES').map((entry) =>
+    trustedProxyEntry('TRUSTED_PROXIES', entry),
+  );
   const corsOrigins = corsOriginList(list(env, 'CORS_ORIGINS'));
 
   const logLevel = oneOf<LogLevel>(
@@ -571,67 +410,6 @@ export function loadConfig(env: Env): AppConfig {
     drainDelayMs: integer(env, 'DRAIN_DELAY_MS', 0, 0, 300_000),
     drainTimeoutMs: integer(env, 'DRAIN_TIMEOUT_MS', 10_000, 0, 600_000),
     concierge,
-  };
-}
-
-/** The concierge fields: configured values checked, the others derived from the public URL. */
-/**
- * `support@<host of PUBLIC_BASE_URL>`. The published schema says `format: email`, which needs a dotted
- * domain: a dotless host (`localhost`) gets the reserved `.invalid` (RFC 2606), so a fresh start's
- * trust anchor passes its own OpenAPI schema.
- */
-function defaultSupportEmail(publicBaseUrl: string): string {
-  const host = new URL(publicBaseUrl).hostname;
-  if (/^[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(host)) return `support@${host}`;
-  return `support@${/^[a-z0-9-]+$/i.test(host) ? host : 'localhost'}.invalid`; // (an IPv6 literal: localhost)
-}
-
-function conciergeConfig(env: Env, publicBaseUrl: string): ConciergeConfig {
-  const url = (name: string, fallback: string): string => {
-    const raw = read(env, name);
-    if (raw === undefined) return fallback;
-    httpUrl(name, raw);
-    return raw;
-  };
-  const supportEmail = read(env, 'CONCIERGE_SUPPORT_EMAIL') ?? defaultSupportEmail(publicBaseUrl);
-  if (!CONCIERGE_EMAIL_PATTERN.test(supportEmail))
-    throw new ConfigError('CONCIERGE_SUPPORT_EMAIL', `must be an e-mail address (got "${supportEmail}")`);
-  const contactUrisJson = read(env, 'CONCIERGE_CONTACT_URIS');
-  if (contactUrisJson !== undefined) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(contactUrisJson);
-    } catch {
-      parsed = null;
-    }
-    if (
-      typeof parsed !== 'object' ||
-      parsed === null ||
-      Array.isArray(parsed) ||
-      !Object.values(parsed).every((v) => typeof v === 'string')
-    ) {
-      throw new ConfigError('CONCIERGE_CONTACT_URIS', 'must be a JSON object of strings');
-    }
-  }
-  const lobbyTokenId = read(env, 'CONCIERGE_LOBBY_TOKEN_ID')?.toLowerCase();
-  if (lobbyTokenId !== undefined && !/^[a-z]{12}$/.test(lobbyTokenId))
-    throw new ConfigError('CONCIERGE_LOBBY_TOKEN_ID', `must be a 12-letter token id (got "${lobbyTokenId}")`);
-  return {
-    displayName: read(env, 'CONCIERGE_DISPLAY_NAME') ?? 'Passport Concierge',
-    host: url('CONCIERGE_HOST', publicBaseUrl),
-    verifyHost: url('CONCIERGE_VERIFY_HOST', publicBaseUrl),
-    supportEmail,
-    a2aRegistryId: read(env, 'CONCIERGE_A2A_REGISTRY_ID') ?? 'passport-concierge',
-    a2aRegistryUrl: url('CONCIERGE_A2A_REGISTRY_URL', `${publicBaseUrl}/api/agents`),
-    agentCardUrl: url('CONCIERGE_AGENT_CARD_URL', `${publicBaseUrl}/.well-known/agent-card.json`),
-    a2aEndpoint: url('CONCIERGE_A2A_ENDPOINT', `${publicBaseUrl}/a2a`),
-    contactUrisJson,
-    verifyCli:
-      read(env, 'CONCIERGE_VERIFY_CLI') ??
-      // A command any verifier has ("npx passport" would fetch an unrelated npm package of that name;
-      // this project's tool is not published).
-      `curl -s ${publicBaseUrl}/api/identity/verify -H 'Content-Type: application/json' -d '{"hola":"<HOLA line>"}'`,
-    lobbyTokenId,
   };
 }
 
