@@ -27,6 +27,7 @@ import {
 } from '@passport/adapters/ledger';
 import { CachingChainReader, withReservedChainReads } from '@passport/adapters/caching';
 import { NearChainReader } from '@passport/adapters/near';
+import { MAX_OWNER_KEYS, resolveOwnerKeys } from '@passport/core/passport';
 import { startFakeNearRpc, type FakeNearRpc } from '../fake-near-rpc/fake-near-rpc.server.js';
 import { eventually } from './eventually.js';
 
@@ -244,6 +245,18 @@ describe('ChainReader behaviour: near RPC failures (real near-api-js against the
     await expectChainError(fx.reader.getAccountKeys('alice.near'), 'malformed_result');
     fx.rpc.enqueue({ kind: 'result', value: { nokeys: true } });
     await expectChainError(fx.reader.getAccountKeys('alice.near'), 'malformed_result');
+  });
+
+  it('an account holding thousands of keys: the reader stops one past MAX_OWNER_KEYS, so it signs with none', async () => {
+    const keys = Array.from({ length: 30_000 }, (_, i) => ({
+      public_key: `ed25519:${encodeBase58(new Uint8Array(32).fill(i % 251).map((b, j) => (j === 0 ? (i >> 8) & 255 : b)))}`,
+      access_key: { permission: 'FullAccess' },
+    }));
+    fx.rpc.enqueue({ kind: 'result', value: { keys } });
+    const read = await fx.reader.getAccountKeys('many.near');
+    expect(read).toHaveLength(MAX_OWNER_KEYS + 1);
+    fx.rpc.enqueue({ kind: 'result', value: { keys } });
+    await expect(resolveOwnerKeys(fx.reader, 'many.near')).resolves.toEqual([]);
   });
 
   it('refuses a block without a usable timestamp', async () => {

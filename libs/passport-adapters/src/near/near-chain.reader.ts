@@ -18,6 +18,7 @@ import {
 } from '@passport/core';
 import { type PageRequest } from '@passport/core/ports';
 import { decodeBase58 } from '@passport/core';
+import { MAX_OWNER_KEYS } from '@passport/core/passport';
 import { BoundedJsonRpcProvider, UnknownAccountError } from './bounded-json-rpc.provider.js';
 
 export interface NearViewMethods {
@@ -140,6 +141,9 @@ export class NearChainReader implements ChainReader {
       const bytes = decodeBase58(publicKey.slice('ed25519:'.length));
       if (!bytes || bytes.length !== 32) throw new ChainUnavailableError('malformed_result');
       out.push(bytes);
+      // One key past the bound is enough to know the account signs with none (resolveOwnerKeys): the
+      // rest is neither decoded nor cached (30 000 keys were, and copied on every cache hit).
+      if (out.length > MAX_OWNER_KEYS) break;
     }
     return out;
   }

@@ -20,7 +20,8 @@ export interface ChainReader {
   listPassports(page: PageRequest): Promise<PassportRecord[]>;
   /**
    * Full-access Ed25519 public keys (32 bytes each) of a named account; [] when the account has none
-   * or does not exist. Implicit (64-hex) accounts never reach this: their id is their key.
+   * or does not exist. Implicit (64-hex) accounts never reach this: their id is their key. A reader may
+   * stop after `MAX_OWNER_KEYS + 1` keys: an account holding more signs with none of them.
    */
   getAccountKeys(accountId: string): Promise<Uint8Array[]>;
   /** Chain time in Unix milliseconds (the latest final block's timestamp; the ledger uses its clock). */
