@@ -31,13 +31,25 @@ const ADMIN_ROUTES = JSON.stringify({
   },
 });
 
+/** The fields of a JSON log line the assertions read. */
+interface LogLine {
+  readonly audit?: string;
+  readonly requestId?: string;
+  readonly [field: string]: unknown;
+}
+
 describe('JWT and privileged tiers', () => {
+  const logLines: LogLine[] = [];
+  const auditLines = (audit: string) => logLines.filter((line) => line.audit === audit);
   let app: TestApp;
   let request: ReturnType<typeof contractClient>;
   let user: { tokenId: string; jwt: string };
 
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await startTestApp(
+      { LOG_LEVEL: 'info' },
+      { logDestination: { write: (line: string) => void logLines.push(JSON.parse(line) as LogLine) } },
+    );
     request = contractClient(app.baseUrl);
     user = await mintAndLogin(app);
   });
@@ -281,7 +293,11 @@ describe('JWT and privileged tiers', () => {
           headers: { ...bearer(user.jwt), 'content-type': 'application/json' },
           body: method === 'POST' ? '{}' : undefined,
         });
-        expectErrorEnvelope(res, 'PERMISSION_DENIED');
+        const refused = expectErrorEnvelope(res, 'PERMISSION_DENIED');
+        // Each refused attempt is in the audit trail, found by its request id.
+        expect(auditLines('privilege_denied')).toContainEqual(
+          expect.objectContaining({ tokenId: user.tokenId, requestId: refused.requestId }),
+        );
       }
       expectErrorEnvelope(await get('/api/metrics'), 'MISSING_TOKEN');
     });
@@ -377,6 +393,16 @@ describe('JWT and privileged tiers', () => {
       const res = await post({ sessionId, reason: 'compromised' });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ sessionId, revoked: true, reason: 'compromised' });
+      // The audit line: who closed whose session and why, with the request id as a field of its own.
+      expect(auditLines('session_revoked')).toContainEqual(
+        expect.objectContaining({
+          sessionId,
+          holderTokenId: victim.tokenId,
+          reason: 'compromised',
+          adminTokenId: admin.tokenId,
+          requestId: res.body.requestId,
+        }),
+      );
       const refused = await get('/api/holanonce16ts', bearer(victim.jwt));
       expect(refused.body.error.details.cause).toBe('session_closed');
       // Found by a probe: the second answer named the request's default reason, not the one recorded.
@@ -395,6 +421,13 @@ describe('JWT and privileged tiers', () => {
       const res = await request('/api/sessions/cleanup', { method: 'POST', headers: bearer(admin.jwt) });
       expect(res.status).toBe(200);
       expect(res.body.removed).toBeGreaterThanOrEqual(1);
+      expect(auditLines('sessions_cleaned_up')).toContainEqual(
+        expect.objectContaining({
+          removed: res.body.removed,
+          adminTokenId: admin.tokenId,
+          requestId: res.body.requestId,
+        }),
+      );
       const listed = await get('/api/sessions?limit=100', bearer(admin.jwt));
       expect(listed.body.sessions.every((s: { status: string }) => s.status === 'open')).toBe(true);
     });

@@ -110,9 +110,14 @@ export class SessionsAdminController {
     } catch (error) {
       throw new PassportError('SESSION_CLEANUP_FAILED', null, undefined, { cause: error });
     }
-    this.logger.log(
-      `sessions cleaned up by ${caller.tokenId} (${caller.sessionId}): ${removed} removed requestId=${requestId}`,
-    );
+    this.logger.log({
+      msg: `sessions cleaned up by ${caller.tokenId}: ${removed} removed`,
+      audit: 'sessions_cleaned_up',
+      removed,
+      adminTokenId: caller.tokenId,
+      adminSessionId: caller.sessionId,
+      requestId,
+    });
     return { removed, requestId };
   }
 
@@ -168,9 +173,16 @@ export class SessionsAdminController {
     if (!existing) throw new PassportError('SESSION_NOT_FOUND', { sessionId });
     // The audit trail of an administrator's act: who closed whose session, and why.
     if (revoked)
-      this.logger.log(
-        `session ${sessionId} of ${existing.tokenId} revoked by ${caller.tokenId} (${caller.sessionId}): ${JSON.stringify(closeReason)} requestId=${requestId}`,
-      );
+      this.logger.log({
+        msg: `session ${sessionId} of ${existing.tokenId} revoked by ${caller.tokenId}`,
+        audit: 'session_revoked',
+        sessionId,
+        holderTokenId: existing.tokenId,
+        reason: closeReason,
+        adminTokenId: caller.tokenId,
+        adminSessionId: caller.sessionId,
+        requestId,
+      });
     return { sessionId, revoked, reason: recordedReason, requestId };
   }
 

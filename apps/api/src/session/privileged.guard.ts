@@ -6,9 +6,9 @@
  * The claim is what the login saw; the passport as the chain holds it now (re-read by the JWT tier,
  * ≤ 5 s old) must grant the route too, so a privilege withdrawn on chain ends for open sessions as it
  * does for new logins (not only when the session ends). An alias route is
- * granted by its main route's key as well.
+ * granted by its main route's key as well. A refusal is logged (`audit: privilege_denied`).
  */
-import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Injectable, Logger } from '@nestjs/common';
 import { type FastifyRequest } from 'fastify';
 import { PassportError } from '@passport/core';
 import { authOf } from './auth-context.js';
@@ -16,6 +16,8 @@ import { PrivilegeGrants } from './privilege-grant.js';
 
 @Injectable()
 export class PrivilegedGuard implements CanActivate {
+  private readonly logger = new Logger('Privilege');
+
   constructor(private readonly grants: PrivilegeGrants) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -23,8 +25,19 @@ export class PrivilegedGuard implements CanActivate {
     const auth = authOf(request);
     if (!auth) throw new PassportError('MISSING_TOKEN');
     const path = request.routeOptions.url ?? request.url.split('?')[0];
-    if (!(await this.grants.granted(auth, path)))
+    if (!(await this.grants.granted(auth, path))) {
+      // The audit trail of a refused attempt on a privileged route (bounded by the passport's quota
+      // and the per-address rate, which every request passes first).
+      this.logger.log({
+        msg: `privileged route ${path} refused to ${auth.tokenId}`,
+        audit: 'privilege_denied',
+        route: path,
+        tokenId: auth.tokenId,
+        sessionId: auth.sessionId,
+        requestId: request.id,
+      });
       throw new PassportError('PERMISSION_DENIED', { route: path });
+    }
     return true;
   }
 }

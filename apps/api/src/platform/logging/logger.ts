@@ -40,11 +40,32 @@ export function createLogger(
   return destination ? pino(options, destination) : pino(options);
 }
 
+/**
+ * A log line with fields of its own (an audit record: who did what, and the request id), for
+ * `Logger.log`: its fields become top-level fields of the JSON line, so a search by `requestId` or
+ * `audit` finds it.
+ */
+export interface StructuredLogMessage {
+  readonly msg: string;
+  readonly [field: string]: unknown;
+}
+
+function isStructured(message: unknown): message is StructuredLogMessage {
+  return (
+    typeof message === 'object' && message !== null && typeof (message as { msg?: unknown }).msg === 'string'
+  );
+}
+
 /** Nest's LoggerService on top of the same pino logger. */
 export class PinoNestLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
 
   log(message: unknown, context?: string): void {
+    if (isStructured(message)) {
+      const { msg, ...fields } = message;
+      this.logger.info({ context, ...fields }, msg);
+      return;
+    }
     this.logger.info({ context }, String(message));
   }
   error(message: unknown, traceOrContext?: string, context?: string): void {
