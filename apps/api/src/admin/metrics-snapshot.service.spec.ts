@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FixedClock, MemoryChainReader } from '@passport/core/testing';
+import { FixedClock } from '@passport/core/testing';
 import { countingStoreErrors } from '../platform/store/store-error.counter.js';
 import { createStoreBackend } from '../platform/store/store-backend.js';
 import { MetricsSnapshotService } from './metrics-snapshot.service.js';
@@ -24,13 +24,14 @@ describe('MetricsSnapshotService with a failing session store', () => {
   it('JSON: METRICS_FAILED; Prometheus text: still served, with the failures counted', async () => {
     const operator = new OperatorMetrics();
     const backend = createStoreBackend({ store: 'sqlite', dataDir });
-    const sessions = countingStoreErrors(backend.sessions, 'sessions', (store, op) => operator.recordStoreError(store, op));
+    const sessions = countingStoreErrors(backend.sessions, 'sessions', (store, op) =>
+      operator.recordStoreError(store, op),
+    );
     const service = new MetricsSnapshotService(
       new RequestMetrics(),
       new VerifyMetrics(),
       operator,
       sessions,
-      new MemoryChainReader({ contractId: 'passport.test' }),
       new FixedClock(1_000_000),
     );
     expect((await service.snapshot()).sessions).toEqual({ active: 0, total: 0 });

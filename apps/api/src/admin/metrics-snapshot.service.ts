@@ -5,10 +5,10 @@
  * histogram, the login, store-error and webhook counters and the process metrics.
  */
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { PassportError, type ChainReader, type Clock } from '@passport/core';
+import { PassportError, type Clock } from '@passport/core';
 import { type SessionStore } from '@passport/core/ports';
-import { CachingChainReader } from '@passport/adapters/caching';
-import { CHAIN_READER, CLOCK, SESSION_STORE } from '../platform/infrastructure/di-tokens.js';
+import { type CachingChainReader } from '@passport/adapters/caching';
+import { CHAIN_CACHE, CLOCK, SESSION_STORE } from '../platform/infrastructure/di-tokens.js';
 import { type MetricsSnapshot } from './metrics.snapshot.js';
 import { OperatorMetrics, setCounter } from '../platform/metrics/operator-metrics.js';
 import { RequestMetrics } from '../platform/metrics/request-metrics.js';
@@ -29,9 +29,9 @@ export class MetricsSnapshotService {
     private readonly verify: VerifyMetrics,
     private readonly operator: OperatorMetrics,
     @Inject(SESSION_STORE) private readonly sessions: SessionStore,
-    @Inject(CHAIN_READER) private readonly chain: ChainReader,
     @Inject(CLOCK) private readonly clock: Clock,
     @Optional() private readonly webhooks?: WebhookDispatcher,
+    @Optional() @Inject(CHAIN_CACHE) private readonly chainCache?: Pick<CachingChainReader, 'stats'>,
   ) {}
 
   /** The figures now; a failing store answers 500 `METRICS_FAILED`. */
@@ -41,8 +41,7 @@ export class MetricsSnapshotService {
         this.sessions.countOpen(nowMs),
         this.sessions.list({ offset: 0, limit: 1 }),
       ]);
-      const chainStats =
-        this.chain instanceof CachingChainReader ? this.chain.stats() : { reads: 0, cacheHits: 0 };
+      const chainStats = this.chainCache?.stats() ?? { reads: 0, cacheHits: 0 };
       return {
         requests: this.requests.requests(nowMs),
         sessions: { active, total: listed.total },
@@ -50,8 +49,8 @@ export class MetricsSnapshotService {
         verify: this.verify.figures(),
         routes: this.requests.routeFigures(),
       };
-    } catch {
-      throw new PassportError('METRICS_FAILED');
+    } catch (error) {
+      throw new PassportError('METRICS_FAILED', null, undefined, { cause: error });
     }
   }
 
@@ -78,8 +77,8 @@ export class MetricsSnapshotService {
       setCounter(copied.requests, requests.total);
       setCounter(copied.requestErrors, requests.errors);
       copied.requestsLastMinute.set(requests.perMinute);
-      if (this.chain instanceof CachingChainReader) {
-        const chainStats = this.chain.stats();
+      if (this.chainCache) {
+        const chainStats = this.chainCache.stats();
         setCounter(copied.chainReads, chainStats.reads);
         setCounter(copied.chainCacheHits, chainStats.cacheHits);
       }

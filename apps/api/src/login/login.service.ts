@@ -4,7 +4,7 @@
  * (LoginRecorder: one SQLite transaction), before the token is returned, so a token never exists
  * without a session that can be closed, and a session that cannot be stored leaves the challenge unused.
  */
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import {
   ChainUnavailableError,
   challengeAlreadyUsed,
@@ -23,7 +23,7 @@ import {
   type PassportJwtClaims,
 } from '@passport/core';
 import { MAX_LOGIN_TOKEN_BYTES, sessionTokenBytes } from '@passport/core/login';
-import { CachingChainReader } from '@passport/adapters/caching';
+import { type CachingChainReader } from '@passport/adapters/caching';
 import {
   LoginRecordFailure,
   retryAfterSecondsOfPause,
@@ -37,6 +37,7 @@ import { ServerPassportCheck } from '../platform/chain/server-passport.check.js'
 import {
   APP_CONFIG,
   ASYNC_SIGNATURE_VERIFIER,
+  CHAIN_CACHE,
   CHAIN_READER,
   CLOCK,
   LOGIN_RECORDER,
@@ -101,6 +102,7 @@ export class LoginService {
     @Inject(TRUSTED_CONTRACTS) trustedContracts: readonly string[],
     private readonly codec: EddsaJwtCodec,
     private readonly serverPassport: ServerPassportCheck,
+    @Optional() @Inject(CHAIN_CACHE) chainCache?: Pick<CachingChainReader, 'ttlMs'>,
   ) {
     this.idSigner = lastSignatureMemo(server.signer);
     this.verifier = createLoginVerifier({
@@ -112,7 +114,7 @@ export class LoginService {
       // Family verdicts are reused no longer than the chain cache keeps the records they were read
       // from; an uncached chain reader gets no reuse.
       familyVerifier: new FamilyVerdictCache(signatures, {
-        ttlMs: chain instanceof CachingChainReader ? chain.ttlMs : 0,
+        ttlMs: chainCache?.ttlMs ?? 0,
         clock,
       }),
       challenges,

@@ -17,13 +17,14 @@
  * (`/api/signclient` signs privileges only for a caller privileged for it, not for a privilege
  * withdrawn on chain and read from the claim alone).
  */
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { FamilyVerdictCache, PassportError, type ChainReader, type Clock } from '@passport/core';
 import { checkFamilyMembership, parseServiceProviderId } from '@passport/core/family';
 import { isRouteGranted } from '@passport/core/login';
 import { ChainUnavailableError, type PassportRecord, type SignatureVerifier } from '@passport/core/ports';
-import { CachingChainReader } from '@passport/adapters/caching';
+import { type CachingChainReader } from '@passport/adapters/caching';
 import {
+  CHAIN_CACHE,
   CHAIN_READER,
   CLOCK,
   SERVER_IDENTITY,
@@ -56,10 +57,11 @@ export class PrivilegeGrants {
     @Inject(SIGNATURE_VERIFIER) signatures: SignatureVerifier,
     @Inject(SERVER_IDENTITY) server: ServerIdentity,
     @Inject(CLOCK) clock: Clock,
+    @Optional() @Inject(CHAIN_CACHE) chainCache?: Pick<CachingChainReader, 'ttlMs'>,
   ) {
     this.family = parseServiceProviderId(server.serviceProviderId);
     this.verifier = new FamilyVerdictCache(signatures, {
-      ttlMs: chain instanceof CachingChainReader ? chain.ttlMs : 0,
+      ttlMs: chainCache?.ttlMs ?? 0,
       clock,
     });
   }

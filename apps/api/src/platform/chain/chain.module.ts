@@ -10,6 +10,7 @@ import { type AppConfig } from '../config/app-config.js';
 import { ensureDevFamily, LedgerChainReader } from '@passport/adapters/ledger';
 import {
   APP_CONFIG,
+  CHAIN_CACHE,
   CHAIN_HEALTH_INDICATOR,
   CHAIN_READER,
   SERVER_IDENTITY,
@@ -69,6 +70,7 @@ class ChainLifecycle implements OnApplicationShutdown {
       inject: [CHAIN_ADAPTER],
       useFactory: (adapter: ChainReader): CachingChainReader => new CachingChainReader(adapter),
     },
+    { provide: CHAIN_CACHE, useExisting: CHAIN_READER },
     {
       provide: ServerPassportCheck,
       inject: [SERVER_IDENTITY, CHAIN_READER],
@@ -111,6 +113,13 @@ class ChainLifecycle implements OnApplicationShutdown {
     },
     ChainLifecycle,
   ],
-  exports: [CHAIN_READER, CHAIN_HEALTH_INDICATOR, SERVER_IDENTITY, TRUSTED_CONTRACTS, ServerPassportCheck],
+  exports: [
+    CHAIN_READER,
+    CHAIN_CACHE,
+    CHAIN_HEALTH_INDICATOR,
+    SERVER_IDENTITY,
+    TRUSTED_CONTRACTS,
+    ServerPassportCheck,
+  ],
 })
 export class ChainModule {}

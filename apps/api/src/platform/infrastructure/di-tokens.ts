@@ -6,6 +6,12 @@
 export const APP_CONFIG = Symbol('APP_CONFIG');
 export const CLOCK = Symbol('CLOCK');
 export const CHAIN_READER = Symbol('CHAIN_READER');
+/**
+ * The chain reader's cache (the object CHAIN_READER gives): how long it keeps a record (`ttlMs`, which
+ * caches derived from records must not outlive) and its counters (`stats`). Optional where injected: a
+ * reader without a cache gives no reuse and no counters.
+ */
+export const CHAIN_CACHE = Symbol('CHAIN_CACHE');
 export const REPLAY_STORE = Symbol('REPLAY_STORE');
 export const SESSION_STORE = Symbol('SESSION_STORE');
 /** The login's two writes (used challenge, session) as one step (LoginRecorder port). */
