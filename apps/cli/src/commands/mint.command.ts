@@ -24,6 +24,7 @@ import {
   readLedgerFile,
   resolveLedgerPath,
   updateLedgerFile,
+  type LedgerPassportEntry,
 } from '@passport/adapters/ledger';
 import {
   CliError,
@@ -32,6 +33,7 @@ import {
   parseCommandLine,
   readCredentials,
   type CliCommand,
+  type CliIo,
 } from '../cli-context.js';
 
 const HELP = `Usage: passport mint [--key <owner.json> | --owner <account>] [options]
@@ -83,29 +85,7 @@ export const mintCommand: CliCommand = {
   summary: 'add a passport to the local ledger, signed into the family',
   help: HELP,
   async run(args, io) {
-    refuseNegativeCounts(args);
-    const { values } = parseCommandLine({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        ledger: { type: 'string' },
-        'family-key': { type: 'string' },
-        key: { type: 'string' },
-        owner: { type: 'string' },
-        'token-id': { type: 'string' },
-        api: { type: 'string' },
-        'api-url': { type: 'string' },
-        'not-before': { type: 'string' },
-        'not-after': { type: 'string' },
-        'max-requests': { type: 'string' },
-        'maxrq-window': { type: 'string' },
-        dn: { type: 'string' },
-        'webhook-url': { type: 'string' },
-        'admin-route': { type: 'string', multiple: true },
-        json: { type: 'boolean' },
-      },
-    });
+    const values = parseMintFlags(args);
     const dataDir = io.env.DATA_DIR ?? './data';
     const ledgerFile = values.ledger ?? io.env.LEDGER_FILE ?? `${dataDir}/ledger.json`;
     const familyFile =
@@ -116,96 +96,12 @@ export const mintCommand: CliCommand = {
     if (!isNearAccountId(owner)) throw new CliError(`--owner "${owner}" is not a NEAR account id`);
     const tokenId = values['token-id'] ?? randomFaceTokenId(cryptoRandomInt);
     if (!isTokenId(tokenId)) throw new CliError(`--token-id must be 12 lowercase letters (got "${tokenId}")`);
-    // Read as the service reads them (the core's parser): Date.parse takes "March 7, 2099", which the
-    // service refuses (the passport is never live), and "1", which it reads as unbounded.
-    const bounds = {
-      'not-before': parsePassportTimeBound(values['not-before'], 'start'),
-      'not-after': parsePassportTimeBound(values['not-after'], 'end'),
-    };
-    for (const flag of ['not-before', 'not-after'] as const) {
-      const v = values[flag];
-      if (v === undefined || v.trim() === '') continue;
-      if (bounds[flag].kind === 'invalid')
-        throw new CliError(
-          `--${flag} must be an ISO 8601 date-time (or date, or Unix seconds) as the service reads it (got "${v}")`,
-        );
-      if (bounds[flag].kind === 'unbounded')
-        throw new CliError(
-          `--${flag} "${v}" is read as no bound (a time on 1970-01-01); leave it out or empty for that`,
-        );
-    }
-    // A date given as --not-after names that whole day: written as its last millisecond, since the
-    // service and production read a date on chain as its first (the passport would die a day early).
-    const notAfterText = values['not-after']?.trim();
-    let notAfter = values['not-after'];
-    if (
-      notAfterText !== undefined &&
-      /^\d{4}-\d{2}-\d{2}$/.test(notAfterText) &&
-      bounds['not-after'].kind === 'instant'
-    ) {
-      const lastMs = bounds['not-after'].ms + 86_400_000 - 1;
-      bounds['not-after'] = { kind: 'instant', ms: lastMs };
-      notAfter = new Date(lastMs).toISOString();
-    }
-    const [start, end] = [bounds['not-before'], bounds['not-after']];
-    if (start.kind === 'instant' && end.kind === 'instant' && start.ms > end.ms)
-      throw new CliError('--not-before is after --not-after: the passport would never be live');
-    // A passport that has already expired is never live either ("20990101" read as Unix seconds is
-    // 1970-08-31).
-    if (end.kind === 'instant' && end.ms < Date.now())
-      throw new CliError(
-        `--not-after "${printableText(values['not-after'] ?? '', 64)}" is ${new Date(end.ms).toISOString()}, already past: the passport would never be live`,
-      );
-    for (const flag of COUNT_FLAGS) {
-      const v = values[flag];
-      if (v !== undefined && !/^\d{1,9}$/.test(v)) throw countError(flag, v);
-    }
-    if (values.api !== undefined && values['api-url'] !== undefined && values.api !== values['api-url'])
-      throw new CliError('give --api or --api-url (its former name), not both');
-    // The passport's subjectuniqueidentifier_url: clients call it, so it is a URL they can call.
-    if (values.api !== undefined) httpUrl(values.api, '--api');
-    if (values['api-url'] !== undefined) httpUrl(values['api-url'], '--api-url');
-    // Read as the service reads it (a bare host is https); another scheme is refused, not minted (the
-    // service would ignore javascript:alert(1) everywhere).
-    if (values['webhook-url'] !== undefined && webhookUrlOf(values['webhook-url']) === null)
-      throw new CliError(
-        `--webhook-url must be an http(s) URL or a host (got "${printableText(values['webhook-url'], 200)}")`,
-      );
-    // A DN is one line of text read by people and logs: control characters (a newline would end up in
-    // the display name) are refused, not stored.
-    if (values.dn !== undefined && /[\p{Cc}\u2028\u2029]/u.test(values.dn))
-      throw new CliError('--dn may not contain control characters (newlines, tabs, …)');
-    if (values.dn !== undefined && values.dn.length > DN_MAX_LENGTH)
-      throw new CliError(
-        `--dn is ${values.dn.length} characters; this service reads DNs of at most ${DN_MAX_LENGTH}`,
-      );
-    if (values.dn !== undefined && !isDnFullyParsed(values.dn)) {
-      io.stderr(
-        `warning: --dn is not a DN this service can fully read (components "Attr=Value" separated by commas; ` +
-          `quote a value with commas: NNSWF="Smith, John"); it is stored as given.\n`,
-      );
-    }
+    const notAfter = checkedNotAfter(values);
+    checkMintFlags(values, io);
 
-    // A link to nothing (reading it says ENOENT, as if no ledger had been made), a loop of links or a
-    // hard-linked ledger is named as such.
-    await resolveLedgerPath(ledgerFile)
-      .then(assertNotHardLinked)
-      .catch((error: Error) => {
-        throw error instanceof LedgerPathError
-          ? new CliError(`${error.message}: nothing was written`)
-          : error;
-      });
+    await checkLedgerPath(ledgerFile);
     const family = await readCredentials(familyFile, '--family-key');
-    const ledger = await readLedgerFile(ledgerFile).catch((error: NodeJS.ErrnoException) => {
-      // A file system error in one line of our own (Node's text repeats the path and the call).
-      if (error.code === 'ENOENT')
-        throw new CliError(
-          `cannot read ${ledgerFile} (ENOENT): start the API once to create the development ledger, or name one with --ledger`,
-        );
-      // Not a regular file (a FIFO, a device), over 64 MiB, no permission: what is there is the problem.
-      if (typeof error.code === 'string') throw new CliError(`cannot read ${ledgerFile} (${error.code})`);
-      throw new CliError(error.message);
-    });
+    const ledger = await readLedgerForMint(ledgerFile);
     // The family root is the ledger's bc=…;sc=…;id=… passport owned by the family key.
     const root = ledger.passports.find(
       (p) => p.owner_id === family.accountId && parseServiceProviderId(p.token_id) !== null,
@@ -228,27 +124,7 @@ export const mintCommand: CliCommand = {
       '/',
     );
 
-    let permissionedRoutes: string | undefined;
-    if (values['admin-route']?.length) {
-      const methods: Record<string, string> = {};
-      for (const entry of values['admin-route']) {
-        const [path, rate, ...extra] = entry.split('=');
-        // The server grants a route whose path equals a key (isRouteAllowed): a key in any other form
-        // (dot segments, a newline, a query) would grant nothing, or not what it reads as.
-        if (!isExactRoutePath(path))
-          throw new CliError(
-            `--admin-route must be an exact path starting with /, without dot segments, query, spaces or control characters (got ${JSON.stringify(printableText(entry, 200))})`,
-          );
-        // split('=', 2) would keep "b" of "/a=b=c" and drop the rest without a word.
-        if (extra.length > 0) throw new CliError(`--admin-route takes one "=" (path=rate), got "${entry}"`);
-        if (rate !== undefined && (rate === '' || hasUnprintable(rate)))
-          throw new CliError(
-            `--admin-route's rate must be printable text (got ${JSON.stringify(printableText(rate, 40))})`,
-          );
-        methods[path] = rate ?? '*';
-      }
-      permissionedRoutes = JSON.stringify({ entities: { methods } });
-    }
+    const permissionedRoutes = permissionedRoutesOf(values['admin-route']);
     // Signed the way the server's first start signs its own passport (one implementation).
     const { metadata, entry } = mintFamilyPassport({
       rootTokenId: root.token_id,
@@ -284,26 +160,7 @@ export const mintCommand: CliCommand = {
         `the passport's login tokens would be ${tokenBytes} bytes (permissioned routes, webhook URL and the other copied metadata); the service issues at most ${MAX_LOGIN_TOKEN_BYTES} and refuses its logins (PASSPORT_METADATA_TOO_LARGE): nothing was written`,
       );
 
-    await updateLedgerFile(ledgerFile, (doc) => {
-      if (doc.passports.some((p) => p.token_id === tokenId))
-        throw new CliError(`${tokenId} already exists in ${ledgerFile}`);
-      return {
-        ...doc,
-        passports: [...doc.passports, entry],
-      };
-    }).catch((error: unknown) => {
-      // A refusal, not a fault: another mint (or a stale lock younger than 30 s) holds the ledger.
-      if (error instanceof LedgerLockedError)
-        throw new CliError(
-          `${error.message}: nothing was written; retry, or remove the lock if no other passport command is running`,
-        );
-      // A file system refusal (a full disk, a read-only mount, no permission) in one line, as a refusal to
-      // read is (not an "unexpected error", exit 1). The write is atomic: nothing changed.
-      const code = (error as NodeJS.ErrnoException | null)?.code;
-      if (typeof code === 'string' && /^E[A-Z]+$/.test(code))
-        throw new CliError(`cannot write ${ledgerFile} (${code}): nothing was written`);
-      throw error;
-    });
+    await appendToLedger(ledgerFile, tokenId, entry);
     output(io, !!values.json, { tokenId, ownerId: owner, contractId: ledger.contractId, metadata }, tokenId);
   },
 };
@@ -323,4 +180,187 @@ function familyServerPassport<
       /^https?:\/\//.test(p.metadata.subjectuniqueidentifier_url),
   );
   return members.find((p) => p.owner_id === serverAccount) ?? members[0];
+}
+
+function parseMintFlags(args: string[]) {
+  refuseNegativeCounts(args);
+  const { values } = parseCommandLine({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      ledger: { type: 'string' },
+      'family-key': { type: 'string' },
+      key: { type: 'string' },
+      owner: { type: 'string' },
+      'token-id': { type: 'string' },
+      api: { type: 'string' },
+      'api-url': { type: 'string' },
+      'not-before': { type: 'string' },
+      'not-after': { type: 'string' },
+      'max-requests': { type: 'string' },
+      'maxrq-window': { type: 'string' },
+      dn: { type: 'string' },
+      'webhook-url': { type: 'string' },
+      'admin-route': { type: 'string', multiple: true },
+      json: { type: 'boolean' },
+    },
+  });
+  return values;
+}
+
+type MintFlags = ReturnType<typeof parseMintFlags>;
+
+/**
+ * `--not-before` and `--not-after` checked as the service reads them; the `not_after` to write (a date
+ * names its whole day: its last millisecond).
+ */
+function checkedNotAfter(values: MintFlags): string | undefined {
+  // Read as the service reads them (the core's parser): Date.parse takes "March 7, 2099", which the
+  // service refuses (the passport is never live), and "1", which it reads as unbounded.
+  const bounds = {
+    'not-before': parsePassportTimeBound(values['not-before'], 'start'),
+    'not-after': parsePassportTimeBound(values['not-after'], 'end'),
+  };
+  for (const flag of ['not-before', 'not-after'] as const) {
+    const v = values[flag];
+    if (v === undefined || v.trim() === '') continue;
+    if (bounds[flag].kind === 'invalid')
+      throw new CliError(
+        `--${flag} must be an ISO 8601 date-time (or date, or Unix seconds) as the service reads it (got "${v}")`,
+      );
+    if (bounds[flag].kind === 'unbounded')
+      throw new CliError(
+        `--${flag} "${v}" is read as no bound (a time on 1970-01-01); leave it out or empty for that`,
+      );
+  }
+  // A date given as --not-after names that whole day: written as its last millisecond, since the
+  // service and production read a date on chain as its first (the passport would die a day early).
+  const notAfterText = values['not-after']?.trim();
+  let notAfter = values['not-after'];
+  if (
+    notAfterText !== undefined &&
+    /^\d{4}-\d{2}-\d{2}$/.test(notAfterText) &&
+    bounds['not-after'].kind === 'instant'
+  ) {
+    const lastMs = bounds['not-after'].ms + 86_400_000 - 1;
+    bounds['not-after'] = { kind: 'instant', ms: lastMs };
+    notAfter = new Date(lastMs).toISOString();
+  }
+  const [start, end] = [bounds['not-before'], bounds['not-after']];
+  if (start.kind === 'instant' && end.kind === 'instant' && start.ms > end.ms)
+    throw new CliError('--not-before is after --not-after: the passport would never be live');
+  // A passport that has already expired is never live either ("20990101" read as Unix seconds is
+  // 1970-08-31).
+  if (end.kind === 'instant' && end.ms < Date.now())
+    throw new CliError(
+      `--not-after "${printableText(values['not-after'] ?? '', 64)}" is ${new Date(end.ms).toISOString()}, already past: the passport would never be live`,
+    );
+  return notAfter;
+}
+
+/** The other flags a passport is written with, refused here as the service would read them. */
+function checkMintFlags(values: MintFlags, io: CliIo): void {
+  for (const flag of COUNT_FLAGS) {
+    const v = values[flag];
+    if (v !== undefined && !/^\d{1,9}$/.test(v)) throw countError(flag, v);
+  }
+  if (values.api !== undefined && values['api-url'] !== undefined && values.api !== values['api-url'])
+    throw new CliError('give --api or --api-url (its former name), not both');
+  // The passport's subjectuniqueidentifier_url: clients call it, so it is a URL they can call.
+  if (values.api !== undefined) httpUrl(values.api, '--api');
+  if (values['api-url'] !== undefined) httpUrl(values['api-url'], '--api-url');
+  // Read as the service reads it (a bare host is https); another scheme is refused, not minted (the
+  // service would ignore javascript:alert(1) everywhere).
+  if (values['webhook-url'] !== undefined && webhookUrlOf(values['webhook-url']) === null)
+    throw new CliError(
+      `--webhook-url must be an http(s) URL or a host (got "${printableText(values['webhook-url'], 200)}")`,
+    );
+  // A DN is one line of text read by people and logs: control characters (a newline would end up in
+  // the display name) are refused, not stored.
+  if (values.dn !== undefined && /[\p{Cc}\u2028\u2029]/u.test(values.dn))
+    throw new CliError('--dn may not contain control characters (newlines, tabs, …)');
+  if (values.dn !== undefined && values.dn.length > DN_MAX_LENGTH)
+    throw new CliError(
+      `--dn is ${values.dn.length} characters; this service reads DNs of at most ${DN_MAX_LENGTH}`,
+    );
+  if (values.dn !== undefined && !isDnFullyParsed(values.dn)) {
+    io.stderr(
+      `warning: --dn is not a DN this service can fully read (components "Attr=Value" separated by commas; ` +
+        `quote a value with commas: NNSWF="Smith, John"); it is stored as given.\n`,
+    );
+  }
+}
+
+async function checkLedgerPath(ledgerFile: string): Promise<void> {
+  // A link to nothing (reading it says ENOENT, as if no ledger had been made), a loop of links or a
+  // hard-linked ledger is named as such.
+  await resolveLedgerPath(ledgerFile)
+    .then(assertNotHardLinked)
+    .catch((error: Error) => {
+      throw error instanceof LedgerPathError ? new CliError(`${error.message}: nothing was written`) : error;
+    });
+}
+
+async function readLedgerForMint(ledgerFile: string): Promise<Awaited<ReturnType<typeof readLedgerFile>>> {
+  return readLedgerFile(ledgerFile).catch((error: NodeJS.ErrnoException) => {
+    // A file system error in one line of our own (Node's text repeats the path and the call).
+    if (error.code === 'ENOENT')
+      throw new CliError(
+        `cannot read ${ledgerFile} (ENOENT): start the API once to create the development ledger, or name one with --ledger`,
+      );
+    // Not a regular file (a FIFO, a device), over 64 MiB, no permission: what is there is the problem.
+    if (typeof error.code === 'string') throw new CliError(`cannot read ${ledgerFile} (${error.code})`);
+    throw new CliError(error.message);
+  });
+}
+
+/** `--admin-route path[=rate]` entries as the `permissioned_routes` JSON, or undefined for none. */
+function permissionedRoutesOf(entries: readonly string[] | undefined): string | undefined {
+  if (!entries?.length) return undefined;
+  const methods: Record<string, string> = {};
+  for (const entry of entries) {
+    const [path, rate, ...extra] = entry.split('=');
+    // The server grants a route whose path equals a key (isRouteAllowed): a key in any other form
+    // (dot segments, a newline, a query) would grant nothing, or not what it reads as.
+    if (!isExactRoutePath(path))
+      throw new CliError(
+        `--admin-route must be an exact path starting with /, without dot segments, query, spaces or control characters (got ${JSON.stringify(printableText(entry, 200))})`,
+      );
+    // split('=', 2) would keep "b" of "/a=b=c" and drop the rest without a word.
+    if (extra.length > 0) throw new CliError(`--admin-route takes one "=" (path=rate), got "${entry}"`);
+    if (rate !== undefined && (rate === '' || hasUnprintable(rate)))
+      throw new CliError(
+        `--admin-route's rate must be printable text (got ${JSON.stringify(printableText(rate, 40))})`,
+      );
+    methods[path] = rate ?? '*';
+  }
+  return JSON.stringify({ entities: { methods } });
+}
+
+async function appendToLedger(
+  ledgerFile: string,
+  tokenId: string,
+  entry: LedgerPassportEntry,
+): Promise<void> {
+  await updateLedgerFile(ledgerFile, (doc) => {
+    if (doc.passports.some((p) => p.token_id === tokenId))
+      throw new CliError(`${tokenId} already exists in ${ledgerFile}`);
+    return {
+      ...doc,
+      passports: [...doc.passports, entry],
+    };
+  }).catch((error: unknown) => {
+    // A refusal, not a fault: another mint (or a stale lock younger than 30 s) holds the ledger.
+    if (error instanceof LedgerLockedError)
+      throw new CliError(
+        `${error.message}: nothing was written; retry, or remove the lock if no other passport command is running`,
+      );
+    // A file system refusal (a full disk, a read-only mount, no permission) in one line, as a refusal to
+    // read is (not an "unexpected error", exit 1). The write is atomic: nothing changed.
+    const code = (error as NodeJS.ErrnoException | null)?.code;
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code))
+      throw new CliError(`cannot write ${ledgerFile} (${code}): nothing was written`);
+    throw error;
+  });
 }
