@@ -1,7 +1,7 @@
 /**
  * The bearer tier closes a holder's session only on a refusal the chain confirms: a passport found
  * missing or with another owner is read once more past the chain cache, and the session is closed only
- * if that answer refuses it too. One answer of a lagging RPC node (an older block) must not end a
+ * if that answer refuses it too; a revocation, never undone on chain, is believed at once. One answer of a lagging RPC node (an older block) must not end a
  * session the chain still backs; a chain that cannot be read for the second answer is a 503 that
  * leaves the session open.
  */
@@ -120,7 +120,6 @@ describe('BearerAuthenticator: a refusal is confirmed by a second read before th
   it.each([
     ['not found', null],
     ['owned by its former owner', { ...holder, ownerId: 'former-owner.near' }],
-    ['revoked', { ...holder, revoked: true }],
   ])(
     'one answer of a lagging node (%s), then the chain again: the request passes and the session stays open',
     async (_, stale) => {
@@ -145,20 +144,35 @@ describe('BearerAuthenticator: a refusal is confirmed by a second read before th
     expect(await sessionClosedAs()).toBe('passport_not_found');
   });
 
-  it('requests refused at once share one re-read: 20 requests of a revoked holder cost two chain reads', async () => {
+  it('a revocation is believed at once (never undone on chain): no re-read, and a lagging node cannot let the holder back in', async () => {
     const { memory, node, outcome, sessionClosedAs } = await setUp();
     memory.revokePassport(HOLDER);
+    // The node behind the pool would answer the passport as it was before the revocation.
+    node.answers.push({ ...holder, revoked: true }, holder, holder);
+    expect(await outcome()).toBe(
+      'INVALIDATED_TOKEN {"reason":"error_checking_session","cause":"passport_revoked"}',
+    );
+    expect(node.reads).toBe(1);
+    expect(await sessionClosedAs()).toBe('passport_revoked');
+    expect(await outcome()).toBe(
+      'INVALIDATED_TOKEN {"reason":"error_checking_session","cause":"session_closed"}',
+    );
+  });
+
+  it('requests refused at once share one re-read: 20 requests of a transferred passport cost two chain reads', async () => {
+    const { memory, node, outcome, sessionClosedAs } = await setUp();
+    memory.replacePassport({ ...holder, ownerId: 'new-owner.near' });
     node.delayMs = 20;
     const outcomes = await Promise.all(Array.from({ length: 20 }, () => outcome()));
-    // Every one refused: by the confirmed revocation, or, once it closed the session, by that.
+    // Every one refused: by the confirmed transfer, or, once it closed the session, by that.
     expect([...new Set(outcomes)].sort()).toEqual(
       expect.arrayContaining([
-        'INVALIDATED_TOKEN {"reason":"error_checking_session","cause":"passport_revoked"}',
+        'INVALIDATED_TOKEN {"reason":"error_checking_session","cause":"passport_transferred"}',
       ]),
     );
-    for (const answer of outcomes) expect(answer).toMatch(/cause":"(passport_revoked|session_closed)"/);
+    for (const answer of outcomes) expect(answer).toMatch(/cause":"(passport_transferred|session_closed)"/);
     expect(node.reads).toBe(2);
-    expect(await sessionClosedAs()).toBe('passport_revoked');
+    expect(await sessionClosedAs()).toBe('passport_transferred');
   });
 
   it('the second answer refuses for another reason: the session is closed with that one', async () => {

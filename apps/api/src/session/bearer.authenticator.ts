@@ -9,9 +9,10 @@
  * (owned by another account than at login) or no longer live passport is refused (`passport_revoked`,
  * `passport_transferred`, `passport_not_live`, `passport_not_found`) and its session closed, so a
  * revocation or a transfer ends the session within seconds rather than at the token's `exp`. Before a
- * session is closed the passport is read once more past the cache, and the session is closed only if
- * that answer refuses it too: one answer of a lagging RPC node (an older block, where the passport did
- * not exist yet or had its former owner) must not end a session the chain still backs.
+ * session is closed for any reason but a revocation, the passport is read once more past the cache, and
+ * the session is closed only if that answer refuses it too: one answer of a lagging RPC node (an older
+ * block, where the passport did not exist yet or had its former owner) must not end a session the chain
+ * still backs. A revocation is closed at once: it is never undone, so an answer saying so is true.
  *
  * Tokens are signed with the server passport's key: while that passport is revoked, transferred, gone
  * or not live (its key may have leaked), no token is honoured: 503 `SERVICE_UNAVAILABLE` with the reason
@@ -222,8 +223,10 @@ export class BearerAuthenticator {
             : null;
     if (cause === null) return passport!;
     // Confirmed by a second answer before the session is closed for good (a chain it cannot read then is
-    // a 503, and the session stays open).
-    if (!reread && canRereadPassport(this.chain)) {
+    // a 503, and the session stays open). Not a revocation: it is never undone on chain, so no node,
+    // however far behind, reports a revoked passport that is not; and a lagging node answering the
+    // re-read would otherwise let a revoked holder through for as long as it lags.
+    if (!reread && cause !== 'passport_revoked' && canRereadPassport(this.chain)) {
       const chain = this.chain;
       return this.readChain(() => chain.rereadPassport(session.tokenId)).then((again) =>
         this.judgePassport(session, again, true),
