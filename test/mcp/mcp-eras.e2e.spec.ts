@@ -194,6 +194,7 @@ describe('/mcp serves every client generation', () => {
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     expect(response.headers.get('x-request-id')).toBe('era-probe-1');
     expect(response.headers.get('mcp-session-id')).toBeNull();
+    expect(response.headers.get('cache-control')).toBe('no-store');
     const body = (await response.json()) as { id: number; result: { content: Array<{ text: string }> } };
     expect(body.id).toBe(7);
     expect(body.result.content[0].text).toContain('Passport');
@@ -208,6 +209,7 @@ describe('/mcp serves every client generation', () => {
     });
     await response.text();
     expect(response.headers.get('x-request-id')).toBe('era-probe-2');
+    expect(response.headers.get('cache-control')).toMatch(/no-store|no-cache/);
     const id = response.headers.get('mcp-session-id') as string;
     expect((await probe(t.baseUrl, { method: 'DELETE', headers: { 'mcp-session-id': id } })).status).toBe(
       200,

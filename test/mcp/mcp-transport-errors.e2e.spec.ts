@@ -40,6 +40,8 @@ describe('/mcp routing and transport errors', () => {
     });
     expect(r.status).toBe(404);
     expect(r.body).toEqual(rpcError(-32001, 'Session not found'));
+    // No cache keeps an MCP answer (a 404 is cacheable by default).
+    expect(r.headers.get('cache-control')).toBe('no-store');
   });
 
   it('bare GET: 400 MCP_TRANSPORT_SESSION_REQUIRED in the app envelope, pointing at /.well-known/mcp', async () => {

@@ -22,3 +22,6 @@ export const MCP_RATE_LIMITS = {
   /** `tools/call` messages: 100 per minute. */
   toolCalls: { capacity: 100, refillPerMs: 100 / 60_000 },
 } as const;
+
+/** An MCP answer (a result or an error) answers one exchange: no cache keeps it (a 404 is cacheable by default). */
+export const MCP_CACHE_CONTROL = 'no-store';

@@ -25,6 +25,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { forceConnectionClose } from '../platform/http/connection-close.js';
+import { MCP_CACHE_CONTROL } from './mcp-settings.js';
 
 /** The request headers the handler reads (era, method and name claims, content negotiation). */
 const FORWARDED_HEADERS = [
@@ -76,6 +77,7 @@ export class McpStatelessEndpoint {
       reply.hijack();
       const raw = reply.raw;
       raw.setHeader('x-request-id', request.id);
+      raw.setHeader('cache-control', MCP_CACHE_CONTROL); // unless the SDK names its own
       response.headers.forEach((value, name) => raw.setHeader(name, value));
       // The drain's `Connection: close` (set on the reply by the request hook) over the SDK's keep-alive.
       if (reply.getHeader('connection') === 'close') forceConnectionClose(raw);
@@ -87,7 +89,7 @@ export class McpStatelessEndpoint {
       );
       return;
     }
-    void reply.code(response.status);
+    void reply.code(response.status).header('cache-control', MCP_CACHE_CONTROL);
     response.headers.forEach((value, name) => void reply.header(name, value));
     await reply.send(await response.text());
   }

@@ -39,6 +39,7 @@ import { type McpServerFactory } from './mcp-server.factory.js';
 import { type McpFleetSessions, type McpSession, type McpSessionStore } from './mcp-session.store.js';
 import { withoutCancellations } from './mcp-cancellations.js';
 import {
+  MCP_CACHE_CONTROL,
   MCP_MAX_OPENAPI_READS_PER_BATCH,
   MCP_MAX_READS_PER_BATCH,
   MCP_OPENAPI_RESOURCE_URI,
@@ -504,6 +505,8 @@ export class McpTransportController {
   private hijack(request: FastifyRequest, reply: FastifyReply): void {
     reply.hijack();
     reply.raw.setHeader('x-request-id', request.id);
+    // Kept unless the transport names its own (its event streams say no-cache).
+    reply.raw.setHeader('cache-control', MCP_CACHE_CONTROL);
     // Fastify's headers are not written on this path, and the SDK writes keep-alive: the drain's
     // `Connection: close` is forced on the raw response (else MCP answers during a drain say keep-alive).
     if (reply.getHeader('connection') === 'close') forceConnectionClose(reply.raw);
@@ -532,7 +535,11 @@ export class McpTransportController {
   }
 
   private reject(reply: FastifyReply, status: number, body: JsonRpcErrorBody): void {
-    void reply.code(status).header('content-type', 'application/json').send(body);
+    void reply
+      .code(status)
+      .header('content-type', 'application/json')
+      .header('cache-control', MCP_CACHE_CONTROL)
+      .send(body);
   }
 
   /** Like every 429 (docs/protocol.md §5): Retry-After, and the connection closed. */
