@@ -880,6 +880,52 @@ describe('passport CLI', () => {
       expect(wrongHost.err).toMatch(/^passport verify: HOLA_VALIDATION_FAILED \(invalid_format\)/);
     });
 
+    // A script's `passport verify --expected-recipient $ME -- "$LINE" && trust` trusted a line addressed
+    // to another peer: the API only warns of RECIPIENT_MISMATCH, and the CLI printed "verified", exit 0.
+    it('verify --expected-recipient: a line addressed to another is marked RECIPIENT_MISMATCH and exits 1', async () => {
+      const ledger = join(dir, 'ledger.json');
+      const tokenId = (await cli(['mint', '--key', keyFile], env)).out.trim();
+      const other = (await cli(['mint', '--key', keyFile], env)).out.trim();
+      const to = async (recipient: string) =>
+        (
+          await cli([
+            'hola',
+            '--key',
+            keyFile,
+            '--passport',
+            tokenId,
+            '--host',
+            'localhost:4556',
+            '--to',
+            recipient,
+          ])
+        ).out.trim();
+      const verify = (expected: string, line: string) =>
+        cli([
+          'verify',
+          '--ledger',
+          ledger,
+          '--host',
+          'localhost:4556',
+          '--expected-recipient',
+          expected,
+          '--',
+          line,
+        ]);
+      const misaddressed = await verify(tokenId, await to(other));
+      expect([misaddressed.code, misaddressed.out]).toEqual([
+        1,
+        `verified ${tokenId} -> ${other} (RECIPIENT_MISMATCH: not the expected recipient)\n`,
+      ]);
+      const addressed = await verify(other, await to(other));
+      expect([addressed.code, addressed.out]).toEqual([0, `verified ${tokenId} -> ${other}\n`]);
+      for (const bad of ['nobody', 'ABCDEFGHIJKL', 'mundo']) {
+        const refused = await verify(bad, await to(other));
+        expect(refused.code).toBe(2);
+        expect(refused.err).toMatch(/--expected-recipient must be a token id/);
+      }
+    });
+
     // Found by a probe: a line signed by any key, naming a passport as issuer (the subagent form),
     // printed "verified <issuer>" with exit 0, so `passport verify -- "$LINE" && trust` trusted it.
     it('verify marks a subagent line (delegation not checked) and exits 3 when it is the only doubt', async () => {

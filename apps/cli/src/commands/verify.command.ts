@@ -68,6 +68,8 @@ Options go before the lines; -- before them keeps a line that starts with "-" a 
 
   --max-age-ms <n>       freshness window [300000]
   --expected-recipient <tokenId|MUNDO>
+                         the recipient the lines must name: a verified line addressed to
+                         another is reported RECIPIENT_MISMATCH and makes the exit code 1
   --profile              include the public profile
   --json                 print the result bodies as JSON
 Offline, one in-memory replay record serves all lines of the run, and no earlier use of a
@@ -98,6 +100,11 @@ issuer's POST /api/isauthorizedsigner).`,
       { optionsBeforeArguments: true, helpOnlyAlone: true },
     );
     if (positionals.length === 0) throw new CliError('give at least one HOLA line');
+    const expected = values['expected-recipient'];
+    if (expected !== undefined && !/^([a-z]{12}|MUNDO)$/.test(expected))
+      throw new CliError(
+        `--expected-recipient must be a token id (12 lowercase letters) or MUNDO (got "${printableText(expected, 64)}")`,
+      );
     refuseApiWithOfflineFlags(values);
     let maxAgeMs: number | undefined;
     if (values['max-age-ms'] !== undefined) {
@@ -149,8 +156,9 @@ issuer's POST /api/isauthorizedsigner).`,
       );
     }
     printVerdicts(io, results, !!values.json, !api, positionals.length === 1);
-    // A script's `passport verify "$LINE" && trust` must not trust a replayed or forged line.
-    if (!results.every((r) => r.verified)) return NOT_VERIFIED_EXIT_CODE;
+    // A script's `passport verify "$LINE" && trust` must not trust a replayed or forged line, nor,
+    // when it named the recipient, a line addressed to another (the API only warns of it).
+    if (!results.every((r) => r.verified && !isMisaddressed(r))) return NOT_VERIFIED_EXIT_CODE;
     return results.some((r) => r.isSubagentFormat === true) ? DELEGATION_NOT_CHECKED_EXIT_CODE : 0;
   },
 };
@@ -268,6 +276,11 @@ function profileLine(result: VerifyResult): string {
   return `\n  profile: ${name}${creature}, self-declared`;
 }
 
+/** A verdict whose line names another recipient than `--expected-recipient` (the API's warning). */
+function isMisaddressed(result: VerifyResult): boolean {
+  return result.warnings?.some((warning) => warning.code === 'RECIPIENT_MISMATCH') === true;
+}
+
 function printVerdicts(
   io: CliIo,
   results: readonly VerifyResult[],
@@ -283,6 +296,11 @@ function printVerdicts(
         : r.verified
           ? `verified ${printableText(String(r.peerTokenId), 64)} -> ${printableText(String(r.destinatary), 64)}`
           : `not verified ${printableText(String(r.peerTokenId), 64)}: ${printableText(r.failureReasons.map(String).join(', '), 500)}`,
+    )
+    .map((line, i) =>
+      results[i].verified && isMisaddressed(results[i])
+        ? `${line} (RECIPIENT_MISMATCH: not the expected recipient)`
+        : line,
     )
     .map((line, i) => line + profileLine(results[i]))
     .join('\n');
