@@ -222,6 +222,8 @@ describe('loadConfig defaults (docs/protocol.md §9)', () => {
     });
     expect(config.trustedProxies).toEqual(['10.0.0.0/8', '::1', '192.168.1.1']);
     expect(loadConfig({ TRUSTED_PROXIES: '2001:db8::/32,::ffff:10.0.0.1' }).trustedProxies).toHaveLength(2);
+    // A /0 is refused for its width, the reason an operator needs to read.
+    expect(() => loadConfig({ TRUSTED_PROXIES: '0.0.0.0/0' })).toThrow(/trusts too wide a range/);
     expect(
       loadConfig({
         TRUSTED_PROXIES:

@@ -62,18 +62,24 @@ export function trustedProxyEntry(name: string, entry: string): string {
   const isV6 = !isV4 && address.includes(':') && IPV6.test(address);
   const maxPrefix = isV4 ? 32 : 128;
   const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= maxPrefix);
-  if ((!isV4 && !isV6) || !prefixOk || extra !== undefined || !isProxyAddrEntry(entry)) {
-    throw new ConfigError(
-      name,
-      `must be a comma-separated list of IP addresses or CIDR ranges (got "${entry}")`,
-    );
+  const invalid = () =>
+    new ConfigError(name, `must be a comma-separated list of IP addresses or CIDR ranges (got "${entry}")`);
+  if ((!isV4 && !isV6) || !prefixOk || extra !== undefined) throw invalid();
+  // Before proxy-addr's own check, which refuses a /0 as invalid: the width is the reason to name.
+  let widest = 0;
+  if (prefix !== undefined) {
+    try {
+      widest = widestProxyPrefix(address);
+    } catch {
+      throw invalid();
+    }
   }
-  const widest = prefix === undefined ? 0 : widestProxyPrefix(address);
   if (prefix !== undefined && Number(prefix) < widest) {
     throw new ConfigError(
       name,
       `"${entry}" trusts too wide a range to name the client (at most /${widest} for this kind of address)`,
     );
   }
+  if (!isProxyAddrEntry(entry)) throw invalid();
   return entry;
 }
