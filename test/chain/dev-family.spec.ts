@@ -82,8 +82,8 @@ describe('development family bootstrap', () => {
       ),
     ).toBe(false);
 
-    expect(lines.join('\n')).toContain('npm run passport -- mint');
-    expect(lines.join('\n')).toContain('npm run passport -- login');
+    expect(lines.join('\n')).toContain('npm run -s passport -- mint');
+    expect(lines.join('\n')).toContain('npm run -s passport -- login');
     expect(lines.join('\n')).not.toContain(Buffer.from(root.secretSeed).toString('hex'));
   });
 

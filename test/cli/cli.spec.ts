@@ -366,6 +366,29 @@ describe('passport CLI', () => {
     }
   });
 
+  it('an API nobody answers at is named with the reason (ECONNREFUSED), not fetch\'s "TypeError"', async () => {
+    const keyFile = join(dir, 'k-unreachable.json');
+    await cli(['keygen', '--out', keyFile]);
+    // A port nothing listens on (bound, then closed).
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const { port } = server.address() as AddressInfo;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const refused = await cli([
+      'login',
+      '--api',
+      `http://127.0.0.1:${port}`,
+      '--key',
+      keyFile,
+      '--passport',
+      'bhahbkbramax',
+    ]);
+    expect([refused.code, refused.err]).toEqual([
+      2,
+      `passport login: cannot reach http://127.0.0.1:${port} (ECONNREFUSED)\n`,
+    ]);
+  });
+
   // Found by a probe: a bad --near-rpc was an unexpected error (exit 1, read as "not verified"), a key
   // file given as --jwt-file was "cannot reach" the API, and mint took --api ftp://… for the passport URL.
   it('a --near-rpc, mint --api or JWT that is not one is refused as such, exit 2', async () => {

@@ -167,9 +167,9 @@ function nextSteps(config: DevFamilyConfig, serverTokenId: string, rootTokenId: 
     `  keys:   ${config.familyCredentialsFile}, ${config.serverCredentialsFile} (mode 0600)`,
     `  ledger: ${config.ledgerFile}`,
     'Next steps:',
-    '  npm run passport -- keygen --out my-key.json',
-    `  npm run passport -- mint --key my-key.json --ledger ${config.ledgerFile} --family-key ${config.familyCredentialsFile} --api ${api}`,
-    `  npm run passport -- login --key my-key.json --passport <token id printed by mint> --api ${api}`,
+    '  npm run -s passport -- keygen --out my-key.json',
+    `  npm run -s passport -- mint --key my-key.json --ledger ${config.ledgerFile} --family-key ${config.familyCredentialsFile} --api ${api}`,
+    `  npm run -s passport -- login --key my-key.json --passport <token id printed by mint> --api ${api} --save my.jwt`,
   ];
 }
 
