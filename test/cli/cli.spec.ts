@@ -216,6 +216,17 @@ describe('passport CLI', () => {
       },
       '/null': (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('null'),
       '/empty': (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'),
+      '/elsewhere': (res) =>
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(
+            JSON.stringify({
+              verified: true,
+              peerTokenId: 'lhsrldbjsnlh',
+              destinatary: 'MUNDO',
+              failureReasons: [],
+            }),
+          ),
       '/painted': (res) =>
         res.writeHead(200, { 'content-type': 'application/json' }).end(
           JSON.stringify({
@@ -260,6 +271,13 @@ describe('passport CLI', () => {
       ]);
       const painted = await cli(['verify', '--api', `${base}/painted`, line]);
       expect([painted.code, painted.out]).toEqual([1, 'not verified a?[31mb: x?y\n']);
+      // "verified" for another passport than the line's sender is no verdict on this line.
+      const elsewhere = await cli(['verify', '--api', `${base}/elsewhere`, line]);
+      expect([elsewhere.code, elsewhere.out, elsewhere.err.trim()]).toEqual([
+        2,
+        '',
+        "passport verify: /api/identity/verify answered a verdict on lhsrldbjsnlh, not on the line's sender bhahbkbramax",
+      ]);
     } finally {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

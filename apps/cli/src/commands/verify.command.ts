@@ -233,6 +233,14 @@ async function verifyAtApi(
     typeof result.peerTokenId !== 'string'
   )
     throw new CliError('/api/identity/verify answered 200 without a verify result');
+  // A verdict on another line than the one sent (its sender, or for a subagent line its issuer) is not
+  // a verdict on this one: an API that answers so is not one to trust.
+  const fields = hola.split('/');
+  const parsed = parseHola(hola, { serviceHost: fields[fields.length - 3] ?? '' });
+  if (result.verified && parsed.ok && result.peerTokenId !== parsed.line.senderTokenId)
+    throw new CliError(
+      `/api/identity/verify answered a verdict on ${printableText(result.peerTokenId, 64)}, not on the line's sender ${parsed.line.senderTokenId}`,
+    );
   return result;
 }
 
