@@ -216,17 +216,26 @@ describe('passport CLI', () => {
       },
       '/null': (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('null'),
       '/empty': (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'),
-      '/elsewhere': (res) =>
+      '/ignoring': (res) =>
         res
           .writeHead(200, { 'content-type': 'application/json' })
           .end(
             JSON.stringify({
               verified: true,
-              peerTokenId: 'lhsrldbjsnlh',
+              peerTokenId: 'BHAHBKBRAMAX',
               destinatary: 'MUNDO',
               failureReasons: [],
             }),
           ),
+      '/elsewhere': (res) =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            verified: true,
+            peerTokenId: 'lhsrldbjsnlh',
+            destinatary: 'MUNDO',
+            failureReasons: [],
+          }),
+        ),
       '/painted': (res) =>
         res.writeHead(200, { 'content-type': 'application/json' }).end(
           JSON.stringify({
@@ -271,6 +280,20 @@ describe('passport CLI', () => {
       ]);
       const painted = await cli(['verify', '--api', `${base}/painted`, line]);
       expect([painted.code, painted.out]).toEqual([1, 'not verified a?[31mb: x?y\n']);
+      // An API that ignores expectedRecipient gives no warning: the line's own recipient still decides.
+      const ignoring = await cli([
+        'verify',
+        '--api',
+        `${base}/ignoring`,
+        '--expected-recipient',
+        'lhsrldbjsnlh',
+        '--',
+        line,
+      ]);
+      expect([ignoring.code, ignoring.out]).toEqual([
+        1,
+        'verified BHAHBKBRAMAX -> MUNDO (RECIPIENT_MISMATCH: not the expected recipient)\n',
+      ]);
       // "verified" for another passport than the line's sender is no verdict on this line.
       const elsewhere = await cli(['verify', '--api', `${base}/elsewhere`, line]);
       expect([elsewhere.code, elsewhere.out, elsewhere.err.trim()]).toEqual([
@@ -960,7 +983,11 @@ describe('passport CLI', () => {
       ]);
       const addressed = await verify(other, await to(other));
       expect([addressed.code, addressed.out]).toEqual([0, `verified ${tokenId} -> ${other}\n`]);
-      for (const bad of ['nobody', 'ABCDEFGHIJKL', 'mundo']) {
+      // Read as the service reads it: a token id or MUNDO in any case.
+      expect((await verify(other.toUpperCase(), await to(other))).code).toBe(0);
+      expect((await verify('mundo', await to('MUNDO'))).code).toBe(0);
+      expect((await verify('mundo', await to(other))).code).toBe(1);
+      for (const bad of ['nobody', 'abcdefghijklm', 'a/b']) {
         const refused = await verify(bad, await to(other));
         expect(refused.code).toBe(2);
         expect(refused.err).toMatch(/--expected-recipient must be a token id/);

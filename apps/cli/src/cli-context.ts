@@ -130,14 +130,17 @@ export async function callApi<T = Record<string, unknown>>(
   try {
     res = await io.fetch(url, { ...init, signal: AbortSignal.timeout(15000) });
   } catch (error) {
-    // fetch says only "TypeError: fetch failed"; the reason (ECONNREFUSED, ENOTFOUND, a timeout) is its cause.
-    const cause = (error as { cause?: { code?: unknown; name?: unknown } } | null)?.cause;
+    // fetch says only "TypeError: fetch failed"; the reason (ECONNREFUSED, ENOTFOUND, a timeout, a port
+    // fetch refuses to use) is its cause.
+    const cause = (error as { cause?: { code?: unknown; message?: unknown; name?: unknown } } | null)?.cause;
     const reason =
       typeof cause?.code === 'string'
         ? cause.code
-        : typeof cause?.name === 'string'
-          ? cause.name
-          : (error as Error).name;
+        : typeof cause?.message === 'string' && cause.message !== ''
+          ? cause.message
+          : typeof cause?.name === 'string'
+            ? cause.name
+            : (error as Error).name;
     throw new CliError(`cannot reach ${new URL(url).origin} (${printableText(String(reason), 64)})`);
   }
   try {
