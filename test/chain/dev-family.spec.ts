@@ -24,6 +24,7 @@ import { ConfigModule } from '../../apps/api/src/platform/config/config.module.j
 import { loadConfig } from '../../apps/api/src/platform/config/app-config.js';
 import {
   CHAIN_HEALTH_INDICATOR,
+  CHAIN_CACHE,
   CHAIN_READER,
   SERVER_IDENTITY,
   TRUSTED_CONTRACTS,
@@ -188,6 +189,8 @@ describe('development family bootstrap', () => {
     try {
       const chain = moduleRef.get(CHAIN_READER);
       expect(typeof chain.stats).toBe('function');
+      // One object under both tokens: the counters the metrics read are the reader's own.
+      expect(moduleRef.get(CHAIN_CACHE)).toBe(chain);
       expect(chain.contractId).toBe('passport.local');
       // TRUSTED_CONTRACTS unset: the ledger's own contract
       expect(moduleRef.get(TRUSTED_CONTRACTS)).toEqual(['passport.local']);

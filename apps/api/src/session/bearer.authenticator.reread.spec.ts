@@ -1,9 +1,9 @@
 /**
  * The bearer tier closes a holder's session only on a refusal the chain confirms: a passport found
  * missing or with another owner is read once more past the chain cache, and the session is closed only
- * if that answer refuses it too; a revocation, never undone on chain, is believed at once. One answer of a lagging RPC node (an older block) must not end a
- * session the chain still backs; a chain that cannot be read for the second answer is a 503 that
- * leaves the session open.
+ * if that answer refuses it too; a revocation, never undone on chain, is believed at once. One answer of
+ * a lagging RPC node (an older block) must not end a session the chain still backs; a chain that cannot
+ * be read for the second answer is a 503 that leaves the session open.
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { CachingChainReader } from '@passport/adapters/caching';

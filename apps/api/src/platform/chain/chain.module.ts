@@ -65,12 +65,13 @@ class ChainLifecycle implements OnApplicationShutdown {
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig): Promise<ChainReader> => openChainAdapter(config),
     },
+    // The reader every feature uses is the cache over the adapter: one object, under both tokens.
     {
-      provide: CHAIN_READER,
+      provide: CHAIN_CACHE,
       inject: [CHAIN_ADAPTER],
       useFactory: (adapter: ChainReader): CachingChainReader => new CachingChainReader(adapter),
     },
-    { provide: CHAIN_CACHE, useExisting: CHAIN_READER },
+    { provide: CHAIN_READER, useExisting: CHAIN_CACHE },
     {
       provide: ServerPassportCheck,
       inject: [SERVER_IDENTITY, CHAIN_READER],

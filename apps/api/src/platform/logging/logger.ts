@@ -69,9 +69,19 @@ export class PinoNestLogger implements LoggerService {
     this.logger.info({ context }, String(message));
   }
   error(message: unknown, traceOrContext?: string, context?: string): void {
+    if (isStructured(message)) {
+      const { msg, ...fields } = message;
+      this.logger.error({ context: context ?? traceOrContext, ...fields }, msg);
+      return;
+    }
     this.logger.error({ context: context ?? traceOrContext }, String(message));
   }
   warn(message: unknown, context?: string): void {
+    if (isStructured(message)) {
+      const { msg, ...fields } = message;
+      this.logger.warn({ context, ...fields }, msg);
+      return;
+    }
     this.logger.warn({ context }, String(message));
   }
   debug(message: unknown, context?: string): void {
