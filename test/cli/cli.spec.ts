@@ -193,6 +193,80 @@ describe('passport CLI', () => {
     await expect(lstat('-')).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
+  // An API of the spec's shape answers no isSubagentFormat, and may ignore expectedRecipient: a probe's
+  // subagent line then exited 0 as its issuer's, and --json said nothing of a misaddressed line. A slot
+  // written with letters that uppercase to ASCII (ſ → S, ı → I), which the service reads as the token id,
+  // was refused (exit 1 or 2).
+  it('verify reads the line itself: a subagent line exits 3 and a misaddressed one 1 against any API, and slots read as the service reads them', async () => {
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        // A server of the spec's shape: its verdict on the line as it reads it (uppercased), no warnings.
+        const fields = (JSON.parse(body) as { hola: string }).hola.toUpperCase().split('/');
+        const sender = (fields.length === 10 ? fields[3] : fields[2]).toLowerCase();
+        const to = fields[1] === '' || fields[1] === 'MUNDO' ? 'MUNDO' : fields[1].toLowerCase();
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ verified: true, peerTokenId: sender, destinatary: to, failureReasons: [] }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const keyFile = join(dir, 'k-shape.json');
+    await cli(['keygen', '--out', keyFile]);
+    const hola = async (...extra: string[]) =>
+      (
+        await cli(['hola', '--key', keyFile, '--passport', 'lhsrldbjsnlh', '--host', 'h.example', ...extra])
+      ).out.trim();
+    try {
+      const sub = await hola('--subagent', 'worker-1', '--to', 'bhahbkbramax');
+      const human = await cli(['verify', '--api', api, '--', sub]);
+      expect([human.code, human.out]).toEqual([
+        3,
+        'verified subagent WORKER-1 of lhsrldbjsnlh -> bhahbkbramax (delegation not checked)\n',
+      ]);
+      const json = await cli([
+        'verify',
+        '--api',
+        api,
+        '--json',
+        '--expected-recipient',
+        'sisisisisisi',
+        '--',
+        await hola('--subagent', 'w', '--to', 'bhahbkbramax'),
+      ]);
+      expect(json.code).toBe(1);
+      expect(JSON.parse(json.out)).toMatchObject({
+        verified: true,
+        isSubagentFormat: true,
+        warnings: [{ code: 'DELEGATION_NOT_CHECKED' }, { code: 'RECIPIENT_MISMATCH' }],
+      });
+      // ſ and ı in the recipient and the sender slots: the service reads SISISISISISI and LHSRLDBJSNLH.
+      const line = await hola('--to', 'sisisisisisi');
+      const fields = line.split('/');
+      fields[1] = 'ſıſıſıſıſıſı';
+      fields[2] = 'lhſrldbjſnlh';
+      const written = await cli([
+        'verify',
+        '--api',
+        api,
+        '--expected-recipient',
+        'sisisisisisi',
+        '--',
+        fields.join('/'),
+      ]);
+      expect([written.code, written.out]).toEqual([0, 'verified lhsrldbjsnlh -> sisisisisisi\n']);
+      const empty = await cli(['verify', '--api', api, '--expected-recipient', ' ', '--', line]);
+      expect([empty.code, empty.err]).toEqual([
+        2,
+        'passport verify: --expected-recipient is empty: give a token id, or MUNDO for broadcast lines\n',
+      ]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
   // Found by a probe: a hostile or broken API's answers reached the terminal as they were (escape
   // sequences, several lines), a 600 MB body crashed the tool, and a null body was an unexpected error.
   it('an API answer it prints is one printable line; a huge, null or non-object answer is one line and exit 2', async () => {
@@ -217,16 +291,14 @@ describe('passport CLI', () => {
       '/null': (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('null'),
       '/empty': (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'),
       '/ignoring': (res) =>
-        res
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(
-            JSON.stringify({
-              verified: true,
-              peerTokenId: 'BHAHBKBRAMAX',
-              destinatary: 'MUNDO',
-              failureReasons: [],
-            }),
-          ),
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            verified: true,
+            peerTokenId: 'BHAHBKBRAMAX',
+            destinatary: 'MUNDO',
+            failureReasons: [],
+          }),
+        ),
       '/elsewhere': (res) =>
         res.writeHead(200, { 'content-type': 'application/json' }).end(
           JSON.stringify({

@@ -157,8 +157,8 @@ issuer's POST /api/isauthorizedsigner).`,
       if (results.length === 0 || !(error instanceof CliError)) throw error;
       printVerdicts(
         io,
-        results,
-        misaddressedOf(results, positionals, expected),
+        readAll(results, positionals, expected),
+        positionals,
         !!values.json,
         !api,
         positionals.length === 1,
@@ -167,12 +167,12 @@ issuer's POST /api/isauthorizedsigner).`,
         `${error.message} (line ${results.length + 1} of ${positionals.length}; the verdicts before it are printed)`,
       );
     }
-    const misaddressed = misaddressedOf(results, positionals, expected);
-    printVerdicts(io, results, misaddressed, !!values.json, !api, positionals.length === 1);
-    // A script's `passport verify "$LINE" && trust` must not trust a replayed or forged line, nor,
-    // when it named the recipient, a line addressed to another (the API only warns of it).
-    if (!results.every((r, i) => r.verified && !misaddressed[i])) return NOT_VERIFIED_EXIT_CODE;
-    return results.some((r) => r.isSubagentFormat === true) ? DELEGATION_NOT_CHECKED_EXIT_CODE : 0;
+    const read = readAll(results, positionals, expected);
+    printVerdicts(io, read, positionals, !!values.json, !api, positionals.length === 1);
+    // A script's `passport verify "$LINE" && trust` must not trust a replayed or forged line, nor a
+    // subagent line as its issuer's (3), nor, when it named the recipient, a line addressed to another.
+    if (!read.every((r) => r.verified && !isMisaddressed(r))) return NOT_VERIFIED_EXIT_CODE;
+    return read.some((r) => r.isSubagentFormat === true) ? DELEGATION_NOT_CHECKED_EXIT_CODE : 0;
   },
 };
 
@@ -298,68 +298,100 @@ function profileLine(result: VerifyResult): string {
 }
 
 /**
- * `--expected-recipient` as the service reads it: `MUNDO` in any case (or empty), or a token id in any
- * case (lowercased); anything else is refused.
+ * `--expected-recipient` as the service reads it: `MUNDO` or a token id, in any case (a token id
+ * lowercased); anything else, an empty value included, is refused.
  */
 function expectedRecipientOf(raw: string): string {
   const value = raw.trim();
-  if (value === '' || value.toUpperCase() === 'MUNDO') return 'MUNDO';
+  // Empty is MUNDO to the service, but here it is more likely an unset variable (`"$ME"`), which would
+  // let every broadcast line through as meant for the caller.
+  if (value === '')
+    throw new CliError('--expected-recipient is empty: give a token id, or MUNDO for broadcast lines');
+  if (value.toUpperCase() === 'MUNDO') return 'MUNDO';
   if (/^[a-z]{12}$/i.test(value)) return value.toLowerCase();
   throw new CliError(
     `--expected-recipient must be a token id (12 letters) or MUNDO (got "${printableText(raw, 64)}")`,
   );
 }
 
-/** A line's sender (the issuer of a subagent line) and recipient, by their slots, as the service names them. */
-function slotsOf(hola: string): { readonly sender: string; readonly recipient: string } {
-  const fields = hola.split('/');
-  const sender = (fields.length === 10 ? fields[3] : fields[2]) ?? '';
+/**
+ * A line's form, sender (the issuer of a subagent line) and recipient, by their slots, read as the
+ * service reads them: the whole line uppercased first (so `ſ` is `S`), a token id then named lowercase.
+ */
+function slotsOf(hola: string): {
+  readonly subagent: boolean;
+  readonly sender: string;
+  readonly recipient: string;
+} {
+  const fields = hola.toUpperCase().split('/');
+  const subagent = fields.length === 10;
   const recipient = fields[1] ?? '';
   return {
-    sender: sender.toLowerCase(),
-    recipient: recipient === '' || recipient.toUpperCase() === 'MUNDO' ? 'MUNDO' : recipient.toLowerCase(),
+    subagent,
+    sender: ((subagent ? fields[3] : fields[2]) ?? '').toLowerCase(),
+    recipient: recipient === '' || recipient === 'MUNDO' ? 'MUNDO' : recipient.toLowerCase(),
   };
 }
 
 /**
- * Per verdict: its line names another recipient than `--expected-recipient`, read from the line itself
- * (an API that ignored the expectation gives no warning) or said by the verifier (RECIPIENT_MISMATCH).
+ * A verdict as this command reads it: the line's own slots decide what an API may leave out (one of the
+ * spec's shape sends no `isSubagentFormat`, and one that ignores `expectedRecipient` no warning). A
+ * verified subagent line is marked so, with DELEGATION_NOT_CHECKED; a line addressed to another than
+ * `--expected-recipient` gets RECIPIENT_MISMATCH. Both show in the printed JSON too.
  */
-function misaddressedOf(
-  results: readonly VerifyResult[],
-  lines: readonly string[],
-  expected: string | undefined,
-): boolean[] {
-  return results.map(
-    (result, i) =>
-      expected !== undefined &&
-      (slotsOf(lines[i]).recipient !== expected ||
-        result.warnings?.some((warning) => warning.code === 'RECIPIENT_MISMATCH') === true),
-  );
+function asRead(result: VerifyResult, hola: string, expected: string | undefined): VerifyResult {
+  const slots = slotsOf(hola);
+  const warnings = [...(result.warnings ?? [])];
+  const has = (code: string) => warnings.some((warning) => warning.code === code);
+  const subagent = result.isSubagentFormat === true || slots.subagent;
+  if (result.verified && subagent && !has('DELEGATION_NOT_CHECKED'))
+    warnings.push({
+      code: 'DELEGATION_NOT_CHECKED',
+      message: `Signed by the key in the line, not by ${slots.sender}'s owner: ask POST /api/isauthorizedsigner whether ${slots.sender} delegated that key.`,
+    });
+  if (result.verified && expected !== undefined && slots.recipient !== expected && !has('RECIPIENT_MISMATCH'))
+    warnings.push({
+      code: 'RECIPIENT_MISMATCH',
+      message: `The line is addressed to ${slots.recipient}, not to the expected ${expected}.`,
+    });
+  return {
+    ...result,
+    ...(subagent ? { isSubagentFormat: true as const } : {}),
+    ...(warnings.length > 0 ? { warnings } : {}),
+  };
+}
+
+function readAll(results: readonly VerifyResult[], lines: readonly string[], expected: string | undefined) {
+  return results.map((result, i) => asRead(result, lines[i], expected));
+}
+
+function isMisaddressed(result: VerifyResult): boolean {
+  return result.warnings?.some((warning) => warning.code === 'RECIPIENT_MISMATCH') === true;
 }
 
 function printVerdicts(
   io: CliIo,
   results: readonly VerifyResult[],
-  misaddressed: readonly boolean[],
+  lines: readonly string[],
   json: boolean,
   offline: boolean,
   oneLine: boolean,
 ): void {
   const human = results
-    .map((r) =>
-      // The server's words, as printable text (an API's answer must not write to the terminal).
-      r.verified && r.isSubagentFormat === true
-        ? `verified subagent ${printableText(String(r.delegateId), 128)} of ${printableText(String(r.peerTokenId), 64)} -> ${printableText(String(r.destinatary), 64)} (delegation not checked)`
-        : r.verified
-          ? `verified ${printableText(String(r.peerTokenId), 64)} -> ${printableText(String(r.destinatary), 64)}`
-          : `not verified ${printableText(String(r.peerTokenId), 64)}: ${printableText(r.failureReasons.map(String).join(', '), 500)}`,
-    )
-    .map((line, i) =>
-      results[i].verified && misaddressed[i]
-        ? `${line} (RECIPIENT_MISMATCH: not the expected recipient)`
-        : line,
-    )
+    .map((r, i) => {
+      // The line's own slots for whom it is to and which delegate it names (an API may answer otherwise,
+      // or leave them out); the server's other words as printable text (an answer must not write to the
+      // terminal).
+      const slots = slotsOf(lines[i]);
+      const to = slots.recipient;
+      const peer = printableText(String(r.peerTokenId), 64);
+      const mark = r.verified && isMisaddressed(r) ? ' (RECIPIENT_MISMATCH: not the expected recipient)' : '';
+      if (!r.verified)
+        return `not verified ${peer}: ${printableText(r.failureReasons.map(String).join(', '), 500)}`;
+      if (r.isSubagentFormat !== true) return `verified ${peer} -> ${to}${mark}`;
+      const delegate = printableText(String(r.delegateId ?? lines[i].toUpperCase().split('/')[2]), 128);
+      return `verified subagent ${delegate} of ${peer} -> ${to} (delegation not checked)${mark}`;
+    })
     .map((line, i) => line + profileLine(results[i]))
     .join('\n');
   // The JSON's shape follows the command line (one line: an object; several: an array), never how many
