@@ -5,13 +5,12 @@
  * a lagging RPC node (an older block) must not end a session the chain still backs; a chain that cannot
  * be read for the second answer is a 503 that leaves the session open.
  */
-import { generateKeyPairSync } from 'node:crypto';
 import { CachingChainReader } from '@passport/adapters/caching';
 import { PassportError, type ChainReader, type PassportRecord } from '@passport/core';
 import { MemoryChainReader, MemorySessionStore } from '@passport/core/memory';
 import { ServerPassportCheck } from '../platform/chain/server-passport.check.js';
 import { BearerAuthenticator } from './bearer.authenticator.js';
-import { EddsaJwtCodec } from './eddsa-jwt.codec.js';
+import { freshJwtCodec, openSessionBearer } from './testing/session-fixtures.js';
 
 const ISSUER = 'http://127.0.0.1:1';
 const AUDIENCE = 'owner.near';
@@ -52,15 +51,7 @@ class LaggingNode implements ChainReader {
 
 async function setUp() {
   const clock = { nowMs: () => NOW };
-  const { privateKey } = generateKeyPairSync('ed25519');
-  const jwk = privateKey.export({ format: 'jwk' });
-  const codec = new EddsaJwtCodec({
-    secretSeed: Buffer.from(jwk.d!, 'base64url'),
-    publicKey: Buffer.from(jwk.x!, 'base64url'),
-    issuer: ISSUER,
-    audience: AUDIENCE,
-    clock,
-  });
+  const codec = freshJwtCodec({ issuer: ISSUER, audience: AUDIENCE, clock });
   const memory = new MemoryChainReader({
     contractId: 'c',
     chainTime: NOW,
@@ -79,29 +70,14 @@ async function setUp() {
     chain,
     new ServerPassportCheck({ tokenId: SERVER, ownerId: AUDIENCE }, chain),
   );
-  const now = Math.floor(NOW / 1000);
-  await sessions.create({
+  const header = await openSessionBearer(codec, sessions, {
     sessionId: 'sess_a',
     tokenId: HOLDER,
     ownerId: 'o',
-    jti: 'j',
-    createdAtMs: now * 1000,
-    expiresAtMs: (now + 3600) * 1000,
-    closedAtMs: null,
-    closeReason: null,
-    federatedFrom: null,
+    issuer: ISSUER,
+    audience: AUDIENCE,
+    nowMs: NOW,
   });
-  const header = `Bearer ${await codec.sign({
-    iss: ISSUER,
-    sub: `sub=${HOLDER}`,
-    aud: AUDIENCE,
-    exp: now + 3000,
-    iat: now,
-    nbf: now,
-    jti: 'j',
-    session_id: 'sess_a',
-    session_exp: now + 3600,
-  })}`;
   const outcome = async (): Promise<string> => {
     try {
       const auth = await authenticator.authenticate(header);

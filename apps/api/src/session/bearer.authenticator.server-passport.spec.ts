@@ -4,13 +4,12 @@
  * a time-bounded server passport included; a chain outage is 503 `chain_unavailable`; a bad or closed
  * token is still refused as such (401), since it would be refused whatever the server passport.
  */
-import { generateKeyPairSync } from 'node:crypto';
 import { CachingChainReader } from '@passport/adapters/caching';
 import { PassportError, type PassportRecord } from '@passport/core';
 import { MemoryChainReader, MemorySessionStore } from '@passport/core/testing';
 import { ServerPassportCheck } from '../platform/chain/server-passport.check.js';
 import { BearerAuthenticator } from './bearer.authenticator.js';
-import { EddsaJwtCodec } from './eddsa-jwt.codec.js';
+import { freshJwtCodec, openSessionBearer } from './testing/session-fixtures.js';
 
 const ISSUER = 'http://127.0.0.1:1';
 const AUDIENCE = 'owner.near';
@@ -28,15 +27,7 @@ const server = (metadata: Record<string, string> = {}): PassportRecord => ({
 
 async function setUp(serverRecord: PassportRecord) {
   const clock = { nowMs: () => NOW };
-  const { privateKey } = generateKeyPairSync('ed25519');
-  const jwk = privateKey.export({ format: 'jwk' });
-  const codec = new EddsaJwtCodec({
-    secretSeed: Buffer.from(jwk.d!, 'base64url'),
-    publicKey: Buffer.from(jwk.x!, 'base64url'),
-    issuer: ISSUER,
-    audience: AUDIENCE,
-    clock,
-  });
+  const codec = freshJwtCodec({ issuer: ISSUER, audience: AUDIENCE, clock });
   const inner = new MemoryChainReader({
     contractId: 'c',
     chainTime: NOW,
@@ -54,31 +45,15 @@ async function setUp(serverRecord: PassportRecord) {
     chain,
     new ServerPassportCheck({ tokenId: SERVER, ownerId: AUDIENCE }, chain),
   );
-  const now = Math.floor(NOW / 1000);
-  const token = async (sessionId: string) => {
-    await sessions.create({
+  const token = (sessionId: string) =>
+    openSessionBearer(codec, sessions, {
       sessionId,
       tokenId: HOLDER,
       ownerId: 'o',
-      jti: 'j',
-      createdAtMs: now * 1000,
-      expiresAtMs: (now + 3600) * 1000,
-      closedAtMs: null,
-      closeReason: null,
-      federatedFrom: null,
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      nowMs: NOW,
     });
-    return `Bearer ${await codec.sign({
-      iss: ISSUER,
-      sub: `sub=${HOLDER}`,
-      aud: AUDIENCE,
-      exp: now + 3000,
-      iat: now,
-      nbf: now,
-      jti: 'j',
-      session_id: sessionId,
-      session_exp: now + 3600,
-    })}`;
-  };
   return { inner, chain, sessions, authenticator, token };
 }
 

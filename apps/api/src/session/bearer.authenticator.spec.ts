@@ -2,14 +2,13 @@
  * The Authorization header's reading: a header that starts `Bearer ` is looked up in the codec's cache
  * before the RegExp runs. Whatever the header, the answer must be the one the RegExp alone gives.
  */
-import { generateKeyPairSync } from 'node:crypto';
 import fc from 'fast-check';
 import { CachingChainReader } from '@passport/adapters/caching';
 import { PassportError } from '@passport/core';
 import { MemoryChainReader, MemorySessionStore } from '@passport/core/testing';
 import { ServerPassportCheck } from '../platform/chain/server-passport.check.js';
 import { BearerAuthenticator } from './bearer.authenticator.js';
-import { EddsaJwtCodec } from './eddsa-jwt.codec.js';
+import { freshJwtCodec } from './testing/session-fixtures.js';
 
 const BEARER = /^Bearer +(\S+)\s*$/i;
 const ISSUER = 'http://127.0.0.1:1';
@@ -19,15 +18,7 @@ const SERVER_TOKEN_ID = 'lkjihgfedcba';
 describe('BearerAuthenticator: the Authorization header', () => {
   const nowMs = Date.now();
   const clock = { nowMs: () => nowMs };
-  const { privateKey } = generateKeyPairSync('ed25519');
-  const jwk = privateKey.export({ format: 'jwk' });
-  const codec = new EddsaJwtCodec({
-    secretSeed: Buffer.from(jwk.d!, 'base64url'),
-    publicKey: Buffer.from(jwk.x!, 'base64url'),
-    issuer: ISSUER,
-    audience: 'owner.near',
-    clock,
-  });
+  const codec = freshJwtCodec({ issuer: ISSUER, audience: 'owner.near', clock });
   const sessions = new MemorySessionStore();
   const chain = new CachingChainReader(
     new MemoryChainReader({

@@ -4,29 +4,20 @@
  * one (Redis). A store outage must not look like a logout (401), or clients would log in again instead
  * of retrying.
  */
-import { generateKeyPairSync } from 'node:crypto';
 import { PassportError } from '@passport/core/errors';
 import { type SessionStore } from '@passport/core/ports';
 import { MemoryChainReader, MemorySessionStore } from '@passport/core/testing';
 import { ServerPassportCheck } from '../platform/chain/server-passport.check.js';
 import { BearerAuthenticator } from './bearer.authenticator.js';
-import { EddsaJwtCodec } from './eddsa-jwt.codec.js';
+import { type EddsaJwtCodec } from './eddsa-jwt.codec.js';
+import { freshJwtCodec } from './testing/session-fixtures.js';
 
 const ISSUER = 'https://api.example.test';
 const AUDIENCE = 'a'.repeat(64);
 const NOW = 1_800_000_000_000;
 
 function codec(): EddsaJwtCodec {
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  const seed = new Uint8Array(privateKey.export({ format: 'der', type: 'pkcs8' }).subarray(-32));
-  const pub = new Uint8Array(publicKey.export({ format: 'der', type: 'spki' }).subarray(-32));
-  return new EddsaJwtCodec({
-    secretSeed: seed,
-    publicKey: pub,
-    issuer: ISSUER,
-    audience: AUDIENCE,
-    clock: { nowMs: () => NOW },
-  });
+  return freshJwtCodec({ issuer: ISSUER, audience: AUDIENCE, clock: { nowMs: () => NOW } });
 }
 
 async function bearer(jwt: EddsaJwtCodec): Promise<string> {
