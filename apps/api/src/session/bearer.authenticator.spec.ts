@@ -8,7 +8,7 @@ import { PassportError } from '@passport/core';
 import { MemoryChainReader, MemorySessionStore } from '@passport/core/testing';
 import { ServerPassportCheck } from '../platform/chain/server-passport.check.js';
 import { BearerAuthenticator } from './bearer.authenticator.js';
-import { freshJwtCodec } from './testing/session-fixtures.js';
+import { freshJwtCodec, openSessionBearer } from './testing/session-fixtures.js';
 
 const BEARER = /^Bearer +(\S+)\s*$/i;
 const ISSUER = 'http://127.0.0.1:1';
@@ -34,30 +34,15 @@ describe('BearerAuthenticator: the Authorization header', () => {
   let jwt = '';
 
   beforeAll(async () => {
-    const now = Math.floor(nowMs / 1000);
-    const sessionId = `sess_${TOKEN_ID}_01JABCDEFGHJKMNPQRSTVWXYZ0`;
-    await sessions.create({
-      sessionId,
+    const header = await openSessionBearer(codec, sessions, {
+      sessionId: `sess_${TOKEN_ID}_01JABCDEFGHJKMNPQRSTVWXYZ0`,
       tokenId: TOKEN_ID,
       ownerId: 'o',
-      jti: 'j',
-      createdAtMs: now * 1000,
-      expiresAtMs: (now + 3600) * 1000,
-      closedAtMs: null,
-      closeReason: null,
-      federatedFrom: null,
+      issuer: ISSUER,
+      audience: 'owner.near',
+      nowMs,
     });
-    jwt = await codec.sign({
-      iss: ISSUER,
-      sub: `sub=${TOKEN_ID}`,
-      aud: 'owner.near',
-      exp: now + 3000,
-      iat: now,
-      nbf: now,
-      jti: 'j',
-      session_id: sessionId,
-      session_exp: now + 3600,
-    });
+    jwt = header.slice('Bearer '.length);
     // Verified once, so the codec's cache holds it.
     expect((await authenticator.authenticate(`Bearer ${jwt}`)).tokenId).toBe(TOKEN_ID);
   });

@@ -61,36 +61,35 @@ export class PinoNestLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
 
   log(message: unknown, context?: string): void {
-    if (isStructured(message)) {
-      const { msg, ...fields } = message;
-      this.logger.info({ context, ...fields }, msg);
-      return;
-    }
-    this.logger.info({ context }, String(message));
+    this.write('info', message, context);
   }
   error(message: unknown, traceOrContext?: string, context?: string): void {
-    if (isStructured(message)) {
-      const { msg, ...fields } = message;
-      this.logger.error({ context: context ?? traceOrContext, ...fields }, msg);
-      return;
-    }
-    this.logger.error({ context: context ?? traceOrContext }, String(message));
+    this.write('error', message, context ?? traceOrContext);
   }
   warn(message: unknown, context?: string): void {
-    if (isStructured(message)) {
-      const { msg, ...fields } = message;
-      this.logger.warn({ context, ...fields }, msg);
-      return;
-    }
-    this.logger.warn({ context }, String(message));
+    this.write('warn', message, context);
   }
   debug(message: unknown, context?: string): void {
-    this.logger.debug({ context }, String(message));
+    this.write('debug', message, context);
   }
   verbose(message: unknown, context?: string): void {
-    this.logger.trace({ context }, String(message));
+    this.write('trace', message, context);
   }
   fatal(message: unknown, context?: string): void {
-    this.logger.fatal({ context }, String(message));
+    this.write('fatal', message, context);
+  }
+
+  /** One line at `level`: a structured message's fields as top-level fields, anything else as text. */
+  private write(
+    level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace',
+    message: unknown,
+    context?: string,
+  ): void {
+    if (isStructured(message)) {
+      const { msg, ...fields } = message;
+      this.logger[level]({ context, ...fields }, msg);
+    } else {
+      this.logger[level]({ context }, String(message));
+    }
   }
 }
