@@ -90,8 +90,12 @@ describe('request bodies', () => {
     'multipart/form-data; boundary=x',
     'application/xml',
   ])('POST with Content-Type %s → 415 UNSUPPORTED_MEDIA_TYPE', async (type) => {
-    // /mcp is a POST route whose handler would otherwise answer a JSON-RPC error.
-    const res = await call('/mcp', { method: 'POST', headers: { 'content-type': type }, body: 'a=1' });
+    // (POST /mcp answers these as JSON-RPC errors: test/mcp/mcp-transport-errors.e2e.spec.ts.)
+    const res = await call('/api/identity/verify', {
+      method: 'POST',
+      headers: { 'content-type': type },
+      body: 'a=1',
+    });
     expect(res.status).toBe(415);
     expectErrorEnvelope(res, 'UNSUPPORTED_MEDIA_TYPE');
   });
@@ -185,7 +189,7 @@ describe('request bodies', () => {
 
   it('a body without Content-Type → 415', async () => {
     const reply = await raw(
-      'POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+      'POST /api/identity/verify HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
     );
     expect(reply).toMatch(/^HTTP\/1.1 415/);
     expect(reply).toContain('"UNSUPPORTED_MEDIA_TYPE"');
@@ -194,7 +198,7 @@ describe('request bodies', () => {
   it.each(['{', '{"a":1,}', 'not json', '{"a":"\\x"}', '[1,2', '{"__proto__":{"x":1}}'])(
     'malformed or poisoned JSON %s → 400 INVALID_JSON',
     async (body) => {
-      const res = await call('/mcp', {
+      const res = await call('/api/identity/verify', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body,
@@ -242,7 +246,11 @@ describe('request bodies', () => {
 
   it('a body over 64 KiB → 400 REQUEST_HEADER_TOO_LARGE', async () => {
     const body = JSON.stringify({ hola: 'x'.repeat(64 * 1024) });
-    const res = await call('/mcp', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const res = await call('/api/identity/verify', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     expect(res.status).toBe(400);
     expectErrorEnvelope(res, 'REQUEST_HEADER_TOO_LARGE');
   });

@@ -23,3 +23,16 @@ export function jsonRpcError(
 ): JsonRpcErrorBody {
   return { jsonrpc: '2.0', error: { code, message }, id };
 }
+
+/**
+ * An error for a v1 SDK handler to throw: the SDK answers it with this code, message and data as they
+ * are. Its own `McpError` writes "MCP error <code>: " into the message, which the SDK's client then
+ * prefixes once more.
+ */
+export function jsonRpcFailure(
+  code: number,
+  message: string,
+  data?: unknown,
+): Error & { readonly code: number; readonly data?: unknown } {
+  return Object.assign(new Error(message), { code, ...(data === undefined ? {} : { data }) });
+}

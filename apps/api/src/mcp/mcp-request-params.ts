@@ -16,7 +16,8 @@ import {
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { jsonRpcError, type JsonRpcErrorBody } from './json-rpc-error.js';
-import { MCP_RESOURCE_URI_MAX_LENGTH, MCP_TOOL_NAMES } from './mcp-server.factory.js';
+import { MCP_MAX_INITIALIZE_PARAMS_BYTES } from './mcp-settings.js';
+import { MCP_RESOURCE_URI_MAX_LENGTH, MCP_TOOL_NAMES, ONE_PAGE_CURSOR } from './mcp-server.factory.js';
 
 /** What the check needs of a schema: the SDK's zod schemas all have it. */
 interface RequestSchema {
@@ -66,7 +67,8 @@ export function invalidParamsAnswer(
   if (typeof method !== 'string' || (typeof id !== 'string' && typeof id !== 'number')) return null;
   // The 2026-07-28 revision's SDK answers a request without its `_meta` envelope itself (HTTP 400).
   const meta = (params as { _meta?: unknown } | null | undefined)?._meta;
-  if (options.envelopeRequired && (typeof meta !== 'object' || meta === null)) return null;
+  if (options.envelopeRequired && (typeof meta !== 'object' || meta === null || Array.isArray(meta)))
+    return null;
   const schema = SCHEMAS.get(method);
   if (!schema) return null;
   const parsed = schema.safeParse(body);
@@ -76,18 +78,24 @@ export function invalidParamsAnswer(
       `Invalid params: ${describeIssue(parsed.error.issues[0])}`,
       id,
     );
-  return surfaceRuleAnswer(method, params as Record<string, unknown>, id);
+  return surfaceRuleAnswer(method, (params ?? {}) as Record<string, unknown>, id, {
+    taskAugmentable: !options.envelopeRequired,
+  });
 }
 
 /**
  * What this server's surface refuses of a well-formed request, the same in both eras: an unknown tool
- * (the v1 server answers it as a tool result with isError, the 2.x one as -32602), and a
- * `resources/read` uri longer than `get_resource` accepts (else it is echoed back whole in error.data).
+ * (the v1 server answers it as a tool result with isError, the 2.x one as -32602), a
+ * `resources/read` uri longer than `get_resource` accepts (else it is echoed back whole in error.data),
+ * and a cursor on `tools/list`, which is answered in one page (as the resource lists refuse one). In
+ * the sessioned era a task-augmented `tools/call` (2025-11-25 `params.task`) is -32601: every tool
+ * says `taskSupport: "forbidden"`, and the v1 SDK answered it -32603 (internal error).
  */
 function surfaceRuleAnswer(
   method: string,
   params: Record<string, unknown>,
   id: string | number,
+  { taskAugmentable }: { taskAugmentable: boolean },
 ): JsonRpcErrorBody | null {
   if (method === 'tools/call' && !MCP_TOOL_NAMES.has(params.name as string))
     return jsonRpcError(
@@ -95,6 +103,14 @@ function surfaceRuleAnswer(
       `Unknown tool: ${JSON.stringify(String(params.name).slice(0, 64))}`,
       id,
     );
+  if (method === 'tools/call' && taskAugmentable && params.task !== undefined)
+    return jsonRpcError(
+      ErrorCode.MethodNotFound,
+      `Method not found: tool ${JSON.stringify(params.name)} does not run as a task (taskSupport "forbidden")`,
+      id,
+    );
+  if (method === 'tools/list' && params.cursor !== undefined)
+    return jsonRpcError(ErrorCode.InvalidParams, ONE_PAGE_CURSOR, id);
   if (method === 'resources/read' && (params.uri as string).length > MCP_RESOURCE_URI_MAX_LENGTH)
     return jsonRpcError(
       ErrorCode.InvalidParams,
@@ -108,7 +124,8 @@ function surfaceRuleAnswer(
  * For a POST without a session: the answer to an `initialize` that cannot start one, or null. An
  * initialize sent as a notification (no id) would be accepted by the SDK (202) and make a session whose
  * id nobody receives, holding a slot of both caps until the idle TTL; one with bad params would be told
- * "Mcp-Session-Id header is required".
+ * "Mcp-Session-Id header is required". Params over `MCP_MAX_INITIALIZE_PARAMS_BYTES` are refused too:
+ * the session keeps them for its life.
  */
 export function invalidInitializeAnswer(body: unknown): JsonRpcErrorBody | null {
   const messages = Array.isArray(body) ? body : [body];
@@ -126,6 +143,13 @@ export function invalidInitializeAnswer(body: unknown): JsonRpcErrorBody | null 
       return jsonRpcError(
         ErrorCode.InvalidParams,
         `Invalid params: ${describeIssue(parsed.error.issues[0])}`,
+        id,
+      );
+    const size = Buffer.byteLength(JSON.stringify((message as { params?: unknown }).params));
+    if (size > MCP_MAX_INITIALIZE_PARAMS_BYTES)
+      return jsonRpcError(
+        ErrorCode.InvalidParams,
+        `Invalid params: initialize params are ${size} bytes of JSON, at most ${MCP_MAX_INITIALIZE_PARAMS_BYTES} (a session keeps them)`,
         id,
       );
   }

@@ -14,7 +14,6 @@ import {
   ErrorCode,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -29,8 +28,10 @@ import { z } from 'zod';
 import { type McpResourceCatalog } from './mcp-resource.catalog.js';
 import { DID_RESOLVE_TEMPLATE } from './mcp-resource.manifest.js';
 import { STATELESS_PROTOCOL_VERSION } from './mcp-protocol-versions.js';
+import { jsonRpcFailure } from './json-rpc-error.js';
 
-const ONE_PAGE_CURSOR = 'Invalid cursor: this list is answered in one page, and no cursor was issued';
+/** The answer to a cursor on a list this server answers in one page (MCP: -32602). */
+export const ONE_PAGE_CURSOR = 'Invalid cursor: this list is answered in one page, and no cursor was issued';
 
 /** The tools both eras serve; a `tools/call` naming another is refused before either SDK (mcp-request-params.ts). */
 export const MCP_TOOL_NAMES: ReadonlySet<string> = new Set(['list_resources', 'get_resource']);
@@ -160,7 +161,7 @@ export function createMcpServer(catalog: McpResourceCatalog, identity: McpServer
   // Native resources: the low-level handlers let the catalog serve any did:resolve:<tokenId> URI.
   // Each list is one page, so no cursor was ever issued: one sent is invalid (MCP: -32602).
   const onePage = (cursor: unknown): void => {
-    if (cursor !== undefined) throw new McpError(ErrorCode.InvalidParams, ONE_PAGE_CURSOR);
+    if (cursor !== undefined) throw jsonRpcFailure(ErrorCode.InvalidParams, ONE_PAGE_CURSOR);
   };
   server.server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
     onePage(request.params?.cursor);
@@ -174,8 +175,8 @@ export function createMcpServer(catalog: McpResourceCatalog, identity: McpServer
     const uri = request.params.uri;
     const read = await surface.readResource(uri);
     if (read.found) return { contents: read.contents };
-    if (read.missing) throw new McpError(MCP_RESOURCE_NOT_FOUND_RPC, 'Resource not found', { uri });
-    throw new McpError(ErrorCode.InternalError, 'The MCP resource could not be read.', { uri });
+    if (read.missing) throw jsonRpcFailure(MCP_RESOURCE_NOT_FOUND_RPC, 'Resource not found', { uri });
+    throw jsonRpcFailure(ErrorCode.InternalError, 'The MCP resource could not be read.', { uri });
   });
   // Registering tools and resources makes the v1 server announce listChanged: true; the lists never
   // change at run time, and the stateless era says false, so both eras agree.

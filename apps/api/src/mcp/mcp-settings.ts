@@ -16,6 +16,21 @@ export const MCP_MAX_OPENAPI_READS_PER_BATCH = 2;
 /** The resource whose reads `MCP_MAX_OPENAPI_READS_PER_BATCH` counts. */
 export const MCP_OPENAPI_RESOURCE_URI = 'openapi:swagger';
 
+/**
+ * The largest `initialize` params (capabilities, clientInfo) a session takes, in bytes of JSON: the
+ * SDK keeps them for the session's life, and 60 KB of `capabilities.experimental` held ~240 KB of heap
+ * per session (~54 KB for a usual initialize, measured), 240 MB at the session cap. A usual initialize
+ * is a few hundred bytes.
+ */
+export const MCP_MAX_INITIALIZE_PARAMS_BYTES = 8192;
+
+/**
+ * How deep a JSON-RPC body to /mcp may nest: both SDKs check a message with recursive schema code, so
+ * a reply or `_meta` nested some thousands of levels overflowed the stack, and the v1 SDK wrote the
+ * RangeError into `error.data`. No MCP message of this server's surface comes near it.
+ */
+export const MCP_MAX_JSON_DEPTH = 64;
+
 export const MCP_RATE_LIMITS = {
   /** Requests to /mcp: burst 200, refilled at the public sustained rate (1101 per minute). */
   transport: { capacity: 200, refillPerMs: 1101 / 60_000 },

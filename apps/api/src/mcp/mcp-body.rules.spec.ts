@@ -1,0 +1,53 @@
+import fc from 'fast-check';
+import { nestsDeeperThan, sharedBatchId } from './mcp-body.rules.js';
+
+/** The nesting of a JSON value, counted the obvious recursive way (a scalar is 0, `{}` and `[]` 1). */
+const depthOf = (value: unknown): number =>
+  typeof value !== 'object' || value === null
+    ? 0
+    : 1 + Math.max(0, ...(Array.isArray(value) ? value : Object.values(value)).map(depthOf));
+
+describe('nestsDeeperThan', () => {
+  it('agrees with the recursive depth for any JSON value and bound', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 8 }), fc.integer({ min: 0, max: 10 }), (value, bound) => {
+        expect(nestsDeeperThan(value, bound)).toBe(depthOf(value) > bound);
+      }),
+    );
+  });
+
+  it('answers for nesting far past the stack (100 000 levels) without recursion', () => {
+    const deep = JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`) as unknown;
+    expect(nestsDeeperThan(deep, 64)).toBe(true);
+    expect(nestsDeeperThan([[[]]], 3)).toBe(false);
+    expect(nestsDeeperThan([[[]]], 2)).toBe(true);
+  });
+});
+
+describe('sharedBatchId', () => {
+  it('finds the first two requests with one id; 1 and "1" differ; notifications and replies do not count', () => {
+    expect(
+      sharedBatchId([
+        { method: 'a', id: 1 },
+        { method: 'b', id: '1' },
+      ]),
+    ).toBeNull();
+    expect(
+      sharedBatchId([{ method: 'a', id: 2 }, { result: {}, id: 2 }, { method: 'n' }, { method: 'c', id: 2 }]),
+    ).toEqual([0, 3]);
+    expect(sharedBatchId({ method: 'a', id: 1 })).toBeNull();
+  });
+
+  it('is null exactly when the requests ids are distinct (property)', () => {
+    const request = fc.record({
+      method: fc.constant('ping'),
+      id: fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constantFrom('0', '1', 'x')),
+    });
+    fc.assert(
+      fc.property(fc.array(request, { maxLength: 8 }), (batch) => {
+        const keys = batch.map((m) => `${typeof m.id}:${m.id}`);
+        expect(sharedBatchId(batch) === null).toBe(new Set(keys).size === keys.length);
+      }),
+    );
+  });
+});

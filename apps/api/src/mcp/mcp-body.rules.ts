@@ -1,0 +1,42 @@
+/**
+ * What /mcp refuses of a POST body's shape before either SDK reads it: nesting deeper than the SDKs'
+ * recursive schema checks survive, and a batch whose requests share an id (the SDK answered only one
+ * of them, and a client could not tell which answer was whose).
+ */
+
+/** Whether `value` nests arrays and objects more than `maxDepth` levels (`{}` is one); any depth is safe to ask. */
+export function nestsDeeperThan(value: unknown, maxDepth: number): boolean {
+  const pending: unknown[] = [value];
+  const depths: number[] = [0];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    const depth = depths.pop() as number;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth + 1 > maxDepth) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (typeof child !== 'object' || child === null) continue;
+      pending.push(child);
+      depths.push(depth + 1);
+    }
+  }
+  return false;
+}
+
+/**
+ * The indexes of the first two requests of a batch that share an id (`1` and `"1"` differ, as JSON-RPC
+ * compares them), or null. Notifications and replies carry no request id and are not counted.
+ */
+export function sharedBatchId(body: unknown): readonly [number, number] | null {
+  if (!Array.isArray(body)) return null;
+  const seen = new Map<string, number>();
+  for (const [index, message] of body.entries()) {
+    if (typeof message !== 'object' || message === null) continue;
+    const { method, id } = message as { method?: unknown; id?: unknown };
+    if (typeof method !== 'string' || (typeof id !== 'string' && typeof id !== 'number')) continue;
+    const key = `${typeof id}:${id}`;
+    const first = seen.get(key);
+    if (first !== undefined) return [first, index];
+    seen.set(key, index);
+  }
+  return null;
+}

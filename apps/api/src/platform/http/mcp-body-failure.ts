@@ -1,0 +1,34 @@
+/**
+ * A POST to /mcp whose body cannot be read (not JSON, not UTF-8, another media type or coding, too
+ * large) is an MCP transport failure, which the specification answers with a JSON-RPC 2.0 error object
+ * (`id` null) rather than the ErrorResponse envelope: -32700 for a body that is not JSON, -32000 (the
+ * SDK's transport code) for the rest. The HTTP status stays the envelope's.
+ */
+import { type FastifyRequest } from 'fastify';
+import { type PassportError } from '@passport/core';
+
+const BODY_FAILURE_CODES: ReadonlySet<string> = new Set([
+  'INVALID_JSON',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'REQUEST_HEADER_TOO_LARGE',
+  'VALIDATION_FAILED',
+]);
+
+export interface McpBodyFailure {
+  readonly jsonrpc: '2.0';
+  readonly error: { readonly code: number; readonly message: string };
+  readonly id: null;
+}
+
+/** The JSON-RPC answer to `error` when it is a body failure of a POST to /mcp; null otherwise. */
+export function mcpBodyFailure(request: FastifyRequest, error: PassportError<string>): McpBodyFailure | null {
+  if (
+    request.method !== 'POST' ||
+    request.routeOptions?.url !== '/mcp' ||
+    !BODY_FAILURE_CODES.has(error.code)
+  )
+    return null;
+  return error.code === 'INVALID_JSON'
+    ? { jsonrpc: '2.0', error: { code: -32700, message: `Parse error: ${error.message}` }, id: null }
+    : { jsonrpc: '2.0', error: { code: -32000, message: error.message }, id: null };
+}

@@ -1,0 +1,291 @@
+/**
+ * What /mcp does with bodies a probe sent (raw HTTP against the real app): bodies that cannot be read
+ * are JSON-RPC errors like every other MCP transport failure; nesting past the SDKs' recursion, batch
+ * requests sharing an id and oversized initialize params are refused before either SDK reads them; a
+ * batch costs its messages' worth of the /mcp burst; and the sessioned era's surface answers as MCP
+ * says (no "MCP error" prefix, a cursor on tools/list, a task-augmented call).
+ */
+import { MCP_SESSION_REGISTRY } from '../../apps/api/src/mcp/mcp.di-tokens.js';
+import { type McpSessionRegistry } from '../../apps/api/src/mcp/mcp-session.registry.js';
+import { MCP_HEADERS, INITIALIZE, openRawSession, probe } from './support/mcp-probe.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/** The JSON-RPC messages of an answer sent as JSON or as SSE events. */
+const messagesOf = (body: unknown): Array<Record<string, unknown>> => {
+  if (typeof body !== 'string') return [body].flat() as Array<Record<string, unknown>>;
+  return body
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => JSON.parse(line.slice(6)) as Record<string, unknown>);
+};
+
+/** The one JSON-RPC message of an answer. */
+const messageOf = (body: unknown): Record<string, unknown> => {
+  const messages = messagesOf(body);
+  expect(messages).toHaveLength(1);
+  return messages[0];
+};
+
+const sessionHeaders = (id: string) => ({ 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' });
+
+/** A raw POST to /mcp with a body sent as given. */
+async function rawPost(baseUrl: string, headers: Record<string, string>, body: string) {
+  const response = await fetch(`${baseUrl}/mcp`, { method: 'POST', headers, body });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, text };
+}
+
+describe('/mcp: a body that cannot be read is a JSON-RPC error, not the REST envelope', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ STORE: 'memory' });
+  });
+  afterAll(async () => t.close());
+
+  it.each([
+    ['not JSON', MCP_HEADERS, '{"jsonrpc":', 400, -32700],
+    ['a forbidden key', MCP_HEADERS, '{"__proto__":{"x":1}}', 400, -32700],
+    ['text/plain', { ...MCP_HEADERS, 'content-type': 'text/plain' }, '{}', 415, -32000],
+    [
+      'another charset',
+      { ...MCP_HEADERS, 'content-type': 'application/json; charset=iso-8859-1' },
+      '{}',
+      415,
+      -32000,
+    ],
+    ['over 64 KiB', MCP_HEADERS, JSON.stringify({ x: 'a'.repeat(70 * 1024) }), 400, -32000],
+  ])(
+    '%s: HTTP status as before, body {jsonrpc, error, id: null}',
+    async (_name, headers, body, status, code) => {
+      const reply = await rawPost(t.baseUrl, headers, body);
+      expect(reply.status).toBe(status);
+      expect(JSON.parse(reply.text)).toEqual({
+        jsonrpc: '2.0',
+        error: { code, message: expect.any(String) },
+        id: null,
+      });
+      expect(reply.headers.get('x-request-id')).toMatch(ULID);
+      expect(reply.headers.get('cache-control')).toBe('no-store');
+    },
+  );
+
+  it('a bare GET keeps the envelope the specification gives it', async () => {
+    const response = await fetch(`${t.baseUrl}/mcp`);
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe(
+      'MCP_TRANSPORT_SESSION_REQUIRED',
+    );
+  });
+});
+
+describe('/mcp: body shapes refused before either SDK reads them', () => {
+  let t: TestApp;
+  let sessionId: string;
+  beforeAll(async () => {
+    t = await startTestApp({ STORE: 'memory' });
+    sessionId = await openRawSession(t.baseUrl);
+  });
+  afterAll(async () => t.close());
+
+  // The v1 SDK's schema check overflowed the stack on a reply nested 9 000 levels deep and sent
+  // "RangeError: Maximum call stack size exceeded" in error.data.
+  it.each(['result', 'error'])(
+    'a client reply whose %s nests 9 000 levels: 400 -32600, no internal text',
+    async (member) => {
+      const deep = `${'{"x":'.repeat(9000)}1${'}'.repeat(9000)}`;
+      const value = member === 'result' ? deep : `{"code":1,"message":"m","data":${deep}}`;
+      const reply = await rawPost(
+        t.baseUrl,
+        { ...MCP_HEADERS, ...sessionHeaders(sessionId) },
+        `{"jsonrpc":"2.0","id":5,"${member}":${value}}`,
+      );
+      expect(reply.status).toBe(400);
+      expect(JSON.parse(reply.text)).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32600, message: 'Invalid Request: the body nests deeper than 64 levels' },
+        id: null,
+      });
+    },
+  );
+
+  it('64 levels pass on to the SDK; 65 are refused', async () => {
+    const nested = (levels: number) =>
+      `{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{"_meta":${'{"x":'.repeat(levels - 2)}1${'}'.repeat(levels - 2)}}}`;
+    const headers = { ...MCP_HEADERS, ...sessionHeaders(sessionId) };
+    const atBound = await rawPost(t.baseUrl, headers, nested(64));
+    expect(atBound.status).toBe(200);
+    expect(messageOf(atBound.text)).toMatchObject({ id: 6, result: { tools: expect.any(Array) } });
+    const past = await rawPost(t.baseUrl, headers, nested(65));
+    expect(past.status).toBe(400);
+  });
+
+  it('a batch whose requests share an id: 400 -32600 naming both (the SDK answered only one)', async () => {
+    const r = await probe(t.baseUrl, {
+      headers: { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-03-26' },
+      body: [
+        { jsonrpc: '2.0', id: 1, method: 'ping' },
+        { jsonrpc: '2.0', id: '1', method: 'ping' },
+        { jsonrpc: '2.0', id: 1, method: 'resources/templates/list' },
+      ],
+    });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: 'Invalid Request: batch members [0] and [2] share one id' },
+      id: null,
+    });
+  });
+
+  it('a batch with distinct ids (1 and "1" differ) is answered whole', async () => {
+    const r = await probe(t.baseUrl, {
+      headers: { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-03-26' },
+      body: [
+        { jsonrpc: '2.0', id: 1, method: 'ping' },
+        { jsonrpc: '2.0', id: '1', method: 'ping' },
+      ],
+    });
+    expect(r.status).toBe(200);
+    expect(messagesOf(r.body).map((answer) => answer.id)).toEqual(expect.arrayContaining([1, '1']));
+    expect(messagesOf(r.body)).toHaveLength(2);
+  });
+});
+
+describe('/mcp: initialize params are kept for the session, so they are bounded', () => {
+  it('params over 8192 bytes of JSON: 400 -32602 and no session; a usual initialize still opens one', async () => {
+    const t = await startTestApp({ STORE: 'memory' });
+    try {
+      const registry = t.app.get<McpSessionRegistry>(MCP_SESSION_REGISTRY);
+      const big = {
+        ...INITIALIZE,
+        params: { ...INITIALIZE.params, capabilities: { experimental: { blob: { x: 'a'.repeat(60_000) } } } },
+      };
+      const refused = await probe(t.baseUrl, { body: big });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toEqual({
+        jsonrpc: '2.0',
+        error: {
+          code: -32602,
+          message: expect.stringMatching(
+            /^Invalid params: initialize params are \d+ bytes of JSON, at most 8192/,
+          ),
+        },
+        id: 1,
+      });
+      expect(registry.size + registry.pending).toBe(0);
+      await openRawSession(t.baseUrl);
+      expect(registry.size).toBe(1);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('/mcp: a batch costs one /mcp request per message', () => {
+  it('two batches of 100 do not fit a burst of 200 after an initialize: the second is 429, refused whole', async () => {
+    const t = await startTestApp({ STORE: 'memory' });
+    try {
+      const id = await openRawSession(t.baseUrl);
+      const batch = Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' }));
+      const headers = { 'mcp-session-id': id, 'mcp-protocol-version': '2025-03-26' };
+      const first = await probe(t.baseUrl, { headers, body: batch });
+      expect(first.status).toBe(200);
+      const second = await probe(t.baseUrl, { headers, body: batch });
+      expect(second.status).toBe(429);
+      expect(second.body).toEqual({
+        jsonrpc: '2.0',
+        error: {
+          code: -32000,
+          message: expect.stringMatching(
+            /^Rate limit exceeded on \/mcp: a batch costs one request per message, this one 100, \d+ are available$/,
+          ),
+        },
+        id: null,
+      });
+      expect(Number(second.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      // Refused after one token: what is left still serves single requests.
+      const single = await probe(t.baseUrl, { headers, body: { jsonrpc: '2.0', id: 'p', method: 'ping' } });
+      expect(single.status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('/mcp: the sessioned surface answers as MCP says', () => {
+  let t: TestApp;
+  let sessionId: string;
+  beforeAll(async () => {
+    t = await startTestApp({ STORE: 'memory' });
+    sessionId = await openRawSession(t.baseUrl);
+  });
+  afterAll(async () => t.close());
+
+  const call = async (body: Record<string, unknown>) => {
+    const r = await probe(t.baseUrl, {
+      headers: sessionHeaders(sessionId),
+      body: { jsonrpc: '2.0', ...body },
+    });
+    return { status: r.status, message: messageOf(r.body) };
+  };
+
+  it('a resources/read miss is -32002 "Resource not found", without the v1 SDK\'s "MCP error -32002: " prefix', async () => {
+    const { message } = await call({ id: 1, method: 'resources/read', params: { uri: 'doc:nothing' } });
+    expect(message.error).toEqual({
+      code: -32002,
+      message: 'Resource not found',
+      data: { uri: 'doc:nothing' },
+    });
+  });
+
+  it.each(['resources/list', 'resources/templates/list', 'tools/list'])(
+    'a cursor on %s (answered in one page) is -32602 with a plain message',
+    async (method) => {
+      const { message } = await call({ id: 2, method, params: { cursor: 'abc' } });
+      expect(message.error).toEqual({
+        code: -32602,
+        message: 'Invalid cursor: this list is answered in one page, and no cursor was issued',
+      });
+    },
+  );
+
+  it('a task-augmented tools/call (every tool says taskSupport "forbidden") is -32601, not -32603', async () => {
+    const tools = await call({ id: 3, method: 'tools/list' });
+    const listed = (tools.message.result as { tools: Array<{ name: string; execution?: unknown }> }).tools;
+    for (const tool of listed)
+      expect(tool.execution ?? { taskSupport: 'forbidden' }).toEqual({ taskSupport: 'forbidden' });
+    const { message } = await call({
+      id: 4,
+      method: 'tools/call',
+      params: { name: 'get_resource', arguments: { uri: 'doc:discovery' }, task: { ttl: 1000 } },
+    });
+    expect(message.error).toEqual({
+      code: -32601,
+      message: 'Method not found: tool "get_resource" does not run as a task (taskSupport "forbidden")',
+    });
+    // Without the task it is served.
+    const served = await call({
+      id: 5,
+      method: 'tools/call',
+      params: { name: 'get_resource', arguments: { uri: 'doc:discovery' } },
+    });
+    expect(served.message.result).toBeDefined();
+  });
+});
+
+describe("/mcp, stateless era: an envelope that is not an object is the SDK's 400", () => {
+  it('_meta: [] → HTTP 400 -32600, as the SDK answers a malformed envelope (the pre-check answered it 200 -32602)', async () => {
+    const t = await startTestApp({ STORE: 'memory' });
+    try {
+      const r = await probe(t.baseUrl, {
+        headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
+        body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: [] } },
+      });
+      expect(r.status).toBe(400);
+      expect(r.body).toMatchObject({ jsonrpc: '2.0', id: 1, error: { code: -32600 } });
+    } finally {
+      await t.close();
+    }
+  });
+});
