@@ -122,7 +122,9 @@ export class McpTransportController {
   @ApiResponse({
     status: 400,
     description:
-      'JSON-RPC error. Sessioned: -32000 (id null) not an initialize request and no Mcp-Session-Id. ' +
+      'JSON-RPC error. Both eras: -32700 (id null) a body that is not JSON (415 -32000 for another media type); ' +
+      '-32600 (id null) a body nested deeper than 64 levels, or a batch whose requests share an id. ' +
+      'Sessioned: -32000 (id null) not an initialize request and no Mcp-Session-Id; -32602 initialize params over 8192 bytes. ' +
       `Stateless: -32022 unsupported protocol version (data.supported lists ${STATELESS_PROTOCOL_VERSION}), ` +
       '-32602 missing or malformed _meta envelope, -32020 headers and body disagree (MCP-Protocol-Version, Mcp-Method, Mcp-Name).',
   })

@@ -111,6 +111,24 @@ describe('loadConfig rejects bad values with one line naming the variable', () =
     expect(err.message).toContain(variable);
     expect(err.message).not.toContain('\n');
   });
+
+  // The README says what a switch takes; a value it refuses says so too.
+  it.each([
+    ['true', true],
+    ['TRUE', true],
+    ['1', true],
+    ['false', false],
+    ['False', false],
+    ['0', false],
+  ])('a switch takes %s (README: true or false in any case, or 1 or 0)', (value, expected) => {
+    expect(loadConfig({ WEBHOOK_TEST_ENABLED: value }).webhookTestEnabled).toBe(expected);
+  });
+
+  it('a refused switch names the accepted forms', () => {
+    expect(configError({ WEBHOOK_TEST_ENABLED: 'yes' }).message).toContain(
+      'must be true or false (or 1 or 0)',
+    );
+  });
 });
 
 describe('loadConfig defaults (docs/protocol.md §9)', () => {
