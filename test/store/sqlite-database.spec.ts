@@ -372,8 +372,40 @@ describe('SqliteDatabase', () => {
     raw.close();
     // Named, with no hint at permissions (a probe: a lock or a newer schema was said to be a permission problem).
     expect(() => open()).toThrow(
-      /^cannot prepare the SQLite database .*: store database schema version \d+ is newer than this build supports \(\d+\)$/,
+      /^cannot prepare the SQLite database .*: store database schema version \d+ is newer than this build supports \(\d+\): run a build that supports it, or roll the file back as docs\/storage.md "Rolling back" says \(do not delete it or restore an old backup: used lines and closed sessions would be accepted again\)$/,
     );
+  });
+
+  it('says what it migrated: nothing for a file of this schema, from 0 for a new one', () => {
+    expect(open().migration).toEqual({ from: 0, to: SCHEMA_VERSION });
+    expect(open().migration).toEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION });
+  });
+
+  // docs/storage.md "Rolling back" (a probe: restoring the backup of before an upgrade brought back the
+  // sessions logged out and the lines used since). Schema 6 only added store_meta, which schema-5 builds
+  // never read: the rollback is user_version = 5, and upgrading again keeps every row and the identity.
+  it('a schema-6 file rolled back to user_version 5 keeps its rows and identity when upgraded again', async () => {
+    expect(SCHEMA_VERSION).toBe(6); // a later schema needs its own rollback step in docs/storage.md
+    const first = open();
+    await new SqliteReplayStore(first, { sweepIntervalMs: 0 }).recordIfAbsent('used-line', 1, 10_000);
+    const storeId = first.statement("SELECT value FROM store_meta WHERE name = 'store_id'").pluck().get();
+    first.close();
+    const raw = new Database(file);
+    raw.pragma('user_version = 5');
+    // What a schema-5 build reads and writes is all there, as it left it.
+    expect(raw.prepare('SELECT count(*) FROM replay_records').pluck().get()).toBe(1);
+    raw.close();
+    const again = open();
+    expect(again.migration).toEqual({ from: 5, to: 6 });
+    expect(again.statement("SELECT value FROM store_meta WHERE name = 'store_id'").pluck().get()).toBe(
+      storeId,
+    );
+    expect(
+      await new SqliteReplayStore(again, { sweepIntervalMs: 0 }).recordIfAbsent('used-line', 2, 10_000),
+    ).toEqual({
+      recorded: false,
+      firstSeenAtMs: 1,
+    });
   });
 
   it('refuses a file that is not a database', () => {

@@ -29,7 +29,7 @@ import { makeDirectorySync } from '../files/make-directory.js';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
-import { migrate } from './sqlite.migrations.js';
+import { migrate, type SchemaMigration } from './sqlite.migrations.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
 
 export { SCHEMA_VERSION } from './sqlite.migrations.js';
@@ -133,6 +133,11 @@ export class SqliteDatabase {
   private constructor(
     file: string,
     db: Database.Database,
+    /**
+     * The schema the file had when opened and the one it has now: a start that migrated it says so,
+     * since builds of the older schema refuse the file from then on (docs/storage.md "Rolling back").
+     */
+    readonly migration: SchemaMigration,
     private readonly checkpointer: WalCheckpointer | undefined,
     walHardLimitPages: number,
     private readonly busyTimeoutMs: number,
@@ -161,6 +166,7 @@ export class SqliteDatabase {
     const background = options.checkpointInBackground === true && file !== ':memory:';
     const busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000));
     let db: Database.Database;
+    let migration: SchemaMigration;
     try {
       db = new Database(file);
     } catch (error) {
@@ -176,7 +182,7 @@ export class SqliteDatabase {
       db.pragma('synchronous = NORMAL');
       db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES * (background ? WAL_BACKSTOP_FACTOR : 1)}`);
       db.pragma('foreign_keys = ON');
-      migrate(db);
+      migration = migrate(db);
     } catch (error) {
       db.close();
       // An existing file that cannot be written (a read-only mount) fails here, not at open, with only
@@ -201,6 +207,7 @@ export class SqliteDatabase {
     return new SqliteDatabase(
       file,
       db,
+      migration,
       checkpointer,
       walHardLimitPages,
       busyTimeoutMs,

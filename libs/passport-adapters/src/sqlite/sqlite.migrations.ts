@@ -99,12 +99,24 @@ const MIGRATIONS: readonly string[] = [
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-/** Applies the migrations `db` lacks, each in a transaction of its own; refuses a newer schema. */
-export function migrate(db: Database.Database): void {
+/** What `migrate` did: the schema found and the schema left (equal when nothing was to do). */
+export interface SchemaMigration {
+  readonly from: number;
+  readonly to: number;
+}
+
+/**
+ * Applies the migrations `db` lacks, each in a transaction of its own; refuses a newer schema, naming
+ * the ways out (a build that reads it, or the rollback of docs/storage.md: a restored backup brings back
+ * what was used and closed since it was taken).
+ */
+export function migrate(db: Database.Database): SchemaMigration {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > MIGRATIONS.length) {
     throw new Error(
-      `store database schema version ${current} is newer than this build supports (${MIGRATIONS.length})`,
+      `store database schema version ${current} is newer than this build supports (${MIGRATIONS.length}): ` +
+        'run a build that supports it, or roll the file back as docs/storage.md "Rolling back" says ' +
+        '(do not delete it or restore an old backup: used lines and closed sessions would be accepted again)',
     );
   }
   for (let version = current; version < MIGRATIONS.length; version++) {
@@ -115,4 +127,5 @@ export function migrate(db: Database.Database): void {
       db.pragma(`user_version = ${version + 1}`);
     }).immediate();
   }
+  return { from: current, to: MIGRATIONS.length };
 }

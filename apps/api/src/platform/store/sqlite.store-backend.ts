@@ -31,6 +31,12 @@ export function createSqliteStoreBackend(
     checkpointInBackground: true,
     onCheckpointError: options.onCheckpointError,
   });
+  const { from, to } = db.migration;
+  // One-way for the builds before: the operator learns when the rollback of docs/storage.md is needed.
+  if (from !== to && from !== 0)
+    new Logger('Store').log(
+      `migrated ${db.file} from schema ${from} to ${to}: builds of schema ${from} refuse it from now on (docs/storage.md "Rolling back")`,
+    );
   const clock = options.clock ?? systemClock;
   let history: SqliteStoreHistory;
   try {
