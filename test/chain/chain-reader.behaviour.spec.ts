@@ -721,6 +721,25 @@ describe('ChainReader behaviour: caching and coalescing (reads counted at the fa
     expect(ownerReads()).toBe(1);
   });
 
+  // A probe: the chain time was served as read for up to its 1 s, so a passport verified up to ~1 s past
+  // its not_after. A reused reading moves on with the clock.
+  it('carries a reused chain time forward by the clock since it was read', async () => {
+    const first = await cached.chainTimeMs();
+    expect(first).toBe(fx.rpc.blockTimeMs);
+    clock.advance(700);
+    await expect(cached.chainTimeMs()).resolves.toBe(first + 700);
+    expect(fx.rpc.count((r) => r.method === 'block')).toBe(1);
+    // A read that took a while: counted from its answer (the node's time is what the block says then).
+    clock.advance(400); // past the 1 s: read again
+    fx.rpc.blockTimeMs = first + 1100;
+    const pending = cached.chainTimeMs();
+    clock.advance(300);
+    await expect(pending).resolves.toBe(first + 1100);
+    clock.advance(200);
+    await expect(cached.chainTimeMs()).resolves.toBe(first + 1300);
+    expect(fx.rpc.count((r) => r.method === 'block')).toBe(2);
+  });
+
   it('caches account keys and chain time too', async () => {
     await Promise.all([
       cached.getAccountKeys('alice.near'),

@@ -13,7 +13,7 @@ export interface CachingChainReaderOptions {
   readonly ttlMs?: number;
   /** Lifetime of a not-found result. */
   readonly negativeTtlMs?: number;
-  /** Lifetime of the chain time (it moves; a stale second is harmless, a stale minute is not). */
+  /** How long a chain time read is reused (carried forward by the clock meanwhile). */
   readonly chainTimeTtlMs?: number;
   /** Maximum number of cached entries. */
   readonly maxEntries?: number;
@@ -142,12 +142,17 @@ export class CachingChainReader implements ChainReader, CachedPassportPeek, Pass
     ).then((keys) => keys.map((k) => new Uint8Array(k)));
   }
 
+  /**
+   * The chain time, read at most once per `chainTimeTtlMs` and carried forward by the clock since that
+   * read: chain time moves as the clock does (on the ledger it is the clock), and a reading served as
+   * it was let a passport verify up to a second past its `not_after`.
+   */
   chainTimeMs(): Promise<number> {
     return this.cached(
       'time',
-      () => this.inner.chainTimeMs(),
+      () => this.inner.chainTimeMs().then((chainMs) => ({ chainMs, readAtMs: this.clock.nowMs() })),
       () => this.chainTimeTtlMs,
-    );
+    ).then(({ chainMs, readAtMs }) => chainMs + Math.max(0, this.clock.nowMs() - readAtMs));
   }
 
   stats(): ChainCacheStats {

@@ -78,6 +78,36 @@ describe('time bounds', () => {
       ),
     );
   });
+
+  // A probe: `+99:99` was read as an offset of 4 days (a not_after moved that far), where production's
+  // `new Date` finds no date at all. An invalid bound makes the passport not live.
+  it.each(['+99:99', '-99:99', '+24:00', '+14:60', '+0960', '-2400'])(
+    'an offset past 23:59 (%s) is invalid',
+    (zone) => {
+      expect(parsePassportTimeBound(`2026-11-27T00:00:00${zone}`, 'end')).toEqual({ kind: 'invalid' });
+    },
+  );
+
+  it('reads a date-time with a zone as new Date does, for every offset up to ±23:59 and each spelling production accepts (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.date({ min: new Date('1971-01-02'), max: new Date('9998-12-30'), noInvalidDate: true }),
+        fc.integer({ min: -(23 * 60 + 59), max: 23 * 60 + 59 }),
+        fc.constantFrom('T', 't', ' '),
+        fc.boolean(),
+        (d, offsetMinutes, separator, withColon) => {
+          const sign = offsetMinutes < 0 ? '-' : '+';
+          const abs = Math.abs(offsetMinutes);
+          const hh = String(Math.floor(abs / 60)).padStart(2, '0');
+          const mm = String(abs % 60).padStart(2, '0');
+          const local = new Date(d.getTime() + offsetMinutes * 60_000).toISOString().slice(0, 23);
+          const text = `${local.slice(0, 10)}${separator}${local.slice(11)}${sign}${hh}${withColon ? ':' : ''}${mm}`;
+          expect(parsePassportTimeBound(text, 'end')).toEqual({ kind: 'instant', ms: Date.parse(text) });
+          expect(Date.parse(text)).toBe(d.getTime());
+        },
+      ),
+    );
+  });
 });
 
 describe('isPassportLive', () => {

@@ -13,7 +13,9 @@
  *   to 24 h longer here than on every production verifier. `passport mint` writes a date given as
  *   `--not-after` as that day's last millisecond, so the holder's whole day holds everywhere;
  * - ISO 8601 date-time `YYYY-MM-DDTHH:MM[:SS[.fff]][Z|±HH:MM]`; without a zone it is UTC (never the
- *   machine's local zone, so every instance agrees);
+ *   machine's local zone, so every instance agrees). As `new Date` reads them on the production
+ *   network, `T` may be a space, `T` and `Z` lowercase, and the offset `±HHMM`; an offset past 23:59
+ *   (`+99:99`, `+14:60`) is invalid there and here (it moved a bound by days);
  * - decimal Unix time: below 10^11 it is seconds (up to year 5138), otherwise milliseconds.
  * Anything else is invalid, and an invalid bound makes the passport not live (fail closed).
  * Both bounds are inclusive: live when `not_before ≤ chain time ≤ not_after`.
@@ -69,20 +71,26 @@ function fromIso(text: string): PassportTimeBound {
   const second = s === undefined ? 0 : Number(s);
   const millis = frac === undefined ? 0 : Math.floor(Number(`0.${frac}`) * 1000);
   if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return INVALID;
+  const offsetMs = zoneOffsetMs(zone);
+  if (Number.isNaN(offsetMs)) return INVALID;
   const base = Date.UTC(year, month - 1, day, hour, minute, second, millis);
   // Date.UTC rolls 2026-02-30 over into March; a real calendar date reads back unchanged.
   const check = new Date(base);
   if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) {
     return INVALID;
   }
-  return { kind: 'instant', ms: h === undefined ? base : base - zoneOffsetMs(zone) };
+  return { kind: 'instant', ms: h === undefined ? base : base - offsetMs };
 }
 
+/** The zone's offset from UTC in ms; NaN for hours past 23 or minutes past 59. */
 function zoneOffsetMs(zone: string | undefined): number {
   if (!zone || zone.toUpperCase() === 'Z') return 0;
   const sign = zone.startsWith('-') ? -1 : 1;
   const digits = zone.slice(1).replace(':', '');
-  return sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4))) * 60_000;
+  const hours = Number(digits.slice(0, 2));
+  const minutes = Number(digits.slice(2, 4));
+  if (hours > 23 || minutes > 59) return Number.NaN;
+  return sign * (hours * 60 + minutes) * 60_000;
 }
 
 /** `not_after` as Unix ms: a number, null when unbounded, NaN when invalid. */
