@@ -9,6 +9,7 @@ import { SERVER_IDENTITY } from '../../apps/api/src/platform/infrastructure/di-t
 import { type ServerIdentity } from '../../apps/api/src/platform/infrastructure/server-identity.js';
 import { MCP_SESSION_REGISTRY } from '../../apps/api/src/mcp/mcp.di-tokens.js';
 import { type McpSessionRegistry } from '../../apps/api/src/mcp/mcp-session.registry.js';
+import { RESOURCE_MANIFEST } from '../../apps/api/src/mcp/mcp-resource.manifest.js';
 import { connectClient, probe } from './support/mcp-probe.js';
 import { startTestApp as startMcpTestApp, type TestApp as McpTestApp } from '../support/test-app.js';
 
@@ -80,7 +81,8 @@ describe('MCP over streamable HTTP with the SDK client', () => {
     const all = JSON.parse(textOf(await client.callTool({ name: 'list_resources', arguments: {} }))) as {
       resources: unknown[];
     };
-    expect(all.resources).toHaveLength(17);
+    // Every resource of the manifest (a new one needs no edit here), the DID template included.
+    expect(all.resources).toHaveLength(RESOURCE_MANIFEST.length);
   });
 
   it('list_resources rejects a limit outside 1..100 as a tool error', async () => {
@@ -108,7 +110,11 @@ describe('MCP over streamable HTTP with the SDK client', () => {
     expect(resources.map((r) => r.uri)).toContain('doc:discovery');
     expect(resources.map((r) => r.uri)).not.toContain('did:resolve:{tokenId}');
     const { resourceTemplates } = await client.listResourceTemplates();
-    expect(resourceTemplates.map((r) => r.uriTemplate)).toEqual(['did:resolve:{tokenId}']);
+    // Every template of the manifest (a second one was dropped: only the DID template was listed).
+    const templates = RESOURCE_MANIFEST.filter((spec) => spec.uri.includes('{')).map((spec) => spec.uri);
+    expect(templates).toContain('did:resolve:{tokenId}');
+    expect(resourceTemplates.map((r) => r.uriTemplate)).toEqual(templates);
+    expect(resources).toHaveLength(RESOURCE_MANIFEST.length - templates.length);
     const read = await client.readResource({ uri: 'skills:skills' });
     expect(read.contents[0]).toMatchObject({ uri: 'skills:skills', mimeType: 'text/markdown' });
   });

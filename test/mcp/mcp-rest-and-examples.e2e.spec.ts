@@ -6,6 +6,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { RESOURCE_MANIFEST } from '../../apps/api/src/mcp/mcp-resource.manifest.js';
+import { contractClient } from '../support/contract-fetch.js';
 import { startTestApp as startMcpTestApp, type TestApp as McpTestApp } from '../support/test-app.js';
 
 const RESOURCES = fileURLToPath(new URL('../../apps/api/resources/', import.meta.url));
@@ -91,11 +93,14 @@ describe('MCP documentation over REST and its examples', () => {
     expect(resource).toEqual(openapi);
   });
 
-  it('serves markdown as text/markdown and JSON resources as JSON', async () => {
-    const md = await fetch(`${t.baseUrl}/api/mcp/resource/guide:api`);
+  // Checked against the served OpenAPI document too (a review: its 200 named no media type, so a
+  // contract-checking client refused every answer).
+  it('serves markdown as text/markdown and JSON resources as JSON, both as the OpenAPI document says', async () => {
+    const request = contractClient(t.baseUrl);
+    const md = await request('/api/mcp/resource/guide:api');
     expect(md.headers.get('content-type')).toMatch(/^text\/markdown/);
-    expect(await md.text()).toMatch(/^# API guide/);
-    const json = await fetch(`${t.baseUrl}/api/mcp/resource/token:facial-categories`);
+    expect(md.text).toMatch(/^# API guide/);
+    const json = await request('/api/mcp/resource/token:facial-categories');
     expect(json.headers.get('content-type')).toMatch(/^application\/json/);
   });
 
@@ -144,8 +149,8 @@ describe('MCP documentation over REST and its examples', () => {
       seen.push(...page.resources.map((r) => r.uri));
       cursor = page.nextCursor;
     } while (cursor !== undefined);
-    expect(seen).toHaveLength(17);
-    expect(new Set(seen).size).toBe(17);
+    expect(seen).toEqual(RESOURCE_MANIFEST.map((spec) => spec.uri));
+    expect(new Set(seen).size).toBe(seen.length);
   });
 
   it.each(EXAMPLES.map((e) => [`${e.method} ${e.target}`, e.file.slice(RESOURCES.length), e] as const))(

@@ -91,6 +91,11 @@ export class McpResourceCatalog {
     return this.items.filter((item) => !item.uri.includes('{'));
   }
 
+  /** Items that are URI templates (what MCP `resources/templates/list` returns). */
+  templates(): McpResourceItem[] {
+    return this.items.filter((item) => item.uri.includes('{'));
+  }
+
   /** One page of the listing; `offset`/`limit` already validated. */
   page(offset: number, limit: number): ResourcePage {
     const resources = this.items.slice(offset, offset + limit);

@@ -4,7 +4,7 @@
  * Errors use the app's ErrorResponse envelope (see the MCP reference document for why).
  */
 import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { type FastifyReply } from 'fastify';
 import { parseOffsetPageQuery } from '@passport/core/profile';
 import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
@@ -46,8 +46,14 @@ export class McpResourcesController {
       'The URI is used as-is (the colon needs no encoding), e.g. /api/mcp/resource/doc:discovery. Markdown or JSON per the resource type.',
   })
   @ApiParam({ name: 'uri', example: 'doc:discovery' })
-  @ApiProduces('text/markdown', 'application/json')
-  @ApiResponse({ status: 200, description: 'The resource content.' })
+  @ApiResponse({
+    status: 200,
+    description: 'The resource content: Markdown or JSON per the resource type.',
+    content: {
+      'text/markdown': { schema: { type: 'string' } },
+      'application/json': { schema: { type: 'object' } },
+    },
+  })
   @ApiErrors('MCP_RESOURCE_NOT_FOUND', 'MCP_RESOURCE_FAILED')
   async read(@Param('uri') uri: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
     const content = await this.catalog.read(uri);

@@ -26,7 +26,6 @@ import {
 import { isPassportError } from '@passport/core';
 import { z } from 'zod';
 import { type McpResourceCatalog } from './mcp-resource.catalog.js';
-import { DID_RESOLVE_TEMPLATE } from './mcp-resource.manifest.js';
 import { STATELESS_PROTOCOL_VERSION } from './mcp-protocol-versions.js';
 import { jsonRpcFailure } from './json-rpc-error.js';
 
@@ -125,8 +124,7 @@ function surfaceOf(catalog: McpResourceCatalog) {
     }),
     listResourceTemplates: () => ({
       resourceTemplates: catalog
-        .all()
-        .filter((item) => item.uri === DID_RESOLVE_TEMPLATE)
+        .templates()
         .map(({ uri, name, type, description }) => ({ uriTemplate: uri, name, mimeType: type, description })),
     }),
     /** The read of one native resource; `missing` tells the binding to answer its "not found" error. */
