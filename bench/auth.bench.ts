@@ -46,7 +46,6 @@ const LOGIN_SECONDS = Number(process.env.LOGIN_SECONDS ?? 2);
 if (!Number.isInteger(LOGIN_ROUNDS) || LOGIN_ROUNDS < 1 || !(LOGIN_SECONDS >= 1))
   throw new Error('LOGIN_ROUNDS must be a positive integer and LOGIN_SECONDS at least 1');
 
-
 type Figures = SliceFigures;
 
 /** One login body per passport for each second of the accepted challenge window, each signed by its owner. */
@@ -157,12 +156,25 @@ async function benchStore(store: string, env: Record<string, string>): Promise<S
       const run = parseWrk(
         execFileSync(
           'wrk',
-          ['-t1', `-c${connections}`, `-d${LOGIN_SECONDS}s`, '--latency', '-s', path.join(ROOT, 'bench/support/verify-lines.lua'), app.base],
-          { env: { ...process.env, LINES_FILE: bodiesFile, POST_PATH: '/api/login', STOP_AT_END: '1' }, encoding: 'utf8' },
+          [
+            '-t1',
+            `-c${connections}`,
+            `-d${LOGIN_SECONDS}s`,
+            '--latency',
+            '-s',
+            path.join(ROOT, 'bench/support/verify-lines.lua'),
+            app.base,
+          ],
+          {
+            env: { ...process.env, LINES_FILE: bodiesFile, POST_PATH: '/api/login', STOP_AT_END: '1' },
+            encoding: 'utf8',
+          },
         ),
       );
       if (run.total >= perRound)
-        console.warn(`a login round used all ${perRound} of its bodies: its rate is only a floor (raise PASSPORTS)`);
+        console.warn(
+          `a login round used all ${perRound} of its bodies: its rate is only a floor (raise PASSPORTS)`,
+        );
       loginSeconds += run.seconds;
       loginTotal += run.total;
       // Only logins that got a token count (past the last body, at most one reused challenge per connection).

@@ -41,7 +41,11 @@ async function main(): Promise<void> {
     nestProcess = spawn(
       process.execPath,
       ['--import', '@swc-node/register/esm-register', path.join(ROOT, 'bench/support/nest-alone.server.ts')],
-      { cwd: ROOT, stdio: 'inherit', env: { ...process.env, PORT: String(nestPort), SWC_NODE_PROJECT: 'tsconfig.json' } },
+      {
+        cwd: ROOT,
+        stdio: 'inherit',
+        env: { ...process.env, PORT: String(nestPort), SWC_NODE_PROJECT: 'tsconfig.json' },
+      },
     );
     const nest = `http://127.0.0.1:${nestPort}`;
     await waitFor(`${bare}/bare`);
@@ -72,7 +76,7 @@ async function main(): Promise<void> {
       `\nNode ${process.version}, ${rows['app GET /'].client}, ${connections} connections, ${seconds} 1 s slices per route, the routes alternating (after 1 s warm-up each)\n`,
     );
     console.log(
-      '| route | req/s | p50 ms | p99 ms | bytes/response | non-2xx | ratio to bare (all slices) | median of the rounds\' ratios |',
+      "| route | req/s | p50 ms | p99 ms | bytes/response | non-2xx | ratio to bare (all slices) | median of the rounds' ratios |",
     );
     console.log('|---|---|---|---|---|---|---|---|');
     for (const [name, r] of Object.entries(rows)) {

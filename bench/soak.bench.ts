@@ -90,7 +90,6 @@ async function heapUsedMb(app: BuiltApp, adminJwt: string): Promise<number> {
   return Math.round((bytes / 1024 / 1024) * 10) / 10;
 }
 
-
 async function main(): Promise<void> {
   let redis: RedisServer | undefined;
   if (store === 'redis') redis = await startRedisServer();

@@ -16,12 +16,23 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SignJWT, importJWK } from 'jose';
-import { FamilyVerdictCache, MemoryReplayStore, sequentialLoginRecorder, signFamilyMetadata, systemClock } from '@passport/core';
+import {
+  FamilyVerdictCache,
+  MemoryReplayStore,
+  sequentialLoginRecorder,
+  signFamilyMetadata,
+  systemClock,
+} from '@passport/core';
 import { checkFamilyMembership, familyRootTokenId, parseServiceProviderId } from '@passport/core/family';
 import { MemoryChainReader, MemorySessionStore, sampleSessionRecord } from '@passport/core/testing';
 import { implicitAccountId } from '@passport/core/codecs';
 import { createNodeSigner, createNodeVerifier } from '@passport/core/node';
-import { SqliteDatabase, SqliteLoginRecorder, SqliteReplayStore, SqliteSessionStore } from '@passport/adapters/sqlite';
+import {
+  SqliteDatabase,
+  SqliteLoginRecorder,
+  SqliteReplayStore,
+  SqliteSessionStore,
+} from '@passport/adapters/sqlite';
 import { EddsaJwtCodec } from '../apps/api/src/session/eddsa-jwt.codec.js';
 
 const rounds = Number(process.argv[2] ?? 5);
@@ -47,22 +58,54 @@ async function main(): Promise<void> {
   // JWT signing.
   const seed = new Uint8Array(privateKey.export({ format: 'der', type: 'pkcs8' }).subarray(-32));
   const pub = new Uint8Array(publicKey.export({ format: 'der', type: 'spki' }).subarray(-32));
-  const codec = new EddsaJwtCodec({ secretSeed: seed, publicKey: pub, issuer: 'https://x.test', audience: 'a', clock: systemClock });
-  const joseKey = await importJWK({ kty: 'OKP', crv: 'Ed25519', x: Buffer.from(pub).toString('base64url'), d: Buffer.from(seed).toString('base64url') }, 'EdDSA');
-  const claims = (i: number) => ({ iss: 'https://x.test', sub: 'bc=local;sc=passport.test;id=devroot;sub=bjbvcjzqbdsj', aud: 'a', iat: 1_800_000_000 + i, nbf: 1_800_000_000, exp: 1_800_003_600, jti: `01J${i}`, session_id: `sess_${i}` });
+  const codec = new EddsaJwtCodec({
+    secretSeed: seed,
+    publicKey: pub,
+    issuer: 'https://x.test',
+    audience: 'a',
+    clock: systemClock,
+  });
+  const joseKey = await importJWK(
+    {
+      kty: 'OKP',
+      crv: 'Ed25519',
+      x: Buffer.from(pub).toString('base64url'),
+      d: Buffer.from(seed).toString('base64url'),
+    },
+    'EdDSA',
+  );
+  const claims = (i: number) => ({
+    iss: 'https://x.test',
+    sub: 'bc=local;sc=passport.test;id=devroot;sub=bjbvcjzqbdsj',
+    aud: 'a',
+    iat: 1_800_000_000 + i,
+    nbf: 1_800_000_000,
+    exp: 1_800_003_600,
+    jti: `01J${i}`,
+    session_id: `sess_${i}`,
+  });
 
   // Family check against a memory chain holding a root and a passport it signed.
   const root = createNodeSigner(new Uint8Array(randomBytes(32)));
   const chain = new MemoryChainReader({ contractId: 'passport.test' });
   const familyText = 'bc=local;sc=passport.test;id=devroot';
   const family = parseServiceProviderId(familyText)!;
-  chain.addPassport({ tokenId: familyRootTokenId(family, 'devroot'), ownerId: implicitAccountId(root.publicKey), contractId: 'passport.test', revoked: false, metadata: {} });
+  chain.addPassport({
+    tokenId: familyRootTokenId(family, 'devroot'),
+    ownerId: implicitAccountId(root.publicKey),
+    contractId: 'passport.test',
+    revoked: false,
+    metadata: {},
+  });
   const metadata: Record<string, string> = { serviceprovider_id: familyText, max_requests: '10' };
   metadata.serviceprovider_signature = signFamilyMetadata(metadata, 'bjbvcjzqbdsj', root);
   const verifier = createNodeVerifier();
   const cached = new FamilyVerdictCache(verifier, { ttlMs: 5000, clock: systemClock });
   const membership = (v: typeof verifier) => async () => {
-    if (!(await checkFamilyMembership({ chain, verifier: v, family, metadata, tokenId: 'bjbvcjzqbdsj' })).member) throw new Error('not a member');
+    if (
+      !(await checkFamilyMembership({ chain, verifier: v, family, metadata, tokenId: 'bjbvcjzqbdsj' })).member
+    )
+      throw new Error('not a member');
   };
 
   // Challenge + session writes.
@@ -80,13 +123,19 @@ async function main(): Promise<void> {
     const tokenId = `tok${String(seq % 50).padStart(9, 'a')}`;
     return {
       challenge: { key: `login|${tokenId}|${seq}`, nowMs: Date.now(), expiresAtMs: Date.now() + 300_000 },
-      session: sampleSessionRecord(seq, { sessionId: `sess_${seq}`, tokenId, createdAtMs: Date.now(), expiresAtMs: Date.now() + 3_600_000 }),
+      session: sampleSessionRecord(seq, {
+        sessionId: `sess_${seq}`,
+        tokenId,
+        createdAtMs: Date.now(),
+        expiresAtMs: Date.now() + 3_600_000,
+      }),
     };
   };
 
   const steps: Record<string, (i: number) => unknown> = {
     'raw node:crypto Ed25519 verify': rawVerify,
-    'JWT sign: jose SignJWT (WebCrypto)': (i) => new SignJWT(claims(i)).setProtectedHeader({ alg: 'EdDSA', typ: 'JWT' }).sign(joseKey),
+    'JWT sign: jose SignJWT (WebCrypto)': (i) =>
+      new SignJWT(claims(i)).setProtectedHeader({ alg: 'EdDSA', typ: 'JWT' }).sign(joseKey),
     // The codec signs on libuv's thread pool: one at a time, this is its latency (hand-off included), and
     // its event-loop CPU is a few µs; the one-shot on the calling thread is what it did before.
     'JWT sign: node:crypto one-shot on the calling thread': (i) =>
@@ -122,7 +171,9 @@ async function main(): Promise<void> {
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const raw = median(sums.get('raw node:crypto Ed25519 verify')!);
-  console.log(`\nNode ${process.version}; ${rounds} alternating rounds of ${ROUND_MS} ms per step (medians)\n`);
+  console.log(
+    `\nNode ${process.version}; ${rounds} alternating rounds of ${ROUND_MS} ms per step (medians)\n`,
+  );
   console.log('| step | ops/s | µs/op | cost in raw verifies |');
   console.log('|---|---|---|---|');
   for (const [name, xs] of sums) {

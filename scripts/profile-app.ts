@@ -169,7 +169,9 @@ async function main(): Promise<void> {
         `${(stat('total_writes_processed') / Math.max(1, requests)).toFixed(2)} per request`,
     );
     // cmdstat_evalsha:calls=…,usec=…,usec_per_call=… → calls per request and µs per call.
-    for (const match of commandStats.matchAll(/cmdstat_(\w+(?:\|\w+)?):calls=(\d+),usec=(\d+),usec_per_call=([\d.]+)/g)) {
+    for (const match of commandStats.matchAll(
+      /cmdstat_(\w+(?:\|\w+)?):calls=(\d+),usec=(\d+),usec_per_call=([\d.]+)/g,
+    )) {
       const [, name, calls, usec, perCall] = match;
       console.log(
         `  ${name}: ${(Number(calls) / Math.max(1, requests)).toFixed(2)} calls/request, ${perCall} µs/call, ` +
@@ -185,7 +187,12 @@ async function main(): Promise<void> {
       console.log(
         execFileSync(
           process.execPath,
-          [path.join(ROOT, 'scripts/cpu-profile-top.mjs'), kept, process.env.TOP ?? '30', `--last=${seconds}`],
+          [
+            path.join(ROOT, 'scripts/cpu-profile-top.mjs'),
+            kept,
+            process.env.TOP ?? '30',
+            `--last=${seconds}`,
+          ],
           { encoding: 'utf8' },
         ),
       );

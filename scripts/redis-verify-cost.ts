@@ -41,9 +41,13 @@ const cpuMsOf = (pid: number): number => {
 
 async function main(): Promise<void> {
   const redis = await startRedisServer();
-  const cli = (...args: string[]) => execFileSync('redis-cli', ['-p', String(redis.port), ...args], { encoding: 'utf8' });
+  const cli = (...args: string[]) =>
+    execFileSync('redis-cli', ['-p', String(redis.port), ...args], { encoding: 'utf8' });
   const variants = await Promise.all(
-    dirs.map(async (dir) => ({ dir, mod: (await import(pathToFileURL(path.join(path.resolve(dir), 'index.js')).href)) as RedisModule })),
+    dirs.map(async (dir) => ({
+      dir,
+      mod: (await import(pathToFileURL(path.join(path.resolve(dir), 'index.js')).href)) as RedisModule,
+    })),
   );
   const results = new Map<string, { client: number[]; server: number[]; stats: string }>();
   try {
@@ -65,7 +69,9 @@ async function main(): Promise<void> {
         for (let i = 0; i < prefill; i += 1000) {
           const now = Date.now();
           await Promise.all(
-            Array.from({ length: 1000 }, () => replay.recordIfAbsent(`${owner}|${nonce()}`, now, now + 86_401_000 + 30_000, quota)),
+            Array.from({ length: 1000 }, () =>
+              replay.recordIfAbsent(`${owner}|${nonce()}`, now, now + 86_401_000 + 30_000, quota),
+            ),
           );
         }
         const keys = Array.from({ length: verifies }, () => `${owner}|${nonce()}`);
@@ -94,7 +100,9 @@ async function main(): Promise<void> {
         entry.server.push(server);
         entry.stats = stats;
         results.set(dir, entry);
-        console.log(`round ${round + 1} ${dir}: client ${clientUs.toFixed(1)} µs, redis-server ${server.toFixed(1)} µs per verify`);
+        console.log(
+          `round ${round + 1} ${dir}: client ${clientUs.toFixed(1)} µs, redis-server ${server.toFixed(1)} µs per verify`,
+        );
       }
     }
   } finally {
@@ -106,7 +114,9 @@ async function main(): Promise<void> {
       `\n${dir}: median client ${median(client).toFixed(1)} µs + redis-server ${median(server).toFixed(1)} µs = ` +
         `${(median(client) + median(server)).toFixed(1)} µs per verify (${client.length} runs)`,
     );
-    for (const [, name, calls, usec, perCall] of stats.matchAll(/cmdstat_(\S+?):calls=(\d+),usec=(\d+),usec_per_call=([\d.]+)/g)) {
+    for (const [, name, calls, usec, perCall] of stats.matchAll(
+      /cmdstat_(\S+?):calls=(\d+),usec=(\d+),usec_per_call=([\d.]+)/g,
+    )) {
       if (name.startsWith('config')) continue;
       console.log(
         `  ${name}: ${(Number(calls) / verifies).toFixed(2)} calls/verify, ${perCall} µs/call, ${(Number(usec) / verifies).toFixed(1)} µs/verify`,

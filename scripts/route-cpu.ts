@@ -64,7 +64,11 @@ async function main(): Promise<void> {
       });
       const nestPort = await freePort();
       const nest = startChild(
-        ['--import', '@swc-node/register/esm-register', path.join(ROOT, 'bench/support/nest-alone.server.ts')],
+        [
+          '--import',
+          '@swc-node/register/esm-register',
+          path.join(ROOT, 'bench/support/nest-alone.server.ts'),
+        ],
         { PORT: String(nestPort), ROOT_BODY: rootBody, SWC_NODE_PROJECT: 'tsconfig.json' },
       );
       children.push(bare, nest);
@@ -75,9 +79,19 @@ async function main(): Promise<void> {
       // taskset execs node, so the child's pid is the server's.
       targets.push(
         { name: 'bare Fastify GET /bare', process: p, pid: bare.pid!, url: `${bareBase}/bare` },
-        { name: "bare Fastify GET /bare-root (GET /'s bytes)", process: p, pid: bare.pid!, url: `${bareBase}/bare-root` },
+        {
+          name: "bare Fastify GET /bare-root (GET /'s bytes)",
+          process: p,
+          pid: bare.pid!,
+          url: `${bareBase}/bare-root`,
+        },
         { name: 'Nest alone GET /nest', process: p, pid: nest.pid!, url: `${nestBase}/nest` },
-        { name: "Nest alone GET /nest-root (GET /'s bytes)", process: p, pid: nest.pid!, url: `${nestBase}/nest-root` },
+        {
+          name: "Nest alone GET /nest-root (GET /'s bytes)",
+          process: p,
+          pid: nest.pid!,
+          url: `${nestBase}/nest-root`,
+        },
         { name: 'app GET /health', process: p, pid: apps[p].pid, url: `${apps[p].base}/health` },
         { name: 'app GET /', process: p, pid: apps[p].pid, url: `${apps[p].base}/` },
       );

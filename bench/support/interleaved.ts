@@ -55,7 +55,8 @@ const run = promisify(execFile);
 /** The client named by BENCH_CLIENT (default autocannon). */
 export function sliceClient(): SliceClient {
   const name = process.env.BENCH_CLIENT ?? 'autocannon';
-  if (name !== 'wrk' && name !== 'autocannon') throw new Error(`BENCH_CLIENT must be wrk or autocannon, not ${name}`);
+  if (name !== 'wrk' && name !== 'autocannon')
+    throw new Error(`BENCH_CLIENT must be wrk or autocannon, not ${name}`);
   return name;
 }
 
@@ -129,4 +130,3 @@ export async function interleaved(
     sliceRates: s.rates,
   }));
 }
-

@@ -173,7 +173,7 @@ export function deriveFigures(suites: Record<string, SuiteSection>): Record<stri
       p99Ms: f.p99Ms,
       ...from('http', http),
       // A section without a client was sent by autocannon (sections record it since 2026-11-23).
-      note: `the lower of GET / and GET /health (${lower === 'health' ? 'GET /health' : 'GET /'}) ÷ bare Fastify${http.toBare ? ' (median of the rounds\' ratios)' : ''}, default store, sent by ${http.client ?? 'autocannon'}`,
+      note: `the lower of GET / and GET /health (${lower === 'health' ? 'GET /health' : 'GET /'}) ÷ bare Fastify${http.toBare ? " (median of the rounds' ratios)" : ''}, default store, sent by ${http.client ?? 'autocannon'}`,
     };
   }
 
@@ -214,7 +214,7 @@ export function deriveFigures(suites: Record<string, SuiteSection>): Record<stri
         p50Ms: s.jwtRoute.p50Ms,
         p99Ms: s.jwtRoute.p99Ms,
         ...from('auth', auth),
-        note: `GET /api/login/timestamp ÷ GET /api/holanonce16ts (JWT) − 1, interleaved slices sent by ${auth.client ?? 'autocannon'}${auth.ratios === 'median-of-rounds' ? ' (median of the rounds\' ratios)' : ''}, STORE=${store}; latency of the JWT route`,
+        note: `GET /api/login/timestamp ÷ GET /api/holanonce16ts (JWT) − 1, interleaved slices sent by ${auth.client ?? 'autocannon'}${auth.ratios === 'median-of-rounds' ? " (median of the rounds' ratios)" : ''}, STORE=${store}; latency of the JWT route`,
       };
     }
   }

@@ -35,7 +35,9 @@ describe('restart on the same DATA_DIR', () => {
     const replayed = await login(app.baseUrl, { identifier: tokenId, key, challenge });
     expect(replayed.status).toBe(401);
     expect(replayed.body.error.code).toBe('LOGIN_CHALLENGE_TIMESTAMP_INVALID');
-    expect((await fetch(`${app.baseUrl}/api/logout`, { method: 'POST', headers: bearer(jwt) })).status).toBe(200);
+    expect((await fetch(`${app.baseUrl}/api/logout`, { method: 'POST', headers: bearer(jwt) })).status).toBe(
+      200,
+    );
     await app.close();
 
     app = await start();

@@ -113,7 +113,9 @@ describe('interleaved slices', () => {
 
   it('medianRatio is the median of the rounds’ own ratios, so one disturbed round does not move it', () => {
     // Round 2 of the first route was cut by a burst of other load.
-    expect(medianRatio(figures([900, 1000, 300, 950, 1000]), figures([1000, 1000, 1000, 1000, 1000]))).toBe(0.95);
+    expect(medianRatio(figures([900, 1000, 300, 950, 1000]), figures([1000, 1000, 1000, 1000, 1000]))).toBe(
+      0.95,
+    );
     expect(medianRatio(figures([10, 30]), figures([10, 10]))).toBe(2);
   });
 

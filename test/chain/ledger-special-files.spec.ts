@@ -38,7 +38,11 @@ it('a FIFO, a directory or a device at the path: refused at open, by the CLI rea
   const cases: Array<[string, () => Promise<unknown>, string]> = [
     ['fifo', async () => mkfifo(file), 'not_a_regular_file'],
     ['device', () => symlink('/dev/zero', file), 'not_a_regular_file'],
-    ['directory', () => rm(file, { force: true }).then(() => execFileSync('mkdir', [file])), 'not_a_regular_file'],
+    [
+      'directory',
+      () => rm(file, { force: true }).then(() => execFileSync('mkdir', [file])),
+      'not_a_regular_file',
+    ],
   ];
   for (const [, make, code] of cases) {
     await rm(file, { recursive: true, force: true });

@@ -105,7 +105,12 @@ describe('the served document', () => {
     expect(bearerOps.length).toBeGreaterThan(5);
     for (const { path, method, op } of bearerOps) {
       for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
-        expect([path, method, status, response.headers?.['New-Token']?.schema]).toEqual([path, method, status, { type: 'string' }]);
+        expect([path, method, status, response.headers?.['New-Token']?.schema]).toEqual([
+          path,
+          method,
+          status,
+          { type: 'string' },
+        ]);
       }
     }
     const login = contract.document.paths['/api/login'].post;

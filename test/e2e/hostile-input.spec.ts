@@ -13,7 +13,9 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 import { holaLine, postJson } from '../verify/hola-lines.js';
 
 const SAMPLES = 40;
-const ADMIN_ROUTES = JSON.stringify({ entities: { methods: { '/api/sessions': '60', '/api/sessions/revoke': '60' } } });
+const ADMIN_ROUTES = JSON.stringify({
+  entities: { methods: { '/api/sessions': '60', '/api/sessions/revoke': '60' } },
+});
 
 const hostileValue = fc.oneof(
   fc.string({ maxLength: 300 }),
@@ -37,10 +39,18 @@ function bodiesFor(fields: readonly string[], seed: number): unknown[] {
 }
 
 const pathValues = (seed: number): string[] =>
-  fc.sample(fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 20 }), fc.constant('%00'), fc.constant('..%2F..%2Fetc')), {
-    numRuns: SAMPLES,
-    seed,
-  });
+  fc.sample(
+    fc.oneof(
+      fc.string({ maxLength: 40 }),
+      fc.string({ unit: 'binary', maxLength: 20 }),
+      fc.constant('%00'),
+      fc.constant('..%2F..%2Fetc'),
+    ),
+    {
+      numRuns: SAMPLES,
+      seed,
+    },
+  );
 
 describe('hostile input never gets a 500', () => {
   let app: TestApp;
@@ -65,16 +75,34 @@ describe('hostile input never gets a 500', () => {
     expect([what, res.status < 500]).toEqual([what, true]);
     if (res.status >= 400) {
       const body = JSON.parse(text) as { error?: { code?: string }; requestId?: string };
-      expect([what, typeof body.error?.code, describeAnyError(body.error?.code ?? '') !== undefined]).toEqual([what, 'string', true]);
+      expect([what, typeof body.error?.code, describeAnyError(body.error?.code ?? '') !== undefined]).toEqual(
+        [what, 'string', true],
+      );
       expect(text).not.toMatch(/\bat [\w.<>]+ \(|node_modules|\/work\//);
     }
   }
 
   const endpoints: [string, readonly string[], () => Record<string, string>][] = [
-    ['/api/login', ['accountid', 'passportid', 'timestamp', 'timestamp_iso', 'base64url_signature', 'passportid_base64url_signature', 'signature'], () => ({})],
+    [
+      '/api/login',
+      [
+        'accountid',
+        'passportid',
+        'timestamp',
+        'timestamp_iso',
+        'base64url_signature',
+        'passportid_base64url_signature',
+        'signature',
+      ],
+      () => ({}),
+    ],
     ['/api/identity/verify', ['hola', 'expectedRecipient', 'constraints', 'includeProfile'], () => ({})],
     ['/api/testhola', ['hola', 'expectedRecipient'], () => bearer(user)],
-    ['/api/isauthorizedsigner', ['tokenId', 'base64HashOrDelegateSignerId', 'unixTimestamp', 'publicKey', 'signature'], () => bearer(user)],
+    [
+      '/api/isauthorizedsigner',
+      ['tokenId', 'base64HashOrDelegateSignerId', 'unixTimestamp', 'publicKey', 'signature'],
+      () => bearer(user),
+    ],
     ['/api/signclient', ['tobesignedValues', 'mintingfee', 'token_id', 'tier'], () => ({})],
     ['/api/sessions/revoke', ['sessionId', 'reason'], () => bearer(admin)],
   ];
@@ -153,7 +181,9 @@ describe('hostile input never gets a 500', () => {
 
   it('a slow body is answered 408 in the envelope and its socket closed', async () => {
     const connection = await openRaw(app.baseUrl);
-    connection.socket.write('POST /api/identity/verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{');
+    connection.socket.write(
+      'POST /api/identity/verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{',
+    );
     const trickle = setInterval(() => {
       if (connection.socket.writable) connection.socket.write(' ');
     }, 200);
@@ -181,7 +211,11 @@ describe('hostile input never gets a 500', () => {
     ];
     for (const webhook_url of urls) {
       const caller = await mintAndLogin(app, { metadata: { webhook_url } });
-      const res = await postJson(app)('/api/testhola', { hola: holaLine(app, { sender: caller.tokenId, signer: caller.key.signer }) }, bearer(caller.jwt));
+      const res = await postJson(app)(
+        '/api/testhola',
+        { hola: holaLine(app, { sender: caller.tokenId, signer: caller.key.signer }) },
+        bearer(caller.jwt),
+      );
       expect(res.status).toBe(200);
     }
     await dispatcher.idle();

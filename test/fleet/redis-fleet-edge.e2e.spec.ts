@@ -30,7 +30,8 @@ const instances: TestApp[] = [];
 const served: number[] = [];
 
 async function startNginx(upstreams: string[], port: number): Promise<void> {
-  if (!NGINX) throw new Error("nginx is missing: install Debian's 'nginx' package (scripts/ensure-test-deps.sh does)");
+  if (!NGINX)
+    throw new Error("nginx is missing: install Debian's 'nginx' package (scripts/ensure-test-deps.sh does)");
   edgeDir = await mkdtemp(path.join(tmpdir(), 'passport-fleet-edge-'));
   const rendered = await renderEdgeTemplate(upstreams.join(','), port);
   await writeFile(path.join(edgeDir, 'edge.conf'), rendered);
@@ -42,7 +43,9 @@ async function startNginx(upstreams: string[], port: number): Promise<void> {
      error_log ${edgeDir}/error.log warn; events { worker_connections 1024; }
      http { access_log off; ${kinds.map((k) => `${k}_temp_path ${path.join(edgeDir, k)};`).join(' ')} include ${edgeDir}/edge.conf; }`,
   );
-  nginx = spawn(NGINX, ['-p', edgeDir, '-c', path.join(edgeDir, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  nginx = spawn(NGINX, ['-p', edgeDir, '-c', path.join(edgeDir, 'nginx.conf')], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   nginx.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const deadline = Date.now() + 10_000;
@@ -78,7 +81,10 @@ beforeAll(async () => {
     served[i] = 0;
     t.app.getHttpServer().on('request', () => served[i]++);
   });
-  await startNginx(instances.map((t) => new URL(t.baseUrl).host), edgePort);
+  await startNginx(
+    instances.map((t) => new URL(t.baseUrl).host),
+    edgePort,
+  );
 });
 beforeEach(() => served.fill(0));
 afterEach(() => {
@@ -130,7 +136,9 @@ it('50 concurrent verifications of one line through the edge: exactly one verifi
   const key = newKey();
   const { tokenId } = await mintPassport(viaEdge(), { owner: key });
   const line = holaLine(viaEdge(), { sender: tokenId, signer: key.signer });
-  const results = await Promise.all(Array.from({ length: 50 }, () => postJson('/api/identity/verify', { hola: line })));
+  const results = await Promise.all(
+    Array.from({ length: 50 }, () => postJson('/api/identity/verify', { hola: line })),
+  );
   expect(results.map((r) => r.status)).toEqual(Array(50).fill(200));
   expect(results.filter((r) => r.body.verified === true)).toHaveLength(1);
 });
@@ -140,9 +148,13 @@ it('a sessioned MCP client through the edge lists, calls, reads and deletes its 
   const transport = new StreamableHTTPClientTransport(new URL(`${edge}/mcp`));
   await client.connect(transport);
   for (let i = 0; i < 3; i++) expect((await client.listTools()).tools).toHaveLength(2);
-  const called = (await client.callTool({ name: 'get_resource', arguments: { uri: 'doc:discovery' } })) as { isError?: boolean };
+  const called = (await client.callTool({ name: 'get_resource', arguments: { uri: 'doc:discovery' } })) as {
+    isError?: boolean;
+  };
   expect(called.isError ?? false).toBe(false);
-  expect((await client.readResource({ uri: 'doc:discovery' })).contents[0]).toMatchObject({ uri: 'doc:discovery' });
+  expect((await client.readResource({ uri: 'doc:discovery' })).contents[0]).toMatchObject({
+    uri: 'doc:discovery',
+  });
   const id = transport.sessionId as string;
   await transport.terminateSession();
   await client.close();

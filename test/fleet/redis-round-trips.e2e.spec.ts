@@ -72,7 +72,10 @@ const nonce = (jwt: string) => fetch(`${app.baseUrl}/api/holanonce16ts`, { heade
 it('a JWT route costs 1 Redis command once its session was read: the public rate limit, which also reads the session epoch', async () => {
   const { jwt } = await mintAndLogin(app);
   // The first read of the session goes to Redis.
-  expect(await commandsOf(async () => expect((await nonce(jwt)).status).toBe(200))).toEqual(['script', 'script']);
+  expect(await commandsOf(async () => expect((await nonce(jwt)).status).toBe(200))).toEqual([
+    'script',
+    'script',
+  ]);
   expect(await commandsOf(async () => expect((await nonce(jwt)).status).toBe(200))).toEqual(['script']);
 });
 
@@ -80,9 +83,16 @@ it('after a change to any session (here another passport logs out) the next JWT 
   const { jwt } = await mintAndLogin(app);
   const other = await mintAndLogin(app);
   expect((await nonce(jwt)).status).toBe(200);
-  const logout = await fetch(`${app.baseUrl}/api/logout`, { method: 'POST', headers: { ...bearer(other.jwt), 'content-type': 'application/json' }, body: '{}' });
+  const logout = await fetch(`${app.baseUrl}/api/logout`, {
+    method: 'POST',
+    headers: { ...bearer(other.jwt), 'content-type': 'application/json' },
+    body: '{}',
+  });
   expect(logout.status).toBe(200);
-  expect(await commandsOf(async () => expect((await nonce(jwt)).status).toBe(200))).toEqual(['script', 'script']);
+  expect(await commandsOf(async () => expect((await nonce(jwt)).status).toBe(200))).toEqual([
+    'script',
+    'script',
+  ]);
 });
 
 it('a public route costs 1 Redis command (the public rate limit)', async () => {

@@ -31,7 +31,10 @@ describe('drainAndClose', () => {
     expect((await store.check()).ok).toBe(true);
 
     const messages: string[] = [];
-    const log = { info: (_f: object, m: string) => messages.push(m), warn: (_f: object, m: string) => messages.push(m) };
+    const log = {
+      info: (_f: object, m: string) => messages.push(m),
+      warn: (_f: object, m: string) => messages.push(m),
+    };
     const started = Date.now();
     const drained = drainAndClose(app.app, { drainDelayMs: 0, drainTimeoutMs: 700 }, log);
     expect(readiness.state).toBe('draining');

@@ -10,7 +10,12 @@ import { join } from 'node:path';
 import { MemoryReplayStore, PassportError, sequentialLoginRecorder } from '@passport/core';
 import { LoginRecordFailure, SessionCapacityError, type SessionStore } from '@passport/core/ports';
 import { MemorySessionStore, sampleSessionRecord } from '@passport/core/testing';
-import { SqliteDatabase, SqliteLoginRecorder, SqliteReplayStore, SqliteSessionStore } from '@passport/adapters/sqlite';
+import {
+  SqliteDatabase,
+  SqliteLoginRecorder,
+  SqliteReplayStore,
+  SqliteSessionStore,
+} from '@passport/adapters/sqlite';
 import { createStoreBackend, type StoreBackend } from '../../apps/api/src/platform/store/store-backend.js';
 
 const challenge = (n: number) => ({ key: `login|abcdefghijkl|${n}`, nowMs: 1000, expiresAtMs: 400_000 });
@@ -39,8 +44,12 @@ describe.each(['sqlite', 'memory'] as const)('LoginRecorder (%s)', (store) => {
   it('a session refused for capacity leaves the challenge unused (both or neither)', async () => {
     const recorder = backend.loginRecorder!;
     // Two other passports fill the store (capacity 2).
-    await backend.sessions.create(sampleSessionRecord(7, { tokenId: 'bbbbbbbbbbbb', createdAtMs: 1000, expiresAtMs: 3_601_000 }));
-    await backend.sessions.create(sampleSessionRecord(8, { tokenId: 'cccccccccccc', createdAtMs: 1000, expiresAtMs: 3_601_000 }));
+    await backend.sessions.create(
+      sampleSessionRecord(7, { tokenId: 'bbbbbbbbbbbb', createdAtMs: 1000, expiresAtMs: 3_601_000 }),
+    );
+    await backend.sessions.create(
+      sampleSessionRecord(8, { tokenId: 'cccccccccccc', createdAtMs: 1000, expiresAtMs: 3_601_000 }),
+    );
     await expect(recorder.recordLogin(challenge(3), session(3))).rejects.toBeInstanceOf(SessionCapacityError);
     await expect(backend.sessions.get(session(3).sessionId)).resolves.toBeNull();
     // The challenge was not consumed: once there is room, the same challenge logs in.
@@ -65,12 +74,16 @@ describe('LoginRecorder (sqlite): one transaction', () => {
     try {
       // A session id that exists already makes the insert fail inside the transaction.
       await backend.sessions.create(session(1));
-      const failure = await backend.loginRecorder!.recordLogin(challenge(9), session(1)).catch((e: unknown) => e);
+      const failure = await backend
+        .loginRecorder!.recordLogin(challenge(9), session(1))
+        .catch((e: unknown) => e);
       expect(failure).toBeInstanceOf(LoginRecordFailure);
       expect((failure as LoginRecordFailure).part).toBe('session');
       const db = SqliteDatabase.openInDataDir(dir);
       try {
-        expect(db.statement('SELECT count(*) AS n FROM replay_records WHERE key = ?').get(challenge(9).key)).toEqual({ n: 0 });
+        expect(
+          db.statement('SELECT count(*) AS n FROM replay_records WHERE key = ?').get(challenge(9).key),
+        ).toEqual({ n: 0 });
       } finally {
         db.close();
       }
@@ -115,7 +128,7 @@ describe('LoginRecorder (sqlite): logins of one event-loop turn share a transact
     await expect(recorder.recordLogin(challenge(14), session(7))).resolves.toEqual({ recorded: true });
   });
 
-  it("a failed write fails the whole batch and stores nothing of it (no challenge kept without its session)", async () => {
+  it('a failed write fails the whole batch and stores nothing of it (no challenge kept without its session)', async () => {
     await backend.sessions.create(session(1));
     const recorder = backend.loginRecorder!;
     const outcomes = await Promise.allSettled([
@@ -124,7 +137,10 @@ describe('LoginRecorder (sqlite): logins of one event-loop turn share a transact
       recorder.recordLogin(challenge(13), session(4)),
     ]);
     for (const outcome of outcomes) {
-      expect(outcome).toMatchObject({ status: 'rejected', reason: { name: 'LoginRecordFailure', part: 'session' } });
+      expect(outcome).toMatchObject({
+        status: 'rejected',
+        reason: { name: 'LoginRecordFailure', part: 'session' },
+      });
     }
     const stored = await Promise.all([2, 4].map((n) => backend.sessions.get(session(n).sessionId)));
     expect(stored).toEqual([null, null]);
@@ -148,14 +164,21 @@ describe('LoginRecorder (sqlite): logins of one event-loop turn share a transact
       db.close();
     }
     const recorder = backend.loginRecorder!;
-    const outcomes = await Promise.allSettled([1, 2, 3].map((n) => recorder.recordLogin(challenge(30 + n), session(n))));
+    const outcomes = await Promise.allSettled(
+      [1, 2, 3].map((n) => recorder.recordLogin(challenge(30 + n), session(n))),
+    );
     for (const outcome of outcomes) {
-      expect(outcome).toMatchObject({ status: 'rejected', reason: { name: 'LoginRecordFailure', part: 'session' } });
+      expect(outcome).toMatchObject({
+        status: 'rejected',
+        reason: { name: 'LoginRecordFailure', part: 'session' },
+      });
     }
     const check = SqliteDatabase.openInDataDir(dir);
     try {
       expect(check.statement('SELECT count(*) AS n FROM sessions').get()).toEqual({ n: 0 });
-      expect(check.statement("SELECT count(*) AS n FROM replay_records WHERE key LIKE 'login|%'").get()).toEqual({ n: 0 });
+      expect(
+        check.statement("SELECT count(*) AS n FROM replay_records WHERE key LIKE 'login|%'").get(),
+      ).toEqual({ n: 0 });
     } finally {
       check.close();
     }
@@ -167,7 +190,9 @@ describe('LoginRecorder (sqlite): logins of one event-loop turn share a transact
     await expect(pending).resolves.toEqual({ recorded: true });
     const db = SqliteDatabase.openInDataDir(dir);
     try {
-      expect(db.statement('SELECT count(*) AS n FROM sessions WHERE session_id = ?').get(session(21).sessionId)).toEqual({ n: 1 });
+      expect(
+        db.statement('SELECT count(*) AS n FROM sessions WHERE session_id = ?').get(session(21).sessionId),
+      ).toEqual({ n: 1 });
     } finally {
       db.close();
     }
@@ -186,11 +211,16 @@ describe('LoginRecorder (sqlite): a batch that cannot begin', () => {
       // Another connection holds the write lock: BEGIN IMMEDIATE times out.
       holder.statement('BEGIN IMMEDIATE').run();
       const alone = await recorder.recordLogin(challenge(1), session(1)).catch((e: unknown) => e);
-      const together = await Promise.allSettled([2, 3].map((n) => recorder.recordLogin(challenge(n), session(n))));
+      const together = await Promise.allSettled(
+        [2, 3].map((n) => recorder.recordLogin(challenge(n), session(n))),
+      );
       holder.statement('ROLLBACK').run();
       expect(alone).toMatchObject({ name: 'LoginRecordFailure', part: 'challenge' });
       for (const outcome of together) {
-        expect(outcome).toMatchObject({ status: 'rejected', reason: { name: 'LoginRecordFailure', part: 'challenge' } });
+        expect(outcome).toMatchObject({
+          status: 'rejected',
+          reason: { name: 'LoginRecordFailure', part: 'challenge' },
+        });
       }
     } finally {
       replay.dispose();
@@ -216,7 +246,9 @@ describe('sequentialLoginRecorder (stores without a combined write)', () => {
     const recorder = sequentialLoginRecorder(replay, failingSessions());
     const failure = await recorder.recordLogin(challenge(1), session(1)).catch((e: unknown) => e);
     expect(failure).toMatchObject({ name: 'LoginRecordFailure', part: 'session' });
-    await expect(replay.recordIfAbsent(challenge(1).key, 1000, 400_000)).resolves.toMatchObject({ recorded: false });
+    await expect(replay.recordIfAbsent(challenge(1).key, 1000, 400_000)).resolves.toMatchObject({
+      recorded: false,
+    });
   });
 
   it('with an undo the challenge is unused again', async () => {
@@ -229,14 +261,18 @@ describe('sequentialLoginRecorder (stores without a combined write)', () => {
   it("passes the replay store's refusals on unchanged and names the challenge for its failures", async () => {
     const full = new MemoryReplayStore({ maxEntries: 1 });
     await full.recordIfAbsent('other', 1000, 400_000);
-    const refused = await sequentialLoginRecorder(full, new MemorySessionStore()).recordLogin(challenge(1), session(1)).catch((e: unknown) => e);
+    const refused = await sequentialLoginRecorder(full, new MemorySessionStore())
+      .recordLogin(challenge(1), session(1))
+      .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(PassportError);
     expect((refused as PassportError).code).toBe('REPLAY_STORE_FULL');
     const broken = new MemoryReplayStore();
     broken.recordIfAbsent = async () => {
       throw new Error('down');
     };
-    await expect(sequentialLoginRecorder(broken, new MemorySessionStore()).recordLogin(challenge(1), session(1))).rejects.toMatchObject({
+    await expect(
+      sequentialLoginRecorder(broken, new MemorySessionStore()).recordLogin(challenge(1), session(1)),
+    ).rejects.toMatchObject({
       part: 'challenge',
     });
   });

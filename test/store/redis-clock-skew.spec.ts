@@ -95,7 +95,9 @@ describe('replay records across skewed clocks', () => {
     // C's clock is past this expiry already; on a correct clock the line is live for another minute.
     await c.recordIfAbsent('line-5', ahead.nowMs(), expiresAt);
     await sleep(50);
-    await expect(a.recordIfAbsent('line-5', onTime.nowMs(), expiresAt)).resolves.toMatchObject({ recorded: false });
+    await expect(a.recordIfAbsent('line-5', onTime.nowMs(), expiresAt)).resolves.toMatchObject({
+      recorded: false,
+    });
   });
 
   it('with the default margin, a sweep removes a record once it expired 15 min ago on every clock', async () => {

@@ -283,7 +283,10 @@ describe('ReplayStore (sqlite): group commits spaced by the commit interval', ()
     store.dispose();
     expect(commits.count).toBe(1);
     expect(timers()).toBe(timersBefore);
-    expect(await Promise.all(waiting)).toEqual([{ recorded: true }, { recorded: false, firstSeenAtMs: 1000 }]);
+    expect(await Promise.all(waiting)).toEqual([
+      { recorded: true },
+      { recorded: false, firstSeenAtMs: 1000 },
+    ]);
     expect(db.rowCount('replay_records')).toBe(2);
   });
 });

@@ -25,7 +25,9 @@ import {
 let dir: string;
 let file: string;
 const opened: SqliteDatabase[] = [];
-function open(options: Parameters<typeof SqliteDatabase.open>[1] = { checkpointInBackground: true }): SqliteDatabase {
+function open(
+  options: Parameters<typeof SqliteDatabase.open>[1] = { checkpointInBackground: true },
+): SqliteDatabase {
   const db = SqliteDatabase.open(file, options);
   opened.push(db);
   return db;
@@ -130,7 +132,11 @@ it('commits with no pause (the worker never catches up, the backstop skipped whi
 it('a reader kept open on another connection: commits past the hard limit stay fast (no wait for the reader), and the failed truncation is reported and retried a second later, not on every commit', () => {
   const errors: string[] = [];
   const hardLimitPages = 300;
-  const db = open({ checkpointInBackground: true, walHardLimitPages: hardLimitPages, onCheckpointError: (m) => errors.push(m) });
+  const db = open({
+    checkpointInBackground: true,
+    walHardLimitPages: hardLimitPages,
+    onCheckpointError: (m) => errors.push(m),
+  });
   const replay = new SqliteReplayStore(db, { sweepIntervalMs: 0 });
   writeFrames(db, replay, 40);
   // A read transaction that stays open (a backup, an operator's query): the WAL cannot be truncated.
@@ -155,7 +161,11 @@ it('a reader kept open on another connection: commits past the hard limit stay f
 
 it('a truncation that throws after the commit: the calls of that commit are still answered as recorded, and the error is reported', async () => {
   const errors: string[] = [];
-  const db = open({ checkpointInBackground: true, walHardLimitPages: 50, onCheckpointError: (m) => errors.push(m) });
+  const db = open({
+    checkpointInBackground: true,
+    walHardLimitPages: 50,
+    onCheckpointError: (m) => errors.push(m),
+  });
   const replay = new SqliteReplayStore(db, { sweepIntervalMs: 0 });
   // Fault injection (a disk error during the truncation cannot be produced on demand): the driver's
   // wal_checkpoint(TRUNCATE) throws, as an I/O error would.
@@ -173,7 +183,7 @@ it('a truncation that throws after the commit: the calls of that commit are stil
   replay.dispose();
 });
 
-it("close() stops the worker first: this connection is the last, so the WAL is checkpointed and removed as without it", async () => {
+it('close() stops the worker first: this connection is the last, so the WAL is checkpointed and removed as without it', async () => {
   const db = open();
   const replay = new SqliteReplayStore(db, { sweepIntervalMs: 0 });
   // A checkpoint shows the worker's connection is open; then more commits for the close to find.
@@ -234,10 +244,14 @@ it('an in-memory database opens no worker', () => {
 // A process crash, not a power loss: the kernel's page cache survives it, so this shows the file intact
 // and every answered record kept across a crash (what synchronous=NORMAL promises), not that syncs ran.
 it('kill -9 while the worker and the event loop checkpoint under steady writes: the file is intact and every answered record is there', async () => {
-  const child = fork(join(dirname(fileURLToPath(import.meta.url)), 'support/checkpointing-writer.ts'), [file], {
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
+  const child = fork(
+    join(dirname(fileURLToPath(import.meta.url)), 'support/checkpointing-writer.ts'),
+    [file],
+    {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    },
+  );
   const answered: string[] = [];
   let checkpoints = 0;
   child.on('message', (message: { keys: string[]; checkpoints: number }) => {

@@ -48,7 +48,10 @@ describe('StoreModule', () => {
         expect(module.get<ReplayStore>(REPLAY_STORE)).toBeInstanceOf(RedisReplayStore);
         expect(module.get(PUBLIC_RATE_LIMIT_STORE)).toBeInstanceOf(FallbackRateLimitStore);
         const health = module.get<HealthIndicator>(STORE_HEALTH_INDICATOR);
-        await expect(health.check()).resolves.toMatchObject({ ok: true, detail: { adapter: 'redis', rateLimits: 'shared' } });
+        await expect(health.check()).resolves.toMatchObject({
+          ok: true,
+          detail: { adapter: 'redis', rateLimits: 'shared' },
+        });
       } finally {
         await module.close();
       }
@@ -130,7 +133,9 @@ describe('StoreModule', () => {
     const metrics = module.get(OperatorMetrics);
     const replay = module.get<ReplayStore>(REPLAY_STORE);
     const sessions = module.get<SessionStore>(SESSION_STORE);
-    await expect(replay.recordIfAbsent('abcdefghijkl|00AA', 1000, 61_000)).resolves.toEqual({ recorded: true });
+    await expect(replay.recordIfAbsent('abcdefghijkl|00AA', 1000, 61_000)).resolves.toEqual({
+      recorded: true,
+    });
     await module.close(); // the real database is closed: every operation now fails
     await expect(replay.recordIfAbsent('x|1', 1, 2)).rejects.toThrow(/not open/);
     await expect(replay.recordIfAbsent('x|2', 1, 2)).rejects.toThrow(/not open/);

@@ -90,7 +90,10 @@ export async function mintPassport(app: TestApp, options: MintOptions = {}): Pro
   const ownerId = typeof owner === 'string' ? owner : owner.accountId;
   await updateLedgerFile(ledgerFileOf(app), (doc) => ({
     ...doc,
-    passports: [...doc.passports, { token_id: tokenId, owner_id: ownerId, metadata, ...(options.revoked ? { revoked: true } : {}) }],
+    passports: [
+      ...doc.passports,
+      { token_id: tokenId, owner_id: ownerId, metadata, ...(options.revoked ? { revoked: true } : {}) },
+    ],
   }));
   return { tokenId, owner };
 }
@@ -99,12 +102,18 @@ export async function mintPassport(app: TestApp, options: MintOptions = {}): Pro
 export async function addNamedAccount(app: TestApp, name: string, keys: readonly TestKey[]): Promise<void> {
   await updateLedgerFile(ledgerFileOf(app), (doc) => ({
     ...doc,
-    accounts: { ...doc.accounts, [name]: [...(doc.accounts[name] ?? []), ...keys.map((k) => formatNearPublicKey(k.signer.publicKey))] },
+    accounts: {
+      ...doc.accounts,
+      [name]: [...(doc.accounts[name] ?? []), ...keys.map((k) => formatNearPublicKey(k.signer.publicKey))],
+    },
   }));
 }
 
 /** Creates another family on the same ledger: its root passport (owned by a fresh key) and the root's signer. */
-export async function mintOtherFamily(app: TestApp, rootId = 'otherroot'): Promise<{ serviceProviderId: string; root: TestKey }> {
+export async function mintOtherFamily(
+  app: TestApp,
+  rootId = 'otherroot',
+): Promise<{ serviceProviderId: string; root: TestKey }> {
   const root = newKey();
   const contract = serverIdentityOf(app).passport.contractId;
   const rootTokenId = familyRootTokenId({ chain: 'local', contract }, rootId);
@@ -165,7 +174,10 @@ export async function login(baseUrl: string, attempt: LoginAttempt): Promise<Log
 }
 
 /** Mints a valid passport and logs it in; returns its JWT. */
-export async function mintAndLogin(app: TestApp, options: MintOptions = {}): Promise<{ tokenId: string; jwt: string; key: TestKey }> {
+export async function mintAndLogin(
+  app: TestApp,
+  options: MintOptions = {},
+): Promise<{ tokenId: string; jwt: string; key: TestKey }> {
   const key = typeof options.owner === 'object' ? options.owner : newKey();
   const minted = await mintPassport(app, { ...options, owner: options.owner ?? key });
   const result = await login(app.baseUrl, { identifier: minted.tokenId, key });

@@ -61,14 +61,23 @@ export function parsePrometheusText(text: string): Map<string, PromFamily> {
     let match: RegExpExecArray | null;
     if ((match = new RegExp(`^# HELP (${NAME}) (.*)$`).exec(line))) {
       help.set(match[1], match[2]);
-    } else if ((match = new RegExp(`^# TYPE (${NAME}) (counter|gauge|histogram|summary|untyped)$`).exec(line))) {
+    } else if (
+      (match = new RegExp(`^# TYPE (${NAME}) (counter|gauge|histogram|summary|untyped)$`).exec(line))
+    ) {
       if (families.has(match[1])) throw new Error(`TYPE of ${match[1]} twice`);
-      families.set(match[1], { name: match[1], type: match[2] as PromFamily['type'], help: help.get(match[1]) ?? '', samples: [] });
+      families.set(match[1], {
+        name: match[1],
+        type: match[2] as PromFamily['type'],
+        help: help.get(match[1]) ?? '',
+        samples: [],
+      });
     } else if (line.startsWith('#')) {
       continue; // other comments are allowed
     } else if ((match = SAMPLE.exec(line))) {
       const [, name, labelText, valueText] = match;
-      const family = [...families.values()].find((f) => SUFFIXES[f.type].some((s) => `${f.name}${s}` === name));
+      const family = [...families.values()].find((f) =>
+        SUFFIXES[f.type].some((s) => `${f.name}${s}` === name),
+      );
       if (!family) throw new Error(`sample ${name} without a TYPE line before it`);
       family.samples.push({ name, labels: parseLabels(labelText), value: parseValue(valueText) });
     } else {
@@ -80,7 +89,11 @@ export function parsePrometheusText(text: string): Map<string, PromFamily> {
 }
 
 const keyOf = (labels: Readonly<Record<string, string>>): string =>
-  JSON.stringify(Object.entries(labels).filter(([k]) => k !== 'le').sort(([a], [b]) => a.localeCompare(b)));
+  JSON.stringify(
+    Object.entries(labels)
+      .filter(([k]) => k !== 'le')
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
 
 export interface HistogramSeries {
   readonly labels: Readonly<Record<string, string>>;
@@ -92,7 +105,10 @@ export interface HistogramSeries {
 
 /** The series of a histogram family, one per label set (without `le`). */
 export function histogramSeries(family: PromFamily): HistogramSeries[] {
-  const byKey = new Map<string, { labels: Record<string, string>; buckets: [number, number][]; sum?: number; count?: number }>();
+  const byKey = new Map<
+    string,
+    { labels: Record<string, string>; buckets: [number, number][]; sum?: number; count?: number }
+  >();
   for (const s of family.samples) {
     const key = keyOf(s.labels);
     const { le, ...labels } = s.labels;
@@ -105,7 +121,8 @@ export function histogramSeries(family: PromFamily): HistogramSeries[] {
     else series.count = s.value;
   }
   return [...byKey.values()].map((s) => {
-    if (s.sum === undefined || s.count === undefined) throw new Error(`${family.name}: series without _sum or _count`);
+    if (s.sum === undefined || s.count === undefined)
+      throw new Error(`${family.name}: series without _sum or _count`);
     return { labels: s.labels, buckets: s.buckets, sum: s.sum, count: s.count };
   });
 }
@@ -116,7 +133,8 @@ function checkHistogram(family: PromFamily): void {
     if (bounds.at(-1) !== Infinity) throw new Error(`${family.name}: last bucket is not +Inf`);
     for (let i = 1; i < series.buckets.length; i++) {
       if (!(bounds[i] > bounds[i - 1])) throw new Error(`${family.name}: bucket bounds not increasing`);
-      if (series.buckets[i][1] < series.buckets[i - 1][1]) throw new Error(`${family.name}: buckets not cumulative`);
+      if (series.buckets[i][1] < series.buckets[i - 1][1])
+        throw new Error(`${family.name}: buckets not cumulative`);
     }
     if (series.buckets.at(-1)![1] !== series.count) throw new Error(`${family.name}: +Inf bucket ≠ _count`);
   }

@@ -43,7 +43,10 @@ export class RedisMonitor {
     const marker = `monitor-marker-${randomUUID()}`;
     let timer: NodeJS.Timeout | undefined;
     const seen = new Promise<void>((resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`MONITOR did not deliver ${marker} in ${timeoutMs} ms`)), timeoutMs);
+      timer = setTimeout(
+        () => reject(new Error(`MONITOR did not deliver ${marker} in ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       this.waiters.set(marker, resolve);
     });
     try {

@@ -27,22 +27,26 @@ export async function startServerProcess(env: Record<string, string> = {}): Prom
   const dataDir = await mkdtemp(path.join(tmpdir(), 'passport-process-'));
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', 'apps/api/src/main.ts'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      SWC_NODE_PROJECT: 'tsconfig.json',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      PUBLIC_BASE_URL: baseUrl,
-      DATA_DIR: dataDir,
-      STORE: 'memory',
-      LOG_LEVEL: 'info',
-      ...env,
+  const child = spawn(
+    process.execPath,
+    ['--import', '@swc-node/register/esm-register', 'apps/api/src/main.ts'],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        SWC_NODE_PROJECT: 'tsconfig.json',
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        PUBLIC_BASE_URL: baseUrl,
+        DATA_DIR: dataDir,
+        STORE: 'memory',
+        LOG_LEVEL: 'info',
+        ...env,
+      },
     },
-  });
+  );
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));

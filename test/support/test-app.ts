@@ -35,7 +35,10 @@ export async function freePort(): Promise<number> {
 }
 
 /** `options.clock`: a clock the test drives (e.g. the core's FixedClock) in place of the system clock. */
-export async function startTestApp(env: Record<string, string> = {}, options: AppOptions = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: AppOptions = {},
+): Promise<TestApp> {
   // A DATA_DIR given by the caller (restart tests) belongs to the caller: used, never deleted.
   const ownsDataDir = env.DATA_DIR === undefined;
   const dataDir = env.DATA_DIR ?? (await mkdtemp(path.join(tmpdir(), 'passport-test-')));

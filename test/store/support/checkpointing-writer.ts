@@ -11,7 +11,10 @@ const db = SqliteDatabase.open(process.argv[2], { checkpointInBackground: true }
 const replay = new SqliteReplayStore(db, { sweepIntervalMs: 0 });
 
 for (;;) {
-  const keys = Array.from({ length: 20 }, () => `abcdefghijkl|${randomBytes(16).toString('hex').toUpperCase()}`);
+  const keys = Array.from(
+    { length: 20 },
+    () => `abcdefghijkl|${randomBytes(16).toString('hex').toUpperCase()}`,
+  );
   const outcomes = await Promise.all(keys.map((key) => replay.recordIfAbsent(key, 1000, 86_400_000)));
   if (outcomes.some((outcome) => !outcome.recorded)) throw new Error('a fresh key was not recorded');
   process.send?.({ keys, checkpoints: db.backgroundCheckpoints });

@@ -191,7 +191,8 @@ export const replayAdapters: ReadonlyArray<AdapterKind<SweepableReplayStore, Rep
   redisKind(
     // The contract counts time on the caller's clock alone; the margin for fleet clock skew is tested
     // in redis-clock-skew.spec.ts.
-    (client, prefix, o) => new RedisReplayStore(client, { prefix, maxEntries: o.maxEntries, clockSkewMarginMs: 0 }),
+    (client, prefix, o) =>
+      new RedisReplayStore(client, { prefix, maxEntries: o.maxEntries, clockSkewMarginMs: 0 }),
     inspectReplay,
   ),
 ];

@@ -46,9 +46,13 @@ export class PrometheusScrapeController {
   @ApiBearerAuth()
   @ApiOperation({
     summary: 'Prometheus text for a scraper (only when METRICS_TOKEN is set; otherwise 404)',
-    description: 'Authorization: Bearer <METRICS_TOKEN>. The same text as GET /api/metrics with Accept: text/plain.',
+    description:
+      'Authorization: Bearer <METRICS_TOKEN>. The same text as GET /api/metrics with Accept: text/plain.',
   })
-  @ApiOkResponse({ description: 'Prometheus text exposition format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } })
+  @ApiOkResponse({
+    description: 'Prometheus text exposition format 0.0.4',
+    content: { 'text/plain': { schema: { type: 'string' } } },
+  })
   @ApiErrors('INVALID_CREDENTIALS', 'METRICS_FAILED')
   async scrape(
     @Headers('authorization') authorization: string | undefined,

@@ -45,7 +45,9 @@ export const sessionRevokeRequestSchema = z.object({
 export const sessionRevokeSchema = z.object({
   sessionId: z.string(),
   revoked: z.boolean().meta({ description: 'false when the session was already closed.' }),
-  reason: z.string().meta({ description: 'The close reason recorded: this request\'s, or the earlier one when already closed.' }),
+  reason: z.string().meta({
+    description: "The close reason recorded: this request's, or the earlier one when already closed.",
+  }),
   requestId: z.string(),
 });
 export type SessionRevoke = z.infer<typeof sessionRevokeSchema>;

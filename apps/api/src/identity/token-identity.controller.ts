@@ -63,7 +63,10 @@ export class TokenIdentityController {
   })
   @ApiOkResponse({ schema: fullIdentityComponent })
   @ApiErrors(...BEARER_ERRORS, 'INVALID_TOKEN_ID', 'IDENTITY_NOT_FOUND', 'IDENTITY_LOOKUP_FAILED')
-  async full(@Param('tokenId') tokenId: string, @RequestId() requestId: string): Promise<FullIdentityResponse> {
+  async full(
+    @Param('tokenId') tokenId: string,
+    @RequestId() requestId: string,
+  ): Promise<FullIdentityResponse> {
     const record = await this.passport(tokenId);
     return { ...buildFullIdentity(record), requestId } as FullIdentityResponse;
   }

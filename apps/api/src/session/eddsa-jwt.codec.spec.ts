@@ -18,7 +18,13 @@ describe('EddsaJwtCodec', () => {
   let now = 1_800_000_000_000;
   const clock = { nowMs: () => now };
   const server = keyPair();
-  const codec = new EddsaJwtCodec({ secretSeed: server.seed, publicKey: server.pub, issuer: ISSUER, audience: AUDIENCE, clock });
+  const codec = new EddsaJwtCodec({
+    secretSeed: server.seed,
+    publicKey: server.pub,
+    issuer: ISSUER,
+    audience: AUDIENCE,
+    clock,
+  });
   const iat = () => Math.floor(now / 1000);
   const claims = (extra: Partial<JwtClaims> = {}): JwtClaims => ({
     iss: ISSUER,
@@ -41,21 +47,35 @@ describe('EddsaJwtCodec', () => {
     const header = JSON.parse(Buffer.from(token.split('.')[0], 'base64url').toString());
     expect(header).toEqual({ alg: 'EdDSA', typ: 'JWT' });
     const result = await codec.verify(token);
-    expect(result).toEqual({ ok: true, claims: expect.objectContaining({ sub: claims().sub, passport_subjectuniqueidentifier_url: null }) });
+    expect(result).toEqual({
+      ok: true,
+      claims: expect.objectContaining({ sub: claims().sub, passport_subjectuniqueidentifier_url: null }),
+    });
   });
 
   it('signs byte for byte what jose (WebCrypto) signs for the same claims and key', async () => {
     const joseKey = await importJWK(
-      { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(server.pub).toString('base64url'), d: Buffer.from(server.seed).toString('base64url') },
+      {
+        kty: 'OKP',
+        crv: 'Ed25519',
+        x: Buffer.from(server.pub).toString('base64url'),
+        d: Buffer.from(server.seed).toString('base64url'),
+      },
       'EdDSA',
     );
     const samples: JwtClaims[] = [
       claims(),
-      claims({ passport_subjectuniqueidentifier_url: 'https://home.example.test', session_id: 'sess_x_01', nested: { a: [1, 'é', null] } }),
+      claims({
+        passport_subjectuniqueidentifier_url: 'https://home.example.test',
+        session_id: 'sess_x_01',
+        nested: { a: [1, 'é', null] },
+      }),
       claims({ unicode: 'Ada — ✓ 🤖', empty: '', zero: 0, negative: -1.5 }),
     ];
     for (const sample of samples) {
-      const viaJose = await new SignJWT(sample).setProtectedHeader({ alg: 'EdDSA', typ: 'JWT' }).sign(joseKey);
+      const viaJose = await new SignJWT(sample)
+        .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT' })
+        .sign(joseKey);
       expect(await codec.sign(sample)).toBe(viaJose);
     }
   });
@@ -71,7 +91,11 @@ describe('EddsaJwtCodec', () => {
     ['not base64url', 'a$b.c.d'],
     ['segments that are not JSON objects', `${Buffer.from('[]').toString('base64url')}.${b64(1)}.sig`],
   ])('refuses %s as invalid_jwt_format', async (_label, token) => {
-    expect(await codec.verify(token)).toEqual({ ok: false, reason: 'invalid_jwt_format', cause: 'not_a_jwt' });
+    expect(await codec.verify(token)).toEqual({
+      ok: false,
+      reason: 'invalid_jwt_format',
+      cause: 'not_a_jwt',
+    });
   });
 
   it('refuses a truncated token', async () => {
@@ -95,7 +119,9 @@ describe('EddsaJwtCodec', () => {
     expect(codec.verifyCached(forged)).toBeUndefined();
     expect(await codec.verify(forged)).toMatchObject({ ok: false, cause: 'bad_signature' });
     // A forged header with the same signature is not served from the cache either, and the genuine token still is.
-    expect(codec.verifyCached(`${b64({ alg: 'none', typ: 'JWT' })}.${genuine.split('.')[1]}.${s}`)).toBeUndefined();
+    expect(
+      codec.verifyCached(`${b64({ alg: 'none', typ: 'JWT' })}.${genuine.split('.')[1]}.${s}`),
+    ).toBeUndefined();
     expect(codec.verifyCached(genuine)).toMatchObject({ ok: true, claims: { jti: 'jti-genuine' } });
   });
 
@@ -114,37 +140,80 @@ describe('EddsaJwtCodec', () => {
 
   it('refuses a token signed by another key', async () => {
     const other = keyPair();
-    const stranger = new EddsaJwtCodec({ secretSeed: other.seed, publicKey: other.pub, issuer: ISSUER, audience: AUDIENCE, clock });
-    expect(await codec.verify(await stranger.sign(claims()))).toMatchObject({ ok: false, cause: 'bad_signature' });
+    const stranger = new EddsaJwtCodec({
+      secretSeed: other.seed,
+      publicKey: other.pub,
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      clock,
+    });
+    expect(await codec.verify(await stranger.sign(claims()))).toMatchObject({
+      ok: false,
+      cause: 'bad_signature',
+    });
   });
 
   it('refuses alg none and HS256 keyed with the public key (algorithm confusion)', async () => {
     const payload = b64(claims());
     const none = `${b64({ alg: 'none', typ: 'JWT' })}.${payload}.`;
-    expect(await codec.verify(none)).toMatchObject({ ok: false, reason: 'error_checking_session', cause: 'wrong_algorithm' });
+    expect(await codec.verify(none)).toMatchObject({
+      ok: false,
+      reason: 'error_checking_session',
+      cause: 'wrong_algorithm',
+    });
     const head = b64({ alg: 'HS256', typ: 'JWT' });
-    const mac = createHmac('sha256', Buffer.from(server.pub)).update(`${head}.${payload}`).digest('base64url');
-    expect(await codec.verify(`${head}.${payload}.${mac}`)).toMatchObject({ ok: false, cause: 'wrong_algorithm' });
+    const mac = createHmac('sha256', Buffer.from(server.pub))
+      .update(`${head}.${payload}`)
+      .digest('base64url');
+    expect(await codec.verify(`${head}.${payload}.${mac}`)).toMatchObject({
+      ok: false,
+      cause: 'wrong_algorithm',
+    });
   });
 
   it('refuses the wrong audience, issuer and type', async () => {
-    expect(await codec.verify(await codec.sign(claims({ aud: 'b'.repeat(64) })))).toMatchObject({ ok: false, cause: 'wrong_audience' });
-    expect(await codec.verify(await codec.sign(claims({ iss: 'https://evil.test' })))).toMatchObject({ ok: false, cause: 'wrong_issuer' });
+    expect(await codec.verify(await codec.sign(claims({ aud: 'b'.repeat(64) })))).toMatchObject({
+      ok: false,
+      cause: 'wrong_audience',
+    });
+    expect(await codec.verify(await codec.sign(claims({ iss: 'https://evil.test' })))).toMatchObject({
+      ok: false,
+      cause: 'wrong_issuer',
+    });
     const key = await importJWK(
-      { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(server.pub).toString('base64url'), d: Buffer.from(server.seed).toString('base64url') },
+      {
+        kty: 'OKP',
+        crv: 'Ed25519',
+        x: Buffer.from(server.pub).toString('base64url'),
+        d: Buffer.from(server.seed).toString('base64url'),
+      },
       'EdDSA',
     );
-    const otherType = await new SignJWT(claims()).setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt' }).sign(key);
+    const otherType = await new SignJWT(claims())
+      .setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt' })
+      .sign(key);
     expect(await codec.verify(otherType)).toMatchObject({ ok: false, cause: 'wrong_type' });
   });
 
   it('accepts a federated token only when the federated claim names this server', async () => {
-    const federated = claims({ iss: 'https://home.example.test', passport_subjectuniqueidentifier_url: ISSUER });
+    const federated = claims({
+      iss: 'https://home.example.test',
+      passport_subjectuniqueidentifier_url: ISSUER,
+    });
     expect((await codec.verify(await codec.sign(federated))).ok).toBe(true);
-    const elsewhere = claims({ iss: 'https://home.example.test', passport_subjectuniqueidentifier_url: 'https://third.test' });
-    expect(await codec.verify(await codec.sign(elsewhere))).toMatchObject({ ok: false, cause: 'wrong_issuer' });
+    const elsewhere = claims({
+      iss: 'https://home.example.test',
+      passport_subjectuniqueidentifier_url: 'https://third.test',
+    });
+    expect(await codec.verify(await codec.sign(elsewhere))).toMatchObject({
+      ok: false,
+      cause: 'wrong_issuer',
+    });
     const localButFlagged = claims({ passport_subjectuniqueidentifier_url: 'https://third.test' });
-    expect(await codec.verify(await codec.sign(localButFlagged))).toMatchObject({ ok: false, cause: 'wrong_issuer' });
+    expect(await codec.verify(await codec.sign(localButFlagged))).toMatchObject({
+      ok: false,
+      cause: 'wrong_issuer',
+    });
   });
 
   it('refuses expired and not-yet-valid tokens, also once cached', async () => {
@@ -169,7 +238,13 @@ describe('EddsaJwtCodec', () => {
     expect((await codec.verify(ending)).ok).toBe(true);
     now += 1000; // exp reached: refused at once, by the signature check and by the cache
     expect(codec.verifyCached(ending)).toMatchObject({ ok: false, cause: 'expired' });
-    const fresh = new EddsaJwtCodec({ secretSeed: server.seed, publicKey: server.pub, issuer: ISSUER, audience: AUDIENCE, clock });
+    const fresh = new EddsaJwtCodec({
+      secretSeed: server.seed,
+      publicKey: server.pub,
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      clock,
+    });
     expect(await fresh.verify(ending)).toMatchObject({ ok: false, cause: 'expired' });
     expect(await fresh.verify(ending, { allowExpired: true })).toMatchObject({ ok: true });
   });
@@ -189,6 +264,9 @@ describe('EddsaJwtCodec', () => {
 
   it('requires the core claims', async () => {
     const { jti: _jti, ...withoutJti } = claims();
-    expect(await codec.verify(await codec.sign(withoutJti))).toMatchObject({ ok: false, cause: 'invalid_claims' });
+    expect(await codec.verify(await codec.sign(withoutJti))).toMatchObject({
+      ok: false,
+      cause: 'invalid_claims',
+    });
   });
 });

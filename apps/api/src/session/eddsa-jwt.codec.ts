@@ -37,7 +37,8 @@ export type JwtVerifyFailure =
         | 'invalid_claims';
     };
 
-export type JwtVerifyResult = { readonly ok: true; readonly claims: JwtClaims } | ({ readonly ok: false } & JwtVerifyFailure);
+export type JwtVerifyResult =
+  { readonly ok: true; readonly claims: JwtClaims } | ({ readonly ok: false } & JwtVerifyFailure);
 
 export interface EddsaJwtCodecOptions {
   /** 32-byte Ed25519 seed of the server passport key. */
@@ -73,8 +74,13 @@ export class EddsaJwtCodec {
   constructor(private readonly options: EddsaJwtCodecOptions) {
     this.cacheSize = options.verifiedCacheSize ?? 10_000;
     const x = encodeBase64Url(options.publicKey);
-    this.signingKey = createPrivateKey({ key: { kty: 'OKP', crv: 'Ed25519', x, d: encodeBase64Url(options.secretSeed) }, format: 'jwk' });
-    this.keys = importJWK({ kty: 'OKP', crv: 'Ed25519', x }, 'EdDSA').then((publicKey) => ({ publicKey: publicKey as CryptoKey }));
+    this.signingKey = createPrivateKey({
+      key: { kty: 'OKP', crv: 'Ed25519', x, d: encodeBase64Url(options.secretSeed) },
+      format: 'jwk',
+    });
+    this.keys = importJWK({ kty: 'OKP', crv: 'Ed25519', x }, 'EdDSA').then((publicKey) => ({
+      publicKey: publicKey as CryptoKey,
+    }));
   }
 
   /**
@@ -84,13 +90,16 @@ export class EddsaJwtCodec {
   async sign(claims: JwtClaims): Promise<string> {
     for (const claim of ['iat', 'nbf', 'exp'] as const) {
       const value = claims[claim];
-      if (typeof value === 'number' && !Number.isFinite(value)) throw new TypeError(`"${claim}" claim must be a finite number`);
+      if (typeof value === 'number' && !Number.isFinite(value))
+        throw new TypeError(`"${claim}" claim must be a finite number`);
     }
     const signingInput = `${PROTECTED_HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
     // With a callback node:crypto signs on libuv's thread pool: the event loop serves other requests
     // during the curve arithmetic. Same key, same deterministic signature.
     const signature = await new Promise<Buffer>((resolve, reject) => {
-      signEd25519(null, Buffer.from(signingInput), this.signingKey, (error, value) => (error ? reject(error) : resolve(value)));
+      signEd25519(null, Buffer.from(signingInput), this.signingKey, (error, value) =>
+        error ? reject(error) : resolve(value),
+      );
     });
     return `${signingInput}.${signature.toString('base64url')}`;
   }
@@ -119,7 +128,10 @@ export class EddsaJwtCodec {
    * or undefined when the token is not in the cache and needs `verify`. Synchronous, so the bearer
    * tier's usual request (a token it has seen) waits for no promise here.
    */
-  verifyCached(token: string, options: { readonly allowExpired?: boolean } = {}): JwtVerifyResult | undefined {
+  verifyCached(
+    token: string,
+    options: { readonly allowExpired?: boolean } = {},
+  ): JwtVerifyResult | undefined {
     const entry = this.verified.get(signatureSegment(token));
     if (entry === undefined || entry.token !== token) return undefined;
     const cached = entry.claims;
@@ -154,7 +166,8 @@ export class EddsaJwtCodec {
     // core's codecs accept only canonical base64url for login and HOLA signatures.
     if (!isCanonicalBase64Url(signatureSegment(token)))
       return { ok: false, reason: 'error_checking_session', cause: 'bad_signature' };
-    if (!this.issuerAccepted(claims)) return { ok: false, reason: 'error_checking_session', cause: 'wrong_issuer' };
+    if (!this.issuerAccepted(claims))
+      return { ok: false, reason: 'error_checking_session', cause: 'wrong_issuer' };
     if (remember) this.remember(token, claims);
     return { ok: true, claims };
   }
@@ -162,12 +175,18 @@ export class EddsaJwtCodec {
   /** Local tokens carry our URL as `iss`; federated ones carry the home URL and name us in the federated claim. */
   private issuerAccepted(claims: JwtClaims): boolean {
     if (claims.iss === this.options.issuer) return claims[FEDERATED_CLAIM] == null;
-    return claims[FEDERATED_CLAIM] === this.options.issuer && typeof claims.iss === 'string' && /^https?:\/\//.test(claims.iss);
+    return (
+      claims[FEDERATED_CLAIM] === this.options.issuer &&
+      typeof claims.iss === 'string' &&
+      /^https?:\/\//.test(claims.iss)
+    );
   }
 
   private checkTimes(claims: JwtClaims, nowSeconds: number): JwtVerifyResult | undefined {
-    if (typeof claims.exp === 'number' && nowSeconds >= claims.exp) return { ok: false, reason: 'error_checking_session', cause: 'expired' };
-    if (typeof claims.nbf === 'number' && nowSeconds + NBF_LEEWAY_SECONDS < claims.nbf) return { ok: false, reason: 'error_checking_session', cause: 'not_yet_valid' };
+    if (typeof claims.exp === 'number' && nowSeconds >= claims.exp)
+      return { ok: false, reason: 'error_checking_session', cause: 'expired' };
+    if (typeof claims.nbf === 'number' && nowSeconds + NBF_LEEWAY_SECONDS < claims.nbf)
+      return { ok: false, reason: 'error_checking_session', cause: 'not_yet_valid' };
     return undefined;
   }
 
@@ -196,7 +215,11 @@ function signatureSegment(token: string): string {
  */
 function looksLikeJwt(token: string): boolean {
   const parts = token.split('.');
-  if (parts.length !== 3 || !parts.every((p, i) => (i === 2 && p === '') || (p.length > 0 && SEGMENT.test(p)))) return false;
+  if (
+    parts.length !== 3 ||
+    !parts.every((p, i) => (i === 2 && p === '') || (p.length > 0 && SEGMENT.test(p)))
+  )
+    return false;
   try {
     return parts.slice(0, 2).every((p) => {
       const value: unknown = JSON.parse(Buffer.from(p, 'base64url').toString('utf8'));
@@ -210,7 +233,8 @@ function looksLikeJwt(token: string): boolean {
 function causeOf(error: unknown): Extract<JwtVerifyFailure, { reason: 'error_checking_session' }>['cause'] {
   if (error instanceof joseErrors.JWTExpired) return 'expired';
   if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'bad_signature';
-  if (error instanceof joseErrors.JOSEAlgNotAllowed || error instanceof joseErrors.JOSENotSupported) return 'wrong_algorithm';
+  if (error instanceof joseErrors.JOSEAlgNotAllowed || error instanceof joseErrors.JOSENotSupported)
+    return 'wrong_algorithm';
   if (error instanceof joseErrors.JWTClaimValidationFailed) {
     if (error.claim === 'aud') return 'wrong_audience';
     if (error.claim === 'iss') return 'wrong_issuer';
@@ -218,6 +242,7 @@ function causeOf(error: unknown): Extract<JwtVerifyFailure, { reason: 'error_che
     if (error.claim === 'typ') return 'wrong_type';
     return 'invalid_claims';
   }
-  if (error instanceof joseErrors.JWSInvalid || error instanceof joseErrors.JWTInvalid) return 'bad_signature';
+  if (error instanceof joseErrors.JWSInvalid || error instanceof joseErrors.JWTInvalid)
+    return 'bad_signature';
   return 'bad_signature';
 }

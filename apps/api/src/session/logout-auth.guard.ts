@@ -14,7 +14,10 @@ export class LogoutAuthGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    attachAuth(request, await this.authenticator.authenticate(request.headers.authorization, { forLogout: true }));
+    attachAuth(
+      request,
+      await this.authenticator.authenticate(request.headers.authorization, { forLogout: true }),
+    );
     return true;
   }
 }

@@ -127,14 +127,20 @@ function inCidrList(address: string, cidrList: string): boolean | null {
     if (!/^\d{1,3}$/.test(prefixText) || Number(prefixText) > bits) return null;
     const prefix = Number(prefixText);
     // Host bits must be zero: `10.0.0.1/8` is a typo more often than an intent.
-    const base = network.kind() === 'ipv4'
-      ? ipaddr.IPv4.networkAddressFromCIDR(`${network.toString()}/${prefix}`)
-      : ipaddr.IPv6.networkAddressFromCIDR(`${network.toString()}/${prefix}`);
+    const base =
+      network.kind() === 'ipv4'
+        ? ipaddr.IPv4.networkAddressFromCIDR(`${network.toString()}/${prefix}`)
+        : ipaddr.IPv6.networkAddressFromCIDR(`${network.toString()}/${prefix}`);
     if (base.toString() !== network.toString()) return null;
     ranges.push([network, prefix]);
   }
-  const candidate = ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress() ? (ip as ipaddr.IPv6).toIPv4Address() : ip;
-  return ranges.some(([network, prefix]) => candidate.kind() === network.kind() && candidate.match(network, prefix));
+  const candidate =
+    ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()
+      ? (ip as ipaddr.IPv6).toIPv4Address()
+      : ip;
+  return ranges.some(
+    ([network, prefix]) => candidate.kind() === network.kind() && candidate.match(network, prefix),
+  );
 }
 
 export const ipAddressClassifier: AddressClassifier = {

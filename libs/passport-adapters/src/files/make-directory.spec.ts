@@ -22,16 +22,22 @@ describe('makeDirectorySync', () => {
 
   it('refuses a path through a file, naming the directory', async () => {
     writeFileSync(join(root, 'f'), 'x');
-    await expect(make(join(root, 'f', 'd'))).rejects.toThrow(`cannot create directory ${join(root, 'f', 'd')} (ENOTDIR)`);
+    await expect(make(join(root, 'f', 'd'))).rejects.toThrow(
+      `cannot create directory ${join(root, 'f', 'd')} (ENOTDIR)`,
+    );
   });
 
   it('refuses a path that exists as a file (found by a review: it was taken for a directory)', async () => {
     writeFileSync(join(root, 'f'), 'x');
-    await expect(make(join(root, 'f'))).rejects.toThrow(`cannot create directory ${join(root, 'f')} (ENOTDIR)`);
+    await expect(make(join(root, 'f'))).rejects.toThrow(
+      `cannot create directory ${join(root, 'f')} (ENOTDIR)`,
+    );
   });
 
   // Node's recursive mkdir loops forever here (ENOENT for a directory whose parent exists).
   it('refuses a directory under /proc at once', async () => {
-    await expect(make('/proc/passport-nonexistent/data')).rejects.toThrow('cannot create directory /proc/passport-nonexistent (ENOENT)');
+    await expect(make('/proc/passport-nonexistent/data')).rejects.toThrow(
+      'cannot create directory /proc/passport-nonexistent (ENOENT)',
+    );
   });
 });

@@ -34,7 +34,8 @@ function isDirectorySync(path: string): boolean {
 /** `dir` itself when it exists but is not a directory (a file, a dangling link): refused like a failed mkdir. */
 function assertNotOtherFile(dir: string): void {
   const target = resolve(dir);
-  if (existsSync(target) && !isDirectorySync(target)) throw refused(target, Object.assign(new Error(), { code: 'ENOTDIR' }));
+  if (existsSync(target) && !isDirectorySync(target))
+    throw refused(target, Object.assign(new Error(), { code: 'ENOTDIR' }));
 }
 
 /** Creates `dir` and its missing parents; returns the first directory it created, or undefined. */

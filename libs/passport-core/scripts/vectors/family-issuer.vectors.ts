@@ -20,7 +20,10 @@ const privateKey = createPrivateKey({
   format: 'der',
   type: 'pkcs8',
 });
-const publicKeyHex = createPublicKey(privateKey).export({ format: 'der', type: 'spki' }).subarray(-32).toString('hex');
+const publicKeyHex = createPublicKey(privateKey)
+  .export({ format: 'der', type: 'spki' })
+  .subarray(-32)
+  .toString('hex');
 const family = 'bc=local;sc=passport.test;id=devroot';
 
 const OPTIONAL_FIELDS = [
@@ -55,22 +58,26 @@ function add(note: string, tokenId: string, metadata: Record<string, string>) {
   cases.push({ note, tokenId, metadata, canonicalJson, digestHex: digest.toString('hex'), signature });
 }
 
-add('a production-shaped passport: token id from the record, none in the metadata; unsigned fields ignored', 'chbvcnurbkuw', {
-  openapijson_url: 'https://api.example/openapi.json',
-  not_after: '2027-12-31',
-  not_before: '2026-01-01',
-  max_requests: '48',
-  maxrq_window: '60',
-  webhook_url: 'https://agent.example/gw',
-  webhook_cidr: '203.0.113.0/24',
-  allowed_cidr: '0.0.0.0/0',
-  allowed_iso3166list: '{"allow":["ES","FR"]}',
-  jwt_duration: '1800',
-  permissioned_routes: '{"entities":{"methods":{"/api/sessions":"10"}}}',
-  serviceprovider_id: family,
-  subjectuniqueidentifier_url: 'https://api.example',
-  userselected_dn: 'NNSWF="Smith, John",Creature=robot',
-});
+add(
+  'a production-shaped passport: token id from the record, none in the metadata; unsigned fields ignored',
+  'chbvcnurbkuw',
+  {
+    openapijson_url: 'https://api.example/openapi.json',
+    not_after: '2027-12-31',
+    not_before: '2026-01-01',
+    max_requests: '48',
+    maxrq_window: '60',
+    webhook_url: 'https://agent.example/gw',
+    webhook_cidr: '203.0.113.0/24',
+    allowed_cidr: '0.0.0.0/0',
+    allowed_iso3166list: '{"allow":["ES","FR"]}',
+    jwt_duration: '1800',
+    permissioned_routes: '{"entities":{"methods":{"/api/sessions":"10"}}}',
+    serviceprovider_id: family,
+    subjectuniqueidentifier_url: 'https://api.example',
+    userselected_dn: 'NNSWF="Smith, John",Creature=robot',
+  },
+);
 add('no quota in the metadata: the issuer signs the strings "undefined"', 'bhahbkbramax', {
   serviceprovider_id: family,
 });
@@ -83,7 +90,8 @@ add('non-ASCII values are signed as their JSON text', 'lhsrldbjsnlh', {
 });
 
 const vectors = {
-  source: 'the production issuer\'s family signature; generated with node:crypto only by scripts/vectors/family-issuer.vectors.ts',
+  source:
+    "the production issuer's family signature; generated with node:crypto only by scripts/vectors/family-issuer.vectors.ts",
   serviceproviderId: family,
   rootSeedHex: seed.toString('hex'),
   rootPublicKeyHex: publicKeyHex,

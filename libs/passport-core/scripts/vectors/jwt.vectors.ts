@@ -21,7 +21,11 @@ const seedOf = (label: string) => createHash('sha256').update(`passport-vectors/
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
 function keyOf(seed: Buffer) {
-  const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' });
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]),
+    format: 'der',
+    type: 'pkcs8',
+  });
   const spki = createPublicKey(privateKey).export({ format: 'der', type: 'spki' });
   return { privateKey, publicKey: spki.subarray(spki.length - 32) };
 }
@@ -87,7 +91,9 @@ const tokens = [
     note: 'signed over the iat in seconds instead of its ISO text',
     claims: {
       ...baseClaims,
-      passport_idsignature: b64url(sign(null, Buffer.from(`${serverTokenId}${iat}`, 'utf8'), server.privateKey)),
+      passport_idsignature: b64url(
+        sign(null, Buffer.from(`${serverTokenId}${iat}`, 'utf8'), server.privateKey),
+      ),
     },
     expect: { code: 'SERVER_TOKEN_IDENTITY_MISMATCH', reason: 'passport_idsignature_invalid' },
   },
@@ -98,7 +104,13 @@ const tokens = [
   },
 ].map((t) => {
   const claims = JSON.parse(JSON.stringify(t.claims)) as Record<string, unknown>;
-  return { note: t.note, idSignatureMessage: idMessage(serverTokenId, claims.iat as number), jwt: jwt(claims), claims, expect: t.expect };
+  return {
+    note: t.note,
+    idSignatureMessage: idMessage(serverTokenId, claims.iat as number),
+    jwt: jwt(claims),
+    claims,
+    expect: t.expect,
+  };
 });
 
 interface RenewalCase {
@@ -125,15 +137,69 @@ function renewal(note: string, c: Omit<RenewalCase, 'note' | 'due' | 'renewedExp
 }
 
 const renewals = [
-  renewal('fresh token: not due', { iat, exp: iat + 3600, session_exp: iat + 5200, not_after: null, now: iat + 10 }),
-  renewal('one second before the window', { iat, exp: iat + 3600, session_exp: iat + 5200, not_after: null, now: iat + 2879 }),
-  renewal('first second of the last 20 %', { iat, exp: iat + 3600, session_exp: iat + 5200, not_after: null, now: iat + 2880 }),
-  renewal('capped by session_exp', { iat, exp: iat + 3600, session_exp: iat + 5200, not_after: null, now: iat + 3000 }),
-  renewal('capped by not_after', { iat, exp: iat + 3600, session_exp: iat + 9000, not_after: iat + 4000, now: iat + 3000 }),
-  renewal('session_exp reached by the old token: no renewal', { iat, exp: iat + 5200, session_exp: iat + 5200, not_after: null, now: iat + 5000 }),
-  renewal('a renewed token renews again, 0.85 × shorter', { iat: iat + 2900, exp: iat + 5960, session_exp: iat + 20000, not_after: null, now: iat + 5400 }),
-  renewal('expired: not due', { iat, exp: iat + 100, session_exp: iat + 5200, not_after: null, now: iat + 100 }),
-  renewal('short jwt_duration: 10 s token at 8 s', { iat, exp: iat + 10, session_exp: iat + 5200, not_after: null, now: iat + 8 }),
+  renewal('fresh token: not due', {
+    iat,
+    exp: iat + 3600,
+    session_exp: iat + 5200,
+    not_after: null,
+    now: iat + 10,
+  }),
+  renewal('one second before the window', {
+    iat,
+    exp: iat + 3600,
+    session_exp: iat + 5200,
+    not_after: null,
+    now: iat + 2879,
+  }),
+  renewal('first second of the last 20 %', {
+    iat,
+    exp: iat + 3600,
+    session_exp: iat + 5200,
+    not_after: null,
+    now: iat + 2880,
+  }),
+  renewal('capped by session_exp', {
+    iat,
+    exp: iat + 3600,
+    session_exp: iat + 5200,
+    not_after: null,
+    now: iat + 3000,
+  }),
+  renewal('capped by not_after', {
+    iat,
+    exp: iat + 3600,
+    session_exp: iat + 9000,
+    not_after: iat + 4000,
+    now: iat + 3000,
+  }),
+  renewal('session_exp reached by the old token: no renewal', {
+    iat,
+    exp: iat + 5200,
+    session_exp: iat + 5200,
+    not_after: null,
+    now: iat + 5000,
+  }),
+  renewal('a renewed token renews again, 0.85 × shorter', {
+    iat: iat + 2900,
+    exp: iat + 5960,
+    session_exp: iat + 20000,
+    not_after: null,
+    now: iat + 5400,
+  }),
+  renewal('expired: not due', {
+    iat,
+    exp: iat + 100,
+    session_exp: iat + 5200,
+    not_after: null,
+    now: iat + 100,
+  }),
+  renewal('short jwt_duration: 10 s token at 8 s', {
+    iat,
+    exp: iat + 10,
+    session_exp: iat + 5200,
+    not_after: null,
+    now: iat + 8,
+  }),
 ];
 
 const out = {

@@ -36,7 +36,9 @@ const NAMED_ACCOUNT_PATTERN = /^(?:[a-z\d]+[-_])*[a-z\d]+(?:\.(?:[a-z\d]+[-_])*[
 
 /** True for a syntactically valid NEAR account id (implicit or named). */
 export function isNearAccountId(value: unknown): value is string {
-  return typeof value === 'string' && value.length >= 2 && value.length <= 64 && NAMED_ACCOUNT_PATTERN.test(value);
+  return (
+    typeof value === 'string' && value.length >= 2 && value.length <= 64 && NAMED_ACCOUNT_PATTERN.test(value)
+  );
 }
 
 const fail = (message: string): never => {
@@ -62,7 +64,8 @@ export function parseNearCredentials(json: unknown): NearCredentials {
       return fail('the text is not JSON.');
     }
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return fail('expected a JSON object.');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return fail('expected a JSON object.');
   const file = value as Record<string, unknown>;
   const accountId = file.account_id;
   if (!isNearAccountId(accountId)) return fail('account_id must be a NEAR account id.');
@@ -70,8 +73,10 @@ export function parseNearCredentials(json: unknown): NearCredentials {
   const privateField = file.private_key !== undefined ? 'private_key' : 'secret_key';
   const privateKey = decodeEd25519Key(privateField, file[privateField], 64);
   const secretSeed = privateKey.slice(0, 32);
-  if (!bytesEqual(privateKey.slice(32), publicKey)) return fail(`the public half of ${privateField} differs from public_key.`);
-  if (!bytesEqual(ed25519.getPublicKey(secretSeed), publicKey)) return fail(`the seed of ${privateField} does not derive public_key.`);
+  if (!bytesEqual(privateKey.slice(32), publicKey))
+    return fail(`the public half of ${privateField} differs from public_key.`);
+  if (!bytesEqual(ed25519.getPublicKey(secretSeed), publicKey))
+    return fail(`the seed of ${privateField} does not derive public_key.`);
   if (isImplicitAccountId(accountId) && accountId !== implicitAccountId(publicKey)) {
     return fail('account_id is an implicit account of another key.');
   }
@@ -79,7 +84,9 @@ export function parseNearCredentials(json: unknown): NearCredentials {
 }
 
 /** The credential file of a key; the public key is derived from the seed, so it cannot disagree. */
-export function formatNearCredentials(credentials: Pick<NearCredentials, 'accountId' | 'secretSeed'>): NearCredentialsJson {
+export function formatNearCredentials(
+  credentials: Pick<NearCredentials, 'accountId' | 'secretSeed'>,
+): NearCredentialsJson {
   if (credentials.secretSeed.length !== 32) throw new RangeError('An Ed25519 seed has 32 bytes.');
   const publicKey = ed25519.getPublicKey(credentials.secretSeed);
   const privateKey = new Uint8Array(64);
@@ -96,5 +103,9 @@ export function formatNearCredentials(credentials: Pick<NearCredentials, 'accoun
 export function nearCredentialsFromSeed(secretSeed: Uint8Array, accountId?: string): NearCredentials {
   if (secretSeed.length !== 32) throw new RangeError('An Ed25519 seed has 32 bytes.');
   const publicKey = ed25519.getPublicKey(secretSeed);
-  return { accountId: accountId ?? implicitAccountId(publicKey), publicKey, secretSeed: Uint8Array.from(secretSeed) };
+  return {
+    accountId: accountId ?? implicitAccountId(publicKey),
+    publicKey,
+    secretSeed: Uint8Array.from(secretSeed),
+  };
 }

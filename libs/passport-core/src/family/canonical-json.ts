@@ -18,7 +18,8 @@ function stringify(value: unknown): string | undefined {
     return `[${value.map((item) => stringify(item) ?? 'null').join(',')}]`;
   }
   const source = value as Record<string, unknown>;
-  if (typeof (source as { toJSON?: unknown }).toJSON === 'function') return stringify((source as { toJSON(): unknown }).toJSON());
+  if (typeof (source as { toJSON?: unknown }).toJSON === 'function')
+    return stringify((source as { toJSON(): unknown }).toJSON());
   const members: string[] = [];
   for (const key of Object.keys(source).sort()) {
     const member = stringify(source[key]);

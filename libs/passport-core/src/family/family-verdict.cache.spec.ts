@@ -22,7 +22,11 @@ function countingVerifier(): SignatureVerifier & { calls: number } {
 }
 
 function signed(extra: Record<string, string> = {}) {
-  const metadata: Record<string, string> = { serviceprovider_id: 'bc=local;sc=passport.test;id=root', max_requests: '10', ...extra };
+  const metadata: Record<string, string> = {
+    serviceprovider_id: 'bc=local;sc=passport.test;id=root',
+    max_requests: '10',
+    ...extra,
+  };
   return { ...metadata, serviceprovider_signature: signFamilyMetadata(metadata, TOKEN, root) };
 }
 
@@ -50,7 +54,9 @@ describe('FamilyVerdictCache', () => {
     const metadata = signed();
     expect(verifyFamilySignature(metadata, TOKEN, [root.publicKey], cache)).toBe(true);
     // A signed field changed after signing: a new digest, verified, refused.
-    expect(verifyFamilySignature({ ...metadata, max_requests: '1000' }, TOKEN, [root.publicKey], cache)).toBe(false);
+    expect(verifyFamilySignature({ ...metadata, max_requests: '1000' }, TOKEN, [root.publicKey], cache)).toBe(
+      false,
+    );
     // The same metadata presented for another token.
     expect(verifyFamilySignature(metadata, 'cdcdcdcdcdcd', [root.publicKey], cache)).toBe(false);
     // The family's root key is another one now.
@@ -83,7 +89,10 @@ describe('FamilyVerdictCache', () => {
   });
 
   it('a signed value that is an object is hashed on every check (a nested change is seen)', () => {
-    const cache = new FamilyVerdictCache(countingVerifier(), { ttlMs: 5000, clock: new FixedClock(1_000_000) });
+    const cache = new FamilyVerdictCache(countingVerifier(), {
+      ttlMs: 5000,
+      clock: new FixedClock(1_000_000),
+    });
     const routes = { entities: { methods: { '/api/me': '60' } } };
     const unsigned = { serviceprovider_id: 'bc=local;sc=passport.test;id=root', permissioned_routes: routes };
     const metadata = { ...unsigned, serviceprovider_signature: signFamilyMetadata(unsigned, TOKEN, root) };

@@ -56,7 +56,8 @@ export class FamilyVerdictCache implements SignatureVerifier {
       this.verdicts.delete(key);
     }
     if (!this.inner.verify(signature, message, publicKey)) return false;
-    if (this.verdicts.size >= this.maxEntries) this.verdicts.delete(this.verdicts.keys().next().value as string);
+    if (this.verdicts.size >= this.maxEntries)
+      this.verdicts.delete(this.verdicts.keys().next().value as string);
     this.verdicts.set(key, nowMs + this.options.ttlMs);
     return true;
   }

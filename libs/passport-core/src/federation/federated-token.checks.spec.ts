@@ -169,7 +169,10 @@ describe('server passport checks', () => {
   });
   const withIdClaims = (extra: Record<string, unknown>) =>
     setup(serverPassport(), {
-      token: { header: { alg: 'EdDSA' }, claims: { passport_id: 'bhahbkbramax', aud: SERVER_OWNER, ...extra } },
+      token: {
+        header: { alg: 'EdDSA' },
+        claims: { passport_id: 'bhahbkbramax', aud: SERVER_OWNER, ...extra },
+      },
     });
   it.each([
     ['no passport_idsignature', { iat: IAT }, 'passport_idsignature_missing'],
@@ -179,13 +182,32 @@ describe('server passport checks', () => {
     ['signed over another token id', idClaims('chbvcnurbkuw'), 'passport_idsignature_invalid'],
     ['signed by another key', idClaims('bhahbkbramax', IAT, stranger), 'passport_idsignature_invalid'],
     // Found by a probe: an iat outside Date's range threw RangeError instead of this answer.
-    ['an iat beyond Date (1e13 s)', { iat: 1e13, passport_idsignature: idClaims().passport_idsignature }, 'passport_idsignature_missing'],
-    ['an iat of 2^53 - 1', { iat: Number.MAX_SAFE_INTEGER, passport_idsignature: idClaims().passport_idsignature }, 'passport_idsignature_missing'],
-    ['an iat of -1e13', { iat: -1e13, passport_idsignature: idClaims().passport_idsignature }, 'passport_idsignature_missing'],
-    ['a truncated signature', { iat: IAT, passport_idsignature: idClaims().passport_idsignature.slice(0, 40) }, 'passport_idsignature_invalid'],
+    [
+      'an iat beyond Date (1e13 s)',
+      { iat: 1e13, passport_idsignature: idClaims().passport_idsignature },
+      'passport_idsignature_missing',
+    ],
+    [
+      'an iat of 2^53 - 1',
+      { iat: Number.MAX_SAFE_INTEGER, passport_idsignature: idClaims().passport_idsignature },
+      'passport_idsignature_missing',
+    ],
+    [
+      'an iat of -1e13',
+      { iat: -1e13, passport_idsignature: idClaims().passport_idsignature },
+      'passport_idsignature_missing',
+    ],
+    [
+      'a truncated signature',
+      { iat: IAT, passport_idsignature: idClaims().passport_idsignature.slice(0, 40) },
+      'passport_idsignature_invalid',
+    ],
   ])('passport_idsignature: %s → SERVER_TOKEN_IDENTITY_MISMATCH', async (_name, extra, reason) => {
     const params = withIdClaims(extra);
-    await expect(checkServerPassport(params)).rejects.toMatchObject({ code: 'SERVER_TOKEN_IDENTITY_MISMATCH', details: { reason } });
+    await expect(checkServerPassport(params)).rejects.toMatchObject({
+      code: 'SERVER_TOKEN_IDENTITY_MISMATCH',
+      details: { reason },
+    });
   });
   it('then family, live, revoked, trusted contract, in that order', async () => {
     const all = { revoked: true, contractId: 'rogue.test' };

@@ -131,10 +131,16 @@ function checkPassportIdSignature(
   const iat = claims.iat;
   // The signed text holds iat as an ISO date: beyond Date's range (±8.64e12 s) there is none, and an
   // iat of 1e13 would make the check throw RangeError instead of answering.
-  if (!signature || typeof iat !== 'number' || !Number.isSafeInteger(iat) || Math.abs(iat) > MAX_DATE_SECONDS) {
+  if (
+    !signature ||
+    typeof iat !== 'number' ||
+    !Number.isSafeInteger(iat) ||
+    Math.abs(iat) > MAX_DATE_SECONDS
+  ) {
     fail('SERVER_TOKEN_IDENTITY_MISMATCH', { reason: 'passport_idsignature_missing' });
   }
   const valid =
-    signature!.length === 64 && verifier.verify(signature!, passportIdSignatureMessage(serverTokenId, iat as number), key);
+    signature!.length === 64 &&
+    verifier.verify(signature!, passportIdSignatureMessage(serverTokenId, iat as number), key);
   if (!valid) fail('SERVER_TOKEN_IDENTITY_MISMATCH', { reason: 'passport_idsignature_invalid' });
 }

@@ -180,10 +180,15 @@ describe('MemoryReplayStore', () => {
   it('bounds the live records per owner (REPLAY_QUOTA_EXCEEDED) and frees the quota as records expire', async () => {
     const store = new MemoryReplayStore({ sweepIntervalMs: 0 });
     const quota = { owner: 'attacker', maxPerOwner: 3 };
-    for (let i = 0; i < 3; i++) expect((await store.recordIfAbsent(`x${i}`, i, 100 + i, quota)).recorded).toBe(true);
-    await expect(store.recordIfAbsent('x3', 3, 200, quota)).rejects.toMatchObject({ code: 'REPLAY_QUOTA_EXCEEDED' });
+    for (let i = 0; i < 3; i++)
+      expect((await store.recordIfAbsent(`x${i}`, i, 100 + i, quota)).recorded).toBe(true);
+    await expect(store.recordIfAbsent('x3', 3, 200, quota)).rejects.toMatchObject({
+      code: 'REPLAY_QUOTA_EXCEEDED',
+    });
     // Another owner is not affected, nor is a live key of the full owner.
-    expect((await store.recordIfAbsent('v0', 3, 200, { owner: 'victim', maxPerOwner: 3 })).recorded).toBe(true);
+    expect((await store.recordIfAbsent('v0', 3, 200, { owner: 'victim', maxPerOwner: 3 })).recorded).toBe(
+      true,
+    );
     expect(await store.recordIfAbsent('x0', 4, 200, quota)).toEqual({ recorded: false, firstSeenAtMs: 0 });
     expect(store.usage().refusedQuota).toBe(1);
     expect((await store.recordIfAbsent('x3', 100, 300, quota)).recorded).toBe(true);
@@ -204,7 +209,12 @@ describe('MemoryReplayStore', () => {
 });
 
 describe('MemorySessionStore', () => {
-  const session = (id: string, createdAtMs: number, expiresAtMs: number, tokenId = 'aaaaaaaaaaaa'): SessionRecord => ({
+  const session = (
+    id: string,
+    createdAtMs: number,
+    expiresAtMs: number,
+    tokenId = 'aaaaaaaaaaaa',
+  ): SessionRecord => ({
     sessionId: id,
     tokenId,
     ownerId: 'alice.test',
@@ -216,7 +226,7 @@ describe('MemorySessionStore', () => {
     federatedFrom: null,
   });
 
-  it("the per-passport bound counts only open sessions: one logged out or expired in the middle frees its place", async () => {
+  it('the per-passport bound counts only open sessions: one logged out or expired in the middle frees its place', async () => {
     const store = new MemorySessionStore({ maxOpenPerPassport: 3 });
     await store.create(session('a', 0, 10_000));
     await store.create(session('b', 1, 10_000));

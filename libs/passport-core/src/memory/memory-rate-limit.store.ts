@@ -12,7 +12,12 @@ import {
   type SyncRateLimitStore,
   type TakeResult,
 } from '../ports/rate-limit-store.port.js';
-import { isBucketFull, takeToken, takeTokenInPlace, type MutableBucketState } from '../rate-limit/token-bucket.js';
+import {
+  isBucketFull,
+  takeToken,
+  takeTokenInPlace,
+  type MutableBucketState,
+} from '../rate-limit/token-bucket.js';
 import { positiveCap } from '../ports/store-cap.js';
 
 export interface MemoryRateLimitStoreOptions {

@@ -55,7 +55,10 @@ export class MemorySessionStore implements SyncSessionStore {
     const closed = this.closeOldestOfPassport(session.tokenId, nowMs, this.sessions.size >= this.maxEntries);
     if (closed > 0 && this.sessions.size >= this.maxEntries) this.sweepSync(nowMs);
     if (this.sessions.size >= this.maxEntries) throw new SessionCapacityError(this.maxEntries);
-    this.sessions.set(session.sessionId, Object.freeze({ renewalCount: 0, lastRenewedAtMs: null, ...session }));
+    this.sessions.set(
+      session.sessionId,
+      Object.freeze({ renewalCount: 0, lastRenewedAtMs: null, ...session }),
+    );
     if (session.closedAtMs !== null) return;
     let ids = this.byPassport.get(session.tokenId);
     if (!ids) this.byPassport.set(session.tokenId, (ids = new Map()));

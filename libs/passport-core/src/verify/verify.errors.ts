@@ -15,8 +15,12 @@ export const VERIFY_ERRORS = {
   REPLAY_QUOTA_EXCEEDED: {
     message: 'This sender has too many unexpired single-use records; retry when older lines expire.',
   },
-  REPLAY_STORE_FULL: { message: 'The single-use record store is full; the line was not accepted. Retry later.' },
-  REPLAY_STORE_UNAVAILABLE: { message: 'The single-use record store is unavailable; the line was not accepted.' },
+  REPLAY_STORE_FULL: {
+    message: 'The single-use record store is full; the line was not accepted. Retry later.',
+  },
+  REPLAY_STORE_UNAVAILABLE: {
+    message: 'The single-use record store is unavailable; the line was not accepted.',
+  },
   /** Prefix of the dynamic `ISAUTHORIZEDSIGNER_<FIELD>_<PROBLEM>` codes. */
   ISAUTHORIZEDSIGNER: { message: 'The delegation check request is invalid.' },
   AGENT_DISCOVERY_FAILED: { message: 'The HOLA nonce could not be issued.' },

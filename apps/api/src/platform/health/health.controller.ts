@@ -62,7 +62,8 @@ export class HealthController {
    * `settled` once it has finished, so that the probes within the reuse time are answered without
    * waiting for a promise.
    */
-  private recent: { readonly atMs: number; readonly result: Promise<CheckRound>; settled?: CheckRound } | undefined;
+  private recent:
+    { readonly atMs: number; readonly result: Promise<CheckRound>; settled?: CheckRound } | undefined;
 
   constructor(
     @Optional() @Inject(CHAIN_HEALTH_INDICATOR) chain?: HealthIndicator,
@@ -110,7 +111,10 @@ export class HealthController {
       },
     );
     const round: NonNullable<HealthController['recent']> = { atMs: now, result };
-    result.then((settled) => (round.settled = settled), () => undefined);
+    result.then(
+      (settled) => (round.settled = settled),
+      () => undefined,
+    );
     this.recent = round;
     return result;
   }

@@ -28,9 +28,16 @@ const IDLE_SWEEP_MS = 20;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Drains and closes the app; resolves when everything is closed (never rejects for a cut connection). */
-export async function drainAndClose(app: NestFastifyApplication, options: DrainOptions, log: ShutdownLog): Promise<void> {
+export async function drainAndClose(
+  app: NestFastifyApplication,
+  options: DrainOptions,
+  log: ShutdownLog,
+): Promise<void> {
   app.get(Readiness).markDraining();
-  log.info({ drainDelayMs: options.drainDelayMs, drainTimeoutMs: options.drainTimeoutMs }, 'shutdown: draining');
+  log.info(
+    { drainDelayMs: options.drainDelayMs, drainTimeoutMs: options.drainTimeoutMs },
+    'shutdown: draining',
+  );
   if (options.drainDelayMs > 0) await sleep(options.drainDelayMs);
 
   const server = app.getHttpServer() as Server;
@@ -45,7 +52,10 @@ export async function drainAndClose(app: NestFastifyApplication, options: DrainO
   clearInterval(sweep);
   clearTimeout(timer);
   if (!drained) {
-    log.warn({ drainTimeoutMs: options.drainTimeoutMs }, 'shutdown: drain timeout, closing the remaining connections');
+    log.warn(
+      { drainTimeoutMs: options.drainTimeoutMs },
+      'shutdown: drain timeout, closing the remaining connections',
+    );
     server.closeAllConnections();
   }
   await app.close();
@@ -56,7 +66,11 @@ export async function drainAndClose(app: NestFastifyApplication, options: DrainO
  * Installs the signal handlers: the first SIGTERM or SIGINT starts the shutdown, which ends the process
  * with 0 (1 if closing the app failed); further signals are ignored while it runs.
  */
-export function exitOnShutdownSignals(app: NestFastifyApplication, options: DrainOptions, log: ShutdownLog): void {
+export function exitOnShutdownSignals(
+  app: NestFastifyApplication,
+  options: DrainOptions,
+  log: ShutdownLog,
+): void {
   let started = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (started) return;

@@ -9,7 +9,13 @@ const HELP = 'A test histogram.';
 /** The same observations in a prom-client Histogram and in a CountedHistogram, each in its own registry. */
 function both(observations: readonly { route: string; status: string; seconds: number }[]) {
   const reference = new Registry();
-  const histogram = new Histogram({ name: NAME, help: HELP, labelNames: ['route', 'status'], buckets: BUCKETS, registers: [reference] });
+  const histogram = new Histogram({
+    name: NAME,
+    help: HELP,
+    labelNames: ['route', 'status'],
+    buckets: BUCKETS,
+    registers: [reference],
+  });
   const counted = new Registry();
   const ours = new CountedHistogram(NAME, HELP, ['route', 'status'], BUCKETS, counted);
   for (const o of observations) {
@@ -39,14 +45,21 @@ describe('CountedHistogram', () => {
 
   it('gives the JSON form prom-client gives, so several instances aggregate alike (property)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(observation, { maxLength: 40 }), fc.array(observation, { maxLength: 40 }), async (a, b) => {
-        const [one, two] = [both(a), both(b)];
-        const json = await one.counted.getMetricsAsJSON();
-        expect(json).toEqual(await one.reference.getMetricsAsJSON());
-        const merged = AggregatorRegistry.aggregate([json, await two.counted.getMetricsAsJSON()]);
-        const expected = AggregatorRegistry.aggregate([await one.reference.getMetricsAsJSON(), await two.reference.getMetricsAsJSON()]);
-        expect(await merged.metrics()).toBe(await expected.metrics());
-      }),
+      fc.asyncProperty(
+        fc.array(observation, { maxLength: 40 }),
+        fc.array(observation, { maxLength: 40 }),
+        async (a, b) => {
+          const [one, two] = [both(a), both(b)];
+          const json = await one.counted.getMetricsAsJSON();
+          expect(json).toEqual(await one.reference.getMetricsAsJSON());
+          const merged = AggregatorRegistry.aggregate([json, await two.counted.getMetricsAsJSON()]);
+          const expected = AggregatorRegistry.aggregate([
+            await one.reference.getMetricsAsJSON(),
+            await two.reference.getMetricsAsJSON(),
+          ]);
+          expect(await merged.metrics()).toBe(await expected.metrics());
+        },
+      ),
       { numRuns: 50 },
     );
   });

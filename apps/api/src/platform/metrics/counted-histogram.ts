@@ -89,7 +89,13 @@ export class CountedHistogram<L extends string> {
   }
 
   /** The form the registry renders as text. */
-  getForPromString(): Promise<{ name: string; help: string; type: string; values: ValuePair[]; aggregator: string }> {
+  getForPromString(): Promise<{
+    name: string;
+    help: string;
+    type: string;
+    values: ValuePair[];
+    aggregator: string;
+  }> {
     const bucketName = `${this.name}_bucket`;
     const values: ValuePair[] = [];
     for (const cell of this.cells.values()) {
@@ -97,21 +103,48 @@ export class CountedHistogram<L extends string> {
       let cumulative = 0;
       this.upperBounds.forEach((le, i) => {
         cumulative += cell.counts[i];
-        values.push({ labels: { le }, sharedLabels: cell.labels, value: cumulative, metricName: bucketName, exemplar: null });
+        values.push({
+          labels: { le },
+          sharedLabels: cell.labels,
+          value: cumulative,
+          metricName: bucketName,
+          exemplar: null,
+        });
       });
       values.push(
-        { labels: { le: '+Inf' }, sharedLabels: cell.labels, value: cell.count, metricName: bucketName, exemplar: null },
+        {
+          labels: { le: '+Inf' },
+          sharedLabels: cell.labels,
+          value: cell.count,
+          metricName: bucketName,
+          exemplar: null,
+        },
         { labels: {}, sharedLabels: cell.labels, value: cell.sum, metricName: `${this.name}_sum` },
         { labels: {}, sharedLabels: cell.labels, value: cell.count, metricName: `${this.name}_count` },
       );
     }
-    return Promise.resolve({ name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator });
+    return Promise.resolve({
+      name: this.name,
+      help: this.help,
+      type: this.type,
+      values,
+      aggregator: this.aggregator,
+    });
   }
 
   /** The JSON form (`Registry.getMetricsAsJSON`, which the aggregator of several instances reads). */
-  async get(): Promise<{ name: string; help: string; type: string; values: ValuePair[]; aggregator: string }> {
+  async get(): Promise<{
+    name: string;
+    help: string;
+    type: string;
+    values: ValuePair[];
+    aggregator: string;
+  }> {
     const data = await this.getForPromString();
-    data.values = data.values.map(({ sharedLabels, labels, ...rest }) => ({ ...rest, labels: { ...labels, ...sharedLabels } }));
+    data.values = data.values.map(({ sharedLabels, labels, ...rest }) => ({
+      ...rest,
+      labels: { ...labels, ...sharedLabels },
+    }));
     return data;
   }
 }

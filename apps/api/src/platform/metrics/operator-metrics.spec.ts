@@ -4,7 +4,11 @@ import { OperatorMetrics } from './operator-metrics.js';
 
 interface MetricJson {
   readonly name: string;
-  readonly values: { readonly labels: Record<string, string | number>; readonly value: number; readonly metricName?: string }[];
+  readonly values: {
+    readonly labels: Record<string, string | number>;
+    readonly value: number;
+    readonly metricName?: string;
+  }[];
 }
 
 /** The `_count` series of the duration histogram, from prom-client's JSON form. */
@@ -29,7 +33,14 @@ describe('OperatorMetrics', () => {
   it('counts every request once, in the bucket of its duration (property)', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.record({ route: fc.constantFrom('/a', '/b', undefined), status: fc.constantFrom(200, 404, 503), ms: fc.double({ min: 0, max: 20_000, noNaN: true }) }), { maxLength: 60 }),
+        fc.array(
+          fc.record({
+            route: fc.constantFrom('/a', '/b', undefined),
+            status: fc.constantFrom(200, 404, 503),
+            ms: fc.double({ min: 0, max: 20_000, noNaN: true }),
+          }),
+          { maxLength: 60 },
+        ),
         async (requests) => {
           const metrics = new OperatorMetrics();
           for (const r of requests) metrics.recordRequest(r.route, 'GET', r.status, r.ms);
@@ -55,10 +66,19 @@ describe('OperatorMetrics', () => {
     const [one, two] = [new OperatorMetrics(), new OperatorMetrics()];
     for (let i = 0; i < 3; i++) one.recordRequest('/health', 'GET', 200, 4);
     for (let i = 0; i < 5; i++) two.recordRequest('/health', 'GET', 200, 40);
-    const merged = AggregatorRegistry.aggregate([await one.registry.getMetricsAsJSON(), await two.registry.getMetricsAsJSON()]);
+    const merged = AggregatorRegistry.aggregate([
+      await one.registry.getMetricsAsJSON(),
+      await two.registry.getMetricsAsJSON(),
+    ]);
     const text = await merged.metrics();
-    expect(text).toMatch(/^passport_http_request_duration_seconds_count\{route="\/health",method="GET",status="200"\} 8$/m);
-    expect(text).toMatch(/^passport_http_request_duration_seconds_bucket\{le="0.005",route="\/health",method="GET",status="200"\} 3$/m);
-    expect(text).toMatch(/^passport_http_request_duration_seconds_bucket\{le="0.05",route="\/health",method="GET",status="200"\} 8$/m);
+    expect(text).toMatch(
+      /^passport_http_request_duration_seconds_count\{route="\/health",method="GET",status="200"\} 8$/m,
+    );
+    expect(text).toMatch(
+      /^passport_http_request_duration_seconds_bucket\{le="0.005",route="\/health",method="GET",status="200"\} 3$/m,
+    );
+    expect(text).toMatch(
+      /^passport_http_request_duration_seconds_bucket\{le="0.05",route="\/health",method="GET",status="200"\} 8$/m,
+    );
   });
 });

@@ -4,7 +4,11 @@ import { PassportError } from '@passport/core';
 import { httpStatusOfError } from '../http/http-status.table.js';
 
 /** Lines that verified but could not be recorded, so were refused (the replay store failed closed). */
-const REFUSAL_CODES: ReadonlySet<string> = new Set(['REPLAY_STORE_FULL', 'REPLAY_QUOTA_EXCEEDED', 'REPLAY_STORE_UNAVAILABLE']);
+const REFUSAL_CODES: ReadonlySet<string> = new Set([
+  'REPLAY_STORE_FULL',
+  'REPLAY_QUOTA_EXCEEDED',
+  'REPLAY_STORE_UNAVAILABLE',
+]);
 
 export interface VerifyFigures {
   readonly total: number;
@@ -39,7 +43,8 @@ export class VerifyMetrics {
   recordError(error: unknown): void {
     if (!(error instanceof PassportError)) return;
     if (httpStatusOfError(error) === 400) this.invalid++;
-    else if (REFUSAL_CODES.has(error.code)) this.refusals.set(error.code, (this.refusals.get(error.code) ?? 0) + 1);
+    else if (REFUSAL_CODES.has(error.code))
+      this.refusals.set(error.code, (this.refusals.get(error.code) ?? 0) + 1);
   }
 
   figures(): VerifyFigures {

@@ -22,7 +22,9 @@ class FailingStore {
 describe('countingStoreErrors', () => {
   const run = async (error: unknown): Promise<string[]> => {
     const counted: string[] = [];
-    const store = countingStoreErrors(new FailingStore(error), 'replay', (s, op) => counted.push(`${s}.${op}`));
+    const store = countingStoreErrors(new FailingStore(error), 'replay', (s, op) =>
+      counted.push(`${s}.${op}`),
+    );
     expect(() => store.syncOp()).toThrow();
     await expect(store.asyncOp()).rejects.toBe(error);
     expect(store.ok()).toBe(1);

@@ -74,10 +74,17 @@ export function describeSessionStoreContract(
         const store = h.store;
         expect(store.getSync('sess_nope')).toBeNull();
         await store.create(sampleSessionRecord(1));
-        expect(store.getSync(sampleSessionRecord(1).sessionId)).toEqual(await store.get(sampleSessionRecord(1).sessionId));
+        expect(store.getSync(sampleSessionRecord(1).sessionId)).toEqual(
+          await store.get(sampleSessionRecord(1).sessionId),
+        );
         await store.close(sampleSessionRecord(1).sessionId, 'logout', 5000);
-        expect(store.getSync(sampleSessionRecord(1).sessionId)).toMatchObject({ closedAtMs: 5000, closeReason: 'logout' });
-        expect(store.getSync(sampleSessionRecord(1).sessionId)).toEqual(await store.get(sampleSessionRecord(1).sessionId));
+        expect(store.getSync(sampleSessionRecord(1).sessionId)).toMatchObject({
+          closedAtMs: 5000,
+          closeReason: 'logout',
+        });
+        expect(store.getSync(sampleSessionRecord(1).sessionId)).toEqual(
+          await store.get(sampleSessionRecord(1).sessionId),
+        );
       });
 
       it('create then get returns the same record, every field included', async () => {
@@ -92,7 +99,9 @@ export function describeSessionStoreContract(
 
       it('creating a session id twice is refused and keeps the first record', async () => {
         await h.store.create(sampleSessionRecord(1));
-        await expect(h.store.create(sampleSessionRecord(1, { jti: 'other' }))).rejects.toThrow(/already exists/);
+        await expect(h.store.create(sampleSessionRecord(1, { jti: 'other' }))).rejects.toThrow(
+          /already exists/,
+        );
         await expect(h.store.get(sampleSessionRecord(1).sessionId)).resolves.toMatchObject({ jti: 'jti-1' });
       });
 
@@ -160,7 +169,8 @@ export function describeSessionStoreContract(
       });
 
       it('then refuses the new session: an open session is never evicted', async () => {
-        for (const n of [1, 2, 3]) await h.store.create(sampleSessionRecord(n, { tokenId: `passport${n}abcd` }));
+        for (const n of [1, 2, 3])
+          await h.store.create(sampleSessionRecord(n, { tokenId: `passport${n}abcd` }));
         await expect(h.store.create(sampleSessionRecord(4))).rejects.toBeInstanceOf(SessionCapacityError);
         expect(await h.size()).toBe(3);
         await expect(h.store.get(sampleSessionRecord(4).sessionId)).resolves.toBeNull();
@@ -182,9 +192,15 @@ export function describeSessionStoreContract(
           closedAtMs: 4000,
           closeReason: 'superseded',
         });
-        await expect(h.store.get(sampleSessionRecord(3).sessionId)).resolves.toMatchObject({ closedAtMs: null });
-        await expect(h.store.get(sampleSessionRecord(4).sessionId)).resolves.toMatchObject({ closedAtMs: null });
-        await expect(h.store.get(sampleSessionRecord(1).sessionId)).resolves.toMatchObject({ closedAtMs: null });
+        await expect(h.store.get(sampleSessionRecord(3).sessionId)).resolves.toMatchObject({
+          closedAtMs: null,
+        });
+        await expect(h.store.get(sampleSessionRecord(4).sessionId)).resolves.toMatchObject({
+          closedAtMs: null,
+        });
+        await expect(h.store.get(sampleSessionRecord(1).sessionId)).resolves.toMatchObject({
+          closedAtMs: null,
+        });
         await expect(h.store.countOpen(4000)).resolves.toBe(3);
       });
     });
@@ -224,8 +240,12 @@ export function describeSessionStoreContract(
           await h.store.create(sampleSessionRecord(2));
           await h.store.close(sampleSessionRecord(2).sessionId, 'logout', 5000);
           const reopened = (await h.restart()) as SessionStore;
-          await expect(reopened.get(sampleSessionRecord(1).sessionId)).resolves.toEqual(sampleSessionRecord(1));
-          await expect(reopened.get(sampleSessionRecord(2).sessionId)).resolves.toMatchObject({ closedAtMs: 5000 });
+          await expect(reopened.get(sampleSessionRecord(1).sessionId)).resolves.toEqual(
+            sampleSessionRecord(1),
+          );
+          await expect(reopened.get(sampleSessionRecord(2).sessionId)).resolves.toMatchObject({
+            closedAtMs: 5000,
+          });
           await expect(reopened.countOpen(5000)).resolves.toBe(1);
         });
 
@@ -236,15 +256,22 @@ export function describeSessionStoreContract(
           expect(h.store.getSync(sampleSessionRecord(5).sessionId)).toMatchObject({ closedAtMs: null });
           await expect(peer.close(sampleSessionRecord(5).sessionId, 'revoked', 6000)).resolves.toBe(true);
           await nextTurn();
-          expect(h.store.getSync(sampleSessionRecord(5).sessionId)).toMatchObject({ closedAtMs: 6000, closeReason: 'revoked' });
+          expect(h.store.getSync(sampleSessionRecord(5).sessionId)).toMatchObject({
+            closedAtMs: 6000,
+            closeReason: 'revoked',
+          });
         });
 
         it('a session read (and cached) by one instance and closed by another is seen closed by the next request', async () => {
           const peer = (await h.openPeer()) as SessionStore;
           await h.store.create(sampleSessionRecord(4));
-          await expect(h.store.get(sampleSessionRecord(4).sessionId)).resolves.toMatchObject({ closedAtMs: null });
+          await expect(h.store.get(sampleSessionRecord(4).sessionId)).resolves.toMatchObject({
+            closedAtMs: null,
+          });
           await nextTurn();
-          await expect(h.store.get(sampleSessionRecord(4).sessionId)).resolves.toMatchObject({ closedAtMs: null });
+          await expect(h.store.get(sampleSessionRecord(4).sessionId)).resolves.toMatchObject({
+            closedAtMs: null,
+          });
           await expect(peer.close(sampleSessionRecord(4).sessionId, 'revoked', 6000)).resolves.toBe(true);
           // Requests are read in the poll phase, so a request sent after the close is handled in a later turn.
           await nextTurn();
@@ -263,7 +290,9 @@ export function describeSessionStoreContract(
             h.store.close(sampleSessionRecord(1).sessionId, 'logout', 5000),
           ]);
           expect(closes.filter(Boolean)).toHaveLength(1);
-          await expect(h.store.get(sampleSessionRecord(1).sessionId)).resolves.toMatchObject({ closedAtMs: 5000 });
+          await expect(h.store.get(sampleSessionRecord(1).sessionId)).resolves.toMatchObject({
+            closedAtMs: 5000,
+          });
         });
       });
     }
