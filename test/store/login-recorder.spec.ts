@@ -1,8 +1,6 @@
 /**
- * The login's two writes (used challenge, session) as one step, on the store families that have a
- * combined write (SQLite: one transaction; memory: the record undone), and the ordered composition
- * used by the others: a used challenge stores no session, a session the store cannot take leaves the
- * challenge unused (SQLite, memory), and of concurrent logins with one challenge exactly one succeeds.
+ * What the LoginRecorder contract (login-recorder.contract.spec.ts) does not cover: SQLite's one
+ * transaction when a write fails inside it, its batches, and the failures each composition names.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,52 +18,6 @@ import { createStoreBackend, type StoreBackend } from '../../apps/api/src/platfo
 
 const challenge = (n: number) => ({ key: `login|abcdefghijkl|${n}`, nowMs: 1000, expiresAtMs: 400_000 });
 const session = (n: number) => sampleSessionRecord(n, { createdAtMs: 1000, expiresAtMs: 3_601_000 });
-
-describe.each(['sqlite', 'memory'] as const)('LoginRecorder (%s)', (store) => {
-  let dir: string;
-  let backend: StoreBackend;
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'passport-login-recorder-'));
-    backend = createStoreBackend({ store, dataDir: dir }, { sessions: { maxEntries: 2 } });
-  });
-  afterEach(() => {
-    backend.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  it('records the challenge and stores the session; a used challenge stores no session', async () => {
-    const recorder = backend.loginRecorder!;
-    await expect(recorder.recordLogin(challenge(1), session(1))).resolves.toEqual({ recorded: true });
-    await expect(backend.sessions.get(session(1).sessionId)).resolves.toMatchObject({ jti: 'jti-1' });
-    await expect(recorder.recordLogin(challenge(1), session(2))).resolves.toMatchObject({ recorded: false });
-    await expect(backend.sessions.get(session(2).sessionId)).resolves.toBeNull();
-  });
-
-  it('a session refused for capacity leaves the challenge unused (both or neither)', async () => {
-    const recorder = backend.loginRecorder!;
-    // Two other passports fill the store (capacity 2).
-    await backend.sessions.create(
-      sampleSessionRecord(7, { tokenId: 'bbbbbbbbbbbb', createdAtMs: 1000, expiresAtMs: 3_601_000 }),
-    );
-    await backend.sessions.create(
-      sampleSessionRecord(8, { tokenId: 'cccccccccccc', createdAtMs: 1000, expiresAtMs: 3_601_000 }),
-    );
-    await expect(recorder.recordLogin(challenge(3), session(3))).rejects.toBeInstanceOf(SessionCapacityError);
-    await expect(backend.sessions.get(session(3).sessionId)).resolves.toBeNull();
-    // The challenge was not consumed: once there is room, the same challenge logs in.
-    await backend.sessions.close(sampleSessionRecord(7).sessionId, 'logout', 1000);
-    await backend.sessions.sweep(1001);
-    await expect(recorder.recordLogin(challenge(3), session(3))).resolves.toEqual({ recorded: true });
-  });
-
-  it('of concurrent logins with one challenge exactly one gets a session', async () => {
-    const recorder = backend.loginRecorder!;
-    const outcomes = await Promise.all([1, 2].map((n) => recorder.recordLogin(challenge(5), session(n))));
-    expect(outcomes.filter((o) => o.recorded)).toHaveLength(1);
-    const stored = await Promise.all([1, 2].map((n) => backend.sessions.get(session(n).sessionId)));
-    expect(stored.filter((s) => s !== null)).toHaveLength(1);
-  });
-});
 
 describe('LoginRecorder (sqlite): one transaction', () => {
   it('a session write that fails rolls the challenge record back, and the failure names the session', async () => {

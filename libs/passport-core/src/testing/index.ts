@@ -34,6 +34,11 @@ export {
   sampleSessionRecord,
 } from './contracts/session-store.contract.js';
 export {
+  describeLoginRecorderContract,
+  type LoginRecorderAdapter,
+  type LoginRecorderHarness,
+} from './contracts/login-recorder.contract.js';
+export {
   describeRateLimitStoreContract,
   type RateLimitStoreHarness,
 } from './contracts/rate-limit-store.contract.js';
