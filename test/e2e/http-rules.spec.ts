@@ -90,7 +90,7 @@ describe('request bodies', () => {
     'multipart/form-data; boundary=x',
     'application/xml',
   ])('POST with Content-Type %s → 415 UNSUPPORTED_MEDIA_TYPE', async (type) => {
-    // (POST /mcp answers these as JSON-RPC errors: test/mcp/mcp-transport-errors.e2e.spec.ts.)
+    // (POST /mcp answers these as JSON-RPC errors: test/mcp/mcp-body-bounds.e2e.spec.ts.)
     const res = await call('/api/identity/verify', {
       method: 'POST',
       headers: { 'content-type': type },

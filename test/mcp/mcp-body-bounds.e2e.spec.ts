@@ -9,6 +9,7 @@ import { MCP_SESSION_REGISTRY } from '../../apps/api/src/mcp/mcp.di-tokens.js';
 import { type McpSessionRegistry } from '../../apps/api/src/mcp/mcp-session.registry.js';
 import { MCP_HEADERS, INITIALIZE, openRawSession, probe } from './support/mcp-probe.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { contractClient } from '../support/contract-fetch.js';
 
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
@@ -70,6 +71,21 @@ describe('/mcp: a body that cannot be read is a JSON-RPC error, not the REST env
       expect(reply.headers.get('cache-control')).toBe('no-store');
     },
   );
+
+  // A review: the served document still said 415 was an ErrorResponse, so a contract-checking client
+  // refused the answer.
+  it('the served OpenAPI document describes these answers', async () => {
+    const request = contractClient(t.baseUrl);
+    const headers = { accept: MCP_HEADERS.accept };
+    const media = await request('/mcp', {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'text/plain' },
+      body: '{}',
+    });
+    expect(media.status).toBe(415);
+    const parse = await request('/mcp', { method: 'POST', headers: MCP_HEADERS, body: '{"jsonrpc":' });
+    expect(parse.status).toBe(400);
+  });
 
   it('a bare GET keeps the envelope the specification gives it', async () => {
     const response = await fetch(`${t.baseUrl}/mcp`);
@@ -183,14 +199,22 @@ describe('/mcp: initialize params are kept for the session, so they are bounded'
 });
 
 describe('/mcp: a batch costs one /mcp request per message', () => {
-  it('two batches of 100 do not fit a burst of 200 after an initialize: the second is 429, refused whole', async () => {
+  // The burst is 200, refilled at 1101 per minute (~18 a second): the margins below are seconds of refill.
+  it('a batch the bucket cannot hold whole is 429 after one token; before the fix a batch cost one token', async () => {
     const t = await startTestApp({ STORE: 'memory' });
     try {
       const id = await openRawSession(t.baseUrl);
-      const batch = Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' }));
       const headers = { 'mcp-session-id': id, 'mcp-protocol-version': '2025-03-26' };
+      const batch = Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' }));
       const first = await probe(t.baseUrl, { headers, body: batch });
       expect(first.status).toBe(200);
+      // 50 single requests leave about 49 tokens: a second batch of 100 is 51 short (~2.8 s of refill).
+      const singles = await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          probe(t.baseUrl, { headers, body: { jsonrpc: '2.0', id: `s${i}`, method: 'ping' } }),
+        ),
+      );
+      expect(singles.every((r) => r.status === 200)).toBe(true);
       const second = await probe(t.baseUrl, { headers, body: batch });
       expect(second.status).toBe(429);
       expect(second.body).toEqual({
@@ -211,6 +235,33 @@ describe('/mcp: a batch costs one /mcp request per message', () => {
       await t.close();
     }
   });
+
+  // A review and a probe: the SDK refuses a batch of more than 100 messages, after the batch had taken
+  // its tokens (a batch of 150 drained the burst; one of 201 could never fit, and its 429 came back
+  // on every retry). Now refused first, spending one token like any request.
+  it.each([101, 150, 201])(
+    'a batch of %i messages is 400 -32600 before it spends the burst',
+    async (size) => {
+      const t = await startTestApp({ STORE: 'memory' });
+      try {
+        const id = await openRawSession(t.baseUrl);
+        const headers = { 'mcp-session-id': id, 'mcp-protocol-version': '2025-03-26' };
+        const big = Array.from({ length: size }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' }));
+        const refused = await probe(t.baseUrl, { headers, body: big });
+        expect(refused.status).toBe(400);
+        expect(refused.body).toEqual({
+          jsonrpc: '2.0',
+          error: { code: -32600, message: 'Invalid Request: a batch holds at most 100 messages' },
+          id: null,
+        });
+        // The burst is whole but for the two requests: a batch of 100 still fits at once.
+        const batch = Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' }));
+        expect((await probe(t.baseUrl, { headers, body: batch })).status).toBe(200);
+      } finally {
+        await t.close();
+      }
+    },
+  );
 });
 
 describe('/mcp: the sessioned surface answers as MCP says', () => {
@@ -253,8 +304,8 @@ describe('/mcp: the sessioned surface answers as MCP says', () => {
   it('a task-augmented tools/call (every tool says taskSupport "forbidden") is -32601, not -32603', async () => {
     const tools = await call({ id: 3, method: 'tools/list' });
     const listed = (tools.message.result as { tools: Array<{ name: string; execution?: unknown }> }).tools;
-    for (const tool of listed)
-      expect(tool.execution ?? { taskSupport: 'forbidden' }).toEqual({ taskSupport: 'forbidden' });
+    expect(listed.length).toBeGreaterThan(0);
+    for (const tool of listed) expect(tool.execution).toEqual({ taskSupport: 'forbidden' });
     const { message } = await call({
       id: 4,
       method: 'tools/call',
@@ -263,6 +314,29 @@ describe('/mcp: the sessioned surface answers as MCP says', () => {
     expect(message.error).toEqual({
       code: -32601,
       message: 'Method not found: tool "get_resource" does not run as a task (taskSupport "forbidden")',
+    });
+    // In a batch too, with the member's own code (a probe: it was rewritten as -32602).
+    const batch = await probe(t.baseUrl, {
+      headers: sessionHeaders(sessionId),
+      body: [
+        { jsonrpc: '2.0', id: 6, method: 'ping' },
+        {
+          jsonrpc: '2.0',
+          id: 7,
+          method: 'tools/call',
+          params: { name: 'get_resource', arguments: {}, task: {} },
+        },
+      ],
+    });
+    expect(batch.status).toBe(200);
+    expect(messageOf(batch.body)).toEqual({
+      jsonrpc: '2.0',
+      error: {
+        code: -32601,
+        message:
+          'Batch member [1]: Method not found: tool "get_resource" does not run as a task (taskSupport "forbidden")',
+      },
+      id: null,
     });
     // Without the task it is served.
     const served = await call({

@@ -1,3 +1,5 @@
+import { type SchemaObject } from '@nestjs/swagger';
+
 /**
  * The JSON-RPC 2.0 error bodies /mcp answers before a request reaches a transport. Same shape and
  * codes as the SDK's own transport errors (engineering anchors §2.2), so a client sees one dialect.
@@ -36,3 +38,18 @@ export function jsonRpcFailure(
 ): Error & { readonly code: number; readonly data?: unknown } {
   return Object.assign(new Error(message), { code, ...(data === undefined ? {} : { data }) });
 }
+
+/** The OpenAPI schema of a JSON-RPC error body, as /mcp answers its transport failures. */
+export const JSON_RPC_ERROR_SCHEMA: SchemaObject = {
+  type: 'object',
+  required: ['jsonrpc', 'error', 'id'],
+  properties: {
+    jsonrpc: { type: 'string', enum: ['2.0'] },
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} },
+    },
+    id: { description: 'The request id (a string or a number), or null.' },
+  },
+};

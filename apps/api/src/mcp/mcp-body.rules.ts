@@ -1,8 +1,20 @@
 /**
- * What /mcp refuses of a POST body's shape before either SDK reads it: nesting deeper than the SDKs'
- * recursive schema checks survive, and a batch whose requests share an id (the SDK answered only one
- * of them, and a client could not tell which answer was whose).
+ * What /mcp refuses of a POST body's shape before either SDK reads it, and before a batch spends the
+ * burst: a batch of more than the SDK's 100 messages (the SDK refuses it, after the batch had taken its
+ * tokens), nesting deeper than the SDKs' recursive schema checks survive, and a batch whose requests
+ * share an id (the SDK answered only one of them, and a client could not tell which answer was whose).
  */
+import { MCP_MAX_BATCH_MESSAGES, MCP_MAX_JSON_DEPTH } from './mcp-settings.js';
+
+/** Why the body is refused (the rest of an `Invalid Request: …` message), or null when its shape is fine. */
+export function bodyShapeProblem(body: unknown): string | null {
+  if (Array.isArray(body) && body.length > MCP_MAX_BATCH_MESSAGES)
+    return `a batch holds at most ${MCP_MAX_BATCH_MESSAGES} messages`;
+  if (nestsDeeperThan(body, MCP_MAX_JSON_DEPTH))
+    return `the body nests deeper than ${MCP_MAX_JSON_DEPTH} levels`;
+  const shared = sharedBatchId(body);
+  return shared ? `batch members [${shared[0]}] and [${shared[1]}] share one id` : null;
+}
 
 /** Whether `value` nests arrays and objects more than `maxDepth` levels (`{}` is one); any depth is safe to ask. */
 export function nestsDeeperThan(value: unknown, maxDepth: number): boolean {

@@ -54,10 +54,13 @@ export function invalidParamsAnswer(
       // stack at about 12k levels, well inside the 64 KiB body.
       if (Array.isArray(message)) continue;
       const answer = invalidParamsAnswer(message, options);
+      // The member's own code (a task-augmented call is -32601 alone and in a batch alike).
       if (answer)
         return jsonRpcError(
-          ErrorCode.InvalidParams,
-          `Invalid params in batch member [${index}]: ${answer.error.message.replace(/^Invalid params: /, '')}`,
+          answer.error.code,
+          answer.error.code === ErrorCode.InvalidParams
+            ? `Invalid params in batch member [${index}]: ${answer.error.message.replace(/^Invalid params: /, '')}`
+            : `Batch member [${index}]: ${answer.error.message}`,
         );
     }
     return null;
@@ -79,7 +82,7 @@ export function invalidParamsAnswer(
       id,
     );
   return surfaceRuleAnswer(method, (params ?? {}) as Record<string, unknown>, id, {
-    taskAugmentable: !options.envelopeRequired,
+    sessioned: !options.envelopeRequired,
   });
 }
 
@@ -95,7 +98,7 @@ function surfaceRuleAnswer(
   method: string,
   params: Record<string, unknown>,
   id: string | number,
-  { taskAugmentable }: { taskAugmentable: boolean },
+  { sessioned }: { sessioned: boolean },
 ): JsonRpcErrorBody | null {
   if (method === 'tools/call' && !MCP_TOOL_NAMES.has(params.name as string))
     return jsonRpcError(
@@ -103,7 +106,7 @@ function surfaceRuleAnswer(
       `Unknown tool: ${JSON.stringify(String(params.name).slice(0, 64))}`,
       id,
     );
-  if (method === 'tools/call' && taskAugmentable && params.task !== undefined)
+  if (method === 'tools/call' && sessioned && params.task !== undefined)
     return jsonRpcError(
       ErrorCode.MethodNotFound,
       `Method not found: tool ${JSON.stringify(params.name)} does not run as a task (taskSupport "forbidden")`,

@@ -31,6 +31,13 @@ export const MCP_MAX_INITIALIZE_PARAMS_BYTES = 8192;
  */
 export const MCP_MAX_JSON_DEPTH = 64;
 
+/**
+ * Messages in one 2025-03-26 batch: the v1 SDK's own bound (it answers more with 400 -32600), checked
+ * before the batch takes one /mcp burst token per message. Below the burst (200), so a batch that
+ * passes it can always fit a full bucket.
+ */
+export const MCP_MAX_BATCH_MESSAGES = 100;
+
 export const MCP_RATE_LIMITS = {
   /** Requests to /mcp: burst 200, refilled at the public sustained rate (1101 per minute). */
   transport: { capacity: 200, refillPerMs: 1101 / 60_000 },

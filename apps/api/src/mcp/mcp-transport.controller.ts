@@ -13,6 +13,8 @@ import { randomUUID } from 'node:crypto';
 import { Controller, Delete, Get, Inject, Optional, Post, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
+import { RouteConfig } from '@nestjs/platform-fastify';
+import { ERROR_SHAPE } from '../platform/http/mcp-body-failure.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ErrorCode, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { type RateLimitStore } from '@passport/core/ports';
@@ -20,6 +22,7 @@ import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { MCP_FLEET_SESSIONS, PUBLIC_RATE_LIMIT_STORE } from '../platform/infrastructure/di-tokens.js';
 import {
   jsonRpcError,
+  JSON_RPC_ERROR_SCHEMA,
   RPC_INVALID_REQUEST,
   RPC_SESSION_NOT_FOUND,
   RPC_TRANSPORT_ERROR,
@@ -34,14 +37,13 @@ import {
   MCP_STATELESS_ENDPOINT,
 } from './mcp.di-tokens.js';
 import { protocolEraOf } from './mcp-protocol-era.js';
-import { nestsDeeperThan, sharedBatchId } from './mcp-body.rules.js';
+import { bodyShapeProblem } from './mcp-body.rules.js';
 import { SESSIONED_PROTOCOL_VERSIONS, STATELESS_PROTOCOL_VERSION } from './mcp-protocol-versions.js';
 import { type McpServerFactory } from './mcp-server.factory.js';
 import { type McpFleetSessions, type McpSession, type McpSessionStore } from './mcp-session.store.js';
 import { withoutCancellations } from './mcp-cancellations.js';
 import {
   MCP_CACHE_CONTROL,
-  MCP_MAX_JSON_DEPTH,
   MCP_MAX_OPENAPI_READS_PER_BATCH,
   MCP_MAX_READS_PER_BATCH,
   MCP_OPENAPI_RESOURCE_URI,
@@ -91,6 +93,10 @@ const readUriOf = (message: { method: string; params?: unknown }): unknown => {
   return message.method === 'resources/read' ? params?.uri : params?.arguments?.uri;
 };
 
+/** A documented error answer of the MCP transport: a JSON-RPC error body (spec: Errors). */
+const ApiJsonRpcError = (status: number, description: string) =>
+  ApiResponse({ status, description, content: { 'application/json': { schema: JSON_RPC_ERROR_SCHEMA } } });
+
 @ApiTags('mcp')
 @Controller('mcp')
 export class McpTransportController {
@@ -104,6 +110,8 @@ export class McpTransportController {
   ) {}
 
   @Post()
+  // A body this route cannot read is answered as the MCP transport answers (platform/http/mcp-body-failure.ts).
+  @RouteConfig({ [ERROR_SHAPE]: 'json-rpc' })
   @ApiOperation({
     summary: 'MCP streamable HTTP: send JSON-RPC messages (both protocol eras)',
     description:
@@ -119,51 +127,42 @@ export class McpTransportController {
   })
   @ApiProduces('text/event-stream', 'application/json')
   @ApiResponse({ status: 200, description: 'JSON-RPC response (SSE stream or JSON).' })
-  @ApiResponse({
-    status: 400,
-    description:
-      'JSON-RPC error. Both eras: -32700 (id null) a body that is not JSON (415 -32000 for another media type); ' +
-      '-32600 (id null) a body nested deeper than 64 levels, or a batch whose requests share an id. ' +
+  @ApiJsonRpcError(
+    400,
+    'JSON-RPC error. Both eras: -32700 (id null) a body that is not JSON or not UTF-8; -32000 (id null) a body ' +
+      'over 64 KiB; -32600 (id null) a body nested deeper than 64 levels, a batch of more than 100 messages, ' +
+      'a batch whose requests share an id, more than 16 tool calls and resource reads or more than 2 reads of ' +
+      'openapi:swagger in one batch. ' +
       'Sessioned: -32000 (id null) not an initialize request and no Mcp-Session-Id; -32602 initialize params over 8192 bytes. ' +
       `Stateless: -32022 unsupported protocol version (data.supported lists ${STATELESS_PROTOCOL_VERSION}), ` +
       '-32602 missing or malformed _meta envelope, -32020 headers and body disagree (MCP-Protocol-Version, Mcp-Method, Mcp-Name).',
-  })
-  @ApiResponse({ status: 403, description: 'JSON-RPC error -32000: Host or Origin not allowed.' })
-  @ApiResponse({
-    status: 404,
-    description:
-      'JSON-RPC error. Sessioned: -32001 (id null) unknown or closed session, initialize again. Stateless: -32601 a method this server does not offer.',
-  })
-  @ApiResponse({
-    status: 429,
-    description:
-      'JSON-RPC error -32000: session cap (instance or per client address), /mcp burst or tool-call rate exceeded (Retry-After).',
-  })
-  @ApiResponse({
-    status: 503,
-    description: 'JSON-RPC error -32000: the fleet session store (STORE=redis) is unavailable; retry later.',
-  })
+  )
+  @ApiJsonRpcError(403, 'JSON-RPC error -32000: Host or Origin not allowed.')
+  @ApiJsonRpcError(
+    415,
+    'JSON-RPC error -32000 (id null): a body of another media type, in a charset other than UTF-8, or with a content coding.',
+  )
+  @ApiJsonRpcError(
+    404,
+    'JSON-RPC error. Sessioned: -32001 (id null) unknown or closed session, initialize again. Stateless: -32601 a method this server does not offer.',
+  )
+  @ApiJsonRpcError(
+    429,
+    'JSON-RPC error -32000: session cap (instance or per client address), /mcp burst or tool-call rate exceeded (Retry-After).',
+  )
+  @ApiJsonRpcError(
+    503,
+    'JSON-RPC error -32000: the fleet session store (STORE=redis) is unavailable; retry later.',
+  )
   async post(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    if (!(await this.admit(request, reply))) return;
-    if (nestsDeeperThan(request.body, MCP_MAX_JSON_DEPTH))
-      return this.reject(
-        reply,
-        400,
-        jsonRpcError(
-          RPC_INVALID_REQUEST,
-          `Invalid Request: the body nests deeper than ${MCP_MAX_JSON_DEPTH} levels`,
-        ),
-      );
-    const shared = sharedBatchId(request.body);
-    if (shared)
-      return this.reject(
-        reply,
-        400,
-        jsonRpcError(
-          RPC_INVALID_REQUEST,
-          `Invalid Request: batch members [${shared[0]}] and [${shared[1]}] share one id`,
-        ),
-      );
+    const tokensLeft = await this.admit(request, reply);
+    if (tokensLeft === null) return;
+    // A body refused for its shape spends the request's one token, never a batch's worth.
+    const badShape = bodyShapeProblem(request.body);
+    if (badShape)
+      return this.reject(reply, 400, jsonRpcError(RPC_INVALID_REQUEST, `Invalid Request: ${badShape}`));
+    const batchRest = Array.isArray(request.body) ? request.body.length - 1 : 0;
+    if (batchRest > 0 && !(await this.takeBatchRest(request, reply, batchRest, tokensLeft))) return;
     const era = protocolEraOf(request);
     if (era === 'unreadable')
       return this.reject(
@@ -208,18 +207,17 @@ export class McpTransportController {
   @ApiProduces('text/event-stream', 'application/json')
   @ApiResponse({ status: 200, description: 'SSE stream.' })
   @ApiErrors('MCP_TRANSPORT_SESSION_REQUIRED')
-  @ApiResponse({ status: 404, description: 'JSON-RPC error -32001: unknown or closed session.' })
-  @ApiResponse({
-    status: 405,
-    description:
-      'JSON-RPC error -32000: STORE=redis (a fleet) offers no SSE stream; the session is served over POST.',
-  })
-  @ApiResponse({
-    status: 503,
-    description: 'JSON-RPC error -32000: the fleet session store (STORE=redis) is unavailable; retry later.',
-  })
+  @ApiJsonRpcError(404, 'JSON-RPC error -32001: unknown or closed session.')
+  @ApiJsonRpcError(
+    405,
+    'JSON-RPC error -32000: STORE=redis (a fleet) offers no SSE stream; the session is served over POST.',
+  )
+  @ApiJsonRpcError(
+    503,
+    'JSON-RPC error -32000: the fleet session store (STORE=redis) is unavailable; retry later.',
+  )
   async get(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    if (!(await this.admit(request, reply))) return;
+    if ((await this.admit(request, reply)) === null) return;
     const sessionId = sessionIdOf(request);
     // A browser or a plain HTTP agent lands here: point it at the discovery document (app envelope).
     if (sessionId === undefined)
@@ -233,14 +231,14 @@ export class McpTransportController {
   @Delete()
   @ApiOperation({ summary: 'MCP streamable HTTP: end a session', description: 'Needs Mcp-Session-Id.' })
   @ApiResponse({ status: 200, description: 'Session closed.' })
-  @ApiResponse({ status: 400, description: 'JSON-RPC error -32000: no Mcp-Session-Id.' })
-  @ApiResponse({ status: 404, description: 'JSON-RPC error -32001: unknown or closed session.' })
-  @ApiResponse({
-    status: 503,
-    description: 'JSON-RPC error -32000: the fleet session store (STORE=redis) is unavailable; retry later.',
-  })
+  @ApiJsonRpcError(400, 'JSON-RPC error -32000: no Mcp-Session-Id.')
+  @ApiJsonRpcError(404, 'JSON-RPC error -32001: unknown or closed session.')
+  @ApiJsonRpcError(
+    503,
+    'JSON-RPC error -32000: the fleet session store (STORE=redis) is unavailable; retry later.',
+  )
   async delete(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    if (!(await this.admit(request, reply))) return;
+    if ((await this.admit(request, reply)) === null) return;
     const sessionId = sessionIdOf(request);
     if (sessionId === undefined) {
       return this.reject(
@@ -255,17 +253,20 @@ export class McpTransportController {
     return this.forward(session, request, reply);
   }
 
-  /** Host/Origin allowlist, then the /mcp burst. Answers and returns false when the request may not proceed. */
-  private async admit(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+  /**
+   * Host/Origin allowlist, then one token of the /mcp burst. Answers and returns null when the request
+   * may not proceed; else the tokens left (what a batch's other messages may take).
+   */
+  private async admit(request: FastifyRequest, reply: FastifyReply): Promise<number | null> {
     const localPort = request.raw.socket?.localPort;
     const origin = typeof request.headers.origin === 'string' ? request.headers.origin : undefined;
     if (!this.hosts.allowsHost(request.headers.host, localPort)) {
       this.reject(reply, 403, jsonRpcError(RPC_TRANSPORT_ERROR, 'Forbidden: Host header is not allowed'));
-      return false;
+      return null;
     }
     if (!this.hosts.allowsOrigin(origin, localPort)) {
       this.reject(reply, 403, jsonRpcError(RPC_TRANSPORT_ERROR, 'Forbidden: Origin is not allowed'));
-      return false;
+      return null;
     }
     // Ending a session draws on a bucket of its own: a client whose /mcp burst is spent can still free
     // its slots, and DELETEs stay bounded (in a fleet each is a Redis call).
@@ -281,15 +282,16 @@ export class McpTransportController {
         take.retryAfterMs,
         jsonRpcError(RPC_TRANSPORT_ERROR, 'Rate limit exceeded on /mcp'),
       );
-      return false;
+      return null;
     }
-    // A batch (2025-03-26) costs one token per message: 100 list requests in one POST were answered
-    // 278 KB and held the event loop ~45 ms for a single token.
-    const batchRest = request.method === 'POST' && Array.isArray(request.body) ? request.body.length - 1 : 0;
-    return batchRest <= 0 || this.takeBatchRest(request, reply, batchRest, take.remaining);
+    return take.remaining;
   }
 
-  /** The burst tokens of a batch's messages after its first; refused whole when the bucket cannot hold them. */
+  /**
+   * The burst tokens of a batch's messages after its first (2025-03-26 batches): 100 list requests in
+   * one POST were answered 278 KB and held the event loop ~45 ms for a single token. Refused whole when
+   * the bucket cannot hold them.
+   */
   private async takeBatchRest(
     request: FastifyRequest,
     reply: FastifyReply,

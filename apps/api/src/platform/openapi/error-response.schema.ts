@@ -56,5 +56,6 @@ export function codesOf(schema: SchemaObject | undefined): string[] | undefined 
     if (part.enum) codes.push(...(part.enum as string[]));
     if (part.pattern) codes.push(`${part.pattern.slice(1, -'[A-Z0-9_]+$'.length)}*`);
   }
-  return codes;
+  // An error whose code names no catalogue code (a JSON-RPC error's integer) is no ErrorResponse.
+  return codes.length > 0 ? codes : undefined;
 }
