@@ -740,6 +740,21 @@ describe('ChainReader behaviour: caching and coalescing (reads counted at the fa
     expect(fx.rpc.count((r) => r.method === 'block')).toBe(2);
   });
 
+  // A probe: after the clock stepped back an hour, the chain time and every cached record stayed as
+  // read for that hour (their expiry lay an hour ahead). A clock that reads earlier than an entry was
+  // stored makes the entry stale.
+  it('a clock stepped back makes every entry stale: the token and the chain time are read again', async () => {
+    await cached.getPassport('bhahbkbramax');
+    await cached.chainTimeMs();
+    const blockReads = () => fx.rpc.count((r) => r.method === 'block');
+    expect([tokenReads(), blockReads()]).toEqual([1, 1]);
+    clock.set(NOW - 3_600_000);
+    await cached.getPassport('bhahbkbramax');
+    expect(cached.peekPassport('bhahbkbramax')).toBeDefined(); // stored again, at the new time
+    await cached.chainTimeMs();
+    expect([tokenReads(), blockReads()]).toEqual([2, 2]);
+  });
+
   it('caches account keys and chain time too', async () => {
     await Promise.all([
       cached.getAccountKeys('alice.near'),

@@ -372,7 +372,7 @@ describe('SqliteDatabase', () => {
     raw.close();
     // Named, with no hint at permissions (a probe: a lock or a newer schema was said to be a permission problem).
     expect(() => open()).toThrow(
-      /^cannot prepare the SQLite database .*: store database schema version \d+ is newer than this build supports \(\d+\): run a build that supports it, or roll the file back as docs\/storage.md "Rolling back" says \(do not delete it or restore an old backup: used lines and closed sessions would be accepted again\)$/,
+      /^cannot prepare the SQLite database .*: store database schema version \d+ is newer than this build supports \(\d+\): run a build that supports it, or roll the file back as docs\/storage.md "Upgrading and rolling back" says \(do not delete it or restore an old backup: used lines and closed sessions would be accepted again\)$/,
     );
   });
 
@@ -381,7 +381,7 @@ describe('SqliteDatabase', () => {
     expect(open().migration).toEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION });
   });
 
-  // docs/storage.md "Rolling back" (a probe: restoring the backup of before an upgrade brought back the
+  // docs/storage.md "Upgrading and rolling back" (a probe: restoring the backup of before an upgrade brought back the
   // sessions logged out and the lines used since). Schema 6 only added store_meta, which schema-5 builds
   // never read: the rollback is user_version = 5, and upgrading again keeps every row and the identity.
   it('a schema-6 file rolled back to user_version 5 keeps its rows and identity when upgraded again', async () => {

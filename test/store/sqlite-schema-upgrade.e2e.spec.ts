@@ -39,7 +39,7 @@ describe('a start that migrates the SQLite store', () => {
     const said = await start();
     expect(said).toHaveLength(1);
     expect(said[0].msg).toBe(
-      `migrated ${join(dataDir, 'passport.db')} from schema ${SCHEMA_VERSION - 1} to ${SCHEMA_VERSION}: builds of schema ${SCHEMA_VERSION - 1} refuse it from now on (docs/storage.md "Rolling back")`,
+      `migrated ${join(dataDir, 'passport.db')} from schema ${SCHEMA_VERSION - 1} to ${SCHEMA_VERSION}: builds of schema ${SCHEMA_VERSION - 1} refuse it from now on (docs/storage.md "Upgrading and rolling back")`,
     );
     expect(await start()).toEqual([]);
   });

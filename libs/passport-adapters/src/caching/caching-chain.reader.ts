@@ -38,8 +38,14 @@ export interface ChainCacheStats {
 
 interface Entry {
   readonly value: unknown;
+  /** When it was stored: a clock that reads earlier than this was stepped back, and the entry is stale. */
+  readonly storedAtMs: number;
   readonly expiresAtMs: number;
 }
+
+/** Whether `entry` may answer at `nowMs`: within its lifetime, on a clock that has not gone back past it. */
+const isFresh = (entry: Entry, nowMs: number): boolean =>
+  entry.storedAtMs <= nowMs && nowMs < entry.expiresAtMs;
 
 const MAX_TTL_MS = 5000;
 
@@ -92,7 +98,7 @@ export class CachingChainReader implements ChainReader, CachedPassportPeek, Pass
   /** The fresh cached answer of `getPassport`, on the calling stack; undefined when it must be read. */
   peekPassport(tokenId: string): PassportRecord | null | undefined {
     const hit = this.cache.get(`t|${tokenId}`);
-    if (hit === undefined || hit.expiresAtMs <= this.clock.nowMs()) return undefined;
+    if (hit === undefined || !isFresh(hit, this.clock.nowMs())) return undefined;
     // Counted as getPassport counts an answer from the cache (a miss is counted by the getPassport that follows).
     this.counters.lookups++;
     this.counters.cacheHits++;
@@ -183,7 +189,7 @@ export class CachingChainReader implements ChainReader, CachedPassportPeek, Pass
     const entries = isPageKey(key) ? this.pages : this.cache;
     const hit = entries.get(key);
     if (hit) {
-      if (hit.expiresAtMs > now) {
+      if (isFresh(hit, now)) {
         this.counters.cacheHits++;
         return hit.value as T;
       }
@@ -217,19 +223,19 @@ export class CachingChainReader implements ChainReader, CachedPassportPeek, Pass
     const entries = page ? this.pages : this.cache;
     const max = page ? this.maxPageEntries : this.maxEntries - Math.min(this.pages.size, this.maxPageEntries);
     // Map keeps insertion order: deleting first moves the key to the end, so the first key is the oldest.
+    const now = this.clock.nowMs();
     entries.delete(key);
-    entries.set(key, { value, expiresAtMs });
+    entries.set(key, { value, storedAtMs: now, expiresAtMs });
     // Expired entries go from the oldest end, up to the first live one (stored entries live ≤ 5 s, so the
     // rest expire soon): else stale listing pages keep a replaced ledger's records alive for good.
-    const now = this.clock.nowMs();
     for (const [oldestKey, oldest] of entries) {
-      if (oldest.expiresAtMs > now) break;
+      if (isFresh(oldest, now)) break;
       entries.delete(oldestKey);
     }
     if (entries.size <= max) return;
     // Over the cap: every expired entry goes before a live one does (else a live oldest entry shields
     // the expired ones behind it, and a found passport is read again within its 5 s).
-    for (const [key, entry] of entries) if (entry.expiresAtMs <= now) entries.delete(key);
+    for (const [key, entry] of entries) if (!isFresh(entry, now)) entries.delete(key);
     for (const oldestKey of entries.keys()) {
       if (entries.size <= max) break;
       entries.delete(oldestKey);

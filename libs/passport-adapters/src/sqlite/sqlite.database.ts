@@ -135,7 +135,7 @@ export class SqliteDatabase {
     db: Database.Database,
     /**
      * The schema the file had when opened and the one it has now: a start that migrated it says so,
-     * since builds of the older schema refuse the file from then on (docs/storage.md "Rolling back").
+     * since builds of the older schema refuse the file from then on (docs/storage.md "Upgrading and rolling back").
      */
     readonly migration: SchemaMigration,
     private readonly checkpointer: WalCheckpointer | undefined,

@@ -115,7 +115,7 @@ export function migrate(db: Database.Database): SchemaMigration {
   if (current > MIGRATIONS.length) {
     throw new Error(
       `store database schema version ${current} is newer than this build supports (${MIGRATIONS.length}): ` +
-        'run a build that supports it, or roll the file back as docs/storage.md "Rolling back" says ' +
+        'run a build that supports it, or roll the file back as docs/storage.md "Upgrading and rolling back" says ' +
         '(do not delete it or restore an old backup: used lines and closed sessions would be accepted again)',
     );
   }

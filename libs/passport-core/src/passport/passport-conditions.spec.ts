@@ -79,6 +79,18 @@ describe('time bounds', () => {
     );
   });
 
+  // A probe: a date-time with whitespace around it was read here, and is NaN for new Date there.
+  it.each([
+    ' 2026-01-01T00:00:00Z',
+    '2026-01-01T00:00:00Z ',
+    '\t2047-05-06T00:25\n',
+    ' 1767225600',
+    '2026-01-01 ',
+  ])('a bound with whitespace around it (%j) is invalid; only whitespace is unbounded', (value) => {
+    expect(parsePassportTimeBound(value, 'end')).toEqual({ kind: 'invalid' });
+    expect(parsePassportTimeBound('  \t', 'end')).toEqual({ kind: 'unbounded' });
+  });
+
   // A probe: `+99:99` was read as an offset of 4 days (a not_after moved that far), where production's
   // `new Date` finds no date at all. An invalid bound makes the passport not live.
   it.each(['+99:99', '-99:99', '+24:00', '+14:60', '+0960', '-2400'])(

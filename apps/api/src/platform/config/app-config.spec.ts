@@ -126,7 +126,7 @@ describe('loadConfig rejects bad values with one line naming the variable', () =
 
   it('a refused switch names the accepted forms', () => {
     expect(configError({ WEBHOOK_TEST_ENABLED: 'yes' }).message).toContain(
-      'must be true or false (or 1 or 0)',
+      'must be true, false, 1 or 0 (got "yes")',
     );
   });
 });

@@ -42,7 +42,7 @@ export function boolean(env: Env, name: string, fallback: boolean): boolean {
   const lower = raw.toLowerCase();
   if (lower === 'true' || lower === '1') return true;
   if (lower === 'false' || lower === '0') return false;
-  throw new ConfigError(name, `must be true or false (or 1 or 0) (got "${raw}")`);
+  throw new ConfigError(name, `must be true, false, 1 or 0 (got "${raw}")`);
 }
 
 export function list(env: Env, name: string): string[] {

@@ -35,7 +35,7 @@ export function createSqliteStoreBackend(
   // One-way for the builds before: the operator learns when the rollback of docs/storage.md is needed.
   if (from !== to && from !== 0)
     new Logger('Store').log(
-      `migrated ${db.file} from schema ${from} to ${to}: builds of schema ${from} refuse it from now on (docs/storage.md "Rolling back")`,
+      `migrated ${db.file} from schema ${from} to ${to}: builds of schema ${from} refuse it from now on (docs/storage.md "Upgrading and rolling back")`,
     );
   const clock = options.clock ?? systemClock;
   let history: SqliteStoreHistory;
