@@ -753,6 +753,11 @@ describe('ChainReader behaviour: caching and coalescing (reads counted at the fa
     expect(cached.peekPassport('bhahbkbramax')).toBeDefined(); // stored again, at the new time
     await cached.chainTimeMs();
     expect([tokenReads(), blockReads()]).toEqual([2, 2]);
+    // A clock that jitters back a millisecond keeps the cache (a probe: it doubled the chain reads).
+    clock.advance(-1);
+    await cached.getPassport('bhahbkbramax');
+    await cached.chainTimeMs();
+    expect([tokenReads(), blockReads()]).toEqual([2, 2]);
   });
 
   it('caches account keys and chain time too', async () => {

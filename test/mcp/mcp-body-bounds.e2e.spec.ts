@@ -87,6 +87,54 @@ describe('/mcp: a body that cannot be read is a JSON-RPC error, not the REST env
     expect(parse.status).toBe(400);
   });
 
+  // A probe: answers of POST, GET and DELETE /mcp the served document did not describe (200 without
+  // a media type, 202, 406, DELETE's body failures, GET and DELETE 429).
+  it('every answer of the transport is one the served OpenAPI document describes', async () => {
+    const request = contractClient(t.baseUrl);
+    const init = await request('/mcp', {
+      method: 'POST',
+      headers: MCP_HEADERS,
+      body: JSON.stringify(INITIALIZE),
+    });
+    expect(init.status).toBe(200);
+    const session = {
+      'mcp-session-id': init.headers.get('mcp-session-id') ?? '',
+      'mcp-protocol-version': '2025-11-25',
+    };
+    const notified = await request('/mcp', {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, ...session },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    });
+    expect(notified.status).toBe(202);
+    const listed = await request('/mcp', {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, ...session },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    });
+    expect(listed.status).toBe(200);
+    const unacceptable = await request('/mcp', {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, ...session, accept: 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }),
+    });
+    expect(unacceptable.status).toBe(406);
+    const badDelete = await request('/mcp', {
+      method: 'DELETE',
+      headers: { ...session, 'content-type': 'application/json' },
+      body: '{',
+    });
+    expect([badDelete.status, badDelete.body]).toEqual([400, expect.objectContaining({ jsonrpc: '2.0' })]);
+    const mediaDelete = await request('/mcp', {
+      method: 'DELETE',
+      headers: { ...session, 'content-type': 'text/plain' },
+      body: 'x',
+    });
+    expect(mediaDelete.status).toBe(415);
+    const ended = await request('/mcp', { method: 'DELETE', headers: session });
+    expect(ended.status).toBe(200);
+  });
+
   it('a bare GET keeps the envelope the specification gives it', async () => {
     const response = await fetch(`${t.baseUrl}/mcp`);
     expect(response.status).toBe(400);

@@ -126,7 +126,23 @@ export class McpTransportController {
       'Accept must list application/json and text/event-stream. Documentation only: no login happens here.',
   })
   @ApiProduces('text/event-stream', 'application/json')
-  @ApiResponse({ status: 200, description: 'JSON-RPC response (SSE stream or JSON).' })
+  @ApiResponse({
+    status: 200,
+    description:
+      'JSON-RPC response (an SSE stream or JSON). A batch refused whole for one member (invalid params, a ' +
+      'task call) is one JSON-RPC error with id null.',
+    content: {
+      'text/event-stream': { schema: { type: 'string' } },
+      'application/json': { schema: { oneOf: [{ type: 'object' }, { type: 'array' }] } },
+    },
+  })
+  @ApiResponse({
+    status: 202,
+    description:
+      'Notifications or responses only: accepted, with an empty body (labelled application/json by the SDK).',
+    content: { 'application/json': { schema: { type: 'string', maxLength: 0 } } },
+  })
+  @ApiJsonRpcError(406, 'JSON-RPC error -32000: Accept must list application/json and text/event-stream.')
   @ApiJsonRpcError(
     400,
     'JSON-RPC error. Both eras: -32700 (id null) a body that is not JSON or not UTF-8; -32000 (id null) a body ' +
@@ -205,7 +221,13 @@ export class McpTransportController {
   })
   // The stream is SSE; errors (the envelope, JSON-RPC) are JSON.
   @ApiProduces('text/event-stream', 'application/json')
-  @ApiResponse({ status: 200, description: 'SSE stream.' })
+  @ApiResponse({
+    status: 200,
+    description: 'SSE stream.',
+    content: { 'text/event-stream': { schema: { type: 'string' } } },
+  })
+  @ApiJsonRpcError(406, 'JSON-RPC error -32000: Accept must list text/event-stream.')
+  @ApiJsonRpcError(429, 'JSON-RPC error -32000: /mcp burst exceeded (Retry-After).')
   @ApiErrors('MCP_TRANSPORT_SESSION_REQUIRED')
   @ApiJsonRpcError(404, 'JSON-RPC error -32001: unknown or closed session.')
   @ApiJsonRpcError(
@@ -229,9 +251,19 @@ export class McpTransportController {
   }
 
   @Delete()
+  @RouteConfig({ [ERROR_SHAPE]: 'json-rpc' })
   @ApiOperation({ summary: 'MCP streamable HTTP: end a session', description: 'Needs Mcp-Session-Id.' })
-  @ApiResponse({ status: 200, description: 'Session closed.' })
-  @ApiJsonRpcError(400, 'JSON-RPC error -32000: no Mcp-Session-Id.')
+  @ApiResponse({
+    status: 200,
+    description: 'Session closed, with an empty body (labelled application/json by the SDK).',
+    content: { 'application/json': { schema: { type: 'string', maxLength: 0 } } },
+  })
+  @ApiJsonRpcError(415, 'JSON-RPC error -32000 (id null): a body of another media type, charset or coding.')
+  @ApiJsonRpcError(429, 'JSON-RPC error -32000: the bucket of session ends exceeded (Retry-After).')
+  @ApiJsonRpcError(
+    400,
+    'JSON-RPC error: -32000 no Mcp-Session-Id; -32700 (id null) a body that is not JSON; -32000 a body over 64 KiB.',
+  )
   @ApiJsonRpcError(404, 'JSON-RPC error -32001: unknown or closed session.')
   @ApiJsonRpcError(
     503,

@@ -38,14 +38,21 @@ export interface ChainCacheStats {
 
 interface Entry {
   readonly value: unknown;
-  /** When it was stored: a clock that reads earlier than this was stepped back, and the entry is stale. */
+  /** When it was stored: a clock that reads well before this was stepped back, and the entry is stale. */
   readonly storedAtMs: number;
   readonly expiresAtMs: number;
 }
 
-/** Whether `entry` may answer at `nowMs`: within its lifetime, on a clock that has not gone back past it. */
+/**
+ * How far a clock may read before an entry's store time and still find it fresh: a clock that jitters
+ * back a millisecond must not empty the cache (it doubled the chain reads), one stepped back further
+ * must not keep entries for the size of the step (an hour back kept every record for that hour).
+ */
+const CLOCK_STEP_BACK_TOLERANCE_MS = 1000;
+
+/** Whether `entry` may answer at `nowMs`: within its lifetime, on a clock not stepped back past it. */
 const isFresh = (entry: Entry, nowMs: number): boolean =>
-  entry.storedAtMs <= nowMs && nowMs < entry.expiresAtMs;
+  nowMs < entry.expiresAtMs && nowMs > entry.storedAtMs - CLOCK_STEP_BACK_TOLERANCE_MS;
 
 const MAX_TTL_MS = 5000;
 

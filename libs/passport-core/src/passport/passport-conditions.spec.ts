@@ -89,6 +89,9 @@ describe('time bounds', () => {
   ])('a bound with whitespace around it (%j) is invalid; only whitespace is unbounded', (value) => {
     expect(parsePassportTimeBound(value, 'end')).toEqual({ kind: 'invalid' });
     expect(parsePassportTimeBound('  \t', 'end')).toEqual({ kind: 'unbounded' });
+    // The resolutions' unbounded markers stay unbounded, padded or not (a probe of the first version).
+    for (const marker of ['1970-01-01 ', ' 1970-01-01T00:00:00Z', '0 ', ' 0'])
+      expect(parsePassportTimeBound(marker, 'end')).toEqual({ kind: 'unbounded' });
   });
 
   // A probe: `+99:99` was read as an offset of 4 days (a not_after moved that far), where production's

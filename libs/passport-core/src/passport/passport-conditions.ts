@@ -5,9 +5,9 @@
  * the login rules need.
  *
  * Time bounds (`not_before`, `not_after`) are strings on chain. Accepted forms, decided here:
- * - empty, only whitespace or absent → unbounded (a value with whitespace around it is invalid); any
- *   value starting `1970-01-01` → unbounded; the
- *   decimal `"0"` (collectibles, docs/protocol.md §4) and any Unix number on 1970-01-01 → unbounded;
+ * - empty, only whitespace or absent → unbounded; any value starting `1970-01-01`, the decimal `"0"`
+ *   (collectibles, docs/protocol.md §4) and any Unix number on 1970-01-01 → unbounded (the first two
+ *   with whitespace around them too); any other value with whitespace around it is invalid;
  * - ISO 8601 date `YYYY-MM-DD`: 00:00:00.000Z of that day, for `not_before` and `not_after` alike, as
  *   the production network reads it (`new Date("YYYY-MM-DD")`): a passport whose `not_after` is a date
  *   is not live on that day. Reading it as the day's last millisecond would keep such a passport live up
@@ -47,11 +47,10 @@ export function parsePassportTimeBound(
   if (value === undefined || value === null) return UNBOUNDED;
   if (typeof value !== 'string') return INVALID;
   const text = value.trim();
-  if (text === '') return UNBOUNDED;
-  // A bound padded with whitespace is one `new Date` mostly cannot read (" 2026-01-01T00:00:00Z" is
-  // NaN on the production network): refused, so no bound holds here that fails there.
+  if (text === '' || text.startsWith('1970-01-01') || text === '0') return UNBOUNDED;
+  // Any other bound padded with whitespace is one `new Date` mostly cannot read (" 2026-01-01T00:00:00Z"
+  // is NaN on the production network): refused, so no bound holds here that fails there.
   if (text !== value) return INVALID;
-  if (text.startsWith('1970-01-01')) return UNBOUNDED;
   if (/^\d+$/.test(text)) return fromUnixNumber(text);
   return fromIso(text);
 }

@@ -158,9 +158,21 @@ function addErrorCode(operation: OperationObject, code: string): void {
   const existing = operation.responses[status] as ResponseObject | undefined;
   const existingSchema = existing?.content?.['application/json']?.schema as SchemaObject | undefined;
   const existingCodes = codesOf(existingSchema);
-  // A response at this status that is not an ErrorResponse (e.g. a JSON-RPC error of /mcp, or a
-  // description-only entry) belongs to its operation's author: keep it as written.
-  if (existing && !existingCodes) return;
+  if (existing && !existingSchema) return; // description-only: its author's to keep as written
+  if (existing && existingSchema && !existingCodes) {
+    // The operation's own error shape (a JSON-RPC error of /mcp): the framework's envelope errors at this
+    // status (a header too large, the public rate limit) are answered before the operation runs, so the
+    // document allows either (oneOf: a JSON-RPC error has `jsonrpc`, an ErrorResponse `requestId`).
+    const members = existingSchema.oneOf as SchemaObject[] | undefined;
+    const own = members ? members.filter((member) => !codesOf(member)) : [existingSchema];
+    const envelope = members?.map((member) => codesOf(member)).find((codes) => codes !== undefined) ?? [];
+    const codes = [...new Set([...envelope, code])];
+    operation.responses[status] = {
+      ...existing,
+      content: { 'application/json': { schema: { oneOf: [...own, errorResponseSchema(codes)] } } },
+    };
+    return;
+  }
   const codes = [...new Set([...(existingCodes ?? []), code])];
   operation.responses[status] = {
     description: `Error: ${codes.join(', ')}`,
