@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryReplayStore, sequentialLoginRecorder } from '@passport/core';
-import { type LoginRecorder } from '@passport/core/ports';
+import { type LoginRecorder, type SessionStore } from '@passport/core/ports';
 import {
   describeLoginRecorderContract,
   type LoginRecorderAdapter,
@@ -28,6 +28,19 @@ import { startRedisServer } from '../support/redis-server.js';
 const framework = { describe, it, expect, beforeEach, afterEach };
 const noTimer = { sweepIntervalMs: 0 };
 
+/** `sessions` with a switch that makes its writes fail, as a store that is down does. */
+function failable(sessions: SessionStore): { readonly store: SessionStore; fail(failing: boolean): void } {
+  let failing = false;
+  const store = new Proxy(sessions, {
+    get(target, property, receiver) {
+      if (property === 'create' && failing) return () => Promise.reject(new Error('session store down'));
+      const value: unknown = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return { store, fail: (next) => (failing = next) };
+}
+
 /** The memory family: one process; with `undo`, the record a refused session made is forgotten. */
 const memory = (name: string, undo: boolean): LoginRecorderAdapter => ({
   name,
@@ -36,12 +49,20 @@ const memory = (name: string, undo: boolean): LoginRecorderAdapter => ({
   open(options = {}): LoginRecorderHarness {
     const replay = new MemoryReplayStore();
     const sessions = new MemorySessionStore({ maxEntries: options.maxEntries });
+    const writes = failable(sessions);
     const recorder = sequentialLoginRecorder(
       replay,
-      sessions,
+      writes.store,
       undo ? (key) => replay.forget(key) : undefined,
     );
-    return { store: recorder, sessions, openPeer: () => null, restart: () => null, close: () => undefined };
+    return {
+      store: recorder,
+      sessions,
+      failSessions: writes.fail,
+      openPeer: () => null,
+      restart: () => null,
+      close: () => undefined,
+    };
   },
 });
 
@@ -96,12 +117,14 @@ const redis: LoginRecorderAdapter = {
       clients.push(client);
       const replay = new RedisReplayStore(client, { prefix, clockSkewMarginMs: 0 });
       const sessions = new RedisSessionStore(client, { prefix, maxEntries: options.maxEntries });
-      return { recorder: sequentialLoginRecorder(replay, sessions), sessions };
+      const writes = failable(sessions);
+      return { recorder: sequentialLoginRecorder(replay, writes.store), sessions, fail: writes.fail };
     };
     const first = connect();
     return {
       store: first.recorder,
       sessions: first.sessions,
+      failSessions: first.fail,
       openPeer: (): LoginRecorder => connect().recorder,
       restart: () => null,
       close: () => {

@@ -176,6 +176,8 @@ export function describeChainReaderContract(
 
     it('follows changes on the chain without a restart (new passport, transfer)', async () => {
       await expect(fx.reader.getPassport('chbvcnurbkuw')).resolves.toBeNull();
+      // Read before the change (a mutation test: a reader that kept every record it had read passed).
+      expect((await fx.reader.getPassport('bhahbkbramax'))?.ownerId).toBe(OWNER_IMPLICIT);
       const transferred = CHAIN_SEED.passports.map((p) =>
         p.token_id === 'bhahbkbramax' ? { ...p, owner_id: 'bob.near' } : p,
       );
@@ -183,6 +185,14 @@ export function describeChainReaderContract(
       await eventually(async () => {
         expect((await fx.reader.getPassport('chbvcnurbkuw'))?.ownerId).toBe('bob.near');
         expect((await fx.reader.getPassport('bhahbkbramax'))?.ownerId).toBe('bob.near');
+      });
+    });
+
+    it('follows a passport leaving the chain (burned): read before, null after', async () => {
+      expect((await fx.reader.getPassport('lhsrldbjsnlh'))?.tokenId).toBe('lhsrldbjsnlh');
+      await fx.replace(CHAIN_SEED.passports.filter((p) => p.token_id !== 'lhsrldbjsnlh'));
+      await eventually(async () => {
+        await expect(fx.reader.getPassport('lhsrldbjsnlh')).resolves.toBeNull();
       });
     });
   });

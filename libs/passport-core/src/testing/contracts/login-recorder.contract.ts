@@ -4,11 +4,16 @@
  * session; a challenge whose record has expired can be used again; a session the store refuses for
  * capacity is that refusal, unchanged, with no session stored, and leaves the challenge unused when the
  * recorder is atomic (`atomic: true`: one transaction, or a record it can undo) or used when it is not
- * (`sequentialLoginRecorder` without an undo); and, over shared storage, a challenge used through one
- * instance is used for its peer. The repo runs it against every recorder it ships; an integrator runs it
+ * (`sequentialLoginRecorder` without an undo); the challenge's store share reaches the replay store,
+ * whose refusals pass unchanged; a failing session store is a `LoginRecordFailure` of the session; and,
+ * over shared storage, a challenge used through one instance is used for its peer. The repo runs it against every recorder it ships; an integrator runs it
  * against their own (see contract-test-api.ts).
  */
-import { type LoginChallengeRecord, type LoginRecorder } from '../../ports/login-recorder.port.js';
+import {
+  LoginRecordFailure,
+  type LoginChallengeRecord,
+  type LoginRecorder,
+} from '../../ports/login-recorder.port.js';
 import {
   SessionCapacityError,
   type SessionRecord,
@@ -20,6 +25,11 @@ import { sampleSessionRecord } from './session-store.contract.js';
 /** What the suite observes besides the port: the session store the recorder writes to. */
 export interface LoginRecorderHarness extends ContractHarness<LoginRecorder> {
   readonly sessions: SessionStore;
+  /**
+   * Makes the session store fail (throw, as a store that is down does) or work again; optional: a
+   * harness that cannot inject a failure leaves the suite's failure test out.
+   */
+  failSessions?(failing: boolean): void;
 }
 
 /** The recorder family under test; `atomic` says whether a refused session leaves the challenge unused. */
@@ -110,6 +120,38 @@ export function describeLoginRecorderContract(test: ContractTestApi, kind: Login
       await h.sessions.close(session(7).sessionId, 'logout', 1000);
       await h.sessions.sweep(1001);
       const retry = await h.store.recordLogin(challenge(3), session(3));
+      expect(retry.recorded).toBe(kind.atomic);
+    });
+
+    // A mutation test: the recorder must pass the challenge's storeShare to the replay store (the reserve
+    // that keeps logins working when lines fill the store) and its refusals unchanged.
+    it('passes the challenge store share through, and the replay store refusal unchanged', async () => {
+      h = await kind.open();
+      const tiny = { storeShare: 1e-9 }; // a share of one record
+      await expect(h.store.recordLogin(challenge(1, tiny), session(1))).resolves.toEqual({ recorded: true });
+      const refusal = await h.store.recordLogin(challenge(2, tiny), session(2)).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(refusal).toMatchObject({ code: 'REPLAY_STORE_FULL' });
+      expect(refusal).not.toBeInstanceOf(LoginRecordFailure);
+      await expect(h.sessions.get(session(2).sessionId)).resolves.toBeNull();
+    });
+
+    it(`a failing session store is a LoginRecordFailure of the session, and leaves the challenge ${
+      kind.atomic ? 'unused' : 'used'
+    } (where the harness can make it fail)`, async () => {
+      h = await kind.open();
+      if (!h.failSessions) return;
+      h.failSessions(true);
+      const failure = await h.store.recordLogin(challenge(4), session(4)).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(failure).toBeInstanceOf(LoginRecordFailure);
+      expect(failure).toMatchObject({ part: 'session' });
+      h.failSessions(false);
+      const retry = await h.store.recordLogin(challenge(4), session(4));
       expect(retry.recorded).toBe(kind.atomic);
     });
 

@@ -132,6 +132,33 @@ export function describeRateLimitStoreContract(
         await expect(take('a')).resolves.toMatchObject({ allowed: false });
         await expect(take('b')).resolves.toEqual({ allowed: true, remaining: 2, retryAfterMs: 0 }); // forgotten: full
       });
+
+      // A mutation test: plain LRU passed the test above (both buckets were in use). Dropping a bucket
+      // still in use resets a limited client's burst.
+      it('drops a full bucket though it was used more recently than a draining one', async () => {
+        for (let i = 0; i < 3; i++) await take('a'); // a: empty
+        clock.advance(10);
+        await take('b'); // b: the most recently used, refilled by 2000 ms
+        clock.advance(1990);
+        await take('c'); // drops b (full), not a (the least recently used, still draining)
+        await expect(take('a')).resolves.toEqual({ allowed: true, remaining: 1, retryAfterMs: 0 });
+      });
+    });
+
+    describe('a clock that reads earlier', () => {
+      beforeEach(async () => {
+        h = await kind.open();
+      });
+
+      // Instances of a fleet disagree on the time by a little: a take stamped earlier than the bucket's
+      // last update (a lagging instance) must not refill it.
+      it('a take stamped before the last one refills nothing', async () => {
+        for (let i = 0; i < 3; i++) await take('a');
+        clock.advance(-1000);
+        await expect(take('a')).resolves.toMatchObject({ allowed: false });
+        clock.advance(1000);
+        await expect(take('a')).resolves.toMatchObject({ allowed: false });
+      });
     });
 
     if (kind.sharedStorage) {

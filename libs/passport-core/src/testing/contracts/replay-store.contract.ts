@@ -168,6 +168,27 @@ export function describeReplayStoreContract(
         });
       });
 
+      // A mutation test: the atomicity tests set no cap, so a count-then-insert across an await passed.
+      it('of 20 concurrent new records exactly maxEntries are recorded; the rest are REPLAY_STORE_FULL', async () => {
+        const settled = await Promise.allSettled(
+          Array.from({ length: 20 }, (_, i) => h.store.recordIfAbsent(`c${i}`, 1000, 100_000)),
+        );
+        expect(settled.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
+        for (const r of settled)
+          if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'REPLAY_STORE_FULL' });
+        expect(await h.size()).toBe(3);
+      });
+
+      it('a share above 1 keeps at least one record of reserve past a full store', async () => {
+        for (const key of ['k1', 'k2', 'k3']) await h.store.recordIfAbsent(key, 1000, 100_000);
+        await expect(h.store.recordIfAbsent('r1', 1000, 100_000, undefined, 1.1)).resolves.toEqual({
+          recorded: true,
+        });
+        await expect(h.store.recordIfAbsent('r2', 1000, 100_000, undefined, 1.1)).rejects.toMatchObject({
+          code: 'REPLAY_STORE_FULL',
+        });
+      });
+
       it('a full store takes records again as soon as live ones expire', async () => {
         for (const key of ['k1', 'k2', 'k3']) await h.store.recordIfAbsent(key, 1000, 5000);
         await expect(h.store.recordIfAbsent('k4', 4999, 100_000)).rejects.toMatchObject({
@@ -261,6 +282,19 @@ export function describeReplayStoreContract(
         });
         expect((await h.usage()).refusedQuota).toBe(1);
         expect(await h.size()).toBe(4);
+      });
+
+      // A mutation test: the atomicity tests set no quota, so one sender passed its bound with
+      // concurrent records.
+      it('of 20 concurrent records of one owner exactly its quota are recorded', async () => {
+        const settled = await Promise.allSettled(
+          Array.from({ length: 20 }, (_, i) =>
+            h.store.recordIfAbsent(`q${i}`, 1000, 100_000, quota('attacker')),
+          ),
+        );
+        expect(settled.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
+        for (const r of settled)
+          if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'REPLAY_QUOTA_EXCEEDED' });
       });
 
       it("frees an owner's quota as its records expire (before any background sweep)", async () => {

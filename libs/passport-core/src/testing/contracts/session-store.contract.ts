@@ -120,13 +120,25 @@ export function describeSessionStoreContract(
         await h.store.create(sampleSessionRecord(2));
         await h.store.create(sampleSessionRecord(1));
         await h.store.create(sampleSessionRecord(3));
-        await h.store.create(sampleSessionRecord(4, { createdAtMs: 3000 })); // same createdAtMs as session 3, created later
+        // Same createdAtMs as session 3, created later, with the smaller session id (so that an order by
+        // id passes no more than an order by insertion fails).
+        await h.store.create(sampleSessionRecord(0, { createdAtMs: 3000 }));
         const all = await h.store.list({ offset: 0, limit: 10 });
         expect(all.total).toBe(4);
-        expect(all.items.map((s) => s.jti)).toEqual(['jti-4', 'jti-3', 'jti-2', 'jti-1']);
+        expect(all.items.map((s) => s.jti)).toEqual(['jti-0', 'jti-3', 'jti-2', 'jti-1']);
         const page = await h.store.list({ offset: 1, limit: 2 });
         expect(page).toEqual({ items: [all.items[1], all.items[2]], total: 4 });
         await expect(h.store.list({ offset: 10, limit: 2 })).resolves.toEqual({ items: [], total: 4 });
+      });
+
+      it('lists closed sessions too, and counts them in total', async () => {
+        await h.store.create(sampleSessionRecord(1));
+        await h.store.create(sampleSessionRecord(2));
+        await h.store.close(sampleSessionRecord(1).sessionId, 'logout', 2500);
+        const all = await h.store.list({ offset: 0, limit: 10 });
+        expect(all.total).toBe(2);
+        expect(all.items.map((s) => s.jti)).toEqual(['jti-2', 'jti-1']);
+        expect(all.items[1]).toMatchObject({ closedAtMs: 2500, closeReason: 'logout' });
       });
 
       it('countOpen excludes closed sessions and sessions at or past their expiry', async () => {
@@ -202,6 +214,41 @@ export function describeSessionStoreContract(
           closedAtMs: null,
         });
         await expect(h.store.countOpen(4000)).resolves.toBe(3);
+      });
+
+      // A mutation test: counting closed or expired sessions toward the bound closed a live one.
+      it('counts only open, unexpired sessions toward the bound', async () => {
+        await h.store.create(sampleSessionRecord(1));
+        await h.store.create(sampleSessionRecord(2));
+        await h.store.close(sampleSessionRecord(2).sessionId, 'logout', 2500);
+        await h.store.create(sampleSessionRecord(3, { expiresAtMs: 3500 }));
+        await h.store.create(sampleSessionRecord(4)); // open now: 1 and 4 (3 has expired at 4000)
+        await expect(h.store.get(sampleSessionRecord(1).sessionId)).resolves.toMatchObject({
+          closedAtMs: null,
+        });
+        await expect(h.store.countOpen(4000)).resolves.toBe(2);
+      });
+    });
+
+    describe('row cap and per-passport bound together', () => {
+      beforeEach(async () => {
+        h = await kind.open({ maxEntries: 3, maxOpenPerPassport: 2 });
+      });
+
+      // A full store and a passport at its bound: the login supersedes that passport's own oldest session,
+      // whose room it then takes (a closed session is dropped first), and is stored: never refused, never
+      // at another passport's cost.
+      it("a login of a passport at its bound into a full store takes its own oldest session's place", async () => {
+        await h.store.create(sampleSessionRecord(1, { tokenId: 'otherpassprt' }));
+        await h.store.create(sampleSessionRecord(2));
+        await h.store.create(sampleSessionRecord(3));
+        await h.store.create(sampleSessionRecord(4)); // refused, it would throw
+        await expect(h.store.get(sampleSessionRecord(2).sessionId)).resolves.toBeNull();
+        for (const n of [1, 3, 4])
+          await expect(h.store.get(sampleSessionRecord(n).sessionId)).resolves.toMatchObject({
+            closedAtMs: null,
+          });
+        expect(await h.size()).toBe(3);
       });
     });
 
