@@ -42,24 +42,33 @@ const ed25519Key = (key: Uint8Array): string => `ed25519:${encodeBase58(key)}`;
 async function ledgerFixture(seed: ChainSeed = CHAIN_SEED): Promise<Fixture> {
   const dir = await mkdtemp(join(tmpdir(), 'ledger-suite-'));
   const file = join(dir, 'ledger.json');
-  const write = async (passports: readonly SeedPassport[]): Promise<void> => {
+  let passportsNow = seed.passports;
+  let accountsNow: Record<string, readonly Uint8Array[]> = { ...seed.accounts };
+  const write = async (): Promise<void> => {
     const doc: LedgerDocument = {
       contractId: seed.contractId,
-      passports: passports.map((p) => ({ ...p, metadata: { ...p.metadata } })),
+      passports: passportsNow.map((p) => ({ ...p, metadata: { ...p.metadata } })),
       accounts: Object.fromEntries(
-        Object.entries(seed.accounts).map(([account, keys]) => [account, keys.map(ed25519Key)]),
+        Object.entries(accountsNow).map(([account, keys]) => [account, keys.map(ed25519Key)]),
       ),
     };
     await writeFileAtomic(file, serializeLedger(doc));
   };
-  await write(seed.passports);
+  await write();
   const reader = await LedgerChainReader.open(file, {
     clock: new FixedClock(seed.chainTimeMs),
     statIntervalMs: 0,
   });
   return {
     reader,
-    replace: write,
+    replace: async (passports) => {
+      passportsNow = passports;
+      await write();
+    },
+    replaceAccountKeys: async (accountId, keys) => {
+      accountsNow = { ...accountsNow, [accountId]: keys };
+      await write();
+    },
     close: async () => {
       reader.close();
       await rm(dir, { recursive: true, force: true });
@@ -99,7 +108,18 @@ async function nearFixture(seed: ChainSeed = CHAIN_SEED): Promise<Fixture & { rp
     attempts: 2,
     retryWaitMs: 1,
   });
-  return { rpc, reader, replace: async (p) => load(p), close: () => rpc.close() };
+  return {
+    rpc,
+    reader,
+    replace: async (p) => load(p),
+    replaceAccountKeys: async (accountId, keys) => {
+      rpc.accounts.set(
+        accountId,
+        keys.map((key) => ({ public_key: ed25519Key(key), permission: 'FullAccess' as const })),
+      );
+    },
+    close: () => rpc.close(),
+  };
 }
 
 /** The core's memory reader, seeded record by record; a replacement swaps its passports at once. */
@@ -125,6 +145,7 @@ function memoryFixture(seed: ChainSeed = CHAIN_SEED): Fixture {
       for (const p of passports) reader.addPassport(record(p));
       held = passports.map((p) => p.token_id);
     },
+    replaceAccountKeys: async (accountId, keys) => reader.setAccountKeys(accountId, keys),
     close: () => undefined,
   };
 }

@@ -34,6 +34,11 @@ export interface ChainReaderFixture {
   readonly reader: ChainReader;
   /** Replaces the chain's passports (as a mint or an edit would); the reader may see it a little later. */
   replace(passports: readonly ChainSeedPassport[]): Promise<void>;
+  /**
+   * Replaces an account's full-access keys (a key added or deleted on chain); the reader may see it a
+   * little later. Optional: a fixture without it leaves the suite's key-rotation test out.
+   */
+  replaceAccountKeys?(accountId: string, keys: readonly Uint8Array[]): Promise<void>;
   close(): void | Promise<void>;
 }
 
@@ -185,6 +190,17 @@ export function describeChainReaderContract(
       await eventually(async () => {
         expect((await fx.reader.getPassport('chbvcnurbkuw'))?.ownerId).toBe('bob.near');
         expect((await fx.reader.getPassport('bhahbkbramax'))?.ownerId).toBe('bob.near');
+      });
+    });
+
+    // A mutation test: a reader that kept an account's keys for good passed, and a deleted key went on
+    // signing logins.
+    it("follows an account's keys: a deleted key is gone (where the fixture can change keys)", async () => {
+      if (!fx.replaceAccountKeys) return;
+      expect((await fx.reader.getAccountKeys('alice.near')).map(hex)).toEqual([hex(KEY_A), hex(KEY_B)]);
+      await fx.replaceAccountKeys('alice.near', [KEY_B]);
+      await eventually(async () => {
+        expect((await fx.reader.getAccountKeys('alice.near')).map(hex)).toEqual([hex(KEY_B)]);
       });
     });
 
