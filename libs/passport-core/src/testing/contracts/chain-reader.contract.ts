@@ -181,8 +181,12 @@ export function describeChainReaderContract(
 
     it('follows changes on the chain without a restart (new passport, transfer)', async () => {
       await expect(fx.reader.getPassport('chbvcnurbkuw')).resolves.toBeNull();
-      // Read before the change (a mutation test: a reader that kept every record it had read passed).
+      // Read before the change (a mutation test: a reader that kept every record, or an owner's
+      // listing, it had read passed).
       expect((await fx.reader.getPassport('bhahbkbramax'))?.ownerId).toBe(OWNER_IMPLICIT);
+      await expect(fx.reader.listPassportsByOwner('bob.near', { fromIndex: 0, limit: 10 })).resolves.toEqual(
+        [],
+      );
       const transferred = CHAIN_SEED.passports.map((p) =>
         p.token_id === 'bhahbkbramax' ? { ...p, owner_id: 'bob.near' } : p,
       );
@@ -190,6 +194,8 @@ export function describeChainReaderContract(
       await eventually(async () => {
         expect((await fx.reader.getPassport('chbvcnurbkuw'))?.ownerId).toBe('bob.near');
         expect((await fx.reader.getPassport('bhahbkbramax'))?.ownerId).toBe('bob.near');
+        const bobs = await fx.reader.listPassportsByOwner('bob.near', { fromIndex: 0, limit: 10 });
+        expect(bobs.map((r) => r.tokenId).sort()).toEqual(['bhahbkbramax', 'chbvcnurbkuw']);
       });
     });
 
