@@ -14,6 +14,7 @@ import {
   type LoginRecorderAdapter,
   type LoginRecorderHarness,
   MemorySessionStore,
+  singleProcessHarness,
 } from '@passport/core/testing';
 import {
   SqliteDatabase,
@@ -55,14 +56,7 @@ const memory = (name: string, undo: boolean): LoginRecorderAdapter => ({
       writes.store,
       undo ? (key) => replay.forget(key) : undefined,
     );
-    return {
-      store: recorder,
-      sessions,
-      failSessions: writes.fail,
-      openPeer: () => null,
-      restart: () => null,
-      close: () => undefined,
-    };
+    return singleProcessHarness(recorder, { sessions, failSessions: writes.fail });
   },
 });
 

@@ -27,6 +27,7 @@ export type {
   ContractStoreOptions,
   ContractTestApi,
 } from './contracts/contract-test-api.js';
+export { singleProcessHarness } from './contracts/contract-test-api.js';
 export { describeReplayStoreContract, type ReplayStoreHarness } from './contracts/replay-store.contract.js';
 export {
   describeSessionStoreContract,

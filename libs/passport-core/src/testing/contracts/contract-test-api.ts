@@ -67,3 +67,15 @@ export interface ContractAdapter<S, H extends ContractHarness<S> = ContractHarne
   readonly sharedStorage: boolean;
   open(options?: ContractStoreOptions): H | Promise<H>;
 }
+
+/**
+ * The harness of an adapter that lives in one process (no shared storage: `sharedStorage: false`), with
+ * whatever the suite observes besides the port: `singleProcessHarness(store, { size: () => store.size })`.
+ */
+export function singleProcessHarness<S, X extends object = object>(
+  store: S,
+  extras?: X,
+  close: () => void | Promise<void> = () => undefined,
+): ContractHarness<S> & X {
+  return { ...(extras as X), store, openPeer: () => null, restart: () => null, close };
+}
