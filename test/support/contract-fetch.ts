@@ -30,7 +30,7 @@ export function contractClient(baseUrl: string) {
         path,
         res.status,
         body,
-        contentType || undefined,
+        contentType, // '' when the answer has no Content-Type
       );
     }
     return { status: res.status, headers: res.headers, body, text };

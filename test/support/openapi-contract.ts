@@ -95,6 +95,17 @@ export class OpenApiContract {
     if (!key) return [`${method} ${template}: status ${status} not documented`];
     const response = operation.responses[key];
     if (status === 301 || status === 302 || status === 204 || verb !== method.toLowerCase()) return [];
+    // An answer without a Content-Type ('' here): an empty one matches a response documented with no
+    // content, and nothing else (a probe: two empty MCP answers were documented as application/json).
+    if (contentType === '') {
+      if (body !== '' && body !== undefined)
+        return [`${method} ${template} ${status}: a body without Content-Type`];
+      return response.content
+        ? [
+            `${method} ${template} ${status}: no Content-Type, the document lists ${Object.keys(response.content).join(', ')}`,
+          ]
+        : [];
+    }
     const mediaType = contentType.split(';')[0].trim();
     if (!response.content?.[mediaType]) {
       return [`${method} ${template} ${status}: media type ${mediaType} not documented`];

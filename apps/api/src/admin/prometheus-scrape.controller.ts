@@ -11,6 +11,7 @@ import { PassportError } from '@passport/core';
 import { type AppConfig } from '../platform/config/app-config.js';
 import { APP_CONFIG } from '../platform/infrastructure/di-tokens.js';
 import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
+import { METRICS_TOKEN_AUTH } from '../platform/openapi/openapi-document.service.js';
 import { MetricsSnapshotService } from './metrics-snapshot.service.js';
 
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
@@ -43,7 +44,7 @@ export class PrometheusScrapeController {
   }
 
   @Get()
-  @ApiBearerAuth()
+  @ApiBearerAuth(METRICS_TOKEN_AUTH)
   @ApiOperation({
     summary: 'Prometheus text for a scraper (only when METRICS_TOKEN is set; otherwise 404)',
     description:

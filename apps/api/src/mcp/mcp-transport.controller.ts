@@ -138,9 +138,7 @@ export class McpTransportController {
   })
   @ApiResponse({
     status: 202,
-    description:
-      'Notifications or responses only: accepted, with an empty body (labelled application/json by the SDK).',
-    content: { 'application/json': { schema: { type: 'string', maxLength: 0 } } },
+    description: 'Notifications or responses only: accepted, with no body (and no Content-Type).',
   })
   @ApiJsonRpcError(406, 'JSON-RPC error -32000: Accept must list application/json and text/event-stream.')
   @ApiJsonRpcError(
@@ -255,8 +253,7 @@ export class McpTransportController {
   @ApiOperation({ summary: 'MCP streamable HTTP: end a session', description: 'Needs Mcp-Session-Id.' })
   @ApiResponse({
     status: 200,
-    description: 'Session closed, with an empty body (labelled application/json by the SDK).',
-    content: { 'application/json': { schema: { type: 'string', maxLength: 0 } } },
+    description: 'Session closed: no body (and no Content-Type).',
   })
   @ApiJsonRpcError(415, 'JSON-RPC error -32000 (id null): a body of another media type, charset or coding.')
   @ApiJsonRpcError(429, 'JSON-RPC error -32000: the bucket of session ends exceeded (Retry-After).')

@@ -9,7 +9,7 @@
  * already, 503 when the chain cannot tell. A JWT that is sent must be valid (401 otherwise).
  */
 import { Body, Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { computeMintFee, isPassportError, PassportError, type Clock } from '@passport/core';
 import { type ChainReader } from '@passport/core/ports';
 import {
@@ -50,11 +50,12 @@ export class SignClientController {
     summary: 'Sign new passport metadata into the family after checking the minting fee',
     description:
       'Fees: collectible 496; enterprise 1806 × ceil(days until not_after) / 365; personal ' +
-      'max(0.28 × (max_requests/100) × (3600/maxrq_window) × ceil(days)/365, 0.018).',
+      'max(0.28 × (max_requests/100) × (3600/maxrq_window) × ceil(days)/365, 0.018). Public; an optional ' +
+      'bearer token must be valid, and only a JWT privileged for this route may sign permissioned_routes.',
+    security: [{}, { bearer: [] }],
   })
   @ApiBody({ schema: signClientRequestComponent })
   @ApiCreatedResponse({ schema: signClientResponseComponent })
-  @ApiBearerAuth()
   @ApiErrors(
     'SIGNCLIENT_INVALID_REQUEST',
     'SIGNCLIENT_FEE_MISMATCH',

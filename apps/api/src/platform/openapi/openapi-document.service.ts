@@ -24,6 +24,8 @@ import { AppError } from '../http/app.error.js';
 
 /** Name of the bearer security scheme (use `@ApiBearerAuth(BEARER_AUTH)` on JWT routes). */
 export const BEARER_AUTH = 'bearer';
+/** Name of the security scheme of `GET /metrics`: the static `METRICS_TOKEN`, no passport's JWT. */
+export const METRICS_TOKEN_AUTH = 'metricsToken';
 
 const CROSS_CUTTING_CODES = [
   'REQUEST_HEADER_TOO_LARGE',
@@ -87,6 +89,10 @@ export class OpenApiDocumentService {
       )
       .addServer(this.config.publicBaseUrl)
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'passport-issued JWT' }, BEARER_AUTH)
+      .addBearerAuth(
+        { type: 'http', scheme: 'bearer', bearerFormat: 'METRICS_TOKEN (a static token; no passport JWT)' },
+        METRICS_TOKEN_AUTH,
+      )
       .build();
     const document = SwaggerModule.createDocument(app, base, {
       operationIdFactory: (controllerKey, methodKey) =>
@@ -146,7 +152,12 @@ export function addNewTokenHeader(document: OpenAPIObject): void {
     for (const method of HTTP_METHODS) {
       const operation = pathItem[method] as OperationObject | undefined;
       if (!operation?.security?.some((requirement) => BEARER_AUTH in requirement)) continue;
-      for (const response of Object.values(operation.responses) as ResponseObject[]) {
+      // A renewal is decided once the token is accepted and within the passport's quota: never on a 401
+      // or the quota's 429 (any later answer, an error included, may carry it).
+      for (const [status, response] of Object.entries(operation.responses) as Array<
+        [string, ResponseObject]
+      >) {
+        if (status === '401' || status === '429') continue;
         response.headers = { ...response.headers, 'New-Token': NEW_TOKEN_HEADER_OBJECT };
       }
     }
