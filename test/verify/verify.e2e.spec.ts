@@ -133,6 +133,19 @@ describe('POST /api/identity/verify', () => {
       expectErrorEnvelope(await verify({ hola: standard(), constraints: [1] }), 'INVALID_CONSTRAINTS');
     });
 
+    // A probe: a wrongly typed option was ignored (`expectedRecipient: 5` checked nothing).
+    it('an option of the wrong type → 400 INVALID_VERIFY_OPTION naming it; null is absent', async () => {
+      const wrong = await verify({ hola: standard(), expectedRecipient: 5 });
+      expect(expectErrorEnvelope(wrong, 'INVALID_VERIFY_OPTION').error.details).toEqual({
+        field: 'expectedRecipient',
+        reason: 'must be a string',
+      });
+      expectErrorEnvelope(await verify({ hola: standard(), includeProfile: 'yes' }), 'INVALID_VERIFY_OPTION');
+      expect((await verify({ hola: standard(), includeProfile: null, expectedRecipient: null })).status).toBe(
+        200,
+      );
+    });
+
     it('an invalid bearer token is a 401 even on this public route', async () => {
       const garbage = await verify({ hola: standard() }, { authorization: 'Bearer not.a.jwt' });
       expect(expectErrorEnvelope(garbage, 'INVALIDATED_TOKEN').error.details).toMatchObject({

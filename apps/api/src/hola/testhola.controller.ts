@@ -38,6 +38,7 @@ export class TestHolaController {
   @ApiErrors(
     ...BEARER_ERRORS,
     'HOLA_VALIDATION_FAILED',
+    'INVALID_VERIFY_OPTION',
     'HOLA_TIMESTAMP_INVALID',
     'HOLA_SIGNATURE_INVALID',
     'VERIFY_FAILED',

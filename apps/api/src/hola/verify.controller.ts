@@ -42,6 +42,7 @@ export class VerifyController {
   @ApiErrors(
     'HOLA_VALIDATION_FAILED',
     'INVALID_CONSTRAINTS',
+    'INVALID_VERIFY_OPTION',
     'MISSING_TOKEN',
     'INVALIDATED_TOKEN',
     'VERIFY_FAILED',

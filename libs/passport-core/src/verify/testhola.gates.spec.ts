@@ -138,13 +138,13 @@ describe('testHolaGateError', () => {
 });
 
 describe('request readers', () => {
-  it('verify: reads the fields it knows and passes their values on unchecked', () => {
+  it('verify: reads the fields it knows and passes the line and window on unchecked', () => {
     expect(
       verifyRequestFromBody(
         {
           hola: 7,
           constraints: { maxAgeMs: 'x' },
-          includeProfile: 'yes',
+          includeProfile: true,
           expectedRecipient: 'MUNDO',
           extra: 1,
         },
@@ -153,10 +153,32 @@ describe('request readers', () => {
     ).toEqual({
       hola: 7,
       maxAgeMs: 'x',
-      includeProfile: false,
+      includeProfile: true,
       callerTokenId: 'bjbvcjzqbdsj',
       expectedRecipient: 'MUNDO',
     });
+    // null options are absent options.
+    expect(verifyRequestFromBody({ hola: 'x', includeProfile: null, expectedRecipient: null }, null)).toEqual(
+      {
+        hola: 'x',
+        maxAgeMs: undefined,
+        includeProfile: false,
+        callerTokenId: null,
+      },
+    );
+  });
+
+  // A probe: an option of the wrong type was ignored, so `expectedRecipient: 5` left the line's recipient
+  // unchecked while its sender thought it checked.
+  it.each([
+    [{ includeProfile: 'yes' }, 'includeProfile', 'must be a boolean'],
+    [{ includeProfile: 1 }, 'includeProfile', 'must be a boolean'],
+    [{ expectedRecipient: 5 }, 'expectedRecipient', 'must be a string'],
+    [{ expectedRecipient: ['MUNDO'] }, 'expectedRecipient', 'must be a string'],
+  ])('verify: %p → INVALID_VERIFY_OPTION', (option, field, reason) => {
+    expect(() => verifyRequestFromBody({ hola: 'x', ...option }, null)).toThrow(
+      expect.objectContaining({ code: 'INVALID_VERIFY_OPTION', details: { field, reason } }),
+    );
   });
 
   it.each([null, [], 'text', 3])('verify: a body %p reads as an empty request', (body) => {
@@ -183,7 +205,10 @@ describe('request readers', () => {
 
   it('testhola: the server stands in for the caller; constraints are not read', () => {
     expect(
-      testHolaRequestFromBody({ hola: 'x', constraints: 'bad', expectedRecipient: 5 }, 'chbvcnurbkuw'),
-    ).toEqual({ hola: 'x', callerTokenId: 'chbvcnurbkuw' });
+      testHolaRequestFromBody({ hola: 'x', constraints: 'bad', expectedRecipient: 'MUNDO' }, 'chbvcnurbkuw'),
+    ).toEqual({ hola: 'x', callerTokenId: 'chbvcnurbkuw', expectedRecipient: 'MUNDO' });
+    expect(() => testHolaRequestFromBody({ hola: 'x', expectedRecipient: 5 }, 'chbvcnurbkuw')).toThrow(
+      expect.objectContaining({ code: 'INVALID_VERIFY_OPTION' }),
+    );
   });
 });

@@ -12,16 +12,37 @@ type JsonObject = Record<string, unknown>;
 const isObject = (value: unknown): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** `{ hola, constraints?: { maxAgeMs? }, includeProfile?, expectedRecipient? }`; any other body reads as `{}`. */
+/**
+ * `{ hola, constraints?: { maxAgeMs? }, includeProfile?, expectedRecipient? }`; any other body reads as
+ * `{}`. An option of the wrong type is refused (`INVALID_VERIFY_OPTION`), not ignored: an
+ * `expectedRecipient` sent as a number left the line's recipient unchecked while its sender thought it
+ * checked (null counts as absent).
+ */
 export function verifyRequestFromBody(body: unknown, callerTokenId: string | null): VerifyHolaRequest {
   const fields = isObject(body) ? body : {};
+  const expectedRecipient = expectedRecipientOf(fields.expectedRecipient);
+  if (fields.includeProfile != null && typeof fields.includeProfile !== 'boolean')
+    throw new PassportError('INVALID_VERIFY_OPTION', {
+      field: 'includeProfile',
+      reason: 'must be a boolean',
+    });
   return {
     hola: fields.hola,
     maxAgeMs: maxAgeOf(fields.constraints),
     includeProfile: fields.includeProfile === true,
     callerTokenId,
-    ...(typeof fields.expectedRecipient === 'string' ? { expectedRecipient: fields.expectedRecipient } : {}),
+    ...(expectedRecipient === undefined ? {} : { expectedRecipient }),
   };
+}
+
+/** `expectedRecipient` as sent: a string, or absent (undefined or null); anything else is refused. */
+function expectedRecipientOf(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return value;
+  throw new PassportError('INVALID_VERIFY_OPTION', {
+    field: 'expectedRecipient',
+    reason: 'must be a string',
+  });
 }
 
 /**
@@ -30,10 +51,11 @@ export function verifyRequestFromBody(body: unknown, callerTokenId: string | nul
  */
 export function testHolaRequestFromBody(body: unknown, serverTokenId: string): VerifyHolaRequest {
   const fields = isObject(body) ? body : {};
+  const expectedRecipient = expectedRecipientOf(fields.expectedRecipient);
   return {
     hola: fields.hola,
     callerTokenId: serverTokenId,
-    ...(typeof fields.expectedRecipient === 'string' ? { expectedRecipient: fields.expectedRecipient } : {}),
+    ...(expectedRecipient === undefined ? {} : { expectedRecipient }),
   };
 }
 

@@ -11,6 +11,7 @@ export const VERIFY_ERRORS = {
   HOLA_TIMESTAMP_INVALID: { message: 'The HOLA timestamp is stale or in the future.' },
   HOLA_SIGNATURE_INVALID: { message: 'The HOLA signature could not be verified.' },
   INVALID_CONSTRAINTS: { message: 'constraints.maxAgeMs must be an integer from 1 to 86400000.' },
+  INVALID_VERIFY_OPTION: { message: 'includeProfile must be a boolean and expectedRecipient a string.' },
   VERIFY_FAILED: { message: 'The verification could not be completed.' },
   REPLAY_QUOTA_EXCEEDED: {
     message: 'This sender has too many unexpired single-use records; retry when older lines expire.',
