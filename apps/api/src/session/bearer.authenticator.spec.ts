@@ -28,6 +28,9 @@ describe('BearerAuthenticator: the Authorization header', () => {
         { tokenId: SERVER_TOKEN_ID, ownerId: 'owner.near', contractId: 'c', metadata: {}, revoked: false },
       ],
     }),
+    // The frozen clock: the cached passport stays fresh however long the property test runs (on a busy
+    // machine it outlasted the 5 s of the system clock, and the synchronous read became a promise).
+    { clock },
   );
   const serverPassport = new ServerPassportCheck({ tokenId: SERVER_TOKEN_ID, ownerId: 'owner.near' }, chain);
   const authenticator = new BearerAuthenticator(codec, sessions, clock, chain, serverPassport);
