@@ -14,7 +14,7 @@ import { Controller, Delete, Get, Inject, Optional, Post, Req, Res } from '@nest
 import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
 import { RouteConfig } from '@nestjs/platform-fastify';
-import { ERROR_SHAPE } from '../platform/http/mcp-body-failure.js';
+import { ERROR_SHAPE } from '../platform/http/json-rpc-body-failure.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ErrorCode, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { type RateLimitStore } from '@passport/core/ports';
@@ -110,7 +110,7 @@ export class McpTransportController {
   ) {}
 
   @Post()
-  // A body this route cannot read is answered as the MCP transport answers (platform/http/mcp-body-failure.ts).
+  // A body this route cannot read is answered as the MCP transport answers (platform/http/json-rpc-body-failure.ts).
   @RouteConfig({ [ERROR_SHAPE]: 'json-rpc' })
   @ApiOperation({
     summary: 'MCP streamable HTTP: send JSON-RPC messages (both protocol eras)',

@@ -3,7 +3,7 @@
  * not-found handling) is answered with the ErrorResponse envelope. Unknown routes get the
  * documentation links, known paths with the wrong method 405 with `Allow`, every 429 `Retry-After` and a
  * closed connection (docs/protocol.md §5). A body POSTed to /mcp that cannot be read is answered as a
- * JSON-RPC error instead (mcp-body-failure.ts).
+ * JSON-RPC error instead (json-rpc-body-failure.ts).
  * Unexpected errors are logged with their stack and answered with a generic 500 `INTERNAL_ERROR`.
  */
 import { type ArgumentsHost, Catch, type ExceptionFilter, Inject } from '@nestjs/common';
@@ -18,7 +18,7 @@ import { AppError } from './app.error.js';
 import { type PassportError } from '@passport/core';
 import { httpStatusOfError } from './http-status.table.js';
 import { JSON_UTF8 } from './json-content-type.js';
-import { mcpBodyFailure } from './mcp-body-failure.js';
+import { jsonRpcBodyFailure } from './json-rpc-body-failure.js';
 
 /** Links to the documentation, as absolute URLs of this deployment. */
 export function documentationLinks(publicBaseUrl: string): Record<string, string> {
@@ -130,6 +130,6 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
       // 403 of a privileged route must not outlive the request).
       .header('Cache-Control', 'no-store')
       .header('Content-Type', JSON_UTF8)
-      .send(JSON.stringify(mcpBodyFailure(request, error) ?? buildErrorEnvelope(error, requestId)));
+      .send(JSON.stringify(jsonRpcBodyFailure(request, error) ?? buildErrorEnvelope(error, requestId)));
   }
 }

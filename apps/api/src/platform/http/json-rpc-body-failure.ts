@@ -18,14 +18,17 @@ const BODY_FAILURE_CODES: ReadonlySet<string> = new Set([
 /** The route config key that chooses how a route's body failures are answered. */
 export const ERROR_SHAPE = 'errorShape';
 
-export interface McpBodyFailure {
+export interface JsonRpcBodyFailure {
   readonly jsonrpc: '2.0';
   readonly error: { readonly code: number; readonly message: string };
   readonly id: null;
 }
 
 /** The JSON-RPC answer to `error` when it is a body failure of a route that asked for one; null otherwise. */
-export function mcpBodyFailure(request: FastifyRequest, error: PassportError<string>): McpBodyFailure | null {
+export function jsonRpcBodyFailure(
+  request: FastifyRequest,
+  error: PassportError<string>,
+): JsonRpcBodyFailure | null {
   const config = request.routeOptions?.config as { readonly [ERROR_SHAPE]?: unknown } | undefined;
   if (config?.[ERROR_SHAPE] !== 'json-rpc' || !BODY_FAILURE_CODES.has(error.code)) return null;
   return error.code === 'INVALID_JSON'
