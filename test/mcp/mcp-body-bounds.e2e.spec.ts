@@ -248,7 +248,7 @@ describe('/mcp: initialize params are kept for the session, so they are bounded'
 
 describe('/mcp: a batch costs one /mcp request per message', () => {
   // The burst is 200, refilled at 1101 per minute (~18 a second): the margins below are seconds of refill.
-  it('a batch the bucket cannot hold whole is 429 after one token; before the fix a batch cost one token', async () => {
+  it('a batch the bucket cannot hold whole is 429 and takes only its first token; before the fix a batch cost one token', async () => {
     const t = await startTestApp({ STORE: 'memory' });
     try {
       const id = await openRawSession(t.baseUrl);
@@ -270,13 +270,13 @@ describe('/mcp: a batch costs one /mcp request per message', () => {
         error: {
           code: -32000,
           message: expect.stringMatching(
-            /^Rate limit exceeded on \/mcp: a batch costs one request per message, this one 100, \d+ are available$/,
+            /^Rate limit exceeded on \/mcp: a batch costs one request per message, this one 100, \d+ more are available$/,
           ),
         },
         id: null,
       });
       expect(Number(second.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-      // Refused after one token: what is left still serves single requests.
+      // Refused having taken only its first message's token: what is left still serves single requests.
       const single = await probe(t.baseUrl, { headers, body: { jsonrpc: '2.0', id: 'p', method: 'ping' } });
       expect(single.status).toBe(200);
     } finally {

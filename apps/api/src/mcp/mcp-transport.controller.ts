@@ -169,14 +169,13 @@ export class McpTransportController {
     'JSON-RPC error -32000: the fleet session store (STORE=redis) is unavailable; retry later.',
   )
   async post(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const tokensLeft = await this.admit(request, reply);
-    if (tokensLeft === null) return;
+    if ((await this.admit(request, reply)) === null) return;
     // A body refused for its shape spends the request's one token, never a batch's worth.
     const badShape = bodyShapeProblem(request.body);
     if (badShape)
       return this.reject(reply, 400, jsonRpcError(RPC_INVALID_REQUEST, `Invalid Request: ${badShape}`));
     const batchRest = Array.isArray(request.body) ? request.body.length - 1 : 0;
-    if (batchRest > 0 && !(await this.takeBatchRest(request, reply, batchRest, tokensLeft))) return;
+    if (batchRest > 0 && !(await this.takeBatchRest(request, reply, batchRest))) return;
     const era = protocolEraOf(request);
     if (era === 'unreadable')
       return this.reject(
@@ -225,6 +224,7 @@ export class McpTransportController {
     content: { 'text/event-stream': { schema: { type: 'string' } } },
   })
   @ApiJsonRpcError(406, 'JSON-RPC error -32000: Accept must list text/event-stream.')
+  @ApiJsonRpcError(403, 'JSON-RPC error -32000: Host or Origin not allowed.')
   @ApiJsonRpcError(429, 'JSON-RPC error -32000: /mcp burst exceeded (Retry-After).')
   @ApiErrors('MCP_TRANSPORT_SESSION_REQUIRED')
   @ApiJsonRpcError(404, 'JSON-RPC error -32001: unknown or closed session.')
@@ -257,6 +257,7 @@ export class McpTransportController {
   })
   @ApiJsonRpcError(415, 'JSON-RPC error -32000 (id null): a body of another media type, charset or coding.')
   @ApiJsonRpcError(429, 'JSON-RPC error -32000: the bucket of session ends exceeded (Retry-After).')
+  @ApiJsonRpcError(403, 'JSON-RPC error -32000: Host or Origin not allowed.')
   @ApiJsonRpcError(
     400,
     'JSON-RPC error: -32000 no Mcp-Session-Id; -32700 (id null) a body that is not JSON; -32000 a body over 64 KiB.',
@@ -321,34 +322,27 @@ export class McpTransportController {
    * one POST were answered 278 KB and held the event loop ~45 ms for a single token. Refused whole when
    * the bucket cannot hold them.
    */
-  private async takeBatchRest(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    count: number,
-    remaining: number,
-  ): Promise<boolean> {
+  private async takeBatchRest(request: FastifyRequest, reply: FastifyReply, count: number): Promise<boolean> {
     const policy = MCP_RATE_LIMITS.transport;
-    const key = `mcp:transport:${clientAddressKey(request.ip)}`;
-    const refuse = (retryAfterMs: number, available: number): false => {
-      this.tooMany(
-        reply,
-        retryAfterMs,
-        jsonRpcError(
-          RPC_TRANSPORT_ERROR,
-          `Rate limit exceeded on /mcp: a batch costs one request per message, this one ${count + 1}, ${available} are available`,
-        ),
-      );
-      return false;
-    };
-    // Refused after its first token, not after draining the bucket (a client obeying Retry-After would
-    // drain it on every retry and never be served); the token taken is spent too.
-    if (remaining < count)
-      return refuse(Math.ceil((count - remaining + 1) / policy.refillPerMs), remaining + 1);
-    for (let taken = 0; taken < count; taken++) {
-      const take = await this.rateLimits.take(key, policy, Date.now());
-      if (!take.allowed) return refuse(take.retryAfterMs, taken + 1);
-    }
-    return true;
+    // One take of all of them, all or none: one token per message taken one by one let concurrent
+    // batches (on Redis, across a fleet) each run short partway, spend the burst and be served nothing.
+    const take = await this.rateLimits.take(
+      `mcp:transport:${clientAddressKey(request.ip)}`,
+      policy,
+      Date.now(),
+      count,
+    );
+    if (take.allowed) return true;
+    this.tooMany(
+      reply,
+      // A retry needs the whole batch again: its first message's token too.
+      take.retryAfterMs + Math.ceil(1 / policy.refillPerMs),
+      jsonRpcError(
+        RPC_TRANSPORT_ERROR,
+        `Rate limit exceeded on /mcp: a batch costs one request per message, this one ${count + 1}, ${take.remaining} more are available`,
+      ),
+    );
+    return false;
   }
 
   /** One token per `tools/call` or `resources/read` message (100 per minute per address). */
@@ -380,40 +374,31 @@ export class McpTransportController {
       return false;
     }
     const policy = MCP_RATE_LIMITS.toolCalls;
-    for (const [index, message] of reads.entries()) {
-      const take = await this.rateLimits.take(
-        `mcp:tools:${clientAddressKey(request.ip)}`,
-        policy,
-        Date.now(),
-      );
-      const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
-      if (!take.allowed) {
-        this.tooMany(
-          reply,
-          take.retryAfterMs,
-          jsonRpcError(RPC_TRANSPORT_ERROR, 'MCP tool-call rate limit exceeded', id),
-        );
-        return false;
-      }
-      // A batch the bucket cannot hold whole is refused after its first token, not after draining it
-      // (else a client obeying Retry-After drains it on every retry and is never served).
-      const short = reads.length - 1 - take.remaining;
-      if (index === 0 && short > 0) {
-        this.tooMany(
-          reply,
-          // The token just taken is spent too: `short + 1` must refill (a client obeying a Retry-After
-          // one token short would be refused again).
-          Math.ceil((short + 1) / policy.refillPerMs),
-          jsonRpcError(
-            RPC_TRANSPORT_ERROR,
-            `MCP tool-call rate limit exceeded: this batch needs ${reads.length}, ${take.remaining + 1} are available`,
-            id,
-          ),
-        );
-        return false;
-      }
-    }
-    return true;
+    if (reads.length === 0) return true;
+    // All of a batch's reads in one take, all or none (taken one by one, concurrent batches on Redis each
+    // ran short partway and spent the minute's calls serving none).
+    const take = await this.rateLimits.take(
+      `mcp:tools:${clientAddressKey(request.ip)}`,
+      policy,
+      Date.now(),
+      reads.length,
+    );
+    if (take.allowed) return true;
+    const single = reads.length === 1 && !Array.isArray(request.body);
+    const id =
+      single && (typeof reads[0].id === 'string' || typeof reads[0].id === 'number') ? reads[0].id : null;
+    this.tooMany(
+      reply,
+      take.retryAfterMs,
+      jsonRpcError(
+        RPC_TRANSPORT_ERROR,
+        single
+          ? 'MCP tool-call rate limit exceeded'
+          : `MCP tool-call rate limit exceeded: this batch needs ${reads.length}, ${take.remaining} are available`,
+        id,
+      ),
+    );
+    return false;
   }
 
   /** A new transport and server for an initialize request, if the session caps allow. */

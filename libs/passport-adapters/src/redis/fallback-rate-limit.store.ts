@@ -35,22 +35,22 @@ export class FallbackRateLimitStore implements RateLimitStore {
     this.probe = options.probe;
   }
 
-  async take(key: string, policy: BucketPolicy, nowMs: number): Promise<TakeResult> {
+  async take(key: string, policy: BucketPolicy, nowMs: number, cost = 1): Promise<TakeResult> {
     if (this.failedAtMs !== null) {
       const retryDue = this.now() - this.failedAtMs >= this.retryAfterMs;
-      if (!retryDue) return this.fallback.take(key, policy, nowMs);
+      if (!retryDue) return this.fallback.take(key, policy, nowMs, cost);
       if (this.probe) {
         this.startProbe(this.probe);
-        return this.fallback.take(key, policy, nowMs);
+        return this.fallback.take(key, policy, nowMs, cost);
       }
     }
     try {
-      const result = await this.primary.take(key, policy, nowMs);
+      const result = await this.primary.take(key, policy, nowMs, cost);
       this.failedAtMs = null;
       return result;
     } catch {
       this.failedAtMs = this.now();
-      return this.fallback.take(key, policy, nowMs);
+      return this.fallback.take(key, policy, nowMs, cost);
     }
   }
 

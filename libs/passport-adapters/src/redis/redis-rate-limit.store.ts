@@ -64,9 +64,9 @@ ${withEpoch ? EPOCH_LUA : ''}`,
       ? [`${base}lru`, `${base}full`, epochKey, `${epochKey}-id`]
       : [`${base}lru`, `${base}full`],
     callKeys: ['bucket'],
-    callArgs: ['capacityArg', 'refillArg', 'nowArg'],
+    callArgs: ['capacityArg', 'refillArg', 'nowArg', 'costArg'],
     callBody: `
-local capacity, refill = tonumber(capacityArg), tonumber(refillArg)
+local capacity, refill, cost = tonumber(capacityArg), tonumber(refillArg), tonumber(costArg)
 -- The bucket's time: the caller's clock, but never ahead of Redis's and never behind the bucket's last
 -- update. Instances' clocks differ; an instance running ahead would otherwise refill the bucket by its
 -- lead on every take (alternating instances: every request allowed), one running behind would write an
@@ -89,11 +89,12 @@ if not isNew then
 end
 local nowText = now == tonumber(nowArg) and nowArg or string.format('%.17g', now)
 local allowed, remaining, retry, tokens = 0, 0, 0, level
-if level >= 1 - eps then
-  tokens = math.max(0, level - 1)
+if level >= cost - eps then
+  tokens = math.max(0, level - cost)
   allowed, remaining = 1, math.floor(tokens)
 else
-  if refill > 0 then retry = math.max(1, math.ceil((1 - level) / refill - eps)) + (now - callerNow) else retry = MAX end
+  remaining = math.floor(level + eps)
+  if refill > 0 and cost <= capacity then retry = math.max(1, math.ceil((cost - level) / refill - eps)) + (now - callerNow) else retry = MAX end
 end
 local fullAt = now
 local missing = capacity - tokens
@@ -186,7 +187,7 @@ export class RedisRateLimitStore implements RateLimitStore {
     this.sweepScript = defineScript(redis, 'passportRateSweep', 2, SWEEP_LUA);
   }
 
-  async take(key: string, policy: BucketPolicy, nowMs: number): Promise<TakeResult> {
+  async take(key: string, policy: BucketPolicy, nowMs: number, cost = 1): Promise<TakeResult> {
     if (policy.refillPerMs !== this.lastRefill) {
       this.lastRefill = policy.refillPerMs;
       this.lastRefillArg = policy.refillPerMs.toPrecision(17);
@@ -198,6 +199,7 @@ export class RedisRateLimitStore implements RateLimitStore {
         policy.capacity,
         this.lastRefillArg,
         nowMs,
+        cost,
       )) as typeof reply;
     } catch (error) {
       this.epoch?.forget();

@@ -42,7 +42,7 @@ export class SqliteRateLimitStore implements RateLimitStore {
     );
   }
 
-  async take(key: string, policy: BucketPolicy, nowMs: number): Promise<TakeResult> {
+  async take(key: string, policy: BucketPolicy, nowMs: number, cost = 1): Promise<TakeResult> {
     return this.db.immediate((): TakeResult => {
       const row = this.db
         .statement('SELECT tokens, updated_at_ms FROM rate_buckets WHERE key = ?')
@@ -50,7 +50,7 @@ export class SqliteRateLimitStore implements RateLimitStore {
       const previous: BucketState | undefined = row
         ? { tokens: row.tokens, updatedAtMs: row.updated_at_ms }
         : undefined;
-      const { state, result } = takeToken(previous, policy, nowMs);
+      const { state, result } = takeToken(previous, policy, nowMs, cost);
       this.db
         .statement(
           `INSERT INTO rate_buckets (key, tokens, updated_at_ms, full_at_ms) VALUES (?, ?, ?, ?)

@@ -46,14 +46,14 @@ export class MemoryRateLimitStore implements SyncRateLimitStore {
     this.sweepIntervalMs = options.sweepIntervalMs ?? 1000;
   }
 
-  async take(key: string, policy: BucketPolicy, nowMs: number): Promise<TakeResult> {
-    return this.takeSync(key, policy, nowMs);
+  async take(key: string, policy: BucketPolicy, nowMs: number, cost = 1): Promise<TakeResult> {
+    return this.takeSync(key, policy, nowMs, cost);
   }
 
-  takeSync(key: string, policy: BucketPolicy, nowMs: number): TakeResult {
+  takeSync(key: string, policy: BucketPolicy, nowMs: number, cost = 1): TakeResult {
     const bucket = this.buckets.get(key);
     if (bucket === undefined) {
-      const { state, result } = takeToken(undefined, policy, nowMs);
+      const { state, result } = takeToken(undefined, policy, nowMs, cost);
       this.makeRoom(nowMs);
       this.buckets.set(key, { state: { tokens: state.tokens, updatedAtMs: state.updatedAtMs }, policy });
       return result;
@@ -62,7 +62,7 @@ export class MemoryRateLimitStore implements SyncRateLimitStore {
     this.buckets.delete(key);
     this.buckets.set(key, bucket);
     bucket.policy = policy;
-    return takeTokenInPlace(bucket.state, policy, nowMs);
+    return takeTokenInPlace(bucket.state, policy, nowMs, cost);
   }
 
   /** Drops buckets that have refilled completely; returns how many. */

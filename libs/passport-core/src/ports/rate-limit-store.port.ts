@@ -18,8 +18,13 @@ export interface TakeResult {
 }
 
 export interface RateLimitStore {
-  /** Atomically takes one token from the bucket `key`. */
-  take(key: string, policy: BucketPolicy, nowMs: number): Promise<TakeResult>;
+  /**
+   * Atomically takes `cost` tokens (default 1) from the bucket `key`: all of them or none. A refusal takes
+   * nothing, and its `retryAfterMs` is the wait until `cost` tokens exist (a cost above the capacity is
+   * never allowed). A batch of N requests is one take of N, not N takes of one: concurrent batches
+   * interleaving their single takes each ran short partway, and none was served.
+   */
+  take(key: string, policy: BucketPolicy, nowMs: number, cost?: number): Promise<TakeResult>;
 }
 
 /**
@@ -28,5 +33,5 @@ export interface RateLimitStore {
  */
 export interface SyncRateLimitStore extends RateLimitStore {
   /** The same take as `take`, answered synchronously. */
-  takeSync(key: string, policy: BucketPolicy, nowMs: number): TakeResult;
+  takeSync(key: string, policy: BucketPolicy, nowMs: number, cost?: number): TakeResult;
 }

@@ -47,7 +47,7 @@ export interface MutableBucketState {
 }
 
 /**
- * Takes one token. A missing state is a full bucket. When refusing, the state is still returned with
+ * Takes `cost` tokens (one by default), all or none. A missing state is a full bucket. When refusing, the state is still returned with
  * the refilled level so that adapters may store it (or not: refusing never consumes a token).
  * `retryAfterMs` is the whole number of milliseconds until one full token exists; with a refill rate of 0
  * it is `Number.MAX_SAFE_INTEGER` (never).
@@ -56,10 +56,11 @@ export function takeToken(
   state: BucketState | undefined,
   policy: BucketPolicy,
   nowMs: number,
+  cost: number = 1,
 ): { readonly state: BucketState; readonly result: TakeResult } {
   const at = bucketTime(state, nowMs);
   const next: MutableBucketState = { tokens: 0, updatedAtMs: at };
-  const result = takeAtLevel(refillBucket(state, policy, at), next, policy, at, at - nowMs);
+  const result = takeAtLevel(refillBucket(state, policy, at), next, policy, at, at - nowMs, cost);
   return { state: next, result };
 }
 
@@ -67,9 +68,14 @@ export function takeToken(
  * `takeToken` on a bucket held in memory: the state is overwritten with the one `takeToken` would
  * return (the same arithmetic), so a take allocates nothing but its result.
  */
-export function takeTokenInPlace(state: MutableBucketState, policy: BucketPolicy, nowMs: number): TakeResult {
+export function takeTokenInPlace(
+  state: MutableBucketState,
+  policy: BucketPolicy,
+  nowMs: number,
+  cost: number = 1,
+): TakeResult {
   const at = bucketTime(state, nowMs);
-  return takeAtLevel(refillBucket(state, policy, at), state, policy, at, at - nowMs);
+  return takeAtLevel(refillBucket(state, policy, at), state, policy, at, at - nowMs, cost);
 }
 
 /**
@@ -83,22 +89,24 @@ function takeAtLevel(
   policy: BucketPolicy,
   nowMs: number,
   lagMs: number,
+  cost: number,
 ): TakeResult {
   into.updatedAtMs = nowMs;
   // Float tolerance both ways: the take at exactly `retryAfterMs` later must succeed.
-  if (level >= 1 - FLOAT_EPSILON) {
-    const tokens = Math.max(0, level - 1);
+  if (level >= cost - FLOAT_EPSILON) {
+    const tokens = Math.max(0, level - cost);
     into.tokens = tokens;
     return { allowed: true, remaining: Math.floor(tokens), retryAfterMs: 0 };
   }
   into.tokens = level;
-  const missing = 1 - level;
+  const missing = cost - level;
   // The epsilon absorbs float error (1 - 0.999 is slightly above 0.001), so a whole-ms answer stays whole.
+  // A cost above the capacity never fits: no wait is enough.
   const retryAfterMs =
-    policy.refillPerMs > 0
+    policy.refillPerMs > 0 && cost <= policy.capacity
       ? Math.max(1, Math.ceil(missing / policy.refillPerMs - FLOAT_EPSILON)) + lagMs
       : Number.MAX_SAFE_INTEGER;
-  return { allowed: false, remaining: 0, retryAfterMs };
+  return { allowed: false, remaining: Math.floor(level + FLOAT_EPSILON), retryAfterMs };
 }
 
 /** True when the bucket has refilled completely, so forgetting it changes nothing (safe to evict). */

@@ -145,6 +145,36 @@ export function describeRateLimitStoreContract(
       });
     });
 
+    describe('a take of several tokens (cost)', () => {
+      beforeEach(async () => {
+        h = await kind.open();
+      });
+      const take = (cost: number, store: RateLimitStore = h.store) =>
+        store.take('batch', { capacity: 10, refillPerMs: 1 / 1000 }, clock.nowMs(), cost);
+
+      it('takes all of them or none: a refusal takes nothing and says how many there are and when enough are', async () => {
+        await expect(take(7)).resolves.toEqual({ allowed: true, remaining: 3, retryAfterMs: 0 });
+        await expect(take(5)).resolves.toEqual({ allowed: false, remaining: 3, retryAfterMs: 2000 });
+        await expect(take(3)).resolves.toEqual({ allowed: true, remaining: 0, retryAfterMs: 0 });
+        clock.advance(4000);
+        await expect(take(4)).resolves.toEqual({ allowed: true, remaining: 0, retryAfterMs: 0 });
+      });
+
+      it('a cost above the capacity is never allowed, and takes nothing', async () => {
+        await expect(take(11)).resolves.toMatchObject({
+          allowed: false,
+          retryAfterMs: Number.MAX_SAFE_INTEGER,
+        });
+        await expect(take(10)).resolves.toEqual({ allowed: true, remaining: 0, retryAfterMs: 0 });
+      });
+
+      // A mutation of the fleet's batches: concurrent takes of several tokens each must not interleave.
+      it('of 8 concurrent takes of 3 from a bucket of 10 exactly 3 are allowed', async () => {
+        const results = await Promise.all(Array.from({ length: 8 }, () => take(3)));
+        expect(results.filter((r) => r.allowed)).toHaveLength(3);
+      });
+    });
+
     describe('a clock that reads earlier', () => {
       beforeEach(async () => {
         h = await kind.open();

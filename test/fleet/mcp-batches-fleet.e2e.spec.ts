@@ -1,0 +1,83 @@
+/**
+ * MCP batches on a fleet (STORE=redis, two instances on a real redis-server): concurrent batches from one
+ * address share the /mcp burst and the tool-call rate. A probe: taken one token at a time, the batches'
+ * takes interleaved on Redis, each batch ran short partway, the whole burst (and the minute's tool calls)
+ * was spent and nothing was served. A batch's tokens are now one take, all or none.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { INITIALIZE, MCP_HEADERS, probe } from '../mcp/support/mcp-probe.js';
+import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { freePort, startTestApp, type TestApp } from '../support/test-app.js';
+
+let redis: RedisServer;
+let dataDir: string;
+let instances: TestApp[];
+let publicBaseUrl: string;
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  dataDir = await mkdtemp(path.join(tmpdir(), 'passport-mcp-batches-'));
+  const first = await freePort();
+  publicBaseUrl = `http://127.0.0.1:${first}`;
+  instances = [];
+  for (const port of [first, await freePort()])
+    instances.push(
+      await startTestApp({
+        STORE: 'redis',
+        REDIS_URL: redis.url,
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        PUBLIC_BASE_URL: publicBaseUrl,
+      }),
+    );
+});
+afterAll(async () => {
+  for (const app of instances ?? []) await app.close();
+  await redis?.stop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+/** An initialize on the first instance; the session id, for both. */
+async function openSession(): Promise<Record<string, string>> {
+  const response = await fetch(`${instances[0].baseUrl}/mcp`, {
+    method: 'POST',
+    headers: { ...MCP_HEADERS, host: new URL(publicBaseUrl).host },
+    body: JSON.stringify(INITIALIZE),
+  });
+  await response.text();
+  return {
+    host: new URL(publicBaseUrl).host,
+    'mcp-session-id': response.headers.get('mcp-session-id') ?? '',
+    'mcp-protocol-version': '2025-03-26',
+  };
+}
+
+const pings = (n: number, from: number) =>
+  Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: from + i, method: 'ping' }));
+
+it('six concurrent batches of 50 over both instances: those the burst holds are served, the rest cost one token each', async () => {
+  const headers = await openSession();
+  const answers = await Promise.all(
+    Array.from({ length: 6 }, (_, i) =>
+      probe(instances[i % 2].baseUrl, { headers, body: pings(50, i * 100) }),
+    ),
+  );
+  const served = answers.filter((a) => a.status === 200).length;
+  const refused = answers.filter((a) => a.status === 429);
+  // 199 tokens after the initialize: three batches of 50, and a fourth only if ~1 s of refill (18 a
+  // second) came in while they ran.
+  expect(served).toBeGreaterThanOrEqual(3);
+  expect(served + refused.length).toBe(6);
+  for (const a of refused)
+    expect(a.body).toMatchObject({
+      error: { code: -32000, message: expect.stringContaining('a batch costs') },
+    });
+  // The refused batches took one token each: the bucket is not drained.
+  const single = await probe(instances[1].baseUrl, {
+    headers,
+    body: { jsonrpc: '2.0', id: 'p', method: 'ping' },
+  });
+  expect(single.status).toBe(200);
+});
