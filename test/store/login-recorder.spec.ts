@@ -229,3 +229,40 @@ describe('sequentialLoginRecorder (stores without a combined write)', () => {
     });
   });
 });
+
+describe('LoginRecorder (sqlite): the replay index learns the used challenges', () => {
+  // Found in review of the replay log (schema 7): a login's transaction did not let the replay store's
+  // index catch up, so on a server that only logs in, every login read every challenge row written since
+  // the start (the rows above the last id the index had seen, which never moved).
+  it("each login's transaction first catches up on the log, so it reads only its own rows", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'passport-login-recorder-'));
+    const db = SqliteDatabase.openInDataDir(dir);
+    const replay = new SqliteReplayStore(db, { sweepIntervalMs: 0 });
+    const sessions = new SqliteSessionStore(db, { sweepIntervalMs: 0 });
+    const recorder = new SqliteLoginRecorder(db, replay, sessions);
+    const indexed = () => (replay as unknown as { known: Map<string, unknown> }).known.size;
+    try {
+      for (let n = 1; n <= 5; n++) {
+        expect(await recorder.recordLogin(challenge(n), session(n))).toEqual({ recorded: true });
+        // Known: every login before this one (this one's row is read back by the next transaction).
+        expect(indexed()).toBe(n - 1);
+      }
+      // Two logins in one turn (one transaction, a savepoint each), the second a replay of the first.
+      const [first, second] = await Promise.all([
+        recorder.recordLogin(challenge(6), session(6)),
+        recorder.recordLogin(challenge(6), session(7)),
+      ]);
+      expect([first, second]).toEqual([{ recorded: true }, { recorded: false, firstSeenAtMs: 1000 }]);
+      expect(await recorder.recordLogin(challenge(3), session(8))).toEqual({
+        recorded: false,
+        firstSeenAtMs: 1000,
+      });
+    } finally {
+      recorder.dispose();
+      replay.dispose();
+      sessions.dispose();
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -179,7 +179,7 @@ describe('ReplayStore (sqlite): calls of one event-loop turn share one transacti
     });
     // The sweep reads the expiry index (no scan of the table, which no longer has an index by owner).
     const plan = db
-      .statement('EXPLAIN QUERY PLAN DELETE FROM replay_records WHERE expires_at_ms <= ?')
+      .statement('EXPLAIN QUERY PLAN DELETE FROM replay_records WHERE expires_at_ms <= ? RETURNING key')
       .all(1000) as { detail: string }[];
     expect(plan.map((row) => row.detail).join('; ')).toMatch(/USING (COVERING )?INDEX replay_records_expiry/);
     quoted.dispose();
@@ -319,3 +319,156 @@ function holdWriteLock(db: SqliteDatabase): () => void {
   db.statement('BEGIN IMMEDIATE').run();
   return () => db.statement('COMMIT').run();
 }
+
+describe('ReplayStore (sqlite): the log and each connection index of it', () => {
+  let dir: string;
+  let file: string;
+  const opened: SqliteDatabase[] = [];
+  const stores: SqliteReplayStore[] = [];
+  const connect = () => {
+    const db = SqliteDatabase.open(file);
+    opened.push(db);
+    return db;
+  };
+  const storeOn = (db: SqliteDatabase) => {
+    const store = new SqliteReplayStore(db, { sweepIntervalMs: 0, commitIntervalMs: 0 });
+    stores.push(store);
+    return store;
+  };
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'replay-log-'));
+    file = join(dir, 'passport.db');
+  });
+  afterEach(() => {
+    for (const store of stores.splice(0)) store.dispose();
+    for (const db of opened.splice(0)) db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('has no index on the key: a record appends one row, in id order', async () => {
+    const db = connect();
+    const store = storeOn(db);
+    await Promise.all(['b|2', 'a|1', 'c|3'].map((key) => store.recordIfAbsent(key, 1000, 60_000)));
+    expect(db.statement('SELECT id, key FROM replay_records ORDER BY id').raw().all()).toEqual([
+      [1, 'b|2'],
+      [2, 'a|1'],
+      [3, 'c|3'],
+    ]);
+    const indexed = db
+      .statement("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'replay_records'")
+      .pluck()
+      .all();
+    expect(indexed).toEqual(['replay_records_expiry']);
+  });
+
+  it('a store opened before another connection recorded a key finds it at its next decision', async () => {
+    const early = storeOn(connect());
+    const other = storeOn(connect());
+    expect(await other.recordIfAbsent('k|1', 1000, 60_000)).toEqual({ recorded: true });
+    expect(early.recordIfAbsentSync('k|1', 2000, 60_000)).toEqual({ recorded: false, firstSeenAtMs: 1000 });
+    expect(await early.recordIfAbsent('k|1', 3000, 60_000)).toEqual({ recorded: false, firstSeenAtMs: 1000 });
+    // And the other way round, after each has read the log once.
+    expect(await early.recordIfAbsent('k|2', 4000, 60_000)).toEqual({ recorded: true });
+    expect(await other.recordIfAbsent('k|2', 5000, 60_000)).toEqual({ recorded: false, firstSeenAtMs: 4000 });
+  });
+
+  it('an expired record replaced on another connection: the newest row is the one each connection goes by', async () => {
+    const a = storeOn(connect());
+    const b = storeOn(connect());
+    await a.recordIfAbsent('k|1', 1000, 2000);
+    expect(await b.recordIfAbsent('k|1', 1500, 9000)).toEqual({ recorded: false, firstSeenAtMs: 1000 });
+    expect(await b.recordIfAbsent('k|1', 2500, 9000)).toEqual({ recorded: true });
+    expect(await a.recordIfAbsent('k|1', 3000, 9000)).toEqual({ recorded: false, firstSeenAtMs: 2500 });
+    expect(a.size).toBe(1); // the expired row was deleted when it was replaced
+  });
+
+  it("a record in a caller's transaction that rolls back is not remembered: the key is new again", () => {
+    const db = connect();
+    const store = storeOn(db);
+    const rollBack = new Error('roll back');
+    expect(() =>
+      db.immediate(() => {
+        expect(store.recordInTransaction('k|1', 1000, 60_000)).toEqual({ recorded: true });
+        // The same transaction sees its own record.
+        expect(store.recordInTransaction('k|1', 1001, 60_000)).toEqual({
+          recorded: false,
+          firstSeenAtMs: 1000,
+        });
+        throw rollBack;
+      }),
+    ).toThrow(rollBack);
+    expect(store.recordIfAbsentSync('k|1', 2000, 60_000)).toEqual({ recorded: true });
+    expect(store.recordIfAbsentSync('k|1', 2001, 60_000)).toEqual({ recorded: false, firstSeenAtMs: 2000 });
+  });
+
+  it("a record in a caller's transaction that commits is known to every connection afterwards", async () => {
+    const db = connect();
+    const store = storeOn(db);
+    const other = storeOn(connect());
+    db.immediate(() => store.recordInTransaction('k|1', 1000, 60_000));
+    expect(await store.recordIfAbsent('k|1', 2000, 60_000)).toEqual({ recorded: false, firstSeenAtMs: 1000 });
+    expect(await other.recordIfAbsent('k|1', 2000, 60_000)).toEqual({ recorded: false, firstSeenAtMs: 1000 });
+  });
+
+  it('a log that went back (ids given again) is read whole: a key recorded under a reused id is still found', async () => {
+    const db = connect();
+    const store = storeOn(db);
+    for (let i = 1; i <= 5; i++) await store.recordIfAbsent(`old|${i}`, 1000, 60_000);
+    // Another connection puts an older log in place (as a file restored under the store would), then
+    // records a key whose id (2) the store has already seen.
+    const other = connect();
+    other.immediate(() => {
+      other.statement('DELETE FROM replay_records').run();
+      other.statement("UPDATE sqlite_sequence SET seq = 1 WHERE name = 'replay_records'").run();
+    });
+    await storeOn(other).recordIfAbsent('new|1', 3000, 60_000);
+    expect(other.statement("SELECT id FROM replay_records WHERE key = 'new|1'").pluck().get()).toBe(2);
+    expect(await store.recordIfAbsent('new|1', 4000, 60_000)).toEqual({
+      recorded: false,
+      firstSeenAtMs: 3000,
+    });
+    // What the restored log no longer holds is recorded again (the log, not the index, is the truth).
+    expect(await store.recordIfAbsent('old|3', 4000, 60_000)).toEqual({ recorded: true });
+  });
+
+  it('reads a log of many records when it opens, and forgets expired ones in its sweep', async () => {
+    const db = connect();
+    const writer = storeOn(db);
+    await Promise.all(
+      Array.from({ length: 3000 }, (_, i) => writer.recordIfAbsent(`k|${i}`, 1000, i % 2 ? 5000 : 60_000)),
+    );
+    const reader = storeOn(connect());
+    expect(await reader.recordIfAbsent('k|2998', 2000, 60_000)).toEqual({
+      recorded: false,
+      firstSeenAtMs: 1000,
+    });
+    expect(await reader.recordIfAbsent('k|2999', 2000, 60_000)).toEqual({
+      recorded: false,
+      firstSeenAtMs: 1000,
+    });
+    expect(reader.sweep(6000)).toBe(1500);
+    expect(await reader.recordIfAbsent('k|2999', 7000, 60_000)).toEqual({ recorded: true });
+    expect(await reader.recordIfAbsent('k|2998', 7000, 60_000)).toEqual({
+      recorded: false,
+      firstSeenAtMs: 1000,
+    });
+    expect(reader.size).toBe(1501);
+  });
+
+  it("a connection's index stays bounded by the log when another connection sweeps it", async () => {
+    const a = storeOn(connect());
+    const b = storeOn(connect());
+    await Promise.all(
+      Array.from({ length: 500 }, (_, i) => a.recordIfAbsent(`k|${i}`, 1000, 5000 + (i % 7))),
+    );
+    await b.recordIfAbsent('live|1', 1000, 60_000); // b reads a's records
+    const indexed = (store: SqliteReplayStore) =>
+      (store as unknown as { known: Map<string, unknown> }).known.size;
+    expect([indexed(a), indexed(b)]).toEqual([500, 501]);
+    expect(b.sweep(9000)).toBe(500);
+    expect(indexed(b)).toBe(1);
+    // a deleted nothing itself (the rows are gone), yet its sweep drops the 500 expired records.
+    expect(a.sweep(9000)).toBe(0);
+    expect(indexed(a)).toBe(0);
+  });
+});

@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -381,31 +381,164 @@ describe('SqliteDatabase', () => {
     expect(open().migration).toEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION });
   });
 
+  /** The shell command docs/storage.md gives for a rollback from schema `from` (its SQL, unquoted). */
+  function documentedRollback(from: number): string {
+    const doc = readFileSync(new URL('../../docs/storage.md', import.meta.url), 'utf8');
+    const section = doc.slice(doc.indexOf('## Upgrading and rolling back'));
+    const command = new RegExp(
+      `sqlite3 DATA_DIR/passport\\.db "([^"]+PRAGMA user_version = ${from - 1};)"`,
+    ).exec(section)?.[1];
+    expect(section).toContain(`From\n  schema ${from} to ${from - 1}`);
+    return command!;
+  }
+
   // docs/storage.md "Upgrading and rolling back" (a probe: restoring the backup of before an upgrade brought back the
-  // sessions logged out and the lines used since). Schema 6 only added store_meta, which schema-5 builds
-  // never read: the rollback is user_version = 5, and upgrading again keeps every row and the identity.
-  it('a schema-6 file rolled back to user_version 5 keeps its rows and identity when upgraded again', async () => {
-    expect(SCHEMA_VERSION).toBe(6); // a later schema needs its own rollback step in docs/storage.md
+  // sessions logged out and the lines used since). The rollback from schema 7 gives the key its unique
+  // index again (schema-6 builds insert with ON CONFLICT (key)), keeping each key's newest row.
+  it('a schema-7 file rolled back to 6 as documented keeps its records for a schema-6 build, and upgrading again keeps rows and identity', async () => {
+    expect(SCHEMA_VERSION).toBe(7); // a later schema needs its own rollback step in docs/storage.md
     const first = open();
-    await new SqliteReplayStore(first, { sweepIntervalMs: 0 }).recordIfAbsent('used-line', 1, 10_000);
+    const store = new SqliteReplayStore(first, { sweepIntervalMs: 0 });
+    await store.recordIfAbsent('used-line', 1, 10_000);
+    await store.recordIfAbsent('again', 2, 5);
+    await store.recordIfAbsent('again', 6, 10_000); // replaces its expired record
+    store.dispose();
+    // A key whose expired row the sweep has not deleted yet (a process that had forgotten the record).
+    first
+      .statement('INSERT INTO replay_records (key, first_seen_ms, expires_at_ms) VALUES (?, ?, ?)')
+      .run('twice', 3, 4);
+    first
+      .statement('INSERT INTO replay_records (key, first_seen_ms, expires_at_ms) VALUES (?, ?, ?)')
+      .run('twice', 7, 10_000);
+    const storeId = first.statement("SELECT value FROM store_meta WHERE name = 'store_id'").pluck().get();
+    first.close();
+    const raw = new Database(file);
+    raw.exec(documentedRollback(7));
+    expect(raw.pragma('user_version', { simple: true })).toBe(6);
+    // What a schema-6 build runs: its insert finds the used keys through the unique index.
+    const schema6Insert = raw.prepare(
+      'INSERT INTO replay_records (key, first_seen_ms, expires_at_ms, owner) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO NOTHING',
+    );
+    expect(
+      ['used-line', 'again', 'twice'].map((key) => schema6Insert.run(key, 8, 10_000, null).changes),
+    ).toEqual([0, 0, 0]);
+    expect(raw.prepare('SELECT key, first_seen_ms FROM replay_records ORDER BY key').raw().all()).toEqual([
+      ['again', 6],
+      ['twice', 7],
+      ['used-line', 1],
+    ]);
+    expect(raw.prepare("SELECT n FROM row_counts WHERE tbl = 'replay_records'").pluck().get()).toBe(3);
+    raw.close();
+    const again = open();
+    expect(again.migration).toEqual({ from: 6, to: 7 });
+    expect(again.statement("SELECT value FROM store_meta WHERE name = 'store_id'").pluck().get()).toBe(
+      storeId,
+    );
+    const upgraded = new SqliteReplayStore(again, { sweepIntervalMs: 0 });
+    expect(await upgraded.recordIfAbsent('used-line', 9, 10_000)).toEqual({
+      recorded: false,
+      firstSeenAtMs: 1,
+    });
+    expect(await upgraded.recordIfAbsent('twice', 9, 10_000)).toEqual({ recorded: false, firstSeenAtMs: 7 });
+    upgraded.dispose();
+  });
+
+  it('the rollback from schema 6 to 5 is documented too: a schema-6 file set to 5 upgrades again keeping its rows and identity', () => {
+    const doc = readFileSync(new URL('../../docs/storage.md', import.meta.url), 'utf8');
+    expect(doc).toContain("From schema 6 to 5: `sqlite3 DATA_DIR/passport.db 'PRAGMA user_version = 5'`");
+    const first = open();
     const storeId = first.statement("SELECT value FROM store_meta WHERE name = 'store_id'").pluck().get();
     first.close();
     const raw = new Database(file);
     raw.pragma('user_version = 5');
-    // What a schema-5 build reads and writes is all there, as it left it.
-    expect(raw.prepare('SELECT count(*) FROM replay_records').pluck().get()).toBe(1);
     raw.close();
     const again = open();
-    expect(again.migration).toEqual({ from: 5, to: 6 });
+    expect(again.migration).toEqual({ from: 5, to: 7 });
     expect(again.statement("SELECT value FROM store_meta WHERE name = 'store_id'").pluck().get()).toBe(
       storeId,
     );
+  });
+
+  it('migrates a schema-6 file (the keyed replay table) to the log: every record, its order, the counts and the triggers are kept, and decisions go on', async () => {
+    open().close();
+    const raw = new Database(file);
+    // The replay table as schema 6 left it: keyed by a unique key, rowid order as recorded.
+    raw.exec(`DROP TABLE replay_records;
+      CREATE TABLE replay_records (key TEXT NOT NULL UNIQUE, first_seen_ms INTEGER NOT NULL, expires_at_ms INTEGER NOT NULL, owner TEXT);
+      CREATE INDEX replay_records_expiry ON replay_records (expires_at_ms);
+      UPDATE row_counts SET n = 0 WHERE tbl = 'replay_records';
+      DELETE FROM replay_owner_counts;
+      CREATE TRIGGER replay_records_count_insert AFTER INSERT ON replay_records BEGIN UPDATE row_counts SET n = n + 1 WHERE tbl = 'replay_records'; END;
+      CREATE TRIGGER replay_records_count_delete AFTER DELETE ON replay_records BEGIN UPDATE row_counts SET n = n - 1 WHERE tbl = 'replay_records'; END;
+      CREATE TRIGGER replay_owner_count_insert AFTER INSERT ON replay_records WHEN NEW.owner IS NOT NULL BEGIN
+        INSERT INTO replay_owner_counts (owner, n) VALUES (NEW.owner, 1) ON CONFLICT (owner) DO UPDATE SET n = n + 1;
+      END;
+      CREATE TRIGGER replay_owner_count_delete AFTER DELETE ON replay_records WHEN OLD.owner IS NOT NULL BEGIN
+        UPDATE replay_owner_counts SET n = n - 1 WHERE owner = OLD.owner;
+        DELETE FROM replay_owner_counts WHERE owner = OLD.owner AND n <= 0;
+      END;`);
+    raw.pragma('user_version = 6');
+    const insert = raw.prepare(
+      'INSERT INTO replay_records (key, first_seen_ms, expires_at_ms, owner) VALUES (?, ?, ?, ?)',
+    );
+    const keys: string[] = [];
+    raw.transaction(() => {
+      for (let i = 0; i < 2000; i++) {
+        const key = `${['aaaaaaaaaaaa', 'bbbbbbbbbbbb', 'login'][i % 3]}|${randomBytes(16).toString('hex')}`;
+        keys.push(key);
+        insert.run(key, 1000 + i, i % 3 === 1 ? 5000 : 10_000, i % 3 === 2 ? null : key.slice(0, 12));
+      }
+    })();
+    raw.close();
+
+    const db = open();
+    expect(db.migration).toEqual({ from: 6, to: 7 });
+    expect(db.statement('SELECT key FROM replay_records ORDER BY id').pluck().all()).toEqual(keys);
+    expect(db.statement('SELECT min(id), max(id) FROM replay_records').raw().get()).toEqual([1, 2000]);
+    expect(db.rowCount('replay_records')).toBe(2000);
+    expect(db.statement('SELECT owner, n FROM replay_owner_counts ORDER BY owner').raw().all()).toEqual([
+      ['aaaaaaaaaaaa', 667],
+      ['bbbbbbbbbbbb', 667],
+    ]);
     expect(
-      await new SqliteReplayStore(again, { sweepIntervalMs: 0 }).recordIfAbsent('used-line', 2, 10_000),
-    ).toEqual({
+      db
+        .statement(
+          "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'replay_records' ORDER BY name",
+        )
+        .pluck()
+        .all(),
+    ).toEqual([
+      'replay_owner_count_delete',
+      'replay_owner_count_insert',
+      'replay_records_count_delete',
+      'replay_records_count_insert',
+    ]);
+    const check = new Database(file, { readonly: true });
+    expect(indexesOf(check, 'replay_records')).toEqual(['replay_records_expiry']);
+    check.close();
+
+    const store = new SqliteReplayStore(db, { sweepIntervalMs: 0 });
+    const quota = { owner: 'aaaaaaaaaaaa', maxPerOwner: 10_000 };
+    expect(await store.recordIfAbsent(keys[0], 6000, 10_000, quota)).toEqual({
       recorded: false,
-      firstSeenAtMs: 1,
+      firstSeenAtMs: 1000,
     });
+    // An expired record (owner b, expired at 5000) is recorded again: its old row goes, the counts hold.
+    expect(
+      await store.recordIfAbsent(keys[1], 6000, 10_000, { owner: 'bbbbbbbbbbbb', maxPerOwner: 10_000 }),
+    ).toEqual({ recorded: true });
+    expect(await store.recordIfAbsent('aaaaaaaaaaaa|new', 6000, 10_000, quota)).toEqual({ recorded: true });
+    expect(db.rowCount('replay_records')).toBe(2001);
+    expect(
+      db.statement('SELECT n FROM replay_owner_counts WHERE owner = ?').pluck().get('aaaaaaaaaaaa'),
+    ).toBe(668);
+    expect(store.sweep(6000)).toBe(666);
+    expect(db.rowCount('replay_records')).toBe(1335);
+    expect(db.statement('SELECT owner, n FROM replay_owner_counts ORDER BY owner').raw().all()).toEqual([
+      ['aaaaaaaaaaaa', 668],
+      ['bbbbbbbbbbbb', 1],
+    ]);
+    store.dispose();
   });
 
   it('refuses a file that is not a database', () => {

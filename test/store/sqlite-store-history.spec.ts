@@ -140,7 +140,7 @@ describe('SqliteStoreHistory', () => {
     closeAll();
     const raw = new Database(join(dir, 'passport.db'));
     raw.exec('DROP TABLE store_meta');
-    raw.pragma(`user_version = ${SCHEMA_VERSION - 1}`);
+    raw.pragma('user_version = 5'); // schema 6 made store_meta
     raw.close();
     rmSync(join(dir, STORE_HISTORY_FILE_NAME));
     const { db, history, replay } = start();

@@ -85,7 +85,7 @@ export class SqliteLoginRecorder implements LoginRecorder {
         decisions =
           chunk.length === 1 && !this.db.inTransaction
             ? [this.decideAlone(chunk[0])]
-            : this.db.immediate(() =>
+            : this.challenges.immediate(() =>
                 chunk.map((login, i) => this.decide(login, (parts[i] = { value: 'challenge' }))),
               );
       } catch (error) {
@@ -111,7 +111,7 @@ export class SqliteLoginRecorder implements LoginRecorder {
   private decideAlone(login: PendingLogin): Decision {
     const part: { value: LoginPart } = { value: 'challenge' };
     try {
-      return { outcome: this.db.immediate(() => this.write(login, part)) };
+      return { outcome: this.challenges.immediate(() => this.write(login, part)) };
     } catch (error) {
       if (isPassportError(error) || error instanceof SessionCapacityError) return { error };
       return { error: new LoginRecordFailure(part.value, error) };

@@ -12,10 +12,16 @@
  * fixed pages, the counts, the table's and the expiry index's last leaves, are then written once for
  * more records). A call arriving after a quiet interval is decided in the turn it came in, as before.
  *
- * The common case is one statement: while the table and the owner are below their caps, a prepared
- * `INSERT ... ON CONFLICT (key) DO NOTHING` decides by its change count (no read before the write). A
- * conflict, or a cap reached, takes the careful path: a live record is a replay, an expired one is
- * replaced.
+ * The table is a log (schema 7): records are appended in id order and nothing indexes their keys, since
+ * a unique index on random keys wrote one more random 4 KiB page per record (the cost of a record on the
+ * verify path). Each store keeps an index of the log in memory (key → id, first seen, expiry), and
+ * decides under the write lock: it first reads the rows above the last id it saw (other processes'
+ * records; usually none, found by one read of the log's sequence), then checks the key against its index
+ * and the transaction's own new records, then appends. Ids are never given twice (AUTOINCREMENT) and
+ * writers take turns, so the rows above the last id seen are all a connection has not yet seen; a log
+ * whose sequence went back (a file restored under this store) is read again whole. The index holds what
+ * the log holds (about 150 bytes per record: 1 000 000 records, 150 MiB per process) and is read from the
+ * file when the store opens.
  *
  * Bounded without giving up protection: a background sweep deletes expired records, and a live record
  * is never evicted. An insert into a table holding `maxEntries` records (default 1 000 000, about
@@ -47,10 +53,15 @@ export const DEFAULT_REPLAY_MAX_ENTRIES = 1_000_000;
  */
 export const DEFAULT_REPLAY_COMMIT_INTERVAL_MS = 1;
 
-interface ReplayRow {
-  readonly first_seen_ms: number;
-  readonly expires_at_ms: number;
+/** A record of the log as the index knows it. */
+interface LoggedRecord {
+  readonly id: number;
+  readonly firstSeenAtMs: number;
+  readonly expiresAtMs: number;
 }
+
+/** A row of the log, read raw (id, key, first seen, expiry). */
+type LogRow = [number, string, number, number];
 
 const RECORDED: RecordOutcome = Object.freeze({ recorded: true });
 
@@ -135,6 +146,10 @@ export class SqliteReplayStore implements ReplayStore {
   /** The timer of a group commit waiting for the end of the commit interval. */
   private commitTimer: NodeJS.Timeout | undefined;
   private readonly history: SqliteReplayStoreOptions['history'];
+  /** The log as far as this store has read it: each key's newest record (Map order: as read). */
+  private readonly known = new Map<string, LoggedRecord>();
+  /** The highest id of the log this store has read (every id up to it is in `known` or was deleted). */
+  private lastSeenId = 0;
 
   constructor(
     private readonly db: SqliteDatabase,
@@ -146,6 +161,14 @@ export class SqliteReplayStore implements ReplayStore {
     if (!Number.isFinite(this.commitIntervalMs) || this.commitIntervalMs < 0)
       throw new RangeError('commitIntervalMs must be a non-negative number');
     const clock = options.clock ?? systemClock;
+    // The whole log, read outside any write transaction: the first decision reads what came after it.
+    // A log that cannot be read (corrupt pages) is read again by the first decision, which then fails
+    // (closed) as long as it cannot, while health reports the store.
+    try {
+      this.lastSeenId = this.readLog(0);
+    } catch {
+      this.lastSeenId = 0;
+    }
     this.sweeper = startPeriodicSweep(
       () => this.sweep(clock.nowMs()),
       options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS,
@@ -195,6 +218,21 @@ export class SqliteReplayStore implements ReplayStore {
   }
 
   /**
+   * A write transaction for a caller that records in it (`recordInTransaction`), as
+   * `SqliteDatabase.immediate` runs it: before `work` writes anything, the index catches up on the log,
+   * so each of the transaction's decisions reads only the rows the transaction itself wrote. (Begun
+   * with `SqliteDatabase.immediate` instead, each decision would read every row since this store's own
+   * last transaction.) Inside another transaction it is a savepoint, as `immediate` is.
+   */
+  immediate<T>(work: () => T): T {
+    if (this.db.inTransaction) return this.db.immediate(work);
+    return this.db.immediate(() => {
+      this.catchUp();
+      return work();
+    });
+  }
+
+  /**
    * `recordIfAbsentSync` for a caller that holds a write transaction (or savepoint) of its own on this
    * database and rolls it back if this throws (the login recorder): no savepoint of its own, since the
    * caller's already covers every statement, and a refusal thrown here undoes the caller's work too.
@@ -222,7 +260,17 @@ export class SqliteReplayStore implements ReplayStore {
     if (paused) throw paused;
     let outcome: RecordOutcome | Refusal;
     try {
-      outcome = ownTransaction ? this.db.immediate(() => this.record(call)) : this.record(call);
+      if (ownTransaction && !this.db.inTransaction) {
+        const decided = this.db.immediate(() => this.decide([call], true));
+        this.committed(decided.appended, call.nowMs);
+        outcome = decided.outcomes[0];
+      } else {
+        // Inside the caller's transaction, which may still roll back: the index learns of this record
+        // from the log once it is committed.
+        outcome = ownTransaction
+          ? this.db.immediate(() => this.decide([call], false).outcomes[0])
+          : this.decide([call], false).outcomes[0];
+      }
     } catch (error) {
       this.lastFailure = call.nowMs; // health reports it (corrupt pages, a lost file, a lock held too long)
       throw error;
@@ -257,12 +305,9 @@ export class SqliteReplayStore implements ReplayStore {
       const chunk = start === 0 && batch.length <= MAX_BATCH ? batch : batch.slice(start, start + MAX_BATCH);
       let outcomes: Array<RecordOutcome | Refusal>;
       try {
-        outcomes = this.db.immediate(() => {
-          // Nobody else writes while this transaction holds the write lock: the counts read once stay
-          // true as long as this batch tracks its own inserts (the careful path drops them).
-          const counts = new BatchCounts();
-          return chunk.map((call) => this.record(call, counts));
-        });
+        const decided = this.db.immediate(() => this.decide(chunk, true));
+        this.committed(decided.appended, chunk[0].nowMs);
+        outcomes = decided.outcomes;
       } catch (error) {
         this.lastFailure = chunk[0].nowMs; // health reports it (corrupt pages, a lost file, a lock held too long)
         for (const call of chunk) call.reject(error);
@@ -290,46 +335,175 @@ export class SqliteReplayStore implements ReplayStore {
     }
   }
 
-  /** One call's decision; runs inside a write transaction (the batch's, or the caller's). */
+  /**
+   * Decides `calls` in the open write transaction. `outermost`: the transaction is this store's own and
+   * nothing of it is written yet, so the log read here is all committed and the index may learn it;
+   * otherwise the rows above the last id seen (others' committed ones and the caller's transaction's own)
+   * are only consulted.
+   */
+  private decide(
+    calls: readonly RecordCall[],
+    outermost: boolean,
+  ): { outcomes: Array<RecordOutcome | Refusal>; appended: Map<string, LoggedRecord> } {
+    let appended: Map<string, LoggedRecord>;
+    if (outermost) {
+      this.catchUp();
+      appended = new Map();
+    } else {
+      appended = this.unseenRows();
+    }
+    // Nobody else writes while this transaction holds the write lock: the counts read once stay true as
+    // long as the calls track their own inserts (the careful path drops them).
+    const counts = new BatchCounts();
+    return { outcomes: calls.map((call) => this.record(call, counts, appended)), appended };
+  }
+
+  /** One call's decision, in a write transaction; `appended` holds the transaction's new records. */
   private record(
-    { key, nowMs, expiresAtMs, quota, cap }: RecordCall,
-    counts = new BatchCounts(),
+    call: RecordCall,
+    counts: BatchCounts,
+    appended: Map<string, LoggedRecord>,
   ): RecordOutcome | Refusal {
+    const { key, nowMs, quota, cap } = call;
     const owner = quota?.owner ?? null;
-    // Below both caps an absent key is simply inserted: the change count says whether it was absent.
+    const existing = appended.get(key) ?? this.known.get(key);
+    if (existing && existing.expiresAtMs > nowMs)
+      return { recorded: false, firstSeenAtMs: existing.firstSeenAtMs };
+    // Below both caps a new key is simply appended.
     if (
+      !existing &&
       (counts.rows ??= this.db.rowCount('replay_records')) < cap &&
-      (!quota || counts.owner(quota.owner, (o) => this.ownerCount(o)) < quota.maxPerOwner) &&
-      this.insertIfAbsent().run(key, nowMs, expiresAtMs, owner).changes === 1
+      (!quota || counts.owner(quota.owner, (o) => this.ownerCount(o)) < quota.maxPerOwner)
     ) {
+      this.append(call, owner, appended);
       counts.inserted(owner);
       return RECORDED;
     }
     // The careful path may delete rows (expired ones): the batch's counts are read again after it.
     counts.forget();
-    const existing = this.find(key);
-    if (existing && existing.expires_at_ms > nowMs)
-      return { recorded: false, firstSeenAtMs: existing.first_seen_ms };
     // An expired record is replaced by a new row.
-    if (existing) this.db.statement('DELETE FROM replay_records WHERE key = ?').run(key);
+    if (existing) this.db.statement('DELETE FROM replay_records WHERE id = ?').run(existing.id);
     // A refusal is returned, not thrown, so that the expired rows deleted on the way stay deleted.
     const refusal = (quota && this.checkQuota(quota, nowMs)) ?? this.checkRoom(nowMs, cap);
     if (refusal) return refusal;
-    this.db
-      .statement('INSERT INTO replay_records (key, first_seen_ms, expires_at_ms, owner) VALUES (?, ?, ?, ?)')
-      .run(key, nowMs, expiresAtMs, owner);
+    this.append(call, owner, appended);
     return RECORDED;
   }
 
-  private insertIfAbsent() {
-    return this.db.statement(
-      'INSERT INTO replay_records (key, first_seen_ms, expires_at_ms, owner) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO NOTHING',
+  private append(
+    { key, nowMs, expiresAtMs }: RecordCall,
+    owner: string | null,
+    appended: Map<string, LoggedRecord>,
+  ): void {
+    const { lastInsertRowid } = this.db
+      .statement('INSERT INTO replay_records (key, first_seen_ms, expires_at_ms, owner) VALUES (?, ?, ?, ?)')
+      .run(key, nowMs, expiresAtMs, owner);
+    appended.set(key, { id: Number(lastInsertRowid), firstSeenAtMs: nowMs, expiresAtMs });
+  }
+
+  /**
+   * Under the write lock of this store's own transaction, before anything is written: reads the rows
+   * other connections appended since the last id seen (one read of the log's sequence when there are
+   * none). A sequence below the last id seen is a log that went back (a file restored in place): the
+   * index is read again whole rather than trusted.
+   */
+  private catchUp(): void {
+    const top = this.logSequence();
+    if (top === this.lastSeenId) return;
+    if (top < this.lastSeenId) {
+      this.known.clear();
+      this.lastSeenId = 0;
+    }
+    this.readLog(this.lastSeenId);
+    this.lastSeenId = top; // ids up to it that were not read were deleted (expired)
+  }
+
+  /**
+   * The rows above the last id seen, for a decision in a caller's transaction (committed by others, or
+   * written by this transaction and not yet committed): consulted, not learnt, since the caller may
+   * still roll back. A log that went back is read whole (the index may then refuse a record whose line
+   * the restored log no longer holds: it fails closed, until this store's next own transaction).
+   */
+  private unseenRows(): Map<string, LoggedRecord> {
+    const rows = new Map<string, LoggedRecord>();
+    const after = this.logSequence() < this.lastSeenId ? 0 : this.lastSeenId;
+    for (const [id, key, firstSeenAtMs, expiresAtMs] of this.logAfter(after))
+      rows.set(key, { id, firstSeenAtMs, expiresAtMs });
+    return rows;
+  }
+
+  /** After the commit of this store's own transaction: its records join the index. */
+  private committed(appended: ReadonlyMap<string, LoggedRecord>, nowMs: number): void {
+    for (const [key, record] of appended) {
+      this.remember(key, record);
+      if (record.id > this.lastSeenId) this.lastSeenId = record.id;
+    }
+    this.forgetExpiredOldest(nowMs);
+  }
+
+  /** Reads the log's rows above `afterId` into the index; returns the highest id read (or `afterId`). */
+  private readLog(afterId: number): number {
+    let last = afterId;
+    for (const [id, key, firstSeenAtMs, expiresAtMs] of this.logAfter(afterId)) {
+      this.remember(key, { id, firstSeenAtMs, expiresAtMs });
+      last = id;
+    }
+    return last;
+  }
+
+  private logAfter(afterId: number): IterableIterator<LogRow> {
+    return this.db
+      .statement('SELECT id, key, first_seen_ms, expires_at_ms FROM replay_records WHERE id > ? ORDER BY id')
+      .raw()
+      .iterate(afterId) as IterableIterator<LogRow>;
+  }
+
+  /** The highest id the log ever gave (0 before its first record). */
+  private logSequence(): number {
+    return (
+      (this.db.statement("SELECT seq FROM sqlite_sequence WHERE name = 'replay_records'").pluck().get() as
+        number | undefined) ?? 0
     );
   }
 
-  /** Deletes expired records; returns how many were removed. */
+  /** Sets `key`'s newest record, moved to the Map's end (so that its order stays close to expiry order). */
+  private remember(key: string, record: LoggedRecord): void {
+    this.known.delete(key);
+    this.known.set(key, record);
+  }
+
+  /** Drops expired records from the index's oldest end: O(1) per record, each dropped once. */
+  private forgetExpiredOldest(nowMs: number): void {
+    for (const [key, record] of this.known) {
+      if (record.expiresAtMs > nowMs) return;
+      this.known.delete(key);
+    }
+  }
+
+  /**
+   * Deletes expired records and drops them from the index; returns how many rows were removed. An index
+   * larger than the table also holds records other connections deleted: it is then scanned whole (~15 ms
+   * at 1 000 000 records), so that it stays bounded by what the log holds.
+   */
   sweep(nowMs: number): number {
-    return this.db.statement('DELETE FROM replay_records WHERE expires_at_ms <= ?').run(nowMs).changes;
+    const removed = this.deleteExpired(nowMs);
+    if (this.known.size > this.db.rowCount('replay_records'))
+      for (const [key, record] of this.known) if (record.expiresAtMs <= nowMs) this.known.delete(key);
+    return removed;
+  }
+
+  /** Deletes expired rows, dropping their keys' expired records from the index; returns how many. */
+  private deleteExpired(nowMs: number): number {
+    const keys = this.db
+      .statement('DELETE FROM replay_records WHERE expires_at_ms <= ? RETURNING key')
+      .pluck()
+      .all(nowMs) as string[];
+    for (const key of keys) {
+      const record = this.known.get(key);
+      // Only an expired record goes (a key recorded again since has a live one).
+      if (record && record.expiresAtMs <= nowMs) this.known.delete(key);
+    }
+    return keys.length;
   }
 
   /** Records in the table (including expired ones not yet swept). */
@@ -356,12 +530,6 @@ export class SqliteReplayStore implements ReplayStore {
     this.flush();
   }
 
-  private find(key: string): ReplayRow | undefined {
-    return this.db
-      .statement('SELECT first_seen_ms, expires_at_ms FROM replay_records WHERE key = ?')
-      .get(key) as ReplayRow | undefined;
-  }
-
   private ownerCount(owner: string): number {
     return (
       (this.db.statement('SELECT n FROM replay_owner_counts WHERE owner = ?').pluck().get(owner) as
@@ -373,14 +541,14 @@ export class SqliteReplayStore implements ReplayStore {
     if (this.ownerCount(quota.owner) < quota.maxPerOwner) return undefined;
     // The count includes expired records not yet swept: sweep them before refusing (every owner's,
     // through the expiry index: no index by owner is kept, since it cost every insert a page write).
-    this.sweep(nowMs);
+    this.deleteExpired(nowMs);
     if (this.ownerCount(quota.owner) < quota.maxPerOwner) return undefined;
     return new Refusal(new PassportError('REPLAY_QUOTA_EXCEEDED', { maxPerSender: quota.maxPerOwner }));
   }
 
   private checkRoom(nowMs: number, cap: number): Refusal | undefined {
     if (this.db.rowCount('replay_records') < cap) return undefined;
-    this.sweep(nowMs);
+    this.deleteExpired(nowMs);
     if (this.db.rowCount('replay_records') < cap) return undefined;
     return new Refusal(new PassportError('REPLAY_STORE_FULL'), cap < this.maxEntries);
   }

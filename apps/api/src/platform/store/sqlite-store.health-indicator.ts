@@ -155,10 +155,12 @@ export class SqliteStoreHealthIndicator implements HealthIndicator {
     const key = `health|${randomBytes(16).toString('hex')}`;
     try {
       this.db.immediate(() => {
-        this.db
+        const { lastInsertRowid } = this.db
           .statement('INSERT INTO replay_records (key, first_seen_ms, expires_at_ms) VALUES (?, ?, ?)')
           .run(key, nowMs, nowMs + 1);
-        const found = this.db.statement('SELECT expires_at_ms FROM replay_records WHERE key = ?').get(key);
+        const found = this.db
+          .statement('SELECT expires_at_ms FROM replay_records WHERE id = ? AND key = ?')
+          .get(lastInsertRowid, key);
         if (!found) throw new Error('probe record not found');
         this.db.statement('SELECT session_id FROM sessions WHERE session_id = ?').get(key);
         this.db.statement('SELECT tokens FROM rate_buckets WHERE key = ?').get(key);
