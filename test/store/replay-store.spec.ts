@@ -431,6 +431,48 @@ describe('ReplayStore (sqlite): the log and each connection index of it', () => 
     expect(await store.recordIfAbsent('old|3', 4000, 60_000)).toEqual({ recorded: true });
   });
 
+  // Found by a probe: a store that had not seen the sequence go back (another process had caught it and
+  // written past the store's last id since) read only the rows above that id, and accepted again the
+  // keys the other process had recorded under the ids given again.
+  it('a log that went back and was written past the last id a store saw: the anchor row holding another key tells it', async () => {
+    const lagging = storeOn(connect());
+    for (let i = 1; i <= 5; i++) await lagging.recordIfAbsent(`old|${i}`, 1000, 60_000);
+    const admin = connect();
+    const writer = storeOn(admin); // has read ids 1..5 too
+    admin.immediate(() => {
+      admin.statement('DELETE FROM replay_records').run();
+      admin.statement("UPDATE sqlite_sequence SET seq = 0 WHERE name = 'replay_records'").run();
+    });
+    // The writer notices (0 < 5), reads the log again and records ten keys: ids 1..10.
+    for (let i = 1; i <= 10; i++) await writer.recordIfAbsent(`new|${i}`, 2000, 60_000);
+    for (let i = 1; i <= 10; i++)
+      expect(await lagging.recordIfAbsent(`new|${i}`, 3000, 60_000)).toEqual({
+        recorded: false,
+        firstSeenAtMs: 2000,
+      });
+  });
+
+  // Found by a probe: a store that never sweeps (sweepIntervalMs 0) beside one that does kept every
+  // record it ever read (308 737 against a table of 2 212 after 15 s).
+  it("a store that does not sweep keeps its index bounded by the log while another connection's sweeps delete rows", async () => {
+    const sweeper = storeOn(connect());
+    const idle = storeOn(connect());
+    const indexed = () => (idle as unknown as { known: { size: number } }).known.size;
+    // A long-lived record first: the index's oldest end stays live, so dropping from it frees nothing.
+    await idle.recordIfAbsent('long|1', 0, 86_400_000);
+    let n = 0;
+    for (let round = 0; round < 6; round++) {
+      const nowMs = 10_000 * (round + 1);
+      await Promise.all(
+        Array.from({ length: 3000 }, () => sweeper.recordIfAbsent(`k|${n++}`, nowMs, nowMs + 5000)),
+      );
+      await idle.recordIfAbsent(`idle|${round}`, nowMs, nowMs + 5000); // reads the round's records
+      sweeper.sweep(nowMs + 5000); // deletes them
+    }
+    // Six rounds read: 18 007 records; the table never held more than 3 002.
+    expect(indexed()).toBeLessThanOrEqual(2 * 4096);
+  });
+
   it('reads a log of many records when it opens, and forgets expired ones in its sweep', async () => {
     const db = connect();
     const writer = storeOn(db);

@@ -30,7 +30,7 @@
  * refused with `REPLAY_QUOTA_EXCEEDED`. Both are thrown, so the caller fails closed. The counts are kept
  * by triggers in the database, so the caps hold across processes.
  */
-import { PassportError, systemClock, type ReplayStore } from '@passport/core';
+import { PassportError, systemClock, type Clock, type ReplayStore } from '@passport/core';
 import {
   positiveCap,
   RecordingPausedError,
@@ -40,6 +40,7 @@ import {
   type ReplayStoreUsage,
 } from '@passport/core/ports';
 import { performance } from 'node:perf_hooks';
+import { ReplayLogIndex, type LoggedRecord } from './replay-log.index.js';
 import { type SqliteDatabase } from './sqlite.database.js';
 import { type SqliteStoreHistory } from './sqlite-store.history.js';
 import { startPeriodicSweep, type PeriodicSweep } from '../sweep/periodic-sweep.js';
@@ -53,12 +54,8 @@ export const DEFAULT_REPLAY_MAX_ENTRIES = 1_000_000;
  */
 export const DEFAULT_REPLAY_COMMIT_INTERVAL_MS = 1;
 
-/** A record of the log as the index knows it. */
-interface LoggedRecord {
-  readonly id: number;
-  readonly firstSeenAtMs: number;
-  readonly expiresAtMs: number;
-}
+/** The least index size at which the index is compared with the table (holdIndexBound). */
+const MIN_BOUND_CHECK = 4096;
 
 /** A row of the log, read raw (id, key, first seen, expiry). */
 type LogRow = [number, string, number, number];
@@ -146,10 +143,19 @@ export class SqliteReplayStore implements ReplayStore {
   /** The timer of a group commit waiting for the end of the commit interval. */
   private commitTimer: NodeJS.Timeout | undefined;
   private readonly history: SqliteReplayStoreOptions['history'];
-  /** The log as far as this store has read it: each key's newest record (Map order: as read). */
-  private readonly known = new Map<string, LoggedRecord>();
+  /** The log as far as this store has read it: each key's newest record. */
+  private readonly known = new ReplayLogIndex();
   /** The highest id of the log this store has read (every id up to it is in `known` or was deleted). */
   private lastSeenId = 0;
+  /**
+   * The newest row this store read or wrote: were the log to go back and give its id to another key,
+   * that row no longer holds this key (how a store that did not see the sequence go below its last id,
+   * because another process had written past it since, still knows).
+   */
+  private anchor: { readonly id: number; readonly key: string } | undefined;
+  /** Index size at which it is next compared with the table (a whole scan, amortised by doubling). */
+  private boundCheckAt = MIN_BOUND_CHECK;
+  private readonly clock: Clock;
 
   constructor(
     private readonly db: SqliteDatabase,
@@ -160,12 +166,13 @@ export class SqliteReplayStore implements ReplayStore {
     this.history = options.history;
     if (!Number.isFinite(this.commitIntervalMs) || this.commitIntervalMs < 0)
       throw new RangeError('commitIntervalMs must be a non-negative number');
-    const clock = options.clock ?? systemClock;
+    const clock = (this.clock = options.clock ?? systemClock);
     // The whole log, read outside any write transaction: the first decision reads what came after it.
     // A log that cannot be read (corrupt pages) is read again by the first decision, which then fails
     // (closed) as long as it cannot, while health reports the store.
     try {
       this.lastSeenId = this.readLog(0);
+      this.boundCheckAt = Math.max(MIN_BOUND_CHECK, 2 * this.known.size);
     } catch {
       this.lastSeenId = 0;
     }
@@ -227,7 +234,7 @@ export class SqliteReplayStore implements ReplayStore {
   immediate<T>(work: () => T): T {
     if (this.db.inTransaction) return this.db.immediate(work);
     return this.db.immediate(() => {
-      this.catchUp();
+      this.catchUp(this.clock.nowMs());
       return work();
     });
   }
@@ -347,7 +354,7 @@ export class SqliteReplayStore implements ReplayStore {
   ): { outcomes: Array<RecordOutcome | Refusal>; appended: Map<string, LoggedRecord> } {
     let appended: Map<string, LoggedRecord>;
     if (outermost) {
-      this.catchUp();
+      this.catchUp(calls[0].nowMs);
       appended = new Map();
     } else {
       appended = this.unseenRows();
@@ -403,19 +410,30 @@ export class SqliteReplayStore implements ReplayStore {
 
   /**
    * Under the write lock of this store's own transaction, before anything is written: reads the rows
-   * other connections appended since the last id seen (one read of the log's sequence when there are
-   * none). A sequence below the last id seen is a log that went back (a file restored in place): the
-   * index is read again whole rather than trusted.
+   * other connections appended since the last id seen (one read of the log's sequence and of the
+   * anchor's row when there are none). A log that went back (a file restored in place, rows deleted and
+   * the sequence lowered) is read again whole rather than trusted.
    */
-  private catchUp(): void {
-    const top = this.logSequence();
-    if (top === this.lastSeenId) return;
-    if (top < this.lastSeenId) {
+  private catchUp(nowMs: number): void {
+    const [top, atAnchor] = this.logState();
+    if (this.wentBack(top, atAnchor)) {
       this.known.clear();
       this.lastSeenId = 0;
+      this.anchor = undefined;
+    } else if (top === this.lastSeenId) {
+      return;
     }
     this.readLog(this.lastSeenId);
     this.lastSeenId = top; // ids up to it that were not read were deleted (expired)
+    this.holdIndexBound(nowMs);
+  }
+
+  /**
+   * Whether the log is not the one this store read: its sequence is below the last id seen, or the
+   * anchor's id now holds another key (its row gone is no sign: expired rows are deleted).
+   */
+  private wentBack(top: number, atAnchor: string | null): boolean {
+    return top < this.lastSeenId || (atAnchor !== null && atAnchor !== this.anchor?.key);
   }
 
   /**
@@ -426,26 +444,43 @@ export class SqliteReplayStore implements ReplayStore {
    */
   private unseenRows(): Map<string, LoggedRecord> {
     const rows = new Map<string, LoggedRecord>();
-    const after = this.logSequence() < this.lastSeenId ? 0 : this.lastSeenId;
+    const [top, atAnchor] = this.logState();
+    const after = this.wentBack(top, atAnchor) ? 0 : this.lastSeenId;
     for (const [id, key, firstSeenAtMs, expiresAtMs] of this.logAfter(after))
       rows.set(key, { id, firstSeenAtMs, expiresAtMs });
     return rows;
   }
 
+  /**
+   * Keeps the index bounded by the log when other connections delete rows (their sweeps) and this store
+   * does not sweep often or at all: once the index has doubled since the last look, an index larger than
+   * the table drops its expired records (a whole scan, so amortised over the records that doubled it).
+   */
+  private holdIndexBound(nowMs: number): void {
+    if (this.known.size < this.boundCheckAt) return;
+    if (this.known.size > this.db.rowCount('replay_records')) this.known.forgetExpired(nowMs);
+    this.boundCheckAt = Math.max(MIN_BOUND_CHECK, 2 * this.known.size);
+  }
+
   /** After the commit of this store's own transaction: its records join the index. */
   private committed(appended: ReadonlyMap<string, LoggedRecord>, nowMs: number): void {
     for (const [key, record] of appended) {
-      this.remember(key, record);
-      if (record.id > this.lastSeenId) this.lastSeenId = record.id;
+      this.known.set(key, record);
+      if (record.id > this.lastSeenId) {
+        this.lastSeenId = record.id;
+        this.anchor = { id: record.id, key };
+      }
     }
-    this.forgetExpiredOldest(nowMs);
+    this.known.forgetExpiredOldest(nowMs);
+    this.holdIndexBound(nowMs);
   }
 
   /** Reads the log's rows above `afterId` into the index; returns the highest id read (or `afterId`). */
   private readLog(afterId: number): number {
     let last = afterId;
     for (const [id, key, firstSeenAtMs, expiresAtMs] of this.logAfter(afterId)) {
-      this.remember(key, { id, firstSeenAtMs, expiresAtMs });
+      this.known.set(key, { id, firstSeenAtMs, expiresAtMs });
+      this.anchor = { id, key };
       last = id;
     }
     return last;
@@ -458,26 +493,15 @@ export class SqliteReplayStore implements ReplayStore {
       .iterate(afterId) as IterableIterator<LogRow>;
   }
 
-  /** The highest id the log ever gave (0 before its first record). */
-  private logSequence(): number {
-    return (
-      (this.db.statement("SELECT seq FROM sqlite_sequence WHERE name = 'replay_records'").pluck().get() as
-        number | undefined) ?? 0
-    );
-  }
-
-  /** Sets `key`'s newest record, moved to the Map's end (so that its order stays close to expiry order). */
-  private remember(key: string, record: LoggedRecord): void {
-    this.known.delete(key);
-    this.known.set(key, record);
-  }
-
-  /** Drops expired records from the index's oldest end: O(1) per record, each dropped once. */
-  private forgetExpiredOldest(nowMs: number): void {
-    for (const [key, record] of this.known) {
-      if (record.expiresAtMs > nowMs) return;
-      this.known.delete(key);
-    }
+  /** The highest id the log ever gave (0 before its first record), and the key the anchor's id holds now. */
+  private logState(): [top: number, atAnchor: string | null] {
+    const [top, atAnchor] = this.db
+      .statement(
+        "SELECT (SELECT seq FROM sqlite_sequence WHERE name = 'replay_records'), (SELECT key FROM replay_records WHERE id = ?)",
+      )
+      .raw()
+      .get(this.anchor?.id ?? 0) as [number | null, string | null];
+    return [top ?? 0, atAnchor];
   }
 
   /**
@@ -487,8 +511,7 @@ export class SqliteReplayStore implements ReplayStore {
    */
   sweep(nowMs: number): number {
     const removed = this.deleteExpired(nowMs);
-    if (this.known.size > this.db.rowCount('replay_records'))
-      for (const [key, record] of this.known) if (record.expiresAtMs <= nowMs) this.known.delete(key);
+    if (this.known.size > this.db.rowCount('replay_records')) this.known.forgetExpired(nowMs);
     return removed;
   }
 
@@ -498,11 +521,8 @@ export class SqliteReplayStore implements ReplayStore {
       .statement('DELETE FROM replay_records WHERE expires_at_ms <= ? RETURNING key')
       .pluck()
       .all(nowMs) as string[];
-    for (const key of keys) {
-      const record = this.known.get(key);
-      // Only an expired record goes (a key recorded again since has a live one).
-      if (record && record.expiresAtMs <= nowMs) this.known.delete(key);
-    }
+    // Only an expired record goes (a key recorded again since has a live one).
+    for (const key of keys) this.known.forgetIfExpired(key, nowMs);
     return keys.length;
   }
 

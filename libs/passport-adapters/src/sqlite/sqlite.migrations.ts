@@ -154,13 +154,17 @@ export function migrate(db: Database.Database): SchemaMigration {
         '(do not delete it or restore an old backup: used lines and closed sessions would be accepted again)',
     );
   }
+  // The first version this connection migrated from: a process starting beside another that applied the
+  // migrations first reports nothing done (a probe saw both report, and log, the same migration).
+  let from: number | undefined;
   for (let version = current; version < MIGRATIONS.length; version++) {
     // IMMEDIATE: two processes starting together must not both apply the same migration.
     db.transaction(() => {
       if ((db.pragma('user_version', { simple: true }) as number) !== version) return;
       db.exec(MIGRATIONS[version]);
       db.pragma(`user_version = ${version + 1}`);
+      from ??= version;
     }).immediate();
   }
-  return { from: current, to: MIGRATIONS.length };
+  return { from: from ?? MIGRATIONS.length, to: MIGRATIONS.length };
 }
