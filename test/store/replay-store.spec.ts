@@ -473,6 +473,34 @@ describe('ReplayStore (sqlite): the log and each connection index of it', () => 
     expect(indexed()).toBeLessThanOrEqual(2 * 4096);
   });
 
+  // A probe: one statement deleting 500 000 expired rows stopped the event loop for ~1 s.
+  it('the background sweep deletes expired rows 2000 at a time, the event loop turning between steps', async () => {
+    const db = connect();
+    const filler = storeOn(db);
+    const now = Date.now();
+    await Promise.all(
+      Array.from({ length: 5000 }, (_, i) => filler.recordIfAbsent(`k|${i}`, now - 10_000, now - 5000)),
+    );
+    await filler.recordIfAbsent('live|1', now, now + 60_000);
+    const counts = new Set<number>();
+    let polling = true;
+    const poll = () => {
+      counts.add(db.rowCount('replay_records'));
+      if (polling) setImmediate(poll);
+    };
+    poll();
+    const sweeping = new SqliteReplayStore(db, { sweepIntervalMs: 20 });
+    stores.push(sweeping);
+    while (db.rowCount('replay_records') > 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    polling = false;
+    expect([...counts].sort((a, b) => b - a)).toEqual([5001, 3001, 1001, 1]);
+    expect(await sweeping.recordIfAbsent('live|1', now, now + 60_000)).toEqual({
+      recorded: false,
+      firstSeenAtMs: now,
+    });
+    expect(await sweeping.recordIfAbsent('k|1', now, now + 60_000)).toEqual({ recorded: true });
+  });
+
   it('reads a log of many records when it opens, and forgets expired ones in its sweep', async () => {
     const db = connect();
     const writer = storeOn(db);

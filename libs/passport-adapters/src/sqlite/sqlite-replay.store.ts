@@ -54,6 +54,9 @@ export const DEFAULT_REPLAY_MAX_ENTRIES = 1_000_000;
  */
 export const DEFAULT_REPLAY_COMMIT_INTERVAL_MS = 1;
 
+/** Expired rows the background sweep deletes in one statement before the event loop turns. */
+const SWEEP_STEP_ROWS = 2000;
+
 /** The least index size at which the index is compared with the table (holdIndexBound). */
 const MIN_BOUND_CHECK = 4096;
 
@@ -156,6 +159,10 @@ export class SqliteReplayStore implements ReplayStore {
   /** Index size at which it is next compared with the table (a whole scan, amortised by doubling). */
   private boundCheckAt = MIN_BOUND_CHECK;
   private readonly clock: Clock;
+  private readonly onSweepError: (error: unknown) => void;
+  /** A background sweep's steps are under way. */
+  private sweeping = false;
+  private disposed = false;
 
   constructor(
     private readonly db: SqliteDatabase,
@@ -176,11 +183,40 @@ export class SqliteReplayStore implements ReplayStore {
     } catch {
       this.lastSeenId = 0;
     }
+    this.onSweepError = options.onSweepError ?? (() => undefined);
     this.sweeper = startPeriodicSweep(
-      () => this.sweep(clock.nowMs()),
+      () => this.sweepInSteps(clock.nowMs()),
       options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS,
       options.onSweepError,
     );
+  }
+
+  /**
+   * The background sweep: the expired rows are deleted `SWEEP_STEP_ROWS` at a time, the event loop
+   * turning between steps. One statement for all of them stopped it for ~1 s at 500 000 expired rows (a
+   * probe), which a minute's expiries reach at ~8 000 verifies/s.
+   */
+  private sweepInSteps(nowMs: number): void {
+    if (this.sweeping) return;
+    this.sweeping = true;
+    const step = (): void => {
+      try {
+        if (
+          !this.disposed &&
+          this.db.isOpen &&
+          this.deleteExpired(nowMs, SWEEP_STEP_ROWS) === SWEEP_STEP_ROWS
+        ) {
+          setImmediate(step);
+          return;
+        }
+        if (!this.disposed && this.db.isOpen && this.known.size > this.db.rowCount('replay_records'))
+          this.known.forgetExpired(nowMs);
+      } catch (error) {
+        this.onSweepError(error);
+      }
+      this.sweeping = false;
+    };
+    step();
   }
 
   recordIfAbsent(
@@ -516,11 +552,20 @@ export class SqliteReplayStore implements ReplayStore {
   }
 
   /** Deletes expired rows, dropping their keys' expired records from the index; returns how many. */
-  private deleteExpired(nowMs: number): number {
-    const keys = this.db
-      .statement('DELETE FROM replay_records WHERE expires_at_ms <= ? RETURNING key')
-      .pluck()
-      .all(nowMs) as string[];
+  private deleteExpired(nowMs: number, limit?: number): number {
+    const keys = (
+      limit === undefined
+        ? this.db
+            .statement('DELETE FROM replay_records WHERE expires_at_ms <= ? RETURNING key')
+            .pluck()
+            .all(nowMs)
+        : this.db
+            .statement(
+              'DELETE FROM replay_records WHERE id IN (SELECT id FROM replay_records WHERE expires_at_ms <= ? LIMIT ?) RETURNING key',
+            )
+            .pluck()
+            .all(nowMs, limit)
+    ) as string[];
     // Only an expired record goes (a key recorded again since has a live one).
     for (const key of keys) this.known.forgetIfExpired(key, nowMs);
     return keys.length;
@@ -545,6 +590,7 @@ export class SqliteReplayStore implements ReplayStore {
   /** Stops the background sweep and decides queued calls (the database is closed by its owner). */
   dispose(): void {
     this.sweeper.stop();
+    this.disposed = true;
     // Calls still queued are decided now, while the database is open (their owner closes it right
     // after); a waiting commit timer is cleared, and a scheduled end-of-turn flush finds nothing to do.
     this.flush();
