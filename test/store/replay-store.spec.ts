@@ -462,7 +462,7 @@ describe('ReplayStore (sqlite): the log and each connection index of it', () => 
     await idle.recordIfAbsent('long|1', 0, 86_400_000);
     let n = 0;
     for (let round = 0; round < 6; round++) {
-      const nowMs = 10_000 * (round + 1);
+      const nowMs = 100_000 * (round + 1); // a round's records are forgotten a minute after they expire
       await Promise.all(
         Array.from({ length: 3000 }, () => sweeper.recordIfAbsent(`k|${n++}`, nowMs, nowMs + 5000)),
       );
@@ -479,7 +479,7 @@ describe('ReplayStore (sqlite): the log and each connection index of it', () => 
     const filler = storeOn(db);
     const now = Date.now();
     await Promise.all(
-      Array.from({ length: 5000 }, (_, i) => filler.recordIfAbsent(`k|${i}`, now - 10_000, now - 5000)),
+      Array.from({ length: 5000 }, (_, i) => filler.recordIfAbsent(`k|${i}`, now - 200_000, now - 120_000)),
     );
     await filler.recordIfAbsent('live|1', now, now + 60_000);
     const counts = new Set<number>();
@@ -499,6 +499,27 @@ describe('ReplayStore (sqlite): the log and each connection index of it', () => 
       firstSeenAtMs: now,
     });
     expect(await sweeping.recordIfAbsent('k|1', now, now + 60_000)).toEqual({ recorded: true });
+  });
+
+  // Found by a probe: a call decided late (waiting for the write lock) with the time it was made found
+  // nothing, because another process's sweep had deleted the record by the wall clock, and the key was
+  // accepted twice. The background sweep deletes a record, and the index forgets it, a minute after expiry.
+  it('the background sweep leaves a record a minute past its expiry, for a decision made late with an earlier time', async () => {
+    let wallMs = 0;
+    const clock = { nowMs: () => wallMs };
+    const db = connect();
+    const sweeping = new SqliteReplayStore(db, { sweepIntervalMs: 10, clock });
+    stores.push(sweeping);
+    const late = storeOn(connect());
+    await sweeping.recordIfAbsent('k|1', 1000, 5000);
+    const ticks = () => new Promise((resolve) => setTimeout(resolve, 60));
+    wallMs = 5000 + 59_000;
+    await ticks();
+    expect(db.rowCount('replay_records')).toBe(1);
+    expect(await late.recordIfAbsent('k|1', 4999, 9000)).toEqual({ recorded: false, firstSeenAtMs: 1000 });
+    wallMs = 5000 + 60_000;
+    await ticks();
+    expect(db.rowCount('replay_records')).toBe(0);
   });
 
   it('reads a log of many records when it opens, and forgets expired ones in its sweep', async () => {

@@ -54,6 +54,15 @@ export const DEFAULT_REPLAY_MAX_ENTRIES = 1_000_000;
  */
 export const DEFAULT_REPLAY_COMMIT_INTERVAL_MS = 1;
 
+/**
+ * How long after its expiry the background sweep deletes a record and the index forgets it: a decision
+ * may run seconds after the time it decides at (a call waits up to busy_timeout, 5 s, for the write lock),
+ * and must still find a record that was live at that time (a probe saw a late call, with the record
+ * swept by another process by the wall clock, accept a key twice). Refusals at the cap, and `sweep`
+ * called directly, go by the time given.
+ */
+export const EXPIRED_GRACE_MS = 60_000;
+
 /** Expired rows the background sweep deletes in one statement before the event loop turns. */
 const SWEEP_STEP_ROWS = 2000;
 
@@ -199,18 +208,19 @@ export class SqliteReplayStore implements ReplayStore {
   private sweepInSteps(nowMs: number): void {
     if (this.sweeping) return;
     this.sweeping = true;
+    const expiredBy = nowMs - EXPIRED_GRACE_MS;
     const step = (): void => {
       try {
         if (
           !this.disposed &&
           this.db.isOpen &&
-          this.deleteExpired(nowMs, SWEEP_STEP_ROWS) === SWEEP_STEP_ROWS
+          this.deleteExpired(expiredBy, SWEEP_STEP_ROWS) === SWEEP_STEP_ROWS
         ) {
           setImmediate(step);
           return;
         }
         if (!this.disposed && this.db.isOpen && this.known.size > this.db.rowCount('replay_records'))
-          this.known.forgetExpired(nowMs);
+          this.known.forgetExpired(expiredBy);
       } catch (error) {
         this.onSweepError(error);
       }
@@ -494,7 +504,8 @@ export class SqliteReplayStore implements ReplayStore {
    */
   private holdIndexBound(nowMs: number): void {
     if (this.known.size < this.boundCheckAt) return;
-    if (this.known.size > this.db.rowCount('replay_records')) this.known.forgetExpired(nowMs);
+    if (this.known.size > this.db.rowCount('replay_records'))
+      this.known.forgetExpired(nowMs - EXPIRED_GRACE_MS);
     this.boundCheckAt = Math.max(MIN_BOUND_CHECK, 2 * this.known.size);
   }
 
@@ -507,7 +518,7 @@ export class SqliteReplayStore implements ReplayStore {
         this.anchor = { id: record.id, key };
       }
     }
-    this.known.forgetExpiredOldest(nowMs);
+    this.known.forgetExpiredOldest(nowMs - EXPIRED_GRACE_MS);
     this.holdIndexBound(nowMs);
   }
 
