@@ -19,9 +19,10 @@
  * records; usually none, found by one read of the log's sequence), then checks the key against its index
  * and the transaction's own new records, then appends. Ids are never given twice (AUTOINCREMENT) and
  * writers take turns, so the rows above the last id seen are all a connection has not yet seen; a log
- * whose sequence went back (a file restored under this store) is read again whole. The index holds what
- * the log holds (about 150 bytes per record: 1 000 000 records, 150 MiB per process) and is read from the
- * file when the store opens.
+ * that went back (its sequence below the last id seen, or the newest row read now holding another key:
+ * a file restored under this store) is read again whole. The index holds what the log holds
+ * (ReplayLogIndex: about 117 bytes per record, 113 MiB per process at 1 000 000 records) and is read
+ * from the file when the store opens.
  *
  * Bounded without giving up protection: a background sweep deletes expired records, and a live record
  * is never evicted. An insert into a table holding `maxEntries` records (default 1 000 000, about
@@ -279,6 +280,7 @@ export class SqliteReplayStore implements ReplayStore {
    */
   immediate<T>(work: () => T): T {
     if (this.db.inTransaction) return this.db.immediate(work);
+    this.readAhead();
     return this.db.immediate(() => {
       this.catchUp(this.clock.nowMs());
       return work();
@@ -314,6 +316,7 @@ export class SqliteReplayStore implements ReplayStore {
     let outcome: RecordOutcome | Refusal;
     try {
       if (ownTransaction && !this.db.inTransaction) {
+        this.readAhead();
         const decided = this.db.immediate(() => this.decide([call], true));
         this.committed(decided.appended, call.nowMs);
         outcome = decided.outcomes[0];
@@ -358,6 +361,7 @@ export class SqliteReplayStore implements ReplayStore {
       const chunk = start === 0 && batch.length <= MAX_BATCH ? batch : batch.slice(start, start + MAX_BATCH);
       let outcomes: Array<RecordOutcome | Refusal>;
       try {
+        this.readAhead();
         const decided = this.db.immediate(() => this.decide(chunk, true));
         this.committed(decided.appended, chunk[0].nowMs);
         outcomes = decided.outcomes;
@@ -472,6 +476,21 @@ export class SqliteReplayStore implements ReplayStore {
     this.readLog(this.lastSeenId);
     this.lastSeenId = top; // ids up to it that were not read were deleted (expired)
     this.holdIndexBound(nowMs);
+  }
+
+  /**
+   * Before this store's own write transaction: reads the rows other connections appended since the last
+   * id seen outside the write lock, so that the transaction's catchUp reads only what was committed
+   * since (a review: a store deciding rarely beside busy ones read 200 000 rows in 278 ms under the
+   * lock, every other process's commits waiting). A read sees committed rows only, and ids are given in
+   * commit order (writers take turns), so it sees every row up to the highest it returns. A log that
+   * went back is left to catchUp, which reads it whole under the lock.
+   */
+  private readAhead(): void {
+    if (this.db.inTransaction) return;
+    const [top, atAnchor] = this.logState();
+    if (top === this.lastSeenId || this.wentBack(top, atAnchor)) return;
+    this.lastSeenId = this.readLog(this.lastSeenId);
   }
 
   /**

@@ -98,11 +98,11 @@ const MIGRATIONS: readonly string[] = [
   // The replay records become a log: rows appended in id order (AUTOINCREMENT: an id is never given
   // twice, so a reader that has seen every id up to n finds the rest above n), with no index on the key.
   // The key's unique index was the cost of a record on the verify path: each new key lands on a random
-  // leaf, so each record wrote one more 4 KiB page to the WAL and later to the file (store micro-bench:
-  // 15-18 µs of CPU per record against 7 appended). Exactly-once is decided under the write lock
-  // against each connection's index of the log (SqliteReplayStore), which is brought up to date from
-  // the ids above the last it saw before every decision. Rolling back to schema 7 - 1 restores the
-  // unique index first (docs/storage.md "Upgrading and rolling back").
+  // leaf, so each record wrote one more 4 KiB page to the WAL and later to the file (the store bench's
+  // verify-path record: 22.4-23.8 µs of CPU against 14.0-14.3 appended). Exactly-once is decided under
+  // the write lock against each connection's index of the log (SqliteReplayStore), which is brought up
+  // to date from the ids above the last it saw before every decision. Rolling back to schema 6 restores
+  // the unique index first (docs/storage.md "Upgrading and rolling back").
   `
   ALTER TABLE replay_records RENAME TO replay_records_keyed;
   CREATE TABLE replay_records (
