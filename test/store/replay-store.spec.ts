@@ -320,6 +320,17 @@ function holdWriteLock(db: SqliteDatabase): () => void {
   return () => db.statement('COMMIT').run();
 }
 
+/**
+ * Puts an older log in place through `db`, as a file restored under running stores would: the rows above
+ * `toId` deleted and the sequence set back to it.
+ */
+function putLogBack(db: SqliteDatabase, toId: number): void {
+  db.immediate(() => {
+    db.statement('DELETE FROM replay_records WHERE id > ?').run(toId);
+    db.statement("UPDATE sqlite_sequence SET seq = ? WHERE name = 'replay_records'").run(toId);
+  });
+}
+
 describe('ReplayStore (sqlite): the log and each connection index of it', () => {
   let dir: string;
   let file: string;
@@ -417,10 +428,7 @@ describe('ReplayStore (sqlite): the log and each connection index of it', () => 
     // Another connection puts an older log in place (as a file restored under the store would), then
     // records a key whose id (2) the store has already seen.
     const other = connect();
-    other.immediate(() => {
-      other.statement('DELETE FROM replay_records').run();
-      other.statement("UPDATE sqlite_sequence SET seq = 1 WHERE name = 'replay_records'").run();
-    });
+    putLogBack(other, 1);
     await storeOn(other).recordIfAbsent('new|1', 3000, 60_000);
     expect(other.statement("SELECT id FROM replay_records WHERE key = 'new|1'").pluck().get()).toBe(2);
     expect(await store.recordIfAbsent('new|1', 4000, 60_000)).toEqual({
@@ -439,10 +447,7 @@ describe('ReplayStore (sqlite): the log and each connection index of it', () => 
     for (let i = 1; i <= 5; i++) await lagging.recordIfAbsent(`old|${i}`, 1000, 60_000);
     const admin = connect();
     const writer = storeOn(admin); // has read ids 1..5 too
-    admin.immediate(() => {
-      admin.statement('DELETE FROM replay_records').run();
-      admin.statement("UPDATE sqlite_sequence SET seq = 0 WHERE name = 'replay_records'").run();
-    });
+    putLogBack(admin, 0);
     // The writer notices (0 < 5), reads the log again and records ten keys: ids 1..10.
     for (let i = 1; i <= 10; i++) await writer.recordIfAbsent(`new|${i}`, 2000, 60_000);
     for (let i = 1; i <= 10; i++)
@@ -458,10 +463,7 @@ describe('ReplayStore (sqlite): the log and each connection index of it', () => 
     const store = storeOn(connect());
     for (let i = 1; i <= 10; i++) await store.recordIfAbsent(`old|${i}`, 1000, 60_000);
     const admin = connect();
-    admin.immediate(() => {
-      admin.statement('DELETE FROM replay_records WHERE id > 5').run();
-      admin.statement("UPDATE sqlite_sequence SET seq = 5 WHERE name = 'replay_records'").run();
-    });
+    putLogBack(admin, 5);
     const writer = storeOn(admin);
     for (let i = 1; i <= 5; i++) await writer.recordIfAbsent(`new|${i}`, 2000, 60_000); // ids 6..10
     for (let i = 1; i <= 5; i++)
@@ -492,10 +494,7 @@ describe('ReplayStore (sqlite): the log and each connection index of it', () => 
     const store = storeOn(db);
     for (let i = 1; i <= 5; i++) await store.recordIfAbsent(`old|${i}`, 1000, 60_000);
     const other = connect();
-    other.immediate(() => {
-      other.statement('DELETE FROM replay_records').run();
-      other.statement("UPDATE sqlite_sequence SET seq = 1 WHERE name = 'replay_records'").run();
-    });
+    putLogBack(other, 1);
     await storeOn(other).recordIfAbsent('new|1', 3000, 60_000); // id 2
     expect(db.immediate(() => store.recordInTransaction('new|1', 4000, 60_000))).toEqual({
       recorded: false,

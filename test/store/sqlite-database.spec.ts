@@ -31,6 +31,25 @@ function open(options?: { busyTimeoutMs?: number }): SqliteDatabase {
   return db;
 }
 
+/**
+ * 2000 replay records written as an older build wrote them, in random key order: owner a (live until
+ * 10 000), owner b (expired at 5000), none (a login challenge). Returns the keys in the order written.
+ */
+function insertOldReplayRecords(raw: Database.Database): string[] {
+  const insert = raw.prepare(
+    'INSERT INTO replay_records (key, first_seen_ms, expires_at_ms, owner) VALUES (?, ?, ?, ?)',
+  );
+  const keys: string[] = [];
+  raw.transaction(() => {
+    for (let i = 0; i < 2000; i++) {
+      const key = `${['aaaaaaaaaaaa', 'bbbbbbbbbbbb', 'login'][i % 3]}|${randomBytes(16).toString('hex')}`;
+      keys.push(key);
+      insert.run(key, 1000 + i, i % 3 === 1 ? 5000 : 10_000, i % 3 === 2 ? null : key.slice(0, 12));
+    }
+  })();
+  return keys;
+}
+
 /** The named (not automatic) indexes of `table` in the file, in name order. */
 function indexesOf(check: Database.Database, table: string): string[] {
   return check
@@ -293,18 +312,7 @@ describe('SqliteDatabase', () => {
       'CREATE INDEX replay_records_owner_expiry ON replay_records (owner, expires_at_ms) WHERE owner IS NOT NULL',
     );
     raw.pragma('user_version = 4');
-    // 2000 records in random key order: owner a (live until 10 000), owner b (expired at 5000), none.
-    const insert = raw.prepare(
-      'INSERT INTO replay_records (key, first_seen_ms, expires_at_ms, owner) VALUES (?, ?, ?, ?)',
-    );
-    const keys: string[] = [];
-    raw.transaction(() => {
-      for (let i = 0; i < 2000; i++) {
-        const key = `${['aaaaaaaaaaaa', 'bbbbbbbbbbbb', 'login'][i % 3]}|${randomBytes(16).toString('hex')}`;
-        keys.push(key);
-        insert.run(key, 1000 + i, i % 3 === 1 ? 5000 : 10_000, i % 3 === 2 ? null : key.slice(0, 12));
-      }
-    })();
+    const keys = insertOldReplayRecords(raw);
     raw.close();
 
     const db = open();
@@ -478,17 +486,7 @@ describe('SqliteDatabase', () => {
         DELETE FROM replay_owner_counts WHERE owner = OLD.owner AND n <= 0;
       END;`);
     raw.pragma('user_version = 6');
-    const insert = raw.prepare(
-      'INSERT INTO replay_records (key, first_seen_ms, expires_at_ms, owner) VALUES (?, ?, ?, ?)',
-    );
-    const keys: string[] = [];
-    raw.transaction(() => {
-      for (let i = 0; i < 2000; i++) {
-        const key = `${['aaaaaaaaaaaa', 'bbbbbbbbbbbb', 'login'][i % 3]}|${randomBytes(16).toString('hex')}`;
-        keys.push(key);
-        insert.run(key, 1000 + i, i % 3 === 1 ? 5000 : 10_000, i % 3 === 2 ? null : key.slice(0, 12));
-      }
-    })();
+    const keys = insertOldReplayRecords(raw);
     raw.close();
 
     const db = open();
