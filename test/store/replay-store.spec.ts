@@ -120,7 +120,7 @@ describe('ReplayStore (sqlite): calls of one event-loop turn share one transacti
   });
 
   it("an owner's quota counts the batch's own records, and its expired records make room mid-batch", async () => {
-    const quoted = new SqliteReplayStore(db, { sweepIntervalMs: 0 });
+    const quoted = new SqliteReplayStore(db, { sweepIntervalMs: 0, expiredGraceMs: 0 });
     const o = { owner: 'o', maxPerOwner: 2 };
     await quoted.recordIfAbsent('expired', 100, 500, o);
     const results = await Promise.allSettled([
@@ -148,7 +148,7 @@ describe('ReplayStore (sqlite): calls of one event-loop turn share one transacti
   });
 
   it('an owner at its bound sweeps expired records of every owner through the expiry index, never a live one, and the counts stay exact', async () => {
-    const quoted = new SqliteReplayStore(db, { sweepIntervalMs: 0 });
+    const quoted = new SqliteReplayStore(db, { sweepIntervalMs: 0, expiredGraceMs: 0 });
     const o = { owner: 'o', maxPerOwner: 2 };
     const p = { owner: 'p', maxPerOwner: 5 };
     await Promise.all([
@@ -341,8 +341,9 @@ describe('ReplayStore (sqlite): the log and each connection index of it', () => 
     opened.push(db);
     return db;
   };
-  const storeOn = (db: SqliteDatabase) => {
-    const store = new SqliteReplayStore(db, { sweepIntervalMs: 0, commitIntervalMs: 0 });
+  // Times counted exactly (no grace after expiry) unless a test asks for the default grace.
+  const storeOn = (db: SqliteDatabase, options: { expiredGraceMs?: number } = { expiredGraceMs: 0 }) => {
+    const store = new SqliteReplayStore(db, { sweepIntervalMs: 0, commitIntervalMs: 0, ...options });
     stores.push(store);
     return store;
   };
@@ -504,7 +505,7 @@ describe('ReplayStore (sqlite): the log and each connection index of it', () => 
 
   // Review: the index forgetting a live record (in the sweep's deletes or its whole scan) went unnoticed.
   it("the sweep deleting an expired row of a key recorded again since keeps the key's live record", async () => {
-    const store = storeOn(connect());
+    const store = storeOn(connect(), {}); // the default grace
     await store.recordIfAbsent('k|1', 1000, 2000); // id 1
     // A minute past its expiry the index forgets it at a commit; its row stays for the sweep.
     await store.recordIfAbsent('other|1', 70_000, 200_000);
@@ -529,7 +530,7 @@ describe('ReplayStore (sqlite): the log and each connection index of it', () => 
   });
 
   it('records a minute past their expiry leave the index at a commit, without a sweep; a key recorded again moves to its end', async () => {
-    const store = storeOn(connect());
+    const store = storeOn(connect(), {}); // the default grace
     const indexed = () => (store as unknown as { known: { size: number } }).known.size;
     await store.recordIfAbsent('k|1', 1000, 2000);
     await Promise.all(Array.from({ length: 20 }, (_, i) => store.recordIfAbsent(`s|${i}`, 1000, 2600)));
@@ -612,6 +613,73 @@ describe('ReplayStore (sqlite): the log and each connection index of it', () => 
     expect(await late.recordIfAbsent('k|1', 4999, 9000)).toEqual({ recorded: false, firstSeenAtMs: 1000 });
     wallMs = 5000 + 60_000;
     await until(() => key('k|1') === 0);
+  });
+
+  // Found by a second probe: making room at a sender's quota (or the cap) deleted records by the call's
+  // time, so a call made earlier and decided later found nothing and recorded a live key again (14 of 30
+  // keys with a transaction holding the lock 2.5 s). Room is made only from records past the grace.
+  it("making room at a sender's quota or the cap leaves a record within its grace, for a call made before it expired", async () => {
+    const quotaStore = storeOn(connect(), {}); // the default grace
+    const late = storeOn(connect(), {});
+    await quotaStore.recordIfAbsent('K|1', 1000, 2000);
+    await quotaStore.recordIfAbsent('o|1', 1000, 2000, { owner: 'o', maxPerOwner: 1 });
+    // o is at its quota at 3000; its expired record is within the grace, so it still counts.
+    await expect(
+      quotaStore.recordIfAbsent('o|2', 3000, 9000, { owner: 'o', maxPerOwner: 1 }),
+    ).rejects.toMatchObject({ code: 'REPLAY_QUOTA_EXCEEDED' });
+    expect(await late.recordIfAbsent('K|1', 1500, 9000)).toEqual({ recorded: false, firstSeenAtMs: 1000 });
+    // The cap (2: K|1 and o|1, both expired, within the grace): no room is made either.
+    const capped = new SqliteReplayStore(connect(), { sweepIntervalMs: 0, maxEntries: 2 });
+    stores.push(capped);
+    await expect(capped.recordIfAbsent('x|1', 3000, 9000)).rejects.toMatchObject({
+      code: 'REPLAY_STORE_FULL',
+    });
+    expect(await late.recordIfAbsent('K|1', 1500, 9000)).toEqual({ recorded: false, firstSeenAtMs: 1000 });
+    // A minute past, the quota makes room.
+    expect(await quotaStore.recordIfAbsent('o|2', 62_001, 90_000, { owner: 'o', maxPerOwner: 1 })).toEqual({
+      recorded: true,
+    });
+  });
+
+  // Found by a second probe: a store deciding only in transactions begun with its `immediate` (the login
+  // recorder's way) read others' rows ahead of the lock and never compared its index with the table.
+  it('a store recording only in its own `immediate` transactions keeps its index bounded when another connection sweeps', async () => {
+    const sweeper = storeOn(connect());
+    const db = connect();
+    const logins = storeOn(db);
+    const indexed = () => (logins as unknown as { known: { size: number } }).known.size;
+    logins.immediate(() => logins.recordInTransaction('long|1', 0, 86_400_000)); // pins the oldest end
+    let n = 0;
+    for (let round = 0; round < 6; round++) {
+      const nowMs = 100_000 * (round + 1);
+      await Promise.all(
+        Array.from({ length: 3000 }, () => sweeper.recordIfAbsent(`k|${n++}`, nowMs, nowMs + 5000)),
+      );
+      logins.immediate(() => logins.recordInTransaction(`login|${round}`, nowMs, nowMs + 5000));
+      sweeper.sweep(nowMs + 5000);
+    }
+    expect(indexed()).toBeLessThanOrEqual(2 * 4096);
+  });
+
+  // Found by a second probe: a store that moved past deleted rows kept its anchor on an older row, so a
+  // log put back to just after the anchor and written past the store's last id went unnoticed.
+  it('a log written again over ids a store moved past when their rows were gone is noticed', async () => {
+    const p = storeOn(connect());
+    await p.recordIfAbsent('a|1', 1000, 60_000); // id 1: p's anchor
+    const q = storeOn(connect());
+    await q.recordIfAbsent('e|1', 1000, 2000); // ids 2, 3, expired and swept
+    await q.recordIfAbsent('e|2', 1000, 2000);
+    q.sweep(3000);
+    expect(await p.recordIfAbsent('a|1', 4000, 60_000)).toMatchObject({ recorded: false }); // p moves to 3
+    const admin = connect();
+    putLogBack(admin, 1);
+    const r = storeOn(admin);
+    for (let i = 1; i <= 3; i++) await r.recordIfAbsent(`v|${i}`, 5000, 60_000); // ids 2..4
+    for (let i = 1; i <= 3; i++)
+      expect(await p.recordIfAbsent(`v|${i}`, 6000, 60_000)).toEqual({
+        recorded: false,
+        firstSeenAtMs: 5000,
+      });
   });
 
   it('reads a log of many records when it opens, and forgets expired ones in its sweep', async () => {

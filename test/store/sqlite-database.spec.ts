@@ -340,7 +340,7 @@ describe('SqliteDatabase', () => {
       { owner: 'bbbbbbbbbbbb', n: 667 },
     ]);
 
-    const replay = new SqliteReplayStore(db, { sweepIntervalMs: 0 });
+    const replay = new SqliteReplayStore(db, { sweepIntervalMs: 0, expiredGraceMs: 0 });
     // Every kept live record is still a replay; a kept expired one may be recorded again.
     for (let i = 0; i < 2000; i += 3)
       expect(replay.recordIfAbsentSync(keys[i], 6000, 20_000)).toEqual({
@@ -515,7 +515,7 @@ describe('SqliteDatabase', () => {
     expect(indexesOf(check, 'replay_records')).toEqual(['replay_records_expiry']);
     check.close();
 
-    const store = new SqliteReplayStore(db, { sweepIntervalMs: 0 });
+    const store = new SqliteReplayStore(db, { sweepIntervalMs: 0, expiredGraceMs: 0 });
     const quota = { owner: 'aaaaaaaaaaaa', maxPerOwner: 10_000 };
     expect(await store.recordIfAbsent(keys[0], 6000, 10_000, quota)).toEqual({
       recorded: false,

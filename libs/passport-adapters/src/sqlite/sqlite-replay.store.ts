@@ -56,11 +56,12 @@ export const DEFAULT_REPLAY_MAX_ENTRIES = 1_000_000;
 export const DEFAULT_REPLAY_COMMIT_INTERVAL_MS = 1;
 
 /**
- * How long after its expiry the background sweep deletes a record and the index forgets it: a decision
- * may run seconds after the time it decides at (a call waits up to busy_timeout, 5 s, for the write lock),
- * and must still find a record that was live at that time (a probe saw a late call, with the record
- * swept by another process by the wall clock, accept a key twice). Refusals at the cap, and `sweep`
- * called directly, go by the time given.
+ * The default of `expiredGraceMs`: how long after its expiry a record is deleted (by the sweeps, and to
+ * make room at the cap or a sender's quota) and forgotten by the index. A decision may run seconds
+ * after the time it decides at (a call waits up to busy_timeout, 5 s, for the write lock; a verification
+ * takes its time before its chain reads), and must still find a record that was live at that time:
+ * probes saw late calls accept keys twice when the record had been deleted by a later time, by another
+ * process's sweep or by a call making room at its sender's quota.
  */
 export const EXPIRED_GRACE_MS = 60_000;
 
@@ -140,6 +141,11 @@ export interface SqliteReplayStoreOptions extends SqliteStoreOptions {
    * was found in place of the old) nothing is recorded, and every call throws `RecordingPausedError`.
    */
   readonly history?: Pick<SqliteStoreHistory, 'problem' | 'holdRemainingMs'>;
+  /**
+   * Milliseconds after its expiry that a record may be deleted or forgotten (default `EXPIRED_GRACE_MS`,
+   * 60 000; 0 deletes at expiry, as the port's contract counts time). Until then it still takes room.
+   */
+  readonly expiredGraceMs?: number;
 }
 
 export class SqliteReplayStore implements ReplayStore {
@@ -169,6 +175,7 @@ export class SqliteReplayStore implements ReplayStore {
   /** Index size at which it is next compared with the table (a whole scan, amortised by doubling). */
   private boundCheckAt = MIN_BOUND_CHECK;
   private readonly clock: Clock;
+  private readonly expiredGraceMs: number;
   private readonly onSweepError: (error: unknown) => void;
   /** A background sweep's steps are under way. */
   private sweeping = false;
@@ -183,6 +190,9 @@ export class SqliteReplayStore implements ReplayStore {
     this.history = options.history;
     if (!Number.isFinite(this.commitIntervalMs) || this.commitIntervalMs < 0)
       throw new RangeError('commitIntervalMs must be a non-negative number');
+    this.expiredGraceMs = options.expiredGraceMs ?? EXPIRED_GRACE_MS;
+    if (!Number.isFinite(this.expiredGraceMs) || this.expiredGraceMs < 0)
+      throw new RangeError('expiredGraceMs must be a non-negative number');
     const clock = (this.clock = options.clock ?? systemClock);
     // The whole log, read outside any write transaction: the first decision reads what came after it.
     // A log that cannot be read (corrupt pages) is read again by the first decision, which then fails
@@ -209,7 +219,7 @@ export class SqliteReplayStore implements ReplayStore {
   private sweepInSteps(nowMs: number): void {
     if (this.sweeping) return;
     this.sweeping = true;
-    const expiredBy = nowMs - EXPIRED_GRACE_MS;
+    const expiredBy = nowMs - this.expiredGraceMs;
     const step = (): void => {
       try {
         if (
@@ -465,12 +475,14 @@ export class SqliteReplayStore implements ReplayStore {
    * the sequence lowered) is read again whole rather than trusted.
    */
   private catchUp(nowMs: number): void {
-    const [top, atAnchor] = this.logState();
-    if (this.wentBack(top, atAnchor)) {
+    const state = this.logState();
+    const [top] = state;
+    if (this.wentBack(state)) {
       this.known.clear();
       this.lastSeenId = 0;
       this.anchor = undefined;
     } else if (top === this.lastSeenId) {
+      this.holdIndexBound(nowMs); // what readAhead read counts too
       return;
     }
     this.readLog(this.lastSeenId);
@@ -488,17 +500,20 @@ export class SqliteReplayStore implements ReplayStore {
    */
   private readAhead(): void {
     if (this.db.inTransaction) return;
-    const [top, atAnchor] = this.logState();
-    if (top === this.lastSeenId || this.wentBack(top, atAnchor)) return;
+    const state = this.logState();
+    const [top] = state;
+    if (top === this.lastSeenId || this.wentBack(state)) return;
     this.lastSeenId = this.readLog(this.lastSeenId);
+    this.holdIndexBound(this.clock.nowMs());
   }
 
   /**
-   * Whether the log is not the one this store read: its sequence is below the last id seen, or the
-   * anchor's id now holds another key (its row gone is no sign: expired rows are deleted).
+   * Whether the log is not the one this store read: its sequence is below the last id seen, the
+   * anchor's id now holds another key (its row gone is no sign: expired rows are deleted), or a row
+   * exists between the anchor and the last id seen (ids this store moved past when their rows were gone).
    */
-  private wentBack(top: number, atAnchor: string | null): boolean {
-    return top < this.lastSeenId || (atAnchor !== null && atAnchor !== this.anchor?.key);
+  private wentBack([top, atAnchor, gapFilled]: [number, string | null, boolean]): boolean {
+    return top < this.lastSeenId || (atAnchor !== null && atAnchor !== this.anchor?.key) || gapFilled;
   }
 
   /**
@@ -509,8 +524,7 @@ export class SqliteReplayStore implements ReplayStore {
    */
   private unseenRows(): Map<string, LoggedRecord> {
     const rows = new Map<string, LoggedRecord>();
-    const [top, atAnchor] = this.logState();
-    const after = this.wentBack(top, atAnchor) ? 0 : this.lastSeenId;
+    const after = this.wentBack(this.logState()) ? 0 : this.lastSeenId;
     for (const [id, key, firstSeenAtMs, expiresAtMs] of this.logAfter(after))
       rows.set(key, { id, firstSeenAtMs, expiresAtMs });
     return rows;
@@ -524,7 +538,7 @@ export class SqliteReplayStore implements ReplayStore {
   private holdIndexBound(nowMs: number): void {
     if (this.known.size < this.boundCheckAt) return;
     if (this.known.size > this.db.rowCount('replay_records'))
-      this.known.forgetExpired(nowMs - EXPIRED_GRACE_MS);
+      this.known.forgetExpired(nowMs - this.expiredGraceMs);
     this.boundCheckAt = Math.max(MIN_BOUND_CHECK, 2 * this.known.size);
   }
 
@@ -537,7 +551,7 @@ export class SqliteReplayStore implements ReplayStore {
         this.anchor = { id: record.id, key };
       }
     }
-    this.known.forgetExpiredOldest(nowMs - EXPIRED_GRACE_MS);
+    this.known.forgetExpiredOldest(nowMs - this.expiredGraceMs);
     this.holdIndexBound(nowMs);
   }
 
@@ -559,15 +573,20 @@ export class SqliteReplayStore implements ReplayStore {
       .iterate(afterId) as IterableIterator<LogRow>;
   }
 
-  /** The highest id the log ever gave (0 before its first record), and the key the anchor's id holds now. */
-  private logState(): [top: number, atAnchor: string | null] {
-    const [top, atAnchor] = this.db
+  /**
+   * The highest id the log ever gave (0 before its first record); the key the anchor's id holds now; and
+   * whether a row now exists between the anchor and the last id seen, where every row had been deleted
+   * when this store moved past them (so one there was written again: the log went back).
+   */
+  private logState(): [top: number, atAnchor: string | null, gapFilled: boolean] {
+    const anchorId = this.anchor?.id ?? 0;
+    const [top, atAnchor, gapFilled] = this.db
       .statement(
-        "SELECT (SELECT seq FROM sqlite_sequence WHERE name = 'replay_records'), (SELECT key FROM replay_records WHERE id = ?)",
+        "SELECT (SELECT seq FROM sqlite_sequence WHERE name = 'replay_records'), (SELECT key FROM replay_records WHERE id = ?), EXISTS (SELECT 1 FROM replay_records WHERE id > ? AND id <= ?)",
       )
       .raw()
-      .get(this.anchor?.id ?? 0) as [number | null, string | null];
-    return [top ?? 0, atAnchor];
+      .get(anchorId, anchorId, this.lastSeenId) as [number | null, string | null, number];
+    return [top ?? 0, atAnchor, gapFilled === 1];
   }
 
   /**
@@ -576,28 +595,32 @@ export class SqliteReplayStore implements ReplayStore {
    * at 1 000 000 records), so that it stays bounded by what the log holds.
    */
   sweep(nowMs: number): number {
-    const removed = this.deleteExpired(nowMs);
-    if (this.known.size > this.db.rowCount('replay_records')) this.known.forgetExpired(nowMs);
+    const expiredBy = nowMs - this.expiredGraceMs;
+    const removed = this.deleteExpired(expiredBy);
+    if (this.known.size > this.db.rowCount('replay_records')) this.known.forgetExpired(expiredBy);
     return removed;
   }
 
-  /** Deletes expired rows, dropping their keys' expired records from the index; returns how many. */
-  private deleteExpired(nowMs: number, limit?: number): number {
+  /**
+   * Deletes the rows expired by `expiredBy` (a time less the grace), dropping their keys' records from
+   * the index when expired by then too; returns how many.
+   */
+  private deleteExpired(expiredBy: number, limit?: number): number {
     const keys = (
       limit === undefined
         ? this.db
             .statement('DELETE FROM replay_records WHERE expires_at_ms <= ? RETURNING key')
             .pluck()
-            .all(nowMs)
+            .all(expiredBy)
         : this.db
             .statement(
               'DELETE FROM replay_records WHERE id IN (SELECT id FROM replay_records WHERE expires_at_ms <= ? LIMIT ?) RETURNING key',
             )
             .pluck()
-            .all(nowMs, limit)
+            .all(expiredBy, limit)
     ) as string[];
     // Only an expired record goes (a key recorded again since has a live one).
-    for (const key of keys) this.known.forgetIfExpired(key, nowMs);
+    for (const key of keys) this.known.forgetIfExpired(key, expiredBy);
     return keys.length;
   }
 
@@ -637,14 +660,14 @@ export class SqliteReplayStore implements ReplayStore {
     if (this.ownerCount(quota.owner) < quota.maxPerOwner) return undefined;
     // The count includes expired records not yet swept: sweep them before refusing (every owner's,
     // through the expiry index: no index by owner is kept, since it cost every insert a page write).
-    this.deleteExpired(nowMs);
+    this.deleteExpired(nowMs - this.expiredGraceMs);
     if (this.ownerCount(quota.owner) < quota.maxPerOwner) return undefined;
     return new Refusal(new PassportError('REPLAY_QUOTA_EXCEEDED', { maxPerSender: quota.maxPerOwner }));
   }
 
   private checkRoom(nowMs: number, cap: number): Refusal | undefined {
     if (this.db.rowCount('replay_records') < cap) return undefined;
-    this.deleteExpired(nowMs);
+    this.deleteExpired(nowMs - this.expiredGraceMs);
     if (this.db.rowCount('replay_records') < cap) return undefined;
     return new Refusal(new PassportError('REPLAY_STORE_FULL'), cap < this.maxEntries);
   }
