@@ -15,6 +15,7 @@
  * that the HTTP app answers 503 and the client keeps its (possibly good) credentials.
  */
 import { isImplicitAccountId } from '../codecs/account-id.js';
+import { REPLAY_DECISION_MARGIN_MS } from '../ports/replay-decision-margin.js';
 import { utf8 } from '../codecs/utf8.codec.js';
 import { isNearAccountId } from '../credentials/near-credentials.js';
 import { type ErrorCode } from '../errors/error-catalogue.js';
@@ -198,7 +199,7 @@ export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
     return {
       key,
       nowMs,
-      expiresAtMs: request.timestampSeconds * 1000 + LOGIN_CHALLENGE_MAX_AGE_MS + 1000,
+      expiresAtMs: request.timestampSeconds * 1000 + LOGIN_CHALLENGE_MAX_AGE_MS + REPLAY_DECISION_MARGIN_MS,
       storeShare: LOGIN_CHALLENGES_STORE_SHARE,
     };
   }

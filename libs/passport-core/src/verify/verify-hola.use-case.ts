@@ -16,6 +16,7 @@
  * `maxAgeMs` can accept a replay.
  */
 import { printableText } from '../codecs/printable-text.js';
+import { REPLAY_DECISION_MARGIN_MS } from '../ports/replay-decision-margin.js';
 import { PassportError } from '../errors/passport.error.js';
 import { parseHola } from '../hola/hola.parser.js';
 import { type ParsedHola } from '../hola/hola.types.js';
@@ -129,7 +130,7 @@ export function createHolaVerifier(deps: HolaVerifierDeps): HolaVerifier {
   if (maxPerSender !== undefined && (!Number.isSafeInteger(maxPerSender) || maxPerSender < 1))
     throw new RangeError('maxRecordsPerSender must be a positive integer');
   const ownerKeysOf = cachedOwnerKeys(deps.chain);
-  const replayTtlMs = MAX_HOLA_MAX_AGE_MS + futureSkewMs + 1000;
+  const replayTtlMs = MAX_HOLA_MAX_AGE_MS + futureSkewMs + REPLAY_DECISION_MARGIN_MS;
 
   /** 3. The passport exists and is live; a chain failure is reported, not thrown. */
   async function checkToken(line: ParsedHola): Promise<TokenCheck> {
