@@ -2,8 +2,8 @@
 # Instructions redis-server executes per call of the two scripts a verify runs on STORE=redis (the public
 # take with the session epoch, the replay record with a sender quota): a figure other load on the
 # machine does not move at all, unlike CPU time. redis-server runs under valgrind's callgrind (counts
-# instructions, about 50× slower); redis-benchmark sends N calls of each script (10 connections,
-# pipelines of 4, fresh replay keys), and the count between two callgrind dumps is divided by N. It
+# instructions, about 50× slower); redis-benchmark sends N invocations of each script (10 connections,
+# pipelines of 4, fresh replay keys), and the count between two callgrind dumps is divided by the calls. It
 # includes reading and answering the command; a script that only returns 1 costs about 25,000.
 #
 # Each argument is a build of the Redis adapters (a `dist/redis` directory, e.g. a copy of the one before a
@@ -24,10 +24,13 @@ trap 'kill $VG 2>/dev/null || true; wait $VG 2>/dev/null || true; rm -rf "$WORK"
 R=(redis-cli -p "$PORT")
 for _ in $(seq 100); do "${R[@]}" ping >/dev/null 2>&1 && break; sleep 0.2; done
 
-# Prints the two calls of one build as JSON {take, record}, each {lua, keys, args}: the stores are built
-# on a stand-in client that records the script each defines and the arguments of one call (the public
-# take with the session epoch; a replay record with a sender quota, its nonce `__rand_int__`, which
-# redis-benchmark replaces with a random number in every call), so a build's own argument layout is used.
+# Prints the two script invocations of one build as JSON {take, record}, each {lua, args} (args begin
+# with the key count): the stores are built on a stand-in client that records each script it defines and
+# the arguments of its last invocation, and each store gets CALLS calls in one event-loop turn, sent as one
+# invocation as the app sends a turn's calls (the public take with the session epoch; replay records with
+# a sender quota and the data-loss history guard, as the app wires them; each record's nonce
+# `__rand_int__`, which redis-benchmark replaces with a random number in every call).
+CALLS=${CALLS:-3}
 scripts_of() {
   node --input-type=module -e '
     import path from "node:path";
@@ -38,21 +41,27 @@ scripts_of() {
       options: {},
       defineCommand(name, { lua, numberOfKeys }) {
         this[name] = (...args) => {
-          calls[name] = { lua, keys: numberOfKeys, args: args.map(String) };
+          calls[name] = { lua, args: (numberOfKeys === undefined ? args : [numberOfKeys, ...args]).map(String) };
           return new Promise(() => undefined);
         };
       },
     };
+    const history = {
+      markerKey: "passport:{replay}:history", generationKey: "passport:{replay}:generation",
+      holdKey: "passport:{replay}:loss-hold", knownMarker: "", knownGeneration: null, problem: undefined,
+    };
     const take = new mod.RedisRateLimitStore(client, { namespace: "public", sessionEpoch: new mod.FleetSessionEpoch() });
-    const replay = new mod.RedisReplayStore(client);
+    const replay = new mod.RedisReplayStore(client, { history });
     const now = Date.now();
-    void take.take("public:127.0.0.1", { capacity: 6101, refillPerMs: 0.01835 }, now);
-    const takeCall = Object.entries(calls).find(([n]) => n.startsWith("passportRateTake"))[1];
-    void replay.recordIfAbsent("abcdefghijkl|__rand_int__", now, now + 86431000, { owner: "abcdefghijkl", maxPerOwner: 100000 });
-    const recordCall = Object.entries(calls).find(([n]) => n.startsWith("passportReplayRecord"))[1];
-    console.log(JSON.stringify({ take: takeCall, record: recordCall }));
+    const n = Number(process.argv[2]);
+    for (let i = 0; i < n; i++) void take.take("public:127.0.0.1", { capacity: 6101, refillPerMs: 0.01835 }, now);
+    for (let i = 0; i < n; i++)
+      void replay.recordIfAbsent("abcdefghijkl|__rand_int__", now, now + 86431000, { owner: "abcdefghijkl", maxPerOwner: 100000 });
+    await new Promise((resolve) => setImmediate(resolve));
+    const of = (prefix) => Object.entries(calls).find(([name]) => name.startsWith(prefix))[1];
+    console.log(JSON.stringify({ take: of("passportRateTake"), record: of("passportReplayRecord") }));
     process.exit(0);
-  ' "$1"
+  ' "$1" "$CALLS"
 }
 
 # Instructions executed since the last dump (callgrind_control -d writes a part with the counts since).
@@ -72,10 +81,11 @@ for dir in "$@"; do
   mapfile -t take_args < <(field "$json" take args)
   mapfile -t record_args < <(field "$json" record args)
   "${R[@]}" FLUSHALL >/dev/null
+  "${R[@]}" SET 'passport:{replay}:history' marker >/dev/null
   dump "start" >/dev/null
-  redis-benchmark -p "$PORT" -n "$N" -c 10 -P 4 -q EVALSHA "$take_sha" "$(field "$json" take keys)" "${take_args[@]}" >/dev/null
+  redis-benchmark -p "$PORT" -n "$N" -c 10 -P 4 -q EVALSHA "$take_sha" "${take_args[@]}" >/dev/null
   take=$(dump take)
-  redis-benchmark -p "$PORT" -n "$N" -r 100000000 -c 10 -P 4 -q EVALSHA "$record_sha" "$(field "$json" record keys)" "${record_args[@]}" >/dev/null
+  redis-benchmark -p "$PORT" -n "$N" -r 100000000 -c 10 -P 4 -q EVALSHA "$record_sha" "${record_args[@]}" >/dev/null
   record=$(dump record)
-  echo "$dir: take $((take / N)), record $((record / N)) instructions per call"
+  echo "$dir: take $((take / N / CALLS)), record $((record / N / CALLS)) instructions per call ($CALLS calls an invocation)"
 done

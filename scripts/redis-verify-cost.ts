@@ -14,7 +14,8 @@
  *   npx tsc -b tsconfig.build.json && SWC_NODE_PROJECT=tsconfig.json \
  *     node --import @swc-node/register/esm-register scripts/redis-verify-cost.ts [dir...]
  * Environment: ROUNDS (3), VERIFIES per run (20000), CONCURRENCY (50), PREFILL replay records before
- * each run (0), so the replay index has a production-like size.
+ * each run (0), so the replay index has a production-like size; MODE `take` or `record` makes only that
+ * call (commandstats lump both scripts' EVALSHA together).
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -30,6 +31,8 @@ const rounds = Number(process.env.ROUNDS ?? 3);
 const verifies = Number(process.env.VERIFIES ?? 20_000);
 const concurrency = Number(process.env.CONCURRENCY ?? 50);
 const prefill = Number(process.env.PREFILL ?? 0);
+/** Which store calls a verify makes here: both (the default), or only the take or the record. */
+const mode = process.env.MODE ?? 'both';
 const dirs = process.argv.slice(2).length
   ? process.argv.slice(2)
   : [path.join(ROOT, 'libs/passport-adapters/dist/redis')];
@@ -61,7 +64,10 @@ async function main(): Promise<void> {
           new mod.RedisRateLimitStore(client, { namespace: 'public', sessionEpoch: epoch }),
           { take: () => Promise.reject(new Error('fell back')) },
         );
-        const replay = new mod.RedisReplayStore(client, { maxEntries: 100_000_000 });
+        // As the app wires it: the record invocations check the data-loss marker, hold and generation.
+        const history = new mod.RedisHistoryWatch(client);
+        await history.check();
+        const replay = new mod.RedisReplayStore(client, { maxEntries: 100_000_000, history });
         const policy = { capacity: 10_000_000, refillPerMs: 10_000_000 / 60_000 };
         const owner = 'abcdefghijkl';
         const quota = { owner, maxPerOwner: 100_000_000 };
@@ -83,10 +89,14 @@ async function main(): Promise<void> {
           while (next < keys.length) {
             const key = keys[next++];
             const now = Date.now();
-            const take = await rateLimit.take('public:127.0.0.1', policy, now);
-            if (!take.allowed) throw new Error('refused');
-            const outcome = await replay.recordIfAbsent(key, now, now + 86_401_000 + 30_000, quota);
-            if (!outcome.recorded) throw new Error('not recorded');
+            if (mode !== 'record') {
+              const take = await rateLimit.take('public:127.0.0.1', policy, now);
+              if (!take.allowed) throw new Error('refused');
+            }
+            if (mode !== 'take') {
+              const outcome = await replay.recordIfAbsent(key, now, now + 86_401_000 + 30_000, quota);
+              if (!outcome.recorded) throw new Error('not recorded');
+            }
           }
         };
         await Promise.all(Array.from({ length: concurrency }, worker));
@@ -94,6 +104,7 @@ async function main(): Promise<void> {
         const server = ((cpuMsOf(redis.pid!) - serverBefore) * 1000) / verifies;
         const clientUs = (clientCpu.user + clientCpu.system) / verifies;
         const stats = cli('INFO', 'commandstats');
+        history.stop();
         client.disconnect();
         const entry = results.get(dir) ?? { client: [], server: [], stats: '' };
         entry.client.push(clientUs);

@@ -92,6 +92,48 @@ return {tonumber(value), redis.call('LLEN', KEYS[1])}`,
   );
 });
 
+it('shared arguments are read when the invocation is sent; its own reply is handed over before any call settles', async () => {
+  let tag = 'at-call';
+  const seen: string[] = [];
+  const definition = {
+    prelude: 'local n = 0',
+    sharedKeys: [],
+    sharedArgs: ['tag'],
+    callKeys: ['key'],
+    callArgs: ['value'],
+    callBody: 'n = n + 1\nreturn {tag, value}',
+    invocationReply: 'n',
+  };
+  const call = defineBatchedScript(client, 'batch11', definition, {
+    sharedArgValues: () => [tag],
+    onInvocationReply: (calls) => seen.push(`invocation of ${String(calls)}`),
+  });
+  const replies = Promise.all(
+    [1, 2, 3].map((i) =>
+      call('batch11:{t}:k', i).then((reply) => {
+        seen.push(`call ${i}`);
+        return reply;
+      }),
+    ),
+  );
+  tag = 'at-send'; // later in the same turn: the invocation leaves at the end of it
+  await expect(replies).resolves.toEqual([
+    ['at-send', '1'],
+    ['at-send', '2'],
+    ['at-send', '3'],
+  ]);
+  expect(seen).toEqual(['invocation of 3', 'call 1', 'call 2', 'call 3']);
+  // Shared values that cannot be read fail every call of the invocation (none is left waiting).
+  const failing = defineBatchedScript(client, 'batch11', definition, {
+    sharedArgValues: () => {
+      throw new Error('no value');
+    },
+  });
+  const settled = await Promise.allSettled([failing('batch11:{t}:k', 1), failing('batch11:{t}:k', 2)]);
+  expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected']);
+  expect(() => defineBatchedScript(client, 'batch11', definition)).toThrow(/sharedArgValues/);
+});
+
 it('when the invocation fails (no connection), every call of it fails: no verdict, no take', async () => {
   const offline = new Redis(server.url, { lazyConnect: true, enableOfflineQueue: false });
   const replay = new RedisReplayStore(offline, { prefix: 'batch5:' });
@@ -131,4 +173,99 @@ it('a Redis out of memory refuses every record of the invocation, even one that 
     client.exists('batch6:{replay}:r:new1', 'batch6:{replay}:r:new2', 'batch6:{replay}:oom-probe'),
   ).resolves.toBe(0);
   await expect(store.size).resolves.toBe(2);
+});
+
+// What one record invocation reads once and then keeps itself (the index's size, the numbers of the
+// quota and the cap while the calls send the same text, each owner set's time to live) must answer as a
+// read per call would.
+describe('what a record invocation keeps between its calls', () => {
+  it('counts its own records against the cap: a turn past the cap records up to it and refuses the rest', async () => {
+    const store = new RedisReplayStore(client, { prefix: 'batch7:', maxEntries: 3, clockSkewMarginMs: 0 });
+    await store.recordIfAbsent('warm-up', 1000, 90_000); // loads the script: the turn below is one invocation
+    const before = await scriptInvocations();
+    const settled = await Promise.allSettled(
+      Array.from({ length: 5 }, (_, i) => store.recordIfAbsent(`k${i}`, 1000, 90_000)),
+    );
+    expect(await scriptInvocations()).toBe(before + 1);
+    expect(settled.map((s) => s.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'rejected',
+      'rejected',
+    ]);
+    expect((settled[2] as PromiseRejectedResult).reason).toMatchObject({ code: 'REPLAY_STORE_FULL' });
+    await expect(store.size).resolves.toBe(3);
+  });
+
+  it('serves calls with different caps (a subagent line at half) and quotas in one turn, each by its own', async () => {
+    const store = new RedisReplayStore(client, { prefix: 'batch8:', maxEntries: 4, clockSkewMarginMs: 0 });
+    const owner = (maxPerOwner: number) => ({ owner: `o${maxPerOwner}`, maxPerOwner });
+    await store.recordIfAbsent('warm-up', 1000, 90_000, owner(9));
+    const settled = await Promise.allSettled([
+      store.recordIfAbsent('x1', 1000, 90_000, owner(1), 0.5), // held 1 → 2 (cap 2)
+      store.recordIfAbsent('y1', 1000, 90_000, owner(9)), // held 2 → 3 (cap 4)
+      store.recordIfAbsent('x2', 1000, 90_000, owner(9), 0.5), // held 3 ≥ cap 2: full
+      store.recordIfAbsent('z1', 1000, 90_000, owner(1)), // owner o1 at its quota of 1
+      store.recordIfAbsent('y2', 1000, 90_000, owner(9)), // held 3 → 4
+      store.recordIfAbsent('y3', 1000, 90_000, owner(9)), // held 4 ≥ cap 4: full
+    ]);
+    const outcome = (s: PromiseSettledResult<unknown>) =>
+      s.status === 'fulfilled' ? 'recorded' : (s.reason as { code?: string }).code;
+    expect(settled.map(outcome)).toEqual([
+      'recorded',
+      'recorded',
+      'REPLAY_STORE_FULL',
+      'REPLAY_QUOTA_EXCEEDED',
+      'recorded',
+      'REPLAY_STORE_FULL',
+    ]);
+  });
+
+  it('an owner set emptied at its quota and made again within one invocation still expires', async () => {
+    const store = new RedisReplayStore(client, { prefix: 'batch9:', clockSkewMarginMs: 0 });
+    const quota = { owner: 'sender', maxPerOwner: 1 };
+    const ownerKey = 'batch9:{replay}:o:sender';
+    await store.recordIfAbsent('warm-up', 1000, 1500, { owner: 'other', maxPerOwner: 1 });
+    // One turn: the first record fills the sender's quota and expires at 1500 (the set's time to live is
+    // then 500 ms + a minute); the second, at 5000, finds the quota full, drops the expired member (which
+    // deletes the set) and makes the set again, needing 25 s: less than the time the first set had.
+    const outcomes = await Promise.all([
+      store.recordIfAbsent('first', 1000, 1500, quota),
+      store.recordIfAbsent('second', 5000, 30_000, quota),
+    ]);
+    expect(outcomes).toEqual([{ recorded: true }, { recorded: true }]);
+    await expect(client.zrange(ownerKey, 0, -1)).resolves.toEqual(['second']);
+    const ttl = await client.pttl(ownerKey);
+    expect(ttl).toBeGreaterThan(0); // not -1: a set without expiry would outlive its sender forever
+  });
+});
+
+describe('what a take invocation keeps between its calls', () => {
+  it('serves takes of different policies in one turn, each by its own capacity, refill and cost', async () => {
+    const store = new RedisRateLimitStore(client, { prefix: 'batch10:' });
+    const one = { capacity: 1, refillPerMs: 0.000001 };
+    const three = { capacity: 3, refillPerMs: 0.000002 };
+    await store.take('warm-up', one, 1000);
+    const before = await scriptInvocations();
+    const results = await Promise.all([
+      store.take('a', one, 1000),
+      store.take('b', three, 1000),
+      store.take('a', one, 1000),
+      store.take('b', three, 1000, 2),
+      store.take('b', three, 1000),
+    ]);
+    expect(await scriptInvocations()).toBe(before + 1);
+    expect(results.map((r) => [r.allowed, r.remaining])).toEqual([
+      [true, 0],
+      [true, 2],
+      [false, 0],
+      [true, 0],
+      [false, 0],
+    ]);
+    // Refused: the wait until one token is back at each policy's own refill rate.
+    expect(results[2].retryAfterMs).toBe(1_000_000);
+    expect(results[4].retryAfterMs).toBe(500_000);
+    expect(results[0].retryAfterMs).toBe(0);
+  });
 });

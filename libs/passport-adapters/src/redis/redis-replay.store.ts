@@ -47,13 +47,23 @@ const OWNER_TTL_HEADROOM_MS = 60_000;
 
 /**
  * The record call of one store, batched (defineBatchedScript: the records of one event-loop turn in one
- * invocation). Replies {1} recorded, {0, firstSeen} live, {-1} store full, {-2} owner at quota. The cheap
- * checks come first: the index is looked up for the member only when the store is at the call's cap. The keys
- * it writes are declared (the index once; per call the record and the owner's set; all under one hash
- * tag, so one Redis Cluster slot), so that Cluster refuses a call while that slot migrates before
- * anything is written. The store's fixed values (the record key prefix, the margin) are built into the
- * script rather than sent with every call; per call: now, expiresAt, the owner's quota (0: none), and the cap (records held at which this call is refused: the store's cap times the call's
- * share). The caller's numbers are stored and used as scores as the strings they came as.
+ * invocation). A call replies 1 when recorded (a number: the cheapest reply), else {0, firstSeen} live,
+ * {-1} store full, {-2} owner at quota, {-3} marker missing or changed, {-4, heldMs} another instance's
+ * hold, {-5} older data; the invocation answers the generation once. The cheap checks come first: the
+ * index is looked up for the member only when the store is at the call's cap. The keys it writes are
+ * declared (the index once; per call the record and the owner's set; all under one hash tag, so one
+ * Redis Cluster slot), so that Cluster refuses a call while that slot migrates before anything is
+ * written. The store's fixed values (the record key prefix, the margin) are built into the script rather
+ * than sent with every call; once per invocation (with the history guard) the marker and the generation
+ * this instance knows; per call: now, expiresAt, the owner's quota (0: none), and the cap (records held
+ * at which this call is refused: the store's cap times the call's share). The caller's numbers are stored
+ * and used as scores as the strings they came as.
+ *
+ * What one invocation reads once rather than per call (each command or number conversion in Lua costs
+ * Redis a few thousand instructions; scripts/redis-script-instructions.sh counts them): the index's size
+ * (then kept by the calls' own ZADD replies, and read again after making room), the quota's and the cap's
+ * numbers while the calls send the same text, and each owner set's time to live (a ZREMRANGEBYSCORE may
+ * empty and so delete the set: its entry is dropped then).
  */
 function recordDefinition(
   base: string,
@@ -67,49 +77,64 @@ local idx, margin = KEYS[1], ${luaNumber(marginMs)}
 ${refuseWhenFullLua(luaString(`${base}oom-probe`))}
 ${
   history === undefined
-    ? 'local marker, heldMs, gen = nil, -2, 0'
+    ? 'local stop, gen = nil, 0'
     : `local marker, heldMs = redis.call('GET', KEYS[2]), redis.call('PTTL', KEYS[4])
-local gen = redis.call('INCR', KEYS[3])`
-}`,
+local gen = redis.call('INCR', KEYS[3])
+local stop = nil
+if marker == false or (markerArg ~= '' and marker ~= markerArg) then stop = {-3}
+elseif heldMs > 0 then stop = {-4, heldMs}
+elseif genArg ~= '' and gen <= tonumber(genArg) then stop = {-5} end`
+}
+local held = redis.call('ZCARD', idx)
+local quotaText, maxPerOwner, capText, cap = nil, 0, nil, 0
+local ownerTtl = {}`,
     sharedKeys:
       history === undefined
         ? [`${base}exp`]
         : [`${base}exp`, history.markerKey, history.generationKey, history.holdKey],
+    sharedArgs: history === undefined ? [] : ['markerArg', 'genArg'],
     callKeys: ['rec', 'ownerKey'],
-    callArgs: ['nowArg', 'expiresArg', 'quotaArg', 'markerArg', 'genArg', 'capArg'],
+    callArgs: ['nowArg', 'expiresArg', 'quotaArg', 'capArg'],
     callBody: `
-if marker == false or (marker and markerArg ~= '' and marker ~= markerArg) then return {-3, 0, gen} end
-if heldMs > 0 then return {-4, heldMs, gen} end
-if genArg ~= '' and gen <= tonumber(genArg) then return {-5, 0, gen} end
-local now, expires, maxPerOwner = tonumber(nowArg), tonumber(expiresArg), tonumber(quotaArg) or 0
-local keepFor = math.max(1, expires - earlier(now) + margin)
+if stop then return stop end
+if quotaArg ~= quotaText then quotaText, maxPerOwner = quotaArg, tonumber(quotaArg) or 0 end
+if capArg ~= capText then capText, cap = capArg, tonumber(capArg) end
+local now = tonumber(nowArg)
+local keepFor = math.max(1, tonumber(expiresArg) - earlier(now) + margin)
 local seen = redis.call('GET', rec)
 if seen then
   local sep = string.find(seen, ':', 1, true)
   local firstSeen, seenExpires = string.sub(seen, 1, sep - 1), tonumber(string.sub(seen, sep + 1))
-  if seenExpires > now then return {0, firstSeen, gen} end
+  if seenExpires > now then return {0, firstSeen} end
 end
 local member = string.sub(rec, ${Buffer.byteLength(recordPrefix) + 1})
 if maxPerOwner > 0 then
   if redis.call('ZCARD', ownerKey) >= maxPerOwner then
     redis.call('ZREMRANGEBYSCORE', ownerKey, '-inf', now)
-    if redis.call('ZCARD', ownerKey) >= maxPerOwner then return {-2, 0, gen} end
+    ownerTtl[ownerKey] = nil
+    if redis.call('ZCARD', ownerKey) >= maxPerOwner then return {-2} end
   end
 end
-local cap = tonumber(capArg)
-if redis.call('ZCARD', idx) >= cap and redis.call('ZSCORE', idx, member) == false then
+if held >= cap and redis.call('ZSCORE', idx, member) == false then
   local expired = redis.call('ZRANGEBYSCORE', idx, '-inf', earlier(now) - margin, 'LIMIT', 0, 1000)
   for _, k in ipairs(expired) do redis.call('DEL', ${luaString(recordPrefix)} .. k) end
   if #expired > 0 then redis.call('ZREM', idx, unpack(expired)) end
-  if redis.call('ZCARD', idx) >= cap then return {-1, 0, gen} end
+  held = redis.call('ZCARD', idx)
+  if held >= cap then return {-1} end
 end
 redis.call('SET', rec, nowArg .. ':' .. expiresArg, 'PX', keepFor)
-redis.call('ZADD', idx, expiresArg, member)
+held = held + redis.call('ZADD', idx, expiresArg, member)
 if maxPerOwner > 0 then
   redis.call('ZADD', ownerKey, expiresArg, member)
-  if redis.call('PTTL', ownerKey) < keepFor then redis.call('PEXPIRE', ownerKey, keepFor + ${OWNER_TTL_HEADROOM_MS}) end
+  local ttl = ownerTtl[ownerKey] or redis.call('PTTL', ownerKey)
+  if ttl < keepFor then
+    ttl = keepFor + ${OWNER_TTL_HEADROOM_MS}
+    redis.call('PEXPIRE', ownerKey, ttl)
+  end
+  ownerTtl[ownerKey] = ttl
 end
-return {1, 0, gen}`,
+return 1`,
+    invocationReply: 'gen',
   };
 }
 
@@ -198,10 +223,23 @@ export class RedisReplayStore implements ReplayStore {
     this.history = options.history;
     this.indexKey = `${this.base}exp`;
     this.ownerPrefix = `${this.base}o:`;
+    const history = options.history;
     this.record = defineBatchedScript(
       redis,
       'passportReplayRecord',
-      recordDefinition(this.base, this.clockSkewMarginMs, options.history),
+      recordDefinition(this.base, this.clockSkewMarginMs, history),
+      history === undefined
+        ? {}
+        : {
+            // The marker value this instance knows ('' when none yet): another value means another
+            // instance found the data lost and made a new marker, which this one has not seen yet. The
+            // generation likewise ('' before this instance's first record): one not above it means Redis
+            // came back with older data. Read when the invocation is sent: the latest this instance knows.
+            sharedArgValues: () => [history.knownMarker ?? '', history.knownGeneration ?? ''],
+            // Every call of an invocation shares its generation; a call that found older data (-5) tells
+            // the watch itself, after this.
+            onInvocationReply: (generation) => history.observeGeneration(Number(generation)),
+          },
     );
     this.sweepScript = defineScript(redis, 'passportReplaySweep', 1, SWEEP_LUA);
   }
@@ -226,12 +264,6 @@ export class RedisReplayStore implements ReplayStore {
     const cap = storeCap(this.maxEntries, storeShare);
     let reply: unknown;
     try {
-      // The marker value this instance knows ('' when none yet): another value means another instance
-      // found the data lost and made a new marker, which this one has not seen yet.
-      // The generation likewise ('' before this instance's first record): one not above it means Redis
-      // came back with older data.
-      const marker = this.history?.knownMarker ?? '';
-      const generation = this.history?.knownGeneration ?? '';
       reply = await (quota
         ? this.record(
             this.base + 'r:' + key,
@@ -239,33 +271,22 @@ export class RedisReplayStore implements ReplayStore {
             nowMs,
             expiresAtMs,
             quota.maxPerOwner,
-            marker,
-            generation,
             cap,
           )
-        : this.record(
-            this.base + 'r:' + key,
-            this.ownerPrefix,
-            nowMs,
-            expiresAtMs,
-            0,
-            marker,
-            generation,
-            cap,
-          ));
+        : this.record(this.base + 'r:' + key, this.ownerPrefix, nowMs, expiresAtMs, 0, cap));
     } catch (error) {
       this.lastFailure = Date.now();
       this.lastFailureText = firstLineOf(error);
       throw error;
     }
-    const [status, firstSeen, generation] = reply as [number, string | number | undefined, number];
+    // 1 (recorded) comes as a number, every other outcome as a table (see recordDefinition).
+    if (reply === 1) return RECORDED;
+    const [status, firstSeen] = reply as [number, string | number | undefined];
     if (status === -5) {
       this.lastFailure = Date.now();
       this.history?.generationWentBack();
       throw new Error('redis answered with older replay records than before: it lost some of them');
     }
-    this.history?.observeGeneration(Number(generation));
-    if (status === 1) return RECORDED;
     if (status === 0) return { recorded: false, firstSeenAtMs: Number(firstSeen) };
     if (status === -3) {
       // Found out here, so that this very answer carries the hold's end (else the first 503 after a
