@@ -185,6 +185,31 @@ it('the counter read on a check: one below the highest this instance was answere
   expect(watch.problem).toMatch(/recording refused until/);
 });
 
+// Found by the verify benchmark (a false hold a few seconds into a run on STORE=redis): a check's read of
+// the counter and a record invocation Redis ran after it came back in one reply, the record's generation
+// was taken before the check compared, and the check found the counter "below" it.
+it('a record Redis runs after a check, answered with it, is no loss: the check compares with what came before it', async () => {
+  const { watch, store, losses } = watched('hist7b:', 10_000);
+  await watch.check();
+  await expect(record(store, 'before')).resolves.toEqual({ recorded: true });
+  const pauser = new Redis(server.url);
+  try {
+    for (let round = 0; round < 20; round++) {
+      // Redis holds every command for 100 ms, then runs them in the order they came and answers them in
+      // one write: the check's transaction first, then the records made in the next turns.
+      await pauser.call('CLIENT', 'PAUSE', '100', 'ALL');
+      const checked = watch.check();
+      await new Promise((resolve) => setImmediate(resolve));
+      const recorded = Promise.all([record(store, `r${round}a`), record(store, `r${round}b`)]);
+      await Promise.all([checked, recorded]);
+    }
+  } finally {
+    pauser.disconnect();
+  }
+  expect(losses).toEqual([]);
+  expect(watch.problem).toBeUndefined();
+});
+
 // Found by the same probe: every instance noticing one loss re-armed the fleet's hold, and an instance
 // paused through the whole hold started a new one (a false outage) when it came back.
 it('one loss, one hold: later noticers adopt it and never extend it', async () => {

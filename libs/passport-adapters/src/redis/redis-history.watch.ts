@@ -61,6 +61,8 @@ export class RedisHistoryWatch {
   readonly holdKey: string;
   private known: string | null = null;
   private highestGeneration: number | null = null;
+  /** How many times the counter has been followed afresh (highestGeneration reset after a loss). */
+  private generationRestarts = 0;
   private lostAt: number | null = null;
   private heldUntil: number | null = null;
   /** When this instance last read the marker (ms), or null. */
@@ -120,7 +122,7 @@ export class RedisHistoryWatch {
     if (!(remainingMs > 0)) return;
     // A loss happened: the counter starts again from what Redis has now (else it would read as a
     // second loss once the hold ends).
-    this.highestGeneration = null;
+    this.restartGenerationFollowing();
     const now = this.now();
     // A hold that starts here (none running) is a new loss for this instance: its time, not an earlier
     // loss's, and reported once (the hold itself is another instance's, not extended).
@@ -132,10 +134,23 @@ export class RedisHistoryWatch {
     if (until > (this.heldUntil ?? 0)) this.heldUntil = until;
   }
 
+  /** The counter is followed afresh from the next invocation's value (a loss was noticed or adopted). */
+  private restartGenerationFollowing(): void {
+    this.highestGeneration = null;
+    this.generationRestarts++;
+  }
+
   private async read(): Promise<void> {
     let value: string | null;
     let heldMs: number;
     let generation: number;
+    // The counter is compared with the highest value answered before this read was sent: those
+    // invocations ran before it in Redis. A reply handled while the read is in flight may come from an
+    // invocation Redis ran after the read (its reply parsed in the same chunk, its callback run first),
+    // whose higher value would look like the counter going back (a false loss under load, measured: a
+    // hold a few seconds into a verify benchmark).
+    const highestBeforeRead = this.highestGeneration;
+    const restartsBeforeRead = this.generationRestarts;
     try {
       const candidate = `${this.now()}:${randomBytes(8).toString('hex')}`;
       const replies = (await this.redis
@@ -182,14 +197,19 @@ export class RedisHistoryWatch {
     // The counter below the highest this instance was answered: Redis came back with older data (read on
     // connecting too, so the instance that made the newest records finds a restart from a snapshot before
     // other instances' records push the counter past it).
-    if (this.highestGeneration !== null && generation < this.highestGeneration) this.noticeLoss();
+    if (
+      highestBeforeRead !== null &&
+      this.generationRestarts === restartsBeforeRead &&
+      generation < highestBeforeRead
+    )
+      this.noticeLoss();
   }
 
   /** Starts a hold here and for every instance (the hold key, unless one is set), and reports the loss. */
   private noticeLoss(): void {
     const at = this.now();
     // From here the counter is followed afresh (the regressed value is the new start, not a new loss).
-    this.highestGeneration = null;
+    this.restartGenerationFollowing();
     // One loss seen several ways at once (the reconnection check and the record invocations in flight):
     // one report while this instance's hold runs. The shared hold is set again all the same: a second
     // loss within the hold (a second flush) takes the hold key too.
@@ -211,7 +231,7 @@ export class RedisHistoryWatch {
 
   /** A loss whose hold is over: logged and noted, recording goes on. */
   private reportPastLoss(madeAt: number): void {
-    this.highestGeneration = null;
+    this.restartGenerationFollowing();
     this.lostAt = madeAt;
     this.options.onLoss?.(madeAt);
   }
