@@ -341,9 +341,18 @@ describe('ReplayStore (sqlite): the log and each connection index of it', () => 
     opened.push(db);
     return db;
   };
-  // Times counted exactly (no grace after expiry) unless a test asks for the default grace.
-  const storeOn = (db: SqliteDatabase, options: { expiredGraceMs?: number } = { expiredGraceMs: 0 }) => {
-    const store = new SqliteReplayStore(db, { sweepIntervalMs: 0, commitIntervalMs: 0, ...options });
+  // Times counted exactly (no grace after expiry) unless a test asks for the default grace; the log read
+  // only before decisions (no background read) unless a test asks for it.
+  const storeOn = (
+    db: SqliteDatabase,
+    options: { expiredGraceMs?: number; followIntervalMs?: number } = { expiredGraceMs: 0 },
+  ) => {
+    const store = new SqliteReplayStore(db, {
+      sweepIntervalMs: 0,
+      commitIntervalMs: 0,
+      followIntervalMs: 0,
+      ...options,
+    });
     stores.push(store);
     return store;
   };
@@ -558,6 +567,56 @@ describe('ReplayStore (sqlite): the log and each connection index of it', () => 
     }
     // Six rounds read: 18 007 records; the table never held more than 3 002.
     expect(indexed()).toBeLessThanOrEqual(2 * 4096);
+  });
+
+  // Measured: a store that had not decided while another wrote 1 000 000 records read them all before its
+  // next decision, on the event loop (~1.4 s).
+  it('a store that decides rarely follows the log in the background, 5000 rows a turn, and decides without reading it', async () => {
+    const writerDb = connect();
+    storeOn(writerDb); // the schema
+    const db = connect();
+    const idle = storeOn(db, { expiredGraceMs: 0, followIntervalMs: 20 });
+    const indexed = () => (idle as unknown as { known: { size: number } }).known.size;
+    const now = Date.now();
+    // Another process's records, in one transaction on the calling stack: no background read can run
+    // before it has committed.
+    writerDb.immediate(() => {
+      const insert = writerDb.statement(
+        'INSERT INTO replay_records (key, first_seen_ms, expires_at_ms, owner) VALUES (?, ?, ?, NULL)',
+      );
+      for (let i = 0; i < 23_000; i++) insert.run(`k|${i}`, now, now + 60_000);
+    });
+    // Index sizes seen between turns while the background read runs: it took the rows in steps.
+    const sizes = new Set<number>();
+    await new Promise<void>((resolve) => {
+      const poll = () => {
+        sizes.add(indexed());
+        if (indexed() === 23_000) resolve();
+        else setImmediate(poll);
+      };
+      poll();
+    });
+    expect([...sizes].filter((n) => n > 0 && n < 23_000).length).toBeGreaterThanOrEqual(3);
+    for (const n of sizes) expect(n % 5000 === 0 || n === 23_000).toBe(true);
+    // Its next decision reads only what came after: the statements it runs read no row of the backlog.
+    let rowsRead = 0;
+    const statement = db.statement.bind(db);
+    (db as unknown as { statement: typeof db.statement }).statement = (sql: string) => {
+      const prepared = statement(sql);
+      if (!/FROM replay_records WHERE id > \? ORDER BY id/.test(sql)) return prepared;
+      return {
+        raw: () => ({
+          iterate: (...args: unknown[]) => {
+            const rows = [...(prepared.raw().iterate(...args) as Iterable<unknown>)];
+            rowsRead += rows.length;
+            return rows[Symbol.iterator]();
+          },
+        }),
+      } as unknown as ReturnType<typeof statement>;
+    };
+    await expect(idle.recordIfAbsent('k|7', now, now + 60_000)).resolves.toMatchObject({ recorded: false });
+    await expect(idle.recordIfAbsent('new|1', now, now + 60_000)).resolves.toEqual({ recorded: true });
+    expect(rowsRead).toBe(0);
   });
 
   // A probe: one statement deleting 500 000 expired rows stopped the event loop for ~1 s.
