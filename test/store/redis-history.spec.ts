@@ -210,6 +210,69 @@ it('a record Redis runs after a check, answered with it, is no loss: the check c
   expect(watch.problem).toBeUndefined();
 });
 
+// Found by a probe: the record invocation reads the instance's marker and generation when it is sent, at
+// the end of the turn. A loss noticed in that turn after the call was made (the check's reply read in the
+// same iteration of the event loop) had already made them the new marker and no generation, which the
+// lost data passes: a used line was recorded again within the hold (15 of 15 runs).
+describe('a record made just before a loss is noticed, sent just after', () => {
+  const losses: Array<[string, (prefix: string) => Promise<unknown>]> = [
+    ['a flush', () => server.flush()],
+    [
+      'the marker replaced (an older snapshot)',
+      (prefix) =>
+        client
+          .del(`${prefix}{replay}:r:used`)
+          .then(() => client.set(`${prefix}{replay}:history`, 'restored')),
+    ],
+    [
+      'the counter back, marker kept (older data)',
+      (prefix) =>
+        client.del(`${prefix}{replay}:r:used`).then(() => client.decrby(`${prefix}{replay}:generation`, 2)),
+    ],
+  ];
+  it.each(losses)('after %s, is refused by the hold and counted as no failure of Redis', async (_, lose) => {
+    const prefix = `window${losses.findIndex(([name]) => name === _)}:`;
+    // The app's client: auto-pipelined, as the watch's reads and the hold's SET are sent.
+    const appClient = new Redis(server.url, { enableAutoPipelining: true });
+    const pauser = new Redis(server.url);
+    const found: number[] = [];
+    const watch = new RedisHistoryWatch(appClient, {
+      prefix,
+      holdMs: 60_000,
+      onLoss: (at) => found.push(at),
+    });
+    watches.push(watch);
+    const store = new RedisReplayStore(appClient, { prefix, clockSkewMarginMs: 0, history: watch });
+    try {
+      await watch.check();
+      await expect(record(store, 'used')).resolves.toEqual({ recorded: true });
+      await lose(prefix);
+      // Redis holds the check's transaction 30 ms; a timer callback meanwhile records the used key (not yet
+      // known lost, so the call joins this turn's batch) and runs on past the pause, so that the check's
+      // reply is read later in the same iteration, before the batch leaves at the end of the turn.
+      await pauser.call('CLIENT', 'PAUSE', '30', 'ALL');
+      const checked = watch.check();
+      await new Promise((resolve) => setImmediate(resolve));
+      const replayed = await new Promise<PromiseSettledResult<unknown>>((resolve) => {
+        setTimeout(() => {
+          expect(watch.problem).toBeUndefined();
+          void Promise.allSettled([record(store, 'used')]).then(([settled]) => resolve(settled));
+          const until = Date.now() + 150;
+          while (Date.now() < until); // busy: the paused reply arrives meanwhile
+        }, 0);
+      });
+      await checked;
+      expect(found).toHaveLength(1);
+      expect(replayed.status).toBe('rejected');
+      expect((replayed as PromiseRejectedResult).reason).toBeInstanceOf(RecordingPausedError);
+      expect(store.lastFailureAtMs).toBeNull();
+    } finally {
+      pauser.disconnect();
+      appClient.disconnect();
+    }
+  });
+});
+
 // Found by the same probe: every instance noticing one loss re-armed the fleet's hold, and an instance
 // paused through the whole hold started a new one (a false outage) when it came back.
 it('one loss, one hold: later noticers adopt it and never extend it', async () => {

@@ -235,7 +235,15 @@ export class RedisReplayStore implements ReplayStore {
             // instance found the data lost and made a new marker, which this one has not seen yet. The
             // generation likewise ('' before this instance's first record): one not above it means Redis
             // came back with older data. Read when the invocation is sent: the latest this instance knows.
-            sharedArgValues: () => [history.knownMarker ?? '', history.knownGeneration ?? ''],
+            // A loss noticed between the calls and the send (the check's reply read in the same turn)
+            // has made those values the new marker and no generation, which the lost data would pass:
+            // its hold refuses the calls here, as it refuses every call made from now on (a probe had a
+            // used line recorded again within the hold, 15 of 15 runs).
+            sharedArgValues: () => {
+              const held = history.problem;
+              if (held !== undefined) throw new RecordingPausedError(held, history.holdRemainingMs);
+              return [history.knownMarker ?? '', history.knownGeneration ?? ''];
+            },
             // Every call of an invocation shares its generation; a call that found older data (-5) tells
             // the watch itself, after this.
             onInvocationReply: (generation) => history.observeGeneration(Number(generation)),
@@ -275,6 +283,8 @@ export class RedisReplayStore implements ReplayStore {
           )
         : this.record(this.base + 'r:' + key, this.ownerPrefix, nowMs, expiresAtMs, 0, cap));
     } catch (error) {
+      // A hold that began before the invocation left is a decided refusal, not a failure of Redis.
+      if (error instanceof RecordingPausedError) throw error;
       this.lastFailure = Date.now();
       this.lastFailureText = firstLineOf(error);
       throw error;
