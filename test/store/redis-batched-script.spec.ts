@@ -222,6 +222,18 @@ describe('what a record invocation keeps between its calls', () => {
     ]);
   });
 
+  it("an owner set's time to live is pushed out by a later call of the invocation that needs longer", async () => {
+    const store = new RedisReplayStore(client, { prefix: 'batch12:', clockSkewMarginMs: 0 });
+    const quota = { owner: 'sender', maxPerOwner: 10 };
+    await store.recordIfAbsent('warm-up', 1000, 2000, { owner: 'other', maxPerOwner: 1 });
+    // One turn: the first record needs the set for 1 s (+ a minute), the second for 599 s.
+    await Promise.all([
+      store.recordIfAbsent('short', 1000, 2000, quota),
+      store.recordIfAbsent('long', 1000, 600_000, quota),
+    ]);
+    expect(await client.pttl('batch12:{replay}:o:sender')).toBeGreaterThan(590_000);
+  });
+
   it('an owner set emptied at its quota and made again within one invocation still expires', async () => {
     const store = new RedisReplayStore(client, { prefix: 'batch9:', clockSkewMarginMs: 0 });
     const quota = { owner: 'sender', maxPerOwner: 1 };

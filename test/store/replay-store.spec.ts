@@ -588,10 +588,12 @@ describe('ReplayStore (sqlite): the log and each connection index of it', () => 
     });
     // Index sizes seen between turns while the background read runs: it took the rows in steps.
     const sizes = new Set<number>();
-    await new Promise<void>((resolve) => {
+    const giveUpAt = Date.now() + 10_000; // a follower that stopped fails the test, never spins on
+    await new Promise<void>((resolve, reject) => {
       const poll = () => {
         sizes.add(indexed());
         if (indexed() === 23_000) resolve();
+        else if (Date.now() > giveUpAt) reject(new Error(`the index stopped at ${indexed()}`));
         else setImmediate(poll);
       };
       poll();
@@ -617,6 +619,59 @@ describe('ReplayStore (sqlite): the log and each connection index of it', () => 
     await expect(idle.recordIfAbsent('k|7', now, now + 60_000)).resolves.toMatchObject({ recorded: false });
     await expect(idle.recordIfAbsent('new|1', now, now + 60_000)).resolves.toEqual({ recorded: true });
     expect(rowsRead).toBe(0);
+  });
+
+  // Review: the background read's own guards, each taken away without a test failing. It is run here by
+  // hand (one step, on the calling stack) rather than by its timer.
+  const follow = (store: SqliteReplayStore) =>
+    (store as unknown as { followInSteps(): void }).followInSteps();
+
+  it('the background read leaves a log that went back to the next decision, which reads it whole', async () => {
+    const lagging = storeOn(connect());
+    for (let i = 1; i <= 5; i++) await lagging.recordIfAbsent(`old|${i}`, 1000, 60_000);
+    const admin = connect();
+    const writer = storeOn(admin);
+    putLogBack(admin, 0);
+    for (let i = 1; i <= 10; i++) await writer.recordIfAbsent(`new|${i}`, 2000, 60_000); // ids 1..10
+    // Read as a plain continuation, ids 6..10 would move the last id seen and the anchor past the reused
+    // ids 1..5, and the decision would no longer notice that the log went back.
+    follow(lagging);
+    for (let i = 1; i <= 10; i++)
+      expect(await lagging.recordIfAbsent(`new|${i}`, 3000, 60_000)).toEqual({
+        recorded: false,
+        firstSeenAtMs: 2000,
+      });
+  });
+
+  it("the background read does not learn the rows of a transaction still open on the store's connection", async () => {
+    const db = connect();
+    const store = storeOn(db);
+    await store.recordIfAbsent('before|1', 1000, 60_000);
+    db.statement('BEGIN IMMEDIATE').run();
+    db.statement(
+      'INSERT INTO replay_records (key, first_seen_ms, expires_at_ms, owner) VALUES (?, ?, ?, NULL)',
+    ).run('rolled-back|1', 1000, 60_000);
+    follow(store);
+    expect((store as unknown as { known: { size: number } }).known.size).toBe(1); // before|1 alone
+    db.statement('ROLLBACK').run();
+    await expect(store.recordIfAbsent('rolled-back|1', 2000, 60_000)).resolves.toEqual({ recorded: true });
+  });
+
+  it("a store that only follows keeps its index bounded by the log while another connection's sweeps delete rows", async () => {
+    const sweeper = storeOn(connect());
+    const follower = storeOn(connect());
+    const indexed = () => (follower as unknown as { known: { size: number } }).known.size;
+    await follower.recordIfAbsent('long|1', 0, 86_400_000); // the index's oldest end stays live
+    let n = 0;
+    for (let round = 0; round < 6; round++) {
+      const nowMs = 100_000 * (round + 1);
+      await Promise.all(
+        Array.from({ length: 3000 }, () => sweeper.recordIfAbsent(`k|${n++}`, nowMs, nowMs + 5000)),
+      );
+      follow(follower); // reads the round's records (3000: one step)
+      sweeper.sweep(nowMs + 5000);
+    }
+    expect(indexed()).toBeLessThanOrEqual(2 * 4096);
   });
 
   // A probe: one statement deleting 500 000 expired rows stopped the event loop for ~1 s.

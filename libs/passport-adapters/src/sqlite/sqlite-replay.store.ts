@@ -208,6 +208,9 @@ export class SqliteReplayStore implements ReplayStore {
     this.expiredGraceMs = options.expiredGraceMs ?? EXPIRED_GRACE_MS;
     if (!Number.isFinite(this.expiredGraceMs) || this.expiredGraceMs < 0)
       throw new RangeError('expiredGraceMs must be a non-negative number');
+    const followIntervalMs = options.followIntervalMs ?? DEFAULT_REPLAY_FOLLOW_INTERVAL_MS;
+    if (!Number.isFinite(followIntervalMs) || followIntervalMs < 0)
+      throw new RangeError('followIntervalMs must be a non-negative number');
     const clock = (this.clock = options.clock ?? systemClock);
     // The whole log, read outside any write transaction: the first decision reads what came after it.
     // A log that cannot be read (corrupt pages) is read again by the first decision, which then fails
@@ -224,9 +227,6 @@ export class SqliteReplayStore implements ReplayStore {
       options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS,
       options.onSweepError,
     );
-    const followIntervalMs = options.followIntervalMs ?? DEFAULT_REPLAY_FOLLOW_INTERVAL_MS;
-    if (!Number.isFinite(followIntervalMs) || followIntervalMs < 0)
-      throw new RangeError('followIntervalMs must be a non-negative number');
     this.follower = startPeriodicSweep(() => this.followInSteps(), followIntervalMs);
   }
 
