@@ -27,9 +27,10 @@ for _ in $(seq 100); do "${R[@]}" ping >/dev/null 2>&1 && break; sleep 0.2; done
 # Prints the two script invocations of one build as JSON {take, record}, each {lua, args} (args begin
 # with the key count): the stores are built on a stand-in client that records each script it defines and
 # the arguments of its last invocation, and each store gets CALLS calls in one event-loop turn, sent as one
-# invocation as the app sends a turn's calls (the public take with the session epoch; replay records with
-# a sender quota and the data-loss history guard, as the app wires them; each record's nonce
-# `__rand_int__`, which redis-benchmark replaces with a random number in every call).
+# invocation as the app sends a turn's calls (the public take with the session epoch, on a bucket no take
+# drains; replay records from as many senders as calls, each with a quota, and the data-loss history
+# guard, as the app wires them; each record's nonce `__rand_int__`, which redis-benchmark replaces with a
+# random number in every call).
 CALLS=${CALLS:-3}
 scripts_of() {
   node --input-type=module -e '
@@ -54,9 +55,12 @@ scripts_of() {
     const replay = new mod.RedisReplayStore(client, { history });
     const now = Date.now();
     const n = Number(process.argv[2]);
-    for (let i = 0; i < n; i++) void take.take("public:127.0.0.1", { capacity: 6101, refillPerMs: 0.01835 }, now);
-    for (let i = 0; i < n; i++)
-      void replay.recordIfAbsent("abcdefghijkl|__rand_int__", now, now + 86431000, { owner: "abcdefghijkl", maxPerOwner: 100000 });
+    // A bucket no take drains (every take allowed, the common outcome), and as many senders as calls.
+    for (let i = 0; i < n; i++) void take.take("public:127.0.0.1", { capacity: 100000000, refillPerMs: 1000 }, now);
+    for (let i = 0; i < n; i++) {
+      const owner = "sender" + String.fromCharCode(97 + (i % 26)) + Math.floor(i / 26);
+      void replay.recordIfAbsent(owner + "|__rand_int__", now, now + 86431000, { owner, maxPerOwner: 100000 });
+    }
     await new Promise((resolve) => setImmediate(resolve));
     const of = (prefix) => Object.entries(calls).find(([name]) => name.startsWith(prefix))[1];
     console.log(JSON.stringify({ take: of("passportRateTake"), record: of("passportReplayRecord") }));
