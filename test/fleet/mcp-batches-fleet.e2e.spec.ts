@@ -57,6 +57,18 @@ async function openSession(): Promise<Record<string, string>> {
 const pings = (n: number, from: number) =>
   Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: from + i, method: 'ping' }));
 
+// First in this file: it spends five tokens of the address's burst (200), which the next test counts on.
+it('a batch to a session ended on the other instance is 404 having spent one token, not a batch of them', async () => {
+  const headers = await openSession();
+  const ended = await fetch(`${instances[1].baseUrl}/mcp`, { method: 'DELETE', headers });
+  expect(ended.status).toBe(200);
+  // Three batches of 100: 297 tokens more than one each, past the burst by the second, were they charged.
+  for (let round = 0; round < 3; round++) {
+    const refused = await probe(instances[round % 2].baseUrl, { headers, body: pings(100, round * 100) });
+    expect(refused.status).toBe(404);
+  }
+});
+
 it('six concurrent batches of 50 over both instances: those the burst holds are served, the rest cost one token each', async () => {
   const headers = await openSession();
   const answers = await Promise.all(

@@ -284,6 +284,39 @@ describe('/mcp: a batch costs one /mcp request per message', () => {
     }
   });
 
+  // Left open by earlier sessions: a batch sent to a session that had ended (expired, deleted) took the
+  // tokens of all its messages before the 404, so the client that opened a new session found its burst
+  // spent and its batch, sent again, refused.
+  it('a batch to an unknown or ended session is 404 having spent one token, not a batch of them', async () => {
+    const t = await startTestApp({ STORE: 'memory' });
+    try {
+      const ended = await openRawSession(t.baseUrl);
+      const deleted = await fetch(`${t.baseUrl}/mcp`, {
+        method: 'DELETE',
+        headers: { 'mcp-session-id': ended, 'mcp-protocol-version': '2025-03-26' },
+      });
+      expect(deleted.status).toBe(200);
+      const batch = Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' }));
+      // Three batches of 100 to dead sessions: 300 tokens, more than the burst of 200, were they charged.
+      for (const id of [ended, ended, '00000000-0000-4000-8000-000000000000']) {
+        const refused = await probe(t.baseUrl, {
+          headers: { 'mcp-session-id': id, 'mcp-protocol-version': '2025-03-26' },
+          body: batch,
+        });
+        expect(refused.status).toBe(404);
+      }
+      // The client opens a new session and sends its batch again: the burst still holds it.
+      const id = await openRawSession(t.baseUrl);
+      const again = await probe(t.baseUrl, {
+        headers: { 'mcp-session-id': id, 'mcp-protocol-version': '2025-03-26' },
+        body: batch,
+      });
+      expect(again.status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+
   // A review and a probe: the SDK refuses a batch of more than 100 messages, after the batch had taken
   // its tokens (a batch of 150 drained the burst; one of 201 could never fit, and its 429 came back
   // on every retry). Now refused first, spending one token like any request.

@@ -174,8 +174,10 @@ export class McpTransportController {
     const badShape = bodyShapeProblem(request.body);
     if (badShape)
       return this.reject(reply, 400, jsonRpcError(RPC_INVALID_REQUEST, `Invalid Request: ${badShape}`));
+    // A batch's other messages are charged once it is known to be served: not for a body refused
+    // below, nor for a session that has ended (its client would find its burst spent when it sends the
+    // batch again on a new session).
     const batchRest = Array.isArray(request.body) ? request.body.length - 1 : 0;
-    if (batchRest > 0 && !(await this.takeBatchRest(request, reply, batchRest))) return;
     const era = protocolEraOf(request);
     if (era === 'unreadable')
       return this.reject(
@@ -184,6 +186,7 @@ export class McpTransportController {
         jsonRpcError(RPC_INVALID_REQUEST, 'Invalid Request: the request cannot be read'),
       );
     if (era === 'stateless') {
+      if (batchRest > 0 && !(await this.takeBatchRest(request, reply, batchRest))) return;
       if (!(await this.admitToolCalls(request, reply))) return;
       if (this.answeredInvalidParams(request, reply, { envelopeRequired: true })) return;
       return this.stateless.serve(request, reply);
@@ -191,9 +194,10 @@ export class McpTransportController {
     const sessionId = sessionIdOf(request);
     if (sessionId !== undefined) {
       request.body = withoutCancellations(request.body);
-      if (this.fleet) return this.serveFleetSession(this.fleet, sessionId, request, reply);
+      if (this.fleet) return this.serveFleetSession(this.fleet, sessionId, request, reply, batchRest);
       const session = this.sessions.touch(sessionId);
       if (!session) return this.reject(reply, 404, jsonRpcError(RPC_SESSION_NOT_FOUND, 'Session not found'));
+      if (batchRest > 0 && !(await this.takeBatchRest(request, reply, batchRest))) return;
       if (!(await this.admitToolCalls(request, reply))) return;
       if (this.answeredInvalidParams(request, reply)) return;
       return this.forward(session, request, reply);
@@ -207,6 +211,7 @@ export class McpTransportController {
         jsonRpcError(RPC_TRANSPORT_ERROR, 'Bad Request: Mcp-Session-Id header is required'),
       );
     }
+    if (batchRest > 0 && !(await this.takeBatchRest(request, reply, batchRest))) return;
     if (this.fleet) return this.initializeFleetSession(this.fleet, request, reply);
     return this.initialize(request, reply);
   }
@@ -500,6 +505,7 @@ export class McpTransportController {
     id: string,
     request: FastifyRequest,
     reply: FastifyReply,
+    batchRest = 0,
   ): Promise<void> {
     // The ids this service issues are UUIDs: anything else is unknown without a trip to Redis.
     if (!FLEET_SESSION_ID.test(id))
@@ -533,6 +539,7 @@ export class McpTransportController {
         ),
       );
     }
+    if (batchRest > 0 && !(await this.takeBatchRest(request, reply, batchRest))) return;
     if (request.method === 'POST' && !(await this.admitToolCalls(request, reply))) return;
     if (request.method === 'POST' && this.answeredInvalidParams(request, reply)) return;
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
