@@ -281,3 +281,68 @@ describe('what a take invocation keeps between its calls', () => {
     expect(results[0].retryAfterMs).toBe(0);
   });
 });
+
+describe('invocations spaced apart under load', () => {
+  const definition = {
+    prelude: '',
+    sharedKeys: ['batch13:{t}:log'],
+    callKeys: ['key'],
+    callArgs: ['value'],
+    callBody: `redis.call('RPUSH', KEYS[1], value)
+return tonumber(value)`,
+  };
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('calls made within the interval after an invocation wait for its end and leave together', async () => {
+    const call = defineBatchedScript(client, 'batch13', definition, { invocationIntervalMs: 300 });
+    const sentAt = performance.now();
+    await call('batch13:{t}:k', 0); // loads the script; the interval runs from here
+    const before = await scriptInvocations();
+    const first = call('batch13:{t}:k', 1);
+    await nextTurn();
+    const second = call('batch13:{t}:k', 2);
+    await sleep(20);
+    const third = call('batch13:{t}:k', 3);
+    await expect(Promise.all([first, second, third])).resolves.toEqual([1, 2, 3]);
+    // Timers fire no earlier than asked, to the millisecond.
+    expect(performance.now() - sentAt).toBeGreaterThanOrEqual(299);
+    expect(await scriptInvocations()).toBe(before + 1);
+    expect(await client.lrange('batch13:{t}:log', 0, -1)).toEqual(['0', '1', '2', '3']);
+  });
+
+  it('a call made after a quiet interval leaves at the end of its own turn', async () => {
+    const call = defineBatchedScript(client, 'batch14', definition, { invocationIntervalMs: 100 });
+    await call('batch14:{t}:k', 0);
+    await sleep(150);
+    const before = await scriptInvocations();
+    // Were the first held back like a call within the interval, the second (made 50 ms later, still
+    // within the interval the first began) would join it.
+    const first = call('batch14:{t}:k', 1);
+    await sleep(50);
+    const second = call('batch14:{t}:k', 2);
+    await expect(Promise.all([first, second])).resolves.toEqual([1, 2]);
+    expect(await scriptInvocations()).toBe(before + 2);
+  });
+
+  it('a full batch leaves at once, within the interval too', async () => {
+    const call = defineBatchedScript(
+      client,
+      'batch15',
+      { ...definition, maxCallsPerInvocation: 4 },
+      { invocationIntervalMs: 60_000 },
+    );
+    await call('batch15:{t}:k', 0);
+    // A minute's interval: only being full can send these four.
+    await expect(Promise.all([1, 2, 3, 4].map((i) => call('batch15:{t}:k', i)))).resolves.toEqual([
+      1, 2, 3, 4,
+    ]);
+  });
+
+  it('refuses an interval that is not a non-negative number', () => {
+    for (const invocationIntervalMs of [-1, Number.NaN, Number.POSITIVE_INFINITY])
+      expect(() => defineBatchedScript(client, 'batch16', definition, { invocationIntervalMs })).toThrow(
+        /invocationIntervalMs/,
+      );
+  });
+});

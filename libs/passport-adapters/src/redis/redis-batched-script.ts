@@ -1,5 +1,6 @@
 /**
- * A Lua script that serves every call made in one event-loop turn with one invocation (one EVALSHA).
+ * A Lua script that serves every call made in one event-loop turn with one invocation (one EVALSHA), and
+ * under load the calls of several turns (invocations spaced `invocationIntervalMs` apart).
  *
  * Why: under load the verify route makes two script calls per request (the public rate-limit take and
  * the replay record), and several requests reach them in the same turn; ioredis's work per command (a
@@ -56,6 +57,17 @@ export interface BatchedScriptDefinition {
   readonly maxCallsPerInvocation?: number;
 }
 
+/**
+ * How long (ms) after an invocation of a script its next one may leave (1): calls made sooner wait for
+ * the rest of it. Under load a turn holds few calls (2–3 per invocation on the verify bench), and an
+ * invocation costs Redis a fixed part besides its calls (waking up, reading the command, the prelude's
+ * reads, the reply: about 27 µs in all on the machine of 2026-11-27, scripts/redis-verify-cost.ts at 6
+ * against 50 concurrent verifies), so spacing invocations lets one carry the calls of several turns. A
+ * call made after a quiet interval leaves at the end of its own turn, as before. The same trade as the
+ * SQLite replay store's commit interval: at most this much more latency, and only under load.
+ */
+export const DEFAULT_REDIS_INVOCATION_INTERVAL_MS = 1;
+
 /** One call: its own keys, then its arguments, in the definition's order; resolves with its reply. */
 export type BatchedScriptCall = (...keysThenArgs: Array<string | number>) => Promise<unknown>;
 
@@ -99,18 +111,23 @@ export interface BatchedScriptOptions {
   readonly sharedArgValues?: () => ReadonlyArray<string | number>;
   /** Receives the invocation's own reply (the definition's `invocationReply`) before its calls settle. */
   readonly onInvocationReply?: (reply: unknown) => void;
+  /** See DEFAULT_REDIS_INVOCATION_INTERVAL_MS; 0 sends every turn's calls at the end of that turn. */
+  readonly invocationIntervalMs?: number;
 }
 
 interface Batch {
   readonly values: Array<string | number>;
   readonly args: Array<string | number>;
   readonly waiters: Array<{ resolve: (reply: unknown) => void; reject: (error: Error) => void }>;
+  /** The wait for the end of the interval, if it waits (cleared when it leaves full before that). */
+  timer?: NodeJS.Timeout;
 }
 
 /**
- * Registers the script on `client` and returns its call. Calls made in one turn are sent at the end of
- * the turn (with the turn's other script calls, in one write) as one invocation per
- * `maxCallsPerInvocation` calls. A call's reply is its number or table; a string in its place is its error.
+ * Registers the script on `client` and returns its call. Calls are sent at the end of a turn (with the
+ * turn's other script calls, in one write) as one invocation per `maxCallsPerInvocation` calls: the turn
+ * they were made in, or, within `invocationIntervalMs` of the last invocation, the first turn after that
+ * interval. A call's reply is its number or table; a string in its place is its error.
  */
 export function defineBatchedScript(
   client: Redis,
@@ -127,10 +144,17 @@ export function defineBatchedScript(
   const keysPerCall = definition.callKeys.length;
   const argsPerCall = definition.callArgs.length;
   const maxCalls = definition.maxCallsPerInvocation ?? DEFAULT_MAX_CALLS_PER_INVOCATION;
+  const intervalMs = options.invocationIntervalMs ?? DEFAULT_REDIS_INVOCATION_INTERVAL_MS;
+  if (!Number.isFinite(intervalMs) || intervalMs < 0)
+    throw new RangeError(`${name}: invocationIntervalMs must be a non-negative number`);
   let open: Batch | undefined;
+  /** When (performance.now()) the last invocation left: the next leaves `intervalMs` later at the earliest. */
+  let lastSentAt = Number.NEGATIVE_INFINITY;
 
   const send = (batch: Batch): void => {
     if (open === batch) open = undefined;
+    if (batch.timer !== undefined) clearTimeout(batch.timer);
+    lastSentAt = performance.now();
     const { values, args, waiters } = batch;
     // values holds the key count's slot, the shared keys and every call's keys; the shared arguments and
     // every call's arguments follow.
@@ -181,9 +205,13 @@ export function defineBatchedScript(
         batch = { values: [0, ...definition.sharedKeys], args: [], waiters: [] };
         open = batch;
         const scheduled = batch;
-        atEndOfTurn(() => {
+        const sendIfOpen = () => {
           if (open === scheduled) send(scheduled);
-        });
+        };
+        const wait = lastSentAt + intervalMs - performance.now();
+        // After the wait, at the end of that turn: the calls made in it join.
+        if (wait <= 0) atEndOfTurn(sendIfOpen);
+        else batch.timer = setTimeout(() => atEndOfTurn(sendIfOpen), wait);
       }
       for (let j = 0; j < keysPerCall; j++) batch.values.push(keysThenArgs[j]);
       for (let j = keysPerCall; j < keysPerCall + argsPerCall; j++) batch.args.push(keysThenArgs[j]);
