@@ -7,7 +7,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { INITIALIZE, MCP_HEADERS, probe } from '../mcp/support/mcp-probe.js';
+import { INITIALIZE, MCP_HEADERS, probe, requestFrom } from '../mcp/support/mcp-probe.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { freePort, startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -92,4 +92,33 @@ it('six concurrent batches of 50 over both instances: those the burst holds are 
     body: { jsonrpc: '2.0', id: 'p', method: 'ping' },
   });
   expect(single.status).toBe(200);
+});
+
+// A probe (after b0d9a28): on a fleet too, batches refused for what they hold were charged a token per
+// message. Sent from an address of their own (127.0.0.21), whose burst the tests above have not touched.
+it('batches refused for their params or their protocol version cost one token each on either instance', async () => {
+  const headers = await openSession();
+  const invalidParams = [
+    { jsonrpc: '2.0', id: 'bad', method: 'resources/read', params: {} },
+    ...pings(99, 0),
+  ];
+  for (let round = 0; round < 3; round++) {
+    const base = instances[round % 2].baseUrl;
+    const params = await requestFrom(base, '127.0.0.21', { method: 'POST', headers, body: invalidParams });
+    expect(params.status).toBe(200);
+    expect(params.text).toContain('-32602');
+    const version = await requestFrom(base, '127.0.0.21', {
+      method: 'POST',
+      headers: { ...headers, 'mcp-protocol-version': '1999-01-01' },
+      body: pings(100, 0),
+    });
+    expect(version.status).toBe(400);
+  }
+  // Six refused batches of 100 were 600 tokens, three bursts' worth: the corrected batch is still served.
+  const served = await requestFrom(instances[1].baseUrl, '127.0.0.21', {
+    method: 'POST',
+    headers,
+    body: pings(100, 0),
+  });
+  expect(served.status).toBe(200);
 });

@@ -317,6 +317,73 @@ describe('/mcp: a batch costs one /mcp request per message', () => {
     }
   });
 
+  // A probe (after b0d9a28): batches refused for what they hold, by our rules or by the SDK's transport,
+  // still took a token per message, so two of them spent the burst and the corrected batch was 429.
+  const pings = (n: number, from = 0) =>
+    Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: from + i, method: 'ping' }));
+  const read = (id: number, uri: string) => ({
+    jsonrpc: '2.0',
+    id: `r${id}`,
+    method: 'resources/read',
+    params: { uri },
+  });
+  it.each<[string, { headers?: Record<string, string>; body: unknown[]; session?: boolean }, number]>([
+    ['an invalid member', { body: [{}, ...pings(99)] }, 400],
+    [
+      '17 document reads',
+      { body: [...Array.from({ length: 17 }, (_, i) => read(i, 'passport:protocol')), ...pings(83)] },
+      400,
+    ],
+    [
+      '3 reads of the OpenAPI document',
+      { body: [...[0, 1, 2].map((i) => read(i, 'openapi:swagger')), ...pings(97)] },
+      400,
+    ],
+    [
+      'a member with invalid params',
+      { body: [{ jsonrpc: '2.0', id: 'bad', method: 'resources/read', params: {} }, ...pings(99)] },
+      200,
+    ],
+    [
+      'an unsupported MCP-Protocol-Version',
+      { headers: { 'mcp-protocol-version': '1999-01-01' }, body: pings(100) },
+      400,
+    ],
+    [
+      'an Accept without text/event-stream',
+      { headers: { accept: 'application/json' }, body: pings(100) },
+      406,
+    ],
+    ['an initialize on a session', { body: [{ ...INITIALIZE, id: 'init' }, ...pings(99)] }, 400],
+    [
+      'an initialize with other messages, no session',
+      { body: [{ ...INITIALIZE, id: 'init' }, ...pings(99)], session: false },
+      400,
+    ],
+  ])(
+    'a batch of 100 with %s is refused (%#) having spent one token, not a batch of them',
+    async (_, refused, status) => {
+      const t = await startTestApp({ STORE: 'memory' });
+      try {
+        const id = await openRawSession(t.baseUrl);
+        const headers = { 'mcp-session-id': id, 'mcp-protocol-version': '2025-03-26' };
+        // Three refused batches of 100: 300 tokens, more than the burst of 200, were they charged.
+        for (let i = 0; i < 3; i++) {
+          const answer = await probe(t.baseUrl, {
+            headers: { ...(refused.session === false ? {} : headers), ...refused.headers },
+            body: refused.body,
+          });
+          expect(answer.status).toBe(status);
+          if (status === 200) expect(messageOf(answer.body).error).toMatchObject({ code: -32602 });
+        }
+        // The client corrects its batch: the burst still holds it.
+        expect((await probe(t.baseUrl, { headers, body: pings(100) })).status).toBe(200);
+      } finally {
+        await t.close();
+      }
+    },
+  );
+
   // A review and a probe: the SDK refuses a batch of more than 100 messages, after the batch had taken
   // its tokens (a batch of 150 drained the burst; one of 201 could never fit, and its 429 came back
   // on every retry). Now refused first, spending one token like any request.

@@ -38,6 +38,8 @@ import {
 } from './mcp.di-tokens.js';
 import { protocolEraOf } from './mcp-protocol-era.js';
 import { bodyShapeProblem } from './mcp-body.rules.js';
+import { claimRequestIds, requestIdsOf } from './mcp-request-ids.js';
+import { sessionedTransportRefuses } from './mcp-transport.rules.js';
 import { SESSIONED_PROTOCOL_VERSIONS, STATELESS_PROTOCOL_VERSION } from './mcp-protocol-versions.js';
 import { type McpServerFactory } from './mcp-server.factory.js';
 import { type McpFleetSessions, type McpSession, type McpSessionStore } from './mcp-session.store.js';
@@ -161,6 +163,10 @@ export class McpTransportController {
     'JSON-RPC error. Sessioned: -32001 (id null) unknown or closed session, initialize again. Stateless: -32601 a method this server does not offer.',
   )
   @ApiJsonRpcError(
+    409,
+    'JSON-RPC error -32600 (id null), sessioned on one instance: a request id of the body belongs to a request of the session still in progress.',
+  )
+  @ApiJsonRpcError(
     429,
     'JSON-RPC error -32000: session cap (instance or per client address), /mcp burst or tool-call rate exceeded (Retry-After).',
   )
@@ -175,8 +181,8 @@ export class McpTransportController {
     if (badShape)
       return this.reject(reply, 400, jsonRpcError(RPC_INVALID_REQUEST, `Invalid Request: ${badShape}`));
     // A batch's other messages are charged once it is known to be served: not for a body refused
-    // below, nor for a session that has ended (its client would find its burst spent when it sends the
-    // batch again on a new session).
+    // below or by the SDK, nor for a session that has ended (its client would find its burst spent when
+    // it sends the batch again on a new session).
     const batchRest = Array.isArray(request.body) ? request.body.length - 1 : 0;
     const era = protocolEraOf(request);
     if (era === 'unreadable')
@@ -186,9 +192,11 @@ export class McpTransportController {
         jsonRpcError(RPC_INVALID_REQUEST, 'Invalid Request: the request cannot be read'),
       );
     if (era === 'stateless') {
-      if (batchRest > 0 && !(await this.takeBatchRest(request, reply, batchRest))) return;
-      if (!(await this.admitToolCalls(request, reply))) return;
+      // No batch is charged here: the stateless revision has none, and its SDK refuses every array (an
+      // array reaches this path only holding a stateless or an invalid message).
+      if (this.refusedReadBounds(request, reply)) return;
       if (this.answeredInvalidParams(request, reply, { envelopeRequired: true })) return;
+      if (!(await this.takeToolCalls(request, reply))) return;
       return this.stateless.serve(request, reply);
     }
     const sessionId = sessionIdOf(request);
@@ -197,9 +205,14 @@ export class McpTransportController {
       if (this.fleet) return this.serveFleetSession(this.fleet, sessionId, request, reply, batchRest);
       const session = this.sessions.touch(sessionId);
       if (!session) return this.reject(reply, 404, jsonRpcError(RPC_SESSION_NOT_FOUND, 'Session not found'));
-      if (batchRest > 0 && !(await this.takeBatchRest(request, reply, batchRest))) return;
-      if (!(await this.admitToolCalls(request, reply))) return;
+      if (this.refusedReadBounds(request, reply)) return;
       if (this.answeredInvalidParams(request, reply)) return;
+      // Claimed before the takes, whose await would let a second POST with the same id pass the check.
+      const claim = claimRequestIds(session.transport, requestIdsOf(request.body));
+      if (!claim.claimed) return this.refuseIdInUse(reply, claim.id);
+      reply.raw.once('close', claim.release);
+      if (!(await this.takeBatchRestIfServed(request, reply, batchRest))) return;
+      if (!(await this.takeToolCalls(request, reply))) return;
       return this.forward(session, request, reply);
     }
     const badInitialize = invalidInitializeAnswer(request.body);
@@ -211,7 +224,7 @@ export class McpTransportController {
         jsonRpcError(RPC_TRANSPORT_ERROR, 'Bad Request: Mcp-Session-Id header is required'),
       );
     }
-    if (batchRest > 0 && !(await this.takeBatchRest(request, reply, batchRest))) return;
+    // Not charged for a batch either: the SDK refuses an initialize that is not alone in its body.
     if (this.fleet) return this.initializeFleetSession(this.fleet, request, reply);
     return this.initialize(request, reply);
   }
@@ -327,6 +340,19 @@ export class McpTransportController {
    * one POST were answered 278 KB and held the event loop ~45 ms for a single token. Refused whole when
    * the bucket cannot hold them.
    */
+  /**
+   * Charges a sessioned batch's other messages, unless the SDK's transport will refuse the POST whole
+   * (then it answers, uncharged beyond the request's own token); false when refused for the rate.
+   */
+  private async takeBatchRestIfServed(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    count: number,
+  ): Promise<boolean> {
+    if (count === 0 || sessionedTransportRefuses(request, true)) return true;
+    return this.takeBatchRest(request, reply, count);
+  }
+
   private async takeBatchRest(request: FastifyRequest, reply: FastifyReply, count: number): Promise<boolean> {
     const policy = MCP_RATE_LIMITS.transport;
     // One take of all of them, all or none: one token per message taken one by one let concurrent
@@ -350,11 +376,12 @@ export class McpTransportController {
     return false;
   }
 
-  /** One token per `tools/call` or `resources/read` message (100 per minute per address). */
-  private async admitToolCalls(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+  /**
+   * Refuses a batch with more document reads than one batch may hold, before it is charged anything
+   * (else a batch of 105 reads spent the whole minute's tool calls and its burst, and was served nothing).
+   */
+  private refusedReadBounds(request: FastifyRequest, reply: FastifyReply): boolean {
     const reads = messagesOf(request.body).filter(isDocumentRead);
-    // A batch over the bound is refused before it spends the rate (else a batch of 105 reads spends
-    // the whole minute and is served nothing).
     if (reads.length > MCP_MAX_READS_PER_BATCH) {
       this.reject(
         reply,
@@ -364,7 +391,7 @@ export class McpTransportController {
           `Invalid Request: at most ${MCP_MAX_READS_PER_BATCH} tool calls and resource reads in one batch`,
         ),
       );
-      return false;
+      return true;
     }
     const openApiReads = reads.filter((message) => readUriOf(message) === MCP_OPENAPI_RESOURCE_URI).length;
     if (openApiReads > MCP_MAX_OPENAPI_READS_PER_BATCH) {
@@ -376,8 +403,14 @@ export class McpTransportController {
           `Invalid Request: at most ${MCP_MAX_OPENAPI_READS_PER_BATCH} reads of ${MCP_OPENAPI_RESOURCE_URI} in one batch`,
         ),
       );
-      return false;
+      return true;
     }
+    return false;
+  }
+
+  /** One token per `tools/call` or `resources/read` message (100 per minute per address). */
+  private async takeToolCalls(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+    const reads = messagesOf(request.body).filter(isDocumentRead);
     const policy = MCP_RATE_LIMITS.toolCalls;
     if (reads.length === 0) return true;
     // All of a batch's reads in one take, all or none (taken one by one, concurrent batches on Redis each
@@ -539,9 +572,12 @@ export class McpTransportController {
         ),
       );
     }
-    if (batchRest > 0 && !(await this.takeBatchRest(request, reply, batchRest))) return;
-    if (request.method === 'POST' && !(await this.admitToolCalls(request, reply))) return;
-    if (request.method === 'POST' && this.answeredInvalidParams(request, reply)) return;
+    if (request.method === 'POST') {
+      if (this.refusedReadBounds(request, reply)) return;
+      if (this.answeredInvalidParams(request, reply)) return;
+      if (!(await this.takeBatchRestIfServed(request, reply, batchRest))) return;
+      if (!(await this.takeToolCalls(request, reply))) return;
+    }
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
     adoptInitializedSession(transport, id);
     await this.serveOnce(transport, request, reply);
@@ -620,6 +656,19 @@ export class McpTransportController {
       .header('content-type', 'application/json')
       .header('cache-control', MCP_CACHE_CONTROL)
       .send(body);
+  }
+
+  /** A request id another POST of this local session still waits on (mcp-request-ids.ts). */
+  private refuseIdInUse(reply: FastifyReply, id: string | number): void {
+    this.reject(
+      reply,
+      409,
+      // id null: an error carrying the id would read, to the client, as the other request's answer.
+      jsonRpcError(
+        RPC_INVALID_REQUEST,
+        `Invalid Request: id ${JSON.stringify(id)} belongs to a request of this session still in progress; use another id`,
+      ),
+    );
   }
 
   /** Like every 429 (docs/protocol.md §5): Retry-After, and the connection closed. */

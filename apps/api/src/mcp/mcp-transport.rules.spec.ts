@@ -1,0 +1,58 @@
+import { sessionedTransportRefuses } from './mcp-transport.rules.js';
+
+const ACCEPT = 'application/json, text/event-stream';
+const ping = (id: number) => ({ jsonrpc: '2.0', id, method: 'ping' });
+const initialize = {
+  jsonrpc: '2.0',
+  id: 'init',
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '0' } },
+};
+
+describe('sessionedTransportRefuses: what the v1 transport refuses whole (then a batch is not charged)', () => {
+  it.each<[string, Record<string, string | string[]>, unknown, boolean, boolean]>([
+    ['a batch of pings on a session', { accept: ACCEPT }, [ping(1), ping(2)], true, false],
+    [
+      'the media types in another order, with parameters',
+      { accept: 'text/event-stream;q=0.9, application/json' },
+      [ping(1)],
+      true,
+      false,
+    ],
+    [
+      'Accept split over two header lines',
+      { accept: ['application/json', 'text/event-stream'] },
+      [ping(1)],
+      true,
+      false,
+    ],
+    [
+      'a served revision named',
+      { accept: ACCEPT, 'mcp-protocol-version': '2025-03-26' },
+      [ping(1)],
+      true,
+      false,
+    ],
+    ['an initialize alone, no session', { accept: ACCEPT }, initialize, false, false],
+    ['Accept without text/event-stream', { accept: 'application/json' }, [ping(1)], true, true],
+    ['Accept */* (the SDK looks for both names)', { accept: '*/*' }, [ping(1)], true, true],
+    ['no Accept', {}, [ping(1)], true, true],
+    [
+      'a revision the transport does not serve',
+      { accept: ACCEPT, 'mcp-protocol-version': '1999-01-01' },
+      [ping(1)],
+      true,
+      true,
+    ],
+    ['an initialize on a session', { accept: ACCEPT }, [initialize, ping(1)], true, true],
+    ['an initialize with other messages, no session', { accept: ACCEPT }, [initialize, ping(1)], false, true],
+  ])('%s', (_, headers, body, onSession, refused) => {
+    expect(sessionedTransportRefuses({ headers, body }, onSession)).toBe(refused);
+  });
+
+  // Without a session the SDK does not read the header (an initialize names its revision in its params).
+  it('an unserved MCP-Protocol-Version does not refuse an initialize', () => {
+    const headers = { accept: ACCEPT, 'mcp-protocol-version': '1999-01-01' };
+    expect(sessionedTransportRefuses({ headers, body: initialize }, false)).toBe(false);
+  });
+});
