@@ -20,11 +20,14 @@ export function createLiveDocuments(deps: {
     openApiDocument: () => deps.moduleRef.get(OpenApiDocumentService, { strict: false }).get(),
     openApiJson: () => deps.moduleRef.get(OpenApiDocumentService, { strict: false }).bytes(),
     facialCategories: facialCategoriesDocument,
-    // The lowercase token id only, as REST resolve (a document's id is the DID asked for, so
-    // did:resolve:CHEP… must not get did:passport:chep…'s document); another spelling is not found.
-    resolveDid: async (rawTokenId) =>
-      isTokenId(rawTokenId)
-        ? resolveDidDocument(deps.chain, rawTokenId, { publicBaseUrl: deps.publicBaseUrl })
-        : null,
+    // One reader per `per-token` entry of RESOURCE_MANIFEST, under its `reader` name.
+    perToken: {
+      // The lowercase token id only, as REST resolve (a document's id is the DID asked for, so
+      // did:resolve:CHEP… must not get did:passport:chep…'s document); another spelling is not found.
+      did: async (rawTokenId) =>
+        isTokenId(rawTokenId)
+          ? resolveDidDocument(deps.chain, rawTokenId, { publicBaseUrl: deps.publicBaseUrl })
+          : null,
+    },
   };
 }

@@ -11,7 +11,9 @@ const live: LiveDocumentSources = {
   openApiDocument: () => OPENAPI,
   openApiJson: () => Buffer.from(JSON.stringify(OPENAPI)),
   facialCategories: () => ({ categories: [] }),
-  resolveDid: async (tokenId) => (tokenId === 'lhsrldbjsnlh' ? { id: `did:passport:${tokenId}` } : null),
+  perToken: {
+    did: async (tokenId) => (tokenId === 'lhsrldbjsnlh' ? { id: `did:passport:${tokenId}` } : null),
+  },
 };
 
 const codeOf = async (promise: Promise<unknown>) => {
@@ -114,8 +116,10 @@ describe('McpResourceCatalog', () => {
       openApiDocument: () => {
         throw new Error('disk on fire at /secret/path');
       },
-      resolveDid: async () => {
-        throw new Error('rpc timeout');
+      perToken: {
+        did: async () => {
+          throw new Error('rpc timeout');
+        },
       },
     });
     expect(await codeOf(broken.read('openapi:swagger'))).toEqual({
@@ -126,5 +130,49 @@ describe('McpResourceCatalog', () => {
       code: 'MCP_RESOURCE_FAILED',
       details: { uri: 'did:resolve:lhsrldbjsnlh' },
     });
+  });
+
+  // A per-token resource is its manifest entry and its reader: the catalog serves, lists and refuses it
+  // by itself (README: extending the MCP resources).
+  it('serves a new per-token resource from its manifest entry and its reader alone', async () => {
+    const keys = new McpResourceCatalog(
+      {
+        ...live,
+        perToken: { ...live.perToken, keys: async (id) => (id === 'abcdefghijkl' ? { keys: [id] } : null) },
+      },
+      undefined,
+      [
+        ...RESOURCE_MANIFEST,
+        {
+          kind: 'per-token',
+          uri: 'keys:of:{tokenId}',
+          name: 'Keys (template)',
+          description: 'The keys of a passport.',
+          reader: 'keys',
+          notFoundReason: 'KEYS_NOT_FOUND',
+        },
+      ],
+    );
+    expect(keys.templates().map((item) => item.uri)).toEqual(['did:resolve:{tokenId}', 'keys:of:{tokenId}']);
+    expect((await keys.read('keys:of:abcdefghijkl')).json).toEqual({ keys: ['abcdefghijkl'] });
+    expect(await codeOf(keys.read('keys:of:zzzzzzzzzzzz'))).toEqual({
+      code: 'MCP_RESOURCE_NOT_FOUND',
+      details: { uri: 'keys:of:zzzzzzzzzzzz', reason: 'KEYS_NOT_FOUND' },
+    });
+    expect(await codeOf(keys.read('keys:of:{tokenId}'))).toEqual({
+      code: 'MCP_RESOURCE_NOT_FOUND',
+      details: { uri: 'keys:of:{tokenId}' },
+    });
+    // The DID template still reads through its own reader.
+    expect((await keys.read('did:resolve:lhsrldbjsnlh')).json).toEqual({ id: 'did:passport:lhsrldbjsnlh' });
+  });
+
+  it('refuses to start with a per-token entry whose reader is missing', () => {
+    expect(() => new McpResourceCatalog({ ...live, perToken: {} })).toThrow(
+      'MCP resource did:resolve:{tokenId}: no per-token reader named "did"',
+    );
+    // An inherited name is no reader either.
+    const inherited = Object.create({ did: async () => null }) as LiveDocumentSources['perToken'];
+    expect(() => new McpResourceCatalog({ ...live, perToken: inherited })).toThrow(/no per-token reader/);
   });
 });

@@ -7,10 +7,11 @@
 import { readFileSync } from 'node:fs';
 import { PassportError } from '@passport/core';
 import {
-  DID_RESOLVE_PREFIX,
   JSON_TYPE,
   MARKDOWN,
+  perTokenPrefix,
   RESOURCE_MANIFEST,
+  type PerTokenResourceSpec,
   type ResourceSpec,
 } from './mcp-resource.manifest.js';
 import { AppError } from '../platform/http/app.error.js';
@@ -45,8 +46,11 @@ export interface LiveDocumentSources {
   openApiJson(): Buffer;
   /** The face category table (token:facial-categories). */
   facialCategories(): unknown;
-  /** The DID document of a passport; null when the token id is malformed or no passport exists. */
-  resolveDid(tokenId: string): Promise<unknown | null>;
+  /**
+   * The per-token documents by reader name (`PerTokenResourceSpec.reader`; `did`: a passport's DID
+   * document): null when the token id is malformed or no passport exists.
+   */
+  readonly perToken: Readonly<Record<string, (tokenId: string) => Promise<unknown | null>>>;
 }
 
 export interface ResourcePage {
@@ -64,16 +68,30 @@ export class McpResourceCatalog {
   /** The fixed JSON documents as last read (OpenAPI, face categories), by URI. */
   private readonly serialised = new Map<string, McpResourceContent>();
   private readonly items: McpResourceItem[];
+  /** The per-token templates with their prefixes and readers. */
+  private readonly perToken: Array<{
+    readonly spec: PerTokenResourceSpec;
+    readonly prefix: string;
+    readonly read: (tokenId: string) => Promise<unknown | null>;
+  }> = [];
 
   constructor(
     private readonly live: LiveDocumentSources,
     resourcesDir: URL = RESOURCES_DIR,
+    manifest: readonly ResourceSpec[] = RESOURCE_MANIFEST,
   ) {
-    for (const spec of RESOURCE_MANIFEST) {
+    for (const spec of manifest) {
       if (spec.kind === 'file')
         this.markdown.set(spec.uri, readFileSync(new URL(spec.file, resourcesDir), 'utf8'));
+      if (spec.kind === 'per-token') {
+        // Like a missing markdown file: a template without its reader stops the start.
+        const read = Object.hasOwn(live.perToken, spec.reader) ? live.perToken[spec.reader] : undefined;
+        if (typeof read !== 'function')
+          throw new Error(`MCP resource ${spec.uri}: no per-token reader named "${spec.reader}"`);
+        this.perToken.push({ spec, prefix: perTokenPrefix(spec), read });
+      }
     }
-    this.items = RESOURCE_MANIFEST.map((spec) => ({
+    this.items = manifest.map((spec) => ({
       uri: spec.uri,
       name: spec.name,
       type: typeOf(spec),
@@ -117,11 +135,14 @@ export class McpResourceCatalog {
         () => this.live.openApiJson(),
       );
     if (uri === 'token:facial-categories') return this.json(uri, () => this.live.facialCategories());
-    if (uri.startsWith(DID_RESOLVE_PREFIX) && !uri.includes('{')) {
-      const tokenId = uri.slice(DID_RESOLVE_PREFIX.length);
-      const document = await this.guard(uri, () => this.live.resolveDid(tokenId));
-      if (document === null) throw new AppError('MCP_RESOURCE_NOT_FOUND', { uri, reason: 'DID_NOT_FOUND' });
-      return { uri, type: JSON_TYPE, text: JSON.stringify(document, null, 2), json: document };
+    if (!uri.includes('{')) {
+      for (const { spec, prefix, read } of this.perToken) {
+        if (!uri.startsWith(prefix)) continue;
+        const document = await this.guard(uri, () => read(uri.slice(prefix.length)));
+        if (document === null)
+          throw new AppError('MCP_RESOURCE_NOT_FOUND', { uri, reason: spec.notFoundReason });
+        return { uri, type: JSON_TYPE, text: JSON.stringify(document, null, 2), json: document };
+      }
     }
     throw new AppError('MCP_RESOURCE_NOT_FOUND', { uri });
   }

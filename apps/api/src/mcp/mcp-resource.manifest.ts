@@ -18,13 +18,33 @@ export interface StaticResourceSpec {
 }
 
 export interface LiveResourceSpec {
-  readonly kind: 'openapi' | 'facial-categories' | 'did-template';
+  readonly kind: 'openapi' | 'facial-categories';
   readonly uri: string;
   readonly name: string;
   readonly description: string;
 }
 
-export type ResourceSpec = StaticResourceSpec | LiveResourceSpec;
+/**
+ * A live document per passport, read as `<prefix><tokenId>` and listed as the template
+ * `<prefix>{tokenId}`. Adding one takes this entry and its reader, under the name `reader`, in
+ * `live-documents.ts` (the catalog refuses to start without it).
+ */
+export interface PerTokenResourceSpec {
+  readonly kind: 'per-token';
+  /** The template: the prefix followed by `{tokenId}`. */
+  readonly uri: `${string}{tokenId}`;
+  readonly name: string;
+  readonly description: string;
+  /** The key of its reader in `LiveDocumentSources.perToken`. */
+  readonly reader: string;
+  /** `details.reason` of the MCP_RESOURCE_NOT_FOUND answered when the reader finds nothing. */
+  readonly notFoundReason: string;
+}
+
+export type ResourceSpec = StaticResourceSpec | LiveResourceSpec | PerTokenResourceSpec;
+
+/** The part of a per-token template before `{tokenId}`. */
+export const perTokenPrefix = (spec: PerTokenResourceSpec): string => spec.uri.slice(0, -'{tokenId}'.length);
 
 /** The URI prefix of live DID resolutions: `did:resolve:<tokenId>`. */
 export const DID_RESOLVE_PREFIX = 'did:resolve:';
@@ -88,11 +108,13 @@ export const RESOURCE_MANIFEST: readonly ResourceSpec[] = [
     'Keys, implicit and named accounts, and how passports live on NEAR.',
   ),
   {
-    kind: 'did-template',
+    kind: 'per-token',
     uri: DID_RESOLVE_TEMPLATE,
     name: 'DID resolution (template)',
     description:
       'Replace {tokenId} with a 12-letter token id to read the live DID document of that passport.',
+    reader: 'did',
+    notFoundReason: 'DID_NOT_FOUND',
   },
   {
     kind: 'facial-categories',
