@@ -185,6 +185,81 @@ it('the counter read on a check: one below the highest this instance was answere
   expect(watch.problem).toMatch(/recording refused until/);
 });
 
+// Found by a probe: Redis back from a snapshot, and another instance's records pushed the shared counter
+// past the highest this instance was answered before this one recorded or checked again: all 323 lines
+// it had used since the snapshot verified again, through either instance, and no loss was noticed. Each
+// instance's own generation key, restored with the snapshot, shows its records since were lost.
+describe("Redis back from a snapshot, other instances' records since pushing the counter past this one's", () => {
+  /** What a restart from the snapshot leaves, taken before `after` runs and put back after it. */
+  async function restoredAfter(keys: string[], after: () => Promise<void>, dropped: string[]) {
+    const saved = await Promise.all(keys.map((key) => client.get(key)));
+    await after();
+    for (const [i, key] of keys.entries()) {
+      await client.del(key);
+      if (saved[i] !== null) await client.set(key, saved[i]!);
+    }
+    await client.del(...dropped);
+  }
+
+  it.each([
+    ['its next record', 'record'],
+    ['its next check', 'check'],
+  ])('the instance that recorded since the snapshot finds the loss at %s', async (_, how) => {
+    const prefix = `hist13${how}:`;
+    const a = watched(prefix, 10_000);
+    const bClient = new Redis(server.url);
+    try {
+      const bWatch = new RedisHistoryWatch(bClient, { prefix, holdMs: 10_000 });
+      watches.push(bWatch);
+      const b = new RedisReplayStore(bClient, { prefix, clockSkewMarginMs: 0, history: bWatch });
+      await Promise.all([a.watch.check(), bWatch.check()]);
+      await expect(record(a.store, 'before')).resolves.toEqual({ recorded: true });
+      await expect(record(b, 'b-before')).resolves.toEqual({ recorded: true });
+      const used = Array.from({ length: 5 }, (_, i) => `used${i}`);
+      await restoredAfter(
+        [`${prefix}{replay}:generation`, a.watch.ownGenerationKey, bWatch.ownGenerationKey],
+        async () => {
+          for (const key of used) await expect(record(a.store, key)).resolves.toEqual({ recorded: true });
+        },
+        used.map((key) => `${prefix}{replay}:r:${key}`),
+      );
+      // B serves on: its records push the shared counter well past A's highest.
+      for (let i = 0; i < 20; i++) await expect(record(b, `b${i}`)).resolves.toEqual({ recorded: true });
+      if (how === 'check') {
+        await a.watch.check();
+        expect(a.watch.problem).toMatch(/recording refused until/);
+      }
+      await expect(record(a.store, 'used0')).rejects.toThrow(
+        how === 'check' ? /recording refused until/ : /older replay records than before/,
+      );
+      expect(a.losses).toHaveLength(1);
+      await expect(client.exists(`${prefix}{replay}:r:used0`)).resolves.toBe(0);
+      // The shared hold reaches B too.
+      await expect(record(b, 'used1')).rejects.toThrow(/redis lost replay records/);
+    } finally {
+      bClient.disconnect();
+    }
+  });
+
+  it("an instance's own key gone because it recorded nothing for a day is no loss", async () => {
+    let now = Date.now();
+    const prefix = 'hist14:';
+    const watch = new RedisHistoryWatch(client, { prefix, holdMs: 10_000, nowMs: () => now });
+    watches.push(watch);
+    const store = new RedisReplayStore(client, { prefix, clockSkewMarginMs: 0, history: watch });
+    await watch.check();
+    await expect(store.recordIfAbsent('a', now, now + 60_000)).resolves.toEqual({ recorded: true });
+    expect(await client.pttl(watch.ownGenerationKey)).toBeGreaterThan(24 * 3_600_000);
+    // Within the day, its key gone is a loss; a day later (the key expired meanwhile) it is not.
+    await client.del(watch.ownGenerationKey);
+    now += 24 * 3_600_000;
+    await watch.check();
+    expect(watch.problem).toBeUndefined();
+    await expect(store.recordIfAbsent('b', now, now + 60_000)).resolves.toEqual({ recorded: true });
+    await expect(client.exists(watch.ownGenerationKey)).resolves.toBe(1);
+  });
+});
+
 // Found by the verify benchmark (a false hold a few seconds into a run on STORE=redis): a check's read of
 // the counter and a record invocation Redis ran after it came back in one reply, the record's generation
 // was taken before the check compared, and the check found the counter "below" it.

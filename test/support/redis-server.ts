@@ -26,9 +26,9 @@ export interface RedisServer {
   /** Deletes every key (FLUSHALL): a data loss, which instances connected to it notice. */
   flush(): Promise<void>;
   /**
-   * Deletes every key but the replay history marker and generation (`*{replay}:history`,
-   * `*{replay}:generation`): resets the state tests share (buckets, sessions) without looking like a
-   * data loss to the instances.
+   * Deletes every key but the replay history marker, generation and the instances' own generations
+   * (`*{replay}:history`, `*{replay}:generation`, `*{replay}:gen:*`): resets the state tests share
+   * (buckets, sessions) without looking like a data loss to the instances.
    */
   clearState(): Promise<void>;
   stop(): Promise<void>;
@@ -95,7 +95,7 @@ export async function startRedisServer(): Promise<RedisServer> {
       try {
         await client.connect();
         await client.eval(
-          "for _, k in ipairs(redis.call('KEYS', '*')) do if not (string.find(k, '{replay}:history', 1, true) or string.find(k, '{replay}:generation', 1, true)) then redis.call('DEL', k) end end",
+          "for _, k in ipairs(redis.call('KEYS', '*')) do if not (string.find(k, '{replay}:history', 1, true) or string.find(k, '{replay}:generation', 1, true) or string.find(k, '{replay}:gen:', 1, true)) then redis.call('DEL', k) end end",
           0,
         );
       } finally {

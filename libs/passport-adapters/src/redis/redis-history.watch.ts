@@ -4,22 +4,27 @@
  * fail closed for a while. Losing them lets an already-used HOLA line verify again and an already-used
  * login request get a new JWT, while health says `healthy`.
  *
- * How, three keys in the replay records' hash slot (`<prefix>{replay}:…`), none with an expiry but the
- * hold:
+ * How, four kinds of keys in the replay records' hash slot (`<prefix>{replay}:…`), none with an expiry
+ * but the hold and the instances' own keys:
  * - `history`: a marker holding a value chosen by the first instance that found it missing. Each
  *   instance remembers the value it saw; gone or changed means the data it stood beside is gone.
  * - `generation`: a counter every record invocation increments and returns. Each instance remembers the
  *   highest value it was answered; a lower or equal one means Redis came back with older data (the
- *   marker survives a snapshot; the records made after it do not). Best-effort in a fleet: only the
- *   instance that made the newest records can tell, so it reads the counter on connecting too; a line
- *   replayed through another instance before that check is accepted. Persistence that loses
- *   nothing (AOF, appendfsync always) closes that window.
+ *   marker survives a snapshot; the records made after it do not).
+ * - `gen:<instance>`: per instance (a random id per process), the counter's value at its last record
+ *   invocation, written by that invocation (kept 25 h after its last write). The shared counter alone
+ *   shows older data only until other instances' records push it past what this one was answered (a
+ *   probe: Redis back from a snapshot, another instance served for 300 ms, and all 323 lines this one had
+ *   used since the snapshot verified again); its own key below the value it last wrote, or gone, shows
+ *   it whatever the others did since. So every instance that recorded after a snapshot finds the loss, at
+ *   its next record invocation or check; a line replayed through another instance before then is still
+ *   accepted. Persistence that loses nothing (AOF, appendfsync always) closes that window.
  * - `loss-hold`: set by the first instance that notices a loss (NX), for the hold (its PTTL, Redis's
  *   clock), so that every instance refuses, one restarted or started meanwhile too; later noticers adopt
  *   it without extending it, and one away for longer than a hold that finds a marker made longer ago
  *   than a hold reports the loss without a new hold. An instance holding that finds the key gone (a
  *   second flush within the hold) sets it again for the rest of its hold.
- * The record script checks all three before recording (nothing is recorded on a mismatch, the watch is
+ * The record script checks them all before recording (nothing is recorded on a mismatch, the watch is
  * told at once); the watch also reads the marker and the hold when the client connects and every
  * `intervalMs`.
  *
@@ -36,6 +41,14 @@ import { type Redis } from 'ioredis';
 
 export const DEFAULT_REDIS_HISTORY_HOLD_MS = 331_000;
 export const DEFAULT_REDIS_HISTORY_NOTICE_MS = 86_400_000;
+
+/**
+ * How long an instance's own generation key lives after its last write (25 h: past the longest a used
+ * line stays acceptable, 24 h). An instance compares it only within 24 h of its last write, so a key
+ * that expired while the instance recorded nothing is no loss.
+ */
+export const OWN_GENERATION_TTL_MS = 25 * 3_600_000;
+const OWN_GENERATION_COMPARED_MS = 24 * 3_600_000;
 
 export interface RedisHistoryWatchOptions {
   /** Key prefix shared by every adapter of one deployment (default `passport:`). */
@@ -59,8 +72,13 @@ export class RedisHistoryWatch {
   readonly generationKey: string;
   /** Present (with a PTTL) while a loss's hold lasts, for every instance. */
   readonly holdKey: string;
+  /** This instance's own generation key; record invocations compare it with `knownOwnGeneration`. */
+  readonly ownGenerationKey: string;
   private known: string | null = null;
   private highestGeneration: number | null = null;
+  /** The counter's value this instance's last record invocation wrote to its own key, and when (ms). */
+  private ownGeneration: number | null = null;
+  private ownWrittenAt = 0;
   /** How many times the counter has been followed afresh (highestGeneration reset after a loss). */
   private generationRestarts = 0;
   private lostAt: number | null = null;
@@ -81,6 +99,7 @@ export class RedisHistoryWatch {
     this.markerKey = `${base}history`;
     this.generationKey = `${base}generation`;
     this.holdKey = `${base}loss-hold`;
+    this.ownGenerationKey = `${base}gen:${randomBytes(8).toString('hex')}`;
     this.holdMs = options.holdMs ?? DEFAULT_REDIS_HISTORY_HOLD_MS;
     this.noticeMs = options.noticeMs ?? DEFAULT_REDIS_HISTORY_NOTICE_MS;
     this.now = options.nowMs ?? Date.now;
@@ -112,6 +131,22 @@ export class RedisHistoryWatch {
       this.highestGeneration = generation;
   }
 
+  /** A record invocation wrote `generation` to this instance's own key. */
+  observeOwnGeneration(generation: number): void {
+    if (!Number.isFinite(generation) || generation <= (this.ownGeneration ?? -1)) return;
+    this.ownGeneration = generation;
+    this.ownWrittenAt = this.now();
+  }
+
+  /**
+   * The value this instance last wrote to its own key, or null: none yet, none since a loss, or its last
+   * write too long ago (the key may have expired since).
+   */
+  get knownOwnGeneration(): number | null {
+    if (this.ownGeneration === null) return null;
+    return this.now() - this.ownWrittenAt < OWN_GENERATION_COMPARED_MS ? this.ownGeneration : null;
+  }
+
   /** A record invocation was answered with a generation not above the highest seen: older data. */
   generationWentBack(): void {
     this.noticeLoss();
@@ -137,6 +172,7 @@ export class RedisHistoryWatch {
   /** The counter is followed afresh from the next invocation's value (a loss was noticed or adopted). */
   private restartGenerationFollowing(): void {
     this.highestGeneration = null;
+    this.ownGeneration = null;
     this.generationRestarts++;
   }
 
@@ -150,7 +186,10 @@ export class RedisHistoryWatch {
     // whose higher value would look like the counter going back (a false loss under load, measured: a
     // hold a few seconds into a verify benchmark).
     const highestBeforeRead = this.highestGeneration;
+    // Likewise its own key: the invocations answered before the read wrote it before the read ran.
+    const ownBeforeRead = this.knownOwnGeneration;
     const restartsBeforeRead = this.generationRestarts;
+    let own: number | null;
     try {
       const candidate = `${this.now()}:${randomBytes(8).toString('hex')}`;
       const replies = (await this.redis
@@ -159,15 +198,18 @@ export class RedisHistoryWatch {
         .get(this.markerKey)
         .pttl(this.holdKey)
         .get(this.generationKey)
+        .get(this.ownGenerationKey)
         .exec()) as Array<[Error | null, unknown]> | null;
       const failed: [Error, null] = [new Error('transaction discarded'), null];
       const [error, current] = replies?.[1] ?? failed;
       const [holdError, remaining] = replies?.[2] ?? failed;
       const [generationError, counter] = replies?.[3] ?? failed;
-      if (error || holdError || generationError) return;
+      const [ownError, ownValue] = replies?.[4] ?? failed;
+      if (error || holdError || generationError || ownError) return;
       value = typeof current === 'string' ? current : null;
       heldMs = Number(remaining);
       generation = Number(counter ?? 0);
+      own = typeof ownValue === 'string' ? Number(ownValue) : null;
     } catch {
       return;
     }
@@ -197,12 +239,10 @@ export class RedisHistoryWatch {
     // The counter below the highest this instance was answered: Redis came back with older data (read on
     // connecting too, so the instance that made the newest records finds a restart from a snapshot before
     // other instances' records push the counter past it).
-    if (
-      highestBeforeRead !== null &&
-      this.generationRestarts === restartsBeforeRead &&
-      generation < highestBeforeRead
-    )
-      this.noticeLoss();
+    if (this.generationRestarts !== restartsBeforeRead) return;
+    if (highestBeforeRead !== null && generation < highestBeforeRead) return this.noticeLoss();
+    // Its own key below what it wrote there, or gone: older data, whatever other instances did since.
+    if (ownBeforeRead !== null && (own === null || own < ownBeforeRead)) this.noticeLoss();
   }
 
   /** Starts a hold here and for every instance (the hold key, unless one is set), and reports the loss. */

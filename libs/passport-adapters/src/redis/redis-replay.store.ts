@@ -25,6 +25,7 @@ import {
   type ReplayStoreUsage,
 } from '@passport/core/ports';
 import { defineScript, luaNumber, luaString, refuseWhenFullLua, SERVER_CLOCK_LUA } from './redis-client.js';
+import { OWN_GENERATION_TTL_MS } from './redis-history.watch.js';
 import {
   type BatchedScriptCall,
   type BatchedScriptDefinition,
@@ -49,13 +50,14 @@ const OWNER_TTL_HEADROOM_MS = 60_000;
  * The record call of one store, batched (defineBatchedScript: the records of one event-loop turn in one
  * invocation). A call replies 1 when recorded (a number: the cheapest reply), else {0, firstSeen} live,
  * {-1} store full, {-2} owner at quota, {-3} marker missing or changed, {-4, heldMs} another instance's
- * hold, {-5} older data; the invocation answers the generation once. The cheap checks come first: the
- * index is looked up for the member only when the store is at the call's cap. The keys it writes are
- * declared (the index once; per call the record and the owner's set; all under one hash tag, so one
- * Redis Cluster slot), so that Cluster refuses a call while that slot migrates before anything is
- * written. The store's fixed values (the record key prefix, the margin) are built into the script rather
- * than sent with every call; once per invocation (with the history guard) the marker and the generation
- * this instance knows; per call: now, expiresAt, the owner's quota (0: none), and the cap (records held
+ * hold, {-5} older data (the shared counter, or this instance's own key, behind what it was answered);
+ * the invocation answers the generation once, negated when it stopped before recording (its own key
+ * not written then). The cheap checks come first: the index is looked up for the member only when the
+ * store is at the call's cap. The keys it writes are declared (the index once; per call the record and
+ * the owner's set; all under one hash tag, so one Redis Cluster slot), so that Cluster refuses a call
+ * while that slot migrates before anything is written. The store's fixed values (the record key prefix,
+ * the margin) are built into the script rather than sent with every call; once per invocation (with the
+ * history guard) the marker, the generation and the own generation this instance knows; per call: now, expiresAt, the owner's quota (0: none), and the cap (records held
  * at which this call is refused: the store's cap times the call's share). The caller's numbers are stored
  * and used as scores as the strings they came as.
  *
@@ -68,7 +70,8 @@ const OWNER_TTL_HEADROOM_MS = 60_000;
 function recordDefinition(
   base: string,
   marginMs: number,
-  history: Pick<ReplayHistoryGuard, 'markerKey' | 'generationKey' | 'holdKey'> | undefined,
+  history:
+    Pick<ReplayHistoryGuard, 'markerKey' | 'generationKey' | 'holdKey' | 'ownGenerationKey'> | undefined,
 ): BatchedScriptDefinition {
   const recordPrefix = `${base}r:`;
   return {
@@ -78,12 +81,14 @@ ${refuseWhenFullLua(luaString(`${base}oom-probe`))}
 ${
   history === undefined
     ? 'local stop, gen = nil, 0'
-    : `local marker, heldMs = redis.call('GET', KEYS[2]), redis.call('PTTL', KEYS[4])
+    : `local marker, heldMs, mine = redis.call('GET', KEYS[2]), redis.call('PTTL', KEYS[4]), redis.call('GET', KEYS[5])
 local gen = redis.call('INCR', KEYS[3])
 local stop = nil
 if marker == false or (markerArg ~= '' and marker ~= markerArg) then stop = {-3}
 elseif heldMs > 0 then stop = {-4, heldMs}
-elseif genArg ~= '' and gen <= tonumber(genArg) then stop = {-5} end`
+elseif genArg ~= '' and gen <= tonumber(genArg) then stop = {-5}
+elseif ownArg ~= '' and (mine == false or tonumber(mine) < tonumber(ownArg)) then stop = {-5} end
+if stop then gen = -gen else redis.call('SET', KEYS[5], gen, 'PX', ${luaNumber(OWN_GENERATION_TTL_MS)}) end`
 }
 local held = redis.call('ZCARD', idx)
 local quotaText, maxPerOwner, capText, cap = nil, 0, nil, 0
@@ -91,8 +96,8 @@ local ownerTtl = {}`,
     sharedKeys:
       history === undefined
         ? [`${base}exp`]
-        : [`${base}exp`, history.markerKey, history.generationKey, history.holdKey],
-    sharedArgs: history === undefined ? [] : ['markerArg', 'genArg'],
+        : [`${base}exp`, history.markerKey, history.generationKey, history.holdKey, history.ownGenerationKey],
+    sharedArgs: history === undefined ? [] : ['markerArg', 'genArg', 'ownArg'],
     callKeys: ['rec', 'ownerKey'],
     callArgs: ['nowArg', 'expiresArg', 'quotaArg', 'capArg'],
     callBody: `
@@ -183,11 +188,16 @@ export interface ReplayHistoryGuard {
   readonly markerKey: string;
   readonly generationKey: string;
   readonly holdKey: string;
+  /** This instance's own generation key (the counter's value at its last record invocation). */
+  readonly ownGenerationKey: string;
   /** The marker's value as this instance last read it, or null before the first read. */
   readonly knownMarker: string | null;
   /** The highest generation a record invocation answered this instance, or null. */
   readonly knownGeneration: number | null;
   observeGeneration(generation: number): void;
+  /** The value this instance's last record invocation wrote to its own key, or null (compare none). */
+  readonly knownOwnGeneration: number | null;
+  observeOwnGeneration(generation: number): void;
   generationWentBack(): void;
   adoptHold(remainingMs: number): void;
   readonly problem: string | undefined;
@@ -242,11 +252,20 @@ export class RedisReplayStore implements ReplayStore {
             sharedArgValues: () => {
               const held = history.problem;
               if (held !== undefined) throw new RecordingPausedError(held, history.holdRemainingMs);
-              return [history.knownMarker ?? '', history.knownGeneration ?? ''];
+              return [
+                history.knownMarker ?? '',
+                history.knownGeneration ?? '',
+                history.knownOwnGeneration ?? '',
+              ];
             },
             // Every call of an invocation shares its generation; a call that found older data (-5) tells
             // the watch itself, after this.
-            onInvocationReply: (generation) => history.observeGeneration(Number(generation)),
+            // Negative when the invocation stopped before recording: its own key was not written then.
+            onInvocationReply: (reply) => {
+              const generation = Number(reply);
+              history.observeGeneration(Math.abs(generation));
+              if (generation > 0) history.observeOwnGeneration(generation);
+            },
           },
     );
     this.sweepScript = defineScript(redis, 'passportReplaySweep', 1, SWEEP_LUA);
