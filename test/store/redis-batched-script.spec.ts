@@ -297,7 +297,8 @@ return tonumber(value)`,
   it('calls made within the interval after an invocation wait for its end and leave together', async () => {
     const call = defineBatchedScript(client, 'batch13', definition, { invocationIntervalMs: 300 });
     const sentAt = performance.now();
-    await call('batch13:{t}:k', 0); // loads the script; the interval runs from here
+    // Two callers at once (callers overlap: under load); loads the script; the interval runs from here.
+    await Promise.all([call('batch13:{t}:k', 0), call('batch13:{t}:k', 0)]);
     const before = await scriptInvocations();
     const first = call('batch13:{t}:k', 1);
     await nextTurn();
@@ -308,7 +309,20 @@ return tonumber(value)`,
     // Timers fire no earlier than asked, to the millisecond.
     expect(performance.now() - sentAt).toBeGreaterThanOrEqual(299);
     expect(await scriptInvocations()).toBe(before + 1);
-    expect(await client.lrange('batch13:{t}:log', 0, -1)).toEqual(['0', '1', '2', '3']);
+    expect(await client.lrange('batch13:{t}:log', 0, -1)).toEqual(['0', '0', '1', '2', '3']);
+  });
+
+  // A probe: one caller awaiting each call before the next waited the interval on every call (1.2 ms a
+  // call against 0.1), with nothing to batch.
+  it('a caller alone, awaiting each call, never waits: nothing would join its calls', async () => {
+    const call = defineBatchedScript(client, 'batch17', definition, { invocationIntervalMs: 300 });
+    await call('batch17:{t}:k', 0); // loads the script
+    const before = await scriptInvocations();
+    const startedAt = performance.now();
+    for (let i = 1; i <= 3; i++) await expect(call('batch17:{t}:k', i)).resolves.toBe(i);
+    // Three waits would take 900 ms.
+    expect(performance.now() - startedAt).toBeLessThan(300);
+    expect(await scriptInvocations()).toBe(before + 3);
   });
 
   it('a call made after a quiet interval leaves at the end of its own turn', async () => {

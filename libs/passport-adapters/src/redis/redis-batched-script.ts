@@ -58,13 +58,16 @@ export interface BatchedScriptDefinition {
 }
 
 /**
- * How long (ms) after an invocation of a script its next one may leave (1): calls made sooner wait for
- * the rest of it. Under load a turn holds few calls (2–3 per invocation on the verify bench), and an
- * invocation costs Redis a fixed part besides its calls (waking up, reading the command, the prelude's
- * reads, the reply: about 27 µs in all on the machine of 2026-11-27, scripts/redis-verify-cost.ts at 6
- * against 50 concurrent verifies), so spacing invocations lets one carry the calls of several turns. A
- * call made after a quiet interval leaves at the end of its own turn, as before. The same trade as the
- * SQLite replay store's commit interval: at most this much more latency, and only under load.
+ * How long (ms) after an invocation of a script its next one may leave under load (1): calls made
+ * sooner wait for the rest of it. Under load a turn holds few calls (2–3 per invocation on the verify
+ * bench), and an invocation costs Redis a fixed part besides its calls (waking up, reading the command,
+ * the prelude's reads, the reply: about 27 µs in all on the machine of 2026-11-27,
+ * scripts/redis-verify-cost.ts at 6 against 50 concurrent verifies), so spacing invocations lets one
+ * carry the calls of several turns. Under load means callers overlap: the last invocation carried more
+ * than one call or has not been answered yet. A caller alone, awaiting each call before the next (a
+ * probe: 1.2 ms a call against 0.1), gains nothing from waiting and does not wait; nor does a call made
+ * after a quiet interval. The same trade as the SQLite replay store's commit interval: at most this much
+ * more latency, and only under load.
  */
 export const DEFAULT_REDIS_INVOCATION_INTERVAL_MS = 1;
 
@@ -150,11 +153,16 @@ export function defineBatchedScript(
   let open: Batch | undefined;
   /** When (performance.now()) the last invocation left: the next leaves `intervalMs` later at the earliest. */
   let lastSentAt = Number.NEGATIVE_INFINITY;
+  /** Calls the last invocation carried, and invocations sent but not answered yet: whether callers overlap. */
+  let lastCalls = 0;
+  let inFlight = 0;
 
   const send = (batch: Batch): void => {
     if (open === batch) open = undefined;
     if (batch.timer !== undefined) clearTimeout(batch.timer);
     lastSentAt = performance.now();
+    lastCalls = batch.waiters.length;
+    inFlight++;
     const { values, args, waiters } = batch;
     // values holds the key count's slot, the shared keys and every call's keys; the shared arguments and
     // every call's arguments follow.
@@ -173,6 +181,7 @@ export function defineBatchedScript(
     }
     sent.then(
       (replies) => {
+        inFlight--;
         if (!Array.isArray(replies) || replies.length !== waiters.length + (withInvocationReply ? 1 : 0)) {
           const error = new Error(`${name}: ${waiters.length} calls got an unexpected reply`);
           for (const waiter of waiters) waiter.reject(error);
@@ -193,6 +202,7 @@ export function defineBatchedScript(
         }
       },
       (error: Error) => {
+        inFlight--;
         for (const waiter of waiters) waiter.reject(error);
       },
     );
@@ -208,7 +218,8 @@ export function defineBatchedScript(
         const sendIfOpen = () => {
           if (open === scheduled) send(scheduled);
         };
-        const wait = lastSentAt + intervalMs - performance.now();
+        const underLoad = lastCalls > 1 || inFlight > 0;
+        const wait = underLoad ? lastSentAt + intervalMs - performance.now() : 0;
         // After the wait, at the end of that turn: the calls made in it join.
         if (wait <= 0) atEndOfTurn(sendIfOpen);
         else batch.timer = setTimeout(() => atEndOfTurn(sendIfOpen), wait);
