@@ -479,6 +479,42 @@ describe('ReplayStore (sqlite): the log and each connection index of it', () => 
     },
   );
 
+  // Found by a probe: the log's state and its rows were read in two snapshots, so a log that went back
+  // between the two reads and was written past the last id seen was read as a continuation: the rows
+  // given the ids at or below it again were never read, and their keys were accepted a second time.
+  it.each([['a decision'], ['the background read']])(
+    "a log that goes back between the reads of its state and of its rows is noticed (%s's read ahead)",
+    async (reader) => {
+      const db = connect();
+      const store = storeOn(db);
+      const writer = storeOn(connect());
+      for (let i = 1; i <= 10; i++) await writer.recordIfAbsent(`old|${i}`, 1000, 60_000);
+      await store.recordIfAbsent('own|1', 1000, 60_000); // id 11: the store has read 1..11
+      for (let i = 1; i <= 3; i++) await writer.recordIfAbsent(`more|${i}`, 1000, 60_000); // 12..14, ahead
+      const admin = connect();
+      // When the store takes its statement for the rows (after reading the state): the log put back to
+      // id 5, and the writer (which notices) records 15 keys, ids 6..20, past the store's last id.
+      let wentBack = false;
+      const statement = db.statement.bind(db);
+      (db as unknown as { statement: typeof db.statement }).statement = (sql: string) => {
+        if (!wentBack && /FROM replay_records WHERE id > \? ORDER BY id/.test(sql)) {
+          wentBack = true;
+          putLogBack(admin, 5);
+          for (let i = 1; i <= 15; i++) writer.recordIfAbsentSync(`new|${i}`, 2000, 60_000);
+        }
+        return statement(sql);
+      };
+      if (reader === 'a decision') await store.recordIfAbsent('trigger|1', 3000, 60_000);
+      else follow(store);
+      expect(wentBack).toBe(true);
+      for (let i = 1; i <= 15; i++)
+        expect([i, await store.recordIfAbsent(`new|${i}`, 4000, 60_000)]).toEqual([
+          i,
+          { recorded: false, firstSeenAtMs: 2000 },
+        ]);
+    },
+  );
+
   // Found in review: a log put back to id 5 and written up to exactly the store's last id (10) left its
   // sequence where the store had seen it.
   it('a log that went back and was written up to exactly the last id a store saw is read again', async () => {

@@ -232,7 +232,8 @@ export class SqliteReplayStore implements ReplayStore {
 
   /**
    * The background read: the rows other connections appended since the last id seen, taken into the
-   * index `FOLLOW_STEP_ROWS` at a time outside any transaction, the event loop turning between steps.
+   * index `FOLLOW_STEP_ROWS` at a time outside the write lock (each step one read transaction), the
+   * event loop turning between steps.
    * A log that went back is left to the next decision's catchUp (read whole under the lock). A read that
    * fails is left to the next decision too, which fails closed and is reported as long as it cannot read.
    */
@@ -241,7 +242,7 @@ export class SqliteReplayStore implements ReplayStore {
     this.following = true;
     const step = (): void => {
       try {
-        if (!this.disposed && this.db.isOpen && this.readAheadStep(FOLLOW_STEP_ROWS) === FOLLOW_STEP_ROWS) {
+        if (!this.disposed && this.db.isOpen && this.readAhead(FOLLOW_STEP_ROWS) === FOLLOW_STEP_ROWS) {
           setImmediate(step);
           return;
         }
@@ -537,41 +538,34 @@ export class SqliteReplayStore implements ReplayStore {
    * id seen outside the write lock, so that the transaction's catchUp reads only what was committed
    * since (a review: a store deciding rarely beside busy ones read 200 000 rows in 278 ms under the
    * lock, every other process's commits waiting). A read sees committed rows only, and ids are given in
-   * commit order (writers take turns), so it sees every row up to the highest it returns. A log that
-   * went back is left to catchUp, which reads it whole under the lock.
+   * commit order (writers take turns), so it sees every row up to the highest it returns. At most
+   * `limit` rows are read (all when negative); returns how many. A log that went back is left to
+   * catchUp, which reads it whole under the lock.
+   *
+   * The log's state and its rows are read in one snapshot (one read transaction): read apart, a log
+   * that went back between the two reads and was written past the last id seen was read as a
+   * continuation, and the keys given the ids at or below it again were accepted a second time (a probe).
    */
-  private readAhead(): void {
-    if (this.db.inTransaction) return;
-    const state = this.logState();
-    const [top] = state;
-    if (top === this.lastSeenId || this.wentBack(state)) return;
-    this.lastSeenId = this.readLog(this.lastSeenId);
-    this.holdIndexBound(this.clock.nowMs());
-  }
-
-  /**
-   * Like readAhead, at most `limit` rows (taken in id order: every row up to the highest read is seen);
-   * returns how many rows it read.
-   */
-  private readAheadStep(limit: number): number {
+  private readAhead(limit = -1): number {
     if (this.db.inTransaction) return 0;
-    const state = this.logState();
-    const [top] = state;
-    if (top === this.lastSeenId || this.wentBack(state)) return 0;
-    let rows = 0;
-    for (const [id, key, firstSeenAtMs, expiresAtMs] of this.db
-      .statement(
-        'SELECT id, key, first_seen_ms, expires_at_ms FROM replay_records WHERE id > ? ORDER BY id LIMIT ?',
-      )
-      .raw()
-      .iterate(this.lastSeenId, limit) as IterableIterator<LogRow>) {
-      this.known.set(key, { id, firstSeenAtMs, expiresAtMs });
-      this.anchor = { id, key };
-      this.lastSeenId = id;
-      rows++;
-    }
-    this.holdIndexBound(this.clock.nowMs());
-    return rows;
+    return this.db.snapshot(() => {
+      const state = this.logState();
+      if (state[0] === this.lastSeenId || this.wentBack(state)) return 0;
+      let read = 0;
+      for (const [id, key, firstSeenAtMs, expiresAtMs] of this.db
+        .statement(
+          'SELECT id, key, first_seen_ms, expires_at_ms FROM replay_records WHERE id > ? ORDER BY id LIMIT ?',
+        )
+        .raw()
+        .iterate(this.lastSeenId, limit) as IterableIterator<LogRow>) {
+        this.known.set(key, { id, firstSeenAtMs, expiresAtMs });
+        this.anchor = { id, key };
+        this.lastSeenId = id;
+        read++;
+      }
+      this.holdIndexBound(this.clock.nowMs());
+      return read;
+    });
   }
 
   /**
