@@ -669,6 +669,71 @@ describe('ReplayStore (sqlite): the log and each connection index of it', () => 
     expect(rowsRead).toBe(0);
   });
 
+  // Found by a probe: a process resumed after falling far behind (SIGSTOP while others appended 200 000
+  // rows) read the whole backlog in its first verify's read ahead, its event loop stopped ~250 ms.
+  it('a decision behind a backlog reads it 5000 rows a turn before deciding, and none of it under the write lock', async () => {
+    const writerDb = connect();
+    storeOn(writerDb); // the schema
+    const db = connect();
+    const behind = storeOn(db); // no background read
+    const indexed = () => (behind as unknown as { known: { size: number } }).known.size;
+    const now = Date.now();
+    writerDb.immediate(() => {
+      const insert = writerDb.statement(
+        'INSERT INTO replay_records (key, first_seen_ms, expires_at_ms, owner) VALUES (?, ?, ?, NULL)',
+      );
+      for (let i = 0; i < 23_000; i++) insert.run(`k|${i}`, now, now + 60_000);
+    });
+    // Rows of the log read while the store holds the write lock (its decision's catchUp).
+    let underLock = false;
+    let rowsReadUnderLock = 0;
+    const immediate = db.immediate.bind(db);
+    (db as unknown as { immediate: typeof db.immediate }).immediate = <T>(work: () => T): T =>
+      immediate(() => {
+        underLock = true;
+        try {
+          return work();
+        } finally {
+          underLock = false;
+        }
+      });
+    const statement = db.statement.bind(db);
+    (db as unknown as { statement: typeof db.statement }).statement = (sql: string) => {
+      const prepared = statement(sql);
+      if (!/FROM replay_records WHERE id > \? ORDER BY id/.test(sql)) return prepared;
+      return {
+        raw: () => ({
+          iterate: (...args: unknown[]) => {
+            const rows = [...(prepared.raw().iterate(...args) as Iterable<unknown>)];
+            if (underLock) rowsReadUnderLock += rows.length;
+            return rows[Symbol.iterator]();
+          },
+        }),
+      } as unknown as ReturnType<typeof statement>;
+    };
+    const first = behind.recordIfAbsent('k|7', now, now + 60_000);
+    let later: Promise<unknown> | undefined;
+    let answered = false;
+    void first.finally(() => (answered = true));
+    // Index sizes seen between turns until the call is answered: the backlog was read in steps, and a
+    // call made meanwhile waits for the same decision.
+    const sizes = new Set<number>();
+    await new Promise<void>((resolve) => {
+      const poll = () => {
+        if (answered) return resolve();
+        sizes.add(indexed());
+        if (indexed() > 0) later ??= behind.recordIfAbsent('new|1', now, now + 60_000);
+        setImmediate(poll);
+      };
+      poll();
+    });
+    expect([...sizes].filter((n) => n > 0 && n < 23_000).length).toBeGreaterThanOrEqual(3);
+    for (const n of sizes) expect(n % 5000 === 0 || n === 23_000).toBe(true);
+    await expect(first).resolves.toEqual({ recorded: false, firstSeenAtMs: now });
+    await expect(later).resolves.toEqual({ recorded: true });
+    expect(rowsReadUnderLock).toBe(0);
+  });
+
   // Review: the background read's own guards, each taken away without a test failing (the log that went
   // back: the anchor test above, run after a background read too).
   it("the background read does not learn the rows of a transaction still open on the store's connection", async () => {
