@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { describeReplayStoreContract } from '@passport/core/testing';
 import { SqliteDatabase, SqliteReplayStore } from '@passport/adapters/sqlite';
+import Database from 'better-sqlite3';
 import { replayAdapters } from './support/store-adapters.js';
 import { runContenders } from './support/contenders.js';
 
@@ -320,6 +321,16 @@ function holdWriteLock(db: SqliteDatabase): () => void {
   return () => db.statement('COMMIT').run();
 }
 
+/** Copies the database `from` into `to` page by page (SQLite's backup, as sqlite3's .backup and .restore do). */
+async function copyDatabase(from: string, to: string): Promise<void> {
+  const source = new Database(from);
+  try {
+    await source.backup(to);
+  } finally {
+    source.close();
+  }
+}
+
 /**
  * Puts an older log in place through `db`, as a file restored under running stores would: the rows above
  * `toId` deleted and the sequence set back to it.
@@ -434,7 +445,7 @@ describe('ReplayStore (sqlite): the log and each connection index of it', () => 
     expect(await other.recordIfAbsent('k|1', 2000, 60_000)).toEqual({ recorded: false, firstSeenAtMs: 1000 });
   });
 
-  it('a log that went back (ids given again) is read whole: a key recorded under a reused id is still found', async () => {
+  it('a log that went back (ids given again) is read whole: a key recorded under a reused id is found, and a key only the index still knows stays refused', async () => {
     const db = connect();
     const store = storeOn(db);
     for (let i = 1; i <= 5; i++) await store.recordIfAbsent(`old|${i}`, 1000, 60_000);
@@ -448,9 +459,52 @@ describe('ReplayStore (sqlite): the log and each connection index of it', () => 
       recorded: false,
       firstSeenAtMs: 3000,
     });
-    // What the restored log no longer holds is recorded again (the log, not the index, is the truth).
-    expect(await store.recordIfAbsent('old|3', 4000, 60_000)).toEqual({ recorded: true });
+    // A probe: the index was emptied and read again, so every line used after the copy was accepted
+    // again. It keeps what it knew, and the line stays refused here.
+    expect(await store.recordIfAbsent('old|3', 4000, 60_000)).toEqual({
+      recorded: false,
+      firstSeenAtMs: 1000,
+    });
   });
+
+  // The index keeps its records when the log goes back, but not their ids, which the log may give to
+  // other keys: a kept record replaced once it has expired must not delete another key's row by its id.
+  it('a record kept after the log went back, replaced once expired, deletes no row of the key given its id', async () => {
+    const store = storeOn(connect());
+    await store.recordIfAbsent('seed|1', 1000, 60_000); // id 1
+    await store.recordIfAbsent('short|1', 1000, 2000); // id 2
+    const admin = connect();
+    putLogBack(admin, 1);
+    await storeOn(admin).recordIfAbsent('other|1', 1500, 60_000); // id 2 again
+    expect(await store.recordIfAbsent('short|1', 3000, 60_000)).toEqual({ recorded: true });
+    expect(admin.statement('SELECT id, key FROM replay_records ORDER BY id').raw().all()).toEqual([
+      [1, 'seed|1'],
+      [2, 'other|1'],
+      [3, 'short|1'],
+    ]);
+  });
+
+  it.each([
+    ['in its own transaction', false],
+    ["in a caller's transaction", true],
+  ])(
+    'a copy restored in place that holds an older row of a key the store recorded again since: the later record stays (decided %s)',
+    async (_, inCallersTransaction) => {
+      const db = connect();
+      const store = storeOn(db);
+      await store.recordIfAbsent('k|1', 1000, 2000); // id 1
+      const copy = join(dir, 'copy.db');
+      await copyDatabase(file, copy);
+      expect(await store.recordIfAbsent('k|1', 3000, 60_000)).toEqual({ recorded: true }); // id 1 replaced by 2
+      await copyDatabase(copy, file); // under the store, as sqlite3's .restore does
+      const again = inCallersTransaction
+        ? db.immediate(() => store.recordInTransaction('k|1', 4000, 60_000))
+        : await store.recordIfAbsent('k|1', 4000, 60_000);
+      expect(again).toEqual({ recorded: false, firstSeenAtMs: 3000 });
+      // A process that had not read it takes the older row: the history's hold is what covers it.
+      expect(await storeOn(connect()).recordIfAbsent('k|1', 4000, 60_000)).toEqual({ recorded: true });
+    },
+  );
 
   // Found by a probe: a store that had not seen the sequence go back (another process had caught it and
   // written past the store's last id since) read only the rows above that id, and accepted again the

@@ -56,10 +56,31 @@ function start() {
     now: () => now,
     onLoss: (_at, why) => losses.push(why),
   });
-  const replay = new SqliteReplayStore(db, { history, commitIntervalMs: 0 });
+  // The store on the test's clock; its background read run by hand (follow).
+  const replay = new SqliteReplayStore(db, {
+    history,
+    commitIntervalMs: 0,
+    followIntervalMs: 0,
+    clock: { nowMs: () => now },
+  });
   open.push({ db, replay });
   return { db, history, replay };
 }
+
+const follow = (replay: SqliteReplayStore) =>
+  (replay as unknown as { followInSteps(): void }).followInSteps();
+
+/** Copies the database `from` into `to` page by page (SQLite's backup, as sqlite3's .backup and .restore do). */
+async function copyDatabase(from: string, to: string): Promise<void> {
+  const source = new Database(from);
+  try {
+    await source.backup(to);
+  } finally {
+    source.close();
+  }
+}
+
+const historyFile = () => JSON.parse(readFileSync(join(dir, STORE_HISTORY_FILE_NAME), 'utf8'));
 
 function restart() {
   closeAll();
@@ -67,6 +88,9 @@ function restart() {
 }
 
 const record = (replay: SqliteReplayStore, key: string) => replay.recordIfAbsent(key, now, now + 300_000);
+/** A line whose window (constraints.maxAgeMs) outlasts the hold. */
+const recordLong = (replay: SqliteReplayStore, key: string) =>
+  replay.recordIfAbsent(key, now, now + 3_600_000);
 
 describe('SqliteStoreHistory', () => {
   it('a first start remembers the database; restarts on it hold nothing', async () => {
@@ -218,6 +242,94 @@ describe('SqliteStoreHistory', () => {
     const { history } = start();
     expect(history.problem).toBeDefined();
     expect(losses).toEqual([expect.stringContaining('is not a store history')]);
+  });
+
+  // Found by a probe: a copy restored under running processes (sqlite3 passport.db ".restore backup.db")
+  // was noticed by each (the log went back) and each emptied its index, so every line used after the
+  // copy verified again, with health healthy and nothing logged.
+  it('an older copy restored under running processes is a loss: each holds once, the file records it, a restart holds for what is left, and what the processes knew stays refused after', async () => {
+    const p = start();
+    const q = start();
+    expect(await record(p.replay, 'before|1')).toEqual({ recorded: true });
+    await copyDatabase(join(dir, 'passport.db'), join(dir, 'backup.db'));
+    expect(await recordLong(q.replay, 'after|1')).toEqual({ recorded: true });
+    expect(await recordLong(p.replay, 'after|1')).toMatchObject({ recorded: false });
+    await copyDatabase(join(dir, 'backup.db'), join(dir, 'passport.db'));
+    now += 1000;
+
+    const refused = await recordLong(p.replay, 'after|1').catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(RecordingPausedError);
+    expect((refused as RecordingPausedError).retryAfterMs).toBe(HOLD_MS);
+    expect(losses).toEqual([expect.stringContaining('the replay log went back')]);
+    expect(p.history.problem).toMatch(/lost its replay records/);
+    expect(historyFile()).toEqual({ storeId: p.db.storeId, heldUntilMs: now + HOLD_MS, lostAtMs: now });
+
+    // q notices it too, and holds for what is left of p's hold (not a second one).
+    now += 500;
+    await expect(recordLong(q.replay, 'new|1')).rejects.toBeInstanceOf(RecordingPausedError);
+    expect(q.history.holdRemainingMs).toBe(HOLD_MS - 500);
+    expect(losses).toEqual([
+      expect.stringContaining('the replay log went back'),
+      expect.stringContaining('by another process'),
+    ]);
+    const restarted = start();
+    expect([restarted.history.holdRemainingMs, losses.length]).toEqual([HOLD_MS - 500, 2]);
+    await expect(recordLong(restarted.replay, 'after|1')).rejects.toBeInstanceOf(RecordingPausedError);
+
+    // After the hold: the line used after the copy stays refused by the processes that knew it.
+    now += HOLD_MS;
+    expect(await recordLong(p.replay, 'after|1')).toMatchObject({ recorded: false });
+    expect(await recordLong(q.replay, 'after|1')).toMatchObject({ recorded: false });
+    expect(await record(p.replay, 'fresh|1')).toEqual({ recorded: true });
+    expect(losses.length).toBe(2);
+  });
+
+  it('a process that had not read what was lost holds once its background read finds the loss in the file', async () => {
+    const stale = start();
+    expect(await record(stale.replay, 'before|1')).toEqual({ recorded: true }); // id 1
+    const p = start();
+    await copyDatabase(join(dir, 'passport.db'), join(dir, 'backup.db'));
+    expect(await record(p.replay, 'after|1')).toEqual({ recorded: true }); // id 2, unread by stale
+    await copyDatabase(join(dir, 'backup.db'), join(dir, 'passport.db'));
+    now += 1000;
+    await expect(record(p.replay, 'x|1')).rejects.toBeInstanceOf(RecordingPausedError);
+    // The log reads as stale left it (id 1 its newest): only the file tells it.
+    follow(stale.replay);
+    expect(stale.history.holdRemainingMs).toBe(HOLD_MS);
+    await expect(record(stale.replay, 'after|1')).rejects.toBeInstanceOf(RecordingPausedError);
+    expect(losses).toEqual([
+      expect.stringContaining('the replay log went back'),
+      expect.stringContaining('by another process'),
+    ]);
+  });
+
+  it("another database's copy restored in place under a running process is a loss, even where its log reads as a continuation; the file takes its identity", async () => {
+    const p = start();
+    expect(await record(p.replay, 'a|1')).toEqual({ recorded: true }); // id 1
+    const otherDir = mkdtempSync(join(tmpdir(), 'passport-history-other-'));
+    try {
+      const other = SqliteDatabase.openInDataDir(otherDir);
+      const otherId = other.storeId;
+      const otherReplay = new SqliteReplayStore(other, { commitIntervalMs: 0, followIntervalMs: 0 });
+      await record(otherReplay, 'a|1'); // id 1 holds the same key
+      await record(otherReplay, 'b|1');
+      otherReplay.dispose();
+      other.close();
+      await copyDatabase(join(otherDir, 'passport.db'), join(dir, 'passport.db'));
+      await expect(record(p.replay, 'c|1')).rejects.toBeInstanceOf(RecordingPausedError);
+      expect(losses).toEqual([expect.stringContaining('another database is in place')]);
+      expect(historyFile()).toEqual({ storeId: otherId, heldUntilMs: now + HOLD_MS, lostAtMs: now });
+      now += 1000;
+      closeAll();
+      const restarted = start();
+      expect([restarted.db.storeId, restarted.history.holdRemainingMs, losses.length]).toEqual([
+        otherId,
+        HOLD_MS - 1000,
+        1,
+      ]);
+    } finally {
+      rmSync(otherDir, { recursive: true, force: true });
+    }
   });
 
   it('a hold of 0 reports the loss and records at once', async () => {

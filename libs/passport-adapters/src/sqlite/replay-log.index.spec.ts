@@ -21,6 +21,24 @@ describe('ReplayLogIndex', () => {
     ]);
   });
 
+  it('learns a row of the log as its record, but keeps the times of a later-expiring record and takes the row id', () => {
+    const index = new ReplayLogIndex();
+    index.set('a', record(1, 500));
+    index.set('b', record(2, 2000));
+    index.forgetIds(); // the log went back: no id is trusted
+    index.learn('a', record(3, 900)); // the log's record expires later: taken whole
+    index.learn('b', record(4, 1000)); // an older row of a record kept: its times stay
+    index.learn('c', record(5, 700));
+    expect([index.get('a'), index.get('b'), index.get('c')]).toEqual([
+      record(3, 900),
+      { id: 4, firstSeenAtMs: 20, expiresAtMs: 2000 },
+      record(5, 700),
+    ]);
+    index.set('d', record(6, 800));
+    index.forgetIds();
+    expect(index.get('d')).toEqual({ id: 0, firstSeenAtMs: 60, expiresAtMs: 800 });
+  });
+
   it('keeps ids, times and expiries beyond 32 bits exactly', () => {
     const index = new ReplayLogIndex();
     const big = { id: 2 ** 40 + 7, firstSeenAtMs: 1_795_000_000_123, expiresAtMs: 1_795_086_400_123 };

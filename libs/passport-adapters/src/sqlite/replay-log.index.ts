@@ -48,6 +48,28 @@ export class ReplayLogIndex {
     this.slots.set(key, slot);
   }
 
+  /**
+   * Sets `key`'s record as read from the log, but keeps the times of a record of it that expires later
+   * (one kept after the log went back, which the log lost: the key's older row must not shorten it). The
+   * row's id is taken either way: it is the row deleted when the record is replaced.
+   */
+  learn(key: string, record: LoggedRecord): void {
+    const slot = this.slots.get(key);
+    if (slot !== undefined && this.expires[slot] > record.expiresAtMs) {
+      this.ids[slot] = record.id;
+      return;
+    }
+    this.set(key, record);
+  }
+
+  /**
+   * Marks every record as no longer in the log (id 0, which no row has): after the log went back, the
+   * ids of the records it lost may be given to other keys' rows.
+   */
+  forgetIds(): void {
+    this.ids.fill(0);
+  }
+
   /** Forgets `key`'s record if it has expired at `nowMs` (a live record is never dropped). */
   forgetIfExpired(key: string, nowMs: number): void {
     const slot = this.slots.get(key);

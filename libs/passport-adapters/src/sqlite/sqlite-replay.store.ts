@@ -18,9 +18,11 @@
  * decides under the write lock: it first reads the rows above the last id it saw (other processes'
  * records; usually none, found by one read of the log's sequence), then checks the key against its index
  * and the transaction's own new records, then appends. Ids are never given twice (AUTOINCREMENT) and
- * writers take turns, so the rows above the last id seen are all a connection has not yet seen; a log
+ * writers take turns, so the rows above the last id seen are all a connection has not yet seen. A log
  * that went back (its sequence below the last id seen, or the newest row read now holding another key:
- * a file restored under this store) is read again whole. The index holds what the log holds
+ * a copy of the file restored under this store), or another database's identity, is a loss: the
+ * database's history holds, as for a new database found at start, and the log is read again from its
+ * start while the index keeps what it knew. The index holds what the log holds
  * (ReplayLogIndex: about 117 bytes per record, 113 MiB per process at 1 000 000 records) and is read
  * from the file when the store opens.
  *
@@ -77,6 +79,23 @@ const FOLLOW_STEP_ROWS = 5000;
 
 /** A row of the log, read raw (id, key, first seen, expiry). */
 type LogRow = [number, string, number, number];
+
+/** What tells whether the log is still the one a store read (logState). */
+type LogState = [top: number, atAnchor: string | null, gapFilled: boolean, storeId: string | null];
+
+/**
+ * A key's record among the rows above the last id seen (`logged`) or in the index: the first, unless the
+ * index's expires later (a record kept after the log went back, which the log lost: the key's older row
+ * must not shorten it; it is replaced through the row's id).
+ */
+function laterRecord(
+  logged: LoggedRecord | undefined,
+  known: LoggedRecord | undefined,
+): LoggedRecord | undefined {
+  if (logged === undefined || known === undefined || known.expiresAtMs <= logged.expiresAtMs)
+    return logged ?? known;
+  return { ...known, id: logged.id };
+}
 
 const RECORDED: RecordOutcome = Object.freeze({ recorded: true });
 
@@ -141,10 +160,12 @@ export interface SqliteReplayStoreOptions extends SqliteStoreOptions {
    */
   readonly commitIntervalMs?: number;
   /**
-   * The database's history (SqliteStoreHistory): while it has a `problem` (the hold after a new database
-   * was found in place of the old) nothing is recorded, and every call throws `RecordingPausedError`.
+   * The database's history (SqliteStoreHistory): while it has a `problem` (the hold after a loss of
+   * replay records) nothing is recorded, and every call throws `RecordingPausedError`. The store tells
+   * it of a loss it notices while running (`lost`), and has it read the losses other processes recorded
+   * (`refresh`) with each background read.
    */
-  readonly history?: Pick<SqliteStoreHistory, 'problem' | 'holdRemainingMs'>;
+  readonly history?: Pick<SqliteStoreHistory, 'problem' | 'holdRemainingMs' | 'lost' | 'refresh'>;
   /**
    * Milliseconds after its expiry that a record may be deleted or forgotten (default `EXPIRED_GRACE_MS`,
    * 60 000; 0 deletes at expiry, as the port's contract counts time). Until then it still takes room.
@@ -185,6 +206,10 @@ export class SqliteReplayStore implements ReplayStore {
    * because another process had written past it since, still knows).
    */
   private anchor: { readonly id: number; readonly key: string } | undefined;
+  /** The identity of the database this store reads (`store_meta.store_id`). */
+  private storeId: string | undefined;
+  /** When (store clock) this store last found the log as it had read it (SqliteStoreHistory.lost). */
+  private intactAtMs: number;
   /** Index size at which it is next compared with the table (a whole scan, amortised by doubling). */
   private boundCheckAt = MIN_BOUND_CHECK;
   private readonly clock: Clock;
@@ -215,7 +240,9 @@ export class SqliteReplayStore implements ReplayStore {
     // The whole log, read outside any write transaction: the first decision reads what came after it.
     // A log that cannot be read (corrupt pages) is read again by the first decision, which then fails
     // (closed) as long as it cannot, while health reports the store.
+    this.intactAtMs = clock.nowMs();
     try {
+      this.storeId = db.storeId;
       this.lastSeenId = this.readLog(0);
       this.boundCheckAt = Math.max(MIN_BOUND_CHECK, 2 * this.known.size);
     } catch {
@@ -233,13 +260,18 @@ export class SqliteReplayStore implements ReplayStore {
   /**
    * The background read: the rows other connections appended since the last id seen, taken into the
    * index `FOLLOW_STEP_ROWS` at a time outside the write lock (each step one read transaction), the
-   * event loop turning between steps.
-   * A log that went back is left to the next decision's catchUp (read whole under the lock). A read that
-   * fails is left to the next decision too, which fails closed and is reported as long as it cannot read.
+   * event loop turning between steps. A read that fails is left to the next decision, which fails
+   * closed and is reported as long as it cannot read. Each read first looks for a loss another process
+   * recorded in the history file.
    */
   private followInSteps(): void {
     if (this.following) return;
     this.following = true;
+    try {
+      this.history?.refresh();
+    } catch {
+      // Looked for again at the next read.
+    }
     const step = (): void => {
       try {
         if (!this.disposed && this.db.isOpen && this.readAhead(FOLLOW_STEP_ROWS) === FOLLOW_STEP_ROWS) {
@@ -381,7 +413,8 @@ export class SqliteReplayStore implements ReplayStore {
           : this.decide([call], false).outcomes[0];
       }
     } catch (error) {
-      this.lastFailure = call.nowMs; // health reports it (corrupt pages, a lost file, a lock held too long)
+      // Health reports it (corrupt pages, a lost file, a lock held too long); a hold, health reports itself.
+      if (!(error instanceof RecordingPausedError)) this.lastFailure = call.nowMs;
       throw error;
     }
     if (!(outcome instanceof Refusal)) return outcome;
@@ -438,7 +471,8 @@ export class SqliteReplayStore implements ReplayStore {
         this.committed(decided.appended, chunk[0].nowMs);
         outcomes = decided.outcomes;
       } catch (error) {
-        this.lastFailure = chunk[0].nowMs; // health reports it (corrupt pages, a lost file, a lock held too long)
+        // Health reports it (corrupt pages, a lost file, a lock held too long); a hold, health reports itself.
+        if (!(error instanceof RecordingPausedError)) this.lastFailure = chunk[0].nowMs;
         for (const call of chunk) call.reject(error);
         continue;
       }
@@ -481,6 +515,9 @@ export class SqliteReplayStore implements ReplayStore {
     } else {
       appended = this.unseenRows();
     }
+    // A loss noticed since the calls were made (here, or by a read ahead or another process) holds them.
+    const paused = this.pausedError();
+    if (paused) throw paused;
     // Nobody else writes while this transaction holds the write lock: the counts read once stay true as
     // long as the calls track their own inserts (the careful path drops them).
     const counts = new BatchCounts();
@@ -495,7 +532,7 @@ export class SqliteReplayStore implements ReplayStore {
   ): RecordOutcome | Refusal {
     const { key, nowMs, quota, cap } = call;
     const owner = quota?.owner ?? null;
-    const existing = appended.get(key) ?? this.known.get(key);
+    const existing = laterRecord(appended.get(key), this.known.get(key));
     if (existing && existing.expiresAtMs > nowMs)
       return { recorded: false, firstSeenAtMs: existing.firstSeenAtMs };
     // Below both caps a new key is simply appended.
@@ -532,20 +569,24 @@ export class SqliteReplayStore implements ReplayStore {
 
   /**
    * Under the write lock of this store's own transaction, before anything is written: reads the rows
-   * other connections appended since the last id seen (one read of the log's sequence and of the
-   * anchor's row when there are none). A log that went back (a file restored in place, rows deleted and
-   * the sequence lowered) is read again whole rather than trusted.
+   * other connections appended since the last id seen (one read of the log's state when there are
+   * none). A log that went back, or another database, is a loss (`logLost`): the calls are refused while
+   * the history holds; without a hold the log is read again whole.
    */
   private catchUp(nowMs: number): void {
     const state = this.logState();
     const [top] = state;
-    if (this.wentBack(state)) {
-      this.known.clear();
-      this.lastSeenId = 0;
-      this.anchor = undefined;
-    } else if (top === this.lastSeenId) {
-      this.holdIndexBound(nowMs); // what readAhead read counts too
-      return;
+    const change = this.logChange(state);
+    if (change !== undefined) {
+      this.logLost(change, state);
+      const paused = this.pausedError();
+      if (paused) throw paused; // the log is read again in steps, by the read ahead
+    } else {
+      this.logIntact(state);
+      if (top === this.lastSeenId) {
+        this.holdIndexBound(nowMs); // what readAhead read counts too
+        return;
+      }
     }
     this.readLog(this.lastSeenId);
     this.lastSeenId = top; // ids up to it that were not read were deleted (expired)
@@ -558,8 +599,8 @@ export class SqliteReplayStore implements ReplayStore {
    * since (a review: a store deciding rarely beside busy ones read 200 000 rows in 278 ms under the
    * lock, every other process's commits waiting). A read sees committed rows only, and ids are given in
    * commit order (writers take turns), so it sees every row up to the highest it returns. At most
-   * `limit` rows are read (all when negative); returns how many. A log that went back is left to
-   * catchUp, which reads it whole under the lock.
+   * `limit` rows are read (all when negative); returns how many. A log that went back, or another
+   * database, is a loss (`logLost`), and the log is read again from its start.
    *
    * The log's state and its rows are read in one snapshot (one read transaction): read apart, a log
    * that went back between the two reads and was written past the last id seen was read as a
@@ -569,7 +610,12 @@ export class SqliteReplayStore implements ReplayStore {
     if (this.db.inTransaction) return 0;
     return this.db.snapshot(() => {
       const state = this.logState();
-      if (state[0] === this.lastSeenId || this.wentBack(state)) return 0;
+      const change = this.logChange(state);
+      if (change !== undefined) this.logLost(change, state);
+      else {
+        this.logIntact(state);
+        if (state[0] === this.lastSeenId) return 0;
+      }
       let read = 0;
       for (const [id, key, firstSeenAtMs, expiresAtMs] of this.db
         .statement(
@@ -577,7 +623,7 @@ export class SqliteReplayStore implements ReplayStore {
         )
         .raw()
         .iterate(this.lastSeenId, limit) as IterableIterator<LogRow>) {
-        this.known.set(key, { id, firstSeenAtMs, expiresAtMs });
+        this.known.learn(key, { id, firstSeenAtMs, expiresAtMs });
         this.anchor = { id, key };
         this.lastSeenId = id;
         read++;
@@ -588,24 +634,61 @@ export class SqliteReplayStore implements ReplayStore {
   }
 
   /**
-   * Whether the log is not the one this store read: its sequence is below the last id seen, the
-   * anchor's id now holds another key (its row gone is no sign: expired rows are deleted), or a row
-   * exists between the anchor and the last id seen (ids this store moved past when their rows were gone).
+   * Why the log is not the one this store read, or undefined: another database's identity; or the log
+   * went back, its sequence below the last id seen, the anchor's id now holding another key (its row
+   * gone is no sign: expired rows are deleted), or a row existing between the anchor and the last id
+   * seen (ids this store moved past when their rows were gone).
    */
-  private wentBack([top, atAnchor, gapFilled]: [number, string | null, boolean]): boolean {
-    return top < this.lastSeenId || (atAnchor !== null && atAnchor !== this.anchor?.key) || gapFilled;
+  private logChange([top, atAnchor, gapFilled, storeId]: LogState): string | undefined {
+    const wentBack =
+      'the replay log went back under the running process (a copy of the database restored in place?)';
+    if (this.storeId !== undefined && storeId !== this.storeId)
+      return `another database is in place (identity ${storeId}, where ${this.storeId} was read)`;
+    if (top < this.lastSeenId)
+      return `${wentBack}: its newest id is ${top}, below ${this.lastSeenId} read before`;
+    if (atAnchor !== null && atAnchor !== this.anchor?.key)
+      return `${wentBack}: the row of id ${this.anchor?.id} holds another key`;
+    if (gapFilled)
+      return `${wentBack}: a row was written again among ids ${this.anchor?.id ?? 0}..${this.lastSeenId}`;
+    return undefined;
+  }
+
+  /** The log is the one this store read, as of now (its identity taken if it could not be read before). */
+  private logIntact([, , , storeId]: LogState): void {
+    this.intactAtMs = this.clock.nowMs();
+    this.storeId ??= storeId ?? undefined;
+  }
+
+  /**
+   * The log is not the one this store read: an older copy of the database restored under the running
+   * process (the records made since the copy are gone, and processes that had not read them would
+   * accept their lines again), or another database put in place. It fails closed as a start that finds a
+   * new database does: the history holds (replay records refused for the hold), reports the loss once
+   * and records it in its file, so that other processes and restarts hold too. The index keeps its
+   * records (a line it knows stays refused here, after the hold too) but not their ids, which the log may
+   * have given to other keys' rows, and the log is read again from its start.
+   */
+  private logLost(why: string, [, , , storeId]: LogState): void {
+    this.known.forgetIds();
+    this.lastSeenId = 0;
+    this.anchor = undefined;
+    this.storeId = storeId ?? undefined;
+    this.history?.lost(why, this.intactAtMs);
   }
 
   /**
    * The rows above the last id seen, for a decision in a caller's transaction (committed by others, or
    * written by this transaction and not yet committed): consulted, not learnt, since the caller may
-   * still roll back. A log that went back is read whole (the index may then refuse a record whose line
-   * the restored log no longer holds: it fails closed, until this store's next own transaction).
+   * still roll back. A log that went back, or another database, is a loss (`logLost`), and without a
+   * hold the log is consulted whole.
    */
   private unseenRows(): Map<string, LoggedRecord> {
     const rows = new Map<string, LoggedRecord>();
-    const after = this.wentBack(this.logState()) ? 0 : this.lastSeenId;
-    for (const [id, key, firstSeenAtMs, expiresAtMs] of this.logAfter(after))
+    const state = this.logState();
+    const change = this.logChange(state);
+    if (change !== undefined) this.logLost(change, state);
+    else this.logIntact(state);
+    for (const [id, key, firstSeenAtMs, expiresAtMs] of this.logAfter(this.lastSeenId))
       rows.set(key, { id, firstSeenAtMs, expiresAtMs });
     return rows;
   }
@@ -639,7 +722,7 @@ export class SqliteReplayStore implements ReplayStore {
   private readLog(afterId: number): number {
     let last = afterId;
     for (const [id, key, firstSeenAtMs, expiresAtMs] of this.logAfter(afterId)) {
-      this.known.set(key, { id, firstSeenAtMs, expiresAtMs });
+      this.known.learn(key, { id, firstSeenAtMs, expiresAtMs });
       this.anchor = { id, key };
       last = id;
     }
@@ -654,19 +737,20 @@ export class SqliteReplayStore implements ReplayStore {
   }
 
   /**
-   * The highest id the log ever gave (0 before its first record); the key the anchor's id holds now; and
+   * The highest id the log ever gave (0 before its first record); the key the anchor's id holds now;
    * whether a row now exists between the anchor and the last id seen, where every row had been deleted
-   * when this store moved past them (so one there was written again: the log went back).
+   * when this store moved past them (so one there was written again: the log went back); and the
+   * database's identity.
    */
-  private logState(): [top: number, atAnchor: string | null, gapFilled: boolean] {
+  private logState(): LogState {
     const anchorId = this.anchor?.id ?? 0;
-    const [top, atAnchor, gapFilled] = this.db
+    const [top, atAnchor, gapFilled, storeId] = this.db
       .statement(
-        "SELECT (SELECT seq FROM sqlite_sequence WHERE name = 'replay_records'), (SELECT key FROM replay_records WHERE id = ?), EXISTS (SELECT 1 FROM replay_records WHERE id > ? AND id <= ?)",
+        "SELECT (SELECT seq FROM sqlite_sequence WHERE name = 'replay_records'), (SELECT key FROM replay_records WHERE id = ?), EXISTS (SELECT 1 FROM replay_records WHERE id > ? AND id <= ?), (SELECT value FROM store_meta WHERE name = 'store_id')",
       )
       .raw()
-      .get(anchorId, anchorId, this.lastSeenId) as [number | null, string | null, number];
-    return [top ?? 0, atAnchor, gapFilled === 1];
+      .get(anchorId, anchorId, this.lastSeenId) as [number | null, string | null, number, string | null];
+    return [top ?? 0, atAnchor, gapFilled === 1, storeId];
   }
 
   /**

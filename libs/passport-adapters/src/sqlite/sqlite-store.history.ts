@@ -14,12 +14,18 @@
  * database it finds. A file that cannot be read is taken as a loss: refusing for a while is the safe way
  * to be wrong.
  *
- * Not seen: an old copy of this very database put back (a restored backup has the same identity and
- * older records); its WAL lost alone after a crash (the commits of about the last second); both the
- * database and the file removed together (a deliberate reset).
+ * Running processes report a loss too (`lost`): the replay store notices the log it reads going back
+ * under it (an older copy of this very database restored in place: the records made since the copy
+ * are gone) or another identity in the file (another database's copy restored in place), holds, and
+ * records the loss in the file; the other running processes adopt it from there (`refresh`, each second
+ * with the store's background read), as restarts do.
+ *
+ * Not seen: an old copy of this very database put back while every process is stopped (it has the same
+ * identity and older records); its WAL lost alone after a crash (the commits of about the last second);
+ * both the database and the file removed together (a deliberate reset).
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { type SqliteDatabase } from './sqlite.database.js';
 
@@ -41,31 +47,49 @@ export interface SqliteStoreHistoryOptions {
   readonly holdMs: number;
   /** Unix ms now (default Date.now). */
   readonly now?: () => number;
-  /** Told once when this open found a loss: when, and what the file said (or why it was unreadable). */
+  /**
+   * Told once of each loss: found by this open (when, and what the file said, or why it was unreadable),
+   * noticed while running (`lost`), or recorded by another process (`refresh`).
+   */
   readonly onLoss?: (lostAtMs: number, why: string) => void;
 }
 
 export class SqliteStoreHistory {
-  private readonly heldUntilMs: number | null;
-  private readonly lostAt: number | null;
+  private heldUntilMs: number | null = null;
+  private lostAt: number | null = null;
+  /** The loss last reported to `onLoss` by this process (its time), so that each is reported once. */
+  private reportedLostAt: number | null;
+  /** The file as last looked at (inode, time, size): another process's write changes it. */
+  private fileSeen: string | undefined;
+  private readonly now: () => number;
 
   private constructor(
-    private readonly now: () => number,
+    private readonly db: SqliteDatabase,
+    private readonly file: string,
+    private readonly options: SqliteStoreHistoryOptions,
     heldUntilMs: number | null,
     lostAt: number | null,
-    holdMs: number,
   ) {
-    // A loss noticed "later than now" was noticed by a clock that was ahead: it was noticed by now (a
-    // year 5138 would keep the note in health for millennia, and 9e15 would make health fail outright).
-    this.lostAt = lostAt === null ? null : Math.min(lostAt, now());
-    // Never longer than this start's hold, counted from the loss and from now: the file's time was
-    // written by whichever start noticed the loss, whose clock may have been ahead (a year ahead would
-    // mean a year of 503s), and an operator who sets the hold lower (0) is obeyed at the next start.
-    const bound = Math.max(0, holdMs);
+    this.now = options.now ?? Date.now;
+    this.take(heldUntilMs, lostAt);
+    // A start reports its own loss (check), and not one it read from the file.
+    this.reportedLostAt = this.lostAt;
+  }
+
+  /**
+   * Takes a hold and its loss's time, bounded as a start reads them from the file: a loss noticed "later
+   * than now" was noticed by a clock that was ahead, so it was noticed by now (a year 5138 would keep the
+   * note in health for millennia, and 9e15 would make health fail outright); and a hold never lasts
+   * longer than this process's hold, counted from the loss and from now (the file's time was written by
+   * whichever process noticed the loss, whose clock may have been ahead: a year ahead would mean a year
+   * of 503s; and an operator who sets the hold lower, 0, is obeyed at the next start).
+   */
+  private take(heldUntilMs: number | null, lostAt: number | null): void {
+    const now = this.now();
+    this.lostAt = lostAt === null ? null : Math.min(lostAt, now);
+    const bound = Math.max(0, this.options.holdMs);
     this.heldUntilMs =
-      heldUntilMs === null
-        ? null
-        : Math.min(heldUntilMs, (this.lostAt ?? heldUntilMs) + bound, now() + bound);
+      heldUntilMs === null ? null : Math.min(heldUntilMs, (this.lostAt ?? heldUntilMs) + bound, now + bound);
   }
 
   /** Compares `db` with what its directory remembers, records the outcome, and returns the verdict. */
@@ -84,15 +108,10 @@ export class SqliteStoreHistory {
     }
     if (remembered === undefined && unreadable === undefined) {
       writeHistory(file, { storeId, heldUntilMs: null, lostAtMs: null });
-      return new SqliteStoreHistory(now, null, null, options.holdMs);
+      return new SqliteStoreHistory(db, file, options, null, null);
     }
     if (remembered !== undefined && remembered.storeId === storeId) {
-      const history = new SqliteStoreHistory(
-        now,
-        remembered.heldUntilMs,
-        remembered.lostAtMs,
-        options.holdMs,
-      );
+      const history = new SqliteStoreHistory(db, file, options, remembered.heldUntilMs, remembered.lostAtMs);
       // Times bounded on reading are written back bounded, so that the next start does not bound them
       // again from its own now (a hold restarted at every start).
       if (history.lostAt !== remembered.lostAtMs || history.heldUntilMs !== remembered.heldUntilMs)
@@ -107,7 +126,61 @@ export class SqliteStoreHistory {
       unreadable ??
         `the database is not the one ${file} remembers (${remembered?.storeId} before, ${storeId} now)`,
     );
-    return new SqliteStoreHistory(now, heldUntilMs, lostAtMs, options.holdMs);
+    return new SqliteStoreHistory(db, file, options, heldUntilMs, lostAtMs);
+  }
+
+  /**
+   * A loss noticed while running (`why`): the log this process read went back, or another database is in
+   * place. `intactAtMs`: when this process last found the database as it had read it. A loss the file
+   * records as noticed since then (by another process, which held first), or a hold still running (no
+   * process that holds records anything, so nothing more was lost), is this one: its hold is adopted,
+   * not started again (several processes noticing one restore would otherwise each stretch it).
+   * Otherwise replay records are refused for the hold from now, and the file records the loss with the
+   * identity in place, so that other processes (`refresh`) and restarts hold too. Reported once.
+   */
+  lost(why: string, intactAtMs: number): void {
+    this.refresh();
+    if (this.lostAt !== null && (this.lostAt >= intactAtMs || this.holdRemainingMs > 0)) {
+      this.report(`${why}; recorded at ${new Date(this.lostAt).toISOString()} by another process`);
+      return;
+    }
+    const lostAtMs = this.now();
+    this.lostAt = lostAtMs;
+    this.heldUntilMs = lostAtMs + Math.max(0, this.options.holdMs);
+    let recorded = '';
+    try {
+      writeHistory(this.file, { storeId: this.db.storeId, heldUntilMs: this.heldUntilMs, lostAtMs });
+      this.fileSeen = fileIdentity(this.file);
+    } catch (error) {
+      recorded = `; ${(error as Error).message}: other processes and restarts do not hold for it`;
+    }
+    this.report(`${why}${recorded}`);
+  }
+
+  /**
+   * Adopts a loss another process recorded in the file since this one last looked (a `stat` when the
+   * file has not changed): a process that had not read what was lost cannot notice it itself.
+   */
+  refresh(): void {
+    const seen = fileIdentity(this.file);
+    if (seen === undefined || seen === this.fileSeen) return;
+    this.fileSeen = seen;
+    let recorded: HistoryFile | undefined;
+    try {
+      recorded = parseHistory(readFileSync(this.file, 'utf8'));
+    } catch {
+      return; // a start reads it again, and takes a file it cannot read for a loss
+    }
+    if (recorded === undefined || recorded.lostAtMs === null) return;
+    if (this.lostAt !== null && recorded.lostAtMs <= this.lostAt) return;
+    this.take(recorded.heldUntilMs, recorded.lostAtMs);
+    this.report(`recorded in ${this.file} by another process`);
+  }
+
+  private report(why: string): void {
+    if (this.lostAt === null || this.reportedLostAt === this.lostAt) return;
+    this.reportedLostAt = this.lostAt;
+    this.options.onLoss?.(this.lostAt, why);
   }
 
   /** Milliseconds until replay records may be written again (0 when they may now). */
@@ -118,7 +191,7 @@ export class SqliteStoreHistory {
   /** Why replay records are refused now (within the hold after a loss), or undefined. */
   get problem(): string | undefined {
     if (this.holdRemainingMs === 0) return undefined;
-    return `the SQLite database lost its replay records (a new database noticed at ${new Date(this.lostAt ?? this.now()).toISOString()}): recording refused until ${new Date(this.heldUntilMs ?? 0).toISOString()}, when lines and login challenges used before are stale`;
+    return `the SQLite database lost its replay records (noticed at ${new Date(this.lostAt ?? this.now()).toISOString()}): recording refused until ${new Date(this.heldUntilMs ?? 0).toISOString()}, when lines and login challenges used before are stale`;
   }
 
   /** A note for health for a day after a loss (once recording is allowed again), or undefined. */
@@ -126,6 +199,16 @@ export class SqliteStoreHistory {
     if (this.lostAt === null || this.problem !== undefined || this.now() >= this.lostAt + NOTICE_MS)
       return undefined;
     return `the SQLite database lost its replay records (noticed at ${new Date(this.lostAt).toISOString()}): a line verified before then with constraints.maxAgeMs above 300 s may be accepted again until its window ends`;
+  }
+}
+
+/** The file's inode, modification time and size, or undefined when it cannot be seen. */
+function fileIdentity(file: string): string | undefined {
+  try {
+    const stats = statSync(file, { throwIfNoEntry: false });
+    return stats && `${stats.ino}:${stats.mtimeMs}:${stats.size}`;
+  } catch {
+    return undefined;
   }
 }
 
