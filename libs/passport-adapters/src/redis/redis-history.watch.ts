@@ -8,11 +8,12 @@
  * but the hold and the instances' own keys:
  * - `history`: a marker holding a value chosen by the first instance that found it missing. Each
  *   instance remembers the value it saw; gone or changed means the data it stood beside is gone.
- * - `generation`: a counter every record invocation increments and returns. Each instance remembers the
- *   highest value it was answered; a lower or equal one means Redis came back with older data (the
- *   marker survives a snapshot; the records made after it do not).
+ * - `generation`: a counter every record invocation that records something increments and returns
+ *   (one that records nothing answers it as read). Each instance remembers the highest value it was
+ *   answered; a lower one means Redis came back with older data (the marker survives a snapshot; the
+ *   records made after it do not).
  * - `gen:<instance>`: per instance (a random id per process), the counter's value at its last record
- *   invocation, written by that invocation (kept 25 h after its last write). The shared counter alone
+ *   invocation that recorded something, written by it (kept 30 days after its last write). The shared counter alone
  *   shows older data only until other instances' records push it past what this one was answered (a
  *   probe: Redis back from a snapshot, another instance served for 300 ms, and all 323 lines this one had
  *   used since the snapshot verified again); its own key below the value it last wrote, or gone, shows
@@ -43,12 +44,15 @@ export const DEFAULT_REDIS_HISTORY_HOLD_MS = 331_000;
 export const DEFAULT_REDIS_HISTORY_NOTICE_MS = 86_400_000;
 
 /**
- * How long an instance's own generation key lives after its last write (25 h: past the longest a used
- * line stays acceptable, 24 h). An instance compares it only within 24 h of its last write, so a key
- * that expired while the instance recorded nothing is no loss.
+ * How long an instance's own generation key lives after its last write (30 days). An instance compares
+ * it only within 29 days of its last write (as its own clock counts from the reply), so a key that
+ * expired while the instance recorded nothing is no loss. Far past the longest a used line stays
+ * acceptable (24 h): a probe froze an instance with a reply in flight for 26 h against a 25 h key, and
+ * the reply, handled after the freeze, made the expired key look fresh. A process that ends leaves its
+ * key for 30 days (a few dozen bytes).
  */
-export const OWN_GENERATION_TTL_MS = 25 * 3_600_000;
-const OWN_GENERATION_COMPARED_MS = 24 * 3_600_000;
+export const OWN_GENERATION_TTL_MS = 30 * 86_400_000;
+const OWN_GENERATION_COMPARED_MS = 29 * 86_400_000;
 
 export interface RedisHistoryWatchOptions {
   /** Key prefix shared by every adapter of one deployment (default `passport:`). */

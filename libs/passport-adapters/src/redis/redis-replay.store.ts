@@ -51,8 +51,8 @@ const OWNER_TTL_HEADROOM_MS = 60_000;
  * invocation). A call replies 1 when recorded (a number: the cheapest reply), else {0, firstSeen} live,
  * {-1} store full, {-2} owner at quota, {-3} marker missing or changed, {-4, heldMs} another instance's
  * hold, {-5} older data (the shared counter, or this instance's own key, behind what it was answered);
- * the invocation answers the generation once, negated when it stopped before recording (its own key
- * not written then). The cheap checks come first: the index is looked up for the member only when the
+ * the invocation answers the generation once: the counter after its increment when it recorded
+ * something, else the counter as read, negated (neither the counter nor its own key written then). The cheap checks come first: the index is looked up for the member only when the
  * store is at the call's cap. The keys it writes are declared (the index once; per call the record and
  * the owner's set; all under one hash tag, so one Redis Cluster slot), so that Cluster refuses a call
  * while that slot migrates before anything is written. The store's fixed values (the record key prefix,
@@ -80,15 +80,24 @@ local idx, margin = KEYS[1], ${luaNumber(marginMs)}
 ${refuseWhenFullLua(luaString(`${base}oom-probe`))}
 ${
   history === undefined
-    ? 'local stop, gen = nil, 0'
+    ? `local stop, recordedAny = nil, false
+local function generation() return 0 end`
     : `local marker, heldMs, mine = redis.call('GET', KEYS[2]), redis.call('PTTL', KEYS[4]), redis.call('GET', KEYS[5])
-local gen = redis.call('INCR', KEYS[3])
-local stop = nil
+local current = tonumber(redis.call('GET', KEYS[3])) or 0
+local stop, recordedAny = nil, false
 if marker == false or (markerArg ~= '' and marker ~= markerArg) then stop = {-3}
 elseif heldMs > 0 then stop = {-4, heldMs}
-elseif genArg ~= '' and gen <= tonumber(genArg) then stop = {-5}
+elseif genArg ~= '' and current < tonumber(genArg) then stop = {-5}
 elseif ownArg ~= '' and (mine == false or tonumber(mine) < tonumber(ownArg)) then stop = {-5} end
-if stop then gen = -gen else redis.call('SET', KEYS[5], gen, 'PX', ${luaNumber(OWN_GENERATION_TTL_MS)}) end`
+-- After the calls: only an invocation that recorded moves the counter and this instance's key (one
+-- that recorded nothing loses nothing if Redis forgets it: a probe had replays alone between a snapshot
+-- and a restart from it read as a loss).
+local function generation()
+  if not recordedAny then return -current end
+  local gen = redis.call('INCR', KEYS[3])
+  redis.call('SET', KEYS[5], gen, 'PX', ${luaNumber(OWN_GENERATION_TTL_MS)})
+  return gen
+end`
 }
 local held = redis.call('ZCARD', idx)
 local quotaText, maxPerOwner, capText, cap = nil, 0, nil, 0
@@ -127,6 +136,7 @@ if held >= cap and redis.call('ZSCORE', idx, member) == false then
   held = redis.call('ZCARD', idx)
   if held >= cap then return {-1} end
 end
+recordedAny = true
 redis.call('SET', rec, nowArg .. ':' .. expiresArg, 'PX', keepFor)
 held = held + redis.call('ZADD', idx, expiresArg, member)
 if maxPerOwner > 0 then
@@ -139,7 +149,7 @@ if maxPerOwner > 0 then
   ownerTtl[ownerKey] = ttl
 end
 return 1`,
-    invocationReply: 'gen',
+    invocationReply: 'generation()',
   };
 }
 
@@ -260,7 +270,8 @@ export class RedisReplayStore implements ReplayStore {
             },
             // Every call of an invocation shares its generation; a call that found older data (-5) tells
             // the watch itself, after this.
-            // Negative when the invocation stopped before recording: its own key was not written then.
+            // Negative (the counter as read) when the invocation recorded nothing: the counter and this
+            // instance's own key were not written then.
             onInvocationReply: (reply) => {
               const generation = Number(reply);
               history.observeGeneration(Math.abs(generation));
