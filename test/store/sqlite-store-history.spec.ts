@@ -262,7 +262,12 @@ describe('SqliteStoreHistory', () => {
     expect((refused as RecordingPausedError).retryAfterMs).toBe(HOLD_MS);
     expect(losses).toEqual([expect.stringContaining('the replay log went back')]);
     expect(p.history.problem).toMatch(/lost its replay records/);
-    expect(historyFile()).toEqual({ storeId: p.db.storeId, heldUntilMs: now + HOLD_MS, lostAtMs: now });
+    expect(historyFile()).toEqual({
+      storeId: p.db.storeId,
+      heldUntilMs: now + HOLD_MS,
+      lostAtMs: now,
+      lossId: expect.any(String),
+    });
 
     // q notices it too, and holds for what is left of p's hold (not a second one).
     now += 500;
@@ -318,7 +323,12 @@ describe('SqliteStoreHistory', () => {
       await copyDatabase(join(otherDir, 'passport.db'), join(dir, 'passport.db'));
       await expect(record(p.replay, 'c|1')).rejects.toBeInstanceOf(RecordingPausedError);
       expect(losses).toEqual([expect.stringContaining('another database is in place')]);
-      expect(historyFile()).toEqual({ storeId: otherId, heldUntilMs: now + HOLD_MS, lostAtMs: now });
+      expect(historyFile()).toEqual({
+        storeId: otherId,
+        heldUntilMs: now + HOLD_MS,
+        lostAtMs: now,
+        lossId: expect.any(String),
+      });
       now += 1000;
       closeAll();
       const restarted = start();
@@ -330,6 +340,35 @@ describe('SqliteStoreHistory', () => {
     } finally {
       rmSync(otherDir, { recursive: true, force: true });
     }
+  });
+
+  // Found by a probe: a loss recorded by a process whose clock ran 10 min ahead was bounded by a restart
+  // after the others' hold had ended, and written back with the bounded (later) time; a running process
+  // took the rewritten file for a second loss, held again and reported it again.
+  it("a loss's times written back bounded by a restart are the same loss to a running process, not a new one", async () => {
+    const p = start();
+    const storeId = p.db.storeId;
+    // The file as a process 10 min ahead leaves it after noticing a loss.
+    writeFileSync(
+      join(dir, STORE_HISTORY_FILE_NAME),
+      JSON.stringify({
+        storeId,
+        heldUntilMs: now + 600_000 + HOLD_MS,
+        lostAtMs: now + 600_000,
+        lossId: 'ahead',
+      }),
+    );
+    p.history.refresh();
+    expect(p.history.holdRemainingMs).toBe(HOLD_MS); // bounded by its own clock
+    now += 400_000; // its hold is over
+    expect(p.history.holdRemainingMs).toBe(0);
+    const r = start(); // a restart bounds the loss's times by its own clock and writes them back
+    expect(r.history.holdRemainingMs).toBeGreaterThan(0);
+    expect(historyFile()).toMatchObject({ lostAtMs: now, lossId: 'ahead' });
+    p.history.refresh();
+    expect(p.history.holdRemainingMs).toBe(0);
+    expect(await record(p.replay, 'after|1')).toEqual({ recorded: true });
+    expect(losses).toEqual([expect.stringContaining('by another process')]);
   });
 
   it('a hold of 0 reports the loss and records at once', async () => {

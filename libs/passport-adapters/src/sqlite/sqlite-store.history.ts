@@ -40,7 +40,16 @@ interface HistoryFile {
   readonly heldUntilMs: number | null;
   /** When the last loss was noticed (Unix ms), or null. */
   readonly lostAtMs: number | null;
+  /**
+   * A random name of that loss, kept when its times are written back bounded: a process reading the file
+   * tells a new loss by it, not by its time (a probe: a restart bounded the time of a loss recorded by a
+   * clock 10 min ahead, and a running process took the rewritten file for a second loss and held again).
+   * Absent in files written before it (then the time tells).
+   */
+  readonly lossId?: string;
 }
+
+const newLossId = (): string => randomBytes(8).toString('hex');
 
 export interface SqliteStoreHistoryOptions {
   /** How long replay records are refused after a loss (ms; 0: not at all, the loss is still reported). */
@@ -59,6 +68,8 @@ export class SqliteStoreHistory {
   private lostAt: number | null = null;
   /** The loss last reported to `onLoss` by this process (its time), so that each is reported once. */
   private reportedLostAt: number | null;
+  /** The name of the last loss this process knows (HistoryFile.lossId). */
+  private lossId: string | undefined;
   /** The file as last looked at (inode, time, size): another process's write changes it. */
   private fileSeen: string | undefined;
   private readonly now: () => number;
@@ -69,8 +80,10 @@ export class SqliteStoreHistory {
     private readonly options: SqliteStoreHistoryOptions,
     heldUntilMs: number | null,
     lostAt: number | null,
+    lossId: string | undefined,
   ) {
     this.now = options.now ?? Date.now;
+    this.lossId = lossId;
     this.take(heldUntilMs, lostAt);
     // A start reports its own loss (check), and not one it read from the file.
     this.reportedLostAt = this.lostAt;
@@ -108,25 +121,38 @@ export class SqliteStoreHistory {
     }
     if (remembered === undefined && unreadable === undefined) {
       writeHistory(file, { storeId, heldUntilMs: null, lostAtMs: null });
-      return new SqliteStoreHistory(db, file, options, null, null);
+      return new SqliteStoreHistory(db, file, options, null, null, undefined);
     }
     if (remembered !== undefined && remembered.storeId === storeId) {
-      const history = new SqliteStoreHistory(db, file, options, remembered.heldUntilMs, remembered.lostAtMs);
+      const history = new SqliteStoreHistory(
+        db,
+        file,
+        options,
+        remembered.heldUntilMs,
+        remembered.lostAtMs,
+        remembered.lossId,
+      );
       // Times bounded on reading are written back bounded, so that the next start does not bound them
-      // again from its own now (a hold restarted at every start).
+      // again from its own now (a hold restarted at every start); the same loss, under its name.
       if (history.lostAt !== remembered.lostAtMs || history.heldUntilMs !== remembered.heldUntilMs)
-        writeHistory(file, { storeId, heldUntilMs: history.heldUntilMs, lostAtMs: history.lostAt });
+        writeHistory(file, {
+          storeId,
+          heldUntilMs: history.heldUntilMs,
+          lostAtMs: history.lostAt,
+          ...(remembered.lossId === undefined ? {} : { lossId: remembered.lossId }),
+        });
       return history;
     }
     const lostAtMs = now();
     const heldUntilMs = lostAtMs + Math.max(0, options.holdMs);
-    writeHistory(file, { storeId, heldUntilMs, lostAtMs });
+    const lossId = newLossId();
+    writeHistory(file, { storeId, heldUntilMs, lostAtMs, lossId });
     options.onLoss?.(
       lostAtMs,
       unreadable ??
         `the database is not the one ${file} remembers (${remembered?.storeId} before, ${storeId} now)`,
     );
-    return new SqliteStoreHistory(db, file, options, heldUntilMs, lostAtMs);
+    return new SqliteStoreHistory(db, file, options, heldUntilMs, lostAtMs, lossId);
   }
 
   /**
@@ -147,9 +173,15 @@ export class SqliteStoreHistory {
     const lostAtMs = this.now();
     this.lostAt = lostAtMs;
     this.heldUntilMs = lostAtMs + Math.max(0, this.options.holdMs);
+    this.lossId = newLossId();
     let recorded = '';
     try {
-      writeHistory(this.file, { storeId: this.db.storeId, heldUntilMs: this.heldUntilMs, lostAtMs });
+      writeHistory(this.file, {
+        storeId: this.db.storeId,
+        heldUntilMs: this.heldUntilMs,
+        lostAtMs,
+        lossId: this.lossId,
+      });
       this.fileSeen = fileIdentity(this.file);
     } catch (error) {
       recorded = `; ${(error as Error).message}: other processes and restarts do not hold for it`;
@@ -172,7 +204,14 @@ export class SqliteStoreHistory {
       return; // a start reads it again, and takes a file it cannot read for a loss
     }
     if (recorded === undefined || recorded.lostAtMs === null) return;
-    if (this.lostAt !== null && recorded.lostAtMs <= this.lostAt) return;
+    // A loss this process knows, its times perhaps written back bounded by a start: not a new one.
+    if (
+      recorded.lossId !== undefined
+        ? recorded.lossId === this.lossId
+        : this.lostAt !== null && recorded.lostAtMs <= this.lostAt
+    )
+      return;
+    this.lossId = recorded.lossId;
     this.take(recorded.heldUntilMs, recorded.lostAtMs);
     this.report(`recorded in ${this.file} by another process`);
   }
@@ -220,11 +259,16 @@ function parseHistory(text: string): HistoryFile | undefined {
     return undefined;
   }
   if (typeof value !== 'object' || value === null) return undefined;
-  const { storeId, heldUntilMs, lostAtMs } = value as Record<string, unknown>;
+  const { storeId, heldUntilMs, lostAtMs, lossId } = value as Record<string, unknown>;
   const time = (v: unknown) => v === null || (typeof v === 'number' && Number.isFinite(v));
   if (typeof storeId !== 'string' || storeId === '' || !time(heldUntilMs) || !time(lostAtMs))
     return undefined;
-  return { storeId, heldUntilMs: heldUntilMs as number | null, lostAtMs: lostAtMs as number | null };
+  return {
+    storeId,
+    heldUntilMs: heldUntilMs as number | null,
+    lostAtMs: lostAtMs as number | null,
+    ...(typeof lossId === 'string' && lossId !== '' ? { lossId } : {}),
+  };
 }
 
 /**
