@@ -353,6 +353,26 @@ return tonumber(value)`,
     ]);
   });
 
+  it('the Redis stores take it as an option, off by default', async () => {
+    const policy = { capacity: 100, refillPerMs: 0.001 };
+    const spaced = new RedisRateLimitStore(client, { prefix: 'batch19:', invocationIntervalMs: 300 });
+    const plain = new RedisRateLimitStore(client, { prefix: 'batch20:' });
+    for (const store of [spaced, plain]) {
+      // Two takes at once (callers overlap), then one more right after their answer.
+      await Promise.all([store.take('a', policy, 1000), store.take('b', policy, 1000)]);
+      const answeredAt = performance.now();
+      await store.take('c', policy, 1000);
+      const waited = performance.now() - answeredAt;
+      if (store === spaced) expect(waited).toBeGreaterThanOrEqual(250);
+      else expect(waited).toBeLessThan(250);
+    }
+    const records = new RedisReplayStore(client, { prefix: 'batch21:', invocationIntervalMs: 300 });
+    await Promise.all([records.recordIfAbsent('a', 1000, 90_000), records.recordIfAbsent('b', 1000, 90_000)]);
+    const answeredAt = performance.now();
+    await records.recordIfAbsent('c', 1000, 90_000);
+    expect(performance.now() - answeredAt).toBeGreaterThanOrEqual(250);
+  });
+
   it('refuses an interval that is not a non-negative number', () => {
     for (const invocationIntervalMs of [-1, Number.NaN, Number.POSITIVE_INFINITY])
       expect(() => defineBatchedScript(client, 'batch16', definition, { invocationIntervalMs })).toThrow(

@@ -25,6 +25,7 @@ export {
   type RedisRateLimitStoreOptions,
 } from './redis-rate-limit.store.js';
 export { FallbackRateLimitStore } from './fallback-rate-limit.store.js';
+export { DEFAULT_REDIS_INVOCATION_INTERVAL_MS } from './redis-batched-script.js';
 export {
   RedisMcpSessionDirectory,
   type McpAdmission,

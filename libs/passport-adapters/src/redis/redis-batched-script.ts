@@ -58,8 +58,8 @@ export interface BatchedScriptDefinition {
 }
 
 /**
- * How long (ms) after an invocation of a script its next one may leave under load (1): calls made
- * sooner wait for the rest of it. Under load a turn holds few calls (2–3 per invocation on the verify
+ * How long (ms) after an invocation of a script its next one may leave under load (default 0: never
+ * held back; an option of the Redis stores): calls made sooner wait for the rest of it. Under load a turn holds few calls (2–3 per invocation on the verify
  * bench), and an invocation costs Redis a fixed part besides its calls (waking up, reading the command,
  * the prelude's reads, the reply: about 27 µs in all on the machine of 2026-11-27,
  * scripts/redis-verify-cost.ts at 6 against 50 concurrent verifies), so spacing invocations lets one
@@ -67,9 +67,12 @@ export interface BatchedScriptDefinition {
  * than one call or has not been answered yet. A caller alone, awaiting each call before the next (a
  * probe: 1.2 ms a call against 0.1), gains nothing from waiting and does not wait; nor does a call made
  * after a quiet interval. The same trade as the SQLite replay store's commit interval: at most this much
- * more latency, and only under load.
+ * more latency, and only under load. Measured at 1 ms (profile-app and the verify bench, 2026-11-27):
+ * Redis's CPU per verify 24.5–26.3 → 19.9–21.2 µs, but one instance's verify rate on the 2-core machine
+ * 0.72–0.73 → 0.67–0.71 of raw (the calls' wait left its cores idle). Off by default; worth it where
+ * Redis's one core is what a fleet runs out of first.
  */
-export const DEFAULT_REDIS_INVOCATION_INTERVAL_MS = 1;
+export const DEFAULT_REDIS_INVOCATION_INTERVAL_MS = 0;
 
 /** One call: its own keys, then its arguments, in the definition's order; resolves with its reply. */
 export type BatchedScriptCall = (...keysThenArgs: Array<string | number>) => Promise<unknown>;

@@ -163,6 +163,8 @@ export interface RedisRateLimitStoreOptions {
    * share one Redis Cluster slot with the epoch.
    */
   readonly sessionEpoch?: FleetSessionEpoch;
+  /** Under load, take invocations at most this often (ms; default 0): DEFAULT_REDIS_INVOCATION_INTERVAL_MS. */
+  readonly invocationIntervalMs?: number;
 }
 
 export class RedisRateLimitStore implements RateLimitStore {
@@ -194,12 +196,13 @@ export class RedisRateLimitStore implements RateLimitStore {
       // Read before any take of the invocation resolves: a request reads sessions after its take.
       epoch
         ? {
+            invocationIntervalMs: options.invocationIntervalMs,
             onInvocationReply: (reply) => {
               const [current, serverNowMs] = reply as [string, number];
               epoch.observe(String(current), Number(serverNowMs));
             },
           }
-        : {},
+        : { invocationIntervalMs: options.invocationIntervalMs },
     );
     this.sweepScript = defineScript(redis, 'passportRateSweep', 2, SWEEP_LUA);
   }

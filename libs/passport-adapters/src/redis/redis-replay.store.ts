@@ -191,6 +191,8 @@ export interface RedisReplayStoreOptions {
    * record script checks its marker first (a missing marker: nothing recorded, the watch told).
    */
   readonly history?: ReplayHistoryGuard;
+  /** Under load, record invocations at most this often (ms; default 0): DEFAULT_REDIS_INVOCATION_INTERVAL_MS. */
+  readonly invocationIntervalMs?: number;
 }
 
 /** What the replay store needs of a RedisHistoryWatch. */
@@ -249,8 +251,9 @@ export class RedisReplayStore implements ReplayStore {
       'passportReplayRecord',
       recordDefinition(this.base, this.clockSkewMarginMs, history),
       history === undefined
-        ? {}
+        ? { invocationIntervalMs: options.invocationIntervalMs }
         : {
+            invocationIntervalMs: options.invocationIntervalMs,
             // The marker value this instance knows ('' when none yet): another value means another
             // instance found the data lost and made a new marker, which this one has not seen yet. The
             // generation likewise ('' before this instance's first record): one not above it means Redis
