@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { describeReplayStoreContract } from '@passport/core/testing';
 import { SqliteDatabase, SqliteReplayStore } from '@passport/adapters/sqlite';
-import Database from 'better-sqlite3';
+import { copyDatabase, countLogRowsRead } from './support/sqlite-files.js';
 import { replayAdapters } from './support/store-adapters.js';
 import { runContenders } from './support/contenders.js';
 
@@ -315,20 +315,23 @@ describe('ReplayStore (sqlite): disposed with calls queued', () => {
   });
 });
 
+/**
+ * Appends `count` records (`k|0`…) to the log through `db`, as another process would, in one transaction
+ * on the calling stack: no background read can run before it has committed.
+ */
+function appendRows(db: SqliteDatabase, count: number, now: number): void {
+  db.immediate(() => {
+    const insert = db.statement(
+      'INSERT INTO replay_records (key, first_seen_ms, expires_at_ms, owner) VALUES (?, ?, ?, NULL)',
+    );
+    for (let i = 0; i < count; i++) insert.run(`k|${i}`, now, now + 60_000);
+  });
+}
+
 /** Takes `db`'s write lock (BEGIN IMMEDIATE) and keeps it until the returned function is called. */
 function holdWriteLock(db: SqliteDatabase): () => void {
   db.statement('BEGIN IMMEDIATE').run();
   return () => db.statement('COMMIT').run();
-}
-
-/** Copies the database `from` into `to` page by page (SQLite's backup, as sqlite3's .backup and .restore do). */
-async function copyDatabase(from: string, to: string): Promise<void> {
-  const source = new Database(from);
-  try {
-    await source.backup(to);
-  } finally {
-    source.close();
-  }
 }
 
 /**
@@ -680,14 +683,7 @@ describe('ReplayStore (sqlite): the log and each connection index of it', () => 
     const idle = storeOn(db, { expiredGraceMs: 0, followIntervalMs: 20 });
     const indexed = () => (idle as unknown as { known: { size: number } }).known.size;
     const now = Date.now();
-    // Another process's records, in one transaction on the calling stack: no background read can run
-    // before it has committed.
-    writerDb.immediate(() => {
-      const insert = writerDb.statement(
-        'INSERT INTO replay_records (key, first_seen_ms, expires_at_ms, owner) VALUES (?, ?, ?, NULL)',
-      );
-      for (let i = 0; i < 23_000; i++) insert.run(`k|${i}`, now, now + 60_000);
-    });
+    appendRows(writerDb, 23_000, now); // another process's records
     // Index sizes seen between turns while the background read runs: it took the rows in steps.
     const sizes = new Set<number>();
     const giveUpAt = Date.now() + 10_000; // a follower that stopped fails the test, never spins on
@@ -703,24 +699,10 @@ describe('ReplayStore (sqlite): the log and each connection index of it', () => 
     expect([...sizes].filter((n) => n > 0 && n < 23_000).length).toBeGreaterThanOrEqual(3);
     for (const n of sizes) expect(n % 5000 === 0 || n === 23_000).toBe(true);
     // Its next decision reads only what came after: the statements it runs read no row of the backlog.
-    let rowsRead = 0;
-    const statement = db.statement.bind(db);
-    (db as unknown as { statement: typeof db.statement }).statement = (sql: string) => {
-      const prepared = statement(sql);
-      if (!/FROM replay_records WHERE id > \? ORDER BY id/.test(sql)) return prepared;
-      return {
-        raw: () => ({
-          iterate: (...args: unknown[]) => {
-            const rows = [...(prepared.raw().iterate(...args) as Iterable<unknown>)];
-            rowsRead += rows.length;
-            return rows[Symbol.iterator]();
-          },
-        }),
-      } as unknown as ReturnType<typeof statement>;
-    };
+    const rowsRead = countLogRowsRead(db);
     await expect(idle.recordIfAbsent('k|7', now, now + 60_000)).resolves.toMatchObject({ recorded: false });
     await expect(idle.recordIfAbsent('new|1', now, now + 60_000)).resolves.toEqual({ recorded: true });
-    expect(rowsRead).toBe(0);
+    expect(rowsRead()).toBe(0);
   });
 
   // Found by a probe: a process resumed after falling far behind (SIGSTOP while others appended 200 000
@@ -732,15 +714,9 @@ describe('ReplayStore (sqlite): the log and each connection index of it', () => 
     const behind = storeOn(db); // no background read
     const indexed = () => (behind as unknown as { known: { size: number } }).known.size;
     const now = Date.now();
-    writerDb.immediate(() => {
-      const insert = writerDb.statement(
-        'INSERT INTO replay_records (key, first_seen_ms, expires_at_ms, owner) VALUES (?, ?, ?, NULL)',
-      );
-      for (let i = 0; i < 23_000; i++) insert.run(`k|${i}`, now, now + 60_000);
-    });
+    appendRows(writerDb, 23_000, now);
     // Rows of the log read while the store holds the write lock (its decision's catchUp).
     let underLock = false;
-    let rowsReadUnderLock = 0;
     const immediate = db.immediate.bind(db);
     (db as unknown as { immediate: typeof db.immediate }).immediate = <T>(work: () => T): T =>
       immediate(() => {
@@ -751,20 +727,7 @@ describe('ReplayStore (sqlite): the log and each connection index of it', () => 
           underLock = false;
         }
       });
-    const statement = db.statement.bind(db);
-    (db as unknown as { statement: typeof db.statement }).statement = (sql: string) => {
-      const prepared = statement(sql);
-      if (!/FROM replay_records WHERE id > \? ORDER BY id/.test(sql)) return prepared;
-      return {
-        raw: () => ({
-          iterate: (...args: unknown[]) => {
-            const rows = [...(prepared.raw().iterate(...args) as Iterable<unknown>)];
-            if (underLock) rowsReadUnderLock += rows.length;
-            return rows[Symbol.iterator]();
-          },
-        }),
-      } as unknown as ReturnType<typeof statement>;
-    };
+    const rowsReadUnderLock = countLogRowsRead(db, () => underLock);
     const first = behind.recordIfAbsent('k|7', now, now + 60_000);
     let later: Promise<unknown> | undefined;
     let answered = false;
@@ -785,7 +748,7 @@ describe('ReplayStore (sqlite): the log and each connection index of it', () => 
     for (const n of sizes) expect(n % 5000 === 0 || n === 23_000).toBe(true);
     await expect(first).resolves.toEqual({ recorded: false, firstSeenAtMs: now });
     await expect(later).resolves.toEqual({ recorded: true });
-    expect(rowsReadUnderLock).toBe(0);
+    expect(rowsReadUnderLock()).toBe(0);
   });
 
   // Review: the background read's own guards, each taken away without a test failing (the log that went

@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RecordingPausedError } from '@passport/core/ports';
 import Database from 'better-sqlite3';
+import { copyDatabase } from './support/sqlite-files.js';
 import {
   SCHEMA_VERSION,
   STORE_HISTORY_FILE_NAME,
@@ -69,16 +70,6 @@ function start() {
 
 const follow = (replay: SqliteReplayStore) =>
   (replay as unknown as { followInSteps(): void }).followInSteps();
-
-/** Copies the database `from` into `to` page by page (SQLite's backup, as sqlite3's .backup and .restore do). */
-async function copyDatabase(from: string, to: string): Promise<void> {
-  const source = new Database(from);
-  try {
-    await source.backup(to);
-  } finally {
-    source.close();
-  }
-}
 
 const historyFile = () => JSON.parse(readFileSync(join(dir, STORE_HISTORY_FILE_NAME), 'utf8'));
 
