@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { claimRequestIds, requestIdsOf } from './mcp-request-ids.js';
+import { claimRequestIds, releaseIdsOnAnswer, requestIdsOf, transportServes } from './mcp-request-ids.js';
 
 describe('requestIdsOf', () => {
   it('lists the ids of requests only: not notifications, replies or other shapes', () => {
@@ -60,5 +60,34 @@ describe('claimRequestIds', () => {
         },
       ),
     );
+  });
+
+  // A review: a client that gave up on a request (its POST closed) and sent it again with its id while
+  // the first was still being served met the takeover again. Such an id stays held until answered.
+  it('an id the transport still serves when its POST ends stays held until the transport has answered it', async () => {
+    const mapping = new Map<string | number, string>();
+    const sent: unknown[] = [];
+    const transport = {
+      _webStandardTransport: { _requestToStreamMapping: mapping },
+      send: async (message: unknown) => {
+        sent.push(message);
+      },
+    };
+    releaseIdsOnAnswer(transport);
+    releaseIdsOnAnswer(transport); // once per transport
+    const claim = claimRequestIds(transport, [7, 8]);
+    mapping.set(7, 's').set(8, 's'); // taken in by the transport, one stream for the batch
+    if (!claim.claimed) throw new Error('not claimed');
+    claim.release((id) => transportServes(transport, id));
+    expect(claimRequestIds(transport, [7])).toEqual({ claimed: false, id: 7 });
+    // 7 answered, the batch's stream still open: the transport holds both ids yet.
+    await transport.send({ jsonrpc: '2.0', id: 7, result: {} });
+    expect(claimRequestIds(transport, [7])).toEqual({ claimed: false, id: 7 });
+    // The last answer: the transport lets both go, and so do the claims.
+    mapping.clear();
+    await transport.send({ jsonrpc: '2.0', id: 8, result: {} });
+    expect(sent).toHaveLength(2);
+    expect(claimRequestIds(transport, [7, 8]).claimed).toBe(true);
+    expect(transportServes({}, 7)).toBe(false); // no internals: nothing held past the POST
   });
 });

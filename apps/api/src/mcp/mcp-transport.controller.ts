@@ -38,7 +38,7 @@ import {
 } from './mcp.di-tokens.js';
 import { protocolEraOf } from './mcp-protocol-era.js';
 import { bodyShapeProblem } from './mcp-body.rules.js';
-import { claimRequestIds, requestIdsOf } from './mcp-request-ids.js';
+import { claimRequestIds, releaseIdsOnAnswer, requestIdsOf, transportServes } from './mcp-request-ids.js';
 import { sessionedTransportRefuses } from './mcp-transport.rules.js';
 import { SESSIONED_PROTOCOL_VERSIONS, STATELESS_PROTOCOL_VERSION } from './mcp-protocol-versions.js';
 import { type McpServerFactory } from './mcp-server.factory.js';
@@ -210,10 +210,22 @@ export class McpTransportController {
       // Claimed before the takes, whose await would let a second POST with the same id pass the check.
       const claim = claimRequestIds(session.transport, requestIdsOf(request.body));
       if (!claim.claimed) return this.refuseIdInUse(reply, claim.id);
-      reply.raw.once('close', claim.release);
+      // Until the transport takes the POST in, its ids end with its response (a refusal, a client gone).
+      let forwarded = false;
+      reply.raw.once('close', () => {
+        if (!forwarded) claim.release();
+      });
       if (!(await this.takeBatchRestIfServed(request, reply, batchRest))) return;
       if (!(await this.takeToolCalls(request, reply))) return;
-      return this.forward(session, request, reply);
+      if (reply.raw.closed) return; // the client left during the takes: its ids are free again
+      forwarded = true;
+      releaseIdsOnAnswer(session.transport);
+      try {
+        return await this.forward(session, request, reply);
+      } finally {
+        // An id the transport still serves (its client left, its handler runs on) is freed by its answer.
+        claim.release((id) => transportServes(session.transport, id));
+      }
     }
     const badInitialize = invalidInitializeAnswer(request.body);
     if (badInitialize) return this.reject(reply, 400, badInitialize);
