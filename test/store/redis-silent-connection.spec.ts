@@ -54,3 +54,37 @@ it('a silent connection is dropped, its timed-out commands freed, and Redis used
     client.disconnect();
   }
 });
+
+// A review: ioredis clears that timer only when data arrives. Armed on a connection Redis then reset (a
+// restart with a command waiting), it fired on the reconnected, healthy connection and dropped it.
+it('a connection reset with a command waiting: the connection made again is not dropped by the old timer', async () => {
+  const client = createRedisClient(server.url, { commandTimeoutMs: 100 });
+  try {
+    expect(await whenConnected(client, 5000)).toBe(true);
+    let closed = 0;
+    client.on('close', () => closed++);
+    // A command Redis holds without blocking others arms the timer; another client then resets the
+    // connection, and the client connects again within ~50 ms.
+    const waiting = client.call('BLPOP', 'nothing-here', '5').catch((error: Error) => error);
+    await sleep(20);
+    const other = createRedisClient(server.url);
+    try {
+      expect(await whenConnected(other, 5000)).toBe(true);
+      await other.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+    } finally {
+      other.disconnect();
+    }
+    await waiting;
+    expect(await whenConnected(client, 5000)).toBe(true);
+    const closedBefore = closed;
+    // Past the old timer's 2 s, the new connection serves on, never dropped.
+    const until = Date.now() + 2500;
+    while (Date.now() < until) {
+      await expect(client.ping()).resolves.toBe('PONG');
+      await sleep(100);
+    }
+    expect(closed).toBe(closedBefore);
+  } finally {
+    client.disconnect();
+  }
+});

@@ -48,6 +48,15 @@ export function createRedisClient(url: string, options: RedisClientOptions = {})
     // commands, in the same order.
     enableAutoPipelining: true,
   });
+  // ioredis clears its silent-connection timer only when data arrives, never when the connection
+  // closes: armed on a connection that Redis then reset (a restart with commands waiting), it fired on the
+  // reconnected one up to 2 s later and dropped it, failing its commands (a review). Cleared on close.
+  client.on('close', () => {
+    const internal = client as unknown as { socketTimeoutTimer?: NodeJS.Timeout };
+    if (internal.socketTimeoutTimer === undefined) return;
+    clearTimeout(internal.socketTimeoutTimer);
+    internal.socketTimeoutTimer = undefined;
+  });
   // Errors surface on the commands that fail; an unhandled 'error' event would crash the process.
   // One is fatal: ioredis selects the URL's database on each connection and reports a refusal only
   // here, then goes on with database 0, where fleets kept apart by database index would share replay
