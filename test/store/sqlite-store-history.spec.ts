@@ -299,6 +299,22 @@ describe('SqliteStoreHistory', () => {
     ]);
   });
 
+  // A review: only the background read looked at the file, so a store without one (followIntervalMs 0)
+  // never learnt of a loss only another process could see. Its decisions look too, at most once a second.
+  it('a process without background reads that had not read what was lost holds at its next decision a second on', async () => {
+    const stale = start(); // no background read: start() sets followIntervalMs 0
+    expect(await record(stale.replay, 'before|1')).toEqual({ recorded: true }); // id 1
+    const p = start();
+    await copyDatabase(join(dir, 'passport.db'), join(dir, 'backup.db'));
+    expect(await record(p.replay, 'after|1')).toEqual({ recorded: true }); // id 2, unread by stale
+    await copyDatabase(join(dir, 'backup.db'), join(dir, 'passport.db'));
+    now += 1000;
+    await expect(record(p.replay, 'x|1')).rejects.toBeInstanceOf(RecordingPausedError);
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // its last look at the file is a second old
+    await expect(record(stale.replay, 'after|1')).rejects.toBeInstanceOf(RecordingPausedError);
+    expect(stale.history.holdRemainingMs).toBe(HOLD_MS);
+  });
+
   it("another database's copy restored in place under a running process is a loss, even where its log reads as a continuation; the file takes its identity", async () => {
     const p = start();
     expect(await record(p.replay, 'a|1')).toEqual({ recorded: true }); // id 1

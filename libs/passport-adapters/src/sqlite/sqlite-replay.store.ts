@@ -76,6 +76,8 @@ const MIN_BOUND_CHECK = 4096;
 export const DEFAULT_REPLAY_FOLLOW_INTERVAL_MS = 1000;
 /** Rows one turn of the background read takes in (~7 ms): the event loop turns between steps. */
 const FOLLOW_STEP_ROWS = 5000;
+/** How often a decision reads the history file for other processes' losses at most (ms). */
+const HISTORY_REFRESH_MS = 1000;
 
 /** A row of the log, read raw (id, key, first seen, expiry). */
 type LogRow = [number, string, number, number];
@@ -206,6 +208,8 @@ export class SqliteReplayStore implements ReplayStore {
    * because another process had written past it since, still knows).
    */
   private anchor: { readonly id: number; readonly key: string } | undefined;
+  /** When (performance.now()) the history file was last read for other processes' losses. */
+  private historyRefreshedAt = Number.NEGATIVE_INFINITY;
   /** The identity of the database this store reads (`store_meta.store_id`). */
   private storeId: string | undefined;
   /** When (store clock) this store last found the log as it had read it (SqliteStoreHistory.lost). */
@@ -267,11 +271,7 @@ export class SqliteReplayStore implements ReplayStore {
   private followInSteps(): void {
     if (this.following) return;
     this.following = true;
-    try {
-      this.history?.refresh();
-    } catch {
-      // Looked for again at the next read.
-    }
+    this.refreshHistory();
     const step = (): void => {
       try {
         if (!this.disposed && this.db.isOpen && this.readAhead(FOLLOW_STEP_ROWS) === FOLLOW_STEP_ROWS) {
@@ -446,6 +446,9 @@ export class SqliteReplayStore implements ReplayStore {
     clearTimeout(this.commitTimer);
     this.commitTimer = undefined;
     if (this.pending.length === 0) return;
+    // Decisions look too, at most once a second: a store without background reads (followIntervalMs 0)
+    // would otherwise never learn of a loss only another process could see (a review).
+    if (performance.now() - this.historyRefreshedAt >= HISTORY_REFRESH_MS) this.refreshHistory();
     let behind = false;
     try {
       behind = this.readAhead(FOLLOW_STEP_ROWS) === FOLLOW_STEP_ROWS;
@@ -455,6 +458,16 @@ export class SqliteReplayStore implements ReplayStore {
     if (behind) setImmediate(this.flush);
     else this.decidePending();
   };
+
+  /** Reads the losses other processes recorded in the history file (a stat when it has not changed). */
+  private refreshHistory(): void {
+    this.historyRefreshedAt = performance.now();
+    try {
+      this.history?.refresh();
+    } catch {
+      // Looked for again at the next read.
+    }
+  }
 
   /** Decides every call queued since the last group commit in one transaction, then answers them. */
   private decidePending(): void {
