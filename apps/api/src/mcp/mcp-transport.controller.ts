@@ -348,11 +348,6 @@ export class McpTransportController {
   }
 
   /**
-   * The burst tokens of a batch's messages after its first (2025-03-26 batches): 100 list requests in
-   * one POST were answered 278 KB and held the event loop ~45 ms for a single token. Refused whole when
-   * the bucket cannot hold them.
-   */
-  /**
    * Charges a sessioned batch's other messages, unless the SDK's transport will refuse the POST whole
    * (then it answers, uncharged beyond the request's own token); false when refused for the rate.
    */
@@ -365,6 +360,11 @@ export class McpTransportController {
     return this.takeBatchRest(request, reply, count);
   }
 
+  /**
+   * The burst tokens of a batch's messages after its first (2025-03-26 batches): 100 list requests in
+   * one POST were answered 278 KB and held the event loop ~45 ms for a single token. Refused whole when
+   * the bucket cannot hold them.
+   */
   private async takeBatchRest(request: FastifyRequest, reply: FastifyReply, count: number): Promise<boolean> {
     const policy = MCP_RATE_LIMITS.transport;
     // One take of all of them, all or none: one token per message taken one by one let concurrent
