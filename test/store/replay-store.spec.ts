@@ -186,6 +186,37 @@ describe('ReplayStore (sqlite): calls of one event-loop turn share one transacti
     quoted.dispose();
   });
 
+  // Left open by earlier sessions: busy_timeout waits on the event loop, so while another process held
+  // the write lock (paused in a commit, an operator's shell inside BEGIN IMMEDIATE) every request of this
+  // one stalled for up to the busy timeout on each write attempt.
+  it('while another connection holds the write lock the calls wait on timers, the event loop free, and are decided once it is free', async () => {
+    const locker = SqliteDatabase.open(join(dir, 'passport.db'));
+    const release = holdWriteLock(locker);
+    // The lock is let go from a timer 30 ms on, within the busy timeout (50 ms): calls waiting on this
+    // thread would keep that timer from running, and fail when the busy timeout passed.
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 2);
+    const releasing = setTimeout(release, 30);
+    try {
+      const outcomes = await Promise.allSettled([
+        store.recordIfAbsent('x', 1000, 60_000),
+        store.recordIfAbsent('y', 1000, 60_000),
+      ]);
+      expect(outcomes).toEqual([
+        { status: 'fulfilled', value: { recorded: true } },
+        { status: 'fulfilled', value: { recorded: true } },
+      ]);
+      expect(ticks).toBeGreaterThanOrEqual(5);
+      expect(store.lastFailureAtMs).toBeNull();
+      expect(db.lastWriteFailure).toBeNull();
+    } finally {
+      clearInterval(ticker);
+      clearTimeout(releasing);
+      if (locker.inTransaction) release();
+      locker.close();
+    }
+  });
+
   it('a batch whose transaction cannot run fails every call in it and records none of them', async () => {
     // Another connection holds the write lock while the batch is decided (busy beyond the timeout).
     const locker = SqliteDatabase.open(join(dir, 'passport.db'));

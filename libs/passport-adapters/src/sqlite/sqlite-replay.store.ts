@@ -76,6 +76,9 @@ const MIN_BOUND_CHECK = 4096;
 export const DEFAULT_REPLAY_FOLLOW_INTERVAL_MS = 1000;
 /** Rows one turn of the background read takes in (~7 ms): the event loop turns between steps. */
 const FOLLOW_STEP_ROWS = 5000;
+/** How long queued calls wait at first, and at most, before trying a write lock held elsewhere again (ms). */
+const LOCK_RETRY_MIN_MS = 1;
+const LOCK_RETRY_MAX_MS = 50;
 /** How often a decision reads the history file for other processes' losses at most (ms). */
 const HISTORY_REFRESH_MS = 1000;
 
@@ -208,6 +211,10 @@ export class SqliteReplayStore implements ReplayStore {
    * because another process had written past it since, still knows).
    */
   private anchor: { readonly id: number; readonly key: string } | undefined;
+  /** Since when (performance.now()) queued calls have found the write lock held elsewhere, or undefined. */
+  private lockBusySince: number | undefined;
+  /** The wait before the next try of a write lock held elsewhere (doubled each time, up to 50 ms). */
+  private lockRetryMs = LOCK_RETRY_MIN_MS / 2;
   /** When (performance.now()) the history file was last read for other processes' losses. */
   private historyRefreshedAt = Number.NEGATIVE_INFINITY;
   /** The identity of the database this store reads (`store_meta.store_id`). */
@@ -469,8 +476,14 @@ export class SqliteReplayStore implements ReplayStore {
     }
   }
 
-  /** Decides every call queued since the last group commit in one transaction, then answers them. */
-  private decidePending(): void {
+  /**
+   * Decides every call queued since the last group commit in one transaction, then answers them. While
+   * another connection holds the write lock, the calls wait on a timer (1, 2, 4 … 50 ms apart), the
+   * event loop free, until the lock is free or the database's busy timeout has passed since they began
+   * waiting (then they fail, closed, as a write that waited that long would). `waitForLock` false:
+   * waited on the calling stack (dispose).
+   */
+  private decidePending(waitForLock = true): void {
     const batch = this.pending;
     if (batch.length === 0) return;
     this.pending = [];
@@ -480,10 +493,29 @@ export class SqliteReplayStore implements ReplayStore {
       let outcomes: Array<RecordOutcome | Refusal>;
       try {
         this.readAhead(FOLLOW_STEP_ROWS);
-        const decided = this.db.immediate(() => this.decide(chunk, true));
+        const decision = () => this.decide(chunk, true);
+        const lastTry =
+          this.lockBusySince !== undefined && performance.now() - this.lockBusySince >= this.db.lockWaitMs;
+        const attempt = waitForLock
+          ? this.db.immediateIfFree(decision, lastTry)
+          : { result: this.db.immediate(decision) };
+        if (attempt === undefined) {
+          // Tried again later, with the calls made meanwhile, in the order they were made.
+          this.lockBusySince ??= performance.now();
+          this.pending = [...batch.slice(start), ...this.pending];
+          this.lockRetryMs = Math.min(this.lockRetryMs * 2, LOCK_RETRY_MAX_MS);
+          clearTimeout(this.commitTimer);
+          this.commitTimer = setTimeout(this.flush, this.lockRetryMs);
+          return;
+        }
+        this.lockBusySince = undefined;
+        this.lockRetryMs = LOCK_RETRY_MIN_MS / 2;
+        const decided = attempt.result;
         this.committed(decided.appended, chunk[0].nowMs);
         outcomes = decided.outcomes;
       } catch (error) {
+        this.lockBusySince = undefined;
+        this.lockRetryMs = LOCK_RETRY_MIN_MS / 2;
         // Health reports it (corrupt pages, a lost file, a lock held too long); a hold, health reports itself.
         if (!(error instanceof RecordingPausedError)) this.lastFailure = chunk[0].nowMs;
         for (const call of chunk) call.reject(error);
@@ -826,7 +858,7 @@ export class SqliteReplayStore implements ReplayStore {
     // after); a waiting commit timer is cleared, and a scheduled flush finds nothing to do.
     clearTimeout(this.commitTimer);
     this.commitTimer = undefined;
-    this.decidePending();
+    this.decidePending(false);
   }
 
   private ownerCount(owner: string): number {

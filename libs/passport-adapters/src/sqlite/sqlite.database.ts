@@ -234,6 +234,9 @@ export class SqliteDatabase {
     return this.db.inTransaction;
   }
 
+  /** Set while immediateIfFree runs: a busy write lock is then no failure. */
+  private lockWaitRefused = false;
+
   /** The cached prepared statement for `sql`. */
   statement(sql: string): Database.Statement {
     let statement = this.statements.get(sql);
@@ -268,6 +271,35 @@ export class SqliteDatabase {
     if (this.walHardLimitBytes !== undefined && !this.db.inTransaction)
       this.holdWalBound(this.walHardLimitBytes);
     return result;
+  }
+
+  /**
+   * `immediate`, without waiting for the write lock: undefined when another connection holds it, so that
+   * an asynchronous caller tries again later with its event loop free meanwhile (`busy_timeout` waits
+   * on the calling thread: a process paused in a commit, or an operator's shell inside `BEGIN
+   * IMMEDIATE`, stalled every request of every other process for up to the busy timeout on each write
+   * attempt). Not a failure for health, unless `lastTry` (the caller has waited long enough): the lock
+   * held then throws SQLite's own SQLITE_BUSY, noted for health as a write that waited would be. Inside
+   * another transaction it is `immediate` (a savepoint; the lock is held already).
+   */
+  immediateIfFree<T>(work: () => T, lastTry = false): { readonly result: T } | undefined {
+    if (this.db.inTransaction) return { result: this.immediate(work) };
+    this.statement('PRAGMA busy_timeout = 0').get();
+    this.lockWaitRefused = !lastTry;
+    try {
+      return { result: this.immediate(work) };
+    } catch (error) {
+      if (!lastTry && isBusy(error)) return undefined;
+      throw error;
+    } finally {
+      this.lockWaitRefused = false;
+      this.statement(`PRAGMA busy_timeout = ${this.busyTimeoutMs}`).get();
+    }
+  }
+
+  /** How long a write waits for another connection's write lock (ms): `busy_timeout`. */
+  get lockWaitMs(): number {
+    return this.busyTimeoutMs;
   }
 
   /**
@@ -352,6 +384,7 @@ export class SqliteDatabase {
    * only the replay store's own failures were reported.
    */
   private noteWriteFailure(error: unknown): void {
+    if (this.lockWaitRefused && isBusy(error)) return; // immediateIfFree's caller tries again
     const code = (error as { code?: unknown } | null)?.code;
     if (typeof code === 'string' && code.startsWith('SQLITE_'))
       this.writeFailure = { atMs: Date.now(), code };
@@ -424,4 +457,10 @@ function finishCheckpoint(db: Database.Database, onError: ((message: string) => 
   } catch (error) {
     onError?.(error instanceof Error ? error.message : String(error));
   }
+}
+
+/** Whether `error` is SQLite's answer that another connection holds the lock (`SQLITE_BUSY…`). */
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }
