@@ -42,13 +42,19 @@ export function sharedBatchId(body: unknown): readonly [number, number] | null {
   if (!Array.isArray(body)) return null;
   const seen = new Map<string, number>();
   for (const [index, message] of body.entries()) {
-    if (typeof message !== 'object' || message === null) continue;
-    const { method, id } = message as { method?: unknown; id?: unknown };
-    if (typeof method !== 'string' || (typeof id !== 'string' && typeof id !== 'number')) continue;
+    const id = requestIdOf(message);
+    if (id === undefined) continue;
     const key = `${typeof id}:${id}`;
     const first = seen.get(key);
     if (first !== undefined) return [first, index];
     seen.set(key, index);
   }
   return null;
+}
+
+/** The id of a JSON-RPC request (a method and a string or number id), or undefined: notifications, replies and other shapes have none. */
+export function requestIdOf(message: unknown): string | number | undefined {
+  if (typeof message !== 'object' || message === null) return undefined;
+  const { method, id } = message as { method?: unknown; id?: unknown };
+  return typeof method === 'string' && (typeof id === 'string' || typeof id === 'number') ? id : undefined;
 }

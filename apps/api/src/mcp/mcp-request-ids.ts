@@ -10,6 +10,8 @@
  * meet the takeover again (a review). Ids compare as JSON-RPC compares them: `1` and `"1"` differ.
  */
 /** The ids each session's requests hold, each with the claim holding it. */
+import { requestIdOf } from './mcp-body.rules.js';
+
 const inFlight = new WeakMap<object, Map<string | number, symbol>>();
 /** Ids whose POST has ended while the transport still serves them: freed once it no longer does. */
 const awaitingAnswer = new WeakMap<object, Set<string | number>>();
@@ -18,9 +20,8 @@ const awaitingAnswer = new WeakMap<object, Set<string | number>>();
 export function requestIdsOf(body: unknown): Array<string | number> {
   const ids: Array<string | number> = [];
   for (const message of Array.isArray(body) ? body : [body]) {
-    if (typeof message !== 'object' || message === null) continue;
-    const { method, id } = message as { method?: unknown; id?: unknown };
-    if (typeof method === 'string' && (typeof id === 'string' || typeof id === 'number')) ids.push(id);
+    const id = requestIdOf(message);
+    if (id !== undefined) ids.push(id);
   }
   return ids;
 }
