@@ -9,9 +9,9 @@
  * up on a request and sent it again with its id while the first was still being served would otherwise
  * meet the takeover again (a review). Ids compare as JSON-RPC compares them: `1` and `"1"` differ.
  */
-/** The ids each session's requests hold, each with the claim holding it. */
 import { requestIdOf } from './mcp-body.rules.js';
 
+/** The ids each session's requests hold, each with the claim holding it. */
 const inFlight = new WeakMap<object, Map<string | number, symbol>>();
 /** Ids whose POST has ended while the transport still serves them: freed once it no longer does. */
 const awaitingAnswer = new WeakMap<object, Set<string | number>>();
