@@ -276,8 +276,12 @@ it("the lock's holder removes temp files left by writers killed mid-write, once 
 // A probe: a writer killed and not yet reaped (a zombie: a container whose pid 1 reaps nothing) kept
 // its /proc entry and start time, and blocked every mint for 10 minutes.
 it('a lock of a zombie writer is taken over at once', async () => {
-  // `sleep 0` ends at once, and its parent (the shell, become `sleep 5`) never reaps it.
-  const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 5']);
+  // The forked child ends at once, and its parent (perl, asleep) never reaps it. Not a shell: dash
+  // reaped a child that ended before its `exec` (24 of 300 tries with both cores busy; a CI failure).
+  const parent = spawn('perl', [
+    '-e',
+    '$| = 1; my $child = fork() // die; exit 0 unless $child; print "$child\n"; sleep 30',
+  ]);
   try {
     const pid = Number(
       await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(String(d)))),
