@@ -10,6 +10,8 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 /** Pipelined requests for the ~320 KB OpenAPI document: ~10 MB of answers, more than loopback buffers hold. */
 const REQUESTS = 30;
 const pipelined = `GET /openapi.json HTTP/1.1\r\nHost: localhost\r\n\r\n`.repeat(REQUESTS);
+/** The slow reader's pace: several times what the 3 s send timeout needs, far below what loopback gives. */
+const READ_BYTES_PER_SECOND = 2_000_000;
 
 function connectPaused(t: TestApp): Promise<Socket> {
   const url = new URL(t.baseUrl);
@@ -71,20 +73,28 @@ describe('a client that does not read its answers', () => {
     const socket = await connectPaused(t);
     socket.write(pipelined);
     const chunks: Buffer[] = [];
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    let bytes = 0;
+    const started = Date.now();
+    // Reads at about READ_BYTES_PER_SECOND, in steps 0.1 s apart, catching up after a step the machine
+    // delayed: a reader paced by its steps alone fell below what the kernel's steps need (about a third
+    // of its ~4 MB send buffer per timeout) when both cores were busy, and was cut (a CI failure).
+    const owed = () => ((Date.now() - started) / 1000) * READ_BYTES_PER_SECOND;
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      bytes += chunk.length;
+      if (bytes >= owed()) socket.pause();
+    });
     socket.pause();
     const received = () => parseRawResponses(Buffer.concat(chunks).toString('latin1')).length;
-    // Reads a little, then nothing for 0.1 s, over and over: the kernel's send buffer frees in steps, so
-    // the server sees progress seconds apart, within the timeout.
     const deadline = Date.now() + 60_000;
     while (received() < REQUESTS && !socket.destroyed && Date.now() < deadline) {
-      socket.resume();
-      await new Promise((r) => setImmediate(r));
-      socket.pause();
+      if (bytes < owed()) socket.resume();
       await new Promise((r) => setTimeout(r, 100));
     }
     expect(socket.destroyed).toBe(false);
     expect(received()).toBe(REQUESTS);
+    // Slow indeed: the ~10 MB took seconds, while the server could have sent it in well under one.
+    expect(Date.now() - started).toBeGreaterThan(3000);
     socket.destroy();
   });
 
