@@ -5,6 +5,7 @@
  */
 export * from './sqlite.database.js';
 export * from './wal-checkpointer.js';
+export * from './write-lock.queue.js';
 export * from './sqlite-store.options.js';
 export * from './sqlite-replay.store.js';
 export * from './sqlite-session.store.js';

@@ -66,56 +66,71 @@ export class SqliteLoginRecorder implements LoginRecorder {
     });
   }
 
-  /** Writes the logins still queued now, while the database is open (its owner closes it next). */
+  /**
+   * Writes the logins still queued now, while the database is open (its owner closes it next, and
+   * closing writes what waits for the write lock).
+   */
   dispose(): void {
     if (this.pending.length > 0) this.flush();
   }
 
-  /** Writes every login queued during the last event-loop turn in one transaction, then answers them. */
+  /**
+   * Writes every login queued during the last event-loop turn in one transaction, then answers them.
+   * While another connection holds the write lock the transaction waits on a timer, the event loop free
+   * (`SqliteReplayStore.immediateWhenFree`); the logins of later turns queue behind it.
+   */
   private readonly flush = (): void => {
     const batch = this.pending;
     this.pending = [];
     for (let start = 0; start < batch.length; start += MAX_BATCH) {
       const chunk = start === 0 && batch.length <= MAX_BATCH ? batch : batch.slice(start, start + MAX_BATCH);
-      let decisions: Decision[];
-      // The write each login reached; empty while the transaction has not begun.
-      const parts: Array<{ value: LoginPart }> = [];
-      try {
-        // A login alone in its turn is its own transaction (no savepoint around it).
-        decisions =
-          chunk.length === 1 && !this.db.inTransaction
-            ? [this.decideAlone(chunk[0])]
-            : this.challenges.immediate(() =>
-                chunk.map((login, i) => this.decide(login, (parts[i] = { value: 'challenge' }))),
-              );
-      } catch (error) {
-        // The batch was aborted by one login's failed write, or the begin or the commit failed.
-        for (let i = 0; i < chunk.length; i++) {
-          chunk[i].reject(
-            error instanceof BatchAborted
-              ? new LoginRecordFailure(error.part, error.cause)
-              : new LoginRecordFailure(parts[i]?.value ?? 'challenge', error),
-          );
-        }
-        continue;
-      }
-      for (let i = 0; i < chunk.length; i++) {
-        const decision = decisions[i];
-        if ('outcome' in decision) chunk[i].resolve(decision.outcome);
-        else chunk[i].reject(decision.error);
-      }
+      // A login alone in its turn is its own transaction (no savepoint around it).
+      if (chunk.length === 1 && !this.db.inTransaction) this.writeAlone(chunk[0]);
+      else this.writeTogether(chunk);
     }
   };
 
   /** One login's two writes in a transaction of their own; any failure rolls both back. */
-  private decideAlone(login: PendingLogin): Decision {
+  private writeAlone(login: PendingLogin): void {
     const part: { value: LoginPart } = { value: 'challenge' };
-    try {
-      return { outcome: this.challenges.immediate(() => this.write(login, part)) };
-    } catch (error) {
-      if (isPassportError(error) || error instanceof SessionCapacityError) return { error };
-      return { error: new LoginRecordFailure(part.value, error) };
-    }
+    this.challenges
+      .immediateWhenFree(() => this.write(login, part))
+      .then(login.resolve, (error: unknown) =>
+        login.reject(
+          isPassportError(error) || error instanceof SessionCapacityError
+            ? error
+            : new LoginRecordFailure(part.value, error),
+        ),
+      );
+  }
+
+  /** The logins of `chunk` in one transaction, each in its own savepoint (`decide`). */
+  private writeTogether(chunk: readonly PendingLogin[]): void {
+    // The write each login reached; empty while the transaction has not begun.
+    const parts: Array<{ value: LoginPart }> = [];
+    this.challenges
+      .immediateWhenFree(() =>
+        chunk.map((login, i) => this.decide(login, (parts[i] = { value: 'challenge' }))),
+      )
+      .then(
+        (decisions) => {
+          for (let i = 0; i < chunk.length; i++) {
+            const decision = decisions[i];
+            if ('outcome' in decision) chunk[i].resolve(decision.outcome);
+            else chunk[i].reject(decision.error);
+          }
+        },
+        (error: unknown) => {
+          // The batch was aborted by one login's failed write, or the begin or the commit failed.
+          for (let i = 0; i < chunk.length; i++) {
+            chunk[i].reject(
+              error instanceof BatchAborted
+                ? new LoginRecordFailure(error.part, error.cause)
+                : new LoginRecordFailure(parts[i]?.value ?? 'challenge', error),
+            );
+          }
+        },
+      );
   }
 
   /** The used challenge, then (if it was not used before) the session; `part` names the write under way. */

@@ -35,15 +35,17 @@ export class SqliteRateLimitStore implements RateLimitStore {
   ) {
     this.maxEntries = positiveCap(options.maxEntries ?? DEFAULT_RATE_LIMIT_MAX_ENTRIES, 'maxEntries');
     const clock = options.clock ?? systemClock;
+    // The background sweep never waits for another connection's write lock: the next one tries.
     this.sweeper = startPeriodicSweep(
-      () => this.sweep(clock.nowMs()),
+      () => this.db.ifLockFree(() => this.sweep(clock.nowMs())),
       options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS,
       options.onSweepError,
     );
   }
 
-  async take(key: string, policy: BucketPolicy, nowMs: number, cost = 1): Promise<TakeResult> {
-    return this.db.immediate((): TakeResult => {
+  /** Waits for the write lock on a timer, the event loop free, while another connection holds it. */
+  take(key: string, policy: BucketPolicy, nowMs: number, cost = 1): Promise<TakeResult> {
+    return this.db.immediateWhenFree((): TakeResult => {
       const row = this.db
         .statement('SELECT tokens, updated_at_ms FROM rate_buckets WHERE key = ?')
         .get(key) as BucketRow | undefined;

@@ -46,6 +46,7 @@ import { performance } from 'node:perf_hooks';
 import { ReplayLogIndex, type LoggedRecord } from './replay-log.index.js';
 import { type SqliteDatabase } from './sqlite.database.js';
 import { type SqliteStoreHistory } from './sqlite-store.history.js';
+import { LOCK_RETRY_MAX_MS, LOCK_RETRY_MIN_MS } from './write-lock.queue.js';
 import { startPeriodicSweep, type PeriodicSweep } from '../sweep/periodic-sweep.js';
 import { DEFAULT_SWEEP_INTERVAL_MS, type SqliteStoreOptions } from './sqlite-store.options.js';
 
@@ -76,9 +77,6 @@ const MIN_BOUND_CHECK = 4096;
 export const DEFAULT_REPLAY_FOLLOW_INTERVAL_MS = 1000;
 /** Rows one turn of the background read takes in (~7 ms): the event loop turns between steps. */
 const FOLLOW_STEP_ROWS = 5000;
-/** How long queued calls wait at first, and at most, before trying a write lock held elsewhere again (ms). */
-const LOCK_RETRY_MIN_MS = 1;
-const LOCK_RETRY_MAX_MS = 50;
 /** How often a decision reads the history file for other processes' losses at most (ms). */
 const HISTORY_REFRESH_MS = 1000;
 
@@ -304,11 +302,12 @@ export class SqliteReplayStore implements ReplayStore {
     const expiredBy = nowMs - this.expiredGraceMs;
     const step = (): void => {
       try {
-        if (
-          !this.disposed &&
-          this.db.isOpen &&
-          this.deleteExpired(expiredBy, SWEEP_STEP_ROWS) === SWEEP_STEP_ROWS
-        ) {
+        // A step never waits for another connection's write lock: the sweep ends, and the next one tries.
+        const deleted =
+          this.disposed || !this.db.isOpen
+            ? undefined
+            : this.db.ifLockFree(() => this.deleteExpired(expiredBy, SWEEP_STEP_ROWS));
+        if (deleted?.result === SWEEP_STEP_ROWS) {
           setImmediate(step);
           return;
         }
@@ -374,6 +373,24 @@ export class SqliteReplayStore implements ReplayStore {
     if (this.db.inTransaction) return this.db.immediate(work);
     this.readAhead();
     return this.db.immediate(() => {
+      this.catchUp(this.clock.nowMs());
+      return work();
+    });
+  }
+
+  /**
+   * `immediate` once the write lock is free (`SqliteDatabase.immediateWhenFree`: while another
+   * connection holds it, the call waits on a timer with the event loop free): the login recorder's
+   * group commits.
+   */
+  immediateWhenFree<T>(work: () => T): Promise<T> {
+    if (this.db.inTransaction) return this.db.immediateWhenFree(work);
+    try {
+      this.readAhead();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.db.immediateWhenFree(() => {
       this.catchUp(this.clock.nowMs());
       return work();
     });

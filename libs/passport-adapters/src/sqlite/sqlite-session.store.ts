@@ -80,15 +80,17 @@ export class SqliteSessionStore implements SyncSessionStore {
       'maxOpenPerPassport',
     );
     const clock = options.clock ?? systemClock;
+    // The background sweep never waits for another connection's write lock: the next one tries.
     this.sweeper = startPeriodicSweep(
-      () => this.sweepSync(clock.nowMs()),
+      () => this.db.ifLockFree(() => this.sweepSync(clock.nowMs())),
       options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS,
       options.onSweepError,
     );
   }
 
-  async create(session: SessionRecord): Promise<void> {
-    this.createSync(session);
+  /** `createSync` once the write lock is free (`SqliteDatabase.immediateWhenFree`). */
+  create(session: SessionRecord): Promise<void> {
+    return this.db.immediateWhenFree(() => this.createInTransaction(session));
   }
 
   /** `create` on the calling stack: inside another transaction on this database it joins it (a savepoint). */
@@ -163,8 +165,8 @@ export class SqliteSessionStore implements SyncSessionStore {
   }
 
   async recordRenewal(sessionId: string, nowMs: number): Promise<boolean> {
-    // A single statement, outside `immediate`.
-    const result = this.db.write(() =>
+    // A single statement, outside `immediate`; waited for on a timer while the lock is held elsewhere.
+    const result = await this.db.writeWhenFree(() =>
       this.db
         .statement(
           'UPDATE sessions SET renewal_count = renewal_count + 1, last_renewed_at_ms = ? WHERE session_id = ? AND closed_at_ms IS NULL AND expires_at_ms > ?',
@@ -211,9 +213,9 @@ export class SqliteSessionStore implements SyncSessionStore {
   };
 
   async close(sessionId: string, reason: string, nowMs: number): Promise<boolean> {
-    // A single statement, outside `immediate`: a logout into a file nobody opens again must not be
-    // answered as done.
-    const result = this.db.write(() =>
+    // A single statement, outside `immediate` (`write` checks the file first: a logout into a file nobody
+    // opens again must not be answered as done); waited for on a timer while the lock is held elsewhere.
+    const result = await this.db.writeWhenFree(() =>
       this.db
         .statement(
           'UPDATE sessions SET closed_at_ms = ?, close_reason = ? WHERE session_id = ? AND closed_at_ms IS NULL',

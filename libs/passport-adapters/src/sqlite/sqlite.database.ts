@@ -3,7 +3,8 @@
  *
  * WAL mode lets readers run while one writer commits, so several processes (app instances, the CLI)
  * may open the same file; `busy_timeout` makes a connection wait for the write lock instead of failing
- * with SQLITE_BUSY; `synchronous=NORMAL` is durable across process crashes in WAL mode (the WAL is
+ * with SQLITE_BUSY (on the calling thread: the stores' asynchronous writes wait on timers instead, see
+ * `WriteLockQueue`); `synchronous=NORMAL` is durable across process crashes in WAL mode (the WAL is
  * synced only at checkpoints, so a power loss may drop the commits since the last one, up to the WAL's
  * bound below; for replay records, sessions and rate counters that is acceptable).
  * The WAL is checkpointed into the database every `WAL_AUTOCHECKPOINT_PAGES` pages rather than
@@ -31,6 +32,7 @@ import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { migrate, type SchemaMigration } from './sqlite.migrations.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
+import { WriteLockQueue } from './write-lock.queue.js';
 
 export { SCHEMA_VERSION } from './sqlite.migrations.js';
 
@@ -127,6 +129,8 @@ export class SqliteDatabase {
   private readonly inUse = new Map<string, FileIdentity | undefined>();
   /** Set once a file at those paths is no longer the one in use (`SqliteFileDetachedError`). */
   private detachedAs: 'deleted' | 'replaced' | undefined;
+  /** Writes waiting for another connection's write lock, on timers (`immediateWhenFree`, `writeWhenFree`). */
+  private readonly lockQueue: WriteLockQueue;
   /** The last write transaction SQLite failed: when, and its `SQLITE_*` code. */
   private writeFailure: { readonly atMs: number; readonly code: string } | null = null;
 
@@ -155,6 +159,11 @@ export class SqliteDatabase {
       const frameBytes = 24 + (db.pragma('page_size', { simple: true }) as number);
       this.walHardLimitBytes = walHardLimitPages * frameBytes;
     }
+    this.lockQueue = new WriteLockQueue(
+      (attempt, lastTry) => this.ifLockFree(attempt, lastTry),
+      busyTimeoutMs,
+      (refused) => this.noteWriteFailure(refused),
+    );
     const runWork = db.transaction((work: () => unknown): unknown => work());
     this.inImmediate = runWork.immediate;
     this.inDeferred = runWork.deferred;
@@ -284,10 +293,51 @@ export class SqliteDatabase {
    */
   immediateIfFree<T>(work: () => T, lastTry = false): { readonly result: T } | undefined {
     if (this.db.inTransaction) return { result: this.immediate(work) };
+    return this.ifLockFree(() => this.immediate(work), lastTry);
+  }
+
+  /**
+   * `immediate` once the write lock is free: while another connection holds it the call waits on a
+   * timer with the event loop free, behind the writes that waited before it (`WriteLockQueue`), and
+   * fails with SQLITE_BUSY once it has waited the busy timeout. Inside another transaction it runs at
+   * once, as a savepoint.
+   */
+  immediateWhenFree<T>(work: () => T): Promise<T> {
+    return this.whenLockFree(() => this.immediate(work));
+  }
+
+  /** `write` (a single statement outside a transaction) once the write lock is free, as `immediateWhenFree`. */
+  writeWhenFree<T>(work: () => T): Promise<T> {
+    return this.whenLockFree(() => this.write(work));
+  }
+
+  private whenLockFree<T>(attempt: () => T): Promise<T> {
+    if (this.db.inTransaction) {
+      try {
+        return Promise.resolve(attempt());
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return this.lockQueue.run(attempt);
+  }
+
+  /** Writes waiting for another connection's write lock (`immediateWhenFree`, `writeWhenFree`). */
+  get writesWaitingForLock(): number {
+    return this.lockQueue.size;
+  }
+
+  /**
+   * Runs `attempt` (statements that take the write lock) with busy_timeout 0: undefined, and not a
+   * failure for health, when another connection holds the lock, unless `lastTry`. For background work
+   * (a sweep) that may as well run at its next turn, it is the whole wait.
+   */
+  ifLockFree<T>(attempt: () => T, lastTry = false): { readonly result: T } | undefined {
+    if (this.db.inTransaction) return { result: attempt() };
     this.statement('PRAGMA busy_timeout = 0').get();
     this.lockWaitRefused = !lastTry;
     try {
-      return { result: this.immediate(work) };
+      return { result: attempt() };
     } catch (error) {
       if (!lastTry && isBusy(error)) return undefined;
       throw error;
@@ -437,6 +487,8 @@ export class SqliteDatabase {
 
   close(): void {
     if (!this.db.open) return;
+    // What waits for the lock is written first, waiting on this thread as any write without the queue.
+    this.lockQueue.drain((attempt) => attempt());
     // The worker's connection closes first, so this one is the last and removes the WAL as before.
     this.checkpointer?.stop();
     this.statements.clear();

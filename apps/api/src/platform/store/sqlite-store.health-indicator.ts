@@ -63,7 +63,7 @@ export class SqliteStoreHealthIndicator implements HealthIndicator {
     try {
       // The probe's transaction is rolled back, so the file is checked on its own.
       this.db.assertFileAttached();
-      this.probe(nowMs);
+      await this.probe(nowMs);
       // Inside the guard: a probe served from cached pages passes while the row count reads the file (for
       // a database truncated under a running server, health would say "error", not the problem).
       usage = this.replay.usage();
@@ -151,10 +151,11 @@ export class SqliteStoreHealthIndicator implements HealthIndicator {
     }
   }
 
-  private probe(nowMs: number): void {
+  /** A write rolled back; while another connection holds the write lock it waits on a timer, as writes do. */
+  private async probe(nowMs: number): Promise<void> {
     const key = `health|${randomBytes(16).toString('hex')}`;
     try {
-      this.db.immediate(() => {
+      await this.db.immediateWhenFree(() => {
         const { lastInsertRowid } = this.db
           .statement('INSERT INTO replay_records (key, first_seen_ms, expires_at_ms) VALUES (?, ?, ?)')
           .run(key, nowMs, nowMs + 1);

@@ -1,0 +1,244 @@
+/**
+ * SQLite writes wait for another connection's write lock on timers, the event loop free
+ * (`WriteLockQueue`), instead of in `busy_timeout` on the calling thread. Left open by earlier sessions:
+ * a process paused in a commit, or an operator's shell inside `BEGIN IMMEDIATE`, stalled every request
+ * of every other process for up to the busy timeout on each login, logout, renewal, quota take, health
+ * probe and background sweep.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sampleSessionRecord } from '@passport/core/testing';
+import {
+  MAX_WAITING_WRITES,
+  SqliteDatabase,
+  SqliteLoginRecorder,
+  SqliteRateLimitStore,
+  SqliteReplayStore,
+  SqliteSessionStore,
+} from '@passport/adapters/sqlite';
+
+const BUSY_TIMEOUT_MS = 100;
+const policy = { capacity: 5, refillPerMs: 0 };
+
+let dir: string;
+let file: string;
+let db: SqliteDatabase;
+let locker: SqliteDatabase;
+let replay: SqliteReplayStore;
+let sessions: SqliteSessionStore;
+let buckets: SqliteRateLimitStore;
+let recorder: SqliteLoginRecorder;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'sqlite-lock-wait-'));
+  file = join(dir, 'passport.db');
+  db = SqliteDatabase.open(file, { busyTimeoutMs: BUSY_TIMEOUT_MS });
+  locker = SqliteDatabase.open(file);
+  replay = new SqliteReplayStore(db, { sweepIntervalMs: 0 });
+  sessions = new SqliteSessionStore(db, { sweepIntervalMs: 0 });
+  buckets = new SqliteRateLimitStore(db, { sweepIntervalMs: 0 });
+  recorder = new SqliteLoginRecorder(db, replay, sessions);
+});
+
+afterEach(() => {
+  if (locker.inTransaction) locker.statement('ROLLBACK').run();
+  recorder.dispose();
+  replay.dispose();
+  sessions.dispose();
+  buckets.dispose();
+  locker.close();
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Takes the write lock on the other connection; the returned function lets it go. */
+function holdLock(): () => void {
+  locker.statement('BEGIN IMMEDIATE').run();
+  return () => {
+    if (locker.inTransaction) locker.statement('COMMIT').run();
+  };
+}
+
+/** Counts event-loop turns (a 2 ms interval) until stopped: a thread waiting in busy_timeout counts none. */
+function countTicks(): { readonly count: () => number; readonly stop: () => void } {
+  let ticks = 0;
+  const timer = setInterval(() => ticks++, 2);
+  return { count: () => ticks, stop: () => clearInterval(timer) };
+}
+
+const challenge = (n: number) => ({ key: `login|abcdefghijkl|${n}`, nowMs: 1000, expiresAtMs: 400_000 });
+const session = (n: number) => sampleSessionRecord(n, { createdAtMs: 1000, expiresAtMs: 3_601_000 });
+
+it('a login, a lone login, a logout, a renewal, a session and a quota take wait with the event loop free, and are written once the lock is free', async () => {
+  await sessions.create(session(1));
+  await sessions.create(session(2));
+  const release = holdLock();
+  const ticks = countTicks();
+  // Let go from a timer 30 ms on, within the busy timeout: writes waiting on this thread would keep the
+  // timer from running, and fail once the busy timeout passed.
+  const releasing = setTimeout(release, 30);
+  try {
+    const together = [
+      recorder.recordLogin(challenge(3), session(3)),
+      recorder.recordLogin(challenge(4), session(4)),
+    ];
+    await new Promise((resolve) => setImmediate(resolve));
+    const alone = recorder.recordLogin(challenge(5), session(5));
+    const outcomes = await Promise.allSettled([
+      ...together,
+      alone,
+      sessions.close(session(1).sessionId, 'logout', 2000),
+      sessions.recordRenewal(session(2).sessionId, 2000),
+      sessions.create(session(6)),
+      buckets.take('passport|abc', policy, 2000),
+    ]);
+    expect(outcomes).toEqual([
+      { status: 'fulfilled', value: { recorded: true } },
+      { status: 'fulfilled', value: { recorded: true } },
+      { status: 'fulfilled', value: { recorded: true } },
+      { status: 'fulfilled', value: true },
+      { status: 'fulfilled', value: true },
+      { status: 'fulfilled', value: undefined },
+      { status: 'fulfilled', value: { allowed: true, remaining: 4, retryAfterMs: 0 } },
+    ]);
+    expect(ticks.count()).toBeGreaterThanOrEqual(5);
+    expect(db.lastWriteFailure).toBeNull();
+  } finally {
+    ticks.stop();
+    clearTimeout(releasing);
+    release();
+  }
+  // Written, as read by another connection.
+  expect(locker.statement('SELECT count(*) FROM sessions WHERE closed_at_ms IS NULL').pluck().get()).toBe(5);
+  expect(
+    locker
+      .statement('SELECT close_reason FROM sessions WHERE session_id = ?')
+      .pluck()
+      .get(session(1).sessionId),
+  ).toBe('logout');
+  expect(
+    locker
+      .statement('SELECT renewal_count FROM sessions WHERE session_id = ?')
+      .pluck()
+      .get(session(2).sessionId),
+  ).toBe(1);
+  expect(locker.statement("SELECT count(*) FROM replay_records WHERE key LIKE 'login|%'").pluck().get()).toBe(
+    3,
+  );
+  expect(locker.statement('SELECT tokens FROM rate_buckets WHERE key = ?').pluck().get('passport|abc')).toBe(
+    4,
+  );
+  expect(db.writesWaitingForLock).toBe(0);
+});
+
+it('writes that wait are written in the order they were asked, and a write asked while others wait goes behind them', async () => {
+  const order: string[] = [];
+  const release = holdLock();
+  const first = db.immediateWhenFree(() => order.push('first'));
+  const second = db.writeWhenFree(() => order.push('second'));
+  // The lock is free again but two writes wait: a new one must not overtake them.
+  release();
+  const third = db.immediateWhenFree(() => order.push('third'));
+  expect(order).toEqual([]);
+  await Promise.all([first, second, third]);
+  expect(order).toEqual(['first', 'second', 'third']);
+  // Nothing waits now: a write runs at once.
+  const fourth = db.immediateWhenFree(() => order.push('fourth'));
+  expect(order).toEqual(['first', 'second', 'third', 'fourth']);
+  await fourth;
+});
+
+it('a write that has waited the busy timeout fails with SQLITE_BUSY, noted for health; the lock let go, writes succeed again', async () => {
+  const release = holdLock();
+  const ticks = countTicks();
+  const started = performance.now();
+  try {
+    const outcomes = await Promise.allSettled([
+      buckets.take('passport|abc', policy, 2000),
+      recorder.recordLogin(challenge(7), session(7)),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+    expect(outcomes[0]).toMatchObject({ reason: { code: 'SQLITE_BUSY' } });
+    expect(outcomes[1]).toMatchObject({ reason: { name: 'LoginRecordFailure', part: 'challenge' } });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(BUSY_TIMEOUT_MS - 1);
+    // The event loop turned meanwhile: about one tick per 2 ms; a wait on the thread makes none.
+    expect(ticks.count()).toBeGreaterThanOrEqual(10);
+    expect(db.lastWriteFailure).toMatchObject({ code: 'SQLITE_BUSY' });
+  } finally {
+    ticks.stop();
+    release();
+  }
+  await expect(buckets.take('passport|abc', policy, 2000)).resolves.toMatchObject({
+    allowed: true,
+    remaining: 4,
+  });
+  await expect(recorder.recordLogin(challenge(7), session(7))).resolves.toEqual({ recorded: true });
+});
+
+it(`at ${MAX_WAITING_WRITES} waiting writes one more is refused at once with SQLITE_BUSY, noted for health, and the waiting ones are written`, async () => {
+  const release = holdLock();
+  const waiting = Array.from({ length: MAX_WAITING_WRITES }, (_, i) =>
+    buckets.take(`passport|${i}`, policy, 2000),
+  );
+  expect(db.writesWaitingForLock).toBe(MAX_WAITING_WRITES);
+  await expect(buckets.take('passport|one-more', policy, 2000)).rejects.toMatchObject({
+    code: 'SQLITE_BUSY',
+  });
+  expect(db.lastWriteFailure).toMatchObject({ code: 'SQLITE_BUSY' });
+  release();
+  const outcomes = await Promise.all(waiting);
+  expect(outcomes.every((o) => o.allowed && o.remaining === 4)).toBe(true);
+  expect(buckets.size).toBe(MAX_WAITING_WRITES);
+});
+
+it('closing the database writes what waits for the lock (a shutdown loses no logout)', async () => {
+  await sessions.create(session(1));
+  const release = holdLock();
+  const logout = sessions.close(session(1).sessionId, 'logout', 2000);
+  const take = buckets.take('passport|abc', policy, 2000);
+  release();
+  // Closed before the retry timer runs.
+  recorder.dispose();
+  replay.dispose();
+  sessions.dispose();
+  buckets.dispose();
+  db.close();
+  await expect(logout).resolves.toBe(true);
+  await expect(take).resolves.toMatchObject({ allowed: true });
+  expect(
+    locker
+      .statement('SELECT close_reason FROM sessions WHERE session_id = ?')
+      .pluck()
+      .get(session(1).sessionId),
+  ).toBe('logout');
+});
+
+it('background sweeps do not wait for the lock: they skip their turn, no error, the event loop free', async () => {
+  // A busy timeout far longer than the hold: a sweep waiting on the thread stops the release timer.
+  const patient = SqliteDatabase.open(file, { busyTimeoutMs: 5000 });
+  const errors: unknown[] = [];
+  const options = { sweepIntervalMs: 5, onSweepError: (e: unknown) => errors.push(e) };
+  const stores = [
+    new SqliteReplayStore(patient, options),
+    new SqliteSessionStore(patient, options),
+    new SqliteRateLimitStore(patient, options),
+  ];
+  try {
+    const release = holdLock();
+    const asked = performance.now();
+    const releasedAfter = await new Promise<number>((resolve) =>
+      setTimeout(() => {
+        release();
+        resolve(performance.now() - asked);
+      }, 60),
+    );
+    // 60 ms asked; a sweep waiting in busy_timeout held the timer back ~5 s.
+    expect(releasedAfter).toBeLessThan(2000);
+    expect(errors).toEqual([]);
+    expect(patient.lastWriteFailure).toBeNull();
+  } finally {
+    for (const store of stores) store.dispose();
+    patient.close();
+  }
+});
