@@ -135,6 +135,33 @@ describe('/mcp: a body that cannot be read is a JSON-RPC error, not the REST env
     expect(ended.status).toBe(200);
   });
 
+  // A probe: on a session, GET /mcp answers two statuses the served document did not describe as
+  // sent: a second event stream is 409 (one per session), and an MCP-Protocol-Version the transport
+  // does not serve is 400 as a JSON-RPC error, where the document allowed only the app envelope.
+  it("GET's answers with a session are ones the served OpenAPI document describes", async () => {
+    const request = contractClient(t.baseUrl);
+    const session = { accept: 'text/event-stream', 'mcp-session-id': await openRawSession(t.baseUrl) };
+    const open = new AbortController();
+    const stream = await fetch(`${t.baseUrl}/mcp`, { headers: session, signal: open.signal });
+    try {
+      expect(stream.status).toBe(200);
+      const second = await request('/mcp', { headers: session });
+      expect([second.status, second.body]).toEqual([
+        409,
+        expect.objectContaining({ jsonrpc: '2.0', id: null }),
+      ]);
+      const version = await request('/mcp', {
+        headers: { ...session, 'mcp-protocol-version': '1999-01-01' },
+      });
+      expect([version.status, version.body]).toEqual([
+        400,
+        expect.objectContaining({ jsonrpc: '2.0', id: null }),
+      ]);
+    } finally {
+      open.abort();
+    }
+  });
+
   it('a bare GET keeps the envelope the specification gives it', async () => {
     const response = await fetch(`${t.baseUrl}/mcp`);
     expect(response.status).toBe(400);

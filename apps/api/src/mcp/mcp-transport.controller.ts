@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { Controller, Delete, Get, Inject, Optional, Post, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
+import { errorResponseSchema } from '../platform/openapi/error-response.schema.js';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { ERROR_SHAPE } from '../platform/http/json-rpc-body-failure.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -256,8 +256,23 @@ export class McpTransportController {
   @ApiJsonRpcError(406, 'JSON-RPC error -32000: Accept must list text/event-stream.')
   @ApiJsonRpcError(403, 'JSON-RPC error -32000: Host or Origin not allowed.')
   @ApiJsonRpcError(429, 'JSON-RPC error -32000: /mcp burst exceeded (Retry-After).')
-  @ApiErrors('MCP_TRANSPORT_SESSION_REQUIRED')
+  // Two shapes at 400: the app's envelope without a session, the transport's JSON-RPC error with one.
+  @ApiResponse({
+    status: 400,
+    description:
+      'Without Mcp-Session-Id: MCP_TRANSPORT_SESSION_REQUIRED (ErrorResponse). With one: JSON-RPC error -32000, ' +
+      'an MCP-Protocol-Version the transport does not serve.',
+    content: {
+      'application/json': {
+        schema: { oneOf: [JSON_RPC_ERROR_SCHEMA, errorResponseSchema(['MCP_TRANSPORT_SESSION_REQUIRED'])] },
+      },
+    },
+  })
   @ApiJsonRpcError(404, 'JSON-RPC error -32001: unknown or closed session.')
+  @ApiJsonRpcError(
+    409,
+    'JSON-RPC error -32000: the session already has an open SSE stream (one per session).',
+  )
   @ApiJsonRpcError(
     405,
     'JSON-RPC error -32000: STORE=redis (a fleet) offers no SSE stream; the session is served over POST.',
