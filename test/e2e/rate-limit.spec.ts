@@ -3,6 +3,8 @@
  * the client-address rule: `X-Forwarded-For` is ignored from an untrusted peer and, from a trusted
  * proxy, the right-most untrusted entry is the key (docs/protocol.md §7).
  */
+import { randomUUID } from 'node:crypto';
+import { connect } from 'node:net';
 import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
 import { contractFor, expectMatchesOpenApi } from '../support/openapi-contract.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -89,5 +91,57 @@ describe('trusted proxy (TRUSTED_PROXIES=127.0.0.0/8)', () => {
     expect((await get(t, '/health')).status).toBe(429);
     // ...which does not affect a client behind it.
     expect((await get(t, '/health', '198.51.100.3')).status).toBe(200);
+  });
+});
+
+/**
+ * Sends `request` (raw HTTP/1.1) and resets the connection as soon as it is written, as a client that
+ * does not wait for its answers does.
+ */
+function sendAndReset(t: TestApp, request: string): Promise<void> {
+  const { hostname, port } = new URL(t.baseUrl);
+  return new Promise((resolve) => {
+    const socket = connect({ host: hostname, port: Number(port) }, () =>
+      socket.write(request, () => {
+        socket.resetAndDestroy();
+        resolve();
+      }),
+    );
+    socket.on('error', () => resolve());
+  });
+}
+
+// Found by a probe: a request whose client reset the connection right after sending it reached the
+// hooks with `request.ip` undefined (Node reads a socket's peer address on first use, and not once the
+// socket is closed). The public limit failed open, so such requests were served and charged nothing
+// (20 of them, then 3 answered requests within a capacity of 3), and /mcp threw a TypeError logged at
+// error level with its stack, one per request.
+describe('a client that resets its connection right after each request', () => {
+  let t: TestApp;
+  const lines: Array<{ level: number; msg: string }> = [];
+  beforeAll(async () => {
+    t = await startTestApp(
+      { ...TINY, LOG_LEVEL: 'warn' },
+      { logDestination: { write: (line: string) => void lines.push(JSON.parse(line)) } },
+    );
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('is charged as a client that waits, and /mcp logs no error for it', async () => {
+    const host = new URL(t.baseUrl).host;
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    const mcp =
+      `POST /mcp HTTP/1.1\r\nHost: ${host}\r\ncontent-type: application/json\r\n` +
+      `accept: application/json, text/event-stream\r\nmcp-session-id: ${randomUUID()}\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    // The POSTs first, so that they take the capacity and reach the MCP controller.
+    for (let i = 0; i < 3; i++) await sendAndReset(t, mcp);
+    for (let i = 0; i < 3; i++)
+      await sendAndReset(t, `GET /api/login/timestamp HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await get(t, '/api/login/timestamp')).status).toBe(429);
+    expect(lines.filter((line) => line.level >= 40).map((line) => line.msg)).toEqual([]);
   });
 });

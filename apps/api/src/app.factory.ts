@@ -39,6 +39,7 @@ import { CLOCK } from './platform/infrastructure/di-tokens.js';
 import { installFastifyHooks } from './platform/fastify-hooks.js';
 import { Readiness } from './platform/lifecycle/readiness.js';
 import { boundStalledSends } from './platform/http/stalled-send.bound.js';
+import { rememberPeerAddresses } from './platform/http/peer-address.js';
 import { lazyChildLoggerFactory } from './platform/logging/lazy-request-logger.js';
 import { createLogger, PinoNestLogger } from './platform/logging/logger.js';
 import { type DestinationStream } from 'pino';
@@ -120,6 +121,7 @@ export async function createApp(
     metrics.record(undefined, status, elapsedMs, clock.nowMs());
     operatorMetrics.recordRequest(undefined, method, status, elapsedMs);
   };
+  rememberPeerAddresses(fastify.server as Server);
   answerExpectationsInEnvelope(fastify.server as Server);
   answerConnectInEnvelope(fastify.server as Server);
   const stalledSends = boundStalledSends(
