@@ -4,6 +4,7 @@
  * proxy, the right-most untrusted entry is the key (docs/protocol.md §7).
  */
 import { randomUUID } from 'node:crypto';
+import { type Server } from 'node:http';
 import { connect } from 'node:net';
 import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
 import { contractFor, expectMatchesOpenApi } from '../support/openapi-contract.js';
@@ -140,6 +141,14 @@ describe('a client that resets its connection right after each request', () => {
     for (let i = 0; i < 3; i++) await sendAndReset(t, mcp);
     for (let i = 0; i < 3; i++)
       await sendAndReset(t, `GET /api/login/timestamp HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+    // The server has seen every reset (no connection left open), and a moment more for their hooks.
+    const server = t.app.getHttpServer() as Server;
+    for (let open = 1; open > 0;) {
+      open = await new Promise<number>((resolve, reject) =>
+        server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect((await get(t, '/api/login/timestamp')).status).toBe(429);
     expect(lines.filter((line) => line.level >= 40).map((line) => line.msg)).toEqual([]);
