@@ -202,6 +202,59 @@ describe('McpSessionRegistry', () => {
     expect(registry.heldBy(A)).toBe(2);
   });
 
+  // A probe: a POST served for longer than reclaimIdleMs (a slow read) counted as idle; another client's
+  // initialize took its slot, and the POST ended 200 with an empty stream and no answer.
+  it('a session serving a POST is neither reclaimed for the cap nor swept, however long it serves; it is idle from the end on', async () => {
+    const registry = make(2, 10_000, 1_000);
+    const [slow, other] = [newSession('slow'), newSession('other', '127.0.0.2')];
+    for (const s of [slow, other]) {
+      expect(registry.tryReserve(s.address)).toBe('admitted');
+      await s.server.connect(s.transport);
+      registry.register(s);
+    }
+    registry.touch('other'); // 'slow' is the least recently used
+    const served = registry.serve(registry.touch('slow')!);
+    registry.touch('other');
+    now += 20_000; // past the reclaim time and the TTL for both
+    // The cap takes the idle one, not the one serving, though it is the least recently used.
+    expect(registry.tryReserve('127.0.0.3')).toBe('admitted');
+    expect(registry.touch('other')).toBeUndefined();
+    registry.release('127.0.0.3');
+    now += 20_000;
+    expect(await registry.evictIdle()).toBe(0);
+    expect(registry.tryReserve('127.0.0.3')).toBe('admitted'); // room: 'other' is gone
+    expect(registry.tryReserve('127.0.0.4')).toBe('instance-full'); // and 'slow' is serving
+    registry.release('127.0.0.3');
+    // An address at its own cap does not end its own session that is serving either.
+    const capped = new McpSessionRegistry({
+      maxSessions: 5,
+      maxSessionsPerAddress: 1,
+      ttlMs: 10_000,
+      sweepIntervalMs: 3_600_000,
+      now: () => now,
+    });
+    registries.push(capped);
+    const own = newSession('own');
+    capped.tryReserve(A);
+    capped.register(own);
+    const ownServed = capped.serve(capped.touch('own')!);
+    now += 20_000;
+    expect(capped.tryReserve(A)).toBe('address-full');
+    ownServed();
+    ownServed(); // a second call changes nothing
+    expect(capped.touch('own')?.serving).toBe(0);
+    // Served now: idle from the end of the POST, not from its start.
+    served();
+    expect(registry.touch('slow')?.serving).toBe(0);
+    now += 500;
+    expect(await registry.evictIdle()).toBe(0);
+    expect(registry.tryReserve('127.0.0.4')).toBe('admitted'); // one slot free since 'other' left
+    expect(registry.tryReserve('127.0.0.5')).toBe('instance-full'); // 'slow' idle 0.5 s < 1 s
+    now += 1_000;
+    expect(registry.tryReserve('127.0.0.5')).toBe('admitted');
+    expect(registry.touch('slow')).toBeUndefined();
+  });
+
   it('closeAll closes every session and stops the sweep', async () => {
     const registry = make(5);
     const sessions = ['p', 'q', 'r'].map((id) => newSession(id));

@@ -84,6 +84,7 @@ export class McpSessionRegistry implements McpSessionStore {
       if (
         expired === undefined ||
         expired === reclaimable ||
+        expired.serving > 0 ||
         expired.lastSeenMs > this.now() - this.options.ttlMs
       )
         return 'address-full';
@@ -138,16 +139,36 @@ export class McpSessionRegistry implements McpSessionStore {
     return undefined;
   }
 
-  /** The least recently used session when it has been idle for `reclaimIdleMs`. */
+  /**
+   * The least recently used session idle for `reclaimIdleMs` and serving nothing. Before, a POST served
+   * for longer than that (a slow read) counted as idle: another client's initialize took its slot, and
+   * the POST ended 200 with an empty stream and no answer (a probe).
+   */
   private reclaimableSession(): McpSession | undefined {
-    const oldest = this.leastRecentlyUsed();
-    return oldest !== undefined && oldest.lastSeenMs <= this.now() - this.reclaimIdleMs ? oldest : undefined;
+    const cutoff = this.now() - this.reclaimIdleMs;
+    for (const session of this.sessions.values()) {
+      if (session.lastSeenMs > cutoff) return undefined; // in order of last use: the rest are newer
+      if (session.serving === 0) return session;
+    }
+    return undefined;
   }
 
-  register(session: Omit<McpSession, 'lastSeenMs'>): void {
+  register(session: Omit<McpSession, 'lastSeenMs' | 'serving'>): void {
     // The admission's count for its address now stands for the session.
     if (this.reserved > 0) this.reserved -= 1;
-    this.sessions.set(session.id, { ...session, lastSeenMs: this.now() });
+    this.sessions.set(session.id, { ...session, lastSeenMs: this.now(), serving: 0 });
+  }
+
+  serve(session: McpSession): () => void {
+    session.serving += 1;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      session.serving -= 1;
+      // Idle from the end of its last request on (touch is a no-op for a session closed meanwhile).
+      this.touch(session.id);
+    };
   }
 
   touch(id: string): McpSession | undefined {
@@ -171,10 +192,10 @@ export class McpSessionRegistry implements McpSessionStore {
     if (session) await closeQuietly(session);
   }
 
-  /** Closes every session idle for longer than the TTL; returns how many were evicted. */
+  /** Closes every session idle for longer than the TTL and serving nothing; returns how many were evicted. */
   async evictIdle(): Promise<number> {
     const cutoff = this.now() - this.options.ttlMs;
-    const idle = [...this.sessions.values()].filter((s) => s.lastSeenMs <= cutoff);
+    const idle = [...this.sessions.values()].filter((s) => s.lastSeenMs <= cutoff && s.serving === 0);
     await Promise.all(idle.map((s) => this.close(s.id)));
     return idle.length;
   }

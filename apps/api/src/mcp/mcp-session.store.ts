@@ -12,8 +12,10 @@ export interface McpSession {
   readonly address: string;
   readonly transport: StreamableHTTPServerTransport;
   readonly server: McpServer;
-  /** Unix ms of the last request routed to this session. */
+  /** Unix ms of the last request routed to this session, or of the end of the last one served. */
   lastSeenMs: number;
+  /** POSTs of this session being served now: a session serving one is not idle, whatever its `lastSeenMs`. */
+  serving: number;
 }
 
 /** The answer to an initialize: admitted, or which cap refused it. */
@@ -29,9 +31,14 @@ export interface McpSessionStore {
   /** Returns an admission of `address` that did not become a session. */
   release(address: string): void;
   /** Turns an admission into a registered session. */
-  register(session: Omit<McpSession, 'lastSeenMs'>): void;
+  register(session: Omit<McpSession, 'lastSeenMs' | 'serving'>): void;
   /** The session with this id, marking it as used; undefined when unknown or closed. */
   touch(id: string): McpSession | undefined;
+  /**
+   * Marks one POST of `session` as being served until the returned function is called, which marks the
+   * session used then: neither the idle sweep nor the cap's reclaim ends a session while it serves.
+   */
+  serve(session: McpSession): () => void;
   /** Forgets a session whose transport has already closed. */
   forget(id: string): void;
   /** Removes a session and closes its transport and server. */

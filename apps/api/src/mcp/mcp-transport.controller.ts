@@ -205,26 +205,12 @@ export class McpTransportController {
       if (this.fleet) return this.serveFleetSession(this.fleet, sessionId, request, reply, batchRest);
       const session = this.sessions.touch(sessionId);
       if (!session) return this.reject(reply, 404, jsonRpcError(RPC_SESSION_NOT_FOUND, 'Session not found'));
-      if (this.refusedReadBounds(request, reply)) return;
-      if (this.answeredInvalidParams(request, reply)) return;
-      // Claimed before the takes, whose await would let a second POST with the same id pass the check.
-      const claim = claimRequestIds(session.transport, requestIdsOf(request.body));
-      if (!claim.claimed) return this.refuseIdInUse(reply, claim.id);
-      // Until the transport takes the POST in, its ids end with its response (a refusal, a client gone).
-      let forwarded = false;
-      reply.raw.once('close', () => {
-        if (!forwarded) claim.release();
-      });
-      if (!(await this.takeBatchRestIfServed(request, reply, batchRest))) return;
-      if (!(await this.takeToolCalls(request, reply))) return;
-      if (reply.raw.closed) return; // the client left during the takes: its ids are free again
-      forwarded = true;
-      releaseIdsOnAnswer(session.transport);
+      // Not idle while served: the cap's reclaim took the slot of a session in a slow read (a probe).
+      const served = this.sessions.serve(session);
       try {
-        return await this.forward(session, request, reply);
+        return await this.serveSessionPost(session, request, reply, batchRest);
       } finally {
-        // An id the transport still serves (its client left, its handler runs on) is freed by its answer.
-        claim.release((id) => transportServes(session.transport, id));
+        served();
       }
     }
     const badInitialize = invalidInitializeAnswer(request.body);
@@ -556,6 +542,38 @@ export class McpTransportController {
     } finally {
       // The initialize failed (bad version, bad Accept, …): its admission must not stay behind.
       if (!initialized) await fleet.remove(id).catch(() => false);
+    }
+  }
+
+  /** A POST on a local session: its ids claimed while it is served, then forwarded to its transport. */
+  private async serveSessionPost(
+    session: McpSession,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    batchRest: number,
+  ): Promise<void> {
+    if (this.refusedReadBounds(request, reply)) return;
+    if (this.answeredInvalidParams(request, reply)) return;
+    // Claimed before the takes, whose await would let a second POST with the same id pass the check.
+    const claim = claimRequestIds(session.transport, requestIdsOf(request.body));
+    if (!claim.claimed) return this.refuseIdInUse(reply, claim.id);
+    // Until the transport takes the POST in, its ids end with its response (a refusal, a client gone).
+    let forwarded = false;
+    reply.raw.once('close', () => {
+      if (!forwarded) claim.release();
+    });
+    if (!(await this.takeBatchRestIfServed(request, reply, batchRest))) return;
+    if (!(await this.takeToolCalls(request, reply))) return;
+    // The client left during the takes: its ids are free again (released here too, in case the
+    // response closed before the listener above was added; a release is idempotent).
+    if (reply.raw.closed) return claim.release();
+    forwarded = true;
+    releaseIdsOnAnswer(session.transport);
+    try {
+      return await this.forward(session, request, reply);
+    } finally {
+      // An id the transport still serves (its client left, its handler runs on) is freed by its answer.
+      claim.release((id) => transportServes(session.transport, id));
     }
   }
 
