@@ -67,6 +67,11 @@ function countTicks(): { readonly count: () => number; readonly stop: () => void
   return { count: () => ticks, stop: () => clearInterval(timer) };
 }
 
+/** Why a session was closed, as another connection reads it (null while open). */
+function closeReasonOf(sessionId: string): unknown {
+  return locker.statement('SELECT close_reason FROM sessions WHERE session_id = ?').pluck().get(sessionId);
+}
+
 const challenge = (n: number) => ({ key: `login|abcdefghijkl|${n}`, nowMs: 1000, expiresAtMs: 400_000 });
 const session = (n: number) => sampleSessionRecord(n, { createdAtMs: 1000, expiresAtMs: 3_601_000 });
 
@@ -111,12 +116,7 @@ it('a login, a lone login, a logout, a renewal, a session and a quota take wait 
   }
   // Written, as read by another connection.
   expect(locker.statement('SELECT count(*) FROM sessions WHERE closed_at_ms IS NULL').pluck().get()).toBe(5);
-  expect(
-    locker
-      .statement('SELECT close_reason FROM sessions WHERE session_id = ?')
-      .pluck()
-      .get(session(1).sessionId),
-  ).toBe('logout');
+  expect(closeReasonOf(session(1).sessionId)).toBe('logout');
   expect(
     locker
       .statement('SELECT renewal_count FROM sessions WHERE session_id = ?')
@@ -206,12 +206,7 @@ it('closing the database writes what waits for the lock (a shutdown loses no log
   db.close();
   await expect(logout).resolves.toBe(true);
   await expect(take).resolves.toMatchObject({ allowed: true });
-  expect(
-    locker
-      .statement('SELECT close_reason FROM sessions WHERE session_id = ?')
-      .pluck()
-      .get(session(1).sessionId),
-  ).toBe('logout');
+  expect(closeReasonOf(session(1).sessionId)).toBe('logout');
 });
 
 it('background sweeps do not wait for the lock: they skip their turn, no error, the event loop free', async () => {
