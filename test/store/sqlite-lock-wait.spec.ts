@@ -209,6 +209,32 @@ it('closing the database writes what waits for the lock (a shutdown loses no log
   expect(closeReasonOf(session(1).sessionId)).toBe('logout');
 });
 
+it('closing the database with the lock still held waits what is left of the busy timeout, not the whole of it per waiting write', async () => {
+  const release = holdLock();
+  try {
+    const takes = Array.from({ length: 5 }, (_, i) => buckets.take(`passport|${i}`, policy, 2000));
+    // The writes have waited most of their busy timeout when the shutdown comes.
+    await new Promise((resolve) => setTimeout(resolve, BUSY_TIMEOUT_MS * 0.6));
+    const closing = performance.now();
+    recorder.dispose();
+    replay.dispose();
+    sessions.dispose();
+    buckets.dispose();
+    db.close();
+    const closedAfter = performance.now() - closing;
+    const outcomes = await Promise.allSettled(takes);
+    expect(
+      outcomes.every(
+        (o) => o.status === 'rejected' && (o.reason as { code?: string }).code === 'SQLITE_BUSY',
+      ),
+    ).toBe(true);
+    // Each write given the whole busy timeout again stopped the close 5 x 100 ms.
+    expect(closedAfter).toBeLessThan(2 * BUSY_TIMEOUT_MS);
+  } finally {
+    release();
+  }
+});
+
 it('background sweeps do not wait for the lock: they skip their turn, no error, the event loop free', async () => {
   // A busy timeout far longer than the hold: a sweep waiting on the thread stops the release timer.
   const patient = SqliteDatabase.open(file, { busyTimeoutMs: 5000 });

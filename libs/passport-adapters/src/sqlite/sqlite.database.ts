@@ -487,8 +487,15 @@ export class SqliteDatabase {
 
   close(): void {
     if (!this.db.open) return;
-    // What waits for the lock is written first, waiting on this thread as any write without the queue.
-    this.lockQueue.drain((attempt) => attempt());
+    // What waits for the lock is written first, waiting on this thread what is left of its busy timeout.
+    this.lockQueue.drain((attempt, waitMs) => {
+      this.statement(`PRAGMA busy_timeout = ${waitMs}`).get();
+      try {
+        return attempt();
+      } finally {
+        this.statement(`PRAGMA busy_timeout = ${this.busyTimeoutMs}`).get();
+      }
+    });
     // The worker's connection closes first, so this one is the last and removes the WAL as before.
     this.checkpointer?.stop();
     this.statements.clear();
