@@ -255,6 +255,46 @@ describe('McpSessionRegistry', () => {
     expect(registry.touch('slow')).toBeUndefined();
   });
 
+  // A review: Retry-After counted the idle time of the least recently used session though it was
+  // serving (never reclaimed), so a client retried too early and was refused again.
+  it('Retry-After counts from the least recently used session serving nothing', async () => {
+    const registry = make(2, 60_000, 10_000);
+    const [slow, other] = [newSession('slow-r'), newSession('other-r', '127.0.0.2')];
+    for (const s of [slow, other]) {
+      registry.tryReserve(s.address);
+      await s.server.connect(s.transport);
+      registry.register(s);
+    }
+    const served = registry.serve(registry.touch('slow-r')!);
+    now += 4_000;
+    registry.touch('other-r');
+    now += 1_000;
+    expect(registry.tryReserve('127.0.0.3')).toBe('instance-full');
+    // 'other-r' is reclaimable 10 s after its last use, 9 s from now ('slow-r' would say 5 s).
+    expect(registry.retryAfterMs('instance-full')).toBe(9_000);
+    served();
+    // The address cap likewise: an address's session serving is not the one that idles out.
+    const capped = new McpSessionRegistry({
+      maxSessions: 5,
+      maxSessionsPerAddress: 2,
+      ttlMs: 60_000,
+      sweepIntervalMs: 3_600_000,
+      now: () => now,
+    });
+    registries.push(capped);
+    for (const id of ['busy-a', 'idle-a']) {
+      capped.tryReserve(A);
+      capped.register(newSession(id));
+    }
+    const busy = capped.serve(capped.touch('busy-a')!);
+    now += 4_000;
+    capped.touch('idle-a');
+    now += 1_000;
+    expect(capped.tryReserve(A)).toBe('address-full');
+    expect(capped.retryAfterMs('address-full', A)).toBe(59_000);
+    busy();
+  });
+
   it('closeAll closes every session and stops the sweep', async () => {
     const registry = make(5);
     const sessions = ['p', 'q', 'r'].map((id) => newSession(id));

@@ -84,7 +84,6 @@ export class McpSessionRegistry implements McpSessionStore {
       if (
         expired === undefined ||
         expired === reclaimable ||
-        expired.serving > 0 ||
         expired.lastSeenMs > this.now() - this.options.ttlMs
       )
         return 'address-full';
@@ -116,7 +115,8 @@ export class McpSessionRegistry implements McpSessionStore {
         ? 1000
         : Math.max(1000, oldest.lastSeenMs + this.options.ttlMs - this.now());
     }
-    const oldest = this.leastRecentlyUsed();
+    const oldest = this.leastRecentlyUsedIdle();
+    // Every session serving: a slot frees no sooner than one of them has ended its POST.
     if (oldest === undefined) return 1000;
     return Math.max(1000, oldest.lastSeenMs + this.reclaimIdleMs - this.now());
   }
@@ -127,15 +127,21 @@ export class McpSessionRegistry implements McpSessionStore {
 
   /**
    * Sessions are kept in order of last use (touch moves one to the end), so the least recently used
-   * is the first: the cap's reclaim reads one entry, not the whole map.
+   * one serving nothing is the first such: the cap's reclaim reads past the sessions serving now only,
+   * not the whole map.
    */
-  private leastRecentlyUsed(): McpSession | undefined {
-    return this.sessions.values().next().value;
+  private leastRecentlyUsedIdle(): McpSession | undefined {
+    for (const session of this.sessions.values()) if (session.serving === 0) return session;
+    return undefined;
   }
 
-  /** The least recently used session of one address (the map is in order of last use). */
+  /**
+   * The least recently used session of one address serving nothing (the map is in order of last use):
+   * the one its cap may end, and whose idle time Retry-After counts (a review: one serving was taken).
+   */
   private leastRecentlyUsedOf(address: string): McpSession | undefined {
-    for (const session of this.sessions.values()) if (session.address === address) return session;
+    for (const session of this.sessions.values())
+      if (session.address === address && session.serving === 0) return session;
     return undefined;
   }
 
@@ -145,12 +151,8 @@ export class McpSessionRegistry implements McpSessionStore {
    * the POST ended 200 with an empty stream and no answer (a probe).
    */
   private reclaimableSession(): McpSession | undefined {
-    const cutoff = this.now() - this.reclaimIdleMs;
-    for (const session of this.sessions.values()) {
-      if (session.lastSeenMs > cutoff) return undefined; // in order of last use: the rest are newer
-      if (session.serving === 0) return session;
-    }
-    return undefined;
+    const oldest = this.leastRecentlyUsedIdle();
+    return oldest !== undefined && oldest.lastSeenMs <= this.now() - this.reclaimIdleMs ? oldest : undefined;
   }
 
   register(session: Omit<McpSession, 'lastSeenMs' | 'serving'>): void {

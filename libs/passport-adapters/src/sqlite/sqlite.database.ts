@@ -245,6 +245,8 @@ export class SqliteDatabase {
 
   /** Set while immediateIfFree runs: a busy write lock is then no failure. */
   private lockWaitRefused = false;
+  /** Set while `ifLockFree` runs its attempt. */
+  private inLockAttempt = false;
 
   /** The cached prepared statement for `sql`. */
   statement(sql: string): Database.Statement {
@@ -333,15 +335,19 @@ export class SqliteDatabase {
    * (a sweep) that may as well run at its next turn, it is the whole wait.
    */
   ifLockFree<T>(attempt: () => T, lastTry = false): { readonly result: T } | undefined {
-    if (this.db.inTransaction) return { result: attempt() };
+    // Inside another attempt (a write whose work writes again) the outer one's settings stand: restored
+    // here, they would make the rest of the outer work wait on the thread (a review).
+    if (this.db.inTransaction || this.inLockAttempt) return { result: attempt() };
     this.statement('PRAGMA busy_timeout = 0').get();
     this.lockWaitRefused = !lastTry;
+    this.inLockAttempt = true;
     try {
       return { result: attempt() };
     } catch (error) {
       if (!lastTry && isBusy(error)) return undefined;
       throw error;
     } finally {
+      this.inLockAttempt = false;
       this.lockWaitRefused = false;
       this.statement(`PRAGMA busy_timeout = ${this.busyTimeoutMs}`).get();
     }
@@ -371,7 +377,8 @@ export class SqliteDatabase {
         try {
           truncated = (this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>)[0]?.busy === 0;
         } finally {
-          this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
+          // Inside a lock attempt (`ifLockFree`), its setting: 0.
+          this.db.pragma(`busy_timeout = ${this.inLockAttempt ? 0 : this.busyTimeoutMs}`);
         }
       }, TRUNCATE_WORKER_WAIT_MS);
       if (!truncated)

@@ -117,6 +117,7 @@ export class WriteLockQueue {
       }
       if (done === undefined) {
         this.retryMs = Math.min(this.retryMs * 2, LOCK_RETRY_MAX_MS);
+        clearTimeout(this.timer); // one set by a write asked from inside a write's work
         this.timer = setTimeout(this.retry, this.retryMs);
         return;
       }
