@@ -190,30 +190,37 @@ describe('ReplayStore (sqlite): calls of one event-loop turn share one transacti
   // the write lock (paused in a commit, an operator's shell inside BEGIN IMMEDIATE) every request of this
   // one stalled for up to the busy timeout on each write attempt.
   it('while another connection holds the write lock the calls wait on timers, the event loop free, and are decided once it is free', async () => {
+    // A busy timeout far above the wait (a probe under CPU load: a 2 ms interval's ticks, counted against
+    // a lock let go 30 ms on, within a 50 ms busy timeout, came short; a process descheduled runs its late
+    // timers in one pass). Calls waiting on this thread would still fail when it passed.
+    const patientDb = SqliteDatabase.open(join(dir, 'passport.db'), { busyTimeoutMs: 1000 });
+    const patient = new SqliteReplayStore(patientDb, { sweepIntervalMs: 0 });
     const locker = SqliteDatabase.open(join(dir, 'passport.db'));
     const release = holdWriteLock(locker);
-    // The lock is let go from a timer 30 ms on, within the busy timeout (50 ms): calls waiting on this
-    // thread would keep that timer from running, and fail when the busy timeout passed.
+    // The lock is let go from a timer's fifth tick: calls waiting on this thread would keep that timer
+    // from running, and fail when the busy timeout passed.
     let ticks = 0;
-    const ticker = setInterval(() => ticks++, 2);
-    const releasing = setTimeout(release, 30);
+    const ticker = setInterval(() => {
+      if (++ticks === 5) release();
+    }, 2);
     try {
       const outcomes = await Promise.allSettled([
-        store.recordIfAbsent('x', 1000, 60_000),
-        store.recordIfAbsent('y', 1000, 60_000),
+        patient.recordIfAbsent('x', 1000, 60_000),
+        patient.recordIfAbsent('y', 1000, 60_000),
       ]);
       expect(outcomes).toEqual([
         { status: 'fulfilled', value: { recorded: true } },
         { status: 'fulfilled', value: { recorded: true } },
       ]);
       expect(ticks).toBeGreaterThanOrEqual(5);
-      expect(store.lastFailureAtMs).toBeNull();
-      expect(db.lastWriteFailure).toBeNull();
+      expect(patient.lastFailureAtMs).toBeNull();
+      expect(patientDb.lastWriteFailure).toBeNull();
     } finally {
       clearInterval(ticker);
-      clearTimeout(releasing);
       if (locker.inTransaction) release();
       locker.close();
+      patient.dispose();
+      patientDb.close();
     }
   });
 
