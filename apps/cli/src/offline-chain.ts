@@ -24,7 +24,7 @@ export function checkOfflineChainFlags(flags: OfflineChainFlags): void {
   }
   if (!flags.ledger && !flags['near-rpc'])
     throw new CliError(
-      'give --api <url>, or --ledger <file> / --near-rpc <url> --contract <id> for an offline check',
+      'give --api <url> (or set PASSPORT_API_URL), or --ledger <file> / --near-rpc <url> --contract <id> for an offline check',
     );
 }
 

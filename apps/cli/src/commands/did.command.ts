@@ -21,7 +21,12 @@ export const didCommand: CliCommand = {
   summary: 'resolve a did:passport DID (API or offline)',
   help: `Usage: passport did <did:passport:<tokenId> | tokenId> (--api <url> | --ledger <file> | --near-rpc <url> --contract <id>) [--public-url <url>] [--json]
 
-Prints the DID document.`,
+Prints the DID document.
+  --api <url>            resolve it at the API [PASSPORT_API_URL when no offline flag is given]
+  --ledger <file>, --near-rpc <url> --contract <id>
+                         build it offline from a ledger file or a NEAR RPC
+  --public-url <url>     offline: the service named in the document [PUBLIC_BASE_URL, else the
+                         passport's home URL]`,
   async run(args, io) {
     const { values, positionals } = parseCommandLine({
       args,

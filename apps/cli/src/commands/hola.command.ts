@@ -92,7 +92,8 @@ export const holaCommand: CliCommand = {
         ({ timestamp, noncetsHex: nonceHex } = await fetchHolaNonce(bearer, api, jwt));
       }
     }
-    if (!host) throw new CliError('--host <host[:port]> or --api <url> is required');
+    if (!host)
+      throw new CliError('--host <host[:port]> or --api <url> is required (or set PASSPORT_API_URL)');
     timestamp ??= new Date().toISOString();
     nonceHex ??= randomBytes(16).toString('hex').toUpperCase();
 

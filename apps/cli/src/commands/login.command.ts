@@ -33,6 +33,7 @@ export const loginCommand: CliCommand = {
 
 Signs the login challenge with the key and prints the JWT (or writes it to --save, mode 0600;
 an existing --save file is replaced only when it is empty or holds a saved JWT, never the --key file).
+  --api <url>            the API [PASSPORT_API_URL]
   --passport <tokenId>   log in as this passport (passportid)
   --account              log in with the key's account id (accountid; the first passport it owns)`,
   async run(args, io) {

@@ -18,7 +18,10 @@ export const nonceCommand: CliCommand = {
   summary: 'get a HOLA nonce and timestamp (needs a JWT)',
   help: `Usage: passport nonce --api <url> (--jwt <token> | --jwt-file <file>) [--json]
 
-Prints "<timestamp> <noncetsHex>" from GET /api/holanonce16ts.`,
+Prints "<timestamp> <noncetsHex>" from GET /api/holanonce16ts.
+  --api <url>        the API [PASSPORT_API_URL]
+  --jwt <token>      the JWT [PASSPORT_JWT when neither --jwt nor --jwt-file is given]
+  --jwt-file <file>  read the JWT from this file (rewritten with a renewed token)`,
   async run(args, io) {
     const { values } = parseCommandLine({
       args,

@@ -65,6 +65,7 @@ export const verifyCommand: CliCommand = {
   help: `Usage: passport verify (--api <url> | --ledger <file> --host <host[:port]> | --near-rpc <url> --contract <id> --host <host[:port]>) [options] -- <HOLA line>...
 
 Options go before the lines; -- before them keeps a line that starts with "-" a line.
+Without --api and the offline flags, the API is PASSPORT_API_URL.
 
   --max-age-ms <n>       freshness window [300000]
   --expected-recipient <tokenId|MUNDO>
