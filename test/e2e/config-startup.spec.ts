@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -93,6 +93,9 @@ it('a port in use and a HOST that is no address here stop the start with one lin
         ),
       ),
     ]);
+    // Nothing was created: a first start on a port in use wrote the family (its server passport
+    // recording that PORT) and the store, so a start on another PORT was degraded and refused logins.
+    expect(await readdir(dataDir)).toEqual([]);
   } finally {
     taken.close();
   }

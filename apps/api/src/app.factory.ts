@@ -40,6 +40,7 @@ import { installFastifyHooks } from './platform/fastify-hooks.js';
 import { Readiness } from './platform/lifecycle/readiness.js';
 import { boundStalledSends } from './platform/http/stalled-send.bound.js';
 import { rememberPeerAddresses } from './platform/http/peer-address.js';
+import { assertCanListen, listenError } from './platform/http/listen-preflight.js';
 import { lazyChildLoggerFactory } from './platform/logging/lazy-request-logger.js';
 import { createLogger, PinoNestLogger } from './platform/logging/logger.js';
 import { type DestinationStream } from 'pino';
@@ -155,6 +156,7 @@ export interface StartedApp {
 }
 
 export async function startApp(config: AppConfig, options: AppOptions = {}): Promise<StartedApp> {
+  await assertCanListen(config);
   const app = await createApp(config, options);
   try {
     await app.listen({ port: config.port, host: config.host });
@@ -167,20 +169,4 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   return { app, url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, close: () => app.close() };
-}
-
-/** A failed listen as one line naming the variables to change (HOST, PORT), the system's cause kept. */
-function listenError(error: unknown, config: AppConfig): Error {
-  const code = (error as NodeJS.ErrnoException | null)?.code;
-  const cause = error instanceof Error ? error.message.split('\n')[0] : String(error);
-  const where = `HOST=${config.host} PORT=${config.port}`;
-  if (code === 'EADDRINUSE')
-    return new Error(`cannot listen on ${where}: the port is in use (${cause})`, { cause: error });
-  if (code === 'EACCES')
-    return new Error(`cannot listen on ${where}: permission denied (${cause})`, { cause: error });
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EADDRNOTAVAIL')
-    return new Error(`cannot listen on ${where}: HOST is not an address of this machine (${cause})`, {
-      cause: error,
-    });
-  return error instanceof Error ? error : new Error(cause);
 }
