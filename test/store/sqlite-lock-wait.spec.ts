@@ -259,6 +259,79 @@ it('closing the database with the lock still held waits what is left of the busy
   }
 });
 
+/** A verify's replay record for line `n` (the verify path: the replay store's own queue). */
+const line = (n: number) => replay.recordIfAbsent(`HOLA|line-${n}`, 1000, 400_000);
+
+// A probe: 15 000 verifies while another connection held the lock 30 s: 512 (one group commit) failed
+// 5 s on, and the clock started again for the rest, so 12 440 waited the whole 30 s (RSS 159 → 423 MB,
+// nothing bounding the queue), 2 560 failing 512 every 5 s.
+it('verifies that have waited the busy timeout all fail with SQLITE_BUSY, not one group commit of them per busy timeout', async () => {
+  const release = holdLock();
+  try {
+    const started = performance.now();
+    const calls = Array.from({ length: 1200 }, (_, i) =>
+      line(i).then(
+        () => 'recorded',
+        (error: { code?: string }) => ({ code: error.code, afterMs: performance.now() - started }),
+      ),
+    );
+    const outcomes = await Promise.all(calls);
+    expect(outcomes.every((o) => typeof o === 'object' && o.code === 'SQLITE_BUSY')).toBe(true);
+    const last = Math.max(...outcomes.map((o) => (typeof o === 'object' ? o.afterMs : 0)));
+    expect(last).toBeLessThan(1.5 * BUSY_TIMEOUT_MS);
+  } finally {
+    release();
+  }
+});
+
+it('a verify asked while others wait for the lock waits its own busy timeout, not what is left of theirs', async () => {
+  const release = holdLock();
+  try {
+    const early = line(1).catch((error: { code?: string }) => error.code);
+    await new Promise((resolve) => setTimeout(resolve, BUSY_TIMEOUT_MS * 0.6));
+    const askedAt = performance.now();
+    const late = line(2).then(
+      () => 'recorded',
+      () => performance.now() - askedAt,
+    );
+    await expect(early).resolves.toBe('SQLITE_BUSY');
+    // Still waiting: the lock let go now, it is recorded.
+    release();
+    await expect(late).resolves.toBe('recorded');
+  } finally {
+    release();
+  }
+});
+
+it(`at ${MAX_WAITING_WRITES} verifies waiting for the lock one more is refused at once with SQLITE_BUSY, and the waiting ones are recorded`, async () => {
+  const release = holdLock();
+  const waiting = Array.from({ length: MAX_WAITING_WRITES }, (_, i) => line(i));
+  // The first group commit has found the lock held.
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  await expect(line(MAX_WAITING_WRITES)).rejects.toMatchObject({ code: 'SQLITE_BUSY' });
+  release();
+  const outcomes = await Promise.all(waiting);
+  expect(outcomes.every((o) => o.recorded)).toBe(true);
+});
+
+it('closing with verifies still waiting for a held lock waits what is left of the busy timeout, not the whole of it per group commit', async () => {
+  const release = holdLock();
+  try {
+    const calls = Array.from({ length: 1200 }, (_, i) =>
+      line(i).catch((error: { code?: string }) => error.code),
+    );
+    await new Promise((resolve) => setTimeout(resolve, BUSY_TIMEOUT_MS * 0.6));
+    const closing = performance.now();
+    replay.dispose();
+    const closedAfter = performance.now() - closing;
+    expect((await Promise.all(calls)).every((code) => code === 'SQLITE_BUSY')).toBe(true);
+    // Three group commits each given the whole busy timeout stopped the close 3 x the busy timeout.
+    expect(closedAfter).toBeLessThan(BUSY_TIMEOUT_MS);
+  } finally {
+    release();
+  }
+});
+
 it('background sweeps do not wait for the lock: they skip their turn, no error, the event loop free', async () => {
   // A busy timeout far longer than the hold: a sweep waiting on the thread stops the release timer.
   const patient = SqliteDatabase.open(file, { busyTimeoutMs: 5000 });

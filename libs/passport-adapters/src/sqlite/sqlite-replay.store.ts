@@ -46,7 +46,12 @@ import { performance } from 'node:perf_hooks';
 import { ReplayLogIndex, type LoggedRecord } from './replay-log.index.js';
 import { type SqliteDatabase } from './sqlite.database.js';
 import { type SqliteStoreHistory } from './sqlite-store.history.js';
-import { LOCK_RETRY_MAX_MS, LOCK_RETRY_MIN_MS } from './write-lock.queue.js';
+import {
+  LOCK_RETRY_MAX_MS,
+  LOCK_RETRY_MIN_MS,
+  MAX_WAITING_WRITES,
+  SqliteLockBusyError,
+} from './write-lock.queue.js';
 import { startPeriodicSweep, type PeriodicSweep } from '../sweep/periodic-sweep.js';
 import { DEFAULT_SWEEP_INTERVAL_MS, type SqliteStoreOptions } from './sqlite-store.options.js';
 
@@ -115,6 +120,8 @@ interface RecordCall {
 }
 
 interface PendingRecord extends RecordCall {
+  /** `performance.now()` when the call was made: it waits for a held lock at most the busy timeout from then. */
+  readonly since: number;
   readonly resolve: (outcome: RecordOutcome) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -330,9 +337,17 @@ export class SqliteReplayStore implements ReplayStore {
   ): Promise<RecordOutcome> {
     const paused = this.pausedError();
     if (paused) return Promise.reject(paused);
+    // While the lock is held elsewhere, as many calls wait at most as writes do in the database's queue
+    // (each is a request in flight): a probe's 15 000 verifies under a held lock grew the heap 260 MB.
+    if (this.lockBusySince !== undefined && this.pending.length >= MAX_WAITING_WRITES) {
+      this.lastFailure = nowMs;
+      return Promise.reject(
+        new SqliteLockBusyError(`${MAX_WAITING_WRITES} replay records already wait for the lock`),
+      );
+    }
     const cap = storeCap(this.maxEntries, storeShare);
     return new Promise<RecordOutcome>((resolve, reject) => {
-      this.pending.push({ key, nowMs, expiresAtMs, quota, cap, resolve, reject });
+      this.pending.push({ key, nowMs, expiresAtMs, quota, cap, since: performance.now(), resolve, reject });
       if (this.pending.length === 1) this.scheduleFlush();
     });
   }
@@ -496,26 +511,40 @@ export class SqliteReplayStore implements ReplayStore {
   /**
    * Decides every call queued since the last group commit in one transaction, then answers them. While
    * another connection holds the write lock, the calls wait on a timer (1, 2, 4 … 50 ms apart), the
-   * event loop free, until the lock is free or the database's busy timeout has passed since they began
-   * waiting (then they fail, closed, as a write that waited that long would). `waitForLock` false:
-   * waited on the calling stack (dispose).
+   * event loop free, each until the lock is free or the database's busy timeout has passed since it was
+   * made (then it fails, closed, as a write that waited that long would; the calls made after it wait
+   * on). `waitForLock` false: waited on the calling stack (dispose), each group commit what is left of
+   * its oldest call's busy timeout. (The clock once ran from when the first group commit found the lock
+   * held, and restarted for the rest after that one failed: a probe's verifies under a lock held 30 s
+   * failed 512 every 5 s and the rest waited the whole 30 s; and a dispose gave each group commit the
+   * whole busy timeout on the thread.)
    */
   private decidePending(waitForLock = true): void {
     const batch = this.pending;
     if (batch.length === 0) return;
     this.pending = [];
     this.lastCommitAt = performance.now();
-    for (let start = 0; start < batch.length; start += MAX_BATCH) {
-      const chunk = start === 0 && batch.length <= MAX_BATCH ? batch : batch.slice(start, start + MAX_BATCH);
+    const waitMs = this.db.lockWaitMs;
+    let start = 0;
+    while (start < batch.length) {
+      let end = Math.min(start + MAX_BATCH, batch.length);
+      // The calls that have waited the busy timeout get their last try alone (the calls are in the order
+      // they were made, so they come first); the later ones wait on if it finds the lock still held.
+      const now = performance.now();
+      const lastTry = waitForLock && now - batch[start].since >= waitMs;
+      if (lastTry) {
+        let expired = start + 1;
+        while (expired < end && now - batch[expired].since >= waitMs) expired++;
+        end = expired;
+      }
+      const chunk = start === 0 && end === batch.length ? batch : batch.slice(start, end);
       let outcomes: Array<RecordOutcome | Refusal>;
       try {
         this.readAhead(FOLLOW_STEP_ROWS);
         const decision = () => this.decide(chunk, true);
-        const lastTry =
-          this.lockBusySince !== undefined && performance.now() - this.lockBusySince >= this.db.lockWaitMs;
         const attempt = waitForLock
           ? this.db.immediateIfFree(decision, lastTry)
-          : { result: this.db.immediate(decision) };
+          : { result: this.db.immediateWaiting(decision, waitMs - (now - chunk[0].since)) };
         if (attempt === undefined) {
           // Tried again later, with the calls made meanwhile, in the order they were made.
           this.lockBusySince ??= performance.now();
@@ -531,11 +560,10 @@ export class SqliteReplayStore implements ReplayStore {
         this.committed(decided.appended, chunk[0].nowMs);
         outcomes = decided.outcomes;
       } catch (error) {
-        this.lockBusySince = undefined;
-        this.lockRetryMs = LOCK_RETRY_MIN_MS / 2;
         // Health reports it (corrupt pages, a lost file, a lock held too long); a hold, health reports itself.
         if (!(error instanceof RecordingPausedError)) this.lastFailure = chunk[0].nowMs;
         for (const call of chunk) call.reject(error);
+        start = end;
         continue;
       }
       for (let i = 0; i < chunk.length; i++) {
@@ -547,7 +575,10 @@ export class SqliteReplayStore implements ReplayStore {
         this.countRefusal(outcome, chunk[i].nowMs);
         chunk[i].reject(outcome.error);
       }
+      start = end;
     }
+    this.lockBusySince = undefined;
+    this.lockRetryMs = LOCK_RETRY_MIN_MS / 2;
   }
 
   private countRefusal(refusal: Refusal, nowMs: number): void {

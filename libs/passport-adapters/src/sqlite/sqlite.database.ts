@@ -353,6 +353,21 @@ export class SqliteDatabase {
     }
   }
 
+  /**
+   * `immediate`, waiting for another connection's write lock on the calling thread at most `waitMs` (then
+   * SQLITE_BUSY): for writes that already waited on timers and are run at a shutdown with what is left
+   * of their busy timeout.
+   */
+  immediateWaiting<T>(work: () => T, waitMs: number): T {
+    if (this.db.inTransaction) return this.immediate(work);
+    this.statement(`PRAGMA busy_timeout = ${Math.max(0, Math.ceil(waitMs))}`).get();
+    try {
+      return this.immediate(work);
+    } finally {
+      this.statement(`PRAGMA busy_timeout = ${this.busyTimeoutMs}`).get();
+    }
+  }
+
   /** How long a write waits for another connection's write lock (ms): `busy_timeout`. */
   get lockWaitMs(): number {
     return this.busyTimeoutMs;
