@@ -20,7 +20,11 @@ import {
   SqliteSessionStore,
   WAL_AUTOCHECKPOINT_PAGES,
 } from '@passport/adapters/sqlite';
-import { SqliteStoreHealthIndicator } from '../../apps/api/src/platform/store/sqlite-store.health-indicator.js';
+import {
+  PROBE_LOCK_WAIT_MS,
+  SqliteStoreHealthIndicator,
+} from '../../apps/api/src/platform/store/sqlite-store.health-indicator.js';
+import { HEALTH_CHECK_TIMEOUT_MS } from '../../apps/api/src/platform/health/health.controller.js';
 
 let dir: string;
 let file: string;
@@ -634,6 +638,38 @@ describe('SqliteStoreHealthIndicator', () => {
       ok: false,
       detail: { adapter: 'sqlite', latencyMs: expect.any(Number), problem: 'database unavailable' },
     });
+  });
+
+  // Found by a probe: while another connection held the write lock, the probe waited for it past the
+  // health check's own timeout (health said only "timeout"), and once the lock was let go, health said
+  // "database writes failing" for a minute though no request's write had failed.
+  it('says the database is locked once another connection has held its write lock PROBE_LOCK_WAIT_MS, and is ok again at once when it is let go', async () => {
+    const db = open({ busyTimeoutMs: 5000 });
+    const { health } = healthOf(db);
+    const holder = open();
+    holder.statement('BEGIN IMMEDIATE').run();
+    try {
+      const started = performance.now();
+      const locked = await health.check();
+      expect(locked).toEqual({
+        ok: false,
+        detail: {
+          adapter: 'sqlite',
+          latencyMs: expect.any(Number),
+          problem: expect.stringMatching(
+            /^the database is locked: another connection has held its write lock/,
+          ),
+        },
+      });
+      const tookMs = performance.now() - started;
+      expect(tookMs).toBeGreaterThanOrEqual(PROBE_LOCK_WAIT_MS - 1);
+      // Answered within the health check's own timeout (1.5 s), not after the 5 s busy timeout.
+      expect(tookMs).toBeLessThan(HEALTH_CHECK_TIMEOUT_MS);
+    } finally {
+      holder.statement('ROLLBACK').run();
+    }
+    expect(db.lastWriteFailure).toBeNull();
+    expect((await health.check()).ok).toBe(true);
   });
 
   // Found by a probe: on a full disk every login and verify failed while health said healthy (only the

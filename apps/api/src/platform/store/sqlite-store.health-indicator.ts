@@ -2,7 +2,7 @@
  * Health of the SQLite store, probing what requests touch: a write transaction that records a probe
  * replay record and reads it back through the key index (as every verified HOLA line does), looks a
  * random key up in each table, then rolls back, with its latency. `ok: false` when the database cannot
- * answer (closed, unreadable or corrupt pages, locked beyond busy_timeout, its file deleted or
+ * answer (closed, unreadable or corrupt pages, its write lock held by another connection for PROBE_LOCK_WAIT_MS, its file deleted or
  * replaced while open: nothing is written then until a restart), when the replay store has
  * failed a request in the last minute, or when it is full (new HOLA lines are being refused).
  * The detail is client-safe: the adapter kind, counts and timings, never the error text or file path.
@@ -32,6 +32,16 @@ export const LOW_FREE_SPACE_BYTES = 128 * 1024 * 1024;
 
 /** How long health waits for the volume's free space (a hung mount must not hang the check). */
 const STATFS_TIMEOUT_MS = 500;
+
+/**
+ * How long the probe waits for another connection's write lock before health says it is held: under the
+ * health check's own 1.5 s, so that a lock held longer reads "locked", not "timeout" (a probe); above a
+ * commit of another instance (milliseconds), so that sharing the file does not make health flap.
+ */
+export const PROBE_LOCK_WAIT_MS = 1000;
+
+/** The probe's answer when the write lock stayed held for PROBE_LOCK_WAIT_MS. */
+const LOCK_HELD = Symbol('lock held');
 
 /** What a write's SQLite code says, for an operator (client-safe: no path, no error text). */
 function writeFailureReason(code: string): string {
@@ -63,7 +73,15 @@ export class SqliteStoreHealthIndicator implements HealthIndicator {
     try {
       // The probe's transaction is rolled back, so the file is checked on its own.
       this.db.assertFileAttached();
-      await this.probe(nowMs);
+      if ((await this.probe(nowMs)) === LOCK_HELD)
+        return {
+          ok: false,
+          detail: {
+            adapter: 'sqlite',
+            latencyMs: elapsedMs(started),
+            problem: `the database is locked: another connection has held its write lock for ${PROBE_LOCK_WAIT_MS} ms or more (writes wait up to the busy timeout, then fail)`,
+          },
+        };
       // Inside the guard: a probe served from cached pages passes while the row count reads the file (for
       // a database truncated under a running server, health would say "error", not the problem).
       usage = this.replay.usage();
@@ -151,25 +169,43 @@ export class SqliteStoreHealthIndicator implements HealthIndicator {
     }
   }
 
-  /** A write rolled back; while another connection holds the write lock it waits on a timer, as writes do. */
-  private async probe(nowMs: number): Promise<void> {
+  /**
+   * A write rolled back. While another connection holds the write lock it is tried again on a timer (1,
+   * 2, 4 … 50 ms apart, the event loop free) for PROBE_LOCK_WAIT_MS, then LOCK_HELD. Not through the
+   * writes' queue: a probe that waited there the whole busy timeout would be noted as a failed write,
+   * and health would report one for a minute after a lock nobody's request waited for.
+   */
+  private async probe(nowMs: number): Promise<typeof LOCK_HELD | undefined> {
+    const deadline = performance.now() + PROBE_LOCK_WAIT_MS;
+    for (let waitMs = 1; ; waitMs = Math.min(waitMs * 2, 50)) {
+      if (this.probeIfLockFree(nowMs)) return undefined;
+      if (performance.now() >= deadline) return LOCK_HELD;
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
+  }
+
+  /** The probe's write, unless another connection holds the write lock (false then). */
+  private probeIfLockFree(nowMs: number): boolean {
     const key = `health|${randomBytes(16).toString('hex')}`;
     try {
-      await this.db.immediateWhenFree(() => {
-        const { lastInsertRowid } = this.db
-          .statement('INSERT INTO replay_records (key, first_seen_ms, expires_at_ms) VALUES (?, ?, ?)')
-          .run(key, nowMs, nowMs + 1);
-        const found = this.db
-          .statement('SELECT expires_at_ms FROM replay_records WHERE id = ? AND key = ?')
-          .get(lastInsertRowid, key);
-        if (!found) throw new Error('probe record not found');
-        this.db.statement('SELECT session_id FROM sessions WHERE session_id = ?').get(key);
-        this.db.statement('SELECT tokens FROM rate_buckets WHERE key = ?').get(key);
-        this.db.rowCount('replay_records');
-        throw ROLLBACK;
-      });
+      return (
+        this.db.immediateIfFree(() => {
+          const { lastInsertRowid } = this.db
+            .statement('INSERT INTO replay_records (key, first_seen_ms, expires_at_ms) VALUES (?, ?, ?)')
+            .run(key, nowMs, nowMs + 1);
+          const found = this.db
+            .statement('SELECT expires_at_ms FROM replay_records WHERE id = ? AND key = ?')
+            .get(lastInsertRowid, key);
+          if (!found) throw new Error('probe record not found');
+          this.db.statement('SELECT session_id FROM sessions WHERE session_id = ?').get(key);
+          this.db.statement('SELECT tokens FROM rate_buckets WHERE key = ?').get(key);
+          this.db.rowCount('replay_records');
+          throw ROLLBACK;
+        }) !== undefined
+      );
     } catch (error) {
       if (error !== ROLLBACK) throw error;
+      return true;
     }
   }
 }
