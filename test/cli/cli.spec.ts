@@ -1313,6 +1313,12 @@ describe('passport CLI', () => {
       '--host <host[:port]> or --api <url> is required',
     );
     expect((await cli(['hola', ...base, '--to', 'someone'])).code).toBe(2);
+    // Found by a README walkthrough: an 11-letter id was told "--passport … is required".
+    const shortId = await cli(['hola', '--key', keyFile, '--passport', 'bfbqedefefa', '--host', 'h.example']);
+    expect([shortId.code, shortId.err]).toEqual([
+      2,
+      'passport hola: --passport must be 12 lowercase letters (got "bfbqedefefa")\n',
+    ]);
     // Found by a probe: the help said 32 hex characters, and any length was signed.
     const shortNonce = await cli(['hola', ...base.slice(0, -1), 'ABCDEF']);
     expect([shortNonce.code, shortNonce.err]).toEqual([

@@ -36,8 +36,10 @@ Prints the signed body for POST /api/isauthorizedsigner (the owner signs
       },
     });
     const owner = await readCredentials(values.key);
-    if (!values.passport || !isTokenId(values.passport))
-      throw new CliError('--passport <tokenId> (12 lowercase letters) is required');
+    if (!values.passport) throw new CliError('--passport <tokenId> (12 lowercase letters) is required');
+    // Said as login says it: "is required" misled a user who had given an 11-letter id.
+    if (!isTokenId(values.passport))
+      throw new CliError(`--passport must be 12 lowercase letters (got "${values.passport}")`);
     if (values['delegate-id'] === undefined) throw new CliError('--delegate-id <id> is required');
     // The id the subagent's lines will carry: what `hola --subagent` refuses is refused here too.
     checkDelegateId(values['delegate-id'], '--delegate-id');

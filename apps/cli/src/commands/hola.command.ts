@@ -57,8 +57,10 @@ export const holaCommand: CliCommand = {
       },
     });
     const credentials = await readCredentials(values.key);
-    if (!values.passport || !isTokenId(values.passport))
-      throw new CliError('--passport <tokenId> (12 lowercase letters) is required');
+    if (!values.passport) throw new CliError('--passport <tokenId> (12 lowercase letters) is required');
+    // Said as login says it: "is required" misled a user who had given an 11-letter id.
+    if (!isTokenId(values.passport))
+      throw new CliError(`--passport must be 12 lowercase letters (got "${values.passport}")`);
     const recipient = (values.to ?? 'MUNDO').toUpperCase();
     if (recipient !== 'MUNDO' && !isTokenId(recipient.toLowerCase()))
       throw new CliError('--to must be MUNDO or a 12-letter token id');
