@@ -125,3 +125,21 @@ it('a DATA_DIR that cannot be created stops the start with one line, never a han
     'Passport Identity API failed to start: cannot create directory /proc/passport-nonexistent (ENOENT)',
   );
 }, 30_000);
+
+// Found by a README walkthrough: with STORE=memory (nothing opens SQLite first) an unwritable DATA_DIR
+// stopped the start with a bare "EACCES: permission denied, open '…/ledger.json.lock'". /sys/kernel is a
+// directory nobody may create files in, root included (EACCES, or EROFS where /sys is mounted read-only).
+it('a DATA_DIR that cannot be written stops the start with one line naming the directory and what to check', async () => {
+  const result = await runBuiltMain({
+    DATA_DIR: '/sys/kernel',
+    STORE: 'memory',
+    PORT: '0',
+    PUBLIC_BASE_URL: 'http://localhost:3000',
+  });
+  expect(result.code).toBe(1);
+  expect(result.stderr.trim().split('\n')).toEqual([
+    expect.stringMatching(
+      /^Passport Identity API failed to start: cannot create the development family in \/sys\/kernel \(LEDGER_FILE, under DATA_DIR by default\): (EACCES|EROFS): .* \(is the directory writable\?\)$/,
+    ),
+  ]);
+}, 30_000);

@@ -79,8 +79,17 @@ export async function ensureDevFamily(
   // empty DATA_DIR the second finds the first's family (without it each creates one, the last writer's
   // files winning).
   makeDirectorySync(dirname(config.ledgerFile));
+  const ledgerDir = dirname(config.ledgerFile);
   return withLedgerLock(`${config.ledgerFile}.lock`, () => ensureDevFamilyLocked(config, opts), {
     timeoutMs: 30_000,
+  }).catch((error: NodeJS.ErrnoException) => {
+    // Said as an unwritable DATA_DIR is for the store: a bare "EACCES: permission denied, open
+    // '…/ledger.json.lock'" named neither the variable nor what to do (a README walkthrough).
+    if (error?.code === 'EACCES' || error?.code === 'EPERM' || error?.code === 'EROFS')
+      throw new DevFamilyError(
+        `cannot create the development family in ${ledgerDir} (LEDGER_FILE, under DATA_DIR by default): ${error.message} (is the directory writable?)`,
+      );
+    throw error;
   });
 }
 
