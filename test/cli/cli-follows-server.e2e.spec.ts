@@ -31,9 +31,14 @@ const logIn = (app: TestApp, keyFile: string, tokenId: string, ...extra: string[
   cli(['login', '--api', app.baseUrl, '--key', keyFile, '--passport', tokenId, ...extra]);
 
 /** A passport minted for a new key (no login of its own), and that key written as a 0600 key file. */
-async function mintedWithKeyFile(app: TestApp, dir: string, name: string) {
+async function mintedWithKeyFile(
+  app: TestApp,
+  dir: string,
+  name: string,
+  metadata: Record<string, string> = {},
+) {
   const key = newKey();
-  const minted = await mintPassport(app, { owner: key });
+  const minted = await mintPassport(app, { owner: key, metadata });
   const keyFile = path.join(dir, `${name}.json`);
   await writeFile(keyFile, JSON.stringify(formatNearCredentials(nearCredentialsFromSeed(key.seed))), {
     mode: 0o600,
@@ -131,6 +136,19 @@ describe('passport hola --api follows the host marker the server announces', () 
   });
 
   // Found by a probe: --save onto an existing 0644 file left the JWT readable by everyone.
+  // Found by a README walkthrough: a passport minted for the URL of an earlier start was refused with
+  // only "The login mode of this server rejects this passport"; the fix was in the server's log alone.
+  it('passport login of a passport minted for another API says so and what to do', async () => {
+    const { tokenId, keyFile } = await mintedWithKeyFile(app, dir, 'foreign', {
+      subjectuniqueidentifier_url: 'https://other.example.test',
+    });
+    const refused = await logIn(app, keyFile, tokenId);
+    expect(refused.code).not.toBe(0);
+    expect(refused.err).toBe(
+      `passport login: /api/login answered 401 LOGIN_MODE_POLICY_REJECTED_FOREIGN_BY_PARTNER: The login mode of this server rejects this passport. (the passport names another API than ${app.baseUrl} as its server: mint one for this API with passport mint --api ${app.baseUrl})\n`,
+    );
+  });
+
   it('passport login --save replaces an existing readable file with a new 0600 one', async () => {
     const { tokenId, keyFile } = await mintedWithKeyFile(app, dir, 'saver');
     const minted = { tokenId };

@@ -95,7 +95,7 @@ an existing --save file is replaced only when it is empty or holds a saved JWT, 
         result = await logIn(timestampIso);
       } catch (error) {
         const used = error instanceof ApiError && error.details.reason === 'challenge_already_used';
-        if (!used || attempt >= LOGIN_ATTEMPTS) throw error;
+        if (!used || attempt >= LOGIN_ATTEMPTS) throw withForeignHint(error, api);
         const usedChallenge = timestampIso;
         for (let polls = 0; timestampIso === usedChallenge; polls++) {
           if (polls >= CHALLENGE_POLLS) throw error;
@@ -132,3 +132,19 @@ an existing --save file is replaced only when it is empty or holds a saved JWT, 
     );
   },
 };
+
+/**
+ * A refusal of a passport issued for another API, with what to do: the server's log says it, the user at
+ * the command line saw only "The login mode of this server rejects this passport" (a README
+ * walkthrough: a server started again on another PORT than its first start recorded).
+ */
+function withForeignHint(error: unknown, api: string): unknown {
+  if (!(error instanceof ApiError) || !error.code?.startsWith('LOGIN_MODE_POLICY_REJECTED_FOREIGN_'))
+    return error;
+  return new ApiError(
+    `${error.message} (the passport names another API than ${api} as its server: mint one for this API with passport mint --api ${api})`,
+    error.status,
+    error.code,
+    error.details,
+  );
+}
