@@ -135,7 +135,6 @@ describe('passport hola --api follows the host marker the server announces', () 
     expect(Date.now() - started).toBeGreaterThanOrEqual(500);
   });
 
-  // Found by a probe: --save onto an existing 0644 file left the JWT readable by everyone.
   // Found by a README walkthrough: a passport minted for the URL of an earlier start was refused with
   // only "The login mode of this server rejects this passport"; the fix was in the server's log alone.
   it('passport login of a passport minted for another API says so and what to do', async () => {
@@ -149,6 +148,7 @@ describe('passport hola --api follows the host marker the server announces', () 
     );
   });
 
+  // Found by a probe: --save onto an existing 0644 file left the JWT readable by everyone.
   it('passport login --save replaces an existing readable file with a new 0600 one', async () => {
     const { tokenId, keyFile } = await mintedWithKeyFile(app, dir, 'saver');
     const minted = { tokenId };
