@@ -360,9 +360,14 @@ export class SqliteDatabase {
    */
   immediateWaiting<T>(work: () => T, waitMs: number): T {
     if (this.db.inTransaction) return this.immediate(work);
+    return this.waitingAtMost(waitMs, () => this.immediate(work));
+  }
+
+  /** `attempt` (statements that take the write lock) with busy_timeout `waitMs` instead of the database's. */
+  private waitingAtMost<T>(waitMs: number, attempt: () => T): T {
     this.statement(`PRAGMA busy_timeout = ${Math.max(0, Math.ceil(waitMs))}`).get();
     try {
-      return this.immediate(work);
+      return attempt();
     } finally {
       this.statement(`PRAGMA busy_timeout = ${this.busyTimeoutMs}`).get();
     }
@@ -510,14 +515,7 @@ export class SqliteDatabase {
   close(): void {
     if (!this.db.open) return;
     // What waits for the lock is written first, waiting on this thread what is left of its busy timeout.
-    this.lockQueue.drain((attempt, waitMs) => {
-      this.statement(`PRAGMA busy_timeout = ${waitMs}`).get();
-      try {
-        return attempt();
-      } finally {
-        this.statement(`PRAGMA busy_timeout = ${this.busyTimeoutMs}`).get();
-      }
-    });
+    this.lockQueue.drain((attempt, waitMs) => this.waitingAtMost(waitMs, attempt));
     // The worker's connection closes first, so this one is the last and removes the WAL as before.
     this.checkpointer?.stop();
     this.statements.clear();

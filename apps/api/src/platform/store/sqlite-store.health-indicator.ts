@@ -15,6 +15,8 @@ import { type Clock } from '@passport/core';
 import { type HealthCheckResult, type HealthIndicator } from '../infrastructure/health-indicator.js';
 import { replayHealth } from './replay-health.js';
 import {
+  LOCK_RETRY_MAX_MS,
+  LOCK_RETRY_MIN_MS,
   type SqliteDatabase,
   type SqliteReplayStore,
   type SqliteStoreHistory,
@@ -177,7 +179,7 @@ export class SqliteStoreHealthIndicator implements HealthIndicator {
    */
   private async probe(nowMs: number): Promise<typeof LOCK_HELD | undefined> {
     const deadline = performance.now() + PROBE_LOCK_WAIT_MS;
-    for (let waitMs = 1; ; waitMs = Math.min(waitMs * 2, 50)) {
+    for (let waitMs = LOCK_RETRY_MIN_MS; ; waitMs = Math.min(waitMs * 2, LOCK_RETRY_MAX_MS)) {
       if (this.probeIfLockFree(nowMs)) return undefined;
       if (performance.now() >= deadline) return LOCK_HELD;
       await new Promise((resolve) => setTimeout(resolve, waitMs));
