@@ -60,10 +60,18 @@ export interface RawConnection {
   readonly closed: Promise<{ text: string; atMs: number }>;
 }
 
-export function openRaw(baseUrl: string): Promise<RawConnection> {
+/**
+ * `allowHalfOpen`: the socket stays open for writing after the server's FIN (as a client still sending
+ * a body does), where Node's default closes it at once.
+ */
+export function openRaw(baseUrl: string, options: { allowHalfOpen?: boolean } = {}): Promise<RawConnection> {
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(url.port), url.hostname);
+    const socket = connect({
+      port: Number(url.port),
+      host: url.hostname,
+      allowHalfOpen: options.allowHalfOpen,
+    });
     let data = '';
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => (data += chunk));

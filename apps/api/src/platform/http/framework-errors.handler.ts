@@ -14,6 +14,7 @@ import { buildErrorEnvelope } from './error-envelope.js';
 import { AppError } from './app.error.js';
 import { httpStatusOfError } from './http-status.table.js';
 import { JSON_UTF8 } from './json-content-type.js';
+import { lingerAfterAnswer } from './lingering-close.js';
 
 /** Filled in once the app's providers exist (the handler must be given to Fastify before that). */
 export interface FrameworkErrorServices {
@@ -45,6 +46,7 @@ async function answer(
     reply.header('Retry-After', String(error.details?.retryAfterSeconds ?? 1)).header('Connection', 'close');
   }
   if (reply.sent) return;
+  if (reply.getHeader('connection') === 'close') lingerAfterAnswer(request.raw);
   services.record?.(request.method, httpStatusOfError(error), reply.elapsedTime);
   void reply
     .status(httpStatusOfError(error))

@@ -1,0 +1,156 @@
+/**
+ * An answer given while the request's body is still arriving, on a connection it closes (a body over
+ * the limit, a 429 from the rate-limit hook), must reach a client that goes on sending: the server
+ * reads and drops the rest of the body after the answer instead of closing the socket under it, which
+ * the client would see as a reset (and nginx in front as a broken pipe, answered 502 instead of the
+ * API's 400). The linger is bounded: a client that neither sends nor closes is cut off after LINGER_MS.
+ */
+import { type Server } from 'node:http';
+import { type Socket } from 'node:net';
+import { LINGER_MS } from '../../apps/api/src/platform/http/lingering-close.js';
+import { openRaw, parseRawResponse, waitFor, type RawConnection } from '../support/raw-http.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Watched {
+  readonly connection: RawConnection;
+  /** The client's socket errors (a reset, a broken pipe). */
+  readonly errors: string[];
+  /** When the server's side of the connection closed: resolves then, and reads undefined before. */
+  readonly serverClosed: Promise<number>;
+  closedAt(): number | undefined;
+}
+
+/**
+ * Opens a connection that, like a client still sending its body, does not close when the server's
+ * FIN arrives, and finds the server's side of it.
+ */
+async function openWatched(t: TestApp): Promise<Watched> {
+  const http = t.app.getHttpServer() as Server;
+  const accepted = new Map<number, Socket>();
+  const onConnection = (socket: Socket) => accepted.set(socket.remotePort ?? 0, socket);
+  http.on('connection', onConnection);
+  const connection = await openRaw(t.baseUrl, { allowHalfOpen: true });
+  const errors: string[] = [];
+  connection.socket.on('error', (err: NodeJS.ErrnoException) => errors.push(err.code ?? err.message));
+  const deadline = Date.now() + 5_000;
+  while (!accepted.has(connection.socket.localPort ?? -1) && Date.now() < deadline) await sleep(5);
+  http.off('connection', onConnection);
+  const server = accepted.get(connection.socket.localPort ?? -1);
+  if (!server) throw new Error('the server did not accept the connection');
+  let closedAt: number | undefined;
+  const closed = new Promise<number>((resolve) =>
+    server.once('close', () => resolve((closedAt = Date.now()))),
+  );
+  return { connection, errors, serverClosed: closed, closedAt: () => closedAt };
+}
+
+/** Sends the head of a POST declaring `length` bytes of JSON and the first `sent` of them. */
+function startPost(connection: RawConnection, path: string, length: number, sent: number): void {
+  connection.socket.write(
+    `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n` +
+      '{'.padEnd(sent, ' '),
+  );
+}
+
+/**
+ * Writes `bytes` more and resolves once they are handed to the kernel. A reset the server sent is seen
+ * by the write after it: the last byte goes separately, a moment later.
+ */
+async function send(connection: RawConnection, bytes: number): Promise<void> {
+  const write = (n: number) =>
+    new Promise<void>((resolve) => connection.socket.write(' '.repeat(n), () => resolve()));
+  await write(bytes - 1);
+  await sleep(100);
+  await write(1);
+}
+
+const answered = (text: string) => {
+  const split = text.indexOf('\r\n\r\n');
+  const length = /\r\ncontent-length:\s*(\d+)/i.exec(text.slice(0, split))?.[1];
+  return split >= 0 && length !== undefined && Buffer.byteLength(text) >= split + 4 + Number(length);
+};
+
+describe('an answer that closes the connection while the body is still arriving', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ STORE: 'memory' });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('a body over the limit: 400 first, then the rest is read and dropped, without a reset', async () => {
+    const { connection, errors, serverClosed, closedAt } = await openWatched(t);
+    const length = 300 * 1024;
+    startPost(connection, '/api/identity/verify', length, 1024);
+    const response = parseRawResponse(await waitFor(connection, answered, 5_000));
+    expect(response.status).toBe(400);
+    expect((response.body as { error: { code: string } }).error.code).toBe('REQUEST_HEADER_TOO_LARGE');
+    expect(response.headers.get('connection')).toBe('close');
+
+    // The server has answered; a client that had not read it yet would still be writing.
+    await sleep(200);
+    expect(closedAt()).toBeUndefined();
+    await send(connection, length - 1024);
+    await sleep(200);
+    expect(errors).toEqual([]);
+
+    // The client is done: the server closes too, without waiting out the linger.
+    const endedAt = Date.now();
+    connection.socket.end();
+    expect((await serverClosed) - endedAt).toBeLessThan(LINGER_MS / 2);
+    const closed = await connection.closed;
+    expect(errors).toEqual([]);
+    expect(closed.text).toBe(response.text);
+  });
+
+  it('a client that neither sends the rest nor closes is cut off after LINGER_MS', async () => {
+    const { connection, serverClosed, closedAt } = await openWatched(t);
+    startPost(connection, '/api/identity/verify', 300 * 1024, 1024);
+    await waitFor(connection, answered, 5_000);
+    const answeredAt = Date.now();
+    await sleep(LINGER_MS / 4);
+    expect(closedAt()).toBeUndefined(); // still reading what may come
+    expect((await serverClosed) - answeredAt).toBeLessThan(LINGER_MS + 3_000);
+    connection.socket.destroy();
+  });
+});
+
+describe('a 429 answered before the body is read', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ STORE: 'memory', RATE_LIMIT_CAPACITY: '1', RATE_LIMIT_REFILL_PER_MINUTE: '1' });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  beforeAll(async () => {
+    expect((await fetch(`${t.baseUrl}/api/login/timestamp`)).status).toBe(200); // the one request allowed
+  });
+
+  it.each([
+    ['a route', '/api/identity/verify'],
+    // Answered by the handler of errors Fastify raises before routing, not by the exception filter.
+    ['a path that is not valid percent-encoding', '/api/identity/token/%ff/public'],
+  ])('reaches the client still sending its body, without a reset: %s', async (_, path) => {
+    const { connection, errors, serverClosed, closedAt } = await openWatched(t);
+    const length = 60 * 1024; // within the body limit
+    startPost(connection, path, length, 1024);
+    const response = parseRawResponse(await waitFor(connection, answered, 5_000));
+    expect(response.status).toBe(429);
+    expect(response.headers.get('connection')).toBe('close');
+
+    await sleep(200);
+    expect(closedAt()).toBeUndefined();
+    await send(connection, length - 1024);
+    await sleep(200);
+    expect(errors).toEqual([]);
+    connection.socket.end();
+    await serverClosed;
+    await connection.closed;
+    expect(errors).toEqual([]);
+  });
+});
