@@ -1,6 +1,6 @@
 /**
  * An answer given while the request's body is still arriving, on a connection it closes (a body over
- * the limit, a 429 from the rate-limit hook), must reach a client that goes on sending: the server
+ * the limit, headers over theirs, a 429 from the rate-limit hook), must reach a client that goes on sending: the server
  * reads and drops the rest of the body after the answer instead of closing the socket under it, which
  * the client would see as a reset (and nginx in front as a broken pipe, answered 502 instead of the
  * API's 400). The linger is bounded: a client that neither sends nor closes is cut off after LINGER_MS.
@@ -104,6 +104,29 @@ describe('an answer that closes the connection while the body is still arriving'
     const closed = await connection.closed;
     expect(errors).toEqual([]);
     expect(closed.text).toBe(response.text);
+  });
+
+  it('headers over the limit, a body behind them: 400 first, then the rest is dropped, without a reset', async () => {
+    const { connection, errors, serverClosed, closedAt } = await openWatched(t);
+    const length = 60 * 1024;
+    connection.socket.write(
+      `POST /api/identity/verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${length}\r\nX-Padding: ${'p'.repeat(20 * 1024)}\r\n\r\n{`,
+    );
+    const response = parseRawResponse(await waitFor(connection, answered, 5_000));
+    expect(response.status).toBe(400);
+    expect((response.body as { error: { code: string } }).error.code).toBe('REQUEST_HEADER_TOO_LARGE');
+
+    await sleep(200);
+    expect(closedAt()).toBeUndefined();
+    await send(connection, length - 1);
+    await sleep(200);
+    expect(errors).toEqual([]);
+    const endedAt = Date.now();
+    connection.socket.end();
+    expect((await serverClosed) - endedAt).toBeLessThan(LINGER_MS / 2);
+    expect((await connection.closed).text).toBe(response.text);
+    expect(errors).toEqual([]);
   });
 
   it('a client that neither sends the rest nor closes is cut off after LINGER_MS', async () => {

@@ -21,6 +21,7 @@ import { resolveRequestId } from './request-id.js';
 import { AppError } from './app.error.js';
 import { httpStatusOfError } from './http-status.table.js';
 import { JSON_UTF8 } from './json-content-type.js';
+import { isLingering, lingerOnClose } from './lingering-close.js';
 
 const REASON: Record<number, string> = {
   400: 'Bad Request',
@@ -30,7 +31,8 @@ const REASON: Record<number, string> = {
 };
 
 export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
-  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  // Node's parser reports the same error again for every chunk that arrives after its first one.
+  if (err.code === 'ECONNRESET' || socket.destroyed || isLingering(socket)) return;
   // A response already under way (e.g. an early 413 or 429 while the body still trickles in) cannot
   // be followed by another one on this socket: closing it is all that is left.
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
@@ -44,6 +46,9 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
     code === 'VALIDATION_FAILED'
       ? { reason: 'malformed_request', parserError: parserErrorOf(err.code) }
       : null;
+  // A client still sending the rest of its headers and a body must read the answer, not a reset; a
+  // client too slow to send its request in time is cut off at once.
+  if (code !== 'REQUEST_TIMEOUT') lingerOnClose(socket);
   answerOnSocket(socket, new AppError(code, details), newRequestUlid());
 }
 

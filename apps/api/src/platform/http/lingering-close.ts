@@ -25,8 +25,21 @@ export function lingerAfterAnswer(request: IncomingMessage): void {
   // What the body parser stopped reading (it gives up at the limit) nobody reads now: let it flow away,
   // or the socket stops reading and the client's writes stall until the linger ends.
   request.resume();
-  // Node's HTTP server calls destroySoon once a `Connection: close` answer is written.
+  lingerOnClose(socket);
+}
+
+/**
+ * Makes `socket.destroySoon()` (which Node's HTTP server calls once a `Connection: close` answer is
+ * written, and the answers written straight to a socket call) linger. For an answer that no request
+ * object owns, such as headers over the limit, whose rest and body may still be arriving.
+ */
+export function lingerOnClose(socket: Socket): void {
   socket.destroySoon = endThenLinger;
+}
+
+/** Whether `socket` has answered and now only drops what still comes. */
+export function isLingering(socket: Socket): boolean {
+  return lingering.has(socket);
 }
 
 function endThenLinger(this: Socket): void {
