@@ -4,12 +4,22 @@
  * reads and drops the rest of the body after the answer instead of closing the socket under it, which
  * the client would see as a reset (and nginx in front as a broken pipe, answered 502 instead of the
  * API's 400). The linger is bounded: a client that neither sends nor closes is cut off after LINGER_MS.
+ * A request that comes after such an answer on its connection is not processed (RFC 9112 §9.6), and a
+ * connection whose request had arrived whole closes at once.
  */
 import { type Server } from 'node:http';
 import { type Socket } from 'node:net';
 import { LINGER_MS } from '../../apps/api/src/platform/http/lingering-close.js';
-import { openRaw, parseRawResponse, waitFor, type RawConnection } from '../support/raw-http.js';
+import { mintPassport, newKey } from '../support/passports.js';
+import {
+  openRaw,
+  parseRawResponse,
+  parseRawResponses,
+  waitFor,
+  type RawConnection,
+} from '../support/raw-http.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { holaLine } from '../verify/hola-lines.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -129,6 +139,62 @@ describe('an answer that closes the connection while the body is still arriving'
     expect(errors).toEqual([]);
   });
 
+  it.each([
+    ['415 to a client that asked to close', 'Content-Type: text/plain\r\nConnection: close', 415],
+    ['417 for an unknown Expect', 'Content-Type: application/json\r\nExpect: 200-ok', 417],
+    ['415 to an HTTP/1.0 client (which closes after each answer)', 'Content-Type: text/plain', 415, '1.0'],
+  ])(
+    'whoever decides the close: %s, then the rest is dropped, without a reset',
+    async (_, headers, status, version = '1.1') => {
+      const { connection, errors, serverClosed, closedAt } = await openWatched(t);
+      const length = 300 * 1024;
+      const host = version === '1.1' ? 'Host: x\r\n' : '';
+      connection.socket.write(
+        `POST /api/identity/verify HTTP/${version}\r\n${host}${headers}\r\n` +
+          `Content-Length: ${length}\r\n\r\n{`,
+      );
+      const response = parseRawResponse(await waitFor(connection, answered, 5_000));
+      expect(response.status).toBe(status);
+      await sleep(200);
+      expect(closedAt()).toBeUndefined();
+      await send(connection, length - 1);
+      await sleep(200);
+      expect(errors).toEqual([]);
+      const endedAt = Date.now();
+      connection.socket.end();
+      expect((await serverClosed) - endedAt).toBeLessThan(LINGER_MS / 2);
+      expect(errors).toEqual([]);
+    },
+  );
+
+  it('a request sent behind the body while the socket lingers is not processed', async () => {
+    const key = newKey();
+    const { tokenId } = await mintPassport(t, { owner: key });
+    const line = holaLine(t, { sender: tokenId, signer: key.signer });
+    const verifyBody = JSON.stringify({ hola: line });
+    const { connection, errors } = await openWatched(t);
+    const length = 300 * 1024;
+    startPost(connection, '/api/identity/verify', length, 1024);
+    await waitFor(connection, answered, 5_000);
+    connection.socket.write(
+      ' '.repeat(length - 1024) +
+        `POST /api/identity/verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(verifyBody)}\r\n\r\n${verifyBody}`,
+    );
+    await sleep(300);
+    expect(parseRawResponses(connection.received())).toHaveLength(1);
+    connection.socket.end();
+    await connection.closed;
+    expect(errors).toEqual([]);
+    // Not recorded as seen: the line verifies now (it would be refused as a replay had it been processed).
+    const res = await fetch(`${t.baseUrl}/api/identity/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: verifyBody,
+    });
+    expect(((await res.json()) as { verified: boolean }).verified).toBe(true);
+  });
+
   it('a client that neither sends the rest nor closes is cut off after LINGER_MS', async () => {
     const { connection, serverClosed, closedAt } = await openWatched(t);
     startPost(connection, '/api/identity/verify', 300 * 1024, 1024);
@@ -175,5 +241,38 @@ describe('a 429 answered before the body is read', () => {
     await serverClosed;
     await connection.closed;
     expect(errors).toEqual([]);
+  });
+
+  it('a GET refused while its connection has nothing more to send closes at once', async () => {
+    const { connection, serverClosed } = await openWatched(t);
+    connection.socket.write('GET /api/login/timestamp HTTP/1.1\r\nHost: x\r\n\r\n');
+    await waitFor(connection, answered, 5_000);
+    const answeredAt = Date.now();
+    expect((await serverClosed) - answeredAt).toBeLessThan(LINGER_MS / 2);
+    connection.socket.destroy();
+  });
+});
+
+describe('a request not arrived whole within the request timeout', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({
+      STORE: 'memory',
+      HTTP_REQUEST_TIMEOUT_MS: '1000',
+      HTTP_HEADERS_TIMEOUT_MS: '1000',
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('is answered 408 and its connection closed at once, without a linger', async () => {
+    const { connection, serverClosed } = await openWatched(t);
+    startPost(connection, '/api/identity/verify', 10 * 1024, 10);
+    const response = parseRawResponse(await waitFor(connection, answered, 10_000));
+    expect(response.status).toBe(408);
+    const answeredAt = Date.now();
+    expect((await serverClosed) - answeredAt).toBeLessThan(LINGER_MS / 2);
+    connection.socket.destroy();
   });
 });

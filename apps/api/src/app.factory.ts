@@ -25,6 +25,7 @@ import {
   answerExpectationsInEnvelope,
   clientErrorHandler,
 } from './platform/http/client-error.handler.js';
+import { lingerBeforeClosing } from './platform/http/lingering-close.js';
 import {
   createFrameworkErrorHandler,
   type FrameworkErrorServices,
@@ -123,6 +124,7 @@ export async function createApp(
     operatorMetrics.recordRequest(undefined, method, status, elapsedMs);
   };
   rememberPeerAddresses(fastify.server as Server);
+  lingerBeforeClosing(fastify.server as Server);
   answerExpectationsInEnvelope(fastify.server as Server);
   answerConnectInEnvelope(fastify.server as Server);
   const stalledSends = boundStalledSends(

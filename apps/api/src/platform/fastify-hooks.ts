@@ -3,8 +3,8 @@
  * registration order). Each hook's body lives with the rule it serves; this file only decides order:
  * - onRoute: the route registry (405 answers);
  * - onRequest: one hook for the app's own per-request rules (each hook is a step of Fastify's chain on
- *   every request, so five rules cost five steps): `X-Request-Id` on every response, `Connection: close`
- *   while draining, the bound on one connection's requests in flight, the public per-address rate limit,
+ *   every request, so five rules cost five steps): a request behind an answer that closed its
+ *   connection dropped unanswered, `X-Request-Id` on every response, `Connection: close` while draining, the bound on one connection's requests in flight, the public per-address rate limit,
  *   then the Host check (after the limit, so it is metered);
  * - onResponse: the debug access line (when debug is on); the connection's request answered, and the
  *   request metrics.
@@ -22,6 +22,7 @@ import {
   declareConnectionCount,
   releaseOnConnection,
 } from './http/connection-requests.bound.js';
+import { closeAfterAnswer, isClosing } from './http/lingering-close.js';
 import { createRateLimitHook, type RateLimitCheck } from './http/rate-limit.hook.js';
 import { RouteRegistry } from './http/route-registry.js';
 import { PUBLIC_RATE_LIMIT_STORE } from './infrastructure/di-tokens.js';
@@ -59,9 +60,20 @@ export function installFastifyHooks(
     done();
   };
   fastify.addHook('onRequest', (request, reply, done) => {
+    // A request after an answer that closed the connection (pipelined behind it, or sent while the
+    // socket lingers) is not processed, nor answered (RFC 9112 §9.6).
+    if (isClosing(request.raw.socket)) {
+      reply.hijack();
+      request.raw.resume();
+      done();
+      return;
+    }
     void reply.header('X-Request-Id', request.id);
     // Keep-alive clients (a balancer's pool) open their next request on another instance.
-    if (readiness.draining) void reply.header('Connection', 'close');
+    if (readiness.draining) {
+      void reply.header('Connection', 'close');
+      closeAfterAnswer(request.raw);
+    }
     let pending: Promise<void> | undefined;
     try {
       admitOnConnection(request);

@@ -21,7 +21,7 @@ import { resolveRequestId } from './request-id.js';
 import { AppError } from './app.error.js';
 import { httpStatusOfError } from './http-status.table.js';
 import { JSON_UTF8 } from './json-content-type.js';
-import { isLingering, lingerOnClose } from './lingering-close.js';
+import { closeWithoutLinger, isLingering, lingerAfterClientError } from './lingering-close.js';
 
 const REASON: Record<number, string> = {
   400: 'Bad Request',
@@ -48,7 +48,8 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
       : null;
   // A client still sending the rest of its headers and a body must read the answer, not a reset; a
   // client too slow to send its request in time is cut off at once.
-  if (code !== 'REQUEST_TIMEOUT') lingerOnClose(socket);
+  if (code === 'REQUEST_TIMEOUT') closeWithoutLinger(socket);
+  else lingerAfterClientError(socket);
   answerOnSocket(socket, new AppError(code, details), newRequestUlid());
 }
 

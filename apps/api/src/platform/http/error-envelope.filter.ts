@@ -19,7 +19,7 @@ import { type PassportError } from '@passport/core';
 import { httpStatusOfError } from './http-status.table.js';
 import { JSON_UTF8 } from './json-content-type.js';
 import { jsonRpcBodyFailure } from './json-rpc-body-failure.js';
-import { lingerAfterAnswer } from './lingering-close.js';
+import { closeAfterAnswer } from './lingering-close.js';
 
 /** Links to the documentation, as absolute URLs of this deployment. */
 export function documentationLinks(publicBaseUrl: string): Record<string, string> {
@@ -125,7 +125,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
       );
     if (reply.sent) return;
     // Set here for a refusal, by Fastify for a body it could not read (one beyond the limit, say).
-    if (reply.getHeader('connection') === 'close' && request?.raw) lingerAfterAnswer(request.raw);
+    if (reply.getHeader('connection') === 'close' && request?.raw) closeAfterAnswer(request.raw);
     reply
       .status(status)
       .header('X-Request-Id', requestId)

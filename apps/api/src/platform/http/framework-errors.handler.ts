@@ -14,7 +14,7 @@ import { buildErrorEnvelope } from './error-envelope.js';
 import { AppError } from './app.error.js';
 import { httpStatusOfError } from './http-status.table.js';
 import { JSON_UTF8 } from './json-content-type.js';
-import { lingerAfterAnswer } from './lingering-close.js';
+import { closeAfterAnswer, isClosing } from './lingering-close.js';
 
 /** Filled in once the app's providers exist (the handler must be given to Fastify before that). */
 export interface FrameworkErrorServices {
@@ -36,6 +36,11 @@ async function answer(
   reply: FastifyReply,
   services: FrameworkErrorServices,
 ): Promise<void> {
+  // A request after an answer that closed the connection is not processed, nor answered (RFC 9112 §9.6).
+  if (isClosing(request.raw.socket)) {
+    reply.hijack();
+    return;
+  }
   let error = frameworkError(err);
   try {
     await services.rateLimit?.(request, services.clientAddress?.(request));
@@ -46,7 +51,7 @@ async function answer(
     reply.header('Retry-After', String(error.details?.retryAfterSeconds ?? 1)).header('Connection', 'close');
   }
   if (reply.sent) return;
-  if (reply.getHeader('connection') === 'close') lingerAfterAnswer(request.raw);
+  if (reply.getHeader('connection') === 'close') closeAfterAnswer(request.raw);
   services.record?.(request.method, httpStatusOfError(error), reply.elapsedTime);
   void reply
     .status(httpStatusOfError(error))
