@@ -294,7 +294,6 @@ export class SqliteDatabase {
    * another transaction it is `immediate` (a savepoint; the lock is held already).
    */
   immediateIfFree<T>(work: () => T, lastTry = false): { readonly result: T } | undefined {
-    if (this.db.inTransaction) return { result: this.immediate(work) };
     return this.ifLockFree(() => this.immediate(work), lastTry);
   }
 
