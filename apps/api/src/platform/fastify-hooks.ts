@@ -22,7 +22,7 @@ import {
   declareConnectionCount,
   releaseOnConnection,
 } from './http/connection-requests.bound.js';
-import { closeAfterAnswer, isClosing } from './http/lingering-close.js';
+import { closeAfterAnswer, dropRequest, isClosing } from './http/lingering-close.js';
 import { createRateLimitHook, type RateLimitCheck } from './http/rate-limit.hook.js';
 import { RouteRegistry } from './http/route-registry.js';
 import { PUBLIC_RATE_LIMIT_STORE } from './infrastructure/di-tokens.js';
@@ -64,7 +64,7 @@ export function installFastifyHooks(
     // socket lingers) is not processed, nor answered (RFC 9112 §9.6).
     if (isClosing(request.raw.socket)) {
       reply.hijack();
-      request.raw.resume();
+      dropRequest(request.raw);
       done();
       return;
     }

@@ -69,6 +69,10 @@ function answerOnSocket(socket: Socket, error: AppError, requestId: string): voi
 /** Node drops a `CONNECT` without an answer unless the server has a `connect` listener. */
 export function answerConnectInEnvelope(server: Server): void {
   server.on('connect', (request: IncomingMessage, socket: Socket) => {
+    // Node has handed the socket over, its parser detached: what the client still sends is read and
+    // dropped here, for the linger (else the client's next bytes draw a reset instead of the answer).
+    lingerAfterClientError(socket);
+    socket.resume();
     answerOnSocket(socket, new AppError('METHOD_NOT_ALLOWED'), resolveRequestId(request.headers));
   });
 }

@@ -14,7 +14,7 @@ import { buildErrorEnvelope } from './error-envelope.js';
 import { AppError } from './app.error.js';
 import { httpStatusOfError } from './http-status.table.js';
 import { JSON_UTF8 } from './json-content-type.js';
-import { closeAfterAnswer, isClosing } from './lingering-close.js';
+import { closeAfterAnswer, dropRequest, isClosing } from './lingering-close.js';
 
 /** Filled in once the app's providers exist (the handler must be given to Fastify before that). */
 export interface FrameworkErrorServices {
@@ -39,6 +39,7 @@ async function answer(
   // A request after an answer that closed the connection is not processed, nor answered (RFC 9112 §9.6).
   if (isClosing(request.raw.socket)) {
     reply.hijack();
+    dropRequest(request.raw);
     return;
   }
   let error = frameworkError(err);

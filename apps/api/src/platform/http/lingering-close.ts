@@ -14,8 +14,21 @@ import { Socket } from 'node:net';
 /** How long a socket keeps reading after its answer, at most: a client that neither stops nor closes is cut off then. */
 export const LINGER_MS = 2_000;
 
+/**
+ * A body declared longer than this is not waited for (1 MiB, the edge's own body limit): its client
+ * means to send that much, and reading it all to drop it costs more than the client is owed.
+ */
+export const LINGER_MAX_DECLARED_BYTES = 1024 * 1024;
+
+/**
+ * Requests dropped on a connection before its closing answer is written (pipelined behind it) at
+ * most: Node keeps each until the socket closes, so a client pipelining thousands is cut off.
+ */
+export const MAX_DROPPED_REQUESTS = 64;
+
 const CLOSING = Symbol('passport.closing');
 const LINGERING = Symbol('passport.lingering');
+const DROPPED = Symbol('passport.droppedRequests');
 
 interface LingeringSocket extends Socket {
   /** An answer that closes the connection was given (or decided): later requests are dropped. */
@@ -24,7 +37,9 @@ interface LingeringSocket extends Socket {
    * 'request': the answer's request may not have arrived whole (a parser error mid-headers); 'never':
    * the client is cut off at once (too slow to send its request in time).
    */
-  [LINGERING]?: 'request' | 'never' | 'lingering';
+  [LINGERING]?: 'request' | 'never' | 'deciding' | 'lingering';
+  /** Requests dropped on this connection (`dropRequest`). */
+  [DROPPED]?: number;
   /** Node's HTTP parser, whose `incoming` is the message it is reading (undocumented, stable since Node 0.x). */
   parser?: { incoming?: IncomingMessage | null } | null;
 }
@@ -49,8 +64,8 @@ export function closeAfterAnswer(request: IncomingMessage): void {
 }
 
 /**
- * For an answer written straight to the socket (a client error: headers beyond the limit), whose
- * request never became a message: the rest of it may still be arriving.
+ * For an answer written straight to the socket (a client error: headers beyond the limit; a CONNECT),
+ * whose request never became a message: the rest of it may still be arriving.
  */
 export function lingerAfterClientError(socket: Socket): void {
   const lingering = socket as LingeringSocket;
@@ -74,27 +89,63 @@ export function isLingering(socket: Socket): boolean {
   return (socket as LingeringSocket)[LINGERING] === 'lingering';
 }
 
+/**
+ * A request on a closing connection (`isClosing`) is neither processed nor answered (RFC 9112 §9.6).
+ * Node keeps such a request until its socket closes, so the socket closes soon: at once when its answer
+ * is out already (the client sent a request after its body: nothing is left to wait for), else right
+ * after that answer (no linger), or at once past `MAX_DROPPED_REQUESTS`.
+ */
+export function dropRequest(request: IncomingMessage): void {
+  const socket = request.socket as LingeringSocket | null;
+  request.resume();
+  if (!socket) return;
+  const dropped = (socket[DROPPED] ?? 0) + 1;
+  socket[DROPPED] = dropped;
+  const answered = socket[LINGERING] === 'lingering' || socket[LINGERING] === 'deciding';
+  if (answered || dropped > MAX_DROPPED_REQUESTS) socket.destroy();
+}
+
 function destroySoonLingering(this: LingeringSocket): void {
-  if (this[LINGERING] === 'lingering') return;
-  // Decided now, once the answer is written: a request is complete only once the parser has read it all
-  // (a GET refused in a synchronous hook is not yet).
-  const incoming = this.parser?.incoming;
-  const arriving =
-    this[LINGERING] === 'request' ||
-    (this[LINGERING] !== 'never' && incoming !== null && incoming?.complete === false);
-  if (!arriving || this.destroyed) {
+  const state = this[LINGERING];
+  if (state === 'lingering' || state === 'deciding') return;
+  if (state === 'request' && !this.destroyed) {
+    if (this.writable) this.end();
+    linger(this);
+    return;
+  }
+  if (!mayStillArrive(this)) {
     destroySoon.call(this);
     return;
   }
-  this[CLOSING] = true;
-  this[LINGERING] = 'lingering';
+  // Node runs this between the parser's callbacks: the rest of a body that came in the same read as
+  // its headers is not yet counted. Decided once the parser is through the read.
+  this[LINGERING] = 'deciding';
+  if (this.writable) this.end();
+  setImmediate(() => {
+    if (this.destroyed) return;
+    if (mayStillArrive(this)) linger(this);
+    else destroySoon.call(this);
+  });
+}
+
+/** Whether the request the answer closes on may still be arriving (and is worth waiting for). */
+function mayStillArrive(socket: LingeringSocket): boolean {
+  if (socket[LINGERING] === 'never' || socket.destroyed || (socket[DROPPED] ?? 0) > 0) return false;
+  const incoming = socket.parser?.incoming;
+  if (!incoming || incoming.complete) return false;
+  const declared = Number(incoming.headers['content-length']);
+  return !(declared > LINGER_MAX_DECLARED_BYTES);
+}
+
+function linger(socket: LingeringSocket): void {
+  socket[CLOSING] = true;
+  socket[LINGERING] = 'lingering';
   // What the body parser stopped reading (it gives up at the limit) nobody reads: let it flow away, or
   // the socket stops reading and the client's writes stall until the linger ends.
-  incoming?.resume();
-  if (this.writable) this.end();
-  const timer = setTimeout(() => this.destroy(), LINGER_MS);
+  socket.parser?.incoming?.resume();
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
   timer.unref();
-  this.once('close', () => clearTimeout(timer));
+  socket.once('close', () => clearTimeout(timer));
   // The client's own close (it read the answer) ends the linger sooner.
-  this.once('end', () => this.destroy());
+  socket.once('end', () => socket.destroy());
 }
