@@ -22,7 +22,7 @@ import {
   declareConnectionCount,
   releaseOnConnection,
 } from './http/connection-requests.bound.js';
-import { closeAfterAnswer, dropRequest, isClosing } from './http/lingering-close.js';
+import { closeAfterAnswer, dropRequest, hasUnreadBody, isClosing } from './http/lingering-close.js';
 import { createRateLimitHook, type RateLimitCheck } from './http/rate-limit.hook.js';
 import { RouteRegistry } from './http/route-registry.js';
 import { PUBLIC_RATE_LIMIT_STORE } from './infrastructure/di-tokens.js';
@@ -69,8 +69,12 @@ export function installFastifyHooks(
       return;
     }
     void reply.header('X-Request-Id', request.id);
-    // Keep-alive clients (a balancer's pool) open their next request on another instance.
-    if (readiness.draining) {
+    // Keep-alive clients (a balancer's pool) open their next request on another instance. A body sent
+    // with a GET or HEAD (whose routes read none) closes the connection too: it is not read to its end.
+    if (
+      readiness.draining ||
+      ((request.method === 'GET' || request.method === 'HEAD') && hasUnreadBody(request.raw))
+    ) {
       void reply.header('Connection', 'close');
       closeAfterAnswer(request.raw);
     }

@@ -79,6 +79,18 @@ export function closeWithoutLinger(socket: Socket): void {
   (socket as LingeringSocket)[LINGERING] = 'never';
 }
 
+/**
+ * Whether `request` declares a body that has not all been read. An answer given then (an error before
+ * the body was parsed, a route that reads none) closes the connection: otherwise Node reads the rest to
+ * drop it for as long as it comes (a chunked body has no end: a probe held a connection busy 30 s, to the
+ * request timeout), where the linger reads it at most `LINGER_MS`.
+ */
+export function hasUnreadBody(request: IncomingMessage): boolean {
+  if (request.complete) return false;
+  const { 'transfer-encoding': transferEncoding, 'content-length': contentLength } = request.headers;
+  return transferEncoding !== undefined || (contentLength !== undefined && contentLength !== '0');
+}
+
 /** Whether the connection has answered with a close: a request arriving on it is not to be processed. */
 export function isClosing(socket: Socket | null | undefined): boolean {
   return (socket as LingeringSocket | null | undefined)?.[CLOSING] === true;
