@@ -35,7 +35,8 @@ interface LingeringSocket extends Socket {
   [CLOSING]?: true;
   /**
    * 'request': the answer's request may not have arrived whole (a parser error mid-headers); 'never':
-   * the client is cut off at once (too slow to send its request in time).
+   * the client is cut off at once (too slow to send its request in time); 'deciding': the answer is
+   * out, the linger decided after the parser's current read; 'lingering': reading to drop.
    */
   [LINGERING]?: 'request' | 'never' | 'deciding' | 'lingering';
   /** Requests dropped on this connection (`dropRequest`). */
