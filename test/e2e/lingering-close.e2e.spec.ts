@@ -76,11 +76,40 @@ async function send(connection: RawConnection, bytes: number): Promise<void> {
   await write(1);
 }
 
+/**
+ * After the answer: the server still reads (its side open), takes `bytes` more without a reset, and
+ * closes once the client is done, without waiting out the linger. Returns all the client received.
+ */
+async function expectDrainedWithoutReset(watched: Watched, bytes: number): Promise<string> {
+  const { connection, errors, serverClosed, closedAt } = watched;
+  // The server has answered; a client that had not read it yet would still be writing.
+  await sleep(200);
+  expect(closedAt()).toBeUndefined();
+  await send(connection, bytes);
+  await sleep(200);
+  expect(errors).toEqual([]);
+  const endedAt = Date.now();
+  connection.socket.end();
+  expect((await serverClosed) - endedAt).toBeLessThan(LINGER_MS / 2);
+  const closed = await connection.closed;
+  expect(errors).toEqual([]);
+  return closed.text;
+}
+
 const answered = (text: string) => {
   const split = text.indexOf('\r\n\r\n');
   const length = /\r\ncontent-length:\s*(\d+)/i.exec(text.slice(0, split))?.[1];
   return split >= 0 && length !== undefined && Buffer.byteLength(text) >= split + 4 + Number(length);
 };
+
+/** A watched connection whose POST declared 300 KiB, sent 1 KiB of it, and was answered (400) at `answeredAt`. */
+async function oversizedPostAnswered(t: TestApp): Promise<Watched & { rest: number; answeredAt: number }> {
+  const watched = await openWatched(t);
+  const length = 300 * 1024;
+  startPost(watched.connection, '/api/identity/verify', length, 1024);
+  await waitFor(watched.connection, answered, 5_000);
+  return { ...watched, rest: length - 1024, answeredAt: Date.now() };
+}
 
 describe('an answer that closes the connection while the body is still arriving', () => {
   let t: TestApp;
@@ -92,51 +121,27 @@ describe('an answer that closes the connection while the body is still arriving'
   });
 
   it('a body over the limit: 400 first, then the rest is read and dropped, without a reset', async () => {
-    const { connection, errors, serverClosed, closedAt } = await openWatched(t);
+    const watched = await openWatched(t);
     const length = 300 * 1024;
-    startPost(connection, '/api/identity/verify', length, 1024);
-    const response = parseRawResponse(await waitFor(connection, answered, 5_000));
+    startPost(watched.connection, '/api/identity/verify', length, 1024);
+    const response = parseRawResponse(await waitFor(watched.connection, answered, 5_000));
     expect(response.status).toBe(400);
     expect((response.body as { error: { code: string } }).error.code).toBe('REQUEST_HEADER_TOO_LARGE');
     expect(response.headers.get('connection')).toBe('close');
-
-    // The server has answered; a client that had not read it yet would still be writing.
-    await sleep(200);
-    expect(closedAt()).toBeUndefined();
-    await send(connection, length - 1024);
-    await sleep(200);
-    expect(errors).toEqual([]);
-
-    // The client is done: the server closes too, without waiting out the linger.
-    const endedAt = Date.now();
-    connection.socket.end();
-    expect((await serverClosed) - endedAt).toBeLessThan(LINGER_MS / 2);
-    const closed = await connection.closed;
-    expect(errors).toEqual([]);
-    expect(closed.text).toBe(response.text);
+    expect(await expectDrainedWithoutReset(watched, length - 1024)).toBe(response.text);
   });
 
   it('headers over the limit, a body behind them: 400 first, then the rest is dropped, without a reset', async () => {
-    const { connection, errors, serverClosed, closedAt } = await openWatched(t);
+    const watched = await openWatched(t);
     const length = 60 * 1024;
-    connection.socket.write(
+    watched.connection.socket.write(
       `POST /api/identity/verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
         `Content-Length: ${length}\r\nX-Padding: ${'p'.repeat(20 * 1024)}\r\n\r\n{`,
     );
-    const response = parseRawResponse(await waitFor(connection, answered, 5_000));
+    const response = parseRawResponse(await waitFor(watched.connection, answered, 5_000));
     expect(response.status).toBe(400);
     expect((response.body as { error: { code: string } }).error.code).toBe('REQUEST_HEADER_TOO_LARGE');
-
-    await sleep(200);
-    expect(closedAt()).toBeUndefined();
-    await send(connection, length - 1);
-    await sleep(200);
-    expect(errors).toEqual([]);
-    const endedAt = Date.now();
-    connection.socket.end();
-    expect((await serverClosed) - endedAt).toBeLessThan(LINGER_MS / 2);
-    expect((await connection.closed).text).toBe(response.text);
-    expect(errors).toEqual([]);
+    expect(await expectDrainedWithoutReset(watched, length - 1)).toBe(response.text);
   });
 
   it.each([
@@ -146,24 +151,16 @@ describe('an answer that closes the connection while the body is still arriving'
   ])(
     'whoever decides the close: %s, then the rest is dropped, without a reset',
     async (_, headers, status, version = '1.1') => {
-      const { connection, errors, serverClosed, closedAt } = await openWatched(t);
+      const watched = await openWatched(t);
       const length = 300 * 1024;
       const host = version === '1.1' ? 'Host: x\r\n' : '';
-      connection.socket.write(
+      watched.connection.socket.write(
         `POST /api/identity/verify HTTP/${version}\r\n${host}${headers}\r\n` +
           `Content-Length: ${length}\r\n\r\n{`,
       );
-      const response = parseRawResponse(await waitFor(connection, answered, 5_000));
+      const response = parseRawResponse(await waitFor(watched.connection, answered, 5_000));
       expect(response.status).toBe(status);
-      await sleep(200);
-      expect(closedAt()).toBeUndefined();
-      await send(connection, length - 1);
-      await sleep(200);
-      expect(errors).toEqual([]);
-      const endedAt = Date.now();
-      connection.socket.end();
-      expect((await serverClosed) - endedAt).toBeLessThan(LINGER_MS / 2);
-      expect(errors).toEqual([]);
+      await expectDrainedWithoutReset(watched, length - 1);
     },
   );
 
@@ -172,13 +169,9 @@ describe('an answer that closes the connection while the body is still arriving'
     const { tokenId } = await mintPassport(t, { owner: key });
     const line = holaLine(t, { sender: tokenId, signer: key.signer });
     const verifyBody = JSON.stringify({ hola: line });
-    const { connection, serverClosed } = await openWatched(t);
-    const length = 300 * 1024;
-    startPost(connection, '/api/identity/verify', length, 1024);
-    await waitFor(connection, answered, 5_000);
-    const answeredAt = Date.now();
+    const { connection, serverClosed, rest, answeredAt } = await oversizedPostAnswered(t);
     connection.socket.write(
-      ' '.repeat(length - 1024) +
+      ' '.repeat(rest) +
         `POST /api/identity/verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
         `Content-Length: ${Buffer.byteLength(verifyBody)}\r\n\r\n${verifyBody}`,
     );
@@ -198,14 +191,8 @@ describe('an answer that closes the connection while the body is still arriving'
   it('thousands of requests pipelined into the linger: the connection is closed at the first', async () => {
     // Found by a probe: each dropped request was kept until the socket closed, and closing it then took
     // Node's server time quadratic in their number (300 000 GETs stalled the event loop 20 s).
-    const { connection, serverClosed } = await openWatched(t);
-    const length = 300 * 1024;
-    startPost(connection, '/api/identity/verify', length, 1024);
-    await waitFor(connection, answered, 5_000);
-    const answeredAt = Date.now();
-    connection.socket.write(
-      ' '.repeat(length - 1024) + 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(50_000),
-    );
+    const { connection, serverClosed, rest, answeredAt } = await oversizedPostAnswered(t);
+    connection.socket.write(' '.repeat(rest) + 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(50_000));
     expect((await serverClosed) - answeredAt).toBeLessThan(LINGER_MS / 2);
     expect(parseRawResponses(connection.received())).toHaveLength(1);
     connection.socket.destroy();
@@ -231,19 +218,11 @@ describe('an answer that closes the connection while the body is still arriving'
   });
 
   it('a CONNECT with bytes behind it: 405 first, then the rest is dropped, without a reset', async () => {
-    const { connection, errors, serverClosed, closedAt } = await openWatched(t);
-    connection.socket.write('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
-    const response = parseRawResponse(await waitFor(connection, answered, 5_000));
+    const watched = await openWatched(t);
+    watched.connection.socket.write('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    const response = parseRawResponse(await waitFor(watched.connection, answered, 5_000));
     expect(response.status).toBe(405);
-    await sleep(200);
-    expect(closedAt()).toBeUndefined();
-    await send(connection, 64 * 1024);
-    await sleep(200);
-    expect(errors).toEqual([]);
-    const endedAt = Date.now();
-    connection.socket.end();
-    expect((await serverClosed) - endedAt).toBeLessThan(LINGER_MS / 2);
-    expect(errors).toEqual([]);
+    await expectDrainedWithoutReset(watched, 64 * 1024);
   });
 
   it.each([
@@ -274,10 +253,7 @@ describe('an answer that closes the connection while the body is still arriving'
   );
 
   it('a client that neither sends the rest nor closes is cut off after LINGER_MS', async () => {
-    const { connection, serverClosed, closedAt } = await openWatched(t);
-    startPost(connection, '/api/identity/verify', 300 * 1024, 1024);
-    await waitFor(connection, answered, 5_000);
-    const answeredAt = Date.now();
+    const { connection, serverClosed, closedAt, answeredAt } = await oversizedPostAnswered(t);
     await sleep(LINGER_MS / 4);
     expect(closedAt()).toBeUndefined(); // still reading what may come
     expect((await serverClosed) - answeredAt).toBeLessThan(LINGER_MS + 3_000);
@@ -303,22 +279,13 @@ describe('a 429 answered before the body is read', () => {
     // Answered by the handler of errors Fastify raises before routing, not by the exception filter.
     ['a path that is not valid percent-encoding', '/api/identity/token/%ff/public'],
   ])('reaches the client still sending its body, without a reset: %s', async (_, path) => {
-    const { connection, errors, serverClosed, closedAt } = await openWatched(t);
+    const watched = await openWatched(t);
     const length = 60 * 1024; // within the body limit
-    startPost(connection, path, length, 1024);
-    const response = parseRawResponse(await waitFor(connection, answered, 5_000));
+    startPost(watched.connection, path, length, 1024);
+    const response = parseRawResponse(await waitFor(watched.connection, answered, 5_000));
     expect(response.status).toBe(429);
     expect(response.headers.get('connection')).toBe('close');
-
-    await sleep(200);
-    expect(closedAt()).toBeUndefined();
-    await send(connection, length - 1024);
-    await sleep(200);
-    expect(errors).toEqual([]);
-    connection.socket.end();
-    await serverClosed;
-    await connection.closed;
-    expect(errors).toEqual([]);
+    await expectDrainedWithoutReset(watched, length - 1024);
   });
 
   it('a GET refused while its connection has nothing more to send closes at once', async () => {
