@@ -321,3 +321,38 @@ describe('a request not arrived whole within the request timeout', () => {
     connection.socket.destroy();
   });
 });
+
+describe('a malformed request pipelined behind a valid one', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ STORE: 'memory' });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('the valid one is answered first, then the malformed one, 400', async () => {
+    // Found by a probe: the client error's answer was written in place of the pending one.
+    const { connection } = await openWatched(t);
+    connection.socket.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\nGARBAGE / HTTP/1.1\r\nHost: x\r\n\r\n');
+    await waitFor(connection, (text) => parseRawResponses(text).length === 2, 5_000);
+    const [first, second] = parseRawResponses(connection.received());
+    expect(first.status).toBe(200);
+    expect(second.status).toBe(400);
+    expect((second.body as { error: { code: string } }).error.code).toBe('VALIDATION_FAILED');
+    connection.socket.destroy();
+  });
+
+  it('after a request that asked to close, what follows is not answered: the request is', async () => {
+    const { connection, serverClosed } = await openWatched(t);
+    connection.socket.write(
+      'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\n\r\n',
+    );
+    await serverClosed;
+    await waitFor(connection, answered, 5_000); // the client reads what the server wrote before it closed
+    await sleep(100);
+    const responses = parseRawResponses(connection.received());
+    expect(responses.map((response) => response.status)).toEqual([200]);
+    connection.socket.destroy();
+  });
+});

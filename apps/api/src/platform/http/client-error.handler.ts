@@ -30,17 +30,39 @@ const REASON: Record<number, string> = {
   417: 'Expectation Failed',
 };
 
+/** Sockets whose client error is answered once the answer to an earlier request on them is written. */
+const waitingForEarlierAnswer = new WeakSet<Socket>();
+
+interface PendingResponse {
+  readonly headersSent?: boolean;
+  once(event: 'close', listener: () => void): unknown;
+}
+
 export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
   // Node's parser reports the same error again for every chunk that arrives after its first one.
   if (err.code === 'ECONNRESET' || socket.destroyed || isLingering(socket)) return;
+  if (waitingForEarlierAnswer.has(socket)) return;
   // A response already under way (e.g. an early 413 or 429 while the body still trickles in) cannot
   // be followed by another one on this socket: closing it is all that is left.
-  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  const inFlight = (socket as Socket & { _httpMessage?: PendingResponse | null })._httpMessage;
   if (inFlight?.headersSent) {
     socket.destroy();
     return;
   }
   const code = clientErrorCode(err.code);
+  // The answer to an earlier request on this connection (pipelined before the malformed one) is not
+  // written yet: it goes first. Written now, this answer would take its place (Node's own handler does
+  // so) and that request, processed, would go unanswered. After an answer that closes the connection,
+  // what follows is not answered at all (RFC 9112 §9.6: `HPE_CLOSED_CONNECTION`, the socket closed by then).
+  if (inFlight && code !== 'REQUEST_TIMEOUT') {
+    waitingForEarlierAnswer.add(socket);
+    inFlight.once('close', () => {
+      waitingForEarlierAnswer.delete(socket);
+      // Closed, or closing after that answer: nothing more is answered on it.
+      if (socket.writable) clientErrorHandler(err, socket);
+    });
+    return;
+  }
   // What Node's parser refused (an obs-fold, a bad header character, …), by its stable code.
   const details =
     code === 'VALIDATION_FAILED'
