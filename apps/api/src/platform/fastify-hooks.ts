@@ -3,9 +3,10 @@
  * registration order). Each hook's body lives with the rule it serves; this file only decides order:
  * - onRoute: the route registry (405 answers);
  * - onRequest: one hook for the app's own per-request rules (each hook is a step of Fastify's chain on
- *   every request, so five rules cost five steps): a request behind an answer that closed its
- *   connection dropped unanswered, `X-Request-Id` on every response, `Connection: close` while draining, the bound on one connection's requests in flight, the public per-address rate limit,
- *   then the Host check (after the limit, so it is metered);
+ *   every request, so six rules in six hooks would cost six steps): a request behind an answer that
+ *   closed its connection dropped unanswered, `X-Request-Id` on every response, `Connection: close`
+ *   while draining (and for a GET or HEAD carrying a body), the bound on one connection's requests in
+ *   flight, the public per-address rate limit, then the Host check (after the limit, so it is metered);
  * - onResponse: the debug access line (when debug is on); the connection's request answered, and the
  *   request metrics.
  * Installed before `app.init()`, so the route registry sees every route.
