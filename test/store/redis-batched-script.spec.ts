@@ -4,6 +4,7 @@
  * made, each gets its own reply, a call that fails in Redis fails alone, a failed invocation fails every
  * call of it (never a verdict), and a turn bigger than the invocation cap is served in several.
  */
+import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { RedisRateLimitStore, RedisReplayStore } from '@passport/adapters/redis';
 // Internal to the adapters (not exported by the package).
@@ -279,6 +280,72 @@ describe('what a take invocation keeps between its calls', () => {
     expect(results[2].retryAfterMs).toBe(1_000_000);
     expect(results[4].retryAfterMs).toBe(500_000);
     expect(results[0].retryAfterMs).toBe(0);
+  });
+
+  // Takes of one bucket in a row are written once, when another bucket is taken or after the calls: the
+  // answers and what is left in Redis must be those of the same takes made one by one.
+  it('a turn of takes answers and leaves each bucket as the same takes made one at a time', async () => {
+    const policy = { capacity: 4, refillPerMs: 0.0015 };
+    const takeArb = fc.record({
+      key: fc.constantFrom('a', 'b', 'c'),
+      at: fc.integer({ min: 1000, max: 9000 }),
+      cost: fc.integer({ min: 1, max: 3 }),
+    });
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(takeArb, { minLength: 1, maxLength: 24 }), async (takes) => {
+        run++;
+        const batched = new RedisRateLimitStore(client, { prefix: `batch13:${run}:` });
+        const single = new RedisRateLimitStore(client, { prefix: `batch14:${run}:` });
+        const together = await Promise.all(takes.map((t) => batched.take(t.key, policy, t.at, t.cost)));
+        const oneByOne = [];
+        for (const t of takes) oneByOne.push(await single.take(t.key, policy, t.at, t.cost));
+        expect(together).toEqual(oneByOne);
+        // What each store left: the same answer to one more take of each bucket, in a turn of its own.
+        for (const key of ['a', 'b', 'c']) {
+          expect(await batched.take(key, policy, 9500)).toEqual(await single.take(key, policy, 9500));
+        }
+        expect(await batched.size).toBe(await single.size);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('a new bucket beyond the cap in the same turn sees the deferred takes: the least recently used goes', async () => {
+    const store = new RedisRateLimitStore(client, { prefix: 'batch16:', maxEntries: 2 });
+    const policy = { capacity: 5, refillPerMs: 0.000001 }; // every bucket below stays short of full
+    await store.take('a', policy, 1000);
+    await store.take('old', policy, 2000);
+    // One turn: 'a' is used at 3000 (its write deferred), then a third bucket goes over the cap of 2.
+    await Promise.all([
+      store.take('a', policy, 3000),
+      store.take('a', policy, 3000),
+      store.take('new', policy, 3000),
+    ]);
+    await expect(client.exists('batch16:{rl:default}:b:old')).resolves.toBe(0);
+    await expect(store.take('a', policy, 3000)).resolves.toMatchObject({ allowed: true, remaining: 1 });
+  });
+
+  it('a deferred write Redis refuses fails every take it was for, and the bucket keeps what it had', async () => {
+    const store = new RedisRateLimitStore(client, { prefix: 'batch15:' });
+    const policy = { capacity: 5, refillPerMs: 0.000001 };
+    await store.take('busy', policy, 1000); // the bucket exists: its takes below are deferred
+    await client.config('SET', 'maxmemory-policy', 'noeviction');
+    await client.config('SET', 'maxmemory', '1');
+    let settled;
+    try {
+      settled = await Promise.allSettled([
+        store.take('busy', policy, 1000),
+        store.take('busy', policy, 1000),
+        store.take('busy', policy, 1000),
+      ]);
+    } finally {
+      await client.config('SET', 'maxmemory', '0');
+    }
+    expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(String((settled[0] as PromiseRejectedResult).reason)).toMatch(/OOM/);
+    // Nothing was taken by the refused turn: 4 tokens left, as after the first take.
+    await expect(store.take('busy', policy, 1000)).resolves.toMatchObject({ allowed: true, remaining: 3 });
   });
 });
 

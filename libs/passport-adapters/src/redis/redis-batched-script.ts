@@ -53,6 +53,12 @@ export interface BatchedScriptDefinition {
    * for values every call of an invocation shares (Redis's clock, a counter read once).
    */
   readonly invocationReply?: string;
+  /**
+   * Lua run once after the calls, before `invocationReply`: for writes the calls deferred (several calls
+   * on one key written once). It may set `replies[n]` (n: a call's number, which a call reads as
+   * `callNo`) to an error text, so that a deferred write that fails fails the calls it was written for.
+   */
+  readonly epilogue?: string;
   /** Calls per invocation at most (default 128): a bigger turn is sent in several invocations. */
   readonly maxCallsPerInvocation?: number;
 }
@@ -81,7 +87,8 @@ const DEFAULT_MAX_CALLS_PER_INVOCATION = 128;
 
 /**
  * The script text: the shared arguments as locals, the prelude, the call as a local function, the loop
- * that runs each call in pcall, and the invocation's own reply after the calls' when there is one.
+ * that runs each call in pcall, the epilogue, and the invocation's own reply after the calls' when there
+ * is one.
  */
 export function batchedScriptLua(definition: BatchedScriptDefinition): string {
   const shared = definition.sharedKeys.length;
@@ -96,19 +103,20 @@ export function batchedScriptLua(definition: BatchedScriptDefinition): string {
       ? `local ${sharedArgs.join(', ')} = ${sharedArgs.map((_, j) => `ARGV[${j + 1}]`).join(', ')}\n`
       : '';
   const calls = `(#KEYS - ${shared}) / ${keysPerCall}`;
-  return `${sharedArgLocals}${definition.prelude}
+  return `${sharedArgLocals}local replies, callNo = {}, 0
+${definition.prelude}
 local function call(${parameters})
 ${definition.callBody}
 end
-local replies = {}
 for i = 0, ${calls} - 1 do
   local kb, ab = ${shared} + i * ${keysPerCall}, ${sharedArgs.length} + i * ${argsPerCall}
+  callNo = i + 1
   local ok, reply = pcall(call, ${[...keyRefs, ...argRefs].join(', ')})
   if ok then replies[i + 1] = reply
   elseif type(reply) == 'table' and reply.err then replies[i + 1] = reply.err
   else replies[i + 1] = tostring(reply) end
 end
-${definition.invocationReply === undefined ? '' : `replies[${calls} + 1] = ${definition.invocationReply}\n`}return replies
+${definition.epilogue === undefined ? '' : `${definition.epilogue}\n`}${definition.invocationReply === undefined ? '' : `replies[${calls} + 1] = ${definition.invocationReply}\n`}return replies
 `;
 }
 
