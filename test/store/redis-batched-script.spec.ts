@@ -288,7 +288,9 @@ describe('what a take invocation keeps between its calls', () => {
     const policy = { capacity: 4, refillPerMs: 0.0015 };
     const takeArb = fc.record({
       key: fc.constantFrom('a', 'b', 'c'),
-      at: fc.integer({ min: 1000, max: 9000 }),
+      // Fractional clocks too (a Clock an embedder wrote): a review found a fractional time to live
+      // refused at the bucket's write, which then failed the whole run of takes of that bucket.
+      at: fc.oneof(fc.integer({ min: 1000, max: 9000 }), fc.double({ min: 1000, max: 9000, noNaN: true })),
       cost: fc.integer({ min: 1, max: 3 }),
     });
     let run = 0;
@@ -324,6 +326,20 @@ describe('what a take invocation keeps between its calls', () => {
     ]);
     await expect(client.exists('batch16:{rl:default}:b:old')).resolves.toBe(0);
     await expect(store.take('a', policy, 3000)).resolves.toMatchObject({ allowed: true, remaining: 1 });
+  });
+
+  it('a take with a clock that is no number fails alone; the run of takes of its bucket is served', async () => {
+    const store = new RedisRateLimitStore(client, { prefix: 'batch17:' });
+    const policy = { capacity: 5, refillPerMs: 0.000001 };
+    await store.take('busy', policy, 1000);
+    const settled = await Promise.allSettled([
+      store.take('busy', policy, 1000),
+      store.take('busy', policy, Number.NaN),
+      store.take('busy', policy, 1000),
+    ]);
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((settled[1] as PromiseRejectedResult).reason).toBeInstanceOf(RangeError);
+    await expect(store.take('busy', policy, 1000)).resolves.toMatchObject({ allowed: true, remaining: 1 });
   });
 
   it('a deferred write Redis refuses fails every take it was for, and the bucket keeps what it had', async () => {

@@ -72,7 +72,8 @@ local capacityText, refillText, costText, capacity, refill, cost
 local pending
 local function writeBucket(p)
   redis.call('HSET', p.bucket, 't', string.format('%.17g', p.tokens), 'u', p.nowText)
-  local ttl = p.fullAt - p.now
+  -- Whole ms: PEXPIRE refuses a fraction, which a fractional clock (a Clock an embedder wrote) gives.
+  local ttl = math.ceil(p.fullAt - p.now)
   if ttl > 0 and ttl < 9e15 then redis.call('PEXPIRE', p.bucket, ttl) elseif ttl <= 0 then redis.call('PEXPIRE', p.bucket, 1) else redis.call('PERSIST', p.bucket) end
   redis.call('ZADD', lru, p.nowText, p.member)
   redis.call('ZADD', full, p.fullAt, p.member)
@@ -251,6 +252,9 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   async take(key: string, policy: BucketPolicy, nowMs: number, cost = 1): Promise<TakeResult> {
+    // Refused here, alone: in the script a NaN fails only at the bucket's write, which a run of takes of
+    // one bucket shares (a review: every take of the run failed with it, or it was answered allowed).
+    if (!Number.isFinite(nowMs)) throw new RangeError(`take: nowMs must be a finite number, got ${nowMs}`);
     if (policy.refillPerMs !== this.lastRefill) {
       this.lastRefill = policy.refillPerMs;
       this.lastRefillArg = policy.refillPerMs.toPrecision(17);
