@@ -228,6 +228,9 @@ describe('an answer that closes the connection while the body is still arriving'
   it.each([
     ['a 415 (no parser for the type)', 'POST /api/identity/verify', 'Content-Type: text/plain\r\n', 415],
     ['a GET, whose routes read no body', 'GET /health', '', 200],
+    // Answered before routing (Fastify's frameworkErrors), where no hook runs.
+    ['a path that is not valid percent-encoding', 'POST /api/identity/token/%ff/public', '', 400],
+    ['a path parameter over its length limit', `GET /api/identity/token/${'a'.repeat(600)}/public`, '', 414],
   ])(
     'an endless chunked body after %s: the connection closes after its answer, within the linger',
     async (_, requestLine, headers, status) => {

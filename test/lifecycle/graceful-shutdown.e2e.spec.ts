@@ -155,6 +155,10 @@ describe('graceful shutdown of the server process', () => {
     });
     expect(mcp.status).toBe(200);
     expect(mcp.headers.connection).toBe('close');
+    // And answers given before routing, where no hook runs (a path that is not valid percent-encoding).
+    const badUrl = await send(port, 'GET', '/api/identity/token/%ff/public');
+    expect(badUrl.status).toBe(400);
+    expect(badUrl.headers.connection).toBe('close');
     const ready = await send(port, 'GET', '/health/ready');
     expect(ready.status).toBe(503);
     const body = JSON.parse(ready.body);

@@ -115,6 +115,8 @@ export async function createApp(
   const rateLimit = installFastifyHooks(app, fastify, { config, logger, clock });
   frameworkErrorServices.rateLimit = rateLimit;
   frameworkErrorServices.clientAddress = (request) => clientAddressOf(request.raw, trustedProxies);
+  const readiness = app.get(Readiness);
+  frameworkErrorServices.draining = () => readiness.draining;
   const metrics = app.get(RequestMetrics);
   const operatorMetrics = app.get(OperatorMetrics);
   // In both recorders, as the onResponse hook does (else these answers are counted in the JSON metrics

@@ -14,7 +14,7 @@ import { buildErrorEnvelope } from './error-envelope.js';
 import { AppError } from './app.error.js';
 import { httpStatusOfError } from './http-status.table.js';
 import { JSON_UTF8 } from './json-content-type.js';
-import { closeAfterAnswer, dropRequest, isClosing } from './lingering-close.js';
+import { closeAfterAnswer, dropRequest, hasUnreadBody, isClosing } from './lingering-close.js';
 
 /** Filled in once the app's providers exist (the handler must be given to Fastify before that). */
 export interface FrameworkErrorServices {
@@ -22,6 +22,8 @@ export interface FrameworkErrorServices {
   /** The client address as `request.ip` gives it on routed requests (TRUSTED_PROXIES honoured). */
   clientAddress?: (request: FastifyRequest) => string;
   record?: (method: string, statusCode: number, elapsedMs: number) => void;
+  /** Whether the server is draining (its answers then say `Connection: close`, as the request hook's do). */
+  draining?: () => boolean;
 }
 
 export function createFrameworkErrorHandler(services: FrameworkErrorServices) {
@@ -51,6 +53,11 @@ async function answer(
   if (error.code === 'RATE_LIMIT_EXCEEDED') {
     reply.header('Retry-After', String(error.details?.retryAfterSeconds ?? 1)).header('Connection', 'close');
   }
+  // As the request hook does for routed requests: a body this answer leaves unread (it comes before
+  // any body is read) closes the connection, so that it is read for the linger at most and not to its
+  // end (a probe's endless chunked body behind a bad URL, answered keep-alive, was read until the request
+  // timeout); so does a drain.
+  if (services.draining?.() || hasUnreadBody(request.raw)) reply.header('Connection', 'close');
   if (reply.sent) return;
   if (reply.getHeader('connection') === 'close') closeAfterAnswer(request.raw);
   services.record?.(request.method, httpStatusOfError(error), reply.elapsedTime);
