@@ -48,7 +48,11 @@ const CONTACT_URI_PATTERN = /^[A-Za-z][A-Za-z0-9+.-]*:[^:]+:.+$/s;
 const HEX_PAIR = /^[0-9A-Fa-f]{2}$/;
 const WHITESPACE = /\s/;
 
-/** Parses a DN; null when absent, too long, or without one readable component (see the module doc). */
+/**
+ * Parses a DN; null when absent, too long, or without one readable component (see the module doc). The
+ * values are the chain's, unchecked: a display name may hide or reorder text, an avatar or contact may be
+ * a `javascript:` link. To show an identity, use `buildPublicProfile`, which cleans both.
+ */
 export function parseDn(text: unknown): ParsedDn | null {
   if (typeof text !== 'string' || text.length > DN_MAX_LENGTH) return null;
   const attributes: DnAttribute[] = [];

@@ -49,6 +49,27 @@ describe('early validation: each reason code from a real line', () => {
     expect(result.failure.message).toContain(`"${wrong.at(-1)}"`);
   });
 
+  // Found by an integrator's review: a line read from a file or stdin keeps its newline, and the message
+  // ("expected "S", received "S?"") made the checksum look right.
+  it.each([['\n'], ['\r\n'], [' ']])(
+    'says what is wrong when the line goes on after its checksum (%j)',
+    (rest) => {
+      const line = vectors.valid[0].line;
+      const result = parse(line + rest);
+      if (result.ok) throw new Error('a line with a trailing line break parsed');
+      expect(result.failure.reasonCode).toBe('checksum_invalid');
+      expect(result.failure.message).toMatch(/line break: strip it/);
+      const wrong = parse(line.slice(0, -1) + (line.endsWith('A') ? 'B' : 'A'));
+      if (wrong.ok) throw new Error('a wrong checksum parsed');
+      expect(wrong.failure.message).not.toMatch(/strip it/);
+    },
+  );
+
+  it('called without options (JavaScript), says the service host is required', () => {
+    const untyped = parseHola as (input: unknown) => unknown;
+    expect(() => untyped(vectors.valid[0].line)).toThrow(/serviceHost.*required/);
+  });
+
   // Found by a probe: CR LF, ESC sequences, U+202E and NUL after the checksum, or in the host marker, came
   // back as sent in the 400's message and details (relying parties log and show them).
   it('echoes a wrong checksum or host marker as printable text only', () => {

@@ -103,6 +103,9 @@ function isJsonObjectText(text: string): boolean {
 }
 
 export function parseHola(input: unknown, opts: { serviceHost: string }): HolaParseResult {
+  // A JavaScript caller without options would otherwise meet a bare TypeError deep in the checks.
+  if (typeof opts?.serviceHost !== 'string')
+    throw new TypeError('parseHola(input, { serviceHost }): the service host marker is required');
   // 1. payload_is_json_object
   if (typeof input === 'object' && input !== null) {
     return fail('payload_is_json_object', 'hola is a JSON object or array; it must be a string.');
@@ -267,9 +270,15 @@ export function parseHola(input: unknown, opts: { serviceHost: string }): HolaPa
   const expected = holaChecksumLetter(sumThroughLastSlash + (emptyRecipient ? MUNDO_SUM : 0));
   if (checksum !== expected) {
     const received = printableText(checksum, 16);
+    // The commonest cause: a line read from a file or stdin with its line break still on it.
+    const trailingSpace = checksum.length > 1 && checksum[0] === expected && /^\s+$/.test(checksum.slice(1));
     return fail(
       'checksum_invalid',
-      `HOLA checksum mismatch: expected "${expected}", received "${received}".`,
+      `HOLA checksum mismatch: expected "${expected}", received "${received}".${
+        trailingSpace
+          ? ' The line goes on after its checksum letter with whitespace or a line break: strip it.'
+          : ''
+      }`,
       {
         expected,
         received,

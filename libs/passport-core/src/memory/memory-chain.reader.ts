@@ -5,7 +5,7 @@
  * outage) so that tests can observe how the domain reacts to chain changes.
  */
 import { ChainUnavailableError, type ChainReader, type PageRequest } from '../ports/chain-reader.port.js';
-import { type Clock } from '../ports/clock.port.js';
+import { systemClock, type Clock } from '../ports/clock.port.js';
 import { type PassportRecord } from '../passport/passport.types.js';
 
 export interface MemoryChainOptions {
@@ -13,7 +13,11 @@ export interface MemoryChainOptions {
   readonly passports?: readonly PassportRecord[];
   /** Full-access Ed25519 public keys (32 bytes each) of named accounts. */
   readonly accounts?: Readonly<Record<string, readonly Uint8Array[]>>;
-  /** Fixed chain time in Unix ms, or a Clock to follow; default: 0 until `setChainTime`. */
+  /**
+   * Fixed chain time in Unix ms, or a Clock to follow; default: the system clock (`systemClock`), as a
+   * live chain's time would be. (Until 2026-11-27 it was 0, under which a passport whose `not_after` had
+   * passed still verified and one with a `not_before` did not: an integrator's review.)
+   */
   readonly chainTime?: number | Clock;
 }
 
@@ -30,7 +34,7 @@ export class MemoryChainReader implements ChainReader {
     for (const record of options.passports ?? []) this.addPassport(record);
     for (const [accountId, keys] of Object.entries(options.accounts ?? {}))
       this.setAccountKeys(accountId, keys);
-    this.chainTime = options.chainTime ?? 0;
+    this.chainTime = options.chainTime ?? systemClock;
   }
 
   // --- ChainReader ---

@@ -214,6 +214,31 @@ describe.each<[string, () => SignatureVerifier | AsyncSignatureVerifier]>([
       expect(result.checks).toMatchObject({ tokenExists: true, tokenActive: false, signatureValid: true });
     });
 
+    it('refuses a service host that is no host marker (a URL) when it is made, as buildHolaLine does', () => {
+      for (const serviceHost of ['https://api.example.com', 'api.example.com/', 'api example', ''])
+        expect(() => createHolaVerifier({ ...deps, serviceHost })).toThrow(RangeError);
+      expect(() => createHolaVerifier({ ...deps, serviceHost: 'api.example.com:8443' })).not.toThrow();
+    });
+
+    // Found by an integrator's review: the reader's chain time was 0 unless set, so a passport past its
+    // not_after verified, and one within its not_before..not_after did not.
+    it('on a MemoryChainReader left at its default time, the validity window is today’s', async () => {
+      const expired: PassportRecord = {
+        tokenId: EXPIRED,
+        ownerId: implicitAccountId(owner.publicKey),
+        contractId: CONTRACT,
+        metadata: { not_after: '2026-03-01T00:00:00Z' },
+        revoked: false,
+      };
+      const current = passport(SENDER, implicitAccountId(owner.publicKey), { not_after: '2099-01-01' });
+      const live = new MemoryChainReader({ contractId: CONTRACT, passports: [expired, current] });
+      const now = { nowMs: () => Date.now() };
+      const verifyNow = (sender: string) =>
+        verify(line({ sender, timestamp: new Date().toISOString() }), {}, { chain: live, clock: now });
+      expect((await verifyNow(EXPIRED)).failureReasons).toEqual(['token_expired']);
+      expect(await verifyNow(SENDER)).toMatchObject({ verified: true });
+    });
+
     it('a revoked token → token_expired', async () => {
       expect((await verify(line({ sender: REVOKED }))).failureReasons).toEqual(['token_expired']);
     });

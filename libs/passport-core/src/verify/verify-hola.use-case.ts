@@ -19,6 +19,7 @@ import { printableText } from '../codecs/printable-text.js';
 import { REPLAY_DECISION_MARGIN_MS } from '../ports/replay-decision-margin.js';
 import { PassportError } from '../errors/passport.error.js';
 import { parseHola } from '../hola/hola.parser.js';
+import { isServiceHostMarker } from '../hola/service-host.js';
 import { type ParsedHola } from '../hola/hola.types.js';
 import { isPassportLive, isPassportRevoked } from '../passport/passport-conditions.js';
 import { resolveOwnerKeys } from '../passport/owner-keys.js';
@@ -122,6 +123,12 @@ export function parseHolaOrThrow(hola: unknown, serviceHost: string): ParsedHola
 }
 
 export function createHolaVerifier(deps: HolaVerifierDeps): HolaVerifier {
+  // As buildHolaLine refuses it: a URL given for the host (a common slip) would fail every line later as
+  // the sender's invalid_format.
+  if (!isServiceHostMarker(deps.serviceHost))
+    throw new RangeError(
+      `createHolaVerifier: serviceHost must be the host marker host[:port], not a URL (got ${JSON.stringify(deps.serviceHost)})`,
+    );
   const futureSkewMs = deps.futureSkewMs ?? 0;
   if (!Number.isInteger(futureSkewMs) || futureSkewMs < 0)
     throw new RangeError('futureSkewMs must be a non-negative integer');
