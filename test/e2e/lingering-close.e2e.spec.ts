@@ -264,6 +264,43 @@ describe('an answer that closes the connection while the body is still arriving'
   });
 });
 
+// Found by a review of 4bcadad: an answer decided before Node's parser had finished a body that came
+// whole with the headers took it for unread, closed the connection and dropped the request behind it.
+describe('an early answer to a request whose body came whole with its headers', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ STORE: 'memory' });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const bodies: Array<[string, string]> = [
+    ['Content-Length', 'Content-Length: 2\r\n\r\n{}'],
+    ['chunked', 'Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n'],
+  ];
+  it.each([
+    ['a path that is not valid percent-encoding', 'POST /api/identity/token/%ff/public', '', 400],
+    ['a type no parser takes', 'POST /api/identity/verify', 'Content-Type: text/plain\r\n', 415],
+  ])('%s: keep-alive, and the request pipelined behind it is answered', async (_, line, headers, status) => {
+    for (const [, body] of bodies) {
+      const connection = await openRaw(t.baseUrl);
+      connection.socket.write(
+        `${line} HTTP/1.1\r\nHost: x\r\n${headers}${body}GET /health HTTP/1.1\r\nHost: x\r\n\r\n`,
+      );
+      const text = await Promise.race([
+        waitFor(connection, (received) => parseRawResponses(received).length >= 2, 5_000),
+        connection.closed.then((closed) => closed.text),
+      ]);
+      connection.socket.destroy();
+      expect(parseRawResponses(text).map((r) => [r.status, r.headers.get('connection')])).toEqual([
+        [status, 'keep-alive'],
+        [200, 'keep-alive'],
+      ]);
+    }
+  });
+});
+
 describe('a 429 answered before the body is read', () => {
   let t: TestApp;
   beforeAll(async () => {

@@ -19,7 +19,7 @@ import { type PassportError } from '@passport/core';
 import { httpStatusOfError } from './http-status.table.js';
 import { JSON_UTF8 } from './json-content-type.js';
 import { jsonRpcBodyFailure } from './json-rpc-body-failure.js';
-import { closeAfterAnswer, hasUnreadBody } from './lingering-close.js';
+import { closeAfterAnswer, onceArrivedBodyIsRead } from './lingering-close.js';
 
 /** Links to the documentation, as absolute URLs of this deployment. */
 export function documentationLinks(publicBaseUrl: string): Record<string, string> {
@@ -124,17 +124,22 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
           : 'Bearer realm="passport"',
       );
     if (reply.sent) return;
-    // An error before the body was read (a 415, say) closes too: the body is not read to its end.
-    if (request?.raw && hasUnreadBody(request.raw)) reply.header('Connection', 'close');
-    // Set here for a refusal, by Fastify for a body it could not read (one beyond the limit, say).
-    if (reply.getHeader('connection') === 'close' && request?.raw) closeAfterAnswer(request.raw);
-    reply
-      .status(status)
-      .header('X-Request-Id', requestId)
-      // An error answers one request: no cache keeps it (a 404 is cacheable by default, and a 401 or
-      // 403 of a privileged route must not outlive the request).
-      .header('Cache-Control', 'no-store')
-      .header('Content-Type', JSON_UTF8)
-      .send(JSON.stringify(jsonRpcBodyFailure(request, error) ?? buildErrorEnvelope(error, requestId)));
+    const send = (unread: boolean): void => {
+      if (reply.sent) return;
+      // An error before the body was read (a 415, say) closes too: the body is not read to its end.
+      if (unread) reply.header('Connection', 'close');
+      // Set here for a refusal, by Fastify for a body it could not read (one beyond the limit, say).
+      if (reply.getHeader('connection') === 'close' && request?.raw) closeAfterAnswer(request.raw);
+      reply
+        .status(status)
+        .header('X-Request-Id', requestId)
+        // An error answers one request: no cache keeps it (a 404 is cacheable by default, and a 401 or
+        // 403 of a privileged route must not outlive the request).
+        .header('Cache-Control', 'no-store')
+        .header('Content-Type', JSON_UTF8)
+        .send(JSON.stringify(jsonRpcBodyFailure(request, error) ?? buildErrorEnvelope(error, requestId)));
+    };
+    if (request?.raw) onceArrivedBodyIsRead(request.raw, send);
+    else send(false);
   }
 }

@@ -14,7 +14,7 @@ import { buildErrorEnvelope } from './error-envelope.js';
 import { AppError } from './app.error.js';
 import { httpStatusOfError } from './http-status.table.js';
 import { JSON_UTF8 } from './json-content-type.js';
-import { closeAfterAnswer, dropRequest, hasUnreadBody, isClosing } from './lingering-close.js';
+import { closeAfterAnswer, dropRequest, isClosing, onceArrivedBodyIsRead } from './lingering-close.js';
 
 /** Filled in once the app's providers exist (the handler must be given to Fastify before that). */
 export interface FrameworkErrorServices {
@@ -57,7 +57,8 @@ async function answer(
   // any body is read) closes the connection, so that it is read for the linger at most and not to its
   // end (a probe's endless chunked body behind a bad URL, answered keep-alive, was read until the request
   // timeout); so does a drain.
-  if (services.draining?.() || hasUnreadBody(request.raw)) reply.header('Connection', 'close');
+  const unread = await new Promise<boolean>((resolve) => onceArrivedBodyIsRead(request.raw, resolve));
+  if (services.draining?.() || unread) reply.header('Connection', 'close');
   if (reply.sent) return;
   if (reply.getHeader('connection') === 'close') closeAfterAnswer(request.raw);
   services.record?.(request.method, httpStatusOfError(error), reply.elapsedTime);
