@@ -512,6 +512,12 @@ describe('passport CLI', () => {
         ['verify', '--near-rpc', 'not a url', '--contract', 'c', '--host', 'h', '--', 'HOLA/x'],
         'passport verify: --near-rpc must be an http(s) URL (got "not a url")',
       ],
+      // Found by a review: a --host the verifier refuses (a port over 65535, an underscore) was an
+      // unexpected error, exit 1.
+      [
+        ['verify', '--ledger', join(dir, 'none.json'), '--host', 'h:65536', '--', 'HOLA/x'],
+        'passport verify: --host must be host[:port] (letters, digits, dots and hyphens; a port 1-65535), got "h:65536"',
+      ],
       [
         ['did', 'bhahbkbramax', '--near-rpc', 'file:///etc/passwd', '--contract', 'c'],
         'passport did: --near-rpc must be an http(s) URL (got "file:///etc/passwd")',

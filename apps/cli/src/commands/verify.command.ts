@@ -16,6 +16,7 @@ import { printableText } from '@passport/core/codecs';
 import {
   codeUnitSum,
   holaChecksumLetter,
+  isServiceHostMarker,
   parseHola,
   type HolaValidationFailure,
   type VerifyHolaBody,
@@ -119,6 +120,11 @@ issuer's POST /api/isauthorizedsigner).`,
     if (!api) checkOfflineChainFlags(values);
     if (!api && !values.host)
       throw new CliError('--host <host[:port]> (the SERVICE_HOST the lines name) is required offline');
+    // The verifier refuses any other host (a URL, a port over 65535): said here as a usage error.
+    if (!api && !isServiceHostMarker(values.host))
+      throw new CliError(
+        `--host must be host[:port] (letters, digits, dots and hyphens; a port 1-65535), got ${JSON.stringify(printableText(values.host!, 100))}`,
+      );
     // Every line's format before any is verified: at the API, verifying a line uses its nonce, so a
     // run with a malformed second line would use the first and print nothing.
     positionals.forEach((hola, index) => {
