@@ -53,7 +53,7 @@ local epoch = epochId .. ':' .. (redis.call('GET', KEYS[3]) or '0')`;
  * Takes of one bucket in a row (one busy client's requests: 5.5 in a row on the verify bench) read it
  * once and write it once, when the invocation takes another bucket or after its calls: on the verify
  * bench Redis's instructions per take fell from ~85 800 to ~60 500 (scripts/redis-script-instructions.sh,
- * 3 takes an invocation) and the bucket's writes per verify from 5 to 0.9. A new bucket is written at once
+ * 3 takes an invocation) and the bucket's commands per verify from 5 to 0.9. A new bucket is written at once
  * (the cap counts it), and a deferred write Redis refuses fails every take it was for.
  * Mirrors takeToken in libs/passport-core/src/rate-limit/token-bucket.ts (kept equal by the contract suite).
  */
