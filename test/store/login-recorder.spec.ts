@@ -151,6 +151,63 @@ describe('LoginRecorder (sqlite): logins of one event-loop turn share a transact
   });
 });
 
+describe('LoginRecorder (sqlite): a batch far from the session bound (no savepoint per login)', () => {
+  let dir: string;
+  let backend: StoreBackend;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'passport-login-recorder-'));
+    // Two live replay records at most: the third challenge of a batch finds the store full.
+    backend = createStoreBackend({ store: 'sqlite', dataDir: dir }, { replay: { maxEntries: 2 } });
+  });
+  afterEach(() => {
+    backend.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const storedSessions = (ns: number[]) =>
+    Promise.all(ns.map(async (n) => (await backend.sessions.get(session(n).sessionId)) !== null));
+
+  it("a used challenge and a full replay store answer their login alone, having written nothing; the batch's others are stored", async () => {
+    const recorder = backend.loginRecorder!;
+    const outcomes = await Promise.allSettled([
+      recorder.recordLogin(challenge(11), session(2)),
+      recorder.recordLogin(challenge(11), session(3)), // used by the first of this batch
+      recorder.recordLogin(challenge(12), session(4)),
+      recorder.recordLogin(challenge(13), session(5)), // the replay store holds 2 records
+    ]);
+    expect(outcomes[0]).toEqual({ status: 'fulfilled', value: { recorded: true } });
+    expect(outcomes[1]).toEqual({ status: 'fulfilled', value: { recorded: false, firstSeenAtMs: 1000 } });
+    expect(outcomes[2]).toEqual({ status: 'fulfilled', value: { recorded: true } });
+    expect(outcomes[3]).toMatchObject({
+      status: 'rejected',
+      reason: { name: 'PassportError', code: 'REPLAY_STORE_FULL' },
+    });
+    expect(await storedSessions([2, 3, 4, 5])).toEqual([true, false, true, false]);
+    expect(await backend.sessions.countOpen(1000)).toBe(2);
+  });
+
+  it('a failed session write fails the whole batch and stores nothing of it', async () => {
+    await backend.sessions.create(session(1));
+    const recorder = backend.loginRecorder!;
+    const outcomes = await Promise.allSettled([
+      recorder.recordLogin(challenge(11), session(2)),
+      recorder.recordLogin(challenge(12), session(1)), // duplicate session id: the insert fails
+    ]);
+    for (const outcome of outcomes) {
+      expect(outcome).toMatchObject({
+        status: 'rejected',
+        reason: { name: 'LoginRecordFailure', part: 'session' },
+      });
+    }
+    expect(await storedSessions([2])).toEqual([false]);
+    // Both challenges of the batch are still unused.
+    const again = await Promise.all([
+      recorder.recordLogin(challenge(11), session(21)),
+      recorder.recordLogin(challenge(12), session(22)),
+    ]);
+    expect(again).toEqual([{ recorded: true }, { recorded: true }]);
+  });
+});
+
 describe('LoginRecorder (sqlite): a batch that cannot begin', () => {
   it('names the challenge for every login, as a login alone in its transaction would', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'passport-login-recorder-'));
