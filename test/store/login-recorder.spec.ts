@@ -183,6 +183,16 @@ describe('LoginRecorder (sqlite): a batch far from the session bound (no savepoi
     });
     expect(await storedSessions([2, 3, 4, 5])).toEqual([true, false, true, false]);
     expect(await backend.sessions.countOpen(1000)).toBe(2);
+    // The refused logins appended no record: the log holds the two recorded challenges alone.
+    const db = SqliteDatabase.openInDataDir(dir);
+    try {
+      expect(db.statement('SELECT key FROM replay_records ORDER BY id').pluck().all()).toEqual([
+        challenge(11).key,
+        challenge(12).key,
+      ]);
+    } finally {
+      db.close();
+    }
   });
 
   it('a failed session write fails the whole batch and stores nothing of it', async () => {

@@ -8,9 +8,10 @@
  * most of a login's store cost; logins arriving together share it. Each call is answered only after
  * that transaction has committed, so a token is never issued for a session that is not stored. A
  * refusal (challenge already used, the replay store full, session capacity) answers only that call
- * and leaves nothing of its login written: far from the session cap every refusal comes before the
- * login writes; near it each login runs in its own savepoint, which a refusal rolls back. A storage error (a failed statement, a failed begin or
- * commit) fails every call of the batch and stores nothing of it: a failed write may have left its
+ * and stores nothing of its login: far from the session cap every refusal comes before the login
+ * writes (expired records the replay store deleted on the way stay deleted, as on the verify path);
+ * near it each login runs in its own savepoint, which a refusal rolls back. A storage error (a failed
+ * statement, a failed begin or commit, a loss's hold) fails every call of the batch and stores nothing of it: a failed write may have left its
  * savepoint half applied, and committing around it could store a used challenge without its session.
  * Each failed call names the write it had reached, as a login alone in its transaction would: the
  * challenge when the transaction never began, its own last write when the commit failed.
@@ -147,8 +148,9 @@ export class SqliteLoginRecorder implements LoginRecorder {
   /** The used challenge, then (if it was not used before) the session; `part` names the write under way. */
   private write({ challenge, session }: PendingLogin, part: { value: LoginPart }): RecordOutcome {
     part.value = 'challenge';
-    // Both run inside this login's own transaction or savepoint (decideAlone, decide), which any throw
-    // rolls back whole: they open no savepoint of their own.
+    // Both run inside this login's own transaction (writeAlone), its savepoint (decide) or the batch's
+    // transaction (decideBare), which a throw other than a refusal of the challenge rolls back whole:
+    // they open no savepoint of their own.
     const outcome = this.challenges.recordInTransaction(
       challenge.key,
       challenge.nowMs,
@@ -164,8 +166,9 @@ export class SqliteLoginRecorder implements LoginRecorder {
 
   /**
    * One login's two writes in the batch's transaction itself, for a batch whose sessions cannot be
-   * refused: a refusal then comes from the challenge (used, the replay store full, a loss's hold)
-   * before this login wrote anything, and answers this login alone; anything else aborts the batch. No
+   * refused: a refusal then comes from the challenge (used, the replay store full or the sender's
+   * quota) before this login wrote anything (`recordInTransaction` appends last), and answers this login
+   * alone; anything else (a loss's hold included) aborts the batch. No
    * savepoint: SQLite journals every page a statement changes again inside a savepoint, and a login's
    * statements passed the 64 KiB it keeps in memory, so each login of a batch wrote about 14 more pages
    * to a temporary file (strace of the login bench: 24 write calls a login, 10 without).

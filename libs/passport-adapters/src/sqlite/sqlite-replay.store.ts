@@ -413,8 +413,10 @@ export class SqliteReplayStore implements ReplayStore {
 
   /**
    * `recordIfAbsentSync` for a caller that holds a write transaction (or savepoint) of its own on this
-   * database and rolls it back if this throws (the login recorder): no savepoint of its own, since the
-   * caller's already covers every statement, and a refusal thrown here undoes the caller's work too.
+   * database (the login recorder): no savepoint of its own, since the caller's covers every statement.
+   * A refusal (thrown, or a live record's outcome) comes before anything is appended: only expired
+   * records deleted on the way may have been written, which a caller may keep (the login recorder's
+   * batch far from the session cap) or roll back with its own work.
    */
   recordInTransaction(
     key: string,
