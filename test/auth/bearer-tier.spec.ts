@@ -415,6 +415,14 @@ describe('JWT and privileged tiers', () => {
       expectErrorEnvelope(unknown, 'SESSION_NOT_FOUND');
       expectErrorEnvelope(await post({}), 'VALIDATION_FAILED');
       expectErrorEnvelope(await post({ sessionId: 42 }), 'VALIDATION_FAILED');
+      // Found by a probe: an unknown id with ESC and a newline in it came back as sent in the 404's
+      // details, for an admin tool printing them; it is refused as the reason is.
+      for (const unprintable of ['sess_\u001b[31mred', 'sess_two\nlines', 'sess_evil\u202etxt']) {
+        const refused = await post({ sessionId: unprintable });
+        expectErrorEnvelope(refused, 'VALIDATION_FAILED');
+        expect(refused.body.error.details).toMatchObject({ field: 'sessionId' });
+        expect(JSON.stringify(refused.body)).not.toContain(JSON.stringify(unprintable).slice(1, -1));
+      }
     });
 
     it('cleans up closed and expired sessions', async () => {

@@ -138,10 +138,16 @@ export class SessionsAdminController {
         ? (body as Record<string, unknown>)
         : {};
     const { sessionId, reason } = fields;
-    if (typeof sessionId !== 'string' || sessionId === '' || sessionId.length > 200) {
+    // Printable, as the reason: an unknown id is named in the 404's details (an admin tool prints them).
+    if (
+      typeof sessionId !== 'string' ||
+      sessionId === '' ||
+      sessionId.length > 200 ||
+      hasUnprintable(sessionId)
+    ) {
       throw new PassportError('VALIDATION_FAILED', {
         field: 'sessionId',
-        problem: 'a non-empty string of at most 200 characters is required',
+        problem: 'non-empty printable text of at most 200 characters is required',
       });
     }
     if (
