@@ -7,7 +7,9 @@ const counts = <K extends string>(...names: K[]) =>
   z.object(Object.fromEntries(names.map((name) => [name, z.int()])) as Record<K, z.ZodInt>);
 
 export const metricsSchema = z.object({
-  requests: counts('total', 'errors', 'perMinute'),
+  requests: counts('total', 'errors', 'perMinute').meta({
+    description: 'errors: answers with a 5xx status (4xx refusals count in total alone).',
+  }),
   sessions: counts('active', 'total'),
   chain: counts('reads', 'cacheHits'),
   verify: z.object({
