@@ -2,6 +2,8 @@
  * `/docs` in headless Chromium: the Swagger UI page loads only from this server (no CDN: every other
  * host is blocked) and renders the operations of the served OpenAPI document.
  */
+import { createServer, request as httpRequest } from 'node:http';
+import { type AddressInfo } from 'node:net';
 import { type Browser } from 'playwright-core';
 import { launchChromium } from '../support/chromium.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -73,4 +75,69 @@ it('renders the operations of /openapi.json, offline', async () => {
   expect(pageErrors).toEqual([]);
   expect(refused).toEqual([]);
   await page.close();
+}, 60_000);
+
+// Found by a probe: behind a proxy's path prefix (PUBLIC_BASE_URL with a path) the page asked for its
+// files and the document at the origin's root, and got 404s; and on any host but localhost Swagger UI
+// showed its online validator's badge, an image the CSP refused (and which sends the document's URL away).
+it('works behind a path prefix on a host other than localhost: every request stays under the prefix', async () => {
+  let appPort = 0;
+  const proxy = createServer((req, res) => {
+    if (!req.url?.startsWith('/prefix/')) {
+      res.writeHead(404).end();
+      return;
+    }
+    const forwarded = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: appPort,
+        method: req.method,
+        path: req.url.slice('/prefix'.length),
+        headers: req.headers,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    forwarded.on('error', () => res.destroy());
+    req.pipe(forwarded);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.2', resolve));
+  const origin = `http://127.0.0.2:${(proxy.address() as AddressInfo).port}`;
+  const behind = await startTestApp({ STORE: 'memory', PUBLIC_BASE_URL: `${origin}/prefix` });
+  appPort = Number(new URL(behind.baseUrl).port);
+  const page = await browser.newPage();
+  try {
+    const elsewhere: string[] = [];
+    await page.route('**/*', (route) => {
+      const url = route.request().url();
+      if (url.startsWith(`${origin}/prefix/`)) return route.continue();
+      elsewhere.push(url);
+      return route.abort();
+    });
+    const failed: string[] = [];
+    page.on('response', (response) => {
+      if (response.status() >= 400) failed.push(`${response.status()} ${response.url()}`);
+    });
+    expect((await page.goto(`${origin}/prefix/docs`))?.status()).toBe(200);
+    await page.waitForSelector('.opblock-summary-path', { timeout: 30_000 });
+    expect(await page.$$eval('.opblock-summary-path', (nodes) => nodes.length)).toBeGreaterThan(10);
+    await page.waitForLoadState('networkidle');
+    expect(elsewhere).toEqual([]);
+    expect(failed).toEqual([]);
+    // The deprecated document path moves to the document under the prefix.
+    const moved = await fetch(`${origin}/prefix/api/v1/openapi.json`, { redirect: 'manual' });
+    expect(moved.status).toBe(301);
+    expect(moved.headers.get('location')).toBe('/prefix/openapi.json');
+    // The online validator is off: the probe saw its badge requested from a named host
+    // (api.example.test); on 127.0.0.2 Swagger UI did not ask for it either way, so the served
+    // setting is what is checked.
+    const init = await (await fetch(`${origin}/prefix/docs/docs-init.js`)).text();
+    expect(init).toMatch(/validatorUrl: null/);
+  } finally {
+    await page.close();
+    await behind.close();
+    await new Promise((resolve) => proxy.close(resolve));
+  }
 }, 60_000);

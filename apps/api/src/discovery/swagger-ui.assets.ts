@@ -28,9 +28,13 @@ export function swaggerUiAsset(name: string): { body: Buffer; type: string } | u
   return { body, type: SWAGGER_UI_ASSETS[name] };
 }
 
+// Paths relative to the page (/docs), so that the page works under a proxy's path prefix too
+// (PUBLIC_BASE_URL with a path); no online validator (its badge is an image from another origin, which
+// the page's CSP refuses, and it would send the document's URL away).
 export const DOCS_INIT_JS = `window.addEventListener('load', function () {
   window.ui = SwaggerUIBundle({
-    url: '/openapi.json',
+    url: 'openapi.json',
+    validatorUrl: null,
     dom_id: '#swagger-ui',
     deepLinking: true,
     presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
@@ -45,14 +49,14 @@ export const DOCS_HTML = `<!DOCTYPE html>
   <meta charset="utf-8">
   <title>Passport Identity API: documentation</title>
   <meta name="viewport" content="width=device-width, initial-scale=1">
-  <link rel="stylesheet" href="/docs/swagger-ui.css">
-  <link rel="icon" type="image/png" href="/docs/favicon-32x32.png" sizes="32x32">
+  <link rel="stylesheet" href="docs/swagger-ui.css">
+  <link rel="icon" type="image/png" href="docs/favicon-32x32.png" sizes="32x32">
 </head>
 <body>
   <div id="swagger-ui"></div>
-  <script src="/docs/swagger-ui-bundle.js"></script>
-  <script src="/docs/swagger-ui-standalone-preset.js"></script>
-  <script src="/docs/docs-init.js"></script>
+  <script src="docs/swagger-ui-bundle.js"></script>
+  <script src="docs/swagger-ui-standalone-preset.js"></script>
+  <script src="docs/docs-init.js"></script>
 </body>
 </html>
 `;

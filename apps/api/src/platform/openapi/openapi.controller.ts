@@ -1,8 +1,9 @@
 /**
  * Serves the OpenAPI document at `/openapi.json` and `/swagger.json` (the same document), and the
- * deprecated `/api/v1/openapi.json` as a 301 to `/openapi.json` (spec: Versioning).
+ * deprecated `/api/v1/openapi.json` as a 301 to `/openapi.json` (spec: Versioning), under the path of
+ * `PUBLIC_BASE_URL` when it has one (a deployment behind a proxy's path prefix).
  */
-import { Controller, Get, Header, HttpCode, Redirect, Res } from '@nestjs/common';
+import { Controller, Get, Header, HttpCode, Inject, Redirect, Res } from '@nestjs/common';
 import { type FastifyReply } from 'fastify';
 import {
   ApiMovedPermanentlyResponse,
@@ -14,6 +15,8 @@ import {
 import { ApiErrors } from './api-errors.decorator.js';
 import { OpenApiDocumentService } from './openapi-document.service.js';
 import { JSON_UTF8 } from '../http/json-content-type.js';
+import { type AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../infrastructure/di-tokens.js';
 
 const DOCUMENT_SCHEMA: SchemaObject = {
   type: 'object',
@@ -29,7 +32,15 @@ const DOCUMENT_SCHEMA: SchemaObject = {
 @ApiTags('documentation')
 @Controller()
 export class OpenApiController {
-  constructor(private readonly documents: OpenApiDocumentService) {}
+  /** `/openapi.json` under the public base URL's path (`/openapi.json` itself by default). */
+  private readonly documentPath: string;
+
+  constructor(
+    private readonly documents: OpenApiDocumentService,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.documentPath = `${new URL(config.publicBaseUrl).pathname.replace(/\/+$/, '')}/openapi.json`;
+  }
 
   @Get('openapi.json')
   @ApiOperation({ summary: 'The canonical OpenAPI 3.0 document of this service' })
@@ -52,8 +63,12 @@ export class OpenApiController {
   @Redirect('/openapi.json', 301)
   @Header('Cache-Control', 'public, max-age=86400')
   @ApiOperation({ summary: 'Deprecated: moved permanently to /openapi.json', deprecated: true })
-  @ApiMovedPermanentlyResponse({ description: 'Location: /openapi.json' })
-  legacyOpenapi(): void {}
+  @ApiMovedPermanentlyResponse({
+    description: "Location: /openapi.json (under PUBLIC_BASE_URL's path when it has one)",
+  })
+  legacyOpenapi(): { url: string; statusCode: number } {
+    return { url: this.documentPath, statusCode: 301 };
+  }
 
   /** The document's one buffer (serialised once), as JSON. */
   private send(reply: FastifyReply): Buffer {
