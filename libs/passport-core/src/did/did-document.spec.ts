@@ -197,6 +197,11 @@ describe('buildDidDocument', () => {
           serviceprovider_signature: 'REAL',
           'serviceprovider_signature\ufe00': 'FORGED',
           'x\u0000': 'y',
+          // Found by a later probe: what values have replaced but keys did not count as hidden.
+          'x\u2028line': 'y',
+          'x\u2029para': 'y',
+          'x\ue000private': 'y',
+          'x\ud800lone': 'y',
           permissioned_routes: routes,
         },
       },

@@ -225,13 +225,15 @@ function services(
  * The metadata's string values (a fresh object, keys in chain order). Characters that carry hidden text
  * are replaced by U+FFFD in values (tag characters in a DN can hide an instruction to agents, which
  * would reach MCP clients whole); line breaks stay, so JSON values stay JSON. A key holding such
- * characters or a control is left out, never rewritten: rewritten keys can collide, and a later one
+ * characters, a control, or anything a value would have replaced (line and paragraph separators,
+ * private-use characters, lone surrogates) is left out, never rewritten: rewritten keys can collide, and a later one
  * would replace the real `serviceprovider_signature`.
  */
 function publicMetadata(metadata: PassportRecord['metadata']): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(metadata))
-    if (typeof value === 'string' && !hasHiddenText(key)) out[key] = hiddenTextReplaced(value);
+    if (typeof value === 'string' && !hasHiddenText(key) && hiddenTextReplaced(key) === key)
+      out[key] = hiddenTextReplaced(value);
   return out;
 }
 
