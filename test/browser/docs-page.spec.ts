@@ -120,21 +120,22 @@ it('works behind a path prefix on a host other than localhost: every request sta
     page.on('response', (response) => {
       if (response.status() >= 400) failed.push(`${response.status()} ${response.url()}`);
     });
+    // The validator's badge is refused by the CSP before it reaches the route above.
+    const refused: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy|Refused to|violates/i.test(message.text())) refused.push(message.text());
+    });
     expect((await page.goto(`${origin}/prefix/docs`))?.status()).toBe(200);
     await page.waitForSelector('.opblock-summary-path', { timeout: 30_000 });
     expect(await page.$$eval('.opblock-summary-path', (nodes) => nodes.length)).toBeGreaterThan(10);
     await page.waitForLoadState('networkidle');
     expect(elsewhere).toEqual([]);
     expect(failed).toEqual([]);
+    expect(refused).toEqual([]);
     // The deprecated document path moves to the document under the prefix.
     const moved = await fetch(`${origin}/prefix/api/v1/openapi.json`, { redirect: 'manual' });
     expect(moved.status).toBe(301);
     expect(moved.headers.get('location')).toBe('/prefix/openapi.json');
-    // The online validator is off: the probe saw its badge requested from a named host
-    // (api.example.test); on 127.0.0.2 Swagger UI did not ask for it either way, so the served
-    // setting is what is checked.
-    const init = await (await fetch(`${origin}/prefix/docs/docs-init.js`)).text();
-    expect(init).toMatch(/validatorUrl: null/);
   } finally {
     await page.close();
     await behind.close();

@@ -39,7 +39,9 @@ export class OpenApiController {
     private readonly documents: OpenApiDocumentService,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.documentPath = `${new URL(config.publicBaseUrl).pathname.replace(/\/+$/, '')}/openapi.json`;
+    // One leading slash: a path starting `//` would make the Location another host (`//evil.example/…`).
+    const basePath = new URL(config.publicBaseUrl).pathname.replace(/\/+$/, '').replace(/^\/+/, '/');
+    this.documentPath = `${basePath}/openapi.json`;
   }
 
   @Get('openapi.json')
