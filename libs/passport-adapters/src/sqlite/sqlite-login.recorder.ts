@@ -11,8 +11,9 @@
  * and stores nothing of its login: far from the session cap every refusal comes before the login
  * writes (expired records the replay store deleted on the way stay deleted, as on the verify path);
  * near it each login runs in its own savepoint, which a refusal rolls back. A storage error (a failed
- * statement, a failed begin or commit, a loss's hold) fails every call of the batch and stores nothing of it: a failed write may have left its
- * savepoint half applied, and committing around it could store a used challenge without its session.
+ * statement, a failed begin or commit, a loss's hold) fails every call of the batch and stores nothing
+ * of it: a failed write may have left its savepoint half applied, and committing around it could store
+ * a used challenge without its session.
  * Each failed call names the write it had reached, as a login alone in its transaction would: the
  * challenge when the transaction never began, its own last write when the commit failed.
  */
@@ -168,10 +169,10 @@ export class SqliteLoginRecorder implements LoginRecorder {
    * One login's two writes in the batch's transaction itself, for a batch whose sessions cannot be
    * refused: a refusal then comes from the challenge (used, the replay store full or the sender's
    * quota) before this login wrote anything (`recordInTransaction` appends last), and answers this login
-   * alone; anything else (a loss's hold included) aborts the batch. No
-   * savepoint: SQLite journals every page a statement changes again inside a savepoint, and a login's
-   * statements passed the 64 KiB it keeps in memory, so each login of a batch wrote about 14 more pages
-   * to a temporary file (strace of the login bench: 24 write calls a login, 10 without).
+   * alone; anything else (a loss's hold included) aborts the batch. No savepoint: SQLite journals every
+   * page a statement changes again inside a savepoint, and a login's statements passed the 64 KiB it
+   * keeps in memory, so each login of a batch wrote about 14 more pages to a temporary file (strace of
+   * the login bench: 24 write calls a login, 10 without).
    */
   private decideBare(login: PendingLogin, part: { value: LoginPart }): Decision {
     try {

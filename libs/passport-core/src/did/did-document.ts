@@ -226,8 +226,8 @@ function services(
  * are replaced by U+FFFD in values (tag characters in a DN can hide an instruction to agents, which
  * would reach MCP clients whole); line breaks stay, so JSON values stay JSON. A key holding such
  * characters, a control, or anything a value would have replaced (line and paragraph separators,
- * private-use characters, lone surrogates) is left out, never rewritten: rewritten keys can collide, and a later one
- * would replace the real `serviceprovider_signature`.
+ * private-use characters, lone surrogates) is left out, never rewritten: rewritten keys can collide,
+ * and a later one would replace the real `serviceprovider_signature`.
  */
 function publicMetadata(metadata: PassportRecord['metadata']): Record<string, string> {
   const out: Record<string, string> = {};
