@@ -107,6 +107,32 @@ describe('createRenewingFetch', () => {
     expect(unnamed.sent).toEqual(['', `Bearer ${t1}`, '']);
   });
 
+  // Found by a probe: behind a proxy's path prefix (iss https://host/passport) the token also went to
+  // every other application on the host (https://host/other-app/collect).
+  it('sends the token only under the path of the server the token names', async () => {
+    for (const iss of ['https://host.test/passport', 'https://host.test/passport/']) {
+      const prefixed = token({ exp: 100, iss, session_status: 'new' });
+      const { sent, fetchImpl } = server([]);
+      const call = createRenewingFetch({ token: prefixed, fetch: fetchImpl });
+      await call('https://host.test/passport/api/me/identity');
+      await call('https://host.test/passport');
+      await call('https://host.test/other-app/collect');
+      await call('https://host.test/passportx/y');
+      await call('https://host.test/passport/../other-app/collect');
+      await call('https://host.test/');
+      await call(new URL('https://host.test/passport/mcp'));
+      expect(sent).toEqual([
+        `Bearer ${prefixed}`,
+        `Bearer ${prefixed}`,
+        '',
+        '',
+        '',
+        '',
+        `Bearer ${prefixed}`,
+      ]);
+    }
+  });
+
   it('ignores a New-Token that is not a JWT', async () => {
     const { fetchImpl } = server(['garbage', 'a.b.c']);
     const call = createRenewingFetch({ token: t1, fetch: fetchImpl });

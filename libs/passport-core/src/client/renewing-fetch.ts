@@ -21,8 +21,9 @@
  *
  * The token goes only to the API: the origins in `origins`, else the token's own server (the federated
  * claim `passport_subjectuniqueidentifier_url` of a token a server issued for a foreign passport, else
- * `iss`), else, for a token naming no http(s) server, the origin of the first request made with the
- * wrapper. A request to another origin goes out as the caller wrote it, without the token, and no
+ * `iss`; a server under a path, `https://host/passport`, is that path and what lies below it, not the
+ * rest of its host), else, for a token naming no http(s) server, the origin of the first request made
+ * with the wrapper. A request anywhere else goes out as the caller wrote it, without the token, and no
  * `New-Token` is taken from its answer (else an agent fetching a URL from a peer's profile through the
  * same client would send its bearer token there; "the first request" alone would let that peer be the
  * first). An opaque origin (`data:`, `file:`) is never one.
@@ -93,11 +94,18 @@ function factsOf(token: string): TokenFacts | null {
   }
 }
 
+/** Where the token may go: an origin, and within it a path and what lies below it ('' for all of it). */
+interface ApiScope {
+  readonly origin: string;
+  readonly path: string;
+}
+
 /**
- * The origin of the server a token names (its federated claim, else `iss`) when it is an http(s) URL, as
- * a one-element list; undefined otherwise (read without verifying: this only decides where to send it).
+ * The server a token names (its federated claim, else `iss`) when it is an http(s) URL, as a
+ * one-element list: its origin and its path (another application under the same host is not the API);
+ * undefined otherwise (read without verifying: this only decides where to send it).
  */
-function tokenServerOrigin(token: string): readonly string[] | undefined {
+function tokenServerScope(token: string): readonly ApiScope[] | undefined {
   const payload = typeof token === 'string' ? token.split('.')[1] : undefined;
   const bytes = payload === undefined ? null : decodeBase64Url(payload);
   const text = bytes === null ? null : fromUtf8(bytes);
@@ -110,7 +118,8 @@ function tokenServerOrigin(token: string): readonly string[] | undefined {
     const federated = claims?.passport_subjectuniqueidentifier_url;
     const server = isHttp(federated) ? federated : claims?.iss;
     if (!isHttp(server)) return undefined;
-    return [new URL(server).origin];
+    const { origin, pathname } = new URL(server);
+    return [{ origin, path: pathname.replace(/\/+$/, '') }];
   } catch {
     return undefined;
   }
@@ -119,16 +128,29 @@ function tokenServerOrigin(token: string): readonly string[] | undefined {
 const sameSession = (a: TokenFacts, b: TokenFacts) => a.session.every((claim, i) => claim === b.session[i]);
 
 /**
- * The origin a request goes to: a relative URL against the page's location (browsers), a `Request`
- * of any fetch implementation by its `url`; null when it cannot be told.
+ * The URL a request goes to: a relative URL against the page's location (browsers), a `Request` of
+ * any fetch implementation by its `url`; null when it cannot be told.
  */
-function originOf(input: string | URL | Request): string | null {
+function urlOf(input: string | URL | Request): URL | null {
   const url = typeof input === 'object' && input !== null && 'url' in input ? input.url : String(input);
   try {
-    return new URL(url, (globalThis as { location?: { href?: string } }).location?.href).origin;
+    return new URL(url, (globalThis as { location?: { href?: string } }).location?.href);
   } catch {
     return null;
   }
+}
+
+/** The origin a request goes to (`urlOf`); null when it cannot be told. */
+function originOf(input: string | URL | Request): string | null {
+  return urlOf(input)?.origin ?? null;
+}
+
+/** Whether `url` lies in `scope`: its origin, and its path or below it (`/passport`, `/passport/…`). */
+function inScope(url: URL, scope: ApiScope): boolean {
+  return (
+    url.origin === scope.origin &&
+    (scope.path === '' || url.pathname === scope.path || url.pathname.startsWith(`${scope.path}/`))
+  );
 }
 
 export function createRenewingFetch(options: RenewingFetchOptions): RenewingFetch {
@@ -154,19 +176,19 @@ export function createRenewingFetch(options: RenewingFetchOptions): RenewingFetc
   };
 
   /** Where the token may go; set by the first request when neither `origins` nor the token names it. */
-  let apiOrigins: readonly string[] | undefined =
+  let apiScopes: readonly ApiScope[] | undefined =
     options.origins?.map((o) => {
       const origin = originOf(o);
       if (origin === null || origin === 'null')
         throw new TypeError(`origins: ${JSON.stringify(o)} is not a URL`);
-      return origin;
-    }) ?? tokenServerOrigin(options.token);
+      return { origin, path: '' };
+    }) ?? tokenServerScope(options.token);
 
   const wrapped = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
-    const origin = originOf(input);
-    if (origin === 'null') return send(input, init); // an opaque origin: never the API
-    if (apiOrigins === undefined && origin !== null) apiOrigins = [origin];
-    if (origin === null || !apiOrigins?.includes(origin)) return send(input, init);
+    const url = urlOf(input);
+    if (url?.origin === 'null') return send(input, init); // an opaque origin: never the API
+    if (apiScopes === undefined && url !== null) apiScopes = [{ origin: url.origin, path: '' }];
+    if (url === null || !apiScopes?.some((scope) => inScope(url, scope))) return send(input, init);
     const headers = new Headers(init.headers ?? (input instanceof Request ? input.headers : undefined));
     headers.set('Authorization', `Bearer ${current}`);
     const response = await send(input, { ...init, headers });
