@@ -9,11 +9,13 @@
 import { execFile } from 'node:child_process';
 import {
   cpSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -74,6 +76,7 @@ beforeAll(async () => {
     'tsconfig.lib.json',
     'tsconfig.browser.json',
     'README.md',
+    'LICENSE',
     'src',
     'test-vectors',
   ]) {
@@ -117,7 +120,14 @@ describe('the packed @passport/core, installed alone in an empty project', () =>
   it('holds the build, its sources and the vectors, and depends on @noble/curves, @noble/hashes and bs58 only', () => {
     const paths = packed.files.map((f) => f.path);
     expect(paths).toEqual(
-      expect.arrayContaining(['package.json', 'dist/index.js', 'dist/index.d.ts', 'test-vectors/hola.json']),
+      // LICENSE: package.json says MIT, and the text is what grants it (a probe found no such file).
+      expect.arrayContaining([
+        'package.json',
+        'LICENSE',
+        'dist/index.js',
+        'dist/index.d.ts',
+        'test-vectors/hola.json',
+      ]),
     );
     for (const [key, target] of Object.entries(manifest.exports)) {
       if (key.includes('*')) continue;
@@ -303,6 +313,66 @@ describe('the packed @passport/core, installed alone in an empty project', () =>
         expect(count).toBeGreaterThan(0);
       expect(pageErrors).toEqual([]);
       expect(foreign).toEqual([]);
+      await page.close();
+    }, 90_000);
+
+    it("without a bundler: the README's import map, as written, loads the main entry and a subpath", async () => {
+      // The map of the package README's html block, the installed files served under /vendor/ (a probe
+      // found the README's earlier advice, a prefix entry alone, left every subpath import a 404).
+      const readme = readFileSync(join(coreDir, 'README.md'), 'utf8');
+      const block = /<script type="importmap">([\s\S]*?)<\/script>/.exec(readme);
+      expect(block).not.toBeNull();
+      const importMap = block![1];
+      const origin = 'http://integrator.test';
+      const moduleScript = [
+        "import { parseHola, isTokenId } from '@passport/core';",
+        "import { parseDid } from '@passport/core/did';",
+        'window.__importMap = {',
+        "  main: typeof parseHola === 'function' && isTokenId('bjbvcjzqbdsj'),",
+        "  did: parseDid('did:passport:bjbvcjzqbdsj').tokenId,",
+        '};',
+      ].join('\n');
+      browser ??= await launchChromium();
+      const page = await browser.newPage();
+      const missing: string[] = [];
+      await page.route('**/*', (route) => {
+        const url = new URL(route.request().url());
+        if (url.origin !== origin) return route.abort();
+        if (url.pathname === '/')
+          return route.fulfill({
+            contentType: 'text/html',
+            body: `<!doctype html><script type="importmap">${importMap}</script><script type="module">${moduleScript}</script>`,
+          });
+        const file = join(
+          project,
+          'node_modules',
+          decodeURIComponent(url.pathname.replace(/^\/vendor\//, '')),
+        );
+        if (!url.pathname.startsWith('/vendor/') || !existsSync(file) || !statSync(file).isFile()) {
+          missing.push(url.pathname);
+          return route.fulfill({ status: 404, body: '' });
+        }
+        return route.fulfill({ contentType: 'text/javascript', body: readFileSync(file, 'utf8') });
+      });
+      const pageErrors: string[] = [];
+      page.on('pageerror', (e) => pageErrors.push(e.message));
+      page.on('console', (m) => pageErrors.push(`console: ${m.text()}`));
+      await page.goto(`${origin}/`);
+      await page
+        .waitForFunction(
+          () => (window as unknown as { __importMap?: unknown }).__importMap !== undefined,
+          undefined,
+          { timeout: 30_000 },
+        )
+        .catch(() => {
+          throw new Error(`the page never loaded: ${JSON.stringify({ missing, pageErrors })}`);
+        });
+      expect(await page.evaluate(() => (window as unknown as { __importMap: unknown }).__importMap)).toEqual({
+        main: true,
+        did: 'bjbvcjzqbdsj',
+      });
+      expect(missing).toEqual([]);
+      expect(pageErrors).toEqual([]);
       await page.close();
     }, 90_000);
   });

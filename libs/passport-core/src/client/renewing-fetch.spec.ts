@@ -257,6 +257,13 @@ describe('createRenewingFetch', () => {
       return response;
     };
 
+    it.each([undefined, {}, { token: undefined }, { token: 42 }])(
+      'options without a string token (%p, from JavaScript) → a TypeError naming it',
+      (options) => {
+        expect(() => createRenewingFetch(options as never)).toThrow(/createRenewingFetch\(\{ token \}\)/);
+      },
+    );
+
     it('refuses an answer from a known origin when the one asked cannot be told', async () => {
       const call = createRenewingFetch({
         token: mine,

@@ -154,6 +154,9 @@ function inScope(url: URL, scope: ApiScope): boolean {
 }
 
 export function createRenewingFetch(options: RenewingFetchOptions): RenewingFetch {
+  // From JavaScript: a missing token would otherwise fail deep inside ("reading 'split'").
+  if (typeof options?.token !== 'string')
+    throw new TypeError('createRenewingFetch({ token }): the JWT to send is required, as a string');
   const send = options.fetch ?? globalThis.fetch.bind(globalThis);
   let current = options.token;
   const initial = factsOf(current);

@@ -302,6 +302,24 @@ describe('buildDidDocument', () => {
     expect(() => buildDidDocument(record, new Uint8Array(33), options)).toThrow(RangeError);
   });
 
+  it.each(['NOT A TOKEN', 'ab/../cd', '<script>', 'ABCDEFGHIJKL', undefined])(
+    'refuses a token id that is no token id (%p) rather than writing it into the DIDs',
+    (tokenId) => {
+      expect(() =>
+        buildDidDocument({ ...record, tokenId: tokenId as never }, owner.publicKey, options),
+      ).toThrow(/buildDidDocument: the token id/);
+    },
+  );
+
+  it.each(['javascript:alert(1)', 'id.example', 'https://id.example/?q=1', '', undefined])(
+    'refuses a publicBaseUrl that is no http(s) base URL (%p) rather than writing it into service endpoints',
+    (publicBaseUrl) => {
+      expect(() =>
+        buildDidDocument(record, owner.publicKey, { publicBaseUrl: publicBaseUrl as never }),
+      ).toThrow(/buildDidDocument: publicBaseUrl/);
+    },
+  );
+
   it('omits metadata services that are unset or blank and adds the home API when set', () => {
     const bare = buildDidDocument(
       { tokenId: 'bjbvcjzqbdsj', metadata: { webhook_url: '  ' } },

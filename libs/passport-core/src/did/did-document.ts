@@ -39,7 +39,9 @@ import {
   webUrlOrNull,
 } from '../profile/profile-links.js';
 import { type ChainReader } from '../ports/chain-reader.port.js';
-import { normalizeTokenId } from '../token-id/token-id.js';
+import { isTokenId, normalizeTokenId } from '../token-id/token-id.js';
+import { normalizedBaseUrl } from '../federation/api-url.js';
+import { printableText } from '../codecs/printable-text.js';
 import { isBytes } from '@noble/hashes/utils.js';
 import { withoutTrailing } from '../codecs/trailing.js';
 
@@ -128,13 +130,21 @@ export function buildDidDocument(
   ownerKeys: Uint8Array | readonly Uint8Array[],
   options: DidDocumentOptions,
 ): DidDocument {
+  // The caller's mistakes, refused rather than written into a document: an id that is no token id
+  // (`did:passport:ab/../cd`) or a base that is no http(s) URL (`javascript:…` service endpoints).
+  if (!isTokenId(record?.tokenId))
+    throw new RangeError(
+      `buildDidDocument: the token id must be 12 lowercase letters (got ${JSON.stringify(printableText(String(record?.tokenId), 40))})`,
+    );
+  const base = typeof options?.publicBaseUrl === 'string' ? normalizedBaseUrl(options.publicBaseUrl) : null;
+  if (base === null)
+    throw new RangeError('buildDidDocument: publicBaseUrl must be an http(s) URL without query or fragment');
   const keys = isBytes(ownerKeys) ? [ownerKeys] : [...ownerKeys];
   for (const key of keys) {
     if (!isBytes(key) || key.length !== 32)
       throw new RangeError('owner keys must be 32-byte Ed25519 public keys');
   }
   const did = passportDid(record.tokenId);
-  const base = baseUrl(options.publicBaseUrl);
   const verificationMethod = keys.map((key, i): DidVerificationMethod => ({
     id: `${did}#owner${i === 0 ? '' : `-${i + 1}`}`,
     type: OWNER_KEY_TYPE,

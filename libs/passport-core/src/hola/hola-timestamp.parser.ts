@@ -9,8 +9,9 @@
  * The grammar as a regular expression: the reference definition. The scanner below implements it
  * without captures or substrings (it is on every verify's path); a property test holds them equal.
  */
-export const HOLA_TIMESTAMP_GRAMMAR =
-  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:(Z)|([+-])(\d{2}):(\d{2}))$/;
+export const HOLA_TIMESTAMP_GRAMMAR: RegExp = Object.freeze(
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:(Z)|([+-])(\d{2}):(\d{2}))$/,
+);
 
 // prettier-ignore
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];

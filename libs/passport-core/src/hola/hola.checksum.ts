@@ -20,5 +20,8 @@ export function holaChecksumLetter(sum: number): string {
 }
 
 export function holaChecksum(signedPrefix: string, signatureText: string): string {
+  // From JavaScript: numbers summed as empty text gave a letter for no line at all.
+  if (typeof signedPrefix !== 'string' || typeof signatureText !== 'string')
+    throw new TypeError('holaChecksum(signedPrefix, signatureText): both are strings');
   return holaChecksumLetter(codeUnitSum(signedPrefix) + codeUnitSum(signatureText) + 0x2f); // the "/" after the signature
 }

@@ -103,6 +103,17 @@ describe('checksum', () => {
     expect(HOLA_CHECKSUM_ALPHABET).toHaveLength(23);
     expect(HOLA_CHECKSUM_ALPHABET).not.toMatch(/[ILO]/);
   });
+
+  it.each([
+    [1, 2],
+    [undefined, undefined],
+    ['HOLA/', null],
+  ])(
+    'holaChecksum(%p, %p) (from JavaScript) → a TypeError, not a letter for no line',
+    (prefix, signature) => {
+      expect(() => holaChecksum(prefix as never, signature as never)).toThrow(TypeError);
+    },
+  );
 });
 
 describe('signed lines from fixed seeds', () => {

@@ -102,6 +102,12 @@ function isJsonObjectText(text: string): boolean {
   }
 }
 
+/**
+ * Parses `input` as a line for the deployment whose host marker is `opts.serviceHost` (`host[:port]`,
+ * not a URL). The marker is taken as given, unchecked, since the CLI passes a line's own: one that is no
+ * marker (a URL, say) refuses every line on its host (`The host marker must be HTTP://…`).
+ * `createHolaVerifier` and `buildHolaLine` check it and throw a RangeError.
+ */
 export function parseHola(input: unknown, opts: { serviceHost: string }): HolaParseResult {
   // A JavaScript caller without options would otherwise meet a bare TypeError deep in the checks.
   if (typeof opts?.serviceHost !== 'string')

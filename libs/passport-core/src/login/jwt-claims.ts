@@ -28,7 +28,7 @@
  */
 import { type PassportRecord } from '../passport/passport.types.js';
 import { passportNotAfterMs } from '../passport/passport-conditions.js';
-import { TOKEN_ID_PATTERN } from '../token-id/token-id.js';
+import { isTokenId } from '../token-id/token-id.js';
 import { encodeBase64Url } from '../codecs/base64url.codec.js';
 import { utf8 } from '../codecs/utf8.codec.js';
 import { type Signer } from '../ports/signature-verifier.port.js';
@@ -187,5 +187,5 @@ export function tokenIdFromSubject(sub: unknown): string | null {
   if (typeof sub !== 'string') return null;
   const marker = sub.lastIndexOf(';sub=');
   const tail = marker < 0 ? (sub.startsWith('sub=') ? sub.slice(4) : null) : sub.slice(marker + 5);
-  return tail !== null && TOKEN_ID_PATTERN.test(tail) ? tail : null;
+  return tail !== null && isTokenId(tail) ? tail : null;
 }

@@ -93,4 +93,22 @@ describe('buildLoginRequest', () => {
     );
     expect(signed).toEqual([]);
   });
+
+  it('refuses an identity with both ids, signing nothing (the server refuses such a body whole)', () => {
+    const signed: Uint8Array[] = [];
+    const recording = { sign: (message: Uint8Array) => (signed.push(message), signer.sign(message)) };
+    const identity = { passportId: 'bjbvcjzqbdsj', accountId: 'alice.near' } as never;
+    expect(() => buildLoginRequest({ identity, timestampIso, signer: recording })).toThrow(
+      expect.objectContaining({ code: 'LOGIN_IDENTIFIER_AMBIGUOUS' }),
+    );
+    expect(signed).toEqual([]);
+  });
+
+  it.each([
+    ['no parameters', undefined],
+    ['no identity', { timestampIso, signer }],
+    ['no signer', { identity: { passportId: 'bjbvcjzqbdsj' }, timestampIso }],
+  ])('%s (from JavaScript) → a TypeError naming what is missing', (_what, params) => {
+    expect(() => buildLoginRequest(params as never)).toThrow(/buildLoginRequest: (identity|signer)/);
+  });
 });

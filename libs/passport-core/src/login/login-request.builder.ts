@@ -32,12 +32,20 @@ export interface BuildLoginRequestParams {
   readonly signer: Pick<Signer, 'sign'>;
 }
 
-/** The `POST /api/login` body for a challenge, signed by the owner key. */
-export function buildLoginRequest({
-  identity,
-  timestampIso,
-  signer,
-}: BuildLoginRequestParams): LoginRequestBody {
+/**
+ * The `POST /api/login` body for a challenge, signed by the owner key. Throws a PassportError with the
+ * code the server would answer for a bad identifier, timestamp or both ids (LOGIN_IDENTIFIER_AMBIGUOUS),
+ * and a TypeError for missing parameters.
+ */
+export function buildLoginRequest(params: BuildLoginRequestParams): LoginRequestBody {
+  const { identity, timestampIso, signer } = params ?? ({} as Partial<BuildLoginRequestParams>);
+  if (typeof identity !== 'object' || identity === null)
+    throw new TypeError('buildLoginRequest: identity must be { passportId } or { accountId }');
+  if (typeof signer?.sign !== 'function')
+    throw new TypeError('buildLoginRequest: signer must have sign(message)');
+  // Both ids signed the token id, silently; the server refuses such a body whole.
+  if ('passportId' in identity && 'accountId' in identity)
+    throw new PassportError('LOGIN_IDENTIFIER_AMBIGUOUS', { fields: ['accountid', 'passportid'] });
   const identifier = 'passportId' in identity ? identity.passportId : identity.accountId;
   const identifierOk =
     'passportId' in identity

@@ -10,7 +10,11 @@ import { encodeBase32With } from '../codecs/base32.codec.js';
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const MAX_TIME_MS = 2 ** 48 - 1;
 
-export const ULID_PATTERN = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
+/** The library's own copy: an exported RegExp can be changed in place (`compile`), even frozen. */
+const ULID_SHAPE = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
+
+/** A ULID's 26 characters, for callers' own checks (the library's functions do not read it). */
+export const ULID_PATTERN: RegExp = Object.freeze(new RegExp(ULID_SHAPE.source));
 
 export type RandomBytes = (length: number) => Uint8Array;
 
@@ -31,7 +35,7 @@ export function ulid(timeMs: number, random: RandomBytes = webCryptoRandom): str
 
 /** The millisecond time a ULID encodes; null for a non-ULID. */
 export function ulidTimeMs(id: string): number | null {
-  if (!ULID_PATTERN.test(id)) return null;
+  if (!ULID_SHAPE.test(id)) return null;
   let t = 0;
   for (let i = 0; i < 10; i++) t = t * 32 + CROCKFORD.indexOf(id[i]);
   return t;

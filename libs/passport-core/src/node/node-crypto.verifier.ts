@@ -20,8 +20,17 @@ export interface NodeVerifierOptions {
   readonly keyCache?: KeyObjectLruCache;
 }
 
-function keyCacheOf(opts: NodeVerifierOptions): KeyObjectLruCache {
-  return opts.keyCache ?? new KeyObjectLruCache(opts.keyCacheSize ?? DEFAULT_KEY_CACHE_SIZE);
+/**
+ * The options' cache, else a new one. A `keyCache` that is no cache is refused here: its error, thrown on
+ * each call, would read as a key that is no curve point, and every signature would be invalid (a probe).
+ */
+function keyCacheOf(opts: NodeVerifierOptions | null | undefined): KeyObjectLruCache {
+  const given = opts?.keyCache;
+  if (given === undefined) return new KeyObjectLruCache(opts?.keyCacheSize ?? DEFAULT_KEY_CACHE_SIZE);
+  const cache = given as Partial<KeyObjectLruCache> | null;
+  if (typeof cache?.get !== 'function' || typeof cache.capacity !== 'number')
+    throw new TypeError('keyCache must be a KeyObjectLruCache');
+  return given;
 }
 
 export function createNodeVerifier(opts: NodeVerifierOptions = {}): SignatureVerifier {

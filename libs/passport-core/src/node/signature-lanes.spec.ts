@@ -12,7 +12,11 @@ import { createNobleSigner, publicKeyFromSeed } from '../crypto/noble.signer.js'
 import { createNobleVerifier } from '../crypto/noble.verifier.js';
 import { buildDidDocument } from '../did/did-document.js';
 import { ed25519KeyObject, KeyObjectLruCache } from './key-object.cache.js';
-import { createNodeThreadPoolVerifier, createNodeVerifier } from './node-crypto.verifier.js';
+import {
+  createNodeThreadPoolVerifier,
+  createNodeVerifier,
+  type NodeVerifierOptions,
+} from './node-crypto.verifier.js';
 import { createNodeSigner } from './node.signer.js';
 import { verify as rawNodeVerify } from 'node:crypto';
 import { runInNewContext } from 'node:vm';
@@ -254,6 +258,23 @@ describe('KeyObjectLruCache', () => {
     expect(() => new KeyObjectLruCache(0)).toThrow(RangeError);
     expect(() => createNodeVerifier({ keyCacheSize: 1.5 })).toThrow(RangeError);
     expect(() => createNodeThreadPoolVerifier({ keyCacheSize: 0 })).toThrow(RangeError);
+  });
+
+  it.each([{}, new Map(), null, 'cache'])(
+    'refuses a keyCache that is no cache (%p): its error on every call read as a bad key (every signature invalid)',
+    (keyCache) => {
+      const options = { keyCache } as unknown as NodeVerifierOptions;
+      expect(() => createNodeVerifier(options)).toThrow(TypeError);
+      expect(() => createNodeThreadPoolVerifier(options)).toThrow(TypeError);
+    },
+  );
+
+  it('takes null options (from JavaScript) as no options', () => {
+    const signer = createNodeSigner(new Uint8Array(32).fill(5));
+    const message = new Uint8Array([1]);
+    expect(createNodeVerifier(null as never).verify(signer.sign(message), message, signer.publicKey)).toBe(
+      true,
+    );
   });
 });
 

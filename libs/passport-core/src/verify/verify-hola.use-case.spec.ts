@@ -138,6 +138,16 @@ describe.each<[string, () => SignatureVerifier | AsyncSignatureVerifier]>([
       ]);
     });
 
+    it.each<[string, unknown]>([
+      ['a truthy string', 'yes'],
+      ['a number', 1],
+      ['a promise of a number', Promise.resolve(1)],
+    ])('a verifier port answering %s is no valid signature (only true is)', async (_what, answer) => {
+      const broken = { verify: () => answer } as unknown as SignatureVerifier;
+      const result = await verify(line({ signer: stranger }), {}, { verifier: broken });
+      expect(result).toMatchObject({ verified: false, failureReasons: ['signature_invalid'] });
+    });
+
     it('a line signed by the owner of another passport → signature_invalid', async () => {
       expect((await verify(line({ signer: other }))).failureReasons).toEqual(['signature_invalid']);
       expect((await verify(line({ signer: other, sender: OTHER }))).verified).toBe(true);
@@ -568,6 +578,15 @@ describe.each<[string, () => SignatureVerifier | AsyncSignatureVerifier]>([
     ])('%j → %s', async (hola, reasonCode) => {
       expect((await rejection(verify(hola))).details).toMatchObject({ reasonCode });
     });
+
+    it.each([undefined, null, 'HOLA/MUNDO', 42])(
+      'a request that is no object (%p, from JavaScript) → HOLA_VALIDATION_FAILED, not a TypeError',
+      async (request) => {
+        const error = await rejection(createHolaVerifier(deps).verify(request as never));
+        expect(error.code).toBe('HOLA_VALIDATION_FAILED');
+        expect(error.details).toMatchObject({ reasonCode: 'invalid_format' });
+      },
+    );
 
     it.each([0, -1, 86_400_001, 1.5, '300000', null, Number.NaN, Infinity])(
       'maxAgeMs %p → INVALID_CONSTRAINTS',

@@ -173,7 +173,8 @@ export function createHolaVerifier(deps: HolaVerifierDeps): HolaVerifier {
     const message = utf8(line.signedPrefix);
     for (const key of keys) {
       const answer = deps.verifier.verify(line.signature, message, key);
-      if (answer === true || (answer !== false && (await answer))) return true;
+      // Only `true` is a valid signature: a port answering 'yes' or 1 (a broken implementation) is not.
+      if (answer === true || (answer !== false && (await answer) === true)) return true;
     }
     return false;
   }
@@ -203,7 +204,11 @@ export function createHolaVerifier(deps: HolaVerifierDeps): HolaVerifier {
   }
 
   return {
-    async verify(request: VerifyHolaRequest): Promise<VerifyHolaResult> {
+    async verify(given: VerifyHolaRequest): Promise<VerifyHolaResult> {
+      // A JavaScript caller's missing request is a request without a line (a 400 PassportError), not a
+      // TypeError from reading its fields.
+      const request: VerifyHolaRequest =
+        typeof given === 'object' && given !== null ? given : { hola: undefined };
       // 1. format (throws the 400s)
       const maxAgeMs = resolveMaxAgeMs(request.maxAgeMs);
       const line = parseHolaOrThrow(request.hola, deps.serviceHost);
