@@ -35,7 +35,8 @@ async function main(): Promise<void> {
   if (stopDuringStart !== null) {
     log.info({ signal: stopDuringStart }, 'stop asked for while starting: closing');
     await app.close();
-    process.exit(0);
+    const { exitAfterLogFlush } = await import('./platform/logging/exit-after-log-flush.js');
+    return exitAfterLogFlush(log, 0);
   }
   exitOnShutdownSignals(app, config, log);
   log.info({ url, publicBaseUrl: config.publicBaseUrl }, 'Passport Identity API listening');

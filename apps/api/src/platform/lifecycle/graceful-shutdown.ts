@@ -10,6 +10,7 @@
  */
 import { type Server } from 'node:http';
 import { type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { exitAfterLogFlush } from '../logging/exit-after-log-flush.js';
 import { Readiness } from './readiness.js';
 
 export interface DrainOptions {
@@ -77,10 +78,10 @@ export function exitOnShutdownSignals(
     started = true;
     log.info({ signal }, 'shutdown: signal received');
     drainAndClose(app, options, log).then(
-      () => process.exit(0),
+      () => exitAfterLogFlush(log, 0),
       (err: unknown) => {
         log.warn({ err }, 'shutdown: closing failed');
-        process.exit(1);
+        exitAfterLogFlush(log, 1);
       },
     );
   };
