@@ -100,11 +100,29 @@ describe('development family bootstrap', () => {
   });
 
   it('refuses to overwrite a half-present family with one clear line', async () => {
-    await writeFile(join(dataDir, 'ledger.json'), '{}');
+    await writeFile(join(dataDir, 'ledger.json'), '{"contractId":"passport.local","passports":[]}');
     const error = (await ensureDevFamily(config()).catch((e: unknown) => e)) as Error;
     expect(error.message).toMatch(/SERVER_CREDENTIALS_FILE .* is missing but .*ledger\.json exists/);
     expect(error.message).not.toContain('\n');
   });
+
+  // Found by a README walkthrough: LEDGER_FILE naming a file that is no ledger was answered with the
+  // advice to remove that file.
+  it.each([
+    ['not JSON', 'not json'],
+    ['JSON but no ledger', '{}'],
+  ])(
+    'a LEDGER_FILE that is no ledger (%s) is said to be one, with the reason, and nothing is written',
+    async (_what, text) => {
+      await writeFile(join(dataDir, 'ledger.json'), text);
+      const error = (await ensureDevFamily(config()).catch((e: unknown) => e)) as Error;
+      expect(error.message).toMatch(/^LEDGER_FILE .*ledger\.json is not a ledger \(.*ledger\.json:1: /);
+      expect(error.message).not.toMatch(/remove/);
+      expect(error.message).not.toContain('\n');
+      expect(await readFile(join(dataDir, 'ledger.json'), 'utf8')).toBe(text);
+      await expect(readFile(join(dataDir, 'keys', 'server.json'), 'utf8')).rejects.toThrow(/ENOENT/);
+    },
+  );
 
   // Found by a probe: two processes starting on one empty DATA_DIR both created a family (15 of 15).
   it('two starts at once create one family: the other finds it', async () => {

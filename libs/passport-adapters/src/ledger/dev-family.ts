@@ -16,6 +16,7 @@ import { cryptoRandomInt } from '@passport/core/token-id';
 import { familyRootTokenId } from '@passport/core/family';
 import {
   LedgerPathError,
+  readLedgerFile,
   resolveLedgerPath,
   serializeLedger,
   writeFileAtomic,
@@ -93,6 +94,17 @@ export async function ensureDevFamily(
   });
 }
 
+/** Throws a DevFamilyError naming LEDGER_FILE when `file` is not a ledger (unreadable, not JSON, malformed). */
+async function assertLedgerReadable(file: string): Promise<void> {
+  try {
+    await readLedgerFile(file);
+  } catch (error) {
+    throw new DevFamilyError(
+      `LEDGER_FILE ${file} is not a ledger (${(error as Error).message}); point LEDGER_FILE at a ledger, or unset it to use DATA_DIR's`,
+    );
+  }
+}
+
 async function ensureDevFamilyLocked(
   config: DevFamilyConfig,
   opts: DevFamilyOptions,
@@ -110,6 +122,9 @@ async function ensureDevFamilyLocked(
     return { created: false };
   }
   if (hasRootKey || hasLedger) {
+    // A file that is no ledger is said so first: the advice below, to remove it, was given for any file
+    // LEDGER_FILE named by mistake (a README walkthrough's `not json`).
+    if (hasLedger) await assertLedgerReadable(config.ledgerFile);
     const present = hasLedger ? config.ledgerFile : config.familyCredentialsFile;
     throw new DevFamilyError(
       `SERVER_CREDENTIALS_FILE ${config.serverCredentialsFile} is missing but ${present} exists; restore the key or remove ${present} to create a new development family`,
