@@ -4,7 +4,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { link, lstat, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -373,6 +373,46 @@ describe('passport CLI', () => {
         '',
         "passport verify: /api/identity/verify answered a verdict on lhsrldbjsnlh, not on the line's sender bhahbkbramax",
       ]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  // Found by a README walkthrough: during the hold after a database reset, login and verify said only
+  // "temporarily unavailable" for ~5 minutes, though the server said how long (Retry-After).
+  it('an error answer that says how long to wait (Retry-After, else details.retryAfterSeconds) is printed with it', async () => {
+    const unavailable = (res: ServerResponse, header: string | null, details: object) => {
+      res.writeHead(503, {
+        'content-type': 'application/json',
+        ...(header === null ? {} : { 'retry-after': header }),
+      });
+      res.end(JSON.stringify({ error: { code: 'SERVICE_UNAVAILABLE', message: 'Try later.', details } }));
+    };
+    const answers: Record<string, (res: ServerResponse) => void> = {
+      '/header': (res) => unavailable(res, '317', {}),
+      '/details': (res) => unavailable(res, null, { retryAfterSeconds: 12 }),
+      '/neither': (res) => unavailable(res, 'soon', { retryAfterSeconds: 'x' }),
+      '/absurd': (res) => unavailable(res, '99999999', {}),
+    };
+    const server = createServer((req, res) => answers[(req.url ?? '').replace(/\/api\/.*$/, '')]?.(res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const said = async (path: string) =>
+        (
+          await cli(['nonce', '--api', `${base}${path}`], {
+            PASSPORT_JWT: 'eyJhbGciOiJFZERTQSJ9.eyJleHAiOjB9.c2ln',
+          })
+        ).err.trim();
+      expect(await said('/header')).toBe(
+        'passport nonce: /header/api/holanonce16ts answered 503 SERVICE_UNAVAILABLE: Try later. (retry after 317 s)',
+      );
+      expect(await said('/details')).toMatch(
+        /answered 503 SERVICE_UNAVAILABLE: Try later\. \(retry after 12 s\)$/,
+      );
+      expect(await said('/neither')).toMatch(/answered 503 SERVICE_UNAVAILABLE: Try later\.$/);
+      expect(await said('/absurd')).toMatch(/answered 503 SERVICE_UNAVAILABLE: Try later\.$/);
     } finally {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

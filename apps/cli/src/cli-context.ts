@@ -165,8 +165,11 @@ export async function callApi<T = Record<string, unknown>>(
     // The server's words as one printable line: an answer cannot rewrite the terminal or split the error.
     const code = typeof error?.code === 'string' ? printableText(error.code, 80) : null;
     const message = typeof error?.message === 'string' ? printableText(error.message, 300) : '';
+    const wait = retryAfterSeconds(res.headers.get('retry-after'), error?.details);
     throw new ApiError(
-      `${pathname} answered ${res.status} ${code ?? ''}${message ? `: ${message}` : ''}`.trim(),
+      `${pathname} answered ${res.status} ${code ?? ''}${message ? `: ${message}` : ''}${
+        wait === null ? '' : ` (retry after ${wait} s)`
+      }`.trim(),
       res.status,
       code,
       typeof error?.details === 'object' && error.details !== null
@@ -175,6 +178,19 @@ export async function callApi<T = Record<string, unknown>>(
     );
   }
   return body as T;
+}
+
+/**
+ * How long the server asked to wait (`Retry-After` in seconds, else the envelope's
+ * `details.retryAfterSeconds`), or null: a 503 during a hold after a database reset said only
+ * "temporarily unavailable" for ~5 minutes (a README walkthrough). A day at most; anything else is ignored.
+ */
+function retryAfterSeconds(header: string | null, details: unknown): number | null {
+  const fromDetails = (details as { retryAfterSeconds?: unknown } | null | undefined)?.retryAfterSeconds;
+  const text = header !== null && /^\d{1,6}$/.test(header.trim()) ? header.trim() : null;
+  const seconds =
+    text !== null ? Number(text) : Number.isSafeInteger(fromDetails) ? (fromDetails as number) : null;
+  return seconds !== null && seconds >= 0 && seconds <= 86_400 ? seconds : null;
 }
 
 /** The most the tool reads of one answer (a hostile server's 600 MB body crashed it). */
