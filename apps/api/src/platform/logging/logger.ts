@@ -56,12 +56,27 @@ function isStructured(message: unknown): message is StructuredLogMessage {
   );
 }
 
+/**
+ * Nest's own start-up account, one line per module, controller and route (~90 lines): at `debug`, so
+ * that a start at the default level shows what a reader needs (a README walkthrough found the first
+ * start's "Next steps" buried among the route lines).
+ */
+const FRAMEWORK_BOOTSTRAP_CONTEXTS: ReadonlySet<string> = new Set([
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+]);
+
 /** Nest's LoggerService on top of the same pino logger. */
 export class PinoNestLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
 
   log(message: unknown, context?: string): void {
-    this.write('info', message, context);
+    this.write(
+      context !== undefined && FRAMEWORK_BOOTSTRAP_CONTEXTS.has(context) ? 'debug' : 'info',
+      message,
+      context,
+    );
   }
   error(message: unknown, traceOrContext?: string, context?: string): void {
     this.write('error', message, context ?? traceOrContext);
