@@ -161,6 +161,22 @@ describe('passport hola --api follows the host marker the server announces', () 
     expect((await readFile(jwtFile, 'utf8')).split('.')).toHaveLength(3);
   });
 
+  // Found by a README walkthrough: login --json --save printed the token it had just saved, to
+  // standard output, where scripts and CI logs keep it.
+  it('passport login --save --json prints no token: jwt_token is null and saved names the file', async () => {
+    const { tokenId, keyFile } = await mintedWithKeyFile(app, dir, 'quiet');
+    const jwtFile = path.join(dir, 'quiet.jwt');
+    const saved = await logIn(app, keyFile, tokenId, '--save', jwtFile, '--json');
+    expect([saved.code, saved.err]).toEqual([0, '']);
+    const token = (await readFile(jwtFile, 'utf8')).trim();
+    expect(token.split('.')).toHaveLength(3);
+    expect(JSON.parse(saved.out)).toEqual({ jwt_token: null, passportid: tokenId, saved: jwtFile });
+    expect(saved.out).not.toContain(token.split('.')[2]);
+    // Without --save, --json carries the token.
+    const printed = await logIn(app, keyFile, tokenId, '--json');
+    expect((JSON.parse(printed.out) as { jwt_token: string }).jwt_token.split('.')).toHaveLength(3);
+  });
+
   // Found by a review: a --save that failed lost the token and left its session open.
   it('passport login --save that cannot write closes the new session and says so', async () => {
     const { tokenId, keyFile } = await mintedWithKeyFile(app, dir, 'unsaved');

@@ -31,7 +31,8 @@ export const loginCommand: CliCommand = {
   summary: 'log in with a passport and get a JWT',
   help: `Usage: passport login --api <url> --key <file> (--passport <tokenId> | --account) [--save <file>] [--json]
 
-Signs the login challenge with the key and prints the JWT (or writes it to --save, mode 0600;
+Signs the login challenge with the key and prints the JWT (or writes it to --save, mode 0600, and
+prints no token, --json included: jwt_token is null there;
 an existing --save file is replaced only when it is empty or holds a saved JWT, never the --key file).
   --api <url>            the API [PASSPORT_API_URL]
   --passport <tokenId>   log in as this passport (passportid)
@@ -127,7 +128,13 @@ an existing --save file is replaced only when it is empty or holds a saved JWT, 
     output(
       io,
       !!values.json,
-      { jwt_token: jwt, passportid: result.passportid ?? null, saved: values.save ?? null },
+      // Saved, the token stays out of standard output, as without --json (where scripts and CI logs
+      // would keep it: a README walkthrough); `saved` names the file that holds it.
+      {
+        jwt_token: values.save ? null : jwt,
+        passportid: result.passportid ?? null,
+        saved: values.save ?? null,
+      },
       values.save ? `JWT written to ${values.save}` : jwt,
     );
   },
