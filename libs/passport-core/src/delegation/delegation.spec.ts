@@ -7,6 +7,7 @@ import { createNobleSigner } from '../crypto/noble.signer.js';
 import { createNobleVerifier } from '../crypto/noble.verifier.js';
 import { describeError } from '../errors/error-catalogue.js';
 import { PassportError } from '../errors/passport.error.js';
+import { type SignatureVerifier } from '../ports/signature-verifier.port.js';
 import {
   checkDelegation,
   delegationMessage,
@@ -151,6 +152,23 @@ describe('checkDelegation (test-vectors/delegation.json)', () => {
       failureReasons: v.expected.failureReasons,
     });
   });
+
+  it.each<[string, unknown]>([
+    ['a string', 'yes'],
+    ['a number', 1],
+  ])(
+    'a verifier port answering %s authorizes nothing (only true is a valid signature)',
+    async (_what, answer) => {
+      const v = vectorFile.checks[0];
+      expect(v.expected.authorized).toBe(true);
+      const broken = { verify: () => answer } as unknown as SignatureVerifier;
+      const result = await checkDelegation(
+        { chain: chainFor(v.chain), verifier: broken },
+        validateDelegationRequest(v.body),
+      );
+      expect(result).toMatchObject({ authorized: false, checks: { publicKeyAuthorized: false } });
+    },
+  );
 
   it('writes the message exactly as the vectors sign it', () => {
     const untampered = vectorFile.checks[0];

@@ -165,7 +165,7 @@ export async function checkDelegation(
 
   const ownerKeys = await resolveOwnerKeys(deps.chain, record.ownerId);
   const message = utf8(delegationMessage(request));
-  const signed = ownerKeys.some((key) => deps.verifier.verify(request.signatureBytes, message, key));
+  const signed = ownerKeys.some((key) => deps.verifier.verify(request.signatureBytes, message, key) === true);
   if (ownerKeys.length === 0) failureReasons.push('owner_keys_unavailable');
   else if (!signed) failureReasons.push('signature_invalid');
 

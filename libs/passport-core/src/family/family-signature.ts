@@ -134,7 +134,7 @@ export function verifyFamilySignature(
   if (!signature || signature.length !== 64) return false;
   // Verifiers only read the message; the remembered digests are never handed out otherwise.
   return signedDigests(metadata, tokenId).some((digest) =>
-    rootKeys.some((key) => verifier.verify(signature, digest, key)),
+    rootKeys.some((key) => verifier.verify(signature, digest, key) === true),
   );
 }
 

@@ -30,7 +30,28 @@ function signed(extra: Record<string, string> = {}) {
   return { ...metadata, serviceprovider_signature: signFamilyMetadata(metadata, TOKEN, root) };
 }
 
+/** A broken verifier port: truthy answers that are not `true` (the library takes only `true`). */
+const truthyAnswers: [string, unknown][] = [
+  ['a string', 'yes'],
+  ['a number', 1],
+  ['an object', {}],
+];
+
 describe('FamilyVerdictCache', () => {
+  it.each(truthyAnswers)(
+    'a verifier port answering %s is no valid family signature, directly or through the cache (none cached)',
+    (_what, answer) => {
+      const broken = { verify: () => answer } as unknown as SignatureVerifier;
+      const metadata = signed();
+      expect(verifyFamilySignature(metadata, TOKEN, [otherRoot.publicKey], broken)).toBe(false);
+      for (const ttlMs of [0, 5000]) {
+        const cache = new FamilyVerdictCache(broken, { ttlMs, clock: new FixedClock(1_000_000) });
+        expect(verifyFamilySignature(metadata, TOKEN, [otherRoot.publicKey], cache)).toBe(false);
+        expect(cache.size).toBe(0);
+      }
+    },
+  );
+
   it('verifies a family signature once while the verdict lives, and again once it expired', () => {
     const clock = new FixedClock(1_000_000);
     const inner = countingVerifier();

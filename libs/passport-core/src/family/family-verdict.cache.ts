@@ -47,7 +47,7 @@ export class FamilyVerdictCache implements SignatureVerifier {
 
   verify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
     // No reuse allowed (an uncached chain reader): no key to build, nothing to hold.
-    if (this.options.ttlMs <= 0) return this.inner.verify(signature, message, publicKey);
+    if (this.options.ttlMs <= 0) return this.inner.verify(signature, message, publicKey) === true;
     const nowMs = this.options.clock.nowMs();
     const key = verdictKey(signature, message, publicKey);
     const expiresAtMs = this.verdicts.get(key);
@@ -55,7 +55,7 @@ export class FamilyVerdictCache implements SignatureVerifier {
       if (expiresAtMs > nowMs) return true;
       this.verdicts.delete(key);
     }
-    if (!this.inner.verify(signature, message, publicKey)) return false;
+    if (this.inner.verify(signature, message, publicKey) !== true) return false;
     if (this.verdicts.size >= this.maxEntries)
       this.verdicts.delete(this.verdicts.keys().next().value as string);
     this.verdicts.set(key, nowMs + this.options.ttlMs);

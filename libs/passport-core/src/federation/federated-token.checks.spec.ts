@@ -5,7 +5,7 @@ import { createNobleVerifier } from '../crypto/noble.verifier.js';
 import { PassportError } from '../errors/passport.error.js';
 import { signFamilyMetadata } from '../family/family-signature.js';
 import { type PassportMetadata, type PassportRecord } from '../passport/passport.types.js';
-import { type Signer } from '../ports/signature-verifier.port.js';
+import { type SignatureVerifier, type Signer } from '../ports/signature-verifier.port.js';
 import { signPassportId } from '../login/jwt-claims.js';
 import { sameApiUrl } from './api-url.js';
 import {
@@ -140,6 +140,16 @@ describe('server passport checks', () => {
   it('accepts the genuine server passport', async () => {
     expect(await codeOf(setup(serverPassport()))).toBe('OK');
   });
+  it.each<[string, unknown]>([
+    ['a string', 'yes'],
+    ['a number', 1],
+  ])(
+    'refuses it when the verifier port answers %s (only true is a valid signature)',
+    async (_what, answer) => {
+      const broken = { verify: () => answer } as unknown as SignatureVerifier;
+      expect(await codeOf(setup(serverPassport(), { verifier: broken }))).not.toBe('OK');
+    },
+  );
   it.each([
     ['no passport', () => setup(null)],
     [

@@ -141,6 +141,6 @@ function checkPassportIdSignature(
   }
   const valid =
     signature!.length === 64 &&
-    verifier.verify(signature!, passportIdSignatureMessage(serverTokenId, iat as number), key);
+    verifier.verify(signature!, passportIdSignatureMessage(serverTokenId, iat as number), key) === true;
   if (!valid) fail('SERVER_TOKEN_IDENTITY_MISMATCH', { reason: 'passport_idsignature_invalid' });
 }

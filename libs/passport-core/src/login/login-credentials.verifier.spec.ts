@@ -216,6 +216,16 @@ describe('login credentials: the login signature on an asynchronous verifier (a 
     );
   });
 
+  it.each<[string, unknown]>([
+    ['a string', 'yes'],
+    ['a number', 1],
+  ])('a login lane answering %s is no valid signature (only true is)', async (_what, answer) => {
+    const broken = { verify: async () => answer } as unknown as AsyncSignatureVerifier;
+    expect(await codeOf(world({}, { loginSignatureVerifier: broken }), body('chbvcnurbkuw', stranger))).toBe(
+      'LOGIN_BASE64URL_SIGNATURE_INVALID',
+    );
+  });
+
   it('a signature the asynchronous lane rejects is refused even where the synchronous one would pass', async () => {
     const refusing: AsyncSignatureVerifier = { verify: async () => false };
     expect(await codeOf(world({}, { loginSignatureVerifier: refusing }), body('chbvcnurbkuw'))).toBe(

@@ -150,7 +150,7 @@ export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
     ownerKeys: readonly Uint8Array[],
   ): Promise<boolean> {
     for (const key of ownerKeys)
-      if (await loginSignatureVerifier.verify(signature, message, key)) return true;
+      if ((await loginSignatureVerifier.verify(signature, message, key)) === true) return true;
     return false;
   }
 

@@ -5,7 +5,11 @@
  * (the portable lane, for browsers).
  */
 export interface SignatureVerifier {
-  /** True iff `signature` (64 bytes) is a valid Ed25519 signature of `message` by `publicKey` (32 bytes). */
+  /**
+   * True iff `signature` (64 bytes) is a valid Ed25519 signature of `message` by `publicKey` (32 bytes).
+   * Callers in this library take only `true` as valid: any other answer of an implementation (`'yes'`,
+   * `1`) is an invalid signature.
+   */
   verify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean;
 }
 

@@ -8,6 +8,7 @@ import { utf8 } from '../codecs/utf8.codec.js';
 import { createNobleSigner } from '../crypto/noble.signer.js';
 import { createNobleVerifier } from '../crypto/noble.verifier.js';
 import { PassportError } from '../errors/passport.error.js';
+import { type SignatureVerifier } from '../ports/signature-verifier.port.js';
 import {
   signWebhook,
   verifyWebhookRequest,
@@ -44,6 +45,23 @@ describe('verifyWebhookRequest (test-vectors/webhook.json)', () => {
     } else {
       expect(await reason(params)).toBe(c.expected.reason);
     }
+  });
+
+  it.each<[string, unknown]>([
+    ['a string', 'yes'],
+    ['a number', 1],
+  ])('a verifier port answering %s is no valid signature (only true is)', async (_what, answer) => {
+    const c = vectorFile.cases[0];
+    expect(c.expected.valid).toBe(true);
+    const broken = { verify: () => answer } as unknown as SignatureVerifier;
+    const params = {
+      headers: c.headers,
+      body: c.body,
+      clock: new FixedClock(c.nowMs),
+      expectedServerPublicKey: serverKey,
+      verifier: broken,
+    };
+    expect(await reason(params)).toBe('signature_invalid');
   });
 
   it('accepts the body as received bytes too', async () => {

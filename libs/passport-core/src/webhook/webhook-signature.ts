@@ -181,7 +181,7 @@ export async function verifyWebhookRequest(params: VerifyWebhookParams): Promise
   const signature = /^[0-9a-fA-F]{128}$/.test(signatureText!) ? decodeHex(signatureText!) : null;
   if (!signature) throw rejected('signature_malformed');
   const verifier = params.verifier ?? createNobleVerifier();
-  if (!verifier.verify(signature, webhookDigest(params.body, timestamp!), publicKey))
+  if (verifier.verify(signature, webhookDigest(params.body, timestamp!), publicKey) !== true)
     throw rejected('signature_invalid');
 
   const payload = parsePayload(params.body);
