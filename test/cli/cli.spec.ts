@@ -1283,6 +1283,22 @@ describe('passport CLI', () => {
         env,
       );
       expect([based.code, based.out]).toEqual([0, expect.stringContaining('https://id.example')]);
+      // Found by a review: without --public-url or PUBLIC_BASE_URL the passport's own home URL is the
+      // base, the holder's text; one with a query was an "unexpected error" naming publicBaseUrl (exit 1).
+      const ledgerFile = join(dir, 'ledger.json');
+      const ledger = JSON.parse(await readFile(ledgerFile, 'utf8')) as {
+        passports: { token_id: string; metadata: Record<string, string> }[];
+      };
+      const entry = ledger.passports.find((p) => p.token_id === 'bhahbkbramax')!;
+      entry.metadata.subjectuniqueidentifier_url = 'https://api.example.com/?x=1';
+      await writeFile(ledgerFile, JSON.stringify(ledger));
+      const fromHome = await cli(['did', 'bhahbkbramax', '--ledger', ledgerFile], { DATA_DIR: dir });
+      expect([fromHome.code, fromHome.err]).toEqual([
+        2,
+        expect.stringMatching(
+          /^passport did: the passport's subjectuniqueidentifier_url \(give --public-url\) must be an http\(s\) URL/,
+        ),
+      ]);
       // PUBLIC_BASE_URL is read offline only: with --api a stray value is not the run's business (a review).
       const online = await cli(['did', 'bhahbkbramax', '--api', 'http://127.0.0.1:9'], {
         ...env,

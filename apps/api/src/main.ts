@@ -27,17 +27,19 @@ async function main(): Promise<void> {
   process.on('SIGINT', onEarlySignal);
   // Loaded only once the configuration is valid, so a bad value fails fast and alone.
   const { startApp } = await import('./app.factory.js');
-  const { exitOnShutdownSignals } = await import('./platform/lifecycle/graceful-shutdown.js');
+  const { exitOnShutdownSignals, exitAfterLogFlush } =
+    await import('./platform/lifecycle/graceful-shutdown.js');
   const { app, url } = await startApp(config);
   const log = app.getHttpAdapter().getInstance().log;
-  process.off('SIGTERM', onEarlySignal);
-  process.off('SIGINT', onEarlySignal);
   if (stopDuringStart !== null) {
+    // The early handlers stay until the exit: a second signal while closing is absorbed, not node's
+    // death by the signal (a review: the log's flush wait widened that window to 2 s).
     log.info({ signal: stopDuringStart }, 'stop asked for while starting: closing');
     await app.close();
-    const { exitAfterLogFlush } = await import('./platform/logging/exit-after-log-flush.js');
     return exitAfterLogFlush(log, 0);
   }
+  process.off('SIGTERM', onEarlySignal);
+  process.off('SIGINT', onEarlySignal);
   exitOnShutdownSignals(app, config, log);
   log.info({ url, publicBaseUrl: config.publicBaseUrl }, 'Passport Identity API listening');
 }

@@ -83,8 +83,14 @@ Prints the DID document.
         if (!record) throw new CliError(`no passport ${parsed.tokenId} on ${chain.contractId}`);
         // An owner without an Ed25519 key gets the document the API gives: no verification method.
         const keys = await fromChain(resolveOwnerKeys(chain, record.ownerId));
+        // The passport's own home URL is the holder's text: one that is no base URL (a query, say) is
+        // said so, with what to do, rather than an unexpected error naming publicBaseUrl (a review).
+        const home = record.metadata.subjectuniqueidentifier_url;
         const publicBaseUrl =
-          publicUrl ?? record.metadata.subjectuniqueidentifier_url ?? 'http://localhost:3000';
+          publicUrl ??
+          (typeof home !== 'string' || home.trim() === ''
+            ? 'http://localhost:3000'
+            : baseUrl(home, "the passport's subjectuniqueidentifier_url (give --public-url)"));
         document = buildDidDocument(record, keys, { publicBaseUrl });
       } finally {
         close();

@@ -15,6 +15,7 @@ import { formatNearCredentials, nearCredentialsFromSeed, randomFaceTokenId } fro
 import { cryptoRandomInt } from '@passport/core/token-id';
 import { familyRootTokenId } from '@passport/core/family';
 import {
+  LedgerFormatError,
   LedgerPathError,
   readLedgerFile,
   resolveLedgerPath,
@@ -94,13 +95,20 @@ export async function ensureDevFamily(
   });
 }
 
-/** Throws a DevFamilyError naming LEDGER_FILE when `file` is not a ledger (unreadable, not JSON, malformed). */
+/**
+ * Throws a DevFamilyError when `file` is not a ledger (unreadable, not JSON, malformed), naming it once
+ * and both ways out: LEDGER_FILE named the wrong file, or DATA_DIR's own ledger is damaged.
+ */
 async function assertLedgerReadable(file: string): Promise<void> {
   try {
     await readLedgerFile(file);
   } catch (error) {
+    const why =
+      error instanceof LedgerFormatError
+        ? `line ${error.line}: ${error.field ? `${error.field} ` : ''}${error.problem}`
+        : (error as Error).message;
     throw new DevFamilyError(
-      `LEDGER_FILE ${file} is not a ledger (${(error as Error).message}); point LEDGER_FILE at a ledger, or unset it to use DATA_DIR's`,
+      `the ledger ${file} (LEDGER_FILE, DATA_DIR/ledger.json by default) is not a ledger (${why}): point LEDGER_FILE at a ledger, or repair or move away that file to create a new development family`,
     );
   }
 }
@@ -123,7 +131,7 @@ async function ensureDevFamilyLocked(
   }
   if (hasRootKey || hasLedger) {
     // A file that is no ledger is said so first: the advice below, to remove it, was given for any file
-    // LEDGER_FILE named by mistake (a README walkthrough's `not json`).
+    // LEDGER_FILE named by mistake (a README walkthrough's `not json`), with no word of what was wrong.
     if (hasLedger) await assertLedgerReadable(config.ledgerFile);
     const present = hasLedger ? config.ledgerFile : config.familyCredentialsFile;
     throw new DevFamilyError(

@@ -43,7 +43,6 @@ import { isTokenId, normalizeTokenId } from '../token-id/token-id.js';
 import { normalizedBaseUrl } from '../federation/api-url.js';
 import { printableText } from '../codecs/printable-text.js';
 import { isBytes } from '@noble/hashes/utils.js';
-import { withoutTrailing } from '../codecs/trailing.js';
 
 export const DID_METHOD = 'passport';
 export const DID_PREFIX = `did:${DID_METHOD}:`;
@@ -136,9 +135,7 @@ export function buildDidDocument(
     throw new RangeError(
       `buildDidDocument: the token id must be 12 lowercase letters (got ${JSON.stringify(printableText(String(record?.tokenId), 40))})`,
     );
-  const base = typeof options?.publicBaseUrl === 'string' ? normalizedBaseUrl(options.publicBaseUrl) : null;
-  if (base === null)
-    throw new RangeError('buildDidDocument: publicBaseUrl must be an http(s) URL without query or fragment');
+  const base = baseUrl(options?.publicBaseUrl, 'buildDidDocument');
   const keys = isBytes(ownerKeys) ? [ownerKeys] : [...ownerKeys];
   for (const key of keys) {
     if (!isBytes(key) || key.length !== 32)
@@ -254,7 +251,7 @@ function publicMetadata(metadata: PassportRecord['metadata']): Record<string, st
  * serve.
  */
 export function didWebAlias(tokenId: string, publicBaseUrl: string): string {
-  const url = new URL(baseUrl(publicBaseUrl));
+  const url = new URL(baseUrl(publicBaseUrl, 'didWebAlias'));
   const segments = url.pathname.split('/').filter((segment) => segment !== '');
   return [
     'did:web',
@@ -278,7 +275,7 @@ function encodeDidWebSegment(segment: string): string {
 
 /** Where a did:web resolver fetches the alias: `<publicBaseUrl>/passport/<tokenId>/did.json`. */
 export function didWebDocumentUrl(tokenId: string, publicBaseUrl: string): string {
-  return `${baseUrl(publicBaseUrl)}/passport/${encodeURIComponent(tokenId)}/did.json`;
+  return `${baseUrl(publicBaseUrl, 'didWebDocumentUrl')}/passport/${encodeURIComponent(tokenId)}/did.json`;
 }
 
 /**
@@ -286,7 +283,7 @@ export function didWebDocumentUrl(tokenId: string, publicBaseUrl: string): strin
  * status of each DID error code: statuses are the app's.)
  */
 export function describeDidMethod(options: DidDocumentOptions) {
-  const base = baseUrl(options.publicBaseUrl);
+  const base = baseUrl(options?.publicBaseUrl, 'describeDidMethod');
   return {
     method: DID_METHOD,
     syntax: `${DID_PREFIX}<tokenId>`,
@@ -308,8 +305,16 @@ export function describeDidMethod(options: DidDocumentOptions) {
   };
 }
 
-function baseUrl(url: string): string {
-  return withoutTrailing(url, '/');
+/**
+ * The deployment's base URL as the server reads PUBLIC_BASE_URL (`normalizedBaseUrl`), so that every
+ * function here writes one spelling of it; a value that is no http(s) base URL (`javascript:…`, a
+ * query) is the caller's mistake, thrown rather than written into documents.
+ */
+function baseUrl(url: unknown, caller: string): string {
+  const base = typeof url === 'string' ? normalizedBaseUrl(url) : null;
+  if (base === null)
+    throw new RangeError(`${caller}: publicBaseUrl must be an http(s) URL without query or fragment`);
+  return base;
 }
 
 /**

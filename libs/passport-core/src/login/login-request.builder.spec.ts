@@ -102,6 +102,11 @@ describe('buildLoginRequest', () => {
       expect.objectContaining({ code: 'LOGIN_IDENTIFIER_AMBIGUOUS' }),
     );
     expect(signed).toEqual([]);
+    // A key left undefined is no second id (JSON.stringify drops it): the body is built.
+    const loose = { passportId: 'bjbvcjzqbdsj', accountId: undefined } as never;
+    expect(buildLoginRequest({ identity: loose, timestampIso, signer })).toMatchObject({
+      passportid: 'bjbvcjzqbdsj',
+    });
   });
 
   it.each([

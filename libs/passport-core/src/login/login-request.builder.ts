@@ -44,7 +44,8 @@ export function buildLoginRequest(params: BuildLoginRequestParams): LoginRequest
   if (typeof signer?.sign !== 'function')
     throw new TypeError('buildLoginRequest: signer must have sign(message)');
   // Both ids signed the token id, silently; the server refuses such a body whole.
-  if ('passportId' in identity && 'accountId' in identity)
+  const given = identity as { passportId?: unknown; accountId?: unknown };
+  if (given.passportId !== undefined && given.accountId !== undefined)
     throw new PassportError('LOGIN_IDENTIFIER_AMBIGUOUS', { fields: ['accountid', 'passportid'] });
   const identifier = 'passportId' in identity ? identity.passportId : identity.accountId;
   const identifierOk =

@@ -25,10 +25,11 @@ export interface NodeVerifierOptions {
  * each call, would read as a key that is no curve point, and every signature would be invalid (a probe).
  */
 function keyCacheOf(opts: NodeVerifierOptions | null | undefined): KeyObjectLruCache {
-  const given = opts?.keyCache;
+  const given = opts?.keyCache ?? undefined;
   if (given === undefined) return new KeyObjectLruCache(opts?.keyCacheSize ?? DEFAULT_KEY_CACHE_SIZE);
-  const cache = given as Partial<KeyObjectLruCache> | null;
-  if (typeof cache?.get !== 'function' || typeof cache.capacity !== 'number')
+  // A Map has `get` too, and answers undefined for every key: `capacity` tells the cache from it.
+  const cache = given as Partial<KeyObjectLruCache>;
+  if (typeof cache.get !== 'function' || typeof cache.capacity !== 'number')
     throw new TypeError('keyCache must be a KeyObjectLruCache');
   return given;
 }

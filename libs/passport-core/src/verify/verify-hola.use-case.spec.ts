@@ -579,7 +579,7 @@ describe.each<[string, () => SignatureVerifier | AsyncSignatureVerifier]>([
       expect((await rejection(verify(hola))).details).toMatchObject({ reasonCode });
     });
 
-    it.each([undefined, null, 'HOLA/MUNDO', 42])(
+    it.each([undefined, null])(
       'a request that is no object (%p, from JavaScript) → HOLA_VALIDATION_FAILED, not a TypeError',
       async (request) => {
         const error = await rejection(createHolaVerifier(deps).verify(request as never));

@@ -207,8 +207,7 @@ export function createHolaVerifier(deps: HolaVerifierDeps): HolaVerifier {
     async verify(given: VerifyHolaRequest): Promise<VerifyHolaResult> {
       // A JavaScript caller's missing request is a request without a line (a 400 PassportError), not a
       // TypeError from reading its fields.
-      const request: VerifyHolaRequest =
-        typeof given === 'object' && given !== null ? given : { hola: undefined };
+      const request: VerifyHolaRequest = given ?? { hola: undefined };
       // 1. format (throws the 400s)
       const maxAgeMs = resolveMaxAgeMs(request.maxAgeMs);
       const line = parseHolaOrThrow(request.hola, deps.serviceHost);

@@ -11,6 +11,8 @@
 import { type Server } from 'node:http';
 import { type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { exitAfterLogFlush } from '../logging/exit-after-log-flush.js';
+
+export { exitAfterLogFlush };
 import { Readiness } from './readiness.js';
 
 export interface DrainOptions {

@@ -9,14 +9,14 @@
  */
 import { pino } from 'pino';
 
-/** What this needs of a log stream (sonic-boom's, or any Node stream a test passes). */
+/** What this needs of a log stream (pino's sonic-boom; a Node stream passed as the destination too). */
 interface EndableStream {
   end(): void;
   once(event: 'close' | 'error', listener: () => void): unknown;
 }
 
 /** Longer than any healthy reader needs for the few lines of a shutdown. */
-export const LOG_FLUSH_BOUND_MS = 2000;
+const LOG_FLUSH_BOUND_MS = 2000;
 
 function isEndable(stream: unknown): stream is EndableStream {
   return (
@@ -28,7 +28,7 @@ function isEndable(stream: unknown): stream is EndableStream {
 }
 
 /** `log`: the app's pino logger (typed as Fastify's logger); its stream is pino's, found by pino's symbol. */
-export function exitAfterLogFlush(log: object, code: number, boundMs = LOG_FLUSH_BOUND_MS): void {
+export function exitAfterLogFlush(log: object, code: number): void {
   let exiting = false;
   const exit = () => {
     if (exiting) return;
@@ -39,7 +39,7 @@ export function exitAfterLogFlush(log: object, code: number, boundMs = LOG_FLUSH
   if (!isEndable(stream)) return exit();
   // After a broken pipe pino has made `end` a no-op, and no event comes: the bound ends the wait, and
   // pino's exit hook is a no-op then too.
-  setTimeout(exit, boundMs);
+  setTimeout(exit, LOG_FLUSH_BOUND_MS);
   stream.once('close', exit);
   stream.once('error', exit);
   try {
