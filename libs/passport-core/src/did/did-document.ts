@@ -311,11 +311,16 @@ export function describeDidMethod(options: DidDocumentOptions) {
  * query) is the caller's mistake, thrown rather than written into documents.
  */
 function baseUrl(url: unknown, caller: string): string {
+  // A server passes one base for every document: read once (it is parsed as a URL), not per request.
+  if (lastBase !== undefined && url === lastBase.raw) return lastBase.base;
   const base = typeof url === 'string' ? normalizedBaseUrl(url) : null;
   if (base === null)
     throw new RangeError(`${caller}: publicBaseUrl must be an http(s) URL without query or fragment`);
+  lastBase = { raw: url as string, base };
   return base;
 }
+
+let lastBase: { readonly raw: string; readonly base: string } | undefined;
 
 /**
  * The current DID document of a passport, read through the chain port: the record, then its owner's
