@@ -7,15 +7,32 @@ export interface PeriodicSweep {
   stop(): void;
 }
 
+/**
+ * `sweep` may be synchronous (SQLite, memory) or return a promise (Redis): a rejection is reported as a
+ * throw is (an integrator's Redis sweep, passed straight in, crashed the process on an unhandled
+ * rejection while Redis was down). A sweep still running when the next tick comes is not started again.
+ */
 export function startPeriodicSweep(
-  sweep: () => void,
+  sweep: () => unknown,
   intervalMs: number,
   onError: (error: unknown) => void = () => undefined,
 ): PeriodicSweep {
   if (!(intervalMs > 0)) return { stop: () => undefined };
+  let running = false;
   const timer = setInterval(() => {
+    if (running) return;
     try {
-      sweep();
+      const pending = sweep();
+      if (typeof (pending as PromiseLike<unknown> | null)?.then === 'function') {
+        running = true;
+        (pending as PromiseLike<unknown>).then(
+          () => (running = false),
+          (error: unknown) => {
+            running = false;
+            onError(error);
+          },
+        );
+      }
     } catch (error) {
       onError(error);
     }
