@@ -437,6 +437,30 @@ describe('ReplayStore (sqlite): the log and each connection index of it', () => 
     expect(indexed).toEqual(['replay_records_expiry']);
   });
 
+  // Found by an integrator's probe: the file stores a key as UTF-8, where a lone surrogate is U+FFFD,
+  // while each connection's index kept the key as given: another connection (or a restart) learnt the
+  // stored spelling and recorded the same key again.
+  it('a key with a lone surrogate is one key across connections and restarts, as the file stores it', async () => {
+    const firstDb = connect();
+    const first = storeOn(firstDb);
+    expect(await first.recordIfAbsent('login|x\uD800|t', 1000, 60_000)).toEqual({ recorded: true });
+    const other = storeOn(connect());
+    expect(await other.recordIfAbsent('login|x\uD800|t', 2000, 60_000)).toEqual({
+      recorded: false,
+      firstSeenAtMs: 1000,
+    });
+    // UTF-8 cannot tell lone surrogates apart: another one is the same stored key (refused, never lost).
+    expect(other.recordIfAbsentSync('login|x\uDC01|t', 3000, 60_000)).toEqual({
+      recorded: false,
+      firstSeenAtMs: 1000,
+    });
+    expect(await first.recordIfAbsent('login|x\uD800|t', 4000, 60_000)).toEqual({
+      recorded: false,
+      firstSeenAtMs: 1000,
+    });
+    expect(firstDb.statement('SELECT count(*) FROM replay_records').pluck().get()).toBe(1);
+  });
+
   it('a store opened before another connection recorded a key finds it at its next decision', async () => {
     const early = storeOn(connect());
     const other = storeOn(connect());

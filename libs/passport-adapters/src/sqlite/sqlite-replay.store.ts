@@ -61,6 +61,18 @@ export const DEFAULT_REPLAY_MAX_ENTRIES = 1_000_000;
  * Least time between two group commits of `recordIfAbsent` calls under load. Measured on the verify
  * path (see docs/benchmarks.md): commits one turn apart carried 4.6 records each.
  */
+/** A lone UTF-16 surrogate: UTF-8, the file's encoding, has none (it writes U+FFFD). */
+const LONE_SURROGATES = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * A key as the file stores it, so that the index of this connection and the rows other connections
+ * read agree (an integrator's key with a lone surrogate was recorded once per connection): keys that
+ * differ only in lone surrogates are one key, refused rather than recorded twice.
+ */
+function storedKey(key: string): string {
+  return key.replace(LONE_SURROGATES, '\uFFFD');
+}
+
 export const DEFAULT_REPLAY_COMMIT_INTERVAL_MS = 1;
 
 /**
@@ -347,7 +359,16 @@ export class SqliteReplayStore implements ReplayStore {
     }
     const cap = storeCap(this.maxEntries, storeShare);
     return new Promise<RecordOutcome>((resolve, reject) => {
-      this.pending.push({ key, nowMs, expiresAtMs, quota, cap, since: performance.now(), resolve, reject });
+      this.pending.push({
+        key: storedKey(key),
+        nowMs,
+        expiresAtMs,
+        quota,
+        cap,
+        since: performance.now(),
+        resolve,
+        reject,
+      });
       if (this.pending.length === 1) this.scheduleFlush();
     });
   }
@@ -372,7 +393,7 @@ export class SqliteReplayStore implements ReplayStore {
     storeShare?: number,
   ): RecordOutcome {
     return this.decideNow(
-      { key, nowMs, expiresAtMs, quota, cap: storeCap(this.maxEntries, storeShare) },
+      { key: storedKey(key), nowMs, expiresAtMs, quota, cap: storeCap(this.maxEntries, storeShare) },
       true,
     );
   }
@@ -427,7 +448,7 @@ export class SqliteReplayStore implements ReplayStore {
   ): RecordOutcome {
     if (!this.db.inTransaction) throw new Error('recordInTransaction needs an open write transaction');
     return this.decideNow(
-      { key, nowMs, expiresAtMs, quota, cap: storeCap(this.maxEntries, storeShare) },
+      { key: storedKey(key), nowMs, expiresAtMs, quota, cap: storeCap(this.maxEntries, storeShare) },
       false,
     );
   }
