@@ -5,7 +5,11 @@
 import { type Clock } from '@passport/core';
 
 export interface SqliteStoreOptions {
-  /** Row cap of the table; when an insert exceeds it, expired rows go first, then the oldest. */
+  /**
+   * Row cap of the table. At the cap expired rows go first; then the replay and session stores refuse
+   * (REPLAY_STORE_FULL, SessionCapacityError: a live record or another holder's session is never
+   * dropped), and the rate-limit store evicts the least recently updated buckets (a bucket reset to full).
+   */
   readonly maxEntries?: number;
   /** Interval of the background sweep of expired rows (ms; 0 disables the timer). Default 60 000. */
   readonly sweepIntervalMs?: number;

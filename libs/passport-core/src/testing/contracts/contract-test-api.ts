@@ -30,7 +30,7 @@ export interface ContractExpectation extends ContractMatchers {
 }
 
 /** Every test and hook body of the suites is async. */
-type Body = () => PromiseLike<unknown>;
+type Body = () => Promise<void>;
 
 export interface ContractTestApi {
   describe(name: string, body: () => void): unknown;
