@@ -127,6 +127,22 @@ describe('sessions across skewed clocks', () => {
     await expect(b.recordRenewal(session.sessionId, behind.nowMs())).resolves.toBe(false);
   });
 
+  // Found by a probe of the session lifecycle: an administrator's revocation of such a session answered
+  // revoked: true and rewrote its end (closeReason revoked_by_admin), where SQLite and memory say expired.
+  it('a session past its lifetime on Redis cannot be closed: its end stays an expiry', async () => {
+    const { a, b } = sessionFleet();
+    const now = onTime.nowMs();
+    const session = sampleSessionRecord(4, { createdAtMs: now, expiresAtMs: now + 1000 });
+    await a.create(session);
+    await sleep(1200);
+    await expect(b.close(session.sessionId, 'revoked_by_admin', behind.nowMs())).resolves.toBe(false);
+    await expect(a.close(session.sessionId, 'logout', onTime.nowMs())).resolves.toBe(false);
+    await expect(a.get(session.sessionId)).resolves.toMatchObject({
+      closedAtMs: session.expiresAtMs,
+      closeReason: 'expired',
+    });
+  });
+
   it('a session created by an instance 10 min behind also ends after its lifetime on Redis', async () => {
     const { a, b } = sessionFleet();
     const createdAt = behind.nowMs();

@@ -102,8 +102,12 @@ export const GET_LUA = `${SERVER_CLOCK_LUA}
 return {redis.call('HGETALL', KEYS[1]), serverNow}
 `;
 
-/** ARGV: base, sessionId, now, reason. */
+/** ARGV: base, sessionId, now, reason. Closes an open session not yet past its end on Redis's clock. */
 export const CLOSE_LUA = `${SWEEP_FN}
+-- A session past its end on Redis's clock is one get reports closed (expired): closing it would
+-- rewrite its end as this close (a probe: an administrator's revocation of an expired session).
+local serverExpires = redis.call('HGET', ARGV[1] .. 's:' .. ARGV[2], 'serverExpiresAtMs')
+if serverExpires and tonumber(serverExpires) <= serverNow then return 0 end
 return closeSession(ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4])
 `;
 
