@@ -10,7 +10,8 @@ export interface PeriodicSweep {
 /**
  * `sweep` may be synchronous (SQLite, memory) or return a promise (Redis): a rejection is reported as a
  * throw is (an integrator's Redis sweep, passed straight in, crashed the process on an unhandled
- * rejection while Redis was down). A sweep still running when the next tick comes is not started again.
+ * rejection while Redis was down). A sweep still running when the next tick comes is not started again,
+ * so a promise that never settles stops the sweeps: the adapters' Redis client times out every command.
  */
 export function startPeriodicSweep(
   sweep: () => unknown,

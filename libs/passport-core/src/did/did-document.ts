@@ -312,7 +312,8 @@ export function describeDidMethod(options: DidDocumentOptions) {
  */
 function baseUrl(url: unknown, caller: string): string {
   // A server passes one base for every document: read once (it is parsed as a URL), not per request.
-  if (lastBase !== undefined && url === lastBase.raw) return lastBase.base;
+  // The normalised base comes back too (buildDidDocument hands it to didWebAlias): both spellings hit.
+  if (lastBase !== undefined && (url === lastBase.raw || url === lastBase.base)) return lastBase.base;
   const base = typeof url === 'string' ? normalizedBaseUrl(url) : null;
   if (base === null)
     throw new RangeError(`${caller}: publicBaseUrl must be an http(s) URL without query or fragment`);
