@@ -11,9 +11,10 @@
 import { type Server } from 'node:http';
 import { type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { exitAfterLogFlush } from '../logging/exit-after-log-flush.js';
-
-export { exitAfterLogFlush };
 import { Readiness } from './readiness.js';
+
+/** For main.ts's stop during start, which loads this module already. */
+export { exitAfterLogFlush };
 
 export interface DrainOptions {
   readonly drainDelayMs: number;
