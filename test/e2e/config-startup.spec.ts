@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -122,8 +123,19 @@ it('a DATA_DIR that cannot be created stops the start with one line, never a han
   const lines = result.stderr.trim().split('\n');
   expect(lines).toHaveLength(1);
   expect(lines[0]).toBe(
-    'Passport Identity API failed to start: cannot create directory /proc/passport-nonexistent (ENOENT)',
+    'Passport Identity API failed to start: cannot create directory /proc/passport-nonexistent (ENOENT) (DATA_DIR=/proc/passport-nonexistent)',
   );
+}, 30_000);
+
+// Found by a probe: the line named the path but not the variable that chose it.
+it('a DATA_DIR that is a file stops the start with one line naming DATA_DIR', async () => {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'passport-datadir-file-')), 'not-a-directory');
+  writeFileSync(file, '');
+  const result = await runBuiltMain({ DATA_DIR: file, PORT: '0', PUBLIC_BASE_URL: 'http://localhost:3000' });
+  expect(result.code).toBe(1);
+  expect(result.stderr.trim().split('\n')).toEqual([
+    `Passport Identity API failed to start: cannot create directory ${file} (ENOTDIR) (DATA_DIR=${file})`,
+  ]);
 }, 30_000);
 
 // Found by a README walkthrough: with STORE=memory (nothing opens SQLite first) an unwritable DATA_DIR

@@ -3,12 +3,16 @@
  * variable), starts the server, and on SIGTERM/SIGINT drains it and exits 0 (platform/lifecycle/graceful-shutdown.ts).
  */
 import 'reflect-metadata';
-import { ConfigError, loadConfig } from './platform/config/app-config.js';
+import { type AppConfig, ConfigError, loadConfig } from './platform/config/app-config.js';
+import { startFailureMessage } from './platform/lifecycle/start-failure.message.js';
+
+let startedConfig: AppConfig | undefined;
 
 async function main(): Promise<void> {
   let config;
   try {
     config = loadConfig(process.env);
+    startedConfig = config;
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`);
@@ -45,7 +49,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
-  process.stderr.write(`Passport Identity API failed to start: ${message}\n`);
+  process.stderr.write(`${startFailureMessage(err, startedConfig)}\n`);
   process.exit(1);
 });
