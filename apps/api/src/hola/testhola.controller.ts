@@ -26,7 +26,7 @@ export class TestHolaController {
     summary: 'Self-test an outbound HOLA line; on success the server replies with its own signed line',
     description:
       'Same checks and the same single-use record as POST /api/identity/verify (a line accepted here is a replay ' +
-      'there), with the default 300 s window; `constraints` is not accepted. Failures are 400s: ' +
+      'there), with the default 300 s window; `constraints` is ignored. Failures are 400s: ' +
       'HOLA_VALIDATION_FAILED (format, lint, checksum; replay with stage nonce_replay_validation), ' +
       'HOLA_TIMESTAMP_INVALID (ageSeconds, maxAgeSeconds), HOLA_SIGNATURE_INVALID (reasonCode token_missing, ' +
       'token_expired, signature_invalid, public_key_unavailable). With WEBHOOK_TEST_ENABLED=true (development ' +
