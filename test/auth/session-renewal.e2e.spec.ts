@@ -24,6 +24,7 @@ import {
   serverIdentityOf,
 } from '../support/passports.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { holaLine } from '../verify/hola-lines.js';
 
 type Claims = Record<string, any>;
 const claimsOf = (jwt: string): Claims =>
@@ -145,6 +146,47 @@ describe('token renewal and logout (JWT_RENEWAL=server)', () => {
     expectErrorEnvelope(expired, 'INVALIDATED_TOKEN');
     expect(expired.body.error.details.cause).toBe('expired');
     expect((await nonce(renewedJwt)).status).toBe(200);
+  });
+
+  // Found by a probe: the optional bearer of verify and signclient was checked but never renewed,
+  // while their OpenAPI answers declare New-Token (every other route that takes a token renews it).
+  it('the optional bearer of verify and signclient is renewed as on every JWT route, on success and on a 400', async () => {
+    const post = (path: string, jwt: string, body: unknown) =>
+      request(path, {
+        method: 'POST',
+        headers: { ...bearer(jwt), 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const { tokenId, jwt, key } = await mintAndLogin(app);
+    const old = claimsOf(jwt);
+    at(old, 2879);
+    const line = () =>
+      holaLine(app, {
+        sender: tokenId,
+        signer: key.signer,
+        timestamp: new Date(clock.nowMs()).toISOString(),
+      });
+    const early = await post('/api/identity/verify', jwt, { hola: line() });
+    expect([early.status, early.body.verified, early.headers.get('new-token')]).toEqual([200, true, null]);
+
+    at(old, 2880);
+    const verified = await post('/api/identity/verify', jwt, { hola: line() });
+    expect([verified.status, verified.body.verified]).toEqual([200, true]);
+    expect(verified.headers.get('cache-control')).toBe('no-store');
+    const renewed = claimsOf(verified.headers.get('new-token')!);
+    expect([renewed.session_id, renewed.iat, renewed.session_status]).toEqual([
+      old.session_id,
+      old.iat + 2880,
+      'renewed_light_verification',
+    ]);
+    // One renewal per token, shared: the next requests with the old token get the same new one.
+    const refused = await post('/api/identity/verify', jwt, { hola: 'not a line' });
+    expectErrorEnvelope(refused, 'HOLA_VALIDATION_FAILED');
+    expect(refused.headers.get('new-token')).toBe(verified.headers.get('new-token'));
+    const signclient = await post('/api/signclient', jwt, {});
+    expectErrorEnvelope(signclient, 'SIGNCLIENT_INVALID_REQUEST');
+    expect(signclient.headers.get('new-token')).toBe(verified.headers.get('new-token'));
+    await expect(sessions.get(old.session_id)).resolves.toMatchObject({ renewalCount: 1 });
   });
 
   it('the privileged session list shows the renewals of a session', async () => {

@@ -1,15 +1,16 @@
 /**
  * `POST /api/identity/verify` (public, optional JWT): verifies a peer's HOLA line with the core's use
  * case (which reads the body too). Early validation and bad constraints are 400s; every other verdict is a 200 body to read
- * (`verified`, `failureReasons`). A bearer token, when sent, must be valid (401 otherwise) and only
- * enables the RECIPIENT_MISMATCH warning.
+ * (`verified`, `failureReasons`). A bearer token, when sent, must be valid (401 otherwise); it enables the
+ * RECIPIENT_MISMATCH warning and is renewed (`New-Token`) like any JWT route's.
  */
-import { Body, Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type HolaVerifier } from '@passport/core';
 import { verifyRequestFromBody } from '@passport/core/hola';
-import { type FastifyRequest } from 'fastify';
+import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { BearerAuthenticator } from '../session/bearer.authenticator.js';
+import { TokenRenewer } from '../session/token-renewer.js';
 import { RequestId } from '../platform/http/request-id.decorator.js';
 import { VerifyMetrics } from '../platform/metrics/verify-metrics.js';
 import { ApiErrors } from '../platform/openapi/api-errors.decorator.js';
@@ -22,6 +23,7 @@ export class VerifyController {
   constructor(
     @Inject(HOLA_VERIFIER) private readonly verifier: HolaVerifier,
     private readonly authenticator: BearerAuthenticator,
+    private readonly renewer: TokenRenewer,
     private readonly metrics: VerifyMetrics,
   ) {}
 
@@ -55,12 +57,14 @@ export class VerifyController {
   async verify(
     @Body() body: unknown,
     @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
     @RequestId() requestId: string,
   ): Promise<VerifyResponse> {
     const header = request.headers.authorization;
     // Most verify requests carry no token: then there is no promise to wait for.
     const caller =
       header === undefined || header === '' ? null : await this.authenticator.authenticateOptional(header);
+    if (caller !== null) await this.renewer.renewOnto(caller, reply);
     try {
       const { body: verdict } = await this.verifier.verify(
         verifyRequestFromBody(body, caller?.tokenId ?? null),

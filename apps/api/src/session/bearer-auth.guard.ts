@@ -5,7 +5,7 @@
  */
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
-import { NEW_TOKEN_HEADER, TokenRenewer } from './token-renewer.js';
+import { TokenRenewer } from './token-renewer.js';
 import { attachAuth, type AuthContext } from './auth-context.js';
 import { BearerAuthenticator } from './bearer.authenticator.js';
 import { PassportRateLimiter } from './passport-rate-limiter.js';
@@ -48,15 +48,7 @@ export class BearerAuthGuard implements CanActivate {
     auth: AuthContext,
   ): boolean | Promise<boolean> {
     attachAuth(request, auth);
-    const renewal = this.renewer.renewIfDue(auth);
-    if (renewal === null) return true;
-    return renewal.then((token) => {
-      if (token !== null)
-        void context
-          .getArgByIndex<FastifyReply>(1)
-          .header(NEW_TOKEN_HEADER, token)
-          .header('Cache-Control', 'no-store'); // a response carrying a token is never stored by a cache
-      return true;
-    });
+    const renewal = this.renewer.renewOnto(auth, context.getArgByIndex<FastifyReply>(1));
+    return renewal === null ? true : renewal.then(() => true);
   }
 }

@@ -10,6 +10,7 @@
  * valid until its own `exp`.
  */
 import { Inject, Injectable } from '@nestjs/common';
+import { type FastifyReply } from 'fastify';
 import { type Clock } from '@passport/core';
 import { NEW_TOKEN_HEADER, isRenewalDue, renewTokenClaims } from '@passport/core/login';
 import { passportNotAfterMs } from '@passport/core/passport';
@@ -49,6 +50,20 @@ export class TokenRenewer {
     private readonly serverPassport: ServerPassportCheck,
   ) {
     this.enabled = config.sessions.renewal === 'server';
+  }
+
+  /**
+   * Sets the renewed token on `reply` (`New-Token`, and `Cache-Control: no-store`: a response carrying a
+   * token is never stored by a cache) when one is due; null when none is (the normal case), so the caller
+   * has no promise to wait for. Every route that authenticates a bearer token calls it, the optional
+   * bearer of verify and signclient too: their OpenAPI answers declare `New-Token` (a probe found none).
+   */
+  renewOnto(auth: AuthContext, reply: FastifyReply): Promise<void> | null {
+    const renewal = this.renewIfDue(auth);
+    if (renewal === null) return null;
+    return renewal.then((token) => {
+      if (token !== null) void reply.header(NEW_TOKEN_HEADER, token).header('Cache-Control', 'no-store');
+    });
   }
 
   /** The renewed token for this caller, or null when none is due (the normal case) or possible. */

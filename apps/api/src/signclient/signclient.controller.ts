@@ -8,7 +8,7 @@
  * family key is not configured or signing fails; 409 SIGNCLIENT_TOKEN_EXISTS for a token id minted
  * already, 503 when the chain cannot tell. A JWT that is sent must be valid (401 otherwise).
  */
-import { Body, Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { computeMintFee, isPassportError, PassportError, type Clock } from '@passport/core';
 import { type ChainReader } from '@passport/core/ports';
@@ -18,9 +18,10 @@ import {
   signClient,
   validateSignClientRequest,
 } from '@passport/core/signclient';
-import { type FastifyRequest } from 'fastify';
+import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { BearerAuthenticator } from '../session/bearer.authenticator.js';
 import { PrivilegeGrants } from '../session/privilege-grant.js';
+import { TokenRenewer } from '../session/token-renewer.js';
 import { RequestId } from '../platform/http/request-id.decorator.js';
 import { CHAIN_READER, CLOCK, SERVER_IDENTITY } from '../platform/infrastructure/di-tokens.js';
 import { type ServerIdentity } from '../platform/infrastructure/server-identity.js';
@@ -38,6 +39,7 @@ export class SignClientController {
   constructor(
     private readonly familySigner: FamilySignerSource,
     private readonly authenticator: BearerAuthenticator,
+    private readonly renewer: TokenRenewer,
     private readonly grants: PrivilegeGrants,
     @Inject(SERVER_IDENTITY) private readonly server: ServerIdentity,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -68,11 +70,13 @@ export class SignClientController {
   async sign(
     @Body() body: unknown,
     @Req() http: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
     @RequestId() requestId: string,
   ): Promise<SignClientResponse> {
     const serviceProviderId = this.server.serviceProviderId || undefined;
     // Anonymous callers are welcome, but only a JWT privileged for this very route may sign privileges.
     const auth = await this.authenticator.authenticateOptional(http.headers.authorization);
+    if (auth !== null) await this.renewer.renewOnto(auth, reply);
     // The claim and the passport as the chain holds it now, as the privileged tier judges.
     const caller = { privileged: auth !== null && (await this.grants.granted(auth, '/api/signclient')) };
     // Validate (and check the fee) before touching the key, so bad requests are 400s even when it is missing.
