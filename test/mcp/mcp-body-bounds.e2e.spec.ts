@@ -521,6 +521,51 @@ describe('/mcp: the sessioned surface answers as MCP says', () => {
     });
     expect(served.message.result).toBeDefined();
   });
+
+  // Found by a fuzz probe: the v1 SDK answered these -32603 "Server does not support task creation".
+  // MCP 2025-11-25: a receiver that declares no task capability for a request type ignores the task.
+  it.each([
+    ['tools/list', {}],
+    ['resources/list', {}],
+    ['resources/templates/list', {}],
+    ['resources/read', { uri: 'doc:discovery' }],
+    ['ping', {}],
+  ])('a task on %s is ignored: the request is served as without it', async (method, params) => {
+    const { status, message } = await call({ id: 8, method, params: { ...params, task: { ttl: 1 } } });
+    expect(status).toBe(200);
+    expect(message).toEqual({ jsonrpc: '2.0', id: 8, result: expect.any(Object) });
+  });
+
+  it('in a batch too, each member answered', async () => {
+    const batch = await probe(t.baseUrl, {
+      headers: sessionHeaders(sessionId),
+      body: [
+        { jsonrpc: '2.0', id: 9, method: 'tools/list', params: { task: {} } },
+        { jsonrpc: '2.0', id: 10, method: 'ping', params: { task: { ttl: 5 } } },
+      ],
+    });
+    expect(batch.status).toBe(200);
+    const answers = messagesOf(batch.body);
+    expect(answers.map((a) => [a.id, 'result' in a])).toEqual([
+      [9, true],
+      [10, true],
+    ]);
+  });
+
+  // Found by a fuzz probe: on a session the SDK parsed initialize's params first and answered -32603
+  // with the validator's multi-line dump; without a session the same body was already 400 -32602.
+  it('an initialize with bad params on a session is 400 -32602 with one line, as without a session', async () => {
+    const r = await probe(t.baseUrl, {
+      headers: sessionHeaders(sessionId),
+      body: { jsonrpc: '2.0', id: 11, method: 'initialize', params: {} },
+    });
+    expect(r.status).toBe(400);
+    const { error } = messageOf(r.body) as { error: { code: number; message: string } };
+    expect(error.code).toBe(-32602);
+    expect(error.message).toMatch(/^Invalid params: params\.protocolVersion: [^\n]+$/);
+    // The session is still there.
+    expect((await call({ id: 12, method: 'ping' })).message).toEqual({ jsonrpc: '2.0', id: 12, result: {} });
+  });
 });
 
 describe("/mcp, stateless era: an envelope that is not an object is the SDK's 400", () => {

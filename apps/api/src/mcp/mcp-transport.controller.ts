@@ -30,6 +30,7 @@ import {
 } from './json-rpc-error.js';
 import { McpHostAllowlist } from './mcp-host.allowlist.js';
 import { invalidInitializeAnswer, invalidParamsAnswer } from './mcp-request-params.js';
+import { withoutIgnoredTasks } from './mcp-task-augmentation.js';
 import {
   MCP_HOST_ALLOWLIST,
   MCP_SERVER_FACTORY,
@@ -201,7 +202,7 @@ export class McpTransportController {
     }
     const sessionId = sessionIdOf(request);
     if (sessionId !== undefined) {
-      request.body = withoutCancellations(request.body);
+      request.body = withoutIgnoredTasks(withoutCancellations(request.body));
       if (this.fleet) return this.serveFleetSession(this.fleet, sessionId, request, reply, batchRest);
       const session = this.sessions.touch(sessionId);
       if (!session) return this.reject(reply, 404, jsonRpcError(RPC_SESSION_NOT_FOUND, 'Session not found'));
@@ -683,13 +684,21 @@ export class McpTransportController {
 
   /**
    * A request whose params break its method's schema is answered -32602 here (HTTP 200, as the SDKs
-   * answer a request's own errors), with a one-line message (mcp-request-params.ts).
+   * answer a request's own errors), with a one-line message (mcp-request-params.ts). On a session, an
+   * `initialize` that could not start one is answered as without a session (HTTP 400): the SDK checks
+   * its params before saying the session is initialized, and answered bad ones -32603 with the
+   * validator's dump (a probe).
    */
   private answeredInvalidParams(
     request: FastifyRequest,
     reply: FastifyReply,
     options: { envelopeRequired?: boolean } = {},
   ): boolean {
+    const badInitialize = options.envelopeRequired ? null : invalidInitializeAnswer(request.body);
+    if (badInitialize) {
+      this.reject(reply, 400, badInitialize);
+      return true;
+    }
     const answer = invalidParamsAnswer(request.body, options);
     if (answer) this.reject(reply, 200, answer);
     return answer !== null;
