@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { httpStatusOf } from '../../apps/api/src/platform/http/http-status.table.js';
 import { codesOf } from '../../apps/api/src/platform/openapi/error-response.schema.js';
 import { OpenApiContract } from '../support/openapi-contract.js';
+import { rawRequest } from '../support/raw-http.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const VERSION = (
@@ -127,6 +128,40 @@ describe('the served document', () => {
       const op = contract.document.paths[path].post;
       expect(op.responses['200'].headers['New-Token']).toBeDefined();
     }
+  });
+
+  // Found by a fuzz probe: any request may be refused by Node's parser (400 VALIDATION_FAILED,
+  // malformed_request) or for its Expect header (417), and neither was documented everywhere.
+  it('every operation documents the refusals any request may get: 400 VALIDATION_FAILED and 417 EXPECTATION_FAILED', async () => {
+    for (const { path, method, op } of operations()) {
+      expect([
+        path,
+        method,
+        JSON.stringify(op.responses['400'] ?? null).includes('"VALIDATION_FAILED"'),
+      ]).toEqual([path, method, true]);
+      expect([
+        path,
+        method,
+        JSON.stringify(op.responses['417'] ?? null).includes('"EXPECTATION_FAILED"'),
+      ]).toEqual([path, method, true]);
+    }
+    // fetch will not send an Expect header.
+    const host = new URL(t.baseUrl).host;
+    const expectation = await rawRequest(
+      t.baseUrl,
+      `GET /health HTTP/1.1\r\nHost: ${host}\r\nExpect: something-else\r\n\r\n`,
+    );
+    expect(expectation.status).toBe(417);
+    expect(contract.problems('GET', '/health', 417, expectation.body)).toEqual([]);
+    const malformed = await rawRequest(
+      t.baseUrl,
+      `GET /health HTTP/1.1\r\nHost: ${host}\r\nContent-Length: x\r\n\r\n`,
+    );
+    expect([malformed.status, (malformed.body as { error: { code: string } }).error.code]).toEqual([
+      400,
+      'VALIDATION_FAILED',
+    ]);
+    expect(contract.problems('GET', '/health', 400, malformed.body)).toEqual([]);
   });
 
   it('documents the app routes', () => {

@@ -201,6 +201,24 @@ describe('/mcp serves every client generation', () => {
     expect(registry.size + registry.pending).toBe(0);
   });
 
+  // Found by a fuzz probe: the 202 came with Content-Type: text/plain (an empty string sent as text).
+  it('a stateless notification is 202 with no body and no Content-Type, as the document and the sessioned era say', async () => {
+    const response = await fetch(`${t.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, ...statelessHeaders('notifications/progress') },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: 1, progress: 1, _meta: envelope() },
+      }),
+    });
+    expect([response.status, response.headers.get('content-type'), await response.text()]).toEqual([
+      202,
+      null,
+      '',
+    ]);
+  });
+
   it('a sessioned answer carries X-Request-Id too', async () => {
     const response = await fetch(`${t.baseUrl}/mcp`, {
       method: 'POST',

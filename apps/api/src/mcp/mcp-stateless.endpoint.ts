@@ -91,7 +91,10 @@ export class McpStatelessEndpoint {
     }
     void reply.code(response.status).header('cache-control', MCP_CACHE_CONTROL);
     response.headers.forEach((value, name) => void reply.header(name, value));
-    await reply.send(await response.text());
+    const text = await response.text();
+    // A 202 to a notification has no body: sent as nothing, not as an empty string, which Fastify
+    // labels text/plain (the document, and the sessioned era, say no Content-Type; a fuzz probe).
+    await (text === '' && contentType === '' ? reply.send() : reply.send(text));
   }
 
   /** Aborts in-flight exchanges (application shutdown). */

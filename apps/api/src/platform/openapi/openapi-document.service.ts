@@ -28,6 +28,10 @@ export const BEARER_AUTH = 'bearer';
 export const METRICS_TOKEN_AUTH = 'metricsToken';
 
 const CROSS_CUTTING_CODES = [
+  // Node's parser refusing the request itself (details.reason malformed_request), and an Expect header
+  // other than 100-continue: any request may be answered so, with or without a body (a fuzz probe).
+  'VALIDATION_FAILED',
+  'EXPECTATION_FAILED',
   'REQUEST_HEADER_TOO_LARGE',
   'INVALID_URL',
   'HOST_HEADER_REQUIRED',
@@ -37,7 +41,7 @@ const CROSS_CUTTING_CODES = [
 ];
 /** Codes of operations with a path parameter (`maxParamLength`). */
 const PATH_PARAMETER_CODES = ['URI_TOO_LONG'];
-const BODY_CODES = ['INVALID_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'EXPECTATION_FAILED'];
+const BODY_CODES = ['INVALID_JSON', 'UNSUPPORTED_MEDIA_TYPE'];
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 @Injectable()
