@@ -26,6 +26,15 @@ describe('base32 (RFC 4648 §6)', () => {
     expect(decodeBase32('mzxw6')).toBeNull();
     expect(decodeBase32('M')).toBeNull();
     expect(decodeBase32('MZ')).toBeNull(); // 'f' is MY; MZ carries a non-zero padding bit
+    // No byte count encodes to 1, 3 or 6 characters past whole groups (a mutation probe: 6 was let
+    // through as 3 bytes, and no test noticed); 0, 2, 4, 5 and 7 are the lengths of 0–4 bytes.
+    for (const length of [1, 3, 6, 9, 11, 14])
+      expect([length, decodeBase32('A'.repeat(length))]).toEqual([length, null]);
+    for (const length of [0, 2, 4, 5, 7, 8, 10])
+      expect([length, decodeBase32('A'.repeat(length))?.length]).toEqual([
+        length,
+        Math.floor((length * 5) / 8),
+      ]);
     expect(isBase32('ABC=')).toBe(true);
     expect(isBase32('AB1')).toBe(false);
   });

@@ -149,6 +149,22 @@ describe('buildDidDocument', () => {
     });
   });
 
+  // From a mutation probe: no test had a record without an owner (a malformed chain answer).
+  it('#metadata names no owner account for a record whose owner is empty or missing', () => {
+    for (const ownerId of ['', undefined, null]) {
+      const built = buildDidDocument(
+        { ...record, ownerId } as unknown as typeof record,
+        owner.publicKey,
+        options,
+      );
+      const service = built.service.find((s) => s.id === 'did:passport:bjbvcjzqbdsj#metadata');
+      expect([ownerId, (service?.serviceEndpoint as { ownerAccountId: unknown }).ownerAccountId]).toEqual([
+        ownerId,
+        null,
+      ]);
+    }
+  });
+
   it('#metadata carries the DN client code reads the display name, creature and contacts from', () => {
     const dn = 'NNSWF="Smith, John",Creature=robot,ContactURI=mailto:john:example.org';
     const withDn = buildDidDocument(

@@ -94,6 +94,9 @@ describe('parseDn: reading', () => {
     });
     // Quotes inside a value are kept as written.
     expect(parseDn('Team=the "A" team')?.attributes).toEqual([{ name: 'Team', value: 'the "A" team' }]);
+    // Escaped quotes at both ends are text, not quoting: they stay (a mutation probe: no test had them).
+    expect(parseDn('Creature=\\"robot\\"')?.creature).toBe('"robot"');
+    expect(parseDn('Creature=\\"robot"')?.creature).toBe('"robot"');
   });
 
   it('one component it cannot read never nulls the DN: it is set aside, as written', () => {

@@ -397,6 +397,64 @@ describe('timestamp grammar', () => {
   });
 });
 
+// From a mutation probe: each bound moved by one, or the MUNDO check loosened, and no test failed (the
+// property tests' random lengths almost never land on a bound).
+describe('bounds, exactly', () => {
+  const signer = createNobleSigner(new Uint8Array(32).fill(3));
+  const build = (nonceHex: string, options: { delegateId?: string; recipient?: string } = {}) =>
+    buildHolaLine({
+      recipient: options.recipient,
+      senderTokenId: 'bcdefghijklm',
+      timestamp: '2026-11-27T10:00:00.000Z',
+      nonceHex,
+      serviceHost,
+      signer,
+      ...(options.delegateId === undefined ? {} : { subagent: { delegateId: options.delegateId } }),
+    });
+  /** `line` with `extra` put into its nonce and the checksum made right again (the signature is not). */
+  const longerNonce = (line: string, extra: string) => {
+    const fields = line.split('/');
+    fields[fields.length - 4] += extra;
+    const signature = fields.at(-2)!;
+    fields[fields.length - 1] = holaChecksum(`${fields.slice(0, -2).join('/')}/`, signature);
+    return fields.join('/');
+  };
+  const failureOf = (line: string) => {
+    const result = parse(line);
+    return result.ok ? 'parsed' : `${result.failure.reasonCode}: ${result.failure.message}`;
+  };
+
+  it('a line of 512 characters parses; one of 513 is refused as too long', () => {
+    const short = build('AB');
+    const line = build('AB'.padEnd(2 + 512 - short.length, 'C'));
+    expect(line.length).toBe(512);
+    expect(failureOf(line)).toBe('parsed');
+    expect(failureOf(longerNonce(line, 'D'))).toBe('invalid_format: hola is longer than 512 characters.');
+  });
+
+  it('a delegate id of 128 characters parses; one of 129 is refused', () => {
+    const line = build('AB', { delegateId: 'd'.repeat(128) });
+    const result = parse(line);
+    expect(result.ok && result.line.delegateId).toBe('D'.repeat(128));
+    const fields = line.split('/');
+    fields[2] += 'D';
+    fields[fields.length - 1] = holaChecksum(`${fields.slice(0, -2).join('/')}/`, fields.at(-2)!);
+    expect(failureOf(fields.join('/'))).toBe('invalid_format: The delegate id must be 1 to 128 characters.');
+  });
+
+  it.each(['MUNDOX', 'MUNDOS', 'MUND', 'XMUNDO', 'MUNDO0'])(
+    'a recipient %s (only MUNDO itself, empty or a token id) is refused with the checksum right',
+    (recipient) => {
+      const line = build('AB').replace('HOLA/MUNDO/', `HOLA/${recipient}/`);
+      const fields = line.split('/');
+      fields[fields.length - 1] = holaChecksum(`${fields.slice(0, -2).join('/')}/`, fields.at(-2)!);
+      expect(failureOf(fields.join('/'))).toBe(
+        'invalid_format: The recipient must be MUNDO, empty, or a 12-letter token id.',
+      );
+    },
+  );
+});
+
 // --- property tests ---------------------------------------------------------------------------------
 const LETTER = fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz'.split(''));
 const tokenId = fc.array(LETTER, { minLength: 12, maxLength: 12 }).map((a) => a.join(''));

@@ -263,6 +263,13 @@ describe('login credentials: each 401 code', () => {
     const signedLower = body(shouted.toLowerCase(), holder, { kind: 'accountid' });
     expect(await codeOf(w, { ...signedLower, accountid: shouted })).toBe('LOGIN_BASE64URL_SIGNATURE_INVALID');
   });
+  // From a mutation probe: only an e2e test caught this check dropped. The server passport's login
+  // message is byte for byte the passport_idsignature every token carries.
+  it('SERVER_PASSPORT_LOGIN_REFUSED: the server passport itself, even signed by its own key', async () => {
+    const w = world();
+    expect(await codeOf(w, body('bhahbkbramax', serverKey))).toBe('SERVER_PASSPORT_LOGIN_REFUSED');
+    expect(await codeOf(w, body('BHAHBKBRAMAX', serverKey))).toBe('SERVER_PASSPORT_LOGIN_REFUSED');
+  });
   it('PASSPORT_MISSING_METADATA', async () => {
     const w = world();
     const record = (await w.chain.getPassport('chbvcnurbkuw'))!;
@@ -307,6 +314,36 @@ describe('login credentials: each 401 code', () => {
       }),
     );
     expect(await codeOf(w, body('chbvcnurbkuw'))).toBe('PASSPORT_FAMILY_MISMATCH');
+  });
+  // From a mutation probe: with the partner's membership judged against the passport's own roots,
+  // this passport logged in as a partner, and no test noticed.
+  it('a passport naming our root beside one of its own is a partner only if one of OUR roots signed it', async () => {
+    const evil = seeded(6);
+    const evilRoot = `bc=local;sc=${CONTRACT};id=evilroot`;
+    const w = world();
+    w.chain.replacePassport({
+      tokenId: evilRoot,
+      ownerId: implicitAccountId(evil.publicKey),
+      contractId: CONTRACT,
+      metadata: {},
+      revoked: false,
+    });
+    const claimed = { ...holderMeta, serviceprovider_id: `${FAMILY};id=evilroot` };
+    w.chain.replacePassport(passport('chbvcnurbkuw', implicitAccountId(holder.publicKey), evil, claimed));
+    for (const mode of ['partner', 'promiscuous', 'p2p'] as const) {
+      const refused = world({ loginMode: mode });
+      for (const record of [await w.chain.getPassport(evilRoot), await w.chain.getPassport('chbvcnurbkuw')])
+        refused.chain.replacePassport(record!);
+      await expect(refused.verifier.verify(validateLoginRequest(body('chbvcnurbkuw')))).rejects.toMatchObject(
+        {
+          code: 'PASSPORT_FAMILY_MISMATCH',
+          details: { reason: 'family_signature_invalid' },
+        },
+      );
+    }
+    // Signed by our root, the same claim is a partner's.
+    w.chain.replacePassport(passport('chbvcnurbkuw', implicitAccountId(holder.publicKey), root, claimed));
+    expect(await codeOf(w, body('chbvcnurbkuw'))).toBe('OK');
   });
   it('a peer claiming a family its root did not sign is a mismatch, whatever the mode', async () => {
     const w = world({ loginMode: 'p2p' });
@@ -402,6 +439,15 @@ describe('login credentials: single use', () => {
     ).toBe('LOGIN_CHALLENGE_TIMESTAMP_INVALID');
     // Another identifier may use the same instant.
     expect(await codeOf(w, body('gygygygygygt'))).toBe('OK');
+  });
+  // From a mutation probe: only an e2e test caught a challenge keyed in the letter case sent.
+  it('an identifier in another letter case is the same challenge: one session, not one per spelling', async () => {
+    const w = world();
+    const account = implicitAccountId(holder.publicKey);
+    expect(await codeOf(w, body(account.toUpperCase(), holder, { kind: 'accountid' }))).toBe('OK');
+    expect(await codeOf(w, body(account, holder, { kind: 'accountid' }))).toBe(
+      'LOGIN_CHALLENGE_TIMESTAMP_INVALID',
+    );
   });
   it('check leaves the challenge to the caller: it records nothing and names the record to write', async () => {
     const w = world();

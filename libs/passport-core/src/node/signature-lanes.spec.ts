@@ -45,8 +45,22 @@ describe('the vector file', () => {
   });
 });
 
+/** The group order L = 2^252 + 27742317777372353535851937790883648493. */
+const L = 2n ** 252n + 27742317777372353535851937790883648493n;
+/** `signature` with its S (the last 32 bytes, little-endian) set to `scalar`. */
+function withS(signature: Uint8Array, scalar: bigint): Uint8Array {
+  const out = Uint8Array.from(signature);
+  for (let i = 0; i < 32; i++) out[32 + i] = Number((scalar >> BigInt(8 * i)) & 0xffn);
+  return out;
+}
+
 describe('rejections before any curve arithmetic', () => {
   const base = vectors.find((v) => v.id === 'rfc8032-test1')!;
+  it('S = L − 1 is canonical: the pre-check passes it to the equation, which fails', () => {
+    const signature = withS(bytes(base.signature), L - 1n);
+    expect(ed25519PolicyRejection(signature, bytes(base.publicKey))).toBeNull();
+    expect(noble.verify(signature, bytes(base.message), bytes(base.publicKey))).toBe(false);
+  });
   it.each([
     [
       'a 63-byte signature',
@@ -55,6 +69,8 @@ describe('rejections before any curve arithmetic', () => {
       'bad_signature_length',
     ],
     ['a 31-byte key', bytes(base.signature), bytes(base.publicKey).subarray(0, 31), 'bad_public_key_length'],
+    // S exactly L (a mutation probe: S == L passed the pre-check; the vectors hold S + L, never L itself).
+    ['S equal to L', withS(bytes(base.signature), L), bytes(base.publicKey), 'non_canonical_s'],
   ])('%s', (_name, signature, publicKey, reason) => {
     expect(ed25519PolicyRejection(signature, publicKey)).toBe(reason);
     expect(noble.verify(signature, new Uint8Array(), publicKey)).toBe(false);

@@ -395,6 +395,23 @@ describe.each<[string, () => SignatureVerifier | AsyncSignatureVerifier]>([
       expect(calls[0][2]).toBeGreaterThanOrEqual(T0 + 86_400_000 + 60_000);
     });
 
+    // From a mutation probe: the future skew could be left out of the lifetime and no test failed. The
+    // lifetime is exact (docs/storage.md): it is what the store and the sender's quota hold.
+    it('lives exactly 24 h + the future skew + 1 min past the line’s timestamp', async () => {
+      const expiries: number[] = [];
+      const spy: ReplayStore = {
+        recordIfAbsent: (key, now, expires) => (
+          expiries.push(expires),
+          replay.recordIfAbsent(key, now, expires)
+        ),
+      };
+      for (const futureSkewMs of [0, 2_000, 30_000]) {
+        const timestamp = new Date(T0 + 999).toISOString(); // the window counts whole seconds
+        await verify(line({ timestamp }), {}, { replay: spy, futureSkewMs });
+      }
+      expect(expiries).toEqual([0, 2_000, 30_000].map((skew) => T0 + 86_400_000 + skew + 60_000));
+    });
+
     it('50 concurrent verifications of one line → exactly one verified', async () => {
       const hola = line();
       const verifier = createHolaVerifier(deps);

@@ -12,6 +12,7 @@ import { type SignatureVerifier } from '../ports/signature-verifier.port.js';
 import {
   signWebhook,
   verifyWebhookRequest,
+  WEBHOOK_MAX_PAST_MS,
   webhookDigest,
   type VerifyWebhookParams,
 } from './webhook-signature.js';
@@ -294,5 +295,16 @@ describe('verifyWebhookRequest: every rejection', () => {
     const params = { ...base(), replay };
     await expect(verifyWebhookRequest(params)).resolves.toMatchObject({ serverTokenId: TOKEN });
     expect(await reason(params)).toBe('replayed');
+  });
+
+  // From a mutation probe: a record that expired with the window let the request in again at its last
+  // millisecond. The record outlives the window by the future allowance, so no instant is open.
+  it('a replayed request is refused up to the last millisecond of the window, and stale after it', async () => {
+    const replay = new MemoryReplayStore();
+    const first = base();
+    await expect(verifyWebhookRequest({ ...first, replay })).resolves.toMatchObject({ serverTokenId: TOKEN });
+    const at = (ms: number) => ({ ...first, clock: new FixedClock(ms), replay });
+    expect(await reason(at(now + WEBHOOK_MAX_PAST_MS))).toBe('replayed');
+    expect(await reason(at(now + WEBHOOK_MAX_PAST_MS + 1))).toBe('timestamp_stale');
   });
 });
