@@ -118,10 +118,11 @@ it('a sweep of 2500 expired sessions removes them all in script calls of at most
   } finally {
     monitor.stop();
   }
-  // EVALSHA <sha> 0 <base> <now> <limit>: the sweep's calls are the ones at now = 10000.
+  // EVALSHA <sha> <n> <n keys> <base> <now> <limit>: the sweep's calls are the ones at now = 10000.
+  const argvOf = (args: string[]) => args.slice(3 + Number(args[2]));
   const sweepCalls = monitor.commands
-    .filter(({ args }) => /^eval/i.test(args[0]) && args[4] === '10000')
-    .map(({ args }) => Number(args[5]));
+    .filter(({ args }) => /^eval/i.test(args[0]) && argvOf(args)[1] === '10000')
+    .map(({ args }) => Number(argvOf(args)[2]));
   expect(sweepCalls).toEqual([1000, 1000, 1000]);
   await expect(store.size).resolves.toBe(0);
 });

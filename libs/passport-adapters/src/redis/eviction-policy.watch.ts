@@ -9,9 +9,12 @@
  * The policy is read with `INFO memory` (managed services that disable `CONFIG` still answer it) when
  * the client connects and then every `intervalMs`, since an operator may change it at runtime.
  * `problem` names an evicting policy (or one not read yet); the replay store refuses to record while
- * there is one.
+ * there is one. On a Redis Cluster every master is read, and one that may evict is a problem: a Cluster
+ * client's INFO goes to any node, so reading one failed open whenever another node held the records
+ * (a probe: 61 of 61 used lines recorded again).
  */
-import { type Redis } from 'ioredis';
+import { Cluster, type Redis } from 'ioredis';
+import { type RedisConnection } from './redis-client.js';
 
 export interface RedisEvictionWatchOptions {
   /** How often the policy is read again (default 5 s). */
@@ -24,7 +27,7 @@ export class RedisEvictionWatch {
   private readonly timer: NodeJS.Timeout;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     options: RedisEvictionWatchOptions = {},
   ) {
     this.timer = setInterval(() => void this.refresh(), options.intervalMs ?? 5000);
@@ -40,16 +43,22 @@ export class RedisEvictionWatch {
 
   /** Reads the policy now (a failed read leaves the last one known). */
   async refresh(): Promise<void> {
-    let info: string;
+    const nodes: Redis[] = this.redis instanceof Cluster ? this.redis.nodes('master') : [this.redis];
+    let policies: Array<string | null>;
     try {
-      info = await this.redis.info('memory');
+      if (nodes.length === 0) throw new Error('no master known yet');
+      policies = await Promise.all(
+        nodes.map(async (node) => /^maxmemory_policy:(\S+)/m.exec(await node.info('memory'))?.[1] ?? null),
+      );
     } catch (error) {
       // A server that refuses INFO itself (not a connection failure) cannot be checked.
       if (/unknown command|NOPERM|disabled/i.test(String((error as Error)?.message))) this.readable = false;
       return;
     }
     this.readable = true;
-    this.policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1] ?? null;
+    // The worst answer: a master whose policy is not read, or one that may evict, is not safe.
+    const unsafe = policies.findIndex((policy) => policy !== 'noeviction');
+    this.policy = unsafe === -1 ? 'noeviction' : policies[unsafe];
   }
 
   /** The policy last read, or null before the first read. */

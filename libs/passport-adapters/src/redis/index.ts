@@ -5,6 +5,7 @@ export {
   whenConnected,
   DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
   type RedisClientOptions,
+  type RedisConnection,
 } from './redis-client.js';
 export {
   RedisReplayStore,

@@ -18,8 +18,7 @@
  * guard, on purpose: nothing is recorded on a full Redis). Redis Cluster: every key of one script lies under one hash tag (the store's), so a batch of
  * calls still touches one slot.
  */
-import { type Redis } from 'ioredis';
-import { atEndOfTurn, corkForThisTurn, registerScriptCommand } from './redis-client.js';
+import { type RedisConnection, atEndOfTurn, corkForThisTurn, registerScriptCommand } from './redis-client.js';
 
 export interface BatchedScriptDefinition {
   /**
@@ -144,7 +143,7 @@ interface Batch {
  * interval. A call's reply is its number or table; a string in its place is its error.
  */
 export function defineBatchedScript(
-  client: Redis,
+  client: RedisConnection,
   name: string,
   definition: BatchedScriptDefinition,
   options: BatchedScriptOptions = {},

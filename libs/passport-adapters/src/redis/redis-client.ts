@@ -16,7 +16,13 @@
  * 6 000 commands and 14 MB a minute, all of them long failed).
  */
 import { createHash } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { type Cluster, Redis } from 'ioredis';
+
+/**
+ * What the adapters take: one Redis, or a Redis Cluster (ioredis's `Cluster`). Every script declares
+ * keys under its store's one hash tag, so a Cluster client sends it to the master of that slot.
+ */
+export type RedisConnection = Redis | Cluster;
 
 export interface RedisClientOptions {
   /** Milliseconds one command may take before it fails (default 500). */
@@ -97,7 +103,7 @@ export function redisClientProblem(client: Redis): string | undefined {
  * client's CPU per verify by about a third.
  */
 export function defineScript(
-  client: Redis,
+  client: RedisConnection,
   name: string,
   numberOfKeys: number,
   lua: string,
@@ -114,7 +120,7 @@ export function defineScript(
  * call it with the client as `this`). Without `numberOfKeys` each call passes its key count first.
  */
 export function registerScriptCommand(
-  client: Redis,
+  client: RedisConnection,
   name: string,
   lua: string,
   numberOfKeys?: number,
@@ -142,8 +148,9 @@ function scheduleEndOfTurn(): void {
 }
 
 /** Corks `client`'s socket until the end of this turn (no-op when it is already corked or not writable). */
-export function corkForThisTurn(client: Redis): void {
-  const socket = client.stream;
+export function corkForThisTurn(client: RedisConnection): void {
+  // A Cluster has a connection per node and none of its own: nothing to cork.
+  const socket = 'stream' in client ? client.stream : undefined;
   if (!socket || corkedSockets.has(socket) || !socket.writable) return;
   scheduleEndOfTurn();
   corkedSockets.add(socket);

@@ -37,8 +37,8 @@
  * starts after a total loss and its hold never saw the old marker and cannot tell; run Redis with
  * persistence (AOF) or a replica.
  */
+import { type RedisConnection } from './redis-client.js';
 import { randomBytes } from 'node:crypto';
-import { type Redis } from 'ioredis';
 
 export const DEFAULT_REDIS_HISTORY_HOLD_MS = 331_000;
 export const DEFAULT_REDIS_HISTORY_NOTICE_MS = 86_400_000;
@@ -96,7 +96,7 @@ export class RedisHistoryWatch {
   private readonly now: () => number;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly options: RedisHistoryWatchOptions = {},
   ) {
     const base = `${options.prefix ?? 'passport:'}{replay}:`;

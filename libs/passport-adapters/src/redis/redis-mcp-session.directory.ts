@@ -11,8 +11,7 @@
  * `<prefix>{mcp}:all` and `<prefix>{mcp}:a:<address>` sorted sets id → last use (the caps; idle
  * entries are dropped by the admitting script before counting).
  */
-import { type Redis } from 'ioredis';
-import { defineScript, refuseWhenFullLua } from './redis-client.js';
+import { type RedisConnection, defineScript, refuseWhenFullLua } from './redis-client.js';
 
 export type McpAdmission = 'admitted' | 'instance-full' | 'address-full';
 
@@ -111,14 +110,16 @@ export class RedisMcpSessionDirectory {
   private readonly retryAfterScript: Script;
 
   constructor(
-    redis: Redis,
+    redis: RedisConnection,
     readonly options: RedisMcpSessionDirectoryOptions,
   ) {
     this.base = `${options.prefix ?? 'passport:'}{mcp}:`;
-    this.admitScript = defineScript(redis, 'passportMcpAdmit', 0, ADMIT_LUA);
-    this.touchScript = defineScript(redis, 'passportMcpTouch', 0, TOUCH_LUA);
-    this.removeScript = defineScript(redis, 'passportMcpRemove', 0, REMOVE_LUA);
-    this.retryAfterScript = defineScript(redis, 'passportMcpRetryAfter', 0, RETRY_AFTER_LUA);
+    // Each script declares the keys it always touches (it names them from ARGV's base): a Redis Cluster
+    // client sends a script to the master of its keys' slot; one that declared none went to any master.
+    this.admitScript = defineScript(redis, 'passportMcpAdmit', 3, ADMIT_LUA);
+    this.touchScript = defineScript(redis, 'passportMcpTouch', 2, TOUCH_LUA);
+    this.removeScript = defineScript(redis, 'passportMcpRemove', 2, REMOVE_LUA);
+    this.retryAfterScript = defineScript(redis, 'passportMcpRetryAfter', 2, RETRY_AFTER_LUA);
   }
 
   /**
@@ -131,6 +132,9 @@ export class RedisMcpSessionDirectory {
     const reclaimIdleMs = Math.min(this.options.reclaimIdleMs ?? ttlMs, ttlMs);
     const status = Number(
       await this.admitScript(
+        `${this.base}s:${id}`,
+        `${this.base}all`,
+        `${this.base}a:${address}`,
         this.base,
         id,
         address,
@@ -146,12 +150,12 @@ export class RedisMcpSessionDirectory {
 
   /** Marks a live session as used (its idle TTL starts again); false when it is unknown, idle-expired or deleted. */
   async touch(id: string, nowMs?: number): Promise<boolean> {
-    return Number(await this.touchScript(this.base, id, nowMs ?? '', this.options.ttlMs)) === 1;
+    return Number(await this.touchScript(`${this.base}s:${id}`, `${this.base}all`, this.base, id, nowMs ?? '', this.options.ttlMs)) === 1;
   }
 
   /** Ends a session for the whole fleet; false when it did not exist. */
   async remove(id: string): Promise<boolean> {
-    return Number(await this.removeScript(this.base, id)) === 1;
+    return Number(await this.removeScript(`${this.base}s:${id}`, `${this.base}all`, this.base, id)) === 1;
   }
 
   /**
@@ -166,7 +170,16 @@ export class RedisMcpSessionDirectory {
     const { ttlMs } = this.options;
     const reclaimIdleMs = Math.min(this.options.reclaimIdleMs ?? ttlMs, ttlMs);
     return Number(
-      await this.retryAfterScript(this.base, refusal, address, nowMs ?? '', ttlMs, reclaimIdleMs),
+      await this.retryAfterScript(
+        `${this.base}all`,
+        `${this.base}a:${address}`,
+        this.base,
+        refusal,
+        address,
+        nowMs ?? '',
+        ttlMs,
+        reclaimIdleMs,
+      ),
     );
   }
 }

@@ -12,10 +12,9 @@
  * Bounded like the SQLite adapter: a new bucket beyond `maxEntries` first drops full buckets, then the
  * least recently used ones (which resets them to full).
  */
-import { type Redis } from 'ioredis';
 import { positiveCap, type BucketPolicy, type RateLimitStore, type TakeResult } from '@passport/core/ports';
 import { BUCKET_CLOCK_LAG_TOLERANCE_MS } from '@passport/core/rate-limit';
-import { defineScript, luaNumber, luaString, SERVER_CLOCK_LUA } from './redis-client.js';
+import { type RedisConnection, defineScript, luaNumber, luaString, SERVER_CLOCK_LUA } from './redis-client.js';
 import {
   type BatchedScriptCall,
   type BatchedScriptDefinition,
@@ -223,7 +222,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   private lastRefillArg = '';
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     options: RedisRateLimitStoreOptions = {},
   ) {
     this.maxEntries = positiveCap(options.maxEntries ?? DEFAULT_REDIS_RATE_LIMIT_MAX_ENTRIES, 'maxEntries');

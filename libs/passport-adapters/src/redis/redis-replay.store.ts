@@ -14,7 +14,6 @@
  * thrown as it is, so the caller fails closed (REPLAY_STORE_UNAVAILABLE); so is a Redis whose
  * `maxmemory-policy` may evict (`evictionProblem`).
  */
-import { type Redis } from 'ioredis';
 import { PassportError, type ReplayStore } from '@passport/core';
 import {
   positiveCap,
@@ -24,7 +23,7 @@ import {
   type RecordQuota,
   type ReplayStoreUsage,
 } from '@passport/core/ports';
-import { defineScript, luaNumber, luaString, refuseWhenFullLua, SERVER_CLOCK_LUA } from './redis-client.js';
+import { type RedisConnection, defineScript, luaNumber, luaString, refuseWhenFullLua, SERVER_CLOCK_LUA } from './redis-client.js';
 import { OWN_GENERATION_TTL_MS } from './redis-history.watch.js';
 import {
   type BatchedScriptCall,
@@ -235,7 +234,7 @@ export class RedisReplayStore implements ReplayStore {
   private readonly history: ReplayHistoryGuard | undefined;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     options: RedisReplayStoreOptions = {},
   ) {
     this.maxEntries = positiveCap(options.maxEntries ?? DEFAULT_REDIS_REPLAY_MAX_ENTRIES, 'maxEntries');

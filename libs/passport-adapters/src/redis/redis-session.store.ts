@@ -28,7 +28,6 @@
  * behind cannot keep a session alive longer than it was issued for. Sweeps never run ahead of Redis's
  * clock, so an instance whose clock runs ahead cannot sweep away the sessions of others.
  */
-import { type Redis } from 'ioredis';
 import {
   DEFAULT_MAX_OPEN_SESSIONS_PER_PASSPORT,
   positiveCap,
@@ -38,7 +37,7 @@ import {
   type SessionRecord,
   type SessionStore,
 } from '@passport/core/ports';
-import { defineScript } from './redis-client.js';
+import { type RedisConnection, defineScript } from './redis-client.js';
 import {
   CLOSE_LUA,
   COUNT_OPEN_LUA,
@@ -52,6 +51,9 @@ import {
 import { type FleetSessionEpoch } from './fleet-session-epoch.js';
 
 export const DEFAULT_REDIS_SESSION_MAX_ENTRIES = 100_000;
+/** The store's fixed keys under its hash tag (redis-session.scripts.ts names what each holds). */
+const SESSION_INDEX_KEYS = ['idx', 'created', 'open', 'closed', 'seq', 'epoch'] as const;
+
 /** How long Redis keeps a session after its expiry if no sweep removed it first. */
 const KEEP_AFTER_EXPIRY_MS = 3_600_000;
 /** Close reason `get` reports for a session past its end on Redis's clock. */
@@ -103,13 +105,15 @@ export class RedisSessionStore implements SessionStore {
   private readonly listScript: Script;
   private readonly getScript: Script;
   private readonly countOpenScript: Script;
+  /** The store's index keys, declared by the scripts that use them (see the constructor). */
+  private readonly indexKeys: readonly string[];
   private readonly epoch: FleetSessionEpoch | undefined;
   private readonly cache = new Map<string, CachedSession>();
   private readonly cacheEntries: number;
   private readonly cacheMaxAgeMs: number;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     options: RedisSessionStoreOptions = {},
   ) {
     this.maxEntries = positiveCap(options.maxEntries ?? DEFAULT_REDIS_SESSION_MAX_ENTRIES, 'maxEntries');
@@ -118,13 +122,19 @@ export class RedisSessionStore implements SessionStore {
       'maxOpenPerPassport',
     );
     this.base = `${options.prefix ?? 'passport:'}{sess}:`;
-    this.createScript = defineScript(redis, 'passportSessionCreate', 1, CREATE_LUA);
-    this.closeScript = defineScript(redis, 'passportSessionClose', 0, CLOSE_LUA);
-    this.renewScript = defineScript(redis, 'passportSessionRenew', 0, RENEW_LUA);
-    this.sweepScript = defineScript(redis, 'passportSessionSweep', 0, SWEEP_LUA);
-    this.listScript = defineScript(redis, 'passportSessionList', 0, LIST_LUA);
+    this.indexKeys = SESSION_INDEX_KEYS.map((name) => this.base + name);
+    // Each script declares the keys it always reads or writes (the scripts name them from ARGV's base):
+    // a Redis Cluster client sends a script to the master of its declared keys' slot (one with none
+    // went to any master, which refused it), and while that slot migrates Redis answers a script whose
+    // declared keys are partly moved with TRYAGAIN, a failure, instead of running it on one side alone.
+    const indexed = this.indexKeys.length;
+    this.createScript = defineScript(redis, 'passportSessionCreate', 1 + indexed + 1, CREATE_LUA);
+    this.closeScript = defineScript(redis, 'passportSessionClose', 1 + indexed, CLOSE_LUA);
+    this.renewScript = defineScript(redis, 'passportSessionRenew', 1 + indexed, RENEW_LUA);
+    this.sweepScript = defineScript(redis, 'passportSessionSweep', indexed, SWEEP_LUA);
+    this.listScript = defineScript(redis, 'passportSessionList', indexed, LIST_LUA);
     this.getScript = defineScript(redis, 'passportSessionGet', 1, GET_LUA);
-    this.countOpenScript = defineScript(redis, 'passportSessionCountOpen', 0, COUNT_OPEN_LUA);
+    this.countOpenScript = defineScript(redis, 'passportSessionCountOpen', indexed, COUNT_OPEN_LUA);
     this.epoch = options.epoch;
     // 0 turns the cache off; NaN would leave it unbounded.
     this.cacheEntries =
@@ -159,6 +169,8 @@ export class RedisSessionStore implements SessionStore {
     const status = Number(
       await this.createScript(
         this.key(session.sessionId),
+        ...this.indexKeys,
+        `${this.base}p:${session.tokenId}`,
         this.base,
         session.createdAtMs,
         this.maxEntries,
@@ -199,19 +211,19 @@ export class RedisSessionStore implements SessionStore {
 
   async close(sessionId: string, reason: string, nowMs: number): Promise<boolean> {
     this.cache.delete(sessionId);
-    return Number(await this.closeScript(this.base, sessionId, nowMs, reason)) === 1;
+    return Number(await this.closeScript(this.key(sessionId), ...this.indexKeys, this.base, sessionId, nowMs, reason)) === 1;
   }
 
   async recordRenewal(sessionId: string, nowMs: number): Promise<boolean> {
     this.cache.delete(sessionId);
-    return Number(await this.renewScript(this.base, sessionId, nowMs)) === 1;
+    return Number(await this.renewScript(this.key(sessionId), ...this.indexKeys, this.base, sessionId, nowMs)) === 1;
   }
 
   async list(page: { offset: number; limit: number }): Promise<SessionPage> {
     const offset = Math.max(0, Math.floor(page.offset));
     const limit = Math.max(0, Math.floor(page.limit));
     if (limit === 0) return { items: [], total: await this.redis.zcard(`${this.base}created`) };
-    const [total, ...hashes] = (await this.listScript(this.base, offset, limit)) as [number, ...string[][]];
+    const [total, ...hashes] = (await this.listScript(...this.indexKeys, this.base, offset, limit)) as [number, ...string[][]];
     return { items: hashes.map((flat) => toRecord(fromFlat(flat))), total: Number(total) };
   }
 
@@ -219,7 +231,7 @@ export class RedisSessionStore implements SessionStore {
   async sweep(nowMs: number): Promise<number> {
     let removed = 0;
     for (;;) {
-      const batch = Number(await this.sweepScript(this.base, nowMs, SWEEP_BATCH));
+      const batch = Number(await this.sweepScript(...this.indexKeys, this.base, nowMs, SWEEP_BATCH));
       removed += batch;
       if (batch < SWEEP_BATCH) return removed;
     }
@@ -230,7 +242,7 @@ export class RedisSessionStore implements SessionStore {
     let counted = 0;
     let offset = 0;
     for (;;) {
-      const [kept, examined] = (await this.countOpenScript(this.base, nowMs, offset, SWEEP_BATCH)) as [
+      const [kept, examined] = (await this.countOpenScript(...this.indexKeys, this.base, nowMs, offset, SWEEP_BATCH)) as [
         number,
         number,
       ];
