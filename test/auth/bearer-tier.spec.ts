@@ -5,11 +5,13 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { SignJWT, importJWK } from 'jose';
+import { signFamilyMetadata } from '@passport/core';
 import { updateLedgerFile } from '@passport/adapters/ledger';
 import { contractClient } from '../support/contract-fetch.js';
 import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
 import {
   bearer,
+  familyRootSigner,
   fetchChallenge,
   ledgerFileOf,
   mintAndLogin,
@@ -322,6 +324,56 @@ describe('JWT and privileged tiers', () => {
       await new Promise((resolve) => setTimeout(resolve, 5200));
       expectErrorEnvelope(await get('/api/sessions', bearer(demoted.jwt)), 'PERMISSION_DENIED');
       expectErrorEnvelope(await get('/api/sessions/list_all', bearer(demoted.jwt)), 'PERMISSION_DENIED');
+    });
+
+    // From a mutation probe: a privilege compared by path prefix, and one read from the token's claim
+    // instead of the chain, passed every test (the withdrawal above also broke the family signature,
+    // which refused the passport whatever the routes said).
+    it('a privilege is an exact path: /api/sessions opens neither revoke nor cleanup', async () => {
+      const lister = await mintAndLogin(app, {
+        metadata: {
+          permissioned_routes: JSON.stringify({ entities: { methods: { '/api/sessions': '1' } } }),
+        },
+      });
+      expect((await get('/api/sessions', bearer(lister.jwt))).status).toBe(200);
+      for (const path of ['/api/sessions/revoke', '/api/sessions/cleanup'])
+        expectErrorEnvelope(
+          await request(path, {
+            method: 'POST',
+            headers: { ...bearer(lister.jwt), 'content-type': 'application/json' },
+            body: JSON.stringify({ sessionId: 'sess_x' }),
+          }),
+          'PERMISSION_DENIED',
+        );
+    });
+
+    it('a privilege withdrawn by a properly re-signed passport ends for the open session too', async () => {
+      const demoted = await mintAndLogin(app, {
+        metadata: {
+          permissioned_routes: JSON.stringify({ entities: { methods: { '/api/sessions': '1' } } }),
+        },
+      });
+      expect((await get('/api/sessions', bearer(demoted.jwt))).status).toBe(200);
+      const root = await familyRootSigner(app);
+      await updateLedgerFile(ledgerFileOf(app), (doc) => ({
+        ...doc,
+        passports: doc.passports.map((p) => {
+          if (p.token_id !== demoted.tokenId) return p;
+          const { serviceprovider_signature: _old, ...rest } = p.metadata as Record<string, string>;
+          const metadata = { ...rest, permissioned_routes: '' };
+          return {
+            ...p,
+            metadata: {
+              ...metadata,
+              serviceprovider_signature: signFamilyMetadata(metadata, p.token_id, root),
+            },
+          };
+        }),
+      }));
+      await new Promise((resolve) => setTimeout(resolve, 5200));
+      // Still a member of the family (its identity reads fine), but no longer privileged.
+      expect((await get('/api/me/identity', bearer(demoted.jwt))).status).toBe(200);
+      expectErrorEnvelope(await get('/api/sessions', bearer(demoted.jwt)), 'PERMISSION_DENIED');
     });
 
     it('a route missing from permissioned_routes stays closed to an otherwise privileged passport', async () => {
