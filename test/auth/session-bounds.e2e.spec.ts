@@ -44,6 +44,9 @@ describe('session bounds (SESSION_MAX_PER_PASSPORT=3, SESSION_MAX_ENTRIES=6)', (
       });
       expect(res.status).toBe(200);
       tokens.push(res.body.jwt_token);
+      // Each token used while its session is open, so the store's read cache holds it (a mutation
+      // probe: a store keeping a superseded session in its cache passed while no token had been read).
+      if (i < 3) expect((await nonce(res.body.jwt_token)).status).toBe(200);
     }
     // The attacker holds its 3 newest sessions; its 2 oldest were closed as superseded.
     for (const old of tokens.slice(0, 2)) {
