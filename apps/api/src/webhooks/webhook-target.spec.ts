@@ -60,6 +60,12 @@ describe('address classifier', () => {
     ['64:ff9b:1::a9fe:a9fe', 'metadata'],
     ['[64:ff9b:1::a9fe:a9fe]', 'metadata'],
     ['64:ff9b::808:808', 'public'],
+    // 127.1.1.1 at each position a local-use NAT64 prefix may put it (/96, /48, /56, /64), every other
+    // reading public (a mutation probe: a classifier missing the last position passed every test).
+    ['64:ff9b:1:808:8:808:7f01:101', 'loopback'],
+    ['64:ff9b:1:7f01:1:108:808:808', 'loopback'],
+    ['64:ff9b:1:87f:1:101:808:808', 'loopback'],
+    ['64:ff9b:1:808:7f:101:108:808', 'loopback'],
     // Teredo: server 65.54.227.120 (public), client 127.0.0.1 stored inverted (80ff:fffe).
     ['2001:0:4136:e378:8000:63bf:80ff:fffe', 'loopback'],
   ])('%s is %s', (text, expected) => {
