@@ -622,6 +622,29 @@ describe('ChainReader behaviour: caching and coalescing (reads counted at the fa
     expect(tokenReads()).toBe(2);
   });
 
+  // From a mutation probe: the app builds the reader with a clock only, and every test here passed the
+  // TTLs explicitly, so a changed default or a lost 5 s cap went unseen.
+  it('by default, and whatever ttlMs is asked for, a found token is kept at most 5 s and a not-found 1 s', async () => {
+    for (const reader of [
+      new CachingChainReader(fx.reader, { clock }),
+      new CachingChainReader(fx.reader, { clock, ttlMs: 60_000 }),
+    ]) {
+      expect(reader.ttlMs).toBe(5000);
+      const before = tokenReads();
+      await reader.getPassport('bhahbkbramax');
+      clock.advance(5000);
+      await reader.getPassport('bhahbkbramax');
+      expect(tokenReads()).toBe(before + 2);
+      await reader.getPassport('chbvcnurbkuw'); // not on the chain
+      clock.advance(999);
+      await reader.getPassport('chbvcnurbkuw');
+      expect(tokenReads()).toBe(before + 3);
+      clock.advance(1);
+      await reader.getPassport('chbvcnurbkuw');
+      expect(tokenReads()).toBe(before + 4);
+    }
+  });
+
   // Found by a probe: the 5 s were counted from the answer's arrival, so a node answering in 4.5 s kept a
   // revocation unseen for about 9 s. They are counted from when the read began.
   it('counts the 5 s from when the read began, not from when its answer arrived', async () => {
