@@ -46,6 +46,24 @@ describe('untrusted peer (no TRUSTED_PROXIES)', () => {
   });
 });
 
+// From a mutation probe: answers made before routing (a URL that does not decode) are charged to the
+// client's bucket too, and a version that read X-Forwarded-For from any peer there passed every test.
+describe('untrusted peer: answers before routing', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(TINY);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('a bad URL with a new spoofed X-Forwarded-For each time still shares the peer bucket', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await get(t, '/%ff', `198.51.100.${i + 1}`)).status);
+    expect(statuses).toEqual([400, 400, 400, 429, 429]);
+  });
+});
+
 describe('trusted proxy (TRUSTED_PROXIES=127.0.0.0/8)', () => {
   let t: TestApp;
   beforeAll(async () => {
