@@ -124,6 +124,26 @@ describe('loadConfig rejects bad values with one line naming the variable', () =
     expect(loadConfig({ WEBHOOK_TEST_ENABLED: value }).webhookTestEnabled).toBe(expected);
   });
 
+  // From a mutation probe: each bound moved by one passed, since the tests took values far from it.
+  it.each([
+    ['TRUSTED_PROXIES', { TRUSTED_PROXIES: '::ffff:a00:0/103' }, { TRUSTED_PROXIES: '::ffff:a00:0/104' }],
+    ['TRUSTED_PROXIES', { TRUSTED_PROXIES: '2001:db8::/31' }, { TRUSTED_PROXIES: '2001:db8::/32' }],
+    ['TRUSTED_PROXIES', { TRUSTED_PROXIES: '10.0.0.0/7' }, { TRUSTED_PROXIES: '10.0.0.0/8' }],
+    ['METRICS_TOKEN', { METRICS_TOKEN: 'a'.repeat(31) }, { METRICS_TOKEN: 'a'.repeat(32) }],
+    [
+      'HTTP_HEADERS_TIMEOUT_MS',
+      { HTTP_REQUEST_TIMEOUT_MS: '1000', HTTP_HEADERS_TIMEOUT_MS: '1001' },
+      { HTTP_REQUEST_TIMEOUT_MS: '1000', HTTP_HEADERS_TIMEOUT_MS: '1000' },
+    ],
+    ['HOLA_FUTURE_SKEW_MS', { HOLA_FUTURE_SKEW_MS: '300001' }, { HOLA_FUTURE_SKEW_MS: '300000' }],
+  ] as const)(
+    '%s: the first value past the bound is refused, the bound itself taken',
+    (variable, refused, taken) => {
+      expect(configError(refused).variable).toBe(variable);
+      expect(() => loadConfig(taken)).not.toThrow();
+    },
+  );
+
   it('a refused switch names the accepted forms', () => {
     expect(configError({ WEBHOOK_TEST_ENABLED: 'yes' }).message).toContain(
       'must be true, false, 1 or 0 (got "yes")',
