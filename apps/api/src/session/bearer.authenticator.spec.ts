@@ -122,3 +122,75 @@ describe('BearerAuthenticator: the Authorization header', () => {
     }
   });
 });
+
+// From a mutation probe: a token the server minted always matches its session, so each of these checks
+// could be dropped unseen. They stop a token signed with the server key that names a session it was
+// not issued with (a key leak, or a bug in whatever signs).
+describe('BearerAuthenticator: a validly signed token that disagrees with its session', () => {
+  const nowMs = Date.now();
+  const now = Math.floor(nowMs / 1000);
+  const clock = { nowMs: () => nowMs };
+  const codec = freshJwtCodec({ issuer: ISSUER, audience: 'owner.near', clock });
+  const sessions = new MemorySessionStore();
+  const chain = new CachingChainReader(
+    new MemoryChainReader({
+      contractId: 'c',
+      passports: [
+        { tokenId: TOKEN_ID, ownerId: 'o', contractId: 'c', metadata: {}, revoked: false },
+        { tokenId: SERVER_TOKEN_ID, ownerId: 'owner.near', contractId: 'c', metadata: {}, revoked: false },
+      ],
+    }),
+    { clock },
+  );
+  const serverPassport = new ServerPassportCheck({ tokenId: SERVER_TOKEN_ID, ownerId: 'owner.near' }, chain);
+  const authenticator = new BearerAuthenticator(codec, sessions, clock, chain, serverPassport);
+  const sessionId = `sess_${TOKEN_ID}_01JABCDEFGHJKMNPQRSTVWXYZ1`;
+  const claims = {
+    iss: ISSUER,
+    sub: `sub=${TOKEN_ID}`,
+    aud: 'owner.near',
+    exp: now + 3000,
+    iat: now,
+    nbf: now,
+    jti: 'j',
+    session_id: sessionId,
+    session_exp: now + 3600,
+  };
+
+  beforeAll(async () => {
+    await openSessionBearer(codec, sessions, {
+      sessionId,
+      tokenId: TOKEN_ID,
+      ownerId: 'o',
+      issuer: ISSUER,
+      audience: 'owner.near',
+      nowMs,
+    });
+  });
+
+  const causeOf = async (token: string): Promise<string> => {
+    try {
+      const context = await authenticator.authenticate(`Bearer ${token}`);
+      return `ok ${context.tokenId}`;
+    } catch (error) {
+      if (!(error instanceof PassportError)) throw error;
+      return `${error.code} ${(error.details as { cause?: string }).cause}`;
+    }
+  };
+
+  it('the session as issued is accepted', async () => {
+    expect(await causeOf(await codec.sign(claims))).toBe(`ok ${TOKEN_ID}`);
+  });
+  it.each([
+    ['another session_exp', { session_exp: now + 3601 }],
+    ['a subject naming another passport', { sub: `sub=${SERVER_TOKEN_ID}` }],
+    [
+      'a federated shape on a local session',
+      { iss: 'https://home.example', passport_subjectuniqueidentifier_url: ISSUER },
+    ],
+  ])('%s is session_mismatch', async (_name, change) => {
+    expect(await causeOf(await codec.sign({ ...claims, ...change }))).toBe(
+      'INVALIDATED_TOKEN session_mismatch',
+    );
+  });
+});
