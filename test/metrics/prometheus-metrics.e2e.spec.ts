@@ -134,6 +134,8 @@ describe('GET /metrics with METRICS_TOKEN set', () => {
     ['another scheme', `Basic ${Buffer.from(`x:${TOKEN}`).toString('base64')}`],
     ['the token without a scheme', TOKEN],
     ['an empty bearer', 'Bearer '],
+    // From a mutation probe: the scheme must open the header (an unanchored reading passed).
+    ['the right token after another word', `Token Bearer ${TOKEN}`],
   ])('%s → 401 INVALID_CREDENTIALS in the envelope, and no figures', async (_label, authorization) => {
     const res = await request('/metrics', { headers: authorization === undefined ? {} : { authorization } });
     expectErrorEnvelope(res, 'INVALID_CREDENTIALS');
