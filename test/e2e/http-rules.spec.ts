@@ -255,6 +255,21 @@ describe('request bodies', () => {
     expectErrorEnvelope(res, 'REQUEST_HEADER_TOO_LARGE');
   });
 
+  // From a mutation probe: a limit one byte higher passed, the body above being far over it.
+  it('a body of exactly 64 KiB is read; one byte more is REQUEST_HEADER_TOO_LARGE', async () => {
+    const sized = (bytes: number) => {
+      const text = JSON.stringify({ hola: '' });
+      return JSON.stringify({ hola: 'x'.repeat(bytes - text.length) });
+    };
+    const post = (body: string) =>
+      call('/api/identity/verify', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect(sized(65_536)).toHaveLength(65_536);
+    const read = await post(sized(65_536));
+    // Read and judged: a line far over its own 512 characters.
+    expectErrorEnvelope(read, 'HOLA_VALIDATION_FAILED');
+    expectErrorEnvelope(await post(sized(65_537)), 'REQUEST_HEADER_TOO_LARGE');
+  });
+
   it('headers over 16 KiB → 400 REQUEST_HEADER_TOO_LARGE as a JSON envelope, not a bare 431', async () => {
     const reply = await raw(`GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`);
     expect(reply).toMatch(/^HTTP\/1.1 400 /);
