@@ -90,6 +90,11 @@ describe('EddsaJwtCodec', () => {
     ['two segments', 'abc.def'],
     ['not base64url', 'a$b.c.d'],
     ['segments that are not JSON objects', `${Buffer.from('[]').toString('base64url')}.${b64(1)}.sig`],
+    // From a mutation probe: a four-segment token was never tried (a reading that took 3 or more passed).
+    [
+      'four segments, the first two JSON objects',
+      `${b64({ alg: 'EdDSA', typ: 'JWT' })}.${b64({ sub: 'x' })}.sig.more`,
+    ],
   ])('refuses %s as invalid_jwt_format', async (_label, token) => {
     expect(await codec.verify(token)).toEqual({
       ok: false,
