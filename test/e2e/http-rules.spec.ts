@@ -299,6 +299,13 @@ describe('request ids', () => {
     expect((res.body as { requestId: string }).requestId).toBe('corr-42');
   });
 
+  // From a mutation probe: no test sent both, so preferring X-Correlation-Id passed.
+  it('takes X-Request-Id over X-Correlation-Id when both are sent', async () => {
+    const res = await call('/nope', { headers: { 'x-request-id': 'req-1', 'x-correlation-id': 'corr-2' } });
+    expect(res.headers.get('x-request-id')).toBe('req-1');
+    expect((res.body as { requestId: string }).requestId).toBe('req-1');
+  });
+
   it('generates a ULID when none is sent', async () => {
     const res = await call('/health');
     expect(res.headers.get('x-request-id')).toMatch(ULID);
