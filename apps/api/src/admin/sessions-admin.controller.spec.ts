@@ -40,4 +40,30 @@ describe('SessionsAdminController.revoke', () => {
       closeReason: 'compromised',
     });
   });
+
+  // From a mutation probe: the bounds were tested far from their edges.
+  it('a session at its expiry instant is expired already; a millisecond before, it is revoked', async () => {
+    const sessions = new MemorySessionStore();
+    const record = sampleSessionRecord(3, { createdAtMs: 1000, expiresAtMs: 5000 });
+    await sessions.create(record);
+    const at = (nowMs: number) => new SessionsAdminController(sessions, { nowMs: () => nowMs });
+    await expect(at(5000).revoke({ sessionId: record.sessionId }, admin, 'r')).resolves.toMatchObject({
+      revoked: false,
+      reason: 'expired',
+    });
+    await expect(at(4999).revoke({ sessionId: record.sessionId }, admin, 'r')).resolves.toMatchObject({
+      revoked: true,
+    });
+  });
+
+  it('a session id of 200 characters is looked up; 201 is VALIDATION_FAILED on sessionId', async () => {
+    const controller = new SessionsAdminController(new MemorySessionStore(), { nowMs: () => 5000 });
+    await expect(controller.revoke({ sessionId: 's'.repeat(200) }, admin, 'r')).rejects.toMatchObject({
+      code: 'SESSION_NOT_FOUND',
+    });
+    await expect(controller.revoke({ sessionId: 's'.repeat(201) }, admin, 'r')).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: { field: 'sessionId' },
+    });
+  });
 });
