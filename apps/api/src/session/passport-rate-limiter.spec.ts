@@ -1,0 +1,49 @@
+/**
+ * The passport's quota on its own, on the memory bucket store and a fixed clock (a mutation probe: a
+ * refill one request too fast and a Retry-After rounded down passed every test, which used quotas far
+ * from their edges).
+ */
+import { PassportError } from '@passport/core';
+import { FixedClock, MemoryRateLimitStore } from '@passport/core/testing';
+import { type AuthContext } from './auth-context.js';
+import { PassportRateLimiter } from './passport-rate-limiter.js';
+
+const auth = (maxRequests: string, window: string): AuthContext =>
+  ({
+    tokenId: 'abcdefghijkl',
+    claims: { passport_maxrequests: maxRequests, passport_maxrqwindow: window },
+  }) as unknown as AuthContext;
+
+async function outcome(limiter: PassportRateLimiter, caller: AuthContext): Promise<string> {
+  try {
+    await limiter.check(caller);
+    return 'allowed';
+  } catch (error) {
+    if (!(error instanceof PassportError)) throw error;
+    return `${error.code} retry ${(error.details as { retryAfterSeconds: number }).retryAfterSeconds}`;
+  }
+}
+
+describe('PassportRateLimiter', () => {
+  it('2 per 60 s: both spent, one more comes back only after 30 s', async () => {
+    const clock = new FixedClock(1_000_000);
+    const limiter = new PassportRateLimiter(new MemoryRateLimitStore(), clock);
+    const caller = auth('2', '60');
+    expect([await outcome(limiter, caller), await outcome(limiter, caller)]).toEqual(['allowed', 'allowed']);
+    expect(await outcome(limiter, caller)).toBe('RATE_LIMIT_EXCEEDED retry 30');
+    clock.advance(20_000);
+    expect(await outcome(limiter, caller)).toBe('RATE_LIMIT_EXCEEDED retry 10');
+    clock.advance(10_000);
+    expect(await outcome(limiter, caller)).toBe('allowed');
+    expect(await outcome(limiter, caller)).toBe('RATE_LIMIT_EXCEEDED retry 30');
+  });
+
+  it('Retry-After is rounded up: 59.5 s to wait is 60', async () => {
+    const clock = new FixedClock(1_000_000);
+    const limiter = new PassportRateLimiter(new MemoryRateLimitStore(), clock);
+    const caller = auth('1', '60');
+    expect(await outcome(limiter, caller)).toBe('allowed');
+    clock.advance(500);
+    expect(await outcome(limiter, caller)).toBe('RATE_LIMIT_EXCEEDED retry 60');
+  });
+});
