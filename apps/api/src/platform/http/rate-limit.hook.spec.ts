@@ -38,6 +38,17 @@ describe('createRateLimitHook', () => {
     expect(refused.details).toEqual({ retryAfterSeconds: 1 });
   });
 
+  // From a mutation probe: a refill one request per minute too fast passed (no test timed the refill).
+  it('60 per minute: a spent bucket gives one request back after exactly 1 s', () => {
+    const clock = new FixedClock(0);
+    const check = createRateLimitHook(new MemoryRateLimitStore(), { capacity: 1, refillPerMinute: 60 }, clock);
+    expect(check(request)).toBeUndefined();
+    clock.advance(990);
+    expect(refusalOf(() => check(request)).code).toBe('RATE_LIMIT_EXCEEDED');
+    clock.advance(10);
+    expect(check(request)).toBeUndefined();
+  });
+
   it('with a shared (async) store, answers the same through a promise', async () => {
     const memory = new MemoryRateLimitStore();
     const shared: RateLimitStore = { take: (key, policy, nowMs) => memory.take(key, policy, nowMs) };
