@@ -178,6 +178,22 @@ describe('BearerAuthenticator: a validly signed token that disagrees with its se
     }
   };
 
+  // Only logout meets this bound: every other route refuses the token first, its exp being before the
+  // session's end (a mutation probe: a session still open at its expiry instant passed).
+  it('logout with the token of a session at its expiry instant: session_expired; a millisecond before, accepted', async () => {
+    const token = await codec.sign(claims);
+    const atMs = (ms: number) =>
+      new BearerAuthenticator(codec, sessions, { nowMs: () => ms }, chain, serverPassport).authenticate(
+        `Bearer ${token}`,
+        { forLogout: true },
+      );
+    await expect(atMs((now + 3600) * 1000)).rejects.toMatchObject({
+      code: 'INVALIDATED_TOKEN',
+      details: { cause: 'session_expired' },
+    });
+    await expect(atMs((now + 3600) * 1000 - 1)).resolves.toMatchObject({ tokenId: TOKEN_ID });
+  });
+
   it('the session as issued is accepted', async () => {
     expect(await causeOf(await codec.sign(claims))).toBe(`ok ${TOKEN_ID}`);
   });
