@@ -150,7 +150,18 @@ export class RedisMcpSessionDirectory {
 
   /** Marks a live session as used (its idle TTL starts again); false when it is unknown, idle-expired or deleted. */
   async touch(id: string, nowMs?: number): Promise<boolean> {
-    return Number(await this.touchScript(`${this.base}s:${id}`, `${this.base}all`, this.base, id, nowMs ?? '', this.options.ttlMs)) === 1;
+    return (
+      Number(
+        await this.touchScript(
+          `${this.base}s:${id}`,
+          `${this.base}all`,
+          this.base,
+          id,
+          nowMs ?? '',
+          this.options.ttlMs,
+        ),
+      ) === 1
+    );
   }
 
   /** Ends a session for the whole fleet; false when it did not exist. */

@@ -14,7 +14,13 @@
  */
 import { positiveCap, type BucketPolicy, type RateLimitStore, type TakeResult } from '@passport/core/ports';
 import { BUCKET_CLOCK_LAG_TOLERANCE_MS } from '@passport/core/rate-limit';
-import { type RedisConnection, defineScript, luaNumber, luaString, SERVER_CLOCK_LUA } from './redis-client.js';
+import {
+  type RedisConnection,
+  defineScript,
+  luaNumber,
+  luaString,
+  SERVER_CLOCK_LUA,
+} from './redis-client.js';
 import {
   type BatchedScriptCall,
   type BatchedScriptDefinition,

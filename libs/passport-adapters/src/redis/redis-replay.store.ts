@@ -23,7 +23,14 @@ import {
   type RecordQuota,
   type ReplayStoreUsage,
 } from '@passport/core/ports';
-import { type RedisConnection, defineScript, luaNumber, luaString, refuseWhenFullLua, SERVER_CLOCK_LUA } from './redis-client.js';
+import {
+  type RedisConnection,
+  defineScript,
+  luaNumber,
+  luaString,
+  refuseWhenFullLua,
+  SERVER_CLOCK_LUA,
+} from './redis-client.js';
 import { OWN_GENERATION_TTL_MS } from './redis-history.watch.js';
 import {
   type BatchedScriptCall,

@@ -211,19 +211,29 @@ export class RedisSessionStore implements SessionStore {
 
   async close(sessionId: string, reason: string, nowMs: number): Promise<boolean> {
     this.cache.delete(sessionId);
-    return Number(await this.closeScript(this.key(sessionId), ...this.indexKeys, this.base, sessionId, nowMs, reason)) === 1;
+    return (
+      Number(
+        await this.closeScript(this.key(sessionId), ...this.indexKeys, this.base, sessionId, nowMs, reason),
+      ) === 1
+    );
   }
 
   async recordRenewal(sessionId: string, nowMs: number): Promise<boolean> {
     this.cache.delete(sessionId);
-    return Number(await this.renewScript(this.key(sessionId), ...this.indexKeys, this.base, sessionId, nowMs)) === 1;
+    return (
+      Number(await this.renewScript(this.key(sessionId), ...this.indexKeys, this.base, sessionId, nowMs)) ===
+      1
+    );
   }
 
   async list(page: { offset: number; limit: number }): Promise<SessionPage> {
     const offset = Math.max(0, Math.floor(page.offset));
     const limit = Math.max(0, Math.floor(page.limit));
     if (limit === 0) return { items: [], total: await this.redis.zcard(`${this.base}created`) };
-    const [total, ...hashes] = (await this.listScript(...this.indexKeys, this.base, offset, limit)) as [number, ...string[][]];
+    const [total, ...hashes] = (await this.listScript(...this.indexKeys, this.base, offset, limit)) as [
+      number,
+      ...string[][],
+    ];
     return { items: hashes.map((flat) => toRecord(fromFlat(flat))), total: Number(total) };
   }
 
@@ -242,10 +252,13 @@ export class RedisSessionStore implements SessionStore {
     let counted = 0;
     let offset = 0;
     for (;;) {
-      const [kept, examined] = (await this.countOpenScript(...this.indexKeys, this.base, nowMs, offset, SWEEP_BATCH)) as [
-        number,
-        number,
-      ];
+      const [kept, examined] = (await this.countOpenScript(
+        ...this.indexKeys,
+        this.base,
+        nowMs,
+        offset,
+        SWEEP_BATCH,
+      )) as [number, number];
       counted += Number(kept);
       offset += Number(kept);
       if (Number(examined) < SWEEP_BATCH) return counted;

@@ -41,7 +41,11 @@ describe('createRateLimitHook', () => {
   // From a mutation probe: a refill one request per minute too fast passed (no test timed the refill).
   it('60 per minute: a spent bucket gives one request back after exactly 1 s', () => {
     const clock = new FixedClock(0);
-    const check = createRateLimitHook(new MemoryRateLimitStore(), { capacity: 1, refillPerMinute: 60 }, clock);
+    const check = createRateLimitHook(
+      new MemoryRateLimitStore(),
+      { capacity: 1, refillPerMinute: 60 },
+      clock,
+    );
     expect(check(request)).toBeUndefined();
     clock.advance(990);
     expect(refusalOf(() => check(request)).code).toBe('RATE_LIMIT_EXCEEDED');
