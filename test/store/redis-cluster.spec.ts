@@ -145,11 +145,12 @@ describe('on a Redis Cluster, beyond the contracts', () => {
     expect(await b.retryAfterMs('instance-full', '192.0.2.1')).toBeGreaterThan(0);
   });
 
-  it('the eviction watch reads every master: any one that may evict is a problem (the replay store then records nothing)', async () => {
+  it('the eviction watch reads every master: any one that may evict is a problem', async () => {
     const watched = client();
     const watch = new RedisEvictionWatch(watched, { intervalMs: 60_000 });
     try {
-      // Before the client knows the masters there is nothing to read: not known to be safe.
+      // Before the client knows the slots only the seed is a "master": not known to be safe (a review).
+      await watch.refresh();
       expect(watch.problem).toBe('maxmemory-policy not read yet');
       if (watched.status !== 'ready') await new Promise((resolve) => watched.once('ready', resolve));
       await watch.refresh();
@@ -172,6 +173,59 @@ describe('on a Redis Cluster, beyond the contracts', () => {
       await watch.refresh();
       expect(watch.problem).toBeUndefined();
     } finally {
+      watch.stop();
+    }
+  });
+
+  // From a review: Promise.all failed whole when one master did not answer, and the last policy read
+  // (noeviction) stayed while another master evicted.
+  it('while one master does not answer, the policy is unknown, even with another master evicting', async () => {
+    const watched = client();
+    const watch = new RedisEvictionWatch(watched, { intervalMs: 60_000 });
+    const [silent, evicting] = cluster.nodes;
+    const admin = evicting.connect();
+    try {
+      if (watched.status !== 'ready') await new Promise((resolve) => watched.once('ready', resolve));
+      await watch.refresh();
+      expect(watch.problem).toBeUndefined();
+      await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
+      process.kill(silent.pid!, 'SIGSTOP');
+      try {
+        await watch.refresh(); // the silent master's INFO times out (the client's 2 s command timeout)
+        expect(watch.problem).toMatch(/allkeys-lru|not read yet/);
+        await admin.config('SET', 'maxmemory-policy', 'noeviction');
+        await watch.refresh();
+        expect(watch.problem).toBe('maxmemory-policy not read yet');
+      } finally {
+        process.kill(silent.pid!, 'SIGCONT');
+      }
+      await watch.refresh();
+      expect(watch.problem).toBeUndefined();
+    } finally {
+      await admin.config('SET', 'maxmemory-policy', 'noeviction');
+      admin.disconnect();
+      watch.stop();
+    }
+  }, 30_000);
+
+  // From a review: a Cluster emits 'close' only when it ends as a whole, so a master's lost connection
+  // (a restart with another policy, a failover) left the last policy standing.
+  it("one master's connection lost makes the policy unknown until it is read again", async () => {
+    const watched = client();
+    const watch = new RedisEvictionWatch(watched, { intervalMs: 60_000 });
+    const admin = cluster.nodes[2].connect();
+    try {
+      if (watched.status !== 'ready') await new Promise((resolve) => watched.once('ready', resolve));
+      await watch.refresh();
+      expect(watch.problem).toBeUndefined();
+      // Every normal client of that node but this admin connection (SKIPME): the Cluster's one among them.
+      await admin.call('CLIENT', 'KILL', 'TYPE', 'normal');
+      const deadline = Date.now() + 5000;
+      while (watch.problem === undefined && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 10));
+      expect(watch.problem).toBe('maxmemory-policy not read yet');
+    } finally {
+      admin.disconnect();
       watch.stop();
     }
   });

@@ -13,6 +13,8 @@ import { freePort } from './test-app.js';
 
 export interface RedisClusterNode {
   readonly port: number;
+  /** The redis-server process (SIGSTOP it to model a master that stops answering). */
+  readonly pid: number | undefined;
   /** A plain connection to this node alone (CONFIG SET, INFO, CLUSTER …): the caller disconnects it. */
   connect(): Redis;
 }
@@ -49,46 +51,66 @@ export async function startRedisCluster(masters = 3): Promise<RedisCluster> {
   };
   try {
     for (let i = 0; i < masters; i++) {
-      const port = await freePort();
-      const busPort = await freePort();
       const nodeDir = join(dir, String(i));
       mkdirSync(nodeDir);
-      const child = spawn(
-        BINARY,
-        [
-          '--port',
-          String(port),
-          '--bind',
-          '127.0.0.1',
-          '--dir',
-          nodeDir,
-          '--cluster-enabled',
-          'yes',
-          '--cluster-config-file',
-          join(nodeDir, 'nodes.conf'),
-          '--cluster-port',
-          String(busPort),
-          '--cluster-node-timeout',
-          '5000',
-          '--save',
-          '',
-          '--appendonly',
-          'no',
-          '--maxmemory-policy',
-          'noeviction',
-          '--loglevel',
-          'warning',
-        ],
-        { stdio: ['ignore', 'ignore', 'inherit'] },
-      );
-      children.push(child);
-      const node: RedisClusterNode = {
-        port,
-        connect: () => new Redis(port, '127.0.0.1', { maxRetriesPerRequest: 1 }),
-      };
-      busPorts.push(busPort);
-      nodes.push(node);
-      await answering(node, child);
+      // A free port found here may be taken before redis-server binds it (another test's server, an
+      // outgoing connection): a node that exits, or a port that answers as no cluster node, is started
+      // again on new ports.
+      for (let attempt = 1; ; attempt++) {
+        const port = await freePort();
+        const busPort = await freePort();
+        const child = spawn(
+          BINARY,
+          [
+            '--port',
+            String(port),
+            '--bind',
+            '127.0.0.1',
+            '--dir',
+            nodeDir,
+            '--cluster-enabled',
+            'yes',
+            '--cluster-config-file',
+            join(nodeDir, 'nodes.conf'),
+            '--cluster-port',
+            String(busPort),
+            '--cluster-node-timeout',
+            '5000',
+            '--save',
+            '',
+            '--appendonly',
+            'no',
+            '--maxmemory-policy',
+            'noeviction',
+            '--loglevel',
+            'warning',
+          ],
+          { stdio: ['ignore', 'ignore', 'inherit'] },
+        );
+        const spawnFailed = new Promise<Error>((resolve) => child.once('error', resolve));
+        const node: RedisClusterNode = {
+          port,
+          pid: child.pid,
+          connect: () => new Redis(port, '127.0.0.1', { maxRetriesPerRequest: 1 }),
+        };
+        const started = await Promise.race([
+          answering(node, child).then(
+            () => null,
+            (error: Error) => error,
+          ),
+          spawnFailed.then(
+            (error) => new Error(`cannot start ${BINARY} (${error.message}): is redis-server installed?`),
+          ),
+        ]);
+        if (started === null) {
+          children.push(child);
+          busPorts.push(busPort);
+          nodes.push(node);
+          break;
+        }
+        child.kill('SIGKILL');
+        if (attempt === 3 || started.message.startsWith('cannot start')) throw started;
+      }
     }
     const admin = nodes.map((node) => node.connect());
     try {
@@ -150,13 +172,23 @@ async function answering(node: RedisClusterNode, child: ChildProcess): Promise<v
       maxRetriesPerRequest: 0,
       retryStrategy: () => null,
     });
+    let info: [string, string] | undefined;
     try {
       await client.connect();
-      if ((await client.ping()) === 'PONG') return;
+      info = [String(await client.info('server')), String(await client.info('cluster'))];
     } catch {
       // not listening yet
     } finally {
       client.disconnect();
+    }
+    if (info) {
+      // This node, not another server that took the port: this child's process, in cluster mode.
+      if (
+        !new RegExp(`^process_id:${child.pid}\\b`, 'm').test(info[0]) ||
+        !/^cluster_enabled:1/m.test(info[1])
+      )
+        throw new Error(`port ${node.port} answers as another server`);
+      return;
     }
     if (Date.now() > deadline) throw new Error(`redis-server did not listen on ${node.port}`);
     await new Promise((resolve) => setTimeout(resolve, 25));

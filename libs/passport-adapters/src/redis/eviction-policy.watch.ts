@@ -13,7 +13,7 @@
  * client's INFO goes to any node, so reading one failed open whenever another node held the records
  * (a probe: 61 of 61 used lines recorded again).
  */
-import { Cluster, type Redis } from 'ioredis';
+import { type Cluster, type Redis } from 'ioredis';
 import { type RedisConnection } from './redis-client.js';
 
 export interface RedisEvictionWatchOptions {
@@ -39,23 +39,50 @@ export class RedisEvictionWatch {
       this.policy = null;
     });
     redis.on('ready', () => void this.refresh());
+    if (redis.isCluster) {
+      // A Cluster emits 'close' only when it ends as a whole: one master's connection lost (a restart,
+      // a failover to a node with another policy) or a master joining makes the policy unknown too.
+      const forget = () => {
+        this.policy = null;
+      };
+      redis.on('+node', (node: Redis) => {
+        forget();
+        node.on('close', forget);
+      });
+      redis.on('-node', forget);
+    }
   }
 
-  /** Reads the policy now (a failed read leaves the last one known). */
+  /**
+   * Reads the policy now. On one Redis a failed read leaves the last one known (its connection's
+   * 'close' forgets it). On a Cluster every master is read, and the policy is unknown until all answer:
+   * before the slots are known (the seed alone is a "master" then), or while one master does not answer,
+   * another may evict unseen (a review).
+   */
   async refresh(): Promise<void> {
-    const nodes: Redis[] = this.redis instanceof Cluster ? this.redis.nodes('master') : [this.redis];
-    let policies: Array<string | null>;
+    if (this.redis.isCluster) return this.refreshCluster(this.redis as Cluster);
     try {
-      if (nodes.length === 0) throw new Error('no master known yet');
-      policies = await Promise.all(
-        nodes.map(async (node) => /^maxmemory_policy:(\S+)/m.exec(await node.info('memory'))?.[1] ?? null),
-      );
+      this.policy = policyOf(await this.redis.info('memory'));
+      this.readable = true;
     } catch (error) {
-      // A server that refuses INFO itself (not a connection failure) cannot be checked.
-      if (/unknown command|NOPERM|disabled/i.test(String((error as Error)?.message))) this.readable = false;
+      if (refusesInfo(error)) this.readable = false;
+    }
+  }
+
+  private async refreshCluster(cluster: Cluster): Promise<void> {
+    const masters = cluster.status === 'ready' ? cluster.nodes('master') : [];
+    if (masters.length === 0) {
+      this.policy = null;
+      return;
+    }
+    const answers = await Promise.allSettled(masters.map((node) => node.info('memory')));
+    const refused = answers.find((answer) => answer.status === 'rejected' && refusesInfo(answer.reason));
+    if (refused) {
+      this.readable = false;
       return;
     }
     this.readable = true;
+    const policies = answers.map((answer) => (answer.status === 'fulfilled' ? policyOf(answer.value) : null));
     // The worst answer: a master whose policy is not read, or one that may evict, is not safe.
     const unsafe = policies.findIndex((policy) => policy !== 'noeviction');
     this.policy = unsafe === -1 ? 'noeviction' : policies[unsafe];
@@ -86,3 +113,9 @@ export class RedisEvictionWatch {
     clearInterval(this.timer);
   }
 }
+
+const policyOf = (info: string): string | null => /^maxmemory_policy:(\S+)/m.exec(info)?.[1] ?? null;
+
+/** A server that refuses INFO itself (an ACL, a renamed command), not a connection failure: it cannot be checked. */
+const refusesInfo = (error: unknown): boolean =>
+  /unknown command|NOPERM|disabled/i.test(String((error as Error)?.message));

@@ -114,8 +114,9 @@ export class RedisMcpSessionDirectory {
     readonly options: RedisMcpSessionDirectoryOptions,
   ) {
     this.base = `${options.prefix ?? 'passport:'}{mcp}:`;
-    // Each script declares the keys it always touches (it names them from ARGV's base): a Redis Cluster
-    // client sends a script to the master of its keys' slot; one that declared none went to any master.
+    // Each script declares keys under the directory's hash tag (it names the keys it uses from ARGV's
+    // base; KEYS route it): a Redis Cluster client sends a script to the master of its keys' slot, and
+    // one that declared none went to any master.
     this.admitScript = defineScript(redis, 'passportMcpAdmit', 3, ADMIT_LUA);
     this.touchScript = defineScript(redis, 'passportMcpTouch', 2, TOUCH_LUA);
     this.removeScript = defineScript(redis, 'passportMcpRemove', 2, REMOVE_LUA);

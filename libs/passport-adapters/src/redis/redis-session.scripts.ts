@@ -58,7 +58,8 @@ end
 `;
 
 /**
- * KEYS[1] = the session hash. ARGV: base, now, maxEntries, maxPerPassport, sessionId, tokenId, ttl,
+ * KEYS[1] = the session hash (the other KEYS, the store's index keys and the passport's set, only route
+ * the call: see RedisSessionStore). ARGV: base, now, maxEntries, maxPerPassport, sessionId, tokenId, ttl,
  * lifetime, then the record's fields as name/value pairs. Returns 1 created, -1 exists, -2 full.
  */
 export const CREATE_LUA = `${SWEEP_FN}
@@ -102,7 +103,7 @@ export const GET_LUA = `${SERVER_CLOCK_LUA}
 return {redis.call('HGETALL', KEYS[1]), serverNow}
 `;
 
-/** ARGV: base, sessionId, now, reason. Closes an open session not yet past its end on Redis's clock. */
+/** KEYS route the call (RedisSessionStore). ARGV: base, sessionId, now, reason. Closes an open session not yet past its end on Redis's clock. */
 export const CLOSE_LUA = `${SWEEP_FN}
 -- A session past its end on Redis's clock is one get reports closed (expired): closing it would
 -- rewrite its end as this close (a probe: an administrator's revocation of an expired session).
@@ -111,7 +112,7 @@ if serverExpires and tonumber(serverExpires) <= serverNow then return 0 end
 return closeSession(ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4])
 `;
 
-/** ARGV: base, sessionId, now. Counts a renewal of an open session unexpired by both `now` and Redis's clock. */
+/** KEYS route the call (RedisSessionStore). ARGV: base, sessionId, now. Counts a renewal of an open session unexpired by both `now` and Redis's clock. */
 export const RENEW_LUA = `${SERVER_CLOCK_LUA}
 local key = ARGV[1] .. 's:' .. ARGV[2]
 local exp = redis.call('ZSCORE', ARGV[1] .. 'open', ARGV[2])
@@ -125,13 +126,13 @@ redis.call('HSET', key, 'lastRenewedAtMs', ARGV[3])
 return 1
 `;
 
-/** ARGV: base, now, limit. */
+/** KEYS route the call (RedisSessionStore). ARGV: base, now, limit. */
 export const SWEEP_LUA = `${SWEEP_FN}
 return sweep(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]))
 `;
 
 /**
- * ARGV: base, offset, limit. Returns total, then the page's hashes (flat field lists), newest first.
+ * KEYS route the call (RedisSessionStore). ARGV: base, offset, limit. Returns total, then the page's hashes (flat field lists), newest first.
  * An index entry whose hash is gone is skipped and forgotten (the page is filled from the next ones).
  */
 export const LIST_LUA = `${SWEEP_FN}
@@ -157,7 +158,7 @@ return out
 `;
 
 /**
- * ARGV: base, now, offset, limit. Counts open sessions unexpired at `now` among `limit` index entries
+ * KEYS route the call (RedisSessionStore). ARGV: base, now, offset, limit. Counts open sessions unexpired at `now` among `limit` index entries
  * from `offset`, forgetting entries whose hash is gone. Returns {counted, examined}.
  */
 export const COUNT_OPEN_LUA = `${SWEEP_FN}

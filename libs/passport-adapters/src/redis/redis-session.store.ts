@@ -123,10 +123,12 @@ export class RedisSessionStore implements SessionStore {
     );
     this.base = `${options.prefix ?? 'passport:'}{sess}:`;
     this.indexKeys = SESSION_INDEX_KEYS.map((name) => this.base + name);
-    // Each script declares the keys it always reads or writes (the scripts name them from ARGV's base):
-    // a Redis Cluster client sends a script to the master of its declared keys' slot (one with none
-    // went to any master, which refused it), and while that slot migrates Redis answers a script whose
-    // declared keys are partly moved with TRYAGAIN, a failure, instead of running it on one side alone.
+    // Each script declares the store's keys under its hash tag (KEYS: the session's hash where there is
+    // one, then SESSION_INDEX_KEYS in order, then for create the passport's set; the scripts name the
+    // keys they use from ARGV's base). A Redis Cluster client sends a script to the master of its
+    // declared keys' slot (one with none went to any master, which refused it), and while that slot
+    // migrates Redis answers a script whose declared keys are partly moved with TRYAGAIN (it runs
+    // nothing) instead of running it on one side alone.
     const indexed = this.indexKeys.length;
     this.createScript = defineScript(redis, 'passportSessionCreate', 1 + indexed + 1, CREATE_LUA);
     this.closeScript = defineScript(redis, 'passportSessionClose', 1 + indexed, CLOSE_LUA);
