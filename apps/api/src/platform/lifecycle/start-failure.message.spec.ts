@@ -24,6 +24,11 @@ describe('startFailureMessage', () => {
       `Passport Identity API failed to start: ${named}`,
     );
   });
+  it('a DATA_DIR that is the root blames no path on it', () => {
+    expect(startFailureMessage(new Error("EACCES: open '/etc/x'"), { dataDir: '/' })).toBe(
+      "Passport Identity API failed to start: EACCES: open '/etc/x'",
+    );
+  });
   it('keeps the first line only, and takes a thrown non-error', () => {
     expect(startFailureMessage(new Error('first\nsecond'), undefined)).toBe(
       'Passport Identity API failed to start: first',

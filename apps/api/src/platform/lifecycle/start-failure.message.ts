@@ -14,8 +14,12 @@ export function startFailureMessage(error: unknown, paths: StartPaths | undefine
   return `Passport Identity API failed to start: ${message} (DATA_DIR=${paths.dataDir})`;
 }
 
-/** `message` names `dir` itself or a path inside it (not merely a sibling sharing its prefix). */
+/**
+ * `message` names `dir` itself or a path inside it (not merely a sibling sharing its prefix). A root
+ * directory holds every path, so naming it would blame DATA_DIR for any error (a review).
+ */
 function namesPathUnder(message: string, dir: string): boolean {
+  if (/^(\/|[A-Za-z]:[\\/]?)$/.test(dir)) return false;
   for (let at = message.indexOf(dir); at !== -1; at = message.indexOf(dir, at + 1)) {
     const next = message[at + dir.length];
     if (next === undefined || next === '/' || !/[\w.-]/.test(next)) return true;
