@@ -11,7 +11,9 @@ import {
   describeReplayStoreContract,
   describeSessionStoreContract,
   sampleSessionRecord,
-  type ContractStoreOptions,
+  type RateLimitStoreHarness,
+  type ReplayStoreHarness,
+  type SessionStoreHarness,
 } from '@passport/core/testing';
 import {
   RedisEvictionWatch,
@@ -22,6 +24,7 @@ import {
 } from '@passport/adapters/redis';
 import { type Cluster } from 'ioredis';
 import { startRedisCluster } from '../support/redis-cluster.js';
+import { redisKind } from './support/redis-kind.js';
 
 const framework = { describe, it, expect, beforeEach, afterEach };
 
@@ -29,46 +32,13 @@ const framework = { describe, it, expect, beforeEach, afterEach };
 const cluster = await startRedisCluster();
 afterAll(() => cluster.stop());
 let harnesses = 0;
-
-/** A contract harness on the cluster: every store on its own Cluster client, each harness its own prefix. */
-function clusterKind<S, H>(
-  make: (client: Cluster, prefix: string, options: ContractStoreOptions) => S,
-  inspect: (store: S) => H,
-) {
-  return {
-    name: 'redis' as const,
-    sharedStorage: true,
-    open(options: ContractStoreOptions = {}) {
-      const prefix = `c${++harnesses}:`;
-      const clients: Cluster[] = [];
-      const connect = (): S => {
-        const client = cluster.client();
-        clients.push(client);
-        return make(client, prefix, options);
-      };
-      const closeAll = (): void => {
-        for (const client of clients.splice(0)) client.disconnect();
-      };
-      const store = connect();
-      return {
-        ...inspect(store),
-        store,
-        openPeer: connect,
-        restart: () => {
-          closeAll();
-          return connect();
-        },
-        file: null,
-        close: closeAll,
-      };
-    },
-  };
-}
+const onCluster = () => cluster.client();
 
 describe('on a Redis Cluster', () => {
   describeReplayStoreContract(
     framework,
-    clusterKind(
+    redisKind<Cluster, RedisReplayStore, ReplayStoreHarness>(
+      onCluster,
       (client, prefix, o) =>
         new RedisReplayStore(client, { prefix, maxEntries: o.maxEntries, clockSkewMarginMs: 0 }),
       (store) => ({
@@ -80,7 +50,8 @@ describe('on a Redis Cluster', () => {
   );
   describeSessionStoreContract(
     framework,
-    clusterKind(
+    redisKind<Cluster, RedisSessionStore, SessionStoreHarness>(
+      onCluster,
       (client, prefix, o) =>
         new RedisSessionStore(client, {
           prefix,
@@ -92,7 +63,8 @@ describe('on a Redis Cluster', () => {
   );
   describeRateLimitStoreContract(
     framework,
-    clusterKind(
+    redisKind<Cluster, RedisRateLimitStore, RateLimitStoreHarness>(
+      onCluster,
       (client, prefix, o) => new RedisRateLimitStore(client, { prefix, maxEntries: o.maxEntries }),
       (store) => ({ size: () => store.size, sweep: (nowMs: number) => store.sweep(nowMs) }),
     ),

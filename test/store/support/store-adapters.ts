@@ -11,7 +11,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryReplayStore, type ReplayStore } from '@passport/core';
 import {
-  type ContractHarness,
   type ContractStoreOptions,
   MemoryRateLimitStore,
   MemorySessionStore,
@@ -29,6 +28,7 @@ import {
 import { RedisRateLimitStore, RedisReplayStore, RedisSessionStore } from '@passport/adapters/redis';
 import { Redis } from 'ioredis';
 import { startRedisServer } from '../../support/redis-server.js';
+import { type AdapterKind, type Inspect, redisKind } from './redis-kind.js';
 
 /** Stores with the adapter-specific extras the harnesses expose (synchronous in process, async on Redis). */
 export type SweepableReplayStore = ReplayStore & {
@@ -42,26 +42,7 @@ export type SweepableRateLimitStore = RateLimitStore & {
   readonly size: number | Promise<number>;
 };
 
-type PortHarness = keyof ContractHarness<unknown>;
-
-/** A contract harness (synchronous here) plus the database file, for adapters that have one. */
-export type Harness<S, H> = Omit<H, PortHarness> & {
-  readonly store: S;
-  openPeer(): S | null;
-  restart(): S | null;
-  close(): void;
-  readonly file: string | null;
-};
-
-/** An adapter family under test, as the contract suites take it (`ContractAdapter`). */
-export interface AdapterKind<S, H> {
-  readonly name: 'memory' | 'sqlite' | 'redis';
-  readonly sharedStorage: boolean;
-  open(options?: ContractStoreOptions): Harness<S, H>;
-}
-
-/** What each harness reads from its (first) store besides the port. */
-type Inspect<S, H> = (store: S) => Omit<H, PortHarness>;
+export { type AdapterKind, type Harness } from './redis-kind.js';
 
 function memoryKind<S, H>(
   make: (options: ContractStoreOptions) => S,
@@ -130,42 +111,9 @@ function sqliteKind<S extends { dispose(): void }, H>(
 // One redis-server per test file that imports this module, stopped after its last test.
 const redisServer = await startRedisServer();
 afterAll(() => redisServer.stop());
-let redisHarnesses = 0;
 
-/** Redis harness: every store on its own client; each harness a fresh key prefix on the shared server. */
-function redisKind<S, H>(
-  make: (client: Redis, prefix: string, options: ContractStoreOptions) => S,
-  inspect: Inspect<S, H>,
-): AdapterKind<S, H> {
-  return {
-    name: 'redis',
-    sharedStorage: true,
-    open(options = {}) {
-      const prefix = `t${++redisHarnesses}:`;
-      const clients: Redis[] = [];
-      const connect = (): S => {
-        const client = new Redis(redisServer.url, { maxRetriesPerRequest: 1 });
-        clients.push(client);
-        return make(client, prefix, options);
-      };
-      const closeAll = (): void => {
-        for (const client of clients.splice(0)) client.disconnect();
-      };
-      const store = connect();
-      return {
-        ...inspect(store),
-        store,
-        openPeer: connect,
-        restart: () => {
-          closeAll();
-          return connect();
-        },
-        file: null,
-        close: closeAll,
-      };
-    },
-  };
-}
+/** Redis harness on the file's redis-server: every store on its own client, each harness its own prefix. */
+const onServer = () => new Redis(redisServer.url, { maxRetriesPerRequest: 1 });
 
 const noTimer = { sweepIntervalMs: 0 };
 
@@ -191,6 +139,7 @@ export const replayAdapters: ReadonlyArray<AdapterKind<SweepableReplayStore, Rep
     inspectReplay,
   ),
   redisKind(
+    onServer,
     // The contract counts time on the caller's clock alone; the margin for fleet clock skew is tested
     // in redis-clock-skew.spec.ts.
     (client, prefix, o) =>
@@ -214,6 +163,7 @@ export const sessionAdapters: ReadonlyArray<AdapterKind<SweepableSessionStore, S
     inspectSessions,
   ),
   redisKind(
+    onServer,
     (client, prefix, o) =>
       new RedisSessionStore(client, {
         prefix,
@@ -231,6 +181,7 @@ export const rateLimitAdapters: ReadonlyArray<AdapterKind<SweepableRateLimitStor
     inspectRateLimit,
   ),
   redisKind(
+    onServer,
     (client, prefix, o) => new RedisRateLimitStore(client, { prefix, maxEntries: o.maxEntries }),
     inspectRateLimit,
   ),
