@@ -15,8 +15,8 @@ const ISSUER = 'http://127.0.0.1:1';
 const TOKEN_ID = 'abcdefghijkl';
 const SERVER_TOKEN_ID = 'lkjihgfedcba';
 
-describe('BearerAuthenticator: the Authorization header', () => {
-  const nowMs = Date.now();
+/** An authenticator on a memory session store and chain, its clock frozen at `nowMs`. */
+function world(nowMs: number) {
   const clock = { nowMs: () => nowMs };
   const codec = freshJwtCodec({ issuer: ISSUER, audience: 'owner.near', clock });
   const sessions = new MemorySessionStore();
@@ -34,6 +34,12 @@ describe('BearerAuthenticator: the Authorization header', () => {
   );
   const serverPassport = new ServerPassportCheck({ tokenId: SERVER_TOKEN_ID, ownerId: 'owner.near' }, chain);
   const authenticator = new BearerAuthenticator(codec, sessions, clock, chain, serverPassport);
+  return { codec, sessions, chain, serverPassport, authenticator };
+}
+
+describe('BearerAuthenticator: the Authorization header', () => {
+  const nowMs = Date.now();
+  const { codec, sessions, authenticator } = world(nowMs);
   let jwt = '';
 
   beforeAll(async () => {
@@ -129,21 +135,7 @@ describe('BearerAuthenticator: the Authorization header', () => {
 describe('BearerAuthenticator: a validly signed token that disagrees with its session', () => {
   const nowMs = Date.now();
   const now = Math.floor(nowMs / 1000);
-  const clock = { nowMs: () => nowMs };
-  const codec = freshJwtCodec({ issuer: ISSUER, audience: 'owner.near', clock });
-  const sessions = new MemorySessionStore();
-  const chain = new CachingChainReader(
-    new MemoryChainReader({
-      contractId: 'c',
-      passports: [
-        { tokenId: TOKEN_ID, ownerId: 'o', contractId: 'c', metadata: {}, revoked: false },
-        { tokenId: SERVER_TOKEN_ID, ownerId: 'owner.near', contractId: 'c', metadata: {}, revoked: false },
-      ],
-    }),
-    { clock },
-  );
-  const serverPassport = new ServerPassportCheck({ tokenId: SERVER_TOKEN_ID, ownerId: 'owner.near' }, chain);
-  const authenticator = new BearerAuthenticator(codec, sessions, clock, chain, serverPassport);
+  const { codec, sessions, chain, serverPassport, authenticator } = world(nowMs);
   const sessionId = `sess_${TOKEN_ID}_01JABCDEFGHJKMNPQRSTVWXYZ1`;
   const claims = {
     iss: ISSUER,
