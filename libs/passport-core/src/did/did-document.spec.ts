@@ -149,6 +149,15 @@ describe('buildDidDocument', () => {
     });
   });
 
+  // From a mutation probe: the expectations above spread DID_CONTEXTS itself, so a context dropped
+  // from it passed (only the e2e resolver test noticed): the key type needs the 2018 suite's context.
+  it('names the DID v1 and the Ed25519 2018 suite contexts, as resolvers need for the key type', () => {
+    expect(doc['@context']).toEqual([
+      'https://www.w3.org/ns/did/v1',
+      'https://w3id.org/security/suites/ed25519-2018/v1',
+    ]);
+  });
+
   // From a mutation probe: no test had a record without an owner (a malformed chain answer).
   it('#metadata names no owner account for a record whose owner is empty or missing', () => {
     for (const ownerId of ['', undefined, null]) {

@@ -21,7 +21,8 @@ import {
   type SignatureVerifier,
   type Signer,
 } from '../ports/signature-verifier.port.js';
-import { createHolaVerifier, type HolaVerifierDeps } from './verify-hola.use-case.js';
+import { createHolaVerifier, holaQuotaOwner, type HolaVerifierDeps } from './verify-hola.use-case.js';
+import { encodeBase32 } from '../codecs/base32.codec.js';
 import { type VerifyHolaResult } from './verify-hola.types.js';
 
 const SERVICE_HOST = 'passport.test:3000';
@@ -617,5 +618,19 @@ describe.each<[string, () => SignatureVerifier | AsyncSignatureVerifier]>([
       expect((await verify(line(), { maxAgeMs: 1 })).verified).toBe(true);
       expect((await verify(line(), { maxAgeMs: 86_400_000 })).verified).toBe(true);
     });
+  });
+});
+
+// From a mutation probe: only an e2e test caught a subagent line charged to its issuer alone (anyone can
+// make one naming any issuer, and such lines would use up the issuer's own quota).
+describe('holaQuotaOwner', () => {
+  it('charges a standard line to its sender, a subagent line to its issuer and embedded key together', () => {
+    const key = new Uint8Array(32).fill(9);
+    expect(
+      holaQuotaOwner({ form: 'standard', senderTokenId: 'bcdefghijklm', subagentPublicKey: undefined }),
+    ).toBe('bcdefghijklm');
+    expect(holaQuotaOwner({ form: 'subagent', senderTokenId: 'bcdefghijklm', subagentPublicKey: key })).toBe(
+      `bcdefghijklm|${encodeBase32(key)}`,
+    );
   });
 });
