@@ -564,7 +564,7 @@ describe('passport CLI', () => {
       ],
       [
         ['mint', '--owner', 'x.near', '--api', 'ftp://nowhere'],
-        'passport mint: --api must be an http(s) URL (got "ftp://nowhere")',
+        'passport mint: --api must be an http(s) URL without credentials, query or fragment (got "ftp://nowhere")',
       ],
       // Found by a probe: a javascript: webhook was minted (the service then ignores it everywhere).
       [
@@ -1312,12 +1312,16 @@ describe('passport CLI', () => {
     // Found by a probe: offline, an owner without a key was an error (the API gives a document without a
     // verification method), and a chain that could not be read was an "unexpected error", exit 1.
     it('did offline answers as the API does: a keyless owner gets no verification method; an unreadable chain is exit 2', async () => {
-      const named = join(dir, 'named.json');
-      await cli(['keygen', '--out', named, '--account', 'carol.near']);
-      const tokenId = (await cli(['mint', '--key', named], env)).out.trim();
+      // --owner names the account without its key: the ledger knows none (mint --key records it).
+      const tokenId = (await cli(['mint', '--owner', 'carol.near'], env)).out.trim();
       const offline = await cli(['did', tokenId, '--ledger', join(dir, 'ledger.json')], env);
       expect(offline.code).toBe(0);
       expect((JSON.parse(offline.out) as { verificationMethod: unknown[] }).verificationMethod).toEqual([]);
+      const named = join(dir, 'named.json');
+      await cli(['keygen', '--out', named, '--account', 'dave.near']);
+      const keyed = (await cli(['mint', '--key', named], env)).out.trim();
+      const withKey = await cli(['did', keyed, '--ledger', join(dir, 'ledger.json')], env);
+      expect((JSON.parse(withKey.out) as { verificationMethod: unknown[] }).verificationMethod).toHaveLength(1);
       const unreachable = await cli([
         'did',
         tokenId,

@@ -3,11 +3,11 @@
  * (injected so tests run the real commands in-process against a real server). A `CliError` is a user
  * error: the tool prints its one-line message and exits 2; anything else exits 1.
  */
-import { readFile } from 'node:fs/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { parseNearCredentials, type NearCredentials } from '@passport/core';
 import { hasUnprintable, printableText, withoutTrailing } from '@passport/core/codecs';
 import { normalizedBaseUrl } from '@passport/core/login';
+import { FileTooLargeError, readSmallTextFile, SMALL_FILE_MAX_BYTES } from './small-file.js';
 
 export interface CliIo {
   readonly stdout: (text: string) => void;
@@ -60,8 +60,10 @@ export async function readCredentials(file: string | undefined, flag = '--key'):
   if (!file) throw new CliError(`${flag} <credentials.json> is required`);
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readSmallTextFile(file, SMALL_FILE_MAX_BYTES);
   } catch (error) {
+    if (error instanceof FileTooLargeError)
+      throw new CliError(`${file} holds more than ${SMALL_FILE_MAX_BYTES} bytes: not a credentials file`);
     throw new CliError(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
   }
   try {
@@ -87,6 +89,9 @@ export function checkDelegateId(value: string, flag: string): void {
 export function apiUrl(value: string | undefined, io: CliIo): string {
   const raw = value ?? io.env.PASSPORT_API_URL;
   if (!raw) throw new CliError('--api <url> is required (or set PASSPORT_API_URL)');
+  // The paths are appended to it: in a query or fragment they would not be paths (`did` printed GET /).
+  if (/[?#]/.test(raw))
+    throw new CliError(`--api must be an http(s) URL without query or fragment (got "${raw}")`);
   return httpUrl(raw, '--api');
 }
 
@@ -316,5 +321,20 @@ export function refuseApiWithOfflineFlags(values: Readonly<Record<string, unknow
   if (offline.length > 0)
     throw new CliError(
       `--api and --${offline.join(', --')} are alternatives: give one way to reach the chain`,
+    );
+}
+
+/**
+ * How far a time a server hands out to be signed (a login challenge, a HOLA nonce's timestamp) may be ahead
+ * of this clock: what is signed for a later time is a login or a line the server can keep and use then,
+ * in a window of its choosing. 300 s, the login challenge's own window, leaves room for a skewed clock.
+ */
+export const SERVER_TIME_AHEAD_MAX_MS = 300_000;
+
+/** Refuses, before anything is signed, a server's time more than SERVER_TIME_AHEAD_MAX_MS ahead of this clock. */
+export function refuseTimeAhead(what: string, iso: string, now = Date.now()): void {
+  if (Date.parse(iso) > now + SERVER_TIME_AHEAD_MAX_MS)
+    throw new CliError(
+      `${what} answered ${printableText(iso, 80)}, ahead of this clock by more than ${SERVER_TIME_AHEAD_MAX_MS / 1000} s; nothing was signed`,
     );
 }

@@ -28,7 +28,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
   const command: CliCommand | undefined = COMMANDS.find((c) => c.name === name);
   if (!command) {
-    io.stderr(`passport: unknown command "${name}" (see passport --help)\n`);
+    io.stderr(`passport: unknown command "${printableText(name, 80)}" (see passport --help)\n`);
     return 2;
   }
   try {

@@ -5,10 +5,11 @@
  * it (mode 0600, written to a temporary file and renamed, so a reader never sees half a token).
  */
 import { type Stats } from 'node:fs';
-import { open, readFile, realpath, stat } from 'node:fs/promises';
+import { open, realpath, stat } from 'node:fs/promises';
 import { createRenewingFetch } from '@passport/core';
 import { CliError, type CliIo } from './cli-context.js';
 import { writePrivateFile } from './private-file.js';
+import { FileTooLargeError, readSmallTextFile, SMALL_FILE_MAX_BYTES } from './small-file.js';
 
 export async function readJwt(jwt: string | undefined, file: string | undefined, io: CliIo): Promise<string> {
   let token: string;
@@ -16,8 +17,10 @@ export async function readJwt(jwt: string | undefined, file: string | undefined,
   if (jwt) [token, source] = [jwt.trim(), '--jwt'];
   else if (file) {
     try {
-      [token, source] = [(await readFile(file, 'utf8')).trim(), file];
+      [token, source] = [(await readSmallTextFile(file, SMALL_FILE_MAX_BYTES)).trim(), file];
     } catch (error) {
+      if (error instanceof FileTooLargeError)
+        throw new CliError(`${file} holds more than ${SMALL_FILE_MAX_BYTES} bytes: not a JWT`);
       throw new CliError(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
     }
   } else if (io.env.PASSPORT_JWT) [token, source] = [io.env.PASSPORT_JWT.trim(), 'PASSPORT_JWT'];

@@ -2,8 +2,7 @@
  * `passport delegate`: the passport owner signs a delegation of a subagent key (docs/protocol.md §4, §6) with
  * the core's `signDelegation`; prints the body for `POST /api/isauthorizedsigner`.
  */
-import { readFile } from 'node:fs/promises';
-import { isTokenId, parseNearCredentials, signDelegation } from '@passport/core';
+import { isTokenId, signDelegation } from '@passport/core';
 import { createNodeSigner } from '@passport/core/node';
 import {
   checkDelegateId,
@@ -44,12 +43,7 @@ Prints the signed body for POST /api/isauthorizedsigner (the owner signs
     // The id the subagent's lines will carry: what `hola --subagent` refuses is refused here too.
     checkDelegateId(values['delegate-id'], '--delegate-id');
     if (!values['subagent-key']) throw new CliError('--subagent-key <subagent.json> is required');
-    let subagentKey: Uint8Array;
-    try {
-      subagentKey = parseNearCredentials(await readFile(values['subagent-key'], 'utf8')).publicKey;
-    } catch (error) {
-      throw new CliError(`${values['subagent-key']}: ${(error as Error).message}`);
-    }
+    const subagentKey = (await readCredentials(values['subagent-key'], '--subagent-key')).publicKey;
     const ts = values.timestamp ?? String(Math.floor(Date.now() / 1000));
     if (!/^\d{1,12}$/.test(ts)) throw new CliError('--timestamp must be Unix seconds');
     let body;

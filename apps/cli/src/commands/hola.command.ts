@@ -15,6 +15,7 @@ import {
   output,
   parseCommandLine,
   readCredentials,
+  refuseTimeAhead,
   type CliCommand,
 } from '../cli-context.js';
 import { bearerIo } from '../jwt-source.js';
@@ -92,6 +93,7 @@ export const holaCommand: CliCommand = {
       if (timestamp === undefined) {
         const { jwt, io: bearer } = await bearerIo(values.jwt, values['jwt-file'], io, api);
         ({ timestamp, noncetsHex: nonceHex } = await fetchHolaNonce(bearer, api, jwt));
+        refuseTimeAhead('/api/holanonce16ts', timestamp);
       }
     }
     if (!host)

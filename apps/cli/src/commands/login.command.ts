@@ -15,6 +15,7 @@ import {
   output,
   parseCommandLine,
   readCredentials,
+  refuseTimeAhead,
   type CliCommand,
 } from '../cli-context.js';
 import { assertReplaceableJwtFile, isJwtShaped } from '../jwt-source.js';
@@ -72,6 +73,7 @@ an existing --save file is replaced only when it is empty or holds a saved JWT, 
         throw new CliError(
           `/api/login/timestamp answered a timestamp_iso that is not a challenge time (YYYY-MM-DDTHH:MM:SS.000Z): ${JSON.stringify(printableText(challenge.timestamp_iso, 80))}; nothing was signed`,
         );
+      refuseTimeAhead('/api/login/timestamp', challenge.timestamp_iso);
       return challenge.timestamp_iso;
     };
     const logIn = async (timestampIso: string) => {

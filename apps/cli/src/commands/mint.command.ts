@@ -7,7 +7,13 @@
  * records it (the server passport's own), so a passport minted for a server behind a proxy or on
  * another port names that server rather than http://localhost:3000.
  */
-import { hasUnprintable, printableText, withoutTrailing } from '@passport/core/codecs';
+import {
+  encodeBase58,
+  hasUnprintable,
+  isImplicitAccountId,
+  printableText,
+  withoutTrailing,
+} from '@passport/core/codecs';
 import { isExactRoutePath, loginTokenBytes, MAX_LOGIN_TOKEN_BYTES } from '@passport/core/login';
 import { isTokenId, randomFaceTokenId } from '@passport/core';
 import { cryptoRandomInt } from '@passport/core/token-id';
@@ -28,7 +34,7 @@ import {
 } from '@passport/adapters/ledger';
 import {
   CliError,
-  httpUrl,
+  baseUrl,
   output,
   parseCommandLine,
   readCredentials,
@@ -91,7 +97,8 @@ export const mintCommand: CliCommand = {
     const familyFile =
       values['family-key'] ?? io.env.FAMILY_CREDENTIALS_FILE ?? `${dataDir}/keys/family-root.json`;
     if (values.key && values.owner) throw new CliError('give --key or --owner, not both');
-    const owner = values.owner ?? (values.key ? (await readCredentials(values.key)).accountId : undefined);
+    const ownerKey = values.key ? await readCredentials(values.key) : undefined;
+    const owner = values.owner ?? ownerKey?.accountId;
     if (!owner) throw new CliError('--key <owner.json> or --owner <account> is required');
     if (!isNearAccountId(owner)) throw new CliError(`--owner "${owner}" is not a NEAR account id`);
     const tokenId = values['token-id'] ?? randomFaceTokenId(cryptoRandomInt);
@@ -118,7 +125,7 @@ export const mintCommand: CliCommand = {
     const apiBase = withoutTrailing(
       values.api ??
         values['api-url'] ??
-        io.env.PUBLIC_BASE_URL ??
+        (io.env.PUBLIC_BASE_URL?.trim() || undefined) ??
         serverPassport?.metadata.subjectuniqueidentifier_url ??
         'http://localhost:3000',
       '/',
@@ -160,7 +167,13 @@ export const mintCommand: CliCommand = {
         `the passport's login tokens would be ${tokenBytes} bytes (permissioned routes, webhook URL and the other copied metadata); the service issues at most ${MAX_LOGIN_TOKEN_BYTES} and refuses its logins (PASSPORT_METADATA_TOO_LARGE): nothing was written`,
       );
 
-    await appendToLedger(ledgerFile, tokenId, entry);
+    // A named account's keys are the chain's to tell (the ledger's `accounts`): the key in hand is
+    // recorded, or no login of the passport could be checked and its DID would name no key.
+    const accountKey =
+      ownerKey && !isImplicitAccountId(ownerKey.accountId)
+        ? { account: ownerKey.accountId, key: `ed25519:${encodeBase58(ownerKey.publicKey)}` }
+        : undefined;
+    await appendToLedger(ledgerFile, tokenId, entry, accountKey);
     output(io, !!values.json, { tokenId, ownerId: owner, contractId: ledger.contractId, metadata }, tokenId);
   },
 };
@@ -268,8 +281,12 @@ function checkMintFlags(values: MintFlags, io: CliIo): void {
   if (values.api !== undefined && values['api-url'] !== undefined && values.api !== values['api-url'])
     throw new CliError('give --api or --api-url (its former name), not both');
   // The passport's subjectuniqueidentifier_url: clients call it, so it is a URL they can call.
-  if (values.api !== undefined) httpUrl(values.api, '--api');
-  if (values['api-url'] !== undefined) httpUrl(values['api-url'], '--api-url');
+  // Checked as the server checks PUBLIC_BASE_URL (written as given: the server compares URLs normalised).
+  if (values.api !== undefined) baseUrl(values.api, '--api');
+  if (values['api-url'] !== undefined) baseUrl(values['api-url'], '--api-url');
+  const envUrl = io.env.PUBLIC_BASE_URL?.trim();
+  if (values.api === undefined && values['api-url'] === undefined && envUrl)
+    baseUrl(envUrl, 'PUBLIC_BASE_URL');
   // Read as the service reads it (a bare host is https); another scheme is refused, not minted (the
   // service would ignore javascript:alert(1) everywhere).
   if (values['webhook-url'] !== undefined && webhookUrlOf(values['webhook-url']) === null)
@@ -327,12 +344,21 @@ function permissionedRoutesOf(entries: readonly string[] | undefined): string | 
       throw new CliError(
         `--admin-route must be an exact path starting with /, without dot segments, query, spaces or control characters (got ${JSON.stringify(printableText(entry, 200))})`,
       );
+    // The router keeps an empty segment and a trailing slash (/api/metrics/ is another path, and 404), and
+    // compares letter case: such a key is accepted by the parser and grants nothing this service routes.
+    if (path.includes('//') || (path.length > 1 && path.endsWith('/')) || path !== path.toLowerCase())
+      throw new CliError(
+        `--admin-route must name a route as this service writes it: lower case, no empty segment or trailing slash (got ${JSON.stringify(printableText(entry, 200))})`,
+      );
     // split('=', 2) would keep "b" of "/a=b=c" and drop the rest without a word.
     if (extra.length > 0) throw new CliError(`--admin-route takes one "=" (path=rate), got "${entry}"`);
     if (rate !== undefined && (rate === '' || hasUnprintable(rate)))
       throw new CliError(
         `--admin-route's rate must be printable text (got ${JSON.stringify(printableText(rate, 40))})`,
       );
+    // A second rate for one route would replace the first without a word.
+    if (Object.hasOwn(methods, path) && methods[path] !== (rate ?? '*'))
+      throw new CliError(`--admin-route ${path} is given twice with different rates`);
     methods[path] = rate ?? '*';
   }
   return JSON.stringify({ entities: { methods } });
@@ -342,6 +368,7 @@ async function appendToLedger(
   ledgerFile: string,
   tokenId: string,
   entry: LedgerPassportEntry,
+  accountKey: { account: string; key: string } | undefined,
 ): Promise<void> {
   await updateLedgerFile(ledgerFile, (doc) => {
     if (doc.passports.some((p) => p.token_id === tokenId))
@@ -349,6 +376,7 @@ async function appendToLedger(
     return {
       ...doc,
       passports: [...doc.passports, entry],
+      accounts: accountKey ? withAccountKey(doc.accounts, accountKey) : doc.accounts,
     };
   }).catch((error: unknown) => {
     // A refusal, not a fault: another mint (or a stale lock younger than 30 s) holds the ledger.
@@ -363,4 +391,13 @@ async function appendToLedger(
       throw new CliError(`cannot write ${ledgerFile} (${code}): nothing was written`);
     throw error;
   });
+}
+
+/** The ledger's `accounts` with `key` among `account`'s keys (added once; the others kept). */
+function withAccountKey(
+  accounts: Readonly<Record<string, string[]>>,
+  { account, key }: { account: string; key: string },
+): Record<string, string[]> {
+  const keys = Object.hasOwn(accounts, account) ? accounts[account]! : [];
+  return keys.includes(key) ? { ...accounts } : { ...accounts, [account]: [...keys, key] };
 }

@@ -114,7 +114,8 @@ issuer's POST /api/isauthorizedsigner).`,
       maxAgeMs = Number(values['max-age-ms']);
     }
     const api =
-      values.api || (!values.ledger && !values['near-rpc'] && io.env.PASSPORT_API_URL)
+      values.api ||
+      (!values.ledger && !values['near-rpc'] && !values.contract && !values.host && io.env.PASSPORT_API_URL)
         ? apiUrl(values.api, io)
         : null;
     if (!api) checkOfflineChainFlags(values);
@@ -396,7 +397,7 @@ function printVerdicts(
       if (!r.verified)
         return `not verified ${peer}: ${printableText(r.failureReasons.map(String).join(', '), 500)}`;
       if (r.isSubagentFormat !== true) return `verified ${peer} -> ${to}${mark}`;
-      const delegate = printableText(String(r.delegateId ?? lines[i].toUpperCase().split('/')[2]), 128);
+      const delegate = printableText(lines[i].toUpperCase().split('/')[2] ?? '', 128);
       return `verified subagent ${delegate} of ${peer} -> ${to} (delegation not checked)${mark}`;
     })
     .map((line, i) => line + profileLine(results[i]))
