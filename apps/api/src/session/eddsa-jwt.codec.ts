@@ -153,7 +153,9 @@ export class EddsaJwtCodec {
         currentDate: new Date(atSeconds * 1000),
         // jose's tolerance applies to `exp` too: `exp` is checked again below without it.
         clockTolerance: NBF_LEEWAY_SECONDS,
-        requiredClaims: ['iss', 'sub', 'aud', 'exp', 'iat', 'jti'],
+        // `sub` is not required here: a token without one is judged where it is read, as one whose `sub`
+        // is null (GET /api/me/identity: 400 IDENTITY_SUB_MISSING, the spec's answer to a JWT lacking it).
+        requiredClaims: ['iss', 'aud', 'exp', 'iat', 'jti'],
       });
       claims = result.payload as JwtClaims;
       const refused = this.checkTimes(claims, atSeconds);
