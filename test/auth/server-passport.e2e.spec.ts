@@ -42,7 +42,7 @@ describe('the server passport revoked or transferred on chain', () => {
       const refused = await login(app.baseUrl, { identifier: tokenId, key });
       expect([refused.status, refused.body.error?.code, refused.body.error?.details?.reason]).toEqual([
         503,
-        'SERVICE_UNAVAILABLE',
+        'AUTH_SERVICE_UNAVAILABLE',
         reason,
       ]);
       expect(JSON.stringify(refused.body)).not.toContain('jwt_token');

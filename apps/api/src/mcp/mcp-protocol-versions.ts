@@ -18,4 +18,5 @@ export const MCP_ERA_CHOICE =
   'io.modelcontextprotocol/clientInfo and io.modelcontextprotocol/clientCapabilities, and the headers MCP-Protocol-Version, ' +
   'Mcp-Method (and Mcp-Name for tools/call and resources/read); start with server/discover. ' +
   `Sessioned (${SESSIONED_SDK_VERSIONS[0]} and earlier): POST initialize without _meta, then send the returned ` +
-  'Mcp-Session-Id on every request; DELETE /mcp ends the session, which lives on the instance that created it.';
+  'Mcp-Session-Id on every request; DELETE /mcp ends the session, which lives on the instance that created it ' +
+  '(with STORE=redis: on every instance of the fleet).';

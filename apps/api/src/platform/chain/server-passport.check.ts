@@ -70,9 +70,19 @@ export class ServerPassportCheck {
     refuseIfProblem(problem);
   }
 
-  /** `usable` as a promise (login). */
+  /**
+   * Login's check: a server passport that cannot be used is 503 `AUTH_SERVICE_UNAVAILABLE` (the spec's code
+   * for an instance that cannot log anyone in; `reason` names the problem), a chain outage 503
+   * `SERVICE_UNAVAILABLE` (`chain_unavailable`) as everywhere.
+   */
   async assertUsable(): Promise<void> {
-    await this.usable();
+    let problem: ServerPassportProblem | undefined;
+    try {
+      problem = await this.problem();
+    } catch (error) {
+      unavailable(error);
+    }
+    if (problem !== undefined) throw new PassportError('AUTH_SERVICE_UNAVAILABLE', { reason: problem });
   }
 
   private judge(
