@@ -61,6 +61,8 @@ export class LedgerChainReader implements ChainReader {
   /** Identity of the last file content that failed to parse, so one bad edit is logged once. */
   private rejectedIdentity: FileIdentity | null = null;
   private lastStatAt = 0;
+  /** Identity of the file content whose read last failed (its warning is logged once). */
+  private unreadableIdentity: FileIdentity | null = null;
   private watcher: FSWatcher | null = null;
   private debounceTimer: NodeJS.Timeout | null = null;
   private reloading: Promise<void> | null = null;
@@ -238,13 +240,18 @@ export class LedgerChainReader implements ChainReader {
     try {
       text = await readLedgerText(this.file);
     } catch (error) {
+      // Not a rejection of this content: a read can fail for a while (EMFILE, EACCES) and the same
+      // file must be read once it can be; only the warning is given once per file identity.
       this.lastLoad = { ok: false, problem: 'unreadable' };
-      this.warnOnce(
-        identity,
-        `ledger ${this.file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}); keeping the last good content`,
-      );
+      if (!sameIdentity(identity, this.unreadableIdentity)) {
+        this.unreadableIdentity = identity;
+        this.log.warn(
+          `ledger ${this.file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}); keeping the last good content`,
+        );
+      }
       return;
     }
+    this.unreadableIdentity = null;
     try {
       const doc = parseLedger(text, this.file);
       this.snapshot = buildSnapshot(doc);
