@@ -21,13 +21,23 @@ import {
   CHAIN_READER,
   CLOCK,
   REPLAY_STORE,
+  SERVER_IDENTITY,
   SIGNATURE_VERIFIER,
 } from '../platform/infrastructure/di-tokens.js';
+import { type ServerIdentity } from '../platform/infrastructure/server-identity.js';
 import { HOLA_VERIFIER } from './hola.di-tokens.js';
 
 export const holaVerifierProvider: Provider = {
   provide: HOLA_VERIFIER,
-  inject: [APP_CONFIG, CHAIN_READER, REPLAY_STORE, CLOCK, SIGNATURE_VERIFIER, ASYNC_SIGNATURE_VERIFIER],
+  inject: [
+    APP_CONFIG,
+    CHAIN_READER,
+    REPLAY_STORE,
+    CLOCK,
+    SIGNATURE_VERIFIER,
+    ASYNC_SIGNATURE_VERIFIER,
+    SERVER_IDENTITY,
+  ],
   useFactory: (
     config: AppConfig,
     chain: ChainReader,
@@ -35,6 +45,7 @@ export const holaVerifierProvider: Provider = {
     clock: Clock,
     verifier: SignatureVerifier,
     threadPoolVerifier: AsyncSignatureVerifier,
+    server: ServerIdentity,
   ): HolaVerifier =>
     createHolaVerifier({
       chain,
@@ -44,5 +55,7 @@ export const holaVerifierProvider: Provider = {
       serviceHost: config.serviceHost,
       futureSkewMs: config.holaFutureSkewMs,
       maxRecordsPerSender: config.replay.maxPerSender,
+      // The server signs a testhola reply for every caller who asks.
+      onRequestSigners: new Set([server.tokenId]),
     }),
 };

@@ -627,10 +627,33 @@ describe('holaQuotaOwner', () => {
   it('charges a standard line to its sender, a subagent line to its issuer and embedded key together', () => {
     const key = new Uint8Array(32).fill(9);
     expect(
-      holaQuotaOwner({ form: 'standard', senderTokenId: 'bcdefghijklm', subagentPublicKey: undefined }),
+      holaQuotaOwner({
+        form: 'standard',
+        senderTokenId: 'bcdefghijklm',
+        subagentPublicKey: undefined,
+        recipient: 'MUNDO',
+      }),
     ).toBe('bcdefghijklm');
-    expect(holaQuotaOwner({ form: 'subagent', senderTokenId: 'bcdefghijklm', subagentPublicKey: key })).toBe(
-      `bcdefghijklm|${encodeBase32(key)}`,
-    );
+    expect(
+      holaQuotaOwner({
+        form: 'subagent',
+        senderTokenId: 'bcdefghijklm',
+        subagentPublicKey: key,
+        recipient: 'MUNDO',
+      }),
+    ).toBe(`bcdefghijklm|${encodeBase32(key)}`);
+  });
+
+  // A hostile holder's probe: verifying the server's testhola replies addressed to itself used up the
+  // server passport's quota, and every other caller's reply was refused 429 for a day.
+  it('charges a line of a passport that signs on request to its sender and recipient together', () => {
+    const signers = new Set(['bcdefghijklm']);
+    const line = { form: 'standard', senderTokenId: 'bcdefghijklm', subagentPublicKey: undefined } as const;
+    expect(holaQuotaOwner({ ...line, recipient: 'CDEFGHIJKLMN' }, signers)).toBe('bcdefghijklm>cdefghijklmn');
+    expect(holaQuotaOwner({ ...line, recipient: 'MUNDO' }, signers)).toBe('bcdefghijklm>mundo');
+    expect(
+      holaQuotaOwner({ ...line, senderTokenId: 'dfhjkmnpqrtv', recipient: 'CDEFGHIJKLMN' }, signers),
+    ).toBe('dfhjkmnpqrtv');
+    expect(holaQuotaOwner({ ...line, recipient: 'CDEFGHIJKLMN' })).toBe('bcdefghijklm');
   });
 });

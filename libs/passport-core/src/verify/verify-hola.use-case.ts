@@ -61,6 +61,12 @@ export interface HolaVerifierDeps {
    * sender cannot fill the replay store for everybody.
    */
   readonly maxRecordsPerSender?: number;
+  /**
+   * Passports that sign lines on request for others (the server's own, whose `/api/testhola` reply is
+   * addressed to each caller): their lines are charged to sender and recipient together
+   * (`holaQuotaOwner`), so no caller can use up the quota every other caller's replies share.
+   */
+  readonly onRequestSigners?: ReadonlySet<string>;
   /** Builds the public profile for `includeProfile` (default: `buildPublicProfile`). */
   readonly profileOf?: (record: PassportRecord) => Promise<PublicProfile>;
 }
@@ -95,13 +101,20 @@ export function holaReplayKey(line: Pick<ParsedHola, 'senderTokenId' | 'nonceHex
  * for a subagent line, its issuer token together with the key embedded in it. A subagent line verifies
  * against its embedded key (its delegation is the relying party's check, §6), so anyone can make one
  * naming any issuer: charged to the issuer alone, such lines would use up the issuer's own quota and
- * deny its genuine lines for a day. Charged to the key, they use up only that key's.
+ * deny its genuine lines for a day. Charged to the key, they use up only that key's. A standard line of
+ * one of `onRequestSigners` is charged to its sender and recipient together.
  */
 export function holaQuotaOwner(
-  line: Pick<ParsedHola, 'form' | 'senderTokenId' | 'subagentPublicKey'>,
+  line: Pick<ParsedHola, 'form' | 'senderTokenId' | 'subagentPublicKey' | 'recipient'>,
+  onRequestSigners?: ReadonlySet<string>,
 ): string {
-  return line.form === 'subagent' && line.subagentPublicKey
-    ? `${line.senderTokenId}|${encodeBase32(line.subagentPublicKey)}`
+  if (line.form === 'subagent' && line.subagentPublicKey)
+    return `${line.senderTokenId}|${encodeBase32(line.subagentPublicKey)}`;
+  // A line its sender signs for whoever asks (the server's testhola reply) is charged to the one it was
+  // made for: charged to the sender alone, one caller verifying its replies would deny everyone's for a
+  // day (a hostile holder's probe).
+  return onRequestSigners?.has(line.senderTokenId)
+    ? `${line.senderTokenId}>${line.recipient.toLowerCase()}`
     : line.senderTokenId;
 }
 
@@ -186,7 +199,9 @@ export function createHolaVerifier(deps: HolaVerifierDeps): HolaVerifier {
         holaReplayKey(line),
         nowMs,
         Math.floor(line.timestampMs / 1000) * 1000 + replayTtlMs,
-        maxPerSender === undefined ? undefined : { owner: holaQuotaOwner(line), maxPerOwner: maxPerSender },
+        maxPerSender === undefined
+          ? undefined
+          : { owner: holaQuotaOwner(line, deps.onRequestSigners), maxPerOwner: maxPerSender },
         line.form === 'subagent' ? SUBAGENT_LINES_STORE_SHARE : undefined,
       );
       return outcome.recorded ? null : { firstSeenAtMs: outcome.firstSeenAtMs };
