@@ -41,6 +41,7 @@ import { installFastifyHooks } from './platform/fastify-hooks.js';
 import { Readiness } from './platform/lifecycle/readiness.js';
 import { boundStalledSends } from './platform/http/stalled-send.bound.js';
 import { rememberPeerAddresses } from './platform/http/peer-address.js';
+import { boundConnectionsPerAddress } from './platform/http/connections-per-address.bound.js';
 import { assertCanListen, listenError } from './platform/http/listen-preflight.js';
 import { lazyChildLoggerFactory } from './platform/logging/lazy-request-logger.js';
 import { createLogger, PinoNestLogger } from './platform/logging/logger.js';
@@ -126,6 +127,17 @@ export async function createApp(
     operatorMetrics.recordRequest(undefined, method, status, elapsedMs);
   };
   rememberPeerAddresses(fastify.server as Server);
+  if (config.httpMaxConnectionsPerAddress > 0)
+    boundConnectionsPerAddress(
+      fastify.server as Server,
+      config.httpMaxConnectionsPerAddress,
+      (address) => trustedProxies(address, 0),
+      (refused, addressKey) =>
+        logger.warn(
+          { refused, addressKey },
+          `connections refused: a client address held HTTP_MAX_CONNECTIONS_PER_ADDRESS (${config.httpMaxConnectionsPerAddress}) open`,
+        ),
+    );
   lingerBeforeClosing(fastify.server as Server);
   answerExpectationsInEnvelope(fastify.server as Server);
   answerConnectInEnvelope(fastify.server as Server);

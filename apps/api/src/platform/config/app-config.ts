@@ -171,6 +171,12 @@ export interface AppConfig {
   readonly rateLimit: RateLimitConfig;
   readonly sessions: SessionConfig;
   readonly httpTimeouts: HttpTimeoutsConfig;
+  /**
+   * HTTP_MAX_CONNECTIONS_PER_ADDRESS [1000; 0: no bound]: connections one client address (an IPv6 client
+   * by its /64) may hold open at once; peers in TRUSTED_PROXIES are not bounded. Beyond it a new
+   * connection is answered 429 and closed before its request is read.
+   */
+  readonly httpMaxConnectionsPerAddress: number;
   readonly replay: ReplayBoundsConfig;
   readonly concierge: ConciergeConfig;
   /**
@@ -407,6 +413,7 @@ export function loadConfig(env: Env): AppConfig {
       maxPerSender: integer(env, 'REPLAY_MAX_PER_SENDER', 10_000, 1, 100_000_000),
     },
     metricsToken,
+    httpMaxConnectionsPerAddress: integer(env, 'HTTP_MAX_CONNECTIONS_PER_ADDRESS', 1000, 0, 1_000_000),
     drainDelayMs: integer(env, 'DRAIN_DELAY_MS', 0, 0, 300_000),
     drainTimeoutMs: integer(env, 'DRAIN_TIMEOUT_MS', 10_000, 0, 600_000),
     concierge,

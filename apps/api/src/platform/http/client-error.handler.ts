@@ -28,6 +28,7 @@ const REASON: Record<number, string> = {
   405: 'Method Not Allowed',
   408: 'Request Timeout',
   417: 'Expectation Failed',
+  429: 'Too Many Requests',
 };
 
 /** Sockets whose client error is answered once the answer to an earlier request on them is written. */
@@ -75,13 +76,22 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
   answerOnSocket(socket, new AppError(code, details), newRequestUlid());
 }
 
-/** Writes `error` in the envelope straight to a socket no response object owns, then closes it. */
-function answerOnSocket(socket: Socket, error: AppError, requestId: string): void {
+/**
+ * Writes `error` in the envelope straight to a socket no response object owns, then closes it.
+ * `extraHeaders`: lines such as `Retry-After: 1`, each without its line end.
+ */
+export function answerOnSocket(
+  socket: Socket,
+  error: AppError,
+  requestId: string,
+  extraHeaders: readonly string[] = [],
+): void {
   const body = JSON.stringify(buildErrorEnvelope(error, requestId));
   if (socket.writable) {
     socket.end(
       `HTTP/1.1 ${httpStatusOfError(error)} ${REASON[httpStatusOfError(error)] ?? 'Bad Request'}\r\n` +
         `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        extraHeaders.map((line) => `${line}\r\n`).join('') +
         `X-Request-Id: ${requestId}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
     );
   }

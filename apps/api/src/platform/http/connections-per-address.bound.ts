@@ -1,0 +1,73 @@
+/**
+ * A bound on the connections one client address holds open at once (HTTP_MAX_CONNECTIONS_PER_ADDRESS),
+ * keyed as the other per-address limits are (an IPv6 client by its /64). A connection that sends
+ * nothing meets no request limit, so without it one address could hold every descriptor of the
+ * process: a probe held 1,100 idle sockets under a limit of 1,024, every other client's connection was
+ * reset, and a ledger read failed with EMFILE. Peers in TRUSTED_PROXIES are not bounded: a proxy carries
+ * many clients (and the edge bounds its own, docker/nginx).
+ *
+ * A connection over the bound is answered at once, before its request is read, with 429
+ * `RATE_LIMIT_EXCEEDED` (`details.reason: 'connections_per_address'`) and closed. The listener runs
+ * before Node's HTTP server takes the socket, so a refused connection costs no request handling.
+ */
+import { type Server } from 'node:http';
+import { type Socket } from 'node:net';
+import { AppError } from './app.error.js';
+import { clientAddressKey } from './client-address.js';
+import { answerOnSocket } from './client-error.handler.js';
+import { newRequestUlid } from './request-ulid.js';
+
+export interface ConnectionsPerAddressBound {
+  /** Connections open now per address key (for tests and health). */
+  openFrom(address: string): number;
+}
+
+/** At most one warning per this long, with the refusals since the last one. */
+const WARN_INTERVAL_MS = 10_000;
+
+export function boundConnectionsPerAddress(
+  server: Server,
+  maxPerAddress: number,
+  isTrustedPeer: (address: string) => boolean,
+  warn: (refused: number, lastAddressKey: string) => void = () => undefined,
+): ConnectionsPerAddressBound {
+  const open = new Map<string, number>();
+  let refusedSinceWarning = 0;
+  let lastWarningAt = -Infinity;
+  const refused = (key: string): void => {
+    refusedSinceWarning++;
+    const now = performance.now();
+    if (now - lastWarningAt < WARN_INTERVAL_MS) return;
+    lastWarningAt = now;
+    warn(refusedSinceWarning, key);
+    refusedSinceWarning = 0;
+  };
+  server.prependListener('connection', (socket: Socket) => {
+    const address = socket.remoteAddress;
+    // A socket whose peer is already gone has no address; Node's server closes it.
+    if (address === undefined || isTrustedPeer(address)) return;
+    const key = clientAddressKey(address);
+    const count = open.get(key) ?? 0;
+    if (count >= maxPerAddress) {
+      refused(key);
+      answerOnSocket(
+        socket,
+        new AppError('RATE_LIMIT_EXCEEDED', {
+          reason: 'connections_per_address',
+          maxConnectionsPerAddress: maxPerAddress,
+          retryAfterSeconds: 1,
+        }),
+        newRequestUlid(),
+        ['Retry-After: 1'],
+      );
+      return;
+    }
+    open.set(key, count + 1);
+    socket.once('close', () => {
+      const left = (open.get(key) ?? 1) - 1;
+      if (left === 0) open.delete(key);
+      else open.set(key, left);
+    });
+  });
+  return { openFrom: (address) => open.get(clientAddressKey(address)) ?? 0 };
+}
