@@ -142,6 +142,29 @@ describe('MCP over streamable HTTP with the SDK client', () => {
     }
   });
 
+  // An audit: an id that is no token id read DID_NOT_FOUND, where REST resolve answers INVALID_DID.
+  it('says why a DID resource is not found: no passport, or no lowercase token id (with the URI to use)', async () => {
+    const reasonOf = async (uri: string) =>
+      (
+        (await (await fetch(`${t.baseUrl}/api/mcp/resource/${uri}`)).json()) as {
+          error: { details: unknown };
+        }
+      ).error.details;
+    expect(await reasonOf('did:resolve:bjbvcjzqbdsj')).toEqual({
+      uri: 'did:resolve:bjbvcjzqbdsj',
+      reason: 'DID_NOT_FOUND',
+    });
+    expect(await reasonOf('did:resolve:BJBVCJZQBDSJ')).toEqual({
+      uri: 'did:resolve:BJBVCJZQBDSJ',
+      reason: 'INVALID_DID',
+      canonicalUri: 'did:resolve:bjbvcjzqbdsj',
+    });
+    expect(await reasonOf('did:resolve:not-a-token')).toEqual({
+      uri: 'did:resolve:not-a-token',
+      reason: 'INVALID_DID',
+    });
+  });
+
   it('serves the face table from the core', async () => {
     const read = await client.readResource({ uri: 'token:facial-categories' });
     const doc = JSON.parse((read.contents[0] as { text: string }).text) as {

@@ -179,6 +179,11 @@ describe('POST /api/testhola', () => {
       const peer = randomFaceTokenId(cryptoRandomInt).toUpperCase();
       const warned = await test({ hola: own({ recipient: peer }) });
       expect(warned.body.warnings).toEqual([{ code: 'RECIPIENT_MISMATCH', message: expect.any(String) }]);
+      // The passport checking the line here is the server's: an audit found it named as "the caller".
+      const server = (warned.body.serverTokenId as string).toUpperCase();
+      expect(warned.body.warnings[0].message).toBe(
+        `The line is addressed to ${peer}, not to ${server}, the passport checking it.`,
+      );
       const expected = await test({ hola: own({ recipient: peer }), expectedRecipient: peer });
       expect(expected.status).toBe(200);
       expect(expected.body.warnings).toBeUndefined();

@@ -386,7 +386,8 @@ function recipientWarnings(recipient: string, request: VerifyHolaRequest): Verif
       return [
         {
           code: 'RECIPIENT_MISMATCH',
-          message: `The line is addressed to ${recipient}, not to the caller ${caller}.`,
+          // For testhola the passport checking the line is the server's, not the caller's (an audit: it read "the caller").
+          message: `The line is addressed to ${recipient}, not to ${caller}, the passport checking it.`,
         },
       ];
     }
