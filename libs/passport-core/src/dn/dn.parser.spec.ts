@@ -10,6 +10,48 @@ import {
   type DnAttribute,
 } from './dn.parser.js';
 
+// From a conformance audit (resolutions §4: names hold letters, digits, - and _; a value may be
+// double-quoted; one odd component never loses the holder's name).
+describe('parseDn: quotes only open a value, names may start with -', () => {
+  it('keeps an attribute whose name starts with "-"', () => {
+    const dn = parseDn('NNSWF=Ada,-Team=x');
+    expect(dn?.attributes).toEqual([
+      { name: 'NNSWF', value: 'Ada' },
+      { name: '-Team', value: 'x' },
+    ]);
+    expect(dn?.unparsed).toEqual([]);
+  });
+
+  it('reads a quote inside an unquoted value as text: an inch mark does not swallow the components after it', () => {
+    const dn = parseDn('Height=5\'11",NNSWF=Ada,NSWF=Lovelace,Reach=70"');
+    expect(dn?.displayName).toBe('Ada Lovelace');
+    expect(dn?.attributes).toEqual([
+      { name: 'Height', value: '5\'11"' },
+      { name: 'NNSWF', value: 'Ada' },
+      { name: 'NSWF', value: 'Lovelace' },
+      { name: 'Reach', value: '70"' },
+    ]);
+  });
+
+  it('still reads a quoted value with commas, after whitespace too, and an unclosed quote as text', () => {
+    expect(parseDn('NNSWF= "Smith, John" ,Creature=robot')?.attributes).toEqual([
+      { name: 'NNSWF', value: 'Smith, John' },
+      { name: 'Creature', value: 'robot' },
+    ]);
+    expect(parseDn('NNSWF="Smith, John,Creature=robot')).toMatchObject({
+      attributes: [
+        { name: 'NNSWF', value: '"Smith' },
+        { name: 'Creature', value: 'robot' },
+      ],
+      unparsed: ['John'],
+    });
+    expect(parseDn('A=x"y,B="p,q"')?.attributes).toEqual([
+      { name: 'A', value: 'x"y' },
+      { name: 'B', value: 'p,q' },
+    ]);
+  });
+});
+
 describe('parseDn: refusals (null)', () => {
   it.each([
     ['not a string', 42],

@@ -13,7 +13,8 @@
  * - Attribute names match case-insensitively (`creature` = `Creature`); the value is split at the
  *   first unescaped `=`, so values may contain `=` (URLs with queries). Unescaped whitespace around
  *   names and values is trimmed; escaped whitespace (`\\ `) and everything between quotes is kept.
- *   An unbalanced quote is an ordinary character. Empty components are skipped.
+ *   A quote opens a quoted value only where a value starts and when a closing quote follows; any other
+ *   quote is an ordinary character. Empty components are skipped.
  * - `NNSWF` and `NSWF` (first occurrence each) make `displayName`, joined by one space in that order;
  *   with one of them present it alone is the display name. `Creature`, `AvatarURL`, `EmojiURL`: first
  *   occurrence, empty → null. `ContactURI` repeats; only values of the form `scheme:authority:identifier`
@@ -43,7 +44,11 @@ export interface ParsedDn {
   readonly unparsed: string[];
 }
 
-const NAME_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+/**
+ * Letters, digits, `-` and `_` (the resolutions: a leading `-` too; an audit found `-Team` set aside), and
+ * `.` after the first character (dotted OIDs such as `2.5.4.3`).
+ */
+const NAME_PATTERN = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/;
 const CONTACT_URI_PATTERN = /^[A-Za-z][A-Za-z0-9+.-]*:[^:]+:.+$/s;
 const HEX_PAIR = /^[0-9A-Fa-f]{2}$/;
 const WHITESPACE = /\s/;
@@ -99,28 +104,47 @@ export function escapeDnValue(value: string): string {
 
 // --- Lexing ---
 
-/** Splits at commas outside quotes and not escaped; an unbalanced quote is read as a plain character. */
+/**
+ * Splits at commas that are not escaped and not inside a quoted value. A quote opens a quoted value only
+ * where a value starts (after the component's first unescaped `=` and any whitespace) and when a closing
+ * quote follows; anywhere else it is a plain character: an inch mark (`Height=5'11"`) never quotes the
+ * components after it (an audit: `Height=5'11",NNSWF=Ada,…,Reach=70"` read as one attribute, the name lost).
+ */
 function splitComponents(text: string): string[] {
-  const quoted = split(text, true);
-  return quoted ?? (split(text, false) as string[]);
-}
-
-function split(text: string, quotes: boolean): string[] | null {
   const parts: string[] = [];
   let start = 0;
-  let inQuotes = false;
+  let seenEquals = false;
+  let valueStarted = false;
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
-    if (c === '\\') i++;
-    else if (quotes && c === '"') inQuotes = !inQuotes;
-    else if (c === ',' && !inQuotes) {
+    if (c === '\\') {
+      i++;
+      valueStarted ||= seenEquals;
+    } else if (c === ',') {
       parts.push(text.slice(start, i));
       start = i + 1;
+      seenEquals = false;
+      valueStarted = false;
+    } else if (!seenEquals) {
+      seenEquals = c === '=';
+    } else if (!valueStarted && WHITESPACE.test(c)) {
+      // whitespace before the value
+    } else {
+      if (!valueStarted && c === '"') i = closingQuote(text, i) ?? i;
+      valueStarted = true;
     }
   }
-  if (inQuotes) return null;
   parts.push(text.slice(start));
   return parts;
+}
+
+/** The index of the unescaped quote closing the one at `open`, or null when none follows. */
+function closingQuote(text: string, open: number): number | null {
+  for (let i = open + 1; i < text.length; i++) {
+    if (text[i] === '\\') i++;
+    else if (text[i] === '"') return i;
+  }
+  return null;
 }
 
 interface Char {
