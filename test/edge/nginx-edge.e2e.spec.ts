@@ -12,6 +12,8 @@
  *   drains after SIGTERM leaves the fleet without a request failing.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import { type AddressInfo } from 'node:net';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -27,6 +29,7 @@ import { renderEdgeTemplate, upstreamServers } from '../support/nginx-edge-templ
 import { freePort, startTestApp, type TestApp } from '../support/test-app.js';
 
 const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((candidate) => existsSync(candidate));
+const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
 interface Edge {
   readonly baseUrl: string;
@@ -39,14 +42,22 @@ const renderTemplate = renderEdgeTemplate;
  * Starts nginx in the foreground with a minimal main configuration that includes the template.
  * `upstream`: one app, or PASSPORT_API_UPSTREAM's text (a list of host:port).
  */
-async function startEdge(upstream: TestApp | string, port?: number): Promise<Edge> {
+async function startEdge(
+  upstream: TestApp | string,
+  port?: number,
+  options: { readTimeout?: string } = {},
+): Promise<Edge> {
   if (!NGINX)
     throw new Error("nginx is missing: install Debian's 'nginx' package (scripts/ensure-test-deps.sh does)");
   const dir = await mkdtemp(path.join(tmpdir(), 'passport-edge-'));
   port ??= await freePort();
   await writeFile(
     path.join(dir, 'passport-edge.conf'),
-    await renderTemplate(typeof upstream === 'string' ? upstream : new URL(upstream.baseUrl).host, port),
+    await renderTemplate(
+      typeof upstream === 'string' ? upstream : new URL(upstream.baseUrl).host,
+      port,
+      options,
+    ),
   );
   // nginx's temporary files go in the test's directory too (the packaged paths need root).
   const tempKinds = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'];
@@ -119,9 +130,15 @@ describe('edge gateway (nginx) in front of the API', () => {
     expect(passed.body.requestId).toBe('edge-test.1');
     expect(passed.headers.get('x-request-id')).toBe('edge-test.1');
 
+    // A hostile id is not passed on, nor is nginx's own (32 hex): the API makes a ULID, as the spec asks
+    // of requestId (an audit: behind the edge no requestId was ever a ULID).
     const hostile = await get(`${setup.edge.baseUrl}/api/does-not-exist`, { 'x-request-id': 'a"},"x":{"' });
     expectErrorEnvelope(hostile, 'ENDPOINT_NOT_FOUND');
-    expect(hostile.body.requestId).toMatch(/^[0-9a-f]{32}$/); // nginx's own id, the one the API used
+    expect(hostile.body.requestId).toMatch(ULID);
+    expect(hostile.headers.get('x-request-id')).toBe(hostile.body.requestId);
+    const unnamed = await get(`${setup.edge.baseUrl}/api/login/timestamp`);
+    expect(unnamed.body.requestId).toMatch(ULID);
+    expect(unnamed.headers.get('x-request-id')).toBe(unnamed.body.requestId);
   });
 
   it('makes the API key its limits on the TCP peer: a client’s X-Forwarded-For is dropped', async () => {
@@ -196,6 +213,40 @@ describe('edge gateway (nginx): its own errors in the API’s envelope', () => {
   afterAll(async () => {
     await deadEdge?.stop();
   });
+
+  // The spec's edge table has 504 UPSTREAM_UNAVAILABLE; an audit found every 504 answered as 502.
+  it('an API instance that does not answer in time → 504 UPSTREAM_UNAVAILABLE', async () => {
+    const silent = createServer(() => undefined); // takes connections, never answers
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const edge = await startEdge(`127.0.0.1:${(silent.address() as AddressInfo).port}`, undefined, {
+      readTimeout: '1s',
+    });
+    try {
+      const res = await get(`${edge.baseUrl}/api/login/timestamp`, { 'x-request-id': 'slow-1' });
+      // The status table gives the code's 502; this is its other status, so the envelope is checked here.
+      expect(res.status).toBe(504);
+      expect(res.headers.get('x-request-id')).toBe('slow-1');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(res.body).toEqual({
+        error: {
+          code: 'UPSTREAM_UNAVAILABLE',
+          message: 'The application did not answer in time.',
+          details: { scope: 'edge' },
+        },
+        requestId: 'slow-1',
+        timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3}Z|[+-]\d{2}:\d{2})$/),
+      });
+      const unnamed = await get(`${edge.baseUrl}/api/login/timestamp`);
+      expect([unnamed.status, unnamed.body.requestId]).toEqual([
+        504,
+        expect.stringMatching(/^[0-9a-f]{32}$/),
+      ]);
+    } finally {
+      await edge.stop();
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  }, 20_000);
 
   it('no API instance answering → 502 UPSTREAM_UNAVAILABLE', async () => {
     const res = await get(`${deadEdge.baseUrl}/api/login/timestamp`, { 'x-request-id': 'dead-1' });
@@ -303,6 +354,17 @@ describe('edge gateway (nginx) in front of two instances', () => {
       ':3000',
     ])
       expect(() => upstreamServers(bad)).toThrow(/PASSPORT_API_UPSTREAM/);
+  });
+
+  it('the read timeout: 1h unless PASSPORT_EDGE_READ_TIMEOUT says otherwise; a value that is no nginx time is refused', async () => {
+    expect(await renderTemplate('api:3000', 8080)).toContain('proxy_read_timeout 1h;');
+    expect(await renderTemplate('api:3000', 8080, { readTimeout: '90s' })).toContain(
+      'proxy_read_timeout 90s;',
+    );
+    for (const bad of ['forever', '1h;', '-5s', 's'])
+      await expect(renderTemplate('api:3000', 8080, { readTimeout: bad })).rejects.toThrow(
+        /PASSPORT_EDGE_READ_TIMEOUT/,
+      );
   });
 
   it('spreads REST requests over both instances', async () => {

@@ -12,24 +12,37 @@ const UPSTREAMS_SCRIPT = new URL(
   import.meta.url,
 );
 
-/** PASSPORT_API_SERVERS as the image's entrypoint makes it: the shipped script, sourced by sh. */
-export function upstreamServers(upstream: string): string {
-  return execFileSync(
-    'sh',
-    ['-c', `. "$1" && printf '%s' "$PASSPORT_API_SERVERS"`, 'sh', UPSTREAMS_SCRIPT.pathname],
-    {
-      env: { PATH: process.env.PATH ?? '', PASSPORT_API_UPSTREAM: upstream },
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+/** A variable as the image's entrypoint leaves it after sourcing the shipped script with `env`. */
+function scriptVariable(name: string, env: Record<string, string>): string {
+  return execFileSync('sh', ['-c', `. "$1" && printf '%s' "$${name}"`, 'sh', UPSTREAMS_SCRIPT.pathname], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
-/** The template with PASSPORT_API_SERVERS and PASSPORT_EDGE_PORT substituted (and nothing else). */
-export async function renderEdgeTemplate(upstream: string, port: number): Promise<string> {
+/** PASSPORT_API_SERVERS as the image's entrypoint makes it: the shipped script, sourced by sh. */
+export function upstreamServers(upstream: string): string {
+  return scriptVariable('PASSPORT_API_SERVERS', { PASSPORT_API_UPSTREAM: upstream });
+}
+
+/**
+ * The template with the script's variables and PASSPORT_EDGE_PORT substituted (and nothing else).
+ * `readTimeout`: PASSPORT_EDGE_READ_TIMEOUT as an operator would set it (unset: the script's default).
+ */
+export async function renderEdgeTemplate(
+  upstream: string,
+  port: number,
+  options: { readTimeout?: string } = {},
+): Promise<string> {
   const template = await readFile(TEMPLATE, 'utf8');
+  const env = {
+    PASSPORT_API_UPSTREAM: upstream,
+    ...(options.readTimeout !== undefined && { PASSPORT_EDGE_READ_TIMEOUT: options.readTimeout }),
+  };
   const rendered = template
     .replaceAll('${PASSPORT_API_SERVERS}', upstreamServers(upstream))
+    .replaceAll('${PASSPORT_EDGE_READ_TIMEOUT}', scriptVariable('PASSPORT_EDGE_READ_TIMEOUT', env))
     .replaceAll('${PASSPORT_EDGE_PORT}', `127.0.0.1:${port}`);
   const leftover = rendered.match(/\$\{[^}]*\}/);
   if (leftover) throw new Error(`the edge template has an undocumented variable: ${leftover[0]}`);
