@@ -139,6 +139,20 @@ describe('hostile input never gets a 500', () => {
     }
   });
 
+  // An audit: details.did, details.tokenId and details.uri echoed a bidi override and control characters as
+  // sent, which restyle the text a client shows; HOLA's `received` was already printable.
+  it('what an error echoes of a bad value is printable text', async () => {
+    const bad = encodeURIComponent('ab\u202ecd\u0007e');
+    const details = async (url: string, headers: Record<string, string> = {}) =>
+      ((await (await fetch(`${app.baseUrl}${url}`, { headers })).json()) as { error: { details: unknown } })
+        .error.details;
+    expect(await details(`/.well-known/did/resolve?did=did:passport:${bad}`)).toMatchObject({
+      did: 'did:passport:ab?cd?e',
+    });
+    expect(await details(`/api/identity/token/${bad}/public`)).toEqual({ tokenId: 'ab?cd?e' });
+    expect(await details(`/api/mcp/resource/doc:${bad}`)).toEqual({ uri: 'doc:ab?cd?e' });
+  });
+
   it('raw hostile paths: bad percent-encoding, over-long parameters, trailing slashes', async () => {
     const long = 'a'.repeat(300);
     for (const path of [

@@ -13,6 +13,7 @@ import {
   type ChainReader,
   type PassportRecord,
 } from '@passport/core';
+import { printableText } from '@passport/core/codecs';
 import { buildFullIdentity } from '@passport/core/profile';
 import { BearerAuthGuard } from '../session/bearer-auth.guard.js';
 import { BEARER_ERRORS } from '../login/login.controller.js';
@@ -73,7 +74,7 @@ export class TokenIdentityController {
 
   private async passport(tokenId: string): Promise<PassportRecord> {
     if (!isTokenId(tokenId))
-      throw new PassportError('INVALID_TOKEN_ID', { tokenId: String(tokenId).slice(0, 64) });
+      throw new PassportError('INVALID_TOKEN_ID', { tokenId: printableText(String(tokenId), 64) });
     return lookupIdentityPassport(this.chain, tokenId);
   }
 }

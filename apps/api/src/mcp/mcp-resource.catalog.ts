@@ -14,6 +14,7 @@ import {
   type PerTokenResourceSpec,
   type ResourceSpec,
 } from './mcp-resource.manifest.js';
+import { printableText } from '@passport/core/codecs';
 import { AppError } from '../platform/http/app.error.js';
 import { httpStatusOfError } from '../platform/http/http-status.table.js';
 
@@ -140,11 +141,11 @@ export class McpResourceCatalog {
         if (!uri.startsWith(prefix)) continue;
         const document = await this.guard(uri, () => read(uri.slice(prefix.length)));
         if (document === null)
-          throw new AppError('MCP_RESOURCE_NOT_FOUND', { uri, reason: spec.notFoundReason });
+          throw new AppError('MCP_RESOURCE_NOT_FOUND', { uri: echoed(uri), reason: spec.notFoundReason });
         return { uri, type: JSON_TYPE, text: JSON.stringify(document, null, 2), json: document };
       }
     }
-    throw new AppError('MCP_RESOURCE_NOT_FOUND', { uri });
+    throw new AppError('MCP_RESOURCE_NOT_FOUND', { uri: echoed(uri) });
   }
 
   /**
@@ -179,4 +180,12 @@ export class McpResourceCatalog {
       throw new AppError('MCP_RESOURCE_FAILED', { uri });
     }
   }
+}
+
+/**
+ * A URI as an error echoes it: printable (a bidi override or a control character would restyle the text
+ * a client shows; an audit found them echoed as sent) and at most 256 characters.
+ */
+function echoed(uri: string): string {
+  return printableText(uri, 256);
 }

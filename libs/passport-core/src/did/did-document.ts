@@ -118,8 +118,9 @@ export function parseDid(did: unknown): ParsedDid {
 }
 
 function invalidDid(did: unknown, reason: string, canonical?: string): PassportError {
-  // Echo at most 128 characters of what was sent: enough to debug, never a reflection vector for megabytes.
-  const echoed = typeof did === 'string' ? did.slice(0, 128) : null;
+  // Echo at most 128 characters of what was sent: enough to debug, never a reflection vector for megabytes;
+  // printable, so a bidi override or a control character cannot restyle the text a client shows (an audit).
+  const echoed = typeof did === 'string' ? printableText(did, 128) : null;
   return new PassportError('INVALID_DID', { did: echoed, reason, ...(canonical ? { canonical } : {}) });
 }
 
