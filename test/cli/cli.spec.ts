@@ -1321,7 +1321,9 @@ describe('passport CLI', () => {
       await cli(['keygen', '--out', named, '--account', 'dave.near']);
       const keyed = (await cli(['mint', '--key', named], env)).out.trim();
       const withKey = await cli(['did', keyed, '--ledger', join(dir, 'ledger.json')], env);
-      expect((JSON.parse(withKey.out) as { verificationMethod: unknown[] }).verificationMethod).toHaveLength(1);
+      expect((JSON.parse(withKey.out) as { verificationMethod: unknown[] }).verificationMethod).toHaveLength(
+        1,
+      );
       const unreachable = await cli([
         'did',
         tokenId,
