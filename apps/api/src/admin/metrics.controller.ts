@@ -4,7 +4,7 @@
  * on `Accept` (`Vary: Accept`) and is never stored by a cache (`Cache-Control: no-store`).
  */
 import { Controller, Get, Header, Headers, Inject, Res, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type FastifyReply } from 'fastify';
 import { type Clock } from '@passport/core';
 import { RequestId } from '../platform/http/request-id.decorator.js';
@@ -58,8 +58,12 @@ export class MetricsController {
       "The text form is the operators' registry: request-duration histograms per route, method and status, " +
       'counters (verify outcomes, logins, chain reads and cache hits, store errors) and the process metrics.',
   })
-  @ApiProduces('application/json', 'text/plain')
-  @ApiOkResponse({ schema: metricsComponent })
+  @ApiOkResponse({
+    content: {
+      'application/json': { schema: metricsComponent },
+      'text/plain': { schema: { type: 'string', description: 'Prometheus text exposition format 0.0.4' } },
+    },
+  })
   @ApiErrors(...PRIVILEGED_ERRORS, 'METRICS_FAILED')
   async metrics(
     @Headers('accept') accept: string | undefined,

@@ -24,6 +24,7 @@ import {
   type McpServer as StatelessMcpServer,
 } from '@modelcontextprotocol/server';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
+import { printableText } from '@passport/core/codecs';
 import { forceConnectionClose } from '../platform/http/connection-close.js';
 import { MCP_CACHE_CONTROL } from './mcp-settings.js';
 
@@ -103,7 +104,8 @@ export class McpStatelessEndpoint {
   }
 }
 
+/** The request's JSON-RPC method for the debug line: the client's text, so bounded (printable, 128). */
 const rpcMethodOf = (body: unknown): string | null =>
   typeof body === 'object' && body !== null && typeof (body as { method?: unknown }).method === 'string'
-    ? (body as { method: string }).method
+    ? printableText((body as { method: string }).method, 128)
     : null;

@@ -18,6 +18,7 @@ import { ERROR_SHAPE } from '../platform/http/json-rpc-body-failure.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ErrorCode, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { type RateLimitStore } from '@passport/core/ports';
+import { printableText } from '@passport/core/codecs';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { MCP_FLEET_SESSIONS, PUBLIC_RATE_LIMIT_STORE } from '../platform/infrastructure/di-tokens.js';
 import {
@@ -73,7 +74,7 @@ const rpcMethodOf = (body: unknown): string | null => {
   return typeof first === 'object' &&
     first !== null &&
     typeof (first as { method?: unknown }).method === 'string'
-    ? (first as { method: string }).method
+    ? printableText((first as { method: string }).method, 128) // the client's text, for a log line: bounded
     : null;
 };
 
