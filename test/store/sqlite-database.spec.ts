@@ -125,6 +125,14 @@ describe('SqliteDatabase', () => {
     );
   });
 
+  // An operators' probe: a directory at the database's path was reported as "is its directory writable?".
+  it('a directory at the database path is named as such', () => {
+    mkdirSync(file, { recursive: true });
+    expect(() => SqliteDatabase.open(file)).toThrow(
+      /^cannot open the SQLite database .*: .*unable to open database file \(a directory is at that path\)$/,
+    );
+  });
+
   // Found by a probe: an existing database that cannot be prepared (on a read-only mount) stopped the
   // start with "unable to open database file" alone, naming no file. (Here: a file that is no database.)
   it('a file that opens but cannot be prepared is one error naming it', () => {

@@ -56,8 +56,11 @@ export interface SqliteDatabaseOptions {
    * server turns it on). Ignored for `:memory:`.
    */
   readonly checkpointInBackground?: boolean;
-  /** Told when a background checkpoint failed (the worker retries; the backstop bounds the WAL). */
-  readonly onCheckpointError?: (message: string) => void;
+  /**
+   * Told when a background checkpoint failed (the worker retries; the backstop bounds the WAL).
+   * `repeated`: the worker's same failure again, with no checkpoint between (log changes, count each).
+   */
+  readonly onCheckpointError?: (message: string, repeated?: boolean) => void;
   /**
    * With the background checkpointer: WAL pages past which a write transaction's commit truncates the
    * WAL (default `WAL_AUTOCHECKPOINT_PAGES * WAL_HARD_LIMIT_FACTOR`, 80 MB).
@@ -145,7 +148,7 @@ export class SqliteDatabase {
     private readonly checkpointer: WalCheckpointer | undefined,
     walHardLimitPages: number,
     private readonly busyTimeoutMs: number,
-    private readonly onCheckpointError: ((message: string) => void) | undefined,
+    private readonly onCheckpointError: ((message: string, repeated?: boolean) => void) | undefined,
   ) {
     this.file = file;
     this.db = db;
@@ -179,11 +182,11 @@ export class SqliteDatabase {
     try {
       db = new Database(file);
     } catch (error) {
-      // better-sqlite3 says only "unable to open database file" (e.g. for a read-only DATA_DIR).
+      // better-sqlite3 says only "unable to open database file" (e.g. for a read-only DATA_DIR, or a
+      // directory at the file's path, where asking whether the directory is writable misled a probe).
       const reason = error instanceof Error ? error.message : String(error);
-      throw new Error(`cannot open the SQLite database ${file}: ${reason} (is its directory writable?)`, {
-        cause: error,
-      });
+      const hint = isDirectory(file) ? 'a directory is at that path' : 'is its directory writable?';
+      throw new Error(`cannot open the SQLite database ${file}: ${reason} (${hint})`, { cause: error });
     }
     try {
       db.pragma(`busy_timeout = ${busyTimeoutMs}`);
@@ -192,6 +195,7 @@ export class SqliteDatabase {
       db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES * (background ? WAL_BACKSTOP_FACTOR : 1)}`);
       db.pragma('foreign_keys = ON');
       migration = migrate(db);
+      probeWrite(db, busyTimeoutMs);
     } catch (error) {
       db.close();
       // An existing file that cannot be written (a read-only mount) fails here, not at open, with only
@@ -534,6 +538,38 @@ function finishCheckpoint(db: Database.Database, onError: ((message: string) => 
     db.pragma('wal_checkpoint(PASSIVE)');
   } catch (error) {
     onError?.(error instanceof Error ? error.message : String(error));
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A write, rolled back: a file this process may not write (its mode, its owner) opens and reads, and
+ * when it is in WAL mode already with no migration due nothing above writes, so the start went on and
+ * every write then failed (an operators' probe: a database left read-only with its WAL after a crash
+ * started, degraded, and logged a failed checkpoint twice a second). Another connection holding the
+ * write lock is no answer about this one's rights: the probe is then skipped.
+ */
+function probeWrite(db: Database.Database, busyTimeoutMs: number): void {
+  db.pragma('busy_timeout = 0');
+  try {
+    db.exec('BEGIN IMMEDIATE');
+  } catch (error) {
+    if (isBusy(error)) return;
+    throw error;
+  } finally {
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  }
+  try {
+    db.prepare("INSERT OR REPLACE INTO store_meta (name, value) VALUES ('write_probe', '')").run();
+  } finally {
+    db.exec('ROLLBACK');
   }
 }
 

@@ -36,8 +36,12 @@ export interface WalCheckpointerOptions {
   readonly maxDelayMs: number;
   /** How often the worker reads the WAL-index header (ms). */
   readonly pollMs: number;
-  /** Told of a checkpoint that failed (the worker retries later). */
-  readonly onError?: (message: string) => void;
+  /**
+   * Told of a checkpoint that failed (the worker retries later, waiting twice as long after each failure
+   * in a row, from 20 polls up to a minute). `repeated`: the same failure as the one before, with no
+   * checkpoint between (a read-only database fails every retry: log the change, count every one).
+   */
+  readonly onError?: (message: string, repeated: boolean) => void;
   /** Told on the owner's thread after each checkpoint the worker completed. */
   readonly onCheckpointed?: () => void;
 }
@@ -77,6 +81,8 @@ try {
     const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
     let waitingSince = 0;
     let backoffUntil = 0;
+    let failuresInRow = 0;
+    let lastError = null;
     for (;;) {
       Atomics.wait(ctl, ${STOP}, 0, pollMs);
       if (Atomics.load(ctl, ${STOP}) !== 0) break;
@@ -101,11 +107,16 @@ try {
         // Another checkpoint was running (another process's): nothing was copied, try again later.
         if (result.busy !== 0 || result.checkpointed <= 0) continue;
         waitingSince = 0;
+        failuresInRow = 0;
+        lastError = null;
         Atomics.add(ctl, ${CHECKPOINTS}, 1);
         parentPort.postMessage({ checkpointed: true });
       } catch (error) {
-        backoffUntil = now + 20 * pollMs;
-        parentPort.postMessage({ error: String(error && error.message || error) });
+        failuresInRow++;
+        backoffUntil = now + Math.min(20 * pollMs * 2 ** Math.min(failuresInRow - 1, 20), 60000);
+        const message = String(error && error.message || error);
+        parentPort.postMessage({ error: message, repeated: message === lastError });
+        lastError = message;
       }
     }
   }
@@ -138,11 +149,11 @@ export class WalCheckpointer {
         control: this.control.buffer,
       },
     });
-    this.worker.on('message', (message: { error?: string; checkpointed?: true }) => {
+    this.worker.on('message', (message: { error?: string; repeated?: boolean; checkpointed?: true }) => {
       if (message.checkpointed) options.onCheckpointed?.();
-      else if (message.error !== undefined) options.onError?.(message.error);
+      else if (message.error !== undefined) options.onError?.(message.error, message.repeated === true);
     });
-    this.worker.on('error', (error: Error) => options.onError?.(error.message));
+    this.worker.on('error', (error: Error) => options.onError?.(error.message, false));
     this.worker.unref(); // never what keeps a process alive
   }
 

@@ -50,5 +50,5 @@ export interface StoreBackendOptions {
   /** Milliseconds a SQLite connection waits for another's write lock (default 5000). */
   readonly busyTimeoutMs?: number;
   /** Told when the SQLite file's background WAL checkpoint failed (it is retried; the WAL stays bounded). */
-  readonly onCheckpointError?: (message: string) => void;
+  readonly onCheckpointError?: (message: string, repeated?: boolean) => void;
 }

@@ -59,11 +59,13 @@ export const STORE_BACKEND = Symbol('STORE_BACKEND');
       useFactory: (config: AppConfig, clock: Clock | undefined, metrics: OperatorMetrics): StoreBackend =>
         createStoreBackend(config, {
           clock,
-          onCheckpointError: (message) => {
+          onCheckpointError: (message, repeated) => {
             metrics.recordStoreError('database', 'checkpoint');
-            new Logger('Store').warn(
-              `background WAL checkpoint failed (retried; the WAL stays bounded): ${message}`,
-            );
+            // Each failure is counted; the log says when one starts or changes (the worker backs off).
+            if (repeated !== true)
+              new Logger('Store').warn(
+                `background WAL checkpoint failed (retried, less often while it keeps failing; the WAL stays bounded): ${message}`,
+              );
           },
           replay: { maxEntries: config.replay.maxRecords },
           sessions: {
