@@ -37,9 +37,18 @@ export const sessionCleanupSchema = z.object({
 });
 export type SessionCleanup = z.infer<typeof sessionCleanupSchema>;
 
+// As the controller checks them (400 VALIDATION_FAILED otherwise); an operators' probe found the document looser.
 export const sessionRevokeRequestSchema = z.object({
-  sessionId: z.string(),
-  reason: z.string().max(200).optional(),
+  sessionId: z
+    .string()
+    .min(1)
+    .max(200)
+    .meta({ description: 'The session to close: printable text (no control or format characters).' }),
+  reason: z
+    .string()
+    .max(200)
+    .optional()
+    .meta({ description: "Printable text, kept as the session's close reason (default revoked_by_admin)." }),
 });
 
 export const sessionRevokeSchema = z.object({
