@@ -361,7 +361,10 @@ describe('edge gateway (nginx) in front of two instances', () => {
     expect(await renderTemplate('api:3000', 8080, { readTimeout: '90s' })).toContain(
       'proxy_read_timeout 90s;',
     );
-    for (const bad of ['forever', '1h;', '-5s', 's'])
+    expect(await renderTemplate('api:3000', 8080, { readTimeout: '500ms' })).toContain(
+      'proxy_read_timeout 500ms;',
+    );
+    for (const bad of ['forever', '1h;', '-5s', 's', '1hh', '1s1s', '1sm', '0', '1h\n1s'])
       await expect(renderTemplate('api:3000', 8080, { readTimeout: bad })).rejects.toThrow(
         /PASSPORT_EDGE_READ_TIMEOUT/,
       );

@@ -39,11 +39,10 @@ export type SessionCleanup = z.infer<typeof sessionCleanupSchema>;
 
 // As the controller checks them (400 VALIDATION_FAILED otherwise); an operators' probe found the document looser.
 export const sessionRevokeRequestSchema = z.object({
-  sessionId: z
-    .string()
-    .min(1)
-    .max(200)
-    .meta({ description: 'The session to close: printable text (no control or format characters).' }),
+  sessionId: z.string().min(1).max(200).meta({
+    description:
+      'The session to close: printable text (no control or format characters), at most 200 UTF-16 units.',
+  }),
   reason: z
     .string()
     .max(200)

@@ -52,6 +52,28 @@ describe('parseDn: quotes only open a value, names may start with -', () => {
   });
 });
 
+// A probe of the rule above: a quote where a value starts was paired with the next quote anywhere later,
+// even inside a later value, so an unclosed one swallowed the components up to it (and the display name).
+describe('parseDn: a quote opening a value is closed only at the end of that value', () => {
+  it('does not pair an unclosed opening quote with a quote inside a later value', () => {
+    const dn = parseDn('Nick="Ace,NNSWF=Ada,NSWF=Lovelace,Motto="Hi"');
+    expect(dn?.displayName).toBe('Ada Lovelace');
+    expect(dn?.attributes).toEqual([
+      { name: 'Nick', value: '"Ace' },
+      { name: 'NNSWF', value: 'Ada' },
+      { name: 'NSWF', value: 'Lovelace' },
+      { name: 'Motto', value: 'Hi' },
+    ]);
+  });
+
+  it('still reads a quoted value with commas, and one followed by whitespace', () => {
+    expect(parseDn('NNSWF="Smith, John" ,Motto="a, b"')?.attributes).toEqual([
+      { name: 'NNSWF', value: 'Smith, John' },
+      { name: 'Motto', value: 'a, b' },
+    ]);
+  });
+});
+
 describe('parseDn: refusals (null)', () => {
   it.each([
     ['not a string', 42],

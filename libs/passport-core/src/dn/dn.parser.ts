@@ -13,8 +13,9 @@
  * - Attribute names match case-insensitively (`creature` = `Creature`); the value is split at the
  *   first unescaped `=`, so values may contain `=` (URLs with queries). Unescaped whitespace around
  *   names and values is trimmed; escaped whitespace (`\\ `) and everything between quotes is kept.
- *   A quote opens a quoted value only where a value starts and when a closing quote follows; any other
- *   quote is an ordinary character. Empty components are skipped.
+ *   A quote opens a quoted value only where a value starts and when a closing quote ends that value (the
+ *   next unescaped quote, followed only by whitespace and a comma or the end); any other quote is an
+ *   ordinary character. Empty components are skipped.
  * - `NNSWF` and `NSWF` (first occurrence each) make `displayName`, joined by one space in that order;
  *   with one of them present it alone is the display name. `Creature`, `AvatarURL`, `EmojiURL`: first
  *   occurrence, empty → null. `ContactURI` repeats; only values of the form `scheme:authority:identifier`
@@ -138,11 +139,19 @@ function splitComponents(text: string): string[] {
   return parts;
 }
 
-/** The index of the unescaped quote closing the one at `open`, or null when none follows. */
+/**
+ * The index of the unescaped quote closing the one at `open`, or null when none follows. A quoted value is
+ * the whole value: its closing quote, the next unescaped one, is followed only by whitespace and then a
+ * comma or the end; otherwise the opening quote is text (a quote inside a later value closes nothing).
+ */
 function closingQuote(text: string, open: number): number | null {
   for (let i = open + 1; i < text.length; i++) {
     if (text[i] === '\\') i++;
-    else if (text[i] === '"') return i;
+    else if (text[i] === '"') {
+      let next = i + 1;
+      while (next < text.length && WHITESPACE.test(text[next])) next++;
+      return next === text.length || text[next] === ',' ? i : null;
+    }
   }
   return null;
 }

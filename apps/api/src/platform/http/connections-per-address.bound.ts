@@ -7,14 +7,17 @@
  * many clients (and the edge bounds its own, docker/nginx).
  *
  * A connection over the bound is answered at once, before its request is read, with 429
- * `RATE_LIMIT_EXCEEDED` (`details.reason: 'connections_per_address'`) and closed. The listener runs
- * before Node's HTTP server takes the socket, so a refused connection costs no request handling.
+ * `RATE_LIMIT_EXCEEDED` (`details.reason: 'connections_per_address'`) and closed after the linger
+ * (what still arrives is read and dropped until the client closes, at most 2 s: closed outright, a
+ * client still sending its body got a reset instead of the 429, in a probe 24 of 40). Its request is
+ * never handled: the connection is closing, and the request hook drops what arrives on one.
  */
 import { type Server } from 'node:http';
 import { type Socket } from 'node:net';
 import { AppError } from './app.error.js';
 import { clientAddressKey } from './client-address.js';
 import { answerOnSocket } from './client-error.handler.js';
+import { lingerAfterClientError } from './lingering-close.js';
 import { newRequestUlid } from './request-ulid.js';
 
 export interface ConnectionsPerAddressBound {
@@ -50,6 +53,9 @@ export function boundConnectionsPerAddress(
     const count = open.get(key) ?? 0;
     if (count >= maxPerAddress) {
       refused(key);
+      // The request may still be arriving: close after a linger, or its bytes draw a reset and the
+      // client reports a broken pipe instead of the 429 (lingering-close.ts).
+      lingerAfterClientError(socket);
       answerOnSocket(
         socket,
         new AppError('RATE_LIMIT_EXCEEDED', {
