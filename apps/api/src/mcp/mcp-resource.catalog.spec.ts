@@ -116,7 +116,9 @@ describe('McpResourceCatalog', () => {
       openApiDocument: () => {
         throw new Error('disk on fire at /secret/path');
       },
+      // Every reader of the manifest (a new per-token resource needs none added here), the DID's failing.
       perToken: {
+        ...live.perToken,
         did: async () => {
           throw new Error('rpc timeout');
         },
@@ -153,7 +155,10 @@ describe('McpResourceCatalog', () => {
         },
       ],
     );
-    expect(keys.templates().map((item) => item.uri)).toEqual(['did:resolve:{tokenId}', 'keys:of:{tokenId}']);
+    const manifestTemplates = RESOURCE_MANIFEST.filter((spec) => spec.kind === 'per-token').map(
+      (spec) => spec.uri,
+    );
+    expect(keys.templates().map((item) => item.uri)).toEqual([...manifestTemplates, 'keys:of:{tokenId}']);
     expect((await keys.read('keys:of:abcdefghijkl')).json).toEqual({ keys: ['abcdefghijkl'] });
     expect(await codeOf(keys.read('keys:of:zzzzzzzzzzzz'))).toEqual({
       code: 'MCP_RESOURCE_NOT_FOUND',

@@ -1,6 +1,7 @@
 /**
  * The code → HTTP status table, pinned: every code answers with exactly the status it had when the
- * statuses lived in the core's catalogue (the rows below are those values, copied when they moved).
+ * statuses lived in the core's catalogue (the rows below are those values, copied when they moved), and a
+ * new code adds its row here too, so that a status changes only on purpose.
  * The served OpenAPI document lists each code under this status (test/contract/openapi-document.spec.ts).
  */
 import { ERROR_CATALOGUE, PassportError } from '@passport/core/errors';

@@ -1,8 +1,8 @@
 /**
  * Wire shapes described once, with zod: the same schema gives the TypeScript type (`z.infer`) and the
- * OpenAPI 3.0 schema (zod's own JSON Schema output, OpenAPI 3.0 flavour). `openApiModel` turns an
- * object schema into a named model class for `@ApiBody({ type })` / `@ApiOkResponse({ type })`, so the
- * document keeps one named component per shape.
+ * OpenAPI 3.0 schema (zod's own JSON Schema output, OpenAPI 3.0 flavour). `openApiComponent` registers a
+ * schema as one named component and returns its `$ref` for `@ApiBody({ schema })` /
+ * `@ApiOkResponse({ schema })`, so the document keeps one named component per shape.
  */
 import { type OpenAPIObject, type ReferenceObject, type SchemaObject } from '@nestjs/swagger';
 import { z } from 'zod';
