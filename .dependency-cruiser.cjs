@@ -7,8 +7,20 @@
 // itself imports apps/api (its tests are outside the cruised tree). Inside apps/api/src, the feature folders
 // (login/, session/, hola/, identity/, admin/, ...) and platform/ form no cycle, and platform/ imports no feature.
 
+// The folders of apps/api/src/platform/ in the order they stand on each other (README, Architecture): each
+// imports only folders named before it. The files at platform/'s root (its module, the Fastify hooks) may
+// import any of them.
+const PLATFORM_ORDER = ['infrastructure', 'config', 'logging', 'http', 'chain', 'openapi', 'metrics', 'lifecycle', 'health', 'store'];
+
 module.exports = {
   forbidden: [
+    ...PLATFORM_ORDER.slice(0, -1).map((folder, at) => ({
+      name: `api-platform-${folder}-imports-only-earlier-folders`,
+      severity: 'error',
+      comment: `platform/${folder}/ imports only platform folders named before it: ${PLATFORM_ORDER.slice(0, at).join(', ') || 'none'}.`,
+      from: { path: `^apps/api/src/platform/${folder}/` },
+      to: { path: `^apps/api/src/platform/(${PLATFORM_ORDER.slice(at + 1).join('|')})/` },
+    })),
     {
       name: 'no-circular',
       severity: 'error',
