@@ -1,9 +1,9 @@
 /**
- * Probe (newcode session): a connection refused by HTTP_MAX_CONNECTIONS_PER_ADDRESS while its client is
- * still sending its request (a POST body) is closed outright, so the client's bytes draw a reset and it
- * reports a broken pipe / reset instead of the 429 (lingering-close.ts: "the kernel answers the bytes the
- * client is still sending with a reset ... reports the broken pipe instead of the answer"). The bound's
- * listener is prepended, so it runs before lingerBeforeClosing's and the refused socket never lingers.
+ * A connection refused by HTTP_MAX_CONNECTIONS_PER_ADDRESS while its client is still sending its request
+ * (a POST body) reads the 429. A probe: the refusal closed the socket outright, so the client's bytes drew
+ * a reset and it reported a broken pipe instead (lingering-close.ts: "the kernel answers the bytes the
+ * client is still sending with a reset"); the bound's listener runs before lingerBeforeClosing's, so the
+ * refusal lingers by itself now.
  */
 import { execFile } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
