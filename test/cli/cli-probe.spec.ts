@@ -253,9 +253,17 @@ describe('passport CLI: probe findings', () => {
       expect((await accounts())['alice.near']).toEqual([publicKey]);
       expect((await cli(['mint', '--key', named], env)).code).toBe(0);
       expect((await accounts())['alice.near']).toEqual([publicKey]);
+      // A review: any key file naming alice.near added its key to hers, and it logged in as her passports.
+      // Another key for an account with keys is refused, nothing written, unless --add-account-key.
       const other = join(dir, 'alice-2.json');
       expect((await cli(['keygen', '--out', other, '--account', 'alice.near'])).code).toBe(0);
-      expect((await cli(['mint', '--key', other], env)).code).toBe(0);
+      const passportsBefore = (JSON.parse(await readFile(join(dir, 'ledger.json'), 'utf8')) as LedgerDocument)
+        .passports.length;
+      const refused = await cli(['mint', '--key', other], env);
+      expect([refused.code, refused.err]).toEqual([2, expect.stringContaining('--add-account-key')]);
+      const after = JSON.parse(await readFile(join(dir, 'ledger.json'), 'utf8')) as LedgerDocument;
+      expect([after.passports.length, after.accounts['alice.near']]).toEqual([passportsBefore, [publicKey]]);
+      expect((await cli(['mint', '--key', other, '--add-account-key'], env)).code).toBe(0);
       const otherKey = (JSON.parse(await readFile(other, 'utf8')) as { public_key: string }).public_key;
       expect((await accounts())['alice.near']).toEqual([publicKey, otherKey]);
       // An implicit account's key is its name: nothing is recorded for it.

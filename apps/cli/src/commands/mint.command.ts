@@ -66,6 +66,9 @@ Adds a passport to the local ledger, signed into the development family.
   --dn <text>              userselected_dn, e.g. "NNSWF=Ada,NSWF=Agent,Creature=robot"
   --webhook-url <url>      webhook base URL
   --admin-route <path[=rate]>  grant a privileged route (repeatable) -> permissioned_routes
+  --add-account-key        with --key of a named account that has other keys in the
+                           ledger: add this key to them (else refused: a key file only
+                           claims its account)
   --json                   print JSON`;
 
 const COUNT_FLAGS = ['max-requests', 'maxrq-window'] as const;
@@ -168,10 +171,17 @@ export const mintCommand: CliCommand = {
       );
 
     // A named account's keys are the chain's to tell (the ledger's `accounts`): the key in hand is
-    // recorded, or no login of the passport could be checked and its DID would name no key.
+    // recorded, or no login of the passport could be checked and its DID would name no key. Only for an
+    // account with no keys yet, or with --add-account-key: a key file only claims its account, and a key
+    // added to one that has keys would log in as every passport it owns (a review: any key file naming
+    // alice.near made its key one of hers).
     const accountKey =
       ownerKey && !isImplicitAccountId(ownerKey.accountId)
-        ? { account: ownerKey.accountId, key: `ed25519:${encodeBase58(ownerKey.publicKey)}` }
+        ? {
+            account: ownerKey.accountId,
+            key: `ed25519:${encodeBase58(ownerKey.publicKey)}`,
+            addToExisting: values['add-account-key'] === true,
+          }
         : undefined;
     await appendToLedger(ledgerFile, tokenId, entry, accountKey);
     output(io, !!values.json, { tokenId, ownerId: owner, contractId: ledger.contractId, metadata }, tokenId);
@@ -216,6 +226,7 @@ function parseMintFlags(args: string[]) {
       dn: { type: 'string' },
       'webhook-url': { type: 'string' },
       'admin-route': { type: 'string', multiple: true },
+      'add-account-key': { type: 'boolean' },
       json: { type: 'boolean' },
     },
   });
@@ -368,7 +379,7 @@ async function appendToLedger(
   ledgerFile: string,
   tokenId: string,
   entry: LedgerPassportEntry,
-  accountKey: { account: string; key: string } | undefined,
+  accountKey: { account: string; key: string; addToExisting: boolean } | undefined,
 ): Promise<void> {
   await updateLedgerFile(ledgerFile, (doc) => {
     if (doc.passports.some((p) => p.token_id === tokenId))
@@ -393,11 +404,19 @@ async function appendToLedger(
   });
 }
 
-/** The ledger's `accounts` with `key` among `account`'s keys (added once; the others kept). */
+/**
+ * The ledger's `accounts` with `key` among `account`'s keys (added once; the others kept). An account that
+ * has other keys gets this one only when `addToExisting` says so; otherwise nothing is written.
+ */
 function withAccountKey(
   accounts: Readonly<Record<string, string[]>>,
-  { account, key }: { account: string; key: string },
+  { account, key, addToExisting }: { account: string; key: string; addToExisting: boolean },
 ): Record<string, string[]> {
   const keys = Object.hasOwn(accounts, account) ? accounts[account]! : [];
-  return keys.includes(key) ? { ...accounts } : { ...accounts, [account]: [...keys, key] };
+  if (keys.includes(key)) return { ...accounts };
+  if (keys.length > 0 && !addToExisting)
+    throw new CliError(
+      `${account} has other keys in the ledger and not this one: a key file only claims its account, so it is not added (give --add-account-key to add it); nothing was written`,
+    );
+  return { ...accounts, [account]: [...keys, key] };
 }
