@@ -4,8 +4,8 @@
  * it verifies with /api/identity/verify", docs/verification.md). Verifying those lines charges the
  * server passport's per-sender replay quota, so one holder can collect REPLAY_MAX_PER_SENDER of them
  * (paying with throwaway-key subagent lines, which cost it no quota of its own), verify them, and every
- * other holder's reply from then on is refused 429 REPLAY_QUOTA_EXCEEDED for a day. The rule the
- * project follows (docs/protocol.md §2, storage.md "other senders are unaffected"): nobody uses up
+ * other holder's reply from then on was refused 429 REPLAY_QUOTA_EXCEEDED for a day (such lines are now
+ * charged to the server and their recipient together). The rule the project follows (docs/protocol.md §2, storage.md "other senders are unaffected"): nobody uses up
  * another sender's quota.
  */
 import { mintAndLogin, bearer, newKey } from '../support/passports.js';
@@ -49,7 +49,7 @@ describe("the server's testhola replies and the per-sender bound", () => {
       { hola: (reply.body as { hola: string }).hola },
       bearer(victim.jwt),
     );
-    expect(check.status).toBe(200); // today: 429 REPLAY_QUOTA_EXCEEDED
+    expect(check.status).toBe(200); // was 429 REPLAY_QUOTA_EXCEEDED
     expect((check.body as { verified: boolean }).verified).toBe(true);
   });
 });

@@ -177,7 +177,7 @@ export class McpResourceCatalog {
       return await produce();
     } catch (error) {
       if (error instanceof PassportError && httpStatusOfError(error) < 500) throw error;
-      throw new AppError('MCP_RESOURCE_FAILED', { uri });
+      throw new AppError('MCP_RESOURCE_FAILED', { uri: echoed(uri) });
     }
   }
 }

@@ -74,6 +74,16 @@ describe('parseDn: a quote opening a value is closed only at the end of that val
   });
 });
 
+// A review: the splitter kept a value's opening quote as text, but the component's reading still stripped it.
+describe('a quote that opens no quoted value', () => {
+  it('is kept as text in the value, as the splitter read it', () => {
+    expect(parseDn('Title="The" Best",NNSWF=Ada')?.attributes[0]).toEqual({
+      name: 'Title',
+      value: '"The" Best"',
+    });
+  });
+});
+
 describe('parseDn: refusals (null)', () => {
   it.each([
     ['not a string', 42],

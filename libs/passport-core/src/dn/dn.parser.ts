@@ -199,7 +199,13 @@ function parseComponent(raw: string): DnAttribute | null {
   if (!NAME_PATTERN.test(name)) return null;
   let valueChars = trim(chars.slice(eq + 1));
   const isQuote = (ch: Char | undefined) => ch !== undefined && ch.c === '"' && !ch.escaped;
-  if (valueChars.length >= 2 && isQuote(valueChars[0]) && isQuote(valueChars[valueChars.length - 1]))
+  // Quoted only when the closing quote is the first one after the opening (splitComponents' rule).
+  if (
+    valueChars.length >= 2 &&
+    isQuote(valueChars[0]) &&
+    isQuote(valueChars[valueChars.length - 1]) &&
+    !valueChars.slice(1, -1).some(isQuote)
+  )
     valueChars = valueChars.slice(1, -1);
   return { name, value: valueChars.map((ch) => ch.c).join('') };
 }
