@@ -8,23 +8,13 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildLoginRequest, formatNearCredentials, nearCredentialsFromSeed } from '@passport/core';
-import { runCli } from '../../apps/cli/src/cli.js';
+import { runCliCaptured } from '../support/run-cli.js';
 import { SESSION_STORE } from '../../apps/api/src/platform/infrastructure/di-tokens.js';
 import { type SessionStore } from '@passport/core/ports';
 import { bearer, mintAndLogin, mintPassport, newKey } from '../support/passports.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
-async function cli(args: string[], env: Record<string, string> = {}) {
-  let out = '';
-  let err = '';
-  const code = await runCli(args, {
-    stdout: (t) => (out += t),
-    stderr: (t) => (err += t),
-    env,
-    fetch: globalThis.fetch,
-  });
-  return { code, out, err };
-}
+const cli = runCliCaptured;
 
 /** `passport login` against `app` with a key file and a passport, plus `extra` flags. */
 const logIn = (app: TestApp, keyFile: string, tokenId: string, ...extra: string[]) =>

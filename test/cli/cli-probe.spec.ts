@@ -9,23 +9,10 @@ import { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureDevFamily, type LedgerDocument } from '@passport/adapters/ledger';
-import { runCli } from '../../apps/cli/src/cli.js';
+import { runCliCaptured } from '../support/run-cli.js';
 import { loadConfig } from '../../apps/api/src/platform/config/app-config.js';
 
-async function cli(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(args, {
-    stdout: (t) => (out += t),
-    stderr: (t) => (err += t),
-    env,
-    fetch: globalThis.fetch,
-  });
-  return { code, out, err };
-}
+const cli = runCliCaptured;
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
 

@@ -22,7 +22,7 @@ import {
 } from '@passport/core';
 import { hasUnprintable } from '@passport/core/codecs';
 import { delegationMessage, validateDelegationRequest } from '@passport/core/delegation';
-import { runCli } from '../../apps/cli/src/cli.js';
+import { runCliCaptured } from '../support/run-cli.js';
 import { COMMANDS } from '../../apps/cli/src/commands/index.js';
 import { terminalSafeJson } from '../../apps/cli/src/cli-context.js';
 import { isJwtShaped } from '../../apps/cli/src/jwt-source.js';
@@ -31,20 +31,7 @@ import { loadConfig } from '../../apps/api/src/platform/config/app-config.js';
 
 const verifier: SignatureVerifier = { verify: (sig, msg, key) => ed25519.verify(sig, msg, key) };
 
-async function cli(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(args, {
-    stdout: (t) => (out += t),
-    stderr: (t) => (err += t),
-    env,
-    fetch: globalThis.fetch,
-  });
-  return { code, out, err };
-}
+const cli = runCliCaptured;
 
 describe('passport CLI', () => {
   let dir: string;

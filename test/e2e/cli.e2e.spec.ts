@@ -8,23 +8,13 @@ import { execFileSync } from 'node:child_process';
 import { lstat, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { codeUnitSum, holaChecksumLetter } from '@passport/core/hola';
-import { runCli } from '../../apps/cli/src/cli.js';
+import { runCliCaptured } from '../support/run-cli.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 describe('passport CLI against the running app', () => {
   let app: TestApp;
   let env: Record<string, string>;
-  const cli = async (args: string[]): Promise<{ code: number; out: string; err: string }> => {
-    let out = '';
-    let err = '';
-    const code = await runCli(args, {
-      stdout: (t) => (out += t),
-      stderr: (t) => (err += t),
-      env,
-      fetch: globalThis.fetch,
-    });
-    return { code, out, err };
-  };
+  const cli = (args: string[]) => runCliCaptured(args, env);
 
   beforeAll(async () => {
     // TRUSTED_CONTRACTS unset: the ledger's own contract is trusted (as with `npm start`).
