@@ -10,7 +10,7 @@ import {
   type DnAttribute,
 } from './dn.parser.js';
 
-// From a conformance audit (resolutions §4: names hold letters, digits, - and _; a value may be
+// From a conformance audit (docs/protocol.md §4, DN: names hold letters, digits, - and _; a value may be
 // double-quoted; one odd component never loses the holder's name).
 describe('parseDn: quotes only open a value, names may start with -', () => {
   it('keeps an attribute whose name starts with "-"', () => {

@@ -46,7 +46,7 @@ export interface ParsedDn {
 }
 
 /**
- * Letters, digits, `-` and `_` (the resolutions: a leading `-` too; an audit found `-Team` set aside), and
+ * Letters, digits, `-` and `_` (docs/protocol.md §4: a leading `-` too; an audit found `-Team` set aside), and
  * `.` after the first character (dotted OIDs such as `2.5.4.3`).
  */
 const NAME_PATTERN = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/;
