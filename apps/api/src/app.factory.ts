@@ -41,6 +41,7 @@ import { installFastifyHooks } from './platform/fastify-hooks.js';
 import { Readiness } from './platform/lifecycle/readiness.js';
 import { boundStalledSends } from './platform/http/stalled-send.bound.js';
 import { rememberPeerAddresses } from './platform/http/peer-address.js';
+import { answerHalfClosedClients } from './platform/http/half-closed-clients.js';
 import { boundConnectionsPerAddress } from './platform/http/connections-per-address.bound.js';
 import { assertCanListen, listenError } from './platform/http/listen-preflight.js';
 import { lazyChildLoggerFactory } from './platform/logging/lazy-request-logger.js';
@@ -141,6 +142,7 @@ export async function createApp(
   lingerBeforeClosing(fastify.server as Server);
   answerExpectationsInEnvelope(fastify.server as Server);
   answerConnectInEnvelope(fastify.server as Server);
+  answerHalfClosedClients(fastify.server as Server);
   const stalledSends = boundStalledSends(
     fastify.server as Server,
     timeouts.sendTimeoutMs,
