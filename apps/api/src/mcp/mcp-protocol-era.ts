@@ -21,7 +21,9 @@ const header = (request: FastifyRequest, name: string): string | undefined => {
  * a few thousand objects deep overflows the stack of the SDK's schema check, which must be a 400, not a
  * 500 with a stack trace logged per request.
  */
-export function protocolEraOf(request: FastifyRequest): 'stateless' | 'legacy' | 'unreadable' {
+export function protocolEraOf(
+  request: FastifyRequest,
+): 'stateless' | 'stateless-refused' | 'legacy' | 'unreadable' {
   if (request.method !== 'POST') return 'legacy';
   try {
     const outcome = classifyInboundRequest({
@@ -31,7 +33,11 @@ export function protocolEraOf(request: FastifyRequest): 'stateless' | 'legacy' |
       mcpNameHeader: header(request, 'mcp-name'),
       body: request.body,
     });
-    return outcome.kind === 'legacy' ? 'legacy' : 'stateless';
+    return outcome.kind === 'legacy'
+      ? 'legacy'
+      : outcome.kind === 'reject'
+        ? 'stateless-refused'
+        : 'stateless';
   } catch {
     return 'unreadable';
   }

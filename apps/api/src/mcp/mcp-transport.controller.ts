@@ -193,6 +193,8 @@ export class McpTransportController {
         400,
         jsonRpcError(RPC_INVALID_REQUEST, 'Invalid Request: the request cannot be read'),
       );
+    // Refused by the SDK's classifier before any message is served: nothing is charged but the request's token.
+    if (era === 'stateless-refused') return this.stateless.serve(request, reply);
     if (era === 'stateless') {
       // No batch is charged here: the stateless revision has none, and its SDK refuses every array (an
       // array reaches this path only holding a stateless or an invalid message).
@@ -554,6 +556,8 @@ export class McpTransportController {
     reply: FastifyReply,
     batchRest: number,
   ): Promise<void> {
+    // The transport refuses this POST whole (Accept, MCP-Protocol-Version): its answer, nothing charged.
+    if (sessionedTransportRefuses(request, true)) return this.forward(session, request, reply);
     if (this.refusedReadBounds(request, reply)) return;
     if (this.answeredInvalidParams(request, reply)) return;
     // Claimed before the takes, whose await would let a second POST with the same id pass the check.
@@ -619,7 +623,7 @@ export class McpTransportController {
         ),
       );
     }
-    if (request.method === 'POST') {
+    if (request.method === 'POST' && !sessionedTransportRefuses(request, true)) {
       if (this.refusedReadBounds(request, reply)) return;
       if (this.answeredInvalidParams(request, reply)) return;
       if (!(await this.takeBatchRestIfServed(request, reply, batchRest))) return;
