@@ -168,19 +168,21 @@ export class McpSessionRegistry implements McpSessionStore {
       if (done) return;
       done = true;
       session.serving -= 1;
-      // Idle from the end of its last request on (touch is a no-op for a session closed meanwhile).
-      this.touch(session.id);
+      // Idle from the end of its last request on (a session closed meanwhile is not brought back).
+      if (this.sessions.get(session.id) === session) this.markUsed(session);
     };
   }
 
   touch(id: string): McpSession | undefined {
     const session = this.sessions.get(id);
-    if (session) {
-      session.lastSeenMs = this.now();
-      // Re-inserted: the map's order is the order of last use.
-      this.sessions.delete(id);
-      this.sessions.set(id, session);
+    if (!session) return undefined;
+    // Idle past its TTL is ended, whether or not the sweep has come round yet (it runs every
+    // min(60 s, TTL/4)): a request must not revive it.
+    if (session.serving === 0 && this.isIdlePastTtl(session)) {
+      void this.close(id);
+      return undefined;
     }
+    this.markUsed(session);
     return session;
   }
 
@@ -196,8 +198,7 @@ export class McpSessionRegistry implements McpSessionStore {
 
   /** Closes every session idle for longer than the TTL and serving nothing; returns how many were evicted. */
   async evictIdle(): Promise<number> {
-    const cutoff = this.now() - this.options.ttlMs;
-    const idle = [...this.sessions.values()].filter((s) => s.lastSeenMs <= cutoff && s.serving === 0);
+    const idle = [...this.sessions.values()].filter((s) => s.serving === 0 && this.isIdlePastTtl(s));
     await Promise.all(idle.map((s) => this.close(s.id)));
     return idle.length;
   }
@@ -206,6 +207,17 @@ export class McpSessionRegistry implements McpSessionStore {
   async closeAll(): Promise<void> {
     clearInterval(this.sweepTimer);
     await Promise.all([...this.sessions.keys()].map((id) => this.close(id)));
+  }
+
+  private isIdlePastTtl(session: McpSession): boolean {
+    return session.lastSeenMs <= this.now() - this.options.ttlMs;
+  }
+
+  private markUsed(session: McpSession): void {
+    session.lastSeenMs = this.now();
+    // Re-inserted: the map's order is the order of last use.
+    this.sessions.delete(session.id);
+    this.sessions.set(session.id, session);
   }
 
   /** Takes a session out of the registry (and its address's count); undefined when already gone. */

@@ -32,7 +32,7 @@ export interface McpSessionStore {
   release(address: string): void;
   /** Turns an admission into a registered session. */
   register(session: Omit<McpSession, 'lastSeenMs' | 'serving'>): void;
-  /** The session with this id, marking it as used; undefined when unknown or closed. */
+  /** The session with this id, marking it as used; undefined when unknown, closed, or idle past its TTL (then ended). */
   touch(id: string): McpSession | undefined;
   /**
    * Marks one POST of `session` as being served until the returned function is called, which marks the
