@@ -758,7 +758,16 @@ describe('passport CLI', () => {
       ],
       [
         ['--owner', 'alice.near', '--maxrq-window', '-1'],
-        '--maxrq-window must be a non-negative integer (got "-1")',
+        '--maxrq-window must be a positive integer of seconds (got "-1")',
+      ],
+      // Found by a probe: a window of 0 was minted and read by the service as 60 s.
+      [
+        ['--owner', 'alice.near', '--maxrq-window', '0'],
+        '--maxrq-window must be a positive integer of seconds (got "0")',
+      ],
+      [
+        ['--owner', 'alice.near', '--maxrq-window', '000'],
+        '--maxrq-window must be a positive integer of seconds (got "000")',
       ],
       [
         ['--owner', 'alice.near', '--admin-route', '/api/../api/metrics'],

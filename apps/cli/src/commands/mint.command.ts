@@ -62,7 +62,7 @@ Adds a passport to the local ledger, signed into the development family.
                            millisecond, T23:59:59.999Z);
                            not before --not-before (empty: unbounded)
   --max-requests <n>       requests per window for JWT routes (0: unlimited)
-  --maxrq-window <s>       window in seconds
+  --maxrq-window <s>       window in seconds (a positive integer; unset: 60)
   --dn <text>              userselected_dn, e.g. "NNSWF=Ada,NSWF=Agent,Creature=robot"
   --webhook-url <url>      webhook base URL
   --admin-route <path[=rate]>  grant a privileged route (repeatable) -> permissioned_routes
@@ -74,7 +74,8 @@ Adds a passport to the local ledger, signed into the development family.
 const COUNT_FLAGS = ['max-requests', 'maxrq-window'] as const;
 
 function countError(flag: string, value: string): CliError {
-  return new CliError(`--${flag} must be a non-negative integer (got "${printableText(value, 40)}")`);
+  const rule = flag === 'maxrq-window' ? 'a positive integer of seconds' : 'a non-negative integer';
+  return new CliError(`--${flag} must be ${rule} (got "${printableText(value, 40)}")`);
 }
 
 /**
@@ -289,6 +290,9 @@ function checkMintFlags(values: MintFlags, io: CliIo): void {
     const v = values[flag];
     if (v !== undefined && !/^\d{1,9}$/.test(v)) throw countError(flag, v);
   }
+  // A window of 0 s is no window: the service would read it as 60 s, and /api/signclient refuses it.
+  const window = values['maxrq-window'];
+  if (window !== undefined && Number(window) === 0) throw countError('maxrq-window', window);
   if (values.api !== undefined && values['api-url'] !== undefined && values.api !== values['api-url'])
     throw new CliError('give --api or --api-url (its former name), not both');
   // The passport's subjectuniqueidentifier_url: clients call it, so it is a URL they can call.

@@ -57,8 +57,9 @@ export const LOGIN_CHALLENGE_MAX_AGE_MS = 300_000;
  * How much of the replay store used login challenges may fill (its `storeShare`): 1 % above the cap the
  * HOLA lines stop at, so a store full of lines still takes logins (else three senders filling a small
  * store refuse every login). A challenge is one passport's signed second, recorded only for a login
- * that passed every check and kept 301 s, so one passport holds at most about 331 (enough to fill a
- * small store's reserve alone); the default cap's reserve (10 000) takes some 30 passports doing so.
+ * that passed every check and kept until 360 s past its second (the 300 s window and the decision
+ * margin), so one passport holds at most about 391 (its seconds from 360 s ago to 30 s ahead; enough to
+ * fill a small store's reserve alone); the default cap's reserve (10 000) takes some 26 passports doing so.
  */
 export const LOGIN_CHALLENGES_STORE_SHARE = 1.01;
 

@@ -44,7 +44,7 @@ export interface AgentsPage {
 /** The agents listing pages like every other listing (paging/offset-page.ts). */
 export const parseAgentsQuery = parseOffsetPageQuery;
 
-/** The most non-agent chain records one page reads past (bounds a page's reads on any ledger). */
+/** A page reads past at most this many non-agent chain records, plus one (bounds a page's reads on any ledger). */
 export const AGENTS_PAGE_MAX_SKIPPED = 100;
 
 /** The most records one chain read asks for (NEAR readers and NEP-171 contracts cap pages at 100). */
