@@ -59,6 +59,41 @@ describe('/mcp routing and transport errors', () => {
     });
   });
 
+  // Found by a probe: the refusal echoed 1.5, and 2^53 + 1 as 2^53 (JSON.parse had rounded it), an id
+  // that may name another request of the client's.
+  it.each([
+    ['a fraction', { ...TOOLS_LIST, id: 1.5 }],
+    ['past 2^53', { ...TOOLS_LIST, id: 2 ** 53 }],
+    ['below -2^53', { ...TOOLS_LIST, id: -(2 ** 53) }],
+    ['in a batch member', [TOOLS_LIST, { ...TOOLS_LIST, id: 0.5 }]],
+    ['on an initialize', { ...INITIALIZE, id: 1e300 }],
+  ])('a request id that is %s: 400 -32600 with id null, on a session or not', async (_, body) => {
+    const id = await openRawSession(t.baseUrl);
+    for (const headers of [{ 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' }, {}]) {
+      const r = await probe(t.baseUrl, { headers, body });
+      expect(r.status).toBe(400);
+      expect(r.body).toEqual(
+        rpcError(
+          -32600,
+          'Invalid Request: a request id is a string or an integer of at most 2^53 - 1 in magnitude',
+        ),
+      );
+    }
+    await probe(t.baseUrl, { method: 'DELETE', headers: { 'mcp-session-id': id } });
+  });
+
+  it('ids at the safe bounds and strings are served', async () => {
+    const id = await openRawSession(t.baseUrl);
+    for (const requestId of [2 ** 53 - 1, -(2 ** 53 - 1), 0, 'x'.repeat(64)]) {
+      const r = await probe(t.baseUrl, {
+        headers: { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' },
+        body: { ...TOOLS_LIST, id: requestId },
+      });
+      expect(r.status).toBe(200);
+    }
+    await probe(t.baseUrl, { method: 'DELETE', headers: { 'mcp-session-id': id } });
+  });
+
   it('DELETE without Mcp-Session-Id: 400 -32000', async () => {
     const r = await probe(t.baseUrl, { method: 'DELETE' });
     expect(r.status).toBe(400);

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { nestsDeeperThan, sharedBatchId } from './mcp-body.rules.js';
+import { hasInexactRequestId, nestsDeeperThan, sharedBatchId } from './mcp-body.rules.js';
 
 /** The nesting of a JSON value, counted the obvious recursive way (a scalar is 0, `{}` and `[]` 1). */
 const depthOf = (value: unknown): number =>
@@ -53,6 +53,31 @@ describe('sharedBatchId', () => {
         };
         expect(sharedBatchId(batch)).toEqual(firstPair());
       }),
+    );
+  });
+});
+
+describe('hasInexactRequestId', () => {
+  it('is true exactly when a request of the body has a numeric id that is not a safe integer', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            method: fc.constantFrom('tools/list', undefined),
+            id: fc.oneof(fc.double(), fc.integer(), fc.string(), fc.constant(2 ** 53), fc.constant(null)),
+          }),
+          { minLength: 1, maxLength: 5 },
+        ),
+        fc.boolean(),
+        (messages, batched) => {
+          const body = batched ? messages : messages[0];
+          const considered = batched ? messages : [messages[0]];
+          const expected = considered.some(
+            (m) => m.method !== undefined && typeof m.id === 'number' && !Number.isSafeInteger(m.id),
+          );
+          expect(hasInexactRequestId(body)).toBe(expected);
+        },
+      ),
     );
   });
 });

@@ -2,7 +2,8 @@
  * What /mcp refuses of a POST body's shape before either SDK reads it, and before a batch spends the
  * burst: a batch of more than the SDK's 100 messages (the SDK refuses it, after the batch had taken its
  * tokens), nesting deeper than the SDKs' recursive schema checks survive, and a batch whose requests
- * share an id (the SDK answered only one of them, and a client could not tell which answer was whose).
+ * share an id (the SDK answered only one of them, and a client could not tell which answer was whose),
+ * and a numeric request id that is not a safe integer.
  */
 import { MCP_MAX_BATCH_MESSAGES, MCP_MAX_JSON_DEPTH } from './mcp-settings.js';
 
@@ -13,7 +14,23 @@ export function bodyShapeProblem(body: unknown): string | null {
   if (nestsDeeperThan(body, MCP_MAX_JSON_DEPTH))
     return `the body nests deeper than ${MCP_MAX_JSON_DEPTH} levels`;
   const shared = sharedBatchId(body);
-  return shared ? `batch members [${shared[0]}] and [${shared[1]}] share one id` : null;
+  if (shared) return `batch members [${shared[0]}] and [${shared[1]}] share one id`;
+  return hasInexactRequestId(body)
+    ? 'a request id is a string or an integer of at most 2^53 - 1 in magnitude'
+    : null;
+}
+
+/**
+ * Whether a request of the body has a numeric id that is not a safe integer: MCP ids are strings or
+ * integers, and one past 2^53 has already been rounded by JSON.parse, so echoing it back (as the SDK's
+ * refusal did) names another request. Refused here with id null, as JSON-RPC asks when the id cannot be read.
+ */
+export function hasInexactRequestId(body: unknown): boolean {
+  for (const message of Array.isArray(body) ? body : [body]) {
+    const id = requestIdOf(message);
+    if (typeof id === 'number' && !Number.isSafeInteger(id)) return true;
+  }
+  return false;
 }
 
 /** Whether `value` nests arrays and objects more than `maxDepth` levels (`{}` is one); any depth is safe to ask. */
