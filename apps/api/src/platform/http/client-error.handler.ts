@@ -36,13 +36,17 @@ const waitingForEarlierAnswer = new WeakSet<Socket>();
 
 interface PendingResponse {
   readonly headersSent?: boolean;
+  /** The request this response answers (Node ≥ 15.7). */
+  readonly req?: { readonly complete?: boolean };
   once(event: 'close', listener: () => void): unknown;
 }
 
 export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
   // Node's parser reports the same error again for every chunk that arrives after its first one.
   if (err.code === 'ECONNRESET' || socket.destroyed || isLingering(socket)) return;
-  if (waitingForEarlierAnswer.has(socket)) return;
+  const code = clientErrorCode(err.code);
+  // A request timeout is answered at once even while an earlier answer is awaited (as below).
+  if (waitingForEarlierAnswer.has(socket) && code !== 'REQUEST_TIMEOUT') return;
   // A response already under way (e.g. an early 413 or 429 while the body still trickles in) cannot
   // be followed by another one on this socket: closing it is all that is left.
   const inFlight = (socket as Socket & { _httpMessage?: PendingResponse | null })._httpMessage;
@@ -50,12 +54,15 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
     socket.destroy();
     return;
   }
-  const code = clientErrorCode(err.code);
   // The answer to an earlier request on this connection (pipelined before the malformed one) is not
   // written yet: it goes first. Written now, this answer would take its place (Node's own handler does
   // so) and that request, processed, would go unanswered. After an answer that closes the connection,
   // what follows is not answered at all (RFC 9112 §9.6: `HPE_CLOSED_CONNECTION`, the socket closed by then).
-  if (inFlight && code !== 'REQUEST_TIMEOUT') {
+  // A response whose own request has not arrived whole is no earlier answer: the error is that request's
+  // (its body cut short by a FIN, its chunked framing broken), and that answer would never come (a probe:
+  // such sockets were held in CLOSE-WAIT until the 300 s connection timeout, and 2,100 of them used up
+  // the process's descriptors).
+  if (inFlight && inFlight.req?.complete !== false && code !== 'REQUEST_TIMEOUT') {
     waitingForEarlierAnswer.add(socket);
     inFlight.once('close', () => {
       waitingForEarlierAnswer.delete(socket);
