@@ -1,0 +1,38 @@
+/**
+ * Found by a probe (secrets in start-up errors): a refused URL setting was quoted whole, so the
+ * password or API key written in it went to the start's one error line (a service log, a CI log).
+ * PUBLIC_BASE_URL was refused precisely for holding credentials and then printed them; NEAR_RPC_URL
+ * (when not parsable or not http(s)) and CORS_ORIGINS the same. REDIS_URL and METRICS_TOKEN were
+ * already quoted without their secret. A refused value may be named, its userinfo and query not.
+ */
+import { ConfigError, loadConfig } from '../../apps/api/src/platform/config/app-config.js';
+
+function messageOf(env: Record<string, string>): string {
+  try {
+    loadConfig({ HOST: '127.0.0.1', PORT: '44051', DATA_DIR: '/tmp/unused', ...env });
+  } catch (err) {
+    if (err instanceof ConfigError) return err.message;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('a refused setting never quotes the secret written in it', () => {
+  it.each<[string, Record<string, string>]>([
+    ['PUBLIC_BASE_URL with credentials', { PUBLIC_BASE_URL: 'https://admin:S3CRET@api.example.com' }],
+    ['PUBLIC_BASE_URL with a key in its query', { PUBLIC_BASE_URL: 'https://api.example.com/?key=S3CRET' }],
+    [
+      'NEAR_RPC_URL not parsable',
+      { CHAIN: 'near', NEAR_CONTRACT_ID: 'passport.testnet', NEAR_RPC_URL: 'https://u:S3CRET@[::1/' },
+    ],
+    [
+      'NEAR_RPC_URL not http(s)',
+      { CHAIN: 'near', NEAR_CONTRACT_ID: 'passport.testnet', NEAR_RPC_URL: 'wss://u:S3CRET@rpc.example/' },
+    ],
+    ['CORS_ORIGINS with credentials', { CORS_ORIGINS: 'https://u:S3CRET@app.example' }],
+    ['REDIS_URL (already held)', { STORE: 'redis', REDIS_URL: 'redis://:S3CRET@127.0.0.1:6379:x/0' }],
+    ['METRICS_TOKEN (already held)', { METRICS_TOKEN: 'short S3CRET' }],
+  ])('%s', (_name, env) => {
+    expect(messageOf(env)).not.toContain('S3CRET');
+  });
+});
