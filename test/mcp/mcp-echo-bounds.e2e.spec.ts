@@ -32,7 +32,7 @@ async function post(baseUrl: string, headers: Record<string, string>, body: unkn
 describe('MCP error answers quote client values bounded and printable', () => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await startTestApp({ STORE: 'memory', PORT: '44050', PUBLIC_BASE_URL: 'http://127.0.0.1:44050' });
+    app = await startTestApp({ STORE: 'memory' });
   });
   afterAll(async () => app.close());
 

@@ -27,6 +27,7 @@ import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { printableText } from '@passport/core/codecs';
 import { forceConnectionClose } from '../platform/http/connection-close.js';
 import { MCP_CACHE_CONTROL } from './mcp-settings.js';
+import { boundedJsonRpcErrorText } from './json-rpc-error-echo.js';
 
 /** The request headers the handler reads (era, method and name claims, content negotiation). */
 const FORWARDED_HEADERS = [
@@ -92,7 +93,10 @@ export class McpStatelessEndpoint {
     }
     void reply.code(response.status).header('cache-control', MCP_CACHE_CONTROL);
     response.headers.forEach((value, name) => void reply.header(name, value));
-    const text = await response.text();
+    const body = await response.text();
+    // Its errors quote the client's headers and method as sent (a probe: 120 KB answers, C1 controls).
+    const text = response.status >= 400 ? boundedJsonRpcErrorText(body) : body;
+    if (text !== body) reply.removeHeader('content-length');
     // A 202 to a notification has no body: sent as nothing, not as an empty string, which Fastify
     // labels text/plain (the document, and the sessioned era, say no Content-Type; a fuzz probe).
     await (text === '' && contentType === '' ? reply.send() : reply.send(text));

@@ -640,6 +640,7 @@ export class McpTransportController {
     request: FastifyRequest,
     reply: FastifyReply,
   ): Promise<void> {
+    if (this.answeredUnsupportedVersion(request, reply)) return;
     if (this.answeredCancellationsOnly(request, reply)) return;
     const server = this.createServer();
     reply.raw.once('close', () => {
@@ -652,9 +653,31 @@ export class McpTransportController {
   }
 
   private async forward(session: McpSession, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (this.answeredUnsupportedVersion(request, reply)) return;
     if (this.answeredCancellationsOnly(request, reply)) return;
     this.hijack(request, reply);
     await session.transport.handleRequest(request.raw, reply.raw, request.body);
+  }
+
+  /**
+   * The transport's own 400 for an MCP-Protocol-Version it does not serve, in its words, but with the
+   * header quoted printable and bounded: it quoted it whole (a probe: 8 KB headers with C1 controls came
+   * back raw). An initialize is not checked (the version is negotiated in its body), as in the transport.
+   */
+  private answeredUnsupportedVersion(request: FastifyRequest, reply: FastifyReply): boolean {
+    const version = request.headers['mcp-protocol-version'];
+    if (typeof version !== 'string' || SESSIONED_PROTOCOL_VERSIONS.includes(version)) return false;
+    if (request.method === 'POST' && messagesOf(request.body).some((m) => isInitializeRequest(m)))
+      return false;
+    this.reject(
+      reply,
+      400,
+      jsonRpcError(
+        RPC_TRANSPORT_ERROR,
+        `Bad Request: Unsupported protocol version: ${printableText(version, 64)} (supported versions: ${SESSIONED_PROTOCOL_VERSIONS.join(', ')})`,
+      ),
+    );
+    return true;
   }
 
   /** A POST of a session that held only cancellations (`withoutCancellations`) is answered 202, as a notification. */

@@ -8,6 +8,7 @@
 import { Inject, Logger, Module, type OnModuleDestroy } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { type ChainReader } from '@passport/core';
+import { printableText } from '@passport/core/codecs';
 import { type AppConfig } from '../platform/config/app-config.js';
 import { APP_NAME, APP_VERSION } from '../platform/config/app-version.js';
 import { PlatformModule } from '../platform/platform.module.js';
@@ -75,7 +76,9 @@ const liveDocuments = {
           {
             endpointUrl: `${config.publicBaseUrl}/mcp`,
             // Requests the SDK rejects are answered in the revision's error form; this only reports them.
-            onError: (error) => logger.debug(`stateless MCP request rejected or failed: ${error.message}`),
+            // The SDK's message quotes the client's headers and method as sent: bounded and printable.
+            onError: (error) =>
+              logger.debug(`stateless MCP request rejected or failed: ${printableText(error.message, 512)}`),
           },
         );
       },
