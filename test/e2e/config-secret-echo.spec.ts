@@ -6,6 +6,7 @@
  * already quoted without their secret. A refused value may be named, its userinfo and query not.
  */
 import { ConfigError, loadConfig } from '../../apps/api/src/platform/config/app-config.js';
+import { runCliCaptured } from '../support/run-cli.js';
 
 function messageOf(env: Record<string, string>): string {
   try {
@@ -34,5 +35,28 @@ describe('a refused setting never quotes the secret written in it', () => {
     ['METRICS_TOKEN (already held)', { METRICS_TOKEN: 'short S3CRET' }],
   ])('%s', (_name, env) => {
     expect(messageOf(env)).not.toContain('S3CRET');
+  });
+});
+
+describe('the CLI never quotes the secret written in a refused URL', () => {
+  it.each<[string, string[], Record<string, string>]>([
+    ['--api with a key in its query', ['did', '--api', 'https://u:S3CRET@api.example/?key=S3CRET', 'x'], {}],
+    ['--api not a URL', ['nonce', '--api', 'ftp://u:S3CRET@api.example'], {}],
+    ['PASSPORT_API_URL with a key', ['nonce'], { PASSPORT_API_URL: 'https://api.example/#S3CRET' }],
+    [
+      '--near-rpc not parsable',
+      ['verify', '--near-rpc', 'https://u:S3CRET@[::1/', '--contract', 'c.near', '--host', 'h', '--', 'x'],
+      {},
+    ],
+    [
+      'mint --api with credentials',
+      ['mint', '--owner', 'alice.near', '--api', 'https://u:S3CRET@h.example'],
+      {},
+    ],
+  ])('%s', async (_name, args, env) => {
+    const run = await runCliCaptured(args, { DATA_DIR: '/nonexistent-cli-secret-echo', ...env });
+    expect(run.code).not.toBe(0);
+    expect(run.err).not.toBe('');
+    expect(run.out + run.err).not.toContain('S3CRET');
   });
 });

@@ -69,7 +69,11 @@ describe('/mcp routing and transport errors', () => {
     ['on an initialize', { ...INITIALIZE, id: 1e300 }],
   ])('a request id that is %s: 400 -32600 with id null, on a session or not', async (_, body) => {
     const id = await openRawSession(t.baseUrl);
-    for (const headers of [{ 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' }, {}]) {
+    const sessionHeaders: Record<string, string> = {
+      'mcp-session-id': id,
+      'mcp-protocol-version': '2025-11-25',
+    };
+    for (const headers of [sessionHeaders, {}]) {
       const r = await probe(t.baseUrl, { headers, body });
       expect(r.status).toBe(400);
       expect(r.body).toEqual(

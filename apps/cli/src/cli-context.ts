@@ -5,7 +5,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { parseNearCredentials, type NearCredentials } from '@passport/core';
-import { hasUnprintable, printableText, withoutTrailing } from '@passport/core/codecs';
+import { hasUnprintable, printableText, urlForMessage, withoutTrailing } from '@passport/core/codecs';
 import { normalizedBaseUrl } from '@passport/core/login';
 import { FileTooLargeError, readSmallTextFile, SMALL_FILE_MAX_BYTES } from './small-file.js';
 
@@ -91,7 +91,9 @@ export function apiUrl(value: string | undefined, io: CliIo): string {
   if (!raw) throw new CliError('--api <url> is required (or set PASSPORT_API_URL)');
   // The paths are appended to it: in a query or fragment they would not be paths (`did` printed GET /).
   if (/[?#]/.test(raw))
-    throw new CliError(`--api must be an http(s) URL without query or fragment (got "${raw}")`);
+    throw new CliError(
+      `--api must be an http(s) URL without query or fragment (got "${urlForMessage(raw)}")`,
+    );
   return httpUrl(raw, '--api');
 }
 
@@ -101,7 +103,7 @@ export function httpUrl(raw: string, flag: string): string {
     const url = new URL(raw);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
   } catch {
-    throw new CliError(`${flag} must be an http(s) URL (got "${raw}")`);
+    throw new CliError(`${flag} must be an http(s) URL (got "${urlForMessage(raw)}")`);
   }
   return withoutTrailing(raw, '/');
 }
@@ -115,7 +117,7 @@ export function baseUrl(raw: string, name: string): string {
   const normalized = normalizedBaseUrl(raw);
   if (normalized === null)
     throw new CliError(
-      `${name} must be an http(s) URL without credentials, query or fragment (got ${JSON.stringify(printableText(raw, 200))})`,
+      `${name} must be an http(s) URL without credentials, query or fragment (got ${JSON.stringify(urlForMessage(raw))})`,
     );
   return normalized;
 }

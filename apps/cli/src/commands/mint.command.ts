@@ -12,6 +12,7 @@ import {
   hasUnprintable,
   isImplicitAccountId,
   printableText,
+  urlForMessage,
   withoutTrailing,
 } from '@passport/core/codecs';
 import { isExactRoutePath, loginTokenBytes, MAX_LOGIN_TOKEN_BYTES } from '@passport/core/login';
@@ -306,7 +307,7 @@ function checkMintFlags(values: MintFlags, io: CliIo): void {
   // service would ignore javascript:alert(1) everywhere).
   if (values['webhook-url'] !== undefined && webhookUrlOf(values['webhook-url']) === null)
     throw new CliError(
-      `--webhook-url must be an http(s) URL or a host (got "${printableText(values['webhook-url'], 200)}")`,
+      `--webhook-url must be an http(s) URL or a host (got "${urlForMessage(values['webhook-url'])}")`,
     );
   // A DN is one line of text read by people and logs: control characters (a newline would end up in
   // the display name) are refused, not stored.

@@ -10,6 +10,7 @@ export { encodeBase58, decodeBase58 } from './base58.codec.js';
 export { encodeHex, decodeHex } from './hex.codec.js';
 export { utf8, fromUtf8, bytesEqual, concatBytes } from './utf8.codec.js';
 export { hasUnprintable, printableText } from './printable-text.js';
+export { urlForMessage } from './url-for-message.js';
 export { withoutTrailing } from './trailing.js';
 
 // NEAR implicit accounts

@@ -6,6 +6,7 @@
  */
 import { isIP } from 'node:net';
 import { DEFAULT_HOLA_MAX_AGE_MS, isServiceHostMarker } from '@passport/core/hola';
+import { urlForMessage } from '@passport/core/codecs';
 import { LOGIN_CHALLENGE_MAX_FUTURE_MS, normalizedBaseUrl } from '@passport/core/login';
 import path from 'node:path';
 import { LOGIN_MODES, type LoginMode } from '@passport/core/login';
@@ -250,7 +251,7 @@ export function loadConfig(env: Env): AppConfig {
   if (publicBaseUrl === null)
     throw new ConfigError(
       'PUBLIC_BASE_URL',
-      `must be an absolute http(s) URL without credentials, query or fragment (got "${publicRaw}")`,
+      `must be an absolute http(s) URL without credentials, query or fragment (got "${urlForMessage(publicRaw)}")`,
     );
   const publicUrl = new URL(publicBaseUrl);
 

@@ -2,6 +2,7 @@
  * Reading environment variables for the configuration: each reader trims, treats an empty value as
  * unset, checks the value and throws ConfigError naming the variable.
  */
+import { urlForMessage } from '@passport/core/codecs';
 import { ConfigError } from './config.error.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -68,10 +69,10 @@ export function httpUrl(name: string, raw: string): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError(name, `must be an absolute http(s) URL (got "${raw}")`);
+    throw new ConfigError(name, `must be an absolute http(s) URL (got "${urlForMessage(raw)}")`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(name, `must be an absolute http(s) URL (got "${raw}")`);
+    throw new ConfigError(name, `must be an absolute http(s) URL (got "${urlForMessage(raw)}")`);
   }
   if (url.username || url.password) throw new ConfigError(name, 'must not contain credentials');
   return url;
@@ -91,7 +92,7 @@ export function corsOriginList(entries: string[]): readonly string[] | '*' {
     if (origin !== entry.toLowerCase().replace(/\/$/, '') || origin === undefined)
       throw new ConfigError(
         'CORS_ORIGINS',
-        `must be * or a comma-separated list of origins written as a browser sends them: http(s)://host[:port], no path, the default port left out, an international host in punycode${origin ? ` (got "${entry}", meaning "${origin}")` : ` (got "${entry}")`}`,
+        `must be * or a comma-separated list of origins written as a browser sends them: http(s)://host[:port], no path, the default port left out, an international host in punycode${origin ? ` (got "${urlForMessage(entry)}", meaning "${origin}")` : ` (got "${urlForMessage(entry)}")`}`,
       );
     return origin;
   });
