@@ -177,6 +177,24 @@ describe('request bodies', () => {
       expect(envelope.error.details).toEqual({ transferEncoding: coding, supported: ['chunked'] });
   });
 
+  // Found by a probe: a header byte 0x9B (read as U+009B, the 8-bit CSI) came back raw in the details.
+  it.each([
+    'Content-Encoding: gz\u009b31mip\r\nTransfer-Encoding: chunked',
+    'Transfer-Encoding: gz\u009b31mip, chunked',
+  ])('an unsupported coding is quoted printable (%s)', async (header) => {
+    const body = '{"hola":"x"}';
+    const res = await rawRequest(
+      t.baseUrl,
+      `POST /api/identity/verify HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n` +
+        `${header}\r\nConnection: close\r\n\r\n` +
+        `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`,
+    );
+    expect(res.status).toBe(415);
+    const envelope = expectErrorEnvelope(res, 'UNSUPPORTED_MEDIA_TYPE');
+    expect(JSON.stringify(envelope.error.details)).toMatch(/gz.?\?31mip/);
+    expect(/[\p{Cc}\p{Cf}]/u.test(JSON.stringify(envelope.error.details))).toBe(false);
+  });
+
   it('the method check comes first: a non-JSON POST to a GET-only path is 405', async () => {
     const res = await call('/health', {
       method: 'POST',

@@ -78,6 +78,10 @@ describe('invalidParamsAnswer', () => {
     expect(
       invalidParamsAnswer(request('tools/call', { name: 'get_resource', arguments: { uri: 'doc:x' } })),
     ).toBeNull();
+    // Found by a probe: JSON.stringify escapes C0 controls only; C1 and bidi controls came back raw.
+    expect(invalidParamsAnswer(request('tools/call', { name: 'a\u009b31m\u202eb' }))!.error.message).toBe(
+      'Unknown tool: "a?31m?b"',
+    );
     expect(invalidParamsAnswer(request('resources/read', { uri: 'd'.repeat(513) }))!.error.message).toBe(
       'Invalid params: params.uri: at most 512 characters',
     );

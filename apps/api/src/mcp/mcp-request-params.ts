@@ -15,6 +15,7 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { printableText } from '@passport/core/codecs';
 import { jsonRpcError, type JsonRpcErrorBody } from './json-rpc-error.js';
 import { MCP_MAX_INITIALIZE_PARAMS_BYTES } from './mcp-settings.js';
 import { MCP_RESOURCE_URI_MAX_LENGTH, MCP_TOOL_NAMES, ONE_PAGE_CURSOR } from './mcp-server.factory.js';
@@ -103,7 +104,7 @@ function surfaceRuleAnswer(
   if (method === 'tools/call' && !MCP_TOOL_NAMES.has(params.name as string))
     return jsonRpcError(
       ErrorCode.InvalidParams,
-      `Unknown tool: ${JSON.stringify(String(params.name).slice(0, 64))}`,
+      `Unknown tool: ${JSON.stringify(printableText(String(params.name), 64))}`,
       id,
     );
   if (method === 'tools/call' && sessioned && params.task !== undefined)

@@ -28,6 +28,7 @@
  * 500 `SIGNCLIENT_FAILED` (no upstream text).
  */
 import { hasLoneSurrogate } from '../codecs/utf8.codec.js';
+import { printableText } from '../codecs/printable-text.js';
 import { PassportError } from '../errors/passport.error.js';
 import { signFamilyMetadata } from '../family/family-signature.js';
 import { type Signer } from '../ports/signature-verifier.port.js';
@@ -117,11 +118,11 @@ export function validateSignClientRequest(
   for (const [key, value] of Object.entries(values)) {
     if (key === '__proto__') throw signClientInvalid('tobesignedValues.__proto__', 'is not a metadata key');
     if (typeof value !== 'string')
-      throw signClientInvalid(`tobesignedValues.${key}`.slice(0, 80), 'must be a string');
+      throw signClientInvalid(printableText(`tobesignedValues.${key}`, 80), 'must be a string');
     // Signed as UTF-8, where every lone surrogate becomes U+FFFD: one signature would fit several texts.
     if (hasLoneSurrogate(key) || hasLoneSurrogate(value))
       throw signClientInvalid(
-        `tobesignedValues.${key}`.slice(0, 80),
+        printableText(`tobesignedValues.${key}`, 80),
         'must be well-formed text (no lone surrogate)',
       );
     metadata[key] = value;

@@ -147,7 +147,8 @@ describe('signClient', () => {
     [
       'a key with a lone surrogate',
       { tobesignedValues: { ['x\udc00']: 'v' }, token_id: 'bjbvcjzqbdsj', mintingfee: 496 },
-      'tobesignedValues.x\udc00',
+      // Named printably (a probe: C1 and bidi controls and lone surrogates came back raw).
+      'tobesignedValues.x?',
     ],
     // Found by a probe: javascript: and data: URLs were signed into passports (a federated login then
     // issued a token whose iss no server accepts).

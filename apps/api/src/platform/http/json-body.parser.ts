@@ -11,6 +11,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { type FastifyBodyParser, type FastifyInstance } from 'fastify';
+import { printableText } from '@passport/core/codecs';
 import { AppError } from './app.error.js';
 
 export const JSON_CONTENT_TYPES: readonly (string | RegExp)[] = [
@@ -31,7 +32,7 @@ export function registerJsonBodyParser(fastify: FastifyInstance, bodyLimit: numb
       done(
         new AppError(
           'UNSUPPORTED_MEDIA_TYPE',
-          { contentEncoding: String(coding).slice(0, 64), supported: ['identity'] },
+          { contentEncoding: printableText(String(coding), 64), supported: ['identity'] },
           'Request bodies must be sent without a content coding (Content-Encoding: identity or none).',
         ),
         undefined,
@@ -43,7 +44,7 @@ export function registerJsonBodyParser(fastify: FastifyInstance, bodyLimit: numb
       done(
         new AppError(
           'UNSUPPORTED_MEDIA_TYPE',
-          { transferEncoding: transfer.slice(0, 64), supported: ['chunked'] },
+          { transferEncoding: printableText(transfer, 64), supported: ['chunked'] },
           'Request bodies may use no transfer coding but chunked.',
         ),
         undefined,
