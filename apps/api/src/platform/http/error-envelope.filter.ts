@@ -8,6 +8,7 @@
  */
 import { type ArgumentsHost, Catch, type ExceptionFilter, Inject } from '@nestjs/common';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
+import { causeForLog } from './cause-for-log.js';
 import { newRequestUlid } from './request-ulid.js';
 import { type AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../infrastructure/di-tokens.js';
@@ -100,7 +101,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     // cause's own stack rather than the envelope's.
     else if (status >= 500)
       request.log?.error(
-        { code: error.code, details: error.details, err: (exception as Error).cause },
+        { code: error.code, details: error.details, cause: causeForLog((exception as Error).cause) },
         `request answered ${status}`,
       );
 

@@ -1,0 +1,31 @@
+/**
+ * The cause of a decided 500 (a store refusing a logout's write), as its log line carries it: type,
+ * message and stack, bounded. Logged whole, pino's error serializer copied every own field of the
+ * error: ioredis's `command` holds the script call's arguments (a client's logout reason among them)
+ * and, on the first call after a start, the whole Lua script (a probe: 1.2 to 3.7 KB per request during
+ * a Redis out-of-memory spell).
+ */
+import { printableText } from '@passport/core/codecs';
+
+export const CAUSE_MESSAGE_MAX = 300;
+export const CAUSE_STACK_MAX = 4000;
+
+export interface LoggedCause {
+  readonly type: string;
+  readonly message: string;
+  readonly stack?: string;
+  readonly code?: string;
+}
+
+export function causeForLog(cause: unknown): LoggedCause | undefined {
+  if (cause === undefined || cause === null) return undefined;
+  if (!(cause instanceof Error))
+    return { type: typeof cause, message: printableText(String(cause), CAUSE_MESSAGE_MAX) };
+  const code = (cause as { code?: unknown }).code;
+  return {
+    type: cause.name,
+    message: printableText(cause.message, CAUSE_MESSAGE_MAX),
+    ...(typeof cause.stack === 'string' ? { stack: cause.stack.slice(0, CAUSE_STACK_MAX) } : {}),
+    ...(typeof code === 'string' ? { code: printableText(code, 64) } : {}),
+  };
+}
