@@ -307,5 +307,20 @@ describe('passport CLI: probe findings', () => {
         expect(code).toBe(2);
       }
     });
+
+    // A probe: --api with credentials was taken by the calling commands, and every call then failed as
+    // "cannot reach … (TypeError)" (fetch refuses such URLs); the value is refused up front, unquoted.
+    it('the calling commands refuse an --api with credentials before any call, without quoting them', async () => {
+      for (const args of [
+        ['nonce'],
+        ['did', 'bjbvcjzqbdsj'],
+        ['login', '--key', keyFile, '--passport', 'bjbvcjzqbdsj'],
+      ]) {
+        const run = await cli([...args, '--api', 'http://user:S3CRET@127.0.0.1:9'], env);
+        expect(run.code).toBe(2);
+        expect(run.err).toContain('--api must be an http(s) URL without credentials, query or fragment');
+        expect(run.err).not.toContain('S3CRET');
+      }
+    });
   });
 });

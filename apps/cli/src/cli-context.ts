@@ -90,11 +90,18 @@ export function apiUrl(value: string | undefined, io: CliIo): string {
   const raw = value ?? io.env.PASSPORT_API_URL;
   if (!raw) throw new CliError('--api <url> is required (or set PASSPORT_API_URL)');
   // The paths are appended to it: in a query or fragment they would not be paths (`did` printed GET /).
-  if (/[?#]/.test(raw))
+  // Credentials: fetch refuses a URL holding them (every call failed as "cannot reach … (TypeError)").
+  if (/[?#]/.test(raw) || hasCredentials(raw))
     throw new CliError(
-      `--api must be an http(s) URL without query or fragment (got "${urlForMessage(raw)}")`,
+      `--api must be an http(s) URL without credentials, query or fragment (got "${urlForMessage(raw)}")`,
     );
   return httpUrl(raw, '--api');
+}
+
+function hasCredentials(raw: string): boolean {
+  if (!URL.canParse(raw)) return false;
+  const url = new URL(raw);
+  return url.username !== '' || url.password !== '';
 }
 
 /** `raw` without a trailing slash when it is an http(s) URL; otherwise a CliError naming `flag`. */
