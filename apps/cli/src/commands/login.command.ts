@@ -116,14 +116,21 @@ an existing --save file is replaced only when it is empty or holds a saved JWT, 
         await writePrivateFile(values.save, `${jwt}\n`, { replace: true });
       } catch (error) {
         // The token is lost with the file: its session is closed rather than left to count against
-        // the passport's open sessions (best effort; the answer is not needed).
-        await callApi(io, `${api}/api/logout`, {
+        // the passport's open sessions (best effort; said only when the server said so: a probe's full
+        // disk failed the logout too, and the CLI called the session closed).
+        const closed = await callApi(io, `${api}/api/logout`, {
           method: 'POST',
           headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' },
           body: '{"reason":"token not saved"}',
-        }).catch(() => undefined);
+        }).then(
+          () => true,
+          () => false,
+        );
+        const code = (error as NodeJS.ErrnoException).code ?? 'error';
         throw new CliError(
-          `cannot write ${values.save} (${(error as NodeJS.ErrnoException).code ?? 'error'}); the new session was closed`,
+          closed
+            ? `cannot write ${values.save} (${code}); the new session was closed`
+            : `cannot write ${values.save} (${code}); the new session could not be closed either: it stays open until it expires (counting against the passport's open sessions)`,
         );
       }
     }

@@ -8,7 +8,7 @@
  * line rather than being silently overwritten.
  */
 import { randomBytes } from 'node:crypto';
-import { access, chmod } from 'node:fs/promises';
+import { access, chmod, rm } from 'node:fs/promises';
 import { makeDirectorySync } from '../files/make-directory.js';
 import { dirname } from 'node:path';
 import { formatNearCredentials, nearCredentialsFromSeed, randomFaceTokenId } from '@passport/core';
@@ -174,18 +174,35 @@ async function ensureDevFamilyLocked(
   for (const file of [config.familyCredentialsFile, config.serverCredentialsFile])
     await makePrivateDir(dirname(file));
   makeDirectorySync(dirname(config.ledgerFile));
-  await writeFileAtomic(
+  const written: string[] = [];
+  const write = async (file: string, text: string, mode?: number) => {
+    try {
+      await writeFileAtomic(file, text, mode);
+    } catch (error) {
+      // The keys of a family whose ledger was never written name no passport: removed, so that the next
+      // start (the disk full no more) creates the family instead of asking the operator to remove them
+      // (a full-disk probe: the keys fit, the ledger did not, and every later start was refused).
+      await Promise.all(written.map((done) => rm(done, { force: true })));
+      const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      throw new DevFamilyError(
+        `cannot write ${file} (${code}) while creating the development family; nothing of it was kept: ${code === 'ENOSPC' || code === 'EDQUOT' || code === 'EFBIG' ? 'free space on that volume' : 'fix the cause'} and start again`,
+        { cause: error },
+      );
+    }
+    written.push(file);
+  };
+  await write(
     config.familyCredentialsFile,
     `${JSON.stringify(formatNearCredentials(root), null, 2)}\n`,
     0o600,
   );
-  await writeFileAtomic(
+  await write(
     config.serverCredentialsFile,
     `${JSON.stringify(formatNearCredentials(server), null, 2)}\n`,
     0o600,
   );
   // The ledger last: it is what marks the family complete for the next start.
-  await writeFileAtomic(config.ledgerFile, serializeLedger(ledger));
+  await write(config.ledgerFile, serializeLedger(ledger));
 
   const log = opts.log ?? (() => undefined);
   for (const line of nextSteps(config, serverTokenId, rootTokenId)) log(line);

@@ -32,6 +32,7 @@ import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { migrate, type SchemaMigration } from './sqlite.migrations.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
+import { fullVolumeHint } from './full-volume-hint.js';
 import { WriteLockQueue } from './write-lock.queue.js';
 
 export { SCHEMA_VERSION } from './sqlite.migrations.js';
@@ -204,7 +205,7 @@ export class SqliteDatabase {
       const reason = error instanceof Error ? error.message : String(error);
       const hint = /unable to open|readonly|read-only|permission/i.test(reason)
         ? ' (are it and its directory writable?)'
-        : '';
+        : fullVolumeHint(file, reason);
       throw new Error(`cannot prepare the SQLite database ${file}: ${reason}${hint}`, { cause: error });
     }
     const checkpointer = background
