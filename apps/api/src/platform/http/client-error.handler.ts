@@ -45,12 +45,15 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
   // Node's parser reports the same error again for every chunk that arrives after its first one.
   if (err.code === 'ECONNRESET' || socket.destroyed || isLingering(socket)) return;
   const code = clientErrorCode(err.code);
-  // A request timeout is answered at once even while an earlier answer is awaited (as below).
-  if (waitingForEarlierAnswer.has(socket) && code !== 'REQUEST_TIMEOUT') return;
-  // A response already under way (e.g. an early 413 or 429 while the body still trickles in) cannot
-  // be followed by another one on this socket: closing it is all that is left.
+  // Already answered once the earlier answer is out (a timeout reported after a parse error is the same
+  // request's: Node sees the malformed request's headers unfinished and reports them at the header timeout).
+  if (waitingForEarlierAnswer.has(socket)) return;
+  // A response already under way to the request that failed (e.g. an early 413 or 429 while the body
+  // still trickles in) cannot be followed by another one on this socket: closing it is all that is left.
+  // A response under way to a complete request is an earlier answer (pipelined, being written to a slow
+  // reader, or written at once when the answer before it finished): it is waited for below, not cut.
   const inFlight = (socket as Socket & { _httpMessage?: PendingResponse | null })._httpMessage;
-  if (inFlight?.headersSent) {
+  if (inFlight?.headersSent && inFlight.req?.complete === false) {
     socket.destroy();
     return;
   }
@@ -61,8 +64,9 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
   // A response whose own request has not arrived whole is no earlier answer: the error is that request's
   // (its body cut short by a FIN, its chunked framing broken), and that answer would never come (a probe:
   // such sockets were held in CLOSE-WAIT until the 300 s connection timeout, and 2,100 of them used up
-  // the process's descriptors).
-  if (inFlight && inFlight.req?.complete !== false && code !== 'REQUEST_TIMEOUT') {
+  // the process's descriptors). A request timeout waits for an earlier answer too: written now, the 408
+  // would take that answer's place.
+  if (inFlight && inFlight.req?.complete !== false) {
     waitingForEarlierAnswer.add(socket);
     inFlight.once('close', () => {
       waitingForEarlierAnswer.delete(socket);

@@ -14,6 +14,7 @@ import { type Socket } from 'node:net';
 export function rememberPeerAddresses(server: Server): void {
   server.on('connection', (socket: Socket) => {
     // The getter keeps what it read on the socket (net.Socket#_getpeername).
-    void socket.remoteAddress;
+    // A peer gone before the accept (an RST behind its request) has no address: nothing can answer it.
+    if (socket.remoteAddress === undefined) socket.destroy();
   });
 }
