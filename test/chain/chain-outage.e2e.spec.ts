@@ -33,8 +33,8 @@ function key(): TestKey {
 
 interface LogLine {
   readonly code?: string;
-  readonly cause?: string;
-  readonly err?: { readonly message?: string };
+  /** A 503's cause in one line; a decided 500's as type, message and stack (causeForLog). */
+  readonly cause?: string | { readonly type?: string; readonly message?: string; readonly stack?: string };
 }
 
 describe('CHAIN=near through the app, and chain outages', () => {
@@ -194,14 +194,19 @@ describe('CHAIN=near through the app, and chain outages', () => {
     expect(Date.now() - started).toBeLessThan(15_000);
     // The operator's log says why the chain could not be read; the answers never do.
     const loggedCause = (code: string) =>
-      logLines.filter((l) => l.code === code).map((l) => l.cause ?? l.err?.message ?? '');
+      logLines
+        .filter((l) => l.code === code)
+        .map((l) => (typeof l.cause === 'string' ? l.cause : `${l.cause?.type}: ${l.cause?.message}`));
     // The node answered HTTP 503: the reader's reason is rpc_error, with the status underneath.
     expect(loggedCause('SERVICE_UNAVAILABLE')).toContain(
       'ChainUnavailableError: chain unavailable: rpc_error',
     );
-    expect(loggedCause('IDENTITY_LOOKUP_FAILED')).toContainEqual(
-      expect.stringContaining('chain unavailable: rpc_error'),
+    expect(loggedCause('IDENTITY_LOOKUP_FAILED')).toContain(
+      'ChainUnavailableError: chain unavailable: rpc_error',
     );
+    // A 500's cause carries its stack, but none of the error's other fields (causeForLog).
+    const identityLine = logLines.find((l) => l.code === 'IDENTITY_LOOKUP_FAILED');
+    expect(Object.keys(identityLine?.cause as object).sort()).toEqual(['message', 'stack', 'type']);
   });
 
   it('a failing node: the JWT tier cannot re-check the passport and answers 503 (the token stays good for later)', async () => {
