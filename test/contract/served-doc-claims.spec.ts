@@ -10,8 +10,7 @@ import { bearer, mintAndLogin } from '../support/passports.js';
 let t: TestApp;
 
 beforeAll(async () => {
-  // A port of the probe's range (44100-44199), not a random one.
-  t = await startTestApp({ STORE: 'memory', PORT: '44131' });
+  t = await startTestApp({ STORE: 'memory' });
 });
 afterAll(() => t.close());
 
