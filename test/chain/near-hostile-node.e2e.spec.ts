@@ -50,31 +50,56 @@ describe('NearChainReader against a node answering data that is not whole and va
       () => null,
       (error: unknown) => (error instanceof ChainUnavailableError ? error.reason : String(error)),
     );
-  const record = (tokenId: string, ownerId: string) => ({ token_id: tokenId, owner_id: ownerId, metadata: {} });
+  const record = (tokenId: string, ownerId: string) => ({
+    token_id: tokenId,
+    owner_id: ownerId,
+    metadata: {},
+  });
 
   it('refuses an owner page with more records than the limit asked (16 000 for a limit of 1 were taken and cached)', async () => {
-    rpc.enqueue({ kind: 'raw-result', bytes: bytesOf([record('aaaaaaaaaaaa', 'alice.near'), record('bbbbbbbbbbbb', 'alice.near')]) });
-    await expect(reasonOf(reader.listPassportsByOwner('alice.near', { fromIndex: 0, limit: 1 }))).resolves.toBe(
+    rpc.enqueue({
+      kind: 'raw-result',
+      bytes: bytesOf([record('aaaaaaaaaaaa', 'alice.near'), record('bbbbbbbbbbbb', 'alice.near')]),
+    });
+    await expect(
+      reasonOf(reader.listPassportsByOwner('alice.near', { fromIndex: 0, limit: 1 })),
+    ).resolves.toBe('malformed_result');
+    rpc.enqueue({
+      kind: 'raw-result',
+      bytes: bytesOf(Array.from({ length: 3 }, () => record('aaaaaaaaaaaa', 'x.near'))),
+    });
+    await expect(reasonOf(reader.listPassports({ fromIndex: 0, limit: 2 }))).resolves.toBe(
       'malformed_result',
     );
-    rpc.enqueue({ kind: 'raw-result', bytes: bytesOf(Array.from({ length: 3 }, () => record('aaaaaaaaaaaa', 'x.near'))) });
-    await expect(reasonOf(reader.listPassports({ fromIndex: 0, limit: 2 }))).resolves.toBe('malformed_result');
   });
 
   it("refuses an owner page holding another account's passport", async () => {
     rpc.enqueue({ kind: 'raw-result', bytes: bytesOf([record('aaaaaaaaaaaa', 'mallory.near')]) });
-    await expect(reasonOf(reader.listPassportsByOwner('alice.near', { fromIndex: 0, limit: 5 }))).resolves.toBe(
-      'malformed_result',
-    );
+    await expect(
+      reasonOf(reader.listPassportsByOwner('alice.near', { fromIndex: 0, limit: 5 })),
+    ).resolves.toBe('malformed_result');
   });
 
-  it.each([['a\u0000b.near'], ['../admin'], ['bob near'], ['a\u202ebc.near'], ['ALICE.NEAR'], ['did:web:evil#x']])(
-    'refuses a record whose owner_id %j is not a NEAR account id',
-    async (ownerId) => {
-      rpc.enqueue({ kind: 'raw-result', bytes: bytesOf(record('aaaaaaaaaaaa', ownerId)) });
-      await expect(reasonOf(reader.getPassport('aaaaaaaaaaaa'))).resolves.toBe('malformed_result');
-    },
-  );
+  it.each([
+    ['a\u0000b.near'],
+    ['../admin'],
+    ['bob near'],
+    ['a\u202ebc.near'],
+    ['ALICE.NEAR'],
+    ['did:web:evil#x'],
+  ])('refuses a record whose owner_id %j is not a NEAR account id', async (ownerId) => {
+    rpc.enqueue({ kind: 'raw-result', bytes: bytesOf(record('aaaaaaaaaaaa', ownerId)) });
+    await expect(reasonOf(reader.getPassport('aaaaaaaaaaaa'))).resolves.toBe('malformed_result');
+  });
+
+  it('reads a 400 for its error only: a result under it is no answer', async () => {
+    const result = {
+      result: [...Buffer.from(JSON.stringify(record('aaaaaaaaaaaa', 'alice.near')))],
+      logs: [],
+    };
+    rpc.enqueue({ kind: 'http', status: 400, body: JSON.stringify({ jsonrpc: '2.0', id: '1', result }) });
+    await expect(reasonOf(reader.getPassport('aaaaaaaaaaaa'))).resolves.toBe('malformed_result');
+  });
 
   it('a chain time read later is never earlier than one read before (a node behind by an hour)', async () => {
     const cache = new CachingChainReader(reader, { chainTimeTtlMs: 1 });
@@ -108,7 +133,9 @@ describe('CHAIN=near app against a node answering data that is not whole and val
 
   function namedAccount(owner: TestKey): string {
     const account = `u${randomBytes(4).toString('hex')}.test.near`;
-    rpc.accounts.set(account, [{ public_key: `ed25519:${encodeBase58(owner.signer.publicKey)}`, permission: 'FullAccess' }]);
+    rpc.accounts.set(account, [
+      { public_key: `ed25519:${encodeBase58(owner.signer.publicKey)}`, permission: 'FullAccess' },
+    ]);
     return account;
   }
 
@@ -138,7 +165,11 @@ describe('CHAIN=near app against a node answering data that is not whole and val
     );
     rpc.tokens.push({ token_id: serviceProviderId, owner_id: root.accountId, metadata: {} });
     const serverToken = randomFaceTokenId(cryptoRandomInt);
-    const serverMetadata: Record<string, string> = { serviceprovider_id: serviceProviderId, not_before: '', not_after: '' };
+    const serverMetadata: Record<string, string> = {
+      serviceprovider_id: serviceProviderId,
+      not_before: '',
+      not_after: '',
+    };
     serverMetadata.serviceprovider_signature = signFamilyMetadata(serverMetadata, serverToken, root.signer);
     rpc.tokens.push({ token_id: serverToken, owner_id: serverKey.accountId, metadata: serverMetadata });
     app = await startTestApp({

@@ -60,6 +60,8 @@ export class CachingChainReader implements ChainReader, CachedPassportPeek, Pass
   /** Records, keys, owner pages and the chain time; listing pages apart (`pages`), each Map in the order entries were stored. */
   private readonly cache = new Map<string, Entry>();
   private readonly pages = new Map<string, Entry>();
+  /** The latest chain time served: chain time never goes back (chainTimeMs). */
+  private latestChainMs = 0;
   private readonly inFlight = new Map<string, Promise<unknown>>();
   /** Re-reads under way (`rereadPassport`), by key; at most one per key. */
   private readonly rereads = new Map<string, Promise<PassportRecord | null>>();
@@ -165,7 +167,12 @@ export class CachingChainReader implements ChainReader, CachedPassportPeek, Pass
       'time',
       () => this.inner.chainTimeMs().then((chainMs) => ({ chainMs, readAtMs: this.clock.nowMs() })),
       () => this.chainTimeTtlMs,
-    ).then(({ chainMs, readAtMs }) => chainMs + Math.max(0, this.clock.nowMs() - readAtMs));
+    ).then(({ chainMs, readAtMs }) => {
+      // Never earlier than a time served before: a node behind the last (a lagging backend of a balanced
+      // RPC, a probe's node an hour back) made a passport past its not_after verify again.
+      this.latestChainMs = Math.max(this.latestChainMs, chainMs + Math.max(0, this.clock.nowMs() - readAtMs));
+      return this.latestChainMs;
+    });
   }
 
   stats(): ChainCacheStats {

@@ -133,7 +133,8 @@ export class BoundedJsonRpcProvider extends JsonRpcProvider {
       // A JSON-RPC node answers errors with 200 (or 400 for a request it cannot parse): read those too.
       if (answer.status !== 200 && answer.status !== 400)
         throw new ChainUnavailableError('rpc_error', { cause: new Error(`HTTP ${answer.status}`) });
-      return resultOf(answer.text);
+      // A 400 is read for its error only: a `result` under it is no answer (a probe's node had one taken).
+      return resultOf(answer.text, answer.status === 400);
     }
   }
 
@@ -196,7 +197,7 @@ export class BoundedJsonRpcProvider extends JsonRpcProvider {
 }
 
 /** A JSON-RPC answer's `result`, or the error it carries. */
-function resultOf(text: string): unknown {
+function resultOf(text: string, errorOnly = false): unknown {
   let answer: unknown;
   try {
     answer = JSON.parse(text);
@@ -210,7 +211,7 @@ function resultOf(text: string): unknown {
     if (cause === 'UNKNOWN_ACCOUNT') throw new UnknownAccountError('unknown account');
     throw new ChainUnavailableError('rpc_error', { cause: new Error(`RPC error ${String(cause ?? '')}`) });
   }
-  if (result === undefined) throw new ChainUnavailableError('malformed_result');
+  if (result === undefined || errorOnly) throw new ChainUnavailableError('malformed_result');
   // The older error form: a result object carrying an error text (a contract panic, a missing method,
   // "account alice.near does not exist while viewing").
   if (

@@ -19,6 +19,7 @@ import {
 import { type PageRequest } from '@passport/core/ports';
 import { decodeBase58 } from '@passport/core';
 import { MAX_OWNER_KEYS } from '@passport/core/passport';
+import { isNearAccountId } from '@passport/core/credentials';
 import { BoundedJsonRpcProvider, UnknownAccountError } from './bounded-json-rpc.provider.js';
 
 export interface NearViewMethods {
@@ -100,20 +101,27 @@ export class NearChainReader implements ChainReader {
   }
 
   async listPassportsByOwner(accountId: string, page: PageRequest): Promise<PassportRecord[]> {
+    const limit = clampLimit(page.limit);
     const result = await this.view(this.methods.tokensForOwner, {
       account_id: accountId,
       from_index: String(Math.max(0, Math.floor(page.fromIndex))),
-      limit: clampLimit(page.limit),
+      limit,
     });
-    return this.toRecordList(result);
+    const records = this.toRecordList(result, limit);
+    // A contract listing another account's passport under this one is broken (a probe: a login by
+    // alice's account, signed with mallory's key, got a token for mallory's passport).
+    if (records.some((record) => record.ownerId !== accountId))
+      throw new ChainUnavailableError('malformed_result');
+    return records;
   }
 
   async listPassports(page: PageRequest): Promise<PassportRecord[]> {
+    const limit = clampLimit(page.limit);
     const result = await this.view(this.methods.tokens, {
       from_index: String(Math.max(0, Math.floor(page.fromIndex))),
-      limit: clampLimit(page.limit),
+      limit,
     });
-    return this.toRecordList(result);
+    return this.toRecordList(result, limit);
   }
 
   async getAccountKeys(accountId: string): Promise<Uint8Array[]> {
@@ -192,8 +200,9 @@ export class NearChainReader implements ChainReader {
     }
   }
 
-  private toRecordList(result: unknown): PassportRecord[] {
-    if (!Array.isArray(result)) throw new ChainUnavailableError('malformed_result');
+  /** A page of at most `limit` records: a node answering more than asked (16 000 for 1, a probe) is broken. */
+  private toRecordList(result: unknown, limit: number): PassportRecord[] {
+    if (!Array.isArray(result) || result.length > limit) throw new ChainUnavailableError('malformed_result');
     return result.map((token) => this.toRecord(token));
   }
 
@@ -204,8 +213,9 @@ export class NearChainReader implements ChainReader {
     const { token_id: tokenId, owner_id: ownerId, metadata } = token as Record<string, unknown>;
     if (typeof tokenId !== 'string' || tokenId.length === 0 || tokenId.length > 256)
       throw new ChainUnavailableError('malformed_result');
-    if (typeof ownerId !== 'string' || ownerId.length < 2 || ownerId.length > 64)
-      throw new ChainUnavailableError('malformed_result');
+    // A NEAR account id, as the chain allows them (a probe's node had `../admin`, `bob near` and a bidi
+    // control taken as owners, and shown to clients as such).
+    if (!isNearAccountId(ownerId)) throw new ChainUnavailableError('malformed_result');
     const clean: PassportMetadata = {};
     if (metadata !== undefined && metadata !== null) {
       if (typeof metadata !== 'object' || Array.isArray(metadata))

@@ -139,6 +139,9 @@ export function buildJwtClaims(params: BuildJwtClaimsParams): BuiltJwtClaims {
   const ttl = params.sessionTtlSeconds ?? SESSION_DEFAULT_TTL_SECONDS;
   if (!Number.isSafeInteger(ttl) || ttl < 1)
     throw new RangeError('sessionTtlSeconds must be a positive integer');
+  // The token id goes into `sub` and the session id as it is: `;sub=` in it would name another passport.
+  if (!isTokenId(passport.tokenId))
+    throw new RangeError('passport.tokenId must be a token id (12 letters a-z)');
   let sessionExp = iat + ttl;
   const notAfterMs = passportNotAfterMs(metadata);
   if (notAfterMs !== null && Number.isFinite(notAfterMs))

@@ -40,7 +40,7 @@ import { type Clock } from '../ports/clock.port.js';
 import { type LoginChallengeRecord } from '../ports/login-recorder.port.js';
 import { type ReplayStore, retryAfterSecondsOfPause } from '../ports/replay-store.port.js';
 import { type AsyncSignatureVerifier, type SignatureVerifier } from '../ports/signature-verifier.port.js';
-import { normalizeTokenId } from '../token-id/token-id.js';
+import { isTokenId, normalizeTokenId } from '../token-id/token-id.js';
 import {
   foreignRejection,
   isLoginMode,
@@ -166,7 +166,11 @@ export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
     const account = request.identifier.toLowerCase();
     if (!isImplicitAccountId(account) && !isNearAccountId(account)) return null;
     const [first] = await chain.listPassportsByOwner(account, { fromIndex: 0, limit: 1 });
-    return first ?? null;
+    // What the chain lists is checked as a passport of this account: a record whose id is no token id
+    // (a probe's node listed `zz;sub=<another passport>`, which went into the JWT's sub) or whose owner is
+    // another account is no passport this login can be for.
+    if (!first || !isTokenId(first.tokenId) || first.ownerId.toLowerCase() !== account) return null;
+    return first;
   }
 
   // The server's own configuration does not change while it runs: judged once, not per login.

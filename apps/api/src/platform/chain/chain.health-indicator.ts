@@ -14,6 +14,9 @@ import { LedgerChainReader } from '@passport/adapters/ledger';
 import { type ServerPassportCheck } from './server-passport.check.js';
 import { type ServerUrlCheck } from './server-url.check.js';
 
+/** How far the NEAR node's final block may be behind the local clock before health says so (blocks come every ~1 s). */
+export const CHAIN_STALE_AFTER_MS = 120_000;
+
 export class ChainHealthIndicator implements HealthIndicator {
   readonly name = 'chain';
 
@@ -24,12 +27,26 @@ export class ChainHealthIndicator implements HealthIndicator {
     private readonly serverPassport?: Pick<ServerPassportCheck, 'problem'>,
     /** The server passport naming another home than PUBLIC_BASE_URL: degraded, with both URLs. */
     private readonly serverUrl?: Pick<ServerUrlCheck, 'mismatch'>,
+    private readonly nowMs: () => number = Date.now,
   ) {}
 
   async check(): Promise<HealthCheckResult> {
     const started = performance.now();
     try {
-      await this.chain.chainTimeMs();
+      const chainMs = await this.chain.chainTimeMs();
+      // A node whose final block is minutes old (stuck, or still syncing) answers every read with old
+      // passports, revocations and keys: degraded (a probe saw `healthy` with a block 6 h old).
+      const lagMs = this.nowMs() - chainMs;
+      if (this.kind === 'near' && lagMs > CHAIN_STALE_AFTER_MS)
+        return {
+          ok: false,
+          detail: {
+            kind: this.kind,
+            reason: 'chain_stale',
+            lagSeconds: Math.floor(lagMs / 1000),
+            latencyMs: elapsed(started),
+          },
+        };
       if (this.chain instanceof LedgerChainReader) {
         await this.chain.refresh();
         const outcome = this.chain.lastLoadOutcome;
