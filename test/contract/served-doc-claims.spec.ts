@@ -73,3 +73,43 @@ it('errors reference: a code listed for /api/testhola is one it can answer (INVA
   // The row says testhola answers INVALID_CONSTRAINTS; testhola ignores `constraints`.
   if (row.includes('INVALID_CONSTRAINTS')) expect(body.error.code).toBe('INVALID_CONSTRAINTS');
 });
+
+describe('policy documents state the configured values', () => {
+  let configured: TestApp;
+  beforeAll(async () => {
+    configured = await startTestApp({
+      STORE: 'memory',
+      SESSION_TTL_SECONDS: '900',
+      HOLA_FUTURE_SKEW_MS: '1000',
+      LOG_LEVEL: 'warn',
+    });
+  });
+  afterAll(() => configured.close());
+
+  const sectionsOf = async (name: string): Promise<Record<string, string>> => {
+    const policy = (await (await fetch(`${configured.baseUrl}/.well-known/${name}`)).json()) as {
+      sections: Array<{ heading: string; text: string }>;
+    };
+    return Object.fromEntries(policy.sections.map((s) => [s.heading, s.text]));
+  };
+
+  it("data-retention: the session bound is SESSION_TTL_SECONDS, and a login's session ends within it", async () => {
+    const sessions = (await sectionsOf('data-retention')).Sessions;
+    expect(sessions).toContain('at most 900 seconds after login');
+    const { jwt } = await mintAndLogin(configured);
+    const c = claims(jwt) as { session_iat: number; session_exp: number };
+    expect(c.session_exp - c.session_iat).toBe(900);
+  });
+
+  it('data-retention: replay records last 24 h + the future skew + 60 s, whatever the window', async () => {
+    expect((await sectionsOf('data-retention'))['Replay records']).toContain(
+      `kept ${86_400 + 1 + 60} seconds after the line's timestamp`,
+    );
+  });
+
+  it('privacy-policy: at a LOG_LEVEL above debug no access line is claimed', async () => {
+    const logs = (await sectionsOf('privacy-policy')).Logs;
+    expect(logs).toContain('LOG_LEVEL (warn) no line is written per request');
+    expect(logs).not.toMatch(/each request is logged/i);
+  });
+});

@@ -20,7 +20,7 @@ import {
   type PolicyDocument,
   type RootDiscovery,
 } from './discovery.schema.js';
-import { policyDocument, type PolicyName } from './policy.documents.js';
+import { policyDocument, type PolicyFacts, type PolicyName } from './policy.documents.js';
 import { JSON_UTF8 } from '../platform/http/json-content-type.js';
 
 const stamp = (requestId: string) => ({ requestId, timestamp: isoTimestamp() });
@@ -28,6 +28,7 @@ const stamp = (requestId: string) => ({ requestId, timestamp: isoTimestamp() });
 @Controller()
 export class DiscoveryController {
   private readonly base: string;
+  private readonly policyFacts: PolicyFacts;
   private readonly hola: ReturnType<typeof holaDiscovery>;
   /**
    * The root body up to its per-request members, serialised once: it is the largest body of a hot
@@ -37,6 +38,11 @@ export class DiscoveryController {
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.base = config.publicBaseUrl;
+    this.policyFacts = {
+      sessionTtlSeconds: config.sessions.ttlSeconds,
+      holaFutureSkewMs: config.holaFutureSkewMs,
+      logLevel: config.logLevel,
+    };
     this.hola = holaDiscovery(config.serviceHost);
     const fixedPart: Omit<RootDiscovery, 'requestId' | 'timestamp'> = {
       ...rootDiscovery(this.base),
@@ -99,7 +105,7 @@ export class DiscoveryController {
   }
 
   private policy(name: PolicyName, requestId: string): PolicyDocument {
-    const doc = policyDocument(name, this.base);
+    const doc = policyDocument(name, this.base, this.policyFacts);
     return { ...doc, sections: [...doc.sections], ...stamp(requestId) };
   }
 }

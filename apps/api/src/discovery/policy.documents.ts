@@ -3,6 +3,9 @@
  * why this service exists). They describe what this software actually does with data; an operator
  * who changes that (longer log retention, say) must change these texts too.
  */
+import { MAX_HOLA_MAX_AGE_MS } from '@passport/core/hola';
+import { REPLAY_DECISION_MARGIN_MS } from '@passport/core/ports';
+import { type LogLevel } from '../platform/config/app-config.js';
 import { APP_NAME, APP_VERSION } from '../platform/config/app-version.js';
 import { PATHS } from './discovery.paths.js';
 
@@ -21,9 +24,33 @@ export interface PolicyDocument {
 
 export type PolicyName = 'terms-of-service' | 'privacy-policy' | 'data-retention' | 'why-identyclaw';
 
+/** The configured values the documents state (a document must say what this deployment does). */
+export interface PolicyFacts {
+  /** SESSION_TTL_SECONDS: a session's lifetime from login. */
+  readonly sessionTtlSeconds: number;
+  /** HOLA_FUTURE_SKEW_MS: how far ahead a HOLA line may be stamped. */
+  readonly holaFutureSkewMs: number;
+  /** LOG_LEVEL: `debug` and `trace` write one access line per request. */
+  readonly logLevel: LogLevel;
+}
+
+/** A replay record outlives the widest window, the future skew and the decision margin (docs/protocol.md §2). */
+const replayRecordSeconds = (facts: PolicyFacts): number =>
+  (MAX_HOLA_MAX_AGE_MS + facts.holaFutureSkewMs + REPLAY_DECISION_MARGIN_MS) / 1000;
+
+const auditLogText = (facts: PolicyFacts): string =>
+  ['info', 'debug', 'trace'].includes(facts.logLevel)
+    ? "Administrators' acts (session revocation and cleanup, refused privileged requests) are logged with who did them."
+    : "Administrators' acts are logged at info, which this level drops.";
+
+const accessLogText = (facts: PolicyFacts): string =>
+  facts.logLevel === 'debug' || facts.logLevel === 'trace'
+    ? `At this deployment's LOG_LEVEL (${facts.logLevel}) each response writes one access line: request id, method, route pattern (not the path; null for an unknown path), status and duration.`
+    : `At this deployment's LOG_LEVEL (${facts.logLevel}) no line is written per request (at debug, one access line: request id, method, route pattern, status and duration).`;
+
 const section = (heading: string, text: string): PolicySection => ({ heading, text });
 
-export function policyDocument(name: PolicyName, base: string): PolicyDocument {
+export function policyDocument(name: PolicyName, base: string, facts: PolicyFacts): PolicyDocument {
   const contact = `${base}${PATHS.trustAnchor}`;
   switch (name) {
     case 'terms-of-service':
@@ -60,11 +87,11 @@ export function policyDocument(name: PolicyName, base: string): PolicyDocument {
         sections: [
           section(
             'What is processed',
-            'Passport records are read from the chain, where they are public. On login the service stores a session record (token id, session id, expiry). On HOLA verification it stores the token id and nonce of each verified line. Per client IP address it keeps a rate-limit counter.',
+            'Passport records are read from the chain, where they are public. On login the service stores the login challenge used (the identifier and its second, so that it is not used twice) and a session record: token id, owner account, session id, JWT id, login and expiry times, renewals, and when and why it was closed (logout, revocation, superseded). On HOLA verification it stores the token id and nonce of each verified line. Per client IP address it keeps a rate-limit counter, and per passport a request-quota counter.',
           ),
           section(
             'Logs',
-            'Each request is logged with its method, path (without query string), status, duration, client address and request id. Bodies, headers, tokens and signatures are not logged.',
+            `${accessLogText(facts)} ${auditLogText(facts)} Bodies, headers, tokens and signatures are not logged, nor client addresses, except in a warning (at most one per 10 seconds) naming an address refused connections beyond HTTP_MAX_CONNECTIONS_PER_ADDRESS.`,
           ),
           section(
             'Sharing',
@@ -83,15 +110,15 @@ export function policyDocument(name: PolicyName, base: string): PolicyDocument {
         sections: [
           section(
             'Sessions',
-            'Kept until the session expires (at most 3600 seconds after login) or is closed by logout, then swept.',
+            `Kept until the session ends, at most ${facts.sessionTtlSeconds} seconds after login (SESSION_TTL_SECONDS; earlier when the passport's not_after comes first; the tokens renewed within it end with it), or is closed by logout or revocation; then deleted by the next sweep (every 60 seconds).`,
           ),
           section(
             'Replay records',
-            'The token id and nonce of each verified HOLA line are kept until the line could no longer be fresh (its timestamp plus the freshness window, at most 24 hours), then swept.',
+            `The token id and nonce of each verified HOLA line are kept ${replayRecordSeconds(facts)} seconds after the line's timestamp (24 hours, the widest freshness window, plus the allowed future skew and a 60-second margin), whatever window the caller chose; a used login challenge, 360 seconds past its second. Then swept.`,
           ),
           section(
             'Rate-limit counters',
-            'One token bucket per client address, dropped once it has been idle long enough to be full again.',
+            'One token bucket per client address, and one per passport for JWT routes, each dropped once it has been idle long enough to be full again.',
           ),
           section(
             'Chain data',

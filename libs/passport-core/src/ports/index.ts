@@ -18,6 +18,7 @@ export {
 export { type PassportRecord, type PassportMetadata } from '../passport/passport.types.js';
 
 // Stores
+export { REPLAY_DECISION_MARGIN_MS } from './replay-decision-margin.js';
 export {
   type RecordOutcome,
   type RecordQuota,
