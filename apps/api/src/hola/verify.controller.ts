@@ -35,8 +35,11 @@ export class VerifyController {
       'Public. 200 for any well-formed request: read `verified` and `failureReasons`. Early validation ' +
       '(format, lint, checksum) is 400 HOLA_VALIDATION_FAILED with `error.details.reasonCode` and `stage`. ' +
       'A line that verifies is recorded: verifying it again (here or on /api/testhola) reports `nonce_replay`. ' +
-      'An optional bearer token must be valid; it enables the RECIPIENT_MISMATCH warning when the line is ' +
-      'addressed neither to MUNDO nor to the caller (unless `expectedRecipient` is given).',
+      'An optional bearer token must be valid (a bad, expired or closed one is 401 INVALIDATED_TOKEN). ' +
+      'RECIPIENT_MISMATCH warns when `expectedRecipient` is given and differs from the recipient (a MUNDO ' +
+      'line included), with or without a token; without `expectedRecipient`, when a bearer token is sent ' +
+      'and the line is addressed neither to MUNDO nor to the caller. A subagent line warns ' +
+      'DELEGATION_NOT_CHECKED: ask /api/isauthorizedsigner.',
     security: [{}, { bearer: [] }],
   })
   @ApiBody({ schema: verifyRequestComponent })
