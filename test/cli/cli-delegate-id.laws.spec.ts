@@ -37,7 +37,11 @@ describe('CLI delegate id laws', () => {
   it('oracle: checkDelegateId accepts exactly what the server accepts', () => {
     const id = fc.oneof(
       fc.string({ unit: 'grapheme', minLength: 1, maxLength: 8 }),
-      fc.string({ unit: fc.constantFrom('a', 'ß', '\u3000', '\u3164', '\ue000', '\ufe0f', ' ', '/', '\u200d'), minLength: 1, maxLength: 100 }),
+      fc.string({
+        unit: fc.constantFrom('a', 'ß', '\u3000', '\u3164', '\ue000', '\ufe0f', ' ', '/', '\u200d'),
+        minLength: 1,
+        maxLength: 100,
+      }),
     );
     fc.assert(
       fc.property(id, (text) => {

@@ -13,7 +13,25 @@ const options = {
   json: { type: 'boolean' as const },
   tag: { type: 'string' as const, multiple: true },
 };
-const arg = fc.constantFrom('--key', 'k.json', '--key=a', '--key=', '--json', '--json=1', '--tag', 't', '--', '-h', '--help', '--nope', '-', '-k', 'LINE', '--tag=x', '-hj');
+const arg = fc.constantFrom(
+  '--key',
+  'k.json',
+  '--key=a',
+  '--key=',
+  '--json',
+  '--json=1',
+  '--tag',
+  't',
+  '--',
+  '-h',
+  '--help',
+  '--nope',
+  '-',
+  '-k',
+  'LINE',
+  '--tag=x',
+  '-hj',
+);
 
 describe('CLI flag laws', () => {
   it('oracle: returns what parseArgs returns, or throws only CliError/HelpRequested; single options never twice', () => {
@@ -33,7 +51,9 @@ describe('CLI flag laws', () => {
           return;
         }
         expect(result).toEqual(parseArgs(config));
-        const named = parseArgs({ ...config, tokens: true }).tokens.filter((t) => t.kind === 'option' && t.name !== 'tag');
+        const named = parseArgs({ ...config, tokens: true }).tokens.filter(
+          (t) => t.kind === 'option' && t.name !== 'tag',
+        );
         expect(new Set(named.map((t) => (t.kind === 'option' ? t.name : ''))).size).toBe(named.length);
         if (before) {
           const tokens = parseArgs({ ...config, tokens: true }).tokens;

@@ -29,9 +29,20 @@ function referenceBase32(text: string): number[] | null {
   return out;
 }
 
-const base32ish = fc.string({ unit: fc.constantFrom(...B32, '=', 'a', '1', '0', '8', '\u00c0'), maxLength: 40 });
-const base64ish = fc.string({ unit: fc.constantFrom(...B64URL, '=', '+', '/', ' ', '\n', '.'), maxLength: 40 });
-const anyText = fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), base32ish, base64ish);
+const base32ish = fc.string({
+  unit: fc.constantFrom(...B32, '=', 'a', '1', '0', '8', '\u00c0'),
+  maxLength: 40,
+});
+const base64ish = fc.string({
+  unit: fc.constantFrom(...B64URL, '=', '+', '/', ' ', '\n', '.'),
+  maxLength: 40,
+});
+const anyText = fc.oneof(
+  fc.string({ unit: 'binary' }),
+  fc.string({ unit: 'grapheme' }),
+  base32ish,
+  base64ish,
+);
 
 describe('codec laws', () => {
   describe('base32', () => {
@@ -125,11 +136,16 @@ describe('codec laws', () => {
   describe('hex', () => {
     it('oracle: encodeHex equals Buffer hex; decodeHex accepts exactly even-length hex of either case', () => {
       fc.assert(
-        fc.property(fc.uint8Array({ maxLength: 64 }), (b) => expect(encodeHex(b)).toBe(Buffer.from(b).toString('hex'))),
+        fc.property(fc.uint8Array({ maxLength: 64 }), (b) =>
+          expect(encodeHex(b)).toBe(Buffer.from(b).toString('hex')),
+        ),
       );
       fc.assert(
         fc.property(
-          fc.oneof(fc.string({ unit: fc.constantFrom(...'0123456789abcdefABCDEFgG \n'), maxLength: 20 }), anyText),
+          fc.oneof(
+            fc.string({ unit: fc.constantFrom(...'0123456789abcdefABCDEFgG \n'), maxLength: 20 }),
+            anyText,
+          ),
           (text) => {
             const ok = /^(?:[0-9a-fA-F]{2})*$/.test(text);
             const got = decodeHex(text);
@@ -145,7 +161,10 @@ describe('codec laws', () => {
       fc.assert(
         fc.property(
           fc.oneof(
-            fc.string({ unit: fc.constantFrom(...'123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz0OIl'), maxLength: 140 }),
+            fc.string({
+              unit: fc.constantFrom(...'123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz0OIl'),
+              maxLength: 140,
+            }),
             anyText,
           ),
           (text) => {

@@ -20,7 +20,8 @@ describe('urlForMessage laws', () => {
         (scheme, user, head, special, tail) => {
           const raw = `${scheme}://${user}:${head}${special}${tail}@rpc.example.com/path`;
           const quoted = urlForMessage(raw);
-          for (const secret of [user, head, tail]) expect({ raw, quoted, leaks: quoted.includes(secret) }).toEqual({ raw, quoted, leaks: false });
+          for (const secret of [user, head, tail])
+            expect({ raw, quoted, leaks: quoted.includes(secret) }).toEqual({ raw, quoted, leaks: false });
         },
       ),
     );

@@ -30,23 +30,38 @@ describe('NEAR credential laws', () => {
 
   it('round trip: parseNearCredentials(formatNearCredentials(seed, account)) gives the seed, the key and the account', () => {
     fc.assert(
-      fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.option(accountish.filter(isNearAccountId).filter((a) => !/^[0-9a-f]{64}$/.test(a))), (seed, named) => {
-        const expected = nearCredentialsFromSeed(seed, named ?? undefined);
-        const parsed = parseNearCredentials(JSON.stringify(formatNearCredentials(expected)));
-        expect(parsed).toEqual(expected);
-        expect(parsed.accountId).toBe(named ?? implicitAccountId(expected.publicKey));
-        expect(parseNearPublicKey(formatNearPublicKey(parsed.publicKey))).toEqual(parsed.publicKey);
-      }),
+      fc.property(
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        fc.option(accountish.filter(isNearAccountId).filter((a) => !/^[0-9a-f]{64}$/.test(a))),
+        (seed, named) => {
+          const expected = nearCredentialsFromSeed(seed, named ?? undefined);
+          const parsed = parseNearCredentials(JSON.stringify(formatNearCredentials(expected)));
+          expect(parsed).toEqual(expected);
+          expect(parsed.accountId).toBe(named ?? implicitAccountId(expected.publicKey));
+          expect(parseNearPublicKey(formatNearPublicKey(parsed.publicKey))).toEqual(parsed.publicKey);
+        },
+      ),
       { numRuns: 200 },
     );
   });
 
   it('totality: on any JSON value or text it returns or throws InvalidNearCredentialsError, never another error', () => {
-    const keyText = fc.oneof(fc.uint8Array({ maxLength: 70 }).map((b) => `ed25519:${encodeBase58(b)}`), fc.string({ maxLength: 12 }));
+    const keyText = fc.oneof(
+      fc.uint8Array({ maxLength: 70 }).map((b) => `ed25519:${encodeBase58(b)}`),
+      fc.string({ maxLength: 12 }),
+    );
     fc.assert(
       fc.property(
         fc.oneof(
-          fc.record({ account_id: fc.oneof(accountish, fc.jsonValue()), public_key: keyText, private_key: keyText, secret_key: keyText }, { requiredKeys: [] }),
+          fc.record(
+            {
+              account_id: fc.oneof(accountish, fc.jsonValue()),
+              public_key: keyText,
+              private_key: keyText,
+              secret_key: keyText,
+            },
+            { requiredKeys: [] },
+          ),
           fc.jsonValue(),
           fc.string({ maxLength: 30 }),
         ),

@@ -26,9 +26,16 @@ describe('DID laws', () => {
     const letters = fc.string({ unit: fc.constantFrom(...'abcxyzABZ'), minLength: 11, maxLength: 13 });
     const did = fc.oneof(
       letters.map((t) => passportDid(t)),
-      fc.constantFrom('did:', 'did:web:', 'did:passport:', 'DID:passport:').chain((p) => letters.map((t) => p + t)),
+      fc
+        .constantFrom('did:', 'did:web:', 'did:passport:', 'DID:passport:')
+        .chain((p) => letters.map((t) => p + t)),
       fc.string({ unit: 'binary', maxLength: 30 }),
-      fc.oneof(fc.integer(), fc.constant(null), fc.constant(undefined), fc.array(fc.string(), { maxLength: 2 })),
+      fc.oneof(
+        fc.integer(),
+        fc.constant(null),
+        fc.constant(undefined),
+        fc.array(fc.string(), { maxLength: 2 }),
+      ),
     );
     fc.assert(
       fc.property(did, (value) => {
@@ -48,7 +55,7 @@ describe('DID laws', () => {
 
   it('oracle: the did:web alias resolves (did:web read algorithm) to didWebDocumentUrl, segment by segment', () => {
     const segment = fc.string({
-      unit: fc.constantFrom(...'aZ09-._~!$&\'()*+,;=:@é[]', '%20', '%2F', '%3A', '%25'),
+      unit: fc.constantFrom(..."aZ09-._~!$&'()*+,;=:@é[]", '%20', '%2F', '%3A', '%25'),
       minLength: 1,
       maxLength: 6,
     });

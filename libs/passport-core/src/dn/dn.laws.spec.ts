@@ -9,7 +9,19 @@ import { DN_MAX_LENGTH, formatDn, isDnFullyParsed, parseDn } from './dn.parser.j
 const dnish = fc.string({
   unit: fc.constantFrom(
     ...'AaZ09_-.=,"\\ \t',
-    'NNSWF=', 'NSWF=', 'nswf=', 'ContactURI=', 'Creature=', 'mailto:a:b', '\\41', '\\c3\\a9', '\\ff', '\u00e9', '\u732b', '\ud83d\ude00', '\u00a0',
+    'NNSWF=',
+    'NSWF=',
+    'nswf=',
+    'ContactURI=',
+    'Creature=',
+    'mailto:a:b',
+    '\\41',
+    '\\c3\\a9',
+    '\\ff',
+    '\u00e9',
+    '\u732b',
+    '\ud83d\ude00',
+    '\u00a0',
   ),
   maxLength: 40,
 });
@@ -45,7 +57,10 @@ describe('DN laws', () => {
         expect(dn.creature).toBe(first('creature'));
         expect(dn.contactUris).toEqual(
           dn.attributes
-            .filter((a) => a.name.toLowerCase() === 'contacturi' && /^[A-Za-z][A-Za-z0-9+.-]*:[^:]+:.+$/s.test(a.value))
+            .filter(
+              (a) =>
+                a.name.toLowerCase() === 'contacturi' && /^[A-Za-z][A-Za-z0-9+.-]*:[^:]+:.+$/s.test(a.value),
+            )
             .map((a) => a.value),
         );
       }),
@@ -57,7 +72,8 @@ describe('DN laws', () => {
     fc.assert(
       fc.property(dnish, fc.nat(10), (text, extra) => {
         expect(parseDn(text.padEnd(DN_MAX_LENGTH + 1 + extra, 'x'))).toBeNull();
-        if (!text.includes('=') && !text.includes('\\3d') && !text.includes('\\3D')) expect(parseDn(text)).toBeNull();
+        if (!text.includes('=') && !text.includes('\\3d') && !text.includes('\\3D'))
+          expect(parseDn(text)).toBeNull();
       }),
     );
   });

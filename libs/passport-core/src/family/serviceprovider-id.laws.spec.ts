@@ -7,12 +7,21 @@ import fc from 'fast-check';
 import { formatServiceProviderId, parseServiceProviderId } from './serviceprovider-id.js';
 
 const value = fc.string({ unit: fc.constantFrom(...'abz09.-_:/é'), minLength: 1, maxLength: 8 });
-const spid = fc.record({ chain: value, contract: value, rootIds: fc.uniqueArray(value, { minLength: 1, maxLength: 4 }) });
-const textish = fc.string({ unit: fc.constantFrom('bc=', 'sc=', 'id=', ';', '=', 'a', 'b', ' ', 'local', '\u00a0'), maxLength: 14 });
+const spid = fc.record({
+  chain: value,
+  contract: value,
+  rootIds: fc.uniqueArray(value, { minLength: 1, maxLength: 4 }),
+});
+const textish = fc.string({
+  unit: fc.constantFrom('bc=', 'sc=', 'id=', ';', '=', 'a', 'b', ' ', 'local', '\u00a0'),
+  maxLength: 14,
+});
 
 describe('serviceprovider id laws', () => {
   it('round trip: parseServiceProviderId(formatServiceProviderId(x)) is x', () => {
-    fc.assert(fc.property(spid, (x) => expect(parseServiceProviderId(formatServiceProviderId(x))).toEqual(x)));
+    fc.assert(
+      fc.property(spid, (x) => expect(parseServiceProviderId(formatServiceProviderId(x))).toEqual(x)),
+    );
   });
   it('canonical form: every accepted text is the format of what it parses to', () => {
     fc.assert(
@@ -24,6 +33,8 @@ describe('serviceprovider id laws', () => {
     );
   });
   it('totality: null for anything that is not a string, never a throw', () => {
-    fc.assert(fc.property(fc.anything(), (v) => (typeof v === 'string' ? true : parseServiceProviderId(v) === null)));
+    fc.assert(
+      fc.property(fc.anything(), (v) => (typeof v === 'string' ? true : parseServiceProviderId(v) === null)),
+    );
   });
 });

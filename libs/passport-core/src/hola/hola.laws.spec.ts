@@ -18,7 +18,9 @@ const HOST = serviceHost.toUpperCase();
 
 const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 function referenceTimestampOk(ts: string): boolean {
-  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:Z|[+-](\d{2}):(\d{2}))$/.exec(ts);
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:Z|[+-](\d{2}):(\d{2}))$/.exec(
+    ts,
+  );
   if (!m) return false;
   const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number);
   const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
@@ -75,22 +77,36 @@ function referenceParse(input: unknown): string {
   return 'ok';
 }
 
-const tokenId = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz'), minLength: 12, maxLength: 12 });
+const tokenId = fc.string({
+  unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz'),
+  minLength: 12,
+  maxLength: 12,
+});
 const visibleId = fc
   .string({ unit: 'grapheme', minLength: 1, maxLength: 20 })
-  .filter((s) => !s.includes('/') && !hasUnprintable(s) && isVisibleText(s.toUpperCase()) && s.toUpperCase().length <= 128);
+  .filter(
+    (s) =>
+      !s.includes('/') &&
+      !hasUnprintable(s) &&
+      isVisibleText(s.toUpperCase()) &&
+      s.toUpperCase().length <= 128,
+  );
 const lineParams = fc.record({
   seed: fc.uint8Array({ minLength: 32, maxLength: 32 }),
   recipient: fc.option(fc.oneof(tokenId, fc.constant('MUNDO'), fc.constant('mundo')), { nil: undefined }),
   senderTokenId: tokenId,
   timestamp: fc
-    .date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true })
+    .date({
+      min: new Date('1970-01-01T00:00:00Z'),
+      max: new Date('2100-01-01T00:00:00Z'),
+      noInvalidDate: true,
+    })
     .map((d) => d.toISOString()),
   nonceHex: fc.string({ unit: fc.constantFrom(...'0123456789ABCDEFabcdef'), minLength: 1, maxLength: 32 }),
   subagent: fc.option(fc.record({ delegateId: visibleId }), { nil: undefined }),
 });
-const build = (p: fc.ExtractedValue<typeof lineParams>) =>
-  buildHolaLine({ ...p, serviceHost, signer: createNobleSigner(p.seed) });
+type LineParams = typeof lineParams extends fc.Arbitrary<infer T> ? T : never;
+const build = (p: LineParams) => buildHolaLine({ ...p, serviceHost, signer: createNobleSigner(p.seed) });
 
 const EDIT_CHARS = [...'ABCZ27=/0189-:.TZ+ aé<>ß\n\u0000\u200b\ud800{}"'];
 const edit = fc.tuple(fc.nat(), fc.nat(3), fc.string({ unit: fc.constantFrom(...EDIT_CHARS), maxLength: 3 }));
@@ -128,7 +144,7 @@ describe('HOLA laws', () => {
       fc.property(lineParams, fc.boolean(), (p, lower) => {
         const line = build(p);
         // Lowercasing is undone by uppercasing only for ASCII (İ lowercases to i + U+0307).
-        const sent = lower && /^[\x00-\x7f]*$/.test(line) ? line.toLowerCase() : line;
+        const sent = lower && !/[^\x20-\x7e]/.test(line) ? line.toLowerCase() : line;
         const r = parseHola(sent, { serviceHost });
         if (!r.ok) throw new Error(r.failure.message);
         const prefix = holaSignedPrefix({
@@ -154,7 +170,7 @@ describe('HOLA laws', () => {
         const r = parseHola(line, { serviceHost });
         if (!r.ok) throw new Error(r.failure.message);
         expect(r.line.delegateId).toBe(delegateId.toUpperCase());
-        if (/^[\x00-\x7f]*$/.test(line)) expect(parseHola(line.toLowerCase(), { serviceHost })).toEqual(r);
+        if (!/[^\x20-\x7e]/.test(line)) expect(parseHola(line.toLowerCase(), { serviceHost })).toEqual(r);
       }),
       { numRuns: 200 },
     );

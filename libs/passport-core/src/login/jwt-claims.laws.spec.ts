@@ -6,7 +6,12 @@
 import fc from 'fast-check';
 import { type PassportRecord } from '../passport/passport.types.js';
 import { createNobleSigner } from '../crypto/noble.signer.js';
-import { buildJwtClaims, JWT_DEFAULT_LIFETIME_SECONDS, positiveIntegerClaim, tokenIdFromSubject } from './jwt-claims.js';
+import {
+  buildJwtClaims,
+  JWT_DEFAULT_LIFETIME_SECONDS,
+  positiveIntegerClaim,
+  tokenIdFromSubject,
+} from './jwt-claims.js';
 
 const server = {
   serviceProviderId: 'bc=local;sc=passport.test;id=devroot',
@@ -23,7 +28,13 @@ describe('JWT claim laws', () => {
       fc.property(
         fc.integer({ min: 946684800000, max: 4102444800000 }), // not_after on 1970-01-01 means unbounded
         fc.option(fc.integer({ min: 1, max: 100_000 }), { nil: undefined }),
-        fc.option(fc.oneof(fc.integer({ min: 1, max: 10_000 }).map(String), fc.constantFrom('0', '-5', 'x', ' 60 ', '1e3')), { nil: undefined }),
+        fc.option(
+          fc.oneof(
+            fc.integer({ min: 1, max: 10_000 }).map(String),
+            fc.constantFrom('0', '-5', 'x', ' 60 ', '1e3'),
+          ),
+          { nil: undefined },
+        ),
         fc.integer({ min: 1, max: 200_000 }),
         (nowMs, ttl, jwtDuration, notAfterAheadS) => {
           const iat = Math.floor(nowMs / 1000);
@@ -33,7 +44,10 @@ describe('JWT claim laws', () => {
             ownerId: 'ab'.repeat(32),
             contractId: 'passport.test',
             revoked: false,
-            metadata: { not_after: notAfter, ...(jwtDuration === undefined ? {} : { jwt_duration: jwtDuration }) },
+            metadata: {
+              not_after: notAfter,
+              ...(jwtDuration === undefined ? {} : { jwt_duration: jwtDuration }),
+            },
           };
           const { claims, expiresAtMs, sessionExpiresAtMs } = buildJwtClaims({
             server,
@@ -61,9 +75,13 @@ describe('JWT claim laws', () => {
 
   it('round trip: tokenIdFromSubject reads the token id back from `<any serviceprovider id>;sub=<tokenId>`', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'binary', maxLength: 40 }), fc.stringMatching(/^[a-z]{12}$/), (sp, tokenId) => {
-        expect(tokenIdFromSubject(`${sp};sub=${tokenId}`)).toBe(tokenId);
-      }),
+      fc.property(
+        fc.string({ unit: 'binary', maxLength: 40 }),
+        fc.stringMatching(/^[a-z]{12}$/),
+        (sp, tokenId) => {
+          expect(tokenIdFromSubject(`${sp};sub=${tokenId}`)).toBe(tokenId);
+        },
+      ),
     );
   });
 

@@ -38,12 +38,15 @@ const nearIso = fc
 describe('time bound laws', () => {
   it('oracle (fail closed): an instant read here is the instant new Date reads', () => {
     fc.assert(
-      fc.property(fc.oneof(nearIso, fc.string({ unit: fc.constantFrom(...'0123456789-:.TZtz +'), maxLength: 30 })), (text) => {
-        const bound = parsePassportTimeBound(text, 'end');
-        if (bound.kind !== 'instant' || /^\d+$/.test(text)) return;
-        const zoneless = /[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(text);
-        expect({ text, ms: bound.ms }).toEqual({ text, ms: Date.parse(zoneless ? `${text}Z` : text) });
-      }),
+      fc.property(
+        fc.oneof(nearIso, fc.string({ unit: fc.constantFrom(...'0123456789-:.TZtz +'), maxLength: 30 })),
+        (text) => {
+          const bound = parsePassportTimeBound(text, 'end');
+          if (bound.kind !== 'instant' || /^\d+$/.test(text)) return;
+          const zoneless = /[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(text);
+          expect({ text, ms: bound.ms }).toEqual({ text, ms: Date.parse(zoneless ? `${text}Z` : text) });
+        },
+      ),
       { numRuns: 20000 },
     );
   });

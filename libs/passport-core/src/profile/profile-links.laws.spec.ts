@@ -9,15 +9,40 @@ import { type AddressClassifier } from '../ports/address-classifier.port.js';
 import { resolveWebhookTarget } from '../webhook/webhook-target.js';
 import { webhookUrlOrNull, webUrlOrNull } from './profile-links.js';
 
-const classifier: AddressClassifier = { classify: () => null, inCidrList: () => true } as unknown as AddressClassifier;
+const classifier: AddressClassifier = {
+  classify: () => null,
+  inCidrList: () => true,
+} as unknown as AddressClassifier;
 // The sender's URL refusals but query_or_fragment: showing a base URL with a query is not promised away.
 const URL_REASONS = ['empty', 'too_long', 'unparsable', 'scheme_not_http', 'userinfo', 'port_not_allowed'];
-const piece = fc.constantFrom('https://', 'http://', 'evil.example', 'bank.example', '\\', '/', '@', ':', 'u', '8443', '%5C', '.', '?', '#', 'p');
+const piece = fc.constantFrom(
+  'https://',
+  'http://',
+  'evil.example',
+  'bank.example',
+  '\\',
+  '/',
+  '@',
+  ':',
+  'u',
+  '8443',
+  '%5C',
+  '.',
+  '?',
+  '#',
+  'p',
+);
 const urlish = fc.oneof(
   fc.array(piece, { minLength: 1, maxLength: 7 }).map((a) => a.join('')),
   // host, separator, userinfo-looking part, another host: where a reader and a parser may part ways
   fc
-    .tuple(fc.constantFrom('https://', 'http://', ''), fc.constantFrom('evil.example', 'u:p', ''), fc.constantFrom('\\', '/', '%5C', '', '\\\\'), fc.constantFrom('@', ''), fc.constantFrom('bank.example', 'bank.example/a.png'))
+    .tuple(
+      fc.constantFrom('https://', 'http://', ''),
+      fc.constantFrom('evil.example', 'u:p', ''),
+      fc.constantFrom('\\', '/', '%5C', '', '\\\\'),
+      fc.constantFrom('@', ''),
+      fc.constantFrom('bank.example', 'bank.example/a.png'),
+    )
     .map((a) => a.join('')),
 );
 
@@ -44,7 +69,9 @@ describe('profile link laws', () => {
         const authority = shown.replace(/^https?:\/+/i, '').split(/[/?#]/, 1)[0];
         const afterAt = authority.slice(authority.lastIndexOf('@') + 1);
         // (Read through the parser too, so that 8443 is 0.0.32.251 on both sides: the law is about which part is the host.)
-        const readerHost = URL.canParse(`https://${afterAt}`) ? new URL(`https://${afterAt}`).hostname : afterAt;
+        const readerHost = URL.canParse(`https://${afterAt}`)
+          ? new URL(`https://${afterAt}`).hostname
+          : afterAt;
         expect({ shown, host: new URL(shown).hostname }).toEqual({ shown, host: readerHost });
       }),
       { numRuns: 3000 },

@@ -8,9 +8,17 @@ import { isTokenId, normalizeTokenId } from './token-id.js';
 
 // resolutions.md §1, copied by hand (not imported: the oracle must not share the module's table).
 const CATEGORIES: [string, number][] = [
-  ['overall_structure', 3], ['face_shape', 7], ['age_related', 4], ['regional_bone_structure', 12],
-  ['lips', 5], ['hair_color', 8], ['eyebrow_style', 5], ['eyes', 10], ['skin_conditions', 5],
-  ['skin_tones', 7], ['nose', 6],
+  ['overall_structure', 3],
+  ['face_shape', 7],
+  ['age_related', 4],
+  ['regional_bone_structure', 12],
+  ['lips', 5],
+  ['hair_color', 8],
+  ['eyebrow_style', 5],
+  ['eyes', 10],
+  ['skin_conditions', 5],
+  ['skin_tones', 7],
+  ['nose', 6],
 ];
 const EVEN: Record<string, number> = { b: 0, c: 1, a: 2, e: 3, u: 4, g: 5, l: 2, s: 3, z: 4 };
 const ODD = 'dfhjkmnpqrtvwxy';
@@ -47,7 +55,11 @@ describe('token id and face laws', () => {
         expect(Object.keys(face!.categories)).toEqual(CATEGORIES.map(([name]) => name));
         CATEGORIES.forEach(([name, count], p) => {
           const c = face!.categories[name];
-          expect([c.index, c.letter, c.value === null]).toEqual([want.indices[p], id[p], want.indices[p] >= count]);
+          expect([c.index, c.letter, c.value === null]).toEqual([
+            want.indices[p],
+            id[p],
+            want.indices[p] >= count,
+          ]);
         });
       }),
       { numRuns: 3000 },

@@ -10,7 +10,8 @@ import { declaresUtf8OrNoCharset } from './json-body.parser.js';
 function referenceCharset(header: string): string | undefined | null {
   let rest = header.replace(/^application\/json/, '');
   let charset: string | undefined;
-  const param = /^[ \t]*;[ \t]*(?:([!#$%&'*+.^_`|~0-9A-Za-z-]+)=(?:([!#$%&'*+.^_`|~0-9A-Za-z-]+)|"((?:[^"\\]|\\.)*)"))?/;
+  const param =
+    /^[ \t]*;[ \t]*(?:([!#$%&'*+.^_`|~0-9A-Za-z-]+)=(?:([!#$%&'*+.^_`|~0-9A-Za-z-]+)|"((?:[^"\\]|\\.)*)"))?/;
   while (rest !== '') {
     const m = param.exec(rest);
     if (!m) return null;
@@ -20,10 +21,24 @@ function referenceCharset(header: string): string | undefined | null {
   return charset;
 }
 
-const value = fc.constantFrom('utf-8', 'UTF-8', 'utf8', 'latin1', '"utf-8"', '"latin1"', '"x;charset=latin1"', '"x;charset=utf-8"', '"a=b"', 'x');
+const value = fc.constantFrom(
+  'utf-8',
+  'UTF-8',
+  'utf8',
+  'latin1',
+  '"utf-8"',
+  '"latin1"',
+  '"x;charset=latin1"',
+  '"x;charset=utf-8"',
+  '"a=b"',
+  'x',
+);
 const ows = fc.constantFrom('', ' ', '\t');
 const header = fc
-  .uniqueArray(fc.tuple(fc.constantFrom('charset', 'foo', 'q', 'profile'), ows, value), { selector: ([name]) => name, maxLength: 3 })
+  .uniqueArray(fc.tuple(fc.constantFrom('charset', 'foo', 'q', 'profile'), ows, value), {
+    selector: ([name]) => name,
+    maxLength: 3,
+  })
   .chain((params) => fc.shuffledSubarray(params, { minLength: params.length, maxLength: params.length }))
   .map((params) => 'application/json' + params.map(([name, w, v]) => `;${w}${name}=${v}`).join(''));
 

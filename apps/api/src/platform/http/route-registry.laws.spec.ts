@@ -13,13 +13,34 @@ const patternSegment = fc.constantFrom('api', 'a', 'b.c', ':id', ':other', 'x-y'
 const pattern = fc
   .tuple(fc.array(patternSegment, { minLength: 1, maxLength: 3 }), fc.boolean())
   // Parameter names are unique in a pattern (as in the app's routes): named after their position.
-  .map(([segments, star]) => '/' + [...segments.map((s, i) => (s.startsWith(':') ? `${s}${i}` : s)), ...(star ? ['*'] : [])].join('/'));
+  .map(
+    ([segments, star]) =>
+      '/' +
+      [...segments.map((s, i) => (s.startsWith(':') ? `${s}${i}` : s)), ...(star ? ['*'] : [])].join('/'),
+  );
 const routes = fc.uniqueArray(fc.record({ url: pattern, method: fc.constantFrom(...METHODS) }), {
   minLength: 1,
   maxLength: 6,
   selector: (r) => `${r.method} ${r.url.replace(/:[a-z]+/g, ':p')}`,
 });
-const targetSegment = fc.constantFrom('api', 'a', 'b.c', 'bxc', 'x-y', '%61', '%2F', 'a%2Fb', '', '.', '..', 'z', '%C3%A9', '%2e', '%2E%2E', '%3F'); // malformed escapes and raw non-ASCII are 400 in the app, before routing
+const targetSegment = fc.constantFrom(
+  'api',
+  'a',
+  'b.c',
+  'bxc',
+  'x-y',
+  '%61',
+  '%2F',
+  'a%2Fb',
+  '',
+  '.',
+  '..',
+  'z',
+  '%C3%A9',
+  '%2e',
+  '%2E%2E',
+  '%3F',
+); // malformed escapes and raw non-ASCII are 400 in the app, before routing
 const target = fc
   .tuple(
     fc.array(targetSegment, { minLength: 1, maxLength: 4 }),
@@ -37,7 +58,9 @@ const PORT = 41151;
  * to a method only with non-empty parameters, and for the other methods 404 is then the right answer.
  */
 const routedUnlessEmpty = (params: unknown) =>
-  Object.entries(params as Record<string, string>).some(([k, v]) => k !== '*' && v === '') ? 'empty parameter' : 'routed';
+  Object.entries(params as Record<string, string>).some(([k, v]) => k !== '*' && v === '')
+    ? 'empty parameter'
+    : 'routed';
 /** The raw target on the wire (fetch would normalise it), as a client sends it. */
 const send = (method: string, path: string) =>
   new Promise<string>((resolve, reject) => {
@@ -59,7 +82,12 @@ describe('route registry laws', () => {
         app.addHook('onRoute', (r) => registry.add({ method: r.method, url: r.url }));
         // find-my-way refuses two parameter names at one place; such sets are not routable at all.
         try {
-          for (const r of rs) app.route({ method: r.method, url: r.url, handler: async (req) => routedUnlessEmpty(req.params) });
+          for (const r of rs)
+            app.route({
+              method: r.method,
+              url: r.url,
+              handler: async (req) => routedUnlessEmpty(req.params),
+            });
           await app.listen({ host: '127.0.0.1', port: PORT });
         } catch {
           await app.close();
@@ -76,7 +104,9 @@ describe('route registry laws', () => {
             }
             // An empty parameter shadows a wildcard beside it; the app has no such pair of routes.
             if (empty) continue;
-            const listed = registry.allowedMethods(t).filter((m) => (METHODS as readonly string[]).includes(m));
+            const listed = registry
+              .allowedMethods(t)
+              .filter((m) => (METHODS as readonly string[]).includes(m));
             expect({ target: t, methods: listed }).toEqual({ target: t, methods: routed.sort() });
           }
         } finally {
@@ -89,13 +119,17 @@ describe('route registry laws', () => {
 
   it('patternToRegex matches a literal pattern exactly itself, and routablePath drops query and fragment', () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom('a', 'b.c', 'x+y', '(z)', '$'), { minLength: 1, maxLength: 4 }), fc.string({ maxLength: 6 }), (segments, rest) => {
-        const url = '/' + segments.join('/');
-        expect(patternToRegex(url).test(url)).toBe(true);
-        expect(patternToRegex(url).test(url + '/')).toBe(false);
-        expect(routablePath(url + '?' + rest)).toBe(url);
-        expect(routablePath(url + '#' + rest)).toBe(url);
-      }),
+      fc.property(
+        fc.array(fc.constantFrom('a', 'b.c', 'x+y', '(z)', '$'), { minLength: 1, maxLength: 4 }),
+        fc.string({ maxLength: 6 }),
+        (segments, rest) => {
+          const url = '/' + segments.join('/');
+          expect(patternToRegex(url).test(url)).toBe(true);
+          expect(patternToRegex(url).test(url + '/')).toBe(false);
+          expect(routablePath(url + '?' + rest)).toBe(url);
+          expect(routablePath(url + '#' + rest)).toBe(url);
+        },
+      ),
     );
   });
 });
