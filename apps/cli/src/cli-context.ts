@@ -7,6 +7,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { parseNearCredentials, type NearCredentials } from '@passport/core';
 import { hasUnprintable, printableText, urlForMessage, withoutTrailing } from '@passport/core/codecs';
 import { normalizedBaseUrl } from '@passport/core/login';
+import { isLineDelegateId } from '@passport/core/hola';
 import { FileTooLargeError, readSmallTextFile, SMALL_FILE_MAX_BYTES } from './small-file.js';
 
 export interface CliIo {
@@ -79,10 +80,17 @@ export async function readCredentials(file: string | undefined, flag = '--key'):
  * of two lines that the API verifies; bidi controls would show another id than the one signed).
  */
 export function checkDelegateId(value: string, flag: string): void {
-  if (value.length < 1 || value.length > 128 || value.includes('/'))
-    throw new CliError(`${flag} must be 1..128 characters without "/"`);
+  // Counted as a line carries it, uppercased ("ß" is "SS"), as the server counts it.
+  if (value.length < 1 || value.toUpperCase().length > 128 || value.includes('/'))
+    throw new CliError(`${flag} must be 1..128 characters once uppercased, without "/"`);
   if (hasUnprintable(value))
     throw new CliError(`${flag} may not contain control or format characters (newlines, bidi controls, …)`);
+  // The server's rule (isauthorizedsigner, the line parser): something visible, nothing hidden (a probe:
+  // U+3000 alone, or private-use characters, passed here and failed there with a bare code).
+  if (!isLineDelegateId(value))
+    throw new CliError(
+      `${flag} must show something visible (not only spaces, fillers, marks or private-use characters)`,
+    );
 }
 
 /** The API base URL without a trailing slash, from `--api` or PASSPORT_API_URL. */

@@ -8,12 +8,18 @@ import { printableText } from './printable-text.js';
 
 const SCHEME_PREFIX = /^[A-Za-z][A-Za-z0-9+.-]*:[/\\]*/;
 
-/** `raw` without anything before its last `@` (after its scheme) nor after its first `?` or `#`, printable, at most `maxLength` units. */
+/**
+ * `raw` without anything between its scheme and its last `@` (a password may hold `?`, `#` or `/`, which
+ * is what makes such a URL unparsable and so quoted), nor after the first `?` or `#` that follows; printable,
+ * at most `maxLength` units. An `@` in a path or query hides the host too: the message loses a little, the
+ * secret nothing.
+ */
 export function urlForMessage(raw: string, maxLength = 200): string {
-  const end = raw.search(/[?#]/);
-  let head = end === -1 ? raw : raw.slice(0, end);
-  const tail = end === -1 ? '' : `${raw[end]}…`;
-  const at = head.lastIndexOf('@');
-  if (at !== -1) head = `${SCHEME_PREFIX.exec(head)?.[0] ?? ''}…${head.slice(at)}`;
-  return printableText(head + tail, maxLength);
+  const prefix = SCHEME_PREFIX.exec(raw)?.[0] ?? '';
+  let rest = raw.slice(prefix.length);
+  const at = rest.lastIndexOf('@');
+  if (at !== -1) rest = `…${rest.slice(at)}`;
+  const end = rest.search(/[?#]/);
+  if (end !== -1) rest = `${rest.slice(0, end + 1)}…`;
+  return printableText(prefix + rest, maxLength);
 }

@@ -6,6 +6,7 @@
 // Build and parse
 export { buildHolaLine, holaSignedPrefix, type BuildHolaParams } from './hola.builder.js';
 export { isServiceHostMarker } from './service-host.js';
+export { isLineDelegateId } from './delegate-id.js';
 export {
   parseHola,
   HOLA_MAX_LENGTH,

@@ -76,12 +76,20 @@ export function webhookUrlOf(value: string | null | undefined): string | null {
   if (text === '' || text.length > WEBHOOK_URL_MAX_LENGTH) return null;
   const withScheme = webhookUrlWithScheme(text);
   if (!isPlainWebhookUrl(text, withScheme)) return null;
+  let url: URL;
   try {
-    const url = new URL(withScheme);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? withScheme : null;
+    url = new URL(withScheme);
   } catch {
     return null;
   }
+  // The sender's own refusals that need no resolver (resolveWebhookTarget): what it would not post to is
+  // shown and published nowhere (a probe: `https://@host` and `https://evil.example\@bank.example/hook`
+  // were shown in profiles and DID documents, and refused by the sender as userinfo).
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  if (url.username !== '' || url.password !== '' || /^[a-z]+:\/\/[^/?#]*@/i.test(withScheme)) return null;
+  if (url.search !== '' || url.hash !== '' || /[?#]/.test(withScheme)) return null;
+  if (url.hostname === '' || url.port === '0') return null;
+  return withScheme;
 }
 
 /** Validates `webhook_url` and builds the hook URLs; IP-literal hosts are checked against the policy here. */

@@ -104,12 +104,30 @@ export function isIdentityCoding(contentEncoding: string | undefined): boolean {
   return contentEncoding === undefined || /^\s*(?:identity\s*(?:,\s*identity\s*)*)?$/i.test(contentEncoding);
 }
 
-/** A `charset` parameter, when present, must name UTF-8 (`utf-8`, `utf8`, any case, quoted or not). */
+/** One `; name=value` media-type parameter (RFC 9110 §5.6.6): a token, or a quoted string with its escapes. */
+const PARAMETER =
+  /[ \t]*;[ \t]*([!#$%&'*+.^_`|~0-9A-Za-z-]+)=(?:([!#$%&'*+.^_`|~0-9A-Za-z-]+)|"((?:[^"\\]|\\.)*)")/y;
+
+/**
+ * A `charset` parameter, when present, must name UTF-8 (`utf-8`, `utf8`, any case, quoted or not). The
+ * parameters are read one by one, so a `charset=` inside another parameter's quoted value is none (a
+ * probe: `foo="x;charset=utf-8"; charset=latin1` was read as UTF-8). Past a parameter that cannot be
+ * read, any `charset=` in the rest counts (fail closed).
+ */
 export function declaresUtf8OrNoCharset(contentType: string | undefined): boolean {
   // The usual header needs no scan (this runs for every JSON body, verify's included).
   if (contentType === undefined || contentType === 'application/json') return true;
-  const match = /;\s*charset\s*=\s*("?)([^";\s]*)\1/i.exec(contentType);
-  if (!match) return true;
-  const charset = match[2].toLowerCase();
-  return charset === 'utf-8' || charset === 'utf8';
+  const isUtf8 = (charset: string) => ['utf-8', 'utf8'].includes(charset.toLowerCase());
+  let at = contentType.indexOf(';');
+  if (at === -1) return true;
+  for (;;) {
+    PARAMETER.lastIndex = at;
+    const parameter = PARAMETER.exec(contentType);
+    if (!parameter) break;
+    if (parameter[1].toLowerCase() === 'charset')
+      return isUtf8(parameter[2] ?? parameter[3].replace(/\\(.)/g, '$1'));
+    at = PARAMETER.lastIndex;
+  }
+  const rest = /;\s*charset\s*=\s*("?)([^";\s]*)\1/i.exec(contentType.slice(at));
+  return rest === null || isUtf8(rest[2]);
 }
