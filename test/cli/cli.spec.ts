@@ -762,11 +762,11 @@ describe('passport CLI', () => {
       ],
       // Found by a probe: a window of 0 was minted and read by the service as 60 s.
       [
-        ['--owner', 'alice.near', '--maxrq-window', '0'],
+        ['--owner', 'alice.near', '--max-requests', '5', '--maxrq-window', '0'],
         '--maxrq-window must be a positive integer of seconds (got "0")',
       ],
       [
-        ['--owner', 'alice.near', '--maxrq-window', '000'],
+        ['--owner', 'alice.near', '--max-requests', '5', '--maxrq-window', '000'],
         '--maxrq-window must be a positive integer of seconds (got "000")',
       ],
       [

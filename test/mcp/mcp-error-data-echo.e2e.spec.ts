@@ -33,7 +33,12 @@ describe('MCP: a read miss quotes the uri printable', () => {
         'mcp-method': 'resources/read',
         'mcp-name': uri,
       },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: { _meta: envelope, uri } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'resources/read',
+        params: { _meta: envelope, uri },
+      }),
     });
     const text = await response.text();
     expect(text).toContain('Resource not found');

@@ -24,6 +24,7 @@ import {
   ResourceNotFoundError,
 } from '@modelcontextprotocol/server';
 import { isPassportError } from '@passport/core';
+import { printableText } from '@passport/core/codecs';
 import { z } from 'zod';
 import { type McpResourceCatalog } from './mcp-resource.catalog.js';
 import { STATELESS_PROTOCOL_VERSION } from './mcp-protocol-versions.js';
@@ -173,8 +174,10 @@ export function createMcpServer(catalog: McpResourceCatalog, identity: McpServer
     const uri = request.params.uri;
     const read = await surface.readResource(uri);
     if (read.found) return { contents: read.contents };
-    if (read.missing) throw jsonRpcFailure(MCP_RESOURCE_NOT_FOUND_RPC, 'Resource not found', { uri });
-    throw jsonRpcFailure(ErrorCode.InternalError, 'The MCP resource could not be read.', { uri });
+    // The client's uri echoed printable (a review: C1 and bidi controls came back raw in a 200).
+    const shown = printableText(uri, MCP_RESOURCE_URI_MAX_LENGTH);
+    if (read.missing) throw jsonRpcFailure(MCP_RESOURCE_NOT_FOUND_RPC, 'Resource not found', { uri: shown });
+    throw jsonRpcFailure(ErrorCode.InternalError, 'The MCP resource could not be read.', { uri: shown });
   });
   // Registering tools and resources makes the v1 server announce listChanged: true; the lists never
   // change at run time, and the stateless era says false, so both eras agree.
@@ -212,8 +215,11 @@ export function createStatelessMcpServer(
     const read = await surface.readResource(uri);
     if (read.found) return { contents: read.contents };
     // The 2026-07-28 revision answers a read miss with -32602 and data.uri (earlier ones: -32002).
-    if (read.missing) throw new ResourceNotFoundError(uri, 'Resource not found');
-    throw new ProtocolError(ProtocolErrorCode.InternalError, 'The MCP resource could not be read.', { uri });
+    const shown = printableText(uri, MCP_RESOURCE_URI_MAX_LENGTH);
+    if (read.missing) throw new ResourceNotFoundError(shown, 'Resource not found');
+    throw new ProtocolError(ProtocolErrorCode.InternalError, 'The MCP resource could not be read.', {
+      uri: shown,
+    });
   });
   return server;
 }

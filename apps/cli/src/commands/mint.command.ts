@@ -292,8 +292,10 @@ function checkMintFlags(values: MintFlags, io: CliIo): void {
     if (v !== undefined && !/^\d{1,9}$/.test(v)) throw countError(flag, v);
   }
   // A window of 0 s is no window: the service would read it as 60 s, and /api/signclient refuses it.
+  // Without a positive --max-requests (unlimited) the window means nothing and is written as given.
   const window = values['maxrq-window'];
-  if (window !== undefined && Number(window) === 0) throw countError('maxrq-window', window);
+  if (window !== undefined && Number(window) === 0 && Number(values['max-requests'] ?? 0) > 0)
+    throw countError('maxrq-window', window);
   if (values.api !== undefined && values['api-url'] !== undefined && values.api !== values['api-url'])
     throw new CliError('give --api or --api-url (its former name), not both');
   // The passport's subjectuniqueidentifier_url: clients call it, so it is a URL they can call.

@@ -168,10 +168,14 @@ export class CachingChainReader implements ChainReader, CachedPassportPeek, Pass
       () => this.inner.chainTimeMs().then((chainMs) => ({ chainMs, readAtMs: this.clock.nowMs() })),
       () => this.chainTimeTtlMs,
     ).then(({ chainMs, readAtMs }) => {
-      // Never earlier than a time served before: a node behind the last (a lagging backend of a balanced
-      // RPC, a probe's node an hour back) made a passport past its not_after verify again.
-      this.latestChainMs = Math.max(this.latestChainMs, chainMs + Math.max(0, this.clock.nowMs() - readAtMs));
-      return this.latestChainMs;
+      const nowMs = this.clock.nowMs();
+      // Never earlier than a time served before (a node behind the last, a lagging backend of a balanced
+      // RPC, a probe's node an hour back, made a passport past its not_after verify again), but a time
+      // served before counts only up to the local clock: one block time a year ahead (a review) would
+      // otherwise hold every passport not live for the process's life.
+      const served = Math.max(Math.min(this.latestChainMs, nowMs), chainMs + Math.max(0, nowMs - readAtMs));
+      this.latestChainMs = served;
+      return served;
     });
   }
 

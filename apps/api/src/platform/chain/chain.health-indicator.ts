@@ -14,7 +14,7 @@ import { LedgerChainReader } from '@passport/adapters/ledger';
 import { type ServerPassportCheck } from './server-passport.check.js';
 import { type ServerUrlCheck } from './server-url.check.js';
 
-/** How far the NEAR node's final block may be behind the local clock before health says so (blocks come every ~1 s). */
+/** How far the NEAR node's final block may be from the local clock, either way, before health says so (blocks come every ~1 s). */
 export const CHAIN_STALE_AFTER_MS = 120_000;
 
 export class ChainHealthIndicator implements HealthIndicator {
@@ -34,19 +34,6 @@ export class ChainHealthIndicator implements HealthIndicator {
     const started = performance.now();
     try {
       const chainMs = await this.chain.chainTimeMs();
-      // A node whose final block is minutes old (stuck, or still syncing) answers every read with old
-      // passports, revocations and keys: degraded (a probe saw `healthy` with a block 6 h old).
-      const lagMs = this.nowMs() - chainMs;
-      if (this.kind === 'near' && lagMs > CHAIN_STALE_AFTER_MS)
-        return {
-          ok: false,
-          detail: {
-            kind: this.kind,
-            reason: 'chain_stale',
-            lagSeconds: Math.floor(lagMs / 1000),
-            latencyMs: elapsed(started),
-          },
-        };
       if (this.chain instanceof LedgerChainReader) {
         await this.chain.refresh();
         const outcome = this.chain.lastLoadOutcome;
@@ -66,6 +53,21 @@ export class ChainHealthIndicator implements HealthIndicator {
             kind: this.kind,
             reason: 'server_passport_url_mismatch',
             ...urls,
+            latencyMs: elapsed(started),
+          },
+        };
+      // A node whose final block is minutes old (stuck, or still syncing) answers every read with old
+      // passports, revocations and keys (a probe saw `healthy` with a block 6 h old); one minutes ahead
+      // of the clock judges passports not yet due as expired. Reported after the server passport's own
+      // problems, which say more.
+      const lagMs = this.nowMs() - chainMs;
+      if (this.kind === 'near' && Math.abs(lagMs) > CHAIN_STALE_AFTER_MS)
+        return {
+          ok: false,
+          detail: {
+            kind: this.kind,
+            reason: lagMs > 0 ? 'chain_stale' : 'chain_ahead',
+            lagSeconds: Math.trunc(lagMs / 1000),
             latencyMs: elapsed(started),
           },
         };

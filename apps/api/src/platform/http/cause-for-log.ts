@@ -23,9 +23,22 @@ export function causeForLog(cause: unknown): LoggedCause | undefined {
     return { type: typeof cause, message: printableText(String(cause), CAUSE_MESSAGE_MAX) };
   const code = (cause as { code?: unknown }).code;
   return {
-    type: cause.name,
+    type: printableText(cause.name, 64),
     message: printableText(cause.message, CAUSE_MESSAGE_MAX),
-    ...(typeof cause.stack === 'string' ? { stack: cause.stack.slice(0, CAUSE_STACK_MAX) } : {}),
+    ...(typeof cause.stack === 'string' ? { stack: stackFrames(cause.stack) } : {}),
     ...(typeof code === 'string' ? { code: printableText(code, 64) } : {}),
   };
+}
+
+/**
+ * The stack's frames only, each printable: a V8 stack begins with `name: message` as thrown (a review:
+ * the message's controls and length reached the log through it); the message is logged on its own.
+ */
+function stackFrames(stack: string): string {
+  return stack
+    .split('\n')
+    .filter((line) => /^\s+at /.test(line))
+    .map((line) => printableText(line, 300))
+    .join('\n')
+    .slice(0, CAUSE_STACK_MAX);
 }
