@@ -5,34 +5,19 @@
  * back. The reader, the cache, login and health each refuse or report them.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import {
-  ChainUnavailableError,
-  encodeBase58,
-  formatNearCredentials,
-  nearCredentialsFromSeed,
-  randomFaceTokenId,
-  signFamilyMetadata,
-} from '@passport/core';
+import { rm } from 'node:fs/promises';
+import { ChainUnavailableError, encodeBase58, randomFaceTokenId, signFamilyMetadata } from '@passport/core';
 import { cryptoRandomInt } from '@passport/core/token-id';
-import { familyRootTokenId } from '@passport/core/family';
-import { implicitAccountId } from '@passport/core/codecs';
-import { createNodeSigner } from '@passport/core/node';
 import { NearChainReader } from '@passport/adapters/near';
 import { CachingChainReader } from '@passport/adapters/caching';
 import { startFakeNearRpc, type FakeNearRpc } from '../fake-near-rpc/fake-near-rpc.server.js';
 import { fetchChallenge, signLogin, type TestKey } from '../support/passports.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { newNearKey, seedNearFamily, type NearFamily } from './support/near-family.js';
 
 const CONTRACT = 'passport.test.near';
 
-function key(): TestKey {
-  const seed = new Uint8Array(randomBytes(32));
-  const signer = createNodeSigner(seed);
-  return { seed, signer, accountId: implicitAccountId(signer.publicKey) };
-}
+const key = (): TestKey => newNearKey();
 
 const bytesOf = (value: unknown): number[] => [...Buffer.from(JSON.stringify(value), 'utf8')];
 
@@ -114,19 +99,16 @@ describe('NearChainReader against a node answering data that is not whole and va
 describe('CHAIN=near app against a node answering data that is not whole and valid', () => {
   let rpc: FakeNearRpc;
   let app: TestApp;
-  let dataDir: string;
-  const root = key();
-  const serverKey = key();
-  const serviceProviderId = familyRootTokenId({ chain: 'near', contract: CONTRACT }, 'root');
+  let family: NearFamily;
 
   function mint(ownerId: string, tokenId = randomFaceTokenId(cryptoRandomInt)): string {
     const metadata: Record<string, string> = {
-      serviceprovider_id: serviceProviderId,
+      serviceprovider_id: family.serviceProviderId,
       subjectuniqueidentifier_url: app.baseUrl,
       not_before: '',
       not_after: '',
     };
-    metadata.serviceprovider_signature = signFamilyMetadata(metadata, tokenId, root.signer);
+    metadata.serviceprovider_signature = signFamilyMetadata(metadata, tokenId, family.root.signer);
     rpc.tokens.push({ token_id: tokenId, owner_id: ownerId, metadata });
     return tokenId;
   }
@@ -156,24 +138,9 @@ describe('CHAIN=near app against a node answering data that is not whole and val
   beforeAll(async () => {
     rpc = await startFakeNearRpc(CONTRACT);
     rpc.blockTimeMs = Date.now();
-    dataDir = await mkdtemp(path.join(tmpdir(), 'passport-near-hostile-'));
-    await mkdir(path.join(dataDir, 'keys'), { recursive: true });
-    await writeFile(
-      path.join(dataDir, 'keys', 'server.json'),
-      JSON.stringify(formatNearCredentials(nearCredentialsFromSeed(serverKey.seed))),
-      { mode: 0o600 },
-    );
-    rpc.tokens.push({ token_id: serviceProviderId, owner_id: root.accountId, metadata: {} });
-    const serverToken = randomFaceTokenId(cryptoRandomInt);
-    const serverMetadata: Record<string, string> = {
-      serviceprovider_id: serviceProviderId,
-      not_before: '',
-      not_after: '',
-    };
-    serverMetadata.serviceprovider_signature = signFamilyMetadata(serverMetadata, serverToken, root.signer);
-    rpc.tokens.push({ token_id: serverToken, owner_id: serverKey.accountId, metadata: serverMetadata });
+    family = await seedNearFamily(rpc, CONTRACT);
     app = await startTestApp({
-      DATA_DIR: dataDir,
+      DATA_DIR: family.dataDir,
       CHAIN: 'near',
       NEAR_RPC_URL: rpc.url,
       NEAR_CONTRACT_ID: CONTRACT,
@@ -185,7 +152,7 @@ describe('CHAIN=near app against a node answering data that is not whole and val
   afterAll(async () => {
     await app?.close();
     await rpc?.close();
-    await rm(dataDir, { recursive: true, force: true });
+    await rm(family.dataDir, { recursive: true, force: true });
   });
 
   it('login by account id issues no token for a record whose token id is not a TokenId (a `;sub=` in it named another passport in the JWT sub)', async () => {

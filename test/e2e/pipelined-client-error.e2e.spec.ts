@@ -13,22 +13,11 @@
  * - a malformed request behind one slower than HTTP_HEADERS_TIMEOUT_MS: a 408 in place of the slow answer.
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import {
-  formatNearCredentials,
-  nearCredentialsFromSeed,
-  randomFaceTokenId,
-  signFamilyMetadata,
-} from '@passport/core';
+import { randomFaceTokenId } from '@passport/core';
 import { cryptoRandomInt } from '@passport/core/token-id';
-import { familyRootTokenId } from '@passport/core/family';
-import { implicitAccountId } from '@passport/core/codecs';
-import { createNodeSigner } from '@passport/core/node';
 import { startFakeNearRpc, type FakeNearRpc } from '../fake-near-rpc/fake-near-rpc.server.js';
+import { seedNearFamily } from '../chain/support/near-family.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 interface Exchange {
@@ -151,22 +140,7 @@ describe('a malformed request behind one slower than the header timeout (CHAIN=n
   beforeAll(async () => {
     rpc = await startFakeNearRpc(CONTRACT);
     rpc.blockTimeMs = Date.now();
-    const root = createNodeSigner(new Uint8Array(randomBytes(32)));
-    const serverSeed = new Uint8Array(randomBytes(32));
-    const server = createNodeSigner(serverSeed);
-    const dataDir = await mkdtemp(path.join(tmpdir(), 'passport-h2-'));
-    await mkdir(path.join(dataDir, 'keys'), { recursive: true });
-    await writeFile(
-      path.join(dataDir, 'keys', 'server.json'),
-      JSON.stringify(formatNearCredentials(nearCredentialsFromSeed(serverSeed))),
-      { mode: 0o600 },
-    );
-    const spid = familyRootTokenId({ chain: 'near', contract: CONTRACT }, 'root');
-    rpc.tokens.push({ token_id: spid, owner_id: implicitAccountId(root.publicKey), metadata: {} });
-    const serverToken = randomFaceTokenId(cryptoRandomInt);
-    const metadata: Record<string, string> = { serviceprovider_id: spid, not_before: '', not_after: '' };
-    metadata.serviceprovider_signature = signFamilyMetadata(metadata, serverToken, root);
-    rpc.tokens.push({ token_id: serverToken, owner_id: implicitAccountId(server.publicKey), metadata });
+    const { dataDir } = await seedNearFamily(rpc, CONTRACT);
     app = await startTestApp({
       DATA_DIR: dataDir,
       CHAIN: 'near',

@@ -16,6 +16,9 @@ describe('urlForMessage', () => {
     ['https:\\\\u:S3CRET@host', 'https:\\\\…@host'],
     ['u:S3CRET@host', 'u:…@host'],
     ['https://a@b:S3CRET@host/p?x#y', 'https://…@host/p?…'],
+    ['https://admin:S3CR#ET@api.example.com', 'https://…@api.example.com'],
+    ['https://admin:S3CR?ET@api.example.com', 'https://…@api.example.com'],
+    ['https://admin:S3CR#ET@rpc.example/?key=x', 'https://…@rpc.example/?…'],
   ])('%s is quoted as %s', (raw, quoted) => {
     expect(urlForMessage(raw)).toBe(quoted);
   });
