@@ -182,14 +182,25 @@ describe('CHAIN=near app against a node answering data that is not whole and val
     expect(res.status).not.toBe(200);
   });
 
-  it('health is degraded while the final block is hours behind the clock (a stuck node serves old passports)', async () => {
-    rpc.blockTimeMs = Date.now() - 6 * 3_600_000;
-    try {
-      await new Promise((resolve) => setTimeout(resolve, 1600)); // past the health check's reuse window
-      const health = (await (await fetch(`${app.baseUrl}/health`)).json()) as { degraded: boolean };
-      expect(health.degraded).toBe(true);
-    } finally {
-      rpc.blockTimeMs = Date.now();
-    }
-  });
+  it.each([
+    ['chain_stale', -6 * 3_600_000],
+    ['chain_ahead', 365 * 86_400_000],
+  ])(
+    'health is degraded %s while the final block is far from the clock (a stuck node serves old passports)',
+    async (reason, offsetMs) => {
+      rpc.blockTimeMs = Date.now() + offsetMs;
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 1600)); // past the health check's reuse window
+        const health = (await (await fetch(`${app.baseUrl}/health`)).json()) as {
+          degraded: boolean;
+          checks: { chain: { status: string; reason: string; lagSeconds: number } };
+        };
+        expect(health.degraded).toBe(true);
+        expect(health.checks.chain).toMatchObject({ status: 'fail', reason });
+        expect(Math.abs(health.checks.chain.lagSeconds + offsetMs / 1000)).toBeLessThan(10);
+      } finally {
+        rpc.blockTimeMs = Date.now();
+      }
+    },
+  );
 });

@@ -794,6 +794,15 @@ describe('passport CLI', () => {
       expect(await readFile(join(dir, 'ledger.json'), 'utf8')).toBe(before);
     });
 
+    // A window of 0 beside an unlimited quota means nothing and is written as given (a review).
+    it('mint takes --maxrq-window 0 beside --max-requests 0 (unlimited)', async () => {
+      const { code, err } = await cli(
+        ['mint', '--owner', 'alice.near', '--max-requests', '0', '--maxrq-window', '0'],
+        env,
+      );
+      expect([code, err]).toEqual([0, '']);
+    });
+
     // Found by a probe: a mint on a full disk was "unexpected error: ENOSPC …", exit 1. A file size limit
     // (ulimit -f) makes the write fail the same way (EFBIG) without a full disk.
     it('mint that cannot write the ledger (a file system refusal) is one line and exit 2, the ledger unchanged', async () => {
@@ -1444,12 +1453,12 @@ describe('passport CLI', () => {
     [
       'an ideographic space alone',
       '\u3000',
-      'must show something visible (not only spaces, fillers, marks or private-use characters)',
+      'must show something visible and hold no hidden, private-use or unassigned characters',
     ],
     [
       'a private-use character',
       'bot\ue000',
-      'must show something visible (not only spaces, fillers, marks or private-use characters)',
+      'must show something visible and hold no hidden, private-use or unassigned characters',
     ],
   ])('hola --subagent and delegate --delegate-id refuse an id with %s', async (_label, id, message) => {
     const keyFile = join(dir, 'k.json');

@@ -89,7 +89,7 @@ export function checkDelegateId(value: string, flag: string): void {
   // U+3000 alone, or private-use characters, passed here and failed there with a bare code).
   if (!isLineDelegateId(value))
     throw new CliError(
-      `${flag} must show something visible (not only spaces, fillers, marks or private-use characters)`,
+      `${flag} must show something visible and hold no hidden, private-use or unassigned characters`,
     );
 }
 

@@ -182,10 +182,15 @@ async function ensureDevFamilyLocked(
       // The keys of a family whose ledger was never written name no passport: removed, so that the next
       // start (the disk full no more) creates the family instead of asking the operator to remove them
       // (a full-disk probe: the keys fit, the ledger did not, and every later start was refused).
-      await Promise.all(written.map((done) => rm(done, { force: true }).catch(() => undefined)));
+      const removals = await Promise.allSettled(written.map((done) => rm(done, { force: true })));
+      const left = written.filter((_, i) => removals[i].status === 'rejected');
       const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      const kept =
+        left.length === 0
+          ? 'nothing of it was kept'
+          : `remove ${left.join(' and ')} (they could not be removed)`;
       throw new DevFamilyError(
-        `cannot write ${file} (${code}) while creating the development family; nothing of it was kept: ${code === 'ENOSPC' || code === 'EDQUOT' || code === 'EFBIG' ? 'free space on that volume' : 'fix the cause'} and start again`,
+        `cannot write ${file} (${code}) while creating the development family; ${kept}: ${code === 'ENOSPC' || code === 'EDQUOT' || code === 'EFBIG' ? 'free space on that volume' : 'fix the cause'} and start again`,
         { cause: error },
       );
     }

@@ -6,7 +6,8 @@
  */
 import { printableText } from './printable-text.js';
 
-const SCHEME_PREFIX = /^[A-Za-z][A-Za-z0-9+.-]*:[/\\]*/;
+// A scheme only when slashes follow it: in `user:password@host` the user is no scheme (a review).
+const SCHEME_PREFIX = /^[A-Za-z][A-Za-z0-9+.-]*:[/\\]+/;
 
 /**
  * `raw` without anything between its scheme and its last `@` (a password may hold `?`, `#` or `/`, which

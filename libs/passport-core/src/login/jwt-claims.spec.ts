@@ -269,3 +269,13 @@ describe('ULID', () => {
     expect(ulidTimeMs('not-a-ulid')).toBeNull();
   });
 });
+
+// Found by a hostile-NEAR-node probe: a record whose id was `zz;sub=<another passport>` went into `sub`,
+// which tokenIdFromSubject then read as the other passport.
+describe('buildJwtClaims refuses a record whose id is no token id', () => {
+  it.each(['zz;sub=chbvcnurbkuw', 'ABCDEFGHIJKL', 'abcdefghijk\u0000', 'a'.repeat(13)])('%j', (tokenId) => {
+    expect(() =>
+      buildJwtClaims({ server, passport: { ...passport, tokenId }, federation: local, nowMs: NOW }),
+    ).toThrow(RangeError);
+  });
+});

@@ -104,9 +104,6 @@ export function webUrlOrNull(value: string | null | undefined): string | null {
   // anywhere): ask it, then require the scheme to be written as http(s) at the start, so "//host" or
   // " javascript:" never pass, and nothing it would silently drop or re-encode.
   if (!/^https?:\/\//i.test(trimmed) || /\s/.test(trimmed) || DISPLAY_CONTROL.test(trimmed)) return null;
-  // A backslash is a slash to the parser, not to a reader: `https://evil.example\@bank.example/` reads
-  // as bank.example and goes to evil.example (a probe).
-  if (trimmed.includes('\\')) return null;
   try {
     const { protocol, username, password, href } = new URL(trimmed);
     if (username !== '' || password !== '') return null;
@@ -114,9 +111,12 @@ export function webUrlOrNull(value: string | null | undefined): string | null {
     // A host written in other scripts is shown as the URL parser reads it (punycode, `xn--…`): a
     // Cyrillic "раураl.com" looks like another site. URLs with an ASCII host stay as written.
     const authority = trimmed.slice(trimmed.indexOf('//') + 2).split(/[/?#]/, 1)[0];
-    // An empty userinfo (`https://@host`) is still one: the URL parser reports no username for it.
-    if (authority.includes('@')) return null;
-    return /[^\x21-\x7e]/.test(authority) ? href : trimmed;
+    // An empty userinfo (`https://@host`) is still one: the URL parser reports no username for it. A
+    // backslash is a slash to the parser, not to a reader: `https://evil.example\@bank.example/` reads as
+    // bank.example and goes to evil.example (a probe); in the authority it is refused, further on the URL
+    // is shown as the parser reads it (what is shown is where it goes).
+    if (authority.includes('@') || authority.includes('\\')) return null;
+    return /[^\x21-\x7e]/.test(authority) || trimmed.includes('\\') ? href : trimmed;
   } catch {
     return null;
   }

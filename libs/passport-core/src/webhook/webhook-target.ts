@@ -72,25 +72,17 @@ function isPlainWebhookUrl(text: string, withScheme: string): boolean {
  * address rules, which need a resolver, are the sender's own).
  */
 export function webhookUrlOf(value: string | null | undefined): string | null {
-  const text = typeof value === 'string' ? value.trim() : '';
-  if (text === '' || text.length > WEBHOOK_URL_MAX_LENGTH) return null;
-  const withScheme = webhookUrlWithScheme(text);
-  if (!isPlainWebhookUrl(text, withScheme)) return null;
-  let url: URL;
-  try {
-    url = new URL(withScheme);
-  } catch {
-    return null;
-  }
-  // The sender's own refusals that need no resolver (resolveWebhookTarget): what it would not post to is
-  // shown and published nowhere (a probe: `https://@host` and `https://evil.example\@bank.example/hook`
-  // were shown in profiles and DID documents, and refused by the sender as userinfo).
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-  if (url.username !== '' || url.password !== '' || /^[a-z]+:\/\/[^/?#]*@/i.test(withScheme)) return null;
-  if (url.search !== '' || url.hash !== '' || /[?#]/.test(withScheme)) return null;
-  if (url.hostname === '' || url.port === '0') return null;
-  return withScheme;
+  // The sender's own rules, less the address rules (they need the resolver and the passport's
+  // webhook_cidr): derived from resolveWebhookTarget rather than restated, so that nothing the sender
+  // refuses (userinfo, a hook URL past 2048 characters, …) is shown or published (a review).
+  const verdict = resolveWebhookTarget(value, NO_ADDRESS_RULES);
+  return verdict.ok ? webhookUrlWithScheme((value as string).trim()) : null;
 }
+
+/** A policy that classifies no address: every literal passes, as a name would before its lookup. */
+const NO_ADDRESS_RULES: WebhookAddressPolicy = {
+  classifier: { classify: () => null, inCidrList: () => true },
+};
 
 /** Validates `webhook_url` and builds the hook URLs; IP-literal hosts are checked against the policy here. */
 export function resolveWebhookTarget(webhookUrl: unknown, policy: WebhookAddressPolicy): WebhookTargetResult {

@@ -42,7 +42,29 @@ export class ChainHealthIndicator implements HealthIndicator {
           return { ok: false, detail: { kind: this.kind, reason, latencyMs: elapsed(started) } };
         }
       }
+      // A node whose final block is minutes old (stuck, or still syncing) answers every read with old
+      // passports, revocations and keys (a probe saw `healthy` with a block 6 h old); one minutes ahead
+      // of the clock judges passports not yet due as expired, the server's own among them. Named first,
+      // since it can be what the server passport's problem comes from (a review), which is added.
+      const lagMs = this.nowMs() - chainMs;
+      const chainProblem =
+        this.kind === 'near' && Math.abs(lagMs) > CHAIN_STALE_AFTER_MS
+          ? lagMs > 0
+            ? 'chain_stale'
+            : 'chain_ahead'
+          : undefined;
       const serverProblem = await this.serverPassport?.problem();
+      if (chainProblem !== undefined)
+        return {
+          ok: false,
+          detail: {
+            kind: this.kind,
+            reason: chainProblem,
+            lagSeconds: Math.trunc(lagMs / 1000),
+            ...(serverProblem === undefined ? {} : { serverPassport: serverProblem }),
+            latencyMs: elapsed(started),
+          },
+        };
       if (serverProblem !== undefined)
         return { ok: false, detail: { kind: this.kind, reason: serverProblem, latencyMs: elapsed(started) } };
       const urls = await this.serverUrl?.mismatch();
@@ -53,21 +75,6 @@ export class ChainHealthIndicator implements HealthIndicator {
             kind: this.kind,
             reason: 'server_passport_url_mismatch',
             ...urls,
-            latencyMs: elapsed(started),
-          },
-        };
-      // A node whose final block is minutes old (stuck, or still syncing) answers every read with old
-      // passports, revocations and keys (a probe saw `healthy` with a block 6 h old); one minutes ahead
-      // of the clock judges passports not yet due as expired. Reported after the server passport's own
-      // problems, which say more.
-      const lagMs = this.nowMs() - chainMs;
-      if (this.kind === 'near' && Math.abs(lagMs) > CHAIN_STALE_AFTER_MS)
-        return {
-          ok: false,
-          detail: {
-            kind: this.kind,
-            reason: lagMs > 0 ? 'chain_stale' : 'chain_ahead',
-            lagSeconds: Math.trunc(lagMs / 1000),
             latencyMs: elapsed(started),
           },
         };

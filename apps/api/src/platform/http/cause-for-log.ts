@@ -25,7 +25,7 @@ export function causeForLog(cause: unknown): LoggedCause | undefined {
   return {
     type: printableText(cause.name, 64),
     message: printableText(cause.message, CAUSE_MESSAGE_MAX),
-    ...(typeof cause.stack === 'string' ? { stack: stackFrames(cause.stack) } : {}),
+    ...(typeof cause.stack === 'string' ? { stack: stackFrames(cause, cause.stack) } : {}),
     ...(typeof code === 'string' ? { code: printableText(code, 64) } : {}),
   };
 }
@@ -34,8 +34,10 @@ export function causeForLog(cause: unknown): LoggedCause | undefined {
  * The stack's frames only, each printable: a V8 stack begins with `name: message` as thrown (a review:
  * the message's controls and length reached the log through it); the message is logged on its own.
  */
-function stackFrames(stack: string): string {
-  return stack
+function stackFrames(cause: Error, stack: string): string {
+  // The head is cut first: a message may hold lines that look like frames (a review).
+  const head = cause.message === '' ? cause.name : `${cause.name}: ${cause.message}`;
+  return (stack.startsWith(head) ? stack.slice(head.length) : stack)
     .split('\n')
     .filter((line) => /^\s+at /.test(line))
     .map((line) => printableText(line, 300))

@@ -128,6 +128,8 @@ export function declaresUtf8OrNoCharset(contentType: string | undefined): boolea
       return isUtf8(parameter[2] ?? parameter[3].replace(/\\(.)/g, '$1'));
     at = PARAMETER.lastIndex;
   }
-  const rest = /;\s*charset\s*=\s*("?)([^";\s]*)\1/i.exec(contentType.slice(at));
-  return rest === null || isUtf8(rest[2]);
+  // Every charset= in what could not be read must name UTF-8 (a review: only the first was judged).
+  return [...contentType.slice(at).matchAll(/;\s*charset\s*=\s*("?)([^";\s]*)\1/gi)].every((m) =>
+    isUtf8(m[2]),
+  );
 }

@@ -9,7 +9,8 @@
  * - urlForMessage on scheme-less `user:password@host` keeps the user name (taken for a scheme).
  * - causeForLog keeps message lines that look like frames (`\n    at …` inside the message).
  */
-import { resolveWebhookTarget, type AddressClassifier } from '@passport/core';
+import { resolveWebhookTarget } from '@passport/core';
+import { type AddressClassifier } from '@passport/core/ports';
 import { urlForMessage } from '@passport/core/codecs';
 import { webhookUrlOrNull } from '../../libs/passport-core/src/profile/profile-links.js';
 import { declaresUtf8OrNoCharset } from '../../apps/api/src/platform/http/json-body.parser.js';
