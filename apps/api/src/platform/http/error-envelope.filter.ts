@@ -45,13 +45,12 @@ function retryAfterSecondsOf(error: PassportError<string>): number {
   return error.code === 'REPLAY_QUOTA_EXCEEDED' ? REPLAY_QUOTA_RETRY_AFTER_SECONDS : 1;
 }
 
-/** The first line of an error's cause (why a store was unavailable, say), for a log line without a stack. */
+/** An error's cause (why a store was unavailable, say) in one printable line, for a log line without a stack. */
 function causeOf(exception: unknown): string | undefined {
-  const cause = (exception as { cause?: unknown } | null)?.cause;
-  if (cause === undefined || cause === null) return undefined;
-  return (cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause))
-    .split('\n')[0]
-    .slice(0, 300);
+  const raw = (exception as { cause?: unknown } | null)?.cause;
+  const cause = causeForLog(raw);
+  if (cause === undefined) return undefined;
+  return raw instanceof Error ? `${cause.type}: ${cause.message}` : cause.message;
 }
 
 @Catch()
