@@ -58,7 +58,8 @@ export const logoutRequestSchema = z.object({
     .string()
     .meta({
       description:
-        'Why the client logs out (printable ASCII, up to 100 characters); kept with the closed session.',
+        'Why the client logs out, kept with the closed session when it is 1-100 characters of printable ' +
+        'ASCII; any other value is not kept and does not stop the logout.',
     })
     .optional(),
 });

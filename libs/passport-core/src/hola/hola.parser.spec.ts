@@ -424,6 +424,15 @@ describe('bounds, exactly', () => {
     return result.ok ? 'parsed' : `${result.failure.reasonCode}: ${result.failure.message}`;
   };
 
+  it.each([
+    [undefined, 'hola is missing: the body is a JSON object, {"hola": "<line>"}.'],
+    [null, 'hola must be a string, not null.'],
+    [5, 'hola must be a string, not a number.'],
+    [true, 'hola must be a string, not a boolean.'],
+  ])('hola %p is refused as invalid_format saying what was sent', (input, message) => {
+    expect(failureOf(input as unknown as string)).toBe(`invalid_format: ${message}`);
+  });
+
   it('a line of 512 characters parses; one of 513 is refused as too long', () => {
     const short = build('AB');
     const line = build('AB'.padEnd(2 + 512 - short.length, 'C'));

@@ -86,6 +86,11 @@ function fail(
   };
 }
 
+/** The JSON type name of a value that is no string and no object (`null`, a number, a boolean). */
+function jsonTypeOf(value: unknown): string {
+  return value === null ? 'null' : `a ${typeof value}`;
+}
+
 /** True when `text` is the JSON text of an object (a nested payload sent where a line belongs). */
 function isJsonObjectText(text: string): boolean {
   // Cheap exit for the common case (a line starts with "H"): JSON text starts with "{" after blanks.
@@ -121,7 +126,9 @@ export function parseHola(input: unknown, opts: { serviceHost: string }): HolaPa
   }
 
   // 2. invalid_format: shape, host marker, token ids, nonce, recipient
-  if (typeof input !== 'string') return fail('invalid_format', 'hola must be a string.');
+  if (input === undefined)
+    return fail('invalid_format', 'hola is missing: the body is a JSON object, {"hola": "<line>"}.');
+  if (typeof input !== 'string') return fail('invalid_format', `hola must be a string, not ${jsonTypeOf(input)}.`);
   if (input.length > HOLA_MAX_LENGTH)
     return fail('invalid_format', `hola is longer than ${HOLA_MAX_LENGTH} characters.`);
   // Lines are case-insensitive and signed uppercased. Most arrive uppercase already, and the scan

@@ -16,6 +16,7 @@
  */
 import { isImplicitAccountId } from '../codecs/account-id.js';
 import { REPLAY_DECISION_MARGIN_MS } from '../ports/replay-decision-margin.js';
+import { printableText } from '../codecs/printable-text.js';
 import { utf8 } from '../codecs/utf8.codec.js';
 import { isNearAccountId } from '../credentials/near-credentials.js';
 import { type ErrorCode } from '../errors/error-catalogue.js';
@@ -51,6 +52,9 @@ import {
 import { type LoginRequest } from './login-request.validator.js';
 
 /** Challenge freshness (docs/protocol.md §3). */
+/** How much of a passport's own API URL a refusal echoes (on-chain text: bounded, printable). */
+const MAX_ECHOED_URL_LENGTH = 256;
+
 export const LOGIN_CHALLENGE_MAX_FUTURE_MS = 30_000;
 export const LOGIN_CHALLENGE_MAX_AGE_MS = 300_000;
 /**
@@ -279,7 +283,7 @@ export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
     const modeRejection = loginModeRejection(server.loginMode, relation);
     if (modeRejection) fail(modeRejection);
     const federation = federationOf(passport, relation);
-    if (federation === 'rejected') fail(foreignRejection(server.loginMode));
+    if (federation === 'rejected') fail(foreignRejection(server.loginMode), foreignDetails(passport));
 
     // 7-9. Conditions on the chain.
     if (!isPassportLive(passport.metadata, await chain.chainTimeMs())) fail('PASSPORT_NOT_LIVE');
@@ -314,6 +318,20 @@ export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
     return server.acceptForeign && isHttpUrl(home)
       ? { federated: true, homeUrl: normalizeApiUrl(home) }
       : 'rejected';
+  }
+
+  /**
+   * Why a same-family passport is refused as foreign, in terms its holder can act on: the API it was
+   * issued for beside this one (a passport minted for `http://127.0.0.1:3000` names another API than a
+   * server whose public URL is `http://localhost:3000`, though both are one process).
+   */
+  function foreignDetails(passport: PassportRecord): Record<string, unknown> {
+    const home = passport.metadata.subjectuniqueidentifier_url as string;
+    return {
+      reason: server.acceptForeign ? 'passport_api_url_not_http' : 'issued_for_another_api',
+      passportApiUrl: printableText(home, MAX_ECHOED_URL_LENGTH),
+      thisApiUrl: server.publicBaseUrl,
+    };
   }
 
   const checked = async (request: LoginRequest): Promise<CheckedLogin> => {

@@ -16,7 +16,8 @@ export const LOGIN_ERRORS = {
 
   // Credential verification, in the order checked
   LOGIN_CHALLENGE_TIMESTAMP_INVALID: {
-    message: 'The login challenge timestamp was rejected. Fetch a new challenge.',
+    message:
+      'The login challenge timestamp was rejected: too old, too far ahead or already used (details.reason says which).',
   },
   PASSPORT_NOT_FOUND: { message: 'No on-chain passport exists for this identifier.' },
   PASSPORT_MISSING_METADATA: { message: 'The passport lacks required metadata.' },

@@ -100,13 +100,22 @@ export class OpenApiDocumentService {
       .build();
     const document = SwaggerModule.createDocument(app, base, {
       operationIdFactory: (controllerKey, methodKey) =>
-        `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
+        `${controllerKey.replace(/Controller$/, '')}_${aliasFreeMethodKey(methodKey)}`,
     });
     addOpenApiComponents(document);
     addCrossCuttingErrors(document);
     addNewTokenHeader(document);
     return document;
   }
+}
+
+/**
+ * Nest names a route served at several paths `method[0]`, `method[1]`, …; code generators and agent
+ * tool registries take only `[A-Za-z0-9_-]` names. The first path keeps the method's name, the others
+ * get `_<index>`.
+ */
+export function aliasFreeMethodKey(methodKey: string): string {
+  return methodKey.replace(/\[(\d+)\]$/, (_, index: string) => (index === '0' ? '' : `_${index}`));
 }
 
 /** Adds (or merges into existing error responses) the errors every operation can answer with. */
