@@ -77,10 +77,22 @@ describe('McpResourceCatalog', () => {
     expect(catalog.page(total, 20)).toEqual({ resources: [] });
   });
 
-  it('answers MCP_RESOURCE_NOT_FOUND with details.uri for unknown URIs and the literal template', async () => {
-    for (const uri of ['doc:nothing', 'DOC:DISCOVERY', 'did:resolve:{tokenId}', '', 'doc:discovery ']) {
+  it('answers MCP_RESOURCE_NOT_FOUND with details.uri for unknown URIs', async () => {
+    for (const uri of ['doc:nothing', 'DOC:DISCOVERY', 'did:resolve:{tokenid}', '', 'doc:discovery ']) {
       expect(await codeOf(catalog.read(uri))).toEqual({ code: 'MCP_RESOURCE_NOT_FOUND', details: { uri } });
     }
+  });
+
+  // A probe as an AI agent read the template as listed and got a bare "not found".
+  it('answers the literal template, as listed, with what to fill in', async () => {
+    expect(await codeOf(catalog.read('did:resolve:{tokenId}'))).toEqual({
+      code: 'MCP_RESOURCE_NOT_FOUND',
+      details: {
+        uri: 'did:resolve:{tokenId}',
+        reason: 'URI_TEMPLATE',
+        hint: expect.stringContaining('Replace {tokenId} with a 12-letter token id'),
+      },
+    });
   });
 
   it('resolves DIDs live and reports a missing passport as not found', async () => {
@@ -166,7 +178,7 @@ describe('McpResourceCatalog', () => {
     });
     expect(await codeOf(keys.read('keys:of:{tokenId}'))).toEqual({
       code: 'MCP_RESOURCE_NOT_FOUND',
-      details: { uri: 'keys:of:{tokenId}' },
+      details: { uri: 'keys:of:{tokenId}', reason: 'URI_TEMPLATE', hint: 'The keys of a passport.' },
     });
     // The DID template still reads through its own reader.
     expect((await keys.read('did:resolve:lhsrldbjsnlh')).json).toEqual({ id: 'did:passport:lhsrldbjsnlh' });

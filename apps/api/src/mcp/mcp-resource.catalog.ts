@@ -145,6 +145,15 @@ export class McpResourceCatalog {
         return { uri, type: JSON_TYPE, text: JSON.stringify(document, null, 2), json: document };
       }
     }
+    // The listing names templates beside documents (the specification's registry): reading one as it
+    // is listed gets what to fill in, not a bare "not found".
+    const template = this.perToken.find(({ spec }) => spec.uri === uri);
+    if (template)
+      throw new AppError('MCP_RESOURCE_NOT_FOUND', {
+        uri,
+        reason: 'URI_TEMPLATE',
+        hint: template.spec.description,
+      });
     throw new AppError('MCP_RESOURCE_NOT_FOUND', { uri: echoed(uri) });
   }
 
