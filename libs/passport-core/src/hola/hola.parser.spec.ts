@@ -59,9 +59,11 @@ describe('early validation: each reason code from a real line', () => {
       if (result.ok) throw new Error('a line with a trailing line break parsed');
       expect(result.failure.reasonCode).toBe('checksum_invalid');
       expect(result.failure.message).toMatch(/line break: strip it/);
+      expect(result.failure.hint).toMatch(/^Strip the whitespace or line break/);
       const wrong = parse(line.slice(0, -1) + (line.endsWith('A') ? 'B' : 'A'));
       if (wrong.ok) throw new Error('a wrong checksum parsed');
       expect(wrong.failure.message).not.toMatch(/strip it/);
+      expect(wrong.failure.hint).toMatch(/^Recompute the checksum/);
     },
   );
 

@@ -72,17 +72,22 @@ const HINTS: Record<HolaReasonCode, string> = {
   signature_not_base32:
     'Encode the 64-byte Ed25519 signature as RFC 4648 base32 (A-Z2-7, 103 characters, no padding).',
   checksum_invalid:
-    'Recompute the checksum: sum the UTF-16 code units of the prefix, the signature and "/", mod 23, into ABCDEFGHJKMNPQRSTUVWXYZ.',
+    'Recompute the checksum: sum the UTF-16 code units of the signed prefix (an empty recipient counts as MUNDO), the signature and "/", mod 23, into ABCDEFGHJKMNPQRSTUVWXYZ.',
 };
+
+/** A line that goes on after a right checksum letter (whitespace, a line break) needs no new checksum. */
+const TRAILING_SPACE_HINT =
+  'Strip the whitespace or line break after the checksum letter; the letter itself is right.';
 
 function fail(
   reasonCode: HolaReasonCode,
   message: string,
   extra?: { expected: string; received: string },
+  hint: string = HINTS[reasonCode],
 ): { ok: false; failure: HolaValidationFailure } {
   return {
     ok: false,
-    failure: { reasonCode, stage: HOLA_VALIDATION_STAGE, hint: HINTS[reasonCode], message, ...extra },
+    failure: { reasonCode, stage: HOLA_VALIDATION_STAGE, hint, message, ...extra },
   };
 }
 
@@ -128,7 +133,8 @@ export function parseHola(input: unknown, opts: { serviceHost: string }): HolaPa
   // 2. invalid_format: shape, host marker, token ids, nonce, recipient
   if (input === undefined)
     return fail('invalid_format', 'hola is missing: the body is a JSON object, {"hola": "<line>"}.');
-  if (typeof input !== 'string') return fail('invalid_format', `hola must be a string, not ${jsonTypeOf(input)}.`);
+  if (typeof input !== 'string')
+    return fail('invalid_format', `hola must be a string, not ${jsonTypeOf(input)}.`);
   if (input.length > HOLA_MAX_LENGTH)
     return fail('invalid_format', `hola is longer than ${HOLA_MAX_LENGTH} characters.`);
   // Lines are case-insensitive and signed uppercased. Most arrive uppercase already, and the scan
@@ -296,6 +302,7 @@ export function parseHola(input: unknown, opts: { serviceHost: string }): HolaPa
         expected,
         received,
       },
+      trailingSpace ? TRAILING_SPACE_HINT : undefined,
     );
   }
 

@@ -13,7 +13,7 @@ export const VERIFY_FAILURE_HINTS: Readonly<Record<VerifyFailureReason, string>>
   token_missing: 'No passport has this token id; check the sender token id in the line.',
   token_expired: 'The passport is outside its not_before / not_after window or revoked.',
   signature_invalid:
-    'Sign the UTF-8 of the uppercased line up to and including /<HOST>/ with the key of the passport owner.',
+    'Sign the UTF-8 of the uppercased line up to and including /<HOST>/ (an empty recipient signed as MUNDO) with the key of the passport owner.',
   public_key_unavailable: 'The passport owner has no Ed25519 key on chain to check the signature with.',
   public_key_error: 'The chain could not be read to check the signature; retry shortly.',
 });
