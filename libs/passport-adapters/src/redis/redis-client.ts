@@ -71,7 +71,11 @@ export function createRedisClient(url: string, options: RedisClientOptions = {})
   // still have reached database 0.
   const database = new URL(url).pathname.slice(1) || '0';
   client.on('error', (error: Error) => {
-    if (!/DB index is out of range|invalid DB index/i.test(error.message)) return;
+    // Any refusal of the SELECT (an index out of range, an ACL user without SELECT: NOPERM, a proxy
+    // that forbids it) leaves the connection on database 0.
+    const command = (error as Error & { command?: { name?: string } }).command;
+    if (command?.name !== 'select' && !/DB index is out of range|invalid DB index/i.test(error.message))
+      return;
     problems.set(
       client,
       `the server refused database ${database} of the Redis URL (${error.message}); fix REDIS_URL`,
