@@ -2,6 +2,7 @@
 export {
   createRedisClient,
   redisClientProblem,
+  redisConnectionError,
   whenConnected,
   DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
   type RedisClientOptions,

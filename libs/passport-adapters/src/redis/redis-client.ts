@@ -16,6 +16,7 @@
  * 6 000 commands and 14 MB a minute, all of them long failed).
  */
 import { createHash } from 'node:crypto';
+import { printableText } from '@passport/core/codecs';
 import { type Cluster, Redis } from 'ioredis';
 
 /**
@@ -70,6 +71,14 @@ export function createRedisClient(url: string, options: RedisClientOptions = {})
   // routes answer 503) and says why. A command sent in the same round trip as the refused SELECT may
   // still have reached database 0.
   const database = new URL(url).pathname.slice(1) || '0';
+  // Why the connection is down, for the operator (health and the log): an operator who gave a wrong
+  // password, a CA the client does not trust or a plaintext port for rediss:// saw only "redis
+  // unavailable". ioredis's messages name no secret (a refused AUTH's arguments are on the error's
+  // `command`, never in its message). Forgotten once the connection is ready.
+  client.on('error', (error: Error) => {
+    connectionErrors.set(client, printableText(error.message, MAX_CONNECTION_ERROR_LENGTH));
+  });
+  client.on('ready', () => connectionErrors.delete(client));
   client.on('error', (error: Error) => {
     // Any refusal of the SELECT (an index out of range, an ACL user without SELECT: NOPERM, a proxy
     // that forbids it) leaves the connection on database 0.
@@ -86,6 +95,16 @@ export function createRedisClient(url: string, options: RedisClientOptions = {})
 }
 
 const problems = new WeakMap<Redis, string>();
+const connectionErrors = new WeakMap<Redis, string>();
+const MAX_CONNECTION_ERROR_LENGTH = 200;
+
+/**
+ * What the connection of a client made by createRedisClient last failed with (`WRONGPASS …`, `connect
+ * ECONNREFUSED …`, `self-signed certificate in certificate chain`) while it is not ready, or undefined.
+ */
+export function redisConnectionError(client: Redis): string | undefined {
+  return connectionErrors.get(client);
+}
 
 /** Why a client made by createRedisClient stopped for good (a refused database index), or undefined. */
 export function redisClientProblem(client: Redis): string | undefined {

@@ -46,6 +46,9 @@ describe('loadConfig rejects bad values with one line naming the variable', () =
     ['REDIS_URL', { REDIS_URL: 'redis://localhost:6379/abc' }],
     ['REDIS_URL', { REDIS_URL: 'redis://localhost:6379/1/2' }],
     ['REDIS_URL', { REDIS_URL: 'redis://localhost:6379/-1' }],
+    // Found by a probe: a bare "%" in the password passed here and stopped the start with "URI malformed".
+    ['REDIS_URL', { REDIS_URL: 'redis://:ab%zz@localhost:6379' }],
+    ['REDIS_URL', { REDIS_URL: 'redis://us%er:pw@localhost:6379' }],
     ['REDIS_COMMAND_TIMEOUT_MS', { REDIS_COMMAND_TIMEOUT_MS: '0' }],
     ['NEAR_RPC_URL', { CHAIN: 'near', NEAR_CONTRACT_ID: 'passport.near' }],
     ['NEAR_CONTRACT_ID', { CHAIN: 'near', NEAR_RPC_URL: 'http://127.0.0.1:3030' }],

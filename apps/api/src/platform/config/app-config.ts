@@ -306,10 +306,24 @@ export function loadConfig(env: Env): AppConfig {
     try {
       url = new URL(redisRaw);
     } catch {
-      throw new ConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL');
+      throw new ConfigError(
+        'REDIS_URL',
+        'must be a redis:// or rediss:// URL (a user or password holding @ : / # ? is percent-encoded: %40 %3A %2F %23 %3F)',
+      );
     }
     if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
       throw new ConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL');
+    }
+    // The client decodes the user and password (`%40` is "@"): a bare "%" stopped the start later with
+    // only "URI malformed", naming no variable.
+    try {
+      decodeURIComponent(url.username);
+      decodeURIComponent(url.password);
+    } catch {
+      throw new ConfigError(
+        'REDIS_URL',
+        'the user or password holds a "%" that starts no %XX escape: percent-encode it (% is %25, @ is %40, : is %3A, / is %2F, # is %23)',
+      );
     }
     if (!/^\/?(\d{1,6})?$/.test(url.pathname)) {
       throw new ConfigError(

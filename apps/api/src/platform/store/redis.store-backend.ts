@@ -15,6 +15,7 @@ import { SessionCapacityError } from '@passport/core/ports';
 import {
   createRedisClient,
   redisClientProblem,
+  redisConnectionError,
   FallbackRateLimitStore,
   FleetSessionEpoch,
   whenConnected,
@@ -34,6 +35,11 @@ import { DEFAULT_SWEEP_INTERVAL_MS } from '@passport/adapters/sqlite';
 
 /** How long a request-path failure of the replay or session store keeps health degraded (a blip shows; a recovery soon does too). */
 const FAILURE_REPORT_MS = 10_000;
+
+/** Health's problem while Redis does not answer, with what the connection last failed with when known. */
+function unavailable(connectionError: string | undefined): string {
+  return connectionError === undefined ? 'redis unavailable' : `redis unavailable: ${connectionError}`;
+}
 
 export interface RedisStoreSettings {
   readonly url: string;
@@ -65,16 +71,28 @@ export function createRedisStoreBackend(
     evictionProblem: () => evictionWatch.problem,
     history: historyWatch,
   });
-  // One line when the connection goes and one when it is back (not one per reconnection attempt).
+  // One line when the connection goes and one when it is back (not one per reconnection attempt), and
+  // one more whenever the reason it cannot connect changes (a wrong password, then a restart, …): the
+  // error of a failed connection is known only after its 'close' at times.
   let disconnected = false;
+  let reasonLogged: string | undefined;
+  const logReason = (): void => {
+    const reason = redisConnectionError(client);
+    if (!disconnected || reason === undefined || reason === reasonLogged) return;
+    reasonLogged = reason;
+    logger.warn(`redis cannot be reached: ${reason}`);
+  };
   client.on('close', () => {
     if (disconnected || redisClientProblem(client) !== undefined) return;
     disconnected = true;
     logger.warn(
       'redis connection lost, reconnecting: verify and JWT routes answer 503, rate limits run in process',
     );
+    logReason();
   });
+  client.on('error', logReason);
   client.on('ready', () => {
+    reasonLogged = undefined;
     if (!disconnected) return;
     disconnected = false;
     logger.log('redis connection back');
@@ -145,7 +163,7 @@ export function createRedisStoreBackend(
         detail: {
           adapter: 'redis',
           latencyMs: latencyMs(),
-          problem: 'redis unavailable',
+          problem: unavailable(redisConnectionError(client)),
           rateLimits: 'in-process fallback',
         },
       };
