@@ -3,6 +3,7 @@
  * request log line carries `requestId`. Secrets stay out: request logs record method, path without
  * query string and peer address (never headers or bodies), and known secret fields are redacted.
  */
+import { writeSync } from 'node:fs';
 import { type LoggerService } from '@nestjs/common';
 import { pino, type Logger } from 'pino';
 import { type AppConfig } from '../config/app-config.js';
@@ -37,7 +38,35 @@ export function createLogger(
       res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
     },
   };
-  return destination ? pino(options, destination) : pino(options);
+  return pino(options, destination ?? standardOutput());
+}
+
+/**
+ * Standard output as pino's own default destination, plus what to do when it refuses a write with
+ * anything but EPIPE (which pino handles): a log file on a full disk (ENOSPC), a terminal gone (EIO).
+ * pino re-emitted such an error with no listener, the process died of it, and pino's exit hook then
+ * retried the lines it held every 100 ms forever: the server neither served nor exited, deaf to
+ * SIGTERM, silent (a probe: `> /dev/full`, and a log file on a tmpfs filled while it ran). The server
+ * goes on serving without a log instead, as it does after EPIPE, and says so once on standard error.
+ */
+function standardOutput(): pino.DestinationStream {
+  const stream = pino.destination({ dest: 1, sync: false });
+  let dropped = false;
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (dropped || error.code === 'EPIPE') return;
+    dropped = true;
+    const ignore = () => {};
+    Object.assign(stream, { write: ignore, end: ignore, flushSync: ignore, destroy: ignore });
+    try {
+      writeSync(
+        2,
+        `log output failed (${error.code ?? error.message}): the server goes on serving and writes no more log lines\n`,
+      );
+    } catch {
+      // Standard error refused too (the same full disk): nothing is left to tell.
+    }
+  });
+  return stream;
 }
 
 /**
