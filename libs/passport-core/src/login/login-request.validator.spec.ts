@@ -212,3 +212,21 @@ describe('login request validation: properties', () => {
     );
   });
 });
+
+// From a mutation probe: `value < MAX_DATE_SECONDS` for `<=` passed every test, the property above
+// reaching the last representable second only by chance.
+describe('login request validation: the edges of the timestamp range', () => {
+  it('the last second Date can represent (8.64e12) is read; the next is INVALID_LOGIN_TIMESTAMP', () => {
+    expect(validateLoginRequest({ ...ok, timestamp: 8.64e12 })).toMatchObject({
+      timestampSeconds: 8.64e12,
+      timestampIso: '+275760-09-13T00:00:00.000Z',
+    });
+    expect(codeOf({ ...ok, timestamp: 8.64e12 + 1 })).toBe('INVALID_LOGIN_TIMESTAMP');
+  });
+  it('the first second after the epoch is read', () => {
+    expect(validateLoginRequest({ ...ok, timestamp: 1 })).toMatchObject({
+      timestampSeconds: 1,
+      timestampIso: '1970-01-01T00:00:01.000Z',
+    });
+  });
+});
