@@ -549,3 +549,17 @@ describe('login credentials: federation', () => {
     );
   });
 });
+
+// From a mutation probe: the check that the passport a chain lists under the account is owned by that
+// account could be dropped with every test passing (the NEAR reader refuses such pages itself, so only
+// the verifier's own test can hold the rule for every ChainReader).
+describe('login credentials: an account id logs in only as a passport that account owns', () => {
+  it("a chain listing another account's passport under the account is PASSPORT_NOT_FOUND, its owner's signature notwithstanding", async () => {
+    const w = world();
+    const foreign = (await w.chain.getPassport('chbvcnurbkuw'))!;
+    expect(foreign.ownerId).toBe(implicitAccountId(holder.publicKey));
+    w.chain.listPassportsByOwner = async (account) => (account === 'alice.test' ? [foreign] : []);
+    // Signed by the key of the listed passport's real owner, over the account id as sent.
+    expect(await codeOf(w, body('alice.test', holder))).toBe('PASSPORT_NOT_FOUND');
+  });
+});
