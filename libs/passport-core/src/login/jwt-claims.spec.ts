@@ -215,6 +215,11 @@ describe('sub → tokenId', () => {
     expect(tokenIdFromSubject('bc=local;sc=passport.test;id=devroot;sub=chbvcnurbkuw')).toBe('chbvcnurbkuw');
     expect(tokenIdFromSubject('sub=chbvcnurbkuw')).toBe('chbvcnurbkuw');
   });
+  // From a mutation probe: indexOf for lastIndexOf passed, no case above holding two markers.
+  it('with two ;sub= markers, the last one names the holder', () => {
+    expect(tokenIdFromSubject('bc=x;sub=bjbvcjzqbdsj;sub=chbvcnurbkuw')).toBe('chbvcnurbkuw');
+    expect(tokenIdFromSubject('sub=bjbvcjzqbdsj;sub=chbvcnurbkuw')).toBe('chbvcnurbkuw');
+  });
   it.each([
     undefined,
     null,
