@@ -116,6 +116,52 @@ describe('token bucket arithmetic', () => {
     expect(takeToken(stepped.state, policy, 100_000 - 3_600_000 + 1000).result.allowed).toBe(true);
   });
 
+  // From a mutation probe: `<` for `<=` at the lag tolerance passed (no take exactly 60 s behind).
+  it('a take exactly 60 s behind the bucket is still within the tolerance; 1 ms more is a step back', () => {
+    const drained: BucketState = { tokens: 0, updatedAtMs: 160_000 };
+    const atEdge = takeToken(drained, policy, 100_000);
+    expect(atEdge.result).toEqual({ allowed: false, remaining: 0, retryAfterMs: 61_000 });
+    expect(atEdge.state.updatedAtMs).toBe(160_000);
+    const beyond = takeToken(drained, policy, 99_999);
+    expect(beyond.result).toEqual({ allowed: false, remaining: 0, retryAfterMs: 1000 });
+    expect(beyond.state.updatedAtMs).toBe(99_999);
+  });
+
+  // From a mutation probe: `cost < capacity` for `<=` passed; the port promises a wait for any cost the
+  // bucket can hold, and "never" only above its capacity.
+  it('a cost equal to the capacity is a finite wait; one above it is never', () => {
+    const partial: BucketState = { tokens: 1, updatedAtMs: 0 };
+    expect(takeToken(partial, policy, 0, 3).result).toEqual({
+      allowed: false,
+      remaining: 1,
+      retryAfterMs: 2000,
+    });
+    expect(takeToken(partial, policy, 2000, 3).result).toEqual({
+      allowed: true,
+      remaining: 0,
+      retryAfterMs: 0,
+    });
+    expect(takeToken(partial, policy, 0, 4).result.retryAfterMs).toBe(Number.MAX_SAFE_INTEGER);
+  });
+
+  // From a mutation probe: dropping the floor at 0 after a take passed. A level short of the cost by
+  // float error is allowed (the epsilon); the take must leave 0, not -1e-16 read as remaining -1.
+  it('a take allowed within the float tolerance leaves no negative level', () => {
+    const perWindow = policyPerWindow(3, 100);
+    const level = refillBucket({ tokens: 0.1, updatedAtMs: 0 }, perWindow, 30);
+    expect(level).toBeLessThan(1); // 0.1 + 30 * 0.03 in binary floating point
+    const step = takeToken({ tokens: 0.1, updatedAtMs: 0 }, perWindow, 30);
+    expect(step.result).toEqual({ allowed: true, remaining: 0, retryAfterMs: 0 });
+    expect(step.state.tokens).toBe(0);
+    const inPlace: MutableBucketState = { tokens: 0.1, updatedAtMs: 0 };
+    expect(takeTokenInPlace(inPlace, perWindow, 30)).toEqual({
+      allowed: true,
+      remaining: 0,
+      retryAfterMs: 0,
+    });
+    expect(inPlace.tokens).toBe(0);
+  });
+
   // The memory store updates its buckets in place; it must answer exactly as the pure rule does.
   const takes = fc.array(
     fc.record({
