@@ -80,6 +80,18 @@ export function describeRateLimitStoreContract(
         await expect(take()).resolves.toMatchObject({ allowed: true });
       });
 
+      // From a mutation probe: dropping the floor at 0 after a take passed on every adapter. 49 ms at
+      // 1/49 token per ms is 0.9999999999999999 in floating point: the take is allowed (the float
+      // tolerance), and leaves 0, not a level below 0 read as remaining -1.
+      it('a take allowed within the float tolerance leaves remaining 0, never -1', async () => {
+        const slow: BucketPolicy = { capacity: 1, refillPerMs: 1 / 49 };
+        await expect(take('f', slow)).resolves.toEqual({ allowed: true, remaining: 0, retryAfterMs: 0 });
+        await expect(take('f', slow)).resolves.toEqual({ allowed: false, remaining: 0, retryAfterMs: 49 });
+        clock.advance(49);
+        await expect(take('f', slow)).resolves.toEqual({ allowed: true, remaining: 0, retryAfterMs: 0 });
+        await expect(take('f', slow)).resolves.toEqual({ allowed: false, remaining: 0, retryAfterMs: 49 });
+      });
+
       it('keys are independent, and a policy with no refill never allows again', async () => {
         const never: BucketPolicy = { capacity: 1, refillPerMs: 0 };
         await expect(take('a', never)).resolves.toMatchObject({ allowed: true });
@@ -165,6 +177,15 @@ export function describeRateLimitStoreContract(
           allowed: false,
           retryAfterMs: Number.MAX_SAFE_INTEGER,
         });
+        await expect(take(10)).resolves.toEqual({ allowed: true, remaining: 0, retryAfterMs: 0 });
+      });
+
+      // From a mutation probe: `cost < capacity` for `<=` passed on every adapter. A cost the bucket can
+      // hold is a finite wait; only one above its capacity is never.
+      it('a cost equal to the capacity, refused, says when the bucket is full again', async () => {
+        await expect(take(4)).resolves.toEqual({ allowed: true, remaining: 6, retryAfterMs: 0 });
+        await expect(take(10)).resolves.toEqual({ allowed: false, remaining: 6, retryAfterMs: 4000 });
+        clock.advance(4000);
         await expect(take(10)).resolves.toEqual({ allowed: true, remaining: 0, retryAfterMs: 0 });
       });
 
