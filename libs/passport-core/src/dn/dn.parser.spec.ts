@@ -252,6 +252,17 @@ describe('parseDn properties', () => {
     );
   });
 
+  // From a mutation probe: dropping the refusal of escapes in a name passed, every escaped name in the
+  // tests above decoding to a character no name may hold anyway (`N\\,SWF`).
+  it('a name written with an escape is unreadable, though it would decode to a known name', () => {
+    for (const text of ['NNSWF=Ada,Creatur\\65=cat', 'NNSWF=Ada,Creatur\\e=cat']) {
+      const dn = parseDn(text);
+      expect([text, dn?.creature, dn?.unparsed]).toEqual([text, null, [text.slice(10)]]);
+      expect(isDnFullyParsed(text)).toBe(false);
+    }
+    expect(parseDn('NNSW\\46=Eve')).toBeNull();
+  });
+
   it('a readable DN keeps its attributes when an unreadable component is added anywhere', () => {
     const attribute = fc.record({
       name: fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_-]{0,10}$/),
