@@ -612,6 +612,20 @@ describe('ChainReader behaviour: caching and coalescing (reads counted at the fa
     expect(cached.stats()).toMatchObject({ lookups: 50, reads: 1, cacheHits: 49 });
   });
 
+  // From a mutation probe: returning the cached key arrays themselves passed every test. A caller that
+  // zeroes a key it was given (a wipe after use) or pushes to the array would change every later answer.
+  it('a caller changing the keys it was given changes nothing the cache answers next', async () => {
+    const first = await cached.getAccountKeys('alice.near');
+    const hexOf = (keys: Uint8Array[]) => keys.map((k) => Buffer.from(k).toString('hex'));
+    const expected = hexOf(first);
+    expect(expected.length).toBeGreaterThan(0);
+    first[0].fill(0);
+    first.push(new Uint8Array(32));
+    const again = await cached.getAccountKeys('alice.near');
+    expect(hexOf(again)).toEqual(expected);
+    expect(fx.rpc.count((r) => r.requestType === 'view_access_key_list')).toBe(1); // from the cache
+  });
+
   it('serves a found token from the cache for at most 5 s', async () => {
     await cached.getPassport('bhahbkbramax');
     clock.advance(4999);
