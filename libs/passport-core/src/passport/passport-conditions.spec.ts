@@ -65,6 +65,11 @@ describe('time bounds', () => {
     expect(parsePassportTimeBound('1767225600', 'end')).toEqual({ kind: 'instant', ms: 1767225600000 });
     expect(parsePassportTimeBound('1767225600000', 'end')).toEqual({ kind: 'instant', ms: 1767225600000 });
   });
+  // From a mutation probe: `<=` for `<` at the seconds/milliseconds split passed (no value at 10^11).
+  it('decimal Unix time: below 10^11 is seconds, 10^11 itself is milliseconds (docs/protocol.md)', () => {
+    expect(parsePassportTimeBound('99999999999', 'end')).toEqual({ kind: 'instant', ms: 99_999_999_999_000 });
+    expect(parsePassportTimeBound('100000000000', 'end')).toEqual({ kind: 'instant', ms: 100_000_000_000 });
+  });
   it('agrees with Date.parse on every canonical ISO instant (property)', () => {
     fc.assert(
       fc.property(
