@@ -297,6 +297,20 @@ describe('verifyWebhookRequest: every rejection', () => {
     expect(await reason(params)).toBe('replayed');
   });
 
+  // From a mutation probe: a replay key of the signature as sent passed. The signature is read as hex in
+  // either case, so a captured request sent again with its signature in upper case would be a new one.
+  it('the same request with its signature in another case is a replay', async () => {
+    const replay = new MemoryReplayStore();
+    const first = base();
+    await expect(verifyWebhookRequest({ ...first, replay })).resolves.toMatchObject({ serverTokenId: TOKEN });
+    const signature = first.headers['X-Signature'];
+    expect(signature).toMatch(/[a-f]/);
+    for (const recased of [signature.toUpperCase(), signature[0].toUpperCase() + signature.slice(1)]) {
+      const again = { ...first, headers: { ...first.headers, 'X-Signature': recased }, replay };
+      expect(await reason(again)).toBe('replayed');
+    }
+  });
+
   // From a mutation probe: a record that expired with the window let the request in again at its last
   // millisecond. The record outlives the window by the future allowance, so no instant is open.
   it('a replayed request is refused up to the last millisecond of the window, and stale after it', async () => {
