@@ -219,6 +219,27 @@ describe('server passport checks', () => {
       details: { reason },
     });
   });
+  // From a mutation probe: the alg check could be dropped with every test passing, the 'another alg'
+  // token above having no passport_idsignature (refused for that, with the same code).
+  it('a token whose every claim is genuine but whose alg is not EdDSA is refused for its alg', async () => {
+    for (const alg of ['HS256', 'none', 'eddsa']) {
+      const params = setup(serverPassport(), {
+        token: {
+          header: { alg, typ: 'JWT' },
+          claims: { passport_id: 'bhahbkbramax', aud: SERVER_OWNER, ...idClaims() },
+        },
+      });
+      await expect(checkServerPassport(params)).rejects.toMatchObject({
+        code: 'SERVER_TOKEN_IDENTITY_MISMATCH',
+        details: { reason: 'alg' },
+      });
+    }
+  });
+  // From a mutation probe: `>=` for `>` at the edge of Date's range passed. An iat of ±8.64e12 s is a date
+  // (+275760-09-13, -271821-04-20), so a signature over it is checked like any other.
+  it.each([8.64e12, -8.64e12])('an iat of %d s, the edge of Date, is checked like any other', async (iat) => {
+    expect(await codeOf(withIdClaims(idClaims('bhahbkbramax', iat)))).toBe('OK');
+  });
   it('then family, live, revoked, trusted contract, in that order', async () => {
     const all = { revoked: true, contractId: 'rogue.test' };
     const dead = { not_after: '2026-01-01' };
