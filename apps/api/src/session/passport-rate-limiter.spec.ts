@@ -46,4 +46,28 @@ describe('PassportRateLimiter', () => {
     clock.advance(500);
     expect(await outcome(limiter, caller)).toBe('RATE_LIMIT_EXCEEDED retry 60');
   });
+
+  // From a mutation probe: Math.round passed the test above (59.5 rounds to 60 either way).
+  it('Retry-After is rounded up below the half too: 59.4 s to wait is 60', async () => {
+    const clock = new FixedClock(1_000_000);
+    const limiter = new PassportRateLimiter(new MemoryRateLimitStore(), clock);
+    const caller = auth('1', '60');
+    expect(await outcome(limiter, caller)).toBe('allowed');
+    clock.advance(600);
+    expect(await outcome(limiter, caller)).toBe('RATE_LIMIT_EXCEEDED retry 60');
+  });
+
+  // From a mutation probe: a bucket keyed by the session passed every test (each used one session). The
+  // quota is the passport's: logging in again gives no fresh one.
+  it("the passport's sessions share its one quota", async () => {
+    const clock = new FixedClock(1_000_000);
+    const limiter = new PassportRateLimiter(new MemoryRateLimitStore(), clock);
+    const session = (sessionId: string): AuthContext =>
+      ({ ...auth('2', '60'), sessionId }) as unknown as AuthContext;
+    expect(await outcome(limiter, session('sess_a'))).toBe('allowed');
+    expect(await outcome(limiter, session('sess_b'))).toBe('allowed');
+    expect(await outcome(limiter, session('sess_c'))).toBe('RATE_LIMIT_EXCEEDED retry 30');
+    const other = { ...auth('2', '60'), tokenId: 'bhahbkbramax', sessionId: 'sess_d' } as AuthContext;
+    expect(await outcome(limiter, other)).toBe('allowed');
+  });
 });
