@@ -53,6 +53,23 @@ describe('createRateLimitHook', () => {
     expect(check(request)).toBeUndefined();
   });
 
+  // From a mutation probe: Math.floor passed (every refusal above waited a whole second). A client told
+  // to come back before a token exists is refused again.
+  it('Retry-After is the wait rounded up: 1.5 s to wait is 2, in both forms', async () => {
+    const clock = new FixedClock(0);
+    const slow = { capacity: 1, refillPerMinute: 20 }; // one request back every 3 s
+    const check = createRateLimitHook(new MemoryRateLimitStore(), slow, clock);
+    expect(check(request)).toBeUndefined();
+    clock.advance(1500);
+    expect(refusalOf(() => check(request)).details).toEqual({ retryAfterSeconds: 2 });
+    const memory = new MemoryRateLimitStore();
+    const shared: RateLimitStore = { take: (key, policy, nowMs) => memory.take(key, policy, nowMs) };
+    const checkShared = createRateLimitHook(shared, slow, clock);
+    await expect(checkShared(request)).resolves.toBeUndefined();
+    clock.advance(1500);
+    await expect(checkShared(request)).rejects.toMatchObject({ details: { retryAfterSeconds: 2 } });
+  });
+
   it('with a shared (async) store, answers the same through a promise', async () => {
     const memory = new MemoryRateLimitStore();
     const shared: RateLimitStore = { take: (key, policy, nowMs) => memory.take(key, policy, nowMs) };
