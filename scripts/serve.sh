@@ -4,11 +4,12 @@
 # alternating runs gave 0.65–0.69 of the raw verify rate with libuv's default pool of 4 and 0.81–0.82
 # with a pool of 1 (`npm run bench -- verify`). So, unless UV_THREADPOOL_SIZE is set, the pool gets one thread less than
 # the cores (at least 1). libuv reads the variable once, before any JavaScript runs, so it is set here.
-# Arguments go to node (e.g. --cpu-prof).
+# Arguments go to node (e.g. --cpu-prof). Relative paths in the environment (DATA_DIR, LEDGER_FILE, …)
+# are the caller's: the working directory is left as it is (`npm start` runs from the repository root).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+root="$(cd "$(dirname "$0")/.." && pwd)"
 if [ -z "${UV_THREADPOOL_SIZE:-}" ]; then
   UV_THREADPOOL_SIZE=$(node -p "Math.max(1, require('node:os').availableParallelism() - 1)")
   export UV_THREADPOOL_SIZE
 fi
-exec node "$@" apps/api/dist/main.js
+exec node "$@" "$root/apps/api/dist/main.js"

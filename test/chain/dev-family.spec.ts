@@ -4,6 +4,7 @@
  * start reuses them; the chain module then loads the server identity from them. With NEAR, missing
  * keys stop the start with one line.
  */
+import { execFileSync } from 'node:child_process';
 import { lstat, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +43,24 @@ describe('development family bootstrap', () => {
     dataDir = await mkdtemp(join(tmpdir(), 'dev-family-'));
   });
   afterEach(() => rm(dataDir, { recursive: true, force: true }));
+
+  // Found by a probe of operators' deployments: a DATA_DIR with spaces printed a mint line that broke
+  // when pasted.
+  it("prints next steps a shell reads with each path as one word (a DATA_DIR with spaces and a ')", async () => {
+    const spaced = join(dataDir, "my data's dir");
+    const lines: string[] = [];
+    await ensureDevFamily(loadConfig({ DATA_DIR: spaced, PUBLIC_BASE_URL: 'http://localhost:4555' }), {
+      log: (l) => lines.push(l),
+    });
+    const mint = lines.find((line) => line.includes(' mint '))!;
+    const words = execFileSync('bash', ['-c', `printf '%s\\n' ${mint.trim()}`], { encoding: 'utf8' })
+      .trimEnd()
+      .split('\n');
+    expect(words.slice(words.indexOf('--ledger') + 1, words.indexOf('--ledger') + 2)).toEqual([
+      join(spaced, 'ledger.json'),
+    ]);
+    expect(words[words.indexOf('--family-key') + 1]).toBe(join(spaced, 'keys', 'family-root.json'));
+  });
 
   it('creates private keys and a ledger whose server passport is signed into the family', async () => {
     const lines: string[] = [];

@@ -155,3 +155,40 @@ it('a DATA_DIR that cannot be written stops the start with one line naming the d
     ),
   ]);
 }, 30_000);
+
+// Found by a probe of operators' deployments: scripts/serve.sh (what `npm start` runs) changed to the
+// repository's directory first, so a relative DATA_DIR was taken from the code tree, not the caller's
+// directory as with `node apps/api/dist/main.js`.
+it('scripts/serve.sh takes a relative DATA_DIR from the directory it is run in', async () => {
+  const caller = mkdtempSync(path.join(tmpdir(), 'passport-serve-cwd-'));
+  // A file where the data directory's parent should be: the start stops at once, naming the path it took.
+  writeFileSync(path.join(caller, 'data'), 'not a directory');
+  try {
+    const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+      const child = spawn('bash', [path.join(ROOT, 'scripts/serve.sh')], {
+        cwd: caller,
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          LOG_LEVEL: 'silent',
+          DATA_DIR: 'data/sub',
+          PORT: '0',
+          PUBLIC_BASE_URL: 'http://localhost:3000',
+        },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let text = '';
+      child.stderr.on('data', (d) => (text += d));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      child.on('error', reject);
+      child.on('close', (exitCode) => {
+        clearTimeout(timer);
+        resolve({ code: exitCode, stderr: text });
+      });
+    });
+    expect(code).toBe(1);
+    expect(stderr).toContain(`DATA_DIR=${path.join(caller, 'data/sub')}`);
+  } finally {
+    await rm(caller, { recursive: true, force: true });
+  }
+});

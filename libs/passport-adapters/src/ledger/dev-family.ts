@@ -214,15 +214,22 @@ async function ensureDevFamilyLocked(
   return { created: true, serverTokenId, familyRootTokenId: rootTokenId };
 }
 
+/** `value` as one shell word: as it is when plain, else single-quoted (a DATA_DIR with spaces). */
+function shellWord(value: string): string {
+  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
 function nextSteps(config: DevFamilyConfig, serverTokenId: string, rootTokenId: string): string[] {
-  const api = config.publicBaseUrl;
+  const api = shellWord(config.publicBaseUrl);
+  const ledger = shellWord(config.ledgerFile);
+  const familyKey = shellWord(config.familyCredentialsFile);
   return [
     `Created a development family: root ${rootTokenId}, server passport ${serverTokenId}.`,
     `  keys:   ${config.familyCredentialsFile}, ${config.serverCredentialsFile} (mode 0600)`,
     `  ledger: ${config.ledgerFile}`,
     'Next steps:',
     '  npm run -s passport -- keygen --out my-key.json',
-    `  npm run -s passport -- mint --key my-key.json --ledger ${config.ledgerFile} --family-key ${config.familyCredentialsFile} --api ${api}`,
+    `  npm run -s passport -- mint --key my-key.json --ledger ${ledger} --family-key ${familyKey} --api ${api}`,
     `  npm run -s passport -- login --key my-key.json --passport <token id printed by mint> --api ${api} --save my.jwt`,
   ];
 }
