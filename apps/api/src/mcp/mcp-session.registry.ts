@@ -27,7 +27,11 @@ export interface McpSessionRegistryOptions {
   readonly reclaimIdleMs?: number;
   /** How often the idle sweep runs; default ttl/4 clamped to 50 ms..60 s. */
   readonly sweepIntervalMs?: number;
-  /** Time source; default Date.now. */
+  /**
+   * Time source for idle times (ms, any origin); default monotonic time (`performance.now`). It was the
+   * wall clock: stepped back a day, idle sessions were neither swept nor reclaimed and a full instance
+   * said Retry-After 86394 (a probe); stepped ahead, sessions in use ended.
+   */
   readonly now?: () => number;
 }
 
@@ -41,7 +45,7 @@ export class McpSessionRegistry implements McpSessionStore {
   private readonly sweepTimer: NodeJS.Timeout;
 
   constructor(private readonly options: McpSessionRegistryOptions) {
-    this.now = options.now ?? Date.now;
+    this.now = options.now ?? (() => performance.now());
     const interval = options.sweepIntervalMs ?? Math.min(60_000, Math.max(50, Math.floor(options.ttlMs / 4)));
     this.sweepTimer = setInterval(() => void this.evictIdle(), interval);
     // The sweep must never keep the process alive on its own.

@@ -105,8 +105,10 @@ export class EddsaJwtCodec {
   }
 
   /**
-   * @param options.allowExpired accept a token past its `exp` whose signature and other claims are
-   *   valid (logout only: an agent can always close its session).
+   * @param options.allowExpired accept a token outside its time window whose signature and other
+   *   claims are valid: past its `exp`, or not valid yet by this clock (a clock set back since the token
+   *   was issued: a probe's logout was refused, and the session lived on). Logout only: an agent can
+   *   always close its session.
    */
   async verify(token: string, options: { readonly allowExpired?: boolean } = {}): Promise<JwtVerifyResult> {
     const known = this.verifyCached(token, options);
@@ -115,10 +117,11 @@ export class EddsaJwtCodec {
     if (!looksLikeJwt(token)) return { ok: false, reason: 'invalid_jwt_format', cause: 'not_a_jwt' };
 
     let result = await this.verifyAt(token, nowSeconds);
-    if (!result.ok && result.cause === 'expired' && options.allowExpired === true) {
-      // Verify as of the last second the token was valid: every other rule still applies.
-      const exp = decodeJwt(token).exp;
-      if (typeof exp === 'number') result = await this.verifyAt(token, exp - 1, false);
+    if (!result.ok && outsideTimeWindow(result.cause) && options.allowExpired === true) {
+      // Verify as of a second the token was valid (the last, or its first): every other rule still applies.
+      const { exp, nbf } = decodeJwt(token);
+      const at = result.cause === 'expired' ? exp && exp - 1 : nbf;
+      if (typeof at === 'number') result = await this.verifyAt(token, at, false);
     }
     return result;
   }
@@ -136,7 +139,10 @@ export class EddsaJwtCodec {
     if (entry === undefined || entry.token !== token) return undefined;
     const cached = entry.claims;
     const refused = this.checkTimes(cached, Math.floor(this.options.clock.nowMs() / 1000));
-    if (!refused || (options.allowExpired === true && refused.ok === false && refused.cause === 'expired')) {
+    if (
+      !refused ||
+      (options.allowExpired === true && refused.ok === false && outsideTimeWindow(refused.cause))
+    ) {
       return { ok: true, claims: cached };
     }
     return refused;
@@ -199,6 +205,11 @@ export class EddsaJwtCodec {
     }
     this.verified.set(signatureSegment(token), { token, claims });
   }
+}
+
+/** A refusal for the time alone (what a logout overlooks). */
+function outsideTimeWindow(cause: string | undefined): boolean {
+  return cause === 'expired' || cause === 'not_yet_valid';
 }
 
 /** Base64url as encoders write it: no padding, and no bits set beyond the encoded bytes. */

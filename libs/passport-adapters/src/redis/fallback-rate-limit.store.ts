@@ -37,7 +37,10 @@ export class FallbackRateLimitStore implements RateLimitStore {
 
   async take(key: string, policy: BucketPolicy, nowMs: number, cost = 1): Promise<TakeResult> {
     if (this.failedAtMs !== null) {
-      const retryDue = this.now() - this.failedAtMs >= this.retryAfterMs;
+      // A clock set back since the failure makes it look ahead: due at once, not when the clock catches
+      // up (a probe: an hour's step back kept every take in process for the hour).
+      const sinceFailure = this.now() - this.failedAtMs;
+      const retryDue = sinceFailure >= this.retryAfterMs || sinceFailure < 0;
       if (!retryDue) return this.fallback.take(key, policy, nowMs, cost);
       if (this.probe) {
         this.startProbe(this.probe);

@@ -39,6 +39,7 @@
  */
 import { type RedisConnection } from './redis-client.js';
 import { randomBytes } from 'node:crypto';
+import { createHoldClock } from '@passport/core/ports';
 
 export const DEFAULT_REDIS_HISTORY_HOLD_MS = 331_000;
 export const DEFAULT_REDIS_HISTORY_NOTICE_MS = 86_400_000;
@@ -106,7 +107,7 @@ export class RedisHistoryWatch {
     this.ownGenerationKey = `${base}gen:${randomBytes(8).toString('hex')}`;
     this.holdMs = options.holdMs ?? DEFAULT_REDIS_HISTORY_HOLD_MS;
     this.noticeMs = options.noticeMs ?? DEFAULT_REDIS_HISTORY_NOTICE_MS;
-    this.now = options.nowMs ?? Date.now;
+    this.now = options.nowMs ?? createHoldClock();
     this.timer = setInterval(() => void this.check(), options.intervalMs ?? 5000);
     this.timer.unref();
     redis.on('ready', () => void this.check());
@@ -269,7 +270,14 @@ export class RedisHistoryWatch {
     const remaining = this.holdRemainingMs;
     if (remaining <= 0) return;
     void this.redis
-      .set(this.holdKey, new Date(this.heldUntil!).toISOString(), 'PX', remaining, 'NX')
+      // Never more than a hold is long: what this instance holds, the fleet holds.
+      .set(
+        this.holdKey,
+        new Date(this.heldUntil!).toISOString(),
+        'PX',
+        Math.min(remaining, this.holdMs),
+        'NX',
+      )
       .catch(() => undefined);
   }
 

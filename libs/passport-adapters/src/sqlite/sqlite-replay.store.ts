@@ -38,8 +38,10 @@ import {
   positiveCap,
   RecordingPausedError,
   storeCap,
+  uncappedRemoval,
   type RecordOutcome,
   type RecordQuota,
+  type RemovalHorizon,
   type ReplayStoreUsage,
 } from '@passport/core/ports';
 import { performance } from 'node:perf_hooks';
@@ -201,6 +203,12 @@ export interface SqliteReplayStoreOptions extends SqliteStoreOptions {
    * read takes `FOLLOW_STEP_ROWS` rows a turn.
    */
   readonly followIntervalMs?: number;
+  /**
+   * Caps the time records are deleted and forgotten by (default: none, the store clock's reading). A
+   * server passes `createRemovalHorizon()`: a wall clock stepped ahead and then back cannot delete
+   * records still live by the true time.
+   */
+  readonly removalHorizon?: RemovalHorizon;
 }
 
 export class SqliteReplayStore implements ReplayStore {
@@ -242,6 +250,7 @@ export class SqliteReplayStore implements ReplayStore {
   private boundCheckAt = MIN_BOUND_CHECK;
   private readonly clock: Clock;
   private readonly expiredGraceMs: number;
+  private readonly removalBy: RemovalHorizon;
   private readonly onSweepError: (error: unknown) => void;
   /** A background sweep's steps are under way. */
   private sweeping = false;
@@ -259,6 +268,7 @@ export class SqliteReplayStore implements ReplayStore {
     if (!Number.isFinite(this.commitIntervalMs) || this.commitIntervalMs < 0)
       throw new RangeError('commitIntervalMs must be a non-negative number');
     this.expiredGraceMs = options.expiredGraceMs ?? EXPIRED_GRACE_MS;
+    this.removalBy = options.removalHorizon ?? uncappedRemoval;
     if (!Number.isFinite(this.expiredGraceMs) || this.expiredGraceMs < 0)
       throw new RangeError('expiredGraceMs must be a non-negative number');
     const followIntervalMs = options.followIntervalMs ?? DEFAULT_REPLAY_FOLLOW_INTERVAL_MS;
@@ -315,10 +325,15 @@ export class SqliteReplayStore implements ReplayStore {
    * turning between steps. One statement for all of them stopped it for ~1 s at 500 000 expired rows (a
    * probe), which a minute's expiries reach at ~8 000 verifies/s.
    */
+  /** Records that expired before this (store clock, capped by the removal horizon) may go. */
+  private expiredBy(nowMs: number): number {
+    return this.removalBy(nowMs) - this.expiredGraceMs;
+  }
+
   private sweepInSteps(nowMs: number): void {
     if (this.sweeping) return;
     this.sweeping = true;
-    const expiredBy = nowMs - this.expiredGraceMs;
+    const expiredBy = this.expiredBy(nowMs);
     const step = (): void => {
       try {
         // A step never waits for another connection's write lock: the sweep ends, and the next one tries.
@@ -817,7 +832,7 @@ export class SqliteReplayStore implements ReplayStore {
   private holdIndexBound(nowMs: number): void {
     if (this.known.size < this.boundCheckAt) return;
     if (this.known.size > this.db.rowCount('replay_records'))
-      this.known.forgetExpired(nowMs - this.expiredGraceMs);
+      this.known.forgetExpired(this.expiredBy(nowMs));
     this.boundCheckAt = Math.max(MIN_BOUND_CHECK, 2 * this.known.size);
   }
 
@@ -830,7 +845,7 @@ export class SqliteReplayStore implements ReplayStore {
         this.anchor = { id: record.id, key };
       }
     }
-    this.known.forgetExpiredOldest(nowMs - this.expiredGraceMs);
+    this.known.forgetExpiredOldest(this.expiredBy(nowMs));
     this.holdIndexBound(nowMs);
   }
 
@@ -875,7 +890,7 @@ export class SqliteReplayStore implements ReplayStore {
    * at 1 000 000 records), so that it stays bounded by what the log holds.
    */
   sweep(nowMs: number): number {
-    const expiredBy = nowMs - this.expiredGraceMs;
+    const expiredBy = this.expiredBy(nowMs);
     const removed = this.deleteExpired(expiredBy);
     if (this.known.size > this.db.rowCount('replay_records')) this.known.forgetExpired(expiredBy);
     return removed;
@@ -943,14 +958,14 @@ export class SqliteReplayStore implements ReplayStore {
     if (this.ownerCount(quota.owner) < quota.maxPerOwner) return undefined;
     // The count includes expired records not yet swept: sweep them before refusing (every owner's,
     // through the expiry index: no index by owner is kept, since it cost every insert a page write).
-    this.deleteExpired(nowMs - this.expiredGraceMs);
+    this.deleteExpired(this.expiredBy(nowMs));
     if (this.ownerCount(quota.owner) < quota.maxPerOwner) return undefined;
     return new Refusal(new PassportError('REPLAY_QUOTA_EXCEEDED', { maxPerSender: quota.maxPerOwner }));
   }
 
   private checkRoom(nowMs: number, cap: number): Refusal | undefined {
     if (this.db.rowCount('replay_records') < cap) return undefined;
-    this.deleteExpired(nowMs - this.expiredGraceMs);
+    this.deleteExpired(this.expiredBy(nowMs));
     if (this.db.rowCount('replay_records') < cap) return undefined;
     return new Refusal(new PassportError('REPLAY_STORE_FULL'), cap < this.maxEntries);
   }

@@ -28,6 +28,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { type SqliteDatabase } from './sqlite.database.js';
+import { createHoldClock } from '@passport/core/ports';
 
 export const STORE_HISTORY_FILE_NAME = 'store-history.json';
 
@@ -82,7 +83,7 @@ export class SqliteStoreHistory {
     lostAt: number | null,
     lossId: string | undefined,
   ) {
-    this.now = options.now ?? Date.now;
+    this.now = options.now ?? createHoldClock();
     this.lossId = lossId;
     this.take(heldUntilMs, lostAt);
     // A start reports its own loss (check), and not one it read from the file.

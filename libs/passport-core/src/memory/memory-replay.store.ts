@@ -18,6 +18,7 @@ import {
   type ReplayStoreUsage,
   storeCap,
 } from '../ports/replay-store.port.js';
+import { type RemovalHorizon, uncappedRemoval } from '../ports/removal-horizon.js';
 import { positiveCap } from '../ports/store-cap.js';
 
 export interface MemoryReplayStoreOptions {
@@ -25,6 +26,11 @@ export interface MemoryReplayStoreOptions {
   readonly maxEntries?: number;
   /** Minimum store time between full sweeps triggered by a full store or owner (default 1000 ms). */
   readonly sweepIntervalMs?: number;
+  /**
+   * Caps the time records are deleted by (default: none, the time given). A server passes
+   * `createRemovalHorizon()`, so a wall clock stepped ahead and then back cannot delete live records.
+   */
+  readonly removalHorizon?: RemovalHorizon;
 }
 
 /** The outcome every successful record shares (it is immutable). */
@@ -39,6 +45,7 @@ interface ReplayEntry {
 export class MemoryReplayStore implements ReplayStore {
   readonly maxEntries: number;
   private readonly sweepIntervalMs: number;
+  private readonly removalBy: RemovalHorizon;
   private readonly entries = new Map<string, ReplayEntry>();
   /** Records held per owner (expired ones not yet swept included). */
   private readonly perOwner = new Map<string, number>();
@@ -50,6 +57,7 @@ export class MemoryReplayStore implements ReplayStore {
   constructor(options: MemoryReplayStoreOptions = {}) {
     this.maxEntries = positiveCap(options.maxEntries ?? 100_000, 'maxEntries');
     this.sweepIntervalMs = options.sweepIntervalMs ?? 1000;
+    this.removalBy = options.removalHorizon ?? uncappedRemoval;
   }
 
   async recordIfAbsent(
@@ -93,9 +101,10 @@ export class MemoryReplayStore implements ReplayStore {
   /** Removes expired records; returns how many were removed. */
   sweep(nowMs: number): number {
     this.lastSweepMs = nowMs;
+    const by = this.removalBy(nowMs);
     let removed = 0;
     for (const [key, entry] of this.entries) {
-      if (entry.expiresAtMs <= nowMs) {
+      if (entry.expiresAtMs <= by) {
         this.remove(key, entry);
         removed++;
       }
@@ -122,14 +131,17 @@ export class MemoryReplayStore implements ReplayStore {
    * close to expiry order): O(1) per record freed, so a full store can take a new record at once.
    */
   private dropExpiredOldest(nowMs: number): void {
+    const by = this.removalBy(nowMs);
     for (const [key, entry] of this.entries) {
-      if (entry.expiresAtMs > nowMs) return;
+      if (entry.expiresAtMs > by) return;
       this.remove(key, entry);
     }
   }
 
   private sweepIfDue(nowMs: number): void {
-    if (nowMs - this.lastSweepMs >= this.sweepIntervalMs) this.sweep(nowMs);
+    // A clock set back makes the last sweep look ahead: due at once, not when the clock catches up.
+    const since = nowMs - this.lastSweepMs;
+    if (since >= this.sweepIntervalMs || since < 0) this.sweep(nowMs);
   }
 
   /** Removes `key`'s record (a login undoing the challenge record whose session could not be stored). */

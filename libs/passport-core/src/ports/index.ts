@@ -53,6 +53,13 @@ export { type AddressClass, type AddressClassifier } from './address-classifier.
 // Clock and signatures
 export { systemClock, type Clock } from './clock.port.js';
 export {
+  createRemovalHorizon,
+  uncappedRemoval,
+  type RemovalHorizon,
+  type RemovalHorizonClocks,
+} from './removal-horizon.js';
+export { createHoldClock } from './hold-clock.js';
+export {
   type AsyncSignatureVerifier,
   type SignatureVerifier,
   type Signer,

@@ -92,7 +92,9 @@ export class HealthController {
    * verdict): the round itself once finished, else its promise.
    */
   private checkRound(): CheckRound | Promise<CheckRound> {
-    const now = Date.now();
+    // Monotonic: on the wall clock, a step back made the last round look younger, and it was served for
+    // the length of the step (a probe: an hour of `healthy` over a broken ledger).
+    const now = performance.now();
     const recent = this.recent;
     if (recent && now - recent.atMs < HEALTH_RESULT_REUSE_MS) return recent.settled ?? recent.result;
     const result = Promise.all(this.indicators.map((i) => runCheck(i, HEALTH_CHECK_TIMEOUT_MS))).then(

@@ -15,6 +15,7 @@ import {
   SqliteStoreHistory,
 } from '@passport/adapters/sqlite';
 import { SqliteStoreHealthIndicator } from './sqlite-store.health-indicator.js';
+import { stepSafeRemoval } from './step-safe-removal.js';
 
 /** The default hold: 300 s + 30 s (a login challenge's future skew) + 1 s, as app-config derives it. */
 export const DEFAULT_SQLITE_LOSS_HOLD_MS = 331_000;
@@ -42,7 +43,8 @@ export function createSqliteStoreBackend(
   try {
     history = SqliteStoreHistory.check(db, {
       holdMs: lossHoldMs,
-      now: () => clock.nowMs(),
+      // Its own clock: a hold must not last as long as a step back of the wall clock (a given clock: tests).
+      now: options.clock ? () => clock.nowMs() : undefined,
       onLoss: (at, why) =>
         new Logger('Store').error(
           `the SQLite database lost its replay records (noticed at ${new Date(at).toISOString()}: ${why}): used HOLA lines and login challenges were forgotten; replay records refused for SQLITE_LOSS_HOLD_MS (${lossHoldMs} ms)`,
@@ -53,7 +55,12 @@ export function createSqliteStoreBackend(
     throw error;
   }
   const withClock = { clock: options.clock };
-  const replay = new SqliteReplayStore(db, { ...withClock, ...options.replay, history });
+  const replay = new SqliteReplayStore(db, {
+    ...withClock,
+    removalHorizon: stepSafeRemoval(options.clock),
+    ...options.replay,
+    history,
+  });
   const sessions = new SqliteSessionStore(db, { ...withClock, ...options.sessions });
   const rateLimit = new SqliteRateLimitStore(db, { ...withClock, ...options.rateLimit });
   const loginRecorder = new SqliteLoginRecorder(db, replay, sessions);
