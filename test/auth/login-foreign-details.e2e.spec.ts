@@ -18,7 +18,10 @@ afterAll(() => app.close());
 it('the FOREIGN refusal names the API the passport was issued for and this API', async () => {
   const key = newKey();
   const home = 'https://other.example.test';
-  const { tokenId } = await mintPassport(app, { owner: key, metadata: { subjectuniqueidentifier_url: home } });
+  const { tokenId } = await mintPassport(app, {
+    owner: key,
+    metadata: { subjectuniqueidentifier_url: home },
+  });
   const res = await login(app.baseUrl, { identifier: tokenId, key });
   expect(res.status).toBe(401);
   expect(res.body.error.code).toBe('LOGIN_MODE_POLICY_REJECTED_FOREIGN_BY_PARTNER');

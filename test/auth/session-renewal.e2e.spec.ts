@@ -273,13 +273,16 @@ describe('token renewal and logout (JWT_RENEWAL=server)', () => {
     ['not ASCII', 'café'],
     ['a control character', 'bye\u001b[31m'],
     ['not a string', 5],
-  ])('a logout reason %s is not kept, and the logout still happens (reference/login.md)', async (_, reason) => {
-    const { jwt } = await mintAndLogin(app);
-    const out = await logout(jwt, '/api/logout', { reason });
-    expect(out.status).toBe(200);
-    expect(out.body).toMatchObject({ sessionClosed: true });
-    await expect(sessions.get(claimsOf(jwt).session_id)).resolves.toMatchObject({ closeReason: 'logout' });
-  });
+  ])(
+    'a logout reason %s is not kept, and the logout still happens (reference/login.md)',
+    async (_, reason) => {
+      const { jwt } = await mintAndLogin(app);
+      const out = await logout(jwt, '/api/logout', { reason });
+      expect(out.status).toBe(200);
+      expect(out.body).toMatchObject({ sessionClosed: true });
+      await expect(sessions.get(claimsOf(jwt).session_id)).resolves.toMatchObject({ closeReason: 'logout' });
+    },
+  );
 
   it('POST /api/sessions/logout is the same operation, and accepts an expired token of an open session', async () => {
     const { jwt } = await mintAndLogin(app);

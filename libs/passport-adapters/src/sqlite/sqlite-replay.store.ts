@@ -831,8 +831,7 @@ export class SqliteReplayStore implements ReplayStore {
    */
   private holdIndexBound(nowMs: number): void {
     if (this.known.size < this.boundCheckAt) return;
-    if (this.known.size > this.db.rowCount('replay_records'))
-      this.known.forgetExpired(this.expiredBy(nowMs));
+    if (this.known.size > this.db.rowCount('replay_records')) this.known.forgetExpired(this.expiredBy(nowMs));
     this.boundCheckAt = Math.max(MIN_BOUND_CHECK, 2 * this.known.size);
   }
 
