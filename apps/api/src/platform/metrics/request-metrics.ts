@@ -56,7 +56,9 @@ export class RequestMetrics {
     const second = Math.floor(nowMs / 1000);
     let perMinute = 0;
     for (let i = 0; i < 60; i++) {
-      if (second - this.bucketSecond[i] < 60) perMinute += this.perSecond[i];
+      // A second ahead of now (stamped before the clock was set back) is not in the last minute.
+      const age = second - this.bucketSecond[i];
+      if (age >= 0 && age < 60) perMinute += this.perSecond[i];
     }
     return { total: this.total, errors: this.errors, perMinute };
   }
