@@ -88,3 +88,17 @@ describe('FallbackRateLimitStore', () => {
     expect(shared.calls).toBe(2); // back on the shared store
   });
 });
+
+// Found by a probe: a Redis out of memory answers PING and refuses every take; health said only that
+// rate limits were "until their next take reaches redis again", which read as a recovery.
+it('keeps the first line of what the shared store last failed a take with, printable', async () => {
+  const failing: RateLimitStore = {
+    take: async () => {
+      throw new Error('OOM command not allowed when used memory > \u001b[31mmaxmemory.\nsecond line');
+    },
+  };
+  const store = new FallbackRateLimitStore(failing, new MemoryRateLimitStore());
+  expect(store.lastFailureMessage).toBeNull();
+  await store.take('k', policy, 0);
+  expect(store.lastFailureMessage).toBe('OOM command not allowed when used memory > ?[31mmaxmemory.');
+});

@@ -7,7 +7,10 @@
  * runs beside the requests instead of inside one: while the store is down no request waits for it
  * here, only the one that found it down. `fallbackSince` feeds health.
  */
+import { printableText } from '@passport/core/codecs';
 import { type BucketPolicy, type RateLimitStore, type TakeResult } from '@passport/core/ports';
+
+const MAX_FAILURE_TEXT_LENGTH = 160;
 
 export interface FallbackRateLimitOptions {
   /** Least milliseconds between two tries of the failed shared store (default 1000). */
@@ -20,6 +23,7 @@ export interface FallbackRateLimitOptions {
 
 export class FallbackRateLimitStore implements RateLimitStore {
   private failedAtMs: number | null = null;
+  private failureText: string | null = null;
   private probing = false;
   private readonly retryAfterMs: number;
   private readonly now: () => number;
@@ -51,10 +55,22 @@ export class FallbackRateLimitStore implements RateLimitStore {
       const result = await this.primary.take(key, policy, nowMs, cost);
       this.failedAtMs = null;
       return result;
-    } catch {
+    } catch (error) {
       this.failedAtMs = this.now();
+      this.failureText = printableText(
+        (error instanceof Error ? error.message : String(error)).split('\n')[0],
+        MAX_FAILURE_TEXT_LENGTH,
+      );
       return this.fallback.take(key, policy, nowMs, cost);
     }
+  }
+
+  /**
+   * What the shared store last failed a take with (its first line: `OOM command not allowed …`), or null.
+   * A full Redis answers PING while it refuses every take, so health, without it, read as a recovery.
+   */
+  get lastFailureMessage(): string | null {
+    return this.failureText;
   }
 
   /** Wall-clock time since when takes fall back to in-process buckets, or null when they are shared. */

@@ -36,6 +36,12 @@ import { DEFAULT_SWEEP_INTERVAL_MS } from '@passport/adapters/sqlite';
 /** How long a request-path failure of the replay or session store keeps health degraded (a blip shows; a recovery soon does too). */
 const FAILURE_REPORT_MS = 10_000;
 
+/** Health's problem while rate limits run in process though Redis answers a PING, with why when known. */
+function rateLimitsInProcess(...stores: FallbackRateLimitStore[]): string {
+  const said = stores.map((store) => store.lastFailureMessage).find((text) => text !== null);
+  return `rate limits on in-process buckets until their next take reaches redis again${said ? ` (last failure: ${said})` : ''}`;
+}
+
 /** Health's problem while Redis does not answer, with what the connection last failed with when known. */
 function unavailable(connectionError: string | undefined): string {
   return connectionError === undefined ? 'redis unavailable' : `redis unavailable: ${connectionError}`;
@@ -180,9 +186,7 @@ export function createRedisStoreBackend(
       (failed ? `redis failed a request in the last 10 s${said ? `: ${said}` : ''}` : undefined) ??
       // Redis answers again, but the rate limits have not gone back to it yet (their next take does):
       // without this, health is `degraded` with no reason for about a second after Redis comes back.
-      (rateLimitFallback !== 'shared'
-        ? 'rate limits on in-process buckets until their next take reaches redis again'
-        : undefined);
+      (rateLimitFallback !== 'shared' ? rateLimitsInProcess(rateLimit, publicRateLimit) : undefined);
     // Both notes when both apply (the policy unreadable, a loss within 24 h).
     const notes = [
       evictionWatch.problem === undefined ? evictionWatch.unknown : undefined,
