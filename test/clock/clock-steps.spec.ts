@@ -49,18 +49,16 @@ function stepWallClock(ms: number): void {
 describe('a sweep during a forward step the clock then takes back', () => {
   // Probe: a login body used, the clock stepped +10 min, the sweep ran, the clock set back: the same
   // login body got a new JWT (+25 h: the same HOLA line verified again). SQLite and memory.
-  it('the core store with a removal horizon keeps the record', async () => {
+  it('the core memory store with monotonic time keeps the record', async () => {
     let monotonic = 0;
-    const store = new MemoryReplayStore({
-      removalHorizon: createRemovalHorizon({ wallNowMs: () => T, monotonicNowMs: () => monotonic }),
-    });
+    const store = new MemoryReplayStore({ monotonicNowMs: () => monotonic });
     expect((await store.recordIfAbsent('login|x|t', T, T + CHALLENGE_LIFE_MS)).recorded).toBe(true);
     monotonic += 5_000;
     expect(store.sweep(T + 10 * MINUTE)).toBe(0); // the wall clock 10 min ahead, 5 s later
     monotonic += 25_000;
     // Set back: 30 s after the login by the true time, the challenge is still fresh, and still used.
     expect((await store.recordIfAbsent('login|x|t', T + 30_000, T + CHALLENGE_LIFE_MS)).recorded).toBe(false);
-    // Records go once monotonic time has carried the first reading past their expiry.
+    // Records go once they have expired by monotonic time too.
     monotonic += CHALLENGE_LIFE_MS;
     expect(store.sweep(T + 10 * MINUTE)).toBe(1);
   });
@@ -89,6 +87,22 @@ describe('a sweep during a forward step the clock then takes back', () => {
       await backend.close();
     }
   });
+});
+
+// The SQLite store, whose rows other processes share, deletes by a horizon instead of per-record
+// deadlines; its lag behind the wall clock is bounded, so a suspend cannot keep every record for good.
+it('the removal horizon holds deletions back by a step, at most by its bound', () => {
+  let monotonic = 0;
+  const horizon = createRemovalHorizon({
+    wallNowMs: () => T,
+    monotonicNowMs: () => monotonic,
+    maxLagMs: HOUR,
+  });
+  monotonic += 5_000;
+  expect(horizon(T + 5_000)).toBe(T + 5_000);
+  expect(horizon(T - MINUTE)).toBe(T - MINUTE); // a step back: the wall clock's earlier reading
+  expect(horizon(T + 10 * MINUTE)).toBe(T + 5_000); // a step ahead: where monotonic time carried the start
+  expect(horizon(T + 3 * HOUR)).toBe(T + 2 * HOUR); // never more than the bound behind
 });
 
 describe('MCP sessions go by monotonic time', () => {

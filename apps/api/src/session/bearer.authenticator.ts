@@ -66,8 +66,9 @@ export class BearerAuthenticator {
   }
 
   /**
-   * @param options.forLogout the logout form: a validly signed token past its `exp` is accepted while
-   *   its session is open, and the passport is not re-read (closing a session is always allowed).
+   * @param options.forLogout the logout form: a validly signed token past its `exp`, or not valid yet by
+   *   a clock set back since it was issued, is accepted while its session is open, and the passport is
+   *   not re-read (closing a session is always allowed).
    */
   async authenticate(
     header: string | string[] | undefined,
@@ -96,7 +97,9 @@ export class BearerAuthenticator {
     // the ~500 characters: the codec only remembers tokens of three base64url segments (no
     // whitespace, never empty), so such a header is one the RegExp matches with that very token.
     if (typeof header === 'string' && header.startsWith(BEARER_PREFIX)) {
-      const known = this.codec.verifyCached(header.slice(BEARER_PREFIX.length), { allowExpired: forLogout });
+      const known = this.codec.verifyCached(header.slice(BEARER_PREFIX.length), {
+        ignoreTimeWindow: forLogout,
+      });
       if (known !== undefined) return this.withVerdict(known, forLogout);
     }
     const match = typeof header === 'string' ? BEARER.exec(header) : null;
@@ -104,10 +107,10 @@ export class BearerAuthenticator {
 
     const token = match[1];
     // A token seen before is answered from the codec's cache without a promise.
-    const known = this.codec.verifyCached(token, { allowExpired: forLogout });
+    const known = this.codec.verifyCached(token, { ignoreTimeWindow: forLogout });
     if (known !== undefined) return this.withVerdict(known, forLogout);
     return this.codec
-      .verify(token, { allowExpired: forLogout })
+      .verify(token, { ignoreTimeWindow: forLogout })
       .then((verified) => this.withVerdict(verified, forLogout));
   }
 

@@ -105,19 +105,22 @@ export class EddsaJwtCodec {
   }
 
   /**
-   * @param options.allowExpired accept a token outside its time window whose signature and other
+   * @param options.ignoreTimeWindow accept a token outside its time window whose signature and other
    *   claims are valid: past its `exp`, or not valid yet by this clock (a clock set back since the token
    *   was issued: a probe's logout was refused, and the session lived on). Logout only: an agent can
    *   always close its session.
    */
-  async verify(token: string, options: { readonly allowExpired?: boolean } = {}): Promise<JwtVerifyResult> {
+  async verify(
+    token: string,
+    options: { readonly ignoreTimeWindow?: boolean } = {},
+  ): Promise<JwtVerifyResult> {
     const known = this.verifyCached(token, options);
     if (known !== undefined) return known;
     const nowSeconds = Math.floor(this.options.clock.nowMs() / 1000);
     if (!looksLikeJwt(token)) return { ok: false, reason: 'invalid_jwt_format', cause: 'not_a_jwt' };
 
     let result = await this.verifyAt(token, nowSeconds);
-    if (!result.ok && outsideTimeWindow(result.cause) && options.allowExpired === true) {
+    if (!result.ok && outsideTimeWindow(result.cause) && options.ignoreTimeWindow === true) {
       // Verify as of a second the token was valid (the last, or its first): every other rule still applies.
       const { exp, nbf } = decodeJwt(token);
       const at = result.cause === 'expired' ? exp && exp - 1 : nbf;
@@ -133,7 +136,7 @@ export class EddsaJwtCodec {
    */
   verifyCached(
     token: string,
-    options: { readonly allowExpired?: boolean } = {},
+    options: { readonly ignoreTimeWindow?: boolean } = {},
   ): JwtVerifyResult | undefined {
     const entry = this.verified.get(signatureSegment(token));
     if (entry === undefined || entry.token !== token) return undefined;
@@ -141,7 +144,7 @@ export class EddsaJwtCodec {
     const refused = this.checkTimes(cached, Math.floor(this.options.clock.nowMs() / 1000));
     if (
       !refused ||
-      (options.allowExpired === true && refused.ok === false && outsideTimeWindow(refused.cause))
+      (options.ignoreTimeWindow === true && refused.ok === false && outsideTimeWindow(refused.cause))
     ) {
       return { ok: true, claims: cached };
     }

@@ -39,7 +39,7 @@
  */
 import { type RedisConnection } from './redis-client.js';
 import { randomBytes } from 'node:crypto';
-import { createHoldClock } from '@passport/core/ports';
+import { HoldDeadline } from '@passport/core/ports';
 
 export const DEFAULT_REDIS_HISTORY_HOLD_MS = 331_000;
 export const DEFAULT_REDIS_HISTORY_NOTICE_MS = 86_400_000;
@@ -87,7 +87,8 @@ export class RedisHistoryWatch {
   /** How many times the counter has been followed afresh (highestGeneration reset after a loss). */
   private generationRestarts = 0;
   private lostAt: number | null = null;
-  private heldUntil: number | null = null;
+  /** When recording may start again, on the wall clock and on monotonic time (a step cannot stretch it). */
+  private readonly hold: HoldDeadline;
   /** When this instance last read the marker (ms), or null. */
   private lastReadAt: number | null = null;
   private checking: Promise<void> | null = null;
@@ -107,7 +108,9 @@ export class RedisHistoryWatch {
     this.ownGenerationKey = `${base}gen:${randomBytes(8).toString('hex')}`;
     this.holdMs = options.holdMs ?? DEFAULT_REDIS_HISTORY_HOLD_MS;
     this.noticeMs = options.noticeMs ?? DEFAULT_REDIS_HISTORY_NOTICE_MS;
-    this.now = options.nowMs ?? createHoldClock();
+    this.now = options.nowMs ?? Date.now;
+    // A caller's own clock (tests that move time) is its monotonic time too.
+    this.hold = new HoldDeadline(this.now, this.holdMs, options.nowMs);
     this.timer = setInterval(() => void this.check(), options.intervalMs ?? 5000);
     this.timer.unref();
     redis.on('ready', () => void this.check());
@@ -166,12 +169,11 @@ export class RedisHistoryWatch {
     const now = this.now();
     // A hold that starts here (none running) is a new loss for this instance: its time, not an earlier
     // loss's, and reported once (the hold itself is another instance's, not extended).
-    if (this.heldUntil === null || now >= this.heldUntil) {
+    if (this.hold.remainingMs() === 0) {
       this.lostAt = now;
       this.options.onLoss?.(now);
     }
-    const until = now + remainingMs;
-    if (until > (this.heldUntil ?? 0)) this.heldUntil = until;
+    if (remainingMs > this.hold.remainingMs()) this.hold.set(now + remainingMs);
   }
 
   /** The counter is followed afresh from the next invocation's value (a loss was noticed or adopted). */
@@ -258,9 +260,9 @@ export class RedisHistoryWatch {
     // One loss seen several ways at once (the reconnection check and the record invocations in flight):
     // one report while this instance's hold runs. The shared hold is set again all the same: a second
     // loss within the hold (a second flush) takes the hold key too.
-    if (this.heldUntil !== null && at < this.heldUntil) return this.publishHold();
+    if (this.hold.remainingMs() > 0) return this.publishHold();
     this.lostAt = at;
-    this.heldUntil = Math.max(this.heldUntil ?? 0, at + this.holdMs);
+    this.hold.set(at + this.holdMs);
     this.options.onLoss?.(at);
     this.publishHold();
   }
@@ -273,7 +275,7 @@ export class RedisHistoryWatch {
       // Never more than a hold is long: what this instance holds, the fleet holds.
       .set(
         this.holdKey,
-        new Date(this.heldUntil!).toISOString(),
+        new Date(this.now() + remaining).toISOString(),
         'PX',
         Math.min(remaining, this.holdMs),
         'NX',
@@ -305,13 +307,13 @@ export class RedisHistoryWatch {
 
   /** Why recording is refused now (within the hold after a loss), or undefined. */
   get problem(): string | undefined {
-    if (this.heldUntil === null || this.now() >= this.heldUntil) return undefined;
-    return `redis lost replay records (noticed at ${new Date(this.lostAt ?? this.now()).toISOString()}: a restart without persistence, a flush, or data older than seen before): recording refused until ${new Date(this.heldUntil).toISOString()}, when lines and login challenges used before the loss are stale`;
+    if (this.hold.remainingMs() === 0) return undefined;
+    return `redis lost replay records (noticed at ${new Date(this.lostAt ?? this.now()).toISOString()}: a restart without persistence, a flush, or data older than seen before): recording refused until ${new Date(this.now() + this.hold.remainingMs()).toISOString()}, when lines and login challenges used before the loss are stale`;
   }
 
   /** Milliseconds until recording is allowed again (0 when it is now). */
   get holdRemainingMs(): number {
-    return this.heldUntil === null ? 0 : Math.max(0, this.heldUntil - this.now());
+    return this.hold.remainingMs();
   }
 
   /** A note for health for a while after a loss (once recording is allowed again), or undefined. */

@@ -28,7 +28,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { type SqliteDatabase } from './sqlite.database.js';
-import { createHoldClock } from '@passport/core/ports';
+import { HoldDeadline } from '@passport/core/ports';
 
 export const STORE_HISTORY_FILE_NAME = 'store-history.json';
 
@@ -58,6 +58,11 @@ export interface SqliteStoreHistoryOptions {
   /** Unix ms now (default Date.now). */
   readonly now?: () => number;
   /**
+   * Monotonic ms, any origin: how long a hold set here has run, which a step of the wall clock cannot
+   * stretch (default performance.now, or `now` when that is given).
+   */
+  readonly monotonicNowMs?: () => number;
+  /**
    * Told once of each loss: found by this open (when, and what the file said, or why it was unreadable),
    * noticed while running (`lost`), or recorded by another process (`refresh`).
    */
@@ -65,7 +70,8 @@ export interface SqliteStoreHistoryOptions {
 }
 
 export class SqliteStoreHistory {
-  private heldUntilMs: number | null = null;
+  /** When replay records may be written again, on the wall clock and on monotonic time. */
+  private readonly hold: HoldDeadline;
   private lostAt: number | null = null;
   /** The loss last reported to `onLoss` by this process (its time), so that each is reported once. */
   private reportedLostAt: number | null;
@@ -83,7 +89,9 @@ export class SqliteStoreHistory {
     lostAt: number | null,
     lossId: string | undefined,
   ) {
-    this.now = options.now ?? createHoldClock();
+    this.now = options.now ?? Date.now;
+    // A caller's own clock (tests that move time) is its monotonic time too, unless it gives one.
+    this.hold = new HoldDeadline(this.now, options.holdMs, options.monotonicNowMs ?? options.now);
     this.lossId = lossId;
     this.take(heldUntilMs, lostAt);
     // A start reports its own loss (check), and not one it read from the file.
@@ -102,8 +110,9 @@ export class SqliteStoreHistory {
     const now = this.now();
     this.lostAt = lostAt === null ? null : Math.min(lostAt, now);
     const bound = Math.max(0, this.options.holdMs);
-    this.heldUntilMs =
-      heldUntilMs === null ? null : Math.min(heldUntilMs, (this.lostAt ?? heldUntilMs) + bound, now + bound);
+    this.hold.set(
+      heldUntilMs === null ? null : Math.min(heldUntilMs, (this.lostAt ?? heldUntilMs) + bound, now + bound),
+    );
   }
 
   /** Compares `db` with what its directory remembers, records the outcome, and returns the verdict. */
@@ -135,10 +144,10 @@ export class SqliteStoreHistory {
       );
       // Times bounded on reading are written back bounded, so that the next start does not bound them
       // again from its own now (a hold restarted at every start); the same loss, under its name.
-      if (history.lostAt !== remembered.lostAtMs || history.heldUntilMs !== remembered.heldUntilMs)
+      if (history.lostAt !== remembered.lostAtMs || history.hold.untilMs !== remembered.heldUntilMs)
         writeHistory(file, {
           storeId,
-          heldUntilMs: history.heldUntilMs,
+          heldUntilMs: history.hold.untilMs,
           lostAtMs: history.lostAt,
           ...(remembered.lossId === undefined ? {} : { lossId: remembered.lossId }),
         });
@@ -167,19 +176,25 @@ export class SqliteStoreHistory {
    */
   lost(why: string, intactAtMs: number): void {
     this.refresh();
-    if (this.lostAt !== null && (this.lostAt >= intactAtMs || this.holdRemainingMs > 0)) {
+    // A loss recorded "since" the database was last found intact is this one; but one recorded at a time
+    // still ahead of this clock says only that the clock was set back since (a review: the last loss, an
+    // hour "ahead" after an hour's step back, was taken for a new one, and no hold began). Holding once
+    // more is the safe side.
+    const recordedSinceIntact =
+      this.lostAt !== null && this.lostAt >= intactAtMs && this.lostAt <= this.now();
+    if (this.lostAt !== null && (recordedSinceIntact || this.holdRemainingMs > 0)) {
       this.report(`${why}; recorded at ${new Date(this.lostAt).toISOString()} by another process`);
       return;
     }
     const lostAtMs = this.now();
     this.lostAt = lostAtMs;
-    this.heldUntilMs = lostAtMs + Math.max(0, this.options.holdMs);
+    this.hold.set(lostAtMs + Math.max(0, this.options.holdMs));
     this.lossId = newLossId();
     let recorded = '';
     try {
       writeHistory(this.file, {
         storeId: this.db.storeId,
-        heldUntilMs: this.heldUntilMs,
+        heldUntilMs: this.hold.untilMs,
         lostAtMs,
         lossId: this.lossId,
       });
@@ -225,13 +240,13 @@ export class SqliteStoreHistory {
 
   /** Milliseconds until replay records may be written again (0 when they may now). */
   get holdRemainingMs(): number {
-    return this.heldUntilMs === null ? 0 : Math.max(0, this.heldUntilMs - this.now());
+    return this.hold.remainingMs();
   }
 
   /** Why replay records are refused now (within the hold after a loss), or undefined. */
   get problem(): string | undefined {
     if (this.holdRemainingMs === 0) return undefined;
-    return `the SQLite database lost its replay records (noticed at ${new Date(this.lostAt ?? this.now()).toISOString()}): recording refused until ${new Date(this.heldUntilMs ?? 0).toISOString()}, when lines and login challenges used before are stale`;
+    return `the SQLite database lost its replay records (noticed at ${new Date(this.lostAt ?? this.now()).toISOString()}): recording refused until ${new Date(this.now() + this.holdRemainingMs).toISOString()}, when lines and login challenges used before are stale`;
   }
 
   /** A note for health for a day after a loss (once recording is allowed again), or undefined. */

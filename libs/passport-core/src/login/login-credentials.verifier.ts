@@ -51,10 +51,10 @@ import {
 } from './login-mode.js';
 import { type LoginRequest } from './login-request.validator.js';
 
-/** Challenge freshness (docs/protocol.md §3). */
 /** How much of a passport's own API URL a refusal echoes (on-chain text: bounded, printable). */
 const MAX_ECHOED_URL_LENGTH = 256;
 
+/** Challenge freshness (docs/protocol.md §3). */
 export const LOGIN_CHALLENGE_MAX_FUTURE_MS = 30_000;
 export const LOGIN_CHALLENGE_MAX_AGE_MS = 300_000;
 /**

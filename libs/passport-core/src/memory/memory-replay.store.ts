@@ -18,7 +18,6 @@ import {
   type ReplayStoreUsage,
   storeCap,
 } from '../ports/replay-store.port.js';
-import { type RemovalHorizon, uncappedRemoval } from '../ports/removal-horizon.js';
 import { positiveCap } from '../ports/store-cap.js';
 
 export interface MemoryReplayStoreOptions {
@@ -27,10 +26,13 @@ export interface MemoryReplayStoreOptions {
   /** Minimum store time between full sweeps triggered by a full store or owner (default 1000 ms). */
   readonly sweepIntervalMs?: number;
   /**
-   * Caps the time records are deleted by (default: none, the time given). A server passes
-   * `createRemovalHorizon()`, so a wall clock stepped ahead and then back cannot delete live records.
+   * Monotonic time (ms, any origin; e.g. `() => performance.now()`). Given, a record is deleted only
+   * once it has expired both by the time given and by monotonic time from when it was recorded, so a
+   * wall clock stepped ahead and then back cannot delete a live record (a probe: used login challenges
+   * and lines verified again once the clock came back), and a suspend delays only the records made
+   * before it. Default: none, records go by the time given (callers that drive time themselves).
    */
-  readonly removalHorizon?: RemovalHorizon;
+  readonly monotonicNowMs?: () => number;
 }
 
 /** The outcome every successful record shares (it is immutable). */
@@ -40,12 +42,14 @@ interface ReplayEntry {
   readonly firstSeenAtMs: number;
   readonly expiresAtMs: number;
   readonly owner: string | undefined;
+  /** When it expires on monotonic time (`monotonicNowMs`), or -Infinity without one. */
+  readonly monotonicExpiresAtMs: number;
 }
 
 export class MemoryReplayStore implements ReplayStore {
   readonly maxEntries: number;
   private readonly sweepIntervalMs: number;
-  private readonly removalBy: RemovalHorizon;
+  private readonly monotonicNowMs: (() => number) | undefined;
   private readonly entries = new Map<string, ReplayEntry>();
   /** Records held per owner (expired ones not yet swept included). */
   private readonly perOwner = new Map<string, number>();
@@ -57,7 +61,7 @@ export class MemoryReplayStore implements ReplayStore {
   constructor(options: MemoryReplayStoreOptions = {}) {
     this.maxEntries = positiveCap(options.maxEntries ?? 100_000, 'maxEntries');
     this.sweepIntervalMs = options.sweepIntervalMs ?? 1000;
-    this.removalBy = options.removalHorizon ?? uncappedRemoval;
+    this.monotonicNowMs = options.monotonicNowMs;
   }
 
   async recordIfAbsent(
@@ -93,7 +97,10 @@ export class MemoryReplayStore implements ReplayStore {
         throw new PassportError('REPLAY_STORE_FULL');
       }
     }
-    this.entries.set(key, { firstSeenAtMs: nowMs, expiresAtMs, owner });
+    const monotonicExpiresAtMs = this.monotonicNowMs
+      ? this.monotonicNowMs() + (expiresAtMs - nowMs)
+      : Number.NEGATIVE_INFINITY;
+    this.entries.set(key, { firstSeenAtMs: nowMs, expiresAtMs, owner, monotonicExpiresAtMs });
     if (owner !== undefined) this.perOwner.set(owner, (this.perOwner.get(owner) ?? 0) + 1);
     return RECORDED;
   }
@@ -101,10 +108,10 @@ export class MemoryReplayStore implements ReplayStore {
   /** Removes expired records; returns how many were removed. */
   sweep(nowMs: number): number {
     this.lastSweepMs = nowMs;
-    const by = this.removalBy(nowMs);
+    const monotonicNow = this.monotonicNowMs?.() ?? 0;
     let removed = 0;
     for (const [key, entry] of this.entries) {
-      if (entry.expiresAtMs <= by) {
+      if (entry.expiresAtMs <= nowMs && entry.monotonicExpiresAtMs <= monotonicNow) {
         this.remove(key, entry);
         removed++;
       }
@@ -131,9 +138,9 @@ export class MemoryReplayStore implements ReplayStore {
    * close to expiry order): O(1) per record freed, so a full store can take a new record at once.
    */
   private dropExpiredOldest(nowMs: number): void {
-    const by = this.removalBy(nowMs);
+    const monotonicNow = this.monotonicNowMs?.() ?? 0;
     for (const [key, entry] of this.entries) {
-      if (entry.expiresAtMs > by) return;
+      if (entry.expiresAtMs > nowMs || entry.monotonicExpiresAtMs > monotonicNow) return;
       this.remove(key, entry);
     }
   }

@@ -55,10 +55,11 @@ export { systemClock, type Clock } from './clock.port.js';
 export {
   createRemovalHorizon,
   uncappedRemoval,
+  DEFAULT_REMOVAL_MAX_LAG_MS,
   type RemovalHorizon,
-  type RemovalHorizonClocks,
+  type RemovalHorizonOptions,
 } from './removal-horizon.js';
-export { createHoldClock } from './hold-clock.js';
+export { HoldDeadline } from './hold-deadline.js';
 export {
   type AsyncSignatureVerifier,
   type SignatureVerifier,

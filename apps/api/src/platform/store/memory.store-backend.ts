@@ -8,14 +8,14 @@ import { MemoryRateLimitStore, MemorySessionStore } from '@passport/core/memory'
 import { type StoreBackend, type StoreBackendOptions } from './store-backend.types.js';
 import { startPeriodicSweep } from '@passport/adapters/sweep';
 import { replayHealth } from './replay-health.js';
-import { stepSafeRemoval } from './step-safe-removal.js';
+import { runsOnSystemClock } from './step-safe-removal.js';
 import { DEFAULT_SWEEP_INTERVAL_MS } from '@passport/adapters/sqlite';
 
 export function createMemoryStoreBackend(options: StoreBackendOptions = {}): StoreBackend {
   const clock = options.clock ?? systemClock;
   const replay = new MemoryReplayStore({
     maxEntries: options.replay?.maxEntries,
-    removalHorizon: stepSafeRemoval(options.clock),
+    monotonicNowMs: runsOnSystemClock(options.clock) ? () => performance.now() : undefined,
   });
   const sessions = new MemorySessionStore({
     maxEntries: options.sessions?.maxEntries,

@@ -42,9 +42,25 @@ function rateLimitsInProcess(...stores: FallbackRateLimitStore[]): string {
   return `rate limits on in-process buckets until their next take reaches redis again${said ? ` (last failure: ${said})` : ''}`;
 }
 
-/** Health's problem while Redis does not answer, with what the connection last failed with when known. */
+/**
+ * Health's problem while Redis does not answer, with the kind of failure when the connection said: the
+ * log has the whole message, but `/health` is public and the message names the Redis host and port
+ * (`connect ECONNREFUSED 10.0.0.5:6379`: a review).
+ */
 function unavailable(connectionError: string | undefined): string {
-  return connectionError === undefined ? 'redis unavailable' : `redis unavailable: ${connectionError}`;
+  return connectionError === undefined
+    ? 'redis unavailable'
+    : `redis unavailable: ${failureKind(connectionError)}`;
+}
+
+function failureKind(message: string): string {
+  if (/WRONGPASS|NOAUTH|NOPERM|invalid password|AUTH/i.test(message))
+    return 'authentication refused (see the log)';
+  if (/certificate|TLS|SSL|handshake|EPROTO/i.test(message)) return 'TLS failed (see the log)';
+  if (/ECONNREFUSED/.test(message)) return 'connection refused (see the log)';
+  if (/ENOTFOUND|EAI_AGAIN/.test(message)) return 'host not found (see the log)';
+  if (/ETIMEDOUT|timed? ?out/i.test(message)) return 'connection timed out (see the log)';
+  return 'connection failed (see the log)';
 }
 
 export interface RedisStoreSettings {

@@ -15,7 +15,7 @@ import {
   SqliteStoreHistory,
 } from '@passport/adapters/sqlite';
 import { SqliteStoreHealthIndicator } from './sqlite-store.health-indicator.js';
-import { stepSafeRemoval } from './step-safe-removal.js';
+import { runsOnSystemClock, stepSafeRemoval } from './step-safe-removal.js';
 
 /** The default hold: 300 s + 30 s (a login challenge's future skew) + 1 s, as app-config derives it. */
 export const DEFAULT_SQLITE_LOSS_HOLD_MS = 331_000;
@@ -43,8 +43,9 @@ export function createSqliteStoreBackend(
   try {
     history = SqliteStoreHistory.check(db, {
       holdMs: lossHoldMs,
-      // Its own clock: a hold must not last as long as a step back of the wall clock (a given clock: tests).
-      now: options.clock ? () => clock.nowMs() : undefined,
+      now: () => clock.nowMs(),
+      // On the system clock a hold also runs on monotonic time, so a step back cannot stretch it.
+      monotonicNowMs: runsOnSystemClock(options.clock) ? () => performance.now() : undefined,
       onLoss: (at, why) =>
         new Logger('Store').error(
           `the SQLite database lost its replay records (noticed at ${new Date(at).toISOString()}: ${why}): used HOLA lines and login challenges were forgotten; replay records refused for SQLITE_LOSS_HOLD_MS (${lossHoldMs} ms)`,
