@@ -16,7 +16,10 @@ import { AppError } from './app.error.js';
 
 export const JSON_CONTENT_TYPES: readonly (string | RegExp)[] = [
   'application/json',
-  /^application\/[a-z0-9.+-]+\+json$/i,
+  // Fastify tests a RegExp against the whole header, parameters included: `; charset=utf-8` and any
+  // other parameter must match too (a probe: they were 415 while the bare type was read). The charset
+  // itself is checked in the parser. Linear: no part can match the same text two ways.
+  /^application\/[a-z0-9.+-]+\+json(?:[ \t]*;.*)?$/i,
 ];
 
 export function registerJsonBodyParser(fastify: FastifyInstance, bodyLimit: number): void {
