@@ -15,14 +15,19 @@ afterAll(async () => {
   await t?.close();
 });
 
-function closedWithin(path: string, body: string, ms: number): Promise<{ closed: boolean; head: string }> {
+function closedWithin(
+  path: string,
+  body: string,
+  ms: number,
+  extraHeaders = '',
+): Promise<{ closed: boolean; head: string }> {
   const url = new URL(t.baseUrl);
   return new Promise((resolve) => {
     let data = '';
     const socket = connect(Number(url.port), url.hostname, () =>
       socket.write(
         `POST ${path} HTTP/1.1\r\nHost: ${url.host}\r\nConnection: close\r\nContent-Type: application/json\r\n` +
-          `Accept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+          `Accept: application/json, text/event-stream\r\n${extraHeaders}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
       ),
     );
     socket.setEncoding('utf8');
@@ -50,6 +55,30 @@ it('POST /mcp with Connection: close is answered and its connection closed', asy
     },
   });
   const answer = await closedWithin('/mcp', initialize, 3000);
+  expect(answer.head).toMatch(/^HTTP\/1\.1 200/);
+  expect(answer.head).not.toMatch(/\r\nconnection: *keep-alive/i);
+  expect(answer.closed).toBe(true);
+});
+
+it('the stateless revision too', async () => {
+  const list = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/list',
+    params: {
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': { name: 'close-probe', version: '0' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
+    },
+  });
+  const answer = await closedWithin(
+    '/mcp',
+    list,
+    3000,
+    'MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/list\r\n',
+  );
   expect(answer.head).toMatch(/^HTTP\/1\.1 200/);
   expect(answer.head).not.toMatch(/\r\nconnection: *keep-alive/i);
   expect(answer.closed).toBe(true);

@@ -25,7 +25,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { printableText } from '@passport/core/codecs';
-import { forceConnectionClose } from '../platform/http/connection-close.js';
+import { forceConnectionClose, mustCloseConnection } from '../platform/http/connection-close.js';
 import { MCP_CACHE_CONTROL } from './mcp-settings.js';
 import { boundedJsonRpcErrorText } from './json-rpc-error-echo.js';
 
@@ -81,8 +81,9 @@ export class McpStatelessEndpoint {
       raw.setHeader('x-request-id', request.id);
       raw.setHeader('cache-control', MCP_CACHE_CONTROL); // unless the SDK names its own
       response.headers.forEach((value, name) => raw.setHeader(name, value));
-      // The drain's `Connection: close` (set on the reply by the request hook) over the SDK's keep-alive.
-      if (reply.getHeader('connection') === 'close') forceConnectionClose(raw);
+      // The drain's `Connection: close` (set on the reply by the request hook) or the client's, over the
+      // SDK's keep-alive.
+      if (mustCloseConnection(reply.getHeader('connection'), raw)) forceConnectionClose(raw);
       raw.writeHead(response.status);
       // pipeline, not pipe: a stream the SDK errors (a client gone mid-exchange) must end this response,
       // not raise an unhandled 'error' event that would take the process down.

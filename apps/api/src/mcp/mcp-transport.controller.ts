@@ -55,7 +55,7 @@ import {
 } from './mcp-settings.js';
 import { type McpStatelessEndpoint } from './mcp-stateless.endpoint.js';
 import { AppError } from '../platform/http/app.error.js';
-import { forceConnectionClose } from '../platform/http/connection-close.js';
+import { forceConnectionClose, mustCloseConnection } from '../platform/http/connection-close.js';
 import { clientAddressKey } from '../platform/http/client-address.js';
 
 export const MCP_DISCOVERY_PATH = '/.well-known/mcp';
@@ -697,9 +697,9 @@ export class McpTransportController {
     reply.raw.setHeader('x-request-id', request.id);
     // Kept unless the transport names its own (its event streams say no-cache).
     reply.raw.setHeader('cache-control', MCP_CACHE_CONTROL);
-    // Fastify's headers are not written on this path, and the SDK writes keep-alive: the drain's
-    // `Connection: close` is forced on the raw response (else MCP answers during a drain say keep-alive).
-    if (reply.getHeader('connection') === 'close') forceConnectionClose(reply.raw);
+    // Fastify's headers are not written on this path, and the SDK writes keep-alive: the drain's or the
+    // client's `Connection: close` is forced on the raw response (else MCP answers say keep-alive).
+    if (mustCloseConnection(reply.getHeader('connection'), reply.raw)) forceConnectionClose(reply.raw);
     request.log.debug(
       {
         mcpEra: 'sessioned',

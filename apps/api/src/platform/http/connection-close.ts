@@ -31,3 +31,13 @@ export function forceConnectionClose(response: ServerResponse): void {
     return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
   } as ServerResponse['writeHead'];
 }
+
+/**
+ * Whether a response written past Fastify (MCP's transports, which set `Connection: keep-alive`
+ * themselves) must end its connection: the drain said so (`replyConnection`, the reply's header), or
+ * the client did (`Connection: close`, or HTTP/1.0 without keep-alive: Node's `shouldKeepAlive`). A
+ * probe's `Connection: close` to /mcp was answered keep-alive and held until the keep-alive timeout.
+ */
+export function mustCloseConnection(replyConnection: unknown, response: ServerResponse): boolean {
+  return replyConnection === 'close' || response.shouldKeepAlive === false;
+}
