@@ -212,6 +212,30 @@ describe('/mcp: body shapes refused before either SDK reads them', () => {
     expect(past.status).toBe(400);
   });
 
+  // A complexity probe: one message whose _meta held 5 400 keys (53 KB) cost 35–65 ms of the event loop
+  // for one burst token, 20–30 times a plain message.
+  it('a body of more than 2048 members and items in all: 400 -32600 before the SDK; 2048 pass', async () => {
+    const wide = (keys: number) => {
+      const meta: Record<string, number> = {};
+      for (let i = 0; i < keys; i++) meta[`k${i}`] = 1;
+      // 4 members of the message, 1 of params, and the keys of _meta.
+      return JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: { _meta: meta } });
+    };
+    const headers = { ...MCP_HEADERS, ...sessionHeaders(sessionId) };
+    const atBound = await rawPost(t.baseUrl, headers, wide(2048 - 5));
+    expect(atBound.status).toBe(200);
+    const past = await rawPost(t.baseUrl, headers, wide(2048 - 4));
+    expect(past.status).toBe(400);
+    expect(JSON.parse(past.text)).toEqual({
+      jsonrpc: '2.0',
+      error: {
+        code: -32600,
+        message: 'Invalid Request: the body holds more than 2048 object members and array items in all',
+      },
+      id: null,
+    });
+  });
+
   it('a batch whose requests share an id: 400 -32600 naming both (the SDK answered only one)', async () => {
     const r = await probe(t.baseUrl, {
       headers: { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-03-26' },

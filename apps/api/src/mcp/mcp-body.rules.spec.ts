@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { hasInexactRequestId, nestsDeeperThan, sharedBatchId } from './mcp-body.rules.js';
+import { hasInexactRequestId, holdsMoreNodesThan, nestsDeeperThan, sharedBatchId } from './mcp-body.rules.js';
 
 /** The nesting of a JSON value, counted the obvious recursive way (a scalar is 0, `{}` and `[]` 1). */
 const depthOf = (value: unknown): number =>
@@ -21,6 +21,25 @@ describe('nestsDeeperThan', () => {
     expect(nestsDeeperThan(deep, 64)).toBe(true);
     expect(nestsDeeperThan([[[]]], 3)).toBe(false);
     expect(nestsDeeperThan([[[]]], 2)).toBe(true);
+  });
+});
+
+/** Object members and array items of a JSON value, counted the obvious recursive way. */
+const nodesOf = (value: unknown): number =>
+  typeof value !== 'object' || value === null
+    ? 0
+    : (Array.isArray(value) ? value : Object.values(value)).reduce<number>(
+        (n, child) => n + 1 + nodesOf(child),
+        0,
+      );
+
+describe('holdsMoreNodesThan', () => {
+  it('agrees with the recursive count for any JSON value and bound', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 6 }), fc.integer({ min: 0, max: 40 }), (value, bound) => {
+        expect(holdsMoreNodesThan(value, bound)).toBe(nodesOf(value) > bound);
+      }),
+    );
   });
 });
 

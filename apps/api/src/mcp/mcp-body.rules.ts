@@ -3,9 +3,9 @@
  * burst: a batch of more than the SDK's 100 messages (the SDK refuses it, after the batch had taken its
  * tokens), nesting deeper than the SDKs' recursive schema checks survive, and a batch whose requests
  * share an id (the SDK answered only one of them, and a client could not tell which answer was whose),
- * and a numeric request id that is not a safe integer.
+ * a body wider than the SDKs check cheaply, and a numeric request id that is not a safe integer.
  */
-import { MCP_MAX_BATCH_MESSAGES, MCP_MAX_JSON_DEPTH } from './mcp-settings.js';
+import { MCP_MAX_BATCH_MESSAGES, MCP_MAX_JSON_DEPTH, MCP_MAX_JSON_NODES } from './mcp-settings.js';
 
 /** Why the body is refused (the rest of an `Invalid Request: …` message), or null when its shape is fine. */
 export function bodyShapeProblem(body: unknown): string | null {
@@ -13,6 +13,8 @@ export function bodyShapeProblem(body: unknown): string | null {
     return `a batch holds at most ${MCP_MAX_BATCH_MESSAGES} messages`;
   if (nestsDeeperThan(body, MCP_MAX_JSON_DEPTH))
     return `the body nests deeper than ${MCP_MAX_JSON_DEPTH} levels`;
+  if (holdsMoreNodesThan(body, MCP_MAX_JSON_NODES))
+    return `the body holds more than ${MCP_MAX_JSON_NODES} object members and array items in all`;
   const shared = sharedBatchId(body);
   if (shared) return `batch members [${shared[0]}] and [${shared[1]}] share one id`;
   return hasInexactRequestId(body)
@@ -47,6 +49,21 @@ export function nestsDeeperThan(value: unknown, maxDepth: number): boolean {
       pending.push(child);
       depths.push(depth + 1);
     }
+  }
+  return false;
+}
+
+/** Whether `value` holds more than `maxNodes` object members and array items in all (it stops counting there). */
+export function holdsMoreNodesThan(value: unknown, maxNodes: number): boolean {
+  const pending: unknown[] = [value];
+  let nodes = 0;
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (typeof node !== 'object' || node === null) continue;
+    const children = Array.isArray(node) ? node : Object.values(node);
+    nodes += children.length;
+    if (nodes > maxNodes) return true;
+    for (const child of children) if (typeof child === 'object' && child !== null) pending.push(child);
   }
   return false;
 }

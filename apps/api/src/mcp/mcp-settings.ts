@@ -32,6 +32,14 @@ export const MCP_MAX_INITIALIZE_PARAMS_BYTES = 8192;
 export const MCP_MAX_JSON_DEPTH = 64;
 
 /**
+ * Object members and array items a JSON-RPC body to /mcp may hold in all. Both SDKs check each member
+ * of `params` and `_meta` with schema code at ~6 µs apiece, several times over: one message of 5 400
+ * `_meta` keys (53 KB) held the event loop 35–65 ms for one burst token, against 2–5 ms for a plain one,
+ * and two addresses could take all of it (a complexity probe). A batch of 100 tool calls holds ~800.
+ */
+export const MCP_MAX_JSON_NODES = 2048;
+
+/**
  * Messages in one 2025-03-26 batch: the v1 SDK's own bound (it answers more with 400 -32600), checked
  * before the batch takes one /mcp burst token per message. Below the burst (200), so a batch that
  * passes it can always fit a full bucket.
