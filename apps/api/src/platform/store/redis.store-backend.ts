@@ -32,6 +32,7 @@ import { type StoreBackend, type StoreBackendOptions } from './store-backend.typ
 import { startPeriodicSweep } from '@passport/adapters/sweep';
 import { replayHealth } from './replay-health.js';
 import { DEFAULT_SWEEP_INTERVAL_MS } from '@passport/adapters/sqlite';
+import { withinLast } from './within-last.js';
 
 /** How long a request-path failure of the replay or session store keeps health degraded (a blip shows; a recovery soon does too). */
 const FAILURE_REPORT_MS = 10_000;
@@ -190,7 +191,7 @@ export function createRedisStoreBackend(
         },
       };
     }
-    const recent = (at: number | null): boolean => at !== null && nowMs - at < FAILURE_REPORT_MS;
+    const recent = (at: number | null): boolean => withinLast(at, nowMs, FAILURE_REPORT_MS);
     const failed = recent(replay.lastFailureAtMs) || recent(sessions.lastFailureAtMs);
     // What Redis said, when it said something (an out-of-memory refusal names itself; a timeout does not).
     const said = recent(replay.lastFailureAtMs) ? replay.lastFailureMessage : null;

@@ -4,6 +4,7 @@
  * refused with REPLAY_STORE_FULL, which a load balancer or an operator must see.
  */
 import { type ReplayStoreUsage } from '@passport/core/ports';
+import { withinLast } from './within-last.js';
 
 /** How long after the last "store full" refusal health keeps reporting it. */
 export const REPLAY_FULL_REPORT_MS = 60_000;
@@ -15,8 +16,7 @@ export interface ReplayHealth {
 
 export function replayHealth(usage: ReplayStoreUsage, nowMs: number): ReplayHealth {
   const full =
-    usage.records >= usage.maxRecords ||
-    (usage.lastFullAtMs !== null && nowMs - usage.lastFullAtMs < REPLAY_FULL_REPORT_MS);
+    usage.records >= usage.maxRecords || withinLast(usage.lastFullAtMs, nowMs, REPLAY_FULL_REPORT_MS);
   return {
     ok: !full,
     detail: {

@@ -21,6 +21,7 @@ import {
   type SqliteReplayStore,
   type SqliteStoreHistory,
 } from '@passport/adapters/sqlite';
+import { withinLast } from './within-last.js';
 
 /** How long a request-path failure of the replay store keeps health degraded. */
 export const STORE_FAILURE_REPORT_MS = 60_000;
@@ -108,7 +109,7 @@ export class SqliteStoreHealthIndicator implements HealthIndicator {
       return { ok: false, detail: { adapter: 'sqlite', latencyMs: elapsedMs(started), problem: lost } };
     const writeFailure = this.db.lastWriteFailure;
     // The database's own clock (it stamps the failure with Date.now()).
-    if (writeFailure !== null && Date.now() - writeFailure.atMs < STORE_FAILURE_REPORT_MS)
+    if (writeFailure !== null && withinLast(writeFailure.atMs, Date.now(), STORE_FAILURE_REPORT_MS))
       return {
         ok: false,
         detail: {
@@ -128,7 +129,7 @@ export class SqliteStoreHealthIndicator implements HealthIndicator {
         },
       };
     const failedAt = this.replay.lastFailureAtMs;
-    if (failedAt !== null && nowMs - failedAt < STORE_FAILURE_REPORT_MS) {
+    if (withinLast(failedAt, nowMs, STORE_FAILURE_REPORT_MS)) {
       return {
         ok: false,
         detail: { adapter: 'sqlite', latencyMs: elapsedMs(started), problem: 'replay records unavailable' },
