@@ -11,17 +11,10 @@ import { STORE_BACKEND } from '../../apps/api/src/platform/store/store.module.js
 import { type StoreBackend } from '../../apps/api/src/platform/store/store-backend.types.js';
 import { login, mintPassport, newKey } from '../support/passports.js';
 import { startTestApp } from '../support/test-app.js';
+import { installWallClockStep, stepWallClock } from '../support/wall-clock-step.js';
 
 const DAY = 24 * 60 * 60_000;
-const realDateNow = Date.now;
-let wallStepMs = 0;
-beforeEach(() => {
-  wallStepMs = 0;
-  Date.now = () => realDateNow.call(Date) + wallStepMs;
-});
-afterEach(() => {
-  Date.now = realDateNow;
-});
+installWallClockStep();
 
 describe.each(['memory', 'sqlite'])(
   'STORE=%s: a sweep during a forward step the clock then takes back',
@@ -34,9 +27,9 @@ describe.each(['memory', 'sqlite'])(
         const first = await login(app.baseUrl, { identifier: minted.tokenId, key });
         expect(first.status).toBe(200);
         const backend = app.app.get<StoreBackend>(STORE_BACKEND);
-        wallStepMs = DAY; // the wall clock a day ahead; the background sweep runs
+        stepWallClock(DAY); // the wall clock a day ahead; the background sweep runs
         await (backend.replay as unknown as { sweep(nowMs: number): unknown }).sweep(Date.now());
-        wallStepMs = 0; // set back
+        stepWallClock(0); // set back
         const again = await login(app.baseUrl, {
           identifier: minted.tokenId,
           key,
@@ -44,7 +37,7 @@ describe.each(['memory', 'sqlite'])(
         });
         expect(again.status).not.toBe(200);
       } finally {
-        wallStepMs = 0;
+        stepWallClock(0);
         await app.close();
       }
     });
@@ -72,10 +65,10 @@ it('STORE=sqlite: a loss hold is not lengthened by a step back of the wall clock
         return (error as RecordingPausedError).retryAfterMs;
       };
       expect(await retryAfterMs()).toBeLessThanOrEqual(331_000);
-      wallStepMs = -DAY;
+      stepWallClock(-DAY);
       expect(await retryAfterMs()).toBeLessThanOrEqual(331_000);
     } finally {
-      wallStepMs = 0;
+      stepWallClock(0);
       await app.close();
     }
   } finally {

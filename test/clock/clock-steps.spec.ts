@@ -17,6 +17,7 @@ import { createMemoryStoreBackend } from '../../apps/api/src/platform/store/memo
 import { createSqliteStoreBackend } from '../../apps/api/src/platform/store/sqlite.store-backend.js';
 import { type StoreBackend } from '../../apps/api/src/platform/store/store-backend.types.js';
 import { startRedisServer } from '../support/redis-server.js';
+import { installWallClockStep, stepWallClock } from '../support/wall-clock-step.js';
 import { bearer, ledgerFileOf, mintAndLogin } from '../support/passports.js';
 import { startTestApp } from '../support/test-app.js';
 import { HEALTH_RESULT_REUSE_MS } from '../../apps/api/src/platform/health/health.controller.js';
@@ -28,23 +29,7 @@ const T = 1_800_000_000_000;
 /** A login challenge's record: it lives 300 s past the challenge, plus the 60 s of the future skew. */
 const CHALLENGE_LIFE_MS = 360_000;
 
-const realDateNow = Date.now;
-/** How far the wall clock is stepped from the true time. */
-let wallStepMs = 0;
-// Installed before each test's objects are made, so that one that keeps a reference to Date.now sees
-// the step as well as one that reads it at each call.
-beforeEach(() => {
-  wallStepMs = 0;
-  Date.now = () => realDateNow.call(Date) + wallStepMs;
-});
-afterEach(() => {
-  Date.now = realDateNow;
-});
-
-/** Steps the wall clock (Date.now) to `ms` from the true time; monotonic time is untouched. */
-function stepWallClock(ms: number): void {
-  wallStepMs = ms;
-}
+installWallClockStep();
 
 describe('a sweep during a forward step the clock then takes back', () => {
   // Probe: a login body used, the clock stepped +10 min, the sweep ran, the clock set back: the same

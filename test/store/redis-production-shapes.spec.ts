@@ -15,6 +15,7 @@ import { createRedisClient, redisClientProblem, RedisReplayStore } from '@passpo
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { bearer, mintAndLogin } from '../support/passports.js';
 import { startTestApp } from '../support/test-app.js';
+import { eventually } from '../chain/eventually.js';
 
 let server: RedisServer;
 let admin: Redis;
@@ -29,19 +30,11 @@ afterAll(async () => {
   await server.stop();
 });
 
-const eventually = async (check: () => boolean, ms = 3000) => {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
-
 it('a database index the ACL user may not SELECT: the client fails closed and writes nothing to database 0', async () => {
   const before = await admin.dbsize();
   const client = createRedisClient(`redis://nosel:pwsel@127.0.0.1:${server.port}/5`);
   try {
-    await eventually(() => redisClientProblem(client) !== undefined);
+    await eventually(async () => expect(redisClientProblem(client)).toBeDefined());
     expect(redisClientProblem(client)).toMatch(/database 5/);
     const store = new RedisReplayStore(client, { prefix: 'noselect:' });
     await expect(store.recordIfAbsent('k', 1000, 5000)).rejects.toThrow();
