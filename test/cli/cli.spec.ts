@@ -1271,6 +1271,16 @@ describe('passport CLI', () => {
       );
       expect(shouted.code).toBe(2);
       expect(shouted.err).toContain('(not_lowercase): did you mean did:passport:bhahbkbramax?');
+      // A DID URL names the DID to resolve (a probe: it read as an invalid token id).
+      const fragment = await cli(
+        ['did', 'did:passport:bhahbkbramax#owner', '--ledger', join(dir, 'ledger.json')],
+        env,
+      );
+      expect([fragment.code, fragment.err]).toEqual([
+        2,
+        expect.stringContaining('(did_url): did you mean did:passport:bhahbkbramax?'),
+      ]);
+      expect(bare.err).toBe('');
       // Found by a probe: these went into the document's serviceEndpoint as they were.
       for (const url of [
         'javascript:x',
@@ -1312,6 +1322,21 @@ describe('passport CLI', () => {
       expect(online.code).toBe(2);
       expect(online.err).not.toContain('PUBLIC_BASE_URL');
       expect(online.err).toContain('127.0.0.1:9');
+      // A revoked passport's DID says so on stderr, beside a document that lists no key (a probe).
+      const revokedLedger = JSON.parse(await readFile(ledgerFile, 'utf8')) as {
+        passports: { token_id: string; revoked?: boolean }[];
+      };
+      revokedLedger.passports.find((p) => p.token_id === 'bhahbkbramax')!.revoked = true;
+      await writeFile(ledgerFile, JSON.stringify(revokedLedger));
+      const revoked = await cli(
+        ['did', 'bhahbkbramax', '--ledger', ledgerFile, '--public-url', 'https://id.example'],
+        env,
+      );
+      expect(revoked.code).toBe(0);
+      expect((JSON.parse(revoked.out) as { verificationMethod: unknown[] }).verificationMethod).toEqual([]);
+      expect(revoked.err).toBe(
+        'warning: did:passport:bhahbkbramax is deactivated (the passport is revoked): its document lists no key, and it proves nothing new\n',
+      );
     });
 
     // Found by a probe: offline, an owner without a key was an error (the API gives a document without a

@@ -61,7 +61,7 @@ export const didDocumentBodySchema = z.object({
     .literal(true)
     .meta({
       description:
-        'Present only when the passport is revoked: the DID is deactivated, and authentication and assertionMethod are empty.',
+        'Present only when the passport is revoked: the DID is deactivated, and verificationMethod, authentication and assertionMethod are empty.',
     })
     .optional(),
 });

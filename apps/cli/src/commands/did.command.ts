@@ -97,6 +97,12 @@ Prints the DID document.
       }
     }
     output(io, true, document, '');
+    // The flag sits deep in the JSON; a person reading the document, or a script that keeps only its
+    // keys, should not have to find it (a probe: a revoked passport's DID printed with no sign of it).
+    if ((document as { deactivated?: unknown } | null)?.deactivated === true)
+      io.stderr(
+        `warning: ${parsed.did} is deactivated (the passport is revoked): its document lists no key, and it proves nothing new\n`,
+      );
     void values.json;
   },
 };

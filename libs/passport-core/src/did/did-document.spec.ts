@@ -52,11 +52,23 @@ describe('parseDid', () => {
     ['did:passport:', 'invalid_token_id'],
     ['did:passport:bjbvcjzqbds', 'invalid_token_id'],
     ['did:passport:bjbvcjzqbdsjx', 'invalid_token_id'],
-    ['did:passport:bjbvcjzqbdsj#owner', 'invalid_token_id'],
-    ['did:passport:bjbvcjzqbdsj?x=1', 'invalid_token_id'],
+    ['did:passport:bjbvcjzqbdsj#owner', 'did_url'],
+    ['did:passport:bjbvcjzqbdsj?x=1', 'did_url'],
+    ['did:passport:bjbvcjzqbdsj/path', 'did_url'],
+    ['did:passport:bjbvcjzqbdsjx#owner', 'invalid_token_id'],
     ['did:passport:bjbvcjzqbds1', 'invalid_token_id'],
     [' did:passport:bjbvcjzqbdsj', 'not_a_did'],
   ])('refuses %j (%s)', (input, reason) => expectInvalidDid(input, reason));
+
+  // A probe: a DID URL of a valid token id was refused as `invalid_token_id`, which misled the caller.
+  it.each([
+    ['did:passport:bjbvcjzqbdsj#owner', 'did:passport:bjbvcjzqbdsj'],
+    ['did:passport:BJBVCJZQBDSJ?versionTime=2026-01-01T00:00:00Z', 'did:passport:bjbvcjzqbdsj'],
+  ])('refuses the DID URL %s as did_url, naming the DID to resolve', (did, canonical) => {
+    expect(() => parseDid(did)).toThrow(
+      expect.objectContaining({ code: 'INVALID_DID', details: { did, reason: 'did_url', canonical } }),
+    );
+  });
 
   it('echoes at most 128 characters of a bad DID', () => {
     let refused: unknown;
@@ -496,6 +508,21 @@ describe('did:web alias and method description', () => {
     );
   });
 
+  // A probe: `encodeURIComponent` left `~ ! ' ( ) *` and an IPv6 host's brackets in the alias, which is
+  // then no DID (did-resolver's parser answered null).
+  it("writes only DID characters: a path with ~ ! ' ( ) * and an IPv6 host are percent-encoded", () => {
+    const base = "http://[::1]:41200/~agents/it's(v1)*!/";
+    const alias = didWebAlias('bjbvcjzqbdsj', base);
+    expect(alias).toBe('did:web:%5B%3A%3A1%5D%3A41200:%7Eagents:it%27s%28v1%29%2A%21:passport:bjbvcjzqbdsj');
+    expect(parseDidUrl(alias)).toMatchObject({ method: 'web', did: alias });
+    expect(parseDidUrl(`${alias}#owner`)?.fragment).toBe('owner');
+    // Decoded as did:web says (':' → '/', then percent-decoding), it is still the served did.json.
+    const [, , host, ...path] = alias.split(':');
+    expect(`http://${decodeURIComponent(host)}/${path.map(decodeURIComponent).join('/')}/did.json`).toBe(
+      didWebDocumentUrl('bjbvcjzqbdsj', base),
+    );
+  });
+
   it('the did:web copy is the same document with every id under the alias, which a did:web resolver accepts', async () => {
     const document = buildDidDocument(record, [owner.publicKey, owner.publicKey], options);
     const alias = 'did:web:localhost%3A3000:passport:bjbvcjzqbdsj';
@@ -525,11 +552,26 @@ describe('did:web alias and method description', () => {
       expect(parseDidUrl(id)?.method).toBe('web');
   });
 
-  it('a revoked passport is deactivated: no verification relationship, the key still listed', () => {
-    const revoked = buildDidDocument({ ...record, revoked: true }, owner.publicKey, options);
-    expect(revoked).toMatchObject({ deactivated: true, authentication: [], assertionMethod: [] });
-    expect(revoked.verificationMethod).toHaveLength(1);
-    expect(asDidWebDocument(revoked, options)).toMatchObject({ deactivated: true, authentication: [] });
+  // A probe: with the key kept in verificationMethod, did-jwt (no proof purpose: it searches every method)
+  // accepted a token signed after the revocation.
+  it('a revoked passport is deactivated: no key listed, so no verifier finds one', () => {
+    const revoked = buildDidDocument(
+      { ...record, revoked: true },
+      [owner.publicKey, owner.publicKey],
+      options,
+    );
+    expect(revoked).toMatchObject({
+      deactivated: true,
+      verificationMethod: [],
+      authentication: [],
+      assertionMethod: [],
+    });
+    expect(JSON.stringify(revoked)).not.toContain(encodeBase58(owner.publicKey));
+    expect(asDidWebDocument(revoked, options)).toMatchObject({
+      deactivated: true,
+      verificationMethod: [],
+      authentication: [],
+    });
     expect('deactivated' in buildDidDocument(record, owner.publicKey, options)).toBe(false);
     // On NEAR a revocation is the metadata's revoked = "true".
     const onNear = buildDidDocument(

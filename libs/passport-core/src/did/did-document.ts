@@ -7,7 +7,9 @@
  * - `parseDid` accepts exactly `did:passport:<12 lowercase letters>` (token ids are lowercase). Another
  *   case is `INVALID_DID` (`reason: 'not_lowercase'`, with the canonical DID): a resolver must answer a
  *   document whose `id` is the DID it was asked for (not `did:passport:cjef…` for
- *   `did:passport:CJEF…`). Fragments, queries, paths and other methods are `INVALID_DID` too.
+ *   `did:passport:CJEF…`). A DID URL (a fragment, query or path after a valid id) is `INVALID_DID`
+ *   (`reason: 'did_url'`, with the bare DID as `canonical`: resolve that, then read the part in it); other
+ *   methods are `INVALID_DID` too.
  * - The owner's key is `<did>#owner` (`Ed25519VerificationKey2018`, `publicKeyBase58` = raw 32-byte key,
  *   no multicodec prefix). A named owner account with several full-access keys gets `#owner`,
  *   `#owner-2`, …; one with no keys gets no verification method (it cannot sign, and the document says so).
@@ -17,9 +19,11 @@
  *   requires the fetched document's `id` to be the DID resolved, so a resolver refused the did:passport one.
  * - A revoked passport's DID is deactivated: the document says `deactivated: true` (DID Core keeps that
  *   flag in the resolution's document metadata; these endpoints answer the document alone, so it is a
- *   property of the document here) and lists the owner key under no verification relationship
- *   (`authentication`, `assertionMethod` empty), so a DID consumer accepts no new proof from it; the key
- *   stays in `verificationMethod` for reading what was signed before.
+ *   property of the document here) and lists no key at all (`verificationMethod`, `authentication`,
+ *   `assertionMethod` empty), so a DID consumer accepts no new proof from it. A key kept in
+ *   `verificationMethod` alone was not enough (a probe): did-jwt, called without a proof purpose, searches
+ *   every verification method and accepted a token signed after the revocation. The key that signed
+ *   earlier is the owner account's, on the chain; a deactivated document lists none.
  * - `service`: the public profile and MCP discovery of this deployment always; `openapijson_url`,
  *   `webhook_url` and `subjectuniqueidentifier_url` from the metadata when each is an absolute http(s) URL (all self-declared);
  *   and `<did>#metadata` (`PassportTokenMetadata`) whose endpoint is an object
@@ -111,6 +115,10 @@ export function parseDid(did: unknown): ParsedDid {
   if (!did.startsWith(DID_PREFIX))
     throw invalidDid(did, did.startsWith('did:') ? 'unsupported_method' : 'not_a_did');
   const written = did.slice(DID_PREFIX.length);
+  // A DID URL (`#owner`, a path, a query) names something in or about a document: resolve its DID, then
+  // read the part there. Saying so beats `invalid_token_id` for a token id that is valid (a probe).
+  const urlOfDid = /^([A-Za-z]{12})[#/?]/.exec(written);
+  if (urlOfDid) throw invalidDid(did, 'did_url', passportDid(urlOfDid[1].toLowerCase()));
   const tokenId = normalizeTokenId(written);
   if (tokenId === null) throw invalidDid(did, 'invalid_token_id');
   if (tokenId !== written) throw invalidDid(did, 'not_lowercase', passportDid(tokenId));
@@ -152,13 +160,14 @@ export function buildDidDocument(
   // A revoked passport's key proves nothing new (module doc). Revoked as everywhere: the ledger's flag
   // or NEAR's metadata `revoked = "true"`.
   const revoked = isPassportRevoked({ revoked: record.revoked === true, metadata: record.metadata });
-  const keyIds = revoked ? [] : verificationMethod.map((m) => m.id);
+  const listed = revoked ? [] : verificationMethod;
+  const keyIds = listed.map((m) => m.id);
   return {
     '@context': [...DID_CONTEXTS],
     id: did,
     controller: did,
     alsoKnownAs: [didWebAlias(record.tokenId, base)],
-    verificationMethod,
+    verificationMethod: listed,
     authentication: [...keyIds],
     assertionMethod: [...keyIds],
     service: services(did, record, base),
@@ -254,16 +263,12 @@ function publicMetadata(metadata: PassportRecord['metadata']): Record<string, st
 export function didWebAlias(tokenId: string, publicBaseUrl: string): string {
   const url = new URL(baseUrl(publicBaseUrl, 'didWebAlias'));
   const segments = url.pathname.split('/').filter((segment) => segment !== '');
-  return [
-    'did:web',
-    url.host.replace(/:/g, '%3A'),
-    ...segments.map(encodeDidWebSegment),
-    'passport',
-    tokenId,
-  ].join(':');
+  return ['did:web', didIdChars(url.host), ...segments.map(encodeDidWebSegment), 'passport', tokenId].join(
+    ':',
+  );
 }
 
-/** A path segment as a did:web method-specific id part: percent-decoded from the URL, then ':' (and all else but unreserved characters) encoded. */
+/** A path segment as a did:web method-specific id part: percent-decoded from the URL, then written in DID characters. */
 function encodeDidWebSegment(segment: string): string {
   let text = segment;
   try {
@@ -271,7 +276,19 @@ function encodeDidWebSegment(segment: string): string {
   } catch {
     // a malformed escape stays as written
   }
-  return encodeURIComponent(text);
+  return didIdChars(text);
+}
+
+/**
+ * Text as DID Core's `idchar`s: letters, digits, `.`, `-`, `_`, and percent escapes for everything else.
+ * `encodeURIComponent` alone leaves `~ ! ' ( ) *`, and an IPv6 host's `[`, `]` and `:`, which no DID may
+ * hold (a probe: did-resolver's parser refused `did:web:host:~agents:…`).
+ */
+function didIdChars(text: string): string {
+  return encodeURIComponent(text).replace(
+    /[!'()*~[\]:]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`,
+  );
 }
 
 /** Where a did:web resolver fetches the alias: `<publicBaseUrl>/passport/<tokenId>/did.json`. */

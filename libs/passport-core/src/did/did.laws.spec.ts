@@ -11,6 +11,7 @@ function referenceReason(did: unknown): string {
   if (typeof did !== 'string') return 'not_a_string';
   if (!did.startsWith('did:passport:')) return did.startsWith('did:') ? 'unsupported_method' : 'not_a_did';
   const id = did.slice('did:passport:'.length);
+  if (/^[a-zA-Z]{12}[#/?]/.test(id)) return 'did_url';
   if (!/^[a-zA-Z]{12}$/.test(id)) return 'invalid_token_id';
   return /^[a-z]{12}$/.test(id) ? 'ok' : 'not_lowercase';
 }
@@ -29,6 +30,9 @@ describe('DID laws', () => {
       fc
         .constantFrom('did:', 'did:web:', 'did:passport:', 'DID:passport:')
         .chain((p) => letters.map((t) => p + t)),
+      fc
+        .tuple(letters, fc.constantFrom('#', '/', '?'), fc.string({ maxLength: 8 }))
+        .map(([t, mark, rest]) => passportDid(t) + mark + rest),
       fc.string({ unit: 'binary', maxLength: 30 }),
       fc.oneof(
         fc.integer(),
