@@ -30,6 +30,7 @@ import {
   type JsonRpcErrorBody,
 } from './json-rpc-error.js';
 import { McpHostAllowlist } from './mcp-host.allowlist.js';
+import { ApiMcpPostRequest, ApiMcpSessionId, MCP_SESSION_ID_RESPONSE_HEADER } from './mcp-openapi.headers.js';
 import { invalidInitializeAnswer, invalidParamsAnswer } from './mcp-request-params.js';
 import { withoutIgnoredTasks } from './mcp-task-augmentation.js';
 import {
@@ -130,11 +131,14 @@ export class McpTransportController {
       'Accept must list application/json and text/event-stream. Documentation only: no login happens here.',
   })
   @ApiProduces('text/event-stream', 'application/json')
+  @ApiMcpSessionId(false)
+  @ApiMcpPostRequest()
   @ApiResponse({
     status: 200,
     description:
       'JSON-RPC response (an SSE stream or JSON). A batch refused whole for one member (invalid params, a ' +
       'task call) is one JSON-RPC error with id null.',
+    headers: MCP_SESSION_ID_RESPONSE_HEADER,
     content: {
       'text/event-stream': { schema: { type: 'string' } },
       'application/json': { schema: { oneOf: [{ type: 'object' }, { type: 'array' }] } },
@@ -238,6 +242,7 @@ export class McpTransportController {
   })
   // The stream is SSE; errors (the envelope, JSON-RPC) are JSON.
   @ApiProduces('text/event-stream', 'application/json')
+  @ApiMcpSessionId(true)
   @ApiResponse({
     status: 200,
     description: 'SSE stream.',
@@ -286,6 +291,7 @@ export class McpTransportController {
   @Delete()
   @RouteConfig({ [ERROR_SHAPE]: 'json-rpc' })
   @ApiOperation({ summary: 'MCP streamable HTTP: end a session', description: 'Needs Mcp-Session-Id.' })
+  @ApiMcpSessionId(true)
   @ApiResponse({
     status: 200,
     description: 'Session closed: no body (and no Content-Type).',

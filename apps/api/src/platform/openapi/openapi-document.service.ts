@@ -105,6 +105,8 @@ export class OpenApiDocumentService {
     addOpenApiComponents(document);
     addCrossCuttingErrors(document);
     addNewTokenHeader(document);
+    addRequestIdHeader(document);
+    dropUnusedSecuritySchemes(document);
     return document;
   }
 }
@@ -143,13 +145,72 @@ export function addCrossCuttingErrors(document: OpenAPIObject): void {
           ...unavailable.headers,
           'Retry-After': {
             description:
-              'Sent only when the service knows when it comes back (a store paused after losing replay records): ' +
-              'the seconds to wait, as in details.retryAfterSeconds.',
+              'Sent only when the service knows when to try again (a store paused after losing replay records, or ' +
+              'a login refused SESSION_CAPACITY_REACHED): the seconds to wait.',
             schema: { type: 'integer', minimum: 1 },
           },
         };
+      // Every 401 names the scheme (RFC 9110 §15.5.2); a generated client reads it only if declared (a probe).
+      const unauthorized = operation.responses['401'] as ResponseObject | undefined;
+      if (unauthorized) unauthorized.headers = { ...unauthorized.headers, ...WWW_AUTHENTICATE_HEADER };
     }
   }
+}
+
+const WWW_AUTHENTICATE_HEADER = {
+  'WWW-Authenticate': {
+    description:
+      'Bearer realm="passport", with error="invalid_token" when the bearer token sent was itself refused ' +
+      '(drop it and log in again).',
+    schema: { type: 'string' },
+  },
+} as const;
+
+/** Name of the `X-Request-Id` response header object in `components.headers`. */
+export const REQUEST_ID_HEADER = 'X-Request-Id';
+
+/**
+ * `X-Request-Id` on every response, by reference (one definition, not one per response): the client's
+ * own id when it sent a valid one, else the ULID the service made. Declared so that a generated client
+ * can read it (a probe found it named only in `info.description`).
+ */
+export function addRequestIdHeader(document: OpenAPIObject): void {
+  document.components = {
+    ...document.components,
+    headers: {
+      ...document.components?.headers,
+      [REQUEST_ID_HEADER]: {
+        description:
+          "The request's id: the caller's X-Request-Id (or X-Correlation-Id) when valid, else a ULID made here; " +
+          "the same as the error envelope's requestId.",
+        schema: { type: 'string' },
+      },
+    },
+  };
+  for (const pathItem of Object.values(document.paths))
+    for (const method of HTTP_METHODS) {
+      const operation = pathItem[method] as OperationObject | undefined;
+      if (!operation) continue;
+      for (const response of Object.values(operation.responses) as ResponseObject[])
+        response.headers = {
+          ...response.headers,
+          [REQUEST_ID_HEADER]: { $ref: `#/components/headers/${REQUEST_ID_HEADER}` },
+        };
+    }
+}
+
+/** Removes a security scheme no operation uses (the scrape token's, when METRICS_TOKEN is unset). */
+export function dropUnusedSecuritySchemes(document: OpenAPIObject): void {
+  const schemes = document.components?.securitySchemes;
+  if (!schemes) return;
+  const used = new Set<string>();
+  for (const requirement of document.security ?? [])
+    for (const name of Object.keys(requirement)) used.add(name);
+  for (const pathItem of Object.values(document.paths))
+    for (const method of HTTP_METHODS)
+      for (const requirement of (pathItem[method] as OperationObject | undefined)?.security ?? [])
+        for (const name of Object.keys(requirement)) used.add(name);
+  for (const name of Object.keys(schemes)) if (!used.has(name)) delete schemes[name];
 }
 
 /** The `New-Token` response header, declared on every response of every JWT-tier operation. */

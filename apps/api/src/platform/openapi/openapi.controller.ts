@@ -67,6 +67,12 @@ export class OpenApiController {
   @ApiOperation({ summary: 'Deprecated: moved permanently to /openapi.json', deprecated: true })
   @ApiMovedPermanentlyResponse({
     description: "Location: /openapi.json (under PUBLIC_BASE_URL's path when it has one)",
+    headers: {
+      Location: {
+        description: "/openapi.json, under PUBLIC_BASE_URL's path when it has one.",
+        schema: { type: 'string' },
+      },
+    },
   })
   legacyOpenapi(): { url: string; statusCode: number } {
     return { url: this.documentPath, statusCode: 301 };
