@@ -68,7 +68,8 @@ export async function readCredentials(file: string | undefined, flag = '--key'):
     throw new CliError(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
   }
   try {
-    return parseNearCredentials(text);
+    // A byte-order mark (Notepad, PowerShell 5's utf8) is no part of the JSON (a probe: "not JSON").
+    return parseNearCredentials(text.replace(/^\uFEFF/, ''));
   } catch (error) {
     throw new CliError(`${file}: ${(error as Error).message}`);
   }
@@ -95,7 +96,8 @@ export function checkDelegateId(value: string, flag: string): void {
 
 /** The API base URL without a trailing slash, from `--api` or PASSPORT_API_URL. */
 export function apiUrl(value: string | undefined, io: CliIo): string {
-  const raw = value ?? io.env.PASSPORT_API_URL;
+  // Trimmed as it is checked (a probe: "http://host " passed the check, then failed as an unexpected error).
+  const raw = (value ?? io.env.PASSPORT_API_URL)?.trim();
   if (!raw) throw new CliError('--api <url> is required (or set PASSPORT_API_URL)');
   // The paths are appended to it: in a query or fragment they would not be paths (`did` printed GET /).
   // Credentials: fetch refuses a URL holding them (every call failed as "cannot reach … (TypeError)").
@@ -113,7 +115,8 @@ function hasCredentials(raw: string): boolean {
 }
 
 /** `raw` without a trailing slash when it is an http(s) URL; otherwise a CliError naming `flag`. */
-export function httpUrl(raw: string, flag: string): string {
+export function httpUrl(written: string, flag: string): string {
+  const raw = written.trim();
   try {
     const url = new URL(raw);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
@@ -137,6 +140,21 @@ export function baseUrl(raw: string, name: string): string {
   return normalized;
 }
 
+/** How long a call to the API may take, connection to last byte, unless PASSPORT_API_TIMEOUT_MS says. */
+export const API_TIMEOUT_MS = 15_000;
+
+/** PASSPORT_API_TIMEOUT_MS (1 ms to 10 min), else `API_TIMEOUT_MS`. */
+export function apiTimeoutMs(io: CliIo): number {
+  const raw = io.env.PASSPORT_API_TIMEOUT_MS?.trim();
+  if (raw === undefined || raw === '') return API_TIMEOUT_MS;
+  const ms = /^[0-9]{1,6}$/.test(raw) ? Number(raw) : NaN;
+  if (!(ms >= 1 && ms <= 600_000))
+    throw new CliError(
+      `PASSPORT_API_TIMEOUT_MS must be a whole number of milliseconds from 1 to 600000 (got ${JSON.stringify(printableText(raw, 40))})`,
+    );
+  return ms;
+}
+
 /**
  * Calls the API and returns the parsed JSON body, typed as the server's documented shape `T`;
  * non-2xx answers become one line with the error code.
@@ -149,8 +167,11 @@ export async function callApi<T = Record<string, unknown>>(
   let res: Response;
   let text: string;
   const { pathname } = new URL(url);
+  const timeoutMs = apiTimeoutMs(io);
   try {
-    res = await io.fetch(url, { ...init, signal: AbortSignal.timeout(15000) });
+    // Redirects are not followed (a probe): a 307/308 would carry a signed login to whatever origin it
+    // names, over plain http too, and a 301/302 turned a POST into a GET answered 405.
+    res = await io.fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
   } catch (error) {
     // fetch says only "TypeError: fetch failed"; the reason (ECONNREFUSED, ENOTFOUND, a timeout, a port
     // fetch refuses to use) is its cause.
@@ -163,7 +184,20 @@ export async function callApi<T = Record<string, unknown>>(
           : typeof cause?.name === 'string'
             ? cause.name
             : (error as Error).name;
+    // Connected but unanswered: the request may have been served (a login's session, a nonce), so it is
+    // not "cannot reach" (a probe).
+    if (reason === 'TimeoutError')
+      throw new CliError(
+        `${urlForMessage(url)}: no answer within ${timeoutMs / 1000} s (the request may have been served all the same; PASSPORT_API_TIMEOUT_MS sets the wait)`,
+      );
     throw new CliError(`cannot reach ${new URL(url).origin} (${printableText(String(reason), 64)})`);
+  }
+  if (res.status >= 300 && res.status < 400) {
+    const location = res.headers.get('location');
+    const target = location !== null && URL.canParse(location, url) ? new URL(location, url).href : null;
+    throw new CliError(
+      `${pathname} answered ${res.status}, a redirect${target ? ` to ${urlForMessage(target)}` : ''}, which is not followed (a signed login or a token would go with it): give the API's own address as --api`,
+    );
   }
   try {
     text = await readCapped(res, MAX_ANSWER_BYTES);

@@ -6,11 +6,12 @@
 import { printableText } from '@passport/core/codecs';
 import { CliError, HelpRequested, type CliCommand, type CliIo } from './cli-context.js';
 import { COMMANDS } from './commands/index.js';
+import { CLI_VERSION } from './cli-version.js';
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
   return [
-    'Usage: passport <command> [options]   (passport <command> --help for details)',
+    'Usage: passport <command> [options]   (passport <command> --help for details; passport --version)',
     '',
     'Commands:',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
@@ -22,9 +23,19 @@ const MAX_ERROR_LENGTH = 2000;
 /** Runs one command line; returns the exit code (never calls process.exit, so tests run it in-process). */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
-  if (!name || name === '--help' || name === '-h' || name === 'help') {
+  // Asked for, help is the output (stdout, 0); a bare `passport` is a usage error (stderr, 2), so that a
+  // script's stdout never takes the usage for a result (a probe).
+  if (!name) {
+    io.stderr(`${usage()}\n`);
+    return 2;
+  }
+  if (name === '--help' || name === '-h' || name === 'help') {
     io.stdout(`${usage()}\n`);
-    return name ? 0 : 2;
+    return 0;
+  }
+  if (name === '--version' || name === '-V' || name === 'version') {
+    io.stdout(`${CLI_VERSION}\n`);
+    return 0;
   }
   const command: CliCommand | undefined = COMMANDS.find((c) => c.name === name);
   if (!command) {

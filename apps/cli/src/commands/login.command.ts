@@ -157,8 +157,13 @@ an existing --save file is replaced only when it is empty or holds a saved JWT, 
 function withForeignHint(error: unknown, api: string): unknown {
   if (!(error instanceof ApiError) || !error.code?.startsWith('LOGIN_MODE_POLICY_REJECTED_FOREIGN_'))
     return error;
+  // The server's own public URL when it says it (details.thisApiUrl): behind a proxy, the --api given
+  // (an internal address) is not what a passport of this API names, and the hint would repeat the
+  // command that made the refused passport (a probe).
+  const own = typeof error.details.thisApiUrl === 'string' ? error.details.thisApiUrl : api;
+  const named = typeof error.details.passportApiUrl === 'string' ? ` (${error.details.passportApiUrl})` : '';
   return new ApiError(
-    `${error.message} (the passport names another API than ${api} as its server: mint one for this API with passport mint --api ${api})`,
+    `${error.message} (the passport names another API${named} than this one, ${own}, as its server: mint one for this API with passport mint --api ${own})`,
     error.status,
     error.code,
     error.details,

@@ -1,0 +1,38 @@
+/**
+ * Key files as editors and shells write them. Found by a CLI operator probe: a key file saved as UTF-8
+ * with a byte-order mark (Windows Notepad, PowerShell 5's `Set-Content -Encoding utf8`) was refused with
+ * "the text is not JSON", while the same file with CRLF line ends, or a JWT file with a BOM, is read.
+ * The BOM test fails on the code it was written against.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCliCaptured as cli } from '../support/run-cli.js';
+
+describe('passport --key file encodings', () => {
+  let dir: string;
+  let json: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'passport-cli-keyenc-'));
+    const made = await cli(['keygen', '--out', join(dir, 'k.json')]);
+    expect(made.code).toBe(0);
+    json = (await import('node:fs')).readFileSync(join(dir, 'k.json'), 'utf8');
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const sign = (keyFile: string) =>
+    cli(['hola', '--key', keyFile, '--passport', 'lhsrldbjsnlh', '--host', 'h.example']);
+
+  it.each([
+    ['CRLF line ends and a trailing newline', (t: string) => `${t.replace(/\n/g, '\r\n')}\r\n`],
+    ['a UTF-8 byte-order mark', (t: string) => `\uFEFF${t}`],
+  ])('a key file with %s signs', async (_name, shape) => {
+    const file = join(dir, `k-${_name.length}.json`);
+    await writeFile(file, shape(json), { mode: 0o600 });
+    const run = await sign(file);
+    expect([run.code, run.err]).toEqual([0, '']);
+    expect(run.out).toMatch(/^HOLA\//);
+  });
+});
