@@ -96,6 +96,7 @@ export class RedisHistoryWatch {
   private readonly holdMs: number;
   private readonly noticeMs: number;
   private readonly now: () => number;
+  private readonly holdListeners: Array<() => void> = [];
 
   constructor(
     private readonly redis: RedisConnection,
@@ -169,11 +170,27 @@ export class RedisHistoryWatch {
     const now = this.now();
     // A hold that starts here (none running) is a new loss for this instance: its time, not an earlier
     // loss's, and reported once (the hold itself is another instance's, not extended).
-    if (this.hold.remainingMs() === 0) {
+    const starting = this.hold.remainingMs() === 0;
+    if (starting) {
       this.lostAt = now;
       this.options.onLoss?.(now);
     }
     if (remainingMs > this.hold.remainingMs()) this.hold.set(now + remainingMs);
+    if (starting) this.holdStarted();
+  }
+
+  /**
+   * Calls `listener` whenever a hold starts on this instance (a loss it noticed, or another instance's
+   * hold it adopted), not for a loss found only after its hold ended. The session store forgets the
+   * sessions stored before the loss then: no login is recorded during a hold, so every session Redis
+   * holds at that moment is one from before it.
+   */
+  onHoldStarted(listener: () => void): void {
+    this.holdListeners.push(listener);
+  }
+
+  private holdStarted(): void {
+    for (const listener of this.holdListeners) listener();
   }
 
   /** The counter is followed afresh from the next invocation's value (a loss was noticed or adopted). */
@@ -265,6 +282,7 @@ export class RedisHistoryWatch {
     this.hold.set(at + this.holdMs);
     this.options.onLoss?.(at);
     this.publishHold();
+    this.holdStarted();
   }
 
   /** Sets the shared hold key, unless one is set, for what remains of this instance's hold. */

@@ -98,9 +98,30 @@ end
 return 1
 `;
 
-/** KEYS[1] = the session hash. Returns the hash (flat) and Redis's clock (ms). */
+/**
+ * KEYS[1] = the session hash, KEYS[2] = `lost-through`. Returns the hash (flat), Redis's clock (ms), and
+ * the creation order through which sessions are forgotten (a loss), or false.
+ */
 export const GET_LUA = `${SERVER_CLOCK_LUA}
-return {redis.call('HGETALL', KEYS[1]), serverNow}
+return {redis.call('HGETALL', KEYS[1]), serverNow, redis.call('GET', KEYS[2])}
+`;
+
+/**
+ * KEYS route the call (the store's index keys, then `lost-through`). ARGV: base. Redis lost data (a
+ * restart from an older snapshot, a flush): every session it holds now was stored before the loss, and
+ * may be one closed since (a logout undone). Sessions created through the current `seq` are forgotten
+ * from here on (`lost-through`, raised, never lowered), and the epoch moves so that every instance's
+ * read cache drops them. Returns the value in force.
+ */
+export const FORGET_BEFORE_LOSS_LUA = `
+local seq = tonumber(redis.call('GET', ARGV[1] .. 'seq') or '0')
+local through = tonumber(redis.call('GET', ARGV[1] .. 'lost-through') or '-1')
+if seq > through then
+  redis.call('SET', ARGV[1] .. 'lost-through', seq)
+  through = seq
+end
+redis.call('INCR', ARGV[1] .. 'epoch')
+return through
 `;
 
 /** KEYS route the call (RedisSessionStore). ARGV: base, sessionId, now, reason. Closes an open session not yet past its end on Redis's clock. */

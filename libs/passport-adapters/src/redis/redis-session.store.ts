@@ -42,6 +42,7 @@ import {
   CLOSE_LUA,
   COUNT_OPEN_LUA,
   CREATE_LUA,
+  FORGET_BEFORE_LOSS_LUA,
   GET_LUA,
   LIST_LUA,
   RENEW_LUA,
@@ -49,6 +50,7 @@ import {
   SWEEP_LUA,
 } from './redis-session.scripts.js';
 import { type FleetSessionEpoch } from './fleet-session-epoch.js';
+import { type RedisHistoryWatch } from './redis-history.watch.js';
 
 export const DEFAULT_REDIS_SESSION_MAX_ENTRIES = 100_000;
 /** The store's fixed keys under its hash tag (redis-session.scripts.ts names what each holds). */
@@ -80,6 +82,15 @@ export interface RedisSessionStoreOptions {
    * lost data.
    */
   readonly cacheMaxAgeMs?: number;
+  /**
+   * The watch that notices Redis losing data (the replay store's). When a hold starts, the sessions
+   * stored before the loss are forgotten (`get` answers null: log in again), as after a restart without
+   * persistence: a restart from an older snapshot brought back sessions closed since (a chaos soak: a
+   * token whose logout was answered 200 was accepted again on every instance).
+   */
+  readonly history?: RedisHistoryWatch;
+  /** Called when forgetting the sessions before a loss failed (each attempt; it is tried 3 times). */
+  readonly onForgetFailed?: (error: unknown) => void;
 }
 
 export const DEFAULT_REDIS_SESSION_CACHE_MAX_AGE_MS = 5_000;
@@ -105,6 +116,9 @@ export class RedisSessionStore implements SessionStore {
   private readonly listScript: Script;
   private readonly getScript: Script;
   private readonly countOpenScript: Script;
+  private readonly forgetBeforeLossScript: Script;
+  /** `<base>lost-through`: sessions of a creation order up to its value are forgotten. */
+  private readonly lostThroughKey: string;
   /** The store's index keys, declared by the scripts that use them (see the constructor). */
   private readonly indexKeys: readonly string[];
   private readonly epoch: FleetSessionEpoch | undefined;
@@ -135,7 +149,14 @@ export class RedisSessionStore implements SessionStore {
     this.renewScript = defineScript(redis, 'passportSessionRenew', 1 + indexed, RENEW_LUA);
     this.sweepScript = defineScript(redis, 'passportSessionSweep', indexed, SWEEP_LUA);
     this.listScript = defineScript(redis, 'passportSessionList', indexed, LIST_LUA);
-    this.getScript = defineScript(redis, 'passportSessionGet', 1, GET_LUA);
+    this.lostThroughKey = `${this.base}lost-through`;
+    this.getScript = defineScript(redis, 'passportSessionGet', 2, GET_LUA);
+    this.forgetBeforeLossScript = defineScript(
+      redis,
+      'passportSessionForgetBeforeLoss',
+      indexed + 1,
+      FORGET_BEFORE_LOSS_LUA,
+    );
     this.countOpenScript = defineScript(redis, 'passportSessionCountOpen', indexed, COUNT_OPEN_LUA);
     this.epoch = options.epoch;
     // 0 turns the cache off; NaN would leave it unbounded.
@@ -143,6 +164,28 @@ export class RedisSessionStore implements SessionStore {
       options.cacheEntries === 0 ? 0 : positiveCap(options.cacheEntries ?? 10_000, 'cacheEntries');
     this.cacheMaxAgeMs = options.cacheMaxAgeMs ?? DEFAULT_REDIS_SESSION_CACHE_MAX_AGE_MS;
     this.epoch?.onChange(() => this.cache.clear());
+    const onForgetFailed = options.onForgetFailed;
+    options.history?.onHoldStarted(() => void this.forgetBeforeLoss(onForgetFailed));
+  }
+
+  /**
+   * Forgets every session stored now (Redis just lost data, and its sessions are from before the loss):
+   * they read as unknown from here on, on every instance. Tried 3 times, a second apart; resolves to
+   * whether it took.
+   */
+  async forgetBeforeLoss(onFailure?: (error: unknown) => void): Promise<boolean> {
+    this.cache.clear();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.forgetBeforeLossScript(...this.indexKeys, this.lostThroughKey, this.base);
+        this.cache.clear();
+        return true;
+      } catch (error) {
+        onFailure?.(error);
+        if (attempt >= 3) return false;
+        await new Promise((resolve) => setTimeout(resolve, 1000).unref());
+      }
+    }
   }
 
   async create(session: SessionRecord): Promise<void> {
@@ -198,9 +241,12 @@ export class RedisSessionStore implements SessionStore {
       if (hit !== undefined && hit.epoch === seen.epoch && readAt - hit.readAt < this.cacheMaxAgeMs)
         return endedOnServer(hit.record, hit.serverExpiresAtMs, seen.serverNowMs);
     }
-    const [flat, serverNow] = (await this.getScript(this.key(sessionId))) as [string[], number];
+    const [flat, serverNow, lostThrough] = (await this.getScript(
+      this.key(sessionId),
+      this.lostThroughKey,
+    )) as [string[], number, string | null];
     const hash = fromFlat(flat);
-    if (hash.sessionId === undefined) return null;
+    if (hash.sessionId === undefined || forgotten(hash, lostThrough)) return null;
     const record = toRecord(hash);
     const serverExpiresAtMs = Number(hash.serverExpiresAtMs);
     if (seen !== null) {
@@ -232,11 +278,21 @@ export class RedisSessionStore implements SessionStore {
     const offset = Math.max(0, Math.floor(page.offset));
     const limit = Math.max(0, Math.floor(page.limit));
     if (limit === 0) return { items: [], total: await this.redis.zcard(`${this.base}created`) };
-    const [total, ...hashes] = (await this.listScript(...this.indexKeys, this.base, offset, limit)) as [
-      number,
-      ...string[][],
-    ];
-    return { items: hashes.map((flat) => toRecord(fromFlat(flat))), total: Number(total) };
+    const [[total, ...hashes], lostThrough] = await Promise.all([
+      this.listScript(...this.indexKeys, this.base, offset, limit) as Promise<[number, ...string[][]]>,
+      this.redis.get(this.lostThroughKey),
+    ]);
+    // A session forgotten after a loss is listed as what it is to a request: ended (reason `lost`).
+    return {
+      items: hashes.map((flat) => {
+        const hash = fromFlat(flat);
+        const record = toRecord(hash);
+        return forgotten(hash, lostThrough) && record.closedAtMs === null
+          ? Object.freeze({ ...record, closedAtMs: record.createdAtMs, closeReason: SESSION_LOST })
+          : record;
+      }),
+      total: Number(total),
+    };
   }
 
   /** Removes closed and expired sessions, at most 1000 per script call (Redis serves others in between). */
@@ -275,6 +331,14 @@ export class RedisSessionStore implements SessionStore {
   private key(sessionId: string): string {
     return `${this.base}s:${sessionId}`;
   }
+}
+
+/** Close reason `list` reports for a session stored before Redis lost data (get answers null for it). */
+export const SESSION_LOST = 'lost';
+
+/** Whether a stored session was created through `lost-through` (stored before a loss). */
+function forgotten(hash: Record<string, string>, lostThrough: string | null): boolean {
+  return lostThrough !== null && !(Number(hash.ord) > Number(lostThrough));
 }
 
 /** A session past its end on Redis's clock is reported closed: refused however far behind the reader's clock runs. */

@@ -128,6 +128,12 @@ export function createRedisStoreBackend(
       maxEntries: options.sessions?.maxEntries,
       maxOpenPerPassport: options.sessions?.maxOpenPerPassport,
       epoch: sessionEpoch,
+      // After a loss the sessions Redis holds are from before it (a snapshot may undo logouts): forgotten.
+      history: historyWatch,
+      onForgetFailed: (error) =>
+        logger.error(
+          `redis lost data, and the sessions stored before the loss could not be marked forgotten (${(error as Error)?.message ?? String(error)}): a logout made since the snapshot may be undone`,
+        ),
     }),
   );
   const rateLimitCap = options.rateLimit?.maxEntries;
