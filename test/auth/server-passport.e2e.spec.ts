@@ -58,6 +58,35 @@ describe('the server passport revoked or transferred on chain', () => {
     },
     20_000,
   );
+
+  // Found by a probe: the ledger's contractId edited while the server ran made every login 401
+  // SMART_CONTRACT_NOT_TRUSTED (the client blamed) while health said healthy.
+  it('the chain contract edited out of the trusted ones: logins 503 with the reason, health degraded; both recover', async () => {
+    const key = newKey();
+    const { tokenId } = await mintPassport(app, { owner: key });
+    let contractId = '';
+    await updateLedgerFile(ledgerFileOf(app), (doc) => {
+      contractId = doc.contractId;
+      return { ...doc, contractId: 'other.local' };
+    });
+    await new Promise((resolve) => setTimeout(resolve, CACHE_MS));
+    const refused = await login(app.baseUrl, { identifier: tokenId, key });
+    expect([refused.status, refused.body.error?.code, refused.body.error?.details?.reason]).toEqual([
+      503,
+      'AUTH_SERVICE_UNAVAILABLE',
+      'server_passport_contract_untrusted',
+    ]);
+    const degraded = await health();
+    expect([degraded.status, degraded.checks.chain.reason]).toEqual([
+      'degraded',
+      'server_passport_contract_untrusted',
+    ]);
+    await updateLedgerFile(ledgerFileOf(app), (doc) => ({ ...doc, contractId }));
+    await new Promise((resolve) => setTimeout(resolve, CACHE_MS));
+    const again = await login(app.baseUrl, { identifier: tokenId, key, challenge: refused.challenge });
+    expect(again.status).toBe(200);
+    expect((await health()).status).toBe('healthy');
+  }, 20_000);
 });
 
 // Found by a probe: with the server passport revoked and another minted for the server account, a restart

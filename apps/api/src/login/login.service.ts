@@ -132,12 +132,16 @@ export class LoginService {
 
   async login(body: unknown): Promise<LoginOutcome> {
     const request = validateLoginRequest(body);
-    const verification = await this.verifier.check(request).catch((error: unknown) => {
+    const verification = await this.verifier.check(request).catch(async (error: unknown) => {
       // A chain outage is not bad credentials: answer 503 so the client retries with the same key.
       if (error instanceof ChainUnavailableError)
         throw new PassportError('SERVICE_UNAVAILABLE', { reason: 'chain_unavailable' }, undefined, {
           cause: error,
         });
+      // The holder's contract untrusted because the server's own is (a ledger's contractId edited while
+      // the server runs): the server's fault, said as such (503 with the reason), not the client's (a probe).
+      if (error instanceof PassportError && error.code === 'SMART_CONTRACT_NOT_TRUSTED')
+        await this.serverPassport.assertUsable();
       throw error;
     });
     // A token naming a server passport that is revoked, transferred or gone on chain is not one to issue

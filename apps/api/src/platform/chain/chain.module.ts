@@ -74,9 +74,12 @@ class ChainLifecycle implements OnApplicationShutdown {
     { provide: CHAIN_READER, useExisting: CHAIN_CACHE },
     {
       provide: ServerPassportCheck,
-      inject: [SERVER_IDENTITY, CHAIN_READER],
-      useFactory: (server: ServerIdentity, chain: ChainReader): ServerPassportCheck =>
-        new ServerPassportCheck(server, chain),
+      inject: [SERVER_IDENTITY, CHAIN_READER, TRUSTED_CONTRACTS],
+      useFactory: (
+        server: ServerIdentity,
+        chain: ChainReader,
+        trusted: readonly string[],
+      ): ServerPassportCheck => new ServerPassportCheck(server, chain, trusted),
     },
     {
       provide: ServerUrlCheck,

@@ -6,7 +6,12 @@
  * Reads go through the cached chain reader (≤ 5 s old), on the calling stack when the answer is cached.
  */
 import { ChainUnavailableError, PassportError, type ChainReader, type PassportRecord } from '@passport/core';
-import { isPassportLive, isPassportRevoked, passportNotAfterMs } from '@passport/core/passport';
+import {
+  isContractTrusted,
+  isPassportLive,
+  isPassportRevoked,
+  passportNotAfterMs,
+} from '@passport/core/passport';
 import { canPeekPassport } from '@passport/core/ports';
 import { withReservedChainReads } from '@passport/adapters/caching';
 import { type ServerIdentity } from '../infrastructure/server-identity.js';
@@ -16,7 +21,8 @@ export type ServerPassportProblem =
   | 'server_passport_not_found'
   | 'server_passport_revoked'
   | 'server_passport_transferred'
-  | 'server_passport_not_live';
+  | 'server_passport_not_live'
+  | 'server_passport_contract_untrusted';
 
 /** How long a verdict on a time-bounded server passport stands: the chain-time cache's lifetime. */
 const BOUNDED_VERDICT_MS = 1000;
@@ -34,9 +40,16 @@ export class ServerPassportCheck {
       }
     | undefined;
 
+  /**
+   * `trustedContracts`: the contracts whose passports log in (checked at start against the server
+   * passport's). A ledger whose `contractId` is edited while the server runs moves the server passport
+   * to an untrusted contract: every login was refused 401 SMART_CONTRACT_NOT_TRUSTED, which blames the
+   * client, while health said healthy (a probe).
+   */
   constructor(
     private readonly server: Pick<ServerIdentity, 'tokenId' | 'ownerId'>,
     private readonly chain: ChainReader,
+    private readonly trustedContracts?: readonly string[],
   ) {}
 
   /**
@@ -92,6 +105,8 @@ export class ServerPassportCheck {
     if (!passport) return 'server_passport_not_found';
     if (isPassportRevoked(passport)) return 'server_passport_revoked';
     if (passport.ownerId !== this.server.ownerId) return 'server_passport_transferred';
+    if (this.trustedContracts && !isContractTrusted(passport, this.trustedContracts))
+      return 'server_passport_contract_untrusted';
     if (!hasTimeBounds(passport)) return undefined;
     const last = this.boundedVerdict;
     if (last?.record === passport && performance.now() < last.untilMs) return last.problem;
