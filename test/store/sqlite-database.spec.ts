@@ -806,7 +806,15 @@ describe('SqliteStoreHealthIndicator', () => {
       const { health } = healthOf(reopened);
       expect(reopened.rowCount('replay_records')).toBe(3000); // what the old check read
       const result = await health.check();
-      expect(result).toMatchObject({ ok: false, detail: { problem: 'database unavailable' } });
+      // Named as damage (the store's start read met it), with SQLite's fixed text, not a table's name.
+      expect(result).toMatchObject({
+        ok: false,
+        detail: {
+          problem: expect.stringMatching(
+            /^database file passport\.db is damaged \(SQLite: database disk image is malformed, SQLITE_CORRUPT/,
+          ),
+        },
+      });
     } finally {
       reopened.close();
     }

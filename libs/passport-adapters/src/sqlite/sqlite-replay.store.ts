@@ -276,14 +276,16 @@ export class SqliteReplayStore implements ReplayStore {
       throw new RangeError('followIntervalMs must be a non-negative number');
     const clock = (this.clock = options.clock ?? systemClock);
     // The whole log, read outside any write transaction: the first decision reads what came after it.
-    // A log that cannot be read (corrupt pages) is read again by the first decision, which then fails
-    // (closed) as long as it cannot, while health reports the store.
+    // A log that cannot be read is read again by the first decision, which then fails (closed) as long
+    // as it cannot. Damaged pages are noted on the database, so that health names them from the start
+    // (a probe: it said ok until the first verify) and the server can refuse to start on them.
     this.intactAtMs = clock.nowMs();
     try {
       this.storeId = db.storeId;
       this.lastSeenId = this.readLog(0);
       this.boundCheckAt = Math.max(MIN_BOUND_CHECK, 2 * this.known.size);
-    } catch {
+    } catch (error) {
+      db.noteDamage(error);
       this.lastSeenId = 0;
     }
     this.onSweepError = options.onSweepError ?? (() => undefined);

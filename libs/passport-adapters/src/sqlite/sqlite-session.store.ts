@@ -186,8 +186,14 @@ export class SqliteSessionStore implements SyncSessionStore {
     this.dropCacheIfOthersCommitted();
     const cached = this.readCache.get(sessionId);
     if (cached) return cached;
-    const row = this.db.statement(`SELECT ${COLUMNS} FROM sessions WHERE session_id = ?`).get(sessionId) as
-      SessionRow | undefined;
+    let row: SessionRow | undefined;
+    try {
+      row = this.db.statement(`SELECT ${COLUMNS} FROM sessions WHERE session_id = ?`).get(sessionId) as
+        SessionRow | undefined;
+    } catch (error) {
+      this.db.noteDamage(error); // a read outside a transaction: health is told of damage here
+      throw error;
+    }
     if (!row) return null;
     const record = toRecord(row);
     if (this.readCache.size >= READ_CACHE_ENTRIES)

@@ -112,6 +112,16 @@ function identityAt(path: string): FileIdentity | undefined {
   return info ? { dev: info.dev, ino: info.ino } : undefined;
 }
 
+/** Damage a connection met in its file (`SqliteDatabase.damaged`). */
+export interface SqliteDamage {
+  /** When it was first met (wall clock ms). */
+  readonly atMs: number;
+  /** SQLite's code: `SQLITE_CORRUPT` (or an extended one), `SQLITE_NOTADB`. */
+  readonly code: string;
+  /** SQLite's message (it may name a table: not for clients). */
+  readonly message: string;
+}
+
 /** Tables whose row counts are kept by triggers in `row_counts` (COUNT(*) would scan the table). */
 export type CountedTable = 'replay_records' | 'sessions' | 'rate_buckets';
 
@@ -137,6 +147,8 @@ export class SqliteDatabase {
   private readonly lockQueue: WriteLockQueue;
   /** The last write transaction SQLite failed: when, and its `SQLITE_*` code. */
   private writeFailure: { readonly atMs: number; readonly code: string } | null = null;
+  /** The first sign of a damaged file this connection met (`noteDamage`), kept until it closes. */
+  private damage: SqliteDamage | null = null;
 
   private constructor(
     file: string,
@@ -469,6 +481,26 @@ export class SqliteDatabase {
     const code = (error as { code?: unknown } | null)?.code;
     if (typeof code === 'string' && code.startsWith('SQLITE_'))
       this.writeFailure = { atMs: Date.now(), code };
+    this.noteDamage(error);
+  }
+
+  /**
+   * Remembers `error` if it says the file is damaged (SQLITE_CORRUPT…, SQLITE_NOTADB), for as long as
+   * this connection is open: a damaged page does not mend itself, and every request that reads it fails
+   * (a probe: health said a failure for one minute after each verify, and nothing before the first).
+   * Writes and snapshots note their own; a store notes the reads it makes outside them.
+   */
+  noteDamage(error: unknown): void {
+    if (this.damage !== null) return;
+    const code = (error as { code?: unknown } | null)?.code;
+    if (typeof code !== 'string' || !isDamage(code)) return;
+    const message = error instanceof Error ? error.message : String(error);
+    this.damage = { atMs: Date.now(), code, message };
+  }
+
+  /** The first damage this connection met (`noteDamage`; wall clock ms, code, SQLite's message), or null. */
+  get damaged(): SqliteDamage | null {
+    return this.damage;
   }
 
   /** The last write transaction SQLite failed (when, wall clock ms, and its `SQLITE_*` code), or null. */
@@ -478,7 +510,12 @@ export class SqliteDatabase {
 
   /** Runs read-only `work` in one deferred transaction: every read sees the same snapshot. */
   snapshot<T>(work: () => T): T {
-    return this.inDeferred(work) as T;
+    try {
+      return this.inDeferred(work) as T;
+    } catch (error) {
+      this.noteDamage(error);
+      throw error;
+    }
   }
 
   // One transaction function per kind, built once: better-sqlite3's `transaction(fn)` builds four
@@ -572,6 +609,11 @@ function probeWrite(db: Database.Database, busyTimeoutMs: number): void {
   } finally {
     db.exec('ROLLBACK');
   }
+}
+
+/** Whether an `SQLITE_*` code says the file itself is damaged (not a lock, a full disk, an I/O error). */
+function isDamage(code: string): boolean {
+  return code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB';
 }
 
 /** Whether `error` is SQLite's answer that another connection holds the lock (`SQLITE_BUSY…`). */

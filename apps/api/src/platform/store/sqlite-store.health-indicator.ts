@@ -3,13 +3,15 @@
  * replay record and reads it back through the key index (as every verified HOLA line does), looks a
  * random key up in each table, then rolls back, with its latency. `ok: false` when the database cannot
  * answer (closed, unreadable or corrupt pages, its write lock held by another connection for PROBE_LOCK_WAIT_MS, its file deleted or
- * replaced while open: nothing is written then until a restart), when the replay store has
- * failed a request in the last minute, or when it is full (new HOLA lines are being refused).
- * The detail is client-safe: the adapter kind, counts and timings, never the error text or file path.
+ * replaced while open: nothing is written then until a restart), as long as the connection has met a
+ * damaged page (`SqliteDatabase.damaged`: until a restart, since damage does not mend itself), when the
+ * replay store has failed a request in the last minute, or when it is full (new HOLA lines are being
+ * refused). The detail is client-safe: the adapter kind, counts and timings, the file's name (never its
+ * path) and SQLite's fixed text for a code, never an error's own text.
  */
 import { randomBytes } from 'node:crypto';
 import { statfs } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { type Clock } from '@passport/core';
 import { type HealthCheckResult, type HealthIndicator } from '../infrastructure/health-indicator.js';
@@ -17,6 +19,7 @@ import { replayHealth } from './replay-health.js';
 import {
   LOCK_RETRY_MAX_MS,
   LOCK_RETRY_MIN_MS,
+  type SqliteDamage,
   type SqliteDatabase,
   type SqliteReplayStore,
   type SqliteStoreHistory,
@@ -56,6 +59,17 @@ function writeFailureReason(code: string): string {
   return 'an SQLite error';
 }
 
+/**
+ * What health says of a damaged file: SQLite's fixed text for the code (its message may name a table),
+ * the file's name, and the way out.
+ */
+function damageProblem(file: string, damage: SqliteDamage): string {
+  const text =
+    damage.code === 'SQLITE_NOTADB' ? 'file is not a database' : 'database disk image is malformed';
+  const name = basename(file);
+  return `database file ${name} is damaged (SQLite: ${text}, ${damage.code}, since ${new Date(damage.atMs).toISOString()}): restore it from a backup as docs/storage.md says; sqlite3 ${name} "PRAGMA integrity_check" names the damage`;
+}
+
 const ROLLBACK = Symbol('rollback');
 
 export class SqliteStoreHealthIndicator implements HealthIndicator {
@@ -88,7 +102,8 @@ export class SqliteStoreHealthIndicator implements HealthIndicator {
       // Inside the guard: a probe served from cached pages passes while the row count reads the file (for
       // a database truncated under a running server, health would say "error", not the problem).
       usage = this.replay.usage();
-    } catch {
+    } catch (error) {
+      this.db.noteDamage(error);
       if (this.db.detached !== undefined)
         return {
           ok: false,
@@ -98,11 +113,27 @@ export class SqliteStoreHealthIndicator implements HealthIndicator {
             problem: `database file ${this.db.detached} while open; restart the server`,
           },
         };
+      const damage = this.db.damaged;
       return {
         ok: false,
-        detail: { adapter: 'sqlite', latencyMs: elapsedMs(started), problem: 'database unavailable' },
+        detail: {
+          adapter: 'sqlite',
+          latencyMs: elapsedMs(started),
+          problem: damage === null ? 'database unavailable' : damageProblem(this.db.file, damage),
+        },
       };
     }
+    // Kept until a restart (a damaged leaf the probe never reads fails every verify that does).
+    const damage = this.db.damaged;
+    if (damage !== null)
+      return {
+        ok: false,
+        detail: {
+          adapter: 'sqlite',
+          latencyMs: elapsedMs(started),
+          problem: damageProblem(this.db.file, damage),
+        },
+      };
     // A new database found in place of the old: recording refused for a while, then a note for a day.
     const lost = this.history?.problem;
     if (lost !== undefined)

@@ -62,6 +62,16 @@ export function createSqliteStoreBackend(
     ...options.replay,
     history,
   });
+  // The replay log was read whole: a damaged page in it fails every verify and login, so the start is
+  // refused with the file and the way out, as for a file it may not write (docs/storage.md "Health").
+  const damage = db.damaged;
+  if (damage !== null) {
+    replay.dispose();
+    db.close();
+    throw new Error(
+      `the SQLite database ${db.file} is damaged (${damage.message}, ${damage.code}; found reading its replay records): restore it from a backup (docs/storage.md "Upgrading and rolling back"); sqlite3 ${db.file} "PRAGMA integrity_check" names the damage`,
+    );
+  }
   const sessions = new SqliteSessionStore(db, { ...withClock, ...options.sessions });
   const rateLimit = new SqliteRateLimitStore(db, { ...withClock, ...options.rateLimit });
   const loginRecorder = new SqliteLoginRecorder(db, replay, sessions);
