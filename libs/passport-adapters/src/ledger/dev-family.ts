@@ -105,7 +105,7 @@ async function assertLedgerReadable(file: string): Promise<void> {
   } catch (error) {
     const why =
       error instanceof LedgerFormatError
-        ? `line ${error.line}: ${error.field ? `${error.field} ` : ''}${error.problem}`
+        ? `${error.line > 0 ? `line ${error.line}: ` : ''}${error.field ? `${error.field} ` : ''}${error.problem}`
         : (error as Error).message;
     throw new DevFamilyError(
       `the ledger ${file} (LEDGER_FILE, DATA_DIR/ledger.json by default) is not a ledger (${why}): point LEDGER_FILE at a ledger, or repair or move away that file to create a new development family`,

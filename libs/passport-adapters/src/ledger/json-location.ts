@@ -130,3 +130,115 @@ class Scanner {
     while (this.pos < this.text.length && /\s/.test(this.text[this.pos])) this.pos++;
   }
 }
+
+/** Where `offsetOfJsonError` stopped: the offset of the first character JSON does not allow there. */
+class JsonSyntaxStop {
+  constructor(readonly offset: number) {}
+}
+
+/**
+ * Offset of the first character that makes `text` invalid JSON (the end of its last non-blank line when
+ * it ends too early), or undefined when it is valid or too deeply nested to scan. For the line of a
+ * syntax error: Node 20's `JSON.parse` gives no position for an unexpected token ("Unexpected token
+ * 'x', … is not valid JSON"), and the last line was named instead.
+ */
+export function offsetOfJsonError(text: string): number | undefined {
+  const end = text.trimEnd().length;
+  let pos = 0;
+  const stop = (at = pos): never => {
+    throw new JsonSyntaxStop(at >= text.length ? end : at);
+  };
+  const skipWs = (): void => {
+    while (pos < text.length && ' \t\n\r'.includes(text[pos]!)) pos++;
+  };
+  const digits = (): void => {
+    if (!(text[pos]! >= '0' && text[pos]! <= '9')) stop();
+    while (text[pos]! >= '0' && text[pos]! <= '9') pos++;
+  };
+  const string = (): void => {
+    pos++; // the opening quote
+    for (;;) {
+      if (pos >= text.length) stop();
+      const code = text.charCodeAt(pos);
+      if (code === 0x22) break;
+      if (code < 0x20) stop();
+      if (code === 0x5c) {
+        pos++;
+        if (text[pos] === 'u') {
+          for (let i = 1; i <= 4; i++) if (!/[0-9a-fA-F]/.test(text[pos + i] ?? '')) stop(pos + i);
+          pos += 4;
+        } else if (!'"\\/bfnrt'.includes(text[pos] ?? 'x')) stop();
+      }
+      pos++;
+    }
+    pos++; // the closing quote
+  };
+  const value = (): void => {
+    skipWs();
+    const c = text[pos];
+    if (c === '{') {
+      pos++;
+      skipWs();
+      if (text[pos] === '}') return void pos++;
+      for (;;) {
+        skipWs();
+        if (text[pos] !== '"') stop();
+        string();
+        skipWs();
+        if (text[pos] !== ':') stop();
+        pos++;
+        value();
+        skipWs();
+        if (text[pos] === '}') return void pos++;
+        if (text[pos] !== ',') stop();
+        pos++;
+      }
+    }
+    if (c === '[') {
+      pos++;
+      skipWs();
+      if (text[pos] === ']') return void pos++;
+      for (;;) {
+        value();
+        skipWs();
+        if (text[pos] === ']') return void pos++;
+        if (text[pos] !== ',') stop();
+        pos++;
+      }
+    }
+    if (c === '"') return string();
+    if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) {
+      if (c === '-') pos++;
+      if (text[pos] === '0') pos++;
+      else digits();
+      if (text[pos] === '.') {
+        pos++;
+        digits();
+      }
+      if (text[pos] === 'e' || text[pos] === 'E') {
+        pos++;
+        if (text[pos] === '+' || text[pos] === '-') pos++;
+        digits();
+      }
+      return;
+    }
+    for (const word of ['true', 'false', 'null'])
+      if (c === word[0]) {
+        for (const letter of word) {
+          if (text[pos] !== letter) stop();
+          pos++;
+        }
+        return;
+      }
+    stop();
+  };
+  try {
+    value();
+    skipWs();
+    if (pos < text.length) stop();
+    return undefined;
+  } catch (error) {
+    if (error instanceof JsonSyntaxStop) return error.offset;
+    return undefined; // nesting deeper than the stack (JSON.parse has no such limit)
+  }
+}

@@ -10,7 +10,7 @@ import { constants, type Stats } from 'node:fs';
 import { lstat, open, readdir, readlink, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { decodeBase58, type PassportMetadata, type PassportRecord } from '@passport/core';
-import { lineOfJsonPath, lineOfOffset } from './json-location.js';
+import { lineOfJsonPath, lineOfOffset, offsetOfJsonError } from './json-location.js';
 import { LedgerLockedError, withLedgerLock } from './ledger-lock.js';
 
 export interface LedgerPassportEntry {
@@ -37,7 +37,8 @@ export class LedgerFormatError extends Error {
     readonly field: string,
     readonly problem: string,
   ) {
-    super(`${file}:${line}: ${field ? `${field} ` : ''}${problem}`);
+    // Line 0: no line is known (rather than a wrong one).
+    super(`${file}${line > 0 ? `:${line}` : ''}: ${field ? `${field} ` : ''}${problem}`);
   }
 }
 
@@ -48,13 +49,23 @@ const ED25519_KEY_PATTERN = /^ed25519:[1-9A-HJ-NP-Za-km-z]+$/;
 const LEDGER_TOKEN_ID_PATTERN = /^(?:[a-z]{12}|bc=[^;\s]+;sc=[^;\s]+;id=[^;\s]+)$/;
 const MAX_FIELD_CHARS = 8192;
 
-/** Parses and validates ledger text; throws LedgerFormatError (with line and field) when it is malformed. */
+/**
+ * Parses and validates ledger text; throws LedgerFormatError (with line and field) when it is malformed.
+ * A leading UTF-8 byte order mark (some Windows editors write one) is ignored: `JSON.parse` refuses it.
+ */
 export function parseLedger(text: string, file: string): LedgerDocument {
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new LedgerFormatError(file, lineOfJsonError(text, error), '', 'is not valid JSON');
+    const line = lineOfJsonError(text, error);
+    throw new LedgerFormatError(
+      file,
+      line,
+      '',
+      line > 0 ? 'is not valid JSON' : 'is not valid JSON (no line known)',
+    );
   }
   const fail = (path: Path, problem: string): never => {
     throw new LedgerFormatError(file, lineOfJsonPath(text, path), formatPath(path), problem);
@@ -332,13 +343,19 @@ async function syncDirectory(dir: string): Promise<void> {
   }
 }
 
+/**
+ * The line of `JSON.parse`'s error: from its message when it has a line (Node 22) or a position, else
+ * found by scanning the text (Node 20 gives no position for an unexpected token, and the file's last
+ * line was named); 0 when neither tells.
+ */
 function lineOfJsonError(text: string, error: unknown): number {
   const message = error instanceof Error ? error.message : '';
   const lineMatch = /line (\d+) column/.exec(message);
   if (lineMatch) return Number(lineMatch[1]);
   const positionMatch = /position (\d+)/.exec(message);
   if (positionMatch) return lineOfOffset(text, Number(positionMatch[1]));
-  return lineOfOffset(text, text.trimEnd().length);
+  const offset = offsetOfJsonError(text);
+  return offset === undefined ? 0 : lineOfOffset(text, offset);
 }
 
 function formatPath(path: Path): string {
