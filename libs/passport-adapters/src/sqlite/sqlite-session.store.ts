@@ -35,6 +35,9 @@ import { type SqliteDatabase } from './sqlite.database.js';
 import { startPeriodicSweep, type PeriodicSweep } from '../sweep/periodic-sweep.js';
 import { DEFAULT_SWEEP_INTERVAL_MS, type SqliteStoreOptions } from './sqlite-store.options.js';
 
+/** Close reason of a session closed because the database lost data since it was created. */
+export const SESSION_LOST = 'lost';
+
 export const DEFAULT_SESSION_MAX_ENTRIES = 100_000;
 /** Sessions remembered in process (oldest dropped first). */
 const READ_CACHE_ENTRIES = 10_000;
@@ -230,6 +233,23 @@ export class SqliteSessionStore implements SyncSessionStore {
     );
     this.readCache.delete(sessionId);
     return result.changes === 1;
+  }
+
+  /**
+   * Closes (reason `lost`) every open session created before `lostAtMs`: the database lost data then (an
+   * older copy restored), and any of them may be one closed since whose logout the copy undid (a probe).
+   * The agents log in again, as after a new database. Returns how many it closed.
+   */
+  async closeCreatedBefore(lostAtMs: number, nowMs: number): Promise<number> {
+    const result = await this.db.writeWhenFree(() =>
+      this.db
+        .statement(
+          'UPDATE sessions SET closed_at_ms = ?, close_reason = ? WHERE closed_at_ms IS NULL AND created_at_ms < ?',
+        )
+        .run(nowMs, SESSION_LOST, lostAtMs),
+    );
+    this.readCache.clear();
+    return result.changes;
   }
 
   async list(page: { offset: number; limit: number }): Promise<SessionPage> {

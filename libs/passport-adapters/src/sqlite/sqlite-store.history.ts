@@ -20,9 +20,13 @@
  * records the loss in the file; the other running processes adopt it from there (`refresh`, each second
  * with the store's background read), as restarts do.
  *
- * Not seen: an old copy of this very database put back while every process is stopped (it has the same
- * identity and older records); its WAL lost alone after a crash (the commits of about the last second);
- * both the database and the file removed together (a deliberate reset).
+ * An old copy of this very database put back while every process is stopped has the same identity and
+ * older records (a probe: 50 of 50 lines used after the copy verified again, and logouts made since were
+ * undone). The directory also remembers the highest replay-log id it has seen (`store-log-top.json`,
+ * written every `rememberEveryMs` while it grows, and at close): a start that finds the log ending below
+ * it takes that for a loss, as does a WAL lost after a crash. Not seen: a copy made within the last
+ * `rememberEveryMs` before a kill -9; both the database and the files removed together (a deliberate
+ * reset).
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -31,6 +35,10 @@ import { type SqliteDatabase } from './sqlite.database.js';
 import { HoldDeadline } from '@passport/core/ports';
 
 export const STORE_HISTORY_FILE_NAME = 'store-history.json';
+/** Beside it: the highest replay-log id seen in this directory, `{storeId, top}`. */
+export const STORE_LOG_TOP_FILE_NAME = 'store-log-top.json';
+/** How often a running process writes the log's top down when it grew (10 s). */
+export const DEFAULT_LOG_TOP_REMEMBER_MS = 10_000;
 
 /** How long a loss stays in health as a note once recording is allowed again (24 h). */
 const NOTICE_MS = 86_400_000;
@@ -80,6 +88,9 @@ export class SqliteStoreHistory {
   /** The file as last looked at (inode, time, size): another process's write changes it. */
   private fileSeen: string | undefined;
   private readonly now: () => number;
+  /** The log's top this process last wrote down (or found written), for its own database. */
+  private topRemembered = -1;
+  private rememberTimer: NodeJS.Timeout | undefined;
 
   private constructor(
     private readonly db: SqliteDatabase,
@@ -142,6 +153,22 @@ export class SqliteStoreHistory {
         remembered.lostAtMs,
         remembered.lossId,
       );
+      // The same database, older: its log ends below what this directory saw (an old copy restored while
+      // stopped, a WAL lost in a crash).
+      const top = logTopOf(db);
+      const topFile = join(dirname(db.file), STORE_LOG_TOP_FILE_NAME);
+      const seen = readLogTop(topFile, storeId);
+      if (seen !== null && top < seen) {
+        history.lost(
+          `the database's replay log ends at id ${top}, below id ${seen} this directory saw: an older copy of it, or a lost WAL`,
+          now(),
+        );
+        // The loss is recorded (and held): from here this database's own top counts, lowered this once,
+        // else every later start would find the same loss again.
+        writeJson(topFile, { storeId, top });
+        history.topRemembered = top;
+        return history;
+      }
       // Times bounded on reading are written back bounded, so that the next start does not bound them
       // again from its own now (a hold restarted at every start); the same loss, under its name.
       if (history.lostAt !== remembered.lostAtMs || history.hold.untilMs !== remembered.heldUntilMs)
@@ -238,6 +265,39 @@ export class SqliteStoreHistory {
     this.options.onLoss?.(this.lostAt, why);
   }
 
+  /**
+   * Writes the replay log's top id down when it grew past what is written (for this database), now and
+   * every `everyMs` until `stop`. A write that fails is tried again at the next turn.
+   */
+  rememberLogTop(everyMs = DEFAULT_LOG_TOP_REMEMBER_MS): void {
+    this.writeLogTop();
+    if (this.rememberTimer !== undefined || everyMs <= 0) return;
+    this.rememberTimer = setInterval(() => this.writeLogTop(), everyMs);
+    this.rememberTimer.unref();
+  }
+
+  /** Stops the writes of `rememberLogTop`, writing the top once more (a clean stop loses nothing). */
+  stop(): void {
+    clearInterval(this.rememberTimer);
+    this.rememberTimer = undefined;
+    this.writeLogTop();
+  }
+
+  private writeLogTop(): void {
+    try {
+      const top = logTopOf(this.db);
+      if (top <= this.topRemembered) return;
+      const file = join(dirname(this.db.file), STORE_LOG_TOP_FILE_NAME);
+      const storeId = this.db.storeId;
+      // Another process of this directory may have written a higher one: never lowered.
+      const written = readLogTop(file, storeId);
+      if (written === null || top > written) writeJson(file, { storeId, top });
+      this.topRemembered = Math.max(top, written ?? -1);
+    } catch {
+      // a closed database, a full disk: the next turn tries again; a start compares what was written
+    }
+  }
+
   /** Milliseconds until replay records may be written again (0 when they may now). */
   get holdRemainingMs(): number {
     return this.hold.remainingMs();
@@ -254,6 +314,25 @@ export class SqliteStoreHistory {
     if (this.lostAt === null || this.problem !== undefined || this.now() >= this.lostAt + NOTICE_MS)
       return undefined;
     return `the SQLite database lost its replay records (noticed at ${new Date(this.lostAt).toISOString()}): a line verified before then with constraints.maxAgeMs above 300 s may be accepted again until its window ends`;
+  }
+}
+
+/** The highest id the replay log ever gave (0 before its first record). */
+function logTopOf(db: SqliteDatabase): number {
+  const top = db.statement("SELECT seq FROM sqlite_sequence WHERE name = 'replay_records'").pluck().get() as
+    number | undefined;
+  return top ?? 0;
+}
+
+/** The top written down for `storeId`, or null (none, another database's, unreadable). */
+function readLogTop(file: string, storeId: string): number | null {
+  try {
+    const value = JSON.parse(readFileSync(file, 'utf8')) as { storeId?: unknown; top?: unknown };
+    return value?.storeId === storeId && Number.isSafeInteger(value.top) && (value.top as number) >= 0
+      ? (value.top as number)
+      : null;
+  } catch {
+    return null;
   }
 }
 
@@ -293,9 +372,13 @@ function parseHistory(text: string): HistoryFile | undefined {
  * (not one per attempt, as a directory in its place would).
  */
 function writeHistory(file: string, history: HistoryFile): void {
+  writeJson(file, history);
+}
+
+function writeJson(file: string, value: object): void {
   const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
   try {
-    writeFileSync(temporary, `${JSON.stringify(history)}\n`, { mode: 0o600 });
+    writeFileSync(temporary, `${JSON.stringify(value)}\n`, { mode: 0o600 });
     renameSync(temporary, file);
   } catch (error) {
     rmSync(temporary, { force: true });

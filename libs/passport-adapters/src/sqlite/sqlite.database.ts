@@ -494,7 +494,9 @@ export class SqliteDatabase {
     if (this.damage !== null) return;
     const code = (error as { code?: unknown } | null)?.code;
     if (typeof code !== 'string' || !isDamage(code)) return;
-    const message = error instanceof Error ? error.message : String(error);
+    // Not `instanceof Error`: an error of another realm (a test runner's sandbox) is one too.
+    const text = (error as { message?: unknown }).message;
+    const message = typeof text === 'string' ? text : String(error);
     this.damage = { atMs: Date.now(), code, message };
   }
 

@@ -39,6 +39,27 @@ export function createSqliteStoreBackend(
       `migrated ${db.file} from schema ${from} to ${to}: builds of schema ${from} refuse it from now on (docs/storage.md "Upgrading and rolling back")`,
     );
   const clock = options.clock ?? systemClock;
+  // Losses found before the session store exists (at this start) are applied to it once it does.
+  let sessionsOfLoss: SqliteSessionStore | undefined;
+  let lostBeforeStart: number | null = null;
+  const closeSessionsOfLoss = (lostAtMs: number): void => {
+    if (sessionsOfLoss === undefined) {
+      lostBeforeStart = Math.max(lostBeforeStart ?? lostAtMs, lostAtMs);
+      return;
+    }
+    sessionsOfLoss.closeCreatedBefore(lostAtMs, clock.nowMs()).then(
+      (closed) => {
+        if (closed > 0)
+          new Logger('Store').warn(
+            `closed ${closed} session(s) created before the loss (reason lost): their logouts may have been undone; the agents log in again`,
+          );
+      },
+      (error: unknown) =>
+        new Logger('Store').error(
+          `the sessions created before the loss could not be closed (${(error as Error)?.message ?? String(error)}): a logout made since the copy may be undone`,
+        ),
+    );
+  };
   let history: SqliteStoreHistory;
   try {
     history = SqliteStoreHistory.check(db, {
@@ -46,10 +67,12 @@ export function createSqliteStoreBackend(
       now: () => clock.nowMs(),
       // On the system clock a hold also runs on monotonic time, so a step back cannot stretch it.
       monotonicNowMs: runsOnSystemClock(options.clock) ? () => performance.now() : undefined,
-      onLoss: (at, why) =>
+      onLoss: (at, why) => {
         new Logger('Store').error(
           `the SQLite database lost its replay records (noticed at ${new Date(at).toISOString()}: ${why}): used HOLA lines and login challenges were forgotten; replay records refused for SQLITE_LOSS_HOLD_MS (${lossHoldMs} ms)`,
-        ),
+        );
+        closeSessionsOfLoss(at);
+      },
     });
   } catch (error) {
     db.close();
@@ -73,6 +96,9 @@ export function createSqliteStoreBackend(
     );
   }
   const sessions = new SqliteSessionStore(db, { ...withClock, ...options.sessions });
+  sessionsOfLoss = sessions;
+  if (lostBeforeStart !== null) closeSessionsOfLoss(lostBeforeStart);
+  history.rememberLogTop();
   const rateLimit = new SqliteRateLimitStore(db, { ...withClock, ...options.rateLimit });
   const loginRecorder = new SqliteLoginRecorder(db, replay, sessions);
   return {
@@ -87,6 +113,7 @@ export function createSqliteStoreBackend(
       replay.dispose();
       sessions.dispose();
       rateLimit.dispose();
+      history.stop();
       db.close();
     },
   };
