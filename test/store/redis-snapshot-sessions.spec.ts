@@ -116,18 +116,22 @@ it('a session closed after the snapshot stays closed once Redis is restarted fro
   });
 });
 
-it('a later loss raises the line past every session then stored, and a lower value found is raised again', async () => {
+it('one loss is forgotten once per Redis run: a later call (an instance back from a pause) keeps newer sessions', async () => {
   const sessions = new RedisSessionStore(client, {});
   const before = sampleSessionRecord(10, { createdAtMs: Date.now(), expiresAtMs: Date.now() + 3_600_000 });
   await sessions.create(before);
+  // Whatever an earlier test left: a flush of the key is a new dataset for this run.
+  await client.del('passport:{sess}:lost-through');
   await expect(sessions.forgetBeforeLoss()).resolves.toBe(true);
   await expect(sessions.get(before.sessionId)).resolves.toBeNull();
   const after = sampleSessionRecord(11, { createdAtMs: Date.now(), expiresAtMs: Date.now() + 3_600_000 });
   await sessions.create(after);
-  // A lower value written meanwhile (an older snapshot) is raised again by the next forget.
-  const through = Number(await client.get('passport:{sess}:lost-through'));
-  await client.set('passport:{sess}:lost-through', '0');
   await expect(sessions.forgetBeforeLoss()).resolves.toBe(true);
-  expect(Number(await client.get('passport:{sess}:lost-through'))).toBeGreaterThan(through);
+  await expect(sessions.get(after.sessionId)).resolves.toMatchObject({ closedAtMs: null });
+  // The key as a snapshot of another run brings it back (another run id, a lower line): raised again.
+  const through = Number(await client.hget('passport:{sess}:lost-through', 'through'));
+  await client.hset('passport:{sess}:lost-through', 'through', '0', 'run', 'another-run');
+  await expect(sessions.forgetBeforeLoss()).resolves.toBe(true);
+  expect(Number(await client.hget('passport:{sess}:lost-through', 'through'))).toBeGreaterThan(through);
   await expect(sessions.get(after.sessionId)).resolves.toBeNull();
 });

@@ -22,12 +22,31 @@ export class FleetSessionEpoch {
   private serverNowMs = 0;
   private observedAt = 0;
   private readonly listeners: Array<() => void> = [];
+  /**
+   * The dataset id and the highest counter read since the epoch last went back (`<dataset id>:<counter>`,
+   * the rate-limit take's; the replies of one connection come in order).
+   */
+  private dataset: string | null = null;
+  private highest = 0;
+  private readonly backListeners: Array<() => void> = [];
 
   /** Records what a take read from Redis; a different epoch than before drops every cached session. */
   observe(epoch: string, serverNowMs: number): void {
     if (epoch !== this.epoch) {
       this.epoch = epoch;
       for (const listener of this.listeners) listener();
+      const split = epoch.lastIndexOf(':');
+      const dataset = epoch.slice(0, split);
+      const counter = Number(epoch.slice(split + 1));
+      if (split > 0 && Number.isFinite(counter)) {
+        // The same dataset with a lower counter: a snapshot, a replica behind. Another dataset (a flush, a
+        // restart without persistence) is not said here: the history watch's marker finds those, and an
+        // instance whose takes come back to Redis after the hold would start a second one (a fleet test).
+        const wentBack = this.dataset === dataset && counter < this.highest;
+        this.highest = wentBack || dataset !== this.dataset ? counter : Math.max(counter, this.highest);
+        this.dataset = dataset;
+        if (wentBack) for (const listener of this.backListeners) listener();
+      }
     }
     this.serverNowMs = serverNowMs;
     this.observedAt = performance.now();
@@ -42,6 +61,14 @@ export class FleetSessionEpoch {
   current(): EpochObservation | null {
     if (this.epoch === null) return null;
     return { epoch: this.epoch, serverNowMs: this.serverNowMs + (performance.now() - this.observedAt) };
+  }
+
+  /**
+   * `listener` runs when the epoch of one dataset is read lower than before: it only grows, so Redis came
+   * back with older data (a snapshot, a replica behind).
+   */
+  onWentBack(listener: () => void): void {
+    this.backListeners.push(listener);
   }
 
   /** `listener` runs whenever cached sessions must be dropped. */

@@ -176,20 +176,31 @@ export class RedisHistoryWatch {
       this.options.onLoss?.(now);
     }
     if (remainingMs > this.hold.remainingMs()) this.hold.set(now + remainingMs);
-    if (starting) this.holdStarted();
+    if (starting) this.lossHeld();
   }
 
   /**
    * Calls `listener` whenever a hold starts on this instance (a loss it noticed, or another instance's
-   * hold it adopted), not for a loss found only after its hold ended. The session store forgets the
-   * sessions stored before the loss then: no login is recorded during a hold, so every session Redis
-   * holds at that moment is one from before it.
+   * hold it adopted), and whenever a loss is seen again during it (a second restart from the same
+   * snapshot: a review found the sessions it brought back kept), not for a loss found only after its
+   * hold ended. The session store forgets the sessions stored before the loss then (once per Redis run
+   * and dataset, so that calls for a loss already handled change nothing).
    */
-  onHoldStarted(listener: () => void): void {
+  onLossHeld(listener: () => void): void {
     this.holdListeners.push(listener);
   }
 
-  private holdStarted(): void {
+  /**
+   * The fleet's session epoch, which only ever grows, was read lower than before: Redis came back with
+   * older data. A logout moves neither the replay counter nor this instance's key, so a restart from a
+   * snapshot taken before a logout, with no line recorded since, was noticed by nothing (a review: the
+   * logout was undone on every instance).
+   */
+  sessionEpochWentBack(): void {
+    this.noticeLoss();
+  }
+
+  private lossHeld(): void {
     for (const listener of this.holdListeners) listener();
   }
 
@@ -240,7 +251,11 @@ export class RedisHistoryWatch {
     if (value === null) return;
     // This instance holds and the shared hold is gone (a second flush within the hold): put it
     // back for the rest of this hold, else an instance started now records at once.
-    if (!(heldMs > 0)) this.publishHold();
+    // The sessions it brought back are forgotten again too.
+    if (!(heldMs > 0) && this.hold.remainingMs() > 0) {
+      this.publishHold();
+      this.lossHeld();
+    }
     const readBefore = this.lastReadAt;
     this.lastReadAt = this.now();
     const markerChanged = this.known !== null && value !== this.known;
@@ -277,12 +292,15 @@ export class RedisHistoryWatch {
     // One loss seen several ways at once (the reconnection check and the record invocations in flight):
     // one report while this instance's hold runs. The shared hold is set again all the same: a second
     // loss within the hold (a second flush) takes the hold key too.
-    if (this.hold.remainingMs() > 0) return this.publishHold();
+    if (this.hold.remainingMs() > 0) {
+      this.publishHold();
+      return this.lossHeld();
+    }
     this.lostAt = at;
     this.hold.set(at + this.holdMs);
     this.options.onLoss?.(at);
     this.publishHold();
-    this.holdStarted();
+    this.lossHeld();
   }
 
   /** Sets the shared hold key, unless one is set, for what remains of this instance's hold. */

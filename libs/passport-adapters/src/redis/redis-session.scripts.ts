@@ -103,23 +103,48 @@ return 1
  * the creation order through which sessions are forgotten (a loss), or false.
  */
 export const GET_LUA = `${SERVER_CLOCK_LUA}
-return {redis.call('HGETALL', KEYS[1]), serverNow, redis.call('GET', KEYS[2])}
+return {redis.call('HGETALL', KEYS[1]), serverNow, redis.call('HGET', KEYS[2], 'through')}
 `;
 
 /**
  * KEYS route the call (the store's index keys, then `lost-through`). ARGV: base. Redis lost data (a
  * restart from an older snapshot, a flush): every session it holds now was stored before the loss, and
  * may be one closed since (a logout undone). Sessions created through the current `seq` are forgotten
- * from here on (`lost-through`, raised, never lowered), and the epoch moves so that every instance's
- * read cache drops them. Returns the value in force.
+ * from here on (`lost-through` hash: `through`, raised, never lowered), and the epoch moves so that every
+ * instance's read cache drops them. Once per run of the Redis server for one dataset (`run`: its
+ * run_id): an instance that notices the same loss later (paused or cut off for longer than the hold)
+ * must not forget the sessions opened since the first forget (a review). A restart, a failover and a
+ * flush each leave a hash without this run's id. Returns the value in force.
  */
-export const FORGET_BEFORE_LOSS_LUA = `
-local seq = tonumber(redis.call('GET', ARGV[1] .. 'seq') or '0')
-local through = tonumber(redis.call('GET', ARGV[1] .. 'lost-through') or '-1')
-if seq > through then
-  redis.call('SET', ARGV[1] .. 'lost-through', seq)
-  through = seq
+/**
+ * KEYS route the call (as FORGET_BEFORE_LOSS_LUA). ARGV: base, through, now, offset, limit. Closes (reason
+ * `lost`) the open sessions created through `through` among `limit` members of `open` from `offset`, so
+ * that sweeps remove them and they stop counting against the store's bound (a review: forgotten sessions
+ * kept filling it, and logins after a loss were refused SESSION_CAPACITY_REACHED). Returns {closed,
+ * examined}.
+ */
+export const CLOSE_LOST_BATCH_LUA = `${SWEEP_FN}
+local base, through, now, offset, limit = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local ids = redis.call('ZRANGE', base .. 'open', offset, offset + limit - 1)
+local closed = 0
+for _, id in ipairs(ids) do
+  local ord = redis.call('HGET', base .. 's:' .. id, 'ord')
+  if ord == false or tonumber(ord) <= through then
+    closed = closed + closeSession(base, id, now, 'lost')
+  end
 end
+return {closed, #ids}
+`;
+
+export const FORGET_BEFORE_LOSS_LUA = `
+local run = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)') or ''
+local key = ARGV[1] .. 'lost-through'
+local known = redis.call('HMGET', key, 'through', 'run')
+local through = tonumber(known[1] or '-1')
+if known[2] == run and through >= 0 then return through end
+local seq = tonumber(redis.call('GET', ARGV[1] .. 'seq') or '0')
+if seq > through then through = seq end
+redis.call('HSET', key, 'through', through, 'run', run)
 redis.call('INCR', ARGV[1] .. 'epoch')
 return through
 `;

@@ -39,6 +39,7 @@ import {
 } from '@passport/core/ports';
 import { type RedisConnection, defineScript } from './redis-client.js';
 import {
+  CLOSE_LOST_BATCH_LUA,
   CLOSE_LUA,
   COUNT_OPEN_LUA,
   CREATE_LUA,
@@ -117,6 +118,7 @@ export class RedisSessionStore implements SessionStore {
   private readonly getScript: Script;
   private readonly countOpenScript: Script;
   private readonly forgetBeforeLossScript: Script;
+  private readonly closeLostBatchScript: Script;
   /** `<base>lost-through`: sessions of a creation order up to its value are forgotten. */
   private readonly lostThroughKey: string;
   /** The store's index keys, declared by the scripts that use them (see the constructor). */
@@ -157,6 +159,12 @@ export class RedisSessionStore implements SessionStore {
       indexed + 1,
       FORGET_BEFORE_LOSS_LUA,
     );
+    this.closeLostBatchScript = defineScript(
+      redis,
+      'passportSessionCloseLostBatch',
+      indexed + 1,
+      CLOSE_LOST_BATCH_LUA,
+    );
     this.countOpenScript = defineScript(redis, 'passportSessionCountOpen', indexed, COUNT_OPEN_LUA);
     this.epoch = options.epoch;
     // 0 turns the cache off; NaN would leave it unbounded.
@@ -165,7 +173,7 @@ export class RedisSessionStore implements SessionStore {
     this.cacheMaxAgeMs = options.cacheMaxAgeMs ?? DEFAULT_REDIS_SESSION_CACHE_MAX_AGE_MS;
     this.epoch?.onChange(() => this.cache.clear());
     const onForgetFailed = options.onForgetFailed;
-    options.history?.onHoldStarted(() => void this.forgetBeforeLoss(onForgetFailed));
+    options.history?.onLossHeld(() => void this.forgetBeforeLoss(onForgetFailed));
   }
 
   /**
@@ -177,7 +185,24 @@ export class RedisSessionStore implements SessionStore {
     this.cache.clear();
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.forgetBeforeLossScript(...this.indexKeys, this.lostThroughKey, this.base);
+        const through = Number(
+          await this.forgetBeforeLossScript(...this.indexKeys, this.lostThroughKey, this.base),
+        );
+        this.cache.clear();
+        // Then closed for good, 1000 a script call (Redis serves others in between).
+        for (let offset = 0; ;) {
+          const [closed, examined] = (await this.closeLostBatchScript(
+            ...this.indexKeys,
+            this.lostThroughKey,
+            this.base,
+            through,
+            Date.now(),
+            offset,
+            SWEEP_BATCH,
+          )) as [number, number];
+          offset += Number(examined) - Number(closed);
+          if (Number(examined) < SWEEP_BATCH) break;
+        }
         this.cache.clear();
         return true;
       } catch (error) {
@@ -280,7 +305,7 @@ export class RedisSessionStore implements SessionStore {
     if (limit === 0) return { items: [], total: await this.redis.zcard(`${this.base}created`) };
     const [[total, ...hashes], lostThrough] = await Promise.all([
       this.listScript(...this.indexKeys, this.base, offset, limit) as Promise<[number, ...string[][]]>,
-      this.redis.get(this.lostThroughKey),
+      this.redis.hget(this.lostThroughKey, 'through'),
     ]);
     // A session forgotten after a loss is listed as what it is to a request: ended (reason `lost`).
     return {

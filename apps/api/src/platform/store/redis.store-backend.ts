@@ -123,6 +123,8 @@ export function createRedisStoreBackend(
   // Every request's public rate-limit take also reads the fleet's session epoch, so sessions are read
   // from Redis only after a change to one of them somewhere (logout, revocation, renewal).
   const sessionEpoch = new FleetSessionEpoch();
+  // The epoch only grows: read lower, Redis came back older (a logout undone, which nothing else shows).
+  sessionEpoch.onWentBack(() => historyWatch.sessionEpochWentBack());
   const sessions = new TrackedSessionStore(
     new RedisSessionStore(client, {
       maxEntries: options.sessions?.maxEntries,

@@ -40,14 +40,13 @@ export function createSqliteStoreBackend(
     );
   const clock = options.clock ?? systemClock;
   // Losses found before the session store exists (at this start) are applied to it once it does.
-  let sessionsOfLoss: SqliteSessionStore | undefined;
-  let lostBeforeStart: number | null = null;
+  const ofLoss: { sessions?: SqliteSessionStore; lostBeforeStart?: number } = {};
   const closeSessionsOfLoss = (lostAtMs: number): void => {
-    if (sessionsOfLoss === undefined) {
-      lostBeforeStart = Math.max(lostBeforeStart ?? lostAtMs, lostAtMs);
+    if (ofLoss.sessions === undefined) {
+      ofLoss.lostBeforeStart = Math.max(ofLoss.lostBeforeStart ?? lostAtMs, lostAtMs);
       return;
     }
-    sessionsOfLoss.closeCreatedBefore(lostAtMs, clock.nowMs()).then(
+    ofLoss.sessions.closeCreatedBefore(lostAtMs, clock.nowMs()).then(
       (closed) => {
         if (closed > 0)
           new Logger('Store').warn(
@@ -96,8 +95,8 @@ export function createSqliteStoreBackend(
     );
   }
   const sessions = new SqliteSessionStore(db, { ...withClock, ...options.sessions });
-  sessionsOfLoss = sessions;
-  if (lostBeforeStart !== null) closeSessionsOfLoss(lostBeforeStart);
+  ofLoss.sessions = sessions;
+  if (ofLoss.lostBeforeStart !== undefined) closeSessionsOfLoss(ofLoss.lostBeforeStart);
   history.rememberLogTop();
   const rateLimit = new SqliteRateLimitStore(db, { ...withClock, ...options.rateLimit });
   const loginRecorder = new SqliteLoginRecorder(db, replay, sessions);
