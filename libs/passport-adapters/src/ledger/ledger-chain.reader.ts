@@ -3,7 +3,7 @@
  * The file is re-read when it changes on disk, so passports appended by any tool are visible without a
  * restart. File-system watchers are unreliable (missed, duplicated or coalesced events, editors that
  * replace the file), so a watch on the directory only schedules a debounced reload; every read also
- * checks the file's identity (inode, size, mtime) at most every `statIntervalMs`. A malformed file at
+ * checks the file's identity (inode, size, mtime, ctime) at most every `statIntervalMs`. A malformed file at
  * start fails the start with one line naming the line and field; a malformed edit later is logged and
  * the last good content stays in use. Chain time is the clock.
  */
@@ -40,6 +40,11 @@ interface FileIdentity {
   readonly ino: number;
   readonly size: number;
   readonly mtimeMs: number;
+  /**
+   * The inode's change time: a `chmod 000` or a `chown` changes nothing else, and the file, no longer
+   * readable, was never read again, so health said ok until a restart failed on it (a probe).
+   */
+  readonly ctimeMs: number;
 }
 
 interface Snapshot {
@@ -301,10 +306,12 @@ function slice(records: readonly PassportRecord[], page: PageRequest): PassportR
   return records.slice(from, from + limit);
 }
 
-function toIdentity(info: { ino: number; size: number; mtimeMs: number }): FileIdentity {
-  return { ino: info.ino, size: info.size, mtimeMs: info.mtimeMs };
+function toIdentity(info: { ino: number; size: number; mtimeMs: number; ctimeMs: number }): FileIdentity {
+  return { ino: info.ino, size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs };
 }
 
 function sameIdentity(a: FileIdentity | null, b: FileIdentity | null): boolean {
-  return !!a && !!b && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
+  return (
+    !!a && !!b && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs
+  );
 }
