@@ -11,7 +11,6 @@
  *   Now the fleet's session epoch, which only grows, read lower than before is a loss too.
  * redis-server with RDB, snapshots taken by the test (SAVE).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,42 +24,16 @@ import {
   RedisSessionStore,
 } from '@passport/adapters/redis';
 import { freePort } from '../support/test-app.js';
+import { RdbRedisServer } from '../support/rdb-redis-server.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 let port: number;
 let dir: string;
-let child: ChildProcess | null = null;
 const clients: Redis[] = [];
 const watches: RedisHistoryWatch[] = [];
 
-async function launch(): Promise<void> {
-  child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  for (let i = 0; i < 100; i++) {
-    const probe = new Redis(port, '127.0.0.1', {
-      lazyConnect: true,
-      maxRetriesPerRequest: 0,
-      retryStrategy: () => null,
-    });
-    try {
-      await probe.connect();
-      if ((await probe.ping()) === 'PONG') return void probe.disconnect();
-    } catch {
-      probe.disconnect();
-    }
-    await sleep(50);
-  }
-  throw new Error('redis-server did not start');
-}
-
-async function restartFromSnapshot(): Promise<void> {
-  child!.kill('SIGKILL');
-  await new Promise((resolve) => child!.once('exit', resolve));
-  await launch();
-}
+let server: RdbRedisServer;
+const restartFromSnapshot = (): Promise<void> => server.restartFromSnapshot();
 
 async function connect(): Promise<Redis> {
   const client = new Redis(port, '127.0.0.1', {
@@ -82,15 +55,13 @@ const hour = (n: number) =>
 beforeEach(async () => {
   port = await freePort();
   dir = mkdtempSync(join(tmpdir(), 'passport-loss-rdb-'));
-  await launch();
+  server = new RdbRedisServer(port, dir);
+  await server.start();
 });
 afterEach(async () => {
   for (const w of watches.splice(0)) w.stop();
   for (const c of clients.splice(0)) c.disconnect();
-  child?.kill('SIGKILL');
-  await new Promise((resolve) =>
-    child?.exitCode !== null ? resolve(undefined) : child.once('exit', resolve),
-  );
+  await server.kill();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -7,7 +7,6 @@
  * forgets every session stored before the loss (unknown: log in again), as a restart without persistence
  * does; sessions created after the hold are kept.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,51 +14,28 @@ import { Redis } from 'ioredis';
 import { sampleSessionRecord } from '@passport/core/testing';
 import { RedisHistoryWatch, RedisReplayStore, RedisSessionStore } from '@passport/adapters/redis';
 import { freePort } from '../support/test-app.js';
+import { RdbRedisServer } from '../support/rdb-redis-server.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 let port: number;
 let dir: string;
-let child: ChildProcess | null = null;
 let client: Redis;
 let watch: RedisHistoryWatch;
 
-async function launch(): Promise<void> {
-  // RDB persistence, snapshots taken by the test (SAVE), no AOF: Redis's own default is RDB.
-  child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
-    {
-      stdio: 'ignore',
-    },
-  );
-  for (let i = 0; i < 100; i++) {
-    const probe = new Redis(port, '127.0.0.1', {
-      lazyConnect: true,
-      maxRetriesPerRequest: 0,
-      retryStrategy: () => null,
-    });
-    try {
-      await probe.connect();
-      if ((await probe.ping()) === 'PONG') return void probe.disconnect();
-    } catch {
-      probe.disconnect();
-    }
-    await sleep(50);
-  }
-  throw new Error('redis-server did not start');
-}
+let server: RdbRedisServer;
 
 beforeAll(async () => {
   port = await freePort();
   dir = mkdtempSync(join(tmpdir(), 'passport-redis-rdb-'));
-  await launch();
+  server = new RdbRedisServer(port, dir);
+  await server.start();
   client = new Redis(port, '127.0.0.1', { maxRetriesPerRequest: 0, enableOfflineQueue: false });
   await new Promise((resolve) => client.once('ready', resolve));
 });
 afterAll(async () => {
   watch?.stop();
   client.disconnect();
-  child?.kill('SIGKILL');
+  await server.kill();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -82,9 +58,7 @@ it('a session closed after the snapshot stays closed once Redis is restarted fro
   await expect(sessions.get(s.sessionId)).resolves.toMatchObject({ closedAtMs: expect.any(Number) });
   await replay.recordIfAbsent('after-snapshot', Date.now(), Date.now() + 60_000);
 
-  child!.kill('SIGKILL');
-  await new Promise((resolve) => child!.once('exit', resolve));
-  await launch(); // loads dump.rdb: the snapshot
+  await server.restartFromSnapshot(); // loads dump.rdb: the snapshot
   await new Promise((resolve) =>
     client.status === 'ready' ? resolve(undefined) : client.once('ready', resolve),
   );
