@@ -52,18 +52,20 @@ describe('health reports a ledger that no longer parses', () => {
   });
 });
 
-describe('health reports corrupt pages of the SQLite replay records', () => {
+// Corrupt pages of the replay log met at a start: before 1.8.0 the start went on, health said
+// `database unavailable` and every verify answered 503; now the start is refused, naming the file and the
+// way out (a probe: health said healthy until the first verify, then a failure for a minute only). Damage
+// met after a start stays in health (test/store/sqlite-damaged-log-start.spec.ts).
+describe('a start on corrupt pages of the SQLite replay records', () => {
   let dataDir: string;
-  let app: TestApp | undefined;
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'passport-corrupt-'));
   });
   afterAll(async () => {
-    await app?.close();
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('degraded with the store failing, and verify answers 503 REPLAY_STORE_UNAVAILABLE', async () => {
+  it('is refused, naming the file and the way out', async () => {
     // A first run creates the development family and the database.
     const first = await startTestApp({ DATA_DIR: dataDir });
     const key = newKey();
@@ -96,21 +98,8 @@ describe('health reports corrupt pages of the SQLite replay records', () => {
     for (const page of pages) writeSync(fd, Buffer.alloc(pageSize, 0x5a), 0, pageSize, (page - 1) * pageSize);
     closeSync(fd);
 
-    app = await startTestApp({ DATA_DIR: dataDir });
-    const body = await health(app);
-    expect(body.status).toBe('degraded');
-    expect(body.checks.store).toMatchObject({ status: 'fail', problem: 'database unavailable' });
-
-    const hola = holaLine(app, { sender: tokenId, signer: key.signer });
-    const res = await fetch(`${app.baseUrl}/api/identity/verify`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ hola }),
-    });
-    const text = await res.text();
-    expectErrorEnvelope(
-      { status: res.status, headers: res.headers, body: JSON.parse(text) },
-      'REPLAY_STORE_UNAVAILABLE',
+    await expect(startTestApp({ DATA_DIR: dataDir })).rejects.toThrow(
+      `the SQLite database ${file} is damaged (database disk image is malformed, SQLITE_CORRUPT; found reading its replay records): restore it from a backup`,
     );
   });
 });
