@@ -155,10 +155,12 @@ export class SqliteStoreHistory {
       );
       // The same database, older: its log ends below what this directory saw (an old copy restored while
       // stopped, a WAL lost in a crash).
-      const top = logTopOf(db);
+      // The file first, then the database: read the other way, a process running on this directory could
+      // commit and write a higher top in between, and this start would take that for a loss (a review).
       const topFile = join(dirname(db.file), STORE_LOG_TOP_FILE_NAME);
       const seen = readLogTop(topFile, storeId);
-      if (seen !== null && top < seen) {
+      const top = seen === null ? null : logTopOf(db);
+      if (seen !== null && top !== null && top < seen) {
         history.lost(
           `the database's replay log ends at id ${top}, below id ${seen} this directory saw: an older copy of it, or a lost WAL`,
           now(),
@@ -286,7 +288,7 @@ export class SqliteStoreHistory {
   private writeLogTop(): void {
     try {
       const top = logTopOf(this.db);
-      if (top <= this.topRemembered) return;
+      if (top === null || top <= this.topRemembered) return;
       const file = join(dirname(this.db.file), STORE_LOG_TOP_FILE_NAME);
       const storeId = this.db.storeId;
       // Another process of this directory may have written a higher one: never lowered.
@@ -296,6 +298,11 @@ export class SqliteStoreHistory {
     } catch {
       // a closed database, a full disk: the next turn tries again; a start compares what was written
     }
+  }
+
+  /** When the last loss this process knows was noticed (Unix ms), or null. */
+  get lostAtMs(): number | null {
+    return this.lostAt;
   }
 
   /** Milliseconds until replay records may be written again (0 when they may now). */
@@ -318,10 +325,19 @@ export class SqliteStoreHistory {
 }
 
 /** The highest id the replay log ever gave (0 before its first record). */
-function logTopOf(db: SqliteDatabase): number {
-  const top = db.statement("SELECT seq FROM sqlite_sequence WHERE name = 'replay_records'").pluck().get() as
-    number | undefined;
-  return top ?? 0;
+function logTopOf(db: SqliteDatabase): number | null {
+  try {
+    const top = db
+      .statement("SELECT seq FROM sqlite_sequence WHERE name = 'replay_records'")
+      .pluck()
+      .get() as number | undefined;
+    return top ?? 0;
+  } catch (error) {
+    // A damaged page: noted, so that the start is refused naming the file (the replay store's read
+    // finds it too), rather than with SQLite's bare message (a review).
+    db.noteDamage(error);
+    return null;
+  }
 }
 
 /** The top written down for `storeId`, or null (none, another database's, unreadable). */

@@ -96,7 +96,12 @@ export function createSqliteStoreBackend(
   }
   const sessions = new SqliteSessionStore(db, { ...withClock, ...options.sessions });
   ofLoss.sessions = sessions;
-  if (ofLoss.lostBeforeStart !== undefined) closeSessionsOfLoss(ofLoss.lostBeforeStart);
+  // Every start closes the sessions of the last loss the directory records, not only a start that
+  // finds one: the same old copy restored a second time within the hold was no new loss, and brought
+  // back every session the first start had closed (a review); so would a process that died before its
+  // close. Sessions created since the loss are kept.
+  const lastLoss = Math.max(ofLoss.lostBeforeStart ?? -Infinity, history.lostAtMs ?? -Infinity);
+  if (Number.isFinite(lastLoss)) closeSessionsOfLoss(lastLoss);
   history.rememberLogTop();
   const rateLimit = new SqliteRateLimitStore(db, { ...withClock, ...options.rateLimit });
   const loginRecorder = new SqliteLoginRecorder(db, replay, sessions);
