@@ -4,7 +4,7 @@
  * "the text is not JSON", while the same file with CRLF line ends, or a JWT file with a BOM, is read.
  * The BOM test fails on the code it was written against.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCliCaptured as cli } from '../support/run-cli.js';
@@ -34,5 +34,26 @@ describe('passport --key file encodings', () => {
     const run = await sign(file);
     expect([run.code, run.err]).toEqual([0, '']);
     expect(run.out).toMatch(/^HOLA\//);
+  });
+
+  // Found by a probe: key files other users could read (0644) or write (0666) were used without a word,
+  // where ssh refuses them. The run goes on (the key is the user's to protect), with a warning on stderr.
+  it.each([
+    [0o644, 'warning'],
+    [0o666, 'warning'],
+    [0o600, 'none'],
+    [0o400, 'none'],
+  ])('a key file of mode %o: %s', async (mode, expected) => {
+    const file = join(dir, `k-mode-${mode.toString(8)}.json`);
+    await writeFile(file, json);
+    await chmod(file, mode);
+    const run = await sign(file);
+    expect(run.code).toBe(0);
+    expect(run.out).toMatch(/^HOLA\//);
+    expect(run.err).toBe(
+      expected === 'none'
+        ? ''
+        : `warning: ${file} can be read or written by others (mode 0${mode.toString(8)}): a private key file should be chmod 600\n`,
+    );
   });
 });

@@ -5,6 +5,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { parseNearCredentials, type NearCredentials } from '@passport/core';
+import { stat } from 'node:fs/promises';
 import { hasUnprintable, printableText, urlForMessage, withoutTrailing } from '@passport/core/codecs';
 import { normalizedBaseUrl } from '@passport/core/login';
 import { isLineDelegateId } from '@passport/core/hola';
@@ -57,7 +58,16 @@ export function terminalSafeJson(value: unknown): string {
   return JSON.stringify(value, null, 2).replace(TERMINAL_UNSAFE, escape);
 }
 
-export async function readCredentials(file: string | undefined, flag = '--key'): Promise<NearCredentials> {
+/**
+ * Reads a key file (NEAR credential JSON). `warn` is told when the file (a regular one: not a pipe or
+ * /dev/stdin) can be read or written by others than its owner, as ssh warns: a probe found 0644 and 0666
+ * key files used without a word (the files this tool writes are 0600).
+ */
+export async function readCredentials(
+  file: string | undefined,
+  flag = '--key',
+  warn?: (text: string) => void,
+): Promise<NearCredentials> {
   if (!file) throw new CliError(`${flag} <credentials.json> is required`);
   let text: string;
   try {
@@ -67,12 +77,21 @@ export async function readCredentials(file: string | undefined, flag = '--key'):
       throw new CliError(`${file} holds more than ${SMALL_FILE_MAX_BYTES} bytes: not a credentials file`);
     throw new CliError(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
   }
+  let credentials: NearCredentials;
   try {
     // A byte-order mark (Notepad, PowerShell 5's utf8) is no part of the JSON (a probe: "not JSON").
-    return parseNearCredentials(text.replace(/^\uFEFF/, ''));
+    credentials = parseNearCredentials(text.replace(/^\uFEFF/, ''));
   } catch (error) {
     throw new CliError(`${file}: ${(error as Error).message}`);
   }
+  if (warn && process.platform !== 'win32') {
+    const stats = await stat(file).catch(() => null);
+    if (stats?.isFile() && (stats.mode & 0o077) !== 0)
+      warn(
+        `warning: ${printableText(file, 200)} can be read or written by others (mode ${(stats.mode & 0o777).toString(8).padStart(4, '0')}): a private key file should be chmod 600\n`,
+      );
+  }
+  return credentials;
 }
 
 /**

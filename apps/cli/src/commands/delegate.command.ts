@@ -34,7 +34,7 @@ Prints the signed body for POST /api/isauthorizedsigner (the owner signs
         json: { type: 'boolean' },
       },
     });
-    const owner = await readCredentials(values.key);
+    const owner = await readCredentials(values.key, '--key', io.stderr);
     if (!values.passport) throw new CliError('--passport <tokenId> (12 lowercase letters) is required');
     // Said as login says it: "is required" misled a user who had given an 11-letter id.
     if (!isTokenId(values.passport))
@@ -43,7 +43,8 @@ Prints the signed body for POST /api/isauthorizedsigner (the owner signs
     // The id the subagent's lines will carry: what `hola --subagent` refuses is refused here too.
     checkDelegateId(values['delegate-id'], '--delegate-id');
     if (!values['subagent-key']) throw new CliError('--subagent-key <subagent.json> is required');
-    const subagentKey = (await readCredentials(values['subagent-key'], '--subagent-key')).publicKey;
+    const subagentKey = (await readCredentials(values['subagent-key'], '--subagent-key', io.stderr))
+      .publicKey;
     const ts = values.timestamp ?? String(Math.floor(Date.now() / 1000));
     if (!/^\d{1,12}$/.test(ts)) throw new CliError('--timestamp must be Unix seconds');
     let body;

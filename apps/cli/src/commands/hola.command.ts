@@ -57,7 +57,7 @@ export const holaCommand: CliCommand = {
         json: { type: 'boolean' },
       },
     });
-    const credentials = await readCredentials(values.key);
+    const credentials = await readCredentials(values.key, '--key', io.stderr);
     if (!values.passport) throw new CliError('--passport <tokenId> (12 lowercase letters) is required');
     // Said as login says it: "is required" misled a user who had given an 11-letter id.
     if (!isTokenId(values.passport))

@@ -53,7 +53,7 @@ an existing --save file is replaced only when it is empty or holds a saved JWT, 
       },
     });
     const api = apiUrl(values.api, io);
-    const credentials = await readCredentials(values.key);
+    const credentials = await readCredentials(values.key, '--key', io.stderr);
     if (!!values.passport === !!values.account)
       throw new CliError('give exactly one of --passport <tokenId> or --account');
     if (values.passport !== undefined && !isTokenId(values.passport))

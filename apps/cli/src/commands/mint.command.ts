@@ -102,7 +102,7 @@ export const mintCommand: CliCommand = {
     const familyFile =
       values['family-key'] ?? io.env.FAMILY_CREDENTIALS_FILE ?? `${dataDir}/keys/family-root.json`;
     if (values.key && values.owner) throw new CliError('give --key or --owner, not both');
-    const ownerKey = values.key ? await readCredentials(values.key) : undefined;
+    const ownerKey = values.key ? await readCredentials(values.key, '--key', io.stderr) : undefined;
     const owner = values.owner ?? ownerKey?.accountId;
     if (!owner) throw new CliError('--key <owner.json> or --owner <account> is required');
     if (!isNearAccountId(owner)) throw new CliError(`--owner "${owner}" is not a NEAR account id`);
@@ -112,7 +112,7 @@ export const mintCommand: CliCommand = {
     checkMintFlags(values, io);
 
     await checkLedgerPath(ledgerFile);
-    const family = await readCredentials(familyFile, '--family-key');
+    const family = await readCredentials(familyFile, '--family-key', io.stderr);
     const ledger = await readLedgerForMint(ledgerFile);
     // The family root is the ledger's bc=…;sc=…;id=… passport owned by the family key.
     const root = ledger.passports.find(
