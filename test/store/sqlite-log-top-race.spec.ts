@@ -62,56 +62,6 @@ it('a start while another process appends and writes its top down is no loss', a
 });
 
 /**
- * The same copy restored twice (a restore script run again, a second restart from the same backup):
- * the first start closes the copy's sessions (lost) and writes the copy's top down; the second copy
- * brings those sessions back open, and its top equals the file's: no loss is found, and a logout made
- * after the copy is undone again. Redis forgets again when a loss is seen again during the hold; SQLite
- * does not see it.
- */
-it('the same older copy restored a second time during the hold keeps the logout made after the copy', async () => {
-  const { copyDatabase } = await import('./support/sqlite-files.js');
-  const { sampleSessionRecord } = await import('@passport/core/testing');
-  const { createSqliteStoreBackend } =
-    await import('../../apps/api/src/platform/store/sqlite.store-backend.js');
-  const t0 = Date.now();
-  const first = createSqliteStoreBackend(dir);
-  const loggedOut = sampleSessionRecord(1, { createdAtMs: t0 - 1000, expiresAtMs: t0 + 3_600_000 });
-  await first.sessions.create(loggedOut);
-  await first.replay.recordIfAbsent('a|1', t0, t0 + 300_000);
-  const backup = join(dir, 'backup.db');
-  await copyDatabase(join(dir, 'passport.db'), backup);
-  await first.replay.recordIfAbsent('b|2', t0, t0 + 300_000);
-  expect(await first.sessions.close(loggedOut.sessionId, 'logout', Date.now())).toBe(true);
-  first.close();
-  const restore = async () => {
-    for (const f of ['passport.db', 'passport.db-wal', 'passport.db-shm'])
-      rmSync(join(dir, f), { force: true });
-    await copyDatabase(backup, join(dir, 'passport.db'));
-  };
-  const closedAfterStart = async (backend: ReturnType<typeof createSqliteStoreBackend>) => {
-    let after = await backend.sessions.get(loggedOut.sessionId);
-    for (let i = 0; i < 50 && after?.closedAtMs === null; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      after = await backend.sessions.get(loggedOut.sessionId);
-    }
-    return after?.closedAtMs !== null;
-  };
-
-  await restore();
-  const once = createSqliteStoreBackend(dir);
-  expect(await closedAfterStart(once)).toBe(true); // caught: closed (lost)
-  once.close();
-
-  await restore(); // the same copy again, within the hold
-  const twice = createSqliteStoreBackend(dir);
-  try {
-    expect(await closedAfterStart(twice)).toBe(true);
-  } finally {
-    twice.close();
-  }
-});
-
-/**
  * store-log-top's start read (SqliteStoreHistory.check reads sqlite_sequence) runs before the replay
  * store's whole-log read and its refusal naming the damaged file: a damaged sqlite_sequence page stops
  * the start with SQLite's bare "database disk image is malformed", no file, no way out (a damaged

@@ -1,4 +1,6 @@
 /** Test helpers that act on SQLite files and connections from outside the stores. */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { type SqliteDatabase } from '@passport/adapters/sqlite';
 
@@ -10,6 +12,16 @@ export async function copyDatabase(from: string, to: string): Promise<void> {
   } finally {
     source.close();
   }
+}
+
+/**
+ * Puts the database `backup` in place of `dir`'s `passport.db`, its WAL and shared memory removed: an
+ * older copy restored while the server is stopped.
+ */
+export async function restoreDatabase(dir: string, backup: string): Promise<void> {
+  for (const f of ['passport.db', 'passport.db-wal', 'passport.db-shm'])
+    rmSync(join(dir, f), { force: true });
+  await copyDatabase(backup, join(dir, 'passport.db'));
 }
 
 /**
