@@ -4,7 +4,7 @@
  * 5 s timeout, signed with the server passport key (core `signWebhook`).
  *
  * Where it may go is decided by the core's rules (`resolveWebhookTarget`, `pickWebhookAddress`): the
- * name is resolved here with node:dns, every resolved address is classified, and the request connects
+ * name is resolved here with DNS queries (`createWebhookNameResolver`, off the thread pool), every resolved address is classified, and the request connects
  * to the allowed address that was checked (a fixed `lookup`), never re-resolving the name, so DNS
  * rebinding cannot move it to a private address. Loopback is allowed only with the test-only setting
  * WEBHOOK_ALLOW_LOOPBACK.
@@ -12,11 +12,11 @@
  * Outcomes are logged, counted (`figures()`) and kept (the last 100, `recentOutcomes()`); tests await
  * deliveries with `idle()`.
  */
-import { lookup as dnsLookup } from 'node:dns/promises';
 import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { resolveWebhookTarget, signWebhook, type Clock } from '@passport/core';
 import {
   checkWebhookAddress,
@@ -25,11 +25,15 @@ import {
   type WebhookTarget,
 } from '@passport/core/webhook';
 import { ipAddressClassifier } from './ip-address.classifier.js';
+import { createWebhookNameResolver, type WebhookNameResolver } from './webhook-name.resolver.js';
 import { type AppConfig } from '../platform/config/app-config.js';
 import { APP_CONFIG, CLOCK, SERVER_IDENTITY } from '../platform/infrastructure/di-tokens.js';
 import { type ServerIdentity } from '../platform/infrastructure/server-identity.js';
 
+/** One delivery's whole time bound: the name lookup and the request share it. */
 export const WEBHOOK_TIMEOUT_MS = 5000;
+/** Injection token of the webhook name resolver (tests give their own; the default queries DNS). */
+export const WEBHOOK_NAME_RESOLVER = Symbol('WEBHOOK_NAME_RESOLVER');
 const RECENT_LIMIT = 100;
 /** Dispatches in flight at once; beyond it an event is refused (counted and logged), not queued. */
 export const MAX_IN_FLIGHT = 100;
@@ -86,6 +90,9 @@ export class WebhookDispatcher {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(SERVER_IDENTITY) private readonly server: ServerIdentity,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Optional()
+    @Inject(WEBHOOK_NAME_RESOLVER)
+    private readonly resolveName: WebhookNameResolver = createWebhookNameResolver(),
   ) {
     if (config.webhookTlsSkipVerify)
       this.logger.warn(
@@ -168,18 +175,15 @@ export class WebhookDispatcher {
       return;
     }
     const { target } = resolved;
+    const deadline = performance.now() + WEBHOOK_TIMEOUT_MS;
     let addresses: string[];
-    const lookup = target.literalAddress
-      ? Promise.resolve([{ address: target.literalAddress }])
-      : dnsLookup(target.host, { all: true, verbatim: true });
     try {
-      addresses = (await withDeadline(lookup, WEBHOOK_TIMEOUT_MS)).map((a) => a.address);
+      addresses = target.literalAddress
+        ? [target.literalAddress]
+        : await this.resolveName(target.host, WEBHOOK_TIMEOUT_MS);
     } catch {
       for (const url of target.urls)
         this.record(dispatch, { outcome: 'failed', url, reason: 'dns_lookup_failed' });
-      // The outcome is decided, but the dispatch keeps its slot until the lookup ends: a lookup cannot
-      // be cancelled, and freed slots would let hung lookups pile up on the thread pool without bound.
-      await lookup.catch(() => undefined);
       return;
     }
     const address = pickWebhookAddress(addresses, policy);
@@ -194,7 +198,9 @@ export class WebhookDispatcher {
     // replay option, one store for its gateway) would otherwise refuse the second as a replay.
     const timestampMs = Math.trunc(this.clock.nowMs());
     await Promise.all(
-      target.urls.map((url, index) => this.deliverOne(dispatch, target, url, address, timestampMs + index)),
+      target.urls.map((url, index) =>
+        this.deliverOne(dispatch, target, url, address, timestampMs + index, deadline),
+      ),
     );
   }
 
@@ -204,6 +210,7 @@ export class WebhookDispatcher {
     url: string,
     address: string,
     timestampMs: number,
+    deadline: number,
   ): Promise<void> {
     const signed = signWebhook({
       payload: {
@@ -220,6 +227,7 @@ export class WebhookDispatcher {
     try {
       const status = await postOnce(url, target, address, signed.headers, signed.body, {
         verifyTls: !this.config.webhookTlsSkipVerify,
+        timeoutMs: Math.max(1, Math.floor(deadline - performance.now())),
       });
       const ok = status >= 200 && status < 300;
       this.record(
@@ -256,19 +264,6 @@ export class WebhookDispatcher {
 }
 
 /**
- * `promise`, or a rejection after `ms`: a name lookup cannot be cancelled (it runs on libuv's thread
- * pool), but the delivery's outcome is decided within the webhook's own time bound.
- */
-function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('dns lookup timed out')), ms);
-  });
-  promise.catch(() => undefined);
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
-}
-
-/**
  * Why none of `addresses` may receive a webhook: `webhook_cidr_unreadable` when the passport's range
  * is malformed (nothing is allowed then), `outside_webhook_cidr` when one had an allowed class but lay
  * outside it, else `address_not_allowed:<class of the first address>`.
@@ -291,14 +286,14 @@ function hostOf(webhookUrl: string | null | undefined): string | null {
   }
 }
 
-/** One POST to `url`, connecting to `address` (already checked), with the 5 s timeout. Resolves the status. */
+/** One POST to `url`, connecting to `address` (already checked), within what is left of the 5 s. Resolves the status. */
 function postOnce(
   url: string,
   target: WebhookTarget,
   address: string,
   headers: Readonly<Record<string, string>>,
   body: string,
-  tls: { readonly verifyTls: boolean },
+  limits: { readonly verifyTls: boolean; readonly timeoutMs: number },
 ): Promise<number> {
   const family = isIP(address) === 6 ? 6 : 4;
   // Always answer the checked address; Node may ask for one address or for all (autoSelectFamily).
@@ -314,10 +309,10 @@ function postOnce(
     method: 'POST',
     headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
     lookup: pinnedLookup,
-    signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
+    signal: AbortSignal.timeout(limits.timeoutMs),
     agent: false,
     // https only (ignored by http): WEBHOOK_TLS_SKIP_VERIFY, development only.
-    ...(tls.verifyTls ? {} : { rejectUnauthorized: false }),
+    ...(limits.verifyTls ? {} : { rejectUnauthorized: false }),
   };
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<number>((resolve, reject) => {
