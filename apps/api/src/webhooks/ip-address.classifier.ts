@@ -9,8 +9,11 @@
  *   whose IPv4 sits at one of four RFC 6052 positions depending on the operator's prefix length),
  *   `2002:7f00:1::` (6to4) and Teredo (server and de-obfuscated client) are refused like 127.0.0.1;
  * - the deprecated IPv4-compatible block `::/96`, which ipaddr.js calls plain unicast: reserved;
- * - the `metadata` label of the cloud metadata hosts (already refused by their enclosing class).
+ * - the `metadata` label of the cloud metadata hosts (already refused by their enclosing class);
+ * - `this-host`: a public address on one of this host's own interfaces (a probe reached a service bound
+ *   to all addresses through the host's public address, which a firewall would have kept from outside).
  */
+import { networkInterfaces } from 'node:os';
 import ipaddr from 'ipaddr.js';
 import { type AddressClass, type AddressClassifier } from '@passport/core/ports';
 
@@ -73,19 +76,39 @@ export function parseAddress(text: string): IpAddress | null {
   return null;
 }
 
-export function classifyAddress(ip: IpAddress): AddressClass {
+/**
+ * The class of `ip`; `ownAddresses` (canonical strings) are the host's own, whose public ones are
+ * `this-host`.
+ */
+export function classifyAddress(ip: IpAddress, ownAddresses: ReadonlySet<string> = new Set()): AddressClass {
+  const addressClass = classifyRange(ip, ownAddresses);
+  return addressClass === 'public' && ownAddresses.has(ip.toString()) ? 'this-host' : addressClass;
+}
+
+function classifyRange(ip: IpAddress, ownAddresses: ReadonlySet<string>): AddressClass {
   if (METADATA_HOSTS.has(ip.toString())) return 'metadata';
   if (ip.kind() === 'ipv4') return IPV4_CLASSES[ip.range()] ?? 'reserved';
   const v6 = ip as ipaddr.IPv6;
   const range = v6.range();
   if (EMBEDDING_RANGES.has(range)) {
     // Several candidates (local-use NAT64, Teredo): the first refused one decides.
-    const carried = embeddedIpv4(v6, range).map(classifyAddress);
+    const carried = embeddedIpv4(v6, range).map((v4) => classifyAddress(v4, ownAddresses));
     return carried.find((c) => c !== 'public') ?? 'public';
   }
   // ::/96 (IPv4-compatible, deprecated): ipaddr.js has no name for it.
   if (range === 'unicast' && v6.parts.slice(0, 6).every((p) => p === 0)) return 'reserved';
   return IPV6_CLASSES[range] ?? 'reserved';
+}
+
+/** This host's interface addresses, canonical; read at each use, since interfaces come and go. */
+export function hostInterfaceAddresses(): ReadonlySet<string> {
+  const own = new Set<string>();
+  for (const entries of Object.values(networkInterfaces()))
+    for (const entry of entries ?? []) {
+      const ip = parseAddress(entry.address);
+      if (ip) own.add(ip.toString());
+    }
+  return own;
 }
 
 /** The IPv4 addresses an embedding IPv6 address may carry (RFC 4291, 6052, 6145, 3056, 4380). */
@@ -146,7 +169,7 @@ function inCidrList(address: string, cidrList: string): boolean | null {
 export const ipAddressClassifier: AddressClassifier = {
   classify(address: string): AddressClass | null {
     const ip = parseAddress(address);
-    return ip ? classifyAddress(ip) : null;
+    return ip ? classifyAddress(ip, hostInterfaceAddresses()) : null;
   },
   inCidrList,
 };

@@ -8,12 +8,51 @@ import { resolveWebhookTarget } from '@passport/core';
 import { webhookUrlOf } from '@passport/core/webhook';
 import { checkWebhookAddress, pickWebhookAddress, type WebhookAddressPolicy } from '@passport/core/webhook';
 import { type AddressClass } from '@passport/core/ports';
-import { ipAddressClassifier } from './ip-address.classifier.js';
+import {
+  classifyAddress,
+  hostInterfaceAddresses,
+  ipAddressClassifier,
+  parseAddress,
+} from './ip-address.classifier.js';
 
 const classify = (text: string) => ipAddressClassifier.classify(text);
 const policy = (extra: Partial<WebhookAddressPolicy> = {}): WebhookAddressPolicy => ({
   classifier: ipAddressClassifier,
   ...extra,
+});
+
+describe("this host's own addresses", () => {
+  // A probe: on a host holding its public address on an interface, a webhook to that address reached a
+  // service bound to all addresses, which a firewall keeps from outside.
+  const own = new Set(['93.184.216.34', '2001:4860:4860::8888', '127.0.0.1', '10.0.0.5']);
+  const classifyOwn = (text: string) => classifyAddress(parseAddress(text)!, own);
+
+  it.each<[string, AddressClass]>([
+    ['93.184.216.34', 'this-host'],
+    ['2001:4860:4860::8888', 'this-host'],
+    ['2001:4860:4860:0:0:0:0:8888', 'this-host'],
+    ['::ffff:93.184.216.34', 'this-host'],
+    ['64:ff9b::5db8:d822', 'this-host'],
+    ['2002:5db8:d822::1', 'this-host'],
+    ['93.184.216.35', 'public'],
+    ['127.0.0.1', 'loopback'],
+    ['10.0.0.5', 'private'],
+  ])('%s is %s', (address, expected) => {
+    expect(classifyOwn(address)).toBe(expected);
+  });
+
+  it('is never allowed, loopback setting or not', () => {
+    const ownClassifier = { ...ipAddressClassifier, classify: (a: string) => classifyOwn(a) };
+    for (const allowLoopback of [false, true])
+      expect(checkWebhookAddress('93.184.216.34', { classifier: ownClassifier, allowLoopback })).toEqual({
+        allowed: false,
+        addressClass: 'this-host',
+      });
+  });
+
+  it("the app's classifier reads the host's interfaces", () => {
+    expect(hostInterfaceAddresses().has('127.0.0.1')).toBe(true);
+  });
 });
 
 describe('address classifier', () => {

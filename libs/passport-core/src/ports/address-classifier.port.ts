@@ -20,7 +20,13 @@ export type AddressClass =
   | 'cgnat'
   | 'multicast'
   | 'metadata'
-  | 'reserved';
+  | 'reserved'
+  /**
+   * An otherwise public address held by the serving host itself (one of its interfaces): a webhook there
+   * would reach the host's own services, including those bound to all addresses but firewalled from
+   * outside. Reported by adapters that know the host's addresses; never allowed.
+   */
+  | 'this-host';
 
 export interface AddressClassifier {
   /** The class of an IP address literal (IPv6 may be bracketed or carry a zone); null when it is not one. */
