@@ -46,7 +46,11 @@ describe('GET /mcp event stream dropped by its client', () => {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const abort = new AbortController();
     const response = await fetch(`${app.baseUrl}/mcp`, {
-      headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' },
+      headers: {
+        accept: 'text/event-stream',
+        'mcp-session-id': sessionId,
+        'mcp-protocol-version': '2025-11-25',
+      },
       signal: abort.signal,
     });
     const second = response.status;

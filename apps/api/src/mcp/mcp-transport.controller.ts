@@ -285,6 +285,10 @@ export class McpTransportController {
     if (this.fleet) return this.serveFleetSession(this.fleet, sessionId, request, reply);
     const session = this.sessions.touch(sessionId);
     if (!session) return this.reject(reply, 404, jsonRpcError(RPC_SESSION_NOT_FOUND, 'Session not found'));
+    // The event stream ends when its client does (its FIN). Half-closed clients are answered
+    // (half-closed-clients.ts), and nothing is ever written on this stream that would find the client
+    // gone, so a dropped stream kept the session's one stream taken (a probe: 409 on reconnect for ~30 s).
+    request.raw.socket.once('end', () => request.raw.socket.destroy());
     return this.forward(session, request, reply);
   }
 
