@@ -234,6 +234,29 @@ describe('/mcp serves every client generation', () => {
     );
   });
 
+  it("a session's request naming a revision no era serves: the sessioned transport's 400 -32000, not a request for _meta", async () => {
+    // A probe: the SDK's classifier took the unknown version for the stateless era, whose answer asked
+    // the sessioned client to add a `_meta` envelope.
+    const id = await openRawSession(t.baseUrl);
+    for (const version of ['2099-01-01', 'DRAFT-2026-v1']) {
+      const r = await probe(t.baseUrl, {
+        headers: { 'mcp-session-id': id, 'mcp-protocol-version': version },
+        body: { jsonrpc: '2.0', id: 7, method: 'tools/list' },
+      });
+      expect([version, r.status]).toEqual([version, 400]);
+      expect(r.body).toMatchObject({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: expect.stringContaining(`Unsupported protocol version: ${version}`) },
+      });
+    }
+    const served = await probe(t.baseUrl, {
+      headers: { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' },
+      body: { jsonrpc: '2.0', id: 8, method: 'tools/list' },
+    });
+    expect(served.status).toBe(200);
+    await probe(t.baseUrl, { method: 'DELETE', headers: { 'mcp-session-id': id } });
+  });
+
   it('a stateless request that also sends an Mcp-Session-Id is still served without a session', async () => {
     const r = await probe(t.baseUrl, {
       headers: {

@@ -42,3 +42,12 @@ export function protocolEraOf(
     return 'unreadable';
   }
 }
+
+/** Whether a message of `body` carries the stateless era's envelope claim (`params._meta`'s protocol version). */
+export function claimsStatelessEnvelope(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((message) => {
+    const meta = (message as { params?: { _meta?: unknown } } | null)?.params?._meta;
+    return typeof meta === 'object' && meta !== null && 'io.modelcontextprotocol/protocolVersion' in meta;
+  });
+}

@@ -39,7 +39,7 @@ import {
   MCP_SESSION_REGISTRY,
   MCP_STATELESS_ENDPOINT,
 } from './mcp.di-tokens.js';
-import { protocolEraOf } from './mcp-protocol-era.js';
+import { claimsStatelessEnvelope, protocolEraOf } from './mcp-protocol-era.js';
 import { bodyShapeProblem } from './mcp-body.rules.js';
 import { claimRequestIds, releaseIdsOnAnswer, requestIdsOf, transportServes } from './mcp-request-ids.js';
 import { sessionedTransportRefuses } from './mcp-transport.rules.js';
@@ -190,6 +190,16 @@ export class McpTransportController {
     // below or by the SDK, nor for a session that has ended (its client would find its burst spent when
     // it sends the batch again on a new session).
     const batchRest = Array.isArray(request.body) ? request.body.length - 1 : 0;
+    // A session's request naming a revision neither era serves gets the sessioned transport's answer
+    // (400 -32000 Unsupported protocol version): the SDK's classifier takes any unknown version for the
+    // stateless era, whose answer asked a sessioned client for a `_meta` envelope (a probe).
+    if (
+      sessionIdOf(request) !== undefined &&
+      !claimsStatelessEnvelope(request.body) &&
+      request.headers['mcp-protocol-version'] !== STATELESS_PROTOCOL_VERSION &&
+      this.answeredUnsupportedVersion(request, reply)
+    )
+      return;
     const era = protocolEraOf(request);
     if (era === 'unreadable')
       return this.reject(
