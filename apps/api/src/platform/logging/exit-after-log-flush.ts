@@ -11,6 +11,7 @@ import { pino } from 'pino';
 
 /** What this needs of a log stream (pino's sonic-boom; a Node stream passed as the destination too). */
 interface EndableStream {
+  write(chunk: string): boolean;
   end(): void;
   once(event: 'close' | 'error', listener: () => void): unknown;
 }
@@ -22,6 +23,7 @@ function isEndable(stream: unknown): stream is EndableStream {
   return (
     typeof stream === 'object' &&
     stream !== null &&
+    typeof (stream as EndableStream).write === 'function' &&
     typeof (stream as EndableStream).end === 'function' &&
     typeof (stream as EndableStream).once === 'function'
   );
@@ -42,6 +44,16 @@ export function exitAfterLogFlush(log: object, code: number): void {
   setTimeout(exit, LOG_FLUSH_BOUND_MS);
   stream.once('close', exit);
   stream.once('error', exit);
+  // A line logged once the stream has ended (a connection's late event) is dropped: sonic-boom throws on
+  // a write after its end, and that uncaught error turned a clean stop into exit status 1.
+  const write = stream.write.bind(stream);
+  stream.write = (chunk: string) => {
+    try {
+      return write(chunk);
+    } catch {
+      return false;
+    }
+  };
   try {
     stream.end();
   } catch {

@@ -98,15 +98,18 @@ export function createRedisStoreBackend(
   // one more whenever the reason it cannot connect changes (a wrong password, then a restart, …): the
   // error of a failed connection is known only after its 'close' at times.
   let disconnected = false;
+  // Set by `close()`: the connection then ends on purpose, and its events may come after the log's
+  // stream has ended at shutdown (a write there threw, and half of the stops exited 1; a probe).
+  let closing = false;
   let reasonLogged: string | undefined;
   const logReason = (): void => {
     const reason = redisConnectionError(client);
-    if (!disconnected || reason === undefined || reason === reasonLogged) return;
+    if (closing || !disconnected || reason === undefined || reason === reasonLogged) return;
     reasonLogged = reason;
     logger.warn(`redis cannot be reached: ${reason}`);
   };
   client.on('close', () => {
-    if (disconnected || redisClientProblem(client) !== undefined) return;
+    if (closing || disconnected || redisClientProblem(client) !== undefined) return;
     disconnected = true;
     logger.warn(
       'redis connection lost, reconnecting: verify and JWT routes answer 503, rate limits run in process',
@@ -116,7 +119,7 @@ export function createRedisStoreBackend(
   client.on('error', logReason);
   client.on('ready', () => {
     reasonLogged = undefined;
-    if (!disconnected) return;
+    if (closing || !disconnected) return;
     disconnected = false;
     logger.log('redis connection back');
   });
@@ -253,6 +256,7 @@ export function createRedisStoreBackend(
       evictionWatch.stop();
       historyWatch.stop();
       for (const sweep of sweeps) sweep.stop();
+      closing = true;
       client.disconnect();
     },
   };
