@@ -78,3 +78,30 @@ it('rolled back to schema 6 as documented, swept there, and upgraded again: no l
   expect(await record(again.replay, 'f|6')).toEqual({ recorded: true });
   again.stop();
 });
+
+it('the newest rows deleted under schema 6 (nothing recorded since): the log keeps its numbering, no loss', async () => {
+  const first = start();
+  for (const key of ['a|1', 'b|2', 'c|3'])
+    expect(await record(first.replay, key)).toEqual({ recorded: true });
+  first.stop();
+
+  const raw = new Database(join(dir, 'passport.db'));
+  raw.exec('CREATE UNIQUE INDEX replay_records_key ON replay_records (key); PRAGMA user_version = 6;');
+  raw.exec("DELETE FROM replay_records WHERE key IN ('b|2', 'c|3')");
+  raw.close();
+
+  const again = start();
+  expect(losses).toEqual([]);
+  expect(again.history.holdRemainingMs).toBe(0);
+  expect(await record(again.replay, 'a|1')).toMatchObject({ recorded: false });
+  expect(await record(again.replay, 'd|4')).toEqual({ recorded: true });
+  const ids = again.db
+    .statement('SELECT id FROM replay_records ORDER BY id')
+    .all()
+    .map((row) => (row as { id: number }).id);
+  expect(ids).toEqual([1, 4]);
+  expect(
+    again.db.statement("SELECT name, seq FROM sqlite_sequence WHERE name LIKE 'replay_records%'").all(),
+  ).toEqual([{ name: 'replay_records', seq: 4 }]);
+  again.stop();
+});

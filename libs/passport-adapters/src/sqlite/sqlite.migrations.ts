@@ -102,7 +102,9 @@ const MIGRATIONS: readonly string[] = [
   // verify-path record: 22.4-23.8 µs of CPU against 14.0-14.3 appended). Exactly-once is decided under
   // the write lock against each connection's index of the log (SqliteReplayStore), which is brought up
   // to date from the ids above the last it saw before every decision. Rolling back to schema 6 restores
-  // the unique index first (docs/storage.md "Upgrading and rolling back").
+  // the unique index first (docs/storage.md "Upgrading and rolling back"). The rows keep their ids, and
+  // the log its numbering: upgrading again after such a rollback renumbered the log from 1, below the top
+  // `store-log-top.json` remembered, and the start took it for a restored older copy (a probe).
   `
   ALTER TABLE replay_records RENAME TO replay_records_keyed;
   CREATE TABLE replay_records (
@@ -112,8 +114,13 @@ const MIGRATIONS: readonly string[] = [
     expires_at_ms  INTEGER NOT NULL,
     owner          TEXT
   );
-  INSERT INTO replay_records (key, first_seen_ms, expires_at_ms, owner)
-    SELECT key, first_seen_ms, expires_at_ms, owner FROM replay_records_keyed ORDER BY rowid;
+  INSERT INTO replay_records (id, key, first_seen_ms, expires_at_ms, owner)
+    SELECT rowid, key, first_seen_ms, expires_at_ms, owner FROM replay_records_keyed ORDER BY rowid;
+  UPDATE sqlite_sequence SET seq = (SELECT seq FROM sqlite_sequence WHERE name = 'replay_records_keyed')
+    WHERE name = 'replay_records' AND seq < (SELECT seq FROM sqlite_sequence WHERE name = 'replay_records_keyed');
+  INSERT INTO sqlite_sequence (name, seq)
+    SELECT 'replay_records', seq FROM sqlite_sequence WHERE name = 'replay_records_keyed'
+      AND NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'replay_records');
   DROP TABLE replay_records_keyed;
   CREATE INDEX replay_records_expiry ON replay_records (expires_at_ms);
   UPDATE row_counts SET n = (SELECT count(*) FROM replay_records) WHERE tbl = 'replay_records';
