@@ -6,10 +6,15 @@
  * which the README never calls (the API does, sqlite.store-backend.ts), so a key recorded after the
  * copy was recorded again (a probe: `restore.mjs` in the embedding probe's scratch).
  */
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteDatabase, SqliteReplayStore, SqliteStoreHistory } from '@passport/adapters/sqlite';
+import {
+  SqliteDatabase,
+  SqliteReplayStore,
+  SqliteStoreHistory,
+  STORE_LOG_TOP_FILE_NAME,
+} from '@passport/adapters/sqlite';
 
 let dir: string;
 beforeEach(() => {
@@ -44,4 +49,21 @@ it('an older copy restored between starts refuses records (no used key is record
   copyFileSync(join(dir, 'backup.db'), join(dir, 'passport.db'));
   const [k2] = await startAndRecord(['tok|K2']);
   expect(k2).not.toBe('recorded');
+});
+
+it('check writes the log top down on its own while the database runs (a kill -9 keeps what was written)', async () => {
+  const db = SqliteDatabase.open(join(dir, 'passport.db'));
+  const history = SqliteStoreHistory.check(db, { holdMs: 331_000, rememberLogTopEveryMs: 20 });
+  const replay = new SqliteReplayStore(db, { history, commitIntervalMs: 0 });
+  const now = Date.now();
+  await replay.recordIfAbsent('tok|K1', now, now + 300_000);
+  await replay.recordIfAbsent('tok|K2', now, now + 300_000);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  // Read before any stop or close: what a process killed now would have left.
+  expect(JSON.parse(readFileSync(join(dir, STORE_LOG_TOP_FILE_NAME), 'utf8'))).toEqual({
+    storeId: db.storeId,
+    top: 2,
+  });
+  replay.dispose();
+  db.close(); // stops the timer (history.stop() is done by the close)
 });

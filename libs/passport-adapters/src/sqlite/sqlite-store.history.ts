@@ -75,6 +75,12 @@ export interface SqliteStoreHistoryOptions {
    * noticed while running (`lost`), or recorded by another process (`refresh`).
    */
   readonly onLoss?: (lostAtMs: number, why: string) => void;
+  /**
+   * How often the replay log's top is written down while it grows (`rememberLogTop`, started by `check`;
+   * default 10 s). It is also written at `check`, at `stop` and when the database closes. 0: only then
+   * (a process that runs briefly); a restored copy made since the last write is not noticed.
+   */
+  readonly rememberLogTopEveryMs?: number | undefined;
 }
 
 export class SqliteStoreHistory {
@@ -126,8 +132,20 @@ export class SqliteStoreHistory {
     );
   }
 
-  /** Compares `db` with what its directory remembers, records the outcome, and returns the verdict. */
+  /**
+   * Compares `db` with what its directory remembers, records the outcome, and returns the verdict. From
+   * here the replay log's top is written down (`rememberLogTop`, every `rememberLogTopEveryMs`, on an
+   * unref'd timer) until `stop` or the database's `close`: without it an older copy restored between
+   * two starts is not noticed (a probe: the adapters README's wiring, which did not call it).
+   */
   static check(db: SqliteDatabase, options: SqliteStoreHistoryOptions): SqliteStoreHistory {
+    const history = SqliteStoreHistory.compare(db, options);
+    history.rememberLogTop(options.rememberLogTopEveryMs ?? DEFAULT_LOG_TOP_REMEMBER_MS);
+    db.whenClosing(() => history.stop());
+    return history;
+  }
+
+  private static compare(db: SqliteDatabase, options: SqliteStoreHistoryOptions): SqliteStoreHistory {
     const now = options.now ?? Date.now;
     const file = join(dirname(db.file), STORE_HISTORY_FILE_NAME);
     const storeId = db.storeId;
@@ -269,7 +287,8 @@ export class SqliteStoreHistory {
 
   /**
    * Writes the replay log's top id down when it grew past what is written (for this database), now and
-   * every `everyMs` until `stop`. A write that fails is tried again at the next turn.
+   * every `everyMs` until `stop`. A write that fails is tried again at the next turn. `check` has
+   * started it; a second call writes now and changes nothing else.
    */
   rememberLogTop(everyMs = DEFAULT_LOG_TOP_REMEMBER_MS): void {
     this.writeLogTop();
@@ -278,7 +297,10 @@ export class SqliteStoreHistory {
     this.rememberTimer.unref();
   }
 
-  /** Stops the writes of `rememberLogTop`, writing the top once more (a clean stop loses nothing). */
+  /**
+   * Stops the writes of `rememberLogTop`, writing the top once more (a clean stop loses nothing). Done by
+   * the database's `close` too; call it first when the database stays open.
+   */
   stop(): void {
     clearInterval(this.rememberTimer);
     this.rememberTimer = undefined;

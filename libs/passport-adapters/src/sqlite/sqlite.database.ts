@@ -149,6 +149,8 @@ export class SqliteDatabase {
   private writeFailure: { readonly atMs: number; readonly code: string } | null = null;
   /** The first sign of a damaged file this connection met (`noteDamage`), kept until it closes. */
   private damage: SqliteDamage | null = null;
+  /** Run by `close` before the connection closes (`whenClosing`). */
+  private readonly closing: Array<() => void> = [];
 
   private constructor(
     file: string,
@@ -555,10 +557,26 @@ export class SqliteDatabase {
     return this.checkpointer?.checkpoints;
   }
 
+  /**
+   * Runs `work` when `close` is called, before the connection closes and after the writes waiting for the
+   * lock are decided (what `SqliteStoreHistory` writes down at a clean stop). An error it throws is
+   * ignored: the connection closes all the same.
+   */
+  whenClosing(work: () => void): void {
+    this.closing.push(work);
+  }
+
   close(): void {
     if (!this.db.open) return;
     // What waits for the lock is written first, waiting on this thread what is left of its busy timeout.
     this.lockQueue.drain((attempt, waitMs) => this.waitingAtMost(waitMs, attempt));
+    for (const work of this.closing.splice(0)) {
+      try {
+        work();
+      } catch {
+        // the connection closes all the same
+      }
+    }
     // The worker's connection closes first, so this one is the last and removes the WAL as before.
     this.checkpointer?.stop();
     this.statements.clear();

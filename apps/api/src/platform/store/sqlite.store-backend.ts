@@ -102,7 +102,7 @@ export function createSqliteStoreBackend(
   // close. Sessions created since the loss are kept.
   const lastLoss = Math.max(ofLoss.lostBeforeStart ?? -Infinity, history.lostAtMs ?? -Infinity);
   if (Number.isFinite(lastLoss)) closeSessionsOfLoss(lastLoss);
-  history.rememberLogTop();
+  // The log's top is written down from `check` on (every 10 s, and at `history.stop()`).
   const rateLimit = new SqliteRateLimitStore(db, { ...withClock, ...options.rateLimit });
   const loginRecorder = new SqliteLoginRecorder(db, replay, sessions);
   return {
