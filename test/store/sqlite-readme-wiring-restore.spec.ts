@@ -9,12 +9,7 @@
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  SqliteDatabase,
-  SqliteReplayStore,
-  SqliteStoreHistory,
-  STORE_LOG_TOP_FILE_NAME,
-} from '@passport/adapters/sqlite';
+import { SqliteDatabase, SqliteReplayStore, SqliteStoreHistory } from '@passport/adapters/sqlite';
 
 let dir: string;
 beforeEach(() => {
@@ -60,7 +55,7 @@ it('check writes the log top down on its own while the database runs (a kill -9 
   await replay.recordIfAbsent('tok|K2', now, now + 300_000);
   await new Promise((resolve) => setTimeout(resolve, 100));
   // Read before any stop or close: what a process killed now would have left.
-  expect(JSON.parse(readFileSync(join(dir, STORE_LOG_TOP_FILE_NAME), 'utf8'))).toEqual({
+  expect(JSON.parse(readFileSync(join(dir, 'store-log-top.passport.db.json'), 'utf8'))).toEqual({
     storeId: db.storeId,
     top: 2,
   });

@@ -3,7 +3,7 @@
  * Found by a probe of operators' data operations: it has the same identity and older records, so the
  * start took it for the database it knew. 50 of 50 HOLA lines used after the copy verified again, login
  * challenges used after it logged in again, and logouts made after it were undone; health said healthy.
- * The directory now remembers the replay log's highest id (store-log-top.json): a start that finds the
+ * The directory now remembers the replay log's highest id (store-log-top.passport.db.json): a start that finds the
  * log ending below it is a loss (the hold), and the sessions created before it are closed (`lost`).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -11,16 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RecordingPausedError } from '@passport/core/ports';
 import { sampleSessionRecord } from '@passport/core/testing';
-import {
-  STORE_LOG_TOP_FILE_NAME,
-  SqliteDatabase,
-  SqliteReplayStore,
-  SqliteStoreHistory,
-} from '@passport/adapters/sqlite';
+import { SqliteDatabase, SqliteReplayStore, SqliteStoreHistory } from '@passport/adapters/sqlite';
 import { copyDatabase, restoreDatabase } from './support/sqlite-files.js';
 import { createSqliteStoreBackend } from '../../apps/api/src/platform/store/sqlite.store-backend.js';
 
 const HOLD_MS = 331_000;
+/** passport.db's log top, beside it and named after it. */
+const LOG_TOP_FILE = 'store-log-top.passport.db.json';
 let dir: string;
 let now: number;
 const losses: string[] = [];
@@ -66,7 +63,7 @@ it('an older copy restored while stopped is a loss: the hold, once; the next sta
   for (const key of ['b|2', 'c|3']) expect(await record(first.replay, key)).toEqual({ recorded: true });
   const storeId = first.db.storeId;
   first.stop();
-  const topFile = () => JSON.parse(readFileSync(join(dir, STORE_LOG_TOP_FILE_NAME), 'utf8'));
+  const topFile = () => JSON.parse(readFileSync(join(dir, LOG_TOP_FILE), 'utf8'));
   expect(topFile()).toEqual({ storeId, top: 3 });
 
   await restore(backup);

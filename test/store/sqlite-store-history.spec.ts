@@ -20,13 +20,14 @@ import Database from 'better-sqlite3';
 import { copyDatabase } from './support/sqlite-files.js';
 import {
   SCHEMA_VERSION,
-  STORE_HISTORY_FILE_NAME,
   SqliteDatabase,
   SqliteReplayStore,
   SqliteStoreHistory,
 } from '@passport/adapters/sqlite';
 
 const HOLD_MS = 331_000;
+/** passport.db's history, beside it and named after it. */
+const HISTORY_FILE = 'store-history.passport.db.json';
 let dir: string;
 let now: number;
 const losses: string[] = [];
@@ -71,7 +72,7 @@ function start() {
 const follow = (replay: SqliteReplayStore) =>
   (replay as unknown as { followInSteps(): void }).followInSteps();
 
-const historyFile = () => JSON.parse(readFileSync(join(dir, STORE_HISTORY_FILE_NAME), 'utf8'));
+const historyFile = () => JSON.parse(readFileSync(join(dir, HISTORY_FILE), 'utf8'));
 
 function restart() {
   closeAll();
@@ -86,7 +87,7 @@ const recordLong = (replay: SqliteReplayStore, key: string) =>
 describe('SqliteStoreHistory', () => {
   it('a first start remembers the database; restarts on it hold nothing', async () => {
     const { db, history, replay } = start();
-    expect(JSON.parse(readFileSync(join(dir, STORE_HISTORY_FILE_NAME), 'utf8'))).toEqual({
+    expect(JSON.parse(readFileSync(join(dir, HISTORY_FILE), 'utf8'))).toEqual({
       storeId: db.storeId,
       heldUntilMs: null,
       lostAtMs: null,
@@ -157,10 +158,10 @@ describe('SqliteStoreHistory', () => {
     raw.exec('DROP TABLE store_meta');
     raw.pragma('user_version = 5'); // schema 6 made store_meta
     raw.close();
-    rmSync(join(dir, STORE_HISTORY_FILE_NAME));
+    rmSync(join(dir, HISTORY_FILE));
     const { db, history, replay } = start();
     expect([db.schemaVersion(), history.problem, losses]).toEqual([SCHEMA_VERSION, undefined, []]);
-    expect(JSON.parse(readFileSync(join(dir, STORE_HISTORY_FILE_NAME), 'utf8')).storeId).toBe(db.storeId);
+    expect(JSON.parse(readFileSync(join(dir, HISTORY_FILE), 'utf8')).storeId).toBe(db.storeId);
     expect(await record(replay, 'a|1')).toMatchObject({ recorded: false });
     const storeId = db.storeId;
     expect(restart().db.storeId).toBe(storeId);
@@ -174,7 +175,7 @@ describe('SqliteStoreHistory', () => {
     const storeId = db.storeId;
     closeAll();
     writeFileSync(
-      join(dir, STORE_HISTORY_FILE_NAME),
+      join(dir, HISTORY_FILE),
       JSON.stringify({
         storeId,
         heldUntilMs: now + 365 * 86_400_000,
@@ -186,10 +187,7 @@ describe('SqliteStoreHistory', () => {
     expect(ahead.problem).toContain(new Date(now).toISOString()); // noticed by now, not a year ahead
     closeAll();
     // A time no Date can hold: health must still answer (a probe: RangeError, health failed).
-    writeFileSync(
-      join(dir, STORE_HISTORY_FILE_NAME),
-      JSON.stringify({ storeId, heldUntilMs: 9e15, lostAtMs: 9e15 }),
-    );
+    writeFileSync(join(dir, HISTORY_FILE), JSON.stringify({ storeId, heldUntilMs: 9e15, lostAtMs: 9e15 }));
     expect(start().history.problem).toMatch(/lost its replay records/);
     now += HOLD_MS;
     closeAll();
@@ -197,7 +195,7 @@ describe('SqliteStoreHistory', () => {
     now -= HOLD_MS;
     closeAll();
     writeFileSync(
-      join(dir, STORE_HISTORY_FILE_NAME),
+      join(dir, HISTORY_FILE),
       JSON.stringify({ storeId, heldUntilMs: now + HOLD_MS - 100_000, lostAtMs: now - 100_000 }),
     );
     expect(start().history.holdRemainingMs).toBe(HOLD_MS - 100_000);
@@ -213,12 +211,12 @@ describe('SqliteStoreHistory', () => {
   it('a history that cannot be written stops the start with one line naming it, and leaves no temporary file', () => {
     start();
     closeAll();
-    rmSync(join(dir, STORE_HISTORY_FILE_NAME));
-    mkdirSync(join(dir, STORE_HISTORY_FILE_NAME));
+    rmSync(join(dir, HISTORY_FILE));
+    mkdirSync(join(dir, HISTORY_FILE));
     const db = SqliteDatabase.openInDataDir(dir);
     try {
       expect(() => SqliteStoreHistory.check(db, { holdMs: HOLD_MS, now: () => now })).toThrow(
-        /^cannot write the store history .*store-history\.json \(EISDIR\)$/,
+        /^cannot write the store history .*store-history\.passport\.db\.json \(EISDIR\)$/,
       );
     } finally {
       db.close();
@@ -229,7 +227,7 @@ describe('SqliteStoreHistory', () => {
   it('a history file that cannot be read is taken as a loss (refusing for a while is the safe mistake)', () => {
     start();
     closeAll();
-    writeFileSync(join(dir, STORE_HISTORY_FILE_NAME), '{"storeId": 42');
+    writeFileSync(join(dir, HISTORY_FILE), '{"storeId": 42');
     const { history } = start();
     expect(history.problem).toBeDefined();
     expect(losses).toEqual([expect.stringContaining('is not a store history')]);
@@ -350,7 +348,7 @@ describe('SqliteStoreHistory', () => {
     const storeId = p.db.storeId;
     // The file as a process 10 min ahead leaves it after noticing a loss.
     writeFileSync(
-      join(dir, STORE_HISTORY_FILE_NAME),
+      join(dir, HISTORY_FILE),
       JSON.stringify({
         storeId,
         heldUntilMs: now + 600_000 + HOLD_MS,

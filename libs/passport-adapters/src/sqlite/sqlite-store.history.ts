@@ -5,10 +5,12 @@
  * restart, 674 of 674 used lines verified again, 86 used login bodies each got a new JWT).
  *
  * How: the database carries a random identity made when it was created (`store_meta.store_id`), and
- * the directory remembers it in `store-history.json` beside the database (a name `rm passport.db*` does
- * not take along). Opening a database whose identity differs from the remembered one is a loss: replay
- * records are refused for `holdMs` (by default the longest a used line or challenge stays acceptable),
- * the loss is reported once, and the file records the new identity and the hold's end, so a process
+ * a file beside the database remembers it, named after it (`store-history.passport.db.json` for
+ * `passport.db`: a name `rm passport.db*` does not take along; each database of a directory has its
+ * own, and one without a file, `:memory:`, has none; up to 1.8.0 the directory had one,
+ * `store-history.json`, taken over at the first start). Opening a database whose identity differs from
+ * the remembered one is a loss: replay records are refused for `holdMs` (by default the longest a used
+ * line or challenge stays acceptable), the loss is reported once, and the file records the new identity and the hold's end, so a process
  * started during the hold (or restarted) holds too, and one started after it does not hold again.
  * A directory without the file (a first start, or a database made before this check) records the
  * database it finds. A file that cannot be read is taken as a loss: refusing for a while is the safe way
@@ -22,21 +24,70 @@
  *
  * An old copy of this very database put back while every process is stopped has the same identity and
  * older records (a probe: 50 of 50 lines used after the copy verified again, and logouts made since were
- * undone). The directory also remembers the highest replay-log id it has seen (`store-log-top.json`,
+ * undone). The directory also remembers the highest replay-log id it has seen (`store-log-top.<name>.json`,
  * written every `rememberEveryMs` while it grows, and at close): a start that finds the log ending below
  * it takes that for a loss, as does a WAL lost after a crash. Not seen: a copy made within the last
  * `rememberEveryMs` before a kill -9; both the database and the files removed together (a deliberate
  * reset).
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { type SqliteDatabase } from './sqlite.database.js';
 import { HoldDeadline } from '@passport/core/ports';
 
+/**
+ * The history file's name up to 1.8.0, one for the whole directory (a second database in it was taken for
+ * a loss of the first). Now each database has its own (`storeHistoryFileOf`); the first database to start
+ * in a directory without its own takes this one over (renamed), so that an upgrade keeps what it knew.
+ */
 export const STORE_HISTORY_FILE_NAME = 'store-history.json';
-/** Beside it: the highest replay-log id seen in this directory, `{storeId, top}`. */
+/** Beside it up to 1.8.0: the highest replay-log id seen, `{storeId, top}` (now `storeLogTopFileOf`). */
 export const STORE_LOG_TOP_FILE_NAME = 'store-log-top.json';
+
+/** A database without a file of its own (`:memory:`, or SQLite's temporary one): nothing to remember. */
+const hasNoFile = (dbFile: string): boolean => dbFile === ':memory:' || dbFile === '';
+
+/**
+ * The history file of the database at `dbFile`, beside it and named after it (`store-history.passport.db.json`
+ * for `passport.db`: a name `rm passport.db*` does not take along), or undefined for a database without a
+ * file.
+ */
+export function storeHistoryFileOf(dbFile: string): string | undefined {
+  return hasNoFile(dbFile) ? undefined : join(dirname(dbFile), `store-history.${basename(dbFile)}.json`);
+}
+
+/** Beside it: the highest replay-log id seen of that database, `{storeId, top}` (`store-log-top.passport.db.json`). */
+export function storeLogTopFileOf(dbFile: string): string | undefined {
+  return hasNoFile(dbFile) ? undefined : join(dirname(dbFile), `store-log-top.${basename(dbFile)}.json`);
+}
+
+/**
+ * Up to 1.8.0 the two files were the directory's (`store-history.json`, `store-log-top.json`): a database
+ * without files of its own takes them over, renamed to its own names, so that an upgrade neither finds a
+ * loss that is none nor forgets the database it knew (a deleted database, an older copy are noticed across
+ * it). They remember the database last started in the directory: one that is not it is a loss, as it was
+ * before the upgrade. Taken once: a second database in the directory finds none.
+ */
+function takeOverDirectoryFiles(historyFile: string, logTopFile: string): void {
+  if (existsSync(historyFile)) return;
+  const directory = dirname(historyFile);
+  for (const [old, own] of [
+    [join(directory, STORE_LOG_TOP_FILE_NAME), logTopFile],
+    [join(directory, STORE_HISTORY_FILE_NAME), historyFile],
+  ] as const) {
+    try {
+      if (!existsSync(own)) renameSync(old, own);
+    } catch (error) {
+      // None (a new directory), or taken over by another process just now.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT')
+        throw new Error(`cannot rename the store history ${old} to ${own} (${code ?? 'error'})`, {
+          cause: error,
+        });
+    }
+  }
+}
 /** How often a running process writes the log's top down when it grew (10 s). */
 export const DEFAULT_LOG_TOP_REMEMBER_MS = 10_000;
 
@@ -100,7 +151,8 @@ export class SqliteStoreHistory {
 
   private constructor(
     private readonly db: SqliteDatabase,
-    private readonly file: string,
+    /** Undefined for a database without a file (`:memory:`): no loss to notice, nothing written. */
+    private readonly file: string | undefined,
     private readonly options: SqliteStoreHistoryOptions,
     heldUntilMs: number | null,
     lostAt: number | null,
@@ -147,7 +199,11 @@ export class SqliteStoreHistory {
 
   private static compare(db: SqliteDatabase, options: SqliteStoreHistoryOptions): SqliteStoreHistory {
     const now = options.now ?? Date.now;
-    const file = join(dirname(db.file), STORE_HISTORY_FILE_NAME);
+    const file = storeHistoryFileOf(db.file);
+    const topFile = storeLogTopFileOf(db.file);
+    if (file === undefined || topFile === undefined)
+      return new SqliteStoreHistory(db, undefined, options, null, null, undefined);
+    takeOverDirectoryFiles(file, topFile);
     const storeId = db.storeId;
     let remembered: HistoryFile | undefined;
     let unreadable: string | undefined;
@@ -175,7 +231,6 @@ export class SqliteStoreHistory {
       // stopped, a WAL lost in a crash).
       // The file first, then the database: read the other way, a process running on this directory could
       // commit and write a higher top in between, and this start would take that for a loss (a review).
-      const topFile = join(dirname(db.file), STORE_LOG_TOP_FILE_NAME);
       const seen = readLogTop(topFile, storeId);
       const top = seen === null ? null : logTopOf(db);
       if (seen !== null && top !== null && top < seen) {
@@ -238,17 +293,18 @@ export class SqliteStoreHistory {
     this.hold.set(lostAtMs + Math.max(0, this.options.holdMs));
     this.lossId = newLossId();
     let recorded = '';
-    try {
-      writeHistory(this.file, {
-        storeId: this.db.storeId,
-        heldUntilMs: this.hold.untilMs,
-        lostAtMs,
-        lossId: this.lossId,
-      });
-      this.fileSeen = fileIdentity(this.file);
-    } catch (error) {
-      recorded = `; ${(error as Error).message}: other processes and restarts do not hold for it`;
-    }
+    if (this.file !== undefined)
+      try {
+        writeHistory(this.file, {
+          storeId: this.db.storeId,
+          heldUntilMs: this.hold.untilMs,
+          lostAtMs,
+          lossId: this.lossId,
+        });
+        this.fileSeen = fileIdentity(this.file);
+      } catch (error) {
+        recorded = `; ${(error as Error).message}: other processes and restarts do not hold for it`;
+      }
     this.report(`${why}${recorded}`);
   }
 
@@ -257,6 +313,7 @@ export class SqliteStoreHistory {
    * file has not changed): a process that had not read what was lost cannot notice it itself.
    */
   refresh(): void {
+    if (this.file === undefined) return;
     const seen = fileIdentity(this.file);
     if (seen === undefined || seen === this.fileSeen) return;
     this.fileSeen = seen;
@@ -291,6 +348,7 @@ export class SqliteStoreHistory {
    * started it; a second call writes now and changes nothing else.
    */
   rememberLogTop(everyMs = DEFAULT_LOG_TOP_REMEMBER_MS): void {
+    if (this.file === undefined) return;
     this.writeLogTop();
     if (this.rememberTimer !== undefined || everyMs <= 0) return;
     this.rememberTimer = setInterval(() => this.writeLogTop(), everyMs);
@@ -309,9 +367,10 @@ export class SqliteStoreHistory {
 
   private writeLogTop(): void {
     try {
+      const file = storeLogTopFileOf(this.db.file);
+      if (file === undefined) return;
       const top = logTopOf(this.db);
       if (top === null || top <= this.topRemembered) return;
-      const file = join(dirname(this.db.file), STORE_LOG_TOP_FILE_NAME);
       const storeId = this.db.storeId;
       // Another process of this directory may have written a higher one: never lowered.
       const written = readLogTop(file, storeId);
