@@ -40,7 +40,11 @@ export { createNobleSigner, publicKeyFromSeed } from './crypto/noble.signer.js';
 export { createNobleVerifier } from './crypto/noble.verifier.js';
 
 // Ports and the adapters an integrator needs first
-export { ChainUnavailableError, type ChainReader } from './ports/chain-reader.port.js';
+export {
+  ChainUnavailableError,
+  isChainUnavailableError,
+  type ChainReader,
+} from './ports/chain-reader.port.js';
 export { systemClock, type Clock } from './ports/clock.port.js';
 export { type ReplayStore } from './ports/replay-store.port.js';
 export {

@@ -421,6 +421,28 @@ describe('login credentials: each 401 code', () => {
       ChainUnavailableError,
     );
   });
+  // A probe: a chain reader of the adapters, built on another copy of the core, threw a
+  // ChainUnavailableError that `instanceof` did not know: a bad-credentials answer instead of a 503.
+  it('a chain outage from another copy of the package propagates as itself, not LOGIN_ERROR', async () => {
+    class OtherCopyChainUnavailableError extends Error {
+      override readonly name = 'ChainUnavailableError';
+      constructor(readonly reason: string) {
+        super(`chain unavailable: ${reason}`);
+      }
+    }
+    Object.defineProperty(
+      OtherCopyChainUnavailableError.prototype,
+      Symbol.for('@passport/core.ChainUnavailableError'),
+      { value: true },
+    );
+    const w = world();
+    w.chain.getPassport = async () => {
+      throw new OtherCopyChainUnavailableError('timeout');
+    };
+    await expect(w.verifier.verify(validateLoginRequest(body('chbvcnurbkuw')))).rejects.toBeInstanceOf(
+      OtherCopyChainUnavailableError,
+    );
+  });
 });
 
 describe('login credentials: single use', () => {

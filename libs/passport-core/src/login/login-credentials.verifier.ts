@@ -36,7 +36,7 @@ import {
   isPassportRevoked,
 } from '../passport/passport-conditions.js';
 import { type PassportRecord } from '../passport/passport.types.js';
-import { ChainUnavailableError, type ChainReader } from '../ports/chain-reader.port.js';
+import { isChainUnavailableError, type ChainReader } from '../ports/chain-reader.port.js';
 import { type Clock } from '../ports/clock.port.js';
 import { type LoginChallengeRecord } from '../ports/login-recorder.port.js';
 import { type ReplayStore, retryAfterSecondsOfPause } from '../ports/replay-store.port.js';
@@ -338,7 +338,7 @@ export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
     try {
       return await check(request);
     } catch (error) {
-      if (isPassportError(error) || error instanceof ChainUnavailableError) throw error;
+      if (isPassportError(error) || isChainUnavailableError(error)) throw error;
       throw new PassportError('LOGIN_ERROR', { failureReason: 'LOGIN_ERROR' });
     }
   };

@@ -12,7 +12,11 @@ import {
   type LoginRecorder,
 } from '../ports/login-recorder.port.js';
 import { type RecordOutcome, type ReplayStore } from '../ports/replay-store.port.js';
-import { SessionCapacityError, type SessionRecord, type SessionStore } from '../ports/session-store.port.js';
+import {
+  isSessionCapacityError,
+  type SessionRecord,
+  type SessionStore,
+} from '../ports/session-store.port.js';
 
 export function sequentialLoginRecorder(
   challenges: ReplayStore,
@@ -38,7 +42,7 @@ export function sequentialLoginRecorder(
         await sessions.create(session);
       } catch (error) {
         undoRecord?.(challenge.key);
-        throw error instanceof SessionCapacityError ? error : new LoginRecordFailure('session', error);
+        throw isSessionCapacityError(error) ? error : new LoginRecordFailure('session', error);
       }
       return outcome;
     },

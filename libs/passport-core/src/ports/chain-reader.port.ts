@@ -4,6 +4,7 @@
  * (@passport/adapters), and an in-memory reader (this library) for tests and embedders; the contract
  * every adapter must meet is `describeChainReaderContract` (@passport/core/testing).
  */
+import { crossCopyCheck } from '../errors/cross-copy.js';
 import { type PassportRecord } from '../passport/passport.types.js';
 
 export interface PageRequest {
@@ -71,3 +72,9 @@ export class ChainUnavailableError extends Error {
     super(`chain unavailable: ${reason}`, options);
   }
 }
+
+/** A `ChainUnavailableError` of this copy of the package or of another copy (`instanceof` is false then). */
+export const isChainUnavailableError = crossCopyCheck(
+  ChainUnavailableError,
+  '@passport/core.ChainUnavailableError',
+);

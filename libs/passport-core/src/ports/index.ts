@@ -10,6 +10,7 @@ export {
   canPeekPassport,
   canRereadPassport,
   ChainUnavailableError,
+  isChainUnavailableError,
   type CachedPassportPeek,
   type PassportReread,
   type ChainReader,
@@ -25,6 +26,7 @@ export {
   type ReplayStore,
   type ReplayStoreUsage,
   RecordingPausedError,
+  isRecordingPausedError,
   retryAfterSecondsOfPause,
   storeCap,
 } from './replay-store.port.js';
@@ -33,13 +35,19 @@ export {
   DEFAULT_MAX_OPEN_SESSIONS_PER_PASSPORT,
   hasSyncSessionGet,
   SessionCapacityError,
+  isSessionCapacityError,
   SESSION_SUPERSEDED,
   type SessionPage,
   type SessionRecord,
   type SessionStore,
   type SyncSessionStore,
 } from './session-store.port.js';
-export { LoginRecordFailure, type LoginChallengeRecord, type LoginRecorder } from './login-recorder.port.js';
+export {
+  LoginRecordFailure,
+  isLoginRecordFailure,
+  type LoginChallengeRecord,
+  type LoginRecorder,
+} from './login-recorder.port.js';
 export {
   type BucketPolicy,
   type RateLimitStore,

@@ -7,6 +7,7 @@
  * combined write (Redis) composes the two ports in order (`sequentialLoginRecorder`), where a failing
  * session write leaves the challenge used, so the client fetches a new one.
  */
+import { crossCopyCheck } from '../errors/cross-copy.js';
 import { type RecordOutcome } from './replay-store.port.js';
 import { type SessionRecord } from './session-store.port.js';
 
@@ -32,6 +33,9 @@ export class LoginRecordFailure extends Error {
     super(`login ${part} could not be stored`);
   }
 }
+
+/** A `LoginRecordFailure` of this copy of the package or of another copy (`instanceof` is false then). */
+export const isLoginRecordFailure = crossCopyCheck(LoginRecordFailure, '@passport/core.LoginRecordFailure');
 
 export interface LoginRecorder {
   /**

@@ -14,6 +14,7 @@
  * deliberate pause, such as the hold after Redis lost records) throws a `RecordingPausedError`, and the
  * caller's 503 carries that time as `retryAfterSeconds` (and the HTTP `Retry-After`).
  */
+import { crossCopyCheck } from '../errors/cross-copy.js';
 
 export type RecordOutcome =
   | { readonly recorded: true }
@@ -77,9 +78,15 @@ export class RecordingPausedError extends Error {
   }
 }
 
+/** A `RecordingPausedError` of this copy of the package or of another copy (`instanceof` is false then). */
+export const isRecordingPausedError = crossCopyCheck(
+  RecordingPausedError,
+  '@passport/core.RecordingPausedError',
+);
+
 /** Whole seconds until a paused store records again (at least 1), or undefined for any other error. */
 export function retryAfterSecondsOfPause(error: unknown): number | undefined {
-  if (!(error instanceof RecordingPausedError) || !(error.retryAfterMs > 0)) return undefined;
+  if (!isRecordingPausedError(error) || !(error.retryAfterMs > 0)) return undefined;
   return Math.max(1, Math.ceil(error.retryAfterMs / 1000));
 }
 

@@ -10,6 +10,7 @@
  *   `create` throws `SessionCapacityError` and stores nothing (the login is refused; no open session
  *   of anyone is evicted).
  */
+import { crossCopyCheck } from '../errors/cross-copy.js';
 
 /** Thrown by `SessionStore.create` when the store is full of open sessions. */
 export class SessionCapacityError extends Error {
@@ -18,6 +19,12 @@ export class SessionCapacityError extends Error {
     super(`the session store holds its maximum of ${maxEntries} open sessions`);
   }
 }
+
+/** A `SessionCapacityError` of this copy of the package or of another copy (`instanceof` is false then). */
+export const isSessionCapacityError = crossCopyCheck(
+  SessionCapacityError,
+  '@passport/core.SessionCapacityError',
+);
 
 /** The per-passport bound of open sessions when an adapter is given none. */
 export const DEFAULT_MAX_OPEN_SESSIONS_PER_PASSPORT = 100;

@@ -17,7 +17,7 @@
  */
 import { printableText } from '../codecs/printable-text.js';
 import { REPLAY_DECISION_MARGIN_MS } from '../ports/replay-decision-margin.js';
-import { PassportError } from '../errors/passport.error.js';
+import { PassportError, isPassportError } from '../errors/passport.error.js';
 import { parseHola } from '../hola/hola.parser.js';
 import { isServiceHostMarker } from '../hola/service-host.js';
 import { type ParsedHola } from '../hola/hola.types.js';
@@ -207,7 +207,7 @@ export function createHolaVerifier(deps: HolaVerifierDeps): HolaVerifier {
       return outcome.recorded ? null : { firstSeenAtMs: outcome.firstSeenAtMs };
     } catch (cause) {
       // A line that cannot be recorded could be accepted twice: refuse it rather than answer.
-      if (cause instanceof PassportError && REPLAY_REFUSALS.has(cause.code)) throw cause;
+      if (isPassportError(cause) && REPLAY_REFUSALS.has(cause.code)) throw cause;
       const retryAfterSeconds = retryAfterSecondsOfPause(cause);
       throw new PassportError(
         'REPLAY_STORE_UNAVAILABLE',
