@@ -6,7 +6,15 @@
  * in a child process that imports one subpath.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -111,3 +119,64 @@ describe('each subpath loads its own client library only', () => {
     expect(loaded.filter((url) => NEAR_CLIENT.test(url) || SQLITE_DRIVER.test(url))).toEqual([]);
   });
 });
+
+/**
+ * The packed package's declarations, type-checked by an integrator's project with `skipLibCheck: false`
+ * and without `@types/better-sqlite3` (a dev dependency here, not the package's): they named
+ * better-sqlite3's types (`SqliteDatabase.statement()` returned its `Statement`), and every
+ * moduleResolution failed with TS7016 (a probe). The project has the core, Node's types and the client
+ * libraries (linked from the repository), and the adapters from their tarball.
+ */
+it('its packed declarations type-check without @types/better-sqlite3 (skipLibCheck false)', async () => {
+  const bin = join(repo, 'node_modules/.bin');
+  const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, npm_config_update_notifier: 'false' };
+  const packOutput = (
+    await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: adaptersDir, env })
+  ).stdout;
+  const tarball = join(work, JSON.parse(packOutput.slice(packOutput.indexOf('[')))[0].filename as string);
+  const project = join(work, 'integrator');
+  const modules = join(project, 'node_modules');
+  mkdirSync(join(modules, '@passport/adapters'), { recursive: true });
+  mkdirSync(join(modules, '@types'), { recursive: true });
+  await run('tar', ['-xzf', tarball, '-C', join(modules, '@passport/adapters'), '--strip-components=1']);
+  symlinkSync(join(repo, 'libs/passport-core'), join(modules, '@passport/core'), 'dir');
+  symlinkSync(join(repo, 'node_modules/@types/node'), join(modules, '@types/node'), 'dir');
+  for (const client of ['better-sqlite3', 'ioredis'])
+    symlinkSync(join(repo, 'node_modules', client), join(modules, client), 'dir');
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'integrator', private: true, type: 'module' }),
+  );
+  writeFileSync(
+    join(project, 'consumer.ts'),
+    [
+      "import { SqliteDatabase, SqliteReplayStore, SqliteStoreHistory } from '@passport/adapters/sqlite';",
+      "import { RedisReplayStore } from '@passport/adapters/redis';",
+      "import { CachingChainReader } from '@passport/adapters/caching';",
+      "import { startPeriodicSweep } from '@passport/adapters/sweep';",
+      "const db = SqliteDatabase.open(':memory:');",
+      "const top = db.statement('SELECT 1').pluck().get() as number;",
+      'export const uses: unknown[] = [top, SqliteReplayStore, SqliteStoreHistory, RedisReplayStore, CachingChainReader, startPeriodicSweep];',
+      '',
+    ].join('\n'),
+  );
+  writeFileSync(
+    join(project, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        noEmit: true,
+        strict: true,
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        target: 'ES2022',
+        types: ['node'],
+        skipLibCheck: false,
+      },
+      files: ['consumer.ts'],
+    }),
+  );
+  const checked = await run(join(bin, 'tsc'), ['-p', 'tsconfig.json'], { cwd: project, env }).catch(
+    (error: { stdout: string }) => error,
+  );
+  expect(checked.stdout).toBe('');
+}, 120_000);

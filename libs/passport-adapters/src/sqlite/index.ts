@@ -12,4 +12,4 @@ export * from './sqlite-session.store.js';
 export * from './sqlite-rate-limit.store.js';
 export * from './sqlite-login.recorder.js';
 export * from './sqlite-store.history.js';
-export { SCHEMA_VERSION, type SchemaMigration } from './sqlite.migrations.js';
+export { SCHEMA_VERSION, type SchemaMigration } from './sqlite.schema.js';

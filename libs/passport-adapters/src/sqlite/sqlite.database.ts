@@ -30,12 +30,13 @@ import { makeDirectorySync } from '../files/make-directory.js';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
-import { migrate, type SchemaMigration } from './sqlite.migrations.js';
+import { migrate } from './sqlite.migrations.js';
+import { type SchemaMigration } from './sqlite.schema.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
 import { fullVolumeHint } from './full-volume-hint.js';
 import { WriteLockQueue } from './write-lock.queue.js';
 
-export { SCHEMA_VERSION } from './sqlite.migrations.js';
+export { SCHEMA_VERSION } from './sqlite.schema.js';
 
 export const DATABASE_FILE_NAME = 'passport.db';
 
@@ -125,11 +126,29 @@ export interface SqliteDamage {
 /** Tables whose row counts are kept by triggers in `row_counts` (COUNT(*) would scan the table). */
 export type CountedTable = 'replay_records' | 'sessions' | 'rate_buckets';
 
+/**
+ * A prepared statement of the store's connection: the part of better-sqlite3's `Statement` the stores
+ * use, declared here so that the package's declarations name no better-sqlite3 type (an integrator
+ * without `@types/better-sqlite3` type-checks them with `skipLibCheck: false`; a probe: TS7016).
+ */
+export interface SqliteStatement {
+  /** The SQL text it was prepared from. */
+  readonly source: string;
+  run(...params: unknown[]): { readonly changes: number; readonly lastInsertRowid: number | bigint };
+  get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
+  iterate(...params: unknown[]): IterableIterator<unknown>;
+  /** Rows as their first column's value (toggled). */
+  pluck(toggleState?: boolean): this;
+  /** Rows as arrays (toggled). */
+  raw(toggleState?: boolean): this;
+}
+
 /** An open connection to the store database, with a statement cache and transaction helpers. */
 export class SqliteDatabase {
   readonly file: string;
   private readonly db: Database.Database;
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly statements = new Map<string, SqliteStatement>();
 
   /** With the background checkpointer: the WAL file's size past which a commit truncates it. */
   private readonly walHardLimitBytes: number | undefined;
@@ -268,7 +287,7 @@ export class SqliteDatabase {
   private inLockAttempt = false;
 
   /** The cached prepared statement for `sql`. */
-  statement(sql: string): Database.Statement {
+  statement(sql: string): SqliteStatement {
     let statement = this.statements.get(sql);
     if (!statement) {
       statement = this.db.prepare(sql);
