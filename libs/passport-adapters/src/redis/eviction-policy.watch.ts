@@ -16,6 +16,13 @@
 import { type Cluster, type Redis } from 'ioredis';
 import { type RedisConnection } from './redis-client.js';
 
+/**
+ * `problem` before the policy is first read (and after a lost connection, until it is read again). The
+ * replay store refuses such a record as a pause (`RecordingPausedError`, retry after a second), not as a
+ * failure of Redis: the watch reads the policy as soon as the client is ready.
+ */
+export const EVICTION_POLICY_NOT_READ = 'maxmemory-policy not read yet';
+
 export interface RedisEvictionWatchOptions {
   /** How often the policy is read again (default 5 s). */
   readonly intervalMs?: number;
@@ -100,7 +107,7 @@ export class RedisEvictionWatch {
    */
   get problem(): string | undefined {
     if (this.policy === 'noeviction') return undefined;
-    if (this.policy === null) return this.readable ? 'maxmemory-policy not read yet' : undefined;
+    if (this.policy === null) return this.readable ? EVICTION_POLICY_NOT_READ : undefined;
     return `maxmemory-policy ${this.policy} may evict live replay records (set noeviction)`;
   }
 

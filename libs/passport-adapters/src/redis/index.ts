@@ -34,7 +34,11 @@ export {
   type RedisMcpSessionDirectoryOptions,
 } from './redis-mcp-session.directory.js';
 export { FleetSessionEpoch, type EpochObservation } from './fleet-session-epoch.js';
-export { RedisEvictionWatch, type RedisEvictionWatchOptions } from './eviction-policy.watch.js';
+export {
+  EVICTION_POLICY_NOT_READ,
+  RedisEvictionWatch,
+  type RedisEvictionWatchOptions,
+} from './eviction-policy.watch.js';
 export {
   RedisHistoryWatch,
   DEFAULT_REDIS_HISTORY_HOLD_MS,

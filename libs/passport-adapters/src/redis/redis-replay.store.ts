@@ -31,6 +31,7 @@ import {
   refuseWhenFullLua,
   SERVER_CLOCK_LUA,
 } from './redis-client.js';
+import { EVICTION_POLICY_NOT_READ } from './eviction-policy.watch.js';
 import { OWN_GENERATION_TTL_MS } from './redis-history.watch.js';
 import {
   type BatchedScriptCall,
@@ -51,6 +52,8 @@ export const DEFAULT_REDIS_CLOCK_SKEW_MARGIN_MS = 900_000;
  * out once a minute rather than on every record (each push is a command in the script).
  */
 const OWNER_TTL_HEADROOM_MS = 60_000;
+/** The Retry-After of a record refused before the eviction policy is read (it is read once connected). */
+const NOT_READ_RETRY_MS = 1000;
 
 /**
  * The record call of one store, batched (defineBatchedScript: the records of one event-loop turn in one
@@ -189,7 +192,8 @@ export interface RedisReplayStoreOptions {
   readonly clockSkewMarginMs?: number;
   /**
    * Why Redis may evict live records right now (an evicting `maxmemory-policy`; `RedisEvictionWatch`),
-   * or undefined. While there is a reason, nothing is recorded: the store fails closed.
+   * or undefined. While there is a reason, nothing is recorded: the store fails closed (with an error; and
+   * with a `RecordingPausedError` for the watch's `EVICTION_POLICY_NOT_READ`, before its first read).
    */
   readonly evictionProblem?: () => string | undefined;
   /**
@@ -299,6 +303,10 @@ export class RedisReplayStore implements ReplayStore {
     storeShare?: number,
   ): Promise<RecordOutcome> {
     const evicting = this.evictionProblem();
+    // Not known yet (before the watch's first read): a pause until it is, as the loss hold is, so the
+    // core answers it as the other decided refusals (503 REPLAY_STORE_UNAVAILABLE with Retry-After), and
+    // a direct caller gets a typed error, not a bare one (a probe: the README's wiring, at its start).
+    if (evicting === EVICTION_POLICY_NOT_READ) throw new RecordingPausedError(evicting, NOT_READ_RETRY_MS);
     if (evicting !== undefined) {
       this.lastFailure = Date.now();
       throw new Error(evicting);
