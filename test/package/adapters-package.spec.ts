@@ -121,35 +121,63 @@ describe('each subpath loads its own client library only', () => {
 });
 
 /**
- * The packed package's declarations, type-checked by an integrator's project with `skipLibCheck: false`
- * and without `@types/better-sqlite3` (a dev dependency here, not the package's): they named
- * better-sqlite3's types (`SqliteDatabase.statement()` returned its `Statement`), and every
- * moduleResolution failed with TS7016 (a probe). The project has the core, Node's types and the client
- * libraries (linked from the repository), and the adapters from their tarball.
+ * The packed package's declarations in an integrator's project: the core, Node's types and the client
+ * libraries (linked from the repository), the adapters from their tarball, and no
+ * `@types/better-sqlite3` (a dev dependency here, not the package's).
  */
-it('its packed declarations type-check without @types/better-sqlite3 (skipLibCheck false)', async () => {
+describe("the packed declarations in an integrator's project", () => {
   const bin = join(repo, 'node_modules/.bin');
   const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, npm_config_update_notifier: 'false' };
-  const packOutput = (
-    await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: adaptersDir, env })
-  ).stdout;
-  const tarball = join(work, JSON.parse(packOutput.slice(packOutput.indexOf('[')))[0].filename as string);
-  const project = join(work, 'integrator');
-  const modules = join(project, 'node_modules');
-  mkdirSync(join(modules, '@passport/adapters'), { recursive: true });
-  mkdirSync(join(modules, '@types'), { recursive: true });
-  await run('tar', ['-xzf', tarball, '-C', join(modules, '@passport/adapters'), '--strip-components=1']);
-  symlinkSync(join(repo, 'libs/passport-core'), join(modules, '@passport/core'), 'dir');
-  symlinkSync(join(repo, 'node_modules/@types/node'), join(modules, '@types/node'), 'dir');
-  for (const client of ['better-sqlite3', 'ioredis'])
-    symlinkSync(join(repo, 'node_modules', client), join(modules, client), 'dir');
-  writeFileSync(
-    join(project, 'package.json'),
-    JSON.stringify({ name: 'integrator', private: true, type: 'module' }),
-  );
-  writeFileSync(
-    join(project, 'consumer.ts'),
-    [
+  let project: string;
+  beforeAll(async () => {
+    const packOutput = (
+      await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: adaptersDir, env })
+    ).stdout;
+    const tarball = join(work, JSON.parse(packOutput.slice(packOutput.indexOf('[')))[0].filename as string);
+    project = join(work, 'integrator');
+    const modules = join(project, 'node_modules');
+    mkdirSync(join(modules, '@passport/adapters'), { recursive: true });
+    mkdirSync(join(modules, '@types'), { recursive: true });
+    await run('tar', ['-xzf', tarball, '-C', join(modules, '@passport/adapters'), '--strip-components=1']);
+    symlinkSync(join(repo, 'libs/passport-core'), join(modules, '@passport/core'), 'dir');
+    symlinkSync(join(repo, 'node_modules/@types/node'), join(modules, '@types/node'), 'dir');
+    for (const client of ['better-sqlite3', 'ioredis'])
+      symlinkSync(join(repo, 'node_modules', client), join(modules, client), 'dir');
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'integrator', private: true, type: 'module' }),
+    );
+  }, 120_000);
+
+  /** tsc's output on `source` under strict NodeNext with `skipLibCheck: false` and `options` ('' when clean). */
+  async function typeCheck(source: string, options: Record<string, unknown> = {}): Promise<string> {
+    writeFileSync(join(project, 'consumer.ts'), source);
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          noEmit: true,
+          strict: true,
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          target: 'ES2022',
+          types: ['node'],
+          skipLibCheck: false,
+          ...options,
+        },
+        files: ['consumer.ts'],
+      }),
+    );
+    const checked = await run(join(bin, 'tsc'), ['-p', 'tsconfig.json'], { cwd: project, env }).catch(
+      (error: { stdout: string }) => error,
+    );
+    return checked.stdout;
+  }
+
+  // A probe: they named better-sqlite3's types (`SqliteDatabase.statement()` returned its `Statement`),
+  // and every moduleResolution failed with TS7016.
+  it('type-check without @types/better-sqlite3 (skipLibCheck false)', async () => {
+    const source = [
       "import { SqliteDatabase, SqliteReplayStore, SqliteStoreHistory } from '@passport/adapters/sqlite';",
       "import { RedisReplayStore } from '@passport/adapters/redis';",
       "import { CachingChainReader } from '@passport/adapters/caching';",
@@ -158,25 +186,31 @@ it('its packed declarations type-check without @types/better-sqlite3 (skipLibChe
       "const top = db.statement('SELECT 1').pluck().get() as number;",
       'export const uses: unknown[] = [top, SqliteReplayStore, SqliteStoreHistory, RedisReplayStore, CachingChainReader, startPeriodicSweep];',
       '',
-    ].join('\n'),
-  );
-  writeFileSync(
-    join(project, 'tsconfig.json'),
-    JSON.stringify({
-      compilerOptions: {
-        noEmit: true,
-        strict: true,
-        module: 'NodeNext',
-        moduleResolution: 'NodeNext',
-        target: 'ES2022',
-        types: ['node'],
-        skipLibCheck: false,
-      },
-      files: ['consumer.ts'],
-    }),
-  );
-  const checked = await run(join(bin, 'tsc'), ['-p', 'tsconfig.json'], { cwd: project, env }).catch(
-    (error: { stdout: string }) => error,
-  );
-  expect(checked.stdout).toBe('');
-}, 120_000);
+    ].join('\n');
+    expect(await typeCheck(source)).toBe('');
+  }, 60_000);
+
+  // A probe: the repository README's contract-suite snippet (`{ maxEntries: options?.maxEntries }`)
+  // failed with TS2379 under exactOptionalPropertyTypes: an option passed on as it came, perhaps undefined.
+  it('take optional values passed on as they came, under exactOptionalPropertyTypes', async () => {
+    const source = [
+      "import { SqliteDatabase, SqliteReplayStore, SqliteSessionStore, SqliteStoreHistory } from '@passport/adapters/sqlite';",
+      "import { CachingChainReader } from '@passport/adapters/caching';",
+      "import { MemoryReplayStore, MemorySessionStore, MemoryChainReader } from '@passport/core/memory';",
+      "import { createRemovalHorizon } from '@passport/core/ports';",
+      'export function open(options?: { maxEntries?: number; holdMs?: number; ttlMs?: number; onLoss?: () => void }) {',
+      "  const db = SqliteDatabase.open(':memory:', { busyTimeoutMs: options?.maxEntries });",
+      '  const history = SqliteStoreHistory.check(db, { holdMs: 0, now: undefined, onLoss: options?.onLoss });',
+      '  return [',
+      '    new SqliteReplayStore(db, { maxEntries: options?.maxEntries, history, removalHorizon: createRemovalHorizon({ maxLagMs: options?.ttlMs }) }),',
+      '    new SqliteSessionStore(db, { maxEntries: options?.maxEntries }),',
+      '    new MemoryReplayStore({ maxEntries: options?.maxEntries }),',
+      '    new MemorySessionStore({ maxEntries: options?.maxEntries }),',
+      "    new CachingChainReader(new MemoryChainReader({ contractId: 'c', passports: [], accounts: {} }), { ttlMs: options?.ttlMs }),",
+      '  ];',
+      '}',
+      '',
+    ].join('\n');
+    expect(await typeCheck(source, { exactOptionalPropertyTypes: true })).toBe('');
+  }, 60_000);
+});

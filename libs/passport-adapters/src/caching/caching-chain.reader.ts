@@ -10,19 +10,19 @@ import { type CachedPassportPeek, type PageRequest, type PassportReread } from '
 
 export interface CachingChainReaderOptions {
   /** Lifetime of a found passport, owner page or key list. At most 5000 ms (docs/protocol.md §8). */
-  readonly ttlMs?: number;
+  readonly ttlMs?: number | undefined;
   /** Lifetime of a not-found result. */
-  readonly negativeTtlMs?: number;
+  readonly negativeTtlMs?: number | undefined;
   /** How long a chain time read is reused (carried forward by the clock meanwhile). */
-  readonly chainTimeTtlMs?: number;
+  readonly chainTimeTtlMs?: number | undefined;
   /** Maximum number of cached entries. */
-  readonly maxEntries?: number;
+  readonly maxEntries?: number | undefined;
   /**
    * Maximum number of cached listing pages, within `maxEntries`: a page holds up to 100 records, so
    * 10 000 distinct pages held ~600 MB (listing cursors on NEAR, measured).
    */
-  readonly maxPageEntries?: number;
-  readonly clock?: Clock;
+  readonly maxPageEntries?: number | undefined;
+  readonly clock?: Clock | undefined;
 }
 
 export interface ChainCacheStats {

@@ -54,9 +54,9 @@ export interface DevFamilyOutcome {
 
 export interface DevFamilyOptions {
   /** Receives the lines to print (the next steps after creation). */
-  readonly log?: (line: string) => void;
+  readonly log?: ((line: string) => void) | undefined;
   /** Random index source for the server's face id (tests make it deterministic). */
-  readonly random?: (n: number) => number;
+  readonly random?: ((n: number) => number) | undefined;
 }
 
 export async function ensureDevFamily(

@@ -26,14 +26,14 @@ export interface LedgerLog {
 }
 
 export interface LedgerChainReaderOptions {
-  readonly clock?: Clock;
-  readonly log?: LedgerLog;
+  readonly clock?: Clock | undefined;
+  readonly log?: LedgerLog | undefined;
   /** Delay between a watch event and the reload, so that a burst of events causes one read. */
-  readonly debounceMs?: number;
+  readonly debounceMs?: number | undefined;
   /** Minimum interval between two on-read checks of the file's identity. */
-  readonly statIntervalMs?: number;
+  readonly statIntervalMs?: number | undefined;
   /** Turn the directory watch off (the on-read check alone still notices changes). */
-  readonly watch?: boolean;
+  readonly watch?: boolean | undefined;
 }
 
 interface FileIdentity {

@@ -43,9 +43,9 @@ export const ABANDONED_AFTER_STALE_PERIODS = 20;
 
 export interface LedgerLockOptions {
   /** How long to wait for another writer (default 5 s). */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
   /** Age after which a lock whose writer cannot be judged is abandoned (default 30 s). */
-  readonly staleMs?: number;
+  readonly staleMs?: number | undefined;
 }
 
 /** Runs `work` holding the lock `lock`; throws LedgerLockedError when it cannot be had in time. */

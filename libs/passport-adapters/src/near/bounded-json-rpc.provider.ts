@@ -36,7 +36,7 @@ export interface BoundedJsonRpcOptions {
    * Of those, how many only reads started inside `withReservedChainReads` may take (default a quarter,
    * at least 1 when there are 2 or more): the others are `busy` once `maxInFlight` − this are in flight.
    */
-  readonly reservedInFlight?: number;
+  readonly reservedInFlight?: number | undefined;
 }
 
 /** The node's answer to a call on an account that does not exist (a reader answers "no keys"). */

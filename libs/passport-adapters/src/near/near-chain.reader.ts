@@ -37,22 +37,22 @@ export const DEFAULT_NEAR_VIEW_METHODS: NearViewMethods = {
 export interface NearChainReaderOptions {
   readonly rpcUrl: string;
   readonly contractId: string;
-  readonly methods?: Partial<NearViewMethods>;
+  readonly methods?: Partial<NearViewMethods> | undefined;
   /** One deadline per read, retries included (default 5000 ms); the request is aborted when it passes. */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
   /** Largest answer read (default 4 MiB: a page of 100 tokens as a byte array is ~4 bytes per byte). */
-  readonly maxResponseBytes?: number;
+  readonly maxResponseBytes?: number | undefined;
   /** Reads in flight at once (default 64); one beyond them fails at once with `busy`. */
-  readonly maxInFlight?: number;
+  readonly maxInFlight?: number | undefined;
   /**
    * Of those, how many only reads inside `withReservedChainReads` may take (default a quarter: 16):
    * session re-checks keep working while anonymous lookups fill the rest.
    */
-  readonly reservedInFlight?: number;
+  readonly reservedInFlight?: number | undefined;
   /** Attempts per request for retryable upstream answers (HTTP 500/408/503, network errors). At least 1. */
-  readonly attempts?: number;
+  readonly attempts?: number | undefined;
   /** First wait between attempts, in ms (then ×1.5). */
-  readonly retryWaitMs?: number;
+  readonly retryWaitMs?: number | undefined;
 }
 
 /** Upper bound of a page asked of the contract (NEP-171 enumeration views limit pages themselves). */

@@ -25,7 +25,7 @@ export const EVICTION_POLICY_NOT_READ = 'maxmemory-policy not read yet';
 
 export interface RedisEvictionWatchOptions {
   /** How often the policy is read again (default 5 s). */
-  readonly intervalMs?: number;
+  readonly intervalMs?: number | undefined;
 }
 
 export class RedisEvictionWatch {

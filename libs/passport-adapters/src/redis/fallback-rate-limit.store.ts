@@ -14,11 +14,11 @@ const MAX_FAILURE_TEXT_LENGTH = 160;
 
 export interface FallbackRateLimitOptions {
   /** Least milliseconds between two tries of the failed shared store (default 1000). */
-  readonly retryAfterMs?: number;
+  readonly retryAfterMs?: number | undefined;
   /** Wall clock (tests). */
-  readonly now?: () => number;
+  readonly now?: (() => number) | undefined;
   /** Asks the shared store whether it answers again, off the request path (e.g. Redis PING). */
-  readonly probe?: () => Promise<unknown>;
+  readonly probe?: (() => Promise<unknown>) | undefined;
 }
 
 export class FallbackRateLimitStore implements RateLimitStore {

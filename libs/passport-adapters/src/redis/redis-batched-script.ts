@@ -121,11 +121,11 @@ ${definition.epilogue === undefined ? '' : `${definition.epilogue}\n`}${definiti
 
 export interface BatchedScriptOptions {
   /** The values of the definition's `sharedArgs`, read when an invocation is sent. */
-  readonly sharedArgValues?: () => ReadonlyArray<string | number>;
+  readonly sharedArgValues?: (() => ReadonlyArray<string | number>) | undefined;
   /** Receives the invocation's own reply (the definition's `invocationReply`) before its calls settle. */
-  readonly onInvocationReply?: (reply: unknown) => void;
+  readonly onInvocationReply?: ((reply: unknown) => void) | undefined;
   /** See DEFAULT_REDIS_INVOCATION_INTERVAL_MS; 0 sends every turn's calls at the end of that turn. */
-  readonly invocationIntervalMs?: number;
+  readonly invocationIntervalMs?: number | undefined;
 }
 
 interface Batch {

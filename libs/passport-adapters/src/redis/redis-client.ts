@@ -27,9 +27,9 @@ export type RedisConnection = Redis | Cluster;
 
 export interface RedisClientOptions {
   /** Milliseconds one command may take before it fails (default 500). */
-  readonly commandTimeoutMs?: number;
+  readonly commandTimeoutMs?: number | undefined;
   /** Milliseconds to establish a connection (default 2000). */
-  readonly connectTimeoutMs?: number;
+  readonly connectTimeoutMs?: number | undefined;
 }
 
 export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 500;

@@ -57,17 +57,17 @@ const OWN_GENERATION_COMPARED_MS = 29 * 86_400_000;
 
 export interface RedisHistoryWatchOptions {
   /** Key prefix shared by every adapter of one deployment (default `passport:`). */
-  readonly prefix?: string;
+  readonly prefix?: string | undefined;
   /** How often the marker is read again (default 5 s). */
-  readonly intervalMs?: number;
+  readonly intervalMs?: number | undefined;
   /** How long recording is refused after a loss (default 331 s). */
-  readonly holdMs?: number;
+  readonly holdMs?: number | undefined;
   /** How long health mentions a loss (default 24 h). */
-  readonly noticeMs?: number;
+  readonly noticeMs?: number | undefined;
   /** Called once per loss noticed (for a log line). */
-  readonly onLoss?: (lostAtMs: number) => void;
+  readonly onLoss?: ((lostAtMs: number) => void) | undefined;
   /** Wall clock (ms); the system clock by default. */
-  readonly nowMs?: () => number;
+  readonly nowMs?: (() => number) | undefined;
 }
 
 export class RedisHistoryWatch {

@@ -91,13 +91,13 @@ return math.max(0, tonumber(oldest[2]) + idle - now)
 `;
 
 export interface RedisMcpSessionDirectoryOptions {
-  readonly prefix?: string;
+  readonly prefix?: string | undefined;
   readonly maxSessions: number;
   readonly maxSessionsPerAddress: number;
   /** Idle time after which a session is gone (ms). */
   readonly ttlMs: number;
   /** Idle time after which a session's slot may be taken when the cap is full (ms; default `ttlMs`). */
-  readonly reclaimIdleMs?: number;
+  readonly reclaimIdleMs?: number | undefined;
 }
 
 type Script = (...args: Array<string | number>) => Promise<unknown>;

@@ -201,19 +201,19 @@ return #done
 
 export interface RedisRateLimitStoreOptions {
   /** Key prefix shared by every adapter of one deployment (default `passport:`). */
-  readonly prefix?: string;
+  readonly prefix?: string | undefined;
   /** Bucket namespace, e.g. `public` (per address) or `passport` (per passport). */
-  readonly namespace?: string;
+  readonly namespace?: string | undefined;
   /** Buckets held at most (default 100 000). */
-  readonly maxEntries?: number;
+  readonly maxEntries?: number | undefined;
   /**
    * Each take also reads the fleet's session epoch into this object (for the session read cache). The
    * buckets then live under the sessions' hash tag (`<prefix>{sess}:rl:<ns>:`), so the script's keys
    * share one Redis Cluster slot with the epoch.
    */
-  readonly sessionEpoch?: FleetSessionEpoch;
+  readonly sessionEpoch?: FleetSessionEpoch | undefined;
   /** Under load, take invocations at most this often (ms; default 0): DEFAULT_REDIS_INVOCATION_INTERVAL_MS. */
-  readonly invocationIntervalMs?: number;
+  readonly invocationIntervalMs?: number | undefined;
 }
 
 export class RedisRateLimitStore implements RateLimitStore {

@@ -181,15 +181,15 @@ const RECORDED: RecordOutcome = Object.freeze({ recorded: true });
 
 export interface RedisReplayStoreOptions {
   /** Key prefix shared by every adapter of one deployment (default `passport:`). */
-  readonly prefix?: string;
+  readonly prefix?: string | undefined;
   /** Live records held at most (default 1 000 000). */
-  readonly maxEntries?: number;
+  readonly maxEntries?: number | undefined;
   /**
    * How far an instance's clock may run behind Redis's and still find every record it needs: records
    * are removed only this long after they expired (default 15 min; 0 removes them at expiry, as the
    * in-process stores do).
    */
-  readonly clockSkewMarginMs?: number;
+  readonly clockSkewMarginMs?: number | undefined;
   /**
    * Why Redis may evict live records right now (an evicting `maxmemory-policy`; `RedisEvictionWatch`),
    * or undefined. While there is a reason, nothing is recorded: the store fails closed (with an error; and
@@ -200,9 +200,9 @@ export interface RedisReplayStoreOptions {
    * The data-loss watch (RedisHistoryWatch): while it has a `problem` nothing is recorded, and every
    * record script checks its marker first (a missing marker: nothing recorded, the watch told).
    */
-  readonly history?: ReplayHistoryGuard;
+  readonly history?: ReplayHistoryGuard | undefined;
   /** Under load, record invocations at most this often (ms; default 0): DEFAULT_REDIS_INVOCATION_INTERVAL_MS. */
-  readonly invocationIntervalMs?: number;
+  readonly invocationIntervalMs?: number | undefined;
 }
 
 /** What the replay store needs of a RedisHistoryWatch. */

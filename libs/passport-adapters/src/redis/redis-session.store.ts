@@ -64,34 +64,34 @@ export const SESSION_EXPIRED_ON_SERVER = 'expired';
 
 export interface RedisSessionStoreOptions {
   /** Key prefix shared by every adapter of one deployment (default `passport:`). */
-  readonly prefix?: string;
+  readonly prefix?: string | undefined;
   /** Sessions stored at most (default 100 000). */
-  readonly maxEntries?: number;
+  readonly maxEntries?: number | undefined;
   /** Open sessions one passport may hold (default 100). */
-  readonly maxOpenPerPassport?: number;
+  readonly maxOpenPerPassport?: number | undefined;
   /**
    * Enables the read cache: `get` answers from memory while this epoch (read by every request's public
    * rate-limit take) is unchanged since the session was read from Redis. Without it every `get` reads Redis.
    */
-  readonly epoch?: FleetSessionEpoch;
+  readonly epoch?: FleetSessionEpoch | undefined;
   /** Sessions the read cache holds at most (default 10 000; the oldest entry leaves first; 0: no cache). */
-  readonly cacheEntries?: number;
+  readonly cacheEntries?: number | undefined;
   /**
    * Longest a cached session is served without reading Redis, whatever the epoch says (default 5 s). It
    * bounds what a change the epoch missed can cost: an instance of an older version closing a session
    * during a rolling deploy, or an epoch counter that climbed back to a value already seen after Redis
    * lost data.
    */
-  readonly cacheMaxAgeMs?: number;
+  readonly cacheMaxAgeMs?: number | undefined;
   /**
    * The watch that notices Redis losing data (the replay store's). When a hold starts, the sessions
    * stored before the loss are forgotten (`get` answers null: log in again), as after a restart without
    * persistence: a restart from an older snapshot brought back sessions closed since (a chaos soak: a
    * token whose logout was answered 200 was accepted again on every instance).
    */
-  readonly history?: RedisHistoryWatch;
+  readonly history?: RedisHistoryWatch | undefined;
   /** Called when forgetting the sessions before a loss failed (each attempt; it is tried 3 times). */
-  readonly onForgetFailed?: (error: unknown) => void;
+  readonly onForgetFailed?: ((error: unknown) => void) | undefined;
 }
 
 export const DEFAULT_REDIS_SESSION_CACHE_MAX_AGE_MS = 5_000;

@@ -182,19 +182,19 @@ export interface SqliteReplayStoreOptions extends SqliteStoreOptions {
    * Least milliseconds between two group commits of `recordIfAbsent` calls (default 1; 0 commits at the
    * end of every event-loop turn). A call waits at most this long for its commit.
    */
-  readonly commitIntervalMs?: number;
+  readonly commitIntervalMs?: number | undefined;
   /**
    * The database's history (SqliteStoreHistory): while it has a `problem` (the hold after a loss of
    * replay records) nothing is recorded, and every call throws `RecordingPausedError`. The store tells
    * it of a loss it notices while running (`lost`), and has it read the losses other processes recorded
    * (`refresh`) with each background read.
    */
-  readonly history?: Pick<SqliteStoreHistory, 'problem' | 'holdRemainingMs' | 'lost' | 'refresh'>;
+  readonly history?: Pick<SqliteStoreHistory, 'problem' | 'holdRemainingMs' | 'lost' | 'refresh'> | undefined;
   /**
    * Milliseconds after its expiry that a record may be deleted or forgotten (default `EXPIRED_GRACE_MS`,
    * 60 000; 0 deletes at expiry, as the port's contract counts time). Until then it still takes room.
    */
-  readonly expiredGraceMs?: number;
+  readonly expiredGraceMs?: number | undefined;
   /**
    * Milliseconds between two background reads of the rows other connections appended to the log
    * (default 1000; 0: read only before this store's own decisions). A store that decides rarely beside
@@ -202,13 +202,13 @@ export interface SqliteReplayStoreOptions extends SqliteStoreOptions {
    * 1 000 000 rows); followed in the background, it reads at most a second's worth then. The background
    * read takes `FOLLOW_STEP_ROWS` rows a turn.
    */
-  readonly followIntervalMs?: number;
+  readonly followIntervalMs?: number | undefined;
   /**
    * Caps the time records are deleted and forgotten by (default: none, the store clock's reading). A
    * server passes `createRemovalHorizon()`: a wall clock stepped ahead and then back cannot delete
    * records still live by the true time.
    */
-  readonly removalHorizon?: RemovalHorizon;
+  readonly removalHorizon?: RemovalHorizon | undefined;
 }
 
 export class SqliteReplayStore implements ReplayStore {

@@ -62,7 +62,7 @@ const COLUMNS = `${INSERT_COLUMNS}, renewal_count, last_renewed_at_ms`;
 
 export interface SqliteSessionStoreOptions extends SqliteStoreOptions {
   /** Open sessions one passport may hold (default 100). */
-  readonly maxOpenPerPassport?: number;
+  readonly maxOpenPerPassport?: number | undefined;
 }
 
 export class SqliteSessionStore implements SyncSessionStore {

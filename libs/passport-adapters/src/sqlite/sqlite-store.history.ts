@@ -115,17 +115,17 @@ export interface SqliteStoreHistoryOptions {
   /** How long replay records are refused after a loss (ms; 0: not at all, the loss is still reported). */
   readonly holdMs: number;
   /** Unix ms now (default Date.now). */
-  readonly now?: () => number;
+  readonly now?: (() => number) | undefined;
   /**
    * Monotonic ms, any origin: how long a hold set here has run, which a step of the wall clock cannot
    * stretch (default performance.now, or `now` when that is given).
    */
-  readonly monotonicNowMs?: () => number;
+  readonly monotonicNowMs?: (() => number) | undefined;
   /**
    * Told once of each loss: found by this open (when, and what the file said, or why it was unreadable),
    * noticed while running (`lost`), or recorded by another process (`refresh`).
    */
-  readonly onLoss?: (lostAtMs: number, why: string) => void;
+  readonly onLoss?: ((lostAtMs: number, why: string) => void) | undefined;
   /**
    * How often the replay log's top is written down while it grows (`rememberLogTop`, started by `check`;
    * default 10 s). It is also written at `check`, at `stop` and when the database closes. 0: only then

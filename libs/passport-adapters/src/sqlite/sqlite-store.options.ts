@@ -10,13 +10,13 @@ export interface SqliteStoreOptions {
    * (REPLAY_STORE_FULL, SessionCapacityError: a live record or another holder's session is never
    * dropped), and the rate-limit store evicts the least recently updated buckets (a bucket reset to full).
    */
-  readonly maxEntries?: number;
+  readonly maxEntries?: number | undefined;
   /** Interval of the background sweep of expired rows (ms; 0 disables the timer). Default 60 000. */
-  readonly sweepIntervalMs?: number;
+  readonly sweepIntervalMs?: number | undefined;
   /** Clock of the background sweep. Default: the system clock. */
-  readonly clock?: Clock;
+  readonly clock?: Clock | undefined;
   /** Called when a background sweep fails (the stores stay correct; only their size is bounded by it). */
-  readonly onSweepError?: (error: unknown) => void;
+  readonly onSweepError?: ((error: unknown) => void) | undefined;
 }
 
 export const DEFAULT_SWEEP_INTERVAL_MS = 60_000;

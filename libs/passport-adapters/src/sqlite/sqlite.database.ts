@@ -51,23 +51,23 @@ export const WAL_AUTOCHECKPOINT_PAGES = 4000;
 
 export interface SqliteDatabaseOptions {
   /** Milliseconds a connection waits for another connection's write lock (default 5000). */
-  readonly busyTimeoutMs?: number;
+  readonly busyTimeoutMs?: number | undefined;
   /**
    * Checkpoint the WAL from a worker thread (`WalCheckpointer`) instead of in the committing call, which
    * blocks for the copy and two syncs (default false: a library opens no threads unasked; the API
    * server turns it on). Ignored for `:memory:`.
    */
-  readonly checkpointInBackground?: boolean;
+  readonly checkpointInBackground?: boolean | undefined;
   /**
    * Told when a background checkpoint failed (the worker retries; the backstop bounds the WAL).
    * `repeated`: the worker's same failure again, with no checkpoint between (log changes, count each).
    */
-  readonly onCheckpointError?: (message: string, repeated?: boolean) => void;
+  readonly onCheckpointError?: ((message: string, repeated?: boolean) => void) | undefined;
   /**
    * With the background checkpointer: WAL pages past which a write transaction's commit truncates the
    * WAL (default `WAL_AUTOCHECKPOINT_PAGES * WAL_HARD_LIMIT_FACTOR`, 80 MB).
    */
-  readonly walHardLimitPages?: number;
+  readonly walHardLimitPages?: number | undefined;
 }
 
 /** With the background checkpointer, the committing connection still checkpoints at this many times its threshold. */

@@ -41,9 +41,9 @@ export interface WalCheckpointerOptions {
    * in a row, from 20 polls up to a minute). `repeated`: the same failure as the one before, with no
    * checkpoint between (a read-only database fails every retry: log the change, count every one).
    */
-  readonly onError?: (message: string, repeated: boolean) => void;
+  readonly onError?: ((message: string, repeated: boolean) => void) | undefined;
   /** Told on the owner's thread after each checkpoint the worker completed. */
-  readonly onCheckpointed?: () => void;
+  readonly onCheckpointed?: (() => void) | undefined;
 }
 
 /** Slots of the control array shared with the worker. */

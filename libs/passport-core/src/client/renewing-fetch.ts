@@ -37,17 +37,17 @@ export interface RenewingFetchOptions {
   /** The JWT from `POST /api/login`. */
   readonly token: string;
   /** The fetch to wrap (default: the global one). */
-  readonly fetch?: typeof fetch;
+  readonly fetch?: typeof fetch | undefined;
   /** Called with each token taken into use (e.g. to save it); awaited before the response is returned. */
-  readonly onNewToken?: (token: string) => void | Promise<void>;
+  readonly onNewToken?: ((token: string) => void | Promise<void>) | undefined;
   /** Called when a response ends the session (logout's termination token). */
-  readonly onSessionClosed?: () => void;
+  readonly onSessionClosed?: (() => void) | undefined;
   /**
    * The origins the token is sent to (`https://id.example.com`; a URL is read as its origin). Default:
    * the token's own server (see above). Give it when the API is called through another URL than the
    * one the token names (a proxy, an internal address).
    */
-  readonly origins?: readonly string[];
+  readonly origins?: readonly string[] | undefined;
 }
 
 export interface RenewingFetch {

@@ -18,7 +18,7 @@ export interface FamilyVerdictCacheOptions {
   readonly ttlMs: number;
   readonly clock: Clock;
   /** Verdicts kept (default 10 000). */
-  readonly maxEntries?: number;
+  readonly maxEntries?: number | undefined;
 }
 
 /** One character per byte (cheaper than base64url), after the three lengths, so no two inputs share a key. */

@@ -87,13 +87,13 @@ export interface LoginVerifierDeps {
    * Checks family signatures (default `verifier`): a `FamilyVerdictCache` in front of it spares a
    * passport that logs in again the second signature check.
    */
-  readonly familyVerifier?: SignatureVerifier;
+  readonly familyVerifier?: SignatureVerifier | undefined;
   /**
    * Checks the login signature itself (default `verifier`). A verifier running on another thread
    * (libuv's pool) keeps the event loop serving other requests during the curve arithmetic, the
    * largest single cost of a login.
    */
-  readonly loginSignatureVerifier?: SignatureVerifier | AsyncSignatureVerifier;
+  readonly loginSignatureVerifier?: SignatureVerifier | AsyncSignatureVerifier | undefined;
   readonly challenges: ReplayStore;
   readonly clock: Clock;
   readonly server: LoginServerConfig;

@@ -10,15 +10,15 @@ import { type PassportRecord } from '../passport/passport.types.js';
 
 export interface MemoryChainOptions {
   readonly contractId: string;
-  readonly passports?: readonly PassportRecord[];
+  readonly passports?: readonly PassportRecord[] | undefined;
   /** Full-access Ed25519 public keys (32 bytes each) of named accounts. */
-  readonly accounts?: Readonly<Record<string, readonly Uint8Array[]>>;
+  readonly accounts?: Readonly<Record<string, readonly Uint8Array[]>> | undefined;
   /**
    * Fixed chain time in Unix ms, or a Clock to follow; default: the system clock (`systemClock`), as a
    * live chain's time would be. (Until 2026-11-27 it was 0, under which a passport whose `not_after` had
    * passed still verified and one with a `not_before` did not: an integrator's review.)
    */
-  readonly chainTime?: number | Clock;
+  readonly chainTime?: number | Clock | undefined;
 }
 
 export class MemoryChainReader implements ChainReader {

@@ -22,9 +22,9 @@ import { positiveCap } from '../ports/store-cap.js';
 
 export interface MemoryRateLimitStoreOptions {
   /** Maximum buckets held (default 100 000). */
-  readonly maxKeys?: number;
+  readonly maxKeys?: number | undefined;
   /** Minimum store time between full sweeps triggered by a full store (default 1000 ms). */
-  readonly sweepIntervalMs?: number;
+  readonly sweepIntervalMs?: number | undefined;
 }
 
 /** One bucket, updated in place by each take (the public limit takes on every request). */

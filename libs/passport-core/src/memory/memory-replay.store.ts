@@ -22,9 +22,9 @@ import { positiveCap } from '../ports/store-cap.js';
 
 export interface MemoryReplayStoreOptions {
   /** Maximum records held (default 100 000). */
-  readonly maxEntries?: number;
+  readonly maxEntries?: number | undefined;
   /** Minimum store time between full sweeps triggered by a full store or owner (default 1000 ms). */
-  readonly sweepIntervalMs?: number;
+  readonly sweepIntervalMs?: number | undefined;
   /**
    * Monotonic time (ms, any origin; e.g. `() => performance.now()`). Given, a record is deleted only
    * once it has expired both by the time given and by monotonic time from when it was recorded, so a
@@ -32,7 +32,7 @@ export interface MemoryReplayStoreOptions {
    * and lines verified again once the clock came back), and a suspend delays only the records made
    * before it. Default: none, records go by the time given (callers that drive time themselves).
    */
-  readonly monotonicNowMs?: () => number;
+  readonly monotonicNowMs?: (() => number) | undefined;
 }
 
 /** The outcome every successful record shares (it is immutable). */

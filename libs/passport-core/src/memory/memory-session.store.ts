@@ -21,9 +21,9 @@ import { positiveCap } from '../ports/store-cap.js';
 
 export interface MemorySessionStoreOptions {
   /** Maximum sessions held (default 100 000). */
-  readonly maxEntries?: number;
+  readonly maxEntries?: number | undefined;
   /** Open sessions one passport may hold (default 100). */
-  readonly maxOpenPerPassport?: number;
+  readonly maxOpenPerPassport?: number | undefined;
 }
 
 export { DEFAULT_MAX_OPEN_SESSIONS_PER_PASSPORT };

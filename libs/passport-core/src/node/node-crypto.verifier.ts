@@ -15,9 +15,9 @@ export const DEFAULT_KEY_CACHE_SIZE = 1024;
 
 export interface NodeVerifierOptions {
   /** Distinct public keys whose KeyObjects are kept (default 1024); ignored when `keyCache` is given. */
-  readonly keyCacheSize?: number;
+  readonly keyCacheSize?: number | undefined;
   /** A cache to share, e.g. between the two forms of the lane (a key is then built once for both). */
-  readonly keyCache?: KeyObjectLruCache;
+  readonly keyCache?: KeyObjectLruCache | undefined;
 }
 
 /**

@@ -23,11 +23,11 @@ export const DEFAULT_REMOVAL_MAX_LAG_MS = 25 * 3_600_000;
 
 export interface RemovalHorizonOptions {
   /** The wall clock the store's times come from, read once here as the anchor (default Date.now). */
-  readonly wallNowMs?: () => number;
+  readonly wallNowMs?: (() => number) | undefined;
   /** A clock that only moves forward at the rate of real time (ms, any origin; default performance.now). */
-  readonly monotonicNowMs?: () => number;
+  readonly monotonicNowMs?: (() => number) | undefined;
   /** How far the horizon may lag the wall clock at most (default `DEFAULT_REMOVAL_MAX_LAG_MS`). */
-  readonly maxLagMs?: number;
+  readonly maxLagMs?: number | undefined;
 }
 
 /** Anchored now: the wall clock's reading at this call, carried on by monotonic time. */

@@ -61,8 +61,8 @@ export interface SignClientDeps {
   readonly familySigner: Signer;
   readonly clock: Clock;
   /** This server's `serviceprovider_id`, when known. */
-  readonly serviceProviderId?: string;
-  readonly caller?: SignClientCaller;
+  readonly serviceProviderId?: string | undefined;
+  readonly caller?: SignClientCaller | undefined;
 }
 
 export interface SignClientRequest {

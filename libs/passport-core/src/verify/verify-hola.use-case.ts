@@ -54,21 +54,21 @@ export interface HolaVerifierDeps {
   /** SERVICE_HOST (host[:port]); lines must carry it uppercased. */
   readonly serviceHost: string;
   /** HOLA_FUTURE_SKEW_MS: how far in the future a timestamp may be (default 0). */
-  readonly futureSkewMs?: number;
+  readonly futureSkewMs?: number | undefined;
   /**
    * Most unexpired nonce records one sender (`holaQuotaOwner`) may hold (unbounded when absent). Beyond
    * it a line that verified is refused with 429 `REPLAY_QUOTA_EXCEEDED` instead of being recorded, so one
    * sender cannot fill the replay store for everybody.
    */
-  readonly maxRecordsPerSender?: number;
+  readonly maxRecordsPerSender?: number | undefined;
   /**
    * Passports that sign lines on request for others (the server's own, whose `/api/testhola` reply is
    * addressed to each caller): their lines are charged to sender and recipient together
    * (`holaQuotaOwner`), so no caller can use up the quota every other caller's replies share.
    */
-  readonly onRequestSigners?: ReadonlySet<string>;
+  readonly onRequestSigners?: ReadonlySet<string> | undefined;
   /** Builds the public profile for `includeProfile` (default: `buildPublicProfile`). */
-  readonly profileOf?: (record: PassportRecord) => Promise<PublicProfile>;
+  readonly profileOf?: ((record: PassportRecord) => Promise<PublicProfile>) | undefined;
 }
 
 export interface HolaVerifier {

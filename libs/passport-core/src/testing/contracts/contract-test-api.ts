@@ -55,9 +55,9 @@ export interface ContractHarness<S> {
 /** Settings a suite asks for when it opens an adapter (each adapter maps them to its own options). */
 export interface ContractStoreOptions {
   /** Cap of the store under test (records, sessions or buckets). */
-  readonly maxEntries?: number;
+  readonly maxEntries?: number | undefined;
   /** Session stores only: open sessions per passport. */
-  readonly maxOpenPerPassport?: number;
+  readonly maxOpenPerPassport?: number | undefined;
 }
 
 /** The adapter family under test: its name (shown in the suite's title) and how to open one. */
