@@ -105,7 +105,7 @@ export const MIGRATIONS: readonly string[] = [
   // to date from the ids above the last it saw before every decision. Rolling back to schema 6 restores
   // the unique index first (docs/storage.md "Upgrading and rolling back"). The rows keep their ids, and
   // the log its numbering: upgrading again after such a rollback renumbered the log from 1, below the top
-  // `store-log-top.json` remembered, and the start took it for a restored older copy (a probe).
+  // the log-top file remembered, and the start took it for a restored older copy (a probe).
   `
   ALTER TABLE replay_records RENAME TO replay_records_keyed;
   CREATE TABLE replay_records (
