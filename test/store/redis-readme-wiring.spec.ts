@@ -2,9 +2,11 @@
  * The Redis wiring libs/passport-adapters/README.md shows. A probe ran it as written: its first records
  * were refused with a bare Error without a code ("maxmemory-policy not read yet") until the eviction
  * watch's first read, and `await client.quit()` rejected on a client that never connected (the offline
- * queue is off), ending the process on an unhandled rejection. The refusal before the first read is now
- * a pause (`RecordingPausedError`: the core answers 503 REPLAY_STORE_UNAVAILABLE with Retry-After, as for
- * a loss hold), and the README reads the policy before serving and closes with a fallback.
+ * queue is off), ending the process on an unhandled rejection. The refusal on a live connection before
+ * the first read is now a pause (`RecordingPausedError`: the core answers 503 REPLAY_STORE_UNAVAILABLE
+ * with Retry-After, as for a loss hold; with the connection down it stays a failure, with no Retry-After,
+ * as test/fleet/redis-fleet.e2e.spec.ts "Redis down" requires), and the README reads the policy before
+ * serving and closes with a fallback.
  */
 import {
   createRedisClient,
@@ -23,7 +25,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-it('a record before the policy is read is a pause of a second, and the README order records the first one', async () => {
+it('a record on a live connection before the policy is read is a pause of a second, and the README order records the first one', async () => {
   const client = createRedisClient(server.url);
   const eviction = new RedisEvictionWatch(client);
   const history = new RedisHistoryWatch(client);
@@ -34,11 +36,13 @@ it('a record before the policy is read is a pause of a second, and the README or
   });
   try {
     const now = Date.now();
+    // Connected, the policy not read yet (the watch's first read has not answered).
+    expect(await whenConnected(client, 2000)).toBe(true);
     const early = await replay.recordIfAbsent('early', now, now + 60_000).catch((e: unknown) => e);
     expect(isRecordingPausedError(early)).toBe(true);
     expect(retryAfterSecondsOfPause(early)).toBe(1);
     // The README: read both once connected, then serve.
-    if (await whenConnected(client, 2000)) await Promise.all([eviction.refresh(), history.check()]);
+    await Promise.all([eviction.refresh(), history.check()]);
     await expect(replay.recordIfAbsent('first', now, now + 60_000)).resolves.toEqual({ recorded: true });
   } finally {
     eviction.stop();

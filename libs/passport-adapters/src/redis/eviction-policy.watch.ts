@@ -17,9 +17,10 @@ import { type Cluster, type Redis } from 'ioredis';
 import { type RedisConnection } from './redis-client.js';
 
 /**
- * `problem` before the policy is first read (and after a lost connection, until it is read again). The
- * replay store refuses such a record as a pause (`RecordingPausedError`, retry after a second), not as a
- * failure of Redis: the watch reads the policy as soon as the client is ready.
+ * `problem` before the policy is first read (and after a lost connection, until it is read again). On a
+ * live connection the replay store refuses such a record as a pause (`RecordingPausedError`, retry after
+ * a second), not as a failure of Redis: the watch reads the policy as soon as the client is ready. With
+ * the connection down it is a failure (no Retry-After is promised).
  */
 export const EVICTION_POLICY_NOT_READ = 'maxmemory-policy not read yet';
 

@@ -303,10 +303,13 @@ export class RedisReplayStore implements ReplayStore {
     storeShare?: number,
   ): Promise<RecordOutcome> {
     const evicting = this.evictionProblem();
-    // Not known yet (before the watch's first read): a pause until it is, as the loss hold is, so the
-    // core answers it as the other decided refusals (503 REPLAY_STORE_UNAVAILABLE with Retry-After), and
-    // a direct caller gets a typed error, not a bare one (a probe: the README's wiring, at its start).
-    if (evicting === EVICTION_POLICY_NOT_READ) throw new RecordingPausedError(evicting, NOT_READ_RETRY_MS);
+    // Not known yet on a live connection (before the watch's first read): a pause until it is, as the loss
+    // hold is, so the core answers it as the other decided refusals (503 REPLAY_STORE_UNAVAILABLE with
+    // Retry-After), and a direct caller gets a typed error, not a bare one (a probe: the README's wiring,
+    // at its start). With the connection down it stays a failure of Redis: no Retry-After is promised, and
+    // health counts it.
+    if (evicting === EVICTION_POLICY_NOT_READ && this.redis.status === 'ready')
+      throw new RecordingPausedError(evicting, NOT_READ_RETRY_MS);
     if (evicting !== undefined) {
       this.lastFailure = Date.now();
       throw new Error(evicting);
