@@ -28,6 +28,7 @@ import { probe } from '../mcp/support/mcp-probe.js';
 
 let redis: RedisServer;
 let dataDir: string;
+const SCRAPE_TOKEN = 'fleet-scrape-token-0123456789abcdefghijklmnopqrstuv';
 let a: TestApp;
 let b: TestApp;
 
@@ -266,9 +267,19 @@ describe('MCP session cap and idle TTL hold fleet-wide', () => {
     await f.close();
   });
 
-  it('two sessions in all (one on each instance), the third refused anywhere; an idle session ends everywhere', async () => {
+  const openSessionsGauge = async (t: TestApp) => {
+    const res = await fetch(`${t.baseUrl}/metrics`, { headers: { authorization: `Bearer ${SCRAPE_TOKEN}` } });
+    return Number(/^passport_mcp_sessions_open (\d+)$/m.exec(await res.text())?.[1]);
+  };
+
+  it("two sessions in all (one on each instance), the third refused anywhere; an idle session ends everywhere; each instance counts the fleet's", async () => {
     await redis.clearState();
-    const caps = { MCP_MAX_SESSIONS: '2', MCP_MAX_SESSIONS_PER_ADDRESS: '2', MCP_SESSION_TTL_MS: '1500' };
+    const caps = {
+      MCP_MAX_SESSIONS: '2',
+      MCP_MAX_SESSIONS_PER_ADDRESS: '2',
+      MCP_SESSION_TTL_MS: '1500',
+      METRICS_TOKEN: SCRAPE_TOKEN,
+    };
     const portE = await freePort();
     e = await startInstance(portE, portE, caps);
     f = await startInstance(await freePort(), portE, caps);
@@ -278,6 +289,7 @@ describe('MCP session cap and idle TTL hold fleet-wide', () => {
     for (const t of [e, f]) expect((await initialize(t)).status).toBe(429);
     const firstId = first.headers.get('mcp-session-id') as string;
     const secondId = second.headers.get('mcp-session-id') as string;
+    expect([await openSessionsGauge(e), await openSessionsGauge(f)]).toEqual([2, 2]);
     expect((await list(f, firstId)).status).toBe(200);
     // Kept alive by use on the other instance; the second one stays idle past the TTL.
     await new Promise((r) => setTimeout(r, 900));
@@ -285,6 +297,7 @@ describe('MCP session cap and idle TTL hold fleet-wide', () => {
     await new Promise((r) => setTimeout(r, 900));
     expect((await list(e, firstId)).status).toBe(200);
     for (const t of [e, f]) expect((await list(t, secondId)).status).toBe(404);
+    expect([await openSessionsGauge(e), await openSessionsGauge(f)]).toEqual([1, 1]);
     // Its slot is free again, fleet-wide.
     expect((await initialize(e)).status).toBe(200);
   });

@@ -5,6 +5,7 @@
  * metrics; `GET /metrics` answers a scraper holding METRICS_TOKEN, refuses any other credential with
  * 401 in the envelope, and does not exist without the variable.
  */
+import { openRawSession, probe } from '../mcp/support/mcp-probe.js';
 import { contractClient } from '../support/contract-fetch.js';
 import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
 import { histogramSeries, parsePrometheusText, type PromFamily } from '../support/prometheus-text.js';
@@ -70,6 +71,17 @@ describe('GET /metrics with METRICS_TOKEN set', () => {
     const unmatched = series(histogram, { route: '<unmatched>', method: 'GET', status: '404' });
     expect(unmatched!.count).toBeGreaterThanOrEqual(3);
     expect(text).not.toContain('/no/such/path');
+  });
+
+  it('passport_mcp_sessions_open counts the sessioned MCP sessions open on the instance', async () => {
+    const gauge = async () => sample(family((await scrape()).families, 'passport_mcp_sessions_open'), {});
+    const before = await gauge();
+    const ids = [await openRawSession(app.baseUrl), await openRawSession(app.baseUrl)];
+    expect(await gauge()).toBe(before! + 2);
+    await probe(app.baseUrl, { method: 'DELETE', headers: { 'mcp-session-id': ids[0]! } });
+    expect(await gauge()).toBe(before! + 1);
+    await probe(app.baseUrl, { method: 'DELETE', headers: { 'mcp-session-id': ids[1]! } });
+    expect(await gauge()).toBe(before);
   });
 
   // A probe: the answers Fastify's framework errors get were counted in the JSON metrics only.

@@ -24,6 +24,8 @@ export type McpReservation = 'admitted' | 'instance-full' | 'address-full';
 export interface McpSessionStore {
   /** Maximum sessions at once, counting initializations in flight. */
   readonly maxSessions: number;
+  /** Sessions registered now (initialized and not yet closed). */
+  readonly size: number;
   /** Maximum sessions one client address may hold at once, counting its initializations in flight. */
   readonly maxSessionsPerAddress: number;
   /** Admits one initialize from `address` if both caps allow; pair an admission with `register` or `release`. */
@@ -61,6 +63,8 @@ export interface McpFleetSessions {
   touch(id: string): Promise<boolean>;
   /** Ends a session for the whole fleet; false when it did not exist. */
   remove(id: string): Promise<boolean>;
+  /** Sessions of the whole fleet used within the idle TTL. */
+  countLive(): Promise<number>;
   /** Milliseconds until an initialize refused with `refusal` from `address` may be admitted. */
   retryAfterMs(refusal: Exclude<McpReservation, 'admitted'>, address: string): Promise<number>;
 }

@@ -5,21 +5,22 @@
  * (`/api/mcp/*`). Documentation only: nothing here logs anyone in. Needs `APP_CONFIG` and
  * `PUBLIC_RATE_LIMIT_STORE` (from the platform module) and the live document sources below.
  */
-import { Inject, Logger, Module, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Logger, Module, type OnModuleDestroy, Optional } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { type ChainReader } from '@passport/core';
 import { printableText } from '@passport/core/codecs';
 import { type AppConfig } from '../platform/config/app-config.js';
 import { APP_NAME, APP_VERSION } from '../platform/config/app-version.js';
 import { PlatformModule } from '../platform/platform.module.js';
-import { APP_CONFIG, CHAIN_READER } from '../platform/infrastructure/di-tokens.js';
+import { APP_CONFIG, CHAIN_READER, MCP_FLEET_SESSIONS } from '../platform/infrastructure/di-tokens.js';
+import { OperatorMetrics } from '../platform/metrics/operator-metrics.js';
 import { createLiveDocuments } from './live-documents.js';
 import { McpHostAllowlist } from './mcp-host.allowlist.js';
 import { type LiveDocumentSources, McpResourceCatalog } from './mcp-resource.catalog.js';
 import { McpResourcesController } from './mcp-resources.controller.js';
 import { createMcpServer, createStatelessMcpServer, type McpServerFactory } from './mcp-server.factory.js';
 import { McpSessionRegistry } from './mcp-session.registry.js';
-import { type McpSessionStore } from './mcp-session.store.js';
+import { type McpFleetSessions, type McpSessionStore } from './mcp-session.store.js';
 import { McpStatelessEndpoint } from './mcp-stateless.endpoint.js';
 import { McpTransportController } from './mcp-transport.controller.js';
 import {
@@ -96,7 +97,11 @@ export class McpModule implements OnModuleDestroy {
   constructor(
     @Inject(MCP_SESSION_REGISTRY) private readonly sessions: McpSessionStore,
     @Inject(MCP_STATELESS_ENDPOINT) private readonly stateless: McpStatelessEndpoint,
-  ) {}
+    metrics: OperatorMetrics,
+    @Optional() @Inject(MCP_FLEET_SESSIONS) fleet: McpFleetSessions | null = null,
+  ) {
+    metrics.countMcpSessionsWith(fleet ? () => fleet.countLive() : () => sessions.size);
+  }
 
   /** Closes every open session (and its SSE stream) and in-flight stateless exchange before the HTTP server stops, so close() does not wait on open streams. */
   async onModuleDestroy(): Promise<void> {

@@ -90,6 +90,12 @@ if #oldest == 0 then return idle end
 return math.max(0, tonumber(oldest[2]) + idle - now)
 `;
 
+/** Sessions used within the idle TTL (Redis's clock): the live ones, whether or not an admission has pruned the rest yet. */
+const COUNT_LIVE_LUA = `${NOW_LUA}
+local base, now, ttl = ARGV[1], nowOr(ARGV[2]), tonumber(ARGV[3])
+return redis.call('ZCOUNT', base .. 'all', '(' .. (now - ttl), '+inf')
+`;
+
 export interface RedisMcpSessionDirectoryOptions {
   readonly prefix?: string | undefined;
   readonly maxSessions: number;
@@ -108,6 +114,7 @@ export class RedisMcpSessionDirectory {
   private readonly touchScript: Script;
   private readonly removeScript: Script;
   private readonly retryAfterScript: Script;
+  private readonly countLiveScript: Script;
 
   constructor(
     redis: RedisConnection,
@@ -121,6 +128,7 @@ export class RedisMcpSessionDirectory {
     this.touchScript = defineScript(redis, 'passportMcpTouch', 2, TOUCH_LUA);
     this.removeScript = defineScript(redis, 'passportMcpRemove', 2, REMOVE_LUA);
     this.retryAfterScript = defineScript(redis, 'passportMcpRetryAfter', 2, RETRY_AFTER_LUA);
+    this.countLiveScript = defineScript(redis, 'passportMcpCountLive', 1, COUNT_LIVE_LUA);
   }
 
   /**
@@ -168,6 +176,11 @@ export class RedisMcpSessionDirectory {
   /** Ends a session for the whole fleet; false when it did not exist. */
   async remove(id: string): Promise<boolean> {
     return Number(await this.removeScript(`${this.base}s:${id}`, `${this.base}all`, this.base, id)) === 1;
+  }
+
+  /** Sessions of the whole fleet used within the idle TTL (the operators' gauge). */
+  async countLive(nowMs?: number): Promise<number> {
+    return Number(await this.countLiveScript(`${this.base}all`, this.base, nowMs ?? '', this.options.ttlMs));
   }
 
   /**

@@ -7,6 +7,7 @@
  *   grow the label set;
  * - counters for logins and store errors, fed as they happen; verify outcomes, chain reads and cache
  *   hits, requests and sessions copied from their recorders when the text is rendered;
+ * - `passport_mcp_sessions_open`, read at scrape time from where the MCP module says (`countMcpSessionsWith`);
  * - prom-client's default process metrics (event-loop lag, heap, GC, CPU, file descriptors).
  *
  * The request hot path does two map lookups and one observation in a CountedHistogram cell (counted
@@ -64,6 +65,8 @@ export class OperatorMetrics {
     readonly verifyRefused: Counter<'code'>;
     readonly webhookDeliveries: Counter<'outcome'>;
   };
+  /** Where the MCP session gauge reads its figure; unset until the MCP module registers it. */
+  private mcpSessionSource: (() => number | Promise<number>) | undefined;
   /** route → method → entry; `<unmatched>` once MAX_ROUTES patterns are known. */
   private readonly routes = new Map<string, Map<string, RouteMethodEntry>>();
 
@@ -133,12 +136,32 @@ export class OperatorMetrics {
         registers,
       }),
     };
+    const source = () => this.mcpSessionSource;
+    new Gauge({
+      name: 'passport_mcp_sessions_open',
+      help: "Sessioned (2025-era) MCP sessions open: this instance's, or the fleet's on STORE=redis (take max() across instances, not sum()). The stateless revision opens none.",
+      registers,
+      async collect() {
+        const read = source();
+        if (read === undefined) return;
+        try {
+          this.set(await read());
+        } catch {
+          // a failing fleet store keeps the last figure; its errors are counted where they happen
+        }
+      },
+    });
     this.loginOutcomes = {
       success: this.logins.labels('success'),
       rejected: this.logins.labels('rejected'),
       error: this.logins.labels('error'),
     };
     for (const child of Object.values(this.loginOutcomes)) child.inc(0);
+  }
+
+  /** Sets where `passport_mcp_sessions_open` is read from at each scrape. */
+  countMcpSessionsWith(source: () => number | Promise<number>): void {
+    this.mcpSessionSource = source;
   }
 
   /** Called once per answered request (Fastify's onResponse). */
