@@ -35,6 +35,7 @@ import { type SchemaMigration } from './sqlite.schema.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
 import { fullVolumeHint } from './full-volume-hint.js';
 import { WriteLockQueue } from './write-lock.queue.js';
+import { closeUnderGuard } from './close-guard.js';
 
 export { SCHEMA_VERSION } from './sqlite.schema.js';
 
@@ -241,17 +242,22 @@ export class SqliteDatabase {
         : fullVolumeHint(file, reason);
       throw new Error(`cannot prepare the SQLite database ${file}: ${reason}${hint}`, { cause: error });
     }
+    // The worker is given the files this connection uses, and checkpoints only while they are the ones
+    // at their paths (see `detachment`).
+    const owner: { opened?: SqliteDatabase } = {};
     const checkpointer = background
       ? new WalCheckpointer(file, {
           thresholdPages: WAL_AUTOCHECKPOINT_PAGES,
           maxDelayMs: WAL_CHECKPOINT_MAX_DELAY_MS,
           pollMs: 25,
+          inUse: [file, `${file}-wal`, `${file}-shm`].map((path) => ({ path, ...identityAt(path) })),
           onError: options.onCheckpointError,
-          onCheckpointed: () => finishCheckpoint(db, options.onCheckpointError),
+          onCheckpointed: () => owner.opened?.finishCheckpoint(),
+          onDetached: () => owner.opened?.checkAttachment(),
         })
       : undefined;
     const walHardLimitPages = options.walHardLimitPages ?? WAL_AUTOCHECKPOINT_PAGES * WAL_HARD_LIMIT_FACTOR;
-    return new SqliteDatabase(
+    const opened = new SqliteDatabase(
       file,
       db,
       migration,
@@ -260,6 +266,8 @@ export class SqliteDatabase {
       busyTimeoutMs,
       options.onCheckpointError,
     );
+    owner.opened = opened;
+    return opened;
   }
 
   /** Opens `DATA_DIR/passport.db`. */
@@ -429,6 +437,8 @@ export class SqliteDatabase {
     try {
       const size = statSync(`${this.file}-wal`, { throwIfNoEntry: false })?.size ?? 0;
       if (size <= limitBytes) return;
+      // A detached WAL is never copied into the file at the path (`checkAttachment`).
+      if (this.checkAttachment() !== undefined) return;
       this.checkpointer.whileHeld(() => {
         this.db.pragma('busy_timeout = 0');
         try {
@@ -452,10 +462,44 @@ export class SqliteDatabase {
    * outermost write transaction, and before each single-statement write (`assertFileAttached` by the stores).
    */
   assertFileAttached(): void {
+    const detached = this.checkAttachment();
+    if (detached !== undefined) throw new SqliteFileDetachedError(this.file, detached);
+  }
+
+  /**
+   * `assertFileAttached` for reads that decide access (a session read on every JWT request): the files
+   * are looked at no more often than every `maxAgeMs` (the look is three stat calls, ~3 µs; this costs a
+   * clock read otherwise), and once found detached every call throws. A read may thus rely on a
+   * deleted WAL for up to `maxAgeMs` after the deletion.
+   */
+  assertAttachedWithin(maxAgeMs: number): void {
+    if (this.detachedAs === undefined && performance.now() - this.attachmentCheckedAt < maxAgeMs) return;
+    this.assertFileAttached();
+  }
+
+  /** `performance.now()` when the files were last looked at (`checkAttachment`). */
+  private attachmentCheckedAt = Number.NEGATIVE_INFINITY;
+
+  /**
+   * Looks at the files (unless already found detached) and returns why they are not the ones in use, or
+   * undefined. Once detached, the WAL this connection holds is never checkpointed again (its frames
+   * would overwrite, in the file at the path, the pages another process wrote since through a new WAL:
+   * a probe saw that file reported damaged, and commits lost): the background worker is stopped (its
+   * connection closes while this one is open, so its close copies nothing) and the auto-checkpoint
+   * is turned off; `close` then closes this connection without a checkpoint.
+   */
+  checkAttachment(): 'deleted' | 'replaced' | undefined {
     // A closed connection's WAL is gone by design; its statements fail on their own.
-    if (this.inUse.size === 0 || !this.db.open) return;
-    if (this.detachedAs === undefined) this.detachedAs = this.detachment();
-    if (this.detachedAs !== undefined) throw new SqliteFileDetachedError(this.file, this.detachedAs);
+    if (this.inUse.size === 0 || !this.db.open) return undefined;
+    if (this.detachedAs === undefined) {
+      this.attachmentCheckedAt = performance.now();
+      this.detachedAs = this.detachment();
+      if (this.detachedAs !== undefined) {
+        this.checkpointer?.stop();
+        this.db.pragma('wal_autocheckpoint = 0');
+      }
+    }
+    return this.detachedAs;
   }
 
   /**
@@ -585,6 +629,13 @@ export class SqliteDatabase {
     this.closing.push(work);
   }
 
+  /**
+   * Closes the connection. A detached one (its WAL or -shm no longer the files at their paths) is closed
+   * without the checkpoint SQLite makes when the last connection of a process closes and no other
+   * process has the file open: that checkpoint would copy the detached WAL into the file at the path,
+   * over what other processes committed since (a probe: the file damaged, or their commits undone), and
+   * delete the WAL and -shm at the paths. See `closeUnderGuard`.
+   */
   close(): void {
     if (!this.db.open) return;
     // What waits for the lock is written first, waiting on this thread what is left of its busy timeout.
@@ -596,25 +647,39 @@ export class SqliteDatabase {
         // the connection closes all the same
       }
     }
-    // The worker's connection closes first, so this one is the last and removes the WAL as before.
+    const detached = this.checkAttachment();
+    // The worker's connection closes first (this one still open, so its close copies nothing), and this
+    // one is the last and removes the WAL as before.
     this.checkpointer?.stop();
     this.statements.clear();
-    this.db.close();
+    // A database file deleted or replaced is no worry: SQLite checkpoints at close only into a file
+    // still at its path (SQLITE_FCNTL_HAS_MOVED).
+    const fileMoved = detached !== undefined && this.fileMoved();
+    if (detached === undefined || fileMoved) this.db.close();
+    else closeUnderGuard(this.file, this.db, this.onCheckpointError);
   }
-}
 
-/**
- * After the worker's checkpoint: copies what was committed while it ran, so the WAL is wholly copied
- * and restarts at the next commit (see WalCheckpointer). Runs between event-loop callbacks, never inside
- * a transaction of this connection. A PASSIVE checkpoint waits for nothing: another one in progress
- * (another process's) makes this one a no-op.
- */
-function finishCheckpoint(db: Database.Database, onError: ((message: string) => void) | undefined): void {
-  if (!db.open || db.inTransaction) return;
-  try {
-    db.pragma('wal_checkpoint(PASSIVE)');
-  } catch (error) {
-    onError?.(error instanceof Error ? error.message : String(error));
+  /** Whether the database file at the path is not the one in use (deleted or replaced). */
+  private fileMoved(): boolean {
+    const inUse = this.inUse.get(this.file);
+    const now = identityAt(this.file);
+    return inUse === undefined || now === undefined || now.ino !== inUse.ino || now.dev !== inUse.dev;
+  }
+
+  /**
+   * After the worker's checkpoint: copies what was committed while it ran, so the WAL is wholly copied
+   * and restarts at the next commit (see WalCheckpointer). Runs between event-loop callbacks, never
+   * inside a transaction of this connection. A PASSIVE checkpoint waits for nothing: another one in
+   * progress (another process's) makes this one a no-op. Not into a file whose WAL is detached.
+   */
+  private finishCheckpoint(): void {
+    if (!this.db.open || this.db.inTransaction) return;
+    if (this.checkAttachment() !== undefined) return;
+    try {
+      this.db.pragma('wal_checkpoint(PASSIVE)');
+    } catch (error) {
+      this.onCheckpointError?.(error instanceof Error ? error.message : String(error));
+    }
   }
 }
 

@@ -44,6 +44,21 @@ export interface WalCheckpointerOptions {
   readonly onError?: ((message: string, repeated: boolean) => void) | undefined;
   /** Told on the owner's thread after each checkpoint the worker completed. */
   readonly onCheckpointed?: (() => void) | undefined;
+  /**
+   * The owner's files (the database, its WAL and -shm; device and inode, when they existed at its
+   * open): before each checkpoint the worker looks at the paths (three stat calls), and once one is not
+   * the file in use it checkpoints no more (it stops, and `onDetached` is told): the WAL it would copy
+   * was deleted or replaced, and its frames would overwrite what another process committed since.
+   */
+  readonly inUse?:
+    | ReadonlyArray<{
+        readonly path: string;
+        readonly dev?: number | undefined;
+        readonly ino?: number | undefined;
+      }>
+    | undefined;
+  /** Told on the owner's thread when the worker stopped because a file in use was detached. */
+  readonly onDetached?: (() => void) | undefined;
 }
 
 /** Slots of the control array shared with the worker. */
@@ -63,9 +78,9 @@ const STOP_WAIT_MS = 10_000;
 // and runs the same from sources under the tests. It loads the driver from the path resolved here.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
-const { openSync, readSync } = require('node:fs');
+const { openSync, readSync, statSync } = require('node:fs');
 const { endianness } = require('node:os');
-const { file, driver, thresholdPages, maxDelayMs, pollMs, control } = workerData;
+const { file, driver, thresholdPages, maxDelayMs, pollMs, control, inUse } = workerData;
 const ctl = new Int32Array(control);
 Atomics.store(ctl, ${STARTED}, 1);
 let db, shm;
@@ -79,6 +94,17 @@ try {
     const header = Buffer.alloc(100);
     const read32 = endianness() === 'LE' ? (at) => header.readUInt32LE(at) : (at) => header.readUInt32BE(at);
     const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+    // The owner's files; one it did not see at its open is taken as this worker sees it now.
+    const files = inUse.map((f) => {
+      if (f.ino !== undefined) return f;
+      const now = statSync(f.path, { throwIfNoEntry: false });
+      return now ? { path: f.path, dev: now.dev, ino: now.ino } : f;
+    });
+    const attached = () => files.every((f) => {
+      if (f.ino === undefined) return true;
+      const now = statSync(f.path, { throwIfNoEntry: false });
+      return now !== undefined && now.ino === f.ino && now.dev === f.dev;
+    });
     let waitingSince = 0;
     let backoffUntil = 0;
     let failuresInRow = 0;
@@ -93,6 +119,7 @@ try {
         if (waiting <= 0) { waitingSince = 0; continue; }
         if (waitingSince === 0) waitingSince = now;
         if (waiting < thresholdPages && now - waitingSince < maxDelayMs) continue;
+        if (!attached()) { parentPort.postMessage({ detached: true }); break; }
         // Announced before HOLD is read, as the owner sets HOLD before it reads IN_CHECKPOINT: one of
         // the two always sees the other.
         Atomics.store(ctl, ${IN_CHECKPOINT}, 1);
@@ -147,12 +174,17 @@ export class WalCheckpointer {
         maxDelayMs: options.maxDelayMs,
         pollMs: options.pollMs,
         control: this.control.buffer,
+        inUse: options.inUse ?? [],
       },
     });
-    this.worker.on('message', (message: { error?: string; repeated?: boolean; checkpointed?: true }) => {
-      if (message.checkpointed) options.onCheckpointed?.();
-      else if (message.error !== undefined) options.onError?.(message.error, message.repeated === true);
-    });
+    this.worker.on(
+      'message',
+      (message: { error?: string; repeated?: boolean; checkpointed?: true; detached?: true }) => {
+        if (message.checkpointed) options.onCheckpointed?.();
+        else if (message.detached) options.onDetached?.();
+        else if (message.error !== undefined) options.onError?.(message.error, message.repeated === true);
+      },
+    );
     this.worker.on('error', (error: Error) => options.onError?.(error.message, false));
     this.worker.unref(); // never what keeps a process alive
   }
