@@ -150,16 +150,19 @@ describe('the SQLite file deleted or replaced under a running server', () => {
         expect(me.status).toBe(503);
         const loggedIn = await login(app.baseUrl, { identifier: tokenId, key });
         expect([loggedIn.status, loggedIn.body.error?.code]).toEqual([503, expect.any(String)]);
-        // A logout is a single-statement write: not answered as done into a file nobody opens again
-        // (the spec's 500 SESSION_TERMINATION_FAILED: the client keeps its token and may retry).
+        // A logout is not answered as done into a file nobody opens again: its session read fails first
+        // (a detached database vouches for no session: another process may have closed it through a new
+        // WAL), 503 as on any JWT route; the client keeps its token and may retry.
         const logout = await fetch(`${app.baseUrl}/api/logout`, {
           method: 'POST',
           headers: { authorization: `Bearer ${session.body.jwt_token}` },
         });
+        const logoutBody = (await logout.json()) as { error: { details: unknown } };
         expectErrorEnvelope(
-          { status: logout.status, headers: logout.headers, body: await logout.json() },
-          'SESSION_TERMINATION_FAILED',
+          { status: logout.status, headers: logout.headers, body: logoutBody },
+          'SERVICE_UNAVAILABLE',
         );
+        expect(logoutBody.error.details).toMatchObject({ reason: 'session_store_unavailable' });
         const body = await health(app);
         expect(body.status).toBe('degraded');
         expect(body.checks.store).toMatchObject({

@@ -21,6 +21,14 @@
  * the poll phase, so a request whose bytes arrived after another process committed a logout is always
  * checked against a version read after that commit: a logout is still honoured by the next request
  * everywhere. Reads within one turn only share what they could equally have seen a moment earlier.
+ *
+ * `PRAGMA data_version` sees only the commits made through this connection's WAL: once that WAL (or its
+ * -shm) is deleted or replaced, another process that opens the file anew commits through a new one, and
+ * its logouts are never seen here. So a read fails (`SqliteFileDetachedError`: the JWT tier answers
+ * 503) once the files are found detached, as every write does; they are looked at no more often than
+ * every `ATTACHMENT_CHECK_MS` (three stat calls, ~3 µs, so at most ~0.03 % of one core; a clock read per
+ * read otherwise). A read may thus rely on a deleted WAL for up to that long after the deletion: a
+ * logout committed elsewhere through a new WAL is honoured here at most that late.
  */
 import { systemClock } from '@passport/core';
 import { DEFAULT_MAX_OPEN_SESSIONS_PER_PASSPORT, positiveCap } from '@passport/core/ports';
@@ -39,6 +47,8 @@ import { DEFAULT_SWEEP_INTERVAL_MS, type SqliteStoreOptions } from './sqlite-sto
 export const SESSION_LOST = 'lost';
 
 export const DEFAULT_SESSION_MAX_ENTRIES = 100_000;
+/** The longest a session read relies on files not looked at (see above; ms). */
+export const ATTACHMENT_CHECK_MS = 100;
 /** Sessions remembered in process (oldest dropped first). */
 const READ_CACHE_ENTRIES = 10_000;
 
@@ -186,6 +196,7 @@ export class SqliteSessionStore implements SyncSessionStore {
 
   /** `get` on the calling stack (the bearer tier reads the session on every request). */
   getSync(sessionId: string): SessionRecord | null {
+    this.db.assertAttachedWithin(ATTACHMENT_CHECK_MS);
     this.dropCacheIfOthersCommitted();
     const cached = this.readCache.get(sessionId);
     if (cached) return cached;
