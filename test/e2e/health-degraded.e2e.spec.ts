@@ -169,6 +169,14 @@ describe('the SQLite file deleted or replaced under a running server', () => {
           status: 'fail',
           problem: `database file ${problem} while open; restart the server`,
         });
+        // A probe: readiness stayed 200, so a balancer kept sending traffic this instance can only
+        // refuse, while an instance restarted (or another one) opens the file at its path and serves.
+        const ready = await fetch(`${app.baseUrl}/health/ready`);
+        expect(ready.status).toBe(503);
+        expect(((await ready.json()) as { error: { details: unknown } }).error.details).toEqual({
+          state: 'misconfigured',
+          problem: `database file ${problem} while open; restart the server`,
+        });
       } finally {
         await app.close();
       }

@@ -1,7 +1,8 @@
 /**
  * `GET /health/ready`: 200 while this instance takes new traffic, 503 `SERVICE_UNAVAILABLE` (with
  * `details.state`: `starting`, `draining`, or `misconfigured` with `details.problem` for a problem no
- * retry fixes, such as a Redis database index the server refuses) otherwise, for a balancer or an
+ * retry fixes, such as a Redis database index the server refuses, or a SQLite file or WAL deleted under
+ * the process) otherwise, for a balancer or an
  * orchestrator's readiness probe. It checks no dependency's health: a slow chain should not take every
  * instance out of rotation at once (`GET /health` reports dependencies).
  */
@@ -26,7 +27,8 @@ export class ReadinessController {
     description:
       '503 SERVICE_UNAVAILABLE with details.state "starting", "draining" (after SIGTERM: in-flight requests ' +
       'are finishing and the instance is about to stop accepting connections) or "misconfigured" (with ' +
-      'details.problem: a problem no retry fixes, such as a Redis database index the server refuses).',
+      'details.problem: a problem no retry fixes, such as a Redis database index the server refuses, or a ' +
+      'SQLite database file or WAL deleted under the running process).',
   })
   @ApiOkResponse({ schema: readyComponent })
   @ApiErrors('SERVICE_UNAVAILABLE')

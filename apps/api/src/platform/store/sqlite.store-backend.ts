@@ -112,6 +112,12 @@ export function createSqliteStoreBackend(
     rateLimit,
     loginRecorder,
     health: new SqliteStoreHealthIndicator(db, replay, clock, history),
+    // Files deleted or replaced under this process concern it alone (another process, or this one
+    // restarted, opens the file at its path): out of rotation until a restart (three stat calls a probe).
+    fatalProblem() {
+      const detached = db.checkAttachment();
+      return detached === undefined ? undefined : `database file ${detached} while open; restart the server`;
+    },
     close() {
       loginRecorder.dispose();
       replay.dispose();
