@@ -468,9 +468,9 @@ export class SqliteDatabase {
 
   /**
    * `assertFileAttached` for reads that decide access (a session read on every JWT request): the files
-   * are looked at no more often than every `maxAgeMs` (the look is three stat calls, ~3 µs; this costs a
-   * clock read otherwise), and once found detached every call throws. A read may thus rely on a
-   * deleted WAL for up to `maxAgeMs` after the deletion.
+   * are looked at no more often than every `maxAgeMs` (the look is three stat calls, 11–16 µs measured
+   * on the 2-core dev machine; a clock read, ~40 ns, otherwise), and once found detached every call
+   * throws. A read may thus rely on a deleted WAL for up to `maxAgeMs` after the deletion.
    */
   assertAttachedWithin(maxAgeMs: number): void {
     if (this.detachedAs === undefined && performance.now() - this.attachmentCheckedAt < maxAgeMs) return;
