@@ -11,11 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RecordingPausedError } from '@passport/core/ports';
 import { sampleSessionRecord } from '@passport/core/testing';
-import { SqliteDatabase, SqliteReplayStore, SqliteStoreHistory } from '@passport/adapters/sqlite';
+import { type SqliteReplayStore } from '@passport/adapters/sqlite';
 import { copyDatabase, restoreDatabase } from './support/sqlite-files.js';
 import { createSqliteStoreBackend } from '../../apps/api/src/platform/store/sqlite.store-backend.js';
+import { HOLD_MS, openHistoryStores } from './support/history-stores.js';
 
-const HOLD_MS = 331_000;
 /** passport.db's log top, beside it and named after it. */
 const LOG_TOP_FILE = 'store-log-top.passport.db.json';
 let dir: string;
@@ -29,27 +29,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-function start() {
-  const db = SqliteDatabase.openInDataDir(dir);
-  const history = SqliteStoreHistory.check(db, {
-    holdMs: HOLD_MS,
-    now: () => now,
-    onLoss: (_at, why) => losses.push(why),
-  });
-  const replay = new SqliteReplayStore(db, {
-    history,
-    commitIntervalMs: 0,
-    followIntervalMs: 0,
-    clock: { nowMs: () => now },
-  });
-  history.rememberLogTop(0);
-  const stop = () => {
-    replay.dispose();
-    history.stop();
-    db.close();
-  };
-  return { db, history, replay, stop };
-}
+const start = () => openHistoryStores(dir, () => now, losses);
 
 const record = (replay: SqliteReplayStore, key: string) => replay.recordIfAbsent(key, now, now + 300_000);
 

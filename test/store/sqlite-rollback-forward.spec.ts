@@ -12,9 +12,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { SqliteDatabase, SqliteReplayStore, SqliteStoreHistory } from '@passport/adapters/sqlite';
+import { type SqliteReplayStore } from '@passport/adapters/sqlite';
+import { openHistoryStores } from './support/history-stores.js';
 
-const HOLD_MS = 331_000;
 let dir: string;
 let now: number;
 const losses: string[] = [];
@@ -26,27 +26,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-function start() {
-  const db = SqliteDatabase.openInDataDir(dir);
-  const history = SqliteStoreHistory.check(db, {
-    holdMs: HOLD_MS,
-    now: () => now,
-    onLoss: (_at, why) => losses.push(why),
-  });
-  const replay = new SqliteReplayStore(db, {
-    history,
-    commitIntervalMs: 0,
-    followIntervalMs: 0,
-    clock: { nowMs: () => now },
-  });
-  history.rememberLogTop(0);
-  const stop = () => {
-    replay.dispose();
-    history.stop();
-    db.close();
-  };
-  return { db, history, replay, stop };
-}
+const start = () => openHistoryStores(dir, () => now, losses);
 
 const record = (replay: SqliteReplayStore, key: string) => replay.recordIfAbsent(key, now, now + 300_000);
 
