@@ -73,7 +73,9 @@ it('a silent first name server leaves time for the second', async () => {
 }, 10000);
 
 it("classifying a long answer does not read the host's interfaces once per address", () => {
-  const addresses = Array.from({ length: 2400 }, (_, i) => `10.0.${i >> 8}.${i & 255}`).concat('93.184.216.34');
+  const addresses = Array.from({ length: 2400 }, (_, i) => `10.0.${i >> 8}.${i & 255}`).concat(
+    '93.184.216.34',
+  );
   const own = hostInterfaceAddresses();
   const once = {
     ...ipAddressClassifier,
