@@ -14,6 +14,8 @@ export interface LoopbackNameServer {
   readonly address: string;
   /** Questions received, `<type> <name>`. */
   readonly questions: string[];
+  /** From now on, questions of `type` (A, AAAA) get no answer. */
+  dropQuestionsOfType(type: string): void;
   close(): Promise<void>;
 }
 
@@ -22,13 +24,14 @@ export async function startLoopbackNameServer(
 ): Promise<LoopbackNameServer> {
   const socket: Socket = createSocket('udp4');
   const questions: string[] = [];
+  const dropped = new Set<string>();
   socket.on('message', (message, peer) => {
     const query = dnsPacket.decode(message);
     const question = query.questions?.[0];
     if (!question) return;
     questions.push(`${question.type} ${question.name}`);
     const record = records[question.name.toLowerCase()];
-    if (record === 'silent') return;
+    if (record === 'silent' || dropped.has(question.type)) return;
     const data =
       record === undefined || record === 'nxdomain'
         ? []
@@ -59,6 +62,7 @@ export async function startLoopbackNameServer(
   return {
     address: `127.0.0.1:${port}`,
     questions,
+    dropQuestionsOfType: (type) => dropped.add(type),
     close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
   };
 }

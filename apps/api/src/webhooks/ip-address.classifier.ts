@@ -166,10 +166,16 @@ function inCidrList(address: string, cidrList: string): boolean | null {
   );
 }
 
-export const ipAddressClassifier: AddressClassifier = {
-  classify(address: string): AddressClass | null {
-    const ip = parseAddress(address);
-    return ip ? classifyAddress(ip, hostInterfaceAddresses()) : null;
-  },
-  inCidrList,
-};
+/** The classifier with `ownAddresses` (canonical) as this host's: a public one of them is `this-host`. */
+export function ipAddressClassifierFor(ownAddresses: ReadonlySet<string>): AddressClassifier {
+  return {
+    classify(address: string): AddressClass | null {
+      const ip = parseAddress(address);
+      return ip ? classifyAddress(ip, ownAddresses) : null;
+    },
+    inCidrList,
+  };
+}
+
+/** The classifier knowing no address of this host's (the dispatcher builds one per event that does). */
+export const ipAddressClassifier: AddressClassifier = ipAddressClassifierFor(new Set());

@@ -24,7 +24,7 @@ import {
   type WebhookAddressPolicy,
   type WebhookTarget,
 } from '@passport/core/webhook';
-import { ipAddressClassifier } from './ip-address.classifier.js';
+import { hostInterfaceAddresses, ipAddressClassifierFor } from './ip-address.classifier.js';
 import { createWebhookNameResolver, type WebhookNameResolver } from './webhook-name.resolver.js';
 import { type AppConfig } from '../platform/config/app-config.js';
 import { APP_CONFIG, CLOCK, SERVER_IDENTITY } from '../platform/infrastructure/di-tokens.js';
@@ -32,6 +32,8 @@ import { type ServerIdentity } from '../platform/infrastructure/server-identity.
 
 /** One delivery's whole time bound: the name lookup and the request share it. */
 export const WEBHOOK_TIMEOUT_MS = 5000;
+/** How many of a name's addresses are classified, in the resolver's order. */
+export const MAX_ADDRESSES_LOOKED_AT = 64;
 /** Injection token of the webhook name resolver (tests give their own; the default queries DNS). */
 export const WEBHOOK_NAME_RESOLVER = Symbol('WEBHOOK_NAME_RESOLVER');
 const RECENT_LIMIT = 100;
@@ -163,7 +165,9 @@ export class WebhookDispatcher {
 
   private async deliverAll(dispatch: WebhookDispatch): Promise<void> {
     const policy: WebhookAddressPolicy = {
-      classifier: ipAddressClassifier,
+      // The host's own addresses read once per event (a review: read per address, a name with thousands
+      // of records held the event loop ~400 ms).
+      classifier: ipAddressClassifierFor(hostInterfaceAddresses()),
       allowLoopback: this.config.webhookAllowLoopback,
       webhookCidr: dispatch.webhookCidr ?? null,
     };
@@ -186,7 +190,9 @@ export class WebhookDispatcher {
         this.record(dispatch, { outcome: 'failed', url, reason: 'dns_lookup_failed' });
       return;
     }
-    const address = pickWebhookAddress(addresses, policy);
+    // Only the first addresses are looked at: a name with more is no receiver (and classifying thousands
+    // is event-loop time for nothing).
+    const address = pickWebhookAddress(addresses.slice(0, MAX_ADDRESSES_LOOKED_AT), policy);
     if (address === null) {
       // One refusal per event, as for a refused address literal: `refused` counts events stopped before
       // any delivery, `delivered` and `failed` count deliveries (one unit per counter).
@@ -296,14 +302,19 @@ function postOnce(
   limits: { readonly verifyTls: boolean; readonly timeoutMs: number },
 ): Promise<number> {
   const family = isIP(address) === 6 ? 6 : 4;
-  // Always answer the checked address; Node may ask for one address or for all (autoSelectFamily).
+  // Always answer the checked address; Node may ask for one address or for all (autoSelectFamily). The
+  // answer comes on a later turn, as a real lookup's does: answered at once, a connect that fails at once
+  // (no route to the address's family, a broadcast address) emitted its error before the request listened,
+  // and the unhandled 'error' ended the process (a review).
   const pinnedLookup = ((
     _host: string,
     options: { all?: boolean },
     callback: (...args: unknown[]) => void,
   ) => {
-    if (options?.all) callback(null, [{ address, family }]);
-    else callback(null, address, family);
+    setImmediate(() => {
+      if (options?.all) callback(null, [{ address, family }]);
+      else callback(null, address, family);
+    });
   }) as unknown as LookupFunction;
   const options: RequestOptions = {
     method: 'POST',

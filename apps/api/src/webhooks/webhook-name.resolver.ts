@@ -9,8 +9,9 @@
  * at the deadline.
  *
  * What this changes for operators: the hosts file is not read for webhook names (a receiver needs a
- * DNS name or an address literal), and `localhost` and names under `.localhost` are loopback without a
- * query (RFC 6761), so they stay refused unless WEBHOOK_ALLOW_LOOPBACK.
+ * DNS name or an address literal), nor are resolv.conf's `search` domains and options (a name is asked
+ * as written; each name server gets a second before the next), and `localhost` and names under
+ * `.localhost` are loopback without a query (RFC 6761), so they stay refused unless WEBHOOK_ALLOW_LOOPBACK.
  */
 import { Resolver } from 'node:dns/promises';
 
@@ -22,17 +23,33 @@ export interface WebhookNameResolverOptions {
   readonly servers?: readonly string[];
 }
 
+/** Each name server is asked this long before the next (c-ares doubles it on a further round). */
+const PER_SERVER_TIMEOUT_MS = 1000;
+/** Once one family has answered with addresses, how long the other is waited for (RFC 8305's spirit). */
+const OTHER_FAMILY_GRACE_MS = 250;
+
 export function createWebhookNameResolver(options: WebhookNameResolverOptions = {}): WebhookNameResolver {
   return async (host, timeoutMs) => {
     const name = host.toLowerCase().replace(/\.$/, '');
     if (name === 'localhost' || name.endsWith('.localhost')) return ['127.0.0.1', '::1'];
-    // One resolver per lookup, so a cancel ends this lookup's queries only. `timeout` is per query and
-    // per server; the timer bounds the whole lookup whatever resolv.conf lists.
-    const resolver = new Resolver({ timeout: Math.max(1, Math.ceil(timeoutMs)), tries: 1 });
+    // One resolver per lookup, so a cancel ends this lookup's queries only. A second name server gets its
+    // turn after a second (a review: the first one silent, given the whole 5 s, left the second unasked);
+    // the timer bounds the whole lookup whatever resolv.conf lists.
+    const resolver = new Resolver({ timeout: PER_SERVER_TIMEOUT_MS, tries: 3 });
     if (options.servers !== undefined) resolver.setServers([...options.servers]);
-    const timer = setTimeout(() => resolver.cancel(), timeoutMs);
+    const timers: NodeJS.Timeout[] = [setTimeout(() => resolver.cancel(), timeoutMs)];
+    const family = (query: Promise<string[]>) =>
+      query.then((addresses) => {
+        // A family that answered: the other is given a moment more, not the rest of the 5 s (a name
+        // server that never answers AAAA left the request 1 ms; a review).
+        if (addresses.length > 0) timers.push(setTimeout(() => resolver.cancel(), OTHER_FAMILY_GRACE_MS));
+        return addresses;
+      });
     try {
-      const [v4, v6] = await Promise.allSettled([resolver.resolve4(name), resolver.resolve6(name)]);
+      const [v4, v6] = await Promise.allSettled([
+        family(resolver.resolve4(name)),
+        family(resolver.resolve6(name)),
+      ]);
       const addresses = [
         ...(v4.status === 'fulfilled' ? v4.value : []),
         ...(v6.status === 'fulfilled' ? v6.value : []),
@@ -41,7 +58,7 @@ export function createWebhookNameResolver(options: WebhookNameResolverOptions = 
       const failure = v4.status === 'rejected' ? v4.reason : v6.status === 'rejected' ? v6.reason : null;
       throw failure instanceof Error ? failure : new Error(`${name} has no address`);
     } finally {
-      clearTimeout(timer);
+      for (const timer of timers) clearTimeout(timer);
     }
   };
 }

@@ -50,7 +50,7 @@ describe("this host's own addresses", () => {
       });
   });
 
-  it("the app's classifier reads the host's interfaces", () => {
+  it("hostInterfaceAddresses lists this host's addresses (the loopback interface's at least)", () => {
     expect(hostInterfaceAddresses().has('127.0.0.1')).toBe(true);
   });
 });
