@@ -254,6 +254,15 @@ describe('/mcp serves every client generation', () => {
       body: { jsonrpc: '2.0', id: 8, method: 'tools/list' },
     });
     expect(served.status).toBe(200);
+    // An unknown session is 404 first, whatever the version (as the transport answers GET and DELETE).
+    const unknown = await probe(t.baseUrl, {
+      headers: {
+        'mcp-session-id': '00000000-0000-4000-8000-000000000000',
+        'mcp-protocol-version': '2099-01-01',
+      },
+      body: { jsonrpc: '2.0', id: 9, method: 'tools/list' },
+    });
+    expect([unknown.status, (unknown.body as { error: { code: number } }).error.code]).toEqual([404, -32001]);
     await probe(t.baseUrl, { method: 'DELETE', headers: { 'mcp-session-id': id } });
   });
 

@@ -193,13 +193,20 @@ export class McpTransportController {
     // A session's request naming a revision neither era serves gets the sessioned transport's answer
     // (400 -32000 Unsupported protocol version): the SDK's classifier takes any unknown version for the
     // stateless era, whose answer asked a sessioned client for a `_meta` envelope (a probe).
+    // An unknown session is 404 first, as the transport answers (on a fleet the session is looked up on
+    // its path, after this).
+    const postedSessionId = sessionIdOf(request);
     if (
-      sessionIdOf(request) !== undefined &&
+      postedSessionId !== undefined &&
       !claimsStatelessEnvelope(request.body) &&
       request.headers['mcp-protocol-version'] !== STATELESS_PROTOCOL_VERSION &&
-      this.answeredUnsupportedVersion(request, reply)
-    )
-      return;
+      !SESSIONED_PROTOCOL_VERSIONS.includes(String(request.headers['mcp-protocol-version'] ?? '')) &&
+      typeof request.headers['mcp-protocol-version'] === 'string'
+    ) {
+      if (!this.fleet && !this.sessions.touch(postedSessionId))
+        return this.reject(reply, 404, jsonRpcError(RPC_SESSION_NOT_FOUND, 'Session not found'));
+      if (this.answeredUnsupportedVersion(request, reply)) return;
+    }
     const era = protocolEraOf(request);
     if (era === 'unreadable')
       return this.reject(
@@ -298,7 +305,12 @@ export class McpTransportController {
     // The event stream ends when its client does (its FIN). Half-closed clients are answered
     // (half-closed-clients.ts), and nothing is ever written on this stream that would find the client
     // gone, so a dropped stream kept the session's one stream taken (a probe: 409 on reconnect for ~30 s).
-    request.raw.socket.once('end', () => request.raw.socket.destroy());
+    const socket = request.raw.socket;
+    const endWithClient = () => socket.destroy();
+    socket.once('end', endWithClient);
+    // The listener goes with its answer: a keep-alive connection's GETs answered at once (409) left one
+    // each (a review: MaxListenersExceededWarning after 11).
+    reply.raw.once('close', () => socket.off('end', endWithClient));
     return this.forward(session, request, reply);
   }
 
