@@ -16,32 +16,44 @@
  * connection is closed (its EXCLUSIVE attempt fails: no checkpoint, nothing deleted), then the child is
  * killed without closing (a reader that dies leaves nothing to recover).
  *
- * Only a detached connection's close pays for this (a child process: ~50–100 ms). If the child does not
- * hold the file within `GUARD_READY_MS`, the connection is left open instead (never closed: process.exit,
- * the server's way out, skips better-sqlite3's close at exit), and `onError` is told.
+ * Only a detached connection's close pays for this (a child process: ~0.3–0.9 s). The child says it holds
+ * the file, or that it cannot, by a marker beside the database (the directory the stores write anyway;
+ * a review: in os.tmpdir(), unwritable on a read-only root with only DATA_DIR a volume, the child died
+ * and the close waited 10 s). If the child cannot hold the file, or says nothing within `GUARD_READY_MS`,
+ * the connection is left open instead and `onError` is told (with DETACHED_CLOSE_PROBLEM first). Left
+ * open, it is safe only in a process that ends with process.exit (the server's way out), which skips
+ * better-sqlite3's close at exit; a process that ends by draining its event loop closes it then, and
+ * the stale WAL is copied into the file (a review): an embedder whose guard cannot start must exit so.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type Database from 'better-sqlite3';
 
 /** The longest the close waits for the child to hold the file (ms). */
-const GUARD_READY_MS = 10_000;
+const GUARD_READY_MS = 5_000;
+
+/** What a message of a close left undone starts with (the app logs it apart from checkpoint failures). */
+export const DETACHED_CLOSE_PROBLEM = 'detached database close:';
 
 // The child: opens the file at its path (never creating one), reads, says so by creating the marker,
 // and waits until its stdin ends (the parent gone) or it is killed, never closing the connection.
 const GUARD_SOURCE = `
 const { writeFileSync } = require('node:fs');
 const [file, driver, marker] = process.argv.slice(1);
-const Database = require(driver);
-const db = new Database(file, { fileMustExist: true });
-db.pragma('busy_timeout = 5000');
-db.prepare('SELECT count(*) FROM sqlite_master').get();
-globalThis.guard = db;
-writeFileSync(marker, '');
+try {
+  const Database = require(driver);
+  const db = new Database(file, { fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  db.prepare('SELECT count(*) FROM sqlite_master').get();
+  globalThis.guard = db;
+  writeFileSync(marker, 'held');
+} catch (error) {
+  try { writeFileSync(marker, 'failed: ' + String(error && error.message || error).slice(0, 200)); } catch {}
+  process.exit(1);
+}
 process.stdin.on('end', () => process.exit(0));
 process.stdin.resume();
 `;
@@ -54,7 +66,10 @@ export function closeUnderGuard(
   db: Database.Database,
   onError: ((message: string) => void) | undefined,
 ): void {
-  const marker = join(tmpdir(), `passport-close-guard-${process.pid}-${randomBytes(6).toString('hex')}`);
+  const marker = join(
+    dirname(file),
+    `.${basename(file)}.close-guard-${process.pid}-${randomBytes(6).toString('hex')}`,
+  );
   let child: ReturnType<typeof spawn> | undefined;
   try {
     child = spawn(
@@ -66,10 +81,16 @@ export function closeUnderGuard(
     const pause = new Int32Array(new SharedArrayBuffer(4));
     const deadline = performance.now() + GUARD_READY_MS;
     while (!existsSync(marker) && performance.now() < deadline) Atomics.wait(pause, 0, 0, 5);
-    if (!existsSync(marker)) {
+    // The marker is written whole by one call: read it once it exists (a moment for a slow write).
+    let said = existsSync(marker) ? readFileSync(marker, 'utf8') : '';
+    if (said === '' && existsSync(marker)) {
+      Atomics.wait(pause, 0, 0, 20);
+      said = readFileSync(marker, 'utf8');
+    }
+    if (said !== 'held') {
       leftOpen.add(db);
       onError?.(
-        `the database file's WAL was detached; no process could guard its close within ${GUARD_READY_MS} ms, so the connection is left open until the process exits`,
+        `${DETACHED_CLOSE_PROBLEM} the WAL of ${file} was deleted or replaced; no process could hold the file for its close (${said === '' ? `no answer within ${GUARD_READY_MS} ms` : said}), so the connection is left open until the process exits (process.exit: a drained event loop would close it and copy the stale WAL)`,
       );
       return;
     }

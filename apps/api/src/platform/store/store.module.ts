@@ -28,6 +28,7 @@ import { LifecycleModule } from '../lifecycle/lifecycle.module.js';
 import { Readiness } from '../lifecycle/readiness.js';
 import { createStoreBackend, type StoreBackend } from './store-backend.js';
 import { countingStoreErrors, isPolicyRefusal, type StoreErrorSink } from './store-error.counter.js';
+import { DETACHED_CLOSE_PROBLEM } from '@passport/adapters/sqlite';
 
 /** Failures go to the operators' metrics (and are rethrown). */
 const storeErrorSink =
@@ -60,6 +61,10 @@ export const STORE_BACKEND = Symbol('STORE_BACKEND');
         createStoreBackend(config, {
           clock,
           onCheckpointError: (message, repeated) => {
+            if (message.startsWith(DETACHED_CLOSE_PROBLEM)) {
+              new Logger('Store').error(message);
+              return;
+            }
             metrics.recordStoreError('database', 'checkpoint');
             // Each failure is counted; the log says when one starts or changes (the worker backs off).
             if (repeated !== true)
