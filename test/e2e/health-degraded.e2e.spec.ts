@@ -167,7 +167,7 @@ describe('the SQLite file deleted or replaced under a running server', () => {
         expect(body.status).toBe('degraded');
         expect(body.checks.store).toMatchObject({
           status: 'fail',
-          problem: `database file ${problem} while open; restart the server`,
+          problem: `database file, its WAL or -shm ${problem} while open; restart the server`,
         });
         // A probe: readiness stayed 200, so a balancer kept sending traffic this instance can only
         // refuse, while an instance restarted (or another one) opens the file at its path and serves.
@@ -175,7 +175,7 @@ describe('the SQLite file deleted or replaced under a running server', () => {
         expect(ready.status).toBe(503);
         expect(((await ready.json()) as { error: { details: unknown } }).error.details).toEqual({
           state: 'misconfigured',
-          problem: `database file ${problem} while open; restart the server`,
+          problem: `database file, its WAL or -shm ${problem} while open; restart the server`,
         });
       } finally {
         await app.close();

@@ -62,3 +62,15 @@ it('check writes the log top down on its own while the database runs (a kill -9 
   replay.dispose();
   db.close(); // stops the timer (history.stop() is done by the close)
 });
+
+it('a log-top interval that is not a finite number of 0 or more is refused (NaN wrote the top every 1 ms)', () => {
+  const db = SqliteDatabase.open(join(dir, 'passport.db'));
+  try {
+    for (const every of [Number.NaN, Number.POSITIVE_INFINITY, -1])
+      expect(() => SqliteStoreHistory.check(db, { holdMs: 0, rememberLogTopEveryMs: every })).toThrow(
+        RangeError,
+      );
+  } finally {
+    db.close();
+  }
+});

@@ -191,8 +191,10 @@ export class SqliteStoreHistory {
    * two starts is not noticed (a probe: the adapters README's wiring, which did not call it).
    */
   static check(db: SqliteDatabase, options: SqliteStoreHistoryOptions): SqliteStoreHistory {
+    const everyMs = options.rememberLogTopEveryMs ?? DEFAULT_LOG_TOP_REMEMBER_MS;
+    assertInterval(everyMs);
     const history = SqliteStoreHistory.compare(db, options);
-    history.rememberLogTop(options.rememberLogTopEveryMs ?? DEFAULT_LOG_TOP_REMEMBER_MS);
+    history.rememberLogTop(everyMs);
     db.whenClosing(() => history.stop());
     return history;
   }
@@ -348,6 +350,7 @@ export class SqliteStoreHistory {
    * started it; a second call writes now and changes nothing else.
    */
   rememberLogTop(everyMs = DEFAULT_LOG_TOP_REMEMBER_MS): void {
+    assertInterval(everyMs);
     if (this.file === undefined) return;
     this.writeLogTop();
     if (this.rememberTimer !== undefined || everyMs <= 0) return;
@@ -486,4 +489,10 @@ function writeJson(file: string, value: object): void {
       },
     );
   }
+}
+
+/** The log top's interval: a finite number of ms, 0 or more (NaN made a timer of 1 ms; a review). */
+function assertInterval(everyMs: number): void {
+  if (!Number.isFinite(everyMs) || everyMs < 0)
+    throw new RangeError(`the log top's interval, ${everyMs} ms, is not a finite number of 0 or more`);
 }

@@ -100,7 +100,9 @@ export class SqliteFileDetachedError extends Error {
     readonly file: string,
     readonly reason: 'deleted' | 'replaced',
   ) {
-    super(`the database file ${file} was ${reason} while open: nothing more is written until a restart`);
+    super(
+      `the database file ${file}, its WAL or -shm was ${reason} while open: nothing more is written until a restart`,
+    );
   }
 }
 

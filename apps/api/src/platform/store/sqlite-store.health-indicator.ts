@@ -110,7 +110,7 @@ export class SqliteStoreHealthIndicator implements HealthIndicator {
           detail: {
             adapter: 'sqlite',
             latencyMs: elapsedMs(started),
-            problem: `database file ${this.db.detached} while open; restart the server`,
+            problem: `database file, its WAL or -shm ${this.db.detached} while open; restart the server`,
           },
         };
       const damage = this.db.damaged;

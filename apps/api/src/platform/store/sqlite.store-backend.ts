@@ -116,7 +116,9 @@ export function createSqliteStoreBackend(
     // restarted, opens the file at its path): out of rotation until a restart (three stat calls a probe).
     fatalProblem() {
       const detached = db.checkAttachment();
-      return detached === undefined ? undefined : `database file ${detached} while open; restart the server`;
+      return detached === undefined
+        ? undefined
+        : `database file, its WAL or -shm ${detached} while open; restart the server`;
     },
     close() {
       loginRecorder.dispose();
