@@ -15,28 +15,15 @@ jest.unstable_mockModule('node:os', () => ({
     return os.networkInterfaces();
   },
 }));
-const { systemClock } = await import('@passport/core');
-const { createNodeSigner } = await import('@passport/core/node');
-const { WebhookDispatcher } = await import('../../apps/api/src/webhooks/webhook-dispatcher.js');
+const { sendOneEvent, testDispatcher } = await import('../support/webhook-dispatch.js');
 
 it('one read of the interfaces for an event whose name has many addresses', async () => {
   const addresses = Array.from({ length: 60 }, (_, i) => `10.0.0.${i + 1}`);
-  const d = new WebhookDispatcher(
-    { webhookAllowLoopback: false, webhookTlsSkipVerify: false } as never,
-    { tokenId: 'aaaaaaaaaaaa', signer: createNodeSigner(new Uint8Array(32).fill(7)) } as never,
-    systemClock,
-    async () => addresses,
-  );
-  d.dispatch(
-    async () => ({
-      event: 'testhola_validation_success',
-      data: {},
-      requestId: 'r1',
-      webhookUrl: 'http://many.example:8080',
-    }),
-    'holder',
-  );
-  await d.idle();
-  expect(d.recentOutcomes().map((o) => o.outcome)).toEqual(['refused']);
+  expect(
+    await sendOneEvent(
+      testDispatcher(async () => addresses),
+      'http://many.example:8080',
+    ),
+  ).toEqual(['refused address_not_allowed:private']);
   expect(reads).toBe(1);
 });

@@ -7,14 +7,13 @@
 import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
-import { systemClock } from '@passport/core';
-import { createNodeSigner } from '@passport/core/node';
 import {
   createWebhookNameResolver,
   type WebhookNameResolver,
 } from '../../apps/api/src/webhooks/webhook-name.resolver.js';
-import { WebhookDispatcher, WEBHOOK_TIMEOUT_MS } from '../../apps/api/src/webhooks/webhook-dispatcher.js';
+import { WEBHOOK_TIMEOUT_MS } from '../../apps/api/src/webhooks/webhook-dispatcher.js';
 import { startLoopbackNameServer, type LoopbackNameServer } from '../support/loopback-name-server.js';
+import { sendOneEvent, testDispatcher } from '../support/webhook-dispatch.js';
 
 /** `promise`'s value, or `late` when it has not settled within `ms`. */
 async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'late'> {
@@ -110,25 +109,11 @@ describe('webhook name resolution', () => {
   }, 30000);
 
   describe('in the dispatcher', () => {
-    const dispatcher = (
-      allowLoopback: boolean,
-      resolveName = createWebhookNameResolver({ servers: [names.address] }),
-    ) =>
-      new WebhookDispatcher(
-        { webhookAllowLoopback: allowLoopback, webhookTlsSkipVerify: false } as never,
-        { tokenId: 'aaaaaaaaaaaa', signer: createNodeSigner(new Uint8Array(32).fill(7)) } as never,
-        systemClock,
-        resolveName,
-      );
-    const send = async (webhookUrl: string, allowLoopback = false, resolveName?: WebhookNameResolver) => {
-      const d = dispatcher(allowLoopback, resolveName);
-      d.dispatch(
-        async () => ({ event: 'testhola_validation_success', data: {}, requestId: 'r1', webhookUrl }),
-        'holder',
-      );
-      await d.idle();
-      return d.recentOutcomes().map((o) => `${o.outcome} ${o.reason ?? o.status ?? ''}`.trim());
-    };
+    const send = (
+      webhookUrl: string,
+      allowLoopback = false,
+      resolveName: WebhookNameResolver = createWebhookNameResolver({ servers: [names.address] }),
+    ) => sendOneEvent(testDispatcher(resolveName, allowLoopback), webhookUrl);
 
     it('a name server that never answers fails the deliveries within the one 5 s bound', async () => {
       expect(

@@ -19,14 +19,10 @@
 import { spawnSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { type AddressInfo } from 'node:net';
-import { systemClock } from '@passport/core';
-import { createNodeSigner } from '@passport/core/node';
-import {
-  MAX_ADDRESSES_LOOKED_AT,
-  WebhookDispatcher,
-} from '../../apps/api/src/webhooks/webhook-dispatcher.js';
+import { MAX_ADDRESSES_LOOKED_AT } from '../../apps/api/src/webhooks/webhook-dispatcher.js';
 import { createWebhookNameResolver } from '../../apps/api/src/webhooks/webhook-name.resolver.js';
 import { startLoopbackNameServer } from '../support/loopback-name-server.js';
+import { sendOneEvent, testDispatcher } from '../support/webhook-dispatch.js';
 
 it('a synchronous connect failure is a failed delivery, not a crash of the process', () => {
   const script = `
@@ -78,26 +74,13 @@ it('a name with thousands of addresses: only the first 64 are looked at, so a pu
   const addresses = Array.from({ length: 2400 }, (_, i) => `10.0.${i >> 8}.${i & 255}`).concat(
     '93.184.216.34',
   );
-  const d = new WebhookDispatcher(
-    { webhookAllowLoopback: false, webhookTlsSkipVerify: false } as never,
-    { tokenId: 'aaaaaaaaaaaa', signer: createNodeSigner(new Uint8Array(32).fill(7)) } as never,
-    systemClock,
-    async () => addresses,
-  );
-  d.dispatch(
-    async () => ({
-      event: 'testhola_validation_success',
-      data: {},
-      requestId: 'r1',
-      webhookUrl: 'http://many.example:8080',
-    }),
-    'holder',
-  );
-  await d.idle();
   expect(MAX_ADDRESSES_LOOKED_AT).toBe(64);
-  expect(d.recentOutcomes().map((o) => `${o.outcome} ${o.reason ?? ''}`)).toEqual([
-    'refused address_not_allowed:private',
-  ]);
+  expect(
+    await sendOneEvent(
+      testDispatcher(async () => addresses),
+      'http://many.example:8080',
+    ),
+  ).toEqual(['refused address_not_allowed:private']);
 });
 
 it('a name server that answers A but never AAAA: the A answer is used at once, not after the 5 s', async () => {
