@@ -31,12 +31,10 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import type Database from 'better-sqlite3';
+import { DETACHED_CLOSE_PROBLEM } from './detached-close.problem.js';
 
 /** The longest the close waits for the child to hold the file (ms). */
 const GUARD_READY_MS = 5_000;
-
-/** What a message of a close left undone starts with (the app logs it apart from checkpoint failures). */
-export const DETACHED_CLOSE_PROBLEM = 'detached database close:';
 
 // The child: opens the file at its path (never creating one), reads, says so by creating the marker,
 // and waits until its stdin ends (the parent gone) or it is killed, never closing the connection.

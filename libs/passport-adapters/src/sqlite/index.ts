@@ -13,4 +13,4 @@ export * from './sqlite-rate-limit.store.js';
 export * from './sqlite-login.recorder.js';
 export * from './sqlite-store.history.js';
 export { SCHEMA_VERSION, type SchemaMigration } from './sqlite.schema.js';
-export { DETACHED_CLOSE_PROBLEM } from './close-guard.js';
+export { DETACHED_CLOSE_PROBLEM } from './detached-close.problem.js';
