@@ -3,10 +3,12 @@
  * never throws, so a webhook can never change an API response. Each hook URL gets one attempt with a
  * 5 s timeout, signed with the server passport key (core `signWebhook`).
  *
- * Where it may go is decided by the core's rules (`resolveWebhookTarget`, `pickWebhookAddress`): the
- * name is resolved here with DNS queries (`createWebhookNameResolver`, off the thread pool), every resolved address is classified, and the request connects
- * to the allowed address that was checked (a fixed `lookup`), never re-resolving the name, so DNS
- * rebinding cannot move it to a private address. Loopback is allowed only with the test-only setting
+ * Where it may go is decided by the core's rules (`resolveWebhookTarget`, `pickWebhookAddresses`): the
+ * name is resolved here with DNS queries (`createWebhookNameResolver`, off the thread pool), every resolved
+ * address is classified, and the request connects only to allowed addresses that were checked (a fixed
+ * `lookup`), never re-resolving the name, so DNS rebinding cannot move it to a private address. With an
+ * allowed address of each family, the other is tried when the first one's connect fails (Node's
+ * `autoSelectFamily`), so a dual-stack receiver is reached from a host with one family only. Loopback is allowed only with the test-only setting
  * WEBHOOK_ALLOW_LOOPBACK.
  *
  * Outcomes are logged, counted (`figures()`) and kept (the last 100, `recentOutcomes()`); tests await
@@ -14,13 +16,13 @@
  */
 import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction, type TcpSocketConnectOpts } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { resolveWebhookTarget, signWebhook, type Clock } from '@passport/core';
 import {
   checkWebhookAddress,
-  pickWebhookAddress,
+  pickWebhookAddresses,
   type WebhookAddressPolicy,
   type WebhookTarget,
 } from '@passport/core/webhook';
@@ -36,6 +38,8 @@ export const WEBHOOK_TIMEOUT_MS = 5000;
 export const MAX_ADDRESSES_LOOKED_AT = 64;
 /** Injection token of the webhook name resolver (tests give their own; the default queries DNS). */
 export const WEBHOOK_NAME_RESOLVER = Symbol('WEBHOOK_NAME_RESOLVER');
+/** With a checked address of each family, how long the first connect gets before the other is tried too. */
+export const FAMILY_ATTEMPT_MS = 250;
 const RECENT_LIMIT = 100;
 /** Dispatches in flight at once; beyond it an event is refused (counted and logged), not queued. */
 export const MAX_IN_FLIGHT = 100;
@@ -65,7 +69,7 @@ export interface WebhookDeliveryOutcome {
   readonly outcome: WebhookOutcomeKind;
   /** The hook URL (null when the base URL itself was refused). */
   readonly url: string | null;
-  /** The address connected to. */
+  /** The address connected to (when no connection was made, the first one tried). */
   readonly address?: string;
   /** The receiver's HTTP status. */
   readonly status?: number;
@@ -192,8 +196,8 @@ export class WebhookDispatcher {
     }
     // Only the first addresses are looked at: a name with more is no receiver (and classifying thousands
     // is event-loop time for nothing).
-    const address = pickWebhookAddress(addresses.slice(0, MAX_ADDRESSES_LOOKED_AT), policy);
-    if (address === null) {
+    const allowed = pickWebhookAddresses(addresses.slice(0, MAX_ADDRESSES_LOOKED_AT), policy);
+    if (allowed.length === 0) {
       // One refusal per event, as for a refused address literal: `refused` counts events stopped before
       // any delivery, `delivered` and `failed` count deliveries (one unit per counter).
       this.record(dispatch, { outcome: 'refused', url: null, reason: refusalReason(addresses, policy) });
@@ -205,7 +209,7 @@ export class WebhookDispatcher {
     const timestampMs = Math.trunc(this.clock.nowMs());
     await Promise.all(
       target.urls.map((url, index) =>
-        this.deliverOne(dispatch, target, url, address, timestampMs + index, deadline),
+        this.deliverOne(dispatch, target, url, allowed, timestampMs + index, deadline),
       ),
     );
   }
@@ -214,7 +218,7 @@ export class WebhookDispatcher {
     dispatch: WebhookDispatch,
     target: WebhookTarget,
     url: string,
-    address: string,
+    addresses: readonly string[],
     timestampMs: number,
     deadline: number,
   ): Promise<void> {
@@ -231,7 +235,7 @@ export class WebhookDispatcher {
       timestampMs,
     });
     try {
-      const status = await postOnce(url, target, address, signed.headers, signed.body, {
+      const { status, address } = await postOnce(url, target, addresses, signed.headers, signed.body, {
         verifyTls: !this.config.webhookTlsSkipVerify,
         timeoutMs: Math.max(1, Math.floor(deadline - performance.now())),
       });
@@ -247,7 +251,7 @@ export class WebhookDispatcher {
         (error as Error)?.name === 'TimeoutError' || (error as Error)?.name === 'AbortError'
           ? 'timeout'
           : 'connection_failed';
-      this.record(dispatch, { outcome: 'failed', url, address, reason });
+      this.record(dispatch, { outcome: 'failed', url, address: addresses[0], reason });
     }
   }
 
@@ -292,17 +296,21 @@ function hostOf(webhookUrl: string | null | undefined): string | null {
   }
 }
 
-/** One POST to `url`, connecting to `address` (already checked), within what is left of the 5 s. Resolves the status. */
+/**
+ * One POST to `url`, connecting to one of `addresses` (already checked; at most one per family), within
+ * what is left of the 5 s. Resolves the status and the address connected to.
+ */
 function postOnce(
   url: string,
   target: WebhookTarget,
-  address: string,
+  addresses: readonly string[],
   headers: Readonly<Record<string, string>>,
   body: string,
   limits: { readonly verifyTls: boolean; readonly timeoutMs: number },
-): Promise<number> {
-  const family = isIP(address) === 6 ? 6 : 4;
-  // Always answer the checked address; Node may ask for one address or for all (autoSelectFamily). The
+): Promise<{ readonly status: number; readonly address: string }> {
+  const answers = addresses.map((address) => ({ address, family: isIP(address) === 6 ? 6 : 4 }));
+  // Always answer the checked addresses; Node asks for all of them when it may try several families
+  // (autoSelectFamily: on a failed connect, or none within 250 ms, the next is tried), else for one. The
   // answer comes on a later turn, as a real lookup's does: answered at once, a connect that fails at once
   // (no route to the address's family, a broadcast address) emitted its error before the request listened,
   // and the unhandled 'error' ended the process (a review).
@@ -312,25 +320,32 @@ function postOnce(
     callback: (...args: unknown[]) => void,
   ) => {
     setImmediate(() => {
-      if (options?.all) callback(null, [{ address, family }]);
-      else callback(null, address, family);
+      if (options?.all) callback(null, answers);
+      else callback(null, answers[0]!.address, answers[0]!.family);
     });
   }) as unknown as LookupFunction;
-  const options: RequestOptions = {
+  // http passes the socket options through to net.connect; its own types omit autoSelectFamily.
+  const options: RequestOptions &
+    Pick<TcpSocketConnectOpts, 'autoSelectFamily' | 'autoSelectFamilyAttemptTimeout'> = {
     method: 'POST',
     headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
     lookup: pinnedLookup,
+    // Stated, not left to the process default (`--no-network-family-autoselection` turns it off): with
+    // one address of each family, a failed first family must not end the delivery (an IPv6-only host and
+    // a dual-stack receiver: the 1.9.0 note left this open).
+    autoSelectFamily: answers.length > 1,
+    autoSelectFamilyAttemptTimeout: FAMILY_ATTEMPT_MS,
     signal: AbortSignal.timeout(limits.timeoutMs),
     agent: false,
     // https only (ignored by http): WEBHOOK_TLS_SKIP_VERIFY, development only.
     ...(limits.verifyTls ? {} : { rejectUnauthorized: false }),
   };
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise<number>((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     const req = send(url, options, (res) => {
       // The status is the outcome; the receiver's body is not wanted, so the connection (never reused:
       // no agent) is closed rather than read to its end for up to the timeout.
-      resolve(res.statusCode ?? 0);
+      resolve({ status: res.statusCode ?? 0, address: res.socket.remoteAddress ?? answers[0]!.address });
       res.destroy();
     });
     req.on('error', reject);

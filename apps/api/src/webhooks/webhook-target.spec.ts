@@ -6,7 +6,12 @@
 import fc from 'fast-check';
 import { resolveWebhookTarget } from '@passport/core';
 import { webhookUrlOf } from '@passport/core/webhook';
-import { checkWebhookAddress, pickWebhookAddress, type WebhookAddressPolicy } from '@passport/core/webhook';
+import {
+  checkWebhookAddress,
+  pickWebhookAddress,
+  pickWebhookAddresses,
+  type WebhookAddressPolicy,
+} from '@passport/core/webhook';
 import { type AddressClass } from '@passport/core/ports';
 import {
   classifyAddress,
@@ -344,5 +349,52 @@ describe('webhook address policy', () => {
     expect(pickWebhookAddress(['10.0.0.1', '93.184.216.34', '1.1.1.1'], policy())).toBe('93.184.216.34');
     expect(pickWebhookAddress(['127.0.0.1', '::1', '169.254.169.254', 'fd00::1'], policy())).toBeNull();
     expect(pickWebhookAddress([], policy())).toBeNull();
+  });
+
+  it('picks the first allowed address of each family, in the order resolved, for the fallback to the other family', () => {
+    expect(
+      pickWebhookAddresses(['10.0.0.1', '93.184.216.34', '2606:4700::1111', '1.1.1.1'], policy()),
+    ).toEqual(['93.184.216.34', '2606:4700::1111']);
+    expect(pickWebhookAddresses(['fd00::1', '2606:4700::1111', '93.184.216.34'], policy())).toEqual([
+      '2606:4700::1111',
+      '93.184.216.34',
+    ]);
+    // A private address of the other family is never a fallback.
+    expect(pickWebhookAddresses(['93.184.216.34', 'fd00::1', '::ffff:10.0.0.1'], policy())).toEqual([
+      '93.184.216.34',
+    ]);
+    expect(pickWebhookAddresses(['127.0.0.1', '::1', '169.254.169.254'], policy())).toEqual([]);
+    expect(pickWebhookAddresses(['127.0.0.1', '::1'], policy({ allowLoopback: true }))).toEqual([
+      '127.0.0.1',
+      '::1',
+    ]);
+    expect(
+      pickWebhookAddresses(['93.184.217.1', '2606:4700::1111'], policy({ webhookCidr: '2606:4700::/32' })),
+    ).toEqual(['2606:4700::1111']);
+  });
+
+  it('every picked address is allowed, at most one per family, each the first allowed of its family', () => {
+    const v4 = fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((p) => p.join('.'));
+    const v6 = fc
+      .array(fc.nat(0xffff), { minLength: 8, maxLength: 8 })
+      .map((groups) => groups.map((g) => g.toString(16)).join(':'));
+    const some = fc.oneof(
+      v4,
+      v6,
+      fc.constantFrom('10.0.0.1', '127.0.0.1', '::1', 'fd00::1', '93.184.216.34', '2606:4700::1111', 'x'),
+    );
+    fc.assert(
+      fc.property(fc.array(some, { maxLength: 12 }), fc.boolean(), (addresses, allowLoopback) => {
+        const rules = policy({ allowLoopback });
+        const picked = pickWebhookAddresses(addresses, rules);
+        const allowed = addresses.filter((a) => checkWebhookAddress(a, rules).allowed);
+        const firstOf = (v6Family: boolean) => allowed.find((a) => a.includes(':') === v6Family);
+        const expected = [firstOf(false), firstOf(true)]
+          .filter((a): a is string => a !== undefined)
+          .sort((a, b) => addresses.indexOf(a) - addresses.indexOf(b));
+        expect(picked).toEqual(expected);
+        expect(picked[0] ?? null).toBe(pickWebhookAddress(addresses, rules));
+      }),
+    );
   });
 });

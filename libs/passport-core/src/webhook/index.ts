@@ -26,6 +26,7 @@ export {
   webhookUrlWithScheme,
   checkWebhookAddress,
   pickWebhookAddress,
+  pickWebhookAddresses,
   WEBHOOK_HOOK_PATHS,
   WEBHOOK_URL_MAX_LENGTH,
   type WebhookAddressPolicy,

@@ -166,3 +166,17 @@ export function pickWebhookAddress(
 ): string | null {
   return addresses.find((a) => checkWebhookAddress(a, policy).allowed) ?? null;
 }
+
+/**
+ * The first allowed address of each family among those a name resolved to, in the order given (at most
+ * two: one IPv4, one IPv6); empty when none is allowed. A sender connects to the first and, when that
+ * connect fails, to the other: a dual-stack receiver is still reached from a host with one family only.
+ */
+export function pickWebhookAddresses(addresses: readonly string[], policy: WebhookAddressPolicy): string[] {
+  const picked: string[] = [];
+  for (const family of [false, true]) {
+    const first = addresses.find((a) => a.includes(':') === family && checkWebhookAddress(a, policy).allowed);
+    if (first !== undefined) picked.push(first);
+  }
+  return picked.sort((a, b) => addresses.indexOf(a) - addresses.indexOf(b));
+}

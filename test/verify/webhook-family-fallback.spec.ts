@@ -1,0 +1,138 @@
+/**
+ * A webhook receiver that answers on one family only, from the sender's side: the delivery falls back
+ * to the other family's checked address when the first one's connect fails.
+ *
+ * Before: the dispatcher connected to the first allowed address only (IPv4 first), so from an IPv6-only
+ * host a dual-stack receiver's delivery failed (`connection_failed`) where getaddrinfo's order had
+ * reached it over IPv6. Here the IPv6-only host is made by failing every IPv4 connect in the TCP binding
+ * (ENETUNREACH, as with no IPv4 route), and a receiver listening on one family makes the other refuse.
+ */
+import { execFile } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import { sendOneEvent, testDispatcher } from '../support/webhook-dispatch.js';
+
+async function receiverOn(host: string): Promise<{ server: Server; port: number; seen: string[] }> {
+  const seen: string[] = [];
+  const server = createServer((req, res) => {
+    seen.push(req.socket.localAddress ?? '');
+    req.resume();
+    req.on('end', () => res.end('ok'));
+  });
+  await new Promise<void>((resolve) => server.listen({ port: 0, host, ipv6Only: true }, resolve));
+  return { server, port: (server.address() as AddressInfo).port, seen };
+}
+
+it('a receiver on IPv6 only, its name resolving IPv4 first: delivered over IPv6 after the IPv4 connect is refused', async () => {
+  const receiver = await receiverOn('::1');
+  try {
+    const dispatcher = testDispatcher(async () => ['127.0.0.1', '::1'], true);
+    // Each of a testhola's two hook paths is one delivery.
+    expect(await sendOneEvent(dispatcher, `http://receiver.test:${receiver.port}`)).toEqual([
+      'delivered 200',
+      'delivered 200',
+    ]);
+    expect(dispatcher.recentOutcomes().map((o) => o.address)).toEqual(['::1', '::1']);
+    expect(receiver.seen).toEqual(['::1', '::1']);
+  } finally {
+    receiver.server.close();
+  }
+});
+
+it('a receiver on IPv4 only, its name resolving IPv6 first: delivered over IPv4', async () => {
+  const receiver = await receiverOn('127.0.0.1');
+  try {
+    const dispatcher = testDispatcher(async () => ['::1', '127.0.0.1'], true);
+    expect(await sendOneEvent(dispatcher, `http://receiver.test:${receiver.port}`)).toEqual([
+      'delivered 200',
+      'delivered 200',
+    ]);
+    expect(dispatcher.recentOutcomes().map((o) => o.address)).toEqual(['127.0.0.1', '127.0.0.1']);
+  } finally {
+    receiver.server.close();
+  }
+});
+
+it('a name with one allowed family only: that one address is tried, and a refusal is a failed delivery', async () => {
+  const receiver = await receiverOn('::1');
+  try {
+    // ::1 would answer, but 10.0.0.1 is not allowed and 127.0.0.1 refuses: no fallback to anything unchecked.
+    const dispatcher = testDispatcher(async () => ['10.0.0.1', '127.0.0.1'], true);
+    expect(await sendOneEvent(dispatcher, `http://receiver.test:${receiver.port}`)).toEqual([
+      'failed connection_failed',
+      'failed connection_failed',
+    ]);
+    expect(receiver.seen).toEqual([]);
+  } finally {
+    receiver.server.close();
+  }
+});
+
+/**
+ * Sends one event from a child process whose TCP binding is patched by `patch` (the network conditions
+ * this host cannot make for real), the name resolving to 127.0.0.1 then ::1; its outcomes, and whether
+ * they came within 4 s.
+ */
+async function sendFromPatchedChild(port: number, patch: string): Promise<string[]> {
+  const script = `
+    const { TCP } = process.binding('tcp_wrap');
+    ${patch}
+    const { systemClock } = await import('@passport/core');
+    const { createNodeSigner } = await import('@passport/core/node');
+    const { WebhookDispatcher } = await import('./apps/api/src/webhooks/webhook-dispatcher.ts');
+    const d = new WebhookDispatcher(
+      { webhookAllowLoopback: true, webhookTlsSkipVerify: false },
+      { tokenId: 'aaaaaaaaaaaa', signer: createNodeSigner(new Uint8Array(32).fill(7)) },
+      systemClock,
+      async () => ['127.0.0.1', '::1'],
+    );
+    const started = performance.now();
+    d.dispatch(async () => ({ event: 'testhola_validation_success', data: {}, requestId: 'r1', webhookUrl: 'http://receiver.test:${port}' }), 'holder');
+    await d.idle();
+    console.log(JSON.stringify(d.recentOutcomes().map((o) => o.outcome + ' ' + (o.reason ?? o.address))));
+    console.log(JSON.stringify(performance.now() - started));
+    process.exit(0);
+  `;
+  // The receiver runs in this process, so the child runs without blocking this event loop.
+  const child = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script],
+      { cwd: process.cwd(), encoding: 'utf8', timeout: 20000 },
+      (error, stdout, stderr) => resolve({ code: error ? 1 : 0, stdout, stderr }),
+    );
+  });
+  expect(child.stderr).not.toContain("Unhandled 'error' event");
+  expect(child.code).toBe(0);
+  const lines = child.stdout.trim().split('\n');
+  // Before the 5 s bound (a timeout) or after it: the second is ample on a loaded machine.
+  const tookMs = Number(JSON.parse(lines.at(-1) ?? '0'));
+  return [...JSON.parse(lines.at(-2) ?? '[]'), tookMs < 4000 ? 'within 4 s' : `after ${tookMs} ms`];
+}
+
+it('from a host with no IPv4 route (every IPv4 connect fails at once): a dual-stack name is reached over IPv6', async () => {
+  const receiver = await receiverOn('::1');
+  try {
+    const outcomes = await sendFromPatchedChild(
+      receiver.port,
+      'TCP.prototype.connect = function () { return -101; };  // ENETUNREACH on every IPv4 connect',
+    );
+    expect(outcomes).toEqual(['delivered ::1', 'delivered ::1', 'within 4 s']);
+    expect(receiver.seen).toEqual(['::1', '::1']);
+  } finally {
+    receiver.server.close();
+  }
+}, 30000);
+
+it('an IPv4 connect that never completes (its SYN dropped): the IPv6 address is tried after 250 ms, well within the 5 s', async () => {
+  const receiver = await receiverOn('::1');
+  try {
+    const outcomes = await sendFromPatchedChild(
+      receiver.port,
+      'TCP.prototype.connect = function () { return 0; };  // started, never answered',
+    );
+    expect(outcomes).toEqual(['delivered ::1', 'delivered ::1', 'within 4 s']);
+  } finally {
+    receiver.server.close();
+  }
+}, 30000);
