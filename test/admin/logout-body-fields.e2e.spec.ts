@@ -1,0 +1,46 @@
+/**
+ * Failing (admin probe, review): `POST /api/sessions/logout` (the alias of `/api/logout`, under the
+ * admin paths) takes a body and ignores every field but `reason`. An administrator's script that sends
+ * it the session to end (`{"sessionId": "<a compromised holder's session>"}`) gets 200 "Session closed."
+ * and its own session closed, while the holder's session stays open. The session list refuses a
+ * parameter it does not take for this very reason (a filter taken for one); the logout body should too
+ * (400 VALIDATION_FAILED naming the field), leaving both sessions open.
+ */
+import { contractClient } from '../support/contract-fetch.js';
+import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
+import { bearer, mintAndLogin } from '../support/passports.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+const sessionOf = (jwt: string): string =>
+  JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString('utf8')).session_id;
+
+describe('logout body with a field it does not take', () => {
+  let app: TestApp;
+  let request: ReturnType<typeof contractClient>;
+
+  beforeAll(async () => {
+    app = await startTestApp({ STORE: 'sqlite' });
+    request = contractClient(app.baseUrl);
+  });
+  afterAll(() => app.close());
+
+  it.each(['/api/sessions/logout', '/api/logout'])(
+    '%s {sessionId: <another holder>} is refused and closes nothing',
+    async (path) => {
+      const holder = await mintAndLogin(app);
+      const admin = await mintAndLogin(app, {
+        metadata: {
+          permissioned_routes: JSON.stringify({ entities: { methods: { '/api/sessions/revoke': '60' } } }),
+        },
+      });
+      const res = await request(path, {
+        method: 'POST',
+        headers: { ...bearer(admin.jwt), 'content-type': 'application/json' },
+        body: JSON.stringify({ sessionId: sessionOf(holder.jwt), reason: 'compromised' }),
+      });
+      expectErrorEnvelope(res, 'VALIDATION_FAILED');
+      expect((await request('/api/holanonce16ts', { headers: bearer(admin.jwt) })).status).toBe(200);
+      expect((await request('/api/holanonce16ts', { headers: bearer(holder.jwt) })).status).toBe(200);
+    },
+  );
+});
