@@ -44,3 +44,48 @@ describe('logout body with a field it does not take', () => {
     },
   );
 });
+
+describe('logout body naming the caller itself, or nothing', () => {
+  let app: TestApp;
+  let request: ReturnType<typeof contractClient>;
+
+  beforeAll(async () => {
+    app = await startTestApp({ STORE: 'sqlite' });
+    request = contractClient(app.baseUrl);
+  });
+  afterAll(() => app.close());
+
+  it.each<[string, (jwt: string, tokenId: string) => Record<string, unknown>]>([
+    ['its own sessionId', (jwt) => ({ sessionId: sessionOf(jwt) })],
+    ['its own session_id and tokenId', (jwt, tokenId) => ({ session_id: sessionOf(jwt), tokenId })],
+    [
+      'fields it does not take (ignored, as production clients send them)',
+      () => ({ client: 'sdk', all: true }),
+    ],
+  ])('a body with %s logs the caller out', async (_name, bodyOf) => {
+    const holder = await mintAndLogin(app);
+    const res = await request('/api/logout', {
+      method: 'POST',
+      headers: { ...bearer(holder.jwt), 'content-type': 'application/json' },
+      body: JSON.stringify(bodyOf(holder.jwt, holder.tokenId)),
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ sessionClosed: true, sessionId: sessionOf(holder.jwt) });
+    expect((await request('/api/holanonce16ts', { headers: bearer(holder.jwt) })).status).toBe(401);
+  });
+
+  it.each([{ SID: 'sess_other' }, { 'passport-id': 'aaaaaaaaaaaa' }, { sessionId: null }])(
+    'a body naming another session or passport in another spelling (%j) is refused, the caller still logged in',
+    async (body) => {
+      const holder = await mintAndLogin(app);
+      const res = await request('/api/sessions/logout', {
+        method: 'POST',
+        headers: { ...bearer(holder.jwt), 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expectErrorEnvelope(res, 'VALIDATION_FAILED');
+      expect(res.body).toMatchObject({ error: { details: { field: Object.keys(body)[0] } } });
+      expect((await request('/api/holanonce16ts', { headers: bearer(holder.jwt) })).status).toBe(200);
+    },
+  );
+});

@@ -27,6 +27,7 @@ import {
   type LogoutResponse,
 } from './login.schema.js';
 import { LoginService } from './login.service.js';
+import { refuseLogoutOfAnother } from './logout-body.js';
 
 /** A client's logout reason, kept with the session when it is short printable text. */
 const LOGOUT_REASON = /^[\x20-\x7e]{1,100}$/;
@@ -100,17 +101,25 @@ export class LoginController {
     description:
       'Also at POST /api/sessions/logout (the same operation). Accepts a validly signed token past its exp while its ' +
       'session is open; never refused by the passport quota. The New-Token response header carries a 60 s termination ' +
-      'token with session_status "closed".',
+      'token with session_status "closed". A body naming another session or passport (sessionId, session_id, tokenId, …) ' +
+      'is refused 400 VALIDATION_FAILED and closes nothing: another session is closed with POST /api/sessions/revoke.',
   })
   @ApiBody({ schema: logoutRequestComponent, required: false })
   @ApiOkResponse({ schema: logoutResponseComponent })
-  @ApiErrors('MISSING_TOKEN', 'INVALIDATED_TOKEN', 'SESSION_TERMINATION_FAILED', 'SERVICE_UNAVAILABLE')
+  @ApiErrors(
+    'MISSING_TOKEN',
+    'INVALIDATED_TOKEN',
+    'VALIDATION_FAILED',
+    'SESSION_TERMINATION_FAILED',
+    'SERVICE_UNAVAILABLE',
+  )
   async logout(
     @Caller() caller: AuthContext,
     @Body() body: unknown,
     @RequestId() requestId: string,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<LogoutResponse> {
+    refuseLogoutOfAnother(body, caller);
     const nowMs = this.clock.nowMs();
     const given = (body as { reason?: unknown } | null | undefined)?.reason;
     const reason = typeof given === 'string' && LOGOUT_REASON.test(given) ? `logout: ${given}` : 'logout';

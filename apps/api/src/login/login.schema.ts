@@ -62,6 +62,15 @@ export const logoutRequestSchema = z.object({
         'ASCII; any other value is not kept and does not stop the logout.',
     })
     .optional(),
+  sessionId: z
+    .string()
+    .meta({
+      description:
+        "Not needed: logout closes the calling token's session. When sent (also as session_id, sid, " +
+        "tokenId or passportid), it must be the caller's own; another value is refused 400 VALIDATION_FAILED " +
+        'and closes nothing (POST /api/sessions/revoke closes another session).',
+    })
+    .optional(),
 });
 
 export const logoutResponseSchema = z.object({
