@@ -24,6 +24,7 @@ import {
   answerConnectInEnvelope,
   answerExpectationsInEnvelope,
   clientErrorHandler,
+  observeAnswersBeforeRouting,
 } from './platform/http/client-error.handler.js';
 import { lingerBeforeClosing } from './platform/http/lingering-close.js';
 import {
@@ -127,6 +128,11 @@ export async function createApp(
     metrics.record(undefined, status, elapsedMs, clock.nowMs());
     operatorMetrics.recordRequest(undefined, method, status, elapsedMs);
   };
+  // Answers written before routing (malformed requests, header overflow, timeouts, CONNECT, an unknown
+  // Expect, too many connections from one address): counted as unmatched, with no duration to measure.
+  observeAnswersBeforeRouting(fastify.server as Server, (method, status) =>
+    frameworkErrorServices.record?.(method, status, 0),
+  );
   rememberPeerAddresses(fastify.server as Server);
   if (config.httpMaxConnectionsPerAddress > 0)
     boundConnectionsPerAddress(

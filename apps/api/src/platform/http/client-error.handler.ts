@@ -11,6 +11,10 @@
  * (A missing Host header is answered by `checkHostHeader`.) Before a request exists there are no
  * parsed headers, so the request id of a client error is always a new ULID; the other two answers have
  * headers and resolve it as every request does.
+ *
+ * These answers are written outside Fastify, so its `onResponse` hook never sees them: each is told to
+ * the server's observer (`observeAnswersBeforeRouting`), which counts it in the metrics as an unmatched
+ * route (an admin probe: a flood of malformed or slow requests was invisible in `/metrics`).
  */
 import { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type Socket } from 'node:net';
@@ -30,6 +34,22 @@ const REASON: Record<number, string> = {
   417: 'Expectation Failed',
   429: 'Too Many Requests',
 };
+
+/** Told of each answer written outside Fastify: the request's method (`OTHER` when none was parsed) and status. */
+export type AnswerBeforeRoutingObserver = (method: string, status: number) => void;
+
+/** Per HTTP server (an accepted socket's `server`): several apps in one process each count their own. */
+const observers = new WeakMap<object, AnswerBeforeRoutingObserver>();
+
+/** Tells `observer` of every answer this module writes for `server`'s connections. */
+export function observeAnswersBeforeRouting(server: Server, observer: AnswerBeforeRoutingObserver): void {
+  observers.set(server, observer);
+}
+
+function noteAnswer(socket: Socket, method: string, status: number): void {
+  const server = (socket as Socket & { server?: object | null }).server;
+  if (server) observers.get(server)?.(method, status);
+}
 
 /** Sockets whose client error is answered once the answer to an earlier request on them is written. */
 const waitingForEarlierAnswer = new WeakSet<Socket>();
@@ -96,9 +116,11 @@ export function answerOnSocket(
   error: AppError,
   requestId: string,
   extraHeaders: readonly string[] = [],
+  method = 'OTHER',
 ): void {
   const body = JSON.stringify(buildErrorEnvelope(error, requestId));
   if (socket.writable) {
+    noteAnswer(socket, method, httpStatusOfError(error));
     socket.end(
       `HTTP/1.1 ${httpStatusOfError(error)} ${REASON[httpStatusOfError(error)] ?? 'Bad Request'}\r\n` +
         `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
@@ -116,7 +138,13 @@ export function answerConnectInEnvelope(server: Server): void {
     // dropped here, for the linger (else the client's next bytes draw a reset instead of the answer).
     lingerAfterClientError(socket);
     socket.resume();
-    answerOnSocket(socket, new AppError('METHOD_NOT_ALLOWED'), resolveRequestId(request.headers));
+    answerOnSocket(
+      socket,
+      new AppError('METHOD_NOT_ALLOWED'),
+      resolveRequestId(request.headers),
+      [],
+      'CONNECT',
+    );
   });
 }
 
@@ -139,6 +167,7 @@ export function answerExpectationsInEnvelope(server: Server): void {
     const error = new AppError('EXPECTATION_FAILED');
     const requestId = resolveRequestId(request.headers);
     const body = JSON.stringify(buildErrorEnvelope(error, requestId));
+    noteAnswer(request.socket, request.method ?? 'OTHER', httpStatusOfError(error));
     response.writeHead(httpStatusOfError(error), {
       'Content-Type': JSON_UTF8,
       'Content-Length': Buffer.byteLength(body),
