@@ -248,6 +248,48 @@ describe('edge gateway (nginx): its own errors in the API’s envelope', () => {
     }
   }, 20_000);
 
+  // A probe: a passport whose token is 6.4 KB (logins take up to 8 KiB) had every JWT response in its
+  // renewal window (New-Token), and its logout, answered 502 by the edge (nginx's 4 KiB buffer for an
+  // answer's headers: "upstream sent too big header"), and each such answer took the instance out for
+  // fail_timeout (max_fails=1): three requests left a fleet of three with no live upstream.
+  it('passes on an answer whose New-Token is the longest a login issues (8 KiB), and keeps the instance', async () => {
+    const longToken = 't'.repeat(8 * 1024);
+    const app = createServer((_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.setHeader('new-token', longToken);
+      res.end('{"ok":true}');
+    });
+    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    const edge = await startEdge(`127.0.0.1:${(app.address() as AddressInfo).port}`);
+    try {
+      for (let i = 0; i < 3; i++) {
+        const res = await fetch(`${edge.baseUrl}/api/holanonce16ts`);
+        await res.text();
+        expect([res.status, res.headers.get('new-token')?.length]).toEqual([200, longToken.length]);
+      }
+    } finally {
+      await edge.stop();
+      app.closeAllConnections();
+      await new Promise((resolve) => app.close(resolve));
+    }
+  }, 20_000);
+
+  // A probe: a request line over 32 KiB got nginx's HTML 500 ("empty URI in redirect to named location":
+  // the named error location needs a parsed URI), not the edge's 400.
+  it('a request line beyond 32 KiB → 400 REQUEST_HEADER_TOO_LARGE from the edge, in the envelope', async () => {
+    for (const kib of [40, 200]) {
+      const body = expectErrorEnvelope(
+        await get(`${setup.edge.baseUrl}/health?q=${'q'.repeat(kib * 1024)}`),
+        'REQUEST_HEADER_TOO_LARGE',
+      );
+      // The headers are never read, so nginx's own id names it.
+      expect([body.error.details, body.requestId]).toEqual([
+        { scope: 'edge' },
+        expect.stringMatching(/^[0-9a-f]{32}$/),
+      ]);
+    }
+  });
+
   it('no API instance answering → 502 UPSTREAM_UNAVAILABLE', async () => {
     const res = await get(`${deadEdge.baseUrl}/api/login/timestamp`, { 'x-request-id': 'dead-1' });
     const body = expectErrorEnvelope(res, 'UPSTREAM_UNAVAILABLE');
