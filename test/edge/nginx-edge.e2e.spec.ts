@@ -13,7 +13,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
-import { type AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -25,7 +25,7 @@ import {
 import { drainAndClose } from '../../apps/api/src/platform/lifecycle/graceful-shutdown.js';
 import { RequestMetrics } from '../../apps/api/src/platform/metrics/request-metrics.js';
 import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
-import { renderEdgeTemplate, upstreamServers } from '../support/nginx-edge-template.js';
+import { edgeScriptVariable, renderEdgeTemplate, upstreamServers } from '../support/nginx-edge-template.js';
 import { freePort, startTestApp, type TestApp } from '../support/test-app.js';
 
 const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((candidate) => existsSync(candidate));
@@ -45,7 +45,7 @@ const renderTemplate = renderEdgeTemplate;
 async function startEdge(
   upstream: TestApp | string,
   port?: number,
-  options: { readTimeout?: string } = {},
+  options: { readTimeout?: string; maxConnectionsPerAddress?: string } = {},
 ): Promise<Edge> {
   if (!NGINX)
     throw new Error("nginx is missing: install Debian's 'nginx' package (scripts/ensure-test-deps.sh does)");
@@ -340,6 +340,169 @@ describe('edge gateway (nginx): its own errors in the API’s envelope', () => {
       );
       expect(withBody.error.details?.scope).toBeUndefined();
     }
+  });
+});
+
+/**
+ * Sends `raw` to the edge from `localAddress` (another loopback address is another client) and reads
+ * until the edge closes or `waitMs` passes; the answer's status and JSON body (null when none came).
+ */
+function rawExchange(
+  baseUrl: string,
+  raw: string,
+  { localAddress = '127.0.0.1', waitMs = 5000 }: { localAddress?: string; waitMs?: number } = {},
+): Promise<{ status: number; body: Record<string, unknown> | null; socket: import('node:net').Socket }> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port), localAddress }, () => socket.write(raw));
+    let answer = '';
+    const done = () => {
+      clearTimeout(timer);
+      const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(answer)?.[1] ?? 0);
+      const text = answer.slice(answer.indexOf('\r\n\r\n') + 4);
+      let body: Record<string, unknown> | null;
+      try {
+        body = JSON.parse(text) as Record<string, unknown>;
+      } catch {
+        body = null;
+      }
+      resolve({ status, body, socket });
+    };
+    const timer = setTimeout(done, waitMs);
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      answer += chunk;
+      // One whole answer with a body of its Content-Length: enough.
+      const length = /\r\ncontent-length: (\d+)/i.exec(answer);
+      const head = answer.indexOf('\r\n\r\n');
+      if (length && head >= 0 && answer.length - head - 4 >= Number(length[1])) done();
+    });
+    socket.on('error', reject);
+    socket.on('close', done);
+  });
+}
+
+// An edge probe: nginx's answers to requests it could not read were its own HTML pages, an HTTP/1.0
+// request without Host was refused through the edge though the API answers it, and one address
+// trickling request bodies held every worker connection.
+describe('edge gateway (nginx): requests it cannot read, and what one client may hold', () => {
+  let app: TestApp;
+  let edge: Edge;
+  beforeAll(async () => {
+    app = await startTestApp({ STORE: 'memory', TRUSTED_PROXIES: '127.0.0.1/32' });
+    edge = await startEdge(app, undefined, { maxConnectionsPerAddress: '2' });
+  });
+  afterAll(async () => {
+    await edge?.stop();
+    await app?.close();
+  });
+
+  it.each([
+    ['a folded header line', 'GET /health HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n  folded\r\n\r\n'],
+    ['two Host headers', 'GET /health HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n'],
+    [
+      'Content-Length beside Transfer-Encoding',
+      'POST /api/identity/verify HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+    ],
+    [
+      'an unknown Transfer-Encoding',
+      'POST /api/identity/verify HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n',
+    ],
+    ['an HTTP version nginx does not speak', 'GET /health HTTP/2.0\r\nHost: x\r\n\r\n'],
+    ['an HTTP/1.1 request without Host', 'GET /health HTTP/1.1\r\n\r\n'],
+  ])('%s → 400 VALIDATION_FAILED from the edge, in the envelope', async (_name, raw) => {
+    const { status, body, socket } = await rawExchange(edge.baseUrl, raw);
+    socket.destroy();
+    expect(status).toBe(400);
+    expect(body).toMatchObject({
+      error: { code: 'VALIDATION_FAILED', details: { reason: 'malformed_request', scope: 'edge' } },
+      requestId: expect.any(String),
+    });
+  });
+
+  it('TRACE → 405 METHOD_NOT_ALLOWED from the edge, in the envelope', async () => {
+    const { status, body, socket } = await rawExchange(
+      edge.baseUrl,
+      'TRACE / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+    );
+    socket.destroy();
+    expect([status, body]).toMatchObject([
+      405,
+      { error: { code: 'METHOD_NOT_ALLOWED', details: { scope: 'edge' } } },
+    ]);
+  });
+
+  it('an HTTP/1.0 request without Host reaches the API, as it does directly', async () => {
+    const { status, body, socket } = await rawExchange(edge.baseUrl, 'GET /health/ready HTTP/1.0\r\n\r\n');
+    socket.destroy();
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ status: 'ready' });
+  });
+
+  it('one address with PASSPORT_EDGE_MAX_CONNECTIONS_PER_ADDRESS requests in progress gets 429; another address is served', async () => {
+    // Two requests whose bodies never finish arriving: each holds a connection in progress.
+    const slow =
+      'POST /api/identity/verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{';
+    const held = [0, 1].map(() => {
+      const socket = connect({
+        host: '127.0.0.1',
+        port: Number(new URL(edge.baseUrl).port),
+        localAddress: '127.0.0.3',
+      });
+      socket.on('error', () => undefined);
+      socket.write(slow);
+      return socket;
+    });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const third = await rawExchange(
+        edge.baseUrl,
+        'GET /health/ready HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+        {
+          localAddress: '127.0.0.3',
+        },
+      );
+      third.socket.destroy();
+      expect([third.status, third.body]).toMatchObject([
+        429,
+        { error: { code: 'RATE_LIMIT_EXCEEDED', details: { scope: 'edge' } } },
+      ]);
+      const other = await rawExchange(
+        edge.baseUrl,
+        'GET /health/ready HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+        {
+          localAddress: '127.0.0.4',
+        },
+      );
+      other.socket.destroy();
+      expect(other.status).toBe(200);
+    } finally {
+      for (const socket of held) socket.destroy();
+    }
+  });
+
+  it('the script: PASSPORT_EDGE_PORT becomes the listen lines (IPv6 too for a bare port, where the host has it); bad values are refused', () => {
+    const listen = (port: string) =>
+      edgeScriptVariable('PASSPORT_EDGE_LISTEN', {
+        PASSPORT_API_UPSTREAM: 'api:3000',
+        PASSPORT_EDGE_PORT: port,
+      });
+    expect(listen('8080')).toBe(
+      existsSync('/proc/net/if_inet6') ? 'listen 8080; listen [::]:8080;' : 'listen 8080;',
+    );
+    expect(listen('127.0.0.1:8080')).toBe('listen 127.0.0.1:8080;');
+    expect(listen('[::1]:8080')).toBe('listen [::1]:8080;');
+    for (const bad of ['', '0', '65536', 'api:80', ':80', '1.2.3.4:', '[]:80', '[zz]:80', '80;evil'])
+      expect(() => listen(bad)).toThrow(/PASSPORT_EDGE_PORT/);
+    const most = (value?: string) =>
+      edgeScriptVariable('PASSPORT_EDGE_MAX_CONNECTIONS_PER_ADDRESS', {
+        PASSPORT_API_UPSTREAM: 'api:3000',
+        PASSPORT_EDGE_PORT: '8080',
+        ...(value === undefined ? {} : { PASSPORT_EDGE_MAX_CONNECTIONS_PER_ADDRESS: value }),
+      });
+    expect([most(), most('1'), most('1000000')]).toEqual(['100', '1', '1000000']);
+    for (const bad of ['0', '-1', '07', '1000001', 'many', '10;'])
+      expect(() => most(bad)).toThrow(/PASSPORT_EDGE_MAX_CONNECTIONS_PER_ADDRESS/);
   });
 });
 

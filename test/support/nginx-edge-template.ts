@@ -23,28 +23,46 @@ function scriptVariable(name: string, env: Record<string, string>): string {
 
 /** PASSPORT_API_SERVERS as the image's entrypoint makes it: the shipped script, sourced by sh. */
 export function upstreamServers(upstream: string): string {
-  return scriptVariable('PASSPORT_API_SERVERS', { PASSPORT_API_UPSTREAM: upstream });
+  // (The script checks the port too: any valid one will do here.)
+  return scriptVariable('PASSPORT_API_SERVERS', {
+    PASSPORT_API_UPSTREAM: upstream,
+    PASSPORT_EDGE_PORT: '8080',
+  });
 }
 
 /**
- * The template with the script's variables and PASSPORT_EDGE_PORT substituted (and nothing else).
- * `readTimeout`: PASSPORT_EDGE_READ_TIMEOUT as an operator would set it (unset: the script's default).
+ * The template with the script's variables substituted (and nothing else), PASSPORT_EDGE_PORT being
+ * `127.0.0.1:<port>`. `readTimeout`, `maxConnectionsPerAddress`: PASSPORT_EDGE_READ_TIMEOUT and
+ * PASSPORT_EDGE_MAX_CONNECTIONS_PER_ADDRESS as an operator would set them (unset: the script's defaults).
  */
 export async function renderEdgeTemplate(
   upstream: string,
   port: number,
-  options: { readTimeout?: string } = {},
+  options: { readTimeout?: string; maxConnectionsPerAddress?: string } = {},
 ): Promise<string> {
   const template = await readFile(TEMPLATE, 'utf8');
   const env = {
     PASSPORT_API_UPSTREAM: upstream,
+    PASSPORT_EDGE_PORT: `127.0.0.1:${port}`,
     ...(options.readTimeout !== undefined && { PASSPORT_EDGE_READ_TIMEOUT: options.readTimeout }),
+    ...(options.maxConnectionsPerAddress !== undefined && {
+      PASSPORT_EDGE_MAX_CONNECTIONS_PER_ADDRESS: options.maxConnectionsPerAddress,
+    }),
   };
   const rendered = template
     .replaceAll('${PASSPORT_API_SERVERS}', upstreamServers(upstream))
     .replaceAll('${PASSPORT_EDGE_READ_TIMEOUT}', scriptVariable('PASSPORT_EDGE_READ_TIMEOUT', env))
-    .replaceAll('${PASSPORT_EDGE_PORT}', `127.0.0.1:${port}`);
+    .replaceAll(
+      '${PASSPORT_EDGE_MAX_CONNECTIONS_PER_ADDRESS}',
+      scriptVariable('PASSPORT_EDGE_MAX_CONNECTIONS_PER_ADDRESS', env),
+    )
+    .replaceAll('${PASSPORT_EDGE_LISTEN}', scriptVariable('PASSPORT_EDGE_LISTEN', env));
   const leftover = rendered.match(/\$\{[^}]*\}/);
   if (leftover) throw new Error(`the edge template has an undocumented variable: ${leftover[0]}`);
   return rendered;
+}
+
+/** A variable as the shipped script leaves it for `env` (exported for the script's own tests). */
+export function edgeScriptVariable(name: string, env: Record<string, string>): string {
+  return scriptVariable(name, env);
 }
