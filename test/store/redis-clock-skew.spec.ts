@@ -103,10 +103,38 @@ describe('replay records across skewed clocks', () => {
   it('with the default margin, a sweep removes a record once it expired 15 min ago on every clock', async () => {
     const { a } = replayFleet();
     const now = onTime.nowMs();
-    await a.recordIfAbsent('old', now - 3_600_000, now - 900_001);
-    await a.recordIfAbsent('recent', now - 3_600_000, now - 899_000);
+    // Recorded now with expiries already past (a caller an hour behind is refused since the probe below).
+    await a.recordIfAbsent('old', now, now - 900_001);
+    await a.recordIfAbsent('recent', now, now - 899_000);
     await expect(a.sweep(now)).resolves.toBe(1);
     await expect(a.size).resolves.toBe(1);
+  });
+});
+
+describe('an instance further behind Redis than the margin', () => {
+  // A clock-step probe: an instance set back 25 min accepted a used login body again once Redis had
+  // removed its record (kept 15 min past expiry on Redis's clock), and gave a second JWT.
+  it('is refused (fails closed) with the lag named, and records again once its clock is within the margin', async () => {
+    const { a, b } = replayFleet();
+    const now = onTime.nowMs();
+    await expect(a.recordIfAbsent('used', now, now + 1000)).resolves.toEqual({ recorded: true });
+    const late = Date.now() - 16 * 60_000;
+    await expect(b.recordIfAbsent('used', late, late + 300_000)).rejects.toThrow(
+      /clock is 96\d s behind Redis's, more than the clock skew margin \(900 s\)/,
+    );
+    await expect(b.recordIfAbsent('other', late, late + 300_000)).rejects.toThrow(/behind Redis's/);
+    const within = Date.now() - 14 * 60_000;
+    await expect(b.recordIfAbsent('other', within, within + 300_000)).resolves.toEqual({ recorded: true });
+    await expect(b.recordIfAbsent('used', within, within + 300_000)).resolves.toEqual({
+      recorded: false,
+      firstSeenAtMs: now,
+    });
+  });
+
+  it('a margin of 0 (records removed at expiry, as in one process) refuses no lag', async () => {
+    const { a } = replayFleet({ clockSkewMarginMs: 0 });
+    const late = Date.now() - 16 * 60_000;
+    await expect(a.recordIfAbsent('late', late, late + 300_000)).resolves.toEqual({ recorded: true });
   });
 });
 

@@ -51,7 +51,11 @@ it('a database index the server has: used as named, no problem reported', async 
   const client = createRedisClient(`${server.url}/3`);
   try {
     expect(await whenConnected(client, 3000)).toBe(true);
-    await new RedisReplayStore(client, { prefix: 'dbindex:' }).recordIfAbsent('k', 1000, 5000);
+    await new RedisReplayStore(client, { prefix: 'dbindex:' }).recordIfAbsent(
+      'k',
+      Date.now(),
+      Date.now() + 5000,
+    );
     expect(redisClientProblem(client)).toBeUndefined();
     const db3 = new Redis(`${server.url}/3`);
     expect(await db3.dbsize()).toBeGreaterThan(0);

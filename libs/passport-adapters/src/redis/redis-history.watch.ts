@@ -89,8 +89,14 @@ export class RedisHistoryWatch {
   private lostAt: number | null = null;
   /** When recording may start again, on the wall clock and on monotonic time (a step cannot stretch it). */
   private readonly hold: HoldDeadline;
-  /** When this instance last read the marker (ms), or null. */
+  /**
+   * When this instance last read the marker (ms, monotonic: a forward step of the wall clock read as time
+   * away, and a restore from an older backup was taken for a past loss with no hold; a clock-step probe),
+   * or null.
+   */
   private lastReadAt: number | null = null;
+  /** Monotonic time (ms, any origin): performance.now, or the caller's own clock (tests that move time). */
+  private readonly monotonicNow: () => number;
   private checking: Promise<void> | null = null;
   private readonly timer: NodeJS.Timeout;
   private readonly holdMs: number;
@@ -110,6 +116,7 @@ export class RedisHistoryWatch {
     this.holdMs = options.holdMs ?? DEFAULT_REDIS_HISTORY_HOLD_MS;
     this.noticeMs = options.noticeMs ?? DEFAULT_REDIS_HISTORY_NOTICE_MS;
     this.now = options.nowMs ?? Date.now;
+    this.monotonicNow = options.nowMs ?? (() => performance.now());
     // A caller's own clock (tests that move time) is its monotonic time too.
     this.hold = new HoldDeadline(this.now, this.holdMs, options.nowMs);
     this.timer = setInterval(() => void this.check(), options.intervalMs ?? 5000);
@@ -257,7 +264,7 @@ export class RedisHistoryWatch {
       this.lossHeld();
     }
     const readBefore = this.lastReadAt;
-    this.lastReadAt = this.now();
+    this.lastReadAt = this.monotonicNow();
     const markerChanged = this.known !== null && value !== this.known;
     this.known = value;
     // A hold another instance started covers this loss too: adopt it, never start another (each

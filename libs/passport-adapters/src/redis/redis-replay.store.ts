@@ -59,7 +59,10 @@ const NOT_READ_RETRY_MS = 1000;
  * The record call of one store, batched (defineBatchedScript: the records of one event-loop turn in one
  * invocation). A call replies 1 when recorded (a number: the cheapest reply), else {0, firstSeen} live,
  * {-1} store full, {-2} owner at quota, {-3} marker missing or changed, {-4, heldMs} another instance's
- * hold, {-5} older data (the shared counter, or this instance's own key, behind what it was answered);
+ * hold, {-5} older data (the shared counter, or this instance's own key, behind what it was answered),
+ * {-6, lagMs} the caller's clock behind Redis's by more than the margin (its freshness check could accept
+ * lines whose records Redis has removed: a clock-step probe had a used login body give a second JWT on
+ * an instance set back 25 min);
  * the invocation answers the generation once: the counter after its increment when it recorded
  * something, else the counter as read, negated (neither the counter nor its own key written then). The cheap checks come first: the index is looked up for the member only when the
  * store is at the call's cap. The keys it writes are declared (the index once; per call the record and
@@ -123,6 +126,7 @@ if stop then return stop end
 if quotaArg ~= quotaText then quotaText, maxPerOwner = quotaArg, tonumber(quotaArg) or 0 end
 if capArg ~= capText then capText, cap = capArg, tonumber(capArg) end
 local now = tonumber(nowArg)
+if margin > 0 and now < serverNow - margin then return {-6, serverNow - now} end
 local keepFor = math.max(1, tonumber(expiresArg) - earlier(now) + margin)
 local seen = redis.call('GET', rec)
 if seen then
@@ -348,6 +352,13 @@ export class RedisReplayStore implements ReplayStore {
       throw new Error('redis answered with older replay records than before: it lost some of them');
     }
     if (status === 0) return { recorded: false, firstSeenAtMs: Number(firstSeen) };
+    if (status === -6) {
+      // Fail closed, as for a failure of Redis (503 REPLAY_STORE_UNAVAILABLE; health names it), until this
+      // instance's clock is set right: the records it would need may be gone.
+      this.lastFailure = Date.now();
+      this.lastFailureText = `this instance's clock is ${Math.round(Number(firstSeen) / 1000)} s behind Redis's, more than the clock skew margin (${Math.round(this.clockSkewMarginMs / 1000)} s): nothing is recorded until it is set right`;
+      throw new Error(this.lastFailureText);
+    }
     if (status === -3) {
       // Found out here, so that this very answer carries the hold's end (else the first 503 after a
       // loss has no Retry-After); a changed marker that turns out to be no loss is a failure of the moment.

@@ -32,7 +32,12 @@
  * committed elsewhere through a new WAL is honoured here at most that late.
  */
 import { systemClock } from '@passport/core';
-import { DEFAULT_MAX_OPEN_SESSIONS_PER_PASSPORT, positiveCap } from '@passport/core/ports';
+import {
+  DEFAULT_MAX_OPEN_SESSIONS_PER_PASSPORT,
+  positiveCap,
+  uncappedRemoval,
+  type RemovalHorizon,
+} from '@passport/core/ports';
 import {
   SESSION_SUPERSEDED,
   SessionCapacityError,
@@ -74,6 +79,12 @@ const COLUMNS = `${INSERT_COLUMNS}, renewal_count, last_renewed_at_ms`;
 export interface SqliteSessionStoreOptions extends SqliteStoreOptions {
   /** Open sessions one passport may hold (default 100). */
   readonly maxOpenPerPassport?: number | undefined;
+  /**
+   * Caps the time expired sessions are deleted by (default: none, the store clock's reading). A server
+   * passes `createRemovalHorizon()`: a sweep while the wall clock is stepped ahead deleted every open
+   * session for good, and their tokens stayed refused once the clock came back (a clock-step probe).
+   */
+  readonly removalHorizon?: RemovalHorizon | undefined;
 }
 
 export class SqliteSessionStore implements SyncSessionStore {
@@ -82,6 +93,7 @@ export class SqliteSessionStore implements SyncSessionStore {
   private readonly sweeper: PeriodicSweep;
   private readonly readCache = new Map<string, SessionRecord>();
   private seenDataVersion = -1;
+  private readonly removalBy: RemovalHorizon;
   private versionCheckedThisTurn = false;
 
   constructor(
@@ -93,6 +105,7 @@ export class SqliteSessionStore implements SyncSessionStore {
       options.maxOpenPerPassport ?? DEFAULT_MAX_OPEN_SESSIONS_PER_PASSPORT,
       'maxOpenPerPassport',
     );
+    this.removalBy = options.removalHorizon ?? uncappedRemoval;
     const clock = options.clock ?? systemClock;
     // The background sweep never waits for another connection's write lock: the next one tries.
     this.sweeper = startPeriodicSweep(
@@ -310,7 +323,7 @@ export class SqliteSessionStore implements SyncSessionStore {
     return this.db.immediate(
       () =>
         this.db.statement('DELETE FROM sessions WHERE closed_at_ms IS NOT NULL').run().changes +
-        this.db.statement('DELETE FROM sessions WHERE expires_at_ms <= ?').run(nowMs).changes,
+        this.db.statement('DELETE FROM sessions WHERE expires_at_ms <= ?').run(this.removalBy(nowMs)).changes,
     );
   }
 }

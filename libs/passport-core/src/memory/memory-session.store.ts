@@ -18,12 +18,19 @@ import {
   type SyncSessionStore,
 } from '../ports/session-store.port.js';
 import { positiveCap } from '../ports/store-cap.js';
+import { uncappedRemoval, type RemovalHorizon } from '../ports/removal-horizon.js';
 
 export interface MemorySessionStoreOptions {
   /** Maximum sessions held (default 100 000). */
   readonly maxEntries?: number | undefined;
   /** Open sessions one passport may hold (default 100). */
   readonly maxOpenPerPassport?: number | undefined;
+  /**
+   * Caps the time expired sessions are deleted by (default: none). A server on the system clock passes
+   * `createRemovalHorizon()`: a sweep while the wall clock is stepped ahead deleted every open session
+   * for good, and their tokens stayed refused once the clock came back (a clock-step probe).
+   */
+  readonly removalHorizon?: RemovalHorizon | undefined;
 }
 
 export { DEFAULT_MAX_OPEN_SESSIONS_PER_PASSPORT };
@@ -39,7 +46,10 @@ export class MemorySessionStore implements SyncSessionStore {
    */
   private readonly byPassport = new Map<string, Map<string, number>>();
 
+  private readonly removalBy: RemovalHorizon;
+
   constructor(options: MemorySessionStoreOptions = {}) {
+    this.removalBy = options.removalHorizon ?? uncappedRemoval;
     this.maxEntries = positiveCap(options.maxEntries ?? 100_000, 'maxEntries');
     this.maxOpenPerPassport = positiveCap(
       options.maxOpenPerPassport ?? DEFAULT_MAX_OPEN_SESSIONS_PER_PASSPORT,
@@ -144,8 +154,9 @@ export class MemorySessionStore implements SyncSessionStore {
 
   private sweepSync(nowMs: number): number {
     let removed = 0;
+    const by = this.removalBy(nowMs);
     for (const [id, s] of this.sessions) {
-      if (!isOpen(s, nowMs)) {
+      if (!isOpen(s, by)) {
         this.sessions.delete(id);
         const ids = this.byPassport.get(s.tokenId);
         ids?.delete(id);

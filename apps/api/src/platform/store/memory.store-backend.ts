@@ -8,7 +8,7 @@ import { MemoryRateLimitStore, MemorySessionStore } from '@passport/core/memory'
 import { type StoreBackend, type StoreBackendOptions } from './store-backend.types.js';
 import { startPeriodicSweep } from '@passport/adapters/sweep';
 import { replayHealth } from './replay-health.js';
-import { runsOnSystemClock } from './step-safe-removal.js';
+import { runsOnSystemClock, stepSafeRemoval } from './step-safe-removal.js';
 import { DEFAULT_SWEEP_INTERVAL_MS } from '@passport/adapters/sqlite';
 
 export function createMemoryStoreBackend(options: StoreBackendOptions = {}): StoreBackend {
@@ -20,6 +20,7 @@ export function createMemoryStoreBackend(options: StoreBackendOptions = {}): Sto
   const sessions = new MemorySessionStore({
     maxEntries: options.sessions?.maxEntries,
     maxOpenPerPassport: options.sessions?.maxOpenPerPassport,
+    removalHorizon: stepSafeRemoval(options.clock),
   });
   const rateLimit = new MemoryRateLimitStore({ maxKeys: options.rateLimit?.maxEntries });
   const sweeps = [

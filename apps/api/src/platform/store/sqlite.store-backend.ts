@@ -94,7 +94,11 @@ export function createSqliteStoreBackend(
       `the SQLite database ${db.file} is damaged (${damage.message}, ${damage.code}; found reading its replay records): restore it from a backup (docs/storage.md "Upgrading and rolling back"); sqlite3 ${db.file} "PRAGMA integrity_check" names the damage`,
     );
   }
-  const sessions = new SqliteSessionStore(db, { ...withClock, ...options.sessions });
+  const sessions = new SqliteSessionStore(db, {
+    ...withClock,
+    removalHorizon: stepSafeRemoval(options.clock),
+    ...options.sessions,
+  });
   ofLoss.sessions = sessions;
   // Every start closes the sessions of the last loss the directory records, not only a start that
   // finds one: the same old copy restored a second time within the hold was no new loss, and brought
