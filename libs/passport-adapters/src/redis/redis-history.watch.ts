@@ -351,7 +351,7 @@ export class RedisHistoryWatch {
   /** Why recording is refused now (within the hold after a loss), or undefined. */
   get problem(): string | undefined {
     if (this.hold.remainingMs() === 0) return undefined;
-    return `redis lost replay records (noticed at ${new Date(this.lostAt ?? this.now()).toISOString()}: a restart without persistence, a flush, or data older than seen before): recording refused until ${new Date(this.now() + this.hold.remainingMs()).toISOString()}, when lines and login challenges used before the loss are stale`;
+    return `redis lost replay records (noticed at ${new Date(this.lostAt ?? this.now()).toISOString()}: a restart without persistence, a flush, or data older than seen before): recording refused until ${new Date(this.now() + this.hold.remainingMs()).toISOString()}, when lines (in the default 300 s window) and login challenges used before the loss are stale`;
   }
 
   /** Milliseconds until recording is allowed again (0 when it is now). */

@@ -397,7 +397,7 @@ export class SqliteStoreHistory {
   /** Why replay records are refused now (within the hold after a loss), or undefined. */
   get problem(): string | undefined {
     if (this.holdRemainingMs === 0) return undefined;
-    return `the SQLite database lost its replay records (noticed at ${new Date(this.lostAt ?? this.now()).toISOString()}): recording refused until ${new Date(this.now() + this.holdRemainingMs).toISOString()}, when lines and login challenges used before are stale`;
+    return `the SQLite database lost its replay records (noticed at ${new Date(this.lostAt ?? this.now()).toISOString()}): recording refused until ${new Date(this.now() + this.holdRemainingMs).toISOString()}, when lines (in the default 300 s window) and login challenges used before are stale`;
   }
 
   /** A note for health for a day after a loss (once recording is allowed again), or undefined. */
