@@ -136,3 +136,24 @@ it('an IPv4 connect that never completes (its SYN dropped): the IPv6 address is 
     receiver.server.close();
   }
 }, 30000);
+
+it('review: from a host with no IPv6 route, an IPv4 connect taking 400 ms (a far receiver, or one lost SYN) is still delivered, as before the fallback', async () => {
+  // Before the fallback, the one IPv4 connect had the whole 5 s. Node's autoSelectFamily closes the first
+  // attempt after autoSelectFamilyAttemptTimeout (250 ms) and tries the next; when that one fails at once
+  // (ENETUNREACH: an IPv4-only host, Docker's default bridge), the delivery fails at ~250 ms.
+  const receiver = await receiverOn('127.0.0.1');
+  try {
+    const outcomes = await sendFromPatchedChild(
+      receiver.port,
+      `const connect4 = TCP.prototype.connect;
+       TCP.prototype.connect = function (req, address, port) {
+         setTimeout(() => { try { connect4.call(this, req, address, port); } catch {} }, 400);
+         return 0;
+       };
+       TCP.prototype.connect6 = function () { return -101; };  // ENETUNREACH: no IPv6 route`,
+    );
+    expect(outcomes).toEqual(['delivered 127.0.0.1', 'delivered 127.0.0.1', 'within 4 s']);
+  } finally {
+    receiver.server.close();
+  }
+}, 30000);
