@@ -63,4 +63,14 @@ describe('answers written before routing, in /metrics', () => {
     // The four, and the scrape `before` itself.
     expect(after.requests - before.requests).toBe(5);
   });
+  it('review: pipelined requests with an unknown Expect are answered once (Connection: close) and counted once', async () => {
+    await scrape();
+    const before = await scrape();
+    const one = 'POST /api/verify HTTP/1.1\r\nHost: x\r\nExpect: nope\r\nContent-Length: 0\r\n\r\n';
+    // One 417 reaches the client and the connection closes; the requests behind it get no answer.
+    expect(await sendRaw(app.baseUrl, one.repeat(50))).toBe(417);
+    const after = await scrape();
+    expect(after.count('POST', '417') - before.count('POST', '417')).toBe(1);
+    expect(after.requests - before.requests).toBe(2);
+  });
 });
