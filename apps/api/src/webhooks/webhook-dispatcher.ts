@@ -7,8 +7,9 @@
  * name is resolved here with DNS queries (`createWebhookNameResolver`, off the thread pool), every resolved
  * address is classified, and the request connects only to allowed addresses that were checked (a fixed
  * `lookup`), never re-resolving the name, so DNS rebinding cannot move it to a private address. With an
- * allowed address of each family, the other is tried when the first one's connect fails (Node's
- * `autoSelectFamily`), so a dual-stack receiver is reached from a host with one family only. Loopback is allowed only with the test-only setting
+ * allowed address of each family, the first gets the whole time, and the other is tried, with what is
+ * left, only when the first one's connect fails (refused, no route): a dual-stack receiver is reached
+ * from a host with one family only, and a slow first connect is not abandoned. Loopback is allowed only with the test-only setting
  * WEBHOOK_ALLOW_LOOPBACK.
  *
  * Outcomes are logged, counted (`figures()`) and kept (the last 100, `recentOutcomes()`); tests await
@@ -16,7 +17,7 @@
  */
 import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIP, type LookupFunction, type TcpSocketConnectOpts } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { resolveWebhookTarget, signWebhook, type Clock } from '@passport/core';
@@ -38,8 +39,20 @@ export const WEBHOOK_TIMEOUT_MS = 5000;
 export const MAX_ADDRESSES_LOOKED_AT = 64;
 /** Injection token of the webhook name resolver (tests give their own; the default queries DNS). */
 export const WEBHOOK_NAME_RESOLVER = Symbol('WEBHOOK_NAME_RESOLVER');
-/** With a checked address of each family, how long the first connect gets before the other is tried too. */
-export const FAMILY_ATTEMPT_MS = 250;
+/**
+ * Errors only a connect raises (the request never reached the receiver): after one of them the other
+ * family's address is tried. Not a timeout, nor an error once connected (the receiver may have the
+ * event: a second delivery could repeat it).
+ */
+const CONNECT_FAILURES = new Set([
+  'ECONNREFUSED',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'EADDRNOTAVAIL',
+  'EAFNOSUPPORT',
+  'ENETDOWN',
+  'EHOSTDOWN',
+]);
 const RECENT_LIMIT = 100;
 /** Dispatches in flight at once; beyond it an event is refused (counted and logged), not queued. */
 export const MAX_IN_FLIGHT = 100;
@@ -69,7 +82,7 @@ export interface WebhookDeliveryOutcome {
   readonly outcome: WebhookOutcomeKind;
   /** The hook URL (null when the base URL itself was refused). */
   readonly url: string | null;
-  /** The address connected to (when no connection was made, the first one tried). */
+  /** The address connected to (when no connection was made, the last one tried). */
   readonly address?: string;
   /** The receiver's HTTP status. */
   readonly status?: number;
@@ -234,24 +247,44 @@ export class WebhookDispatcher {
       serverTokenId: this.server.tokenId,
       timestampMs,
     });
-    try {
-      const { status, address } = await postOnce(url, target, addresses, signed.headers, signed.body, {
-        verifyTls: !this.config.webhookTlsSkipVerify,
-        timeoutMs: Math.max(1, Math.floor(deadline - performance.now())),
-      });
-      const ok = status >= 200 && status < 300;
-      this.record(
-        dispatch,
-        ok
-          ? { outcome: 'delivered', url, address, status }
-          : { outcome: 'failed', url, address, status, reason: 'http_status' },
-      );
-    } catch (error) {
-      const reason =
-        (error as Error)?.name === 'TimeoutError' || (error as Error)?.name === 'AbortError'
-          ? 'timeout'
-          : 'connection_failed';
-      this.record(dispatch, { outcome: 'failed', url, address: addresses[0], reason });
+    let index = 0;
+    for (;;) {
+      const address = addresses[index]!;
+      try {
+        const status = await postOnce(url, target, address, signed.headers, signed.body, {
+          verifyTls: !this.config.webhookTlsSkipVerify,
+          timeoutMs: Math.max(1, Math.floor(deadline - performance.now())),
+        });
+        const ok = status >= 200 && status < 300;
+        this.record(
+          dispatch,
+          ok
+            ? { outcome: 'delivered', url, address, status }
+            : { outcome: 'failed', url, address, status, reason: 'http_status' },
+        );
+        return;
+      } catch (error) {
+        // The first family's connect failed (an IPv6-only host and an IPv4 address, a receiver listening
+        // on one family): the other, with the time left. A review: Node's autoSelectFamily abandoned a
+        // first connect slower than 250 ms, and a delivery that used to arrive failed.
+        const code = (error as { code?: unknown })?.code;
+        const timeLeft = deadline - performance.now() >= 1;
+        if (
+          index + 1 < addresses.length &&
+          typeof code === 'string' &&
+          CONNECT_FAILURES.has(code) &&
+          timeLeft
+        ) {
+          index++;
+          continue;
+        }
+        const reason =
+          (error as Error)?.name === 'TimeoutError' || (error as Error)?.name === 'AbortError'
+            ? 'timeout'
+            : 'connection_failed';
+        this.record(dispatch, { outcome: 'failed', url, address, reason });
+        return;
+      }
     }
   }
 
@@ -296,21 +329,17 @@ function hostOf(webhookUrl: string | null | undefined): string | null {
   }
 }
 
-/**
- * One POST to `url`, connecting to one of `addresses` (already checked; at most one per family), within
- * what is left of the 5 s. Resolves the status and the address connected to.
- */
+/** One POST to `url`, connecting to `address` (already checked), within what is left of the 5 s. Resolves the status. */
 function postOnce(
   url: string,
   target: WebhookTarget,
-  addresses: readonly string[],
+  address: string,
   headers: Readonly<Record<string, string>>,
   body: string,
   limits: { readonly verifyTls: boolean; readonly timeoutMs: number },
-): Promise<{ readonly status: number; readonly address: string }> {
-  const answers = addresses.map((address) => ({ address, family: isIP(address) === 6 ? 6 : 4 }));
-  // Always answer the checked addresses; Node asks for all of them when it may try several families
-  // (autoSelectFamily: on a failed connect, or none within 250 ms, the next is tried), else for one. The
+): Promise<number> {
+  const family = isIP(address) === 6 ? 6 : 4;
+  // Always answer the checked address; Node may ask for one address or for all (autoSelectFamily). The
   // answer comes on a later turn, as a real lookup's does: answered at once, a connect that fails at once
   // (no route to the address's family, a broadcast address) emitted its error before the request listened,
   // and the unhandled 'error' ended the process (a review).
@@ -320,32 +349,25 @@ function postOnce(
     callback: (...args: unknown[]) => void,
   ) => {
     setImmediate(() => {
-      if (options?.all) callback(null, answers);
-      else callback(null, answers[0]!.address, answers[0]!.family);
+      if (options?.all) callback(null, [{ address, family }]);
+      else callback(null, address, family);
     });
   }) as unknown as LookupFunction;
-  // http passes the socket options through to net.connect; its own types omit autoSelectFamily.
-  const options: RequestOptions &
-    Pick<TcpSocketConnectOpts, 'autoSelectFamily' | 'autoSelectFamilyAttemptTimeout'> = {
+  const options: RequestOptions = {
     method: 'POST',
     headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
     lookup: pinnedLookup,
-    // Stated, not left to the process default (`--no-network-family-autoselection` turns it off): with
-    // one address of each family, a failed first family must not end the delivery (an IPv6-only host and
-    // a dual-stack receiver: the 1.9.0 note left this open).
-    autoSelectFamily: answers.length > 1,
-    autoSelectFamilyAttemptTimeout: FAMILY_ATTEMPT_MS,
     signal: AbortSignal.timeout(limits.timeoutMs),
     agent: false,
     // https only (ignored by http): WEBHOOK_TLS_SKIP_VERIFY, development only.
     ...(limits.verifyTls ? {} : { rejectUnauthorized: false }),
   };
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
+  return new Promise<number>((resolve, reject) => {
     const req = send(url, options, (res) => {
       // The status is the outcome; the receiver's body is not wanted, so the connection (never reused:
       // no agent) is closed rather than read to its end for up to the timeout.
-      resolve({ status: res.statusCode ?? 0, address: res.socket.remoteAddress ?? answers[0]!.address });
+      resolve(res.statusCode ?? 0);
       res.destroy();
     });
     req.on('error', reject);
