@@ -167,7 +167,11 @@ export function answerExpectationsInEnvelope(server: Server): void {
     const error = new AppError('EXPECTATION_FAILED');
     const requestId = resolveRequestId(request.headers);
     const body = JSON.stringify(buildErrorEnvelope(error, requestId));
-    noteAnswer(request.socket, request.method ?? 'OTHER', httpStatusOfError(error));
+    // Counted once written: pipelined requests behind this one (it closes the connection) get none (a
+    // review: 50 pipelined were counted 50 times for the one 417 sent).
+    response.once('finish', () =>
+      noteAnswer(request.socket, request.method ?? 'OTHER', httpStatusOfError(error)),
+    );
     response.writeHead(httpStatusOfError(error), {
       'Content-Type': JSON_UTF8,
       'Content-Length': Buffer.byteLength(body),
