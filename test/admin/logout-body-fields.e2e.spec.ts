@@ -62,6 +62,8 @@ describe('logout body naming the caller itself, or nothing', () => {
       'fields it does not take (ignored, as production clients send them)',
       () => ({ client: 'sdk', all: true }),
     ],
+    ['a null or empty sessionId (not given)', () => ({ sessionId: null, session_id: '' })],
+    ['its own tokenId in capitals', (_jwt, tokenId) => ({ tokenId: tokenId.toUpperCase() })],
   ])('a body with %s logs the caller out', async (_name, bodyOf) => {
     const holder = await mintAndLogin(app);
     const res = await request('/api/logout', {
@@ -74,7 +76,7 @@ describe('logout body naming the caller itself, or nothing', () => {
     expect((await request('/api/holanonce16ts', { headers: bearer(holder.jwt) })).status).toBe(401);
   });
 
-  it.each([{ SID: 'sess_other' }, { 'passport-id': 'aaaaaaaaaaaa' }, { sessionId: null }])(
+  it.each([{ SID: 'sess_other' }, { 'passport-id': 'aaaaaaaaaaaa' }, { session: { id: 'sess_other' } }])(
     'a body naming another session or passport in another spelling (%j) is refused, the caller still logged in',
     async (body) => {
       const holder = await mintAndLogin(app);

@@ -14,7 +14,8 @@ const PASSPORT_FIELDS = new Set(['tokenid', 'passportid']);
 
 /**
  * Throws `VALIDATION_FAILED` naming the field when `body` names a session other than `own.sessionId`
- * or a passport other than `own.tokenId`; a field naming the caller's own is accepted.
+ * or a passport other than `own.tokenId` (in any case); a field naming the caller's own, null or "" is
+ * accepted.
  */
 export function refuseLogoutOfAnother(
   body: unknown,
@@ -25,8 +26,11 @@ export function refuseLogoutOfAnother(
     const name = field.toLowerCase().replace(/[_-]/g, '');
     const names = SESSION_FIELDS.has(name) ? 'session' : PASSPORT_FIELDS.has(name) ? 'passport' : null;
     if (names === null) continue;
-    const ownValue = names === 'session' ? own.sessionId : own.tokenId;
-    if (value === ownValue) continue;
+    // Not given: a client that fills optional fields with null or "" (a review).
+    if (value === null || value === '') continue;
+    if (names === 'session' && value === own.sessionId) continue;
+    // Token ids are lowercase; a client may write the caller's own in capitals.
+    if (names === 'passport' && typeof value === 'string' && value.toLowerCase() === own.tokenId) continue;
     throw new PassportError('VALIDATION_FAILED', {
       field,
       problem:
