@@ -14,11 +14,11 @@ import { freePort, startTestApp, type TestApp } from '../support/test-app.js';
 import { holaLine } from '../verify/hola-lines.js';
 
 const TOKEN = 'metrics-token-of-the-loss-test-0123456789';
-const verify = async (app: TestApp, hola: string) => {
+const verify = async (app: TestApp, hola: string, maxAgeMs?: number) => {
   const res = await fetch(`${app.baseUrl}/api/identity/verify`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ hola }),
+    body: JSON.stringify(maxAgeMs === undefined ? { hola } : { hola, constraints: { maxAgeMs } }),
   });
   return { status: res.status, headers: res.headers, body: (await res.json()) as any };
 };
@@ -83,9 +83,21 @@ describe('the SQLite database lost between two starts', () => {
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, startedBy + 4200 - Date.now())));
     const fresh = holaLine(app, { sender: tokenId, signer: key.signer });
     expect((await verify(app, fresh)).body.verified).toBe(true);
+    // A docs probe: the line used before the loss, asked with a 24 h window after the hold, verified
+    // again (the hold waits out the default 300 s only). Stamped before the loss, it is a replay now.
+    const late = await verify(app, used, 86_400_000);
+    expect([late.status, late.body.verified, late.body.failureReasons]).toEqual([
+      200,
+      false,
+      ['nonce_replay'],
+    ]);
+    expect(late.body.nonceReplayDetails).toEqual({ holaTimestamp: expect.any(String), maxAgeMs: 86_400_000 });
+    // A line stamped after the loss, with the same window: a first sighting.
+    const after24h = holaLine(app, { sender: tokenId, signer: key.signer });
+    expect((await verify(app, after24h, 86_400_000)).body.verified).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 1100)); // health answers are reused for up to 1 s
-    const after = await health(app);
-    expect(after.status).toBe('healthy');
-    expect(after.checks.store.note).toMatch(/lost its replay records/);
+    const healthAfter = await health(app);
+    expect(healthAfter.status).toBe('healthy');
+    expect(healthAfter.checks.store.note).toMatch(/lost its replay records/);
   }, 30_000);
 });

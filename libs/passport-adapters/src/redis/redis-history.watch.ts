@@ -363,7 +363,7 @@ export class RedisHistoryWatch {
   get notice(): string | undefined {
     if (this.lostAt === null || this.problem !== undefined) return undefined;
     if (this.now() >= this.lostAt + this.noticeMs) return undefined;
-    return `redis lost replay records (noticed at ${new Date(this.lostAt).toISOString()}): a line verified before then with constraints.maxAgeMs above 300 s may be accepted again until its window ends; run Redis with persistence (AOF) or a replica`;
+    return `redis lost replay records (noticed at ${new Date(this.lostAt).toISOString()}): lines stamped before then are answered nonce_replay by this instance, whatever constraints.maxAgeMs asks; an instance started since cannot tell; run Redis with persistence (AOF) or a replica`;
   }
 
   stop(): void {

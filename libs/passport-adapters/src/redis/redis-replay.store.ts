@@ -230,6 +230,8 @@ export interface ReplayHistoryGuard {
   /** Milliseconds until the hold ends (0 when none runs). */
   readonly holdRemainingMs: number;
   markerMissing(): Promise<void>;
+  /** When the last loss this instance knows happened or was noticed (Unix ms), or null. */
+  readonly lostAtMs?: number | null;
 }
 
 export class RedisReplayStore implements ReplayStore {
@@ -398,6 +400,11 @@ export class RedisReplayStore implements ReplayStore {
       removed += batch;
       if (batch < 1000) return removed;
     }
+  }
+
+  /** When the last loss of Redis's replay records this instance knows happened or was noticed, or null. */
+  lostRecordsAtMs(): number | null {
+    return this.history?.lostAtMs ?? null;
   }
 
   /** Records held (expired ones not yet swept included). */

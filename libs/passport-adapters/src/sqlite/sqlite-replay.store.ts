@@ -189,7 +189,10 @@ export interface SqliteReplayStoreOptions extends SqliteStoreOptions {
    * it of a loss it notices while running (`lost`), and has it read the losses other processes recorded
    * (`refresh`) with each background read.
    */
-  readonly history?: Pick<SqliteStoreHistory, 'problem' | 'holdRemainingMs' | 'lost' | 'refresh'> | undefined;
+  readonly history?:
+    | (Pick<SqliteStoreHistory, 'problem' | 'holdRemainingMs' | 'lost' | 'refresh'> &
+        Partial<Pick<SqliteStoreHistory, 'lostAtMs'>>)
+    | undefined;
   /**
    * Milliseconds after its expiry that a record may be deleted or forgotten (default `EXPIRED_GRACE_MS`,
    * 60 000; 0 deletes at expiry, as the port's contract counts time). Until then it still takes room.
@@ -918,6 +921,11 @@ export class SqliteReplayStore implements ReplayStore {
     // Only an expired record goes (a key recorded again since has a live one).
     for (const key of keys) this.known.forgetIfExpired(key, expiredBy);
     return keys.length;
+  }
+
+  /** When the last loss of the database's replay records was noticed (its history), or null. */
+  lostRecordsAtMs(): number | null {
+    return this.history?.lostAtMs ?? null;
   }
 
   /** Records in the table (including expired ones not yet swept). */

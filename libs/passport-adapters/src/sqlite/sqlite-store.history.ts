@@ -404,7 +404,7 @@ export class SqliteStoreHistory {
   get notice(): string | undefined {
     if (this.lostAt === null || this.problem !== undefined || this.now() >= this.lostAt + NOTICE_MS)
       return undefined;
-    return `the SQLite database lost its replay records (noticed at ${new Date(this.lostAt).toISOString()}): a line verified before then with constraints.maxAgeMs above 300 s may be accepted again until its window ends`;
+    return `the SQLite database lost its replay records (noticed at ${new Date(this.lostAt).toISOString()}): lines stamped before then are answered nonce_replay, whatever constraints.maxAgeMs asks`;
   }
 }
 

@@ -50,6 +50,14 @@ export interface ReplayStore {
     quota?: RecordQuota,
     storeShare?: number,
   ): Promise<RecordOutcome>;
+  /**
+   * When this store last found that it had lost records (Unix ms, the store's clock), or null (or the
+   * method absent) when it knows of no loss. Records made before then may be gone, so a HOLA line stamped
+   * before then (give or take the future skew) may have been used: verify reports it as a replay, not as
+   * a line seen for the first time. The hold after a loss waits out the default 300 s window; this covers
+   * the longer windows a verify may ask (`constraints.maxAgeMs`, up to 24 h).
+   */
+  lostRecordsAtMs?(): number | null;
 }
 
 /**

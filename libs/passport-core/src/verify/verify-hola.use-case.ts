@@ -259,13 +259,17 @@ export function createHolaVerifier(deps: HolaVerifierDeps): HolaVerifier {
       let nonceReplayDetails: VerifyHolaBody['nonceReplayDetails'];
       if (reasons.size === 0) {
         const replayed = await checkReplay(line, nowMs);
-        nonceReplaySafe = replayed === null;
-        if (replayed) {
+        // Recorded now, but stamped before the store lost records: it may have been used then (a docs
+        // probe: after a loss's hold, a line used before it verified again with a 24 h window).
+        const lostAtMs = replayed === null ? (deps.replay.lostRecordsAtMs?.() ?? null) : null;
+        const mayBeUsedBeforeLoss = lostAtMs !== null && line.timestampMs <= lostAtMs + futureSkewMs;
+        nonceReplaySafe = replayed === null && !mayBeUsedBeforeLoss;
+        if (!nonceReplaySafe) {
           reasons.add('nonce_replay');
           nonceReplayDetails = {
             holaTimestamp: line.timestamp,
             maxAgeMs,
-            firstSeenAt: new Date(replayed.firstSeenAtMs).toISOString(),
+            ...(replayed && { firstSeenAt: new Date(replayed.firstSeenAtMs).toISOString() }),
           };
         }
       }
