@@ -92,6 +92,12 @@ describe('the SQLite database lost between two starts', () => {
       ['nonce_replay'],
     ]);
     expect(late.body.nonceReplayDetails).toEqual({ holaTimestamp: expect.any(String), maxAgeMs: 86_400_000 });
+    // Asked again: still no firstSeenAt (the record is the refused sighting's, not an acceptance).
+    const again = await verify(app, used, 86_400_000);
+    expect([again.body.failureReasons, again.body.nonceReplayDetails.firstSeenAt]).toEqual([
+      ['nonce_replay'],
+      undefined,
+    ]);
     // A line stamped after the loss, with the same window: a first sighting.
     const after24h = holaLine(app, { sender: tokenId, signer: key.signer });
     expect((await verify(app, after24h, 86_400_000)).body.verified).toBe(true);

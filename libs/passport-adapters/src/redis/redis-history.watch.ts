@@ -87,6 +87,8 @@ export class RedisHistoryWatch {
   /** How many times the counter has been followed afresh (highestGeneration reset after a loss). */
   private generationRestarts = 0;
   private lostAt: number | null = null;
+  /** Monotonic time when `lostAt` was set (see `lostAtMs`). */
+  private lostAtMonotonic: number | undefined;
   /** When recording may start again, on the wall clock and on monotonic time (a step cannot stretch it). */
   private readonly hold: HoldDeadline;
   /**
@@ -180,6 +182,7 @@ export class RedisHistoryWatch {
     const starting = this.hold.remainingMs() === 0;
     if (starting) {
       this.lostAt = now;
+      this.lostAtMonotonic = this.monotonicNow();
       this.options.onLoss?.(now);
     }
     if (remainingMs > this.hold.remainingMs()) this.hold.set(now + remainingMs);
@@ -304,6 +307,7 @@ export class RedisHistoryWatch {
       return this.lossHeld();
     }
     this.lostAt = at;
+    this.lostAtMonotonic = this.monotonicNow();
     this.hold.set(at + this.holdMs);
     this.options.onLoss?.(at);
     this.publishHold();
@@ -330,6 +334,7 @@ export class RedisHistoryWatch {
   private reportPastLoss(madeAt: number): void {
     this.restartGenerationFollowing();
     this.lostAt = madeAt;
+    this.lostAtMonotonic = this.monotonicNow();
     this.options.onLoss?.(madeAt);
   }
 
@@ -343,9 +348,15 @@ export class RedisHistoryWatch {
     return this.highestGeneration;
   }
 
-  /** When the last loss was noticed here or reported by another instance's hold (ms), or null. */
+  /**
+   * When the last loss was noticed here or reported by another instance's hold (ms), or null; never later
+   * than the time the wall clock reads now for the moment it was noticed (monotonic time since then taken
+   * off): one noticed while the clock was stepped ahead read as later than every fresh line once the
+   * clock came back, and verify answered them all nonce_replay (a review).
+   */
   get lostAtMs(): number | null {
-    return this.lostAt;
+    if (this.lostAt === null || this.lostAtMonotonic === undefined) return this.lostAt;
+    return Math.min(this.lostAt, Math.floor(this.now() - (this.monotonicNow() - this.lostAtMonotonic)));
   }
 
   /** Why recording is refused now (within the hold after a loss), or undefined. */

@@ -142,6 +142,10 @@ export class SqliteSessionStore implements SyncSessionStore {
     if (this.closeOldestOfPassport(session.tokenId, nowMs) > 0 && rows >= this.maxEntries) {
       rows -= this.sweepSync(nowMs);
     }
+    // Still full: sessions expired by the wall clock go too, rather than a refusal. The horizon may lag
+    // the wall clock for good (a suspended machine), and a store full of expired sessions refused every
+    // login (a review).
+    if (rows >= this.maxEntries) rows -= this.sweepSync(nowMs, true);
     if (rows >= this.maxEntries) throw new SessionCapacityError(this.maxEntries);
     const inserted = this.db
       .statement(
@@ -315,7 +319,7 @@ export class SqliteSessionStore implements SyncSessionStore {
     this.sweeper.stop();
   }
 
-  private sweepSync(nowMs: number): number {
+  private sweepSync(nowMs: number, byWallClock = false): number {
     this.readCache.clear();
     // Two deletes, each through its own index (sessions_closed, sessions_expiry): one delete of either
     // condition scanned the whole table, ~5 ms at 100 000 sessions, and a login into a full table sweeps.
@@ -323,7 +327,9 @@ export class SqliteSessionStore implements SyncSessionStore {
     return this.db.immediate(
       () =>
         this.db.statement('DELETE FROM sessions WHERE closed_at_ms IS NOT NULL').run().changes +
-        this.db.statement('DELETE FROM sessions WHERE expires_at_ms <= ?').run(this.removalBy(nowMs)).changes,
+        this.db
+          .statement('DELETE FROM sessions WHERE expires_at_ms <= ?')
+          .run(byWallClock ? nowMs : this.removalBy(nowMs)).changes,
     );
   }
 }

@@ -138,6 +138,9 @@ export class SqliteStoreHistory {
   /** When replay records may be written again, on the wall clock and on monotonic time. */
   private readonly hold: HoldDeadline;
   private lostAt: number | null = null;
+  /** Monotonic time when `lostAt` was set (see `lostAtMs`). */
+  private lostAtMonotonic: number | undefined;
+  private readonly monotonic: () => number;
   /** The loss last reported to `onLoss` by this process (its time), so that each is reported once. */
   private reportedLostAt: number | null;
   /** The name of the last loss this process knows (HistoryFile.lossId). */
@@ -159,6 +162,7 @@ export class SqliteStoreHistory {
     lossId: string | undefined,
   ) {
     this.now = options.now ?? Date.now;
+    this.monotonic = options.monotonicNowMs ?? options.now ?? (() => performance.now());
     // A caller's own clock (tests that move time) is its monotonic time too, unless it gives one.
     this.hold = new HoldDeadline(this.now, options.holdMs, options.monotonicNowMs ?? options.now);
     this.lossId = lossId;
@@ -178,6 +182,7 @@ export class SqliteStoreHistory {
   private take(heldUntilMs: number | null, lostAt: number | null): void {
     const now = this.now();
     this.lostAt = lostAt === null ? null : Math.min(lostAt, now);
+    this.lostAtMonotonic = this.monotonic();
     const bound = Math.max(0, this.options.holdMs);
     this.hold.set(
       heldUntilMs === null ? null : Math.min(heldUntilMs, (this.lostAt ?? heldUntilMs) + bound, now + bound),
@@ -292,6 +297,7 @@ export class SqliteStoreHistory {
     }
     const lostAtMs = this.now();
     this.lostAt = lostAtMs;
+    this.lostAtMonotonic = this.monotonic();
     this.hold.set(lostAtMs + Math.max(0, this.options.holdMs));
     this.lossId = newLossId();
     let recorded = '';
@@ -384,9 +390,15 @@ export class SqliteStoreHistory {
     }
   }
 
-  /** When the last loss this process knows was noticed (Unix ms), or null. */
+  /**
+   * When the last loss this process knows was noticed (Unix ms), or null; never later than the time the
+   * wall clock reads now for the moment it was noticed (monotonic time since then taken off): a loss
+   * noticed while the clock was stepped ahead read as later than every fresh line once the clock came
+   * back, and verify answered them all nonce_replay (a review).
+   */
   get lostAtMs(): number | null {
-    return this.lostAt;
+    if (this.lostAt === null || this.lostAtMonotonic === undefined) return this.lostAt;
+    return Math.min(this.lostAt, Math.floor(this.now() - (this.monotonic() - this.lostAtMonotonic)));
   }
 
   /** Milliseconds until replay records may be written again (0 when they may now). */

@@ -64,6 +64,10 @@ export class MemorySessionStore implements SyncSessionStore {
     // A passport at its own bound makes room by closing its own oldest (then swept); nobody else's.
     const closed = this.closeOldestOfPassport(session.tokenId, nowMs, this.sessions.size >= this.maxEntries);
     if (closed > 0 && this.sessions.size >= this.maxEntries) this.sweepSync(nowMs);
+    // Still full: sessions expired by the wall clock go too, rather than a refusal. The horizon may lag
+    // the wall clock for good (a suspended machine), and a store full of expired sessions refused every
+    // login (a review).
+    if (this.sessions.size >= this.maxEntries) this.sweepSync(nowMs, true);
     if (this.sessions.size >= this.maxEntries) throw new SessionCapacityError(this.maxEntries);
     this.sessions.set(
       session.sessionId,
@@ -152,9 +156,9 @@ export class MemorySessionStore implements SyncSessionStore {
     return this.sessions.size;
   }
 
-  private sweepSync(nowMs: number): number {
+  private sweepSync(nowMs: number, byWallClock = false): number {
     let removed = 0;
-    const by = this.removalBy(nowMs);
+    const by = byWallClock ? nowMs : this.removalBy(nowMs);
     for (const [id, s] of this.sessions) {
       if (!isOpen(s, by)) {
         this.sessions.delete(id);

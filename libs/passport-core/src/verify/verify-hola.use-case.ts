@@ -261,15 +261,18 @@ export function createHolaVerifier(deps: HolaVerifierDeps): HolaVerifier {
         const replayed = await checkReplay(line, nowMs);
         // Recorded now, but stamped before the store lost records: it may have been used then (a docs
         // probe: after a loss's hold, a line used before it verified again with a 24 h window).
-        const lostAtMs = replayed === null ? (deps.replay.lostRecordsAtMs?.() ?? null) : null;
+        const lostAtMs = deps.replay.lostRecordsAtMs?.() ?? null;
         const mayBeUsedBeforeLoss = lostAtMs !== null && line.timestampMs <= lostAtMs + futureSkewMs;
         nonceReplaySafe = replayed === null && !mayBeUsedBeforeLoss;
         if (!nonceReplaySafe) {
           reasons.add('nonce_replay');
+          // Such a line's record is the refused sighting's, not when it was first accepted: no firstSeenAt
+          // (a review).
           nonceReplayDetails = {
             holaTimestamp: line.timestamp,
             maxAgeMs,
-            ...(replayed && { firstSeenAt: new Date(replayed.firstSeenAtMs).toISOString() }),
+            ...(replayed &&
+              !mayBeUsedBeforeLoss && { firstSeenAt: new Date(replayed.firstSeenAtMs).toISOString() }),
           };
         }
       }
