@@ -247,6 +247,7 @@ export class RedisReplayStore implements ReplayStore {
   private lastFullAtMs: number | null = null;
   private lastFailure: number | null = null;
   private lastFailureText: string | null = null;
+  private clockLag: string | undefined;
   private readonly evictionProblem: () => string | undefined;
   private readonly history: ReplayHistoryGuard | undefined;
 
@@ -346,20 +347,27 @@ export class RedisReplayStore implements ReplayStore {
       throw error;
     }
     // 1 (recorded) comes as a number, every other outcome as a table (see recordDefinition).
-    if (reply === 1) return RECORDED;
+    if (reply === 1) {
+      this.clockLag = undefined;
+      return RECORDED;
+    }
     const [status, firstSeen] = reply as [number, string | number | undefined];
     if (status === -5) {
       this.lastFailure = Date.now();
       this.history?.generationWentBack();
       throw new Error('redis answered with older replay records than before: it lost some of them');
     }
-    if (status === 0) return { recorded: false, firstSeenAtMs: Number(firstSeen) };
+    if (status === 0) {
+      this.clockLag = undefined;
+      return { recorded: false, firstSeenAtMs: Number(firstSeen) };
+    }
     if (status === -6) {
       // Fail closed, as for a failure of Redis (503 REPLAY_STORE_UNAVAILABLE; health names it), until this
       // instance's clock is set right: the records it would need may be gone.
       this.lastFailure = Date.now();
-      this.lastFailureText = `this instance's clock is ${Math.round(Number(firstSeen) / 1000)} s behind Redis's, more than the clock skew margin (${Math.round(this.clockSkewMarginMs / 1000)} s): nothing is recorded until it is set right`;
-      throw new Error(this.lastFailureText);
+      this.clockLag = this.clockLagText(Number(firstSeen));
+      this.lastFailureText = this.clockLag;
+      throw new Error(this.clockLag);
     }
     if (status === -3) {
       // Found out here, so that this very answer carries the hold's end (else the first 503 after a
@@ -400,6 +408,28 @@ export class RedisReplayStore implements ReplayStore {
       removed += batch;
       if (batch < 1000) return removed;
     }
+  }
+
+  /**
+   * Why nothing is recorded while this instance's clock lags Redis's by more than the margin, or
+   * undefined: set by a refused record and by `checkClock`, cleared by a record made or by `checkClock`.
+   * A problem no retry fixes (readiness reports it): until the clock is set right, every verify and login
+   * fails closed (a review: health had named it for 10 s after each refusal only).
+   */
+  get clockProblem(): string | undefined {
+    return this.clockLag;
+  }
+
+  /** Compares `nowMs` (this instance's clock) with Redis's `TIME`, and sets or clears `clockProblem`. */
+  async checkClock(nowMs: number): Promise<void> {
+    if (this.clockSkewMarginMs <= 0) return;
+    const [seconds, micros] = await this.redis.time();
+    const lagMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) - nowMs;
+    this.clockLag = lagMs > this.clockSkewMarginMs ? this.clockLagText(lagMs) : undefined;
+  }
+
+  private clockLagText(lagMs: number): string {
+    return `this instance's clock is ${Math.round(lagMs / 1000)} s behind Redis's, more than the clock skew margin (${Math.round(this.clockSkewMarginMs / 1000)} s): nothing is recorded until it is set right`;
   }
 
   /** When the last loss of Redis's replay records this instance knows happened or was noticed, or null. */

@@ -94,6 +94,12 @@ export function createRedisStoreBackend(
     evictionProblem: () => evictionWatch.problem,
     history: historyWatch,
   });
+  // This instance's clock against Redis's, every 5 s: a lag beyond the margin refuses every record, and an
+  // instance taken out of rotation for it gets no request to find it set right.
+  const clockCheck = setInterval(() => {
+    if (client.status === 'ready') void replay.checkClock(clock.nowMs()).catch(() => undefined);
+  }, 5000);
+  clockCheck.unref();
   // One line when the connection goes and one when it is back (not one per reconnection attempt), and
   // one more whenever the reason it cannot connect changes (a wrong password, then a restart, …): the
   // error of a failed connection is known only after its 'close' at times.
@@ -211,6 +217,7 @@ export function createRedisStoreBackend(
     const problem =
       evictionWatch.problem ??
       historyWatch.problem ??
+      replay.clockProblem ??
       (failed ? `redis failed a request in the last 10 s${said ? `: ${said}` : ''}` : undefined) ??
       // Redis answers again, but the rate limits have not gone back to it yet (their next take does):
       // without this, health is `degraded` with no reason for about a second after Redis comes back.
@@ -227,7 +234,8 @@ export function createRedisStoreBackend(
         !failed &&
         rateLimitFallback === 'shared' &&
         eviction === undefined &&
-        historyWatch.problem === undefined,
+        historyWatch.problem === undefined &&
+        replay.clockProblem === undefined,
       detail: {
         adapter: 'redis',
         latencyMs: latencyMs(),
@@ -247,12 +255,17 @@ export function createRedisStoreBackend(
     publicRateLimit,
     health: { name: 'store', check },
     createMcpSessionDirectory: (directoryOptions) => new RedisMcpSessionDirectory(client, directoryOptions),
-    fatalProblem: () => redisClientProblem(client),
+    fatalProblem: () => redisClientProblem(client) ?? replay.clockProblem,
     ready: async () => {
       if (await whenConnected(client, 2000))
-        await Promise.all([evictionWatch.refresh(), historyWatch.check()]);
+        await Promise.all([
+          evictionWatch.refresh(),
+          historyWatch.check(),
+          replay.checkClock(clock.nowMs()).catch(() => undefined),
+        ]);
     },
     close() {
+      clearInterval(clockCheck);
       evictionWatch.stop();
       historyWatch.stop();
       for (const sweep of sweeps) sweep.stop();
