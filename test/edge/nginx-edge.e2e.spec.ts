@@ -45,7 +45,7 @@ const renderTemplate = renderEdgeTemplate;
 async function startEdge(
   upstream: TestApp | string,
   port?: number,
-  options: { readTimeout?: string; maxConnectionsPerAddress?: string } = {},
+  options: { readTimeout?: string; maxConnectionsPerAddress?: string; maxStreamsPerAddress?: string } = {},
 ): Promise<Edge> {
   if (!NGINX)
     throw new Error("nginx is missing: install Debian's 'nginx' package (scripts/ensure-test-deps.sh does)");
@@ -396,7 +396,7 @@ describe('edge gateway (nginx): requests it cannot read, and what one client may
       TRUSTED_PROXIES: '127.0.0.1/32',
       PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     });
-    edge = await startEdge(app, port, { maxConnectionsPerAddress: '2' });
+    edge = await startEdge(app, port, { maxConnectionsPerAddress: '2', maxStreamsPerAddress: '3' });
   });
   afterAll(async () => {
     await edge?.stop();
@@ -490,7 +490,7 @@ describe('edge gateway (nginx): requests it cannot read, and what one client may
   // A review: the API lets one address hold 100 MCP sessions, each with its GET event stream open for up
   // to the edge's read timeout; counted by limit_conn, they took the whole bound (then 100), and every
   // other request of that address was 429. The streams are not counted now.
-  it('MCP event streams open through the edge take nothing from the address’s requests in progress', async () => {
+  it('MCP event streams open through the edge are bounded apart: they take nothing from the address’s requests in progress', async () => {
     const streams: Response[] = [];
     try {
       for (let i = 0; i < 3; i++) {
@@ -521,8 +521,34 @@ describe('edge gateway (nginx): requests it cannot read, and what one client may
         expect(stream.status).toBe(200);
         streams.push(stream); // its body left unread: the stream stays open
       }
-      // Three streams open, the bound 2: the address is still served.
+      // Three streams open, the bound of requests 2: the address is still served.
       expect((await fetch(`${edge.baseUrl}/health/ready`)).status).toBe(200);
+      // A fourth stream is past PASSPORT_EDGE_MAX_STREAMS_PER_ADDRESS (3): the edge's 429 (a second
+      // review: uncounted, N instances let one address hold N × 100 streams).
+      const init = await fetch(`${edge.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-06-18',
+            capabilities: {},
+            clientInfo: { name: 't', version: '1' },
+          },
+        }),
+      });
+      await init.text();
+      const fourth = await fetch(`${edge.baseUrl}/mcp`, {
+        headers: {
+          accept: 'text/event-stream',
+          'mcp-session-id': init.headers.get('mcp-session-id')!,
+          'mcp-protocol-version': '2025-06-18',
+        },
+      });
+      expect(fourth.status).toBe(429);
+      expect(((await fourth.json()) as { error: { code: string } }).error.code).toBe('RATE_LIMIT_EXCEEDED');
     } finally {
       for (const stream of streams) await stream.body?.cancel();
     }

@@ -38,7 +38,7 @@ export function upstreamServers(upstream: string): string {
 export async function renderEdgeTemplate(
   upstream: string,
   port: number,
-  options: { readTimeout?: string; maxConnectionsPerAddress?: string } = {},
+  options: { readTimeout?: string; maxConnectionsPerAddress?: string; maxStreamsPerAddress?: string } = {},
 ): Promise<string> {
   const template = await readFile(TEMPLATE, 'utf8');
   const env = {
@@ -48,6 +48,9 @@ export async function renderEdgeTemplate(
     ...(options.maxConnectionsPerAddress !== undefined && {
       PASSPORT_EDGE_MAX_CONNECTIONS_PER_ADDRESS: options.maxConnectionsPerAddress,
     }),
+    ...(options.maxStreamsPerAddress !== undefined && {
+      PASSPORT_EDGE_MAX_STREAMS_PER_ADDRESS: options.maxStreamsPerAddress,
+    }),
   };
   const rendered = template
     .replaceAll('${PASSPORT_API_SERVERS}', upstreamServers(upstream))
@@ -55,6 +58,10 @@ export async function renderEdgeTemplate(
     .replaceAll(
       '${PASSPORT_EDGE_MAX_CONNECTIONS_PER_ADDRESS}',
       scriptVariable('PASSPORT_EDGE_MAX_CONNECTIONS_PER_ADDRESS', env),
+    )
+    .replaceAll(
+      '${PASSPORT_EDGE_MAX_STREAMS_PER_ADDRESS}',
+      scriptVariable('PASSPORT_EDGE_MAX_STREAMS_PER_ADDRESS', env),
     )
     .replaceAll('${PASSPORT_EDGE_LISTEN}', scriptVariable('PASSPORT_EDGE_LISTEN', env));
   const leftover = rendered.match(/\$\{[^}]*\}/);
