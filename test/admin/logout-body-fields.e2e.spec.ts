@@ -14,7 +14,7 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 const sessionOf = (jwt: string): string =>
   JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString('utf8')).session_id;
 
-describe('logout body with a field it does not take', () => {
+describe('logout bodies that name a session or passport', () => {
   let app: TestApp;
   let request: ReturnType<typeof contractClient>;
 
@@ -43,17 +43,6 @@ describe('logout body with a field it does not take', () => {
       expect((await request('/api/holanonce16ts', { headers: bearer(holder.jwt) })).status).toBe(200);
     },
   );
-});
-
-describe('logout body naming the caller itself, or nothing', () => {
-  let app: TestApp;
-  let request: ReturnType<typeof contractClient>;
-
-  beforeAll(async () => {
-    app = await startTestApp({ STORE: 'sqlite' });
-    request = contractClient(app.baseUrl);
-  });
-  afterAll(() => app.close());
 
   it.each<[string, (jwt: string, tokenId: string) => Record<string, unknown>]>([
     ['its own sessionId', (jwt) => ({ sessionId: sessionOf(jwt) })],

@@ -24,6 +24,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { drainAndClose } from '../../apps/api/src/platform/lifecycle/graceful-shutdown.js';
 import { RequestMetrics } from '../../apps/api/src/platform/metrics/request-metrics.js';
+import { openRawSession } from '../mcp/support/mcp-probe.js';
 import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
 import { edgeScriptVariable, renderEdgeTemplate, upstreamServers } from '../support/nginx-edge-template.js';
 import { freePort, startTestApp, type TestApp } from '../support/test-app.js';
@@ -492,61 +493,27 @@ describe('edge gateway (nginx): requests it cannot read, and what one client may
   // other request of that address was 429. The streams are not counted now.
   it('MCP event streams open through the edge are bounded apart: they take nothing from the address’s requests in progress', async () => {
     const streams: Response[] = [];
+    // A session's GET event stream, its body left unread: the stream stays open.
+    const openStream = async (): Promise<Response> => {
+      const session = await openRawSession(edge.baseUrl);
+      return fetch(`${edge.baseUrl}/mcp`, {
+        headers: {
+          accept: 'text/event-stream',
+          'mcp-session-id': session,
+          'mcp-protocol-version': '2025-11-25',
+        },
+      });
+    };
     try {
       for (let i = 0; i < 3; i++) {
-        const init = await fetch(`${edge.baseUrl}/mcp`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-          body: JSON.stringify({
-            jsonrpc: '2.0',
-            id: 1,
-            method: 'initialize',
-            params: {
-              protocolVersion: '2025-06-18',
-              capabilities: {},
-              clientInfo: { name: 't', version: '1' },
-            },
-          }),
-        });
-        await init.text();
-        const session = init.headers.get('mcp-session-id');
-        expect([init.status, typeof session]).toEqual([200, 'string']);
-        const stream = await fetch(`${edge.baseUrl}/mcp`, {
-          headers: {
-            accept: 'text/event-stream',
-            'mcp-session-id': session!,
-            'mcp-protocol-version': '2025-06-18',
-          },
-        });
-        expect(stream.status).toBe(200);
-        streams.push(stream); // its body left unread: the stream stays open
+        streams.push(await openStream());
+        expect(streams[i]!.status).toBe(200);
       }
       // Three streams open, the bound of requests 2: the address is still served.
       expect((await fetch(`${edge.baseUrl}/health/ready`)).status).toBe(200);
       // A fourth stream is past PASSPORT_EDGE_MAX_STREAMS_PER_ADDRESS (3): the edge's 429 (a second
       // review: uncounted, N instances let one address hold N × 100 streams).
-      const init = await fetch(`${edge.baseUrl}/mcp`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-06-18',
-            capabilities: {},
-            clientInfo: { name: 't', version: '1' },
-          },
-        }),
-      });
-      await init.text();
-      const fourth = await fetch(`${edge.baseUrl}/mcp`, {
-        headers: {
-          accept: 'text/event-stream',
-          'mcp-session-id': init.headers.get('mcp-session-id')!,
-          'mcp-protocol-version': '2025-06-18',
-        },
-      });
+      const fourth = await openStream();
       expect(fourth.status).toBe(429);
       expect(((await fourth.json()) as { error: { code: string } }).error.code).toBe('RATE_LIMIT_EXCEEDED');
     } finally {

@@ -16,43 +16,22 @@
  * 4. A name server that answers A and never AAAA held the lookup for the whole 5 s, leaving the request
  *    1 ms: the other family now gets 250 ms once one has answered.
  */
-import { spawnSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { type AddressInfo } from 'node:net';
 import { MAX_ADDRESSES_LOOKED_AT } from '../../apps/api/src/webhooks/webhook-dispatcher.js';
 import { createWebhookNameResolver } from '../../apps/api/src/webhooks/webhook-name.resolver.js';
 import { startLoopbackNameServer } from '../support/loopback-name-server.js';
-import { sendOneEvent, testDispatcher } from '../support/webhook-dispatch.js';
+import { sendFromChildWithTcpPatch, sendOneEvent, testDispatcher } from '../support/webhook-dispatch.js';
 
-it('a synchronous connect failure is a failed delivery, not a crash of the process', () => {
-  const script = `
-    import { createRequire } from 'node:module';
-    const require = createRequire(import.meta.url);
-    const { TCP } = process.binding('tcp_wrap');
-    TCP.prototype.connect = function () { return -101; };   // ENETUNREACH, as with no route
-    TCP.prototype.connect6 = function () { return -101; };
-    const { systemClock } = await import('@passport/core');
-    const { createNodeSigner } = await import('@passport/core/node');
-    const { WebhookDispatcher } = await import('./apps/api/src/webhooks/webhook-dispatcher.ts');
-    const d = new WebhookDispatcher(
-      { webhookAllowLoopback: false, webhookTlsSkipVerify: false },
-      { tokenId: 'aaaaaaaaaaaa', signer: createNodeSigner(new Uint8Array(32).fill(7)) },
-      systemClock,
-      async () => ['2606:4700::1111'],
-    );
-    d.dispatch(async () => ({ event: 'testhola_validation_success', data: {}, requestId: 'r1', webhookUrl: 'http://receiver.example:8080' }), 'holder');
-    await d.idle();
-    console.log(JSON.stringify(d.recentOutcomes().map((o) => o.outcome + ' ' + (o.reason ?? ''))));
-  `;
-  const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-    cwd: process.cwd(),
-    encoding: 'utf8',
-    timeout: 20000,
+it('a synchronous connect failure is a failed delivery, not a crash of the process', async () => {
+  const { outcomes } = await sendFromChildWithTcpPatch({
+    patch: `TCP.prototype.connect = function () { return -101; };   // ENETUNREACH, as with no route
+            TCP.prototype.connect6 = function () { return -101; };`,
+    addresses: ['2606:4700::1111'],
+    webhookUrl: 'http://receiver.example:8080',
+    allowLoopback: false,
   });
-  expect(child.stderr).not.toContain("Unhandled 'error' event");
-  expect(child.status).toBe(0);
-  const last = child.stdout.trim().split('\n').at(-1) ?? '';
-  expect(JSON.parse(last)).toEqual(['failed connection_failed', 'failed connection_failed']);
+  expect(outcomes).toEqual(['failed connection_failed', 'failed connection_failed']);
 }, 30000);
 
 it('a silent first name server leaves time for the second', async () => {
