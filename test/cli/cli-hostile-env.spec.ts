@@ -115,4 +115,42 @@ describe('passport in a hostile environment', () => {
     expect(code).toBe(2);
     expect(err).toContain('challenge_expired');
   });
+
+  // `login --save "$JWT_FILE"` with the variable unset: the token went to standard output (exit 0; with
+  // --json, jwt_token and "saved": ""), where scripts and CI logs keep it, the very thing --save is for.
+  // An empty --save is refused before the login, as keygen refuses an empty --out.
+  it('login --save "" is refused before logging in, and prints no token', async () => {
+    const key = path.join(dir, 'owner3.json');
+    expect((await runCliCaptured(['keygen', '--out', key])).code).toBe(0);
+    let calls = 0;
+    const json = (body: unknown) =>
+      new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
+    const fake = (async (input: string | URL | Request) => {
+      calls += 1;
+      const url = new URL(input instanceof Request ? input.url : input);
+      if (url.pathname === '/api/login/timestamp')
+        return json({ timestamp_iso: new Date(Math.floor(Date.now() / 1000) * 1000).toISOString() });
+      return json({ jwt_token: 'eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJ4In0.c2ln', passportid: 'abcdefghijkl' });
+    }) as typeof fetch;
+    for (const extra of [[], ['--json']]) {
+      let out = '';
+      const code = await runCli(
+        [
+          'login',
+          '--api',
+          'http://api.test',
+          '--key',
+          key,
+          '--passport',
+          'abcdefghijkl',
+          '--save',
+          '',
+          ...extra,
+        ],
+        { stdout: (t) => (out += t), stderr: () => undefined, env: {}, fetch: fake },
+      );
+      expect([code, out]).toEqual([2, '']);
+    }
+    expect(calls).toBe(0);
+  });
 });
