@@ -153,4 +153,28 @@ describe('passport in a hostile environment', () => {
     }
     expect(calls).toBe(0);
   });
+
+  // A server's answer nested a million arrays deep (2 MB, under the 4 MiB the tool reads) made `did`,
+  // `nonce --json` and `verify --json` end with "unexpected error: Maximum call stack size exceeded",
+  // exit 1: "a bug" by the exit-code table, and for verify "not verified". An API that answers so is an
+  // API that failed: one line naming it, exit 2.
+  it('an answer nested too deeply to print is the API failing (exit 2), not an unexpected error', async () => {
+    const depth = 1_000_000;
+    const nested = '['.repeat(depth) + ']'.repeat(depth);
+    const fake = (async () =>
+      new Response(`{"id":"did:passport:abcdefghijkl","deep":${nested}}`, {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+      })) as typeof fetch;
+    let err = '';
+    let out = '';
+    const code = await runCli(['did', '--api', 'http://api.test', '--', 'did:passport:abcdefghijkl'], {
+      stdout: (t) => (out += t),
+      stderr: (t) => (err += t),
+      env: {},
+      fetch: fake,
+    });
+    expect([code, out]).toEqual([2, '']);
+    expect(err).not.toContain('unexpected error');
+  });
 });
