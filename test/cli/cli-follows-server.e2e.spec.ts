@@ -134,7 +134,7 @@ describe('passport hola --api follows the host marker the server announces', () 
     const refused = await logIn(app, keyFile, tokenId);
     expect(refused.code).not.toBe(0);
     expect(refused.err).toBe(
-      `passport login: /api/login answered 401 LOGIN_MODE_POLICY_REJECTED_FOREIGN_BY_PARTNER: The login mode of this server rejects this passport. (the passport names another API (https://other.example.test) than this one, ${app.baseUrl}, as its server: mint one for this API with passport mint --api ${app.baseUrl})\n`,
+      `passport login: /api/login answered 401 LOGIN_MODE_POLICY_REJECTED_FOREIGN_BY_PARTNER: The login mode of this server rejects this passport. (issued_for_another_api) (the passport names another API (https://other.example.test) than this one, ${app.baseUrl}, as its server: mint one for this API with passport mint --api ${app.baseUrl})\n`,
     );
   });
 

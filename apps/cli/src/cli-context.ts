@@ -221,6 +221,12 @@ export async function callApi<T = Record<string, unknown>>(
   try {
     text = await readCapped(res, MAX_ANSWER_BYTES);
   } catch (error) {
+    // Headers came, then the body stalled: served, as for a silent server (a CLI probe: "could not be
+    // read (TimeoutError)" hid that, and the variable that sets the wait).
+    if ((error as Error)?.name === 'TimeoutError')
+      throw new CliError(
+        `${urlForMessage(url)}: no answer within ${timeoutMs / 1000} s (the request may have been served all the same; PASSPORT_API_TIMEOUT_MS sets the wait)`,
+      );
     throw new CliError(
       error instanceof CliError
         ? `${pathname} ${error.message}`
@@ -233,13 +239,29 @@ export async function callApi<T = Record<string, unknown>>(
   } catch {
     throw new CliError(`${pathname} answered ${res.status} without JSON`);
   }
+  // Printing a deeper answer overflowed the stack ("unexpected error", exit 1: a CLI probe's million
+  // nested arrays, under the size cap). No answer of the API nests nearly this deep.
+  if (nestingDepthOver(body, MAX_ANSWER_DEPTH))
+    throw new CliError(
+      `${pathname} answered ${res.status} with JSON nested deeper than ${MAX_ANSWER_DEPTH} levels`,
+    );
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw new CliError(`${pathname} answered ${res.status} without a JSON object`);
   if (!res.ok) {
     const error = (body as { error?: { code?: unknown; message?: unknown; details?: unknown } }).error;
     // The server's words as one printable line: an answer cannot rewrite the terminal or split the error.
     const code = typeof error?.code === 'string' ? printableText(error.code, 80) : null;
-    const message = typeof error?.message === 'string' ? printableText(error.message, 300) : '';
+    const reasonText =
+      typeof error?.details === 'object' &&
+      error.details !== null &&
+      typeof (error.details as { reason?: unknown }).reason === 'string'
+        ? ` (${printableText((error.details as { reason: string }).reason, 80)})`
+        : '';
+    // details.reason said too (a CLI probe: "details.reason says which" was printed without it).
+    const message =
+      typeof error?.message === 'string'
+        ? `${printableText(error.message, 300)}${reasonText}`
+        : reasonText.trim();
     const wait = retryAfterSeconds(res.headers.get('retry-after'), error?.details);
     throw new ApiError(
       `${pathname} answered ${res.status} ${code ?? ''}${message ? `: ${message}` : ''}${
@@ -407,4 +429,19 @@ export function refuseTimeAhead(what: string, iso: string, now = Date.now()): vo
     throw new CliError(
       `${what} answered ${printableText(iso, 80)}, ahead of this clock by more than ${SERVER_TIME_AHEAD_MAX_MS / 1000} s; nothing was signed`,
     );
+}
+
+/** How deep an API answer may nest (objects and arrays) before it is refused. */
+const MAX_ANSWER_DEPTH = 64;
+
+/** Whether `value` nests objects or arrays deeper than `limit` (iterative: no stack of its own). */
+function nestingDepthOver(value: unknown, limit: number): boolean {
+  const stack: Array<{ readonly value: unknown; readonly depth: number }> = [{ value, depth: 0 }];
+  while (stack.length > 0) {
+    const { value: current, depth } = stack.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(current)) stack.push({ value: child, depth: depth + 1 });
+  }
+  return false;
 }

@@ -7,7 +7,7 @@
  * failed write removes what it wrote (no partial key is left behind). A reader never sees half a file.
  */
 import { randomBytes } from 'node:crypto';
-import { lstat, open, rename, rm } from 'node:fs/promises';
+import { link, lstat, open, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /**
@@ -26,14 +26,33 @@ export async function writePrivateFile(
   content: string,
   options: { replace: boolean },
 ): Promise<void> {
+  const temporary = join(dirname(file), `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
   if (!options.replace) {
-    await writeNew(file, content);
+    // Written whole beside it, then linked to its name (which fails, as O_EXCL does, when the name is
+    // taken): a kill -9 midway left an empty key file that the next keygen called existing (a CLI probe).
+    await writeNew(temporary, content);
+    try {
+      await link(temporary, file);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // A file system without hard links: created in place, as before.
+      if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS')
+        await writeNew(file, content);
+      else throw error;
+    } finally {
+      await rm(temporary, { force: true });
+    }
     return;
   }
-  // A symbolic link is replaced itself (its target is never written); anything else but a file is kept.
+  // A symbolic link is replaced itself (its target is never written), unless it names something other
+  // than a regular file: `/dev/stdout` is a link to a device, and as root `keygen --force` replaced it for
+  // the whole system (a CLI probe). Anything else but a file is kept.
   const existing = await lstat(file).catch(() => null);
   if (existing && !existing.isFile() && !existing.isSymbolicLink()) throw new NotARegularFileError(file);
-  const temporary = join(dirname(file), `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+  if (existing?.isSymbolicLink()) {
+    const target = await stat(file).catch(() => null);
+    if (target && !target.isFile()) throw new NotARegularFileError(file);
+  }
   await writeNew(temporary, content);
   try {
     await rename(temporary, file);

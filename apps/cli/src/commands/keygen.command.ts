@@ -52,7 +52,10 @@ never a FIFO, device or directory; --out - is refused (a key never goes to stdou
         (await isDirectory(values.out))
           ? `${values.out} is a directory`
           : code === 'EEXIST'
-            ? `${values.out} exists; use --force to replace it`
+            ? // --force would not replace a FIFO, a device or a link to one (a CLI probe: invited, it failed).
+              (await isRegularOrMissing(values.out))
+              ? `${values.out} exists; use --force to replace it`
+              : `${values.out} is not a regular file; it was not overwritten`
             : `cannot write ${values.out} (${code ?? 'error'})`,
       );
     }
@@ -64,6 +67,14 @@ never a FIFO, device or directory; --out - is refused (a key never goes to stdou
     );
   },
 };
+
+/** Whether `file` (followed through links) is a regular file or names nothing. */
+async function isRegularOrMissing(file: string): Promise<boolean> {
+  return stat(file).then(
+    (s) => s.isFile(),
+    () => true,
+  );
+}
 
 async function isDirectory(file: string): Promise<boolean> {
   return stat(file).then(
