@@ -356,7 +356,9 @@ export class RedisHistoryWatch {
    */
   get lostAtMs(): number | null {
     if (this.lostAt === null || this.lostAtMonotonic === undefined) return this.lostAt;
-    return Math.min(this.lostAt, Math.floor(this.now() - (this.monotonicNow() - this.lostAtMonotonic)));
+    // A second's tolerance: the two clocks read a millisecond apart (CI saw lostAt − 1).
+    const noticedAt = Math.floor(this.now() - (this.monotonicNow() - this.lostAtMonotonic));
+    return this.lostAt > noticedAt + 1000 ? noticedAt : this.lostAt;
   }
 
   /** Why recording is refused now (within the hold after a loss), or undefined. */

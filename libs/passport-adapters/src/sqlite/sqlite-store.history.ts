@@ -398,7 +398,9 @@ export class SqliteStoreHistory {
    */
   get lostAtMs(): number | null {
     if (this.lostAt === null || this.lostAtMonotonic === undefined) return this.lostAt;
-    return Math.min(this.lostAt, Math.floor(this.now() - (this.monotonic() - this.lostAtMonotonic)));
+    // A second's tolerance: the two clocks read a millisecond apart (CI saw lostAt − 1).
+    const noticedAt = Math.floor(this.now() - (this.monotonic() - this.lostAtMonotonic));
+    return this.lostAt > noticedAt + 1000 ? noticedAt : this.lostAt;
   }
 
   /** Milliseconds until replay records may be written again (0 when they may now). */
