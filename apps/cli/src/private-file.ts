@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { link, lstat, open, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /**
  * The path names something other than a regular file or a symbolic link (a FIFO, a device, a socket):
@@ -26,7 +26,8 @@ export async function writePrivateFile(
   content: string,
   options: { replace: boolean },
 ): Promise<void> {
-  const temporary = join(dirname(file), `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+  // A fixed-length name: the file's own name and a suffix went past NAME_MAX for a long name (a review).
+  const temporary = join(dirname(file), `.passport-${randomBytes(6).toString('hex')}.tmp`);
   if (!options.replace) {
     // Written whole beside it, then linked to its name (which fails, as O_EXCL does, when the name is
     // taken): a kill -9 midway left an empty key file that the next keygen called existing (a CLI probe).

@@ -87,8 +87,13 @@ export class RedisHistoryWatch {
   /** How many times the counter has been followed afresh (highestGeneration reset after a loss). */
   private generationRestarts = 0;
   private lostAt: number | null = null;
-  /** Monotonic time when `lostAt` was set (see `lostAtMs`). */
-  private lostAtMonotonic: number | undefined;
+  /**
+   * `lostAt` less the lead the wall clock had, when this instance noticed the loss, over where it read
+   * at this instance's start (see `lostAtMs`).
+   */
+  private lostAtEffective: number | null = null;
+  /** The wall clock less monotonic time at start: a later reading above it is a lead. */
+  private readonly startOffset: number;
   /** When recording may start again, on the wall clock and on monotonic time (a step cannot stretch it). */
   private readonly hold: HoldDeadline;
   /**
@@ -119,6 +124,7 @@ export class RedisHistoryWatch {
     this.noticeMs = options.noticeMs ?? DEFAULT_REDIS_HISTORY_NOTICE_MS;
     this.now = options.nowMs ?? Date.now;
     this.monotonicNow = options.nowMs ?? (() => performance.now());
+    this.startOffset = this.now() - this.monotonicNow();
     // A caller's own clock (tests that move time) is its monotonic time too.
     this.hold = new HoldDeadline(this.now, this.holdMs, options.nowMs);
     this.timer = setInterval(() => void this.check(), options.intervalMs ?? 5000);
@@ -182,7 +188,7 @@ export class RedisHistoryWatch {
     const starting = this.hold.remainingMs() === 0;
     if (starting) {
       this.lostAt = now;
-      this.lostAtMonotonic = this.monotonicNow();
+      this.lostAtEffective = this.withoutLead(now);
       this.options.onLoss?.(now);
     }
     if (remainingMs > this.hold.remainingMs()) this.hold.set(now + remainingMs);
@@ -307,7 +313,7 @@ export class RedisHistoryWatch {
       return this.lossHeld();
     }
     this.lostAt = at;
-    this.lostAtMonotonic = this.monotonicNow();
+    this.lostAtEffective = this.withoutLead(at);
     this.hold.set(at + this.holdMs);
     this.options.onLoss?.(at);
     this.publishHold();
@@ -334,7 +340,8 @@ export class RedisHistoryWatch {
   private reportPastLoss(madeAt: number): void {
     this.restartGenerationFollowing();
     this.lostAt = madeAt;
-    this.lostAtMonotonic = this.monotonicNow();
+    // The marker's time, made by another clock: taken as it is.
+    this.lostAtEffective = madeAt;
     this.options.onLoss?.(madeAt);
   }
 
@@ -349,16 +356,20 @@ export class RedisHistoryWatch {
   }
 
   /**
-   * When the last loss was noticed here or reported by another instance's hold (ms), or null; never later
-   * than the time the wall clock reads now for the moment it was noticed (monotonic time since then taken
-   * off): one noticed while the clock was stepped ahead read as later than every fresh line once the
-   * clock came back, and verify answered them all nonce_replay (a review).
+   * When the last loss was noticed here or reported by another instance's hold (ms), or null. One this
+   * instance noticed while its wall clock was ahead of where it read at start (a step ahead) is taken
+   * back by that lead: noticed during a step, it read as later than every fresh line once the clock came
+   * back, and verify answered them all nonce_replay (a review). A step afterwards changes nothing (a
+   * later step back lowered it, and used lines stamped in between verified again: a second review).
    */
   get lostAtMs(): number | null {
-    if (this.lostAt === null || this.lostAtMonotonic === undefined) return this.lostAt;
-    // A second's tolerance: the two clocks read a millisecond apart (CI saw lostAt − 1).
-    const noticedAt = Math.floor(this.now() - (this.monotonicNow() - this.lostAtMonotonic));
-    return this.lostAt > noticedAt + 1000 ? noticedAt : this.lostAt;
+    return this.lostAtEffective;
+  }
+
+  /** `atMs` (now) less the wall clock's lead over its start reading, when that is over a second (jitter). */
+  private withoutLead(atMs: number): number {
+    const leadMs = this.now() - this.monotonicNow() - this.startOffset;
+    return leadMs > 1000 ? Math.floor(atMs - leadMs) : atMs;
   }
 
   /** Why recording is refused now (within the hold after a loss), or undefined. */

@@ -413,18 +413,22 @@ export class RedisReplayStore implements ReplayStore {
   /**
    * Why nothing is recorded while this instance's clock lags Redis's by more than the margin, or
    * undefined: set by a refused record and by `checkClock`, cleared by a record made or by `checkClock`.
-   * A problem no retry fixes (readiness reports it): until the clock is set right, every verify and login
-   * fails closed (a review: health had named it for 10 s after each refusal only).
+   * Until the clock is set right every verify and login fails closed; health reports it as long as it
+   * lasts (a review: it had named it for 10 s after each refusal only).
    */
   get clockProblem(): string | undefined {
     return this.clockLag;
   }
 
-  /** Compares `nowMs` (this instance's clock) with Redis's `TIME`, and sets or clears `clockProblem`. */
-  async checkClock(nowMs: number): Promise<void> {
+  /**
+   * Compares this instance's clock (`nowMs`, read around the call: the round trip is not counted as lag)
+   * with Redis's `TIME`, and sets or clears `clockProblem`.
+   */
+  async checkClock(nowMs: () => number): Promise<void> {
     if (this.clockSkewMarginMs <= 0) return;
+    const before = nowMs();
     const [seconds, micros] = await this.redis.time();
-    const lagMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) - nowMs;
+    const lagMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) - (before + nowMs()) / 2;
     this.clockLag = lagMs > this.clockSkewMarginMs ? this.clockLagText(lagMs) : undefined;
   }
 

@@ -138,9 +138,14 @@ export class SqliteStoreHistory {
   /** When replay records may be written again, on the wall clock and on monotonic time. */
   private readonly hold: HoldDeadline;
   private lostAt: number | null = null;
-  /** Monotonic time when `lostAt` was set (see `lostAtMs`). */
-  private lostAtMonotonic: number | undefined;
+  /**
+   * `lostAt` less the lead the wall clock had, when this process noticed the loss, over where it read at
+   * this process's start (see `lostAtMs`).
+   */
+  private lostAtEffective: number | null = null;
   private readonly monotonic: () => number;
+  /** The wall clock less monotonic time at this process's start: a later reading above it is a lead. */
+  private readonly startOffset: number;
   /** The loss last reported to `onLoss` by this process (its time), so that each is reported once. */
   private reportedLostAt: number | null;
   /** The name of the last loss this process knows (HistoryFile.lossId). */
@@ -163,6 +168,7 @@ export class SqliteStoreHistory {
   ) {
     this.now = options.now ?? Date.now;
     this.monotonic = options.monotonicNowMs ?? options.now ?? (() => performance.now());
+    this.startOffset = this.now() - this.monotonic();
     // A caller's own clock (tests that move time) is its monotonic time too, unless it gives one.
     this.hold = new HoldDeadline(this.now, options.holdMs, options.monotonicNowMs ?? options.now);
     this.lossId = lossId;
@@ -182,7 +188,8 @@ export class SqliteStoreHistory {
   private take(heldUntilMs: number | null, lostAt: number | null): void {
     const now = this.now();
     this.lostAt = lostAt === null ? null : Math.min(lostAt, now);
-    this.lostAtMonotonic = this.monotonic();
+    // Another process's time (or this one's at an earlier start): taken as it is, capped to now.
+    this.lostAtEffective = this.lostAt;
     const bound = Math.max(0, this.options.holdMs);
     this.hold.set(
       heldUntilMs === null ? null : Math.min(heldUntilMs, (this.lostAt ?? heldUntilMs) + bound, now + bound),
@@ -297,7 +304,7 @@ export class SqliteStoreHistory {
     }
     const lostAtMs = this.now();
     this.lostAt = lostAtMs;
-    this.lostAtMonotonic = this.monotonic();
+    this.lostAtEffective = withoutLead(lostAtMs, this.now() - this.monotonic() - this.startOffset);
     this.hold.set(lostAtMs + Math.max(0, this.options.holdMs));
     this.lossId = newLossId();
     let recorded = '';
@@ -391,16 +398,14 @@ export class SqliteStoreHistory {
   }
 
   /**
-   * When the last loss this process knows was noticed (Unix ms), or null; never later than the time the
-   * wall clock reads now for the moment it was noticed (monotonic time since then taken off): a loss
-   * noticed while the clock was stepped ahead read as later than every fresh line once the clock came
-   * back, and verify answered them all nonce_replay (a review).
+   * When the last loss this process knows was noticed (Unix ms), or null. A loss this process noticed
+   * while its wall clock was ahead of where it read at start (a step ahead) is taken back by that lead:
+   * noticed during a step, it read as later than every fresh line once the clock came back, and verify
+   * answered them all nonce_replay (a review). A step afterwards changes nothing (a later step back
+   * lowered it, and used lines stamped in between verified again: a second review).
    */
   get lostAtMs(): number | null {
-    if (this.lostAt === null || this.lostAtMonotonic === undefined) return this.lostAt;
-    // A second's tolerance: the two clocks read a millisecond apart (CI saw lostAt − 1).
-    const noticedAt = Math.floor(this.now() - (this.monotonic() - this.lostAtMonotonic));
-    return this.lostAt > noticedAt + 1000 ? noticedAt : this.lostAt;
+    return this.lostAtEffective;
   }
 
   /** Milliseconds until replay records may be written again (0 when they may now). */
@@ -509,4 +514,9 @@ function writeJson(file: string, value: object): void {
 function assertInterval(everyMs: number): void {
   if (!Number.isFinite(everyMs) || everyMs < 0)
     throw new RangeError(`the log top's interval, ${everyMs} ms, is not a finite number of 0 or more`);
+}
+
+/** `atMs` less `leadMs` when the wall clock led by more than a second (the clocks' own jitter), else `atMs`. */
+function withoutLead(atMs: number, leadMs: number): number {
+  return leadMs > 1000 ? Math.floor(atMs - leadMs) : atMs;
 }

@@ -97,7 +97,7 @@ export function createRedisStoreBackend(
   // This instance's clock against Redis's, every 5 s: a lag beyond the margin refuses every record, and an
   // instance taken out of rotation for it gets no request to find it set right.
   const clockCheck = setInterval(() => {
-    if (client.status === 'ready') void replay.checkClock(clock.nowMs()).catch(() => undefined);
+    if (client.status === 'ready') void replay.checkClock(() => clock.nowMs()).catch(() => undefined);
   }, 5000);
   clockCheck.unref();
   // One line when the connection goes and one when it is back (not one per reconnection attempt), and
@@ -255,13 +255,15 @@ export function createRedisStoreBackend(
     publicRateLimit,
     health: { name: 'store', check },
     createMcpSessionDirectory: (directoryOptions) => new RedisMcpSessionDirectory(client, directoryOptions),
-    fatalProblem: () => redisClientProblem(client) ?? replay.clockProblem,
+    // Not the clock's lag: a Redis whose own clock is wrong would take every instance out of rotation at
+    // once (a review), where reads, DID documents and the docs still serve. Health reports it.
+    fatalProblem: () => redisClientProblem(client),
     ready: async () => {
       if (await whenConnected(client, 2000))
         await Promise.all([
           evictionWatch.refresh(),
           historyWatch.check(),
-          replay.checkClock(clock.nowMs()).catch(() => undefined),
+          replay.checkClock(() => clock.nowMs()).catch(() => undefined),
         ]);
     },
     close() {
