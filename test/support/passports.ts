@@ -150,6 +150,12 @@ export interface LoginResult {
   readonly challenge: { timestamp: number; timestamp_iso: string };
 }
 
+/**
+ * One login. A challenge second is single use per passport: a second login of the same passport within
+ * the same second is refused 401 `challenge_already_used` (so a test doing so passes or fails by the
+ * clock). Sign another second: `shiftSeconds: -1`, or fetch one challenge and pass it with
+ * `shiftSeconds: -i` for the i-th login (test/auth/session-bounds.e2e.spec.ts).
+ */
 export async function login(baseUrl: string, attempt: LoginAttempt): Promise<LoginResult> {
   let challenge = attempt.challenge ?? (await fetchChallenge(baseUrl));
   if (attempt.shiftSeconds) {
