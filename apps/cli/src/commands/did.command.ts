@@ -14,7 +14,7 @@ import {
   type CliCommand,
   refuseApiWithOfflineFlags,
 } from '../cli-context.js';
-import { openOfflineChain } from '../offline-chain.js';
+import { hasOfflineChainFlag, openOfflineChain } from '../offline-chain.js';
 
 export const didCommand: CliCommand = {
   name: 'did',
@@ -26,7 +26,10 @@ Prints the DID document.
   --ledger <file>, --near-rpc <url> --contract <id>
                          build it offline from a ledger file or a NEAR RPC
   --public-url <url>     offline: the service named in the document [PUBLIC_BASE_URL, else the
-                         passport's home URL]`,
+                         passport's home URL]; refused at the API, whose document names the server
+--contract goes with --near-rpc only (a ledger file names its own contract); a flag that does not
+apply, or an empty one, is refused (exit 2). Without --api and the offline flags, the API is
+PASSPORT_API_URL.`,
   async run(args, io) {
     const { values, positionals } = parseCommandLine({
       args,
@@ -58,7 +61,12 @@ Prints the DID document.
       );
     }
     let document: unknown;
-    if (values.api || (!values.ledger && !values['near-rpc'] && io.env.PASSPORT_API_URL)) {
+    // A flag given is used or refused (a probe: --public-url and --contract were dropped in API runs).
+    if (values.api !== undefined || (!hasOfflineChainFlag(values) && io.env.PASSPORT_API_URL)) {
+      if (values['public-url'] !== undefined)
+        throw new CliError(
+          `--public-url names the service in an offline document (--ledger, --near-rpc); the API's document names the server's own PUBLIC_BASE_URL (this run would resolve at ${values.api !== undefined ? '--api' : 'PASSPORT_API_URL'})`,
+        );
       const api = apiUrl(values.api, io);
       document = await callApi(io, `${api}/.well-known/did/resolve?did=${encodeURIComponent(parsed.did)}`);
     } else {

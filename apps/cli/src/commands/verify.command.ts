@@ -32,7 +32,7 @@ import {
   type CliIo,
   refuseApiWithOfflineFlags,
 } from '../cli-context.js';
-import { checkOfflineChainFlags, openOfflineChain } from '../offline-chain.js';
+import { checkOfflineChainFlags, hasOfflineChainFlag, openOfflineChain } from '../offline-chain.js';
 
 /** Exit code when any line is not verified (as `cmp` answers "different"); usage and API errors are 2. */
 export const NOT_VERIFIED_EXIT_CODE = 1;
@@ -114,8 +114,8 @@ issuer's POST /api/isauthorizedsigner).`,
       maxAgeMs = Number(values['max-age-ms']);
     }
     const api =
-      values.api ||
-      (!values.ledger && !values['near-rpc'] && !values.contract && !values.host && io.env.PASSPORT_API_URL)
+      values.api !== undefined ||
+      (!hasOfflineChainFlag(values) && values.host === undefined && io.env.PASSPORT_API_URL)
         ? apiUrl(values.api, io)
         : null;
     if (!api) checkOfflineChainFlags(values);
