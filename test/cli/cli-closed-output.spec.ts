@@ -53,7 +53,12 @@ describe('passport with a closed output', () => {
       child.on('error', reject);
       child.on('close', (code) => resolve({ code, stderr }));
     });
-    expect(result).toEqual({ code: 2, stderr: '' });
+    // Said on stderr, as `echo x > /dev/full` says it (an empty stderr with exit 2 said nothing of why
+    // the run stopped, and docs/cli.md promises one line starting "passport <command>:").
+    expect(result).toEqual({
+      code: 2,
+      stderr: 'passport keygen: standard output could not be written (ENOSPC)\n',
+    });
   }, 30_000);
 
   it('an error into a closed stderr keeps its exit code (2), not a crash', async () => {

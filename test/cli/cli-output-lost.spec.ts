@@ -1,0 +1,155 @@
+/**
+ * A command whose result cannot be written to stdout (a full disk: `> /dev/full`) after it has done
+ * something that stays done says so on stderr: what was done and that stdout failed, exit 2. A probe:
+ * `passport mint … > /dev/full` minted the passport, then exited 2 with nothing on stderr, so the user
+ * did not know that it was minted nor its token id (and keygen, login --save, login and verify --api
+ * alike). The CLI runs from source in a child process whose stdout is /dev/full; the API is a small
+ * HTTP server of the test's own on a loopback port.
+ */
+import { spawn } from 'node:child_process';
+import { openSync, closeSync } from 'node:fs';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ensureDevFamily, LedgerChainReader } from '@passport/adapters/ledger';
+import { loadConfig } from '../../apps/api/src/platform/config/app-config.js';
+import { runCliCaptured } from '../support/run-cli.js';
+
+const ROOT = path.resolve(new URL('../..', import.meta.url).pathname);
+const JWT = 'eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJ4In0.c2ln';
+
+/** Runs the CLI with stdout on /dev/full; resolves with its exit code and stderr. */
+function runToFullDevice(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stderr: string }> {
+  const full = openSync('/dev/full', 'w');
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'apps/cli/src/main.ts', ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      stdio: ['ignore', full, 'pipe'],
+    });
+    closeSync(full);
+    let stderr = '';
+    child.stderr?.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    });
+  });
+}
+
+/** An API that logs anyone in and answers every verify "not verified" for the line's sender. */
+function fakeApi(): Promise<{ server: Server; url: string }> {
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      const json = (status: number, value: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(value));
+      };
+      const url = new URL(req.url ?? '/', 'http://x');
+      if (url.pathname === '/api/login/timestamp')
+        return json(200, { timestamp_iso: new Date(Math.floor(Date.now() / 1000) * 1000).toISOString() });
+      if (url.pathname === '/api/login') return json(200, { jwt_token: JWT, passportid: 'bhahbkbramax' });
+      if (url.pathname === '/api/identity/verify') {
+        const sender = (JSON.parse(body) as { hola: string }).hola.split('/')[1].toLowerCase();
+        return json(200, { verified: false, failureReasons: ['nonce_replay'], peerTokenId: sender });
+      }
+      json(404, {});
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+    ),
+  );
+}
+
+describe('a result that cannot be written to stdout after the run did something', () => {
+  let dir: string;
+  let keyFile: string;
+  let api: { server: Server; url: string };
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'cli-output-lost-'));
+    await ensureDevFamily(loadConfig({ DATA_DIR: dir }));
+    keyFile = path.join(dir, 'owner.json');
+    expect((await runCliCaptured(['keygen', '--out', keyFile])).code).toBe(0);
+    api = await fakeApi();
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => api.server.close(resolve));
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('mint says on stderr that the passport was minted, with its token id and ledger', async () => {
+    const ledger = path.join(dir, 'ledger.json');
+    const { code, stderr } = await runToFullDevice(['mint', '--key', keyFile], { DATA_DIR: dir });
+    expect(code).toBe(2);
+    const said =
+      /^passport mint: standard output could not be written \(ENOSPC\); what was done: minted passport ([a-z]{12}) into (.+)\n$/.exec(
+        stderr,
+      );
+    expect(said).not.toBeNull();
+    expect(said![2]).toBe(ledger);
+    const reader = await LedgerChainReader.open(ledger, { watch: false });
+    try {
+      expect(await reader.getPassport(said![1])).not.toBeNull();
+    } finally {
+      reader.close();
+    }
+  }, 60_000);
+
+  it('keygen says which key it wrote, and where', async () => {
+    const out = path.join(dir, 'new-key.json');
+    const { code, stderr } = await runToFullDevice(['keygen', '--out', out]);
+    expect(code).toBe(2);
+    expect((await stat(out)).isFile()).toBe(true);
+    const key = JSON.parse(await readFile(out, 'utf8')) as { account_id: string; public_key: string };
+    expect(stderr).toBe(
+      `passport keygen: standard output could not be written (ENOSPC); what was done: wrote the key of ${key.account_id} (${key.public_key}) to ${out}\n`,
+    );
+  }, 60_000);
+
+  it('login --save says the JWT was saved; login without --save says a session is open, never the token', async () => {
+    const saved = path.join(dir, 'my.jwt');
+    const args = ['login', '--api', api.url, '--key', keyFile, '--passport', 'bhahbkbramax'];
+    const withSave = await runToFullDevice([...args, '--save', saved]);
+    expect(withSave.code).toBe(2);
+    expect((await readFile(saved, 'utf8')).trim()).toBe(JWT);
+    expect(withSave.stderr).toBe(
+      `passport login: standard output could not be written (ENOSPC); what was done: logged in, and the JWT was saved to ${saved}\n`,
+    );
+    const printed = await runToFullDevice(args);
+    expect(printed.code).toBe(2);
+    expect(printed.stderr).toMatch(
+      /^passport login: standard output could not be written \(ENOSPC\); what was done: logged in[^\n]*session[^\n]*\n$/,
+    );
+    expect(printed.stderr).not.toContain(JWT);
+    expect(printed.stderr).not.toContain(JWT.split('.')[2]);
+  }, 60_000);
+
+  it('verify --api says the lines were checked at the API (a verified line there has its nonce used)', async () => {
+    const line = await runCliCaptured([
+      'hola',
+      '--host',
+      'localhost:3000',
+      '--key',
+      keyFile,
+      '--passport',
+      'bhahbkbramax',
+    ]);
+    expect(line.code).toBe(0);
+    const { code, stderr } = await runToFullDevice(['verify', '--api', api.url, '--', line.out.trim()]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(
+      /^passport verify: standard output could not be written \(ENOSPC\); what was done: checked 1 line at http:\/\/127\.0\.0\.1:\d+[^\n]*nonce[^\n]*\n$/,
+    );
+  }, 60_000);
+});
