@@ -16,6 +16,12 @@ export interface CliIo {
   readonly stderr: (text: string) => void;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly fetch: typeof fetch;
+  /**
+   * Told what the run has done that stays done whatever is printed next (a passport minted, a file
+   * written, a login): said on stderr when the result cannot be written to stdout (a full disk), so the
+   * user learns of it (a probe: `mint > /dev/full` minted, then exited 2 without a word).
+   */
+  readonly done?: (what: string) => void;
 }
 
 export class CliError extends Error {

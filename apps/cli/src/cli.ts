@@ -20,6 +20,28 @@ function usage(): string {
 
 const MAX_ERROR_LENGTH = 2000;
 
+/**
+ * The line said on stderr when the result could not be written to stdout: `errorCode` for a write that
+ * failed (a full disk: the run ends with exit 2), `readerGone` when the reader went away (EPIPE: quiet,
+ * unless the run had done something). `done` is what the run did that stays done (`CliIo.done`), so a
+ * passport minted, a key written or a login is never left unsaid. Null when there is nothing to say.
+ */
+export function lostOutputLine(
+  argv: readonly string[],
+  errorCode: string | null,
+  readerGone: boolean,
+  done: readonly string[],
+): string | null {
+  if (errorCode === null && (!readerGone || done.length === 0)) return null;
+  const command = COMMANDS.find((c) => c.name === argv[0]);
+  const what =
+    errorCode !== null
+      ? `standard output could not be written (${errorCode})`
+      : 'the reader of standard output went away before the result';
+  const line = `${what}${done.length > 0 ? `; what was done: ${done.join('; ')}` : ''}`;
+  return `passport${command ? ` ${command.name}` : ''}: ${printableText(line, MAX_ERROR_LENGTH)}\n`;
+}
+
 /** Runs one command line; returns the exit code (never calls process.exit, so tests run it in-process). */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;

@@ -1,14 +1,19 @@
 #!/usr/bin/env node
 /** Entry point of the `passport` command-line tool. */
-import { runCli } from './cli.js';
+import { writeSync } from 'node:fs';
+import { lostOutputLine, runCli } from './cli.js';
 
 /**
  * A stream whose reader went away (`passport --help | head -1`): what is left to write has nowhere to
  * go, which is no error of the command, so it is dropped and the command ends with its own exit code.
  * Otherwise Node throws EPIPE as an unhandled 'error' event, a stack trace on stderr.
  */
-/** Set when stdout could not be written for another reason than a reader that went away (a full disk). */
-let outputFailed = false;
+/** The code of a stdout write that failed for another reason than a reader that went away (ENOSPC). */
+let outputError: string | null = null;
+/** Set when stdout's reader went away (EPIPE). */
+let readerGone = false;
+/** What the run has done that stays done (a passport minted, a file written), said when stdout fails. */
+const done: string[] = [];
 
 function writerOf(stream: NodeJS.WriteStream, isStdout: boolean): (text: string) => void {
   let gone = false;
@@ -17,21 +22,34 @@ function writerOf(stream: NodeJS.WriteStream, isStdout: boolean): (text: string)
   // failed was its output (a verdict that could not be printed is no answer a script may trust).
   stream.on('error', (error: NodeJS.ErrnoException) => {
     gone = true;
-    if (error.code !== 'EPIPE' && isStdout) outputFailed = true;
+    if (!isStdout) return;
+    if (error.code === 'EPIPE') readerGone = true;
+    else outputError ??= error.code ?? 'error';
   });
   return (text) => {
     if (!gone) stream.write(text);
   };
 }
 
-const code = await runCli(process.argv.slice(2), {
+const argv = process.argv.slice(2);
+const code = await runCli(argv, {
   stdout: writerOf(process.stdout, true),
   stderr: writerOf(process.stderr, false),
   env: process.env,
   fetch: globalThis.fetch,
+  done: (what) => done.push(what),
 });
 process.exitCode = code;
 // A write fails after the call that made it (its error event comes later): decided as the process ends.
+// Said on stderr with what the run did (a probe: `mint > /dev/full` minted, then exited 2 without a word).
 process.on('exit', () => {
-  if (outputFailed) process.exitCode = 2;
+  const line = lostOutputLine(argv, outputError, readerGone, done);
+  if (line !== null) {
+    try {
+      writeSync(2, line);
+    } catch {
+      // stderr is gone too: the exit code is all there is.
+    }
+  }
+  if (outputError !== null) process.exitCode = 2;
 });

@@ -59,6 +59,7 @@ never a FIFO, device or directory; --out - is refused (a key never goes to stdou
             : `cannot write ${values.out} (${code ?? 'error'})`,
       );
     }
+    io.done?.(`wrote the key of ${json.account_id} (${json.public_key}) to ${values.out}`);
     output(
       io,
       !!values.json,

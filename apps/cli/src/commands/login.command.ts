@@ -136,6 +136,12 @@ an existing --save file is replaced only when it is empty or holds a saved JWT, 
         );
       }
     }
+    // Never the token itself: stderr ends up in terminals and logs too.
+    io.done?.(
+      values.save
+        ? `logged in, and the JWT was saved to ${values.save}`
+        : 'logged in, but the JWT went nowhere: its session stays open until it expires (log in again; --save writes the token to a file)',
+    );
     output(
       io,
       !!values.json,

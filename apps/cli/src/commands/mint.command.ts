@@ -186,6 +186,7 @@ export const mintCommand: CliCommand = {
           }
         : undefined;
     await appendToLedger(ledgerFile, tokenId, entry, accountKey);
+    io.done?.(`minted passport ${tokenId} into ${ledgerFile}`);
     output(io, !!values.json, { tokenId, ownerId: owner, contractId: ledger.contractId, metadata }, tokenId);
   },
 };

@@ -163,6 +163,7 @@ issuer's POST /api/isauthorizedsigner).`,
     } catch (error) {
       // The verdicts already obtained are printed (their nonces are used at the API), then the error.
       if (results.length === 0 || !(error instanceof CliError)) throw error;
+      if (api) checkedAt(io, api, results.length);
       printVerdicts(
         io,
         readAll(results, positionals, expected),
@@ -176,6 +177,7 @@ issuer's POST /api/isauthorizedsigner).`,
       );
     }
     const read = readAll(results, positionals, expected);
+    if (api) checkedAt(io, api, results.length);
     printVerdicts(io, read, positionals, !!values.json, !api, positionals.length === 1);
     // A script's `passport verify "$LINE" && trust` must not trust a replayed or forged line, nor a
     // subagent line as its issuer's (3), nor, when it named the recipient, a line addressed to another.
@@ -183,6 +185,13 @@ issuer's POST /api/isauthorizedsigner).`,
     return read.some((r) => r.isSubagentFormat === true) ? DELEGATION_NOT_CHECKED_EXIT_CODE : 0;
   },
 };
+
+/** What a run at the API leaves done: a line verified there has its nonce used (told for a lost output). */
+function checkedAt(io: CliIo, api: string, count: number): void {
+  io.done?.(
+    `checked ${count} line${count === 1 ? '' : 's'} at ${api}: a line verified there has its nonce used now, and verifies again only as nonce_replay`,
+  );
+}
 
 interface VerifyFlags {
   readonly 'expected-recipient'?: string;
