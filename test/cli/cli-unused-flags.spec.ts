@@ -1,0 +1,113 @@
+/**
+ * Flags that a run would not use are refused (exit 2, one line naming the flag, nothing on stdout, no
+ * request), as `did` refuses them: a probe found `hola` and `nonce` dropping `--jwt-file` beside `--jwt`
+ * (its renewal not saved either), `hola` dropping `--jwt`/`--jwt-file` offline (`--host`) or with a
+ * nonce of the user's own (`--timestamp`/`--nonce`), and `--api` when `--host` and the nonce are given,
+ * and `mint` dropping `--add-account-key` without a `--key` of a named account and an empty `--key`.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensureDevFamily } from '@passport/adapters/ledger';
+import { runCli } from '../../apps/cli/src/cli.js';
+import { runCliCaptured } from '../support/run-cli.js';
+import { loadConfig } from '../../apps/api/src/platform/config/app-config.js';
+
+const API = 'http://127.0.0.1:9';
+const JWT = 'eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJ4In0.c2ln';
+const FIXED = ['--timestamp', new Date().toISOString(), '--nonce', '4F9A3C7E2D1B9A4CDEADBEEFCAFEBABE'];
+
+/** Runs the CLI in-process with a fetch that answers like the API and counts its calls. */
+async function run(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; out: string; err: string; calls: number }> {
+  let out = '';
+  let err = '';
+  let calls = 0;
+  const code = await runCli(args, {
+    stdout: (text) => (out += text),
+    stderr: (text) => (err += text),
+    env,
+    fetch: ((input: string | URL | Request) => {
+      calls++;
+      const url = new URL(input instanceof Request ? input.url : input);
+      const body =
+        url.pathname === '/api/holanonce16ts'
+          ? { timestamp: new Date().toISOString(), noncetsHex: 'ABCDEF0123456789ABCDEF0123456789' }
+          : { hola: { serviceHost: '127.0.0.1:9' } };
+      return Promise.resolve(
+        new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } }),
+      );
+    }) as typeof fetch,
+  });
+  return { code, out, err, calls };
+}
+
+describe('flags a run would not use are refused', () => {
+  let dir: string;
+  let keyFile: string;
+  let jwtFile: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'passport-unused-flags-'));
+    await ensureDevFamily(loadConfig({ DATA_DIR: dir }));
+    keyFile = join(dir, 'me.json');
+    jwtFile = join(dir, 'my.jwt');
+    expect((await runCliCaptured(['keygen', '--out', keyFile])).code).toBe(0);
+    await writeFile(jwtFile, `${JWT}\n`);
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  const hola = (): string[] => ['hola', '--key', keyFile, '--passport', 'bhahbkbramax'];
+
+  it.each([
+    [
+      'nonce: --jwt beside --jwt-file',
+      () => ['nonce', '--api', API, '--jwt', JWT, '--jwt-file', jwtFile],
+      '--jwt',
+    ],
+    [
+      'hola --api: --jwt beside --jwt-file',
+      () => [...hola(), '--api', API, '--jwt', JWT, '--jwt-file', jwtFile],
+      '--jwt',
+    ],
+    [
+      'hola offline (--host): --jwt-file',
+      () => [...hola(), '--host', 'localhost:3000', '--jwt-file', jwtFile],
+      '--jwt-file',
+    ],
+    ['hola offline (--host): --jwt', () => [...hola(), '--host', 'localhost:3000', '--jwt', JWT], '--jwt'],
+    [
+      'hola with its own nonce: --jwt-file',
+      () => [...hola(), '--api', API, ...FIXED, '--jwt-file', jwtFile],
+      '--jwt-file',
+    ],
+    [
+      'hola --api with --host and its own nonce: --api',
+      () => [...hola(), '--api', API, '--host', 'localhost:3000', ...FIXED],
+      '--api',
+    ],
+  ])('%s', async (_case, args, flag) => {
+    const result = await run(args());
+    expect(result).toEqual({ code: 2, out: '', err: expect.stringContaining(flag), calls: 0 });
+    expect(result.err).toMatch(/^passport (hola|nonce): [^\n]*\n$/);
+  });
+
+  it('mint: --add-account-key without --key of a named account, and an empty --key, are refused', async () => {
+    const env = { DATA_DIR: dir };
+    const owner = await run(['mint', '--owner', 'bob.near', '--add-account-key'], env);
+    expect(owner).toMatchObject({ code: 2, out: '', err: expect.stringContaining('--add-account-key') });
+    const implicit = await run(['mint', '--key', keyFile, '--add-account-key'], env);
+    expect(implicit).toMatchObject({ code: 2, out: '', err: expect.stringContaining('--add-account-key') });
+    const empty = await run(['mint', '--key', '', '--owner', 'bob.near'], env);
+    expect(empty).toMatchObject({ code: 2, out: '', err: expect.stringContaining('--key') });
+  });
+
+  it('what is used stays accepted', async () => {
+    expect((await run([...hola(), '--api', API, '--jwt-file', jwtFile])).code).toBe(0);
+    expect((await run([...hola(), '--api', API, ...FIXED])).code).toBe(0);
+    expect((await run([...hola(), '--api', API, '--host', 'localhost:3000', '--jwt', JWT])).code).toBe(0);
+    expect((await run([...hola(), '--host', 'localhost:3000', ...FIXED])).code).toBe(0);
+    expect((await run(['nonce', '--api', API, '--jwt-file', jwtFile])).code).toBe(0);
+  });
+});
