@@ -78,6 +78,11 @@ describe('flags a run would not use are refused', () => {
     ],
     ['hola offline (--host): --jwt', () => [...hola(), '--host', 'localhost:3000', '--jwt', JWT], '--jwt'],
     [
+      'nonce: an empty --jwt (an unset variable)',
+      () => ['nonce', '--api', API, '--jwt', ''],
+      '--jwt is empty',
+    ],
+    [
       'hola with its own nonce: --jwt-file',
       () => [...hola(), '--api', API, ...FIXED, '--jwt-file', jwtFile],
       '--jwt-file',

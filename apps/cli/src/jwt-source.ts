@@ -11,7 +11,19 @@ import { CliError, type CliIo } from './cli-context.js';
 import { writePrivateFile } from './private-file.js';
 import { FileTooLargeError, readSmallTextFile, SMALL_FILE_MAX_BYTES } from './small-file.js';
 
+/**
+ * `--jwt` and `--jwt-file` as a run may take them: one of them, not empty (an unset variable would
+ * have sent the run to PASSPORT_JWT). A probe: with both, --jwt won and the file was neither read nor
+ * given the renewed token, without a word.
+ */
+export function checkJwtFlags(jwt: string | undefined, file: string | undefined): void {
+  if (jwt !== undefined && file !== undefined) throw new CliError('give --jwt or --jwt-file, not both');
+  if (jwt === '' || file === '')
+    throw new CliError(`${jwt === '' ? '--jwt' : '--jwt-file'} is empty (an unset variable?)`);
+}
+
 export async function readJwt(jwt: string | undefined, file: string | undefined, io: CliIo): Promise<string> {
+  checkJwtFlags(jwt, file);
   let token: string;
   let source: string;
   if (jwt) [token, source] = [jwt.trim(), '--jwt'];

@@ -18,7 +18,7 @@ import {
   refuseTimeAhead,
   type CliCommand,
 } from '../cli-context.js';
-import { bearerIo } from '../jwt-source.js';
+import { bearerIo, checkJwtFlags } from '../jwt-source.js';
 import { fetchHolaNonce } from './nonce.command.js';
 
 export const holaCommand: CliCommand = {
@@ -37,7 +37,9 @@ export const holaCommand: CliCommand = {
   --jwt <token>            the JWT for GET /api/holanonce16ts with --api [PASSPORT_JWT]
   --jwt-file <file>        read the JWT from this file (rewritten with a renewed token)
   --subagent <delegateId>  subagent form: --passport is the issuer, --key the subagent's own key
-  --json                   print {hola, timestamp, nonceHex, serviceHost}`,
+  --json                   print {hola, timestamp, nonceHex, serviceHost}
+A flag the line would not use is refused (exit 2): --jwt/--jwt-file together, offline (--host
+without --api) or with --timestamp/--nonce; --api with --host, --timestamp and --nonce.`,
   async run(args, io) {
     const { values } = parseCommandLine({
       args,
@@ -76,6 +78,22 @@ export const holaCommand: CliCommand = {
       throw new CliError('give --timestamp and --nonce together');
     // PASSPORT_API_URL as the other commands read it, unless --host asks for an offline line.
     const apiSource = values.api ?? (values.host === undefined ? io.env.PASSPORT_API_URL : undefined);
+    // A flag given is used or refused, before any request (a probe: these were dropped without a word).
+    checkJwtFlags(values.jwt, values['jwt-file']);
+    const jwtFlag =
+      values.jwt !== undefined ? '--jwt' : values['jwt-file'] !== undefined ? '--jwt-file' : null;
+    if (jwtFlag !== null && values.api === undefined && values.host !== undefined)
+      throw new CliError(
+        `${jwtFlag} goes with --api, whose nonce it asks for: an offline line (--host) asks the API for nothing`,
+      );
+    if (jwtFlag !== null && timestamp !== undefined)
+      throw new CliError(
+        `${jwtFlag} goes with a nonce asked of the API: with --timestamp and --nonce none is asked`,
+      );
+    if (values.api !== undefined && host !== undefined && timestamp !== undefined)
+      throw new CliError(
+        '--api asks the server for nothing when --host, --timestamp and --nonce are given: leave it out',
+      );
     if (apiSource) {
       const api = apiUrl(apiSource, io);
       // The server announces the host marker its verifier expects (SERVICE_HOST, or its public URL's

@@ -69,7 +69,8 @@ Adds a passport to the local ledger, signed into the development family.
   --admin-route <path[=rate]>  grant a privileged route (repeatable) -> permissioned_routes
   --add-account-key        with --key of a named account that has other keys in the
                            ledger: add this key to them (else refused: a key file only
-                           claims its account)
+                           claims its account; refused with --owner or an implicit
+                           account's key, which record no key)
   --json                   print JSON`;
 
 const COUNT_FLAGS = ['max-requests', 'maxrq-window'] as const;
@@ -101,10 +102,18 @@ export const mintCommand: CliCommand = {
     const ledgerFile = values.ledger ?? io.env.LEDGER_FILE ?? `${dataDir}/ledger.json`;
     const familyFile =
       values['family-key'] ?? io.env.FAMILY_CREDENTIALS_FILE ?? `${dataDir}/keys/family-root.json`;
+    // An empty one (an unset variable) is refused, not taken for none (a probe: --key "" --owner bob.near).
+    for (const flag of ['key', 'owner'] as const)
+      if (values[flag] === '') throw new CliError(`--${flag} is empty (an unset variable?)`);
     if (values.key && values.owner) throw new CliError('give --key or --owner, not both');
     const ownerKey = values.key ? await readCredentials(values.key, '--key', io.stderr) : undefined;
     const owner = values.owner ?? ownerKey?.accountId;
     if (!owner) throw new CliError('--key <owner.json> or --owner <account> is required');
+    // Used only to record the key of a named account (a probe: dropped without a word otherwise).
+    if (values['add-account-key'] === true && (!ownerKey || isImplicitAccountId(ownerKey.accountId)))
+      throw new CliError(
+        "--add-account-key goes with --key of a named account: --owner records no key, and an implicit account's key is its id",
+      );
     if (!isNearAccountId(owner)) throw new CliError(`--owner "${owner}" is not a NEAR account id`);
     const tokenId = values['token-id'] ?? randomFaceTokenId(cryptoRandomInt);
     if (!isTokenId(tokenId)) throw new CliError(`--token-id must be 12 lowercase letters (got "${tokenId}")`);

@@ -11,7 +11,7 @@ import {
   type CliCommand,
   type CliIo,
 } from '../cli-context.js';
-import { bearerIo } from '../jwt-source.js';
+import { bearerIo, checkJwtFlags } from '../jwt-source.js';
 
 export const nonceCommand: CliCommand = {
   name: 'nonce',
@@ -34,6 +34,7 @@ Prints "<timestamp> <noncetsHex>" from GET /api/holanonce16ts.
         json: { type: 'boolean' },
       },
     });
+    checkJwtFlags(values.jwt, values['jwt-file']);
     const api = apiUrl(values.api, io);
     const { jwt, io: bearer } = await bearerIo(values.jwt, values['jwt-file'], io, api);
     const { body, timestamp, noncetsHex } = await fetchHolaNonce(bearer, api, jwt);
