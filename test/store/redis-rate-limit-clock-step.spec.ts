@@ -1,0 +1,154 @@
+/**
+ * Redis token buckets after a backward clock step. A bucket's time is the caller's clock, capped by
+ * Redis's and never before its last update; an instance whose clock was set back an hour (Redis's
+ * clock right) found every bucket it had used ahead of it: each take refilled nothing and a refusal's
+ * `Retry-After` counted the hour's lag, until its clock passed the buckets' updates again. The
+ * in-process rule (the core's `takeToken`: memory, SQLite, the fallback buckets) already takes such a
+ * step for the clock being set back. Fleet safety stays what it was: an instance far behind, taking
+ * turns with a true one, gets no refill beyond Redis's time.
+ */
+import { Redis } from 'ioredis';
+import { type BucketPolicy } from '@passport/core/ports';
+import { MemoryRateLimitStore } from '@passport/core/memory';
+import { RedisRateLimitStore, FallbackRateLimitStore } from '@passport/adapters/redis';
+import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { rateLimitAdapters } from './support/store-adapters.js';
+
+const HOUR = 3_600_000;
+/** Burst 3, one token per 100 ms. */
+const policy: BucketPolicy = { capacity: 3, refillPerMs: 1 / 100 };
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+let server: RedisServer;
+const clients: Redis[] = [];
+let prefixes = 0;
+function instance(prefix: string): RedisRateLimitStore {
+  const client = new Redis(server.url);
+  clients.push(client);
+  return new RedisRateLimitStore(client, { prefix, namespace: 'public' });
+}
+
+beforeAll(async () => {
+  server = await startRedisServer();
+});
+afterAll(async () => {
+  for (const c of clients) c.disconnect();
+  await server.stop();
+});
+
+describe('an instance alone on its Redis whose clock was set back an hour', () => {
+  it("refuses with the bucket's own wait (not the hour), and its bucket refills at once", async () => {
+    const store = instance(`step${++prefixes}:`);
+    for (let i = 0; i < 3; i++)
+      await expect(store.take('c', policy, Date.now())).resolves.toMatchObject({ allowed: true });
+    const refused = await store.take('c', policy, Date.now() - HOUR);
+    expect(refused.allowed).toBe(false);
+    expect(refused.retryAfterMs).toBeGreaterThanOrEqual(1);
+    expect(refused.retryAfterMs).toBeLessThanOrEqual(200);
+    await sleep(refused.retryAfterMs + 50);
+    await expect(store.take('c', policy, Date.now() - HOUR)).resolves.toMatchObject({ allowed: true });
+  });
+
+  it('keeps refilling on the set-back clock (burst, refusal, wait, allowed), with no lag in Retry-After', async () => {
+    const store = instance(`step${++prefixes}:`);
+    await store.take('c', policy, Date.now());
+    let allowed = 0;
+    let last = { allowed: true, remaining: 0, retryAfterMs: 0 };
+    for (let i = 0; i < 5; i++) {
+      last = await store.take('c', policy, Date.now() - HOUR);
+      if (last.allowed) allowed++;
+    }
+    expect(allowed).toBeGreaterThanOrEqual(2);
+    expect(allowed).toBeLessThanOrEqual(3);
+    expect(last.allowed).toBe(false);
+    expect(last.retryAfterMs).toBeLessThanOrEqual(200);
+    await sleep(350);
+    await expect(store.take('c', policy, Date.now() - HOUR)).resolves.toMatchObject({ allowed: true });
+  });
+});
+
+describe('a fleet with one instance an hour behind (Redis and the others right)', () => {
+  const bucket: BucketPolicy = { capacity: 20, refillPerMs: 1 / 1000 };
+  it.each([
+    ['the true instance takes first', 0],
+    ['the lagging instance takes first (it makes the bucket)', 1],
+  ])('taking turns: capacity allowed, plus what the run took to refill (%s)', async (_label, first) => {
+    const prefix = `fleet${++prefixes}:`;
+    const stores = [instance(prefix), instance(prefix)];
+    const skews = [0, -HOUR];
+    const started = Date.now();
+    let allowed = 0;
+    for (let i = 0; i < 60; i++) {
+      const n = (i + first) % 2;
+      if ((await stores[n].take('198.51.100.7', bucket, Date.now() + skews[n])).allowed) allowed++;
+    }
+    const elapsedMs = Date.now() - started;
+    expect(allowed).toBeGreaterThanOrEqual(bucket.capacity);
+    expect(allowed).toBeLessThanOrEqual(bucket.capacity + Math.ceil(elapsedMs * bucket.refillPerMs) + 1);
+  });
+
+  // A bucket the lagging instance made (and drained) carries its hour-early time: the true instance's
+  // next take counted the hour as refill (a second burst).
+  it('a bucket the lagging instance made and drained is not refilled by the hour for the true one', async () => {
+    const prefix = `fleet${++prefixes}:`;
+    const [onTime, lagging] = [instance(prefix), instance(prefix)];
+    const started = Date.now();
+    let allowed = 0;
+    for (let i = 0; i < 25; i++) if ((await lagging.take('c', bucket, Date.now() - HOUR)).allowed) allowed++;
+    for (let i = 0; i < 25; i++) if ((await onTime.take('c', bucket, Date.now())).allowed) allowed++;
+    const elapsedMs = Date.now() - started;
+    expect(allowed).toBeGreaterThanOrEqual(bucket.capacity);
+    expect(allowed).toBeLessThanOrEqual(bucket.capacity + Math.ceil(elapsedMs * bucket.refillPerMs) + 1);
+  });
+
+  it("the lagging instance's refusal of a bucket the true one drained says the bucket's wait, not the hour", async () => {
+    const prefix = `fleet${++prefixes}:`;
+    const [onTime, lagging] = [instance(prefix), instance(prefix)];
+    for (let i = 0; i < 3; i++) await onTime.take('c', policy, Date.now());
+    const refused = await lagging.take('c', policy, Date.now() - HOUR);
+    expect(refused.allowed).toBe(false);
+    expect(refused.retryAfterMs).toBeLessThanOrEqual(200);
+    // and the true instance still sees the bucket drained: the lagging take wrote no earlier time
+    await expect(onTime.take('c', policy, Date.now())).resolves.toMatchObject({ allowed: false });
+  });
+
+  it('a lagging instance cannot freeze the bucket for the true one', async () => {
+    const prefix = `fleet${++prefixes}:`;
+    const [onTime, lagging] = [instance(prefix), instance(prefix)];
+    for (let i = 0; i < 3; i++) await onTime.take('c', policy, Date.now());
+    for (let i = 0; i < 5; i++) await lagging.take('c', policy, Date.now() - HOUR);
+    await sleep(250);
+    await expect(onTime.take('c', policy, Date.now())).resolves.toMatchObject({ allowed: true });
+  });
+});
+
+describe.each(rateLimitAdapters.map((a) => [a.name, a] as const))(
+  'every adapter (%s) on a clock set back an hour after a burst (Redis: its clock right)',
+  (_name, kind) => {
+    it("refuses with the bucket's own wait and refills on the set-back clock", async () => {
+      const h = await kind.open();
+      try {
+        for (let i = 0; i < 3; i++) await h.store.take('c', policy, Date.now());
+        const refused = await h.store.take('c', policy, Date.now() - HOUR);
+        expect(refused.allowed).toBe(false);
+        expect(refused.retryAfterMs).toBeLessThanOrEqual(200);
+        await sleep(refused.retryAfterMs + 50);
+        await expect(h.store.take('c', policy, Date.now() - HOUR)).resolves.toMatchObject({ allowed: true });
+      } finally {
+        await h.close();
+      }
+    });
+  },
+);
+
+describe('the in-process fallback buckets after a backward step', () => {
+  it("refuse with the bucket's own wait and refill at once (Redis down)", async () => {
+    const failing = { take: () => Promise.reject(new Error('connection refused')) };
+    const store = new FallbackRateLimitStore(failing as never, new MemoryRateLimitStore());
+    const now = Date.now();
+    for (let i = 0; i < 3; i++) await store.take('c', policy, now);
+    const refused = await store.take('c', policy, now - HOUR);
+    expect(refused).toEqual({ allowed: false, remaining: 0, retryAfterMs: 100 });
+    await expect(store.take('c', policy, now - HOUR + 100)).resolves.toMatchObject({ allowed: true });
+  });
+});
