@@ -67,6 +67,49 @@ describe('an instance alone on its Redis whose clock was set back an hour', () =
   });
 });
 
+describe('the script paths a backward step reaches', () => {
+  // Takes of one bucket in one invocation read and write it once (the pending write): the anchor must
+  // follow the run, or the second take of the run counted the hour again.
+  it('concurrent takes of the set-back instance (one invocation) allow what Redis time refilled, no more', async () => {
+    const prefix = `paths${++prefixes}:`;
+    const [onTime, lagging] = [instance(prefix), instance(prefix)];
+    const slow: BucketPolicy = { capacity: 10, refillPerMs: 1 / 100 };
+    for (let i = 0; i < 10; i++) await onTime.take('c', slow, Date.now());
+    const drainedAt = Date.now();
+    await sleep(500);
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => lagging.take('c', slow, Date.now() - HOUR)),
+    );
+    const elapsedMs = Date.now() - drainedAt;
+    const allowed = results.filter((r) => r.allowed).length;
+    expect(allowed).toBeGreaterThanOrEqual(4);
+    expect(allowed).toBeLessThanOrEqual(Math.ceil(elapsedMs * slow.refillPerMs) + 1);
+    for (const r of results.filter((r) => !r.allowed)) expect(r.retryAfterMs).toBeLessThanOrEqual(200);
+  });
+
+  // A bucket an earlier release wrote has no anchor: the earlier rule (frozen for the lag) until its
+  // next move, and nothing fails.
+  it('a bucket without the anchor field keeps the earlier rule and gains the field when it moves', async () => {
+    const prefix = `paths${++prefixes}:`;
+    const client = new Redis(server.url);
+    clients.push(client);
+    const store = new RedisRateLimitStore(client, { prefix, namespace: 'public' });
+    const key = `${prefix}{rl:public}:b:c`;
+    const now = Date.now();
+    await client.hset(key, 't', '0', 'u', String(now));
+    await client.pexpire(key, 10_000);
+    const lagged = await store.take('c', policy, Date.now() - HOUR);
+    expect(lagged.allowed).toBe(false);
+    expect(lagged.retryAfterMs).toBeGreaterThan(HOUR - 1000);
+    expect(await client.hget(key, 'o')).toBeNull();
+    await sleep(150);
+    await expect(store.take('c', policy, Date.now())).resolves.toMatchObject({ allowed: true });
+    expect(Number(await client.hget(key, 'o'))).toBeGreaterThanOrEqual(0);
+    const refused = await store.take('c', policy, Date.now() - HOUR);
+    expect(refused.retryAfterMs).toBeLessThanOrEqual(200);
+  });
+});
+
 describe('a fleet with one instance an hour behind (Redis and the others right)', () => {
   const bucket: BucketPolicy = { capacity: 20, refillPerMs: 1 / 1000 };
   it.each([

@@ -5,8 +5,10 @@
  * every instance sharing the server drains one bucket and concurrent takes never lose an update.
  *
  * Keys (one hash tag per namespace, so the script's keys share a Redis Cluster slot):
- * - `<prefix>{rl:<ns>}:b:<key>` hash `t` (tokens), `u` (updated ms), with `PX` until the bucket is full
- *   again (a full bucket means the same as no bucket);
+ * - `<prefix>{rl:<ns>}:b:<key>` hash `t` (tokens), `u` (updated ms: the bucket's time), `o` (Redis's clock
+ *   less the bucket's time when that time last moved: how much time has passed since, for a caller whose
+ *   own clock cannot say), with `PX` until the bucket is full again (a full bucket means the same as no
+ *   bucket);
  * - `<prefix>{rl:<ns>}:lru`  sorted set key → updated ms (least recently used first, for the cap);
  * - `<prefix>{rl:<ns>}:full` sorted set key → when the bucket is full again (the sweep).
  * Bounded like the SQLite adapter: a new bucket beyond `maxEntries` first drops full buckets, then the
@@ -76,7 +78,11 @@ local capacityText, refillText, costText, capacity, refill, cost
 -- those the write would store (%.17g gives a number back exactly), so a take reads the same either way.
 local pending
 local function writeBucket(p)
-  redis.call('HSET', p.bucket, 't', string.format('%.17g', p.tokens), 'u', p.nowText)
+  if p.offset then
+    redis.call('HSET', p.bucket, 't', string.format('%.17g', p.tokens), 'u', p.nowText, 'o', string.format('%.17g', p.offset))
+  else
+    redis.call('HSET', p.bucket, 't', string.format('%.17g', p.tokens), 'u', p.nowText)
+  end
   -- Whole ms: PEXPIRE refuses a fraction, which a fractional clock (a Clock an embedder wrote) gives.
   local ttl = math.ceil(p.fullAt - p.now)
   if ttl > 0 and ttl < 9e15 then redis.call('PEXPIRE', p.bucket, ttl) elseif ttl <= 0 then redis.call('PEXPIRE', p.bucket, 1) else redis.call('PERSIST', p.bucket) end
@@ -112,25 +118,58 @@ local callerClock = tonumber(nowArg)
 local callerNow = earlier(callerClock)
 local now = callerNow
 local same = pending ~= nil and pending.bucket == bucket
-local member, isNew, stored, updated
+-- offset: Redis's clock less the bucket's time when the bucket's time was last moved (field o; missing in a
+-- bucket an older release wrote), so Redis can tell how much time has passed since, on any clock.
+local member, isNew, stored, updated, offset
 if same then
-  member, isNew, stored, updated = pending.member, false, pending.tokens, pending.now
+  member, isNew, stored, updated, offset = pending.member, false, pending.tokens, pending.now, pending.offset
 else
   flush()
   member = string.sub(bucket, ${Buffer.byteLength(bucketPrefix) + 1})
-  local state = redis.call('HMGET', bucket, 't', 'u')
+  local state = redis.call('HMGET', bucket, 't', 'u', 'o')
   isNew = state[1] == false
-  if not isNew then stored, updated = tonumber(state[1]), tonumber(state[2]) end
+  if not isNew then
+    stored, updated = tonumber(state[1]), tonumber(state[2])
+    if state[3] then offset = tonumber(state[3]) end
+  end
 end
 local level = capacity
 if not isNew then
-  -- Behind the bucket's update: the caller's clock lags (its take counts from the update, its Retry-After
-  -- the lag included), unless the update is ahead of Redis's own clock by more than the tolerance (the
-  -- clock was set back, Redis's too). A lag beyond the tolerance is still a lag: taking that caller's time
-  -- would let an instance 70 s behind, alternating with a true one, refill the bucket by 70 s on every
-  -- pair of requests (116 of 116 allowed against a bound of 11, measured).
-  if updated > now and (updated - now <= ${BUCKET_CLOCK_LAG_TOLERANCE_MS} or updated <= serverNow + ${BUCKET_CLOCK_LAG_TOLERANCE_MS}) then now = updated end
-  level = math.min(capacity, stored + math.max(0, now - updated) * refill)
+  local elapsed
+  if updated > now then
+    if updated - now <= ${BUCKET_CLOCK_LAG_TOLERANCE_MS} then
+      -- A small lag (another instance's clock): the take counts from the update, its Retry-After the lag
+      -- included.
+      now = updated
+    elseif updated <= serverNow + ${BUCKET_CLOCK_LAG_TOLERANCE_MS} then
+      -- Far behind the update, and Redis's clock was not set back: this caller's clock was set back (or
+      -- lags). Taking its time would let it, alternating with a true instance, refill the bucket by its
+      -- lag on every pair of requests (70 s behind: 116 of 116 allowed against a bound of 11, measured);
+      -- keeping the update froze the bucket until its clock caught up, every refusal saying the lag (an
+      -- hour's step back: Retry-After 3600). The time passed since the bucket's time was last moved is
+      -- Redis's to tell: the bucket's time goes on by that, and so does the Retry-After.
+      if offset then
+        local redisBucketNow = serverNow - offset
+        now = math.max(updated, redisBucketNow)
+        callerNow = redisBucketNow
+      else
+        now = updated
+      end
+    end
+    -- Else the update is ahead of Redis's own clock too (the clock was set back, Redis's too): the take's
+    -- time, refilling nothing.
+  elseif offset and offset > ${BUCKET_CLOCK_LAG_TOLERANCE_MS} and callerNow >= serverNow - ${BUCKET_CLOCK_LAG_TOLERANCE_MS} then
+    -- The bucket's time was last moved by a clock far behind Redis's and this caller agrees with Redis:
+    -- only the time passed on Redis's clock refills (an instance an hour behind made and drained a
+    -- bucket; a true instance then refilled it by the hour, a second burst).
+    elapsed = math.min(now - updated, math.max(0, serverNow - offset - updated))
+  end
+  if elapsed == nil then elapsed = math.max(0, now - updated) end
+  level = math.min(capacity, stored + elapsed * refill)
+  -- The bucket's time moved: anchored at Redis's clock again (a take that leaves it keeps its anchor).
+  if now ~= updated then offset = serverNow - now end
+else
+  offset = serverNow - now
 end
 local nowText = now == callerClock and nowArg or string.format('%.17g', now)
 local allowed, remaining, retry, tokens = 0, 0, 0, level
@@ -149,16 +188,16 @@ end
 if not isNew then
   -- Written later (flush): by then this bucket's last take of the run.
   if same then
-    pending.tokens, pending.now, pending.nowText, pending.fullAt = tokens, now, nowText, fullAt
+    pending.tokens, pending.now, pending.nowText, pending.fullAt, pending.offset = tokens, now, nowText, fullAt, offset
     pending.calls[#pending.calls + 1] = callNo
   else
-    pending = {bucket = bucket, member = member, tokens = tokens, now = now, nowText = nowText, fullAt = fullAt, calls = {callNo}}
+    pending = {bucket = bucket, member = member, tokens = tokens, now = now, nowText = nowText, fullAt = fullAt, offset = offset, calls = {callNo}}
   end
   if allowed == 1 then return remaining end
   return {remaining, retry}
 end
 -- A new bucket is written at once: the cap's count below includes it.
-writeBucket({bucket = bucket, member = member, tokens = tokens, now = now, nowText = nowText, fullAt = fullAt})
+writeBucket({bucket = bucket, member = member, tokens = tokens, now = now, nowText = nowText, fullAt = fullAt, offset = offset})
 if redis.call('ZCARD', lru) > ${luaNumber(maxEntries)} then
   local done = redis.call('ZRANGEBYSCORE', full, '-inf', now, 'LIMIT', 0, 1000)
   for _, k in ipairs(done) do
