@@ -183,13 +183,17 @@ export class RedisHistoryWatch {
     // second loss once the hold ends).
     this.restartGenerationFollowing();
     const now = this.now();
-    // A hold that starts here (none running) is a new loss for this instance: its time, not an earlier
-    // loss's, and reported once (the hold itself is another instance's, not extended).
+    // A hold that starts here (none running) is a new loss for this instance, reported once (the hold
+    // itself is another instance's, not extended). Its time is when that instance noticed it, read from
+    // the hold's time to live (Redis's clock, so no other machine's clock is trusted): set for a whole
+    // hold then. This instance's own time took lines stamped between the loss and its start for used ones
+    // (an upgrade probe: an instance restarted during a hold refused them, and recorded them as refused).
     const starting = this.hold.remainingMs() === 0;
     if (starting) {
-      this.lostAt = now;
-      this.lostAtEffective = this.withoutLead(now);
-      this.options.onLoss?.(now);
+      const lostAt = Math.min(now, now + remainingMs - this.holdMs);
+      this.lostAt = lostAt;
+      this.lostAtEffective = this.withoutLead(lostAt);
+      this.options.onLoss?.(lostAt);
     }
     if (remainingMs > this.hold.remainingMs()) this.hold.set(now + remainingMs);
     if (starting) this.lossHeld();
