@@ -153,6 +153,19 @@ describe('an instance further behind Redis than the margin', () => {
     const { a } = replayFleet({ clockSkewMarginMs: 0 });
     const late = Date.now() - 16 * 60_000;
     await expect(a.recordIfAbsent('late', late, late + 300_000)).resolves.toEqual({ recorded: true });
+    // Nor does its clock check name one (a mutation probe: with the check run at margin 0, every
+    // millisecond behind Redis was a health problem).
+    await a.checkClock(() => Date.now() - 16 * 60_000);
+    expect(a.clockProblem).toBeUndefined();
+  });
+
+  it("checkClock takes the clock's reading around the call: a slow round trip is not counted as lag", async () => {
+    const { a } = replayFleet();
+    // 14 min behind (within the 15 min margin), read 2 min before and 2 min after Redis's TIME, as a
+    // 4 min round trip would (made plain here): the middle is what is compared, not the first reading.
+    const readings = [Date.now() - 16 * 60_000, Date.now() - 12 * 60_000];
+    await a.checkClock(() => readings.shift() ?? Date.now());
+    expect(a.clockProblem).toBeUndefined();
   });
 });
 
