@@ -49,3 +49,25 @@ it('says the rate limits are on in-process buckets while they are, Redis answeri
   await eventually(async () => (await backend.health.check()).ok);
   expect((await backend.health.check()).detail).toMatchObject({ rateLimits: 'shared' });
 });
+
+it("names this instance's clock lag behind Redis's TIME from its start, and clears it within a check (5 s) of the clock set right; never fatal", async () => {
+  // A mutation probe: health neither named the lag (replay.clockProblem) nor counted it against `ok`,
+  // and without the periodic check the lag stayed named once the clock was right.
+  let offsetMs = -16 * 60_000;
+  const lagging = createRedisStoreBackend(
+    { url: server.url, commandTimeoutMs: 200 },
+    { clock: { nowMs: () => Date.now() + offsetMs } },
+  );
+  try {
+    await lagging.ready?.();
+    const health = await lagging.health.check();
+    expect(health.ok).toBe(false);
+    expect(health.detail).toMatchObject({ problem: expect.stringMatching(/clock is 96\d s behind Redis's/) });
+    // A Redis with a wrong clock would take every instance out at once: the lag is health's, not fatal.
+    expect(lagging.fatalProblem?.()).toBeUndefined();
+    offsetMs = 0;
+    await eventually(async () => (await lagging.health.check()).ok, 8000);
+  } finally {
+    lagging.close();
+  }
+}, 20_000);
