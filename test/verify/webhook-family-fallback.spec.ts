@@ -7,7 +7,7 @@
  * reached it over IPv6. Here the IPv6-only host is made by failing every IPv4 connect in the TCP binding
  * (ENETUNREACH, as with no IPv4 route), and a receiver listening on one family makes the other refuse.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { sendFromChildWithTcpPatch, sendOneEvent, testDispatcher } from '../support/webhook-dispatch.js';
 
@@ -115,3 +115,39 @@ it('review: from a host with no IPv6 route, an IPv4 connect taking 400 ms (a far
     receiver.server.close();
   }
 }, 30000);
+
+it.each<[string, (req: IncomingMessage, res: ServerResponse) => void, string]>([
+  [
+    'resets the connection once it has the request',
+    (req) => req.socket.destroy(),
+    'failed connection_failed',
+  ],
+  ['answers 500', (_req, res) => res.writeHead(500).end(), 'failed http_status'],
+])(
+  'an IPv4 receiver that %s: the IPv6 address is not tried (the receiver may have the event)',
+  async (_name, answer, outcome) => {
+    // A mutation probe: trying the other family after any error, or after an error status, passed.
+    const reached: string[] = [];
+    const first = createServer((req, res) => {
+      reached.push('127.0.0.1');
+      req.resume();
+      answer(req, res);
+    });
+    await new Promise<void>((resolve) => first.listen({ port: 0, host: '127.0.0.1' }, resolve));
+    const port = (first.address() as AddressInfo).port;
+    const other = createServer((req, res) => {
+      reached.push('::1');
+      req.resume();
+      req.on('end', () => res.end('ok'));
+    });
+    await new Promise<void>((resolve) => other.listen({ port, host: '::1', ipv6Only: true }, resolve));
+    try {
+      const dispatcher = testDispatcher(async () => ['127.0.0.1', '::1'], true);
+      expect(await sendOneEvent(dispatcher, `http://receiver.test:${port}`)).toEqual([outcome, outcome]);
+      expect(reached).toEqual(['127.0.0.1', '127.0.0.1']);
+    } finally {
+      first.close();
+      other.close();
+    }
+  },
+);
