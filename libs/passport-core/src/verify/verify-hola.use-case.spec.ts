@@ -219,6 +219,26 @@ describe.each<[string, () => SignatureVerifier | AsyncSignatureVerifier]>([
       ]);
     });
 
+    // A mutation probe: the boundary off by one, the future skew left out or subtracted, and a firstSeenAt
+    // on a line stamped before the loss, all passed the suites (which drove a loss through a real store).
+    it('after a store lost records: a line stamped up to the future skew after the loss is nonce_replay without firstSeenAt; a later one verifies', async () => {
+      const futureSkewMs = 2_000;
+      const lossy: ReplayStore = {
+        recordIfAbsent: (key, now, expires) => replay.recordIfAbsent(key, now, expires),
+        lostRecordsAtMs: () => T0 - futureSkewMs,
+      };
+      const atEdge = line({ timestamp: new Date(T0).toISOString() });
+      for (let sighting = 0; sighting < 2; sighting++) {
+        const refused = await verify(atEdge, {}, { replay: lossy, futureSkewMs });
+        expect(refused).toMatchObject({ verified: false, failureReasons: ['nonce_replay'] });
+        expect(refused.checks.nonceReplaySafe).toBe(false);
+        // Its record, the second time, is the first refused sighting's: no time it was first accepted.
+        expect(refused.nonceReplayDetails).not.toHaveProperty('firstSeenAt');
+      }
+      const later = line({ timestamp: new Date(T0 + 1_000).toISOString() });
+      expect((await verify(later, {}, { replay: lossy, futureSkewMs })).verified).toBe(true);
+    });
+
     it('an expired token → token_expired (the signature is still checked)', async () => {
       const result = await verify(line({ sender: EXPIRED }));
       expect(result.failureReasons).toEqual(['token_expired']);
