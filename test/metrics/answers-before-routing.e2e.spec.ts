@@ -37,12 +37,14 @@ describe('answers written before routing, in /metrics', () => {
     const res = await request('/metrics', { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(res.status).toBe(200);
     const families = parsePrometheusText(res.text);
-    const count = (method: string, status: string) =>
+    const series = (method: string, status: string) =>
       histogramSeries(families.get('passport_http_request_duration_seconds')!).find(
         (s) => s.labels.route === '<unmatched>' && s.labels.method === method && s.labels.status === status,
-      )?.count ?? 0;
+      );
+    const count = (method: string, status: string) => series(method, status)?.count ?? 0;
+    const sum = (method: string, status: string) => series(method, status)?.sum ?? 0;
     const requests = families.get('passport_requests_total')!.samples[0]!.value;
-    return { count, requests };
+    return { count, sum, requests };
   };
 
   it('counts a malformed request, oversized headers, an unknown Expect and a CONNECT', async () => {
@@ -60,6 +62,9 @@ describe('answers written before routing, in /metrics', () => {
     expect(after.count('OTHER', '400') - before.count('OTHER', '400')).toBe(2);
     expect(after.count('GET', '417') - before.count('GET', '417')).toBe(1);
     expect(after.count('OTHER', '405') - before.count('OTHER', '405')).toBe(1);
+    // With duration 0: no request was read to time (a mutation probe gave them 5 ms, and nothing failed).
+    expect(after.sum('OTHER', '400')).toBe(before.sum('OTHER', '400'));
+    expect(after.sum('GET', '417')).toBe(before.sum('GET', '417'));
     // The four, and the scrape `before` itself.
     expect(after.requests - before.requests).toBe(5);
   });
