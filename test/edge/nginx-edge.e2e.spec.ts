@@ -557,6 +557,17 @@ describe('edge gateway (nginx): requests it cannot read, and what one client may
     expect([most(), most('1'), most('1000000')]).toEqual(['100', '1', '1000000']);
     for (const bad of ['0', '-1', '07', '1000001', 'many', '10;'])
       expect(() => most(bad)).toThrow(/PASSPORT_EDGE_MAX_CONNECTIONS_PER_ADDRESS/);
+    // The MCP streams' bound alike, default 1000 (a mutation probe: its default, its check of a
+    // leading 0 or 0, and its upper bound could each be changed and nothing failed).
+    const streams = (value?: string) =>
+      edgeScriptVariable('PASSPORT_EDGE_MAX_STREAMS_PER_ADDRESS', {
+        PASSPORT_API_UPSTREAM: 'api:3000',
+        PASSPORT_EDGE_PORT: '8080',
+        ...(value === undefined ? {} : { PASSPORT_EDGE_MAX_STREAMS_PER_ADDRESS: value }),
+      });
+    expect([streams(), streams('1'), streams('1000000')]).toEqual(['1000', '1', '1000000']);
+    for (const bad of ['0', '-1', '07', '1000001', '9999999', 'many', '10;'])
+      expect(() => streams(bad)).toThrow(/PASSPORT_EDGE_MAX_STREAMS_PER_ADDRESS/);
   });
 });
 
