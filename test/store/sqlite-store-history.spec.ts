@@ -369,6 +369,37 @@ describe('SqliteStoreHistory', () => {
     expect(losses).toEqual([expect.stringContaining('by another process')]);
   });
 
+  // A mutation probe: the lead's threshold (a second) could be 0 or an hour, and the lead could be left
+  // on, and nothing failed (the forward-step test went in the third review).
+  it.each([
+    [1_000, 0],
+    [1_001, 1_001],
+    [3_600_000, 3_600_000],
+  ])(
+    'a loss noticed while running with the wall clock %i ms ahead of monotonic time since the start is timed back by %i ms',
+    (leadMs, takenBackMs) => {
+      let monotonic = 50_000;
+      const db = SqliteDatabase.openInDataDir(dir);
+      const history = SqliteStoreHistory.check(db, {
+        holdMs: 0,
+        now: () => now,
+        monotonicNowMs: () => monotonic,
+        onLoss: (_at, why) => losses.push(why),
+      });
+      const replay = new SqliteReplayStore(db, { history, commitIntervalMs: 0 });
+      open.push({ db, replay });
+      expect(replay.lostRecordsAtMs()).toBeNull();
+      // Ten seconds pass, and the wall clock is stepped ahead by the lead.
+      monotonic += 10_000;
+      now += 10_000 + leadMs;
+      history.lost('the log went back', now - 1);
+      expect(replay.lostRecordsAtMs()).toBe(now - takenBackMs);
+      // A step afterwards (back, here) changes nothing.
+      now -= leadMs;
+      expect(replay.lostRecordsAtMs()).toBe(now + leadMs - takenBackMs);
+    },
+  );
+
   it('a hold of 0 reports the loss and records at once', async () => {
     start();
     closeAll();
