@@ -400,6 +400,17 @@ describe('SqliteStoreHistory', () => {
     },
   );
 
+  // A mutation probe: the recorded time taken uncapped passed.
+  it('a loss the file records ahead of this clock (noticed before a step back) is no later than now for verify', () => {
+    const first = start();
+    now += 3_600_000;
+    first.history.lost('the log went back', now - 1);
+    closeAll();
+    now -= 3_600_000;
+    const { replay } = start();
+    expect(replay.lostRecordsAtMs()).toBe(now);
+  });
+
   it('a hold of 0 reports the loss and records at once', async () => {
     start();
     closeAll();
