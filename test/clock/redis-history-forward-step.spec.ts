@@ -82,3 +82,33 @@ it('a loss noticed during a step ahead is not "in the future" once the clock com
   expect(watch.problem).toBeUndefined();
   expect(store.lostRecordsAtMs()!).toBeLessThanOrEqual(Date.now());
 });
+
+// A mutation probe: an adopted hold's loss time kept with the lead on, and a past loss's marker time
+// (another machine's clock) taken back by this clock's lead, both passed.
+it("a hold adopted from another instance during a step ahead is not in the future once the clock is back; a past loss's marker time is taken as it is", async () => {
+  const noticing = new RedisHistoryWatch(client, { prefix: 'adopt:', holdMs: 2000 });
+  const adopting = new RedisHistoryWatch(client, { prefix: 'adopt:', holdMs: 2000 });
+  watches.push(noticing, adopting);
+  const store = new RedisReplayStore(client, { prefix: 'adopt:', clockSkewMarginMs: 0, history: adopting });
+  await noticing.check();
+  await adopting.check();
+  stepWallClock(3_600_000);
+  await client.del('adopt:{replay}:history');
+  await noticing.check(); // notices the loss, and publishes the hold
+  await adopting.check(); // adopts it
+  expect(adopting.problem).toMatch(/recording refused until/);
+  stepWallClock(0);
+  expect(store.lostRecordsAtMs()!).toBeLessThanOrEqual(Date.now());
+
+  const away = new RedisHistoryWatch(client, { prefix: 'past:', holdMs: 100 });
+  watches.push(away);
+  await away.check();
+  await new Promise((resolve) => setTimeout(resolve, 300)); // away for longer than a hold
+  stepWallClock(3_600_000);
+  const madeAt = realDateNow() - 5000;
+  await client.set('past:{replay}:history', `${madeAt}:older-backup`);
+  await away.check();
+  expect(away.problem).toBeUndefined(); // a past loss: reported, not held
+  expect(away.lostAtMs).toBe(madeAt);
+  stepWallClock(0);
+});
