@@ -37,6 +37,17 @@ describe('passport in a hostile environment', () => {
     expect(await readlink(toDevice)).toBe('/dev/null');
   });
 
+  // A mutation probe: refusing a link to nothing (as one to a device) passed; such a link is replaced
+  // itself, as any link to a file is, and nothing is created where it pointed.
+  it('keygen --force replaces a symbolic link to nothing with the key file', async () => {
+    const dangling = path.join(dir, 'to-nothing');
+    await symlink(path.join(dir, 'nothing-here'), dangling);
+    const run = await runCliCaptured(['keygen', '--out', dangling, '--force']);
+    expect(run.code).toBe(0);
+    expect((await lstat(dangling)).isFile()).toBe(true);
+    await expect(lstat(path.join(dir, 'nothing-here'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
   it('keygen without --force does not invite --force for a FIFO or a link to a device', async () => {
     const fifo = path.join(dir, 'fifo2');
     execFileSync('mkfifo', [fifo]);
