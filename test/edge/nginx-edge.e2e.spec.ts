@@ -439,6 +439,30 @@ describe('edge gateway (nginx): requests it cannot read, and what one client may
     ]);
   });
 
+  // A mutation probe: client_header_timeout and client_body_timeout at nginx's 60 s passed.
+  it('a client that stops sending its headers or its body is cut off after 10 s without a byte', async () => {
+    const { hostname, port } = new URL(edge.baseUrl);
+    const cutOffAfter = (partial: string) =>
+      new Promise<number>((resolve, reject) => {
+        const started = performance.now();
+        const socket = connect({ host: hostname, port: Number(port) }, () => socket.write(partial));
+        socket.on('error', reject);
+        socket.on('close', () => resolve(performance.now() - started));
+        socket.resume();
+        setTimeout(() => socket.destroy(), 25_000).unref();
+      });
+    const [headers, body] = await Promise.all([
+      cutOffAfter('GET /health HTTP/1.1\r\nHost: x\r\n'),
+      cutOffAfter(
+        'POST /api/identity/verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
+      ),
+    ]);
+    for (const ms of [headers, body]) {
+      expect(ms).toBeGreaterThan(9_000);
+      expect(ms).toBeLessThan(20_000);
+    }
+  }, 40_000);
+
   it('an HTTP/1.0 request without Host reaches the API, as it does directly', async () => {
     const { status, body, socket } = await rawExchange(edge.baseUrl, 'GET /health/ready HTTP/1.0\r\n\r\n');
     socket.destroy();
