@@ -151,3 +151,20 @@ it.each<[string, (req: IncomingMessage, res: ServerResponse) => void, string]>([
     }
   },
 );
+
+// A mutation probe: a failure recording the first address, and a try past the last address, passed.
+it('a delivery no address accepts records the last address tried', async () => {
+  const closed = createServer();
+  await new Promise<void>((resolve) => closed.listen({ port: 0, host: '127.0.0.1' }, resolve));
+  const port = (closed.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => closed.close(() => resolve()));
+  for (const addresses of [['127.0.0.1', '::1'], ['127.0.0.1']]) {
+    const dispatcher = testDispatcher(async () => addresses, true);
+    expect(await sendOneEvent(dispatcher, `http://receiver.test:${port}`)).toEqual([
+      'failed connection_failed',
+      'failed connection_failed',
+    ]);
+    const last = addresses[addresses.length - 1];
+    expect(dispatcher.recentOutcomes().map((o) => o.address)).toEqual([last, last]);
+  }
+});
