@@ -65,6 +65,18 @@ describe('logout bodies that name a session or passport', () => {
     expect((await request('/api/holanonce16ts', { headers: bearer(holder.jwt) })).status).toBe(401);
   });
 
+  // A mutation probe: the caller's own token id taken as its own session passed.
+  it("a session field holding the caller's token id (no session of its own) is refused", async () => {
+    const holder = await mintAndLogin(app);
+    const res = await request('/api/logout', {
+      method: 'POST',
+      headers: { ...bearer(holder.jwt), 'content-type': 'application/json' },
+      body: JSON.stringify({ sessionId: holder.tokenId }),
+    });
+    expectErrorEnvelope(res, 'VALIDATION_FAILED');
+    expect((await request('/api/holanonce16ts', { headers: bearer(holder.jwt) })).status).toBe(200);
+  });
+
   // { tokenId: another }: a mutation probe dropped tokenid from the names of a passport, and nothing failed.
   it.each([
     { SID: 'sess_other' },
