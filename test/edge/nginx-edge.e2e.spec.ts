@@ -34,6 +34,8 @@ const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
 interface Edge {
   readonly baseUrl: string;
+  /** nginx's prefix directory (its temporary files' folders are in it). */
+  readonly dir: string;
   stop(): Promise<void>;
 }
 
@@ -89,6 +91,7 @@ async function startEdge(
   }
   return {
     baseUrl,
+    dir,
     stop: async () => {
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -437,6 +440,28 @@ describe('edge gateway (nginx): requests it cannot read, and what one client may
       405,
       { error: { code: 'METHOD_NOT_ALLOWED', details: { scope: 'edge' } } },
     ]);
+  });
+
+  // A mutation probe: nginx's own 500 answered in HTML (error_page 500 removed) passed.
+  it("nginx's own failure → 503 SERVICE_UNAVAILABLE from the edge, in the envelope, with Retry-After", async () => {
+    const failing = await startEdge(app);
+    try {
+      // A body beyond the buffer goes to a temporary file: with its folder gone, nginx fails itself.
+      await rm(path.join(failing.dir, 'client_body'), { recursive: true, force: true });
+      const res = await fetch(`${failing.baseUrl}/api/identity/verify`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ hola: 'x'.repeat(40_000) }),
+      });
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('1');
+      expect(await res.json()).toMatchObject({
+        error: { code: 'SERVICE_UNAVAILABLE', details: { scope: 'edge' } },
+        requestId: expect.any(String),
+      });
+    } finally {
+      await failing.stop();
+    }
   });
 
   // A mutation probe: client_header_timeout and client_body_timeout at nginx's 60 s passed.
