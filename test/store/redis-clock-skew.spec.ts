@@ -149,6 +149,20 @@ describe('an instance further behind Redis than the margin', () => {
     expect(a.clockProblem).toBeUndefined();
   });
 
+  // A mutation probe: the lag left named after a replay answered with the clock set right passed.
+  it('a record found live (a replay) with the clock right also clears the lag', async () => {
+    const { a } = replayFleet();
+    const now = Date.now();
+    await expect(a.recordIfAbsent('seen', now, now + 300_000)).resolves.toEqual({ recorded: true });
+    const late = Date.now() - 16 * 60_000;
+    await expect(a.recordIfAbsent('other', late, late + 300_000)).rejects.toThrow(/behind Redis's/);
+    expect(a.clockProblem).toMatch(/behind Redis's/);
+    await expect(a.recordIfAbsent('seen', Date.now(), Date.now() + 300_000)).resolves.toMatchObject({
+      recorded: false,
+    });
+    expect(a.clockProblem).toBeUndefined();
+  });
+
   it('a margin of 0 (records removed at expiry, as in one process) refuses no lag', async () => {
     const { a } = replayFleet({ clockSkewMarginMs: 0 });
     const late = Date.now() - 16 * 60_000;
