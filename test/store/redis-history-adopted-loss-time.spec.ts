@@ -50,3 +50,36 @@ it('an instance that adopts a running hold takes the loss as noticed by the inst
     bClient.disconnect();
   }
 });
+
+it('an instance started after a loss and its hold learns the loss time from Redis; one started with no loss knows none', async () => {
+  const a = new RedisHistoryWatch(client, { prefix: 'adopt2:', holdMs: 300 });
+  watches.push(a);
+  await a.check();
+  await client.del('adopt2:{replay}:history');
+  await a.check();
+  const noticedAt = a.lostAtMs as number;
+  expect(noticedAt).toEqual(expect.any(Number));
+  // The hold is over before B starts (a rolling restart after it): no hold to adopt.
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  const bClient = new Redis(server.url);
+  try {
+    const b = new RedisHistoryWatch(bClient, { prefix: 'adopt2:', holdMs: 300 });
+    watches.push(b);
+    await b.check();
+    expect(b.holdRemainingMs).toBe(0);
+    expect(b.problem).toBeUndefined();
+    expect(Math.abs((b.lostAtMs as number) - noticedAt)).toBeLessThan(200);
+    expect(b.notice).toMatch(/lost replay records/);
+    // A later check learns nothing new from the same loss.
+    await b.check();
+    expect(Math.abs((b.lostAtMs as number) - noticedAt)).toBeLessThan(200);
+
+    const c = new RedisHistoryWatch(bClient, { prefix: 'adopt3:', holdMs: 300 });
+    watches.push(c);
+    await c.check();
+    expect(c.lostAtMs).toBeNull();
+    expect(c.notice).toBeUndefined();
+  } finally {
+    bClient.disconnect();
+  }
+});

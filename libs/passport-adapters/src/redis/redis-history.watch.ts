@@ -4,8 +4,8 @@
  * fail closed for a while. Losing them lets an already-used HOLA line verify again and an already-used
  * login request get a new JWT, while health says `healthy`.
  *
- * How, four kinds of keys in the replay records' hash slot (`<prefix>{replay}:…`), none with an expiry
- * but the hold and the instances' own keys:
+ * How, five kinds of keys in the replay records' hash slot (`<prefix>{replay}:…`), none with an expiry
+ * but the hold, the instances' own keys and the loss's time:
  * - `history`: a marker holding a value chosen by the first instance that found it missing. Each
  *   instance remembers the value it saw; gone or changed means the data it stood beside is gone.
  * - `generation`: a counter every record invocation that records something increments and returns
@@ -24,7 +24,10 @@
  *   clock), so that every instance refuses, one restarted or started meanwhile too; later noticers adopt
  *   it without extending it, and one away for longer than a hold that finds a marker made longer ago
  *   than a hold reports the loss without a new hold. An instance holding that finds the key gone (a
- *   second flush within the hold) sets it again for the rest of its hold.
+ *   second flush within the hold) sets it again for the rest of its hold. An adopter takes the loss's
+ *   time from the hold's time to live.
+ * - `lost-at`: Redis's time when a loss was last noticed, kept 25 h, so that an instance started after
+ *   it (during or after its hold) knows which lines were stamped before it.
  * The record script checks them all before recording (nothing is recorded on a mismatch, the watch is
  * told at once); the watch also reads the marker and the hold when the client connects and every
  * `intervalMs`.
@@ -33,11 +36,12 @@
  * login challenge stamped up to 30 s ahead stays acceptable 300 s after its stamp; the app derives it from
  * its own windows, REDIS_LOSS_HOLD_MS), so lines and challenges used before the loss are stale before
  * anything is recorded again. Lines verified with a larger `constraints.maxAgeMs` (up to 24 h) could
- * still be accepted a second time; health notes the loss for `noticeMs` (default 24 h). An instance that
- * starts after a total loss and its hold never saw the old marker and cannot tell; run Redis with
+ * still be accepted a second time, but verify answers a line stamped before the loss nonce_replay whatever
+ * window it asks (`lostAtMs`); health notes the loss for `noticeMs` (default 24 h). A loss no running
+ * instance noticed (all of them started after it and its hold) cannot be told; run Redis with
  * persistence (AOF) or a replica.
  */
-import { type RedisConnection } from './redis-client.js';
+import { registerScriptCommand, type RedisConnection } from './redis-client.js';
 import { randomBytes } from 'node:crypto';
 import { HoldDeadline } from '@passport/core/ports';
 
@@ -53,6 +57,19 @@ export const DEFAULT_REDIS_HISTORY_NOTICE_MS = 86_400_000;
  * key for 30 days (a few dozen bytes).
  */
 export const OWN_GENERATION_TTL_MS = 30 * 86_400_000;
+
+/**
+ * How long the time of the last loss is kept in Redis (`lost-at`): the longest window a verify may ask
+ * (24 h) and an hour for the clocks. An instance started within it learns the loss's time.
+ */
+export const LOSS_TIME_TTL_MS = 25 * 3_600_000;
+
+/** Sets `lost-at` to Redis's time (ms) unless it holds a later one already (an earlier loss never wins). */
+const RECORD_LOSS_TIME_LUA = `local t = redis.call('TIME')
+local ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local current = tonumber(redis.call('GET', KEYS[1]))
+if current == nil or current < ms then redis.call('SET', KEYS[1], ms, 'PX', ARGV[1]) end
+return ms`;
 const OWN_GENERATION_COMPARED_MS = 29 * 86_400_000;
 
 export interface RedisHistoryWatchOptions {
@@ -79,6 +96,9 @@ export class RedisHistoryWatch {
   readonly holdKey: string;
   /** This instance's own generation key; record invocations compare it with `knownOwnGeneration`. */
   readonly ownGenerationKey: string;
+  /** When the last loss was noticed, on Redis's clock (ms), kept `LOSS_TIME_TTL_MS`. */
+  readonly lossTimeKey: string;
+  private readonly recordLossTime: (...args: Array<string | number>) => Promise<unknown>;
   private known: string | null = null;
   private highestGeneration: number | null = null;
   /** The counter's value this instance's last record invocation wrote to its own key, and when (ms). */
@@ -120,6 +140,8 @@ export class RedisHistoryWatch {
     this.generationKey = `${base}generation`;
     this.holdKey = `${base}loss-hold`;
     this.ownGenerationKey = `${base}gen:${randomBytes(8).toString('hex')}`;
+    this.lossTimeKey = `${base}lost-at`;
+    this.recordLossTime = registerScriptCommand(redis, 'passport-loss-time', RECORD_LOSS_TIME_LUA, 1);
     this.holdMs = options.holdMs ?? DEFAULT_REDIS_HISTORY_HOLD_MS;
     this.noticeMs = options.noticeMs ?? DEFAULT_REDIS_HISTORY_NOTICE_MS;
     this.now = options.nowMs ?? Date.now;
@@ -245,6 +267,9 @@ export class RedisHistoryWatch {
     const ownBeforeRead = this.knownOwnGeneration;
     const restartsBeforeRead = this.generationRestarts;
     let own: number | null;
+    let lossTimeOnRedis: number | null;
+    let redisNowMs: number;
+    let repliedAt: number;
     try {
       const candidate = `${this.now()}:${randomBytes(8).toString('hex')}`;
       const replies = (await this.redis
@@ -254,13 +279,21 @@ export class RedisHistoryWatch {
         .pttl(this.holdKey)
         .get(this.generationKey)
         .get(this.ownGenerationKey)
+        .get(this.lossTimeKey)
+        .time()
         .exec()) as Array<[Error | null, unknown]> | null;
+      repliedAt = this.now();
       const failed: [Error, null] = [new Error('transaction discarded'), null];
       const [error, current] = replies?.[1] ?? failed;
       const [holdError, remaining] = replies?.[2] ?? failed;
       const [generationError, counter] = replies?.[3] ?? failed;
       const [ownError, ownValue] = replies?.[4] ?? failed;
-      if (error || holdError || generationError || ownError) return;
+      const [lossTimeError, lossTimeValue] = replies?.[5] ?? failed;
+      const [timeError, time] = replies?.[6] ?? failed;
+      if (error || holdError || generationError || ownError || lossTimeError || timeError) return;
+      lossTimeOnRedis = typeof lossTimeValue === 'string' ? Number(lossTimeValue) : null;
+      const [seconds, micros] = Array.isArray(time) ? time.map(Number) : [NaN, NaN];
+      redisNowMs = (seconds as number) * 1000 + Math.floor((micros as number) / 1000);
       value = typeof current === 'string' ? current : null;
       heldMs = Number(remaining);
       generation = Number(counter ?? 0);
@@ -269,6 +302,7 @@ export class RedisHistoryWatch {
       return;
     }
     if (value === null) return;
+    this.learnLossTime(lossTimeOnRedis, redisNowMs, repliedAt);
     // This instance holds and the shared hold is gone (a second flush within the hold): put it
     // back for the rest of this hold, else an instance started now records at once.
     // The sessions it brought back are forgotten again too.
@@ -321,7 +355,30 @@ export class RedisHistoryWatch {
     this.hold.set(at + this.holdMs);
     this.options.onLoss?.(at);
     this.publishHold();
+    this.publishLossTime();
     this.lossHeld();
+  }
+
+  /**
+   * Keeps the loss's time in Redis (Redis's clock) for a day and an hour, so that an instance started
+   * after the loss knows it too (an upgrade probe: every instance a rolling upgrade restarted after a
+   * loss verified lines used before it once more when asked with a long window).
+   */
+  private publishLossTime(): void {
+    void this.recordLossTime.call(this.redis, this.lossTimeKey, LOSS_TIME_TTL_MS).catch(() => undefined);
+  }
+
+  /**
+   * Takes a loss another instance noticed (`lost-at`, Redis's clock) when it is later than the one this
+   * instance knows, on this instance's clock (Redis's time then less Redis's time now, from `repliedAt`),
+   * never after now. A second of jitter is no other loss.
+   */
+  private learnLossTime(lossTimeOnRedis: number | null, redisNowMs: number, repliedAt: number): void {
+    if (lossTimeOnRedis === null || !Number.isFinite(lossTimeOnRedis) || !Number.isFinite(redisNowMs)) return;
+    const here = Math.min(repliedAt, this.withoutLead(repliedAt - (redisNowMs - lossTimeOnRedis)));
+    if (this.lostAtEffective !== null && here <= this.lostAtEffective + 1000) return;
+    this.lostAtEffective = here;
+    if (this.lostAt === null || here > this.lostAt) this.lostAt = here;
   }
 
   /** Sets the shared hold key, unless one is set, for what remains of this instance's hold. */
@@ -391,7 +448,7 @@ export class RedisHistoryWatch {
   get notice(): string | undefined {
     if (this.lostAt === null || this.problem !== undefined) return undefined;
     if (this.now() >= this.lostAt + this.noticeMs) return undefined;
-    return `redis lost replay records (noticed at ${new Date(this.lostAt).toISOString()}): lines stamped before then are answered nonce_replay by this instance, whatever constraints.maxAgeMs asks; an instance started since cannot tell; run Redis with persistence (AOF) or a replica`;
+    return `redis lost replay records (noticed at ${new Date(this.lostAt).toISOString()}): lines stamped before then are answered nonce_replay by this instance, whatever constraints.maxAgeMs asks (so do instances started within 25 h after it); run Redis with persistence (AOF) or a replica`;
   }
 
   stop(): void {
