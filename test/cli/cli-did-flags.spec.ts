@@ -9,36 +9,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureDevFamily } from '@passport/adapters/ledger';
-import { runCli } from '../../apps/cli/src/cli.js';
-import { runCliCaptured } from '../support/run-cli.js';
+import { runCliAnswering, runCliCaptured, type CountedCliRun } from '../support/run-cli.js';
 import { loadConfig } from '../../apps/api/src/platform/config/app-config.js';
 
 const API = 'http://127.0.0.1:9';
 const TOKEN = 'bhahbkbramax';
 
-/** Runs the CLI in-process with a fetch that answers a DID document and counts its calls. */
-async function run(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number; out: string; err: string; calls: number }> {
-  let out = '';
-  let err = '';
-  let calls = 0;
-  const code = await runCli(args, {
-    stdout: (text) => (out += text),
-    stderr: (text) => (err += text),
-    env,
-    fetch: (() => {
-      calls++;
-      return Promise.resolve(
-        new Response(JSON.stringify({ id: `did:passport:${TOKEN}` }), {
-          status: 200,
-          headers: { 'content-type': 'application/json' },
-        }),
-      );
-    }) as typeof fetch,
-  });
-  return { code, out, err, calls };
+/** Runs the CLI in-process; requests are answered with a DID document and counted. */
+function run(args: string[], env: Record<string, string> = {}): Promise<CountedCliRun> {
+  return runCliAnswering(args, env, () => ({ id: `did:passport:${TOKEN}` }));
 }
 
 describe('passport did: every flag given is used or refused', () => {

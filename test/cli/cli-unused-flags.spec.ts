@@ -9,39 +9,20 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureDevFamily } from '@passport/adapters/ledger';
-import { runCli } from '../../apps/cli/src/cli.js';
-import { runCliCaptured } from '../support/run-cli.js';
+import { runCliAnswering, runCliCaptured, type CountedCliRun } from '../support/run-cli.js';
 import { loadConfig } from '../../apps/api/src/platform/config/app-config.js';
 
 const API = 'http://127.0.0.1:9';
 const JWT = 'eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJ4In0.c2ln';
 const FIXED = ['--timestamp', new Date().toISOString(), '--nonce', '4F9A3C7E2D1B9A4CDEADBEEFCAFEBABE'];
 
-/** Runs the CLI in-process with a fetch that answers like the API and counts its calls. */
-async function run(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number; out: string; err: string; calls: number }> {
-  let out = '';
-  let err = '';
-  let calls = 0;
-  const code = await runCli(args, {
-    stdout: (text) => (out += text),
-    stderr: (text) => (err += text),
-    env,
-    fetch: ((input: string | URL | Request) => {
-      calls++;
-      const url = new URL(input instanceof Request ? input.url : input);
-      const body =
-        url.pathname === '/api/holanonce16ts'
-          ? { timestamp: new Date().toISOString(), noncetsHex: 'ABCDEF0123456789ABCDEF0123456789' }
-          : { hola: { serviceHost: '127.0.0.1:9' } };
-      return Promise.resolve(
-        new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } }),
-      );
-    }) as typeof fetch,
-  });
-  return { code, out, err, calls };
+/** Runs the CLI in-process; requests are answered like the API and counted. */
+function run(args: string[], env: Record<string, string> = {}): Promise<CountedCliRun> {
+  return runCliAnswering(args, env, (url) =>
+    url.pathname === '/api/holanonce16ts'
+      ? { timestamp: new Date().toISOString(), noncetsHex: 'ABCDEF0123456789ABCDEF0123456789' }
+      : { hola: { serviceHost: '127.0.0.1:9' } },
+  );
 }
 
 describe('flags a run would not use are refused', () => {
