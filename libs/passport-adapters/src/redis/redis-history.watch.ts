@@ -64,9 +64,12 @@ export const OWN_GENERATION_TTL_MS = 30 * 86_400_000;
  */
 export const LOSS_TIME_TTL_MS = 25 * 3_600_000;
 
-/** Sets `lost-at` to Redis's time (ms) unless it holds a later one already (an earlier loss never wins). */
+/**
+ * Sets `lost-at` to Redis's time (ms) less the loss's age (ARGV[2], ms) unless it holds a later one
+ * already (an earlier loss never wins).
+ */
 const RECORD_LOSS_TIME_LUA = `local t = redis.call('TIME')
-local ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) - (tonumber(ARGV[2]) or 0)
 local current = tonumber(redis.call('GET', KEYS[1]))
 if current == nil or current < ms then redis.call('SET', KEYS[1], ms, 'PX', ARGV[1]) end
 return ms`;
@@ -112,6 +115,8 @@ export class RedisHistoryWatch {
    * at this instance's start (see `lostAtMs`).
    */
   private lostAtEffective: number | null = null;
+  /** The `lost-at` value last learned (Redis's clock): one value is one loss, learned once. */
+  private learnedLossTime: number | null = null;
   /** The wall clock less monotonic time at start: a later reading above it is a lead. */
   private readonly startOffset: number;
   /** When recording may start again, on the wall clock and on monotonic time (a step cannot stretch it). */
@@ -308,6 +313,7 @@ export class RedisHistoryWatch {
     // The sessions it brought back are forgotten again too.
     if (!(heldMs > 0) && this.hold.remainingMs() > 0) {
       this.publishHold();
+      this.publishLossTime();
       this.lossHeld();
     }
     const readBefore = this.lastReadAt;
@@ -348,6 +354,9 @@ export class RedisHistoryWatch {
     // loss within the hold (a second flush) takes the hold key too.
     if (this.hold.remainingMs() > 0) {
       this.publishHold();
+      // The second loss took lost-at too: put back this loss's time, else an instance started after the
+      // hold knows of none (a review).
+      this.publishLossTime();
       return this.lossHeld();
     }
     this.lostAt = at;
@@ -365,7 +374,10 @@ export class RedisHistoryWatch {
    * loss verified lines used before it once more when asked with a long window).
    */
   private publishLossTime(): void {
-    void this.recordLossTime.call(this.redis, this.lossTimeKey, LOSS_TIME_TTL_MS).catch(() => undefined);
+    const ageMs = this.lostAt === null ? 0 : Math.max(0, Math.floor(this.now() - this.lostAt));
+    void this.recordLossTime
+      .call(this.redis, this.lossTimeKey, LOSS_TIME_TTL_MS, ageMs)
+      .catch(() => undefined);
   }
 
   /**
@@ -375,6 +387,11 @@ export class RedisHistoryWatch {
    */
   private learnLossTime(lossTimeOnRedis: number | null, redisNowMs: number, repliedAt: number): void {
     if (lossTimeOnRedis === null || !Number.isFinite(lossTimeOnRedis) || !Number.isFinite(redisNowMs)) return;
+    // One value is one loss: learned once. A value later than Redis's clock (Redis's clock set back since,
+    // or a failover to a replica behind the primary that wrote it) read as now at every check, and verify
+    // answered every line nonce_replay for as long as it outran Redis's clock (a review).
+    if (lossTimeOnRedis === this.learnedLossTime) return;
+    this.learnedLossTime = lossTimeOnRedis;
     const here = Math.min(repliedAt, this.withoutLead(repliedAt - (redisNowMs - lossTimeOnRedis)));
     if (this.lostAtEffective !== null && here <= this.lostAtEffective + 1000) return;
     this.lostAtEffective = here;
