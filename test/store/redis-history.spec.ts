@@ -4,7 +4,7 @@
  * after a FLUSHALL, while health said healthy.
  */
 import { Redis } from 'ioredis';
-import { RedisHistoryWatch, RedisReplayStore } from '@passport/adapters/redis';
+import { HELD_READ_INTERVAL_MS, RedisHistoryWatch, RedisReplayStore } from '@passport/adapters/redis';
 import { RecordingPausedError } from '@passport/core/ports';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 
@@ -430,6 +430,39 @@ it('a past loss needs both: this instance away for a hold, and a marker made a h
   expect(watch.notice).toMatch(/redis lost replay records/);
   await expect(client.exists('hist9:{replay}:loss-hold')).resolves.toBe(0);
   expect(oldMarker).not.toBeNull();
+});
+
+// An e2e probe: the marker's maker started after the loss, with nothing to see, so no instance wrote
+// lost-at; the one that reports the past loss writes it, the marker's age back on Redis's clock.
+it('an instance reporting a past loss keeps its time for instances started later', async () => {
+  let nowMs = Date.now();
+  const watch = new RedisHistoryWatch(client, { prefix: 'hist9b:', holdMs: 2000, nowMs: () => nowMs });
+  watches.push(watch);
+  await watch.check();
+  nowMs += 10_000;
+  await client.set('hist9b:{replay}:history', `${nowMs - 5000}:made-while-away`);
+  nowMs += 1;
+  await watch.check();
+  expect(watch.problem).toBeUndefined();
+  const [seconds, micros] = (await client.time()).map(Number) as [number, number];
+  const lostAt = Number(await client.get('hist9b:{replay}:lost-at'));
+  expect(Math.abs(seconds * 1000 + micros / 1000 - 5001 - lostAt)).toBeLessThan(500);
+});
+
+// An e2e probe: a second flush within the hold took the hold key and lost-at, and the holding instance,
+// which runs no record script, put them back only at its next periodic read (5 s): an instance started
+// meanwhile recorded at once and accepted a line used before the loss.
+it('a holding instance reads every HELD_READ_INTERVAL_MS, whatever its interval, and puts the hold back', async () => {
+  const watch = new RedisHistoryWatch(client, { prefix: 'hist9c:', holdMs: 10_000, intervalMs: 60_000 });
+  watches.push(watch);
+  await watch.check();
+  await client.del('hist9c:{replay}:history');
+  await watch.check();
+  expect(watch.problem).toMatch(/recording refused until/);
+  await client.del('hist9c:{replay}:history', 'hist9c:{replay}:loss-hold', 'hist9c:{replay}:lost-at');
+  await new Promise((resolve) => setTimeout(resolve, HELD_READ_INTERVAL_MS * 2 + 200));
+  await expect(client.pttl('hist9c:{replay}:loss-hold')).resolves.toBeGreaterThan(0);
+  await expect(client.exists('hist9c:{replay}:lost-at')).resolves.toBe(1);
 });
 
 // Found by the same probe: one loss seen at once by the reconnection check and by the record invocations

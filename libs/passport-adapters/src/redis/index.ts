@@ -43,5 +43,7 @@ export {
   RedisHistoryWatch,
   DEFAULT_REDIS_HISTORY_HOLD_MS,
   DEFAULT_REDIS_HISTORY_NOTICE_MS,
+  HELD_READ_INTERVAL_MS,
+  LOSS_TIME_TTL_MS,
   type RedisHistoryWatchOptions,
 } from './redis-history.watch.js';
