@@ -20,19 +20,24 @@ import { runCliCaptured } from '../support/run-cli.js';
 const ROOT = path.resolve(new URL('../..', import.meta.url).pathname);
 const JWT = 'eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJ4In0.c2ln';
 
-/** Runs the CLI with stdout on /dev/full; resolves with its exit code and stderr. */
+/**
+ * Runs the CLI with stdout on /dev/full (or, `closed`, on a pipe closed before it writes: a reader that
+ * went away); resolves with its exit code and stderr.
+ */
 function runToFullDevice(
   args: string[],
   env: Record<string, string> = {},
+  stdout: 'full' | 'closed' = 'full',
 ): Promise<{ code: number | null; stderr: string }> {
-  const full = openSync('/dev/full', 'w');
+  const full = stdout === 'full' ? openSync('/dev/full', 'w') : 'pipe';
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'apps/cli/src/main.ts', ...args], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
       stdio: ['ignore', full, 'pipe'],
     });
-    closeSync(full);
+    if (typeof full === 'number') closeSync(full);
+    else child.stdout?.destroy();
     let stderr = '';
     child.stderr?.on('data', (d) => (stderr += d));
     const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
@@ -44,7 +49,12 @@ function runToFullDevice(
   });
 }
 
-/** An API that logs anyone in and answers every verify "not verified" for the line's sender. */
+/**
+ * An API that logs anyone in, answers every verify "not verified" for the line's sender, and records the
+ * bearer of each logout (answered 503 while `logout.fail` is set).
+ */
+const logout = { bearers: [] as string[], fail: false };
+
 function fakeApi(): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
     let body = '';
@@ -58,6 +68,11 @@ function fakeApi(): Promise<{ server: Server; url: string }> {
       if (url.pathname === '/api/login/timestamp')
         return json(200, { timestamp_iso: new Date(Math.floor(Date.now() / 1000) * 1000).toISOString() });
       if (url.pathname === '/api/login') return json(200, { jwt_token: JWT, passportid: 'bhahbkbramax' });
+      if (url.pathname === '/api/logout' && req.method === 'POST') {
+        logout.bearers.push(req.headers.authorization ?? '');
+        if (logout.fail) return json(503, { error: { code: 'SERVICE_UNAVAILABLE', message: 'down' } });
+        return json(200, { loggedOut: true });
+      }
       if (url.pathname === '/api/identity/verify') {
         const sender = (JSON.parse(body) as { hola: string }).hola.split('/')[1].toLowerCase();
         return json(200, { verified: false, failureReasons: ['nonce_replay'], peerTokenId: sender });
@@ -120,6 +135,7 @@ describe('a result that cannot be written to stdout after the run did something'
   it('login --save says the JWT was saved; login without --save says a session is open, never the token', async () => {
     const saved = path.join(dir, 'my.jwt');
     const args = ['login', '--api', api.url, '--key', keyFile, '--passport', 'bhahbkbramax'];
+    logout.bearers = [];
     const withSave = await runToFullDevice([...args, '--save', saved]);
     expect(withSave.code).toBe(2);
     expect((await readFile(saved, 'utf8')).trim()).toBe(JWT);
@@ -133,6 +149,50 @@ describe('a result that cannot be written to stdout after the run did something'
     );
     expect(printed.stderr).not.toContain(JWT);
     expect(printed.stderr).not.toContain(JWT.split('.')[2]);
+    // The saved token's session is kept; the one whose token went nowhere is closed.
+    expect(logout.bearers).toEqual([`Bearer ${JWT}`]);
+  }, 60_000);
+
+  // A probe: login without --save into a full stdout said "its session stays open" and left it open,
+  // where login --save that cannot write its file logs the session out: a token nobody received is a
+  // session nobody can close, counting against the passport's open sessions until it expires.
+  it('login whose token cannot be printed closes its session, and says so; honestly when it cannot', async () => {
+    const args = ['login', '--api', api.url, '--key', keyFile, '--passport', 'bhahbkbramax'];
+    for (const json of [[], ['--json']]) {
+      logout.bearers = [];
+      const printed = await runToFullDevice([...args, ...json]);
+      expect(printed).toEqual({
+        code: 2,
+        stderr:
+          'passport login: standard output could not be written (ENOSPC); what was done: logged in, but the JWT could not be printed, so its session was closed\n',
+      });
+      expect(logout.bearers).toEqual([`Bearer ${JWT}`]);
+    }
+    logout.bearers = [];
+    logout.fail = true;
+    try {
+      const unclosed = await runToFullDevice(args);
+      expect(unclosed.code).toBe(2);
+      expect(unclosed.stderr).toBe(
+        "passport login: standard output could not be written (ENOSPC); what was done: logged in, but the JWT could not be printed, and its session could not be closed either: it stays open until it expires (counting against the passport's open sessions)\n",
+      );
+      expect(unclosed.stderr).not.toContain(JWT.split('.')[2]);
+      expect(logout.bearers).toEqual([`Bearer ${JWT}`]);
+    } finally {
+      logout.fail = false;
+    }
+  }, 90_000);
+
+  it('login whose reader went away before the token closes its session too (exit 2: no token was received)', async () => {
+    logout.bearers = [];
+    const args = ['login', '--api', api.url, '--key', keyFile, '--passport', 'bhahbkbramax'];
+    const gone = await runToFullDevice(args, {}, 'closed');
+    expect(gone).toEqual({
+      code: 2,
+      stderr:
+        'passport login: the reader of standard output went away before the result; what was done: logged in, but the JWT could not be printed, so its session was closed\n',
+    });
+    expect(logout.bearers).toEqual([`Bearer ${JWT}`]);
   }, 60_000);
 
   it('verify --api says the lines were checked at the API (a verified line there has its nonce used)', async () => {
