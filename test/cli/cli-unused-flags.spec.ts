@@ -89,6 +89,75 @@ describe('flags a run would not use are refused', () => {
     expect(empty).toMatchObject({ code: 2, out: '', err: expect.stringContaining('--key') });
   });
 
+  // An empty value (`--ledger "$LEDGER"` with the variable unset) is refused naming its flag, before
+  // anything is read or asked: a probe found `mint --ledger ''` saying "cannot read  (ENOENT)", `hola
+  // --api ''` with PASSPORT_API_URL set saying "or set PASSPORT_API_URL", and others saying "is required"
+  // of a flag that was given (or, `hola --api A --host ''`, asking the API for a nonce first).
+  const LINE = `HOLA/MUNDO/BHAHBKBRAMAX/${new Date().toISOString()}/4F9A3C7E2D1B9A4CDEADBEEFCAFEBABE/LOCALHOST:3000/AAAA/M`;
+  it.each([
+    ['mint --ledger', () => ['mint', '--key', keyFile, '--ledger', '']],
+    ['mint --family-key', () => ['mint', '--key', keyFile, '--family-key', '']],
+    ['mint --dn', () => ['mint', '--key', keyFile, '--dn', '']],
+    ['hola --api', () => [...hola(), '--api', '']],
+    ['hola --api', () => [...hola(), '--api', ' ']],
+    ['hola --host', () => [...hola(), '--host', '']],
+    ['hola --host', () => [...hola(), '--api', API, '--host', '', '--jwt', JWT]],
+    ['hola --key', () => ['hola', '--key', '', '--passport', 'bhahbkbramax', '--host', 'localhost:3000']],
+    ['hola --passport', () => ['hola', '--key', keyFile, '--passport', '', '--host', 'localhost:3000']],
+    [
+      'hola --timestamp',
+      () => [...hola(), '--host', 'localhost:3000', '--timestamp', '', '--nonce', FIXED[3]],
+    ],
+    ['login --api', () => ['login', '--api', '', '--key', keyFile, '--passport', 'bhahbkbramax']],
+    ['login --key', () => ['login', '--key', '', '--passport', 'bhahbkbramax']],
+    ['login --passport', () => ['login', '--key', keyFile, '--passport', '']],
+    ['nonce --api', () => ['nonce', '--api', '', '--jwt', JWT]],
+    ['verify --api', () => ['verify', '--api', '', '--', LINE]],
+    ['verify --host', () => ['verify', '--ledger', join(dir, 'ledger.json'), '--host', '', '--', LINE]],
+    ['did --api', () => ['did', '--api', '', 'bhahbkbramax']],
+    [
+      'delegate --key',
+      () => [
+        'delegate',
+        '--key',
+        '',
+        '--passport',
+        'bhahbkbramax',
+        '--delegate-id',
+        'w',
+        '--subagent-key',
+        keyFile,
+      ],
+    ],
+    [
+      'delegate --passport',
+      () => ['delegate', '--key', keyFile, '--passport', '', '--delegate-id', 'w', '--subagent-key', keyFile],
+    ],
+    [
+      'delegate --subagent-key',
+      () => [
+        'delegate',
+        '--key',
+        keyFile,
+        '--passport',
+        'bhahbkbramax',
+        '--delegate-id',
+        'w',
+        '--subagent-key',
+        '',
+      ],
+    ],
+    ['keygen --out', () => ['keygen', '--out', '']],
+  ])('an empty %s is refused as empty', async (flag, args) => {
+    const result = await run(args(), { DATA_DIR: dir, PASSPORT_API_URL: API });
+    expect(result).toEqual({
+      code: 2,
+      out: '',
+      err: `passport ${flag.split(' ')[0]}: ${flag.split(' ')[1]} is empty (an unset variable?)\n`,
+      calls: 0,
+    });
+  });
+
   it('what is used stays accepted', async () => {
     expect((await run([...hola(), '--api', API, '--jwt-file', jwtFile])).code).toBe(0);
     expect((await run([...hola(), '--api', API, ...FIXED])).code).toBe(0);
