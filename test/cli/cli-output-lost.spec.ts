@@ -3,7 +3,8 @@
  * something that stays done says so on stderr: what was done and that stdout failed, exit 2. A probe:
  * `passport mint … > /dev/full` minted the passport, then exited 2 with nothing on stderr, so the user
  * did not know that it was minted nor its token id (and keygen, login --save, login and verify --api
- * alike). The CLI runs from source in a child process whose stdout is /dev/full; the API is a small
+ * alike). A login whose printed token did not arrive logs that session out, as login --save does when
+ * it cannot write its file. The CLI runs from source in a child process whose stdout is /dev/full; the API is a small
  * HTTP server of the test's own on a loopback port.
  */
 import { spawn } from 'node:child_process';

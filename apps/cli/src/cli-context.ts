@@ -22,6 +22,12 @@ export interface CliIo {
    * user learns of it (a probe: `mint > /dev/full` minted, then exited 2 without a word).
    */
   readonly done?: (what: string) => void;
+  /**
+   * Resolves once what was written to stdout so far has been written or has failed: false when it failed
+   * (a full disk, a reader that went away). A command whose result is all the user gets of something
+   * that stays open (login's token) learns here whether it arrived. Absent (in-process runs): written.
+   */
+  readonly stdoutWritten?: () => Promise<boolean>;
 }
 
 export class CliError extends Error {

@@ -17,6 +17,7 @@ import {
   readCredentials,
   refuseTimeAhead,
   type CliCommand,
+  type CliIo,
 } from '../cli-context.js';
 import { assertReplaceableJwtFile, isJwtShaped } from '../jwt-source.js';
 import { writePrivateFile } from '../private-file.js';
@@ -120,14 +121,7 @@ an existing --save file is replaced only when it is empty or holds a saved JWT, 
         // The token is lost with the file: its session is closed rather than left to count against
         // the passport's open sessions (best effort; said only when the server said so: a probe's full
         // disk failed the logout too, and the CLI called the session closed).
-        const closed = await callApi(io, `${api}/api/logout`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' },
-          body: '{"reason":"token not saved"}',
-        }).then(
-          () => true,
-          () => false,
-        );
+        const closed = await closeSession(io, api, jwt, 'token not saved');
         const code = (error as NodeJS.ErrnoException).code ?? 'error';
         throw new CliError(
           closed
@@ -137,11 +131,7 @@ an existing --save file is replaced only when it is empty or holds a saved JWT, 
       }
     }
     // Never the token itself: stderr ends up in terminals and logs too.
-    io.done?.(
-      values.save
-        ? `logged in, and the JWT was saved to ${values.save}`
-        : 'logged in, but the JWT went nowhere: its session stays open until it expires (log in again; --save writes the token to a file)',
-    );
+    if (values.save) io.done?.(`logged in, and the JWT was saved to ${values.save}`);
     output(
       io,
       !!values.json,
@@ -154,8 +144,32 @@ an existing --save file is replaced only when it is empty or holds a saved JWT, 
       },
       values.save ? `JWT written to ${values.save}` : jwt,
     );
+    // A printed token that did not arrive (a full disk, a reader that went away) is a session nobody
+    // can use or close: closed, as when --save cannot write its file (a probe: "its session stays
+    // open", and it was left open). The run fails (2): no token was received.
+    if (!values.save && io.stdoutWritten && !(await io.stdoutWritten())) {
+      const closed = await closeSession(io, api, jwt, 'token not printed');
+      io.done?.(
+        closed
+          ? 'logged in, but the JWT could not be printed, so its session was closed'
+          : "logged in, but the JWT could not be printed, and its session could not be closed either: it stays open until it expires (counting against the passport's open sessions)",
+      );
+      return 2;
+    }
   },
 };
+
+/** Logs the session of `jwt` out (`POST /api/logout`); whether the server said it was closed. */
+function closeSession(io: CliIo, api: string, jwt: string, reason: string): Promise<boolean> {
+  return callApi(io, `${api}/api/logout`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ reason }),
+  }).then(
+    () => true,
+    () => false,
+  );
+}
 
 /**
  * A refusal of a passport issued for another API, with what to do: the server's log says it, the user at
