@@ -8,6 +8,8 @@ import { lstat, mkdtemp, readlink, rm, symlink } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { readLedgerFile, ensureDevFamily } from '@passport/adapters/ledger';
+import { loadConfig } from '../../apps/api/src/platform/config/app-config.js';
 import { runCli } from '../../apps/cli/src/cli.js';
 import { runCliCaptured } from '../support/run-cli.js';
 
@@ -187,5 +189,24 @@ describe('passport in a hostile environment', () => {
     });
     expect([code, out]).toEqual([2, '']);
     expect(err).not.toContain('unexpected error');
+  });
+
+  // A probe: the server reads its configuration trimmed, an empty variable as unset (an .env line
+  // `LEDGER_FILE=`); mint, which names the same variables, read them as given: "cannot read  (ENOENT)",
+  // "--family-key is empty" of a flag not given, and DATA_DIR="" read /ledger.json and /keys/.
+  it('mint reads DATA_DIR, LEDGER_FILE and the credentials files as the server does (empty: unset)', async () => {
+    const data = path.join(dir, 'data-env');
+    await ensureDevFamily(loadConfig({ DATA_DIR: data }));
+    const key = path.join(dir, 'env-owner.json');
+    expect((await runCliCaptured(['keygen', '--out', key])).code).toBe(0);
+    const run = await runCliCaptured(['mint', '--key', key], {
+      DATA_DIR: ` ${data} `,
+      LEDGER_FILE: '',
+      FAMILY_CREDENTIALS_FILE: ' ',
+      SERVER_CREDENTIALS_FILE: '',
+    });
+    expect(run).toEqual({ code: 0, out: expect.stringMatching(/^[a-z]{12}\n$/), err: '' });
+    const ledger = await readLedgerFile(path.join(data, 'ledger.json'));
+    expect(ledger.passports.map((p) => p.token_id)).toContain(run.out.trim());
   });
 });
