@@ -80,6 +80,7 @@ export async function readCredentials(
   flag = '--key',
   warn?: (text: string) => void,
 ): Promise<NearCredentials> {
+  if (file === '' && flag.startsWith('--')) throw emptyFlag(flag);
   if (!file) throw new CliError(`${flag} <credentials.json> is required`);
   let text: string;
   try {
@@ -125,8 +126,26 @@ export function checkDelegateId(value: string, flag: string): void {
     );
 }
 
+/**
+ * Refuses each of `flags` given empty (or blank): `--ledger "$LEDGER"` with the variable unset is no
+ * file and no absence either (a probe: "cannot read  (ENOENT)", "is required" of a flag that was given,
+ * and `hola --api ''` sent to PASSPORT_API_URL's advice with the variable set).
+ */
+export function refuseEmptyFlags(values: Readonly<Record<string, unknown>>, flags: readonly string[]): void {
+  for (const flag of flags) {
+    const value = values[flag];
+    if (typeof value === 'string' && value.trim() === '') throw emptyFlag(`--${flag}`);
+  }
+}
+
+function emptyFlag(flag: string): CliError {
+  return new CliError(`${flag} is empty (an unset variable?)`);
+}
+
 /** The API base URL without a trailing slash, from `--api` or PASSPORT_API_URL. */
 export function apiUrl(value: string | undefined, io: CliIo): string {
+  // Given empty, --api is refused, not taken for none (PASSPORT_API_URL may be set, or be the advice).
+  if (value !== undefined && value.trim() === '') throw emptyFlag('--api');
   // Trimmed as it is checked (a probe: "http://host " passed the check, then failed as an unexpected error).
   const raw = (value ?? io.env.PASSPORT_API_URL)?.trim();
   if (!raw) throw new CliError('--api <url> is required (or set PASSPORT_API_URL)');

@@ -10,6 +10,7 @@ import {
   output,
   parseCommandLine,
   readCredentials,
+  refuseEmptyFlags,
   type CliCommand,
 } from '../cli-context.js';
 
@@ -34,6 +35,7 @@ Prints the signed body for POST /api/isauthorizedsigner (the owner signs
         json: { type: 'boolean' },
       },
     });
+    refuseEmptyFlags(values, ['key', 'passport', 'subagent-key']);
     const owner = await readCredentials(values.key, '--key', io.stderr);
     if (!values.passport) throw new CliError('--passport <tokenId> (12 lowercase letters) is required');
     // Said as login says it: "is required" misled a user who had given an 11-letter id.

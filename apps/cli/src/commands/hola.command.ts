@@ -15,6 +15,7 @@ import {
   output,
   parseCommandLine,
   readCredentials,
+  refuseEmptyFlags,
   refuseTimeAhead,
   type CliCommand,
 } from '../cli-context.js';
@@ -59,6 +60,8 @@ without --api) or with --timestamp/--nonce; --api with --host, --timestamp and -
         json: { type: 'boolean' },
       },
     });
+    // Before anything is read or asked: an empty --api is no absence (PASSPORT_API_URL), nor --host.
+    refuseEmptyFlags(values, ['key', 'passport', 'api', 'host', 'timestamp']);
     const credentials = await readCredentials(values.key, '--key', io.stderr);
     if (!values.passport) throw new CliError('--passport <tokenId> (12 lowercase letters) is required');
     // Said as login says it: "is required" misled a user who had given an 11-letter id.

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { formatNearCredentials, nearCredentialsFromSeed } from '@passport/core';
 import { isNearAccountId } from '@passport/core/credentials';
-import { CliError, output, parseCommandLine, type CliCommand } from '../cli-context.js';
+import { CliError, output, parseCommandLine, refuseEmptyFlags, type CliCommand } from '../cli-context.js';
 import { NotARegularFileError, writePrivateFile } from '../private-file.js';
 
 export const keygenCommand: CliCommand = {
@@ -32,6 +32,7 @@ never a FIFO, device or directory; --out - is refused (a key never goes to stdou
       strict: true,
       allowPositionals: false,
     });
+    refuseEmptyFlags(values, ['out']);
     if (!values.out) throw new CliError('--out <file> is required');
     // A private key goes to a 0600 file only: terminals, pipes and logs keep standard output.
     if (values.out === '-')

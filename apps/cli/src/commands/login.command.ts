@@ -15,6 +15,7 @@ import {
   output,
   parseCommandLine,
   readCredentials,
+  refuseEmptyFlags,
   refuseTimeAhead,
   type CliCommand,
   type CliIo,
@@ -53,6 +54,7 @@ an existing --save file is replaced only when it is empty or holds a saved JWT, 
         json: { type: 'boolean' },
       },
     });
+    refuseEmptyFlags(values, ['passport']);
     const api = apiUrl(values.api, io);
     const credentials = await readCredentials(values.key, '--key', io.stderr);
     if (!!values.passport === !!values.account)

@@ -39,6 +39,7 @@ import {
   output,
   parseCommandLine,
   readCredentials,
+  refuseEmptyFlags,
   type CliCommand,
   type CliIo,
 } from '../cli-context.js';
@@ -98,13 +99,13 @@ export const mintCommand: CliCommand = {
   help: HELP,
   async run(args, io) {
     const values = parseMintFlags(args);
+    // An empty one (an unset variable) is refused, not taken for none (a probe: --key "" --owner
+    // bob.near; --ledger "" said "cannot read  (ENOENT)"; --dn "" minted an empty DN).
+    refuseEmptyFlags(values, ['key', 'owner', 'ledger', 'family-key', 'dn']);
     const dataDir = io.env.DATA_DIR ?? './data';
     const ledgerFile = values.ledger ?? io.env.LEDGER_FILE ?? `${dataDir}/ledger.json`;
     const familyFile =
       values['family-key'] ?? io.env.FAMILY_CREDENTIALS_FILE ?? `${dataDir}/keys/family-root.json`;
-    // An empty one (an unset variable) is refused, not taken for none (a probe: --key "" --owner bob.near).
-    for (const flag of ['key', 'owner'] as const)
-      if (values[flag] === '') throw new CliError(`--${flag} is empty (an unset variable?)`);
     if (values.key && values.owner) throw new CliError('give --key or --owner, not both');
     const ownerKey = values.key ? await readCredentials(values.key, '--key', io.stderr) : undefined;
     const owner = values.owner ?? ownerKey?.accountId;

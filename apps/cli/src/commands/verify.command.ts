@@ -31,6 +31,7 @@ import {
   type CliCommand,
   type CliIo,
   refuseApiWithOfflineFlags,
+  refuseEmptyFlags,
 } from '../cli-context.js';
 import { checkOfflineChainFlags, hasOfflineChainFlag, openOfflineChain } from '../offline-chain.js';
 
@@ -107,6 +108,7 @@ issuer's POST /api/isauthorizedsigner).`,
         ? undefined
         : expectedRecipientOf(values['expected-recipient']);
     refuseApiWithOfflineFlags(values);
+    refuseEmptyFlags(values, ['host']);
     let maxAgeMs: number | undefined;
     if (values['max-age-ms'] !== undefined) {
       if (!/^\d{1,8}$/.test(values['max-age-ms']))
