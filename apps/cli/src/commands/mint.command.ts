@@ -102,10 +102,13 @@ export const mintCommand: CliCommand = {
     // An empty one (an unset variable) is refused, not taken for none (a probe: --key "" --owner
     // bob.near; --ledger "" said "cannot read  (ENOENT)"; --dn "" minted an empty DN).
     refuseEmptyFlags(values, ['key', 'owner', 'ledger', 'family-key', 'dn']);
-    const dataDir = io.env.DATA_DIR ?? './data';
-    const ledgerFile = values.ledger ?? io.env.LEDGER_FILE ?? `${dataDir}/ledger.json`;
+    // The server's variables, read as the server reads them (trimmed; an empty one is unset).
+    const dataDir = configValue(io, 'DATA_DIR') ?? './data';
+    const ledgerFile = values.ledger ?? configValue(io, 'LEDGER_FILE') ?? `${dataDir}/ledger.json`;
     const familyFile =
-      values['family-key'] ?? io.env.FAMILY_CREDENTIALS_FILE ?? `${dataDir}/keys/family-root.json`;
+      values['family-key'] ??
+      configValue(io, 'FAMILY_CREDENTIALS_FILE') ??
+      `${dataDir}/keys/family-root.json`;
     if (values.key && values.owner) throw new CliError('give --key or --owner, not both');
     const ownerKey = values.key ? await readCredentials(values.key, '--key', io.stderr) : undefined;
     const owner = values.owner ?? ownerKey?.accountId;
@@ -130,7 +133,7 @@ export const mintCommand: CliCommand = {
     );
     if (!root) throw new CliError(`${ledgerFile} has no family-root passport owned by ${family.accountId}`);
     const serverAccount = await readCredentials(
-      io.env.SERVER_CREDENTIALS_FILE ?? `${dataDir}/keys/server.json`,
+      configValue(io, 'SERVER_CREDENTIALS_FILE') ?? `${dataDir}/keys/server.json`,
       'SERVER_CREDENTIALS_FILE',
     ).then(
       (credentials) => credentials.accountId,
@@ -200,6 +203,14 @@ export const mintCommand: CliCommand = {
     output(io, !!values.json, { tokenId, ownerId: owner, contractId: ledger.contractId, metadata }, tokenId);
   },
 };
+
+/**
+ * A variable of the server's configuration as the server reads it: trimmed, an empty one unset (a probe:
+ * `LEDGER_FILE=` said "cannot read  (ENOENT)", and `DATA_DIR=` read /ledger.json).
+ */
+function configValue(io: CliIo, name: string): string | undefined {
+  return io.env[name]?.trim() || undefined;
+}
 
 /**
  * The family server's passport as the ledger records it: the member with an http(s)
