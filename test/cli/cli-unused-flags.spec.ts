@@ -115,6 +115,8 @@ describe('flags a run would not use are refused', () => {
     ['verify --api', () => ['verify', '--api', '', '--', LINE]],
     ['verify --host', () => ['verify', '--ledger', join(dir, 'ledger.json'), '--host', '', '--', LINE]],
     ['did --api', () => ['did', '--api', '', 'bhahbkbramax']],
+    ['did --ledger', () => ['did', '--ledger', ' ', 'bhahbkbramax']],
+    ['verify --near-rpc', () => ['verify', '--near-rpc', ' ', '--contract', 'c', '--host', 'h', '--', LINE]],
     [
       'delegate --key',
       () => [
