@@ -3,7 +3,7 @@
  * adapters the API uses, so offline answers equal the API's.
  */
 import { type ChainReader } from '@passport/core';
-import { CliError, httpUrl } from './cli-context.js';
+import { CliError, httpUrl, refuseEmptyFlags } from './cli-context.js';
 
 export interface OfflineChainFlags {
   ledger?: string;
@@ -19,8 +19,7 @@ export interface OfflineChainFlags {
  * an unset variable, sent the run to PASSPORT_API_URL).
  */
 export function checkOfflineChainFlags(flags: OfflineChainFlags): void {
-  for (const flag of ['ledger', 'near-rpc', 'contract'] as const)
-    if (flags[flag] === '') throw new CliError(`--${flag} is empty (an unset variable?)`);
+  refuseEmptyFlags({ ...flags }, ['ledger', 'near-rpc', 'contract']);
   if (flags.ledger !== undefined && flags['near-rpc'] !== undefined)
     throw new CliError('give --ledger or --near-rpc, not both');
   if (flags.contract !== undefined && flags['near-rpc'] === undefined)
