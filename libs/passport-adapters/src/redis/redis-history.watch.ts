@@ -431,9 +431,11 @@ export class RedisHistoryWatch {
   /** A loss whose hold is over: logged and noted, recording goes on. */
   private reportPastLoss(madeAt: number): void {
     this.restartGenerationFollowing();
-    this.lostAt = madeAt;
-    // The marker's time, made by another clock: taken as it is.
-    this.lostAtEffective = madeAt;
+    // The marker's time, made by another clock: taken as it is, but never below a later loss already
+    // known (one learned from lost-at in this very read: Redis back from a snapshot taken after the
+    // marker was made, which the marker survives; a review).
+    if (this.lostAt === null || madeAt > this.lostAt) this.lostAt = madeAt;
+    if (this.lostAtEffective === null || madeAt > this.lostAtEffective) this.lostAtEffective = madeAt;
     this.options.onLoss?.(madeAt);
     // No instance may have written it (the marker's maker started after the loss, with nothing to see):
     // the instances started later learn it from here (an e2e probe).
