@@ -80,7 +80,8 @@ export async function readCredentials(
   flag = '--key',
   warn?: (text: string) => void,
 ): Promise<NearCredentials> {
-  if (file === '' && flag.startsWith('--')) throw emptyFlag(flag);
+  // Blank too, as refuseEmptyFlags refuses it (a review: login --key ' ' said "cannot read   (ENOENT)").
+  if (file !== undefined && file.trim() === '' && flag.startsWith('--')) throw emptyFlag(flag);
   if (!file) throw new CliError(`${flag} <credentials.json> is required`);
   let text: string;
   try {

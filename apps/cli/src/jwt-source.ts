@@ -18,7 +18,9 @@ import { FileTooLargeError, readSmallTextFile, SMALL_FILE_MAX_BYTES } from './sm
  */
 export function checkJwtFlags(jwt: string | undefined, file: string | undefined): void {
   if (jwt !== undefined && file !== undefined) throw new CliError('give --jwt or --jwt-file, not both');
-  if (jwt === '' || file === '')
+  // A blank file name too (a review: --jwt-file ' ' read a file named " ").
+  const emptyFile = file !== undefined && file.trim() === '';
+  if (jwt === '' || emptyFile)
     throw new CliError(`${jwt === '' ? '--jwt' : '--jwt-file'} is empty (an unset variable?)`);
 }
 

@@ -63,7 +63,9 @@ an existing --save file is replaced only when it is empty or holds a saved JWT, 
       throw new CliError(`--passport must be 12 lowercase letters (got "${values.passport}")`);
     const identifier = values.passport ?? credentials.accountId;
     // An empty --save (`--save "$JWT_FILE"` with the variable unset) printed the token (a CLI probe).
-    if (values.save === '') throw new CliError('--save needs a file name; it was empty');
+    // Blank too (a review: --save ' ' wrote the token to a file named " ", where keygen --out ' ' is refused).
+    if (values.save !== undefined && values.save.trim() === '')
+      throw new CliError('--save needs a file name; it was empty');
     // Before the login: a refused --save file opens no session.
     if (values.save) await assertReplaceableJwtFile(values.save, values.key);
 
