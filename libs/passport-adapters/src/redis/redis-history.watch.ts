@@ -273,6 +273,10 @@ export class RedisHistoryWatch {
   }
 
   private async read(): Promise<void> {
+    // Before the read is sent: a hold adopted from its PTTL is counted from here, so that it never
+    // outlasts the key by however late the reply was handled (a review: the late adopter's held read
+    // found the key expired, set it again, and every instance whose hold had ended held once more).
+    const sentAt = this.now();
     let value: string | null;
     let heldMs: number;
     let generation: number;
@@ -336,7 +340,7 @@ export class RedisHistoryWatch {
     this.known = value;
     // A hold another instance started covers this loss too: adopt it, never start another (each
     // instance noticing one loss would re-arm the hold).
-    if (heldMs > 0) return this.adoptHold(heldMs);
+    if (heldMs > 0) return this.adoptHold(heldMs - Math.max(0, repliedAt - sentAt));
     if (markerChanged) {
       // This instance was away (paused, cut off) for longer than a hold, and the new marker was made
       // longer ago than a hold too: the loss's hold is over and lines used before it are stale.
