@@ -449,6 +449,27 @@ it('an instance reporting a past loss keeps its time for instances started later
   expect(Math.abs(seconds * 1000 + micros / 1000 - 5001 - lostAt)).toBeLessThan(500);
 });
 
+// A review: the marker's time is another machine's clock; one ahead made lost-at later than the time
+// an instance that saw the loss kept, and fresh lines stamped in between were refused for 25 h.
+it('a past loss leaves a kept lost-at as it is, and an interval that is no positive number is refused', async () => {
+  let nowMs = Date.now();
+  const watch = new RedisHistoryWatch(client, { prefix: 'hist9d:', holdMs: 2000, nowMs: () => nowMs });
+  watches.push(watch);
+  await watch.check();
+  const [seconds] = (await client.time()).map(Number) as [number, number];
+  const kept = String(seconds * 1000 - 60_000);
+  await client.set('hist9d:{replay}:lost-at', kept, 'PX', 60_000);
+  nowMs += 10_000;
+  await client.set('hist9d:{replay}:history', `${nowMs - 5000}:made-while-away`);
+  nowMs += 1;
+  await watch.check();
+  expect(watch.notice).toMatch(/redis lost replay records/);
+  await expect(client.get('hist9d:{replay}:lost-at')).resolves.toBe(kept);
+
+  for (const intervalMs of [0, -1, Number.NaN, Number.POSITIVE_INFINITY])
+    expect(() => new RedisHistoryWatch(client, { prefix: 'hist9d:', intervalMs })).toThrow(RangeError);
+});
+
 // An e2e probe: a second flush within the hold took the hold key and lost-at, and the holding instance,
 // which runs no record script, put them back only at its next periodic read (5 s): an instance started
 // meanwhile recorded at once and accepted a line used before the loss.

@@ -69,12 +69,14 @@ export const HELD_READ_INTERVAL_MS = 500;
 
 /**
  * Sets `lost-at` to Redis's time (ms) less the loss's age (ARGV[2], ms) unless it holds a later one
- * already (an earlier loss never wins).
+ * already (an earlier loss never wins), or, with ARGV[3] = 'absent', unless it holds any.
  */
 const RECORD_LOSS_TIME_LUA = `local t = redis.call('TIME')
 local ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) - (tonumber(ARGV[2]) or 0)
 local current = tonumber(redis.call('GET', KEYS[1]))
-if current == nil or current < ms then redis.call('SET', KEYS[1], ms, 'PX', ARGV[1]) end
+if current == nil or (ARGV[3] ~= 'absent' and current < ms) then
+  redis.call('SET', KEYS[1], ms, 'PX', ARGV[1])
+end
 return ms`;
 const OWN_GENERATION_COMPARED_MS = 29 * 86_400_000;
 
@@ -162,6 +164,9 @@ export class RedisHistoryWatch {
     // script), so an instance started before this one's next read recorded at once and accepted a line
     // used before the loss (an e2e probe: 4.3 s of it at a 5 s interval).
     const intervalMs = options.intervalMs ?? 5000;
+    // A reading every tick of zero, or none at all (NaN ticks), is no interval.
+    if (!(Number.isFinite(intervalMs) && intervalMs > 0))
+      throw new RangeError(`intervalMs must be a positive number of milliseconds, got ${String(intervalMs)}`);
     const tickMs = Math.min(intervalMs, HELD_READ_INTERVAL_MS);
     const ticksPerRead = Math.max(1, Math.round(intervalMs / tickMs));
     let ticks = 0;
@@ -391,10 +396,10 @@ export class RedisHistoryWatch {
    * after the loss knows it too (an upgrade probe: every instance a rolling upgrade restarted after a
    * loss verified lines used before it once more when asked with a long window).
    */
-  private publishLossTime(): void {
+  private publishLossTime(when: 'later' | 'absent' = 'later'): void {
     const ageMs = this.lostAt === null ? 0 : Math.max(0, Math.floor(this.now() - this.lostAt));
     void this.recordLossTime
-      .call(this.redis, this.lossTimeKey, LOSS_TIME_TTL_MS, ageMs)
+      .call(this.redis, this.lossTimeKey, LOSS_TIME_TTL_MS, ageMs, when)
       .catch(() => undefined);
   }
 
@@ -442,8 +447,10 @@ export class RedisHistoryWatch {
     if (this.lostAtEffective === null || madeAt > this.lostAtEffective) this.lostAtEffective = madeAt;
     this.options.onLoss?.(madeAt);
     // No instance may have written it (the marker's maker started after the loss, with nothing to see):
-    // the instances started later learn it from here (an e2e probe).
-    this.publishLossTime();
+    // the instances started later learn it from here (an e2e probe). Only where none is kept: the
+    // marker's time is another machine's clock, and one ahead would make a time kept by an instance
+    // that saw the loss later (fresh lines stamped in between refused for 25 h; a review).
+    this.publishLossTime('absent');
   }
 
   /** The marker's value as this instance last read it, or null before the first read. */
