@@ -566,3 +566,163 @@ describe('the loss time on instances that did not notice the loss', () => {
     }
   });
 });
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function redisNowMs(): Promise<number> {
+  const [seconds, micros] = await client.time();
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+}
+
+/**
+ * The fleet's loss time (`<prefix>{replay}:lost-at`, 1.11.0), as docs/storage.md says: "an instance
+ * started after a loss, during or after its hold, knows its time too", and a line stamped after the
+ * loss (beyond HOLA_FUTURE_SKEW_MS) is not answered nonce_replay for it.
+ *
+ * A review found two gaps:
+ * - a `lost-at` later than Redis's own clock (Redis's clock set back after the loss was noticed, or a
+ *   failover to a replica whose clock is behind the old primary's) was learned again at every check as
+ *   "now": the instance's loss time followed its clock for as long as the key outran Redis's (up to
+ *   25 h), and verify answered every line nonce_replay (every line is stamped before the loss time plus
+ *   the future skew);
+ * - a second loss within the hold (a second flush, a second restart from the same snapshot) erased
+ *   `lost-at` and the instance holding put back the hold only, so an instance started after the hold
+ *   knew of no loss, and accepted lines used before it with a long window.
+ */
+it('a lost-at later than Redis\'s clock is learned once, not again at every check as "now"', async () => {
+  const a = new RedisHistoryWatch(client, { prefix: 'ltr1:', holdMs: 300 });
+  watches.push(a);
+  await a.check();
+  // A loss noticed while Redis's clock ran an hour ahead, which has been set right since (or a failover
+  // to a replica an hour behind the primary that wrote it).
+  await client.set('ltr1:{replay}:lost-at', String((await redisNowMs()) + 3_600_000), 'PX', 90_000_000);
+  await a.check();
+  const learned = a.lostAtMs as number;
+  expect(learned).toEqual(expect.any(Number));
+  await sleep(1500);
+  await a.check();
+  await sleep(1500);
+  await a.check();
+  // One loss: its time stays where it was learned. It moved with the clock, so a line stamped 3 s ago
+  // (before the loss time plus any future skew) was nonce_replay, on every instance, for the hour.
+  expect(a.lostAtMs).toBe(learned);
+});
+
+it('a second loss within the hold keeps lost-at for instances started after the hold', async () => {
+  const a = new RedisHistoryWatch(client, { prefix: 'ltr2:', holdMs: 1500 });
+  watches.push(a);
+  await a.check();
+  await client.del('ltr2:{replay}:history');
+  await a.check();
+  const noticedAt = a.lostAtMs as number;
+  expect(noticedAt).toEqual(expect.any(Number));
+  await sleep(50);
+  expect(await client.exists('ltr2:{replay}:lost-at')).toBe(1);
+  // A second flush within the hold (a crash-looping Redis without persistence).
+  await client.del('ltr2:{replay}:history', 'ltr2:{replay}:loss-hold', 'ltr2:{replay}:lost-at');
+  await a.check();
+  expect(a.problem).toMatch(/recording refused until/);
+  // After the hold, B starts (a rolling restart).
+  await sleep(1800);
+  const bClient = new Redis(server.url);
+  try {
+    const b = new RedisHistoryWatch(bClient, { prefix: 'ltr2:', holdMs: 1500 });
+    watches.push(b);
+    await b.check();
+    expect(b.holdRemainingMs).toBe(0);
+    expect(b.lostAtMs).not.toBeNull();
+    expect(Math.abs((b.lostAtMs as number) - noticedAt)).toBeLessThan(200);
+  } finally {
+    bClient.disconnect();
+  }
+});
+
+/**
+ * An instance away for longer than a hold that finds a new marker made a hold ago reports a past loss
+ * (`reportPastLoss`) and takes the marker's time as its loss time. A review found it lowered a later loss
+ * time it had learned from `lost-at` in the same read: Redis back from a snapshot taken after the marker
+ * was made (the marker survives) is a later loss, noticed by another instance, whose `lost-at` this
+ * instance learned, then replaced with the marker's older time. Lines stamped between the two, whose
+ * records the restore lost, verified again on this instance with a long window, and the learned value is
+ * never learned again (one value, one loss).
+ */
+it('a past loss reported from the marker never lowers a later loss time learned from lost-at', async () => {
+  let nowMs = Date.now();
+  const losses: number[] = [];
+  const a = new RedisHistoryWatch(client, {
+    prefix: 'plr1:',
+    holdMs: 2000,
+    nowMs: () => nowMs,
+    onLoss: (at) => losses.push(at),
+  });
+  watches.push(a);
+  await a.check();
+  // A is away (paused, cut off) for 10 s. Meanwhile: a flush 8 s ago (the marker made again then by
+  // another instance), and Redis back from a snapshot 3 s ago, noticed by another instance (lost-at),
+  // whose hold is over.
+  nowMs += 10_000;
+  await client.set('plr1:{replay}:history', `${nowMs - 8000}:made-while-away`);
+  await client.set('plr1:{replay}:lost-at', String((await redisNowMs()) - 3000), 'PX', 90_000_000);
+  nowMs += 1;
+  await a.check();
+  expect(losses).toHaveLength(1);
+  expect(a.problem).toBeUndefined();
+  // The later loss (3 s ago), within the clocks' jitter: lines stamped before it are answered nonce_replay.
+  expect(a.lostAtMs as number).toBeGreaterThanOrEqual(nowMs - 3000 - 500);
+  // And it stays so at the next check.
+  nowMs += 1000;
+  await a.check();
+  expect(a.lostAtMs as number).toBeGreaterThanOrEqual(nowMs - 1000 - 3000 - 500);
+});
+
+/**
+ * An instance that adopts another's hold sets its own deadline from the hold's PTTL when it handles the
+ * reply, so it holds past the key's expiry by however late it handled the reply (a busy event loop, a
+ * pause), the largest delay of all its reads. A holding instance reads every HELD_READ_INTERVAL_MS
+ * (1.11.0) and, finding the key gone while it still holds, takes it for a second flush: it sets the
+ * hold again (for its remainder), republishes lost-at and forgets the sessions stored since. Every
+ * instance whose hold ended then adopts a "new" hold: a second loss logged, recording refused again,
+ * though there was one loss (docs/storage.md: "one loss, one hold … never extend it").
+ */
+it('an adopter that handled the hold late does not start the hold again once the key expires', async () => {
+  const aLosses: number[] = [];
+  const a = new RedisHistoryWatch(client, {
+    prefix: 'tail1:',
+    holdMs: 1500,
+    onLoss: (at) => aLosses.push(at),
+  });
+  watches.push(a);
+  // B handles the reply of its adopting read 300 ms after sending it (its clock moves 300 ms on after
+  // the first reading of that read: the test's own clock is B's monotonic time too).
+  let lateMs = 0;
+  let arm = false;
+  const b = new RedisHistoryWatch(client, {
+    prefix: 'tail1:',
+    holdMs: 1500,
+    nowMs: () => {
+      const at = Date.now() + lateMs;
+      if (arm) [arm, lateMs] = [false, 300];
+      return at;
+    },
+  });
+  watches.push(b);
+  await a.check();
+  await b.check();
+  await client.del('tail1:{replay}:history');
+  await a.check();
+  expect(aLosses).toHaveLength(1);
+  await sleep(50);
+  arm = true;
+  await b.check();
+  lateMs = 0;
+  expect(b.problem).toMatch(/recording refused until/);
+  // The key has expired (A's hold is over); B still holds for up to 300 ms, and reads meanwhile.
+  const expiresIn = await client.pttl('tail1:{replay}:loss-hold');
+  await sleep(Math.max(0, expiresIn) + 100);
+  await expect(client.exists('tail1:{replay}:loss-hold')).resolves.toBe(0);
+  await b.check();
+  await a.check();
+  // One loss: no second hold on A, no second report.
+  expect(aLosses).toHaveLength(1);
+  expect(a.problem).toBeUndefined();
+});
