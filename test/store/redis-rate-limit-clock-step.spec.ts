@@ -108,6 +108,77 @@ describe('the script paths a backward step reaches', () => {
     const refused = await store.take('c', policy, Date.now() - HOUR);
     expect(refused.retryAfterMs).toBeLessThanOrEqual(200);
   });
+
+  /** Redis's clock (ms), as the scripts read it. */
+  async function redisNow(client: Redis): Promise<number> {
+    const [seconds, micros] = await client.time();
+    return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  }
+
+  // "Up to 60 s behind a bucket's last update" is another instance's lag: counted from the update, the
+  // lag in Retry-After. Only beyond it does Redis's clock move the bucket.
+  it("a take exactly 60 s behind the bucket's time is a lag (Retry-After includes it); 1 ms more moves by Redis's clock", async () => {
+    const store = instance(`paths${++prefixes}:`);
+    const t0 = Date.now() - 5000;
+    for (let i = 0; i < 3; i++) await store.take('c', policy, t0);
+    const atBound = await store.take('c', policy, t0 - 60_000);
+    expect(atBound.allowed).toBe(false);
+    expect(atBound.retryAfterMs).toBeGreaterThanOrEqual(60_000);
+    const beyond = await store.take('c', policy, t0 - 60_001);
+    expect(beyond.allowed).toBe(false);
+    expect(beyond.retryAfterMs).toBeLessThanOrEqual(200);
+  });
+
+  // The bucket's time never goes back: a bucket whose time is 10 s ahead of Redis's clock (Redis's clock
+  // set back since, within the tolerance) keeps it after a take far behind it (an earlier time written
+  // would refill the bucket by the difference at the next true take).
+  it("a take far behind a bucket whose time is ahead of Redis's clock (within 60 s) never moves the bucket's time back", async () => {
+    const prefix = `paths${++prefixes}:`;
+    const client = new Redis(server.url);
+    clients.push(client);
+    const store = new RedisRateLimitStore(client, { prefix, namespace: 'public' });
+    const key = `${prefix}{rl:public}:b:c`;
+    const ahead = String((await redisNow(client)) + 10_000);
+    await client.hset(key, 't', '0', 'u', ahead, 'o', '0');
+    await client.pexpire(key, 60_000);
+    await expect(store.take('c', policy, Date.now() - HOUR)).resolves.toMatchObject({ allowed: false });
+    expect(await client.hget(key, 'u')).toBe(ahead);
+  });
+
+  // Redis's clock behind the bucket's anchor (set back since it last moved): no time has passed on it, so
+  // the take refills nothing, and takes nothing either.
+  it("Redis's clock behind a bucket's anchor refills nothing and drains nothing", async () => {
+    const prefix = `paths${++prefixes}:`;
+    const client = new Redis(server.url);
+    clients.push(client);
+    const store = new RedisRateLimitStore(client, { prefix, namespace: 'public' });
+    const key = `${prefix}{rl:public}:b:c`;
+    const now = await redisNow(client);
+    await client.hset(key, 't', '2', 'u', String(now - 2 * HOUR), 'o', String(2 * HOUR + 10_000));
+    await client.pexpire(key, 60_000);
+    await expect(store.take('c', policy, Date.now())).resolves.toEqual({
+      allowed: true,
+      remaining: 1,
+      retryAfterMs: 0,
+    });
+  });
+
+  // The field's meaning (Redis's clock less the bucket's time when it last moved) after a run of takes
+  // of one bucket in one invocation (the pending write): the last take's anchor, not the first's.
+  it("after one invocation's takes of a bucket, its time plus o is Redis's clock", async () => {
+    const prefix = `paths${++prefixes}:`;
+    const client = new Redis(server.url);
+    clients.push(client);
+    const store = new RedisRateLimitStore(client, { prefix, namespace: 'public' });
+    const key = `${prefix}{rl:public}:b:c`;
+    const slow: BucketPolicy = { capacity: 10, refillPerMs: 1 / 100 };
+    const base = Date.now() - 10_000;
+    await store.take('c', slow, base);
+    await Promise.all([store.take('c', slow, base + 2000), store.take('c', slow, base + 5000)]);
+    const [u, o] = await client.hmget(key, 'u', 'o');
+    expect(Number(u)).toBe(base + 5000);
+    expect(Math.abs(Number(u) + Number(o) - (await redisNow(client)))).toBeLessThan(1000);
+  });
 });
 
 describe('a fleet with one instance an hour behind (Redis and the others right)', () => {
@@ -142,6 +213,33 @@ describe('a fleet with one instance an hour behind (Redis and the others right)'
     const elapsedMs = Date.now() - started;
     expect(allowed).toBeGreaterThanOrEqual(bucket.capacity);
     expect(allowed).toBeLessThanOrEqual(bucket.capacity + Math.ceil(elapsedMs * bucket.refillPerMs) + 1);
+  });
+
+  // Agreeing with Redis is within 60 s: a true instance whose clock is a second slow is no lagging one.
+  it('a bucket the lagging instance made and drained is not refilled by the hour for an instance 1 s slow', async () => {
+    const prefix = `fleet${++prefixes}:`;
+    const [slow, lagging] = [instance(prefix), instance(prefix)];
+    for (let i = 0; i < 3; i++) await lagging.take('c', policy, Date.now() - HOUR);
+    await expect(slow.take('c', policy, Date.now() - 1000)).resolves.toMatchObject({ allowed: false });
+  });
+
+  // Clocks within 60 s of Redis keep their own time (a test's fake clock 30 s behind, stepping 1 s).
+  it("a clock 30 s behind Redis's (within 60 s) refills by its own time", async () => {
+    const store = instance(`fleet${++prefixes}:`);
+    const t0 = Date.now() - 30_000;
+    for (let i = 0; i < 3; i++) await store.take('c', policy, t0);
+    await expect(store.take('c', policy, t0 + 1000)).resolves.toMatchObject({ allowed: true, remaining: 2 });
+  });
+
+  // A bucket last moved by an instance an hour behind, taken by one two hours behind: Redis's time
+  // since that move refills it, not the two instances' difference.
+  it('a bucket drained by an instance an hour behind is not refilled for one two hours behind', async () => {
+    const prefix = `fleet${++prefixes}:`;
+    const [hourBehind, twoHoursBehind] = [instance(prefix), instance(prefix)];
+    for (let i = 0; i < 3; i++) await hourBehind.take('c', policy, Date.now() - HOUR);
+    const refused = await twoHoursBehind.take('c', policy, Date.now() - 2 * HOUR);
+    expect(refused.allowed).toBe(false);
+    expect(refused.retryAfterMs).toBeLessThanOrEqual(200);
   });
 
   it("the lagging instance's refusal of a bucket the true one drained says the bucket's wait, not the hour", async () => {
