@@ -112,3 +112,23 @@ it("a hold adopted from another instance during a step ahead is not in the futur
   expect(away.lostAtMs).toBe(madeAt);
   stepWallClock(0);
 });
+
+// Likewise a loss learned from lost-at (another instance noticed it) during a step ahead: on this
+// instance's clock without the lead, so fresh lines are not nonce_replay once the clock is back.
+it('a loss learned from lost-at during a step ahead is not in the future once the clock is back', async () => {
+  const watch = new RedisHistoryWatch(client, { prefix: 'learn:', holdMs: 100 });
+  watches.push(watch);
+  await watch.check();
+  const [seconds, micros] = await client.time();
+  await client.set(
+    'learn:{replay}:lost-at',
+    String(Number(seconds) * 1000 + Math.floor(Number(micros) / 1000)),
+    'PX',
+    90_000_000,
+  );
+  stepWallClock(3_600_000);
+  await watch.check();
+  stepWallClock(0);
+  expect(watch.lostAtMs).not.toBeNull();
+  expect(watch.lostAtMs!).toBeLessThanOrEqual(Date.now());
+});

@@ -533,6 +533,17 @@ describe('the loss time on instances that did not notice the loss', () => {
     }
   });
 
+  // Instances share REDIS_LOSS_HOLD_MS; one with a shorter hold adopting a longer one must not read the
+  // loss as later than now (verify would refuse every fresh line nonce_replay until then).
+  it("adopting a hold longer than this instance's own never takes the loss as later than now", async () => {
+    await client.set('adopt4:{replay}:loss-hold', 'x', 'PX', 5000);
+    const b = new RedisHistoryWatch(client, { prefix: 'adopt4:', holdMs: 1000 });
+    watches.push(b);
+    await b.check();
+    expect(b.problem).toMatch(/recording refused until/);
+    expect(b.lostAtMs as number).toBeLessThanOrEqual(Date.now());
+  });
+
   it('an instance started after a loss and its hold learns the loss time from Redis; one started with no loss knows none', async () => {
     const a = new RedisHistoryWatch(client, { prefix: 'adopt2:', holdMs: 300 });
     watches.push(a);
@@ -599,6 +610,8 @@ it('a lost-at later than Redis\'s clock is learned once, not again at every chec
   await a.check();
   const learned = a.lostAtMs as number;
   expect(learned).toEqual(expect.any(Number));
+  // Never after now: lines stamped now are no replay.
+  expect(learned).toBeLessThanOrEqual(Date.now());
   await sleep(1500);
   await a.check();
   await sleep(1500);
@@ -725,4 +738,89 @@ it('an adopter that handled the hold late does not start the hold again once the
   // One loss: no second hold on A, no second report.
   expect(aLosses).toHaveLength(1);
   expect(a.problem).toBeUndefined();
+});
+
+// lost-at holds the loss's time on Redis's clock: put back after a second loss with the first loss's age
+// taken off (not the time it was put back), kept a day and an hour, and never lowered.
+it("a second loss 1 s into the hold puts back the first loss's time, not the second's", async () => {
+  const a = new RedisHistoryWatch(client, { prefix: 'ltr3:', holdMs: 4000 });
+  watches.push(a);
+  await a.check();
+  await client.del('ltr3:{replay}:history');
+  await a.check();
+  const noticedOnRedis = await redisNowMs();
+  await sleep(50);
+  const first = Number(await client.get('ltr3:{replay}:lost-at'));
+  expect(Math.abs(first - noticedOnRedis)).toBeLessThan(200);
+  expect(await client.pttl('ltr3:{replay}:lost-at')).toBeGreaterThan(25 * 3_600_000 - 60_000);
+  await sleep(1000);
+  await client.del('ltr3:{replay}:history', 'ltr3:{replay}:loss-hold', 'ltr3:{replay}:lost-at');
+  await a.check();
+  await sleep(50);
+  const putBack = Number(await client.get('ltr3:{replay}:lost-at'));
+  expect(Math.abs(putBack - first)).toBeLessThan(200);
+});
+
+it('lost-at is never lowered by a loss noticed later, and an earlier one is replaced', async () => {
+  const later = String((await redisNowMs()) + 3_600_000);
+  await client.set('ltr4:{replay}:lost-at', later, 'PX', 90_000_000);
+  const a = new RedisHistoryWatch(client, { prefix: 'ltr4:', holdMs: 300 });
+  watches.push(a);
+  await a.check();
+  await client.del('ltr4:{replay}:history');
+  await a.check();
+  await sleep(50);
+  expect(await client.get('ltr4:{replay}:lost-at')).toBe(later);
+
+  await client.set('ltr5:{replay}:lost-at', String((await redisNowMs()) - 3_600_000), 'PX', 90_000_000);
+  const b = new RedisHistoryWatch(client, { prefix: 'ltr5:', holdMs: 300 });
+  watches.push(b);
+  await b.check();
+  await client.del('ltr5:{replay}:history');
+  await b.check();
+  const noticedOnRedis = await redisNowMs();
+  await sleep(50);
+  expect(Math.abs(Number(await client.get('ltr5:{replay}:lost-at')) - noticedOnRedis)).toBeLessThan(200);
+});
+
+// A lost-at value that differs from the loss this instance knows by a second of jitter (another
+// instance noticing the same loss a little later), or an earlier one (a snapshot holding an older loss),
+// leaves its loss time where it is: moving it back lets lines used between the two verify again.
+it("lost-at within a second after this instance's loss, or earlier than it, leaves its loss time", async () => {
+  const a = new RedisHistoryWatch(client, { prefix: 'ltr6:', holdMs: 300 });
+  watches.push(a);
+  await a.check();
+  await client.del('ltr6:{replay}:history');
+  await a.check();
+  const known = a.lostAtMs as number;
+  await sleep(50);
+  const published = Number(await client.get('ltr6:{replay}:lost-at'));
+  await client.set('ltr6:{replay}:lost-at', String(published + 500), 'PX', 90_000_000);
+  await a.check();
+  expect(a.lostAtMs).toBe(known);
+  await client.set('ltr6:{replay}:lost-at', String(published - 3_600_000), 'PX', 90_000_000);
+  await a.check();
+  expect(a.lostAtMs).toBe(known);
+});
+
+// The hold and lost-at gone while this instance holds are put back: at the next check (the hold key
+// gone, the marker kept), and when the loss is seen again another way (the session epoch back).
+it('lost-at gone during the hold is put back by the next check and by a loss seen again', async () => {
+  const a = new RedisHistoryWatch(client, { prefix: 'ltr7:', holdMs: 3000 });
+  watches.push(a);
+  await a.check();
+  await client.del('ltr7:{replay}:history');
+  await a.check();
+  await sleep(50);
+  const first = await client.get('ltr7:{replay}:lost-at');
+  expect(first).not.toBeNull();
+  await client.del('ltr7:{replay}:loss-hold', 'ltr7:{replay}:lost-at');
+  await a.check();
+  await sleep(50);
+  expect(await client.exists('ltr7:{replay}:loss-hold')).toBe(1);
+  expect(Math.abs(Number(await client.get('ltr7:{replay}:lost-at')) - Number(first))).toBeLessThan(200);
+  await client.del('ltr7:{replay}:lost-at');
+  a.sessionEpochWentBack();
+  await sleep(50);
+  expect(Math.abs(Number(await client.get('ltr7:{replay}:lost-at')) - Number(first))).toBeLessThan(200);
 });
