@@ -79,6 +79,24 @@ describe('flags a run would not use are refused', () => {
     expect(result.err).toMatch(/^passport (hola|nonce): [^\n]*\n$/);
   });
 
+  // An unset variable (`--jwt-file "$JWT_FILE"`) must not send the run to PASSPORT_JWT.
+  it('an empty --jwt-file is refused, PASSPORT_JWT set or not (nonce, hola)', async () => {
+    for (const env of [{}, { PASSPORT_JWT: JWT }]) {
+      for (const args of [
+        ['nonce', '--api', API, '--jwt-file', ''],
+        [...hola(), '--api', API, '--jwt-file', ''],
+      ]) {
+        const result = await run(args, env);
+        expect(result).toEqual({
+          code: 2,
+          out: '',
+          err: expect.stringMatching(/^passport (nonce|hola): --jwt-file is empty[^\n]*\n$/),
+          calls: 0,
+        });
+      }
+    }
+  });
+
   it('mint: --add-account-key without --key of a named account, and an empty --key, are refused', async () => {
     const env = { DATA_DIR: dir };
     const owner = await run(['mint', '--owner', 'bob.near', '--add-account-key'], env);
@@ -87,6 +105,9 @@ describe('flags a run would not use are refused', () => {
     expect(implicit).toMatchObject({ code: 2, out: '', err: expect.stringContaining('--add-account-key') });
     const empty = await run(['mint', '--key', '', '--owner', 'bob.near'], env);
     expect(empty).toMatchObject({ code: 2, out: '', err: expect.stringContaining('--key') });
+    // An empty --owner beside a --key is said as such (not "--key or --owner is required").
+    const emptyOwner = await run(['mint', '--key', keyFile, '--owner', ''], env);
+    expect(emptyOwner).toMatchObject({ code: 2, out: '', err: expect.stringContaining('--owner is empty') });
   });
 
   // An empty value (`--ledger "$LEDGER"` with the variable unset) is refused naming its flag, before
