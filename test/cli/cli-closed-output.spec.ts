@@ -5,6 +5,8 @@
  */
 import { spawn } from 'node:child_process';
 import { openSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 const ROOT = path.resolve(new URL('../..', import.meta.url).pathname);
@@ -59,6 +61,23 @@ describe('passport with a closed output', () => {
       code: 2,
       stderr: 'passport keygen: standard output could not be written (ENOSPC)\n',
     });
+  }, 30_000);
+
+  // The reader went away after the run did something that stays done: said on stderr, the command's
+  // own exit code (a key written and its account unseen otherwise).
+  it('keygen into a closed stdout says the key it wrote, exit 0', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'cli-closed-output-'));
+    try {
+      const out = path.join(dir, 'k.json');
+      const result = await runWithClosed(['keygen', '--out', out], 'stdout');
+      const key = JSON.parse(await readFile(out, 'utf8')) as { account_id: string; public_key: string };
+      expect(result).toEqual({
+        code: 0,
+        stderr: `passport keygen: the reader of standard output went away before the result; what was done: wrote the key of ${key.account_id} (${key.public_key}) to ${out}\n`,
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }, 30_000);
 
   it('an error into a closed stderr keeps its exit code (2), not a crash', async () => {

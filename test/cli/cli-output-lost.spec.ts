@@ -213,4 +213,73 @@ describe('a result that cannot be written to stdout after the run did something'
       /^passport verify: standard output could not be written \(ENOSPC\); what was done: checked 1 line at http:\/\/127\.0\.0\.1:\d+[^\n]*nonce[^\n]*\n$/,
     );
   }, 60_000);
+
+  // The verdicts before a line that failed are printed, and their nonces are used at the API all the same.
+  it('verify --api whose second line fails says the first was checked at the API', async () => {
+    let calls = 0;
+    const failing = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        calls++;
+        res.writeHead(calls === 1 ? 200 : 500, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify(
+            calls === 1
+              ? { verified: false, failureReasons: ['nonce_replay'], peerTokenId: 'bhahbkbramax' }
+              : { error: { code: 'INTERNAL', message: 'boom' } },
+          ),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(failing.address() as AddressInfo).port}`;
+      const lines: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        const line = await runCliCaptured([
+          'hola',
+          '--host',
+          'localhost:3000',
+          '--key',
+          keyFile,
+          '--passport',
+          'bhahbkbramax',
+        ]);
+        expect(line.code).toBe(0);
+        lines.push(line.out.trim());
+      }
+      const { code, stderr } = await runToFullDevice(['verify', '--api', url, '--', ...lines]);
+      expect(code).toBe(2);
+      expect(calls).toBe(2);
+      expect(stderr).toMatch(/\(line 2 of 2; [^\n]*\n/);
+      expect(stderr).toMatch(
+        /\npassport verify: standard output could not be written \(ENOSPC\); what was done: checked 1 line at http:\/\/127\.0\.0\.1:\d+[^\n]*\n$/,
+      );
+    } finally {
+      await new Promise((resolve) => failing.close(resolve));
+    }
+  }, 60_000);
+
+  // Only stdout carries the result: a warning that cannot be written to stderr (a full device) leaves
+  // the run's own exit code.
+  it('a stderr that cannot be written leaves a successful run at exit 0 (mint with a warning)', async () => {
+    const full = openSync('/dev/full', 'w');
+    const result = await new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', 'apps/cli/src/main.ts', 'mint', '--key', keyFile, '--dn', 'not a dn'],
+        {
+          cwd: ROOT,
+          env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dir },
+          stdio: ['ignore', 'pipe', full],
+        },
+      );
+      closeSync(full);
+      let stdout = '';
+      child.stdout?.on('data', (d) => (stdout += d));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout }));
+    });
+    expect(result).toEqual({ code: 0, stdout: expect.stringMatching(/^[a-z]{12}\n$/) });
+  }, 60_000);
 });
