@@ -133,6 +133,18 @@ describe('a result that cannot be written to stdout after the run did something'
     );
   }, 60_000);
 
+  // What was done names the user's own paths: said as every error is (no escape sequence, one line).
+  it("keygen's line shows a path with control characters escaped, on one line", async () => {
+    const out = path.join(dir, 'k\u001b[31m\nred.json');
+    const { code, stderr } = await runToFullDevice(['keygen', '--out', out]);
+    expect(code).toBe(2);
+    expect((await stat(out)).isFile()).toBe(true);
+    expect(stderr).toMatch(
+      /^passport keygen: standard output could not be written \(ENOSPC\); what was done: [^\n]*\n$/,
+    );
+    expect(stderr).not.toContain('\u001b');
+  }, 60_000);
+
   it('login --save says the JWT was saved; login without --save says a session is open, never the token', async () => {
     const saved = path.join(dir, 'my.jwt');
     const args = ['login', '--api', api.url, '--key', keyFile, '--passport', 'bhahbkbramax'];
