@@ -68,6 +68,14 @@ describe('flags a run would not use are refused', () => {
       () => [...hola(), '--api', API, ...FIXED, '--jwt-file', jwtFile],
       '--jwt-file',
     ],
+    // An unset variable (`--api "$API"`) beside --host made an offline line without a word (its nonce
+    // the tool's own, not the API's), and dropped --jwt with it.
+    ['hola with --host: an empty --api', () => [...hola(), '--host', 'localhost:3000', '--api', ''], '--api'],
+    [
+      'hola with --host: an empty --api and --jwt',
+      () => [...hola(), '--host', 'localhost:3000', '--api', '', '--jwt', JWT],
+      '--',
+    ],
     [
       'hola --api with --host and its own nonce: --api',
       () => [...hola(), '--api', API, '--host', 'localhost:3000', ...FIXED],
