@@ -39,7 +39,9 @@ it('an instance started during the hold takes the loss time of the instance that
   const holdMs = 2000;
   const a = instance('adopt1:', holdMs);
   await a.watch.check();
-  await expect(a.store.recordIfAbsent('used', Date.now(), Date.now() + 60_000)).resolves.toEqual({ recorded: true });
+  await expect(a.store.recordIfAbsent('used', Date.now(), Date.now() + 60_000)).resolves.toEqual({
+    recorded: true,
+  });
   await server.flush();
   await a.watch.check();
   expect(a.losses).toHaveLength(1);

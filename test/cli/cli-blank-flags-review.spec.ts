@@ -53,7 +53,17 @@ describe('a blank flag is refused as an empty one', () => {
   });
 
   it('a blank login --save is refused before the login, and no file named " " is written', async () => {
-    const result = await run(['login', '--api', API, '--key', keyFile, '--passport', 'bhahbkbramax', '--save', ' ']);
+    const result = await run([
+      'login',
+      '--api',
+      API,
+      '--key',
+      keyFile,
+      '--passport',
+      'bhahbkbramax',
+      '--save',
+      ' ',
+    ]);
     expect(result).toMatchObject({ code: 2, out: '', calls: 0, err: expect.stringContaining('--save') });
     expect(await readdir(dir)).not.toContain(' ');
   });

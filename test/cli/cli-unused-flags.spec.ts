@@ -89,7 +89,7 @@ describe('flags a run would not use are refused', () => {
 
   // An unset variable (`--jwt-file "$JWT_FILE"`) must not send the run to PASSPORT_JWT.
   it('an empty --jwt-file is refused, PASSPORT_JWT set or not (nonce, hola)', async () => {
-    for (const env of [{}, { PASSPORT_JWT: JWT }]) {
+    for (const env of [{}, { PASSPORT_JWT: JWT }] as Array<Record<string, string>>) {
       for (const args of [
         ['nonce', '--api', API, '--jwt-file', ''],
         [...hola(), '--api', API, '--jwt-file', ''],
