@@ -208,16 +208,12 @@ describe('a result that cannot be written to stdout after the run did something'
     expect(logout.bearers).toEqual([`Bearer ${JWT}`]);
   }, 60_000);
 
+  /** A line signed offline by the test's passport (the tool's own nonce). */
+  const offlineLine = () =>
+    runCliCaptured(['hola', '--host', 'localhost:3000', '--key', keyFile, '--passport', 'bhahbkbramax']);
+
   it('verify --api says the lines were checked at the API (a verified line there has its nonce used)', async () => {
-    const line = await runCliCaptured([
-      'hola',
-      '--host',
-      'localhost:3000',
-      '--key',
-      keyFile,
-      '--passport',
-      'bhahbkbramax',
-    ]);
+    const line = await offlineLine();
     expect(line.code).toBe(0);
     const { code, stderr } = await runToFullDevice(['verify', '--api', api.url, '--', line.out.trim()]);
     expect(code).toBe(2);
@@ -248,15 +244,7 @@ describe('a result that cannot be written to stdout after the run did something'
       const url = `http://127.0.0.1:${(failing.address() as AddressInfo).port}`;
       const lines: string[] = [];
       for (let i = 0; i < 2; i++) {
-        const line = await runCliCaptured([
-          'hola',
-          '--host',
-          'localhost:3000',
-          '--key',
-          keyFile,
-          '--passport',
-          'bhahbkbramax',
-        ]);
+        const line = await offlineLine();
         expect(line.code).toBe(0);
         lines.push(line.out.trim());
       }
