@@ -1,0 +1,97 @@
+/**
+ * An instance whose record invocation finds another instance's loss hold (`{-4, heldMs}`) adopted it
+ * with the hold's time to live as Redis read it when the script ran, counted from when the reply was
+ * handled: a reply handled late (a busy event loop, a pause) held this instance past the hold key's
+ * expiry by the delay, and took the loss as later than it was by as much. The history watch's own read
+ * counts the hold from before its read is sent; the record invocation now does the same.
+ *
+ * What the delay cost (docs/storage.md, "one loss, one hold … never extend it"):
+ * - holding past the key, the instance's next held read found the key gone and took it for a second
+ *   flush: it set the hold again, and an instance whose hold had ended adopted a "new" one (a second
+ *   loss reported, recording refused again);
+ * - its loss time later than the loss by the delay: lines stamped in between (after the loss) were
+ *   answered nonce_replay by it, whatever window.
+ */
+import { performance } from 'node:perf_hooks';
+import { Redis } from 'ioredis';
+import { RedisHistoryWatch, RedisReplayStore } from '@passport/adapters/redis';
+import { RecordingPausedError } from '@passport/core/ports';
+import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+
+let server: RedisServer;
+const clients: Redis[] = [];
+const watches: RedisHistoryWatch[] = [];
+beforeAll(async () => {
+  server = await startRedisServer();
+});
+afterAll(async () => {
+  for (const watch of watches) watch.stop();
+  for (const client of clients) client.disconnect();
+  await server.stop();
+});
+
+function instance(prefix: string, holdMs: number) {
+  const client = new Redis(server.url);
+  clients.push(client);
+  const losses: number[] = [];
+  const watch = new RedisHistoryWatch(client, { prefix, holdMs, onLoss: (at) => losses.push(at) });
+  watches.push(watch);
+  const store = new RedisReplayStore(client, { prefix, clockSkewMarginMs: 0, history: watch });
+  return { client, watch, store, losses };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Keeps the event loop busy (a long synchronous task): a reply that arrives meanwhile waits. */
+const busy = (ms: number) => {
+  const end = performance.now() + ms;
+  while (performance.now() < end);
+};
+
+it("an instance that handles a record invocation's hold reply late holds no longer than the hold key, and keeps the loss's time", async () => {
+  const holdMs = 1500;
+  const lateMs = 400;
+  const a = instance('late1:', holdMs);
+  const b = instance('late1:', holdMs);
+  await a.watch.check();
+  await b.watch.check();
+  // Each has recorded once (its script is loaded on its connection: one round trip per invocation).
+  await expect(a.store.recordIfAbsent('x', Date.now(), Date.now() + 60_000)).resolves.toEqual({
+    recorded: true,
+  });
+  await expect(b.store.recordIfAbsent('y', Date.now(), Date.now() + 60_000)).resolves.toEqual({
+    recorded: true,
+  });
+  // Redis comes back with older data (the counter behind: a restart from a snapshot, which the marker
+  // survives): A's next record notices it and sets the hold for the fleet. B knows the marker, so its
+  // record invocation finds the hold itself ({-4, heldMs}).
+  await a.client.set('late1:{replay}:generation', '0');
+  await expect(a.store.recordIfAbsent('w', Date.now(), Date.now() + 60_000)).rejects.toThrow(
+    /older replay records/,
+  );
+  expect(a.losses).toHaveLength(1);
+  for (let i = 0; i < 20 && (await a.client.exists('late1:{replay}:loss-hold')) === 0; i++) await sleep(5);
+  const lostAt = a.store.lostRecordsAtMs() as number;
+  await sleep(50);
+  // B's next record finds the hold; its reply is handled 400 ms after Redis ran the script.
+  const refused = b.store
+    .recordIfAbsent('z', Date.now(), Date.now() + 60_000)
+    .catch((error: unknown) => error);
+  setImmediate(() => busy(lateMs)); // after the invocation leaves (at the end of this turn)
+  expect(await refused).toBeInstanceOf(RecordingPausedError);
+  const keyLeftMs = await a.client.pttl('late1:{replay}:loss-hold');
+  expect(keyLeftMs).toBeGreaterThan(0);
+  // B holds no longer than the key lives (a little slack for this read's own round trip).
+  expect(b.watch.holdRemainingMs).toBeLessThanOrEqual(keyLeftMs + 50);
+  // And takes the loss's time, not the loss's time plus the delay.
+  expect(b.store.lostRecordsAtMs() as number).toBeLessThanOrEqual(lostAt + 100);
+  expect(b.losses).toHaveLength(1);
+
+  // Once the key has expired, B's read finds no hold to put back, and A sees one loss only.
+  await sleep(keyLeftMs + 30);
+  await expect(a.client.exists('late1:{replay}:loss-hold')).resolves.toBe(0);
+  await b.watch.check();
+  await a.watch.check();
+  expect(a.losses).toHaveLength(1);
+  expect(a.watch.problem).toBeUndefined();
+  await expect(a.client.exists('late1:{replay}:loss-hold')).resolves.toBe(0);
+});
