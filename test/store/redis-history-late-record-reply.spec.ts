@@ -14,7 +14,12 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
-import { RedisHistoryWatch, RedisReplayStore } from '@passport/adapters/redis';
+import {
+  FleetSessionEpoch,
+  RedisHistoryWatch,
+  RedisRateLimitStore,
+  RedisReplayStore,
+} from '@passport/adapters/redis';
 import { RecordingPausedError } from '@passport/core/ports';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 
@@ -94,4 +99,63 @@ it("an instance that handles a record invocation's hold reply late holds no long
   expect(a.losses).toHaveLength(1);
   expect(a.watch.problem).toBeUndefined();
   await expect(a.client.exists('late1:{replay}:loss-hold')).resolves.toBe(0);
+});
+
+/** Redis's clock (ms), as the scripts read it. */
+async function redisNowMs(client: Redis): Promise<number> {
+  const [seconds, micros] = await client.time();
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+}
+
+// The same conversion elsewhere: a time Redis read (its clock, a loss's time on it) turned into this
+// instance's time from when the reply was handled rather than from before the read was sent.
+it("an instance that learns the fleet's loss time (lost-at) from a reply handled late takes the loss's time, not a later one", async () => {
+  const a = instance('late2:', 300);
+  await a.watch.check();
+  await a.client.del('late2:{replay}:history');
+  await a.watch.check();
+  const lostAt = a.store.lostRecordsAtMs() as number;
+  await sleep(400); // the hold is over: a later instance learns the loss from lost-at alone
+  // C handles the reply of its first read 400 ms after sending it (its clock moves 400 ms on after the
+  // read's first reading: the test's own clock is C's monotonic time too).
+  let lateMs = 0;
+  let arm = false;
+  const client = new Redis(server.url);
+  clients.push(client);
+  const c = new RedisHistoryWatch(client, {
+    prefix: 'late2:',
+    holdMs: 300,
+    nowMs: () => {
+      const at = Date.now() + lateMs;
+      if (arm) [arm, lateMs] = [false, 400];
+      return at;
+    },
+  });
+  watches.push(c);
+  arm = true;
+  await c.check();
+  // Its loss time is the loss's (within the clocks' jitter), not 400 ms after it: lines stamped in
+  // between were made after the loss.
+  expect(c.holdRemainingMs).toBe(0);
+  expect(Math.abs((c.lostAtMs as number) - lostAt)).toBeLessThan(100);
+});
+
+it("a take whose reply is handled late does not leave the session cache's estimate of Redis's clock behind by the delay", async () => {
+  const client = new Redis(server.url);
+  clients.push(client);
+  const epoch = new FleetSessionEpoch();
+  const limits = new RedisRateLimitStore(client, {
+    prefix: 'late3:',
+    namespace: 'public',
+    sessionEpoch: epoch,
+  });
+  const policy = { capacity: 100, refillPerMs: 1 };
+  await limits.take('warm', policy, Date.now());
+  const taken = limits.take('c', policy, Date.now());
+  setImmediate(() => busy(400)); // after the invocation leaves (at the end of this turn)
+  await taken;
+  const estimated = (epoch.current() as { serverNowMs: number }).serverNowMs;
+  const actual = await redisNowMs(client);
+  // At most the read's own round trip behind (the cache judges a session's end on Redis's clock by it).
+  expect(estimated).toBeGreaterThanOrEqual(actual - 50);
 });
