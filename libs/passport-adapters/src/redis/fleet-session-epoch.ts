@@ -30,8 +30,13 @@ export class FleetSessionEpoch {
   private highest = 0;
   private readonly backListeners: Array<() => void> = [];
 
-  /** Records what a take read from Redis; a different epoch than before drops every cached session. */
-  observe(epoch: string, serverNowMs: number): void {
+  /**
+   * Records what a take read from Redis; a different epoch than before drops every cached session.
+   * `roundTripMs`: from just before the take was sent to its reply being handled; Redis's clock is
+   * counted on from the send, so that a reply handled late does not make it read behind by the delay (a
+   * cached session past its end on Redis's clock was served for that long).
+   */
+  observe(epoch: string, serverNowMs: number, roundTripMs = 0): void {
     if (epoch !== this.epoch) {
       this.epoch = epoch;
       for (const listener of this.listeners) listener();
@@ -49,7 +54,7 @@ export class FleetSessionEpoch {
       }
     }
     this.serverNowMs = serverNowMs;
-    this.observedAt = performance.now();
+    this.observedAt = performance.now() - Math.max(0, roundTripMs);
   }
 
   /** The epoch can no longer be trusted (a failed take): the cache stays unused until the next take. */

@@ -122,8 +122,13 @@ ${definition.epilogue === undefined ? '' : `${definition.epilogue}\n`}${definiti
 export interface BatchedScriptOptions {
   /** The values of the definition's `sharedArgs`, read when an invocation is sent. */
   readonly sharedArgValues?: (() => ReadonlyArray<string | number>) | undefined;
-  /** Receives the invocation's own reply (the definition's `invocationReply`) before its calls settle. */
-  readonly onInvocationReply?: ((reply: unknown) => void) | undefined;
+  /**
+   * Receives the invocation's own reply (the definition's `invocationReply`) before its calls settle, and
+   * the ms from just before the invocation was sent to its reply being handled here (performance.now): a
+   * time Redis read in the script (a PTTL, its clock) was at most that long ago, and a reply handled
+   * late (a busy event loop, a pause) is not taken for a fresh one.
+   */
+  readonly onInvocationReply?: ((reply: unknown, roundTripMs: number) => void) | undefined;
   /** See DEFAULT_REDIS_INVOCATION_INTERVAL_MS; 0 sends every turn's calls at the end of that turn. */
   readonly invocationIntervalMs?: number | undefined;
 }
@@ -170,7 +175,8 @@ export function defineBatchedScript(
   const send = (batch: Batch): void => {
     if (open === batch) open = undefined;
     if (batch.timer !== undefined) clearTimeout(batch.timer);
-    lastSentAt = performance.now();
+    const sentAt = performance.now();
+    lastSentAt = sentAt;
     lastCalls = batch.waiters.length;
     inFlight++;
     const { values, args, waiters } = batch;
@@ -199,7 +205,7 @@ export function defineBatchedScript(
         }
         if (withInvocationReply) {
           try {
-            options.onInvocationReply?.(replies[waiters.length]);
+            options.onInvocationReply?.(replies[waiters.length], performance.now() - sentAt);
           } catch (error) {
             for (const waiter of waiters) waiter.reject(error as Error);
             return;

@@ -222,7 +222,11 @@ export class RedisHistoryWatch {
     this.noticeLoss();
   }
 
-  /** A record invocation found another instance's hold, `remainingMs` more (Redis's clock). */
+  /**
+   * A read or a record invocation found another instance's hold, `remainingMs` more from now: its PTTL
+   * less the time since the read or the invocation was sent, so that a reply handled late never holds
+   * this instance past the key (nor takes the loss as later than it was by the delay).
+   */
   adoptHold(remainingMs: number): void {
     if (!(remainingMs > 0)) return;
     // A loss happened: the counter starts again from what Redis has now (else it would read as a
@@ -330,7 +334,7 @@ export class RedisHistoryWatch {
       return;
     }
     if (value === null) return;
-    this.learnLossTime(lossTimeOnRedis, redisNowMs, repliedAt);
+    this.learnLossTime(lossTimeOnRedis, redisNowMs, sentAt, repliedAt);
     // This instance holds and the shared hold is gone (a second flush within the hold): put it
     // back for the rest of this hold, else an instance started now records at once.
     // The sessions it brought back are forgotten again too.
@@ -405,17 +409,24 @@ export class RedisHistoryWatch {
 
   /**
    * Takes a loss another instance noticed (`lost-at`, Redis's clock) when it is later than the one this
-   * instance knows, on this instance's clock (Redis's time then less Redis's time now, from `repliedAt`),
-   * never after now. A second of jitter is no other loss.
+   * instance knows, on this instance's clock (Redis's time then less Redis's time now, from `sentAt`, the
+   * read's send: Redis read its clock after that, and a reply handled late made the loss later by the
+   * delay, refusing lines stamped after it nonce_replay), never after now. A second of jitter is no other
+   * loss.
    */
-  private learnLossTime(lossTimeOnRedis: number | null, redisNowMs: number, repliedAt: number): void {
+  private learnLossTime(
+    lossTimeOnRedis: number | null,
+    redisNowMs: number,
+    sentAt: number,
+    repliedAt: number,
+  ): void {
     if (lossTimeOnRedis === null || !Number.isFinite(lossTimeOnRedis) || !Number.isFinite(redisNowMs)) return;
     // One value is one loss: learned once. A value later than Redis's clock (Redis's clock set back since,
     // or a failover to a replica behind the primary that wrote it) read as now at every check, and verify
     // answered every line nonce_replay for as long as it outran Redis's clock (a review).
     if (lossTimeOnRedis === this.learnedLossTime) return;
     this.learnedLossTime = lossTimeOnRedis;
-    const here = Math.min(repliedAt, this.withoutLead(repliedAt - (redisNowMs - lossTimeOnRedis)));
+    const here = Math.min(repliedAt, this.withoutLead(sentAt - (redisNowMs - lossTimeOnRedis)));
     if (this.lostAtEffective !== null && here <= this.lostAtEffective + 1000) return;
     this.lostAtEffective = here;
     if (this.lostAt === null || here > this.lostAt) this.lostAt = here;

@@ -285,9 +285,9 @@ export class RedisRateLimitStore implements RateLimitStore {
       epoch
         ? {
             invocationIntervalMs: options.invocationIntervalMs,
-            onInvocationReply: (reply) => {
+            onInvocationReply: (reply, roundTripMs) => {
               const [current, serverNowMs] = reply as [string, number];
-              epoch.observe(String(current), Number(serverNowMs));
+              epoch.observe(String(current), Number(serverNowMs), roundTripMs);
             },
           }
         : { invocationIntervalMs: options.invocationIntervalMs },

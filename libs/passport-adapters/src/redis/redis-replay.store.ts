@@ -64,7 +64,8 @@ const NOT_READ_RETRY_MS = 1000;
  * lines whose records Redis has removed: a clock-step probe had a used login body give a second JWT on
  * an instance set back 25 min);
  * the invocation answers the generation once: the counter after its increment when it recorded
- * something, else the counter as read, negated (neither the counter nor its own key written then). The cheap checks come first: the index is looked up for the member only when the
+ * something, else the counter as read, negated (neither the counter nor its own key written then), and
+ * with another instance's hold {that, heldMs}. The cheap checks come first: the index is looked up for the member only when the
  * store is at the call's cap. The keys it writes are declared (the index once; per call the record and
  * the owner's set; all under one hash tag, so one Redis Cluster slot), so that Cluster refuses a call
  * while that slot migrates before anything is written. The store's fixed values (the record key prefix,
@@ -105,7 +106,12 @@ elseif ownArg ~= '' and (mine == false or tonumber(mine) < tonumber(ownArg)) the
 -- that recorded nothing loses nothing if Redis forgets it: a probe had replays alone between a snapshot
 -- and a restart from it read as a loss).
 local function generation()
-  if not recordedAny then return -current end
+  if not recordedAny then
+    -- Another instance's hold: its time to live beside the counter, so that the watch counts it from
+    -- before the invocation was sent (onInvocationReply's round trip), not from a late reply.
+    if stop and stop[1] == -4 then return {-current, stop[2]} end
+    return -current
+  end
   local gen = redis.call('INCR', KEYS[3])
   redis.call('SET', KEYS[5], gen, 'PX', ${luaNumber(OWN_GENERATION_TTL_MS)})
   return gen
@@ -225,6 +231,7 @@ export interface ReplayHistoryGuard {
   readonly knownOwnGeneration: number | null;
   observeOwnGeneration(generation: number): void;
   generationWentBack(): void;
+  /** Another instance's hold lasts `remainingMs` more from now (its PTTL less the time since it was read). */
   adoptHold(remainingMs: number): void;
   readonly problem: string | undefined;
   /** Milliseconds until the hold ends (0 when none runs). */
@@ -292,10 +299,16 @@ export class RedisReplayStore implements ReplayStore {
             // the watch itself, after this.
             // Negative (the counter as read) when the invocation recorded nothing: the counter and this
             // instance's own key were not written then.
-            onInvocationReply: (reply) => {
-              const generation = Number(reply);
+            // With another instance's hold ({generation, heldMs}): adopted here, counted from before the
+            // invocation was sent, as the watch's own read counts it. Counted from the reply, a reply handled
+            // 400 ms late held this instance 400 ms past the hold key, whose expiry its held read then took
+            // for a second flush: it set the hold again, and every instance whose hold had ended reported a
+            // second loss and refused again; its loss time was 400 ms late too (a review).
+            onInvocationReply: (reply, roundTripMs) => {
+              const [generation, heldMs] = Array.isArray(reply) ? reply.map(Number) : [Number(reply)];
               history.observeGeneration(Math.abs(generation));
               if (generation > 0) history.observeOwnGeneration(generation);
+              if (heldMs !== undefined) history.adoptHold(heldMs - Math.max(0, roundTripMs));
             },
           },
     );
@@ -379,8 +392,8 @@ export class RedisReplayStore implements ReplayStore {
       throw new Error('the replay history marker is missing or changed: redis may have lost its data');
     }
     if (status === -4) {
-      // Another instance noticed a loss: its hold (the remaining ms, Redis's clock) holds here too.
-      this.history?.adoptHold(Number(firstSeen));
+      // Another instance noticed a loss: its hold holds here too (adopted with the invocation's reply,
+      // the round trip taken off: onInvocationReply).
       throw new RecordingPausedError(
         this.history?.problem ?? 'redis lost replay records: recording refused for a while',
         this.history?.holdRemainingMs || Number(firstSeen),
