@@ -215,6 +215,21 @@ describe('a fleet with one instance an hour behind (Redis and the others right)'
     expect(allowed).toBeLessThanOrEqual(bucket.capacity + Math.ceil(elapsedMs * bucket.refillPerMs) + 1);
   });
 
+  // Every instance sweeps every 60 s. A bucket's `full` score is its fullAt on the bucket's time: an hour
+  // early for the lagging instance's bucket, so the true instance's sweep (against Redis's clock) dropped
+  // it as full at once, and the true instance's next takes found no bucket: a second burst within 60 s,
+  // which the take itself (refill by Redis's time since the move) refuses.
+  it('a sweep on time does not drop a bucket the lagging instance drained before it has refilled on Redis', async () => {
+    const prefix = `fleet${++prefixes}:`;
+    const [onTime, lagging] = [instance(prefix), instance(prefix)];
+    const slow: BucketPolicy = { capacity: 10, refillPerMs: 1 / 60_000 }; // a minute a token
+    for (let i = 0; i < 10; i++) await lagging.take('c', slow, Date.now() - HOUR);
+    await expect(onTime.sweep(Date.now())).resolves.toBe(0);
+    let allowed = 0;
+    for (let i = 0; i < 10; i++) if ((await onTime.take('c', slow, Date.now())).allowed) allowed++;
+    expect(allowed).toBeLessThanOrEqual(1);
+  });
+
   // Agreeing with Redis is within 60 s: a true instance whose clock is a second slow is no lagging one.
   it('a bucket the lagging instance made and drained is not refilled by the hour for an instance 1 s slow', async () => {
     const prefix = `fleet${++prefixes}:`;
