@@ -226,16 +226,30 @@ return {remaining, retry}`,
 
 /**
  * Forgets up to 1000 buckets full again by ARGV[1] or Redis's clock, whichever is earlier (Lua's unpack
- * is limited to ~8000 values); returns how many.
+ * is limited to ~8000 values); returns {forgotten, examined}. A sweep by a caller that agrees with Redis
+ * (within 60 s) judges a bucket last moved by a clock more than 60 s behind Redis's (`o`) as its take
+ * would, by Redis's time since that move: such a bucket is full on Redis's clock at its full time plus
+ * `o` (when its PX ends), and is looked at again then. Judged by its own time, a bucket an hour-behind
+ * instance drained was full at once, and a true instance's sweep gave its next takes a second burst.
  */
 const SWEEP_LUA = `${SERVER_CLOCK_LUA}
-local done = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', earlier(tonumber(ARGV[1])), 'LIMIT', 0, 1000)
-for _, k in ipairs(done) do
-  redis.call('DEL', ARGV[2] .. k)
-  redis.call('ZREM', KEYS[1], k)
+local caller = tonumber(ARGV[1])
+local agrees = caller >= serverNow - ${BUCKET_CLOCK_LAG_TOLERANCE_MS}
+local found = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', earlier(caller), 'WITHSCORES', 'LIMIT', 0, 1000)
+local done = {}
+for i = 1, #found, 2 do
+  local k, fullAt = found[i], tonumber(found[i + 1])
+  local offset = agrees and tonumber(redis.call('HGET', ARGV[2] .. k, 'o'))
+  if offset and offset > ${BUCKET_CLOCK_LAG_TOLERANCE_MS} and fullAt + offset > serverNow then
+    redis.call('ZADD', KEYS[2], fullAt + offset, k)
+  else
+    redis.call('DEL', ARGV[2] .. k)
+    redis.call('ZREM', KEYS[1], k)
+    done[#done + 1] = k
+  end
 end
 if #done > 0 then redis.call('ZREM', KEYS[2], unpack(done)) end
-return #done
+return {#done, #found / 2}
 `;
 
 export interface RedisRateLimitStoreOptions {
@@ -323,11 +337,14 @@ export class RedisRateLimitStore implements RateLimitStore {
   async sweep(nowMs: number): Promise<number> {
     let removed = 0;
     for (;;) {
-      const batch = Number(
-        await this.sweepScript(`${this.base}lru`, `${this.base}full`, nowMs, `${this.base}b:`),
-      );
-      removed += batch;
-      if (batch < 1000) return removed;
+      const [forgotten, examined] = (await this.sweepScript(
+        `${this.base}lru`,
+        `${this.base}full`,
+        nowMs,
+        `${this.base}b:`,
+      )) as [number, number];
+      removed += Number(forgotten);
+      if (Number(examined) < 1000) return removed;
     }
   }
 
