@@ -158,6 +158,14 @@ describe('framework errors, trailing slashes, Host and Expect', () => {
     expect((await call(t, '/health')).status).toBe(200);
   });
 
+  it('a CONNECT 405 carries Allow, as every other 405 (RFC 9110 §15.5.6: the origin server MUST send it)', async () => {
+    // Found by the schema-driven fuzz: `CONNECT /health` (and `CONNECT host:443`) got 405 without Allow,
+    // while docs/http.md promises "wrong method: 405 METHOD_NOT_ALLOWED with Allow".
+    const res = await rawRequest(t.baseUrl, 'CONNECT /health HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    expectErrorEnvelope(res, 'METHOD_NOT_ALLOWED');
+    expect(res.headers.get('allow')).not.toBeNull();
+  });
+
   it('a malformed request line is 400 VALIDATION_FAILED in the envelope', async () => {
     const res = await rawRequest(t.baseUrl, 'GET /health HTTP/1.1 extra\r\nHost: x\r\n\r\n');
     expectErrorEnvelope(res, 'VALIDATION_FAILED');
