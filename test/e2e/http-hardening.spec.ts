@@ -162,8 +162,17 @@ describe('framework errors, trailing slashes, Host and Expect', () => {
     // Found by the schema-driven fuzz: `CONNECT /health` (and `CONNECT host:443`) got 405 without Allow,
     // while docs/http.md promises "wrong method: 405 METHOD_NOT_ALLOWED with Allow".
     const res = await rawRequest(t.baseUrl, 'CONNECT /health HTTP/1.1\r\nHost: localhost\r\n\r\n');
-    expectErrorEnvelope(res, 'METHOD_NOT_ALLOWED');
-    expect(res.headers.get('allow')).not.toBeNull();
+    const body = expectErrorEnvelope(res, 'METHOD_NOT_ALLOWED');
+    expect(res.headers.get('allow')).toBe('GET, HEAD');
+    // The same details as the router's 405 (`PUT /health`).
+    expect(body.error.details).toEqual({ allowed: ['GET', 'HEAD'] });
+    // An authority-form target names no resource of this server: an empty Allow ("no method").
+    const proxy = await rawRequest(
+      t.baseUrl,
+      'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n',
+    );
+    expectErrorEnvelope(proxy, 'METHOD_NOT_ALLOWED');
+    expect(proxy.headers.get('allow')).toBe('');
   });
 
   it('a malformed request line is 400 VALIDATION_FAILED in the envelope', async () => {

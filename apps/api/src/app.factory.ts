@@ -44,6 +44,7 @@ import { boundStalledSends } from './platform/http/stalled-send.bound.js';
 import { rememberPeerAddresses } from './platform/http/peer-address.js';
 import { answerHalfClosedClients } from './platform/http/half-closed-clients.js';
 import { boundConnectionsPerAddress } from './platform/http/connections-per-address.bound.js';
+import { RouteRegistry } from './platform/http/route-registry.js';
 import { assertCanListen, listenError } from './platform/http/listen-preflight.js';
 import { lazyChildLoggerFactory } from './platform/logging/lazy-request-logger.js';
 import { createLogger, PinoNestLogger } from './platform/logging/logger.js';
@@ -147,7 +148,8 @@ export async function createApp(
     );
   lingerBeforeClosing(fastify.server as Server);
   answerExpectationsInEnvelope(fastify.server as Server);
-  answerConnectInEnvelope(fastify.server as Server);
+  const routes = app.get(RouteRegistry);
+  answerConnectInEnvelope(fastify.server as Server, (target) => routes.allowedMethods(target));
   answerHalfClosedClients(fastify.server as Server);
   const stalledSends = boundStalledSends(
     fastify.server as Server,

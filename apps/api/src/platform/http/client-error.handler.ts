@@ -131,18 +131,26 @@ export function answerOnSocket(
   socket.destroySoon();
 }
 
-/** Node drops a `CONNECT` without an answer unless the server has a `connect` listener. */
-export function answerConnectInEnvelope(server: Server): void {
+/**
+ * Node drops a `CONNECT` without an answer unless the server has a `connect` listener. `allowedMethods`
+ * gives the target's methods for `Allow`, which every 405 carries (RFC 9110 §15.5.6): empty for an
+ * authority-form target (`host:443`) or an unknown path, which the RFC reads as "no method allowed".
+ */
+export function answerConnectInEnvelope(
+  server: Server,
+  allowedMethods: (target: string) => readonly string[],
+): void {
   server.on('connect', (request: IncomingMessage, socket: Socket) => {
     // Node has handed the socket over, its parser detached: what the client still sends is read and
     // dropped here, for the linger (else the client's next bytes draw a reset instead of the answer).
     lingerAfterClientError(socket);
     socket.resume();
+    const allowed = allowedMethods(request.url ?? '');
     answerOnSocket(
       socket,
-      new AppError('METHOD_NOT_ALLOWED'),
+      new AppError('METHOD_NOT_ALLOWED', { allowed: [...allowed] }),
       resolveRequestId(request.headers),
-      [],
+      [`Allow: ${allowed.join(', ')}`],
       'CONNECT',
     );
   });
