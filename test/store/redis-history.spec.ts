@@ -824,3 +824,36 @@ it('lost-at gone during the hold is put back by the next check and by a loss see
   await sleep(50);
   expect(Math.abs(Number(await client.get('ltr7:{replay}:lost-at')) - Number(first))).toBeLessThan(200);
 });
+
+/**
+ * A rolling upgrade from 1.10.0 (an upgrade probe): a loss noticed first by a 1.10.0 instance, which sets
+ * the hold and keeps no `lost-at`; the 1.11.0 instances adopted its hold (the loss's time from its time
+ * to live) and kept none either. Every 1.11.0 instance restarted after the hold knew no loss, and verified
+ * each line used before it once more when asked with a 24 h window (20 of 20 lines; 103 lines of the
+ * probe's traffic), on a fleet that was all 1.11.0 by then.
+ */
+it('an instance adopting a hold that kept no lost-at (a 1.10.0 noticer) keeps the loss time for instances started after the hold', async () => {
+  const b = new RedisHistoryWatch(client, { prefix: 'adopt5:', holdMs: 400 });
+  watches.push(b);
+  await b.check();
+  // What a 1.10.0 instance writes when it notices a flush: the marker again and the hold, no lost-at.
+  await client.set('adopt5:{replay}:history', `${Date.now()}:made-by-1.10.0`);
+  await client.set('adopt5:{replay}:loss-hold', 'x', 'PX', 400);
+  await b.check();
+  expect(b.problem).toMatch(/recording refused until/);
+  const adoptedLossAt = b.lostAtMs as number;
+  expect(adoptedLossAt).toEqual(expect.any(Number));
+  // After the hold, C starts (the next instance of the rolling upgrade).
+  await sleep(600);
+  const cClient = new Redis(server.url);
+  try {
+    const c = new RedisHistoryWatch(cClient, { prefix: 'adopt5:', holdMs: 400 });
+    watches.push(c);
+    await c.check();
+    expect(c.holdRemainingMs).toBe(0);
+    expect(c.lostAtMs).not.toBeNull();
+    expect(Math.abs((c.lostAtMs as number) - adoptedLossAt)).toBeLessThan(200);
+  } finally {
+    cClient.disconnect();
+  }
+});

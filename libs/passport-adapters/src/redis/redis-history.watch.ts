@@ -244,6 +244,10 @@ export class RedisHistoryWatch {
       this.lostAt = lostAt;
       this.lostAtEffective = this.withoutLead(lostAt);
       this.options.onLoss?.(lostAt);
+      // The hold's maker may keep no lost-at (a 1.10.0 instance in a rolling upgrade): keep it from here,
+      // else every instance started after the hold knew no loss and verified each line used before it
+      // once more when asked with a long window (an upgrade probe: 20 of 20).
+      this.publishLossTime();
     }
     if (remainingMs > this.hold.remainingMs()) this.hold.set(now + remainingMs);
     if (starting) this.lossHeld();
