@@ -109,6 +109,26 @@ describe('the script paths a backward step reaches', () => {
     expect(refused.retryAfterMs).toBeLessThanOrEqual(200);
   });
 
+  // A rolling upgrade (a probe, 1.10.0 beside 1.11.0): a 1.11.0 instance an hour behind made a bucket
+  // (o = the hour), a 1.10.0 instance with a true clock moved it (t and u only: o kept, stale), and every
+  // take of the lagging instance then refused with Retry-After 3601 while the 1.10.0 one kept refilling it
+  // (20 of 20 refused over 10 s), the freeze 1.11.0 says it ended. docs/storage.md ("Schemas by release")
+  // promises at most a refill short of what is owed, once.
+  it("a bucket a 1.10.0 instance moved after the lagging one made it (a stale o): the lag's refusal says the bucket's wait", async () => {
+    const prefix = `paths${++prefixes}:`;
+    const client = new Redis(server.url);
+    clients.push(client);
+    const lagging = new RedisRateLimitStore(client, { prefix, namespace: 'public' });
+    const key = `${prefix}{rl:public}:b:c`;
+    for (let i = 0; i < 3; i++) await lagging.take('c', policy, Date.now() - HOUR);
+    expect(Number(await client.hget(key, 'o'))).toBeGreaterThan(HOUR - 1000);
+    // What a 1.10.0 take with a true clock writes: the tokens and its time, nothing of o.
+    await client.hset(key, 't', '0', 'u', String(await redisNow(client)));
+    const refused = await lagging.take('c', policy, Date.now() - HOUR);
+    expect(refused.allowed).toBe(false);
+    expect(refused.retryAfterMs).toBeLessThanOrEqual(200);
+  });
+
   /** Redis's clock (ms), as the scripts read it. */
   async function redisNow(client: Redis): Promise<number> {
     const [seconds, micros] = await client.time();
