@@ -250,6 +250,31 @@ describe('a fleet with one instance an hour behind (Redis and the others right)'
     expect(allowed).toBeLessThanOrEqual(1);
   });
 
+  // The sweep moves such a bucket's `full` score to its full time plus `o`. A take that keeps the anchor
+  // (a second lagging instance within 60 s behind the bucket's time: now = the bucket's time) renews the
+  // key's PX from later on Redis's clock, so the key outlives that score; looked at again there, the
+  // bucket (key still alive) was moved on by a whole `o` once more: its `lru` and `full` entries outlived
+  // the key by `o` (an hour for an hour-behind instance, decades for a host at 1970), counted by the cap.
+  it("a bucket the sweep rescheduled and finds still alive is rescheduled to its key's end, not by o again", async () => {
+    const prefix = `fleet${++prefixes}:`;
+    const [onTime, lagging, further] = [instance(prefix), instance(prefix), instance(prefix)];
+    const redis = clients[clients.length - 1];
+    const fast: BucketPolicy = { capacity: 3, refillPerMs: 1 / 100 };
+    const lag = 61_000;
+    for (let i = 0; i < 3; i++) await lagging.take('c', fast, Date.now() - lag);
+    await sleep(150);
+    await further.take('c', fast, Date.now() - lag - 30_000);
+    await onTime.sweep(Date.now());
+    const due = Number(await redis.zscore(`${prefix}{rl:public}:full`, 'c'));
+    while (Date.now() < due + 20) await sleep(5);
+    await onTime.sweep(Date.now());
+    await sleep(Math.max(0, await redis.pttl(`${prefix}{rl:public}:b:c`)) + 20);
+    await onTime.sweep(Date.now());
+    await expect(redis.exists(`${prefix}{rl:public}:b:c`)).resolves.toBe(0);
+    await expect(redis.zcard(`${prefix}{rl:public}:lru`)).resolves.toBe(0);
+    await expect(redis.zcard(`${prefix}{rl:public}:full`)).resolves.toBe(0);
+  });
+
   // Agreeing with Redis is within 60 s: a true instance whose clock is a second slow is no lagging one.
   it('a bucket the lagging instance made and drained is not refilled by the hour for an instance 1 s slow', async () => {
     const prefix = `fleet${++prefixes}:`;
