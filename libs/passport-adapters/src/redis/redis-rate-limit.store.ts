@@ -241,7 +241,10 @@ for i = 1, #found, 2 do
   local k, fullAt = found[i], tonumber(found[i + 1])
   local offset = agrees and tonumber(redis.call('HGET', ARGV[2] .. k, 'o'))
   if offset and offset > ${BUCKET_CLOCK_LAG_TOLERANCE_MS} and fullAt + offset > serverNow then
-    redis.call('ZADD', KEYS[2], fullAt + offset, k)
+    -- Never past the key's own end: a score already moved (looked at again while a take that kept the
+    -- anchor has the key live) would move by a whole o once more, its entries outliving the key by o.
+    local left = redis.call('PTTL', ARGV[2] .. k)
+    redis.call('ZADD', KEYS[2], left > 0 and math.min(fullAt + offset, serverNow + left) or fullAt + offset, k)
   else
     redis.call('DEL', ARGV[2] .. k)
     redis.call('ZREM', KEYS[1], k)
