@@ -1,0 +1,41 @@
+/**
+ * A docs probe (1.11.0): `keygen --out /dev/stdout --force` is refused only while standard output is a
+ * terminal, a pipe or a device. With standard output redirected to a file (`… > log`, cron, CI, a service
+ * manager writing to a file) `/dev/stdout` → `/proc/self/fd/1` resolves to a regular file, so the link
+ * check of `writePrivateFile` passes and the key is renamed over the link itself: as root, `/dev/stdout`
+ * became a 0600 file holding the private key for every process of the machine (the probe restored it by
+ * hand). A link through `/proc/<pid>/fd` names an open file, not a key file: it is refused as a link to
+ * a device is. The link here stands in for `/dev/stdout` (same target), so the test changes no system file.
+ */
+import { spawn } from 'node:child_process';
+import { lstat, mkdtemp, open, readFile, readlink, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+describe('keygen --force and a link to standard output redirected to a file', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'cli-keygen-stdout-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('refuses the link (exit 2) and keeps it, the key written nowhere', async () => {
+    const link = path.join(dir, 'stdout-like');
+    await symlink('/proc/self/fd/1', link);
+    const logFile = path.join(dir, 'log');
+    const log = await open(logFile, 'w');
+    const code = await new Promise<number | null>((resolve) => {
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', 'apps/cli/src/main.ts', 'keygen', '--out', link, '--force'],
+        { stdio: ['ignore', log.fd, 'pipe'] },
+      );
+      child.on('close', resolve);
+    });
+    await log.close();
+    expect(code).toBe(2);
+    expect((await lstat(link)).isSymbolicLink()).toBe(true);
+    expect(await readlink(link)).toBe('/proc/self/fd/1');
+    expect(await readFile(logFile, 'utf8')).not.toContain('private_key');
+  }, 30_000);
+});
