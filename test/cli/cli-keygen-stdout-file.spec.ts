@@ -19,23 +19,31 @@ describe('keygen --force and a link to standard output redirected to a file', ()
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  it('refuses the link (exit 2) and keeps it, the key written nowhere', async () => {
-    const link = path.join(dir, 'stdout-like');
-    await symlink('/proc/self/fd/1', link);
-    const logFile = path.join(dir, 'log');
-    const log = await open(logFile, 'w');
-    const code = await new Promise<number | null>((resolve) => {
-      const child = spawn(
-        process.execPath,
-        ['--import', 'tsx', 'apps/cli/src/main.ts', 'keygen', '--out', link, '--force'],
-        { stdio: ['ignore', log.fd, 'pipe'] },
-      );
-      child.on('close', resolve);
-    });
-    await log.close();
-    expect(code).toBe(2);
-    expect((await lstat(link)).isSymbolicLink()).toBe(true);
-    expect(await readlink(link)).toBe('/proc/self/fd/1');
-    expect(await readFile(logFile, 'utf8')).not.toContain('private_key');
-  }, 30_000);
+  it.each([
+    ['/proc/self/fd/1', 'stdout-like'],
+    // `/dev/fd` is itself a link to `/proc/self/fd`: the hop through /proc is in a directory.
+    ['/dev/fd/1', 'dev-fd-like'],
+  ])(
+    'refuses a link to %s (exit 2) and keeps it, the key written nowhere',
+    async (target, name) => {
+      const link = path.join(dir, name);
+      await symlink(target, link);
+      const logFile = path.join(dir, 'log');
+      const log = await open(logFile, 'w');
+      const code = await new Promise<number | null>((resolve) => {
+        const child = spawn(
+          process.execPath,
+          ['--import', 'tsx', 'apps/cli/src/main.ts', 'keygen', '--out', link, '--force'],
+          { stdio: ['ignore', log.fd, 'pipe'] },
+        );
+        child.on('close', resolve);
+      });
+      await log.close();
+      expect(code).toBe(2);
+      expect((await lstat(link)).isSymbolicLink()).toBe(true);
+      expect(await readlink(link)).toBe(target);
+      expect(await readFile(logFile, 'utf8')).not.toContain('private_key');
+    },
+    30_000,
+  );
 });

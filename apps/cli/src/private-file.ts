@@ -7,8 +7,8 @@
  * failed write removes what it wrote (no partial key is left behind). A reader never sees half a file.
  */
 import { randomBytes } from 'node:crypto';
-import { link, lstat, open, rename, rm, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { link, lstat, open, readlink, realpath, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 
 /**
  * The path names something other than a regular file or a symbolic link (a FIFO, a device, a socket):
@@ -53,6 +53,11 @@ export async function writePrivateFile(
   if (existing?.isSymbolicLink()) {
     const target = await stat(file).catch(() => null);
     if (target && !target.isFile()) throw new NotARegularFileError(file);
+    // `/dev/stdout` → `/proc/self/fd/1` names whatever standard output is: with it redirected to a file,
+    // the link resolves to a regular file, and as root the key was renamed over `/dev/stdout` itself for
+    // every process of the machine (a docs probe). A link through `/proc` names an open file, not a file
+    // of the user's: refused, however it resolves.
+    if (await linksThroughProc(file)) throw new NotARegularFileError(file);
   }
   await writeNew(temporary, content);
   try {
@@ -61,6 +66,21 @@ export async function writePrivateFile(
     await rm(temporary, { force: true });
     throw error;
   }
+}
+
+/** Whether a hop of the symbolic link chain at `file` lies under `/proc` (e.g. `/dev/fd` → `/proc/self/fd`). */
+async function linksThroughProc(file: string): Promise<boolean> {
+  let current = file;
+  // As many hops as the kernel follows (ELOOP beyond): a longer chain fails the rename's own checks.
+  for (let hop = 0; hop < 40; hop++) {
+    const link = await lstat(current).catch(() => null);
+    if (!link?.isSymbolicLink()) return false;
+    const next = resolve(dirname(current), await readlink(current));
+    const directory = await realpath(dirname(next)).catch(() => dirname(next));
+    if (directory === '/proc' || directory.startsWith('/proc/')) return true;
+    current = join(directory, basename(next));
+  }
+  return false;
 }
 
 /** Creates `file` (O_EXCL, 0600), writes and syncs it; removes it again when that fails. */
