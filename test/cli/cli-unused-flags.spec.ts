@@ -189,6 +189,20 @@ describe('flags a run would not use are refused', () => {
     });
   });
 
+  // A docs probe: with PASSPORT_API_URL set, `verify --host h LINE` (offline, no chain named) said "give
+  // --api <url> (or set PASSPORT_API_URL)", though it was set: --host is what made the run offline.
+  it('verify --host without a chain says that --host made the run offline, PASSPORT_API_URL set or not', async () => {
+    for (const env of [{}, { PASSPORT_API_URL: API }] as Array<Record<string, string>>) {
+      const result = await run(['verify', '--host', 'localhost:3000', '--', LINE], env);
+      expect(result).toEqual({
+        code: 2,
+        out: '',
+        err: 'passport verify: --host checks offline: give --ledger <file> or --near-rpc <url> --contract <id> (or leave out --host to verify at the API)\n',
+        calls: 0,
+      });
+    }
+  });
+
   it('what is used stays accepted', async () => {
     expect((await run([...hola(), '--api', API, '--jwt-file', jwtFile])).code).toBe(0);
     expect((await run([...hola(), '--api', API, ...FIXED])).code).toBe(0);

@@ -120,6 +120,12 @@ issuer's POST /api/isauthorizedsigner).`,
       (!hasOfflineChainFlag(values) && values.host === undefined && io.env.PASSPORT_API_URL)
         ? apiUrl(values.api, io)
         : null;
+    // --host is what made the run offline (PASSPORT_API_URL is then not used): said as such, not "set
+    // PASSPORT_API_URL" to a user who had (a docs probe).
+    if (!api && values.host !== undefined && !hasOfflineChainFlag(values))
+      throw new CliError(
+        '--host checks offline: give --ledger <file> or --near-rpc <url> --contract <id> (or leave out --host to verify at the API)',
+      );
     if (!api) checkOfflineChainFlags(values);
     if (!api && !values.host)
       throw new CliError('--host <host[:port]> (the SERVICE_HOST the lines name) is required offline');
