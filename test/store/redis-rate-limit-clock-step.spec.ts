@@ -129,6 +129,28 @@ describe('the script paths a backward step reaches', () => {
     expect(refused.retryAfterMs).toBeLessThanOrEqual(200);
   });
 
+  // The same stale o (an upgrade probe) for an instance that agrees with Redis: its first take counted
+  // only Redis's time since the stale o's move (none: that move is an hour ahead of Redis's clock), so it
+  // refilled nothing though the 1.10.0 instance's clock and its own both said 250 ms had passed. A stale o
+  // is taken as moved now (written back: its time plus o is Redis's clock, not an hour ahead of it).
+  it("a bucket a 1.10.0 instance moved after the lagging one made it (a stale o): a true instance's first take refills by its own time", async () => {
+    const prefix = `paths${++prefixes}:`;
+    const client = new Redis(server.url);
+    clients.push(client);
+    const [lagging, onTime] = [
+      new RedisRateLimitStore(client, { prefix, namespace: 'public' }),
+      new RedisRateLimitStore(client, { prefix, namespace: 'public' }),
+    ];
+    const key = `${prefix}{rl:public}:b:c`;
+    for (let i = 0; i < 3; i++) await lagging.take('c', policy, Date.now() - HOUR);
+    await client.hset(key, 't', '0', 'u', String(await redisNow(client)));
+    await client.pexpire(key, 300);
+    await sleep(250);
+    await expect(onTime.take('c', policy, Date.now())).resolves.toMatchObject({ allowed: true });
+    const [u, o] = await client.hmget(key, 'u', 'o');
+    expect(Number(u) + Number(o)).toBeLessThanOrEqual((await redisNow(client)) + 1000);
+  });
+
   /** Redis's clock (ms), as the scripts read it. */
   async function redisNow(client: Redis): Promise<number> {
     const [seconds, micros] = await client.time();
