@@ -130,7 +130,15 @@ else
   isNew = state[1] == false
   if not isNew then
     stored, updated = tonumber(state[1]), tonumber(state[2])
-    if state[3] then offset = tonumber(state[3]) end
+    if state[3] then
+      offset = tonumber(state[3])
+      -- Redis's clock when the bucket's time last moved (its time plus o) cannot be ahead of Redis's clock
+      -- now: an o that says so is stale (an older release moved the time and kept the field; 1.10.0 beside
+      -- 1.11.0). Taken as moved now on Redis's clock: no time counted since, so no refill beyond the
+      -- caller's and no lag in Retry-After (a stale o of an hour froze the bucket for the hour-behind
+      -- instance: Retry-After 3601 on every refusal), and written back with the bucket.
+      if updated + offset > serverNow + ${BUCKET_CLOCK_LAG_TOLERANCE_MS} then offset = serverNow - updated end
+    end
   end
 end
 local level = capacity
