@@ -1,0 +1,143 @@
+/**
+ * An instance's clock against Redis's, both ways (a probe on a Redis fleet): an instance 10 min ahead
+ * reported `healthy` while it answered every fresh line made on a true clock `timestamp_stale_or_future`,
+ * and one an hour behind kept `/health/ready` at 200 while it refused every verify and login, its peers
+ * being right. Now the clock check (every 5 s, and at start) names a lead, and a lag, beyond 30 s (the
+ * login challenge's tolerance of the future, a tenth of the default 300 s windows) in health; and an
+ * instance whose clock disagrees with Redis's that far while another instance of the fleet agrees with
+ * Redis is not ready (a per-instance problem); alone, or with every instance off (Redis's own clock
+ * wrong), it stays ready: taking them all out would take the read-only routes down with them.
+ */
+import { Redis } from 'ioredis';
+import { RedisReplayStore } from '@passport/adapters/redis';
+import { createRedisStoreBackend } from '../../apps/api/src/platform/store/redis.store-backend.js';
+import { type StoreBackend } from '../../apps/api/src/platform/store/store-backend.types.js';
+import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+
+const MIN = 60_000;
+let server: RedisServer;
+const clients: Redis[] = [];
+const backends: StoreBackend[] = [];
+let prefixes = 0;
+
+beforeAll(async () => {
+  server = await startRedisServer();
+});
+afterEach(async () => {
+  for (const b of backends.splice(0)) b.close();
+  // The fleet's clock reports live under the default prefix: each test starts with none.
+  const c = new Redis(server.url);
+  await c.flushall();
+  c.disconnect();
+});
+afterAll(async () => {
+  for (const c of clients) c.disconnect();
+  await server.stop();
+});
+
+function store(): RedisReplayStore {
+  const c = new Redis(server.url);
+  clients.push(c);
+  return new RedisReplayStore(c, { prefix: `lead${++prefixes}:` });
+}
+
+async function instance(offsetMs: number): Promise<StoreBackend> {
+  const backend = createRedisStoreBackend(
+    { url: server.url, commandTimeoutMs: 500 },
+    { clock: { nowMs: () => Date.now() + offsetMs } },
+  );
+  backends.push(backend);
+  await backend.ready?.();
+  return backend;
+}
+
+describe('the clock check of the replay store', () => {
+  it("names a lead over Redis's clock beyond 30 s, in the lag's shape, and clears it once the clock is right", async () => {
+    const a = store();
+    await a.checkClock(() => Date.now() + 10 * MIN);
+    expect(a.clockProblem).toMatch(/^this instance's clock is (599|60\d) s ahead of Redis's, more than 30 s: /);
+    await a.checkClock(() => Date.now());
+    expect(a.clockProblem).toBeUndefined();
+    await a.checkClock(() => Date.now() + 20_000);
+    expect(a.clockProblem).toBeUndefined();
+  });
+
+  it('a lead does not stop recording (records are kept on the earlier clock), and a record made does not clear it', async () => {
+    const a = store();
+    await a.checkClock(() => Date.now() + 10 * MIN);
+    const now = Date.now() + 10 * MIN;
+    await expect(a.recordIfAbsent('k', now, now + 300_000)).resolves.toEqual({ recorded: true });
+    expect(a.clockProblem).toMatch(/ahead of Redis's/);
+  });
+
+  it('names a lag beyond 30 s within the margin (lines made on true clocks look future there), though it still records', async () => {
+    const a = store();
+    await a.checkClock(() => Date.now() - 5 * MIN);
+    expect(a.clockProblem).toMatch(/^this instance's clock is (299|30\d) s behind Redis's, more than 30 s: /);
+    const late = Date.now() - 5 * MIN;
+    await expect(a.recordIfAbsent('k', late, late + 300_000)).resolves.toEqual({ recorded: true });
+    // Beyond the margin it is the refusal's text, as before.
+    await a.checkClock(() => Date.now() - 16 * MIN);
+    expect(a.clockProblem).toMatch(/clock is 96\d s behind Redis's, more than the clock skew margin \(900 s\)/);
+  });
+
+  it('a slow round trip is not counted as a lead: the reading before the send is compared', async () => {
+    const a = store();
+    // A true clock, read just before the send and 2 min later at the reply (a 2 min round trip made
+    // plain): the middle would be a lead of a minute.
+    const readings = [Date.now(), Date.now() + 2 * MIN];
+    await a.checkClock(() => readings.shift() ?? Date.now());
+    expect(a.clockProblem).toBeUndefined();
+  });
+});
+
+describe("health and readiness of an instance whose clock is wrong (real redis-server, injected clocks)", () => {
+  it("an instance 10 min ahead is degraded naming the lead; alone it stays ready", async () => {
+    const ahead = await instance(10 * MIN);
+    const health = await ahead.health.check();
+    expect(health.ok).toBe(false);
+    expect(health.detail).toMatchObject({ problem: expect.stringMatching(/clock is (599|60\d) s ahead of Redis's/) });
+    expect(ahead.fatalProblem?.()).toBeUndefined();
+  });
+
+  it('an instance an hour behind, beside one that agrees with Redis, is not ready (misconfigured, naming the lag); the true one is', async () => {
+    const right = await instance(0);
+    const behind = await instance(-60 * MIN);
+    expect(behind.fatalProblem?.()).toMatch(/clock is 36\d\d s behind Redis's.*another instance agrees with Redis's clock/);
+    expect(right.fatalProblem?.()).toBeUndefined();
+    expect((await right.health.check()).ok).toBe(true);
+  });
+
+  it('an instance 10 min ahead, beside one that agrees with Redis, is not ready either', async () => {
+    await instance(0);
+    const ahead = await instance(10 * MIN);
+    expect(ahead.fatalProblem?.()).toMatch(/clock is (599|60\d) s ahead of Redis's/);
+  });
+
+  it("every instance an hour behind (Redis's own clock wrong): all degraded, none taken out", async () => {
+    const a = await instance(-60 * MIN);
+    const b = await instance(-60 * MIN);
+    await a.ready?.(); // a checks again, now seeing b
+    for (const x of [a, b]) {
+      expect((await x.health.check()).ok).toBe(false);
+      expect(x.fatalProblem?.()).toBeUndefined();
+    }
+  });
+
+  it('a peer whose last report is older than 15 s (stopped) does not count', async () => {
+    const right = await instance(0);
+    right.close();
+    backends.splice(backends.indexOf(right), 1);
+    const c = new Redis(server.url);
+    clients.push(c);
+    // Its report, aged past the window on Redis's clock.
+    const key = 'passport:{replay}:clocks';
+    const fields = await c.hgetall(key);
+    for (const [field, value] of Object.entries(fields)) {
+      const [agrees, at] = value.split(':');
+      await c.hset(key, field, `${agrees}:${Number(at) - 16_000}`);
+    }
+    const behind = await instance(-60 * MIN);
+    expect(behind.fatalProblem?.()).toBeUndefined();
+  });
+});
