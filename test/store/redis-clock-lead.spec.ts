@@ -55,7 +55,9 @@ describe('the clock check of the replay store', () => {
   it("names a lead over Redis's clock beyond 30 s, in the lag's shape, and clears it once the clock is right", async () => {
     const a = store();
     await a.checkClock(() => Date.now() + 10 * MIN);
-    expect(a.clockProblem).toMatch(/^this instance's clock is (599|60\d) s ahead of Redis's, more than 30 s: /);
+    expect(a.clockProblem).toMatch(
+      /^this instance's clock is (599|60\d) s ahead of Redis's, more than 30 s: /,
+    );
     await a.checkClock(() => Date.now());
     expect(a.clockProblem).toBeUndefined();
     await a.checkClock(() => Date.now() + 20_000);
@@ -78,7 +80,9 @@ describe('the clock check of the replay store', () => {
     await expect(a.recordIfAbsent('k', late, late + 300_000)).resolves.toEqual({ recorded: true });
     // Beyond the margin it is the refusal's text, as before.
     await a.checkClock(() => Date.now() - 16 * MIN);
-    expect(a.clockProblem).toMatch(/clock is 96\d s behind Redis's, more than the clock skew margin \(900 s\)/);
+    expect(a.clockProblem).toMatch(
+      /clock is 96\d s behind Redis's, more than the clock skew margin \(900 s\)/,
+    );
   });
 
   it('a slow round trip is not counted as a lead: the reading before the send is compared', async () => {
@@ -91,19 +95,23 @@ describe('the clock check of the replay store', () => {
   });
 });
 
-describe("health and readiness of an instance whose clock is wrong (real redis-server, injected clocks)", () => {
-  it("an instance 10 min ahead is degraded naming the lead; alone it stays ready", async () => {
+describe('health and readiness of an instance whose clock is wrong (real redis-server, injected clocks)', () => {
+  it('an instance 10 min ahead is degraded naming the lead; alone it stays ready', async () => {
     const ahead = await instance(10 * MIN);
     const health = await ahead.health.check();
     expect(health.ok).toBe(false);
-    expect(health.detail).toMatchObject({ problem: expect.stringMatching(/clock is (599|60\d) s ahead of Redis's/) });
+    expect(health.detail).toMatchObject({
+      problem: expect.stringMatching(/clock is (599|60\d) s ahead of Redis's/),
+    });
     expect(ahead.fatalProblem?.()).toBeUndefined();
   });
 
   it('an instance an hour behind, beside one that agrees with Redis, is not ready (misconfigured, naming the lag); the true one is', async () => {
     const right = await instance(0);
     const behind = await instance(-60 * MIN);
-    expect(behind.fatalProblem?.()).toMatch(/clock is 36\d\d s behind Redis's.*another instance agrees with Redis's clock/);
+    expect(behind.fatalProblem?.()).toMatch(
+      /clock is 36\d\d s behind Redis's.*another instance agrees with Redis's clock/,
+    );
     expect(right.fatalProblem?.()).toBeUndefined();
     expect((await right.health.check()).ok).toBe(true);
   });

@@ -14,6 +14,7 @@
  * thrown as it is, so the caller fails closed (REPLAY_STORE_UNAVAILABLE); so is a Redis whose
  * `maxmemory-policy` may evict (`evictionProblem`).
  */
+import { randomUUID } from 'node:crypto';
 import { PassportError, type ReplayStore } from '@passport/core';
 import {
   positiveCap,
@@ -46,6 +47,38 @@ export const DEFAULT_REDIS_REPLAY_MAX_ENTRIES = 1_000_000;
  * held records.
  */
 export const DEFAULT_REDIS_CLOCK_SKEW_MARGIN_MS = 900_000;
+
+/**
+ * How far this instance's clock may run ahead of Redis's, or behind it within the margin, before health
+ * names it (ms): 30 s, the future a login challenge may be stamped in (LOGIN_CHALLENGE_MAX_FUTURE_MS),
+ * so a challenge issued here is still accepted by an instance on Redis's clock, and a tenth of the
+ * default 300 s windows (HOLA lines, login challenges), which lines made on true clocks lose here (or
+ * look future by, behind). Clocks kept by NTP differ by milliseconds.
+ */
+export const REDIS_CLOCK_AGREEMENT_MS = 30_000;
+
+/** How long an instance's clock report counts for the fleet (three clock checks). */
+const CLOCK_REPORT_LIFE_MS = 15_000;
+
+/**
+ * Publishes this instance's clock report (ARGV[1] its id, ARGV[2] 1 when its clock agrees with Redis's,
+ * else 0) with Redis's clock, drops reports older than ARGV[3] ms, and answers how many other instances
+ * agree with Redis's clock.
+ */
+const CLOCK_REPORT_LUA = `${SERVER_CLOCK_LUA}
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ':' .. serverNow)
+local all = redis.call('HGETALL', KEYS[1])
+local agreeing = 0
+for i = 1, #all, 2 do
+  local value = all[i + 1]
+  local sep = string.find(value, ':', 1, true)
+  local at = sep and tonumber(string.sub(value, sep + 1)) or 0
+  if serverNow - at > tonumber(ARGV[3]) then redis.call('HDEL', KEYS[1], all[i])
+  elseif all[i] ~= ARGV[1] and string.sub(value, 1, sep - 1) == '1' then agreeing = agreeing + 1 end
+end
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]) * 2)
+return agreeing
+`;
 
 /**
  * An owner's set outlives its newest record by up to this much more (60 s), so its expiry is pushed
@@ -255,6 +288,13 @@ export class RedisReplayStore implements ReplayStore {
   private lastFailure: number | null = null;
   private lastFailureText: string | null = null;
   private clockLag: string | undefined;
+  /** A lead, or a lag within the margin, beyond REDIS_CLOCK_AGREEMENT_MS (set and cleared by checkClock). */
+  private clockSkew: string | undefined;
+  /** Other instances whose clocks agreed with Redis's at the last clock check. */
+  private agreeingPeers = 0;
+  private readonly instanceId = randomUUID();
+  private readonly clockReportKey: string;
+  private readonly clockReport: (...args: Array<string | number>) => Promise<unknown>;
   private readonly evictionProblem: () => string | undefined;
   private readonly history: ReplayHistoryGuard | undefined;
 
@@ -313,6 +353,8 @@ export class RedisReplayStore implements ReplayStore {
           },
     );
     this.sweepScript = defineScript(redis, 'passportReplaySweep', 1, SWEEP_LUA);
+    this.clockReportKey = `${this.base}clocks`;
+    this.clockReport = defineScript(redis, 'passportClockReport', 1, CLOCK_REPORT_LUA);
   }
 
   async recordIfAbsent(
@@ -424,25 +466,59 @@ export class RedisReplayStore implements ReplayStore {
   }
 
   /**
-   * Why nothing is recorded while this instance's clock lags Redis's by more than the margin, or
-   * undefined: set by a refused record and by `checkClock`, cleared by a record made or by `checkClock`.
-   * Until the clock is set right every verify and login fails closed; health reports it as long as it
-   * lasts (a review: it had named it for 10 s after each refusal only).
+   * Why nothing is recorded while this instance's clock lags Redis's by more than the margin (set by a
+   * refused record and by `checkClock`, cleared by a record made or by `checkClock`), else how far it runs
+   * ahead of Redis's, or behind within the margin, beyond REDIS_CLOCK_AGREEMENT_MS (`checkClock`), or
+   * undefined. Health reports it as long as it lasts (a review: it had named the lag for 10 s after each
+   * refusal only; a probe: a lead of 10 min was named nowhere).
    */
   get clockProblem(): string | undefined {
-    return this.clockLag;
+    return this.clockLag ?? this.clockSkew;
   }
 
   /**
-   * Compares this instance's clock (`nowMs`, read around the call: the round trip is not counted as lag)
-   * with Redis's `TIME`, and sets or clears `clockProblem`.
+   * The clock problem while another instance of the fleet (a report within the last 15 s) agrees with
+   * Redis's clock: then the fault is this instance's clock, not Redis's, and the others can serve. Else
+   * undefined (alone, or every instance off: Redis's own clock is likely wrong).
+   */
+  get clockProblemOfThisInstance(): string | undefined {
+    const problem = this.clockProblem;
+    if (problem === undefined || this.agreeingPeers === 0) return undefined;
+    return `${problem}; another instance agrees with Redis's clock (${this.agreeingPeers} in the last ${CLOCK_REPORT_LIFE_MS / 1000} s), so this one's clock is wrong`;
+  }
+
+  /**
+   * Compares this instance's clock (`nowMs`) with Redis's `TIME`, sets or clears `clockProblem`, and
+   * reports to the fleet whether this clock agrees with Redis's. The round trip is never counted as skew:
+   * the lag is taken from the reading after the reply, the lead from the reading before the send (the
+   * least either can be), so a slow Redis reports neither.
    */
   async checkClock(nowMs: () => number): Promise<void> {
     if (this.clockSkewMarginMs <= 0) return;
     const before = nowMs();
     const [seconds, micros] = await this.redis.time();
-    const lagMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) - (before + nowMs()) / 2;
+    const after = nowMs();
+    const redisMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    const lagMs = redisMs - after;
+    const leadMs = before - redisMs;
     this.clockLag = lagMs > this.clockSkewMarginMs ? this.clockLagText(lagMs) : undefined;
+    this.clockSkew =
+      this.clockLag !== undefined
+        ? undefined
+        : leadMs > REDIS_CLOCK_AGREEMENT_MS
+          ? `this instance's clock is ${Math.round(leadMs / 1000)} s ahead of Redis's, more than ${REDIS_CLOCK_AGREEMENT_MS / 1000} s: HOLA lines and login challenges made on true clocks look that much older here, and its own look future elsewhere; set it right`
+          : lagMs > REDIS_CLOCK_AGREEMENT_MS
+            ? `this instance's clock is ${Math.round(lagMs / 1000)} s behind Redis's, more than ${REDIS_CLOCK_AGREEMENT_MS / 1000} s: HOLA lines and login challenges made on true clocks look future here, and its own look that much older elsewhere; set it right`
+            : undefined;
+    const agrees = this.clockProblem === undefined ? 1 : 0;
+    try {
+      this.agreeingPeers = Number(
+        await this.clockReport(this.clockReportKey, this.instanceId, agrees, CLOCK_REPORT_LIFE_MS),
+      );
+    } catch (error) {
+      this.agreeingPeers = 0;
+      throw error;
+    }
   }
 
   private clockLagText(lagMs: number): string {

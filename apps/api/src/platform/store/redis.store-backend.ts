@@ -94,8 +94,9 @@ export function createRedisStoreBackend(
     evictionProblem: () => evictionWatch.problem,
     history: historyWatch,
   });
-  // This instance's clock against Redis's, every 5 s: a lag beyond the margin refuses every record, and an
-  // instance taken out of rotation for it gets no request to find it set right.
+  // This instance's clock against Redis's, every 5 s: a lag beyond the margin refuses every record, a lead
+  // or lag beyond 30 s is named in health, and an instance taken out of rotation for it (its peers
+  // agreeing with Redis) gets no request to find it set right.
   const clockCheck = setInterval(() => {
     if (client.status === 'ready') void replay.checkClock(() => clock.nowMs()).catch(() => undefined);
   }, 5000);
@@ -255,9 +256,12 @@ export function createRedisStoreBackend(
     publicRateLimit,
     health: { name: 'store', check },
     createMcpSessionDirectory: (directoryOptions) => new RedisMcpSessionDirectory(client, directoryOptions),
-    // Not the clock's lag: a Redis whose own clock is wrong would take every instance out of rotation at
-    // once (a review), where reads, DID documents and the docs still serve. Health reports it.
-    fatalProblem: () => redisClientProblem(client),
+    // The clock's lag or lead only while another instance agrees with Redis's clock (reported within
+    // 15 s): then this instance's clock is the wrong one, it refuses what its peers serve (an hour behind:
+    // every verify and login; 10 min ahead: every fresh line made on a true clock), and the balancer
+    // takes it out. Alone, or with every instance off, Redis's own clock is likely wrong: taking every
+    // instance out at once would stop the reads, DID documents and docs too (a review). Health reports it.
+    fatalProblem: () => redisClientProblem(client) ?? replay.clockProblemOfThisInstance,
     ready: async () => {
       if (await whenConnected(client, 2000))
         await Promise.all([
