@@ -1,8 +1,8 @@
 /**
  * `GET /health/ready`: 200 while this instance takes new traffic, 503 `SERVICE_UNAVAILABLE` (with
  * `details.state`: `starting`, `draining`, or `misconfigured` with `details.problem` for a problem no
- * retry fixes, such as a Redis database index the server refuses, or a SQLite file or WAL deleted under
- * the process) otherwise, for a balancer or an
+ * retry fixes, such as a Redis database index the server refuses, a SQLite file or WAL deleted under
+ * the process, or this instance's clock off Redis's while another instance's agrees) otherwise, for a balancer or an
  * orchestrator's readiness probe. It checks no dependency's health: a slow chain should not take every
  * instance out of rotation at once (`GET /health` reports dependencies).
  */
@@ -28,7 +28,8 @@ export class ReadinessController {
       '503 SERVICE_UNAVAILABLE with details.state "starting", "draining" (after SIGTERM: in-flight requests ' +
       'are finishing and the instance is about to stop accepting connections) or "misconfigured" (with ' +
       'details.problem: a problem no retry fixes, such as a Redis database index the server refuses, or a ' +
-      'SQLite database file or WAL deleted under the running process).',
+      "SQLite database file or WAL deleted under the running process, or, on Redis, this instance's clock more " +
+      "than 30 s off Redis's while another instance reports its clock agrees with Redis's).",
   })
   @ApiOkResponse({ schema: readyComponent })
   @ApiErrors('SERVICE_UNAVAILABLE')
