@@ -104,7 +104,7 @@ describe("a record that finds the hold key just past this instance's own hold", 
     expect(a.held()).toBe(2);
   });
 
-  it('a hold shorter than 2 s: half the hold is the same one, a new loss\'s is not', async () => {
+  it("a hold shorter than 2 s: half the hold is the same one, a new loss's is not", async () => {
     const holdMs = 300;
     const a = instance('end3:', holdMs);
     await a.watch.check();

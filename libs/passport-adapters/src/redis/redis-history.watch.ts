@@ -24,8 +24,10 @@
  *   clock), so that every instance refuses, one restarted or started meanwhile too; later noticers adopt
  *   it without extending it, and one away for longer than a hold that finds a marker made longer ago
  *   than a hold reports the loss without a new hold. An instance holding that finds the key gone (a
- *   second flush within the hold) sets it again for the rest of its hold. An adopter takes the loss's
- *   time from the hold's time to live.
+ *   second flush within the hold) sets it again for the rest of its hold, unless its own end is within
+ *   `sameHoldMarginMs` (the key's own expiry); a key found ending within that margin after this
+ *   instance's hold ended is that hold, held on quietly (unless this instance has recorded since). An
+ *   adopter takes the loss's time from the hold's time to live.
  * - `lost-at`: Redis's time when a loss was last noticed, kept 25 h, so that an instance started after
  *   it (during or after its hold) knows which lines were stamped before it.
  * The record script checks them all before recording (nothing is recorded on a mismatch, the watch is
@@ -66,6 +68,18 @@ export const LOSS_TIME_TTL_MS = 25 * 3_600_000;
 
 /** How often an instance reads the marker and the hold while it holds (ms). */
 export const HELD_READ_INTERVAL_MS = 500;
+
+/**
+ * How far apart an instance's own hold end and the hold key's may lie and still be one hold (ms): a
+ * second, or half the hold when that is shorter. The instance counts its end on its own clock (its notice
+ * plus the hold, or an adopted time to live counted from before the read was sent), Redis the key's on
+ * its clock from when it ran the SET: they part by about a millisecond (more when Redis ran the SET or
+ * the script late). A new loss's key is set only once the old one has gone, for a whole hold, so it ends
+ * about a hold later.
+ */
+export function sameHoldMarginMs(holdMs: number): number {
+  return Math.max(0, Math.min(1000, holdMs / 2));
+}
 
 /**
  * Sets `lost-at` to Redis's time (ms) less the loss's age (ARGV[2], ms) unless it holds a later one
@@ -126,6 +140,8 @@ export class RedisHistoryWatch {
   private readonly startOffset: number;
   /** When recording may start again, on the wall clock and on monotonic time (a step cannot stretch it). */
   private readonly hold: HoldDeadline;
+  /** The end of this instance's last hold on monotonic time (ms), or null before its first. */
+  private holdEndAt: number | null = null;
   /**
    * When this instance last read the marker (ms, monotonic: a forward step of the wall clock read as time
    * away, and a restore from an older backup was taken for a past loss with no hold; a clock-step probe),
@@ -229,6 +245,16 @@ export class RedisHistoryWatch {
    */
   adoptHold(remainingMs: number): void {
     if (!(remainingMs > 0)) return;
+    // The key ending within the margin after this instance's own hold ended is that hold's key, outliving
+    // this instance's estimate of it by the clocks' parting (a review: a record in that gap took it for
+    // a new loss, a second report, the sessions forgotten again, 2 runs of 3 at a 300 ms hold): held on
+    // quietly. Not once this instance has recorded since (its record went in with no key there, so this
+    // one was set since, by an instance that saw a loss its records may be part of).
+    const sameHold =
+      this.hold.remainingMs() === 0 &&
+      this.holdEndAt !== null &&
+      this.ownGeneration === null &&
+      this.monotonicNow() + remainingMs - this.holdEndAt <= sameHoldMarginMs(this.holdMs);
     // A loss happened: the counter starts again from what Redis has now (else it would read as a
     // second loss once the hold ends).
     this.restartGenerationFollowing();
@@ -238,7 +264,7 @@ export class RedisHistoryWatch {
     // the hold's time to live (Redis's clock, so no other machine's clock is trusted): set for a whole
     // hold then. This instance's own time took lines stamped between the loss and its start for used ones
     // (an upgrade probe: an instance restarted during a hold refused them, and recorded them as refused).
-    const starting = this.hold.remainingMs() === 0;
+    const starting = this.hold.remainingMs() === 0 && !sameHold;
     if (starting) {
       const lostAt = Math.min(now, now + remainingMs - this.holdMs);
       this.lostAt = lostAt;
@@ -249,8 +275,14 @@ export class RedisHistoryWatch {
       // once more when asked with a long window (an upgrade probe: 20 of 20).
       this.publishLossTime();
     }
-    if (remainingMs > this.hold.remainingMs()) this.hold.set(now + remainingMs);
+    if (remainingMs > this.hold.remainingMs()) this.setHold(now + remainingMs);
     if (starting) this.lossHeld();
+  }
+
+  /** Sets this instance's hold to end at `untilMs` (wall clock), and notes that end on monotonic time. */
+  private setHold(untilMs: number): void {
+    this.hold.set(untilMs);
+    this.holdEndAt = this.monotonicNow() + Math.min(this.holdMs, Math.max(0, untilMs - this.now()));
   }
 
   /**
@@ -339,17 +371,24 @@ export class RedisHistoryWatch {
     }
     if (value === null) return;
     this.learnLossTime(lossTimeOnRedis, redisNowMs, sentAt, repliedAt);
-    // This instance holds and the shared hold is gone (a second flush within the hold): put it
-    // back for the rest of this hold, else an instance started now records at once.
-    // The sessions it brought back are forgotten again too.
-    if (!(heldMs > 0) && this.hold.remainingMs() > 0) {
-      this.publishHold();
+    const markerChanged = this.known !== null && value !== this.known;
+    // This instance holds and the shared hold is gone (a second flush within the hold, a restart from a
+    // snapshot without it): put it back for the rest of this hold, else an instance started now records
+    // at once. The sessions it brought back are forgotten again too. Not when the marker changed (the
+    // loss noticed below does all this), nor within the margin of this instance's own end: that is the
+    // key's own expiry, ahead of this instance's estimate by the clocks' parting, and set again it was
+    // adopted as a new loss by the instances whose hold had ended (a review). A loss there is still seen
+    // by what shows one (the marker, the counters, the session epoch); lost-at is put back all the same.
+    const holdLeft = this.hold.remainingMs();
+    if (!(heldMs > 0) && holdLeft > 0 && !markerChanged) {
       this.publishLossTime();
-      this.lossHeld();
+      if (holdLeft > sameHoldMarginMs(this.holdMs)) {
+        this.publishHold();
+        this.lossHeld();
+      }
     }
     const readBefore = this.lastReadAt;
     this.lastReadAt = this.monotonicNow();
-    const markerChanged = this.known !== null && value !== this.known;
     this.known = value;
     // A hold another instance started covers this loss too: adopt it, never start another (each
     // instance noticing one loss would re-arm the hold).
@@ -392,7 +431,7 @@ export class RedisHistoryWatch {
     }
     this.lostAt = at;
     this.lostAtEffective = this.withoutLead(at);
-    this.hold.set(at + this.holdMs);
+    this.setHold(at + this.holdMs);
     this.options.onLoss?.(at);
     this.publishHold();
     this.publishLossTime();
