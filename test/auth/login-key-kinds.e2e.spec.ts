@@ -39,4 +39,35 @@ describe('login single-use keys of the two identifier kinds (hostile holder)', (
     expect(own.status).toBe(200);
     expect(own.body.passportid).toBe(victim.tokenId);
   });
+
+  it("the reverse: the passport's own logins do not use up the account's challenges", async () => {
+    const victimKey = newKey();
+    const victim = await mintPassport(app, { owner: victimKey });
+    const ownerKey = newKey();
+    await addNamedAccount(app, victim.tokenId, [ownerKey]);
+    const owned = await mintPassport(app, { owner: victim.tokenId });
+
+    const challenge = await fetchChallenge(app.baseUrl);
+    const byPassport = await login(app.baseUrl, { identifier: victim.tokenId, key: victimKey, challenge });
+    expect(byPassport.status).toBe(200);
+
+    const byAccount = await login(app.baseUrl, {
+      identifier: victim.tokenId,
+      kind: 'accountid',
+      key: ownerKey,
+      challenge,
+    });
+    expect(byAccount.body?.error?.details?.reason).toBeUndefined();
+    expect(byAccount.status).toBe(200);
+    expect(byAccount.body.passportid).toBe(owned.tokenId);
+    // Each form still once per challenge second.
+    const again = await login(app.baseUrl, {
+      identifier: victim.tokenId,
+      kind: 'accountid',
+      key: ownerKey,
+      challenge,
+    });
+    expect(again.status).toBe(401);
+    expect(again.body.error.details.reason).toBe('challenge_already_used');
+  });
 });

@@ -529,6 +529,63 @@ describe('login credentials: single use', () => {
       { reason: 'replay_store_unavailable' },
     ]);
   });
+  // A hostile holder's probe: the key was `login|<identifier>|<ts>` whatever the identifier's kind, so a
+  // named account called by another passport's token id (12 letters is a valid NEAR name) shared that
+  // passport's keys, and each form's logins used up the other's challenges.
+  describe('the two identifier forms never share a key', () => {
+    const named = 'chbvcnurbkuw'; // the holder's token id, as another account's name
+    function withNamedTwin() {
+      const w = world();
+      w.chain.setAccountKeys(named, [stranger.publicKey]);
+      w.chain.addPassport(passport('cdcdcdcdcdcd', named, root, holderMeta));
+      return w;
+    }
+    it('the account first: the passport still logs in with the same challenge', async () => {
+      const w = withNamedTwin();
+      expect(await codeOf(w, body(named, stranger, { kind: 'accountid' }))).toBe('OK');
+      expect(await codeOf(w, body(named, holder, { kind: 'passportid' }))).toBe('OK');
+      expect(await codeOf(w, body(named, holder, { kind: 'passportid' }))).toBe(
+        'LOGIN_CHALLENGE_TIMESTAMP_INVALID',
+      );
+    });
+    it('the passport first: the account still logs in with the same challenge, once', async () => {
+      const w = withNamedTwin();
+      expect(await codeOf(w, body(named, holder, { kind: 'passportid' }))).toBe('OK');
+      expect(await codeOf(w, body(named.toUpperCase(), stranger, { kind: 'accountid' }))).toBe('OK');
+      expect(await codeOf(w, body(named, stranger, { kind: 'accountid' }))).toBe(
+        'LOGIN_CHALLENGE_TIMESTAMP_INVALID',
+      );
+    });
+    // The keys 1.11.0 wrote stay the keys for every identifier that cannot be both forms, so a challenge
+    // used on an older instance sharing the store is used on this one too (a rolling upgrade); only an
+    // account named by 12 letters, the colliding case, gets a key of its own.
+    it.each([
+      ['passportid', 'chbvcnurbkuw', `login|chbvcnurbkuw|${TS}`],
+      ['passportid', 'CHBVCNURBKUW', `login|chbvcnurbkuw|${TS}`],
+      ['accountid', 'alice.test', `login|alice.test|${TS}`],
+      [
+        'accountid',
+        implicitAccountId(holder.publicKey),
+        `login|${implicitAccountId(holder.publicKey)}|${TS}`,
+      ],
+      ['accountid', named, `login|accountid|${named}|${TS}`],
+      ['accountid', named.toUpperCase(), `login|accountid|${named}|${TS}`],
+    ] as const)('%s %s is keyed %s', async (kind, identifier, key) => {
+      const w = withNamedTwin();
+      const signer = kind === 'accountid' && identifier.toLowerCase() === named ? stranger : holder;
+      const raw = body(identifier, signer, { kind });
+      expect((await w.verifier.check(validateLoginRequest(raw))).challenge.key).toBe(key);
+    });
+    it('a challenge an older instance recorded in the shared store is used here too', async () => {
+      const w = world();
+      for (const key of [`login|chbvcnurbkuw|${TS}`, `login|alice.test|${TS}`])
+        await w.challenges.recordIfAbsent(key, NOW, NOW + 300_000);
+      expect(await codeOf(w, body('chbvcnurbkuw'))).toBe('LOGIN_CHALLENGE_TIMESTAMP_INVALID');
+      expect(await codeOf(w, body('alice.test', holder, { kind: 'accountid' }))).toBe(
+        'LOGIN_CHALLENGE_TIMESTAMP_INVALID',
+      );
+    });
+  });
   it('the record outlives the acceptance window', async () => {
     const w = world();
     const raw = body('chbvcnurbkuw');
