@@ -19,6 +19,7 @@ export {
 } from './login-request.builder.js';
 export {
   challengeAlreadyUsed,
+  loginChallengeKey,
   createLoginVerifier,
   type CheckedLogin,
   LOGIN_CHALLENGE_MAX_AGE_MS,

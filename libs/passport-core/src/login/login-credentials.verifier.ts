@@ -112,7 +112,7 @@ export interface LoginVerification {
   /** The family root whose key vouches for the passport. */
   readonly familyRootId: string;
   readonly federation: LoginFederation;
-  /** The single-use key recorded for this challenge: `login|<identifier in lower case>|<timestamp>`. */
+  /** The single-use key recorded for this challenge (`loginChallengeKey`). */
   readonly challengeKey: string;
 }
 
@@ -129,6 +129,32 @@ export interface LoginVerifier {
    * session (`LoginRecorder.recordLogin`) and answers a used one with `challengeAlreadyUsed()`.
    */
   check(request: LoginRequest): Promise<CheckedLogin>;
+}
+
+/**
+ * The single-use key of a login challenge: one per identifier form, in lower case, and second.
+ * - a token id (`passportid`): `login|<token id>|<timestamp>`;
+ * - an account id (`accountid`): `login|<account id>|<timestamp>`, except a name of 12 letters, which
+ *   is also the spelling of a token id: `login|accountid|<account id>|<timestamp>`.
+ *
+ * Why the two forms must differ: a named account may be called by any 12 letters (the ledger, a
+ * registrar's top-level name), so an account named after another holder's token id shared that
+ * passport's keys, and each used up the other's challenges (a hostile holder's probe). Why only that
+ * account gets a new shape: the keys of 1.11.0 and before carried no kind, and a store shared with an
+ * older instance (a rolling upgrade) holds such keys; a token id or an account id that cannot be a token
+ * id keeps its old key, so a challenge used on either version stays used on the other. An identifier
+ * holds no `|` (a token id is letters, an account id letters, digits, `.`, `-`, `_`), so the four-part
+ * shape is no three-part key.
+ */
+export function loginChallengeKey(
+  kind: LoginRequest['identifierKind'],
+  identifier: string,
+  timestampSeconds: number,
+): string {
+  const id = identifier.toLowerCase();
+  return kind === 'accountid' && isTokenId(id)
+    ? `login|accountid|${id}|${timestampSeconds}`
+    : `login|${id}|${timestampSeconds}`;
 }
 
 /** The refusal of a challenge that was used before (step 1's code: reuse is a property of the challenge). */
@@ -204,9 +230,8 @@ export function createLoginVerifier(deps: LoginVerifierDeps): LoginVerifier {
    * signed message, so a case-sensitive key would give one challenge as many sessions as spellings.
    */
   function challengeRecord(request: LoginRequest, nowMs: number): LoginChallengeRecord {
-    const key = `login|${request.identifier.toLowerCase()}|${request.timestampSeconds}`;
     return {
-      key,
+      key: loginChallengeKey(request.identifierKind, request.identifier, request.timestampSeconds),
       nowMs,
       expiresAtMs: request.timestampSeconds * 1000 + LOGIN_CHALLENGE_MAX_AGE_MS + REPLAY_DECISION_MARGIN_MS,
       storeShare: LOGIN_CHALLENGES_STORE_SHARE,

@@ -11,7 +11,7 @@ import { crossCopyCheck } from '../errors/cross-copy.js';
 import { type RecordOutcome } from './replay-store.port.js';
 import { type SessionRecord } from './session-store.port.js';
 
-/** The used challenge's single-use record: `login|<identifier>|<timestamp>`, kept until it could no longer pass. */
+/** The used challenge's single-use record (`loginChallengeKey`), kept until it could no longer pass. */
 export interface LoginChallengeRecord {
   readonly key: string;
   readonly nowMs: number;

@@ -1,7 +1,8 @@
 /**
  * @module ports/replay-store.port
  * Single-use records: HOLA nonces (`<tokenId>|<NONCE>`) and used login challenges
- * (`login|<identifier>|<timestamp>`). The check and the record are one atomic step, on one
+ * (`login|<identifier>|<timestamp>`, `login|accountid|<account>|<timestamp>` for an account named by 12
+ * letters: `loginChallengeKey`). The check and the record are one atomic step, on one
  * instance or many (Redis `SET NX PX`, SQLite `INSERT OR IGNORE`, a Map in memory).
  *
  * Bounded without giving up protection: a store never evicts a live record to make room (a record
