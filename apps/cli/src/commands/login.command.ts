@@ -39,7 +39,8 @@ prints no token, --json included: jwt_token is null there;
 an existing --save file is replaced only when it is empty or holds a saved JWT, never the --key file).
   --api <url>            the API [PASSPORT_API_URL]
   --passport <tokenId>   log in as this passport (passportid)
-  --account              log in with the key's account id (accountid; the first passport it owns)`,
+  --account              log in with the key's account id (accountid; the first passport it owns,
+                         named on stderr)`,
   async run(args, io) {
     const { values } = parseCommandLine({
       args,
@@ -133,6 +134,16 @@ an existing --save file is replaced only when it is empty or holds a saved JWT, 
             : `cannot write ${values.save} (${code}); the new session could not be closed either: it stays open until it expires (counting against the passport's open sessions)`,
         );
       }
+    }
+    // An account logs in as the first passport it owns, and anyone can transfer a passport to an account
+    // without its consent: which one it became is said (the JWT alone does not say it to a reader).
+    if (values.account) {
+      const passport = result.passportid;
+      io.stderr(
+        isTokenId(passport)
+          ? `logged in as passport ${passport}, the first one account ${identifier} owns (--passport <tokenId> logs in as a given one)\n`
+          : `logged in with account ${identifier}; the server did not say as which passport\n`,
+      );
     }
     // Never the token itself: stderr ends up in terminals and logs too.
     if (values.save) io.done?.(`logged in, and the JWT was saved to ${values.save}`);
