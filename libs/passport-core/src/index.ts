@@ -64,7 +64,6 @@ export {
 } from './login/login-request.builder.js';
 export {
   challengeAlreadyUsed,
-  loginChallengeKey,
   createLoginVerifier,
   type LoginVerifier,
 } from './login/login-credentials.verifier.js';
