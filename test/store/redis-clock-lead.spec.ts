@@ -149,3 +149,35 @@ describe('health and readiness of an instance whose clock is wrong (real redis-s
     expect(behind.fatalProblem?.()).toBeUndefined();
   });
 });
+
+describe("a Redis whose own clock is wrong, and one instance on its host (a review)", () => {
+  // Redis's clock (and its host's) 10 min ahead of true time: the instances on true clocks lag it by
+  // 10 min, within the margin, so they record and serve every line made on a true clock; the one
+  // instance sharing Redis's host clock agrees with Redis, and answers every such line
+  // timestamp_stale_or_future. Taking the true ones out moved all traffic to the broken one.
+  it('the instances on true clocks, outnumbering the one that agrees with Redis, stay ready', async () => {
+    const onRedisHost = await instance(0);
+    const a = await instance(-10 * MIN);
+    const b = await instance(-10 * MIN);
+    await a.ready?.(); // a checks again, now seeing b
+    for (const x of [a, b]) {
+      expect((await x.health.check()).ok).toBe(false); // the lag is named
+      expect(x.fatalProblem?.()).toBeUndefined();
+    }
+    expect(onRedisHost.fatalProblem?.()).toBeUndefined();
+    // They record as before (the lag is within the margin).
+    const late = Date.now() - 10 * MIN;
+    await expect(a.replay.recordIfAbsent('true-clock-line', late, late + 300_000)).resolves.toEqual({
+      recorded: true,
+    });
+  });
+
+  it('two instances off in opposite directions beside one that agrees with Redis are each the wrong one', async () => {
+    await instance(0);
+    const ahead = await instance(10 * MIN);
+    const behind = await instance(-60 * MIN);
+    await ahead.ready?.(); // sees behind too
+    expect(ahead.fatalProblem?.()).toMatch(/ahead of Redis's/);
+    expect(behind.fatalProblem?.()).toMatch(/behind Redis's/);
+  });
+});
