@@ -62,22 +62,30 @@ const CLOCK_REPORT_LIFE_MS = 15_000;
 
 /**
  * Publishes this instance's clock report (ARGV[1] its id, ARGV[2] 1 when its clock agrees with Redis's,
- * else 0) with Redis's clock, drops reports older than ARGV[3] ms, and answers how many other instances
- * agree with Redis's clock.
+ * else 0, ARGV[4] its offset from Redis's clock in ms: positive ahead, negative behind) with Redis's clock,
+ * drops reports older than ARGV[3] ms, and answers {how many other instances agree with Redis's clock,
+ * how many other instances disagree with it but agree with this one's (offsets within ARGV[5] ms)}.
  */
 const CLOCK_REPORT_LUA = `${SERVER_CLOCK_LUA}
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ':' .. serverNow)
+local offset, tolerance = tonumber(ARGV[4]), tonumber(ARGV[5])
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ':' .. serverNow .. ':' .. ARGV[4])
 local all = redis.call('HGETALL', KEYS[1])
-local agreeing = 0
+local agreeing, withThis = 0, 0
 for i = 1, #all, 2 do
   local value = all[i + 1]
   local sep = string.find(value, ':', 1, true)
-  local at = sep and tonumber(string.sub(value, sep + 1)) or 0
+  local rest = sep and string.sub(value, sep + 1) or ''
+  local sep2 = string.find(rest, ':', 1, true)
+  local at = tonumber(sep2 and string.sub(rest, 1, sep2 - 1) or rest) or 0
+  local theirs = sep2 and tonumber(string.sub(rest, sep2 + 1)) or nil
   if serverNow - at > tonumber(ARGV[3]) then redis.call('HDEL', KEYS[1], all[i])
-  elseif all[i] ~= ARGV[1] and string.sub(value, 1, sep - 1) == '1' then agreeing = agreeing + 1 end
+  elseif all[i] ~= ARGV[1] then
+    if string.sub(value, 1, sep - 1) == '1' then agreeing = agreeing + 1
+    elseif ARGV[2] == '0' and theirs and math.abs(theirs - offset) <= tolerance then withThis = withThis + 1 end
+  end
 end
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]) * 2)
-return agreeing
+return {agreeing, withThis}
 `;
 
 /**
@@ -292,6 +300,8 @@ export class RedisReplayStore implements ReplayStore {
   private clockSkew: string | undefined;
   /** Other instances whose clocks agreed with Redis's at the last clock check. */
   private agreeingPeers = 0;
+  /** Other instances whose clocks disagreed with Redis's but agreed with this one's at the last check. */
+  private peersAgreeingHere = 0;
   private readonly instanceId = randomUUID();
   private readonly clockReportKey: string;
   private readonly clockReport: (...args: Array<string | number>) => Promise<unknown>;
@@ -483,7 +493,11 @@ export class RedisReplayStore implements ReplayStore {
    */
   get clockProblemOfThisInstance(): string | undefined {
     const problem = this.clockProblem;
-    if (problem === undefined || this.agreeingPeers === 0) return undefined;
+    // Redis's clock counts with the instances that agree with it, this clock with those that agree with
+    // it: Redis's clock wrong and one instance on its host (sharing it) took out every instance on a true
+    // clock, which recorded and served, and sent all traffic to the one answering true lines stale (a
+    // review). A tie keeps this instance ready.
+    if (problem === undefined || this.agreeingPeers <= this.peersAgreeingHere) return undefined;
     return `${problem}; another instance agrees with Redis's clock (${this.agreeingPeers} in the last ${CLOCK_REPORT_LIFE_MS / 1000} s), so this one's clock is wrong`;
   }
 
@@ -511,12 +525,21 @@ export class RedisReplayStore implements ReplayStore {
             ? `this instance's clock is ${Math.round(lagMs / 1000)} s behind Redis's, more than ${REDIS_CLOCK_AGREEMENT_MS / 1000} s: HOLA lines and login challenges made on true clocks look future here, and its own look that much older elsewhere; set it right`
             : undefined;
     const agrees = this.clockProblem === undefined ? 1 : 0;
+    const offsetMs = Math.round(leadMs > 0 ? leadMs : lagMs > 0 ? -lagMs : 0);
     try {
-      this.agreeingPeers = Number(
-        await this.clockReport(this.clockReportKey, this.instanceId, agrees, CLOCK_REPORT_LIFE_MS),
-      );
+      const [agreeing, withThis] = (await this.clockReport(
+        this.clockReportKey,
+        this.instanceId,
+        agrees,
+        CLOCK_REPORT_LIFE_MS,
+        offsetMs,
+        REDIS_CLOCK_AGREEMENT_MS,
+      )) as [number, number];
+      this.agreeingPeers = Number(agreeing);
+      this.peersAgreeingHere = Number(withThis);
     } catch (error) {
       this.agreeingPeers = 0;
+      this.peersAgreeingHere = 0;
       throw error;
     }
   }
