@@ -46,4 +46,30 @@ describe('keygen --force and a link to standard output redirected to a file', ()
     },
     30_000,
   );
+
+  // The path itself under a directory that links into /proc (`--out /dev/fd/1`, `--out /proc/self/fd/1`):
+  // refused with the documented line, not `cannot write /dev/fd/1 (ENOENT)` from the hidden file beside
+  // it (a review).
+  it.each(['/dev/fd/1', '/proc/self/fd/1'])(
+    'refuses --out %s itself with the line docs/cli.md gives (exit 2)',
+    async (target) => {
+      const logFile = path.join(dir, 'log-direct');
+      const log = await open(logFile, 'w');
+      let stderr = '';
+      const code = await new Promise<number | null>((resolve) => {
+        const child = spawn(
+          process.execPath,
+          ['--import', 'tsx', 'apps/cli/src/main.ts', 'keygen', '--out', target, '--force'],
+          { stdio: ['ignore', log.fd, 'pipe'] },
+        );
+        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        child.on('close', resolve);
+      });
+      await log.close();
+      expect(code).toBe(2);
+      expect(stderr).toContain(`${target} is not a regular file; it was not overwritten`);
+      expect(await readFile(logFile, 'utf8')).not.toContain('private_key');
+    },
+    30_000,
+  );
 });
