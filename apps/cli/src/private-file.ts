@@ -70,7 +70,11 @@ export async function writePrivateFile(
 
 /** Whether a hop of the symbolic link chain at `file` lies under `/proc` (e.g. `/dev/fd` → `/proc/self/fd`). */
 async function linksThroughProc(file: string): Promise<boolean> {
-  let current = file;
+  // The path's own directory too: `/dev/fd/1` is a link in `/proc/<pid>/fd` reached through `/dev/fd`
+  // (a review: it failed later, `cannot write /dev/fd/1 (ENOENT)`, not as docs/cli.md says).
+  const own = await realpath(dirname(file)).catch(() => dirname(file));
+  if (own === '/proc' || own.startsWith('/proc/')) return true;
+  let current = join(own, basename(file));
   // As many hops as the kernel follows (ELOOP beyond): a longer chain fails the rename's own checks.
   for (let hop = 0; hop < 40; hop++) {
     const link = await lstat(current).catch(() => null);
