@@ -492,7 +492,11 @@ export class RedisReplayStore implements ReplayStore {
    * undefined (alone, or every instance off: Redis's own clock is likely wrong).
    */
   get clockProblemOfThisInstance(): string | undefined {
-    const problem = this.clockProblem;
+    // Only a lag beyond the margin: such an instance records nothing, so every verify and login fails on
+    // it whoever's clock is right. One ahead, or behind within the margin, still records and serves lines
+    // made on its own clock, and which clock is true the fleet cannot tell (the instances sharing a wrong
+    // clock can be the many): it is named in health only.
+    const problem = this.clockLag;
     // Redis's clock counts with the instances that agree with it, this clock with those that agree with
     // it: Redis's clock wrong and one instance on its host (sharing it) took out every instance on a true
     // clock, which recorded and served, and sent all traffic to the one answering true lines stale (a

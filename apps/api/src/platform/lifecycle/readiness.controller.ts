@@ -28,8 +28,9 @@ export class ReadinessController {
       '503 SERVICE_UNAVAILABLE with details.state "starting", "draining" (after SIGTERM: in-flight requests ' +
       'are finishing and the instance is about to stop accepting connections) or "misconfigured" (with ' +
       'details.problem: a problem no retry fixes, such as a Redis database index the server refuses, or a ' +
-      "SQLite database file or WAL deleted under the running process, or, on Redis, this instance's clock more " +
-      "than 30 s off Redis's while another instance reports its clock agrees with Redis's).",
+      "SQLite database file or WAL deleted under the running process, or, on Redis, this instance's clock " +
+      "behind Redis's beyond the 15 min margin, recording nothing, while more instances agree with Redis's " +
+      'clock than with its own).',
   })
   @ApiOkResponse({ schema: readyComponent })
   @ApiErrors('SERVICE_UNAVAILABLE')

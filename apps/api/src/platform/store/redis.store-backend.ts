@@ -256,11 +256,11 @@ export function createRedisStoreBackend(
     publicRateLimit,
     health: { name: 'store', check },
     createMcpSessionDirectory: (directoryOptions) => new RedisMcpSessionDirectory(client, directoryOptions),
-    // The clock's lag or lead only while another instance agrees with Redis's clock (reported within
-    // 15 s): then this instance's clock is the wrong one, it refuses what its peers serve (an hour behind:
-    // every verify and login; 10 min ahead: every fresh line made on a true clock), and the balancer
-    // takes it out. Alone, or with every instance off, Redis's own clock is likely wrong: taking every
-    // instance out at once would stop the reads, DID documents and docs too (a review). Health reports it.
+    // A lag beyond the margin (nothing recorded: every verify and login refused) only while more instances
+    // agree with Redis's clock than with this one's (reported within 15 s): then this clock is the wrong
+    // one and the balancer takes it out. Alone, or with every instance off, Redis's own clock is likely
+    // wrong: taking every instance out at once would stop the reads, DID documents and docs too (a
+    // review). A lead, or a lag within the margin, is named in health only.
     fatalProblem: () => redisClientProblem(client) ?? replay.clockProblemOfThisInstance,
     ready: async () => {
       if (await whenConnected(client, 2000))
