@@ -72,4 +72,33 @@ describe('keygen --force and a link to standard output redirected to a file', ()
     },
     30_000,
   );
+
+  // Without --force (a review): `keygen --out /dev/stdout > log` answered "/dev/stdout exists; use --force to
+  // replace it", and --force then refuses it (`… is not a regular file`): the line invited a flag that
+  // fails, as the FIFO's once did; `--out /dev/fd/1` answered `cannot write /dev/fd/1 (ENOENT)` from the
+  // hidden file beside it. The same line as with --force, and the key written nowhere.
+  it.each(['/dev/stdout', '/dev/fd/1', '/proc/self/fd/1', 'link'])(
+    'refuses --out %s without --force, stdout redirected to a file, with the line --force gives (exit 2)',
+    async (name) => {
+      const target = name === 'link' ? path.join(dir, 'no-force-link') : name;
+      if (name === 'link') await symlink('/dev/fd/1', target);
+      const logFile = path.join(dir, 'log-no-force');
+      const log = await open(logFile, 'w');
+      let stderr = '';
+      const code = await new Promise<number | null>((resolve) => {
+        const child = spawn(
+          process.execPath,
+          ['--import', 'tsx', 'apps/cli/src/main.ts', 'keygen', '--out', target],
+          { stdio: ['ignore', log.fd, 'pipe'] },
+        );
+        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        child.on('close', resolve);
+      });
+      await log.close();
+      expect(code).toBe(2);
+      expect(stderr.trim()).toBe(`passport keygen: ${target} is not a regular file; it was not overwritten`);
+      expect(await readFile(logFile, 'utf8')).not.toContain('private_key');
+    },
+    30_000,
+  );
 });
