@@ -28,6 +28,10 @@ export async function writePrivateFile(
 ): Promise<void> {
   // A fixed-length name: the file's own name and a suffix went past NAME_MAX for a long name (a review).
   const temporary = join(dirname(file), `.passport-${randomBytes(6).toString('hex')}.tmp`);
+  // What --force would refuse to replace is refused as such without it too (a review: `keygen --out
+  // /dev/stdout > log` answered "exists; use --force", and --force then refused it; `--out /dev/fd/1`
+  // failed `ENOENT` on the hidden file beside it, in /proc).
+  await refuseIrreplaceable(file);
   if (!options.replace) {
     // Written whole beside it, then linked to its name (which fails, as O_EXCL does, when the name is
     // taken): a kill -9 midway left an empty key file that the next keygen called existing (a CLI probe).
@@ -45,9 +49,21 @@ export async function writePrivateFile(
     }
     return;
   }
-  // A symbolic link is replaced itself (its target is never written), unless it names something other
-  // than a regular file: `/dev/stdout` is a link to a device, and as root `keygen --force` replaced it for
-  // the whole system (a CLI probe). Anything else but a file is kept.
+  await writeNew(temporary, content);
+  try {
+    await rename(temporary, file);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * A symbolic link is replaced itself (its target is never written), unless it names something other
+ * than a regular file: `/dev/stdout` is a link to a device, and as root `keygen --force` replaced it for
+ * the whole system (a CLI probe). Anything else but a file is kept.
+ */
+async function refuseIrreplaceable(file: string): Promise<void> {
   const existing = await lstat(file).catch(() => null);
   if (existing && !existing.isFile() && !existing.isSymbolicLink()) throw new NotARegularFileError(file);
   if (existing?.isSymbolicLink()) {
@@ -58,13 +74,6 @@ export async function writePrivateFile(
     // every process of the machine (a docs probe). A link through `/proc` names an open file, not a file
     // of the user's: refused, however it resolves.
     if (await linksThroughProc(file)) throw new NotARegularFileError(file);
-  }
-  await writeNew(temporary, content);
-  try {
-    await rename(temporary, file);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
   }
 }
 
