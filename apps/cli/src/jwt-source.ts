@@ -8,7 +8,7 @@ import { type Stats } from 'node:fs';
 import { open, realpath, stat } from 'node:fs/promises';
 import { createRenewingFetch } from '@passport/core';
 import { CliError, type CliIo } from './cli-context.js';
-import { writePrivateFile } from './private-file.js';
+import { NotARegularFileError, refuseIrreplaceable, writePrivateFile } from './private-file.js';
 import { FileTooLargeError, readSmallTextFile, SMALL_FILE_MAX_BYTES } from './small-file.js';
 
 /**
@@ -74,6 +74,15 @@ const MAX_JWT_FILE_BYTES = 64 * 1024;
 export async function assertReplaceableJwtFile(file: string, keyFile?: string): Promise<void> {
   // Only a regular file is read: opening a FIFO waits for a writer (`login --save fifo` would hang
   // before logging in), a device never ends.
+  // What writePrivateFile would refuse (a link through /proc: `/dev/stdout` with stdout redirected to a
+  // file resolves to a regular file here) is refused before the login too (a review: it logged in, then
+  // failed `cannot write /dev/stdout (error)` and closed the new session).
+  try {
+    await refuseIrreplaceable(file);
+  } catch (error) {
+    if (error instanceof NotARegularFileError) throw new CliError(error.message);
+    throw error;
+  }
   let kind: Stats;
   try {
     kind = await stat(file);

@@ -61,9 +61,10 @@ export async function writePrivateFile(
 /**
  * A symbolic link is replaced itself (its target is never written), unless it names something other
  * than a regular file: `/dev/stdout` is a link to a device, and as root `keygen --force` replaced it for
- * the whole system (a CLI probe). Anything else but a file is kept.
+ * the whole system (a CLI probe). Anything else but a file is kept. Throws `NotARegularFileError`; `login
+ * --save` asks it before logging in.
  */
-async function refuseIrreplaceable(file: string): Promise<void> {
+export async function refuseIrreplaceable(file: string): Promise<void> {
   const existing = await lstat(file).catch(() => null);
   if (existing && !existing.isFile() && !existing.isSymbolicLink()) throw new NotARegularFileError(file);
   if (existing?.isSymbolicLink()) {
