@@ -487,9 +487,10 @@ export class RedisReplayStore implements ReplayStore {
   }
 
   /**
-   * The clock problem while another instance of the fleet (a report within the last 15 s) agrees with
-   * Redis's clock: then the fault is this instance's clock, not Redis's, and the others can serve. Else
-   * undefined (alone, or every instance off: Redis's own clock is likely wrong).
+   * This instance's lag beyond the margin (it records nothing) while more instances of the fleet (reports
+   * within the last 15 s) agree with Redis's clock than with this one's: then the fault is this instance's
+   * clock, not Redis's, and the others can serve. Else undefined (a lead, or a lag within the margin; alone,
+   * every instance off, or a tie: Redis's own clock may be the wrong one).
    */
   get clockProblemOfThisInstance(): string | undefined {
     // Only a lag beyond the margin: such an instance records nothing, so every verify and login fails on

@@ -2,7 +2,8 @@
  * `GET /health/ready`: 200 while this instance takes new traffic, 503 `SERVICE_UNAVAILABLE` (with
  * `details.state`: `starting`, `draining`, or `misconfigured` with `details.problem` for a problem no
  * retry fixes, such as a Redis database index the server refuses, a SQLite file or WAL deleted under
- * the process, or this instance's clock off Redis's while another instance's agrees) otherwise, for a balancer or an
+ * the process, or this instance's clock behind Redis's beyond the margin, recording nothing, while more
+ * instances agree with Redis's clock than with its own) otherwise, for a balancer or an
  * orchestrator's readiness probe. It checks no dependency's health: a slow chain should not take every
  * instance out of rotation at once (`GET /health` reports dependencies).
  */
