@@ -4,9 +4,11 @@
  * and one an hour behind kept `/health/ready` at 200 while it refused every verify and login, its peers
  * being right. Now the clock check (every 5 s, and at start) names a lead, and a lag, beyond 30 s (the
  * login challenge's tolerance of the future, a tenth of the default 300 s windows) in health; and an
- * instance whose clock disagrees with Redis's that far while another instance of the fleet agrees with
- * Redis is not ready (a per-instance problem); alone, or with every instance off (Redis's own clock
- * wrong), it stays ready: taking them all out would take the read-only routes down with them.
+ * instance lagging beyond the margin (it records nothing) while more instances agree with Redis's clock
+ * than with its own is not ready (a per-instance problem). Alone, with every instance off (Redis's own
+ * clock wrong), or with as many agreeing with it, it stays ready: taking them all out would take the
+ * read-only routes down with them. A lead, or a lag within the margin, leaves an instance ready: it still
+ * records and serves lines made on its own clock, and the fleet cannot tell which clock is true.
  */
 import { Redis } from 'ioredis';
 import { RedisReplayStore } from '@passport/adapters/redis';
