@@ -151,6 +151,26 @@ describe('the script paths a backward step reaches', () => {
     expect(Number(u) + Number(o)).toBeLessThanOrEqual((await redisNow(client)) + 1000);
   });
 
+  // A stale o is one whose move is more than 60 s ahead of Redis's clock, whatever the lag that made it
+  // (5 min here, not only an hour), and the move is taken as made now on Redis's clock: no refill for the
+  // time the 1.10.0 instance's own clock (30 s behind Redis's, within the tolerance) put between its
+  // bucket time and Redis's (a mutation probe: o taken as 0, or as the bucket's time less Redis's).
+  it.each([
+    ['a lag of 5 min made it, a true 1.10.0 clock moved it', 5 * 60_000, 0],
+    ['a lag of an hour made it, a 1.10.0 clock 30 s behind moved it', HOUR, 30_000],
+  ])("a stale o (%s): the lagging instance's next take refills nothing and says the bucket's wait", async (_label, lag, moverLag) => {
+    const prefix = `paths${++prefixes}:`;
+    const client = new Redis(server.url);
+    clients.push(client);
+    const lagging = new RedisRateLimitStore(client, { prefix, namespace: 'public' });
+    const key = `${prefix}{rl:public}:b:c`;
+    for (let i = 0; i < 3; i++) await lagging.take('c', policy, Date.now() - lag);
+    await client.hset(key, 't', '0', 'u', String((await redisNow(client)) - moverLag));
+    const refused = await lagging.take('c', policy, Date.now() - lag);
+    expect(refused.allowed).toBe(false);
+    expect(refused.retryAfterMs).toBeLessThanOrEqual(200);
+  });
+
   /** Redis's clock (ms), as the scripts read it. */
   async function redisNow(client: Redis): Promise<number> {
     const [seconds, micros] = await client.time();
