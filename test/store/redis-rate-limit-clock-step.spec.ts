@@ -317,6 +317,53 @@ describe('a fleet with one instance an hour behind (Redis and the others right)'
     await expect(redis.zcard(`${prefix}{rl:public}:full`)).resolves.toBe(0);
   });
 
+  // The key's end bounds the rescheduling whatever o says: a 1.10.0 instance moved the lagging one's
+  // bucket (t, u, its PX and full score on a true clock; o kept, an hour stale), and the sweep that finds
+  // it while its key lives must not put its full score an hour on (a mutation probe: the max of the two).
+  it("a bucket with a stale o found by the sweep while its key lives is rescheduled to the key's end, not by the hour", async () => {
+    const prefix = `fleet${++prefixes}:`;
+    const [onTime, lagging] = [instance(prefix), instance(prefix)];
+    const redis = clients[clients.length - 1];
+    const key = `${prefix}{rl:public}:b:c`;
+    for (let i = 0; i < 3; i++) await lagging.take('c', policy, Date.now() - HOUR);
+    const [seconds, micros] = await redis.time();
+    const redisMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    await redis.hset(key, 't', '2', 'u', String(redisMs));
+    await redis.pexpire(key, 300);
+    await redis.zadd(`${prefix}{rl:public}:full`, redisMs, 'c');
+    await onTime.sweep(Date.now());
+    await sleep(Math.max(0, await redis.pttl(key)) + 50);
+    await onTime.sweep(Date.now());
+    await expect(redis.zcard(`${prefix}{rl:public}:full`)).resolves.toBe(0);
+    await expect(redis.zcard(`${prefix}{rl:public}:lru`)).resolves.toBe(0);
+  });
+
+  // Only an o beyond 60 s puts the sweep on Redis's time: a bucket an instance 30 s behind (within the
+  // tolerance, judged by its own time) drained is full for a true instance at once (its take counts the
+  // 30 s), and that instance's sweep forgets it at once (a mutation probe: any o > 0 rescheduled it).
+  it("a bucket an instance 30 s behind drained is forgotten by a true instance's sweep at once (o within 60 s)", async () => {
+    const prefix = `fleet${++prefixes}:`;
+    const [onTime, behind] = [instance(prefix), instance(prefix)];
+    const redis = clients[clients.length - 1];
+    for (let i = 0; i < 3; i++) await behind.take('c', policy, Date.now() - 30_000);
+    await expect(onTime.sweep(Date.now())).resolves.toBe(1);
+    await expect(redis.exists(`${prefix}{rl:public}:b:c`)).resolves.toBe(0);
+    await expect(redis.zcard(`${prefix}{rl:public}:full`)).resolves.toBe(0);
+  });
+
+  // The sweep goes 1000 buckets a batch and goes on while a batch examined 1000: buckets it rescheduled
+  // (the lagging instance's) count as examined, so a full batch of them does not end the sweep before
+  // the full buckets behind them (a mutation probe: the loop ended on fewer than 1000 forgotten).
+  it('a batch of 1000 rescheduled buckets does not end the sweep before the full ones behind them', async () => {
+    const prefix = `fleet${++prefixes}:`;
+    const [onTime, lagging, behind] = [instance(prefix), instance(prefix), instance(prefix)];
+    const one: BucketPolicy = { capacity: 1, refillPerMs: 1 / 60_000 };
+    const lagged = Date.now() - HOUR;
+    await Promise.all(Array.from({ length: 1000 }, (_, i) => lagging.take(`l${i}`, one, lagged)));
+    await behind.take('c', policy, Date.now() - 30_000);
+    await expect(onTime.sweep(Date.now())).resolves.toBe(1);
+  });
+
   // Agreeing with Redis is within 60 s: a true instance whose clock is a second slow is no lagging one.
   it('a bucket the lagging instance made and drained is not refilled by the hour for an instance 1 s slow', async () => {
     const prefix = `fleet${++prefixes}:`;
