@@ -119,6 +119,24 @@ describe("a record that finds the hold key just past this instance's own hold", 
   });
 });
 
+describe('the margin is half a hold below 2 s, not the whole hold', () => {
+  // A key ending two thirds of a hold after this instance's own end (a new loss's key, set while this
+  // instance's estimate of the old one ran a little late) is no part of that hold: reported and held (a
+  // mutation probe: a margin of the whole hold took it for the same one, the loss swallowed).
+  it('a key ending 200 ms past a 300 ms hold is a new loss', async () => {
+    const holdMs = 300;
+    const a = instance('end4:', holdMs);
+    await a.watch.check();
+    await client.del('end4:{replay}:history');
+    await a.watch.check();
+    expect(a.losses).toHaveLength(1);
+    a.at.ms += holdMs + 1;
+    a.watch.adoptHold(199);
+    expect(a.losses).toHaveLength(2);
+    expect(a.held()).toBe(2);
+  });
+});
+
 describe('a held read that finds the hold key expired a few ms before its own estimate', () => {
   it.each([3, 100])(
     'does not set it again (%i ms left here): the instance whose hold ended reports no second loss',
