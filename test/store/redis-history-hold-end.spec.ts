@@ -135,6 +135,22 @@ describe('the margin is half a hold below 2 s, not the whole hold', () => {
     expect(a.losses).toHaveLength(2);
     expect(a.held()).toBe(2);
   });
+
+  // "Within" the margin includes it: a key ending exactly half a hold past this instance's end is the
+  // same hold, 1 ms more is not (a mutation probe: < for <= passed).
+  it.each([
+    [150, 1],
+    [151, 2],
+  ])('a key ending %i ms past a 300 ms hold: %i loss(es) reported', async (pastMs, losses) => {
+    const holdMs = 300;
+    const a = instance(`end5-${pastMs}:`, holdMs);
+    await a.watch.check();
+    await client.del(`end5-${pastMs}:{replay}:history`);
+    await a.watch.check();
+    a.at.ms += holdMs + 1;
+    a.watch.adoptHold(pastMs - 1);
+    expect(a.losses).toHaveLength(losses);
+  });
 });
 
 describe('a held read that finds the hold key expired a few ms before its own estimate', () => {
