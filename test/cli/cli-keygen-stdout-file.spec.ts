@@ -23,6 +23,11 @@ describe('keygen --force and a link to standard output redirected to a file', ()
     ['/proc/self/fd/1', 'stdout-like'],
     // `/dev/fd` is itself a link to `/proc/self/fd`: the hop through /proc is in a directory.
     ['/dev/fd/1', 'dev-fd-like'],
+    // A link to `/dev/stdout` itself: /proc is two hops on (a mutation probe: a check of the first hop
+    // only passed).
+    ['/dev/stdout', 'to-dev-stdout'],
+    // A link straight into /proc's top directory (a file there): refused as well.
+    ['/proc/version', 'proc-file'],
   ])(
     'refuses a link to %s (exit 2) and keeps it, the key written nowhere',
     async (target, name) => {
