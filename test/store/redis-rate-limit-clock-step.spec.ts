@@ -158,18 +158,21 @@ describe('the script paths a backward step reaches', () => {
   it.each([
     ['a lag of 5 min made it, a true 1.10.0 clock moved it', 5 * 60_000, 0],
     ['a lag of an hour made it, a 1.10.0 clock 30 s behind moved it', HOUR, 30_000],
-  ])("a stale o (%s): the lagging instance's next take refills nothing and says the bucket's wait", async (_label, lag, moverLag) => {
-    const prefix = `paths${++prefixes}:`;
-    const client = new Redis(server.url);
-    clients.push(client);
-    const lagging = new RedisRateLimitStore(client, { prefix, namespace: 'public' });
-    const key = `${prefix}{rl:public}:b:c`;
-    for (let i = 0; i < 3; i++) await lagging.take('c', policy, Date.now() - lag);
-    await client.hset(key, 't', '0', 'u', String((await redisNow(client)) - moverLag));
-    const refused = await lagging.take('c', policy, Date.now() - lag);
-    expect(refused.allowed).toBe(false);
-    expect(refused.retryAfterMs).toBeLessThanOrEqual(200);
-  });
+  ])(
+    "a stale o (%s): the lagging instance's next take refills nothing and says the bucket's wait",
+    async (_label, lag, moverLag) => {
+      const prefix = `paths${++prefixes}:`;
+      const client = new Redis(server.url);
+      clients.push(client);
+      const lagging = new RedisRateLimitStore(client, { prefix, namespace: 'public' });
+      const key = `${prefix}{rl:public}:b:c`;
+      for (let i = 0; i < 3; i++) await lagging.take('c', policy, Date.now() - lag);
+      await client.hset(key, 't', '0', 'u', String((await redisNow(client)) - moverLag));
+      const refused = await lagging.take('c', policy, Date.now() - lag);
+      expect(refused.allowed).toBe(false);
+      expect(refused.retryAfterMs).toBeLessThanOrEqual(200);
+    },
+  );
 
   /** Redis's clock (ms), as the scripts read it. */
   async function redisNow(client: Redis): Promise<number> {
