@@ -184,6 +184,26 @@ describe('a held read that finds the hold key expired a few ms before its own es
     },
   );
 
+  // Within the margin the hold is not set again, but lost-at is put back all the same (a restart from a
+  // snapshot without either): an instance started after it knows which lines came before the loss (a
+  // mutation probe: lost-at put back only with the hold passed).
+  it('puts lost-at back though it does not set the hold again (3 ms left, both gone)', async () => {
+    const holdMs = 10_000;
+    const prefix = 'end9:';
+    const b = instance(prefix, holdMs);
+    await b.watch.check();
+    await client.del(`${prefix}{replay}:history`);
+    await b.watch.check();
+    await until(async () => (await client.exists(`${prefix}{replay}:lost-at`)) === 1);
+    b.at.ms += holdMs - 3;
+    await client.del(`${prefix}{replay}:loss-hold`, `${prefix}{replay}:lost-at`);
+    await b.watch.check();
+    await until(async () => (await client.exists(`${prefix}{replay}:lost-at`)) === 1);
+    await expect(client.exists(`${prefix}{replay}:lost-at`)).resolves.toBe(1);
+    await expect(client.exists(`${prefix}{replay}:loss-hold`)).resolves.toBe(0);
+    expect(b.held()).toBe(1);
+  });
+
   // Mid-hold too (5 s left): the loss noticed sets the hold and forgets the sessions, once (a mutation
   // probe: the re-set for a key gone ran beside it when the marker changed, the sessions forgotten twice).
   it.each([100, 5000])(
