@@ -159,3 +159,37 @@ it("a take whose reply is handled late does not leave the session cache's estima
   // At most the read's own round trip behind (the cache judges a session's end on Redis's clock by it).
   expect(estimated).toBeGreaterThanOrEqual(actual - 50);
 });
+
+// The watch's own read that finds another instance's hold: counted from before the read was sent too
+// (a mutation probe: the hold adopted at its PTTL from the reply passed every test).
+it("an instance whose read finds another instance's hold and handles the reply late holds no longer than the key, and keeps the loss's time", async () => {
+  const a = instance('late4:', 1500);
+  await a.watch.check();
+  await a.client.del('late4:{replay}:history');
+  await a.watch.check();
+  for (let i = 0; i < 20 && (await a.client.exists('late4:{replay}:loss-hold')) === 0; i++) await sleep(5);
+  const lostAt = a.store.lostRecordsAtMs() as number;
+  // C's clock (and monotonic time) moves 400 ms on between the read's send and its reply.
+  let lateMs = 0;
+  let arm = false;
+  const client = new Redis(server.url);
+  clients.push(client);
+  const losses: number[] = [];
+  const c = new RedisHistoryWatch(client, {
+    prefix: 'late4:',
+    holdMs: 1500,
+    onLoss: (at) => losses.push(at),
+    nowMs: () => {
+      const at = Date.now() + lateMs;
+      if (arm) [arm, lateMs] = [false, 400];
+      return at;
+    },
+  });
+  watches.push(c);
+  arm = true;
+  await c.check();
+  const keyLeftMs = await client.pttl('late4:{replay}:loss-hold');
+  expect(losses).toHaveLength(1);
+  expect(c.holdRemainingMs).toBeLessThanOrEqual(keyLeftMs - 300);
+  expect(Math.abs(losses[0] - lostAt)).toBeLessThan(100);
+});
