@@ -119,6 +119,28 @@ describe("a record that finds the hold key just past this instance's own hold", 
   });
 });
 
+describe('an instance that adopted the hold (it noticed nothing itself)', () => {
+  // Its own end is the adopted one: a record just past it finding the key is that hold, held on quietly
+  // (a mutation probe: an adopted hold that left the end unnoted reported a second loss here).
+  it('a record finding the key 2 ms past its adopted end is the same hold', async () => {
+    const holdMs = 10_000;
+    const a = instance('end10:', holdMs);
+    const b = instance('end10:', holdMs);
+    await a.watch.check();
+    await b.watch.check();
+    await client.del('end10:{replay}:history');
+    await a.watch.check();
+    await until(async () => (await client.exists('end10:{replay}:loss-hold')) === 1);
+    await b.watch.check();
+    expect(b.losses).toHaveLength(1);
+    b.at.ms += b.watch.holdRemainingMs + 1;
+    expect(b.watch.holdRemainingMs).toBe(0);
+    b.watch.adoptHold(2);
+    expect(b.losses).toHaveLength(1);
+    expect(b.held()).toBe(1);
+  });
+});
+
 describe('the margin is half a hold below 2 s, not the whole hold', () => {
   // A key ending two thirds of a hold after this instance's own end (a new loss's key, set while this
   // instance's estimate of the old one ran a little late) is no part of that hold: reported and held (a
