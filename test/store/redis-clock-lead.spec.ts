@@ -97,6 +97,28 @@ describe('the clock check of the replay store', () => {
   });
 });
 
+describe("the clock check's bounds (Redis's TIME fixed)", () => {
+  // "Beyond 30 s": a lead or a lag of exactly 30 s is not named, 1 ms more is (a mutation probe: >= for
+  // > on the lead passed).
+  it.each([
+    ['a lead', 30_000, undefined],
+    ['a lead', 30_001, /ahead of Redis's/],
+    ['a lag', -30_000, undefined],
+    ['a lag', -30_001, /behind Redis's/],
+  ])('%s of %i ms (named: %s)', async (_label, offsetMs, named) => {
+    const c = new Redis(server.url);
+    clients.push(c);
+    const redisMs = Date.now();
+    Object.assign(c, {
+      time: async () => [String(Math.floor(redisMs / 1000)), String((redisMs % 1000) * 1000)],
+    });
+    const a = new RedisReplayStore(c, { prefix: `lead${++prefixes}:` });
+    await a.checkClock(() => redisMs + offsetMs);
+    if (named === undefined) expect(a.clockProblem).toBeUndefined();
+    else expect(a.clockProblem).toMatch(named);
+  });
+});
+
 describe('health and readiness of an instance whose clock is wrong (real redis-server, injected clocks)', () => {
   it('an instance 10 min ahead is degraded naming the lead; alone it stays ready', async () => {
     const ahead = await instance(10 * MIN);
