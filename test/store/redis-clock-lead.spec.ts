@@ -87,6 +87,23 @@ describe('the clock check of the replay store', () => {
     );
   });
 
+  // A check whose report to the fleet fails knows no agreeing peer: not taken out on an old count (a
+  // mutation probe: the count kept from the check before passed).
+  it('a clock report that fails leaves no agreeing peer counted', async () => {
+    const prefix = `lead${++prefixes}:`;
+    const [c1, c2] = [new Redis(server.url), new Redis(server.url)];
+    clients.push(c1, c2);
+    const right = new RedisReplayStore(c1, { prefix });
+    const behind = new RedisReplayStore(c2, { prefix });
+    await right.checkClock(() => Date.now());
+    await behind.checkClock(() => Date.now() - 60 * MIN);
+    expect(behind.clockProblemOfThisInstance).toMatch(/another instance agrees/);
+    await c1.set(`${prefix}{replay}:clocks`, 'not a hash');
+    await expect(behind.checkClock(() => Date.now() - 60 * MIN)).rejects.toThrow(/WRONGTYPE/);
+    expect(behind.clockProblem).toMatch(/behind Redis's/);
+    expect(behind.clockProblemOfThisInstance).toBeUndefined();
+  });
+
   it('a slow round trip is not counted as a lead: the reading before the send is compared', async () => {
     const a = store();
     // A true clock, read just before the send and 2 min later at the reply (a 2 min round trip made
