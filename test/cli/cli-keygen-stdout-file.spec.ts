@@ -8,7 +8,7 @@
  * a device is. The link here stands in for `/dev/stdout` (same target), so the test changes no system file.
  */
 import { spawn } from 'node:child_process';
-import { lstat, mkdtemp, open, readFile, readlink, rm, symlink } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, open, readFile, readlink, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -106,4 +106,31 @@ describe('keygen --force and a link to standard output redirected to a file', ()
     },
     30_000,
   );
+
+  // A relative hop (`../l3`) in a directory reached through a linked directory is taken from where the
+  // kernel takes it (the real directory), not lexically: the chain reaches /proc there (a mutation
+  // probe: following the unresolved path found no /proc and wrote the key).
+  it('refuses a chain whose relative hop in a linked directory leads to /proc', async () => {
+    const base = path.join(dir, 'relative');
+    await mkdir(path.join(base, 'real', 'sub'), { recursive: true });
+    await symlink(path.join(base, 'real', 'sub'), path.join(base, 'alias'));
+    await symlink('../l3', path.join(base, 'real', 'sub', 'l2'));
+    await symlink('/proc/self/fd/1', path.join(base, 'real', 'l3'));
+    const link = path.join(base, 'key');
+    await symlink(path.join(base, 'alias', 'l2'), link);
+    const logFile = path.join(base, 'log');
+    const log = await open(logFile, 'w');
+    const code = await new Promise<number | null>((resolve) => {
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', 'apps/cli/src/main.ts', 'keygen', '--out', link, '--force'],
+        { stdio: ['ignore', log.fd, 'pipe'] },
+      );
+      child.on('close', resolve);
+    });
+    await log.close();
+    expect(code).toBe(2);
+    expect((await lstat(link)).isSymbolicLink()).toBe(true);
+    expect(await readFile(logFile, 'utf8')).not.toContain('private_key');
+  }, 30_000);
 });
