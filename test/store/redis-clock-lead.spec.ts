@@ -104,6 +104,17 @@ describe('the clock check of the replay store', () => {
     expect(behind.clockProblemOfThisInstance).toBeUndefined();
   });
 
+  // docs/storage.md: the clocks hash lives 30 s after the last report (a mutation probe: no PEXPIRE passed).
+  it('the fleet clock reports expire 30 s after the last check', async () => {
+    const prefix = `lead${++prefixes}:`;
+    const c = new Redis(server.url);
+    clients.push(c);
+    await new RedisReplayStore(c, { prefix }).checkClock(() => Date.now());
+    const ttl = await c.pttl(`${prefix}{replay}:clocks`);
+    expect(ttl).toBeGreaterThan(29_000);
+    expect(ttl).toBeLessThanOrEqual(30_000);
+  });
+
   it('a slow round trip is not counted as a lead: the reading before the send is compared', async () => {
     const a = store();
     // A true clock, read just before the send and 2 min later at the reply (a 2 min round trip made
