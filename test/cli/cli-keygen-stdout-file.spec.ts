@@ -67,7 +67,7 @@ describe('keygen --force and a link to standard output redirected to a file', ()
           ['--import', 'tsx', 'apps/cli/src/main.ts', 'keygen', '--out', target, '--force'],
           { stdio: ['ignore', log.fd, 'pipe'] },
         );
-        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
         child.on('close', resolve);
       });
       await log.close();
@@ -96,7 +96,7 @@ describe('keygen --force and a link to standard output redirected to a file', ()
           ['--import', 'tsx', 'apps/cli/src/main.ts', 'keygen', '--out', target],
           { stdio: ['ignore', log.fd, 'pipe'] },
         );
-        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
         child.on('close', resolve);
       });
       await log.close();
