@@ -240,6 +240,33 @@ describe('a Redis whose own clock is wrong, and one instance on its host (a revi
     });
   });
 
+  // Redis's clock 20 min ahead: the instances on true clocks lag beyond the margin and record nothing,
+  // the one on Redis's host agrees with it. The fleet cannot tell which clock is true: as many agreeing
+  // with this clock as with Redis's keep it ready (README "Lifecycle"); a mutation probe (the count of
+  // instances agreeing with this clock left out) passed every other case.
+  it('two instances lagging alike beyond the margin, beside one that agrees with Redis: a tie, both stay ready', async () => {
+    await instance(0);
+    const a = await instance(-20 * MIN);
+    const b = await instance(-20 * MIN);
+    await a.ready?.(); // a checks again, now seeing b
+    for (const x of [a, b]) {
+      expect((await x.health.check()).detail).toMatchObject({
+        problem: expect.stringMatching(/behind Redis's/),
+      });
+      expect(x.fatalProblem?.()).toBeUndefined();
+    }
+  });
+
+  it('a peer agrees with this clock within 30 s of its offset, not beyond', async () => {
+    await instance(0);
+    const a = await instance(-20 * MIN);
+    await instance(-20 * MIN - 20_000);
+    await a.ready?.();
+    expect(a.fatalProblem?.()).toBeUndefined();
+    const c = await instance(-21 * MIN);
+    expect(c.fatalProblem?.()).toMatch(/another instance agrees with Redis's clock/);
+  });
+
   it('two instances off in opposite directions beside one that agrees with Redis: the one recording nothing goes out', async () => {
     await instance(0);
     const ahead = await instance(10 * MIN);
