@@ -14,7 +14,6 @@
  * thrown as it is, so the caller fails closed (REPLAY_STORE_UNAVAILABLE); so is a Redis whose
  * `maxmemory-policy` may evict (`evictionProblem`).
  */
-import { randomUUID } from 'node:crypto';
 import { PassportError, type ReplayStore } from '@passport/core';
 import {
   positiveCap,
@@ -33,6 +32,7 @@ import {
   SERVER_CLOCK_LUA,
 } from './redis-client.js';
 import { EVICTION_POLICY_NOT_READ } from './eviction-policy.watch.js';
+import { CLOCK_REPORT_LIFE_MS, clockSkewText, RedisClockReport } from './redis-clock-report.js';
 import { OWN_GENERATION_TTL_MS } from './redis-history.watch.js';
 import {
   type BatchedScriptCall,
@@ -47,46 +47,6 @@ export const DEFAULT_REDIS_REPLAY_MAX_ENTRIES = 1_000_000;
  * held records.
  */
 export const DEFAULT_REDIS_CLOCK_SKEW_MARGIN_MS = 900_000;
-
-/**
- * How far this instance's clock may run ahead of Redis's, or behind it within the margin, before health
- * names it (ms): 30 s, the future a login challenge may be stamped in (LOGIN_CHALLENGE_MAX_FUTURE_MS),
- * so a challenge issued here is still accepted by an instance on Redis's clock, and a tenth of the
- * default 300 s windows (HOLA lines, login challenges), which lines made on true clocks lose here (or
- * look future by, behind). Clocks kept by NTP differ by milliseconds.
- */
-export const REDIS_CLOCK_AGREEMENT_MS = 30_000;
-
-/** How long an instance's clock report counts for the fleet (three clock checks). */
-const CLOCK_REPORT_LIFE_MS = 15_000;
-
-/**
- * Publishes this instance's clock report (ARGV[1] its id, ARGV[2] 1 when its clock agrees with Redis's,
- * else 0, ARGV[4] its offset from Redis's clock in ms: positive ahead, negative behind) with Redis's clock,
- * drops reports older than ARGV[3] ms, and answers {how many other instances agree with Redis's clock,
- * how many other instances disagree with it but agree with this one's (offsets within ARGV[5] ms)}.
- */
-const CLOCK_REPORT_LUA = `${SERVER_CLOCK_LUA}
-local offset, tolerance = tonumber(ARGV[4]), tonumber(ARGV[5])
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ':' .. serverNow .. ':' .. ARGV[4])
-local all = redis.call('HGETALL', KEYS[1])
-local agreeing, withThis = 0, 0
-for i = 1, #all, 2 do
-  local value = all[i + 1]
-  local sep = string.find(value, ':', 1, true)
-  local rest = sep and string.sub(value, sep + 1) or ''
-  local sep2 = string.find(rest, ':', 1, true)
-  local at = tonumber(sep2 and string.sub(rest, 1, sep2 - 1) or rest) or 0
-  local theirs = sep2 and tonumber(string.sub(rest, sep2 + 1)) or nil
-  if serverNow - at > tonumber(ARGV[3]) then redis.call('HDEL', KEYS[1], all[i])
-  elseif all[i] ~= ARGV[1] then
-    if string.sub(value, 1, sep - 1) == '1' then agreeing = agreeing + 1
-    elseif ARGV[2] == '0' and theirs and math.abs(theirs - offset) <= tolerance then withThis = withThis + 1 end
-  end
-end
-redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]) * 2)
-return {agreeing, withThis}
-`;
 
 /**
  * An owner's set outlives its newest record by up to this much more (60 s), so its expiry is pushed
@@ -300,11 +260,9 @@ export class RedisReplayStore implements ReplayStore {
   private clockSkew: string | undefined;
   /** Other instances whose clocks agreed with Redis's at the last clock check. */
   private agreeingPeers = 0;
-  /** Other instances whose clocks disagreed with Redis's but agreed with this one's at the last check. */
+  /** Other instances whose clocks, off Redis's, agreed with this one's at the last clock check. */
   private peersAgreeingHere = 0;
-  private readonly instanceId = randomUUID();
-  private readonly clockReportKey: string;
-  private readonly clockReport: (...args: Array<string | number>) => Promise<unknown>;
+  private readonly clockReport: RedisClockReport;
   private readonly evictionProblem: () => string | undefined;
   private readonly history: ReplayHistoryGuard | undefined;
 
@@ -363,8 +321,7 @@ export class RedisReplayStore implements ReplayStore {
           },
     );
     this.sweepScript = defineScript(redis, 'passportReplaySweep', 1, SWEEP_LUA);
-    this.clockReportKey = `${this.base}clocks`;
-    this.clockReport = defineScript(redis, 'passportClockReport', 1, CLOCK_REPORT_LUA);
+    this.clockReport = new RedisClockReport(redis, `${this.base}clocks`);
   }
 
   async recordIfAbsent(
@@ -514,35 +471,22 @@ export class RedisReplayStore implements ReplayStore {
    */
   async checkClock(nowMs: () => number): Promise<void> {
     if (this.clockSkewMarginMs <= 0) return;
-    const before = nowMs();
-    const [seconds, micros] = await this.redis.time();
-    const after = nowMs();
-    const redisMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
-    const lagMs = redisMs - after;
-    const leadMs = before - redisMs;
-    this.clockLag = lagMs > this.clockSkewMarginMs ? this.clockLagText(lagMs) : undefined;
-    this.clockSkew =
-      this.clockLag !== undefined
-        ? undefined
-        : leadMs > REDIS_CLOCK_AGREEMENT_MS
-          ? `this instance's clock is ${Math.round(leadMs / 1000)} s ahead of Redis's, more than ${REDIS_CLOCK_AGREEMENT_MS / 1000} s: HOLA lines and login challenges made on true clocks look that much older here, and its own look future elsewhere; set it right`
-          : lagMs > REDIS_CLOCK_AGREEMENT_MS
-            ? `this instance's clock is ${Math.round(lagMs / 1000)} s behind Redis's, more than ${REDIS_CLOCK_AGREEMENT_MS / 1000} s: HOLA lines and login challenges made on true clocks look future here, and its own look that much older elsewhere; set it right`
-            : undefined;
-    const agrees = this.clockProblem === undefined ? 1 : 0;
-    const offsetMs = Math.round(leadMs > 0 ? leadMs : lagMs > 0 ? -lagMs : 0);
     try {
-      const [agreeing, withThis] = (await this.clockReport(
-        this.clockReportKey,
-        this.instanceId,
-        agrees,
-        CLOCK_REPORT_LIFE_MS,
-        offsetMs,
-        REDIS_CLOCK_AGREEMENT_MS,
-      )) as [number, number];
-      this.agreeingPeers = Number(agreeing);
-      this.peersAgreeingHere = Number(withThis);
+      const before = nowMs();
+      const [seconds, micros] = await this.redis.time();
+      const after = nowMs();
+      const redisMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+      const lagMs = redisMs - after;
+      const leadMs = before - redisMs;
+      this.clockLag = lagMs > this.clockSkewMarginMs ? this.clockLagText(lagMs) : undefined;
+      this.clockSkew = this.clockLag === undefined ? clockSkewText(leadMs, lagMs) : undefined;
+      const offsetMs = leadMs > 0 ? leadMs : lagMs > 0 ? -lagMs : 0;
+      const counts = await this.clockReport.publish(this.clockProblem === undefined, offsetMs);
+      this.agreeingPeers = counts.agreeingWithRedis;
+      this.peersAgreeingHere = counts.agreeingWithThis;
     } catch (error) {
+      // No count outlives a check that failed (Redis down, the report refused): readiness then does not
+      // take this instance out on what the fleet said before (a review).
       this.agreeingPeers = 0;
       this.peersAgreeingHere = 0;
       throw error;

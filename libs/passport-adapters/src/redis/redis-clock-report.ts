@@ -1,0 +1,91 @@
+/**
+ * The fleet's clock reports (`<prefix>{replay}:clocks`): each instance's clock check publishes whether its
+ * clock agrees with Redis's and by how much it is off, and reads how many other instances agree with
+ * Redis's clock and how many with its own instead. Readiness takes an instance out only while the first
+ * outnumber the second: a lone instance, or a fleet whose clocks all differ from Redis's alike, cannot
+ * tell its clock from Redis's (docs/storage.md, "An instance's clock in health and readiness").
+ */
+import { randomUUID } from 'node:crypto';
+import { type RedisConnection, defineScript, SERVER_CLOCK_LUA } from './redis-client.js';
+
+/**
+ * How far this instance's clock may run ahead of Redis's, or behind it within the margin, before health
+ * names it (ms): 30 s, the future a login challenge may be stamped in (LOGIN_CHALLENGE_MAX_FUTURE_MS),
+ * so a challenge issued here is still accepted by an instance on Redis's clock, and a tenth of the
+ * default 300 s windows (HOLA lines, login challenges), which lines made on true clocks lose here (or
+ * look future by, behind). Clocks kept by NTP differ by milliseconds.
+ */
+export const REDIS_CLOCK_AGREEMENT_MS = 30_000;
+
+/** How long an instance's clock report counts for the fleet (three clock checks). */
+export const CLOCK_REPORT_LIFE_MS = 15_000;
+
+/**
+ * Publishes this instance's report (ARGV[1] its id, ARGV[2] 1 when its clock agrees with Redis's, else 0,
+ * ARGV[4] its offset from Redis's clock in ms: positive ahead, negative behind) as
+ * `<agrees>:<Redis's ms>:<offset>`, drops reports older than ARGV[3] ms, and answers {how many other
+ * instances agree with Redis's clock, how many others disagree with it but agree with this one's
+ * (offsets within ARGV[5] ms)}.
+ */
+const CLOCK_REPORT_LUA = `${SERVER_CLOCK_LUA}
+local offset, tolerance, life = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3])
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ':' .. serverNow .. ':' .. ARGV[4])
+local all = redis.call('HGETALL', KEYS[1])
+local agreeing, withThis = 0, 0
+for i = 1, #all, 2 do
+  local agrees, at, theirs = string.match(all[i + 1], '^([01]):(%d+):(-?%d+)$')
+  if not at or serverNow - tonumber(at) > life then redis.call('HDEL', KEYS[1], all[i])
+  elseif all[i] ~= ARGV[1] then
+    if agrees == '1' then agreeing = agreeing + 1
+    elseif ARGV[2] == '0' and math.abs(tonumber(theirs) - offset) <= tolerance then withThis = withThis + 1 end
+  end
+end
+redis.call('PEXPIRE', KEYS[1], life * 2)
+return {agreeing, withThis}
+`;
+
+/** What the other instances reported (within CLOCK_REPORT_LIFE_MS). */
+export interface FleetClockCounts {
+  /** Instances whose clocks agree with Redis's. */
+  readonly agreeingWithRedis: number;
+  /** Instances off Redis's clock but within REDIS_CLOCK_AGREEMENT_MS of this one's offset. */
+  readonly agreeingWithThis: number;
+}
+
+export class RedisClockReport {
+  private readonly instanceId = randomUUID();
+  private readonly script: (...args: Array<string | number>) => Promise<unknown>;
+
+  constructor(
+    redis: RedisConnection,
+    private readonly key: string,
+  ) {
+    this.script = defineScript(redis, 'passportClockReport', 1, CLOCK_REPORT_LUA);
+  }
+
+  /** Publishes this instance's report (`offsetMs`: positive ahead of Redis's clock) and reads the others'. */
+  async publish(agrees: boolean, offsetMs: number): Promise<FleetClockCounts> {
+    const [agreeing, withThis] = (await this.script(
+      this.key,
+      this.instanceId,
+      agrees ? 1 : 0,
+      CLOCK_REPORT_LIFE_MS,
+      Math.round(offsetMs),
+      REDIS_CLOCK_AGREEMENT_MS,
+    )) as [number, number];
+    return { agreeingWithRedis: Number(agreeing), agreeingWithThis: Number(withThis) };
+  }
+}
+
+/**
+ * Health's text for a lead over Redis's clock, or a lag within the margin, beyond
+ * REDIS_CLOCK_AGREEMENT_MS; undefined within it.
+ */
+export function clockSkewText(leadMs: number, lagMs: number): string | undefined {
+  const limit = `more than ${REDIS_CLOCK_AGREEMENT_MS / 1000} s`;
+  if (leadMs > REDIS_CLOCK_AGREEMENT_MS)
+    return `this instance's clock is ${Math.round(leadMs / 1000)} s ahead of Redis's, ${limit}: HOLA lines and login challenges made on true clocks look that much older here, and its own look future elsewhere; set it right`;
+  if (lagMs > REDIS_CLOCK_AGREEMENT_MS)
+    return `this instance's clock is ${Math.round(lagMs / 1000)} s behind Redis's, ${limit}: HOLA lines and login challenges made on true clocks look future here, and its own look that much older elsewhere; set it right`;
+  return undefined;
+}
