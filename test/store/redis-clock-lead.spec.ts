@@ -216,6 +216,19 @@ describe('health and readiness of an instance whose clock is wrong (real redis-s
     const behind = await instance(-60 * MIN);
     expect(behind.fatalProblem?.()).toBeUndefined();
   });
+
+  // An upgrade probe: a lone instance stopped (SIGTERM) and started again with its host clock set back
+  // 20 min counted its own former process, whose last report (agreeing) was still under 15 s old, as
+  // "another instance agrees with Redis's clock": /health/ready answered 503 for about 10 s with no
+  // peer running, where README "Lifecycle" says that alone it stays ready.
+  it('an instance closed (stopped) leaves no report that takes out the next one started alone', async () => {
+    const before = await instance(0);
+    before.close();
+    backends.splice(backends.indexOf(before), 1);
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the close's last commands
+    const behind = await instance(-20 * MIN);
+    expect(behind.fatalProblem?.()).toBeUndefined();
+  });
 });
 
 describe('a Redis whose own clock is wrong, and one instance on its host (a review)', () => {
