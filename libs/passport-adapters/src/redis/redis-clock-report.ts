@@ -57,10 +57,19 @@ export class RedisClockReport {
   private readonly script: (...args: Array<string | number>) => Promise<unknown>;
 
   constructor(
-    redis: RedisConnection,
+    private readonly redis: RedisConnection,
     private readonly key: string,
   ) {
     this.script = defineScript(redis, 'passportClockReport', 1, CLOCK_REPORT_LUA);
+  }
+
+  /**
+   * Removes this instance's report (on close): a process stopped and started again alone counted its
+   * former self, whose last report was still under 15 s old, as a peer agreeing with Redis's clock, and
+   * went out of rotation for about 10 s (an upgrade probe).
+   */
+  async withdraw(): Promise<void> {
+    await this.redis.hdel(this.key, this.instanceId);
   }
 
   /** Publishes this instance's report (`offsetMs`: positive ahead of Redis's clock) and reads the others'. */

@@ -493,6 +493,11 @@ export class RedisReplayStore implements ReplayStore {
     }
   }
 
+  /** Removes this instance's clock report from the fleet's (the instance is closing). */
+  withdrawClockReport(): Promise<void> {
+    return this.clockReport.withdraw();
+  }
+
   private clockLagText(lagMs: number): string {
     return `this instance's clock is ${Math.round(lagMs / 1000)} s behind Redis's, more than the clock skew margin (${Math.round(this.clockSkewMarginMs / 1000)} s): nothing is recorded until it is set right`;
   }

@@ -64,6 +64,9 @@ function failureKind(message: string): string {
   return 'connection failed (see the log)';
 }
 
+/** How long a closing instance waits for Redis to take its clock report away (ms). */
+const CLOCK_REPORT_WITHDRAW_WAIT_MS = 250;
+
 export interface RedisStoreSettings {
   readonly url: string;
   readonly commandTimeoutMs?: number;
@@ -270,11 +273,17 @@ export function createRedisStoreBackend(
           replay.checkClock(() => clock.nowMs()).catch(() => undefined),
         ]);
     },
-    close() {
+    async close() {
       clearInterval(clockCheck);
       evictionWatch.stop();
       historyWatch.stop();
       for (const sweep of sweeps) sweep.stop();
+      // This instance's clock report goes with it, waited for a moment at most (Redis may be down).
+      if (client.status === 'ready')
+        await Promise.race([
+          replay.withdrawClockReport().catch(() => undefined),
+          new Promise((resolve) => setTimeout(resolve, CLOCK_REPORT_WITHDRAW_WAIT_MS).unref()),
+        ]);
       closing = true;
       client.disconnect();
     },

@@ -36,8 +36,8 @@ export interface StoreBackend {
   fatalProblem?(): string | undefined;
   /** Resolves when the storage can serve (bounded: a Redis that is down does not stop the start). */
   ready?(): Promise<void>;
-  /** Stops background sweeps and releases the storage (idempotent). */
-  close(): void;
+  /** Stops background sweeps and releases the storage (idempotent; Redis withdraws its clock report first). */
+  close(): void | Promise<void>;
 }
 
 /** Per-table settings; every field is optional and has a documented default in its adapter. */

@@ -153,7 +153,7 @@ export class StoreModule implements OnModuleInit, OnModuleDestroy {
     await this.backend.ready?.();
   }
 
-  onModuleDestroy(): void {
-    this.backend.close();
+  async onModuleDestroy(): Promise<void> {
+    await this.backend.close();
   }
 }
