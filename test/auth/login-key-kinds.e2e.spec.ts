@@ -6,7 +6,15 @@
  * logins are refused `challenge_already_used` for those seconds. docs/protocol.md §3 promises one login
  * per challenge second *and identifier form* of each passport: two messages, two keys.
  */
-import { addNamedAccount, fetchChallenge, login, mintPassport, newKey } from '../support/passports.js';
+import {
+  addNamedAccount,
+  fetchChallenge,
+  login,
+  mintPassport,
+  newKey,
+  type LoginAttempt,
+  type TestKey,
+} from '../support/passports.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 describe('login single-use keys of the two identifier kinds (hostile holder)', () => {
@@ -15,6 +23,10 @@ describe('login single-use keys of the two identifier kinds (hostile holder)', (
     app = await startTestApp();
   });
   afterAll(() => app.close());
+
+  /** A login by `accountid` (the account's own key) at the challenge given. */
+  const loginByAccount = (account: string, key: TestKey, challenge: LoginAttempt['challenge']) =>
+    login(app.baseUrl, { identifier: account, kind: 'accountid', key, challenge });
 
   it("an account named after another passport's token id does not use up that passport's challenges", async () => {
     const victimKey = newKey();
@@ -25,12 +37,7 @@ describe('login single-use keys of the two identifier kinds (hostile holder)', (
     await mintPassport(app, { owner: victim.tokenId });
 
     const challenge = await fetchChallenge(app.baseUrl);
-    const attacker = await login(app.baseUrl, {
-      identifier: victim.tokenId,
-      kind: 'accountid',
-      key: attackerKey,
-      challenge,
-    });
+    const attacker = await loginByAccount(victim.tokenId, attackerKey, challenge);
     expect(attacker.status).toBe(200);
     expect(attacker.body.passportid).not.toBe(victim.tokenId);
 
@@ -51,22 +58,12 @@ describe('login single-use keys of the two identifier kinds (hostile holder)', (
     const byPassport = await login(app.baseUrl, { identifier: victim.tokenId, key: victimKey, challenge });
     expect(byPassport.status).toBe(200);
 
-    const byAccount = await login(app.baseUrl, {
-      identifier: victim.tokenId,
-      kind: 'accountid',
-      key: ownerKey,
-      challenge,
-    });
+    const byAccount = await loginByAccount(victim.tokenId, ownerKey, challenge);
     expect(byAccount.body?.error?.details?.reason).toBeUndefined();
     expect(byAccount.status).toBe(200);
     expect(byAccount.body.passportid).toBe(owned.tokenId);
     // Each form still once per challenge second.
-    const again = await login(app.baseUrl, {
-      identifier: victim.tokenId,
-      kind: 'accountid',
-      key: ownerKey,
-      challenge,
-    });
+    const again = await loginByAccount(victim.tokenId, ownerKey, challenge);
     expect(again.status).toBe(401);
     expect(again.body.error.details.reason).toBe('challenge_already_used');
   });

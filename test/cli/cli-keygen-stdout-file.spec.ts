@@ -12,6 +12,30 @@ import { lstat, mkdir, mkdtemp, open, readFile, readlink, rm, symlink } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
+/**
+ * Runs `passport keygen --out <out>` (and `--force` when asked) with standard output redirected to
+ * `logFile`, as `… > log` does: its exit code, its stderr, and what reached the log.
+ */
+async function keygenIntoLog(
+  out: string,
+  logFile: string,
+  force: boolean,
+): Promise<{ code: number | null; stderr: string; logged: string }> {
+  const log = await open(logFile, 'w');
+  let stderr = '';
+  const code = await new Promise<number | null>((resolve) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'apps/cli/src/main.ts', 'keygen', '--out', out, ...(force ? ['--force'] : [])],
+      { stdio: ['ignore', log.fd, 'pipe'] },
+    );
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('close', resolve);
+  });
+  await log.close();
+  return { code, stderr, logged: await readFile(logFile, 'utf8') };
+}
+
 describe('keygen --force and a link to standard output redirected to a file', () => {
   let dir: string;
   beforeAll(async () => {
@@ -33,21 +57,11 @@ describe('keygen --force and a link to standard output redirected to a file', ()
     async (target, name) => {
       const link = path.join(dir, name);
       await symlink(target, link);
-      const logFile = path.join(dir, 'log');
-      const log = await open(logFile, 'w');
-      const code = await new Promise<number | null>((resolve) => {
-        const child = spawn(
-          process.execPath,
-          ['--import', 'tsx', 'apps/cli/src/main.ts', 'keygen', '--out', link, '--force'],
-          { stdio: ['ignore', log.fd, 'pipe'] },
-        );
-        child.on('close', resolve);
-      });
-      await log.close();
-      expect(code).toBe(2);
+      const run = await keygenIntoLog(link, path.join(dir, 'log'), true);
+      expect(run.code).toBe(2);
+      expect(run.logged).not.toContain('private_key');
       expect((await lstat(link)).isSymbolicLink()).toBe(true);
       expect(await readlink(link)).toBe(target);
-      expect(await readFile(logFile, 'utf8')).not.toContain('private_key');
     },
     30_000,
   );
@@ -58,22 +72,10 @@ describe('keygen --force and a link to standard output redirected to a file', ()
   it.each(['/dev/fd/1', '/proc/self/fd/1'])(
     'refuses --out %s itself with the line docs/cli.md gives (exit 2)',
     async (target) => {
-      const logFile = path.join(dir, 'log-direct');
-      const log = await open(logFile, 'w');
-      let stderr = '';
-      const code = await new Promise<number | null>((resolve) => {
-        const child = spawn(
-          process.execPath,
-          ['--import', 'tsx', 'apps/cli/src/main.ts', 'keygen', '--out', target, '--force'],
-          { stdio: ['ignore', log.fd, 'pipe'] },
-        );
-        child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-        child.on('close', resolve);
-      });
-      await log.close();
-      expect(code).toBe(2);
-      expect(stderr).toContain(`${target} is not a regular file; it was not overwritten`);
-      expect(await readFile(logFile, 'utf8')).not.toContain('private_key');
+      const run = await keygenIntoLog(target, path.join(dir, 'log-direct'), true);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(`${target} is not a regular file; it was not overwritten`);
+      expect(run.logged).not.toContain('private_key');
     },
     30_000,
   );
@@ -87,22 +89,12 @@ describe('keygen --force and a link to standard output redirected to a file', ()
     async (name) => {
       const target = name === 'link' ? path.join(dir, 'no-force-link') : name;
       if (name === 'link') await symlink('/dev/fd/1', target);
-      const logFile = path.join(dir, 'log-no-force');
-      const log = await open(logFile, 'w');
-      let stderr = '';
-      const code = await new Promise<number | null>((resolve) => {
-        const child = spawn(
-          process.execPath,
-          ['--import', 'tsx', 'apps/cli/src/main.ts', 'keygen', '--out', target],
-          { stdio: ['ignore', log.fd, 'pipe'] },
-        );
-        child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-        child.on('close', resolve);
-      });
-      await log.close();
-      expect(code).toBe(2);
-      expect(stderr.trim()).toBe(`passport keygen: ${target} is not a regular file; it was not overwritten`);
-      expect(await readFile(logFile, 'utf8')).not.toContain('private_key');
+      const run = await keygenIntoLog(target, path.join(dir, 'log-no-force'), false);
+      expect(run.code).toBe(2);
+      expect(run.stderr.trim()).toBe(
+        `passport keygen: ${target} is not a regular file; it was not overwritten`,
+      );
+      expect(run.logged).not.toContain('private_key');
     },
     30_000,
   );
@@ -118,19 +110,9 @@ describe('keygen --force and a link to standard output redirected to a file', ()
     await symlink('/proc/self/fd/1', path.join(base, 'real', 'l3'));
     const link = path.join(base, 'key');
     await symlink(path.join(base, 'alias', 'l2'), link);
-    const logFile = path.join(base, 'log');
-    const log = await open(logFile, 'w');
-    const code = await new Promise<number | null>((resolve) => {
-      const child = spawn(
-        process.execPath,
-        ['--import', 'tsx', 'apps/cli/src/main.ts', 'keygen', '--out', link, '--force'],
-        { stdio: ['ignore', log.fd, 'pipe'] },
-      );
-      child.on('close', resolve);
-    });
-    await log.close();
-    expect(code).toBe(2);
+    const run = await keygenIntoLog(link, path.join(base, 'log'), true);
+    expect(run.code).toBe(2);
     expect((await lstat(link)).isSymbolicLink()).toBe(true);
-    expect(await readFile(logFile, 'utf8')).not.toContain('private_key');
+    expect(run.logged).not.toContain('private_key');
   }, 30_000);
 });

@@ -101,6 +101,31 @@ it("an instance that handles a record invocation's hold reply late holds no long
   await expect(a.client.exists('late1:{replay}:loss-hold')).resolves.toBe(0);
 });
 
+/**
+ * A watch whose clock (and monotonic time) moves 400 ms on right after its first reading once armed (after
+ * its construction, which reads the clock too): the reply of its next read is handled 400 ms after the
+ * read was sent.
+ */
+function lateWatch(prefix: string, holdMs: number) {
+  let lateMs = 0;
+  let arm = false;
+  const client = new Redis(server.url);
+  clients.push(client);
+  const losses: number[] = [];
+  const watch = new RedisHistoryWatch(client, {
+    prefix,
+    holdMs,
+    onLoss: (at) => losses.push(at),
+    nowMs: () => {
+      const at = Date.now() + lateMs;
+      if (arm) [arm, lateMs] = [false, 400];
+      return at;
+    },
+  });
+  watches.push(watch);
+  return { watch, client, losses, arm: () => (arm = true) };
+}
+
 /** Redis's clock (ms), as the scripts read it. */
 async function redisNowMs(client: Redis): Promise<number> {
   const [seconds, micros] = await client.time();
@@ -118,21 +143,8 @@ it("an instance that learns the fleet's loss time (lost-at) from a reply handled
   await sleep(400); // the hold is over: a later instance learns the loss from lost-at alone
   // C handles the reply of its first read 400 ms after sending it (its clock moves 400 ms on after the
   // read's first reading: the test's own clock is C's monotonic time too).
-  let lateMs = 0;
-  let arm = false;
-  const client = new Redis(server.url);
-  clients.push(client);
-  const c = new RedisHistoryWatch(client, {
-    prefix: 'late2:',
-    holdMs: 300,
-    nowMs: () => {
-      const at = Date.now() + lateMs;
-      if (arm) [arm, lateMs] = [false, 400];
-      return at;
-    },
-  });
-  watches.push(c);
-  arm = true;
+  const { watch: c, arm } = lateWatch('late2:', 300);
+  arm();
   await c.check();
   // Its loss time is the loss's (within the clocks' jitter), not 400 ms after it: lines stamped in
   // between were made after the loss.
@@ -170,23 +182,8 @@ it("an instance whose read finds another instance's hold and handles the reply l
   for (let i = 0; i < 20 && (await a.client.exists('late4:{replay}:loss-hold')) === 0; i++) await sleep(5);
   const lostAt = a.store.lostRecordsAtMs() as number;
   // C's clock (and monotonic time) moves 400 ms on between the read's send and its reply.
-  let lateMs = 0;
-  let arm = false;
-  const client = new Redis(server.url);
-  clients.push(client);
-  const losses: number[] = [];
-  const c = new RedisHistoryWatch(client, {
-    prefix: 'late4:',
-    holdMs: 1500,
-    onLoss: (at) => losses.push(at),
-    nowMs: () => {
-      const at = Date.now() + lateMs;
-      if (arm) [arm, lateMs] = [false, 400];
-      return at;
-    },
-  });
-  watches.push(c);
-  arm = true;
+  const { watch: c, client, losses, arm } = lateWatch('late4:', 1500);
+  arm();
   await c.check();
   const keyLeftMs = await client.pttl('late4:{replay}:loss-hold');
   expect(losses).toHaveLength(1);
