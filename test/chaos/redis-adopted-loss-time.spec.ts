@@ -7,31 +7,10 @@
  * `nonce_replay` by the other, with a 24 h window as with the default one while still fresh.
  * docs/storage.md: "the instance that noticed the loss, or adopted its hold, knows its time".
  */
-import { Redis } from 'ioredis';
-import { RedisHistoryWatch, RedisReplayStore } from '@passport/adapters/redis';
-import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { redisLossFleet } from '../store/support/redis-loss-fleet.js';
 
-let server: RedisServer;
-const clients: Redis[] = [];
-const watches: RedisHistoryWatch[] = [];
-beforeAll(async () => {
-  server = await startRedisServer();
-});
-afterAll(async () => {
-  for (const watch of watches) watch.stop();
-  for (const client of clients) client.disconnect();
-  await server.stop();
-});
-
-function instance(prefix: string, holdMs: number) {
-  const client = new Redis(server.url);
-  clients.push(client);
-  const losses: number[] = [];
-  const watch = new RedisHistoryWatch(client, { prefix, holdMs, onLoss: (at) => losses.push(at) });
-  watches.push(watch);
-  const store = new RedisReplayStore(client, { prefix, clockSkewMarginMs: 0, history: watch });
-  return { watch, store, losses };
-}
+const fleet = redisLossFleet();
+const instance = fleet.instance;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -42,7 +21,7 @@ it('an instance started during the hold takes the loss time of the instance that
   await expect(a.store.recordIfAbsent('used', Date.now(), Date.now() + 60_000)).resolves.toEqual({
     recorded: true,
   });
-  await server.flush();
+  await fleet.server.flush();
   await a.watch.check();
   expect(a.losses).toHaveLength(1);
   const noticedAt = a.store.lostRecordsAtMs() as number;

@@ -14,36 +14,12 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
-import {
-  FleetSessionEpoch,
-  RedisHistoryWatch,
-  RedisRateLimitStore,
-  RedisReplayStore,
-} from '@passport/adapters/redis';
+import { FleetSessionEpoch, RedisHistoryWatch, RedisRateLimitStore } from '@passport/adapters/redis';
 import { RecordingPausedError } from '@passport/core/ports';
-import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { redisLossFleet } from './support/redis-loss-fleet.js';
 
-let server: RedisServer;
-const clients: Redis[] = [];
-const watches: RedisHistoryWatch[] = [];
-beforeAll(async () => {
-  server = await startRedisServer();
-});
-afterAll(async () => {
-  for (const watch of watches) watch.stop();
-  for (const client of clients) client.disconnect();
-  await server.stop();
-});
-
-function instance(prefix: string, holdMs: number) {
-  const client = new Redis(server.url);
-  clients.push(client);
-  const losses: number[] = [];
-  const watch = new RedisHistoryWatch(client, { prefix, holdMs, onLoss: (at) => losses.push(at) });
-  watches.push(watch);
-  const store = new RedisReplayStore(client, { prefix, clockSkewMarginMs: 0, history: watch });
-  return { client, watch, store, losses };
-}
+const fleet = redisLossFleet();
+const instance = fleet.instance;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Keeps the event loop busy (a long synchronous task): a reply that arrives meanwhile waits. */
@@ -109,8 +85,7 @@ it("an instance that handles a record invocation's hold reply late holds no long
 function lateWatch(prefix: string, holdMs: number) {
   let lateMs = 0;
   let arm = false;
-  const client = new Redis(server.url);
-  clients.push(client);
+  const client = fleet.client();
   const losses: number[] = [];
   const watch = new RedisHistoryWatch(client, {
     prefix,
@@ -122,7 +97,7 @@ function lateWatch(prefix: string, holdMs: number) {
       return at;
     },
   });
-  watches.push(watch);
+  fleet.track(watch);
   return { watch, client, losses, arm: () => (arm = true) };
 }
 
@@ -153,8 +128,7 @@ it("an instance that learns the fleet's loss time (lost-at) from a reply handled
 });
 
 it("a take whose reply is handled late does not leave the session cache's estimate of Redis's clock behind by the delay", async () => {
-  const client = new Redis(server.url);
-  clients.push(client);
+  const client = fleet.client();
   const epoch = new FleetSessionEpoch();
   const limits = new RedisRateLimitStore(client, {
     prefix: 'late3:',
