@@ -16,19 +16,12 @@
 import { Redis } from 'ioredis';
 import { RedisHistoryWatch, RedisReplayStore } from '@passport/adapters/redis';
 import { RecordingPausedError } from '@passport/core/ports';
-import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { redisLossFleet } from './support/redis-loss-fleet.js';
 
-let server: RedisServer;
+const fleet = redisLossFleet();
 let client: Redis;
-const watches: RedisHistoryWatch[] = [];
-beforeAll(async () => {
-  server = await startRedisServer();
-  client = new Redis(server.url);
-});
-afterAll(async () => {
-  for (const watch of watches) watch.stop();
-  client.disconnect();
-  await server.stop();
+beforeAll(() => {
+  client = fleet.client();
 });
 
 /** An instance on its own clock (`at.ms`, moved by the test; its monotonic time too). */
@@ -44,7 +37,7 @@ function instance(prefix: string, holdMs: number) {
     onLoss: (lostAt) => losses.push(lostAt),
   });
   watch.onLossHeld(() => held++);
-  watches.push(watch);
+  fleet.track(watch);
   const store = new RedisReplayStore(client, { prefix, clockSkewMarginMs: 0, history: watch });
   return { at, watch, store, losses, held: () => held };
 }
