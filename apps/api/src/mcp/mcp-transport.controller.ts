@@ -43,6 +43,7 @@ import { claimsStatelessEnvelope, protocolEraOf } from './mcp-protocol-era.js';
 import { bodyShapeProblem } from './mcp-body.rules.js';
 import { claimRequestIds, releaseIdsOnAnswer, requestIdsOf, transportServes } from './mcp-request-ids.js';
 import { sessionedTransportRefuses } from './mcp-transport.rules.js';
+import { lowercaseAcceptHeader } from './mcp-accept.header.js';
 import { SESSIONED_PROTOCOL_VERSIONS, STATELESS_PROTOCOL_VERSION } from './mcp-protocol-versions.js';
 import { type McpServerFactory } from './mcp-server.factory.js';
 import { type McpFleetSessions, type McpSession, type McpSessionStore } from './mcp-session.store.js';
@@ -355,6 +356,7 @@ export class McpTransportController {
    * may not proceed; else the tokens left (what a batch's other messages may take).
    */
   private async admit(request: FastifyRequest, reply: FastifyReply): Promise<number | null> {
+    lowercaseAcceptHeader(request.raw);
     const localPort = request.raw.socket?.localPort;
     const origin = typeof request.headers.origin === 'string' ? request.headers.origin : undefined;
     if (!this.hosts.allowsHost(request.headers.host, localPort)) {
