@@ -159,9 +159,18 @@ describe('did:passport endpoints', () => {
       const notFound = expectErrorEnvelope(await request(`/passport/${shouted}/did.json`), 'DID_NOT_FOUND');
       // It names the DID its resolver asked for: the did:web one (a probe: it named did:passport:<shouted>).
       expect(notFound.error.details?.did).toMatch(new RegExp(`^did:web:.*:passport:${shouted}$`));
+      // And the canonical spelling, as INVALID_DID does on the did:passport paths (a fuzz: no hint).
+      const canonical = (notFound.error.details?.did as string).replace(/[^:]+$/, tokenId);
+      expect(notFound.error.details?.canonical).toBe(canonical);
       // Percent-encoded letters are another spelling too (a probe of the fix: %61… was decoded first).
       const encoded = `%${tokenId.charCodeAt(0).toString(16)}${tokenId.slice(1)}`;
-      expectErrorEnvelope(await request(`/passport/${encoded}/did.json`), 'DID_NOT_FOUND');
+      const encodedNotFound = expectErrorEnvelope(
+        await request(`/passport/${encoded}/did.json`),
+        'DID_NOT_FOUND',
+      );
+      expect(encodedNotFound.error.details?.canonical).toBe(canonical);
+      // A token id that is not one in any case has no canonical spelling: 400, as before.
+      expectErrorEnvelope(await request(`/passport/${tokenId.slice(1)}/did.json`), 'INVALID_DID');
     });
 
     // Found by a probe: the did:web copy said id did:passport:…, and did:web requires the fetched
