@@ -27,7 +27,7 @@ import {
 const tokenIdParam = ApiParam({
   name: 'tokenId',
   description:
-    'The token id: 12 lowercase letters (another case is 400 INVALID_DID with the canonical DID; on the did:web path, 404).',
+    'The token id: 12 lowercase letters (another case is 400 INVALID_DID with the canonical DID; on the did:web path, 404 DID_NOT_FOUND with the canonical did:web DID).',
   schema: { type: 'string' },
   example: 'bjbvcjzqbdsj',
 });
@@ -95,10 +95,14 @@ export class DidController {
     // (ChAtbmaqbhem, %61nenemcnadep) would get a document whose id is not the DID its resolver asked for.
     const path = request.url.replace(/^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i, '').split(/[?#]/, 1)[0] ?? '';
     const written = path.split('/')[2]; // /passport/<written>/did.json
-    // A 404 names the DID its resolver asked for, the did:web one (not did:passport:<as written>).
+    // A 404 names the DID its resolver asked for, the did:web one (not did:passport:<as written>), and
+    // the canonical spelling, as INVALID_DID does on the did:passport paths.
     const asked = didWebAlias(written ?? tokenId, this.config.publicBaseUrl);
     if (canonical !== tokenId || written !== canonical)
-      throw new PassportError('DID_NOT_FOUND', { did: asked });
+      throw new PassportError('DID_NOT_FOUND', {
+        did: asked,
+        canonical: didWebAlias(canonical, this.config.publicBaseUrl),
+      });
     const document = await this.documentFor(canonical, asked);
     return asDidWebDocument(document, { publicBaseUrl: this.config.publicBaseUrl });
   }
