@@ -42,7 +42,7 @@ import {
 import { claimsStatelessEnvelope, protocolEraOf } from './mcp-protocol-era.js';
 import { bodyShapeProblem } from './mcp-body.rules.js';
 import { claimRequestIds, releaseIdsOnAnswer, requestIdsOf, transportServes } from './mcp-request-ids.js';
-import { sessionedTransportRefuses } from './mcp-transport.rules.js';
+import { sessionedTransportRefuses, unsupportedSessionedVersion } from './mcp-transport.rules.js';
 import { lowercaseAcceptHeader } from './mcp-accept.header.js';
 import { SESSIONED_PROTOCOL_VERSIONS, STATELESS_PROTOCOL_VERSION } from './mcp-protocol-versions.js';
 import { type McpServerFactory } from './mcp-server.factory.js';
@@ -328,7 +328,7 @@ export class McpTransportController {
   @ApiJsonRpcError(403, 'JSON-RPC error -32000: Host or Origin not allowed.')
   @ApiJsonRpcError(
     400,
-    'JSON-RPC error: -32000 no Mcp-Session-Id; -32700 (id null) a body that is not JSON; -32000 a body over 64 KiB.',
+    'JSON-RPC error: -32000 no Mcp-Session-Id; -32700 (id null) a body that is not JSON; -32000 a body over 64 KiB; -32000 an MCP-Protocol-Version the transport does not serve (the session is kept).',
   )
   @ApiJsonRpcError(404, 'JSON-RPC error -32001: unknown or closed session.')
   @ApiJsonRpcError(
@@ -634,7 +634,10 @@ export class McpTransportController {
       // anywhere get 404), without the touch first: a touch is refused while Redis is out of memory, and
       // a client must still be able to free its slots then. Done here rather than in the SDK's
       // onsessionclosed, whose failure would become the SDK's bare 500.
-      live = request.method === 'DELETE' ? await fleet.remove(id) : await fleet.touch(id);
+      // A DELETE the transport will refuse for its MCP-Protocol-Version (400, below) only looks the
+      // session up: a probe found such a 400 had ended it on a fleet, while one instance kept it.
+      const ending = request.method === 'DELETE' && unsupportedSessionedVersion(request) === undefined;
+      live = ending ? await fleet.remove(id) : await fleet.touch(id);
     } catch {
       return this.reject(
         reply,
@@ -699,10 +702,8 @@ export class McpTransportController {
    * back raw). An initialize is not checked (the version is negotiated in its body), as in the transport.
    */
   private answeredUnsupportedVersion(request: FastifyRequest, reply: FastifyReply): boolean {
-    const version = request.headers['mcp-protocol-version'];
-    if (typeof version !== 'string' || SESSIONED_PROTOCOL_VERSIONS.includes(version)) return false;
-    if (request.method === 'POST' && messagesOf(request.body).some((m) => isInitializeRequest(m)))
-      return false;
+    const version = unsupportedSessionedVersion(request);
+    if (version === undefined) return false;
     this.reject(
       reply,
       400,

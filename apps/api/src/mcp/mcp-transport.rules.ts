@@ -26,3 +26,18 @@ export function sessionedTransportRefuses(request: SessionedPost, onSession: boo
   const version = request.headers['mcp-protocol-version'];
   return onSession && typeof version === 'string' && !SESSIONED_PROTOCOL_VERSIONS.includes(version);
 }
+
+/**
+ * The `MCP-Protocol-Version` header of a request on a session when it names a revision the transport
+ * does not serve (it answers 400 and serves nothing), else undefined. An initialize is not checked: its
+ * version is negotiated in its body.
+ */
+export function unsupportedSessionedVersion(
+  request: SessionedPost & { readonly method: string },
+): string | undefined {
+  const version = request.headers['mcp-protocol-version'];
+  if (typeof version !== 'string' || SESSIONED_PROTOCOL_VERSIONS.includes(version)) return undefined;
+  const messages: unknown[] = Array.isArray(request.body) ? request.body : [request.body];
+  if (request.method === 'POST' && messages.some((message) => isInitializeRequest(message))) return undefined;
+  return version;
+}
