@@ -1,7 +1,10 @@
 /**
  * The drain in process, on the real app (SQLite store, a sessioned MCP client with its event stream
  * open): readiness turns to draining, the server stops accepting, the stream (which never ends on its
- * own) is cut when DRAIN_TIMEOUT_MS passes, then the MCP sessions and the store are closed.
+ * own) is ended as the server stops accepting, so the drain finishes without waiting DRAIN_TIMEOUT_MS
+ * (a hostile-client probe: one idle SDK client made every SIGTERM take the whole 10 s); then the MCP
+ * sessions and the store are closed. A request that cannot finish is still cut at the timeout
+ * (graceful-shutdown.e2e.spec.ts).
  */
 import { drainAndClose } from '../../apps/api/src/platform/lifecycle/graceful-shutdown.js';
 import { Readiness } from '../../apps/api/src/platform/lifecycle/readiness.js';
@@ -19,7 +22,7 @@ describe('drainAndClose', () => {
   });
   afterAll(() => app.close().catch(() => undefined));
 
-  it('marks draining, stops accepting, cuts what outlives DRAIN_TIMEOUT_MS, closes MCP sessions and the store', async () => {
+  it('marks draining, stops accepting, ends MCP event streams at once, closes MCP sessions and the store', async () => {
     const readiness = app.app.get(Readiness);
     expect(readiness.state).toBe('ready');
     const { client } = await connectClient(app.baseUrl);
@@ -36,15 +39,14 @@ describe('drainAndClose', () => {
       warn: (_f: object, m: string) => messages.push(m),
     };
     const started = Date.now();
-    const drained = drainAndClose(app.app, { drainDelayMs: 0, drainTimeoutMs: 700 }, log);
+    const drained = drainAndClose(app.app, { drainDelayMs: 0, drainTimeoutMs: 20_000 }, log);
     expect(readiness.state).toBe('draining');
     await drained;
     const tookMs = Date.now() - started;
 
-    // The client's event stream (GET /mcp) never ends by itself: it is what the timeout cut.
-    expect(messages).toContain('shutdown: drain timeout, closing the remaining connections');
-    expect(tookMs).toBeGreaterThanOrEqual(650);
-    expect(tookMs).toBeLessThan(5000);
+    // The client's event stream (GET /mcp) never ends by itself: the drain ended it, so nothing was cut.
+    expect(messages).not.toContain('shutdown: drain timeout, closing the remaining connections');
+    expect(tookMs).toBeLessThan(10_000);
     expect(sessions.size).toBe(0);
     expect((await store.check()).ok).toBe(false); // the SQLite database is closed
     await expect(fetch(`${app.baseUrl}/health`)).rejects.toThrow();
