@@ -213,6 +213,11 @@ export class McpSessionRegistry implements McpSessionStore {
     await Promise.all([...this.sessions.keys()].map((id) => this.close(id)));
   }
 
+  /** Ends every session's event stream (GET), keeping the sessions (the drain; see DrainListeners). */
+  endEventStreams(): void {
+    for (const session of this.sessions.values()) session.transport.closeStandaloneSSEStream();
+  }
+
   private isIdlePastTtl(session: McpSession): boolean {
     return session.lastSeenMs <= this.now() - this.options.ttlMs;
   }

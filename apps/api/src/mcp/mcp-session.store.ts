@@ -49,6 +49,8 @@ export interface McpSessionStore {
   retryAfterMs(refusal?: Exclude<McpReservation, 'admitted'>, address?: string): number;
   /** Closes every session (application shutdown). */
   closeAll(): Promise<void>;
+  /** Ends every session's event stream (GET), keeping the sessions: the drain, once no connection is accepted. */
+  endEventStreams(): void;
 }
 
 /**

@@ -14,6 +14,7 @@ import { APP_NAME, APP_VERSION } from '../platform/config/app-version.js';
 import { PlatformModule } from '../platform/platform.module.js';
 import { APP_CONFIG, CHAIN_READER, MCP_FLEET_SESSIONS } from '../platform/infrastructure/di-tokens.js';
 import { OperatorMetrics } from '../platform/metrics/operator-metrics.js';
+import { DrainListeners } from '../platform/lifecycle/drain-listeners.js';
 import { createLiveDocuments } from './live-documents.js';
 import { McpHostAllowlist } from './mcp-host.allowlist.js';
 import { type LiveDocumentSources, McpResourceCatalog } from './mcp-resource.catalog.js';
@@ -98,9 +99,12 @@ export class McpModule implements OnModuleDestroy {
     @Inject(MCP_SESSION_REGISTRY) private readonly sessions: McpSessionStore,
     @Inject(MCP_STATELESS_ENDPOINT) private readonly stateless: McpStatelessEndpoint,
     metrics: OperatorMetrics,
+    drain: DrainListeners,
     @Optional() @Inject(MCP_FLEET_SESSIONS) fleet: McpFleetSessions | null = null,
   ) {
     metrics.countMcpSessionsWith(fleet ? () => fleet.countLive() : () => sessions.size);
+    // A fleet session has no event stream (405); one instance's would hold the drain to its timeout.
+    drain.onStoppedAccepting(() => sessions.endEventStreams());
   }
 
   /** Closes every open session (and its SSE stream) and in-flight stateless exchange before the HTTP server stops, so close() does not wait on open streams. */

@@ -2,15 +2,16 @@
  * Graceful shutdown on SIGTERM (and SIGINT), so an instance can leave a fleet without losing requests:
  * 1. `GET /health/ready` answers 503 at once; for `DRAIN_DELAY_MS` the instance still accepts new
  *    connections, so balancers and orchestrators that poll readiness stop sending traffic first;
- * 2. it stops accepting connections and lets in-flight requests finish, closing each keep-alive
- *    connection as soon as it is idle; after `DRAIN_TIMEOUT_MS` the connections still open are cut
- *    (an MCP event stream, say, never finishes on its own);
+ * 2. it stops accepting connections, ends MCP event streams (they never finish on their own), and lets
+ *    in-flight requests finish, closing each keep-alive connection as soon as it is idle; after
+ *    `DRAIN_TIMEOUT_MS` the connections still open are cut;
  * 3. the application closes: MCP transports and sessions, stores, sweeps (Nest's shutdown hooks);
  * 4. the process exits 0.
  */
 import { type Server } from 'node:http';
 import { type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { exitAfterLogFlush } from '../logging/exit-after-log-flush.js';
+import { DrainListeners } from './drain-listeners.js';
 import { Readiness } from './readiness.js';
 
 /** For main.ts's stop during start, which loads this module already. */
@@ -46,6 +47,7 @@ export async function drainAndClose(
 
   const server = app.getHttpServer() as Server;
   const allClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+  app.get(DrainListeners).stoppedAccepting();
   server.closeIdleConnections();
   const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
   let timer: NodeJS.Timeout | undefined;
