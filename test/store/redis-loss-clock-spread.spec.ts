@@ -1,0 +1,249 @@
+/**
+ * A Redis loss with instances whose clocks differ from Redis's (within the clock skew margin): the hold
+ * (`REDIS_LOSS_HOLD_MS`, on Redis's clock) and `lost-at` assumed every instance's clock was Redis's. An
+ * upgrade probe had an instance 3 min ahead and a true one: after the hold one login body gave a second
+ * session and one line verified a second time. With offsets (instance clock less Redis's) a line
+ * accepted by A before a loss at Redis time L is fresh again on B until Redis time L + window + skew +
+ * (a − b): the fleet's clock spread, so a lagging instance beside a true one replays too.
+ *
+ * Real redis-server, the real verify (core `createHolaVerifier`) on each instance's clock, the windows
+ * scaled down (W = 6 s, skew 1 s, hold W + skew + 1 s = 8 s; the app's are 300 s, 30 s, 331 s) and the
+ * offsets with them (4 s ahead ≈ 3 min of a 300 s window, 3 s behind ≈ 2 min).
+ */
+import { createHolaVerifier, buildHolaLine, createNobleSigner, createNobleVerifier } from '@passport/core';
+import { implicitAccountId } from '@passport/core/codecs';
+import { MemoryChainReader } from '@passport/core/testing';
+import { RecordingPausedError } from '@passport/core/ports';
+import { RedisHistoryWatch, RedisReplayStore } from '@passport/adapters/redis';
+import { redisLossFleet } from './support/redis-loss-fleet.js';
+
+/** Each test waits out a hold (8 s, longer once the spread is added). */
+const LONG = 60_000;
+
+const fleet = redisLossFleet();
+const SERVICE_HOST = 'spread.test:3000';
+const W = 6_000;
+const SKEW = 1_000;
+const HOLD = W + SKEW + 1_000;
+const DAY = 86_400_000;
+/** The clock skew margin, scaled as the windows are (15 min of the app's). */
+const MARGIN = 60_000;
+const TOKEN = 'chbvcnurbkuw';
+const owner = createNobleSigner(new Uint8Array(32).fill(11));
+const chain = new MemoryChainReader({
+  contractId: 'spread.test',
+  passports: [
+    {
+      tokenId: TOKEN,
+      ownerId: implicitAccountId(owner.publicKey),
+      contractId: 'spread.test',
+      metadata: { not_before: '2020-01-01', not_after: '2099-01-01' },
+      revoked: false,
+    },
+  ],
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+let nonces = 0;
+const line = (stampedMs: number): string =>
+  buildHolaLine({
+    recipient: 'MUNDO',
+    senderTokenId: TOKEN,
+    timestamp: new Date(stampedMs).toISOString(),
+    nonceHex: (++nonces).toString(16).toUpperCase().padStart(32, '0'),
+    serviceHost: SERVICE_HOST,
+    signer: owner,
+  });
+
+interface Instance {
+  readonly nowMs: () => number;
+  readonly watch: RedisHistoryWatch;
+  readonly store: RedisReplayStore;
+  /** The verify's body, or the error (503 during a hold). */
+  verify(hola: string, maxAgeMs?: number): Promise<{ verified: boolean; failureReasons: string[] } | Error>;
+  checkClock(): Promise<void>;
+}
+
+function instance(prefix: string, offsetMs: number): Instance {
+  const client = fleet.client();
+  const nowMs = () => Date.now() + offsetMs;
+  const watch = fleet.track(new RedisHistoryWatch(client, { prefix, holdMs: HOLD, nowMs }));
+  const store = new RedisReplayStore(client, { prefix, clockSkewMarginMs: MARGIN, history: watch });
+  const verifier = createHolaVerifier({
+    chain,
+    replay: store,
+    clock: { nowMs },
+    verifier: createNobleVerifier(),
+    serviceHost: SERVICE_HOST,
+    futureSkewMs: SKEW,
+  });
+  return {
+    nowMs,
+    watch,
+    store,
+    verify: (hola, maxAgeMs = W) =>
+      verifier.verify({ hola, maxAgeMs }).then(
+        (result) => result.body,
+        (error: unknown) => error as Error,
+      ),
+    checkClock: () => store.checkClock(nowMs),
+  };
+}
+
+/** Every instance connected, and each has read the others' clock reports. */
+async function started(...instances: Instance[]): Promise<void> {
+  for (const i of instances) await i.watch.check();
+  for (let round = 0; round < 2; round++) for (const i of instances) await i.checkClock();
+}
+
+/** Flushes Redis and lets `noticer` find the loss, then every other instance adopt its hold. */
+async function lose(noticer: Instance, ...others: Instance[]): Promise<void> {
+  await fleet.server.flush();
+  await noticer.watch.check();
+  expect(noticer.watch.holdRemainingMs).toBeGreaterThan(0);
+  for (const i of others) {
+    await i.watch.check();
+    expect(i.watch.holdRemainingMs).toBeGreaterThan(0);
+  }
+}
+
+/** Waits for `i`'s hold to end (it records again), then a little more. */
+async function holdOver(i: Instance): Promise<void> {
+  while (i.watch.holdRemainingMs > 0) await sleep(50);
+  await sleep(100);
+}
+
+const accepted = (body: unknown) => expect(body).toMatchObject({ verified: true });
+const refused = (body: unknown) => {
+  expect(body).not.toBeInstanceOf(Error);
+  expect(body).toMatchObject({ verified: false });
+};
+
+describe('after a Redis loss, a line used before it is refused on every instance whatever their clocks', () => {
+  it.each([
+    ['A ahead notices', 'a'],
+    ['B (true) notices', 'b'],
+  ])(
+    'A 4 s ahead, B true (%s): after the hold B refuses a line A accepted before the loss',
+    async (_, who) => {
+      const prefix = `spread-a${who}:`;
+      const a = instance(prefix, 4_000);
+      const b = instance(prefix, 0);
+      await started(a, b);
+      // Stamped on A's clock (a client using it), accepted by A just before the loss.
+      const used = line(a.nowMs());
+      const usedLong = line(a.nowMs());
+      accepted(await a.verify(used));
+      accepted(await a.verify(usedLong, DAY));
+      if (who === 'a') await lose(a, b);
+      else await lose(b, a);
+      // During the hold a fresh line is refused with 503 (not a replay body).
+      expect(await b.verify(line(b.nowMs()))).toBeInstanceOf(Error);
+      await holdOver(b);
+      // The 24 h window: stamped before the loss as A's clock read it (ahead), so nonce_replay. Fails before
+      // the fix: stamped 4 s after B's lostAt, more than the skew (1 s), it verified a second time.
+      expect(await b.verify(usedLong, DAY)).toMatchObject({
+        verified: false,
+        failureReasons: ['nonce_replay'],
+      });
+      // Fails before the fix: B's own clock, 4 s behind A's, finds the line fresh (about 4 s old of 6) and
+      // stamped after its lostAt + skew, so it verified a second time.
+      refused(await b.verify(used));
+    },
+    LONG,
+  );
+
+  it(
+    'B 3 s behind beside a true A: after the hold B refuses a line a true client stamped just before the loss',
+    async () => {
+      const prefix = 'spread-b:';
+      const a = instance(prefix, 0);
+      const b = instance(prefix, -3_000);
+      await started(a, b);
+      const used = line(Date.now());
+      const usedLong = line(Date.now());
+      accepted(await a.verify(used));
+      accepted(await a.verify(usedLong, DAY));
+      await lose(b, a);
+      await holdOver(b);
+      // Fails before the fix: B's clock reads the loss 3 s early (its lostAt refuses stamps up to L − 3 s +
+      // 1 s), so the line verified a second time with the 24 h window ...
+      expect(await b.verify(usedLong, DAY)).toMatchObject({
+        verified: false,
+        failureReasons: ['nonce_replay'],
+      });
+      // ... and with the default one too (5 s old of 6 on B's clock).
+      refused(await b.verify(used));
+    },
+    LONG,
+  );
+
+  // Holds already (a guard): alone, an instance behind refuses a true client's line stamped just before
+  // the loss as future (3 s ahead of its clock, skew 1 s), so it never used it; the lines it did accept
+  // were stamped on or before its own clock + skew, which its lostAt (on its own clock) + skew covers,
+  // and the hold (on Redis's clock, 8 s) outlasts their freshness (stamp + 6 s + 1 s on its clock).
+  it(
+    'B 3 s behind alone: the lines it accepted before the loss are refused after the hold (both windows)',
+    async () => {
+      const prefix = 'spread-c:';
+      const b = instance(prefix, -3_000);
+      await started(b);
+      expect(await b.verify(line(Date.now()))).toMatchObject({
+        verified: false,
+        failureReasons: ['timestamp_stale_or_future'],
+      });
+      const used = line(b.nowMs() + SKEW);
+      const usedLong = line(b.nowMs() + SKEW);
+      accepted(await b.verify(used));
+      accepted(await b.verify(usedLong, DAY));
+      await lose(b);
+      await holdOver(b);
+      refused(await b.verify(used));
+      expect(await b.verify(usedLong, DAY)).toMatchObject({
+        verified: false,
+        failureReasons: ['nonce_replay'],
+      });
+    },
+    LONG,
+  );
+
+  it(
+    'the hold is extended by the spread for every instance, and Retry-After says so',
+    async () => {
+      const prefix = 'spread-d:';
+      const a = instance(prefix, 4_000);
+      const b = instance(prefix, -3_000);
+      await started(a, b);
+      await lose(a, b);
+      // Fails before the fix: 8 s, the spread (4 s + 3 s) not added.
+      for (const i of [a, b]) {
+        expect(i.watch.holdRemainingMs).toBeGreaterThan(HOLD + 7_000 - 1_000);
+        const paused = await i.store
+          .recordIfAbsent(`k${Math.random()}`, i.nowMs(), i.nowMs() + 1000)
+          .catch((error: unknown) => error);
+        expect(paused).toBeInstanceOf(RecordingPausedError);
+        expect((paused as RecordingPausedError).retryAfterMs).toBeGreaterThan(HOLD + 7_000 - 1_000);
+      }
+      expect(a.watch.problem).toMatch(/recording refused until/);
+      // An instance started during the hold adopts the longer hold, and the loss's time, not a later one.
+      const c = instance(prefix, 0);
+      await c.watch.check();
+      expect(c.watch.holdRemainingMs).toBeGreaterThan(HOLD + 7_000 - 2_000);
+      expect(Math.abs((c.store.lostRecordsAtMs() ?? 0) - (b.store.lostRecordsAtMs() ?? 0))).toBeLessThan(500);
+    },
+    LONG,
+  );
+});
+
+describe('a clock ahead of Redis beyond the margin', () => {
+  // Symmetric with a lag beyond the margin: an instance that far ahead records nothing, so the spread the
+  // hold waits out is bounded by twice the margin.
+  it('records nothing', async () => {
+    const prefix = 'spread-e:';
+    const far = instance(prefix, MARGIN + 30_000);
+    await started(far);
+    const body = await far.verify(line(far.nowMs()));
+    expect(body).toBeInstanceOf(Error);
+    expect(far.store.clockProblem).toMatch(/ahead of Redis's, more than the clock skew margin/);
+  });
+});
