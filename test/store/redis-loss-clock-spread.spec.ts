@@ -135,6 +135,8 @@ describe('after a Redis loss, a line used before it is refused on every instance
       const usedLong = line(a.nowMs());
       accepted(await a.verify(used));
       accepted(await a.verify(usedLong, DAY));
+      const usedLater = line(a.nowMs());
+      accepted(await a.verify(usedLater, DAY));
       if (who === 'a') await lose(a, b);
       else await lose(b, a);
       // During the hold a fresh line is refused with 503 (not a replay body).
@@ -149,6 +151,14 @@ describe('after a Redis loss, a line used before it is refused on every instance
       // Fails before the fix: B's own clock, 4 s behind A's, finds the line fresh (about 4 s old of 6) and
       // stamped after its lostAt + skew, so it verified a second time.
       refused(await b.verify(used));
+      // An instance started after the hold learns the loss and the fleet's lead then (lost-at, lost-lead).
+      await expect(fleet.client().get(`${prefix}{replay}:lost-lead`)).resolves.toMatch(/^(39\d\d|4\d\d\d)$/);
+      const d = instance(prefix, 0);
+      await d.watch.check();
+      expect(await d.verify(usedLater, DAY)).toMatchObject({
+        verified: false,
+        failureReasons: ['nonce_replay'],
+      });
     },
     LONG,
   );

@@ -25,23 +25,33 @@ export const CLOCK_REPORT_LIFE_MS = 15_000;
  * ARGV[4] its offset from Redis's clock in ms: positive ahead, negative behind) as
  * `<agrees>:<Redis's ms>:<offset>`, drops reports older than ARGV[3] ms, and answers {how many other
  * instances agree with Redis's clock, how many others disagree with it but agree with this one's
- * (offsets within ARGV[5] ms)}.
+ * (offsets within ARGV[5] ms), the largest and the smallest offset among the live reports within the clock
+ * skew margin ARGV[6] (this one's included; an instance beyond it records nothing, so it accepts no line
+ * a loss could let through again; 0: no bound)}. The largest and smallest say how far apart the fleet's
+ * clocks are: after a loss of Redis's records the hold waits that out too (RedisHistoryWatch).
  */
 const CLOCK_REPORT_LUA = `${SERVER_CLOCK_LUA}
-local offset, tolerance, life = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3])
+local offset, tolerance, life, margin = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]), tonumber(ARGV[6]) or 0
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ':' .. serverNow .. ':' .. ARGV[4])
 local all = redis.call('HGETALL', KEYS[1])
-local agreeing, withThis = 0, 0
+local agreeing, withThis, highest, lowest = 0, 0, 0, 0
 for i = 1, #all, 2 do
   local agrees, at, theirs = string.match(all[i + 1], '^([01]):(%d+):(-?%d+)$')
   if not at or serverNow - tonumber(at) > life then redis.call('HDEL', KEYS[1], all[i])
-  elseif all[i] ~= ARGV[1] then
-    if agrees == '1' then agreeing = agreeing + 1
-    elseif ARGV[2] == '0' and math.abs(tonumber(theirs) - offset) <= tolerance then withThis = withThis + 1 end
+  else
+    local off = tonumber(theirs)
+    if margin <= 0 or math.abs(off) <= margin then
+      if off > highest then highest = off end
+      if off < lowest then lowest = off end
+    end
+    if all[i] ~= ARGV[1] then
+      if agrees == '1' then agreeing = agreeing + 1
+      elseif ARGV[2] == '0' and math.abs(off - offset) <= tolerance then withThis = withThis + 1 end
+    end
   end
 end
 redis.call('PEXPIRE', KEYS[1], life * 2)
-return {agreeing, withThis}
+return {agreeing, withThis, highest, lowest}
 `;
 
 /** What the other instances reported (within CLOCK_REPORT_LIFE_MS). */
@@ -50,6 +60,12 @@ export interface FleetClockCounts {
   readonly agreeingWithRedis: number;
   /** Instances off Redis's clock but within REDIS_CLOCK_AGREEMENT_MS of this one's offset. */
   readonly agreeingWithThis: number;
+  /**
+   * The fleet's largest lead over Redis's clock (ms, 0 when none is ahead) and largest lag behind it (ms,
+   * 0 when none is behind), among the live reports within the clock skew margin, this one's included.
+   */
+  readonly leadMs: number;
+  readonly lagMs: number;
 }
 
 export class RedisClockReport {
@@ -72,17 +88,26 @@ export class RedisClockReport {
     await this.redis.hdel(this.key, this.instanceId);
   }
 
-  /** Publishes this instance's report (`offsetMs`: positive ahead of Redis's clock) and reads the others'. */
-  async publish(agrees: boolean, offsetMs: number): Promise<FleetClockCounts> {
-    const [agreeing, withThis] = (await this.script(
+  /**
+   * Publishes this instance's report (`offsetMs`: positive ahead of Redis's clock) and reads the others'
+   * (`marginMs`: the clock skew margin, beyond which an instance records nothing).
+   */
+  async publish(agrees: boolean, offsetMs: number, marginMs = 0): Promise<FleetClockCounts> {
+    const [agreeing, withThis, highest, lowest] = (await this.script(
       this.key,
       this.instanceId,
       agrees ? 1 : 0,
       CLOCK_REPORT_LIFE_MS,
       Math.round(offsetMs),
       REDIS_CLOCK_AGREEMENT_MS,
-    )) as [number, number];
-    return { agreeingWithRedis: Number(agreeing), agreeingWithThis: Number(withThis) };
+      Math.max(0, Math.round(marginMs)),
+    )) as [number, number, number?, number?];
+    return {
+      agreeingWithRedis: Number(agreeing),
+      agreeingWithThis: Number(withThis),
+      leadMs: Math.max(0, Number(highest ?? 0) || 0),
+      lagMs: Math.max(0, -Number(lowest ?? 0) || 0),
+    };
   }
 }
 

@@ -30,6 +30,21 @@
  *   adopter takes the loss's time from the hold's time to live.
  * - `lost-at`: Redis's time when a loss was last noticed, kept 25 h, so that an instance started after
  *   it (during or after its hold) knows which lines were stamped before it.
+ * - `lost-lead` (1.13.0): beside `lost-at`, the fleet's largest clock lead over Redis's (ms) when that loss
+ *   was noticed, kept as long and never lowered for the same loss (a separate key: earlier releases parse
+ *   `lost-at` as a number).
+ *
+ * Instances' clocks differ from Redis's (offset o: the instance's clock less Redis's, positive ahead).
+ * A line instance A accepted before a loss at Redis time L was stamped up to L + o_A + skew, and instance
+ * B finds it fresh (window W) while Redis's clock reads below L + W + skew + o_A − o_B (a second more for
+ * whole seconds): the hold (W + skew + 1 s) waits out o_A − o_B = 0 only. So the noticer lengthens the
+ * hold by the fleet's spread, lead + lag, read by its last clock checks before the loss (the clock reports
+ * are gone with the data): lead = max(0, largest offset), lag = max(0, −smallest offset), Redis's own clock
+ * counted as an instance at 0 (instances of earlier releases report nothing; an instance beyond the clock
+ * skew margin either way records nothing, so the spread is at most twice the margin). The hold key carries
+ * the extension (its value), so adopters agree on the loss's time. And every instance answers
+ * nonce_replay, whatever the window, for a line stamped up to L + lead + skew: on its own clock, where it
+ * reads the loss as L + o_X, that is its lostAt + (lead − o_X) + skew (`lossLeadOverThisClockMs`).
  * The record script checks them all before recording (nothing is recorded on a mismatch, the watch is
  * told at once); the watch also reads the marker and the hold when the client connects and every
  * `intervalMs` (every `HELD_READ_INTERVAL_MS` while it holds).
@@ -66,6 +81,16 @@ export const OWN_GENERATION_TTL_MS = 30 * 86_400_000;
  */
 export const LOSS_TIME_TTL_MS = 25 * 3_600_000;
 
+/**
+ * How long a clock check's reading of the fleet's spread counts (ms): the clock reports' own life twice.
+ * A loss takes the widest reading of that span: the check that runs first after a flush or a restart
+ * finds the reports gone (only this instance's own), and counted alone it would shorten the hold.
+ */
+const FLEET_CLOCKS_READING_LIFE_MS = 30_000;
+
+/** The hold key's value: its end and, from 1.13.0, the fleet's lead and the hold's extension (ms). */
+const HOLD_VALUE = / lead=(\d+) extended=(\d+)$/;
+
 /** How often an instance reads the marker and the hold while it holds (ms). */
 export const HELD_READ_INTERVAL_MS = 500;
 
@@ -88,8 +113,18 @@ export function sameHoldMarginMs(holdMs: number): number {
 const RECORD_LOSS_TIME_LUA = `local t = redis.call('TIME')
 local ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) - (tonumber(ARGV[2]) or 0)
 local current = tonumber(redis.call('GET', KEYS[1]))
-if current == nil or (ARGV[3] ~= 'absent' and current < ms) then
+local written = current == nil or (ARGV[3] ~= 'absent' and current < ms)
+if written then
   redis.call('SET', KEYS[1], ms, 'PX', ARGV[1])
+end
+-- lost-lead (KEYS[2]): the fleet's lead (ARGV[4]) for this loss, never lowered for the same loss (one kept
+-- within a hold, ARGV[5], of it: a new loss's hold starts only once the old one has gone), set afresh for
+-- a new one.
+local same = current ~= nil and math.abs(ms - current) < tonumber(ARGV[5])
+if written or same then
+  local lead, kept = tonumber(ARGV[4]) or 0, tonumber(redis.call('GET', KEYS[2]))
+  if same and kept ~= nil and kept > lead then lead = kept end
+  redis.call('SET', KEYS[2], lead, 'PX', ARGV[1])
 end
 return ms`;
 const OWN_GENERATION_COMPARED_MS = 29 * 86_400_000;
@@ -103,8 +138,11 @@ export interface RedisHistoryWatchOptions {
   readonly holdMs?: number | undefined;
   /** How long health mentions a loss (default 24 h). */
   readonly noticeMs?: number | undefined;
-  /** Called once per loss noticed (for a log line). */
-  readonly onLoss?: ((lostAtMs: number) => void) | undefined;
+  /**
+   * Called once per loss noticed (for a log line), with how long this instance holds (ms: the hold, plus
+   * the fleet's clock spread when the hold's maker added it).
+   */
+  readonly onLoss?: ((lostAtMs: number, heldForMs: number) => void) | undefined;
   /** Wall clock (ms); the system clock by default. */
   readonly nowMs?: (() => number) | undefined;
 }
@@ -120,6 +158,8 @@ export class RedisHistoryWatch {
   readonly ownGenerationKey: string;
   /** When the last loss was noticed, on Redis's clock (ms), kept `LOSS_TIME_TTL_MS`. */
   readonly lossTimeKey: string;
+  /** The fleet's largest clock lead over Redis's (ms) when that loss was noticed, kept as long. */
+  readonly lossLeadKey: string;
   private readonly recordLossTime: (...args: Array<string | number>) => Promise<unknown>;
   private known: string | null = null;
   private highestGeneration: number | null = null;
@@ -136,6 +176,16 @@ export class RedisHistoryWatch {
   private lostAtEffective: number | null = null;
   /** The `lost-at` value last learned (Redis's clock): one value is one loss, learned once. */
   private learnedLossTime: number | null = null;
+  /** The fleet's largest lead over Redis's clock when the loss this instance knows happened (ms). */
+  private lossLeadMs = 0;
+  /** This instance's offset from Redis's clock when it took that loss's time on its clock (ms), or null. */
+  private lossOwnOffsetMs: number | null = null;
+  /** The extension of this instance's current (or last) hold beyond `holdMs` (ms): the fleet's spread. */
+  private holdExtensionMs = 0;
+  /** The clock checks' readings (monotonic ms, lead, lag), newest last, kept FLEET_CLOCKS_READING_LIFE_MS. */
+  private fleetClocks: Array<{ at: number; leadMs: number; lagMs: number }> = [];
+  /** This instance's offset from Redis's clock at its last clock check (ms, positive ahead), or null. */
+  private ownOffsetMs: number | null = null;
   /** The wall clock less monotonic time at start: a later reading above it is a lead. */
   private readonly startOffset: number;
   /** When recording may start again, on the wall clock and on monotonic time (a step cannot stretch it). */
@@ -167,7 +217,8 @@ export class RedisHistoryWatch {
     this.holdKey = `${base}loss-hold`;
     this.ownGenerationKey = `${base}gen:${randomBytes(8).toString('hex')}`;
     this.lossTimeKey = `${base}lost-at`;
-    this.recordLossTime = registerScriptCommand(redis, 'passport-loss-time', RECORD_LOSS_TIME_LUA, 1);
+    this.lossLeadKey = `${base}lost-lead`;
+    this.recordLossTime = registerScriptCommand(redis, 'passport-loss-time', RECORD_LOSS_TIME_LUA, 2);
     this.holdMs = options.holdMs ?? DEFAULT_REDIS_HISTORY_HOLD_MS;
     this.noticeMs = options.noticeMs ?? DEFAULT_REDIS_HISTORY_NOTICE_MS;
     this.now = options.nowMs ?? Date.now;
@@ -243,8 +294,11 @@ export class RedisHistoryWatch {
    * less the time since the read or the invocation was sent, so that a reply handled late never holds
    * this instance past the key (nor takes the loss as later than it was by the delay).
    */
-  adoptHold(remainingMs: number): void {
+  adoptHold(remainingMs: number, holdValue?: string): void {
     if (!(remainingMs > 0)) return;
+    // The hold's maker (1.13.0) names the fleet's lead and the extension it added for the clocks' spread;
+    // one of an earlier release names none (no extension: its hold is `holdMs` long).
+    const named = holdValue === undefined ? null : HOLD_VALUE.exec(holdValue);
     // The key ending within the margin after this instance's own hold ended is that hold's key, outliving
     // this instance's estimate of it by the clocks' parting (a review: a record in that gap took it for
     // a new loss, a second report, the sessions forgotten again, 2 runs of 3 at a 300 ms hold): held on
@@ -266,23 +320,78 @@ export class RedisHistoryWatch {
     // (an upgrade probe: an instance restarted during a hold refused them, and recorded them as refused).
     const starting = this.hold.remainingMs() === 0 && !sameHold;
     if (starting) {
-      const lostAt = Math.min(now, now + remainingMs - this.holdMs);
+      // Read when the key was read: a reply from a record invocation (no value there before 1.13.0's
+      // script) leaves them as the last read knew them, this instance's own reading of the fleet else.
+      const extensionMs = named ? Number(named[2]) : null;
+      this.holdExtensionMs = extensionMs ?? 0;
+      this.lossLeadMs = named ? Number(named[1]) : this.fleetLeadMs;
+      // The hold's maker set it for the hold plus its extension: the loss was that long before its end.
+      const lostAt = Math.min(now, now + remainingMs - this.holdMs - this.holdExtensionMs);
       this.lostAt = lostAt;
       this.lostAtEffective = this.withoutLead(lostAt);
-      this.options.onLoss?.(lostAt);
+      this.lossOwnOffsetMs = this.ownOffsetMs;
+      this.options.onLoss?.(lostAt, this.holdMs + this.holdExtensionMs);
       // The hold's maker may keep no lost-at (a 1.10.0 instance in a rolling upgrade): keep it from here,
       // else every instance started after the hold knew no loss and verified each line used before it
       // once more when asked with a long window (an upgrade probe: 20 of 20).
       this.publishLossTime();
+    } else if (named) {
+      // The same hold, its extension read now (adopted first from a record invocation's reply).
+      this.holdExtensionMs = Math.max(this.holdExtensionMs, Number(named[2]));
+      this.lossLeadMs = Math.max(this.lossLeadMs, Number(named[1]));
     }
     if (remainingMs > this.hold.remainingMs()) this.setHold(now + remainingMs);
     if (starting) this.lossHeld();
   }
 
+  /**
+   * The clock check's reading (RedisReplayStore.checkClock, every 5 s): this instance's offset from Redis's
+   * clock and the fleet's largest lead and lag within the margin (ms; this instance's included).
+   */
+  observeFleetClocks(ownOffsetMs: number, leadMs: number, lagMs: number): void {
+    if (![ownOffsetMs, leadMs, lagMs].every(Number.isFinite)) return;
+    const at = this.monotonicNow();
+    this.ownOffsetMs = ownOffsetMs;
+    this.fleetClocks = this.fleetClocks.filter((r) => at - r.at < FLEET_CLOCKS_READING_LIFE_MS);
+    this.fleetClocks.push({ at, leadMs: Math.max(0, leadMs), lagMs: Math.max(0, lagMs) });
+  }
+
+  /** The fleet's largest lead over Redis's clock read within FLEET_CLOCKS_READING_LIFE_MS (the last one else). */
+  private get fleetLeadMs(): number {
+    return Math.max(0, ...this.recentFleetClocks().map((r) => r.leadMs));
+  }
+
+  /** The fleet's spread (largest lead plus largest lag) read within FLEET_CLOCKS_READING_LIFE_MS. */
+  private get fleetSpreadMs(): number {
+    const recent = this.recentFleetClocks();
+    return Math.max(0, ...recent.map((r) => r.leadMs)) + Math.max(0, ...recent.map((r) => r.lagMs));
+  }
+
+  private recentFleetClocks(): Array<{ leadMs: number; lagMs: number }> {
+    const now = this.monotonicNow();
+    const recent = this.fleetClocks.filter((r) => now - r.at < FLEET_CLOCKS_READING_LIFE_MS);
+    const last = this.fleetClocks.at(-1);
+    return recent.length > 0 || last === undefined ? recent : [last];
+  }
+
+  /**
+   * How much later than `lostAtMs` the fleet's furthest-ahead clock read the loss (ms, at least 0): a line
+   * accepted before the loss on instance I (offset o_I ≤ lead) was stamped at most L + o_I + skew, where L
+   * is the loss on Redis's clock; this instance took the loss as lostAt = L + o_X on its own clock, so it
+   * answers nonce_replay for a stamp s with s ≤ lostAt + (lead − o_X) + skew, that is L + lead + skew.
+   * Never below 0 (this instance's own lead is one the fleet's includes). With no clock check (a margin
+   * of 0, or none run yet) o_X counts as 0.
+   */
+  get lossLeadOverThisClockMs(): number {
+    if (this.lostAtEffective === null) return 0;
+    return Math.max(0, this.lossLeadMs - (this.lossOwnOffsetMs ?? this.ownOffsetMs ?? 0));
+  }
+
   /** Sets this instance's hold to end at `untilMs` (wall clock), and notes that end on monotonic time. */
   private setHold(untilMs: number): void {
-    this.hold.set(untilMs);
-    this.holdEndAt = this.monotonicNow() + Math.min(this.holdMs, Math.max(0, untilMs - this.now()));
+    const longestMs = this.holdMs + this.holdExtensionMs;
+    this.hold.set(untilMs, longestMs);
+    this.holdEndAt = this.monotonicNow() + Math.min(longestMs, Math.max(0, untilMs - this.now()));
   }
 
   /**
@@ -336,6 +445,8 @@ export class RedisHistoryWatch {
     const restartsBeforeRead = this.generationRestarts;
     let own: number | null;
     let lossTimeOnRedis: number | null;
+    let lossLeadOnRedis: number | null;
+    let holdValue: string | undefined;
     let redisNowMs: number;
     let repliedAt: number;
     try {
@@ -349,6 +460,8 @@ export class RedisHistoryWatch {
         .get(this.ownGenerationKey)
         .get(this.lossTimeKey)
         .time()
+        .get(this.holdKey)
+        .get(this.lossLeadKey)
         .exec()) as Array<[Error | null, unknown]> | null;
       repliedAt = this.now();
       const failed: [Error, null] = [new Error('transaction discarded'), null];
@@ -358,8 +471,12 @@ export class RedisHistoryWatch {
       const [ownError, ownValue] = replies?.[4] ?? failed;
       const [lossTimeError, lossTimeValue] = replies?.[5] ?? failed;
       const [timeError, time] = replies?.[6] ?? failed;
+      const [, holdText] = replies?.[7] ?? failed;
+      const [, leadText] = replies?.[8] ?? failed;
       if (error || holdError || generationError || ownError || lossTimeError || timeError) return;
       lossTimeOnRedis = typeof lossTimeValue === 'string' ? Number(lossTimeValue) : null;
+      holdValue = typeof holdText === 'string' ? holdText : undefined;
+      lossLeadOnRedis = typeof leadText === 'string' ? Number(leadText) : null;
       const [seconds, micros] = Array.isArray(time) ? time.map(Number) : [NaN, NaN];
       redisNowMs = (seconds as number) * 1000 + Math.floor((micros as number) / 1000);
       value = typeof current === 'string' ? current : null;
@@ -370,7 +487,7 @@ export class RedisHistoryWatch {
       return;
     }
     if (value === null) return;
-    this.learnLossTime(lossTimeOnRedis, redisNowMs, sentAt, repliedAt);
+    this.learnLossTime(lossTimeOnRedis, lossLeadOnRedis, redisNowMs, sentAt, repliedAt);
     const markerChanged = this.known !== null && value !== this.known;
     // This instance holds and the shared hold is gone (a second flush within the hold, a restart from a
     // snapshot without it): put it back for the rest of this hold, else an instance started now records
@@ -392,7 +509,7 @@ export class RedisHistoryWatch {
     this.known = value;
     // A hold another instance started covers this loss too: adopt it, never start another (each
     // instance noticing one loss would re-arm the hold).
-    if (heldMs > 0) return this.adoptHold(heldMs - Math.max(0, repliedAt - sentAt));
+    if (heldMs > 0) return this.adoptHold(heldMs - Math.max(0, repliedAt - sentAt), holdValue);
     if (markerChanged) {
       // This instance was away (paused, cut off) for longer than a hold, and the new marker was made
       // longer ago than a hold too: the loss's hold is over and lines used before it are stale.
@@ -431,8 +548,13 @@ export class RedisHistoryWatch {
     }
     this.lostAt = at;
     this.lostAtEffective = this.withoutLead(at);
-    this.setHold(at + this.holdMs);
-    this.options.onLoss?.(at);
+    this.lossOwnOffsetMs = this.ownOffsetMs;
+    // The fleet's clocks as this instance last read them (the reports went with the data): the hold waits
+    // out their spread too, and every instance refuses lines stamped up to the loss plus the lead.
+    this.lossLeadMs = this.fleetLeadMs;
+    this.holdExtensionMs = this.fleetSpreadMs;
+    this.setHold(at + this.holdMs + this.holdExtensionMs);
+    this.options.onLoss?.(at, this.holdMs + this.holdExtensionMs);
     this.publishHold();
     this.publishLossTime();
     this.lossHeld();
@@ -446,7 +568,16 @@ export class RedisHistoryWatch {
   private publishLossTime(when: 'later' | 'absent' = 'later'): void {
     const ageMs = this.lostAt === null ? 0 : Math.max(0, Math.floor(this.now() - this.lostAt));
     void this.recordLossTime
-      .call(this.redis, this.lossTimeKey, LOSS_TIME_TTL_MS, ageMs, when)
+      .call(
+        this.redis,
+        this.lossTimeKey,
+        this.lossLeadKey,
+        LOSS_TIME_TTL_MS,
+        ageMs,
+        when,
+        Math.round(this.lossLeadMs),
+        Math.max(1000, this.holdMs),
+      )
       .catch(() => undefined);
   }
 
@@ -459,19 +590,33 @@ export class RedisHistoryWatch {
    */
   private learnLossTime(
     lossTimeOnRedis: number | null,
+    lossLeadOnRedis: number | null,
     redisNowMs: number,
     sentAt: number,
     repliedAt: number,
   ): void {
     if (lossTimeOnRedis === null || !Number.isFinite(lossTimeOnRedis) || !Number.isFinite(redisNowMs)) return;
+    // The fleet's lead for the loss kept: never lowered here for the loss this instance knows (a lower
+    // one is kept for a later loss, taken below with it).
+    const leadOnRedis =
+      lossLeadOnRedis !== null && Number.isFinite(lossLeadOnRedis) ? Math.max(0, lossLeadOnRedis) : null;
+    if (lossTimeOnRedis === this.learnedLossTime) {
+      if (leadOnRedis !== null && leadOnRedis > this.lossLeadMs) this.lossLeadMs = leadOnRedis;
+      return;
+    }
     // One value is one loss: learned once. A value later than Redis's clock (Redis's clock set back since,
     // or a failover to a replica behind the primary that wrote it) read as now at every check, and verify
     // answered every line nonce_replay for as long as it outran Redis's clock (a review).
-    if (lossTimeOnRedis === this.learnedLossTime) return;
     this.learnedLossTime = lossTimeOnRedis;
     const here = Math.min(repliedAt, this.withoutLead(sentAt - (redisNowMs - lossTimeOnRedis)));
-    if (this.lostAtEffective !== null && here <= this.lostAtEffective + 1000) return;
+    if (this.lostAtEffective !== null && here <= this.lostAtEffective + 1000) {
+      if (leadOnRedis !== null && leadOnRedis > this.lossLeadMs) this.lossLeadMs = leadOnRedis;
+      return;
+    }
     this.lostAtEffective = here;
+    this.lossOwnOffsetMs = this.ownOffsetMs;
+    // A loss of a 1.12.0 or older noticer keeps no lead: this instance's own reading of the fleet then.
+    this.lossLeadMs = leadOnRedis ?? this.fleetLeadMs;
     if (this.lostAt === null || here > this.lostAt) this.lostAt = here;
   }
 
@@ -480,12 +625,13 @@ export class RedisHistoryWatch {
     const remaining = this.holdRemainingMs;
     if (remaining <= 0) return;
     void this.redis
-      // Never more than a hold is long: what this instance holds, the fleet holds.
+      // Never more than this hold is long: what this instance holds, the fleet holds. Its value names the
+      // fleet's lead and the extension, so that an adopter takes the loss's time right.
       .set(
         this.holdKey,
-        new Date(this.now() + remaining).toISOString(),
+        `${new Date(this.now() + remaining).toISOString()} lead=${Math.round(this.lossLeadMs)} extended=${Math.round(this.holdExtensionMs)}`,
         'PX',
-        Math.min(remaining, this.holdMs),
+        Math.min(remaining, this.holdMs + this.holdExtensionMs),
         'NX',
       )
       .catch(() => undefined);
@@ -498,8 +644,12 @@ export class RedisHistoryWatch {
     // known (one learned from lost-at in this very read: Redis back from a snapshot taken after the
     // marker was made, which the marker survives; a review).
     if (this.lostAt === null || madeAt > this.lostAt) this.lostAt = madeAt;
-    if (this.lostAtEffective === null || madeAt > this.lostAtEffective) this.lostAtEffective = madeAt;
-    this.options.onLoss?.(madeAt);
+    if (this.lostAtEffective === null || madeAt > this.lostAtEffective) {
+      this.lostAtEffective = madeAt;
+      this.lossOwnOffsetMs = this.ownOffsetMs;
+      this.lossLeadMs = Math.max(this.lossLeadMs, this.fleetLeadMs);
+    }
+    this.options.onLoss?.(madeAt, 0);
     // No instance may have written it (the marker's maker started after the loss, with nothing to see):
     // the instances started later learn it from here (an e2e probe). Only where none is kept: the
     // marker's time is another machine's clock, and one ahead would make a time kept by an instance
@@ -537,7 +687,7 @@ export class RedisHistoryWatch {
   /** Why recording is refused now (within the hold after a loss), or undefined. */
   get problem(): string | undefined {
     if (this.hold.remainingMs() === 0) return undefined;
-    return `redis lost replay records (noticed at ${new Date(this.lostAt ?? this.now()).toISOString()}: a restart without persistence, a flush, or data older than seen before): recording refused until ${new Date(this.now() + this.hold.remainingMs()).toISOString()}, when lines (in the default 300 s window) and login challenges used before the loss are stale`;
+    return `redis lost replay records (noticed at ${new Date(this.lostAt ?? this.now()).toISOString()}: a restart without persistence, a flush, or data older than seen before): recording refused until ${new Date(this.now() + this.hold.remainingMs()).toISOString()}, when lines (in the default 300 s window) and login challenges used before the loss are stale${this.holdExtensionMs > 0 ? ` (the hold, ${Math.round(this.holdMs / 1000)} s, lengthened by the fleet's clock spread, ${Math.round(this.holdExtensionMs / 1000)} s)` : ''}`;
   }
 
   /** Milliseconds until recording is allowed again (0 when it is now). */

@@ -63,10 +63,11 @@ const NOT_READ_RETRY_MS = 1000;
  * hold, {-5} older data (the shared counter, or this instance's own key, behind what it was answered),
  * {-6, lagMs} the caller's clock behind Redis's by more than the margin (its freshness check could accept
  * lines whose records Redis has removed: a clock-step probe had a used login body give a second JWT on
- * an instance set back 25 min);
+ * an instance set back 25 min), or ahead of it by more than the margin (lagMs negative: what such an
+ * instance accepts, a loss's hold would have to wait out; see RedisHistoryWatch);
  * the invocation answers the generation once: the counter after its increment when it recorded
  * something, else the counter as read, negated (neither the counter nor its own key written then), and
- * with another instance's hold {that, heldMs}. The cheap checks come first: the index is looked up for the member only when the
+ * with another instance's hold {that, heldMs, the hold key's value}. The cheap checks come first: the index is looked up for the member only when the
  * store is at the call's cap. The keys it writes are declared (the index once; per call the record and
  * the owner's set; all under one hash tag, so one Redis Cluster slot), so that Cluster refuses a call
  * while that slot migrates before anything is written. The store's fixed values (the record key prefix,
@@ -100,7 +101,7 @@ local function generation() return 0 end`
 local current = tonumber(redis.call('GET', KEYS[3])) or 0
 local stop, recordedAny = nil, false
 if marker == false or (markerArg ~= '' and marker ~= markerArg) then stop = {-3}
-elseif heldMs > 0 then stop = {-4, heldMs}
+elseif heldMs > 0 then stop = {-4, heldMs, redis.call('GET', KEYS[4]) or ''}
 elseif genArg ~= '' and current < tonumber(genArg) then stop = {-5}
 elseif ownArg ~= '' and (mine == false or tonumber(mine) < tonumber(ownArg)) then stop = {-5} end
 -- After the calls: only an invocation that recorded moves the counter and this instance's key (one
@@ -110,7 +111,7 @@ local function generation()
   if not recordedAny then
     -- Another instance's hold: its time to live beside the counter, so that the watch counts it from
     -- before the invocation was sent (onInvocationReply's round trip), not from a late reply.
-    if stop and stop[1] == -4 then return {-current, stop[2]} end
+    if stop and stop[1] == -4 then return {-current, stop[2], stop[3]} end
     return -current
   end
   local gen = redis.call('INCR', KEYS[3])
@@ -133,7 +134,7 @@ if stop then return stop end
 if quotaArg ~= quotaText then quotaText, maxPerOwner = quotaArg, tonumber(quotaArg) or 0 end
 if capArg ~= capText then capText, cap = capArg, tonumber(capArg) end
 local now = tonumber(nowArg)
-if margin > 0 and now < serverNow - margin then return {-6, serverNow - now} end
+if margin > 0 and (now < serverNow - margin or now > serverNow + margin) then return {-6, serverNow - now} end
 local keepFor = math.max(1, tonumber(expiresArg) - earlier(now) + margin)
 local seen = redis.call('GET', rec)
 if seen then
@@ -232,14 +233,27 @@ export interface ReplayHistoryGuard {
   readonly knownOwnGeneration: number | null;
   observeOwnGeneration(generation: number): void;
   generationWentBack(): void;
-  /** Another instance's hold lasts `remainingMs` more from now (its PTTL less the time since it was read). */
-  adoptHold(remainingMs: number): void;
+  /**
+   * Another instance's hold lasts `remainingMs` more from now (its PTTL less the time since it was read);
+   * `holdValue`: the hold key's value (it names the noticer's clock-spread extension), when read.
+   */
+  adoptHold(remainingMs: number, holdValue?: string): void;
   readonly problem: string | undefined;
   /** Milliseconds until the hold ends (0 when none runs). */
   readonly holdRemainingMs: number;
   markerMissing(): Promise<void>;
   /** When the last loss this instance knows happened or was noticed (Unix ms), or null. */
   readonly lostAtMs?: number | null;
+  /**
+   * How much later than `lostAtMs` (on this instance's clock) the fleet's furthest-ahead clock read the
+   * loss (ms, at least 0): lines stamped up to then (plus the future skew) may have been accepted before it.
+   */
+  readonly lossLeadOverThisClockMs?: number;
+  /**
+   * The clock check's reading (every 5 s): this instance's offset from Redis's clock (ms, positive ahead)
+   * and the fleet's largest lead and lag within the margin (ms, at least 0; this instance's included).
+   */
+  observeFleetClocks?(ownOffsetMs: number, leadMs: number, lagMs: number): void;
 }
 
 export class RedisReplayStore implements ReplayStore {
@@ -316,7 +330,8 @@ export class RedisReplayStore implements ReplayStore {
               const [generation, heldMs] = Array.isArray(reply) ? reply.map(Number) : [Number(reply)];
               history.observeGeneration(Math.abs(generation));
               if (generation > 0) history.observeOwnGeneration(generation);
-              if (heldMs !== undefined) history.adoptHold(heldMs - Math.max(0, roundTripMs));
+              const holdValue = Array.isArray(reply) && typeof reply[2] === 'string' ? reply[2] : undefined;
+              if (heldMs !== undefined) history.adoptHold(heldMs - Math.max(0, roundTripMs), holdValue);
             },
           },
     );
@@ -444,14 +459,14 @@ export class RedisReplayStore implements ReplayStore {
   }
 
   /**
-   * This instance's lag beyond the margin (it records nothing) while more instances of the fleet (reports
+   * This instance's lag or lead beyond the margin (it records nothing) while more instances of the fleet (reports
    * within the last 15 s) agree with Redis's clock than with this one's: then the fault is this instance's
    * clock, not Redis's, and the others can serve. Else undefined (a lead, or a lag within the margin; alone,
    * every instance off, or a tie: Redis's own clock may be the wrong one).
    */
   get clockProblemOfThisInstance(): string | undefined {
-    // Only a lag beyond the margin: such an instance records nothing, so every verify and login fails on
-    // it whoever's clock is right. One ahead, or behind within the margin, still records and serves lines
+    // Only a lag or a lead beyond the margin: such an instance records nothing, so every verify and login
+    // fails on it whoever's clock is right. One within the margin either way still records and serves lines
     // made on its own clock, and which clock is true the fleet cannot tell (the instances sharing a wrong
     // clock can be the many): it is named in health only.
     const problem = this.clockLag;
@@ -478,12 +493,27 @@ export class RedisReplayStore implements ReplayStore {
       const redisMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
       const lagMs = redisMs - after;
       const leadMs = before - redisMs;
-      this.clockLag = lagMs > this.clockSkewMarginMs ? this.clockLagText(lagMs) : undefined;
+      // Beyond the margin either way nothing is recorded (the record script refuses it too): a lag, since
+      // the records its freshness check needs may be gone; a lead, since a loss's hold would have to wait
+      // out what such an instance accepted (the fleet's spread, RedisHistoryWatch), which bounds the spread
+      // by twice the margin.
+      this.clockLag =
+        lagMs > this.clockSkewMarginMs
+          ? this.clockLagText(lagMs)
+          : leadMs > this.clockSkewMarginMs
+            ? this.clockLagText(-leadMs)
+            : undefined;
       this.clockSkew = this.clockLag === undefined ? clockSkewText(leadMs, lagMs) : undefined;
       const offsetMs = leadMs > 0 ? leadMs : lagMs > 0 ? -lagMs : 0;
-      const counts = await this.clockReport.publish(this.clockProblem === undefined, offsetMs);
+      const counts = await this.clockReport.publish(
+        this.clockProblem === undefined,
+        offsetMs,
+        this.clockSkewMarginMs,
+      );
       this.agreeingPeers = counts.agreeingWithRedis;
       this.peersAgreeingHere = counts.agreeingWithThis;
+      const bound = (ms: number) => Math.min(this.clockSkewMarginMs, ms);
+      this.history?.observeFleetClocks?.(offsetMs, bound(counts.leadMs), bound(counts.lagMs));
     } catch (error) {
       // No count outlives a check that failed (Redis down, the report refused): readiness then does not
       // take this instance out on what the fleet said before (a review).
@@ -498,13 +528,20 @@ export class RedisReplayStore implements ReplayStore {
     return this.clockReport.withdraw();
   }
 
+  /** `lagMs` negative: a lead. */
   private clockLagText(lagMs: number): string {
-    return `this instance's clock is ${Math.round(lagMs / 1000)} s behind Redis's, more than the clock skew margin (${Math.round(this.clockSkewMarginMs / 1000)} s): nothing is recorded until it is set right`;
+    const way = lagMs < 0 ? 'ahead of' : 'behind';
+    return `this instance's clock is ${Math.round(Math.abs(lagMs) / 1000)} s ${way} Redis's, more than the clock skew margin (${Math.round(this.clockSkewMarginMs / 1000)} s): nothing is recorded until it is set right`;
   }
 
-  /** When the last loss of Redis's replay records this instance knows happened or was noticed, or null. */
+  /**
+   * The latest time on this instance's clock, less the future skew, at which a line may have been stamped
+   * and accepted before the last loss of Redis's replay records this instance knows, or null. That is the
+   * loss as the fleet's furthest-ahead clock read it (see RedisHistoryWatch.lossLeadOverThisClockMs).
+   */
   lostRecordsAtMs(): number | null {
-    return this.history?.lostAtMs ?? null;
+    const lostAt = this.history?.lostAtMs ?? null;
+    return lostAt === null ? null : lostAt + (this.history?.lossLeadOverThisClockMs ?? 0);
   }
 
   /** Records held (expired ones not yet swept included). */

@@ -21,11 +21,14 @@ export class HoldDeadline {
     private readonly monotonicNowMs: () => number = () => performance.now(),
   ) {}
 
-  /** Sets the end, a wall time (ms since the epoch), or none. */
-  set(untilWallMs: number | null): void {
+  /**
+   * Sets the end, a wall time (ms since the epoch), or none; `maxMs`: this hold's own bound in place of the
+   * constructor's (a Redis loss's hold lengthened by the fleet's clock spread).
+   */
+  set(untilWallMs: number | null, maxMs: number = this.maxMs): void {
     this.untilWallMs = untilWallMs;
     if (untilWallMs === null) return;
-    const lasts = Math.min(Math.max(0, this.maxMs), Math.max(0, untilWallMs - this.wallNowMs()));
+    const lasts = Math.min(Math.max(0, maxMs), Math.max(0, untilWallMs - this.wallNowMs()));
     this.untilMonotonicMs = this.monotonicNowMs() + lasts;
   }
 

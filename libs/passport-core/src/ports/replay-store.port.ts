@@ -56,7 +56,9 @@ export interface ReplayStore {
    * method absent) when it knows of no loss. Records made before then may be gone, so a HOLA line stamped
    * before then (give or take the future skew) may have been used: verify reports it as a replay, not as
    * a line seen for the first time. The hold after a loss waits out the default 300 s window; this covers
-   * the longer windows a verify may ask (`constraints.maxAgeMs`, up to 24 h).
+   * the longer windows a verify may ask (`constraints.maxAgeMs`, up to 24 h). A store shared by processes
+   * whose clocks differ (Redis) answers the loss as the furthest-ahead of them read it, on this process's
+   * clock: what they accepted before it was stamped up to then.
    */
   lostRecordsAtMs?(): number | null;
 }

@@ -87,10 +87,17 @@ export function createRedisStoreBackend(
   // replay store refuses for a while (RedisHistoryWatch), and the loss is logged and shown in health.
   const historyWatch = new RedisHistoryWatch(client, {
     holdMs: settings.lossHoldMs,
-    onLoss: (at) =>
+    onLoss: (at, heldForMs) => {
+      const holdMs = settings.lossHoldMs ?? DEFAULT_REDIS_HISTORY_HOLD_MS;
+      // A hold lengthened by the fleet's clock spread says so (a past loss's report holds nothing).
+      const refused =
+        heldForMs > holdMs
+          ? `replay records refused for ${heldForMs} ms (REDIS_LOSS_HOLD_MS, ${holdMs} ms, and the fleet's clock spread, ${heldForMs - holdMs} ms)`
+          : `replay records refused for REDIS_LOSS_HOLD_MS (${holdMs} ms)`;
       logger.error(
-        `redis lost replay records (noticed at ${new Date(at).toISOString()}): used HOLA lines and login challenges were forgotten; replay records refused for REDIS_LOSS_HOLD_MS (${settings.lossHoldMs ?? DEFAULT_REDIS_HISTORY_HOLD_MS} ms); run Redis with persistence (AOF) or a replica`,
-      ),
+        `redis lost replay records (noticed at ${new Date(at).toISOString()}): used HOLA lines and login challenges were forgotten; ${refused}; run Redis with persistence (AOF) or a replica`,
+      );
+    },
   });
   const replay = new RedisReplayStore(client, {
     maxEntries: options.replay?.maxEntries,
