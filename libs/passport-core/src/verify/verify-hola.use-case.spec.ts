@@ -239,6 +239,48 @@ describe.each<[string, () => SignatureVerifier | AsyncSignatureVerifier]>([
       expect((await verify(later, {}, { replay: lossy, futureSkewMs })).verified).toBe(true);
     });
 
+    // Freshness counts whole seconds, so a line accepted just before the loss may be stamped up to the end
+    // of the second the skew reaches: refused as possibly used before the loss by that same rule (a
+    // review: stamped 500 ms past the loss plus the skew, accepted within the second before the loss, it
+    // verified again after the hold with a 24 h window).
+    it('after a store lost records: the boundary counts whole seconds, as freshness does', async () => {
+      const futureSkewMs = 2_000;
+      const lostAtMs = T0 + 100;
+      let lost = false;
+      const lossy: ReplayStore = {
+        recordIfAbsent: (key, now, expires) => replay.recordIfAbsent(key, now, expires),
+        lostRecordsAtMs: () => (lost ? lostAtMs : null),
+      };
+      clock.set(T0 + 50);
+      const edge = line({ timestamp: new Date(T0 + futureSkewMs + 500).toISOString() });
+      expect((await verify(edge, {}, { replay: lossy, futureSkewMs })).verified).toBe(true);
+      lost = true;
+      const forgotten = new MemoryReplayStore();
+      clock.set(T0 + 400_000);
+      const again = await verify(
+        edge,
+        { maxAgeMs: 86_400_000 },
+        {
+          replay: { ...lossy, recordIfAbsent: (k, n, e) => forgotten.recordIfAbsent(k, n, e) },
+          futureSkewMs,
+        },
+      );
+      expect(again).toMatchObject({ verified: false, failureReasons: ['nonce_replay'] });
+      const nextSecond = line({ timestamp: new Date(T0 + futureSkewMs + 1_000).toISOString() });
+      expect(
+        (
+          await verify(
+            nextSecond,
+            { maxAgeMs: 86_400_000 },
+            {
+              replay: { ...lossy, recordIfAbsent: (k, n, e) => forgotten.recordIfAbsent(k, n, e) },
+              futureSkewMs,
+            },
+          )
+        ).verified,
+      ).toBe(true);
+    });
+
     it('an expired token → token_expired (the signature is still checked)', async () => {
       const result = await verify(line({ sender: EXPIRED }));
       expect(result.failureReasons).toEqual(['token_expired']);
