@@ -261,8 +261,14 @@ export function createHolaVerifier(deps: HolaVerifierDeps): HolaVerifier {
         const replayed = await checkReplay(line, nowMs);
         // Recorded now, but stamped before the store lost records: it may have been used then (a docs
         // probe: after a loss's hold, a line used before it verified again with a 24 h window).
+        // In whole seconds, as freshness counts them: a line accepted at or before the loss was stamped at
+        // most in the second of the loss plus the skew's whole seconds (a review: stamped 500 ms past the
+        // loss plus the skew, accepted in the second before the loss, it verified again).
         const lostAtMs = deps.replay.lostRecordsAtMs?.() ?? null;
-        const mayBeUsedBeforeLoss = lostAtMs !== null && line.timestampMs <= lostAtMs + futureSkewMs;
+        const mayBeUsedBeforeLoss =
+          lostAtMs !== null &&
+          Math.floor(line.timestampMs / 1000) <=
+            Math.floor(lostAtMs / 1000) + Math.floor(futureSkewMs / 1000);
         nonceReplaySafe = replayed === null && !mayBeUsedBeforeLoss;
         if (!nonceReplaySafe) {
           reasons.add('nonce_replay');
