@@ -1,0 +1,154 @@
+/**
+ * A Redis loss on an instance whose wall clock was stepped since it started (an NTP correction of a clock
+ * that was off at boot, a host suspend that monotonic time does not count). The watch takes such an
+ * instance's loss back by the step (`withoutLead`) and then, since 1.13.0, also by the offset its clock
+ * check measured (`lossLeadOverThisClockMs` subtracts o_X): the step is counted twice, and the
+ * nonce_replay boundary lands D before L + lead + skew (docs/storage.md, "Clocks off Redis's during a
+ * loss"), so a line used before the loss verifies again with a long window.
+ *
+ * Real redis-server, the real verify (core `createHolaVerifier`), windows scaled down as in
+ * redis-loss-clock-spread.spec.ts (W = 6 s, skew 1 s, hold 8 s). The stepped instance runs on the system
+ * wall clock (Date.now, replaced for the suite by one the test steps) and on real monotonic time, as the
+ * server wires it.
+ */
+import { createHolaVerifier, buildHolaLine, createNobleSigner, createNobleVerifier } from '@passport/core';
+import { implicitAccountId } from '@passport/core/codecs';
+import { MemoryChainReader } from '@passport/core/testing';
+import { RedisHistoryWatch, RedisReplayStore } from '@passport/adapters/redis';
+import { redisLossFleet } from './support/redis-loss-fleet.js';
+
+const LONG = 60_000;
+const fleet = redisLossFleet();
+const SERVICE_HOST = 'step.test:3000';
+const W = 6_000;
+const SKEW = 1_000;
+const HOLD = W + SKEW + 1_000;
+const DAY = 86_400_000;
+const MARGIN = 60_000;
+const TOKEN = 'chbvcnurbkuw';
+const owner = createNobleSigner(new Uint8Array(32).fill(11));
+const chain = new MemoryChainReader({
+  contractId: 'step.test',
+  passports: [
+    {
+      tokenId: TOKEN,
+      ownerId: implicitAccountId(owner.publicKey),
+      contractId: 'step.test',
+      metadata: { not_before: '2020-01-01', not_after: '2099-01-01' },
+      revoked: false,
+    },
+  ],
+});
+
+const realNow = Date.now.bind(Date);
+/** The system wall clock's offset from the real time (ms): a step moves it. */
+let systemOffsetMs = 0;
+beforeAll(() => {
+  Date.now = () => realNow() + systemOffsetMs;
+});
+afterAll(() => {
+  Date.now = realNow;
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+let nonces = 0;
+const line = (stampedMs: number): string =>
+  buildHolaLine({
+    recipient: 'MUNDO',
+    senderTokenId: TOKEN,
+    timestamp: new Date(stampedMs).toISOString(),
+    nonceHex: (++nonces).toString(16).toUpperCase().padStart(32, '0'),
+    serviceHost: SERVICE_HOST,
+    signer: owner,
+  });
+
+/** `nowMs` undefined: the system clock (Date.now) and monotonic time (performance.now), as the server. */
+function instance(prefix: string, nowMs?: () => number) {
+  const client = fleet.client();
+  const clock = nowMs ?? (() => Date.now());
+  const watch = fleet.track(new RedisHistoryWatch(client, { prefix, holdMs: HOLD, nowMs }));
+  const store = new RedisReplayStore(client, { prefix, clockSkewMarginMs: MARGIN, history: watch });
+  const verifier = createHolaVerifier({
+    chain,
+    replay: store,
+    clock: { nowMs: clock },
+    verifier: createNobleVerifier(),
+    serviceHost: SERVICE_HOST,
+    futureSkewMs: SKEW,
+  });
+  return {
+    nowMs: clock,
+    watch,
+    store,
+    verify: (hola: string, maxAgeMs = W) =>
+      verifier.verify({ hola, maxAgeMs }).then(
+        (result) => result.body,
+        (error: unknown) => error as Error,
+      ),
+    checkClock: () => store.checkClock(clock),
+  };
+}
+type Instance = ReturnType<typeof instance>;
+
+async function started(...instances: Instance[]): Promise<void> {
+  for (const i of instances) await i.watch.check();
+  for (let round = 0; round < 2; round++) for (const i of instances) await i.checkClock();
+}
+
+async function holdOver(i: Instance): Promise<void> {
+  while (i.watch.holdRemainingMs > 0) await sleep(50);
+  await sleep(100);
+}
+
+describe('after a Redis loss, an instance whose wall clock was stepped since its start', () => {
+  afterEach(() => {
+    systemOffsetMs = 0;
+  });
+
+  it(
+    'started 3 s behind and set right since (NTP): refuses a line a true instance used just before the loss (24 h window)',
+    async () => {
+      const prefix = 'step-a:';
+      systemOffsetMs = -3_000;
+      const x = instance(prefix);
+      // NTP steps it right: every clock of the fleet is true at the loss.
+      systemOffsetMs = 0;
+      const a = instance(prefix, realNow);
+      await started(a, x);
+      const usedLong = line(realNow());
+      expect(await a.verify(usedLong, DAY)).toMatchObject({ verified: true });
+      await fleet.server.flush();
+      await a.watch.check();
+      await x.watch.check();
+      expect(x.watch.holdRemainingMs).toBeGreaterThan(0);
+      await holdOver(x);
+      // Fails: x takes the loss 3 s early (the step) and its offset (0) adds nothing back, so the
+      // boundary is L − 3 s + 1 s and the line, stamped at L, verifies a second time.
+      expect(await x.verify(usedLong, DAY)).toMatchObject({ verified: false, failureReasons: ['nonce_replay'] });
+    },
+    LONG,
+  );
+
+  it(
+    'stepped 3 s ahead (and kept there): refuses a line it accepted itself just before the loss (24 h window)',
+    async () => {
+      const prefix = 'step-b:';
+      const x = instance(prefix);
+      systemOffsetMs = 3_000;
+      const b = instance(prefix, realNow);
+      await started(x, b);
+      const usedLong = line(x.nowMs());
+      expect(await x.verify(usedLong, DAY)).toMatchObject({ verified: true });
+      await fleet.server.flush();
+      await x.watch.check();
+      await b.watch.check();
+      await holdOver(x);
+      // Fails: x subtracts its 3 s twice (the step, then its offset): boundary L + 1 s, the line is
+      // stamped L + 3 s. (Asked first: a nonce_replay answer records the line, for every instance.)
+      expect(await x.verify(usedLong, DAY)).toMatchObject({ verified: false, failureReasons: ['nonce_replay'] });
+      // The true instance refuses it (its boundary is L + lead + skew).
+      expect(await b.verify(usedLong, DAY)).toMatchObject({ verified: false, failureReasons: ['nonce_replay'] });
+    },
+    LONG,
+  );
+});
