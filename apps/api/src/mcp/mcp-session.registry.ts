@@ -39,6 +39,7 @@ export class McpSessionRegistry implements McpSessionStore {
   private readonly sessions = new Map<string, McpSession>();
   /** Initialize requests admitted but not yet turned into a session (so concurrent ones cannot overshoot the cap). */
   private reserved = 0;
+  private streamsEnded = false;
   /** Sessions plus admissions in flight per client address; an address leaves the map at zero. */
   private readonly perAddress = new Map<string, number>();
   private readonly now: () => number;
@@ -215,7 +216,16 @@ export class McpSessionRegistry implements McpSessionStore {
 
   /** Ends every session's event stream (GET), keeping the sessions (the drain; see DrainListeners). */
   endEventStreams(): void {
+    this.streamsEnded = true;
     for (const session of this.sessions.values()) session.transport.closeStandaloneSSEStream();
+  }
+
+  /**
+   * Whether the drain has ended the event streams: a stream opened again after it (on a keep-alive
+   * connection, before the idle sweep closed it) held the drain to its timeout (a review).
+   */
+  get eventStreamsEnded(): boolean {
+    return this.streamsEnded;
   }
 
   private isIdlePastTtl(session: McpSession): boolean {

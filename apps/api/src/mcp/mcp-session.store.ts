@@ -49,8 +49,13 @@ export interface McpSessionStore {
   retryAfterMs(refusal?: Exclude<McpReservation, 'admitted'>, address?: string): number;
   /** Closes every session (application shutdown). */
   closeAll(): Promise<void>;
-  /** Ends every session's event stream (GET), keeping the sessions: the drain, once no connection is accepted. */
+  /**
+   * Ends every session's event stream (GET), keeping the sessions: the drain, once no connection is
+   * accepted. From then on no stream is opened (`eventStreamsEnded`).
+   */
   endEventStreams(): void;
+  /** Whether `endEventStreams` has run: a GET for a new stream is refused (503). */
+  readonly eventStreamsEnded: boolean;
 }
 
 /**

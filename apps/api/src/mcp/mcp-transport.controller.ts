@@ -292,7 +292,7 @@ export class McpTransportController {
   )
   @ApiJsonRpcError(
     503,
-    'JSON-RPC error -32000: the fleet session store (STORE=redis) is unavailable; retry later.',
+    'JSON-RPC error -32000: the fleet session store (STORE=redis) is unavailable, or this instance is shutting down (no new SSE stream); retry later.',
   )
   async get(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     if ((await this.admit(request, reply)) === null) return;
@@ -303,6 +303,13 @@ export class McpTransportController {
     if (this.fleet) return this.serveFleetSession(this.fleet, sessionId, request, reply);
     const session = this.sessions.touch(sessionId);
     if (!session) return this.reject(reply, 404, jsonRpcError(RPC_SESSION_NOT_FOUND, 'Session not found'));
+    // Draining: the streams were ended as the server stopped accepting; a new one would hold the drain.
+    if (this.sessions.eventStreamsEnded)
+      return this.reject(
+        reply,
+        503,
+        jsonRpcError(RPC_TRANSPORT_ERROR, 'Service Unavailable: this instance is shutting down'),
+      );
     // The event stream ends when its client does (its FIN). Half-closed clients are answered
     // (half-closed-clients.ts), and nothing is ever written on this stream that would find the client
     // gone, so a dropped stream kept the session's one stream taken (a probe: 409 on reconnect for ~30 s).
