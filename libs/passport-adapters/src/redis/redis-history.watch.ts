@@ -186,6 +186,8 @@ export class RedisHistoryWatch {
   private fleetClocks: Array<{ at: number; leadMs: number; lagMs: number }> = [];
   /** This instance's offset from Redis's clock at its last clock check (ms, positive ahead), or null. */
   private ownOffsetMs: number | null = null;
+  /** The wall clock less monotonic time at that check: a step since moves the offset by as much. */
+  private ownOffsetWallLessMonotonic = 0;
   /** The wall clock less monotonic time at start: a later reading above it is a lead. */
   private readonly startOffset: number;
   /** When recording may start again, on the wall clock and on monotonic time (a step cannot stretch it). */
@@ -329,7 +331,7 @@ export class RedisHistoryWatch {
       const lostAt = Math.min(now, now + remainingMs - this.holdMs - this.holdExtensionMs);
       this.lostAt = lostAt;
       this.lostAtEffective = this.withoutLead(lostAt);
-      this.lossOwnOffsetMs = this.ownOffsetMs;
+      this.lossOwnOffsetMs = this.offsetAsTakenNow(true);
       this.options.onLoss?.(lostAt, this.holdMs + this.holdExtensionMs);
       // The hold's maker may keep no lost-at (a 1.10.0 instance in a rolling upgrade): keep it from here,
       // else every instance started after the hold knew no loss and verified each line used before it
@@ -352,6 +354,7 @@ export class RedisHistoryWatch {
     if (![ownOffsetMs, leadMs, lagMs].every(Number.isFinite)) return;
     const at = this.monotonicNow();
     this.ownOffsetMs = ownOffsetMs;
+    this.ownOffsetWallLessMonotonic = this.now() - at;
     this.fleetClocks = this.fleetClocks.filter((r) => at - r.at < FLEET_CLOCKS_READING_LIFE_MS);
     this.fleetClocks.push({ at, leadMs: Math.max(0, leadMs), lagMs: Math.max(0, lagMs) });
   }
@@ -548,11 +551,12 @@ export class RedisHistoryWatch {
     }
     this.lostAt = at;
     this.lostAtEffective = this.withoutLead(at);
-    this.lossOwnOffsetMs = this.ownOffsetMs;
+    this.lossOwnOffsetMs = this.offsetAsTakenNow(true);
     // The fleet's clocks as this instance last read them (the reports went with the data): the hold waits
     // out their spread too, and every instance refuses lines stamped up to the loss plus the lead.
     this.lossLeadMs = this.fleetLeadMs;
-    this.holdExtensionMs = this.fleetSpreadMs;
+    // No hold asked (REDIS_LOSS_HOLD_MS=0: records again at once), none for the spread either (a review).
+    this.holdExtensionMs = this.holdMs > 0 ? this.fleetSpreadMs : 0;
     this.setHold(at + this.holdMs + this.holdExtensionMs);
     this.options.onLoss?.(at, this.holdMs + this.holdExtensionMs);
     this.publishHold();
@@ -614,7 +618,7 @@ export class RedisHistoryWatch {
       return;
     }
     this.lostAtEffective = here;
-    this.lossOwnOffsetMs = this.ownOffsetMs;
+    this.lossOwnOffsetMs = this.offsetAsTakenNow(true);
     // A loss of a 1.12.0 or older noticer keeps no lead: this instance's own reading of the fleet then.
     this.lossLeadMs = leadOnRedis ?? this.fleetLeadMs;
     if (this.lostAt === null || here > this.lostAt) this.lostAt = here;
@@ -646,7 +650,7 @@ export class RedisHistoryWatch {
     if (this.lostAt === null || madeAt > this.lostAt) this.lostAt = madeAt;
     if (this.lostAtEffective === null || madeAt > this.lostAtEffective) {
       this.lostAtEffective = madeAt;
-      this.lossOwnOffsetMs = this.ownOffsetMs;
+      this.lossOwnOffsetMs = this.offsetAsTakenNow(false);
       this.lossLeadMs = Math.max(this.lossLeadMs, this.fleetLeadMs);
     }
     this.options.onLoss?.(madeAt, 0);
@@ -682,6 +686,22 @@ export class RedisHistoryWatch {
   private withoutLead(atMs: number): number {
     const leadMs = this.now() - this.monotonicNow() - this.startOffset;
     return leadMs > 1000 ? Math.floor(atMs - leadMs) : atMs;
+  }
+
+  /**
+   * This instance's offset from Redis's clock now (its last check's, moved by any step of the wall clock
+   * since), on the same footing as a time taken now: less the lead `withoutLead` takes off, for a time
+   * taken with it (`takenWithoutLead`). A loss's boundary is its time less this offset plus the fleet's
+   * lead (`lossLeadOverThisClockMs`): an offset that included a step `withoutLead` had taken off already
+   * counted the step twice (a review: a clock set right since start, 3 s, verified a used line again).
+   * Null before the first check.
+   */
+  private offsetAsTakenNow(takenWithoutLead: boolean): number | null {
+    if (this.ownOffsetMs === null) return null;
+    const wallLessMonotonic = this.now() - this.monotonicNow();
+    const offsetNow = this.ownOffsetMs + (wallLessMonotonic - this.ownOffsetWallLessMonotonic);
+    const leadMs = wallLessMonotonic - this.startOffset;
+    return takenWithoutLead && leadMs > 1000 ? offsetNow - Math.floor(leadMs) : offsetNow;
   }
 
   /** Why recording is refused now (within the hold after a loss), or undefined. */
