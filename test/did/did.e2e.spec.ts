@@ -169,8 +169,13 @@ describe('did:passport endpoints', () => {
         'DID_NOT_FOUND',
       );
       expect(encodedNotFound.error.details?.canonical).toBe(canonical);
-      // A token id that is not one in any case has no canonical spelling: 400, as before.
-      expectErrorEnvelope(await request(`/passport/${tokenId.slice(1)}/did.json`), 'INVALID_DID');
+      // A token id that is not one in any case has no canonical spelling: 400, naming the did:web DID as
+      // its resolver asked for it (a review: it named did:passport:<lowercased>, another DID).
+      for (const written of [tokenId.slice(1), 'AAAAAAAAAAAAA', 'aaaa%2Faaaaaaa']) {
+        const invalid = expectErrorEnvelope(await request(`/passport/${written}/did.json`), 'INVALID_DID');
+        expect(invalid.error.details?.did).toMatch(new RegExp(`^did:web:.*:passport:${written}$`));
+        expect(invalid.error.details?.canonical).toBeUndefined();
+      }
     });
 
     // Found by a probe: the did:web copy said id did:passport:…, and did:web requires the fetched
