@@ -11,6 +11,7 @@ import { type FastifyRequest } from 'fastify';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { isPassportError, PassportError, parseDid, type ChainReader, type DidDocument } from '@passport/core';
 import { asDidWebDocument, describeDidMethod, didWebAlias, resolveDidDocument } from '@passport/core/did';
+import { printableText } from '@passport/core/codecs';
 import { type AppConfig } from '../platform/config/app-config.js';
 import { HTTP_STATUS } from '../platform/http/http-status.table.js';
 import { RequestId } from '../platform/http/request-id.decorator.js';
@@ -89,15 +90,15 @@ export class DidController {
   @ApiOkResponse({ schema: didDocumentBodyComponent })
   @ApiErrors('INVALID_DID', 'DID_NOT_FOUND', 'DID_RESOLUTION_FAILED')
   async didWeb(@Param('tokenId') tokenId: string, @Req() request: FastifyRequest): Promise<DidDocument> {
-    // Not a token id in any case: 400; a token id in another case: 404 below (no document lives there).
-    const canonical = parseDid(`did:passport:${tokenId.toLowerCase()}`).tokenId;
     // A did:web path is compared as written, before any percent-decoding: another spelling of the token id
     // (ChAtbmaqbhem, %61nenemcnadep) would get a document whose id is not the DID its resolver asked for.
     const path = request.url.replace(/^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i, '').split(/[?#]/, 1)[0] ?? '';
     const written = path.split('/')[2]; // /passport/<written>/did.json
-    // A 404 names the DID its resolver asked for, the did:web one (not did:passport:<as written>), and
-    // the canonical spelling, as INVALID_DID does on the did:passport paths.
-    const asked = didWebAlias(written ?? tokenId, this.config.publicBaseUrl);
+    // Errors name the DID its resolver asked for, the did:web one as written (not did:passport:<…>).
+    const asked = printableText(didWebAlias(written ?? tokenId, this.config.publicBaseUrl), 256);
+    // Not a token id in any case: 400; a token id in another case: 404 below (no document lives there).
+    const canonical = this.tokenIdOf(tokenId, asked);
+    // A 404 names the canonical spelling too, as INVALID_DID does on the did:passport paths.
     if (canonical !== tokenId || written !== canonical)
       throw new PassportError('DID_NOT_FOUND', {
         did: asked,
@@ -105,6 +106,17 @@ export class DidController {
       });
     const document = await this.documentFor(canonical, asked);
     return asDidWebDocument(document, { publicBaseUrl: this.config.publicBaseUrl });
+  }
+
+  /** The token id of a did:web path in lowercase; not one in any case: INVALID_DID naming `asked`. */
+  private tokenIdOf(tokenId: string, asked: string): string {
+    try {
+      return parseDid(`did:passport:${tokenId.toLowerCase()}`).tokenId;
+    } catch (err) {
+      if (isPassportError(err) && err.code === 'INVALID_DID')
+        throw new PassportError('INVALID_DID', { ...err.details, did: asked });
+      throw err;
+    }
   }
 
   private async documentFor(tokenId: string, asked = `did:passport:${tokenId}`): Promise<DidDocument> {
