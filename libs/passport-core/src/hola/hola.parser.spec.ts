@@ -453,7 +453,7 @@ describe('bounds, exactly', () => {
     expect(failureOf(fields.join('/'))).toBe('invalid_format: The delegate id must be 1 to 128 characters.');
   });
 
-  it.each(['MUNDOX', 'MUNDOS', 'MUND', 'XMUNDO', 'MUNDO0'])(
+  it.each(['MUNDOX', 'MUNDOS', 'MUND', 'XMUNDO', 'MUNDO0', 'M', 'X'])(
     'a recipient %s (only MUNDO itself, empty or a token id) is refused with the checksum right',
     (recipient) => {
       const line = build('AB').replace('HOLA/MUNDO/', `HOLA/${recipient}/`);
