@@ -466,6 +466,35 @@ describe('bounds, exactly', () => {
   );
 });
 
+describe('field count and the builder\'s recipient (a mutation probe)', () => {
+  const signer = createNobleSigner(new Uint8Array(32).fill(5));
+  const params = {
+    senderTokenId: 'bcdefghijklm',
+    timestamp: '2026-11-27T10:00:00.000Z',
+    nonceHex: 'AB12',
+    serviceHost,
+    signer,
+  };
+
+  it.each([
+    ['the timestamp', 5],
+    ['the public key', 4],
+    ['the issuer', 3],
+  ])(
+    'a subagent line without %s has 9 fields: invalid_format for the count, before its signature slot is read',
+    (_what, index) => {
+      const fields = buildHolaLine({ ...params, subagent: { delegateId: 'agent-1' } }).split('/');
+      fields.splice(index, 1);
+      fields[fields.length - 2] = 'SIGNATURE';
+      fields[fields.length - 1] = holaChecksum(`${fields.slice(0, -2).join('/')}/`, 'SIGNATURE');
+      const result = parse(fields.join('/'));
+      expect(result.ok ? 'parsed' : `${result.failure.reasonCode}: ${result.failure.message}`).toBe(
+        'invalid_format: hola has 9 slash-separated fields; expected 8 (standard) or 10 (subagent).',
+      );
+    },
+  );
+});
+
 // --- property tests ---------------------------------------------------------------------------------
 const LETTER = fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz'.split(''));
 const tokenId = fc.array(LETTER, { minLength: 12, maxLength: 12 }).map((a) => a.join(''));
