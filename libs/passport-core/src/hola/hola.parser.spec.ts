@@ -493,6 +493,12 @@ describe('field count and the builder\'s recipient (a mutation probe)', () => {
       );
     },
   );
+
+  it('an empty recipient builds the MUNDO line (empty means MUNDO, as the parser reads it)', () => {
+    const line = buildHolaLine({ ...params, recipient: '' });
+    expect(line).toBe(buildHolaLine(params));
+    expect(line.startsWith('HOLA/MUNDO/BCDEFGHIJKLM/')).toBe(true);
+  });
 });
 
 // --- property tests ---------------------------------------------------------------------------------
