@@ -88,6 +88,20 @@ describe('testHolaGateError', () => {
     });
   });
 
+  it('maxAgeSeconds is the whole seconds of the window (a maxAgeMs of 1500 accepts age 1, not 2)', async () => {
+    const verifier = createHolaVerifier({
+      chain,
+      replay,
+      clock,
+      verifier: createNobleVerifier(),
+      serviceHost: SERVICE_HOST,
+    });
+    clock.set(T0 + 2_000);
+    const error = testHolaGateError(await verifier.verify({ hola: line(), maxAgeMs: 1_500 }));
+    expect(error?.message).toBe('The HOLA timestamp is 2 s old; at most 1 s are accepted.');
+    expect(error?.details).toMatchObject({ ageSeconds: 2, maxAgeSeconds: 1 });
+  });
+
   it('a line from the future says how far ahead it is', async () => {
     const error = await gateOf(line({ timestamp: '2026-04-19T10:47:05.000Z' }));
     expect(error?.message).toBe('The HOLA timestamp is 4 s in the future.');
