@@ -531,6 +531,20 @@ describe.each<[string, () => SignatureVerifier | AsyncSignatureVerifier]>([
     it('refuses a per-sender bound that is not a positive integer', () => {
       expect(() => createHolaVerifier({ ...deps, maxRecordsPerSender: 0 })).toThrow(RangeError);
     });
+
+    it('refuses a future skew that is not a non-negative integer (a negative one would narrow the window)', () => {
+      expect(() => createHolaVerifier({ ...deps, futureSkewMs: -1_000 })).toThrow(RangeError);
+      expect(() => createHolaVerifier({ ...deps, futureSkewMs: 0.5 })).toThrow(RangeError);
+    });
+
+    it('a subagent line may fill only half of the replay store; a standard line all of it', async () => {
+      const replay = new MemoryReplayStore({ maxEntries: 2 });
+      expect((await verify(line(), {}, { replay })).verified).toBe(true);
+      await expect(
+        verify(line({ signer: delegate, delegateId: 'agent' }), {}, { replay }),
+      ).rejects.toMatchObject({ code: 'REPLAY_STORE_FULL' });
+      expect((await verify(line(), {}, { replay })).verified).toBe(true);
+    });
   });
 
   describe('the 200 body', () => {
@@ -562,6 +576,14 @@ describe.each<[string, () => SignatureVerifier | AsyncSignatureVerifier]>([
       ]);
     });
 
+    it('destinatary: MUNDO stays as it is (a line to MUNDO or with an empty recipient), a token id is lowercase', async () => {
+      expect((await verify(line())).destinatary).toBe('MUNDO');
+      const empty = line().replace('HOLA/MUNDO/', 'HOLA//');
+      expect(empty.startsWith('HOLA//')).toBe(true);
+      expect(await verify(empty)).toMatchObject({ verified: true, destinatary: 'MUNDO' });
+      expect((await verify(line({ recipient: OTHER.toUpperCase() }))).destinatary).toBe(OTHER);
+    });
+
     it('returns the facts beside the body, which is a plain object to send as it is', async () => {
       const { body, facts }: VerifyHolaResult = await verifyResult(line());
       expect(Object.getPrototypeOf(body)).toBe(Object.prototype);
@@ -580,6 +602,9 @@ describe.each<[string, () => SignatureVerifier | AsyncSignatureVerifier]>([
       ['expectedRecipient matches', { callerTokenId: SENDER, expectedRecipient: OTHER }, OTHER, false],
       ['expectedRecipient differs', { expectedRecipient: EXPIRED }, OTHER, true],
       ['expectedRecipient MUNDO, line to MUNDO', { expectedRecipient: 'MUNDO' }, undefined, false],
+      ['expectedRecipient empty (MUNDO, as in a line), line to MUNDO', { expectedRecipient: '' }, undefined, false],
+      ['expectedRecipient blank, line to MUNDO', { expectedRecipient: '  ' }, undefined, false],
+      ['expectedRecipient empty, line to a token id', { expectedRecipient: '' }, OTHER, true],
     ] as const)('RECIPIENT_MISMATCH: %s', async (_name, extra, recipient, warned) => {
       const result = await verify(line({ recipient }), extra);
       if (warned)
