@@ -77,6 +77,19 @@ describe('rejections before any curve arithmetic', () => {
     expect(node.verify(signature, new Uint8Array(), publicKey)).toBe(false);
   });
 
+  // A mutation probe: the y ≥ p scan skipping byte 1 passed (every vector's y is far from p).
+  it.each(Array.from({ length: 30 }, (_, i) => i + 1))(
+    'a key y = p − 1 with byte %i lowered is below p: canonical, so the pre-check passes it',
+    (position) => {
+      const key = new Uint8Array(32).fill(0xff);
+      key[0] = 0xed;
+      key[31] = 0x7f;
+      expect(ed25519PolicyRejection(bytes(base.signature), key)).toBe('non_canonical_public_key'); // y = p
+      key[position] = 0xfe;
+      expect(ed25519PolicyRejection(bytes(base.signature), key)).toBeNull();
+    },
+  );
+
   it('refuses non-bytes without throwing', () => {
     const garbage = [null, undefined, 'abc', 42, {}, [1, 2, 3]] as unknown as Uint8Array[];
     for (const g of garbage) {
