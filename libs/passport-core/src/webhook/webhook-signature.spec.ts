@@ -235,6 +235,25 @@ describe('verifyWebhookRequest: every rejection', () => {
     expect(await reason(withHeader(header, value))).toBe(expected);
   });
 
+  // A mutation probe: 17 digits (\d{1,17}) and a case-sensitive implicit account both passed.
+  it('an X-Timestamp of 17 digits is timestamp_invalid, even one whose value lies in the window', async () => {
+    const s = fresh();
+    const timestamp = `0000${now}`;
+    expect(timestamp).toHaveLength(17);
+    const signature = encodeHex(signer.sign(webhookDigest(s.body, timestamp)));
+    const headers = { ...s.headers, 'X-Timestamp': timestamp, 'X-Signature': signature };
+    expect(await reason(base({ headers }))).toBe('timestamp_invalid');
+  });
+
+  it('X-Passport-Implicit-Account is hex in any letter case', async () => {
+    const s = fresh();
+    const headers = {
+      ...s.headers,
+      'X-Passport-Implicit-Account': s.headers['X-Passport-Implicit-Account'].toUpperCase(),
+    };
+    await expect(verifyWebhookRequest(base({ headers }))).resolves.toMatchObject({ serverTokenId: TOKEN });
+  });
+
   it('refuses a token id other than the expected one', async () => {
     expect(await reason({ ...base(), expectedServerTokenId: 'bjbvcjzqbdsj' })).toBe('token_id_mismatch');
   });
