@@ -466,7 +466,7 @@ describe('bounds, exactly', () => {
   );
 });
 
-describe('field count and the builder\'s recipient (a mutation probe)', () => {
+describe("field count and the builder's recipient (a mutation probe)", () => {
   const signer = createNobleSigner(new Uint8Array(32).fill(5));
   const params = {
     senderTokenId: 'bcdefghijklm',

@@ -602,7 +602,12 @@ describe.each<[string, () => SignatureVerifier | AsyncSignatureVerifier]>([
       ['expectedRecipient matches', { callerTokenId: SENDER, expectedRecipient: OTHER }, OTHER, false],
       ['expectedRecipient differs', { expectedRecipient: EXPIRED }, OTHER, true],
       ['expectedRecipient MUNDO, line to MUNDO', { expectedRecipient: 'MUNDO' }, undefined, false],
-      ['expectedRecipient empty (MUNDO, as in a line), line to MUNDO', { expectedRecipient: '' }, undefined, false],
+      [
+        'expectedRecipient empty (MUNDO, as in a line), line to MUNDO',
+        { expectedRecipient: '' },
+        undefined,
+        false,
+      ],
       ['expectedRecipient blank, line to MUNDO', { expectedRecipient: '  ' }, undefined, false],
       ['expectedRecipient empty, line to a token id', { expectedRecipient: '' }, OTHER, true],
     ] as const)('RECIPIENT_MISMATCH: %s', async (_name, extra, recipient, warned) => {
