@@ -168,6 +168,13 @@ describe('JWT claims', () => {
     ['not_after caps both', { not_after: '2026-03-01T12:10:00Z' }, TEN_PAST, TEN_PAST],
     ['the smaller cap wins', { jwt_duration: '60', not_after: '2026-03-01T12:10:00Z' }, IAT + 60, TEN_PAST],
     ['an unbounded not_after does not', { not_after: '0' }, IAT + 3600, IAT + 5200],
+    // A mutation probe: session_exp = ceil(not_after) passed, a session past its passport's end.
+    [
+      'not_after inside a second caps at that second, never after it',
+      { not_after: String(TEN_PAST * 1000 + 500) },
+      TEN_PAST,
+      TEN_PAST,
+    ],
   ])('exp and session_exp: %s', (_name, metadata, exp, sessionExp) => {
     const { claims } = buildJwtClaims({
       server,
