@@ -5,7 +5,7 @@ import { createNobleVerifier } from '../crypto/noble.verifier.js';
 import { PassportError } from '../errors/passport.error.js';
 import { verifyFamilySignature } from '../family/family-signature.js';
 import { type Signer } from '../ports/signature-verifier.port.js';
-import { assertFeeMatches, computeMintFee, parseClientFee, type MintTier } from './mint-fee.js';
+import { assertFeeMatches, computeMintFee, impliedTier, parseClientFee, type MintTier } from './mint-fee.js';
 import { signClient, validateSignClientRequest } from './sign-client.js';
 
 interface FeeVector {
@@ -56,6 +56,17 @@ it('a collectible with a not_after date in the past is refused; one without a da
   });
   expect(computeMintFee({ not_after: '0' }, { nowMs }).fee).toBe(496);
   expect(computeMintFee({ not_after: '2027-01-01' }, { tier: 'collectible', nowMs }).fee).toBe(496);
+});
+
+// A mutation probe: `end.ms < nowMs` and an empty not_after read as collectible both passed.
+it('a collectible ending at this very instant is refused; only not_after "0" implies a collectible', () => {
+  const nowMs = Date.UTC(2026, 10, 26);
+  expect(
+    caught(() => computeMintFee({ not_after: '2026-11-26' }, { tier: 'collectible', nowMs })),
+  ).toMatchObject({ details: { field: 'not_after', reason: 'must be in the future' } });
+  expect(impliedTier({ not_after: '0' })).toBe('collectible');
+  expect(impliedTier({ not_after: '' })).toBe('personal');
+  expect(impliedTier({})).toBe('personal');
 });
 
 describe('fee comparison', () => {
