@@ -105,6 +105,9 @@ describe('base64url (RFC 4648 §5)', () => {
     expect(decodeBase64Flexible('-_8')).toEqual(Uint8Array.from([0xfb, 0xff]));
     expect(decodeBase64Flexible('+_8')).toBeNull();
     expect(decodeBase64Flexible('Zg=')).toBeNull();
+    // A mutation probe: stripping any run of '=' passed; at most two pad a group.
+    expect(decodeBase64Flexible('Zg==')).toEqual(Uint8Array.from([0x66]));
+    expect(decodeBase64Flexible('Zg======')).toBeNull();
   });
   it('round-trips any bytes', () => {
     fc.assert(
