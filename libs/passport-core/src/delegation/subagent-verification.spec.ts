@@ -46,6 +46,19 @@ describe('compareSubagent', () => {
     });
   });
 
+  // A mutation probe: `verified === false` in place of `!== true` passed. An error body read as a verdict
+  // has no `verified`; only `true` is a verified line (and only `authorized: true` an authorization).
+  it('fails closed on a verdict that is not exactly verified: true or authorized: true', () => {
+    const d = delegation();
+    const input = { hola: line(), serviceHost, delegation: d };
+    const noVerdict = {} as HolaVerdict;
+    expect(compareSubagent(input, noVerdict, authorized(d)).reasons).toEqual(['hola_not_verified']);
+    const stringly = { verified: 'true' } as unknown as HolaVerdict;
+    expect(compareSubagent(input, stringly, authorized(d)).valid).toBe(false);
+    const loose = { ...authorized(d), authorized: 1 } as unknown as DelegationCheckResult;
+    expect(compareSubagent(input, verified, loose).reasons).toEqual(['delegation_not_authorized']);
+  });
+
   it('compares delegate ids case-insensitively (lines are uppercased)', () => {
     const d = delegation(subagent.publicKey, 'Bot-7');
     expect(compareSubagent({ hola: line(), serviceHost, delegation: d }, verified, authorized(d)).valid).toBe(
