@@ -64,6 +64,11 @@ describe('early validation: each reason code from a real line', () => {
       if (wrong.ok) throw new Error('a wrong checksum parsed');
       expect(wrong.failure.message).not.toMatch(/strip it/);
       expect(wrong.failure.hint).toMatch(/^Recompute the checksum/);
+      // A mutation probe: the hint for a right letter followed by whitespace was also given to a wrong one.
+      const wrongThenSpace = parse(line.slice(0, -1) + (line.endsWith('A') ? 'B' : 'A') + rest);
+      if (wrongThenSpace.ok) throw new Error('a wrong checksum parsed');
+      expect(wrongThenSpace.failure.message).not.toMatch(/strip it/);
+      expect(wrongThenSpace.failure.hint).toMatch(/^Recompute the checksum/);
     },
   );
 
