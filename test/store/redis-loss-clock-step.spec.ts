@@ -124,7 +124,10 @@ describe('after a Redis loss, an instance whose wall clock was stepped since its
       await holdOver(x);
       // Fails: x takes the loss 3 s early (the step) and its offset (0) adds nothing back, so the
       // boundary is L − 3 s + 1 s and the line, stamped at L, verifies a second time.
-      expect(await x.verify(usedLong, DAY)).toMatchObject({ verified: false, failureReasons: ['nonce_replay'] });
+      expect(await x.verify(usedLong, DAY)).toMatchObject({
+        verified: false,
+        failureReasons: ['nonce_replay'],
+      });
     },
     LONG,
   );
@@ -145,9 +148,15 @@ describe('after a Redis loss, an instance whose wall clock was stepped since its
       await holdOver(x);
       // Fails: x subtracts its 3 s twice (the step, then its offset): boundary L + 1 s, the line is
       // stamped L + 3 s. (Asked first: a nonce_replay answer records the line, for every instance.)
-      expect(await x.verify(usedLong, DAY)).toMatchObject({ verified: false, failureReasons: ['nonce_replay'] });
+      expect(await x.verify(usedLong, DAY)).toMatchObject({
+        verified: false,
+        failureReasons: ['nonce_replay'],
+      });
       // The true instance refuses it (its boundary is L + lead + skew).
-      expect(await b.verify(usedLong, DAY)).toMatchObject({ verified: false, failureReasons: ['nonce_replay'] });
+      expect(await b.verify(usedLong, DAY)).toMatchObject({
+        verified: false,
+        failureReasons: ['nonce_replay'],
+      });
     },
     LONG,
   );
