@@ -176,6 +176,13 @@ describe('did:passport endpoints', () => {
         expect(invalid.error.details?.did).toMatch(new RegExp(`^did:web:.*:passport:${written}$`));
         expect(invalid.error.details?.canonical).toBeUndefined();
       }
+      // A token id followed by an encoded `/` or `#` (a did:passport DID URL's shape, not a did:web one's):
+      // whatever the reason, the answer names did:web DIDs only (a review: canonical was did:passport:…).
+      for (const written of [`${tokenId}%2Fx`, `${tokenId.toUpperCase()}%23owner`]) {
+        const invalid = expectErrorEnvelope(await request(`/passport/${written}/did.json`), 'INVALID_DID');
+        expect(invalid.error.details?.did).toMatch(new RegExp(`^did:web:.*:passport:${written}$`));
+        expect(String(invalid.error.details?.canonical ?? 'did:web:')).toMatch(/^did:web:/);
+      }
     });
 
     // Found by a probe: the did:web copy said id did:passport:…, and did:web requires the fetched
