@@ -113,8 +113,10 @@ export class DidController {
     try {
       return parseDid(`did:passport:${tokenId.toLowerCase()}`).tokenId;
     } catch (err) {
+      // Named as the did:web DID asked, and no did:passport DID beside it (`did_url`'s canonical): in a
+      // did:web path an encoded `/` or `#` is part of the id, which is then no token id (a review).
       if (isPassportError(err) && err.code === 'INVALID_DID')
-        throw new PassportError('INVALID_DID', { ...err.details, did: asked });
+        throw new PassportError('INVALID_DID', { did: asked, reason: 'invalid_token_id' });
       throw err;
     }
   }
