@@ -188,6 +188,13 @@ export class RedisHistoryWatch {
   private ownOffsetMs: number | null = null;
   /** The wall clock less monotonic time at that check: a step since moves the offset by as much. */
   private ownOffsetWallLessMonotonic = 0;
+  /**
+   * When the loss's time was taken: the wall clock less monotonic time then, and the lead `withoutLead`
+   * took off it, so that a loss taken before the first clock check gets its offset from that check, moved
+   * back to then (a review: the latest check's offset, steps since the loss included, was used instead).
+   */
+  private lossWallLessMonotonic = 0;
+  private lossLeadTakenOffMs = 0;
   /** The wall clock less monotonic time at start: a later reading above it is a lead. */
   private readonly startOffset: number;
   /** When recording may start again, on the wall clock and on monotonic time (a step cannot stretch it). */
@@ -331,7 +338,7 @@ export class RedisHistoryWatch {
       const lostAt = Math.min(now, now + remainingMs - this.holdMs - this.holdExtensionMs);
       this.lostAt = lostAt;
       this.lostAtEffective = this.withoutLead(lostAt);
-      this.lossOwnOffsetMs = this.offsetAsTakenNow(true);
+      this.takeLossOffset(true);
       this.options.onLoss?.(lostAt, this.holdMs + this.holdExtensionMs);
       // The hold's maker may keep no lost-at (a 1.10.0 instance in a rolling upgrade): keep it from here,
       // else every instance started after the hold knew no loss and verified each line used before it
@@ -355,6 +362,11 @@ export class RedisHistoryWatch {
     const at = this.monotonicNow();
     this.ownOffsetMs = ownOffsetMs;
     this.ownOffsetWallLessMonotonic = this.now() - at;
+    if (this.lostAtEffective !== null && this.lossOwnOffsetMs === null)
+      this.lossOwnOffsetMs =
+        ownOffsetMs -
+        (this.ownOffsetWallLessMonotonic - this.lossWallLessMonotonic) -
+        this.lossLeadTakenOffMs;
     this.fleetClocks = this.fleetClocks.filter((r) => at - r.at < FLEET_CLOCKS_READING_LIFE_MS);
     this.fleetClocks.push({ at, leadMs: Math.max(0, leadMs), lagMs: Math.max(0, lagMs) });
   }
@@ -387,7 +399,7 @@ export class RedisHistoryWatch {
    */
   get lossLeadOverThisClockMs(): number {
     if (this.lostAtEffective === null) return 0;
-    return Math.max(0, this.lossLeadMs - (this.lossOwnOffsetMs ?? this.ownOffsetMs ?? 0));
+    return Math.max(0, this.lossLeadMs - (this.lossOwnOffsetMs ?? 0));
   }
 
   /** Sets this instance's hold to end at `untilMs` (wall clock), and notes that end on monotonic time. */
@@ -551,7 +563,7 @@ export class RedisHistoryWatch {
     }
     this.lostAt = at;
     this.lostAtEffective = this.withoutLead(at);
-    this.lossOwnOffsetMs = this.offsetAsTakenNow(true);
+    this.takeLossOffset(true);
     // The fleet's clocks as this instance last read them (the reports went with the data): the hold waits
     // out their spread too, and every instance refuses lines stamped up to the loss plus the lead.
     this.lossLeadMs = this.fleetLeadMs;
@@ -612,13 +624,15 @@ export class RedisHistoryWatch {
     // or a failover to a replica behind the primary that wrote it) read as now at every check, and verify
     // answered every line nonce_replay for as long as it outran Redis's clock (a review).
     this.learnedLossTime = lossTimeOnRedis;
-    const here = Math.min(repliedAt, this.withoutLead(sentAt - (redisNowMs - lossTimeOnRedis)));
+    // Never after now: both on the footing `withoutLead` gives (a review: the clamp to the raw reply time
+    // counted a step since start twice, refusing fresh lines).
+    const here = this.withoutLead(Math.min(repliedAt, sentAt - (redisNowMs - lossTimeOnRedis)));
     if (this.lostAtEffective !== null && here <= this.lostAtEffective + 1000) {
       if (leadOnRedis !== null && leadOnRedis > this.lossLeadMs) this.lossLeadMs = leadOnRedis;
       return;
     }
     this.lostAtEffective = here;
-    this.lossOwnOffsetMs = this.offsetAsTakenNow(true);
+    this.takeLossOffset(true);
     // A loss of a 1.12.0 or older noticer keeps no lead: this instance's own reading of the fleet then.
     this.lossLeadMs = leadOnRedis ?? this.fleetLeadMs;
     if (this.lostAt === null || here > this.lostAt) this.lostAt = here;
@@ -650,7 +664,7 @@ export class RedisHistoryWatch {
     if (this.lostAt === null || madeAt > this.lostAt) this.lostAt = madeAt;
     if (this.lostAtEffective === null || madeAt > this.lostAtEffective) {
       this.lostAtEffective = madeAt;
-      this.lossOwnOffsetMs = this.offsetAsTakenNow(false);
+      this.takeLossOffset(false);
       this.lossLeadMs = Math.max(this.lossLeadMs, this.fleetLeadMs);
     }
     this.options.onLoss?.(madeAt, 0);
@@ -686,6 +700,17 @@ export class RedisHistoryWatch {
   private withoutLead(atMs: number): number {
     const leadMs = this.now() - this.monotonicNow() - this.startOffset;
     return leadMs > 1000 ? Math.floor(atMs - leadMs) : atMs;
+  }
+
+  /**
+   * Notes this instance's offset for the loss's time just taken (`offsetAsTakenNow`), or, before the first
+   * clock check, what that check needs to work it out (`observeFleetClocks`).
+   */
+  private takeLossOffset(takenWithoutLead: boolean): void {
+    this.lossOwnOffsetMs = this.offsetAsTakenNow(takenWithoutLead);
+    this.lossWallLessMonotonic = this.now() - this.monotonicNow();
+    const leadMs = this.lossWallLessMonotonic - this.startOffset;
+    this.lossLeadTakenOffMs = takenWithoutLead && leadMs > 1000 ? Math.floor(leadMs) : 0;
   }
 
   /**
