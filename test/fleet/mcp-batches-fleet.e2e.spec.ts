@@ -4,40 +4,19 @@
  * takes interleaved on Redis, each batch ran short partway, the whole burst (and the minute's tool calls)
  * was spent and nothing was served. A batch's tokens are now one take, all or none.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { INITIALIZE, MCP_HEADERS, probe, requestFrom } from '../mcp/support/mcp-probe.js';
-import { startRedisServer, type RedisServer } from '../support/redis-server.js';
-import { freePort, startTestApp, type TestApp } from '../support/test-app.js';
+import { startTestAppFleet, type TestAppFleet } from '../support/test-app-fleet.js';
+import { type TestApp } from '../support/test-app.js';
 
-let redis: RedisServer;
-let dataDir: string;
+let fleet: TestAppFleet;
 let instances: TestApp[];
 let publicBaseUrl: string;
 
 beforeAll(async () => {
-  redis = await startRedisServer();
-  dataDir = await mkdtemp(path.join(tmpdir(), 'passport-mcp-batches-'));
-  const first = await freePort();
-  publicBaseUrl = `http://127.0.0.1:${first}`;
-  instances = [];
-  for (const port of [first, await freePort()])
-    instances.push(
-      await startTestApp({
-        STORE: 'redis',
-        REDIS_URL: redis.url,
-        DATA_DIR: dataDir,
-        PORT: String(port),
-        PUBLIC_BASE_URL: publicBaseUrl,
-      }),
-    );
+  fleet = await startTestAppFleet(2);
+  ({ instances, publicBaseUrl } = fleet);
 });
-afterAll(async () => {
-  for (const app of instances ?? []) await app.close();
-  await redis?.stop();
-  await rm(dataDir, { recursive: true, force: true });
-});
+afterAll(async () => fleet?.close());
 
 /** An initialize on the first instance; the session id, for both. */
 async function openSession(): Promise<Record<string, string>> {

@@ -5,42 +5,23 @@
  * fleet directory before the version was checked, so the 400 had ended it (the next request 404), while
  * one instance answered the same 400 and kept it.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { INITIALIZE, MCP_HEADERS, probe } from '../mcp/support/mcp-probe.js';
-import { startRedisServer, type RedisServer } from '../support/redis-server.js';
-import { freePort, startTestApp, type TestApp } from '../support/test-app.js';
+import { startTestAppFleet, type TestAppFleet } from '../support/test-app-fleet.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
 
-let redis: RedisServer;
-let dataDir: string;
+let fleetApps: TestAppFleet;
 let fleet: TestApp[];
 let single: TestApp;
 let publicBaseUrl: string;
 
 beforeAll(async () => {
-  redis = await startRedisServer();
-  dataDir = await mkdtemp(path.join(tmpdir(), 'passport-mcp-refused-delete-'));
-  const first = await freePort();
-  publicBaseUrl = `http://127.0.0.1:${first}`;
-  fleet = [];
-  for (const port of [first, await freePort()])
-    fleet.push(
-      await startTestApp({
-        STORE: 'redis',
-        REDIS_URL: redis.url,
-        DATA_DIR: dataDir,
-        PORT: String(port),
-        PUBLIC_BASE_URL: publicBaseUrl,
-      }),
-    );
+  fleetApps = await startTestAppFleet(2);
+  ({ instances: fleet, publicBaseUrl } = fleetApps);
   single = await startTestApp();
 });
 afterAll(async () => {
-  for (const app of fleet ?? []) await app.close();
+  await fleetApps?.close();
   await single?.close();
-  await redis?.stop();
-  await rm(dataDir, { recursive: true, force: true });
 });
 
 async function openSession(baseUrl: string, host: string): Promise<Record<string, string>> {
