@@ -6,6 +6,7 @@
  */
 import net from 'node:net';
 import { drainAndClose } from '../../apps/api/src/platform/lifecycle/graceful-shutdown.js';
+import { openRawSession, probe } from '../mcp/support/mcp-probe.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 describe('drainAndClose with an event stream opened again on the same connection', () => {
@@ -16,31 +17,15 @@ describe('drainAndClose with an event stream opened again on the same connection
   afterAll(() => app.close().catch(() => undefined));
 
   it('does not wait DRAIN_TIMEOUT_MS for a stream reopened after the drain ended it', async () => {
-    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-    const init = await fetch(`${app.baseUrl}/mcp`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'r', version: '1' } },
-      }),
+    const sid = await openRawSession(app.baseUrl);
+    await probe(app.baseUrl, {
+      headers: { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' },
+      body: { jsonrpc: '2.0', method: 'notifications/initialized' },
     });
-    const sid = init.headers.get('mcp-session-id') ?? '';
-    await init.text();
-    const sessioned = { ...headers, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' };
-    await (
-      await fetch(`${app.baseUrl}/mcp`, {
-        method: 'POST',
-        headers: sessioned,
-        body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-      })
-    ).text();
     const { host, port } = new URL(app.baseUrl);
     const get =
       `GET /mcp HTTP/1.1\r\nHost: ${host}\r\nAccept: text/event-stream\r\nMcp-Session-Id: ${sid}\r\n` +
-      'MCP-Protocol-Version: 2025-06-18\r\n\r\n';
+      'MCP-Protocol-Version: 2025-11-25\r\n\r\n';
     const socket = net.connect(Number(port), '127.0.0.1');
     let seen = '';
     let reopened = false;
