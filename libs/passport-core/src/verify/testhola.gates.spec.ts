@@ -39,15 +39,10 @@ const line = (opts: { signer?: Signer; sender?: string; timestamp?: string } = {
 describe('testHolaGateError', () => {
   let clock: FixedClock;
   let chain: MemoryChainReader;
+  const newVerifier = () =>
+    createHolaVerifier({ chain, replay, clock, verifier: createNobleVerifier(), serviceHost: SERVICE_HOST });
   const gateOf = async (hola: string) => {
-    const verifier = createHolaVerifier({
-      chain,
-      replay,
-      clock,
-      verifier: createNobleVerifier(),
-      serviceHost: SERVICE_HOST,
-    });
-    return testHolaGateError(await verifier.verify({ hola }));
+    return testHolaGateError(await newVerifier().verify({ hola }));
   };
   let replay: MemoryReplayStore;
 
@@ -89,15 +84,8 @@ describe('testHolaGateError', () => {
   });
 
   it('maxAgeSeconds is the whole seconds of the window (a maxAgeMs of 1500 accepts age 1, not 2)', async () => {
-    const verifier = createHolaVerifier({
-      chain,
-      replay,
-      clock,
-      verifier: createNobleVerifier(),
-      serviceHost: SERVICE_HOST,
-    });
     clock.set(T0 + 2_000);
-    const error = testHolaGateError(await verifier.verify({ hola: line(), maxAgeMs: 1_500 }));
+    const error = testHolaGateError(await newVerifier().verify({ hola: line(), maxAgeMs: 1_500 }));
     expect(error?.message).toBe('The HOLA timestamp is 2 s old; at most 1 s are accepted.');
     expect(error?.details).toMatchObject({ ageSeconds: 2, maxAgeSeconds: 1 });
   });
