@@ -1,0 +1,134 @@
+/**
+ * A step of an instance's wall clock ahead between its last clock check and a Redis loss (an NTP step within
+ * the 5 s before it). docs/storage.md ("Clocks off Redis's during a loss") says an offset that changed
+ * within the 5 s before the loss is read as at the last check, "a step is followed; a drift is not". The
+ * step is not followed: the noticer takes its loss back by the step (`withoutLead`) and its offset by the
+ * same step (`offsetAsTakenNow(true)`), and the fleet's lead (`fleetLeadMs`, the last checks' reading)
+ * does not include it, so the boundary is L + lead (read before the step), and a line the stepped
+ * instance accepted between the step and the loss (stamped up to L + step + skew) verifies again after the
+ * hold with a 24 h window, on the other instances (which learn L and that lead) and on itself (a review).
+ *
+ * Harness as redis-loss-clock-step.spec.ts (real redis-server, the real verify, skew 1 s, a short hold).
+ */
+import { createHolaVerifier, buildHolaLine, createNobleSigner, createNobleVerifier } from '@passport/core';
+import { implicitAccountId } from '@passport/core/codecs';
+import { MemoryChainReader } from '@passport/core/testing';
+import { RedisHistoryWatch, RedisReplayStore } from '@passport/adapters/redis';
+import { redisLossFleet } from './support/redis-loss-fleet.js';
+
+const LONG = 60_000;
+const fleet = redisLossFleet();
+const SERVICE_HOST = 'step.test:3000';
+const SKEW = 1_000;
+const HOLD = 3_000;
+const DAY = 86_400_000;
+const MARGIN = 60_000;
+const TOKEN = 'chbvcnurbkuw';
+const owner = createNobleSigner(new Uint8Array(32).fill(11));
+const chain = new MemoryChainReader({
+  contractId: 'step.test',
+  passports: [
+    {
+      tokenId: TOKEN,
+      ownerId: implicitAccountId(owner.publicKey),
+      contractId: 'step.test',
+      metadata: { not_before: '2020-01-01', not_after: '2099-01-01' },
+      revoked: false,
+    },
+  ],
+});
+
+const realNow = Date.now.bind(Date);
+/** The system wall clock's offset from the real time (ms): a step moves it. */
+let systemOffsetMs = 0;
+beforeAll(() => {
+  Date.now = () => realNow() + systemOffsetMs;
+});
+afterAll(() => {
+  Date.now = realNow;
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+let nonces = 0;
+const line = (stampedMs: number): string =>
+  buildHolaLine({
+    recipient: 'MUNDO',
+    senderTokenId: TOKEN,
+    timestamp: new Date(stampedMs).toISOString(),
+    nonceHex: (++nonces).toString(16).toUpperCase().padStart(32, '0'),
+    serviceHost: SERVICE_HOST,
+    signer: owner,
+  });
+
+/**
+ * `nowMs` undefined: the system clock (Date.now) and monotonic time (performance.now), as the server. No
+ * periodic read but while holding (`intervalMs`): an instance away is one the test does not read with.
+ */
+async function instance(prefix: string, nowMs?: () => number) {
+  const client = fleet.client();
+  await client.ping();
+  const clock = nowMs ?? (() => Date.now());
+  const watch = fleet.track(new RedisHistoryWatch(client, { prefix, holdMs: HOLD, intervalMs: 1e9, nowMs }));
+  const store = new RedisReplayStore(client, { prefix, clockSkewMarginMs: MARGIN, history: watch });
+  const verifier = createHolaVerifier({
+    chain,
+    replay: store,
+    clock: { nowMs: clock },
+    verifier: createNobleVerifier(),
+    serviceHost: SERVICE_HOST,
+    futureSkewMs: SKEW,
+  });
+  return {
+    nowMs: clock,
+    watch,
+    store,
+    verify: (hola: string, maxAgeMs: number) =>
+      verifier.verify({ hola, maxAgeMs }).then(
+        (result) => result.body,
+        (error: unknown) => error as Error,
+      ),
+    checkClock: () => store.checkClock(clock),
+  };
+}
+type Instance = Awaited<ReturnType<typeof instance>>;
+
+async function started(...instances: Instance[]): Promise<void> {
+  for (const i of instances) await i.watch.check();
+  for (let round = 0; round < 2; round++) for (const i of instances) await i.checkClock();
+}
+
+async function lossTime(prefix: string): Promise<number> {
+  await sleep(20);
+  return Number(await fleet.client().get(`${prefix}{replay}:lost-at`));
+}
+
+describe('a step ahead of the noticer between its last clock check and the loss', () => {
+  afterEach(() => {
+    systemOffsetMs = 0;
+  });
+
+  it(
+    'stepped 3 s ahead after its last check: the fleet refuses a line it accepted just before the loss (24 h window)',
+    async () => {
+      const prefix = 'own-step:';
+      const x = await instance(prefix);
+      const a = await instance(prefix, realNow);
+      await started(x, a);
+      // NTP steps x 3 s ahead within the 5 s before the loss (after its last check).
+      systemOffsetMs = 3_000;
+      const used = line(x.nowMs());
+      expect(await x.verify(used, DAY)).toMatchObject({ verified: true });
+      await fleet.server.flush();
+      await x.watch.check();
+      await a.watch.check();
+      const lossAt = await lossTime(prefix);
+      while (x.watch.holdRemainingMs > 0 || a.watch.holdRemainingMs > 0) await sleep(50);
+      await sleep(100);
+      // Fails: both take the boundary as L (lead 0, as read before the step), the line is stamped L + 3 s.
+      expect(x.store.lostRecordsAtMs()! - lossAt).toBeGreaterThan(3_000 - 100);
+      expect(a.store.lostRecordsAtMs()! - lossAt).toBeGreaterThan(3_000 - 100);
+      expect(await a.verify(used, DAY)).toMatchObject({ verified: false, failureReasons: ['nonce_replay'] });
+    },
+    LONG,
+  );
+});
