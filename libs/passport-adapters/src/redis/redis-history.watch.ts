@@ -169,6 +169,8 @@ export class RedisHistoryWatch {
   /** How many times the counter has been followed afresh (highestGeneration reset after a loss). */
   private generationRestarts = 0;
   private lostAt: number | null = null;
+  /** The loss's time on monotonic time, for its age (a step since cannot move it). */
+  private lostAtMonotonic: number | null = null;
   /**
    * `lostAt` less the lead the wall clock had, when this instance noticed the loss, over where it read
    * at this instance's start (see `lostAtMs`).
@@ -188,6 +190,8 @@ export class RedisHistoryWatch {
   private ownOffsetMs: number | null = null;
   /** The wall clock less monotonic time at that check: a step since moves the offset by as much. */
   private ownOffsetWallLessMonotonic = 0;
+  /** The clock skew margin the checks run with: no lead beyond it records anything (its lines none). */
+  private clockSkewMarginMs = Infinity;
   /**
    * When the loss's time was taken: the wall clock less monotonic time then, and the lead `withoutLead`
    * took off it, so that a loss taken before the first clock check gets its offset from that check, moved
@@ -337,6 +341,7 @@ export class RedisHistoryWatch {
       // The hold's maker set it for the hold plus its extension: the loss was that long before its end.
       const lostAt = Math.min(now, now + remainingMs - this.holdMs - this.holdExtensionMs);
       this.lostAt = lostAt;
+      this.lostAtMonotonic = this.monotonicNow() - (now - lostAt);
       this.lostAtEffective = this.withoutLead(lostAt);
       this.takeLossOffset(true);
       this.options.onLoss?.(lostAt, this.holdMs + this.holdExtensionMs);
@@ -355,12 +360,14 @@ export class RedisHistoryWatch {
 
   /**
    * The clock check's reading (RedisReplayStore.checkClock, every 5 s): this instance's offset from Redis's
-   * clock and the fleet's largest lead and lag within the margin (ms; this instance's included).
+   * clock and the fleet's largest lead and lag within the margin (ms; this instance's included), and the
+   * margin itself (`marginMs`: the lead a loss may take from this instance's own clock is bounded by it).
    */
-  observeFleetClocks(ownOffsetMs: number, leadMs: number, lagMs: number): void {
+  observeFleetClocks(ownOffsetMs: number, leadMs: number, lagMs: number, marginMs = Infinity): void {
     if (![ownOffsetMs, leadMs, lagMs].every(Number.isFinite)) return;
     const at = this.monotonicNow();
     this.ownOffsetMs = ownOffsetMs;
+    this.clockSkewMarginMs = marginMs;
     this.ownOffsetWallLessMonotonic = this.now() - at;
     if (this.lostAtEffective !== null && this.lossOwnOffsetMs === null)
       this.lossOwnOffsetMs =
@@ -562,11 +569,17 @@ export class RedisHistoryWatch {
       return this.lossHeld();
     }
     this.lostAt = at;
+    this.lostAtMonotonic = this.monotonicNow();
     this.lostAtEffective = this.withoutLead(at);
     this.takeLossOffset(true);
     // The fleet's clocks as this instance last read them (the reports went with the data): the hold waits
     // out their spread too, and every instance refuses lines stamped up to the loss plus the lead.
-    this.lossLeadMs = this.fleetLeadMs;
+    // With this instance's own lead now: a step ahead since its last check took lines stamped on it (a
+    // review). Within the margin: beyond it this instance records nothing, so it accepted none of them.
+    this.lossLeadMs = Math.max(
+      this.fleetLeadMs,
+      Math.min(this.clockSkewMarginMs, this.offsetAsTakenNow(false) ?? 0),
+    );
     // No hold asked (REDIS_LOSS_HOLD_MS=0: records again at once), none for the spread either (a review).
     this.holdExtensionMs = this.holdMs > 0 ? this.fleetSpreadMs : 0;
     this.setHold(at + this.holdMs + this.holdExtensionMs);
@@ -582,7 +595,8 @@ export class RedisHistoryWatch {
    * loss verified lines used before it once more when asked with a long window).
    */
   private publishLossTime(when: 'later' | 'absent' = 'later'): void {
-    const ageMs = this.lostAt === null ? 0 : Math.max(0, Math.floor(this.now() - this.lostAt));
+    const ageMs =
+      this.lostAtMonotonic === null ? 0 : Math.max(0, Math.floor(this.monotonicNow() - this.lostAtMonotonic));
     void this.recordLossTime
       .call(
         this.redis,
@@ -635,7 +649,11 @@ export class RedisHistoryWatch {
     this.takeLossOffset(true);
     // A loss of a 1.12.0 or older noticer keeps no lead: this instance's own reading of the fleet then.
     this.lossLeadMs = leadOnRedis ?? this.fleetLeadMs;
-    if (this.lostAt === null || here > this.lostAt) this.lostAt = here;
+    if (this.lostAt === null || here > this.lostAt) {
+      this.lostAt = here;
+      this.lostAtMonotonic =
+        this.monotonicNow() - (this.now() - Math.min(repliedAt, sentAt - (redisNowMs - lossTimeOnRedis)));
+    }
   }
 
   /** Sets the shared hold key, unless one is set, for what remains of this instance's hold. */
@@ -661,8 +679,14 @@ export class RedisHistoryWatch {
     // The marker's time, made by another clock: taken as it is, but never below a later loss already
     // known (one learned from lost-at in this very read: Redis back from a snapshot taken after the
     // marker was made, which the marker survives; a review).
-    if (this.lostAt === null || madeAt > this.lostAt) this.lostAt = madeAt;
-    if (this.lostAtEffective === null || madeAt > this.lostAtEffective) {
+    if (this.lostAt === null || madeAt > this.lostAt) {
+      this.lostAt = madeAt;
+      this.lostAtMonotonic = this.monotonicNow() - (this.now() - madeAt);
+    }
+    const madeAtFor = madeAt - (this.offsetAsTakenNow(false) ?? 0);
+    const knownFor =
+      this.lostAtEffective === null ? null : this.lostAtEffective - (this.lossOwnOffsetMs ?? 0);
+    if (knownFor === null || madeAtFor > knownFor) {
       this.lostAtEffective = madeAt;
       this.takeLossOffset(false);
       this.lossLeadMs = Math.max(this.lossLeadMs, this.fleetLeadMs);

@@ -253,7 +253,7 @@ export interface ReplayHistoryGuard {
    * The clock check's reading (every 5 s): this instance's offset from Redis's clock (ms, positive ahead)
    * and the fleet's largest lead and lag within the margin (ms, at least 0; this instance's included).
    */
-  observeFleetClocks?(ownOffsetMs: number, leadMs: number, lagMs: number): void;
+  observeFleetClocks?(ownOffsetMs: number, leadMs: number, lagMs: number, marginMs?: number): void;
 }
 
 export class RedisReplayStore implements ReplayStore {
@@ -513,7 +513,12 @@ export class RedisReplayStore implements ReplayStore {
       this.agreeingPeers = counts.agreeingWithRedis;
       this.peersAgreeingHere = counts.agreeingWithThis;
       const bound = (ms: number) => Math.min(this.clockSkewMarginMs, ms);
-      this.history?.observeFleetClocks?.(offsetMs, bound(counts.leadMs), bound(counts.lagMs));
+      this.history?.observeFleetClocks?.(
+        offsetMs,
+        bound(counts.leadMs),
+        bound(counts.lagMs),
+        this.clockSkewMarginMs,
+      );
     } catch (error) {
       // No count outlives a check that failed (Redis down, the report refused): readiness then does not
       // take this instance out on what the fleet said before (a review).
