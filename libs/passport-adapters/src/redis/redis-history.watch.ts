@@ -641,7 +641,12 @@ export class RedisHistoryWatch {
     // Never after now: both on the footing `withoutLead` gives (a review: the clamp to the raw reply time
     // counted a step since start twice, refusing fresh lines).
     const here = this.withoutLead(Math.min(repliedAt, sentAt - (redisNowMs - lossTimeOnRedis)));
-    if (this.lostAtEffective !== null && here <= this.lostAtEffective + 1000) {
+    // A value within the known loss's hold is that loss: a new one is noticed only once the hold is over
+    // (within it, the holders put the loss's time back). A 1.12.0 instance started late in a lengthened
+    // hold raises it by the extension, reading the key's time to live against its own hold; taken as a
+    // new loss with the fleet's lead on top, fresh lines made after the hold were refused (an upgrade probe).
+    const sameLossMs = Math.max(1000, this.holdMs + this.holdExtensionMs);
+    if (this.lostAtEffective !== null && here <= this.lostAtEffective + sameLossMs) {
       if (leadOnRedis !== null && leadOnRedis > this.lossLeadMs) this.lossLeadMs = leadOnRedis;
       return;
     }
