@@ -40,7 +40,7 @@ const chain = new MemoryChainReader({
 
 const realNow = Date.now.bind(Date);
 /** The system wall clock's offset from the real time (ms): a step moves it. */
-let systemOffsetMs = 0;
+const systemOffsetMs = 0;
 beforeAll(() => {
   Date.now = () => realNow() + systemOffsetMs;
 });

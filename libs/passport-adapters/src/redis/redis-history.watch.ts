@@ -199,6 +199,13 @@ export class RedisHistoryWatch {
    */
   private lossWallLessMonotonic = 0;
   private lossLeadTakenOffMs = 0;
+  /**
+   * How long the known loss's hold lasted, as far as this instance knows (its own or adopted hold, the
+   * extension included; `holdMs` for a loss learned from `lost-at` or a past one): a later `lost-at`
+   * within it is that loss (`learnLossTime`). Not the last hold this instance held: a review had an older
+   * hold's extension take a genuine second loss for the first.
+   */
+  private knownLossHoldMs = 0;
   /** The wall clock less monotonic time at start: a later reading above it is a lead. */
   private readonly startOffset: number;
   /** When recording may start again, on the wall clock and on monotonic time (a step cannot stretch it). */
@@ -344,6 +351,7 @@ export class RedisHistoryWatch {
       this.lostAtMonotonic = this.monotonicNow() - (now - lostAt);
       this.lostAtEffective = this.withoutLead(lostAt);
       this.takeLossOffset(true);
+      this.knownLossHoldMs = this.holdMs + this.holdExtensionMs;
       this.options.onLoss?.(lostAt, this.holdMs + this.holdExtensionMs);
       // The hold's maker may keep no lost-at (a 1.10.0 instance in a rolling upgrade): keep it from here,
       // else every instance started after the hold knew no loss and verified each line used before it
@@ -352,6 +360,7 @@ export class RedisHistoryWatch {
     } else if (named) {
       // The same hold, its extension read now (adopted first from a record invocation's reply).
       this.holdExtensionMs = Math.max(this.holdExtensionMs, Number(named[2]));
+      this.knownLossHoldMs = Math.max(this.knownLossHoldMs, this.holdMs + this.holdExtensionMs);
       this.lossLeadMs = Math.max(this.lossLeadMs, Number(named[1]));
     }
     if (remainingMs > this.hold.remainingMs()) this.setHold(now + remainingMs);
@@ -582,6 +591,7 @@ export class RedisHistoryWatch {
     );
     // No hold asked (REDIS_LOSS_HOLD_MS=0: records again at once), none for the spread either (a review).
     this.holdExtensionMs = this.holdMs > 0 ? this.fleetSpreadMs : 0;
+    this.knownLossHoldMs = this.holdMs + this.holdExtensionMs;
     this.setHold(at + this.holdMs + this.holdExtensionMs);
     this.options.onLoss?.(at, this.holdMs + this.holdExtensionMs);
     this.publishHold();
@@ -645,13 +655,17 @@ export class RedisHistoryWatch {
     // (within it, the holders put the loss's time back). A 1.12.0 instance started late in a lengthened
     // hold raises it by the extension, reading the key's time to live against its own hold; taken as a
     // new loss with the fleet's lead on top, fresh lines made after the hold were refused (an upgrade probe).
-    const sameLossMs = Math.max(1000, this.holdMs + this.holdExtensionMs);
-    if (this.lostAtEffective !== null && here <= this.lostAtEffective + sameLossMs) {
+    // Compared on one footing (Redis's clock): this instance's clock may have stepped since (a review).
+    const hereOnRedis = here - (this.offsetAsTakenNow(true) ?? 0);
+    const knownOnRedis =
+      this.lostAtEffective === null ? null : this.lostAtEffective - (this.lossOwnOffsetMs ?? 0);
+    if (knownOnRedis !== null && hereOnRedis <= knownOnRedis + Math.max(1000, this.knownLossHoldMs)) {
       if (leadOnRedis !== null && leadOnRedis > this.lossLeadMs) this.lossLeadMs = leadOnRedis;
       return;
     }
     this.lostAtEffective = here;
     this.takeLossOffset(true);
+    this.knownLossHoldMs = this.holdMs;
     // A loss of a 1.12.0 or older noticer keeps no lead: this instance's own reading of the fleet then.
     this.lossLeadMs = leadOnRedis ?? this.fleetLeadMs;
     if (this.lostAt === null || here > this.lostAt) {
@@ -694,6 +708,7 @@ export class RedisHistoryWatch {
     if (knownFor === null || madeAtFor > knownFor) {
       this.lostAtEffective = madeAt;
       this.takeLossOffset(false);
+      this.knownLossHoldMs = this.holdMs;
       this.lossLeadMs = Math.max(this.lossLeadMs, this.fleetLeadMs);
     }
     this.options.onLoss?.(madeAt, 0);
