@@ -10,50 +10,27 @@
  * scaled down (W = 6 s, skew 1 s, hold W + skew + 1 s = 8 s; the app's are 300 s, 30 s, 331 s) and the
  * offsets with them (4 s ahead ≈ 3 min of a 300 s window, 3 s behind ≈ 2 min).
  */
-import { createHolaVerifier, buildHolaLine, createNobleSigner, createNobleVerifier } from '@passport/core';
-import { implicitAccountId } from '@passport/core/codecs';
-import { MemoryChainReader } from '@passport/core/testing';
+import { createHolaVerifier, createNobleVerifier } from '@passport/core';
 import { RecordingPausedError } from '@passport/core/ports';
 import { RedisHistoryWatch, RedisReplayStore } from '@passport/adapters/redis';
 import { redisLossFleet } from './support/redis-loss-fleet.js';
+import {
+  SERVICE_HOST,
+  W,
+  SKEW,
+  HOLD,
+  DAY,
+  MARGIN,
+  chain,
+  line,
+  started,
+  holdOver,
+} from './support/redis-loss-clocks.js';
 
 /** Each test waits out a hold (8 s, longer once the spread is added). */
 const LONG = 60_000;
 
 const fleet = redisLossFleet();
-const SERVICE_HOST = 'spread.test:3000';
-const W = 6_000;
-const SKEW = 1_000;
-const HOLD = W + SKEW + 1_000;
-const DAY = 86_400_000;
-/** The clock skew margin, scaled as the windows are (15 min of the app's). */
-const MARGIN = 60_000;
-const TOKEN = 'chbvcnurbkuw';
-const owner = createNobleSigner(new Uint8Array(32).fill(11));
-const chain = new MemoryChainReader({
-  contractId: 'spread.test',
-  passports: [
-    {
-      tokenId: TOKEN,
-      ownerId: implicitAccountId(owner.publicKey),
-      contractId: 'spread.test',
-      metadata: { not_before: '2020-01-01', not_after: '2099-01-01' },
-      revoked: false,
-    },
-  ],
-});
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-let nonces = 0;
-const line = (stampedMs: number): string =>
-  buildHolaLine({
-    recipient: 'MUNDO',
-    senderTokenId: TOKEN,
-    timestamp: new Date(stampedMs).toISOString(),
-    nonceHex: (++nonces).toString(16).toUpperCase().padStart(32, '0'),
-    serviceHost: SERVICE_HOST,
-    signer: owner,
-  });
 
 interface Instance {
   readonly nowMs: () => number;
@@ -90,12 +67,6 @@ function instance(prefix: string, offsetMs: number): Instance {
   };
 }
 
-/** Every instance connected, and each has read the others' clock reports. */
-async function started(...instances: Instance[]): Promise<void> {
-  for (const i of instances) await i.watch.check();
-  for (let round = 0; round < 2; round++) for (const i of instances) await i.checkClock();
-}
-
 /** Flushes Redis and lets `noticer` find the loss, then every other instance adopt its hold. */
 async function lose(noticer: Instance, ...others: Instance[]): Promise<void> {
   await fleet.server.flush();
@@ -105,12 +76,6 @@ async function lose(noticer: Instance, ...others: Instance[]): Promise<void> {
     await i.watch.check();
     expect(i.watch.holdRemainingMs).toBeGreaterThan(0);
   }
-}
-
-/** Waits for `i`'s hold to end (it records again), then a little more. */
-async function holdOver(i: Instance): Promise<void> {
-  while (i.watch.holdRemainingMs > 0) await sleep(50);
-  await sleep(100);
 }
 
 const accepted = (body: unknown) => expect(body).toMatchObject({ verified: true });

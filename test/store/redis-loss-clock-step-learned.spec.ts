@@ -15,34 +15,24 @@
  *
  * Harness as redis-loss-clock-step.spec.ts (real redis-server, the real verify, skew 1 s).
  */
-import { createHolaVerifier, buildHolaLine, createNobleSigner, createNobleVerifier } from '@passport/core';
-import { implicitAccountId } from '@passport/core/codecs';
-import { MemoryChainReader } from '@passport/core/testing';
+import { createHolaVerifier, createNobleVerifier } from '@passport/core';
 import { RedisHistoryWatch, RedisReplayStore } from '@passport/adapters/redis';
 import { redisLossFleet } from './support/redis-loss-fleet.js';
+import {
+  SERVICE_HOST,
+  W,
+  SKEW,
+  HOLD,
+  DAY,
+  MARGIN,
+  chain,
+  sleep,
+  line,
+  started,
+} from './support/redis-loss-clocks.js';
 
 const LONG = 60_000;
 const fleet = redisLossFleet();
-const SERVICE_HOST = 'step.test:3000';
-const W = 6_000;
-const SKEW = 1_000;
-const HOLD = W + SKEW + 1_000;
-const DAY = 86_400_000;
-const MARGIN = 60_000;
-const TOKEN = 'chbvcnurbkuw';
-const owner = createNobleSigner(new Uint8Array(32).fill(11));
-const chain = new MemoryChainReader({
-  contractId: 'step.test',
-  passports: [
-    {
-      tokenId: TOKEN,
-      ownerId: implicitAccountId(owner.publicKey),
-      contractId: 'step.test',
-      metadata: { not_before: '2020-01-01', not_after: '2099-01-01' },
-      revoked: false,
-    },
-  ],
-});
 
 const realNow = Date.now.bind(Date);
 /** The system wall clock's offset from the real time (ms): a step moves it. */
@@ -53,18 +43,6 @@ beforeAll(() => {
 afterAll(() => {
   Date.now = realNow;
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-let nonces = 0;
-const line = (stampedMs: number): string =>
-  buildHolaLine({
-    recipient: 'MUNDO',
-    senderTokenId: TOKEN,
-    timestamp: new Date(stampedMs).toISOString(),
-    nonceHex: (++nonces).toString(16).toUpperCase().padStart(32, '0'),
-    serviceHost: SERVICE_HOST,
-    signer: owner,
-  });
 
 /** `nowMs` undefined: the system clock (Date.now) and monotonic time (performance.now), as the server. */
 function instance(prefix: string, nowMs?: () => number) {
@@ -91,12 +69,6 @@ function instance(prefix: string, nowMs?: () => number) {
       ),
     checkClock: () => store.checkClock(clock),
   };
-}
-type Instance = ReturnType<typeof instance>;
-
-async function started(...instances: Instance[]): Promise<void> {
-  for (const i of instances) await i.watch.check();
-  for (let round = 0; round < 2; round++) for (const i of instances) await i.checkClock();
 }
 
 async function redisNowMs(): Promise<number> {

@@ -12,48 +12,26 @@
  * down as in redis-loss-clock-spread.spec.ts (W = 6 s, skew 1 s, hold 8 s, margin 60 s). The 1.12.0
  * instance is played by the `lost-at` value its adoptHold writes (now + the key's time to live - holdMs).
  */
-import { createHolaVerifier, buildHolaLine, createNobleSigner, createNobleVerifier } from '@passport/core';
-import { implicitAccountId } from '@passport/core/codecs';
-import { MemoryChainReader } from '@passport/core/testing';
+import { createHolaVerifier, createNobleVerifier } from '@passport/core';
 import { RedisHistoryWatch, RedisReplayStore } from '@passport/adapters/redis';
 import { redisLossFleet } from './support/redis-loss-fleet.js';
+import {
+  SERVICE_HOST,
+  W,
+  SKEW,
+  HOLD,
+  MARGIN,
+  chain,
+  sleep,
+  line,
+  started,
+  holdOver,
+} from './support/redis-loss-clocks.js';
 
 /** Each test waits out a hold (8 s, longer once the spread is added). */
 const LONG = 60_000;
 
 const fleet = redisLossFleet();
-const SERVICE_HOST = 'spread.test:3000';
-const W = 6_000;
-const SKEW = 1_000;
-const HOLD = W + SKEW + 1_000;
-/** The clock skew margin, scaled as the windows are (15 min of the app's). */
-const MARGIN = 60_000;
-const TOKEN = 'chbvcnurbkuw';
-const owner = createNobleSigner(new Uint8Array(32).fill(11));
-const chain = new MemoryChainReader({
-  contractId: 'spread.test',
-  passports: [
-    {
-      tokenId: TOKEN,
-      ownerId: implicitAccountId(owner.publicKey),
-      contractId: 'spread.test',
-      metadata: { not_before: '2020-01-01', not_after: '2099-01-01' },
-      revoked: false,
-    },
-  ],
-});
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-let nonces = 0;
-const line = (stampedMs: number): string =>
-  buildHolaLine({
-    recipient: 'MUNDO',
-    senderTokenId: TOKEN,
-    timestamp: new Date(stampedMs).toISOString(),
-    nonceHex: (++nonces).toString(16).toUpperCase().padStart(32, '0'),
-    serviceHost: SERVICE_HOST,
-    signer: owner,
-  });
 
 interface Instance {
   readonly nowMs: () => number;
@@ -90,12 +68,6 @@ function instance(prefix: string, offsetMs: number): Instance {
   };
 }
 
-/** Every instance connected, and each has read the others' clock reports. */
-async function started(...instances: Instance[]): Promise<void> {
-  for (const i of instances) await i.watch.check();
-  for (let round = 0; round < 2; round++) for (const i of instances) await i.checkClock();
-}
-
 /** Flushes Redis and lets `noticer` find the loss, then every other instance adopt its hold. */
 async function lose(noticer: Instance, ...others: Instance[]): Promise<void> {
   await fleet.server.flush();
@@ -105,12 +77,6 @@ async function lose(noticer: Instance, ...others: Instance[]): Promise<void> {
     await i.watch.check();
     expect(i.watch.holdRemainingMs).toBeGreaterThan(0);
   }
-}
-
-/** Waits for `i`'s hold to end (it records again), then a little more. */
-async function holdOver(i: Instance): Promise<void> {
-  while (i.watch.holdRemainingMs > 0) await sleep(50);
-  await sleep(100);
 }
 
 describe('a 1.12.0 instance restarted late in a lengthened hold (rolling upgrade or rollback)', () => {
