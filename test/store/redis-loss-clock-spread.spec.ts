@@ -10,21 +10,18 @@
  * scaled down (W = 6 s, skew 1 s, hold W + skew + 1 s = 8 s; the app's are 300 s, 30 s, 331 s) and the
  * offsets with them (4 s ahead ≈ 3 min of a 300 s window, 3 s behind ≈ 2 min).
  */
-import { createHolaVerifier, createNobleVerifier } from '@passport/core';
 import { RecordingPausedError } from '@passport/core/ports';
-import { RedisHistoryWatch, RedisReplayStore } from '@passport/adapters/redis';
 import { redisLossFleet } from './support/redis-loss-fleet.js';
 import {
-  SERVICE_HOST,
-  W,
   SKEW,
   HOLD,
   DAY,
   MARGIN,
-  chain,
   line,
   started,
   holdOver,
+  lossInstance,
+  type LossInstance,
 } from './support/redis-loss-clocks.js';
 
 /** Each test waits out a hold (8 s, longer once the spread is added). */
@@ -32,39 +29,10 @@ const LONG = 60_000;
 
 const fleet = redisLossFleet();
 
-interface Instance {
-  readonly nowMs: () => number;
-  readonly watch: RedisHistoryWatch;
-  readonly store: RedisReplayStore;
-  /** The verify's body, or the error (503 during a hold). */
-  verify(hola: string, maxAgeMs?: number): Promise<{ verified: boolean; failureReasons: string[] } | Error>;
-  checkClock(): Promise<void>;
-}
+type Instance = LossInstance;
 
 function instance(prefix: string, offsetMs: number): Instance {
-  const client = fleet.client();
-  const nowMs = () => Date.now() + offsetMs;
-  const watch = fleet.track(new RedisHistoryWatch(client, { prefix, holdMs: HOLD, nowMs }));
-  const store = new RedisReplayStore(client, { prefix, clockSkewMarginMs: MARGIN, history: watch });
-  const verifier = createHolaVerifier({
-    chain,
-    replay: store,
-    clock: { nowMs },
-    verifier: createNobleVerifier(),
-    serviceHost: SERVICE_HOST,
-    futureSkewMs: SKEW,
-  });
-  return {
-    nowMs,
-    watch,
-    store,
-    verify: (hola, maxAgeMs = W) =>
-      verifier.verify({ hola, maxAgeMs }).then(
-        (result) => result.body,
-        (error: unknown) => error as Error,
-      ),
-    checkClock: () => store.checkClock(nowMs),
-  };
+  return lossInstance(fleet, prefix, { nowMs: () => Date.now() + offsetMs });
 }
 
 /** Flushes Redis and lets `noticer` find the loss, then every other instance adopt its hold. */

@@ -10,20 +10,8 @@
  *
  * Harness as redis-loss-clock-step.spec.ts (real redis-server, the real verify, skew 1 s, a short hold).
  */
-import { createHolaVerifier, createNobleVerifier } from '@passport/core';
-import { RedisHistoryWatch, RedisReplayStore } from '@passport/adapters/redis';
 import { redisLossFleet } from './support/redis-loss-fleet.js';
-import {
-  SERVICE_HOST,
-  SKEW,
-  HOLD,
-  DAY,
-  MARGIN,
-  chain,
-  sleep,
-  line,
-  started,
-} from './support/redis-loss-clocks.js';
+import { DAY, sleep, line, started, lossInstance } from './support/redis-loss-clocks.js';
 
 const LONG = 60_000;
 const fleet = redisLossFleet();
@@ -43,30 +31,9 @@ afterAll(() => {
  * periodic read but while holding (`intervalMs`): an instance away is one the test does not read with.
  */
 async function instance(prefix: string, nowMs?: () => number) {
-  const client = fleet.client();
-  await client.ping();
-  const clock = nowMs ?? (() => Date.now());
-  const watch = fleet.track(new RedisHistoryWatch(client, { prefix, holdMs: HOLD, intervalMs: 1e9, nowMs }));
-  const store = new RedisReplayStore(client, { prefix, clockSkewMarginMs: MARGIN, history: watch });
-  const verifier = createHolaVerifier({
-    chain,
-    replay: store,
-    clock: { nowMs: clock },
-    verifier: createNobleVerifier(),
-    serviceHost: SERVICE_HOST,
-    futureSkewMs: SKEW,
-  });
-  return {
-    nowMs: clock,
-    watch,
-    store,
-    verify: (hola: string, maxAgeMs: number) =>
-      verifier.verify({ hola, maxAgeMs }).then(
-        (result) => result.body,
-        (error: unknown) => error as Error,
-      ),
-    checkClock: () => store.checkClock(clock),
-  };
+  const i = lossInstance(fleet, prefix, { nowMs, intervalMs: 1e9 });
+  await i.connected();
+  return i;
 }
 
 async function lossTime(prefix: string): Promise<number> {

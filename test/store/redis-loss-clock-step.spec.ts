@@ -11,21 +11,8 @@
  * wall clock (Date.now, replaced for the suite by one the test steps) and on real monotonic time, as the
  * server wires it.
  */
-import { createHolaVerifier, createNobleVerifier } from '@passport/core';
-import { RedisHistoryWatch, RedisReplayStore } from '@passport/adapters/redis';
 import { redisLossFleet } from './support/redis-loss-fleet.js';
-import {
-  SERVICE_HOST,
-  W,
-  SKEW,
-  HOLD,
-  DAY,
-  MARGIN,
-  chain,
-  line,
-  started,
-  holdOver,
-} from './support/redis-loss-clocks.js';
+import { DAY, line, started, holdOver, lossInstance } from './support/redis-loss-clocks.js';
 
 const LONG = 60_000;
 const fleet = redisLossFleet();
@@ -42,29 +29,7 @@ afterAll(() => {
 
 /** `nowMs` undefined: the system clock (Date.now) and monotonic time (performance.now), as the server. */
 function instance(prefix: string, nowMs?: () => number) {
-  const client = fleet.client();
-  const clock = nowMs ?? (() => Date.now());
-  const watch = fleet.track(new RedisHistoryWatch(client, { prefix, holdMs: HOLD, nowMs }));
-  const store = new RedisReplayStore(client, { prefix, clockSkewMarginMs: MARGIN, history: watch });
-  const verifier = createHolaVerifier({
-    chain,
-    replay: store,
-    clock: { nowMs: clock },
-    verifier: createNobleVerifier(),
-    serviceHost: SERVICE_HOST,
-    futureSkewMs: SKEW,
-  });
-  return {
-    nowMs: clock,
-    watch,
-    store,
-    verify: (hola: string, maxAgeMs = W) =>
-      verifier.verify({ hola, maxAgeMs }).then(
-        (result) => result.body,
-        (error: unknown) => error as Error,
-      ),
-    checkClock: () => store.checkClock(clock),
-  };
+  return lossInstance(fleet, prefix, { nowMs });
 }
 
 describe('after a Redis loss, an instance whose wall clock was stepped since its start', () => {

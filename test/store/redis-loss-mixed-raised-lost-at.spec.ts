@@ -12,20 +12,15 @@
  * down as in redis-loss-clock-spread.spec.ts (W = 6 s, skew 1 s, hold 8 s, margin 60 s). The 1.12.0
  * instance is played by the `lost-at` value its adoptHold writes (now + the key's time to live - holdMs).
  */
-import { createHolaVerifier, createNobleVerifier } from '@passport/core';
-import { RedisHistoryWatch, RedisReplayStore } from '@passport/adapters/redis';
 import { redisLossFleet } from './support/redis-loss-fleet.js';
 import {
-  SERVICE_HOST,
-  W,
-  SKEW,
   HOLD,
-  MARGIN,
-  chain,
   sleep,
   line,
   started,
   holdOver,
+  lossInstance,
+  type LossInstance,
 } from './support/redis-loss-clocks.js';
 
 /** Each test waits out a hold (8 s, longer once the spread is added). */
@@ -33,39 +28,10 @@ const LONG = 60_000;
 
 const fleet = redisLossFleet();
 
-interface Instance {
-  readonly nowMs: () => number;
-  readonly watch: RedisHistoryWatch;
-  readonly store: RedisReplayStore;
-  /** The verify's body, or the error (503 during a hold). */
-  verify(hola: string, maxAgeMs?: number): Promise<{ verified: boolean; failureReasons: string[] } | Error>;
-  checkClock(): Promise<void>;
-}
+type Instance = LossInstance;
 
 function instance(prefix: string, offsetMs: number): Instance {
-  const client = fleet.client();
-  const nowMs = () => Date.now() + offsetMs;
-  const watch = fleet.track(new RedisHistoryWatch(client, { prefix, holdMs: HOLD, nowMs }));
-  const store = new RedisReplayStore(client, { prefix, clockSkewMarginMs: MARGIN, history: watch });
-  const verifier = createHolaVerifier({
-    chain,
-    replay: store,
-    clock: { nowMs },
-    verifier: createNobleVerifier(),
-    serviceHost: SERVICE_HOST,
-    futureSkewMs: SKEW,
-  });
-  return {
-    nowMs,
-    watch,
-    store,
-    verify: (hola, maxAgeMs = W) =>
-      verifier.verify({ hola, maxAgeMs }).then(
-        (result) => result.body,
-        (error: unknown) => error as Error,
-      ),
-    checkClock: () => store.checkClock(nowMs),
-  };
+  return lossInstance(fleet, prefix, { nowMs: () => Date.now() + offsetMs });
 }
 
 /** Flushes Redis and lets `noticer` find the loss, then every other instance adopt its hold. */

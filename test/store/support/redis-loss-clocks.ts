@@ -3,10 +3,13 @@
  * their kin): windows scaled down (W = 6 s, skew 1 s, hold 8 s, a clock skew margin of 60 s), one
  * passport on an in-memory chain, HOLA lines stamped at a chosen time, and the waits the suites make.
  */
-import { buildHolaLine, createNobleSigner } from '@passport/core';
+import { buildHolaLine, createHolaVerifier, createNobleSigner, createNobleVerifier } from '@passport/core';
 import { implicitAccountId } from '@passport/core/codecs';
 import { MemoryChainReader } from '@passport/core/testing';
-import { type RedisHistoryWatch } from '@passport/adapters/redis';
+import { RedisHistoryWatch, RedisReplayStore } from '@passport/adapters/redis';
+import { type redisLossFleet } from './redis-loss-fleet.js';
+
+type LossFleet = ReturnType<typeof redisLossFleet>;
 
 export const SERVICE_HOST = 'loss-clocks.test:3000';
 /** The verify window (the default 300 s, scaled down). */
@@ -64,3 +67,44 @@ export async function holdOver(i: ClockedInstance): Promise<void> {
   while (i.watch.holdRemainingMs > 0) await sleep(50);
   await sleep(100);
 }
+
+/**
+ * One instance of the fleet: its own connection, loss watch (hold HOLD) and replay store (margin MARGIN),
+ * and the core's verify on its clock. `nowMs` undefined: the system clock (Date.now) and monotonic time
+ * (performance.now), as the server wires them; `intervalMs` large: no periodic read but while holding (an
+ * instance away is one the test does not read with).
+ */
+export function lossInstance(
+  fleet: LossFleet,
+  prefix: string,
+  options: { readonly nowMs?: () => number; readonly intervalMs?: number } = {},
+) {
+  const { nowMs, intervalMs } = options;
+  const client = fleet.client();
+  const clock = nowMs ?? (() => Date.now());
+  const watch = fleet.track(new RedisHistoryWatch(client, { prefix, holdMs: HOLD, intervalMs, nowMs }));
+  const store = new RedisReplayStore(client, { prefix, clockSkewMarginMs: MARGIN, history: watch });
+  const verifier = createHolaVerifier({
+    chain,
+    replay: store,
+    clock: { nowMs: clock },
+    verifier: createNobleVerifier(),
+    serviceHost: SERVICE_HOST,
+    futureSkewMs: SKEW,
+  });
+  return {
+    nowMs: clock,
+    watch,
+    store,
+    /** Connected (the first command waits for the connection). */
+    connected: () => client.ping(),
+    /** The verify's body, or the error (503 during a hold). */
+    verify: (hola: string, maxAgeMs = W) =>
+      verifier.verify({ hola, maxAgeMs }).then(
+        (result) => result.body,
+        (error: unknown) => error as Error,
+      ),
+    checkClock: () => store.checkClock(clock),
+  };
+}
+export type LossInstance = ReturnType<typeof lossInstance>;
