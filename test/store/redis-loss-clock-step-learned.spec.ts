@@ -16,20 +16,13 @@
  * Harness as redis-loss-clock-step.spec.ts (real redis-server, the real verify, skew 1 s).
  */
 import { redisLossFleet } from './support/redis-loss-fleet.js';
-import { DAY, sleep, line, started, lossInstance } from './support/redis-loss-clocks.js';
+import { DAY, sleep, line, started, lossInstance, steppedSystemClock } from './support/redis-loss-clocks.js';
 
 const LONG = 60_000;
 const fleet = redisLossFleet();
 
-const realNow = Date.now.bind(Date);
-/** The system wall clock's offset from the real time (ms): a step moves it. */
-let systemOffsetMs = 0;
-beforeAll(() => {
-  Date.now = () => realNow() + systemOffsetMs;
-});
-afterAll(() => {
-  Date.now = realNow;
-});
+/** The system wall clock's step from the real time (ms). */
+const systemClock = steppedSystemClock();
 
 /** `nowMs` undefined: the system clock (Date.now) and monotonic time (performance.now), as the server. */
 function instance(prefix: string, nowMs?: () => number) {
@@ -44,7 +37,7 @@ async function redisNowMs(): Promise<number> {
 
 describe('a lost-at later than Redis clock, learned by an instance stepped ahead since its start', () => {
   afterEach(() => {
-    systemOffsetMs = 0;
+    systemClock.offsetMs = 0;
   });
 
   it(
@@ -53,7 +46,7 @@ describe('a lost-at later than Redis clock, learned by an instance stepped ahead
       const prefix = 'future-lost-at:';
       const x = instance(prefix);
       // NTP steps it 3 s ahead (kept): its clock check measures +3 s, the fleet's lead is 3 s.
-      systemOffsetMs = 3_000;
+      systemClock.offsetMs = 3_000;
       await started(x);
       const client = fleet.client();
       // The loss as kept by a primary whose clock ran 10 s ahead of this one's (a failover).
@@ -78,7 +71,7 @@ describe('a lost-at later than Redis clock, learned by an instance stepped ahead
 
 describe('a loss learned from lost-at before the first clock check, the wall clock stepped since', () => {
   afterEach(() => {
-    systemOffsetMs = 0;
+    systemClock.offsetMs = 0;
   });
 
   it(
@@ -92,14 +85,14 @@ describe('a loss learned from lost-at before the first clock check, the wall clo
       await client.set(`${prefix}{replay}:lost-lead`, '0', 'PX', 3_600_000);
       // A rolling restart: x starts 3 s behind; its first read (on 'ready') learns the loss before its
       // first clock check, as the server's start runs them.
-      systemOffsetMs = -3_000;
+      systemClock.offsetMs = -3_000;
       const x = instance(prefix);
       await x.watch.check();
       await x.checkClock();
       // Right so far: the check measured -3 s, the boundary is L + lead.
       expect((x.watch.lostAtMs ?? NaN) + x.watch.lossLeadOverThisClockMs - lossAt).toBeGreaterThan(-500);
       // NTP sets the clock right (a step of +3 s); the next checks measure 0.
-      systemOffsetMs = 0;
+      systemClock.offsetMs = 0;
       await x.checkClock();
       await x.checkClock();
       // Fails: the offset taken at the loss was none (no check yet), so the boundary follows the latest

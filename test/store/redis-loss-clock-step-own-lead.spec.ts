@@ -11,20 +11,21 @@
  * Harness as redis-loss-clock-step.spec.ts (real redis-server, the real verify, skew 1 s, a short hold).
  */
 import { redisLossFleet } from './support/redis-loss-fleet.js';
-import { DAY, sleep, line, started, lossInstance } from './support/redis-loss-clocks.js';
+import {
+  DAY,
+  sleep,
+  line,
+  started,
+  lossInstance,
+  steppedSystemClock,
+  realNow,
+} from './support/redis-loss-clocks.js';
 
 const LONG = 60_000;
 const fleet = redisLossFleet();
 
-const realNow = Date.now.bind(Date);
-/** The system wall clock's offset from the real time (ms): a step moves it. */
-let systemOffsetMs = 0;
-beforeAll(() => {
-  Date.now = () => realNow() + systemOffsetMs;
-});
-afterAll(() => {
-  Date.now = realNow;
-});
+/** The system wall clock's step from the real time (ms). */
+const systemClock = steppedSystemClock();
 
 /**
  * `nowMs` undefined: the system clock (Date.now) and monotonic time (performance.now), as the server. No
@@ -43,7 +44,7 @@ async function lossTime(prefix: string): Promise<number> {
 
 describe('a step ahead of the noticer between its last clock check and the loss', () => {
   afterEach(() => {
-    systemOffsetMs = 0;
+    systemClock.offsetMs = 0;
   });
 
   it(
@@ -54,7 +55,7 @@ describe('a step ahead of the noticer between its last clock check and the loss'
       const a = await instance(prefix, realNow);
       await started(x, a);
       // NTP steps x 3 s ahead within the 5 s before the loss (after its last check).
-      systemOffsetMs = 3_000;
+      systemClock.offsetMs = 3_000;
       const used = line(x.nowMs());
       expect(await x.verify(used, DAY)).toMatchObject({ verified: true });
       await fleet.server.flush();

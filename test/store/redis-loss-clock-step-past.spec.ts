@@ -17,20 +17,22 @@
  * Harness as redis-loss-clock-step.spec.ts (real redis-server, the real verify, skew 1 s, a short hold).
  */
 import { redisLossFleet } from './support/redis-loss-fleet.js';
-import { HOLD, DAY, sleep, line, started, lossInstance } from './support/redis-loss-clocks.js';
+import {
+  HOLD,
+  DAY,
+  sleep,
+  line,
+  started,
+  lossInstance,
+  steppedSystemClock,
+  realNow,
+} from './support/redis-loss-clocks.js';
 
 const LONG = 60_000;
 const fleet = redisLossFleet();
 
-const realNow = Date.now.bind(Date);
-/** The system wall clock's offset from the real time (ms): a step moves it. */
-let systemOffsetMs = 0;
-beforeAll(() => {
-  Date.now = () => realNow() + systemOffsetMs;
-});
-afterAll(() => {
-  Date.now = realNow;
-});
+/** The system wall clock's step from the real time (ms). */
+const systemClock = steppedSystemClock();
 
 /**
  * `nowMs` undefined: the system clock (Date.now) and monotonic time (performance.now), as the server. No
@@ -49,7 +51,7 @@ async function lossTime(prefix: string): Promise<number> {
 
 describe('a past loss reported by an instance stepped ahead since its start', () => {
   afterEach(() => {
-    systemOffsetMs = 0;
+    systemClock.offsetMs = 0;
   });
 
   it(
@@ -58,7 +60,7 @@ describe('a past loss reported by an instance stepped ahead since its start', ()
       const prefix = 'past-step:';
       const x = await instance(prefix);
       // NTP steps x 3 s ahead (kept): its checks measure +3 s, the fleet's lead is 3 s.
-      systemOffsetMs = 3_000;
+      systemClock.offsetMs = 3_000;
       const a = await instance(prefix, () => realNow() + 500);
       await started(x, a);
       const used = line(x.nowMs());
@@ -83,7 +85,7 @@ describe('a past loss reported by an instance stepped ahead since its start', ()
 
 describe('lost-at written again after a step of the noticer clock during the hold', () => {
   afterEach(() => {
-    systemOffsetMs = 0;
+    systemClock.offsetMs = 0;
   });
 
   it(
@@ -91,7 +93,7 @@ describe('lost-at written again after a step of the noticer clock during the hol
     async () => {
       const prefix = 'republish-step:';
       // x runs 3 s behind (within the margin); the fleet's lead is 0.
-      systemOffsetMs = -3_000;
+      systemClock.offsetMs = -3_000;
       const x = await instance(prefix);
       const a = await instance(prefix, realNow);
       await started(x, a);
@@ -102,7 +104,7 @@ describe('lost-at written again after a step of the noticer clock during the hol
       expect(x.watch.holdRemainingMs).toBeGreaterThan(0);
       const lossAt = await lossTime(prefix);
       // NTP sets x right during the hold, and Redis is flushed again (a restart) within it.
-      systemOffsetMs = 0;
+      systemClock.offsetMs = 0;
       await fleet.server.flush();
       await x.watch.check();
       expect(x.watch.holdRemainingMs).toBeGreaterThan(0);

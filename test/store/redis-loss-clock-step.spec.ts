@@ -12,20 +12,21 @@
  * server wires it.
  */
 import { redisLossFleet } from './support/redis-loss-fleet.js';
-import { DAY, line, started, holdOver, lossInstance } from './support/redis-loss-clocks.js';
+import {
+  DAY,
+  line,
+  started,
+  holdOver,
+  lossInstance,
+  steppedSystemClock,
+  realNow,
+} from './support/redis-loss-clocks.js';
 
 const LONG = 60_000;
 const fleet = redisLossFleet();
 
-const realNow = Date.now.bind(Date);
-/** The system wall clock's offset from the real time (ms): a step moves it. */
-let systemOffsetMs = 0;
-beforeAll(() => {
-  Date.now = () => realNow() + systemOffsetMs;
-});
-afterAll(() => {
-  Date.now = realNow;
-});
+/** The system wall clock's step from the real time (ms). */
+const systemClock = steppedSystemClock();
 
 /** `nowMs` undefined: the system clock (Date.now) and monotonic time (performance.now), as the server. */
 function instance(prefix: string, nowMs?: () => number) {
@@ -34,17 +35,17 @@ function instance(prefix: string, nowMs?: () => number) {
 
 describe('after a Redis loss, an instance whose wall clock was stepped since its start', () => {
   afterEach(() => {
-    systemOffsetMs = 0;
+    systemClock.offsetMs = 0;
   });
 
   it(
     'started 3 s behind and set right since (NTP): refuses a line a true instance used just before the loss (24 h window)',
     async () => {
       const prefix = 'step-a:';
-      systemOffsetMs = -3_000;
+      systemClock.offsetMs = -3_000;
       const x = instance(prefix);
       // NTP steps it right: every clock of the fleet is true at the loss.
-      systemOffsetMs = 0;
+      systemClock.offsetMs = 0;
       const a = instance(prefix, realNow);
       await started(a, x);
       const usedLong = line(realNow());
@@ -69,7 +70,7 @@ describe('after a Redis loss, an instance whose wall clock was stepped since its
     async () => {
       const prefix = 'step-b:';
       const x = instance(prefix);
-      systemOffsetMs = 3_000;
+      systemClock.offsetMs = 3_000;
       const b = instance(prefix, realNow);
       await started(x, b);
       const usedLong = line(x.nowMs());

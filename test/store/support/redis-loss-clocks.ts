@@ -108,3 +108,21 @@ export function lossInstance(
   };
 }
 export type LossInstance = ReturnType<typeof lossInstance>;
+
+/** The real time (the system wall clock as it was when this module loaded, never stepped). */
+export const realNow = Date.now.bind(Date);
+
+/**
+ * Replaces the system wall clock (Date.now) for the suite by one the test steps: set `offsetMs` (the
+ * step from the real time); monotonic time (performance.now) is untouched, as in a real step.
+ */
+export function steppedSystemClock(): { offsetMs: number } {
+  const clock = { offsetMs: 0 };
+  beforeAll(() => {
+    Date.now = () => realNow() + clock.offsetMs;
+  });
+  afterAll(() => {
+    Date.now = realNow;
+  });
+  return clock;
+}
