@@ -21,6 +21,7 @@ import {
   started,
   holdOver,
   lossInstance,
+  lose,
   type LossInstance,
 } from './support/redis-loss-clocks.js';
 
@@ -33,17 +34,6 @@ type Instance = LossInstance;
 
 function instance(prefix: string, offsetMs: number): Instance {
   return lossInstance(fleet, prefix, { nowMs: () => Date.now() + offsetMs });
-}
-
-/** Flushes Redis and lets `noticer` find the loss, then every other instance adopt its hold. */
-async function lose(noticer: Instance, ...others: Instance[]): Promise<void> {
-  await fleet.server.flush();
-  await noticer.watch.check();
-  expect(noticer.watch.holdRemainingMs).toBeGreaterThan(0);
-  for (const i of others) {
-    await i.watch.check();
-    expect(i.watch.holdRemainingMs).toBeGreaterThan(0);
-  }
 }
 
 const accepted = (body: unknown) => expect(body).toMatchObject({ verified: true });
@@ -70,8 +60,8 @@ describe('after a Redis loss, a line used before it is refused on every instance
       accepted(await a.verify(usedLong, DAY));
       const usedLater = line(a.nowMs());
       accepted(await a.verify(usedLater, DAY));
-      if (who === 'a') await lose(a, b);
-      else await lose(b, a);
+      if (who === 'a') await lose(fleet, a, b);
+      else await lose(fleet, b, a);
       // During the hold a fresh line is refused with 503 (not a replay body).
       expect(await b.verify(line(b.nowMs()))).toBeInstanceOf(Error);
       await holdOver(b);
@@ -107,7 +97,7 @@ describe('after a Redis loss, a line used before it is refused on every instance
       const usedLong = line(Date.now());
       accepted(await a.verify(used));
       accepted(await a.verify(usedLong, DAY));
-      await lose(b, a);
+      await lose(fleet, b, a);
       await holdOver(b);
       // Fails before the fix: B's clock reads the loss 3 s early (its lostAt refuses stamps up to L − 3 s +
       // 1 s), so the line verified a second time with the 24 h window ...
@@ -139,7 +129,7 @@ describe('after a Redis loss, a line used before it is refused on every instance
       const usedLong = line(b.nowMs() + SKEW);
       accepted(await b.verify(used));
       accepted(await b.verify(usedLong, DAY));
-      await lose(b);
+      await lose(fleet, b);
       await holdOver(b);
       refused(await b.verify(used));
       expect(await b.verify(usedLong, DAY)).toMatchObject({
@@ -157,7 +147,7 @@ describe('after a Redis loss, a line used before it is refused on every instance
       const a = instance(prefix, 4_000);
       const b = instance(prefix, -3_000);
       await started(a, b);
-      await lose(a, b);
+      await lose(fleet, a, b);
       // Fails before the fix: 8 s, the spread (4 s + 3 s) not added.
       for (const i of [a, b]) {
         expect(i.watch.holdRemainingMs).toBeGreaterThan(HOLD + 7_000 - 1_000);

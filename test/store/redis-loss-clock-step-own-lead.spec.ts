@@ -17,6 +17,7 @@ import {
   line,
   started,
   lossInstance,
+  lossTime,
   steppedSystemClock,
   realNow,
 } from './support/redis-loss-clocks.js';
@@ -35,11 +36,6 @@ async function instance(prefix: string, nowMs?: () => number) {
   const i = lossInstance(fleet, prefix, { nowMs, intervalMs: 1e9 });
   await i.connected();
   return i;
-}
-
-async function lossTime(prefix: string): Promise<number> {
-  await sleep(20);
-  return Number(await fleet.client().get(`${prefix}{replay}:lost-at`));
 }
 
 describe('a step ahead of the noticer between its last clock check and the loss', () => {
@@ -61,7 +57,7 @@ describe('a step ahead of the noticer between its last clock check and the loss'
       await fleet.server.flush();
       await x.watch.check();
       await a.watch.check();
-      const lossAt = await lossTime(prefix);
+      const lossAt = await lossTime(fleet, prefix);
       while (x.watch.holdRemainingMs > 0 || a.watch.holdRemainingMs > 0) await sleep(50);
       await sleep(100);
       // Fails: both take the boundary as L (lead 0, as read before the step), the line is stamped L + 3 s.

@@ -20,6 +20,7 @@ import {
   started,
   holdOver,
   lossInstance,
+  lose,
   type LossInstance,
 } from './support/redis-loss-clocks.js';
 
@@ -32,17 +33,6 @@ type Instance = LossInstance;
 
 function instance(prefix: string, offsetMs: number): Instance {
   return lossInstance(fleet, prefix, { nowMs: () => Date.now() + offsetMs });
-}
-
-/** Flushes Redis and lets `noticer` find the loss, then every other instance adopt its hold. */
-async function lose(noticer: Instance, ...others: Instance[]): Promise<void> {
-  await fleet.server.flush();
-  await noticer.watch.check();
-  expect(noticer.watch.holdRemainingMs).toBeGreaterThan(0);
-  for (const i of others) {
-    await i.watch.check();
-    expect(i.watch.holdRemainingMs).toBeGreaterThan(0);
-  }
 }
 
 describe('a 1.12.0 instance restarted late in a lengthened hold (rolling upgrade or rollback)', () => {
@@ -60,7 +50,7 @@ describe('a 1.12.0 instance restarted late in a lengthened hold (rolling upgrade
       const a = instance(prefix, LEAD);
       const b = instance(prefix, 0);
       await started(a, b);
-      await lose(b, a);
+      await lose(fleet, b, a);
       const client = fleet.client();
       const holdKey = `${prefix}{replay}:loss-hold`;
       // What 1.12.0's adoptHold writes when it starts with the key's time to live under its own hold:

@@ -126,3 +126,24 @@ export function steppedSystemClock(): { offsetMs: number } {
   });
   return clock;
 }
+
+/** Flushes Redis and lets `noticer` find the loss, then every other instance adopt its hold. */
+export async function lose(
+  fleet: LossFleet,
+  noticer: LossInstance,
+  ...others: LossInstance[]
+): Promise<void> {
+  await fleet.server.flush();
+  await noticer.watch.check();
+  expect(noticer.watch.holdRemainingMs).toBeGreaterThan(0);
+  for (const i of others) {
+    await i.watch.check();
+    expect(i.watch.holdRemainingMs).toBeGreaterThan(0);
+  }
+}
+
+/** The loss time the fleet shares (`lost-at`), once the noticer's writes have landed. */
+export async function lossTime(fleet: LossFleet, prefix: string): Promise<number> {
+  await sleep(20);
+  return Number(await fleet.client().get(`${prefix}{replay}:lost-at`));
+}
