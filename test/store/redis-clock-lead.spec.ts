@@ -2,8 +2,10 @@
  * An instance's clock against Redis's, both ways (a probe on a Redis fleet): an instance 10 min ahead
  * reported `healthy` while it answered every fresh line made on a true clock `timestamp_stale_or_future`,
  * and one an hour behind kept `/health/ready` at 200 while it refused every verify and login, its peers
- * being right. Now the clock check (every 5 s, and at start) names a lead, and a lag, beyond 30 s (the
- * login challenge's tolerance of the future, a tenth of the default 300 s windows) in health; and an
+ * being right. Now the clock check (every 5 s, and at start) names in health a lead beyond 5 s (the tokens
+ * it issues are not valid yet elsewhere) and a lag beyond 1 s (lines made on true clocks look future
+ * there; a fleet chaos probe: an instance 25 s behind refused every fresh line and its peers' tokens while
+ * `healthy`, the limit having been 30 s); and an
  * instance lagging beyond the margin (it records nothing) while more instances agree with Redis's clock
  * than with its own is not ready (a per-instance problem). Alone, with every instance off (Redis's own
  * clock wrong), or with as many agreeing with it, it stays ready: taking them all out would take the
@@ -54,16 +56,18 @@ async function instance(offsetMs: number): Promise<StoreBackend> {
 }
 
 describe('the clock check of the replay store', () => {
-  it("names a lead over Redis's clock beyond 30 s, in the lag's shape, and clears it once the clock is right", async () => {
+  it("names a lead over Redis's clock beyond 5 s, in the lag's shape, and clears it once the clock is right", async () => {
     const a = store();
     await a.checkClock(() => Date.now() + 10 * MIN);
     expect(a.clockProblem).toMatch(
-      /^this instance's clock is (599|60\d) s ahead of Redis's, more than 30 s: /,
+      /^this instance's clock is (599|60\d) s ahead of Redis's, more than 5 s: the tokens it issues are not valid yet/,
     );
     await a.checkClock(() => Date.now());
     expect(a.clockProblem).toBeUndefined();
-    await a.checkClock(() => Date.now() + 20_000);
+    await a.checkClock(() => Date.now() + 4_000);
     expect(a.clockProblem).toBeUndefined();
+    await a.checkClock(() => Date.now() + 20_000);
+    expect(a.clockProblem).toMatch(/^this instance's clock is (19|20)\b.* s ahead of Redis's, more than 5 s/);
   });
 
   it('a lead does not stop recording (records are kept on the earlier clock), and a record made does not clear it', async () => {
@@ -74,10 +78,12 @@ describe('the clock check of the replay store', () => {
     expect(a.clockProblem).toMatch(/ahead of Redis's/);
   });
 
-  it('names a lag beyond 30 s within the margin (lines made on true clocks look future there), though it still records', async () => {
+  it('names a lag beyond 1 s within the margin (lines made on true clocks look future there), though it still records', async () => {
     const a = store();
     await a.checkClock(() => Date.now() - 5 * MIN);
-    expect(a.clockProblem).toMatch(/^this instance's clock is (299|30\d) s behind Redis's, more than 30 s: /);
+    expect(a.clockProblem).toMatch(
+      /^this instance's clock is (299|30\d) s behind Redis's, more than 1 s: HOLA lines .* look future here for that long, tokens its peers issue are not valid yet here/,
+    );
     const late = Date.now() - 5 * MIN;
     await expect(a.recordIfAbsent('k', late, late + 300_000)).resolves.toEqual({ recorded: true });
     // Beyond the margin it is the refusal's text, as before.
@@ -126,13 +132,20 @@ describe('the clock check of the replay store', () => {
 });
 
 describe("the clock check's bounds (Redis's TIME fixed)", () => {
-  // "Beyond 30 s": a lead or a lag of exactly 30 s is not named, 1 ms more is (a mutation probe: >= for
-  // > on the lead passed).
+  // A lead beyond 5 s, a lag beyond 1 s: exactly the limit is not named, 1 ms more is (a mutation probe:
+  // >= for > on the lead passed). Peers' tokens are named from a lag beyond 5 s.
   it.each([
-    ['a lead', 30_000, undefined],
-    ['a lead', 30_001, /ahead of Redis's/],
-    ['a lag', -30_000, undefined],
-    ['a lag', -30_001, /behind Redis's/],
+    ['a lead', 5_000, undefined],
+    ['a lead', 5_001, /^this instance's clock is 5\.0 s ahead of Redis's, more than 5 s: /],
+    ['a lag', -1_000, undefined],
+    [
+      'a lag',
+      -1_001,
+      /^this instance's clock is 1\.0 s behind Redis's, more than 1 s: HOLA lines and login challenges made on true clocks look future here for that long; set it right$/,
+    ],
+    ['a lag', -5_000, /^this instance's clock is 5\.0 s behind Redis's, more than 1 s: [^,]*; set it right$/],
+    ['a lag', -5_001, /5\.0 s behind Redis's, .*, tokens its peers issue are not valid yet here/],
+    ['a lag', -25_400, /^this instance's clock is 25 s behind Redis's/],
   ])('%s of %i ms (named: %s)', async (_label, offsetMs, named) => {
     const c = new Redis(server.url);
     clients.push(c);
@@ -199,6 +212,34 @@ describe('health and readiness of an instance whose clock is wrong (real redis-s
       }
     },
   );
+
+  // A fleet chaos probe: an instance 25 s behind Redis's clock, behind the edge, answered every fresh line
+  // made on a true clock timestamp_stale_or_future and its peers' tokens 401 not_yet_valid while its
+  // /health said healthy. It is degraded now; it stays ready (it still records and serves).
+  it("an instance 25 s behind, beside one on Redis's clock, is degraded naming lines and peers' tokens, and stays ready", async () => {
+    await instance(0);
+    const behind = await instance(-25_000);
+    const health = await behind.health.check();
+    expect(health.ok).toBe(false);
+    expect(health.detail).toMatchObject({
+      problem: expect.stringMatching(
+        /clock is 2[45] s behind Redis's, more than 1 s: .*tokens its peers issue are not valid yet here/,
+      ),
+    });
+    expect(behind.fatalProblem?.()).toBeUndefined();
+  });
+
+  // Health names a few seconds; the fleet's readiness counts a clock within 30 s as agreeing with Redis's
+  // still: beside an instance 6 s behind (named), one an hour behind is the wrong one and goes out.
+  it('an instance 6 s behind (named in health) still counts as agreeing with Redis: one an hour behind beside it is taken out', async () => {
+    const slightlyOff = await instance(-6_000);
+    expect((await slightlyOff.health.check()).ok).toBe(false);
+    const behind = await instance(-60 * MIN);
+    expect(behind.fatalProblem?.()).toMatch(
+      /another instance agrees with Redis's clock \(1 in the last 15 s\)/,
+    );
+    expect(slightlyOff.fatalProblem?.()).toBeUndefined();
+  });
 
   it('a peer whose last report is older than 15 s (stopped) does not count', async () => {
     const right = await instance(0);

@@ -26,7 +26,7 @@ export {
   DEFAULT_REDIS_RATE_LIMIT_MAX_ENTRIES,
   type RedisRateLimitStoreOptions,
 } from './redis-rate-limit.store.js';
-export { REDIS_CLOCK_AGREEMENT_MS } from './redis-clock-report.js';
+export { REDIS_CLOCK_AGREEMENT_MS, CLOCK_LAG_NAMED_MS, CLOCK_LEAD_NAMED_MS } from './redis-clock-report.js';
 export { FallbackRateLimitStore } from './fallback-rate-limit.store.js';
 export { DEFAULT_REDIS_INVOCATION_INTERVAL_MS } from './redis-batched-script.js';
 export {

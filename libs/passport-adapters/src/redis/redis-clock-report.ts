@@ -9,13 +9,29 @@ import { randomUUID } from 'node:crypto';
 import { type RedisConnection, defineScript, SERVER_CLOCK_LUA } from './redis-client.js';
 
 /**
- * How far this instance's clock may run ahead of Redis's, or behind it within the margin, before health
- * names it (ms): 30 s, the future a login challenge may be stamped in (LOGIN_CHALLENGE_MAX_FUTURE_MS),
- * so a challenge issued here is still accepted by an instance on Redis's clock, and a tenth of the
- * default 300 s windows (HOLA lines, login challenges), which lines made on true clocks lose here (or
- * look future by, behind). Clocks kept by NTP differ by milliseconds.
+ * How far this instance's clock may be off Redis's and still count as agreeing with it in the fleet's clock
+ * reports (ms), which readiness compares: 30 s, the future a login challenge may be stamped in
+ * (LOGIN_CHALLENGE_MAX_FUTURE_MS), and a tenth of the default 300 s windows. Health names far less
+ * (CLOCK_LAG_NAMED_MS, CLOCK_LEAD_NAMED_MS).
  */
 export const REDIS_CLOCK_AGREEMENT_MS = 30_000;
+
+/**
+ * A lag behind Redis's clock that health names (ms): 1 s. A line made on a true clock is future here for
+ * as long as this clock lags (HOLA_FUTURE_SKEW_MS is 0 by default), so a peer sending its line at once is
+ * refused `timestamp_stale_or_future`; beyond 5 s its peers' tokens are not valid yet here either. A
+ * fleet chaos probe: an instance 25 s behind refused every fresh line and half its peers' tokens while
+ * reporting `healthy`. Clocks kept by NTP differ by milliseconds, and the check never counts the round trip
+ * (RedisReplayStore.checkClock), so only a clock that is off is named.
+ */
+export const CLOCK_LAG_NAMED_MS = 1_000;
+
+/**
+ * A lead over Redis's clock that health names (ms): 5 s, the tolerance for a token's `nbf`. Beyond it the
+ * tokens this instance issues are not valid yet on instances on Redis's clock (401 `not_yet_valid`); below
+ * it, lines made on true clocks only lose the lead from their window here.
+ */
+export const CLOCK_LEAD_NAMED_MS = 5_000;
 
 /** How long an instance's clock report counts for the fleet (three clock checks). */
 export const CLOCK_REPORT_LIFE_MS = 15_000;
@@ -112,14 +128,18 @@ export class RedisClockReport {
 }
 
 /**
- * Health's text for a lead over Redis's clock, or a lag within the margin, beyond
- * REDIS_CLOCK_AGREEMENT_MS; undefined within it.
+ * Health's text for a lead over Redis's clock beyond CLOCK_LEAD_NAMED_MS, or a lag within the margin
+ * beyond CLOCK_LAG_NAMED_MS; undefined within them.
  */
 export function clockSkewText(leadMs: number, lagMs: number): string | undefined {
-  const limit = `more than ${REDIS_CLOCK_AGREEMENT_MS / 1000} s`;
-  if (leadMs > REDIS_CLOCK_AGREEMENT_MS)
-    return `this instance's clock is ${Math.round(leadMs / 1000)} s ahead of Redis's, ${limit}: HOLA lines and login challenges made on true clocks look that much older here, and its own look future elsewhere; set it right`;
-  if (lagMs > REDIS_CLOCK_AGREEMENT_MS)
-    return `this instance's clock is ${Math.round(lagMs / 1000)} s behind Redis's, ${limit}: HOLA lines and login challenges made on true clocks look future here, and its own look that much older elsewhere; set it right`;
+  if (leadMs > CLOCK_LEAD_NAMED_MS)
+    return `this instance's clock is ${seconds(leadMs)} s ahead of Redis's, more than ${CLOCK_LEAD_NAMED_MS / 1000} s: the tokens it issues are not valid yet for that long on instances on Redis's clock, and HOLA lines and login challenges made on true clocks look that much older here; set it right`;
+  if (lagMs > CLOCK_LAG_NAMED_MS)
+    return `this instance's clock is ${seconds(lagMs)} s behind Redis's, more than ${CLOCK_LAG_NAMED_MS / 1000} s: HOLA lines and login challenges made on true clocks look future here for that long${lagMs > CLOCK_LEAD_NAMED_MS ? ', tokens its peers issue are not valid yet here, and its own look that much older elsewhere' : ''}; set it right`;
   return undefined;
+}
+
+/** Whole seconds, or tenths below 10 s (a lag of 1.4 s is not "1 s, more than 1 s"). */
+function seconds(ms: number): string {
+  return ms < 10_000 ? (Math.floor(ms / 100) / 10).toFixed(1) : String(Math.round(ms / 1000));
 }

@@ -32,7 +32,12 @@ import {
   SERVER_CLOCK_LUA,
 } from './redis-client.js';
 import { EVICTION_POLICY_NOT_READ } from './eviction-policy.watch.js';
-import { CLOCK_REPORT_LIFE_MS, clockSkewText, RedisClockReport } from './redis-clock-report.js';
+import {
+  CLOCK_REPORT_LIFE_MS,
+  clockSkewText,
+  REDIS_CLOCK_AGREEMENT_MS,
+  RedisClockReport,
+} from './redis-clock-report.js';
 import { OWN_GENERATION_TTL_MS } from './redis-history.watch.js';
 import {
   type BatchedScriptCall,
@@ -270,7 +275,7 @@ export class RedisReplayStore implements ReplayStore {
   private lastFailure: number | null = null;
   private lastFailureText: string | null = null;
   private clockLag: string | undefined;
-  /** A lead, or a lag within the margin, beyond REDIS_CLOCK_AGREEMENT_MS (set and cleared by checkClock). */
+  /** A lead beyond 5 s, or a lag within the margin beyond 1 s (clockSkewText; set and cleared by checkClock). */
   private clockSkew: string | undefined;
   /** Other instances whose clocks agreed with Redis's at the last clock check. */
   private agreeingPeers = 0;
@@ -450,7 +455,7 @@ export class RedisReplayStore implements ReplayStore {
   /**
    * Why nothing is recorded while this instance's clock lags Redis's by more than the margin (set by a
    * refused record and by `checkClock`, cleared by a record made or by `checkClock`), else how far it runs
-   * ahead of Redis's, or behind within the margin, beyond REDIS_CLOCK_AGREEMENT_MS (`checkClock`), or
+   * ahead of Redis's beyond CLOCK_LEAD_NAMED_MS, or behind within the margin beyond CLOCK_LAG_NAMED_MS (`checkClock`), or
    * undefined. Health reports it as long as it lasts (a review: it had named the lag for 10 s after each
    * refusal only; a probe: a lead of 10 min was named nowhere).
    */
@@ -505,11 +510,10 @@ export class RedisReplayStore implements ReplayStore {
             : undefined;
       this.clockSkew = this.clockLag === undefined ? clockSkewText(leadMs, lagMs) : undefined;
       const offsetMs = leadMs > 0 ? leadMs : lagMs > 0 ? -lagMs : 0;
-      const counts = await this.clockReport.publish(
-        this.clockProblem === undefined,
-        offsetMs,
-        this.clockSkewMarginMs,
-      );
+      // Agreeing, for the fleet's readiness counts, is within 30 s: health names less (clockSkewText), but
+      // an instance a few seconds off still agrees with Redis's clock rather than with one an hour away.
+      const agrees = this.clockLag === undefined && Math.abs(offsetMs) <= REDIS_CLOCK_AGREEMENT_MS;
+      const counts = await this.clockReport.publish(agrees, offsetMs, this.clockSkewMarginMs);
       this.agreeingPeers = counts.agreeingWithRedis;
       this.peersAgreeingHere = counts.agreeingWithThis;
       const bound = (ms: number) => Math.min(this.clockSkewMarginMs, ms);

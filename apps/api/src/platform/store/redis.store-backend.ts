@@ -105,7 +105,7 @@ export function createRedisStoreBackend(
     history: historyWatch,
   });
   // This instance's clock against Redis's, every 5 s: a lag beyond the margin refuses every record, a lead
-  // or lag beyond 30 s is named in health, and an instance taken out of rotation for it (its peers
+  // beyond 5 s or a lag beyond 1 s is named in health, and an instance taken out of rotation for it (its peers
   // agreeing with Redis) gets no request to find it set right.
   const clockCheck = setInterval(() => {
     if (client.status === 'ready') void replay.checkClock(() => clock.nowMs()).catch(() => undefined);
