@@ -57,6 +57,41 @@ it("an address at its own cap takes no other address's slot, but may take its ow
   await expect(sessions.touch('mine', t0 + 10_001)).resolves.toBe(true);
 });
 
+// A fleet chaos probe: the SDK's Client.close() sends no DELETE, so an agent starting a client per task
+// filled its address's cap with sessions it had left: 1,721 initializes refused until they idled out (30
+// min). With room in the fleet, the address's own least recently used session idle for reclaimIdleMs now
+// gives its slot; never another address's, never a fresher one of its own.
+it("an address at its own cap, the fleet with room, takes its own session idle for reclaimIdleMs, not another's", async () => {
+  const sessions = directory('own-idle:', 10, 2); // ttl 60 s, reclaim 5 s
+  const t0 = 1_000_000;
+  await expect(sessions.admit('left-1', '10.0.0.1', t0)).resolves.toBe('admitted');
+  await expect(sessions.admit('left-2', '10.0.0.1', t0 + 1_000)).resolves.toBe('admitted');
+  await expect(sessions.admit('theirs', '10.0.0.2', t0)).resolves.toBe('admitted');
+  await expect(sessions.admit('new', '10.0.0.1', t0 + 4_999)).resolves.toBe('address-full');
+  await expect(sessions.retryAfterMs('address-full', '10.0.0.1', t0 + 3_000)).resolves.toBe(2_000);
+  await expect(sessions.admit('new', '10.0.0.1', t0 + 5_000)).resolves.toBe('admitted');
+  await expect(sessions.touch('left-1', t0 + 5_001)).resolves.toBe(false);
+  await expect(sessions.touch('left-2', t0 + 5_001)).resolves.toBe(true);
+  await expect(sessions.touch('theirs', t0 + 5_001)).resolves.toBe(true);
+  await expect(client.zcard('own-idle:{mcp}:a:10.0.0.1')).resolves.toBe(2);
+  await expect(client.zcard('own-idle:{mcp}:all')).resolves.toBe(3);
+});
+
+// The fleet full too: the address's own idle session frees both caps, and no other address's idle
+// session is taken besides.
+it("an address at its own cap in a full fleet takes only its own idle session's slot", async () => {
+  const sessions = directory('own-idle-full:', 3, 2);
+  const t0 = 1_000_000;
+  await expect(sessions.admit('theirs', '10.0.0.2', t0)).resolves.toBe('admitted');
+  await expect(sessions.admit('left-1', '10.0.0.1', t0 + 1_000)).resolves.toBe('admitted');
+  await expect(sessions.admit('left-2', '10.0.0.1', t0 + 2_000)).resolves.toBe('admitted');
+  // 'theirs' is the fleet's least recently used and idle; left-1 is the address's, idle too.
+  await expect(sessions.admit('new', '10.0.0.1', t0 + 6_000)).resolves.toBe('admitted');
+  await expect(sessions.touch('theirs', t0 + 6_001)).resolves.toBe(true);
+  await expect(sessions.touch('left-1', t0 + 6_001)).resolves.toBe(false);
+  await expect(client.zcard('own-idle-full:{mcp}:all')).resolves.toBe(3);
+});
+
 // Found by a probe: every fleet refusal said Retry-After: 60, at the address cap too, where the wait is up
 // to the session TTL (30 minutes by default).
 it('says how long a refused initialize waits: the fleet until its oldest session is reclaimable, an address until its oldest idles out', async () => {

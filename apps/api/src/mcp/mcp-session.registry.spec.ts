@@ -202,6 +202,40 @@ describe('McpSessionRegistry', () => {
     expect(registry.heldBy(A)).toBe(2);
   });
 
+  // A fleet chaos probe: the SDK's Client.close() sends no DELETE, so an agent that starts a client per
+  // task filled its address's cap with sessions it had left, and every initialize was refused for the
+  // 30 min idle TTL. Its own least recently used session idle for reclaimIdleMs now gives its slot.
+  it("an address at its own cap takes the slot of its own session idle for reclaimIdleMs, never another address's", () => {
+    const registry = new McpSessionRegistry({
+      maxSessions: 10,
+      maxSessionsPerAddress: 2,
+      ttlMs: 1_800_000,
+      reclaimIdleMs: 60_000,
+      sweepIntervalMs: 3_600_000,
+      now: () => now,
+    });
+    registries.push(registry);
+    for (const [id, address] of [
+      ['left-1', A],
+      ['left-2', A],
+      ['theirs', '127.0.0.2'],
+    ]) {
+      expect(registry.tryReserve(address)).toBe('admitted');
+      registry.register(newSession(id, address));
+      now += 1_000;
+    }
+    now += 29_000; // left-1 idle 32 s, left-2 31 s, theirs 30 s
+    expect(registry.tryReserve(A)).toBe('address-full');
+    expect(registry.retryAfterMs('address-full', A)).toBe(28_000);
+    now += 28_000; // left-1 idle 60 s
+    expect(registry.tryReserve(A)).toBe('admitted');
+    expect(registry.touch('left-1')).toBeUndefined();
+    expect(registry.touch('left-2')).toBeDefined();
+    expect(registry.touch('theirs')).toBeDefined();
+    expect(registry.heldBy(A)).toBe(2);
+    expect(registry.size + registry.pending).toBe(3);
+  });
+
   // A probe: a POST served for longer than reclaimIdleMs (a slow read) counted as idle; another client's
   // initialize took its slot, and the POST ended 200 with an empty stream and no answer.
   it('a session serving a POST is neither reclaimed for the cap nor swept, however long it serves; it is idle from the end on', async () => {
