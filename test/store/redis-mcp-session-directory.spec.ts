@@ -47,14 +47,15 @@ it("an address at its own cap takes no other address's slot, but may take its ow
   const t0 = 1_000_000;
   await expect(sessions.admit('mine', '10.0.0.1', t0)).resolves.toBe('admitted');
   await expect(sessions.admit('theirs', '10.0.0.2', t0 + 1)).resolves.toBe('admitted');
+  await expect(sessions.touch('theirs', t0 + 8_000)).resolves.toBe(true);
+  // 10.0.0.2 at its cap, its own session idle 2 s: 'mine' (idle 10 s, the fleet's least recently used)
+  // is not its to take.
   await expect(sessions.admit('second', '10.0.0.2', t0 + 10_000)).resolves.toBe('address-full');
-  // 'mine' was used after 'theirs': the least recently used is 'theirs', not 10.0.0.1's to take.
-  await expect(sessions.touch('mine', t0 + 2)).resolves.toBe(true);
-  await expect(sessions.admit('again', '10.0.0.1', t0 + 10_000)).resolves.toBe('address-full');
+  await expect(sessions.touch('mine', t0 + 10_000)).resolves.toBe(true);
   // 10.0.0.2 may take the slot of its own idle session.
-  await expect(sessions.admit('replacement', '10.0.0.2', t0 + 10_000)).resolves.toBe('admitted');
-  await expect(sessions.touch('theirs', t0 + 10_001)).resolves.toBe(false);
-  await expect(sessions.touch('mine', t0 + 10_001)).resolves.toBe(true);
+  await expect(sessions.admit('replacement', '10.0.0.2', t0 + 13_000)).resolves.toBe('admitted');
+  await expect(sessions.touch('theirs', t0 + 13_001)).resolves.toBe(false);
+  await expect(sessions.touch('mine', t0 + 13_001)).resolves.toBe(true);
 });
 
 // A fleet chaos probe: the SDK's Client.close() sends no DELETE, so an agent starting a client per task
@@ -92,9 +93,9 @@ it("an address at its own cap in a full fleet takes only its own idle session's 
   await expect(client.zcard('own-idle-full:{mcp}:all')).resolves.toBe(3);
 });
 
-// Found by a probe: every fleet refusal said Retry-After: 60, at the address cap too, where the wait is up
-// to the session TTL (30 minutes by default).
-it('says how long a refused initialize waits: the fleet until its oldest session is reclaimable, an address until its oldest idles out', async () => {
+// Found by a probe: every fleet refusal said Retry-After: 60, at the address cap too, where the wait was up
+// to the session TTL (30 minutes by default; since a fleet chaos probe, the reclaim time).
+it('says how long a refused initialize waits: until the oldest session of the fleet, or of the address, is reclaimable', async () => {
   const sessions = directory('wait1:', 2, 1); // ttl 60 s, reclaim 5 s
   const t0 = 1_000_000;
   await expect(sessions.admit('a', '10.0.0.1', t0)).resolves.toBe('admitted');
@@ -105,11 +106,12 @@ it('says how long a refused initialize waits: the fleet until its oldest session
   const roomy = directory('wait2:', 3, 1);
   await expect(roomy.admit('x', '10.0.0.5', t0)).resolves.toBe('admitted');
   await expect(roomy.admit('y', '10.0.0.5', t0)).resolves.toBe('address-full');
-  await expect(roomy.retryAfterMs('address-full', '10.0.0.5', t0)).resolves.toBe(60_000);
+  await expect(roomy.retryAfterMs('address-full', '10.0.0.5', t0)).resolves.toBe(5_000);
   await expect(roomy.touch('x', t0 + 20_000)).resolves.toBe(true);
-  await expect(roomy.retryAfterMs('address-full', '10.0.0.5', t0 + 30_000)).resolves.toBe(50_000);
-  // Nothing to wait for in an empty set: a whole idle period.
-  await expect(roomy.retryAfterMs('address-full', '10.9.9.9', t0)).resolves.toBe(60_000);
+  await expect(roomy.retryAfterMs('address-full', '10.0.0.5', t0 + 22_000)).resolves.toBe(3_000);
+  await expect(roomy.admit('y', '10.0.0.5', t0 + 25_000)).resolves.toBe('admitted');
+  // Nothing to wait for in an empty set: a whole reclaim period.
+  await expect(roomy.retryAfterMs('address-full', '10.9.9.9', t0)).resolves.toBe(5_000);
 });
 
 it("without a caller's time, the directory keeps Redis's clock: a session used now is never reclaimed as idle", async () => {

@@ -83,18 +83,15 @@ export class McpSessionRegistry implements McpSessionStore {
     // The slot taken from this address's own idle session does not count against it.
     const ownSlot = reclaimable !== undefined && reclaimable.address === address ? 1 : 0;
     if (this.heldBy(address) - ownSlot >= this.maxSessionsPerAddress) {
-      // Its own session past the idle TTL ends now rather than at the next sweep (else a client
-      // retrying at the Retry-After it was given is refused again until the sweep runs).
-      const expired = this.leastRecentlyUsedOf(address);
-      if (
-        expired === undefined ||
-        expired === reclaimable ||
-        expired.lastSeenMs > this.now() - this.options.ttlMs
-      )
+      // The address's own least recently used session idle for `reclaimIdleMs` gives its slot, and the
+      // instance's: no other address's session is then taken. A client that never sends DELETE (the
+      // SDK's Client.close() does not) had filled its cap with sessions it had left and was refused until
+      // they idled out, 30 min (a fleet chaos probe). Never another address's slot, never one serving.
+      const own = this.leastRecentlyUsedOf(address);
+      if (own === undefined || own === reclaimable || own.lastSeenMs > this.now() - this.reclaimIdleMs)
         return 'address-full';
-      void this.close(expired.id);
-    }
-    if (reclaimable !== undefined) void this.close(reclaimable.id);
+      void this.close(own.id);
+    } else if (reclaimable !== undefined) void this.close(reclaimable.id);
     this.reserved += 1;
     this.perAddress.set(address, this.heldBy(address) + 1);
     return 'admitted';
@@ -107,10 +104,8 @@ export class McpSessionRegistry implements McpSessionStore {
   }
 
   /**
-   * Milliseconds until an initialize refused so is likely admitted (for Retry-After): the instance cap
-   * frees when the least recently used session may be reclaimed; an address's own cap only when one of
-   * its sessions ends by the idle TTL (while the instance has room its sessions are never reclaimed, so
-   * a retry after the instance's figure would be refused again).
+   * Milliseconds until an initialize refused so is likely admitted (for Retry-After): when the least
+   * recently used session serving nothing, of the instance or of the address, may be reclaimed.
    */
   retryAfterMs(refusal: Exclude<McpReservation, 'admitted'> = 'instance-full', address?: string): number {
     if (refusal === 'address-full') {
@@ -118,7 +113,7 @@ export class McpSessionRegistry implements McpSessionStore {
       // Without a session: only admissions in flight, which settle within their request.
       return oldest === undefined
         ? 1000
-        : Math.max(1000, oldest.lastSeenMs + this.options.ttlMs - this.now());
+        : Math.max(1000, oldest.lastSeenMs + this.reclaimIdleMs - this.now());
     }
     const oldest = this.leastRecentlyUsedIdle();
     // Every session serving: a slot frees no sooner than one of them has ended its POST.

@@ -5,7 +5,8 @@
  * request, once this directory says the session is live; the session cap, the per-address cap and the
  * idle TTL are therefore counted here, for the whole fleet, and a DELETE on any instance ends the
  * session everywhere. When the fleet's cap is full, an admission takes the slot of the least recently
- * used session if it has been idle for `reclaimIdleMs` (as the single-instance registry does).
+ * used session if it has been idle for `reclaimIdleMs`, and when its address's cap is full, that of the
+ * address's own least recently used session idle as long (as the single-instance registry does).
  *
  * Keys (one hash tag): `<prefix>{mcp}:s:<id>` string address, `PX` = idle TTL (refreshed on use);
  * `<prefix>{mcp}:all` and `<prefix>{mcp}:a:<address>` sorted sets id → last use (the caps; idle
@@ -42,7 +43,13 @@ if redis.call('ZCARD', all) >= maxAll then
 end
 local victimAddress = victim and redis.call('GET', base .. 's:' .. victim)
 local ownSlot = (victimAddress == address) and 1 or 0
-if redis.call('ZCARD', mine) - ownSlot >= maxAddress then return -2 end
+if redis.call('ZCARD', mine) - ownSlot >= maxAddress then
+  -- The address's own least recently used session, idle as long, gives its slot (and the fleet's: no other
+  -- address's session is then taken).
+  local own = redis.call('ZRANGE', mine, 0, 0, 'WITHSCORES')
+  if #own == 0 or own[1] == victim or tonumber(own[2]) > now - reclaimIdle then return -2 end
+  victim, victimAddress = own[1], address
+end
 if victim then
   redis.call('DEL', base .. 's:' .. victim)
   redis.call('ZREM', all, victim)
@@ -78,13 +85,13 @@ return 1
 `;
 
 /**
- * How long a refused initialize waits (ms, Redis's clock): a full fleet, until its least recently used
- * session may be reclaimed; an address at its cap, until its least recently used session idles out.
+ * How long a refused initialize waits (ms, Redis's clock): until the least recently used session of the
+ * fleet (a full fleet) or of the address (an address at its cap) may be reclaimed.
  */
 const RETRY_AFTER_LUA = `${NOW_LUA}
-local base, refusal, address, now, ttl, reclaimIdle = ARGV[1], ARGV[2], ARGV[3], nowOr(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local base, refusal, address, now, reclaimIdle = ARGV[1], ARGV[2], ARGV[3], nowOr(ARGV[4]), tonumber(ARGV[6])
 local set, idle = base .. 'all', reclaimIdle
-if refusal == 'address-full' then set, idle = base .. 'a:' .. address, ttl end
+if refusal == 'address-full' then set = base .. 'a:' .. address end
 local oldest = redis.call('ZRANGE', set, 0, 0, 'WITHSCORES')
 if #oldest == 0 then return idle end
 return math.max(0, tonumber(oldest[2]) + idle - now)
@@ -102,7 +109,10 @@ export interface RedisMcpSessionDirectoryOptions {
   readonly maxSessionsPerAddress: number;
   /** Idle time after which a session is gone (ms). */
   readonly ttlMs: number;
-  /** Idle time after which a session's slot may be taken when the cap is full (ms; default `ttlMs`). */
+  /**
+   * Idle time after which a session's slot may be taken when the fleet's cap, or its address's, is full
+   * (ms; default `ttlMs`).
+   */
   readonly reclaimIdleMs?: number | undefined;
 }
 
@@ -185,7 +195,7 @@ export class RedisMcpSessionDirectory {
 
   /**
    * Milliseconds until an initialize refused with `refusal` from `address` may be admitted: when the
-   * fleet's least recently used session may be reclaimed, or the address's idles out.
+   * least recently used session of the fleet, or of the address, may be reclaimed.
    */
   async retryAfterMs(
     refusal: Exclude<McpAdmission, 'admitted'>,

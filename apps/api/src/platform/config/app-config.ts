@@ -156,8 +156,9 @@ export interface AppConfig {
   /**
    * MCP_SESSION_RECLAIM_IDLE_MS [60000]: when the session cap is full, an initialize takes the slot of
    * the least recently used session idle at least this long (that session ends: its client's next
-   * request gets 404 and it initializes again, as MCP asks of clients). A slot is never taken from a
-   * session used more recently.
+   * request gets 404 and it initializes again, as MCP asks of clients); with its address's cap full, that
+   * of the address's own least recently used session idle as long. A slot is never taken from a session
+   * used more recently, nor from another address for an address at its cap.
    */
   readonly mcpSessionReclaimIdleMs: number;
   readonly logLevel: LogLevel;
