@@ -120,6 +120,22 @@ describe('ReplayStore (sqlite): calls of one event-loop turn share one transacti
     expect(store.usage().refusedFull).toBe(1);
   });
 
+  it("of calls in one batch with a key whose record expired, one is recorded: the batch's new record counts, not the index's expired one", async () => {
+    await store.recordIfAbsent('k', 1000, 2000);
+    // 5000: the old record has expired, but is still in the index (within the minute's grace).
+    const results = await Promise.allSettled([
+      store.recordIfAbsent('k', 5000, 60_000),
+      store.recordIfAbsent('k', 5001, 60_000),
+      store.recordIfAbsent('k', 5002, 60_000),
+    ]);
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : r.reason))).toEqual([
+      { recorded: true },
+      { recorded: false, firstSeenAtMs: 5000 },
+      { recorded: false, firstSeenAtMs: 5000 },
+    ]);
+    expect(store.size).toBe(1);
+  });
+
   it("an owner's quota counts the batch's own records, and its expired records make room mid-batch", async () => {
     const quoted = new SqliteReplayStore(db, { sweepIntervalMs: 0, expiredGraceMs: 0 });
     const o = { owner: 'o', maxPerOwner: 2 };
