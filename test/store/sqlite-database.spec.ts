@@ -619,6 +619,26 @@ describe('background sweep', () => {
     await new Promise((resolve) => setTimeout(resolve, 80));
     expect(replay.size).toBe(1); // disposed: no more sweeps
   });
+
+  // A mutation probe: a background sweep that stopped after its first statement (2000 rows) passed every
+  // test, leaving a minute's expiries past that until the next interval (or for good, under load).
+  it('deletes every expired row in one sweep, 2000 a statement, the event loop turning between statements', async () => {
+    const db = open();
+    const clock = new FixedClock(0);
+    const replay = new SqliteReplayStore(db, { sweepIntervalMs: 1000, clock, expiredGraceMs: 0 });
+    db.immediate(() => {
+      const insert = db.statement(
+        'INSERT INTO replay_records (key, first_seen_ms, expires_at_ms) VALUES (?, ?, ?)',
+      );
+      for (let i = 0; i < 4500; i++) insert.run(`expired|${i}`, 0, 1000);
+    });
+    clock.set(2000);
+    // The sweep's first statement has run: the rest follow within a few turns, not at the next interval.
+    await until(() => replay.size < 4500, 5000);
+    for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(replay.size).toBe(0);
+    replay.dispose();
+  });
 });
 
 describe('SqliteStoreHealthIndicator', () => {
