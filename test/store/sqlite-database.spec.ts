@@ -385,6 +385,21 @@ describe('SqliteDatabase', () => {
     replay.dispose();
   });
 
+  // A mutation probe: a start that failed while another process held the write lock (its write probe
+  // taking the lock for a refusal) passed every test; a second instance starting during the first's
+  // group commit would have been refused.
+  it('opens while another connection holds the write lock: the write probe is skipped, not failed', () => {
+    open().close();
+    const holder = open();
+    holder.statement('BEGIN IMMEDIATE').run();
+    try {
+      const db = open({ busyTimeoutMs: 50 });
+      expect([db.isOpen, db.schemaVersion()]).toEqual([true, SCHEMA_VERSION]);
+    } finally {
+      holder.statement('ROLLBACK').run();
+    }
+  });
+
   it('refuses a database written by a newer schema', () => {
     open().close();
     const raw = new Database(file);
