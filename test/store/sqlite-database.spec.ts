@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { jest } from '@jest/globals';
 import Database from 'better-sqlite3';
 import { FixedClock, sampleSessionRecord } from '@passport/core/testing';
 import {
@@ -23,6 +24,7 @@ import {
 import {
   PROBE_LOCK_WAIT_MS,
   SqliteStoreHealthIndicator,
+  STORE_FAILURE_REPORT_MS,
 } from '../../apps/api/src/platform/store/sqlite-store.health-indicator.js';
 import { HEALTH_CHECK_TIMEOUT_MS } from '../../apps/api/src/platform/health/health.controller.js';
 
@@ -744,6 +746,29 @@ describe('SqliteStoreHealthIndicator', () => {
         problem: expect.stringMatching(/^database writes failing: the disk is full \(SQLITE_FULL, \d{4}-/),
       },
     });
+  });
+
+  // A mutation probe: health that kept a failed write for good, not for a minute, passed every test (a
+  // disk full once would have kept the instance out of rotation until a restart).
+  it('is ok again once the last failed write is a minute old', async () => {
+    const db = open();
+    const { health } = healthOf(db);
+    db.statement('PRAGMA query_only = ON').run(); // every write of this connection now fails
+    expect(() =>
+      db.immediate(() => db.statement("INSERT INTO store_meta (name, value) VALUES ('x', '')").run()),
+    ).toThrow(expect.objectContaining({ code: 'SQLITE_READONLY' }));
+    db.statement('PRAGMA query_only = OFF').run();
+    expect((await health.check()).ok).toBe(false);
+    const failedAtMs = db.lastWriteFailure!.atMs;
+    const clock = jest.spyOn(Date, 'now');
+    try {
+      clock.mockReturnValue(failedAtMs + STORE_FAILURE_REPORT_MS - 1);
+      expect((await health.check()).ok).toBe(false);
+      clock.mockReturnValue(failedAtMs + STORE_FAILURE_REPORT_MS);
+      expect(await health.check()).toMatchObject({ ok: true, detail: { adapter: 'sqlite' } });
+    } finally {
+      clock.mockRestore();
+    }
   });
 
   // Found by a review: a logout and a renewal are single statements outside a transaction, and their
