@@ -427,4 +427,18 @@ describe('SqliteStoreHistory', () => {
     expect([history.problem, losses.length]).toEqual([undefined, 1]);
     expect(await record(replay, 'a|1')).toEqual({ recorded: true });
   });
+
+  // A mutation probe: a second notice during the hold started the hold again from its own time (and
+  // reported a second loss), and no test failed. Nothing is recorded while a hold runs, so nothing more
+  // was lost: several processes noticing one restore must not each stretch it.
+  it('a loss noticed while the hold of the last one runs is that loss: the hold is not started again, nor reported twice', () => {
+    const { history } = start();
+    history.lost('the log went back', now - 1);
+    expect([history.holdRemainingMs, losses.length]).toEqual([HOLD_MS, 1]);
+    now += 100_000;
+    // The log was found intact since (read during the hold), then found going back again.
+    history.lost('the log went back again', now - 1);
+    expect([history.holdRemainingMs, losses.length]).toEqual([HOLD_MS - 100_000, 1]);
+    expect(historyFile().heldUntilMs).toBe(now - 100_000 + HOLD_MS);
+  });
 });
