@@ -441,4 +441,16 @@ describe('SqliteStoreHistory', () => {
     expect([history.holdRemainingMs, losses.length]).toEqual([HOLD_MS - 100_000, 1]);
     expect(historyFile().heldUntilMs).toBe(now - 100_000 + HOLD_MS);
   });
+
+  // A mutation probe: a process that wrote its own top over a higher one another process had written
+  // passed every test. Lowered, the file no longer tells a start that the log once reached that id, and
+  // a copy restored between the two is not caught.
+  it("the log's top written down is never lowered below one another process of the directory wrote", async () => {
+    const { db, history, replay } = start();
+    for (let i = 0; i < 3; i++) expect(await record(replay, `a|${i}`)).toEqual({ recorded: true });
+    const topFile = join(dir, 'store-log-top.passport.db.json');
+    writeFileSync(topFile, JSON.stringify({ storeId: db.storeId, top: 1000 }));
+    history.rememberLogTop(0);
+    expect(JSON.parse(readFileSync(topFile, 'utf8'))).toEqual({ storeId: db.storeId, top: 1000 });
+  });
 });
