@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sampleSessionRecord } from '@passport/core/testing';
+import { FixedClock, sampleSessionRecord } from '@passport/core/testing';
 import {
   MAX_WAITING_WRITES,
   WRITES_PER_TURN,
@@ -18,6 +18,7 @@ import {
   SqliteReplayStore,
   SqliteSessionStore,
 } from '@passport/adapters/sqlite';
+import { SqliteStoreHealthIndicator } from '../../apps/api/src/platform/store/sqlite-store.health-indicator.js';
 
 /**
  * Far above the waits the tests cause: a process descheduled under CPU load runs its late timers in one
@@ -384,4 +385,23 @@ it('background sweeps do not wait for the lock: they skip their turn, no error, 
     for (const store of stores) store.dispose();
     patient.close();
   }
+});
+
+// A mutation probe: health that never reported the replay store's own failures passed every test. A
+// verify refused because too many wait for the lock fails no write of the database (nothing was tried),
+// so only the replay store's failure tells health.
+it(`at ${MAX_WAITING_WRITES} verifies waiting for the lock one more is refused at once, and health reports the replay store's failure`, async () => {
+  const release = holdLock();
+  const waiting = Array.from({ length: MAX_WAITING_WRITES }, (_, i) => line(i).catch(() => undefined));
+  try {
+    // The first group commit has found the lock held.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await expect(line(MAX_WAITING_WRITES)).rejects.toMatchObject({ code: 'SQLITE_BUSY' });
+  } finally {
+    release();
+  }
+  await Promise.all(waiting);
+  expect(replay.lastFailureAtMs).toBe(1000);
+  const health = new SqliteStoreHealthIndicator(db, replay, new FixedClock(1000));
+  expect(await health.check()).toMatchObject({ ok: false });
 });
