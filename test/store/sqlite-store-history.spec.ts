@@ -428,6 +428,22 @@ describe('SqliteStoreHistory', () => {
     expect(await record(replay, 'a|1')).toEqual({ recorded: true });
   });
 
+  // A mutation probe: a store that counted its refusals for a loss it noticed as failures of its own
+  // passed every test; health then said "replay records unavailable" for a minute after the hold ended.
+  it('a record refused for a loss noticed while deciding is no failure of the store: health reports the hold itself', async () => {
+    const p = start();
+    const q = start();
+    expect(await record(p.replay, 'before|1')).toEqual({ recorded: true });
+    await copyDatabase(join(dir, 'passport.db'), join(dir, 'backup.db'));
+    expect(await recordLong(q.replay, 'after|1')).toEqual({ recorded: true });
+    expect(await recordLong(p.replay, 'after|1')).toMatchObject({ recorded: false });
+    await copyDatabase(join(dir, 'backup.db'), join(dir, 'passport.db'));
+    // A login's record on the calling stack, and a verify's in a group commit, each find the loss.
+    expect(() => p.replay.recordIfAbsentSync('after|2', now, now + 300_000)).toThrow(RecordingPausedError);
+    await expect(recordLong(q.replay, 'after|3')).rejects.toBeInstanceOf(RecordingPausedError);
+    expect([p.replay.lastFailureAtMs, q.replay.lastFailureAtMs]).toEqual([null, null]);
+  });
+
   // A mutation probe: a second notice during the hold started the hold again from its own time (and
   // reported a second loss), and no test failed. Nothing is recorded while a hold runs, so nothing more
   // was lost: several processes noticing one restore must not each stretch it.
