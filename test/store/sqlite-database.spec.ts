@@ -205,6 +205,25 @@ describe('SqliteDatabase', () => {
     );
   });
 
+  // A mutation probe: a logout written as a single statement (outside a transaction) into a WAL deleted
+  // under the connection was answered as done, and no test failed: no process opening the file again
+  // sees that logout.
+  it('a logout or a renewal into a WAL deleted under the connection is refused, not answered as done', async () => {
+    const db = open();
+    const sessions = new SqliteSessionStore(db, { sweepIntervalMs: 0 });
+    const session = sampleSessionRecord(1, { createdAtMs: 1000, expiresAtMs: 60_000 });
+    await sessions.create(session);
+    rmSync(`${file}-wal`);
+    rmSync(`${file}-shm`, { force: true });
+    await expect(sessions.close(session.sessionId, 'logout', 2000)).rejects.toBeInstanceOf(
+      SqliteFileDetachedError,
+    );
+    await expect(sessions.recordRenewal(session.sessionId, 2000)).rejects.toBeInstanceOf(
+      SqliteFileDetachedError,
+    );
+    sessions.dispose();
+  });
+
   it('creates the directory and file, in WAL mode with busy_timeout, synchronous=NORMAL and temp_store left to spill to disk', () => {
     open({ busyTimeoutMs: 1234 });
     const raw = new Database(file, { readonly: true });
