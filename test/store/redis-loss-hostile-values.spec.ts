@@ -1,0 +1,102 @@
+/**
+ * The values 1.13.0 reads back from Redis after a loss (`loss-hold`'s `lead=<ms> extended=<ms>`, and
+ * `lost-lead`) are taken as written: no honest instance writes a lead beyond the clock skew margin (one
+ * beyond it records nothing) nor an extension beyond twice it, but a key written by a buggy or hostile
+ * instance made every instance refuse every fresh line nonce_replay (a lead of an hour: kept 25 h in
+ * `lost-lead`, raised on every running instance and never lowered, so deleting the keys changed nothing
+ * until each process restarted; health said `healthy`), or take a loss a day earlier than it was (an
+ * extension of a day: a line used just before the loss verified again with a 24 h window). A review of
+ * 1.13.0's error paths.
+ *
+ * Harness: redis-loss-clocks.ts (real redis-server, the core's verify; W 6 s, skew 1 s, hold 8 s, margin
+ * 60 s).
+ */
+import { redisLossFleet } from './support/redis-loss-fleet.js';
+import {
+  DAY,
+  HOLD,
+  MARGIN,
+  holdOver,
+  line,
+  lossInstance,
+  sleep,
+  started,
+} from './support/redis-loss-clocks.js';
+
+const LONG = 60_000;
+const fleet = redisLossFleet();
+
+async function redisNowMs(): Promise<number> {
+  const [seconds, micros] = (await fleet.client().time()).map(Number) as [number, number];
+  return seconds * 1000 + Math.floor(micros / 1000);
+}
+
+describe('a loss-hold value naming a lead beyond the clock skew margin', () => {
+  it(
+    'refuses no fresh line after the hold (the lead is bounded by the margin)',
+    async () => {
+      const prefix = 'hostile-lead:';
+      const x = lossInstance(fleet, prefix);
+      await started(x);
+      // A hold made by a buggy instance: an hour's lead (no instance within the margin has one).
+      await fleet.client().set(`${prefix}{replay}:loss-hold`, `x lead=3600000 extended=0`, 'PX', 1_000);
+      await x.watch.check();
+      expect(x.watch.holdRemainingMs).toBeGreaterThan(0);
+      await holdOver(x);
+      // Fails: 3 600 000 (the boundary an hour past the loss).
+      expect(x.watch.lossLeadOverThisClockMs).toBeLessThanOrEqual(MARGIN);
+      // Fails: a line stamped now, never seen, is nonce_replay.
+      expect(await x.verify(line(x.nowMs()))).toMatchObject({ verified: true, failureReasons: [] });
+    },
+    LONG,
+  );
+});
+
+describe('a lost-lead beyond the clock skew margin', () => {
+  it(
+    'is bounded by the margin on an instance that learns the loss from lost-at',
+    async () => {
+      const prefix = 'hostile-lost-lead:';
+      const client = fleet.client();
+      const lossAt = (await redisNowMs()) - 2 * HOLD;
+      await client.set(`${prefix}{replay}:lost-at`, String(lossAt), 'PX', 3_600_000);
+      await client.set(`${prefix}{replay}:lost-lead`, '3600000', 'PX', 3_600_000);
+      const x = lossInstance(fleet, prefix);
+      await started(x);
+      await x.watch.check();
+      expect(x.watch.lostAtMs).not.toBeNull();
+      // Fails: 3 600 000.
+      expect(x.watch.lossLeadOverThisClockMs).toBeLessThanOrEqual(MARGIN);
+      expect(await x.verify(line(x.nowMs()))).toMatchObject({ verified: true, failureReasons: [] });
+    },
+    LONG,
+  );
+});
+
+describe('a loss-hold value naming an extension beyond twice the clock skew margin', () => {
+  it(
+    'does not take the loss as earlier than the lost-at its noticer kept: a used line is nonce_replay (24 h window)',
+    async () => {
+      const prefix = 'hostile-extension:';
+      const x = lossInstance(fleet, prefix);
+      await started(x);
+      const used = line(x.nowMs() - 200);
+      expect(await x.verify(used)).toMatchObject({ verified: true });
+      await fleet.server.flush();
+      // The noticer (buggy) keeps the loss's time right but names an extension of a day in the hold.
+      const client = fleet.client();
+      await client.set(`${prefix}{replay}:lost-at`, String(await redisNowMs()), 'PX', 3_600_000);
+      await client.set(`${prefix}{replay}:lost-lead`, '0', 'PX', 3_600_000);
+      await client.set(`${prefix}{replay}:loss-hold`, `x lead=0 extended=${DAY}`, 'PX', HOLD);
+      await x.watch.check();
+      expect(x.watch.holdRemainingMs).toBeGreaterThan(0);
+      // Fails: a day before the loss (the hold's time to live less the hold and the named extension).
+      expect(x.nowMs() - (x.watch.lostAtMs ?? 0)).toBeLessThan(2 * MARGIN + 2_000);
+      await holdOver(x);
+      await sleep(100);
+      // Fails: verified again.
+      expect(await x.verify(used, DAY)).toMatchObject({ verified: false, failureReasons: ['nonce_replay'] });
+    },
+    LONG,
+  );
+});
