@@ -33,7 +33,7 @@ async function redisNowMs(): Promise<number> {
 
 describe('a loss-hold value naming a lead beyond the clock skew margin', () => {
   it(
-    'refuses no fresh line after the hold (the lead is bounded by the margin)',
+    'bounds the lead by the clock skew margin (an honest hold outlasts the boundary then)',
     async () => {
       const prefix = 'hostile-lead:';
       const x = lossInstance(fleet, prefix);
@@ -43,10 +43,12 @@ describe('a loss-hold value naming a lead beyond the clock skew margin', () => {
       await x.watch.check();
       expect(x.watch.holdRemainingMs).toBeGreaterThan(0);
       await holdOver(x);
-      // Fails: 3 600 000 (the boundary an hour past the loss).
-      expect(x.watch.lossLeadOverThisClockMs).toBeLessThanOrEqual(MARGIN);
-      // Fails: a line stamped now, never seen, is nonce_replay.
-      expect(await x.verify(line(x.nowMs()))).toMatchObject({ verified: true, failureReasons: [] });
+      // Fails: 3 600 000 (the boundary an hour past the loss: every line stamped now, never seen, is
+      // nonce_replay; bounded, the boundary is within the margin, which an honest hold outlasts).
+      expect(x.watch.lossLeadOverThisClockMs).toBeLessThanOrEqual(MARGIN + 1_000);
+      expect((x.store.lostRecordsAtMs() ?? NaN) - (x.watch.lostAtMs ?? NaN)).toBeLessThanOrEqual(
+        MARGIN + 1_000,
+      );
     },
     LONG,
   );
@@ -65,9 +67,13 @@ describe('a lost-lead beyond the clock skew margin', () => {
       await started(x);
       await x.watch.check();
       expect(x.watch.lostAtMs).not.toBeNull();
-      // Fails: 3 600 000.
-      expect(x.watch.lossLeadOverThisClockMs).toBeLessThanOrEqual(MARGIN);
-      expect(await x.verify(line(x.nowMs()))).toMatchObject({ verified: true, failureReasons: [] });
+      // Fails: 3 600 000 (learned at the first read, before the first clock check).
+      expect(x.watch.lossLeadOverThisClockMs).toBeLessThanOrEqual(MARGIN + 1_000);
+      // The loss 16 s ago: a line stamped now is past the bounded boundary only after the margin, so one
+      // stamped before the loss plus the margin is still refused, and the test looks at the bound alone.
+      expect((x.store.lostRecordsAtMs() ?? NaN) - (x.watch.lostAtMs ?? NaN)).toBeLessThanOrEqual(
+        MARGIN + 1_000,
+      );
     },
     LONG,
   );

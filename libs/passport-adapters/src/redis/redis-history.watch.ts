@@ -342,9 +342,9 @@ export class RedisHistoryWatch {
     if (starting) {
       // Read when the key was read: a reply from a record invocation (no value there before 1.13.0's
       // script) leaves them as the last read knew them, this instance's own reading of the fleet else.
-      const extensionMs = named ? Number(named[2]) : null;
+      const extensionMs = named ? this.boundedExtension(Number(named[2])) : null;
       this.holdExtensionMs = extensionMs ?? 0;
-      this.lossLeadMs = named ? Number(named[1]) : this.fleetLeadMs;
+      this.lossLeadMs = named ? this.boundedLead(Number(named[1])) : this.fleetLeadMs;
       // The hold's maker set it for the hold plus its extension: the loss was that long before its end.
       const lostAt = Math.min(now, now + remainingMs - this.holdMs - this.holdExtensionMs);
       this.lostAt = lostAt;
@@ -359,9 +359,9 @@ export class RedisHistoryWatch {
       this.publishLossTime();
     } else if (named) {
       // The same hold, its extension read now (adopted first from a record invocation's reply).
-      this.holdExtensionMs = Math.max(this.holdExtensionMs, Number(named[2]));
+      this.holdExtensionMs = Math.max(this.holdExtensionMs, this.boundedExtension(Number(named[2])));
       this.knownLossHoldMs = Math.max(this.knownLossHoldMs, this.holdMs + this.holdExtensionMs);
-      this.lossLeadMs = Math.max(this.lossLeadMs, Number(named[1]));
+      this.lossLeadMs = Math.max(this.lossLeadMs, this.boundedLead(Number(named[1])));
     }
     if (remainingMs > this.hold.remainingMs()) this.setHold(now + remainingMs);
     if (starting) this.lossHeld();
@@ -385,6 +385,20 @@ export class RedisHistoryWatch {
         this.lossLeadTakenOffMs;
     this.fleetClocks = this.fleetClocks.filter((r) => at - r.at < FLEET_CLOCKS_READING_LIFE_MS);
     this.fleetClocks.push({ at, leadMs: Math.max(0, leadMs), lagMs: Math.max(0, lagMs) });
+  }
+
+  /**
+   * A lead read from Redis (`lost-lead`, the hold key's value) within what an instance that records can
+   * have: the clock skew margin (one beyond it records nothing). A buggy or hostile writer's hour made
+   * every instance refuse every fresh line nonce_replay for the key's 25 h (a review).
+   */
+  private boundedLead(leadMs: number): number {
+    return Math.min(this.clockSkewMarginMs, Math.max(0, leadMs));
+  }
+
+  /** An extension read from the hold key's value within the largest spread: twice the margin. */
+  private boundedExtension(extensionMs: number): number {
+    return Math.min(2 * this.clockSkewMarginMs, Math.max(0, extensionMs));
   }
 
   /** The fleet's largest lead over Redis's clock read within FLEET_CLOCKS_READING_LIFE_MS (the last one else). */
@@ -415,7 +429,8 @@ export class RedisHistoryWatch {
    */
   get lossLeadOverThisClockMs(): number {
     if (this.lostAtEffective === null) return 0;
-    return Math.max(0, this.lossLeadMs - (this.lossOwnOffsetMs ?? 0));
+    // Bounded here too: a lead learned before the first clock check had no margin to be bounded by.
+    return Math.max(0, this.boundedLead(this.lossLeadMs) - (this.lossOwnOffsetMs ?? 0));
   }
 
   /** Sets this instance's hold to end at `untilMs` (wall clock), and notes that end on monotonic time. */
@@ -615,7 +630,7 @@ export class RedisHistoryWatch {
         LOSS_TIME_TTL_MS,
         ageMs,
         when,
-        Math.round(this.lossLeadMs),
+        Math.round(this.boundedLead(this.lossLeadMs)),
         Math.max(1000, this.holdMs),
       )
       .catch(() => undefined);
@@ -639,7 +654,7 @@ export class RedisHistoryWatch {
     // The fleet's lead for the loss kept: never lowered here for the loss this instance knows (a lower
     // one is kept for a later loss, taken below with it).
     const leadOnRedis =
-      lossLeadOnRedis !== null && Number.isFinite(lossLeadOnRedis) ? Math.max(0, lossLeadOnRedis) : null;
+      lossLeadOnRedis !== null && Number.isFinite(lossLeadOnRedis) ? this.boundedLead(lossLeadOnRedis) : null;
     if (lossTimeOnRedis === this.learnedLossTime) {
       if (leadOnRedis !== null && leadOnRedis > this.lossLeadMs) this.lossLeadMs = leadOnRedis;
       return;
@@ -684,7 +699,7 @@ export class RedisHistoryWatch {
       // fleet's lead and the extension, so that an adopter takes the loss's time right.
       .set(
         this.holdKey,
-        `${new Date(this.now() + remaining).toISOString()} lead=${Math.round(this.lossLeadMs)} extended=${Math.round(this.holdExtensionMs)}`,
+        `${new Date(this.now() + remaining).toISOString()} lead=${Math.round(this.boundedLead(this.lossLeadMs))} extended=${Math.round(this.holdExtensionMs)}`,
         'PX',
         Math.min(remaining, this.holdMs + this.holdExtensionMs),
         'NX',
