@@ -89,11 +89,14 @@ export function createRedisStoreBackend(
     holdMs: settings.lossHoldMs,
     onLoss: (at, heldForMs) => {
       const holdMs = settings.lossHoldMs ?? DEFAULT_REDIS_HISTORY_HOLD_MS;
-      // A hold lengthened by the fleet's clock spread says so (a past loss's report holds nothing).
+      // A hold lengthened by the fleet's clock spread says so; a past loss's report (its hold over) and a
+      // hold of 0 refuse nothing, and say that (a review: they named a refusal that never ran).
       const refused =
         heldForMs > holdMs
           ? `replay records refused for ${heldForMs} ms (REDIS_LOSS_HOLD_MS, ${holdMs} ms, and the fleet's clock spread, ${heldForMs - holdMs} ms)`
-          : `replay records refused for REDIS_LOSS_HOLD_MS (${holdMs} ms)`;
+          : heldForMs > 0
+            ? `replay records refused for REDIS_LOSS_HOLD_MS (${holdMs} ms)`
+            : `no replay record refused (the loss's hold is over, or REDIS_LOSS_HOLD_MS is 0): lines stamped before it are answered nonce_replay`;
       logger.error(
         `redis lost replay records (noticed at ${new Date(at).toISOString()}): used HOLA lines and login challenges were forgotten; ${refused}; run Redis with persistence (AOF) or a replica`,
       );
