@@ -184,7 +184,10 @@ export class RedisHistoryWatch {
   private lossOwnOffsetMs: number | null = null;
   /** The extension of this instance's current (or last) hold beyond `holdMs` (ms): the fleet's spread. */
   private holdExtensionMs = 0;
-  /** The clock checks' readings (monotonic ms, lead, lag), newest last, kept FLEET_CLOCKS_READING_LIFE_MS. */
+  /**
+   * The clock checks' readings (monotonic ms, lead, lag), newest last, kept FLEET_CLOCKS_READING_LIFE_MS
+   * and the clock skew margin (see `fleetLeadMs`).
+   */
   private fleetClocks: Array<{ at: number; leadMs: number; lagMs: number }> = [];
   /** This instance's offset from Redis's clock at its last clock check (ms, positive ahead), or null. */
   private ownOffsetMs: number | null = null;
@@ -383,7 +386,10 @@ export class RedisHistoryWatch {
         ownOffsetMs -
         (this.ownOffsetWallLessMonotonic - this.lossWallLessMonotonic) -
         this.lossLeadTakenOffMs;
-    this.fleetClocks = this.fleetClocks.filter((r) => at - r.at < FLEET_CLOCKS_READING_LIFE_MS);
+    // Kept for the margin beyond the readings' life: a lead read then still took lines stamped after a
+    // loss now (`fleetLeadMs`). Every 5 s, 186 readings at most for 15 min; never more than 1024.
+    const keptMs = FLEET_CLOCKS_READING_LIFE_MS + (Number.isFinite(marginMs) ? Math.max(0, marginMs) : 0);
+    this.fleetClocks = this.fleetClocks.filter((r) => at - r.at < keptMs).slice(-1023);
     this.fleetClocks.push({ at, leadMs: Math.max(0, leadMs), lagMs: Math.max(0, lagMs) });
   }
 
@@ -401,15 +407,24 @@ export class RedisHistoryWatch {
     return Math.min(2 * this.clockSkewMarginMs, Math.max(0, extensionMs));
   }
 
-  /** The fleet's largest lead over Redis's clock read within FLEET_CLOCKS_READING_LIFE_MS (the last one else). */
+  /**
+   * The fleet's largest lead over Redis's clock read within FLEET_CLOCKS_READING_LIFE_MS (the last one
+   * else), or read earlier less its age beyond that life: an instance `a` ahead, read `t` ago, accepted lines
+   * stamped up to now + a − t, after a loss now while a > t, whether it has left the fleet or been set
+   * right since (a review: one 45 s ahead gone 31 s before the loss, a line it took, stamped 14 s after
+   * the loss, verified again after the hold with the default window).
+   */
   private get fleetLeadMs(): number {
-    return Math.max(0, ...this.recentFleetClocks().map((r) => r.leadMs));
+    const now = this.monotonicNow();
+    const earlier = this.fleetClocks.map(
+      (r) => r.leadMs - Math.max(0, now - r.at - FLEET_CLOCKS_READING_LIFE_MS),
+    );
+    return Math.max(0, ...this.recentFleetClocks().map((r) => r.leadMs), ...earlier);
   }
 
-  /** The fleet's spread (largest lead plus largest lag) read within FLEET_CLOCKS_READING_LIFE_MS. */
+  /** The fleet's spread: its lead (`fleetLeadMs`) plus the largest lag read within FLEET_CLOCKS_READING_LIFE_MS. */
   private get fleetSpreadMs(): number {
-    const recent = this.recentFleetClocks();
-    return Math.max(0, ...recent.map((r) => r.leadMs)) + Math.max(0, ...recent.map((r) => r.lagMs));
+    return this.fleetLeadMs + Math.max(0, ...this.recentFleetClocks().map((r) => r.lagMs));
   }
 
   private recentFleetClocks(): Array<{ leadMs: number; lagMs: number }> {
