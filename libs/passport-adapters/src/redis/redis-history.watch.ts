@@ -4,7 +4,7 @@
  * fail closed for a while. Losing them lets an already-used HOLA line verify again and an already-used
  * login request get a new JWT, while health says `healthy`.
  *
- * How, five kinds of keys in the replay records' hash slot (`<prefix>{replay}:…`), none with an expiry
+ * How, six kinds of keys in the replay records' hash slot (`<prefix>{replay}:…`), none with an expiry
  * but the hold, the instances' own keys and the loss's time:
  * - `history`: a marker holding a value chosen by the first instance that found it missing. Each
  *   instance remembers the value it saw; gone or changed means the data it stood beside is gone.
