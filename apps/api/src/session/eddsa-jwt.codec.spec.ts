@@ -274,4 +274,36 @@ describe('EddsaJwtCodec', () => {
       cause: 'invalid_claims',
     });
   });
+
+  // From a mutation probe: each of these rules could be dropped with every test passing.
+  it('requires exp, iat, iss and aud too: a token signed without one is refused, never one that lives forever', async () => {
+    for (const claim of ['exp', 'iat', 'iss', 'aud'] as const) {
+      const { [claim]: _dropped, ...without } = claims({ jti: `jti-without-${claim}` });
+      expect(await codec.verify(await codec.sign(without))).toMatchObject({ ok: false });
+    }
+    const { exp: _exp, ...withoutExp } = claims({ jti: 'jti-no-exp' });
+    expect(await codec.verify(await codec.sign(withoutExp))).toMatchObject({
+      ok: false,
+      cause: 'invalid_claims',
+    });
+  });
+
+  it('a federated token names its home API by an http(s) URL: any other iss is wrong_issuer', async () => {
+    for (const iss of ['home.example.test', 'ftp://home.example.test', 'javascript:alert(1)', '']) {
+      const federated = claims({ iss, passport_subjectuniqueidentifier_url: ISSUER, jti: `jti-${iss}` });
+      expect(await codec.verify(await codec.sign(federated))).toMatchObject({
+        ok: false,
+        cause: 'wrong_issuer',
+      });
+    }
+  });
+
+  it('a cached token is refused once its nbf is more than 5 s ahead of a clock set back, as verify refuses it', async () => {
+    const token = await codec.sign(claims({ jti: 'jti-set-back' }));
+    expect((await codec.verify(token)).ok).toBe(true);
+    now -= 5000; // nbf 5 s ahead: within the leeway
+    expect(codec.verifyCached(token)).toMatchObject({ ok: true });
+    now -= 1000; // 6 s ahead
+    expect(codec.verifyCached(token)).toMatchObject({ ok: false, cause: 'not_yet_valid' });
+  });
 });
