@@ -127,6 +127,20 @@ describe('BearerAuthenticator: the Authorization header', () => {
       expect(await outcome(header)).toBe(`ok ${TOKEN_ID}`);
     }
   });
+
+  // A mutation probe: the RegExp unanchored at its start passed every test above.
+  it('the scheme starts the header: `Bearer` after other text is not_bearer_scheme', async () => {
+    for (const header of [
+      `xBearer ${jwt}`,
+      `Basic Bearer ${jwt}`,
+      ` Bearer ${jwt}`,
+      `Token, Bearer ${jwt}`,
+    ]) {
+      expect(await outcome(header)).toBe(
+        'INVALIDATED_TOKEN {"reason":"invalid_jwt_format","cause":"not_bearer_scheme"}',
+      );
+    }
+  });
 });
 
 // From a mutation probe: a token the server minted always matches its session, so each of these checks
