@@ -216,3 +216,69 @@ describe('BearerAuthenticator: a validly signed token that disagrees with its se
     );
   });
 });
+
+// A mutation probe: the JWT tier's not-live verdict dropped passed every test (login bounds the session
+// by not_after, so only a passport whose bounds change on chain after login, or whose chain time runs
+// ahead of this clock, meets it).
+describe('BearerAuthenticator: a holder whose passport is no longer live on chain', () => {
+  const nowMs = Date.now();
+
+  async function authenticateWith(metadata: Record<string, string>) {
+    const clock = { nowMs: () => nowMs };
+    const codec = freshJwtCodec({ issuer: ISSUER, audience: 'owner.near', clock });
+    const sessions = new MemorySessionStore();
+    const chain = new CachingChainReader(
+      new MemoryChainReader({
+        contractId: 'c',
+        chainTime: nowMs,
+        passports: [
+          { tokenId: TOKEN_ID, ownerId: 'o', contractId: 'c', metadata, revoked: false },
+          { tokenId: SERVER_TOKEN_ID, ownerId: 'owner.near', contractId: 'c', metadata: {}, revoked: false },
+        ],
+      }),
+      { clock },
+    );
+    const serverPassport = new ServerPassportCheck(
+      { tokenId: SERVER_TOKEN_ID, ownerId: 'owner.near' },
+      chain,
+    );
+    const authenticator = new BearerAuthenticator(codec, sessions, clock, chain, serverPassport);
+    const sessionId = `sess_${TOKEN_ID}_01JABCDEFGHJKMNPQRSTVWXYZ2`;
+    const header = await openSessionBearer(codec, sessions, {
+      sessionId,
+      tokenId: TOKEN_ID,
+      ownerId: 'o',
+      issuer: ISSUER,
+      audience: 'owner.near',
+      nowMs,
+    });
+    const outcome = await Promise.resolve(authenticator.authenticate(header)).then(
+      (context) => `ok ${context.tokenId}`,
+      (error: PassportError) => `${error.code} ${(error.details as { cause?: string }).cause}`,
+    );
+    return { outcome, session: await sessions.get(sessionId) };
+  }
+
+  it('past its not_after by the chain time: refused passport_not_live, and its session closed', async () => {
+    const { outcome, session } = await authenticateWith({
+      not_after: new Date(nowMs - 60_000).toISOString(),
+    });
+    expect(outcome).toBe('INVALIDATED_TOKEN passport_not_live');
+    expect(session).toMatchObject({ closeReason: 'passport_not_live' });
+    expect(session?.closedAtMs).not.toBeNull();
+  });
+
+  it('before its not_before by the chain time: refused passport_not_live', async () => {
+    const { outcome } = await authenticateWith({ not_before: new Date(nowMs + 3_600_000).toISOString() });
+    expect(outcome).toBe('INVALIDATED_TOKEN passport_not_live');
+  });
+
+  it('within its bounds: accepted, the session left open', async () => {
+    const { outcome, session } = await authenticateWith({
+      not_before: new Date(nowMs - 60_000).toISOString(),
+      not_after: new Date(nowMs + 3_600_000).toISOString(),
+    });
+    expect(outcome).toBe(`ok ${TOKEN_ID}`);
+    expect(session?.closedAtMs).toBeNull();
+  });
+});
