@@ -27,7 +27,11 @@ const passport: PassportRecord = {
   revoked: false,
 };
 
-function renewerWith(answers: { recorded?: boolean; problems?: Array<string | undefined> }) {
+function renewerWith(answers: {
+  recorded?: boolean;
+  problems?: Array<string | undefined>;
+  renewal?: 'server' | 'off';
+}) {
   let renewals = 0;
   const problems = [...(answers.problems ?? [])];
   const sessions = {
@@ -35,7 +39,7 @@ function renewerWith(answers: { recorded?: boolean; problems?: Array<string | un
   } as unknown as SessionStore;
   const serverPassport = { problem: async () => problems.shift() } as unknown as ServerPassportCheck;
   const renewer = new TokenRenewer(
-    { sessions: { renewal: 'server' } } as AppConfig,
+    { sessions: { renewal: answers.renewal ?? 'server' } } as AppConfig,
     { signer: createNobleSigner(new Uint8Array(32).fill(4)) } as unknown as ServerIdentity,
     sessions,
     clock,
@@ -83,5 +87,12 @@ describe('TokenRenewer', () => {
     const { renewer } = renewerWith({ problems: ['server_passport_revoked', undefined] });
     await expect(renewer.renewIfDue(auth('d'))).resolves.toBeNull();
     await expect(renewer.renewIfDue(auth('d'))).resolves.toEqual(expect.any(String));
+  });
+  // A mutation probe: JWT_RENEWAL=off ignored passed (the end-to-end case has exp = session_exp, where
+  // nothing renews whatever the setting).
+  it('JWT_RENEWAL=off: no token at the renewal point, and no renewal recorded', () => {
+    const { renewer, renewals } = renewerWith({ renewal: 'off' });
+    expect(renewer.renewIfDue(auth('e'))).toBeNull();
+    expect(renewals()).toBe(0);
   });
 });
