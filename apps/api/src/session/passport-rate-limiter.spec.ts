@@ -70,4 +70,16 @@ describe('PassportRateLimiter', () => {
     const other = { ...auth('2', '60'), tokenId: 'bhahbkbramax', sessionId: 'sess_d' } as AuthContext;
     expect(await outcome(limiter, other)).toBe('allowed');
   });
+
+  // A mutation probe: a store failure let through (no quota counted) passed every test.
+  it('a store that cannot count is 503 rate_limit_store_unavailable, never a free pass', async () => {
+    const failing = {
+      take: () => Promise.reject(new Error('SQLITE_IOERR: disk I/O error')),
+    } as unknown as MemoryRateLimitStore;
+    const limiter = new PassportRateLimiter(failing, new FixedClock(1_000_000));
+    await expect(limiter.check(auth('2', '60'))).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      details: { reason: 'rate_limit_store_unavailable' },
+    });
+  });
 });
