@@ -1,4 +1,4 @@
-import { sessionedTransportRefuses } from './mcp-transport.rules.js';
+import { sessionedTransportRefuses, unsupportedSessionedVersion } from './mcp-transport.rules.js';
 
 const ACCEPT = 'application/json, text/event-stream';
 const ping = (id: number) => ({ jsonrpc: '2.0', id, method: 'ping' });
@@ -54,5 +54,28 @@ describe('sessionedTransportRefuses: what the v1 transport refuses whole (then a
   it('an unserved MCP-Protocol-Version does not refuse an initialize', () => {
     const headers = { accept: ACCEPT, 'mcp-protocol-version': '1999-01-01' };
     expect(sessionedTransportRefuses({ headers, body: initialize }, false)).toBe(false);
+  });
+});
+
+describe('unsupportedSessionedVersion: the MCP-Protocol-Version the transport answers 400', () => {
+  const headers = { accept: ACCEPT, 'mcp-protocol-version': '1999-01-01' };
+
+  it('names an unserved revision on a request of a session, on every method', () => {
+    for (const method of ['POST', 'GET', 'DELETE'])
+      expect(
+        unsupportedSessionedVersion({ method, headers, body: method === 'POST' ? ping(1) : undefined }),
+      ).toBe('1999-01-01');
+    expect(
+      unsupportedSessionedVersion({ method: 'POST', headers: { accept: ACCEPT }, body: ping(1) }),
+    ).toBeUndefined();
+  });
+
+  // An initialize negotiates its revision in its params: a fleet's initialize (served by serveOnce, which
+  // asks this) with such a header must still open a session, as on one instance.
+  it('leaves an initialize alone, in a batch too', () => {
+    expect(unsupportedSessionedVersion({ method: 'POST', headers, body: initialize })).toBeUndefined();
+    expect(
+      unsupportedSessionedVersion({ method: 'POST', headers, body: [initialize, ping(1)] }),
+    ).toBeUndefined();
   });
 });
