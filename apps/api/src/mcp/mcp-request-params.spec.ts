@@ -88,6 +88,18 @@ describe('invalidParamsAnswer', () => {
     expect(invalidParamsAnswer(request('resources/read', { uri: 'd'.repeat(512) }))).toBeNull();
   });
 
+  // docs/protocol.md §11: a task-augmented tools/call is -32601 in the sessioned era only; the stateless
+  // revision has tasks only as an extension this server does not offer, so there the member is ignored.
+  it('refuses a task-augmented tools/call -32601 in the sessioned era, and leaves it to run in the stateless one', () => {
+    const call = request(
+      'tools/call',
+      { name: 'get_resource', arguments: { uri: 'doc:x' }, task: {}, _meta: {} },
+      7,
+    );
+    expect(invalidParamsAnswer(call)).toMatchObject({ id: 7, error: { code: -32601 } });
+    expect(invalidParamsAnswer(call, { envelopeRequired: true })).toBeNull();
+  });
+
   it('with envelopeRequired, leaves a request without an object params._meta to the SDK', () => {
     expect(
       invalidParamsAnswer({ jsonrpc: '2.0', id: 1, method: 'tools/call' }, { envelopeRequired: true }),
