@@ -166,6 +166,17 @@ describe('invalidInitializeAnswer', () => {
     expect(invalidInitializeAnswer({ jsonrpc: '2.0', id: 1, method: 'initialize' })?.error.code).toBe(-32602);
   });
 
+  // The bound is on the bytes of params' JSON: 8192 pass, 8193 are refused.
+  it('takes params of exactly 8192 bytes of JSON and refuses 8193', () => {
+    const sized = (bytes: number) => {
+      const name = 'c'.repeat(bytes - Buffer.byteLength(JSON.stringify(params)) + 1);
+      return request('initialize', { ...params, clientInfo: { name, version: '1' } });
+    };
+    expect(Buffer.byteLength(JSON.stringify(sized(8192).params))).toBe(8192);
+    expect(invalidInitializeAnswer(sized(8192))).toBeNull();
+    expect(invalidInitializeAnswer(sized(8193))).toMatchObject({ id: 1, error: { code: -32602 } });
+  });
+
   it('null for a well-formed initialize and for anything that is not an initialize', () => {
     expect(invalidInitializeAnswer(request('initialize', params))).toBeNull();
     expect(invalidInitializeAnswer(request('tools/list', {}))).toBeNull();
