@@ -330,6 +330,19 @@ describe('McpSessionRegistry', () => {
     busy();
   });
 
+  // MCP_SESSION_RECLAIM_IDLE_MS may be set past MCP_SESSION_TTL_MS (config allows up to a day): the
+  // reclaim then counts the TTL, so a session idle past it (not yet swept) frees its slot at once.
+  it('a reclaim time past the TTL counts as the TTL: for the cap and for Retry-After', () => {
+    const registry = make(1, 10_000, 60_000);
+    registry.tryReserve(A);
+    registry.register(newSession('old'));
+    now += 4_000;
+    expect(registry.retryAfterMs('instance-full')).toBe(6_000);
+    now += 6_000;
+    expect(registry.tryReserve('127.0.0.2')).toBe('admitted');
+    expect(registry.touch('old')).toBeUndefined();
+  });
+
   it('closeAll closes every session and stops the sweep', async () => {
     const registry = make(5);
     const sessions = ['p', 'q', 'r'].map((id) => newSession(id));
