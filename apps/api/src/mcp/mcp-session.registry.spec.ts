@@ -343,6 +343,19 @@ describe('McpSessionRegistry', () => {
     expect(registry.touch('old')).toBeUndefined();
   });
 
+  // A second POST reaching a session while a first is still served past the TTL (a slow read): the
+  // touch must not end the session under the first.
+  it('a touch does not end a session serving a POST, however long it has been served', () => {
+    const registry = make(10, 1_000);
+    registry.tryReserve(A);
+    registry.register(newSession('busy'));
+    const served = registry.serve(registry.touch('busy')!);
+    now += 5_000;
+    expect(registry.touch('busy')).toBeDefined();
+    served();
+    expect(registry.size).toBe(1);
+  });
+
   it('closeAll closes every session and stops the sweep', async () => {
     const registry = make(5);
     const sessions = ['p', 'q', 'r'].map((id) => newSession(id));
