@@ -356,6 +356,17 @@ describe('McpSessionRegistry', () => {
     expect(registry.size).toBe(1);
   });
 
+  // The drain (DrainListeners) refuses a GET for a new stream once this is set.
+  it('endEventStreams keeps the sessions and says the streams have ended', () => {
+    const registry = make(10);
+    registry.tryReserve(A);
+    registry.register(newSession('s'));
+    expect(registry.eventStreamsEnded).toBe(false);
+    registry.endEventStreams();
+    expect(registry.eventStreamsEnded).toBe(true);
+    expect(registry.touch('s')).toBeDefined();
+  });
+
   it('closeAll closes every session and stops the sweep', async () => {
     const registry = make(5);
     const sessions = ['p', 'q', 'r'].map((id) => newSession(id));
