@@ -104,6 +104,24 @@ describe('/mcp routing and transport errors', () => {
     expect(r.body).toEqual(rpcError(-32000));
   });
 
+  // An empty Mcp-Session-Id is no session id: the same answers as without the header (it is never
+  // looked up as the id '').
+  it('an empty Mcp-Session-Id counts as none: an initialize opens a session, another POST or a DELETE is 400 -32000', async () => {
+    const empty = { 'mcp-session-id': '' };
+    const post = await probe(t.baseUrl, { headers: empty, body: TOOLS_LIST });
+    expect(post.status).toBe(400);
+    expect(post.body).toEqual(rpcError(-32000, 'Bad Request: Mcp-Session-Id header is required'));
+    const del = await probe(t.baseUrl, { method: 'DELETE', headers: empty });
+    expect(del.status).toBe(400);
+    expect(del.body).toEqual(rpcError(-32000, 'Bad Request: Mcp-Session-Id header is required'));
+    const init = await probe(t.baseUrl, { headers: empty, body: INITIALIZE });
+    expect(init.status).toBe(200);
+    const id = init.headers.get('mcp-session-id');
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    await probe(t.baseUrl, { method: 'DELETE', headers: { 'mcp-session-id': id! } });
+    expect(registry.size).toBe(0);
+  });
+
   it('DELETE ends a session: its id then answers 404 and the registry is empty', async () => {
     const id = await openRawSession(t.baseUrl);
     expect(registry.size).toBe(1);
