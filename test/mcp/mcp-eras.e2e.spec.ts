@@ -352,6 +352,23 @@ describe('/mcp serves every client generation', () => {
       });
     });
 
+    // The stateless revision's header routes the request to that era's answer, Mcp-Session-Id or not:
+    // not the sessioned transport's "Unsupported protocol version" (-32000), which names only the 2025
+    // revisions to a client that speaks 2026-07-28.
+    it('so does a request that also sends the Mcp-Session-Id of a live session', async () => {
+      const session = await openRawSession(t.baseUrl);
+      const r = await probe(t.baseUrl, {
+        headers: { ...statelessHeaders('tools/list'), 'mcp-session-id': session },
+        body: { jsonrpc: '2.0', id: 5, method: 'tools/list' },
+      });
+      expect(r.status).toBe(400);
+      expect(r.body).toMatchObject({
+        id: 5,
+        error: { code: -32602, data: { envelope: { missing: ['_meta'] } } },
+      });
+      await probe(t.baseUrl, { method: 'DELETE', headers: { 'mcp-session-id': session } });
+    });
+
     it('an incomplete _meta (no client capabilities): 400 -32602 naming the key', async () => {
       const { ['io.modelcontextprotocol/clientCapabilities']: _dropped, ...partial } = envelope();
       const r = await probe(t.baseUrl, {
