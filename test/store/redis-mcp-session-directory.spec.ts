@@ -93,6 +93,17 @@ it("an address at its own cap in a full fleet takes only its own idle session's 
   await expect(client.zcard('own-idle-full:{mcp}:all')).resolves.toBe(3);
 });
 
+// A DELETE (remove) frees the address's slot at once, not when the session would have idled out.
+it("a removed session no longer counts against its address's cap", async () => {
+  const sessions = directory('remove1:', 10, 1);
+  const t0 = 1_000_000;
+  await expect(sessions.admit('first', '10.0.0.1', t0)).resolves.toBe('admitted');
+  await expect(sessions.admit('second', '10.0.0.1', t0 + 1)).resolves.toBe('address-full');
+  await expect(sessions.remove('first')).resolves.toBe(true);
+  await expect(client.zcard('remove1:{mcp}:a:10.0.0.1')).resolves.toBe(0);
+  await expect(sessions.admit('second', '10.0.0.1', t0 + 2)).resolves.toBe('admitted');
+});
+
 // Found by a probe: every fleet refusal said Retry-After: 60, at the address cap too, where the wait was up
 // to the session TTL (30 minutes by default; since a fleet chaos probe, the reclaim time).
 it('says how long a refused initialize waits: until the oldest session of the fleet, or of the address, is reclaimable', async () => {
