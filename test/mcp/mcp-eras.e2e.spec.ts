@@ -340,6 +340,22 @@ describe('/mcp serves every client generation', () => {
       });
     });
 
+    // A request the SDK's classifier refuses (its headers disagree with its body) is answered by the SDK
+    // before this server's own checks: not "Unknown tool" (200 -32602), and no tool call is charged.
+    it('an Mcp-Method header that disagrees with a tools/call of an unknown tool: still 400 -32020', async () => {
+      const r = await probe(t.baseUrl, {
+        headers: statelessHeaders('tools/list'),
+        body: {
+          jsonrpc: '2.0',
+          id: 4,
+          method: 'tools/call',
+          params: { name: 'nope', arguments: {}, _meta: envelope() },
+        },
+      });
+      expect(r.status).toBe(400);
+      expect(r.body).toMatchObject({ id: 4, error: { code: -32020 } });
+    });
+
     it('the header names the revision but the body has no _meta: 400 -32602', async () => {
       const r = await probe(t.baseUrl, {
         headers: statelessHeaders('tools/list'),
