@@ -356,6 +356,23 @@ describe('/mcp serves every client generation', () => {
       expect(r.body).toMatchObject({ id: 4, error: { code: -32020 } });
     });
 
+    // A mutation probe: a request the SDK refuses for its version went through this server's own checks
+    // first, and a tools/call of an unknown tool was answered 200 -32602 "Unknown tool", as if the
+    // revision were served (a valid tools/call spent a tool-call token before the refusal).
+    it('an unsupported protocol version on a tools/call of an unknown tool: still 400 -32022', async () => {
+      const r = await probe(t.baseUrl, {
+        headers: { 'mcp-protocol-version': '2099-01-01', 'mcp-method': 'tools/call', 'mcp-name': 'nope' },
+        body: {
+          jsonrpc: '2.0',
+          id: 4,
+          method: 'tools/call',
+          params: { name: 'nope', arguments: {}, _meta: envelope('2099-01-01') },
+        },
+      });
+      expect(r.status).toBe(400);
+      expect(r.body).toMatchObject({ id: 4, error: { code: -32022 } });
+    });
+
     it('the header names the revision but the body has no _meta: 400 -32602', async () => {
       const r = await probe(t.baseUrl, {
         headers: statelessHeaders('tools/list'),
