@@ -9,6 +9,7 @@
  */
 import { classifyInboundRequest } from '@modelcontextprotocol/server';
 import { type FastifyRequest } from 'fastify';
+import { STATELESS_PROTOCOL_VERSION } from './mcp-protocol-versions.js';
 
 const header = (request: FastifyRequest, name: string): string | undefined => {
   const value = request.headers[name];
@@ -33,21 +34,36 @@ export function protocolEraOf(
       mcpNameHeader: header(request, 'mcp-name'),
       body: request.body,
     });
-    return outcome.kind === 'legacy'
-      ? 'legacy'
-      : outcome.kind === 'reject'
-        ? 'stateless-refused'
-        : 'stateless';
+    if (outcome.kind === 'legacy') return 'legacy';
+    // The classifier takes any version for the envelope's era; the handler refuses one it does not serve
+    // (400 -32022). Refused here too, so this server's own checks and the tool-call bucket do not answer
+    // or charge it first (a mutation probe: a tools/call of an unknown tool in 2099-01-01 was answered
+    // 200 "Unknown tool").
+    return outcome.kind === 'reject' || namesOtherVersion(request) ? 'stateless-refused' : 'stateless';
   } catch {
     return 'unreadable';
   }
 }
+
+/** Whether the header or a message's `_meta` names a protocol version other than the stateless era's. */
+function namesOtherVersion(request: FastifyRequest): boolean {
+  const version = header(request, 'mcp-protocol-version');
+  if (version !== undefined && version !== STATELESS_PROTOCOL_VERSION) return true;
+  const messages = Array.isArray(request.body) ? request.body : [request.body];
+  return messages.some((message) => {
+    const meta = (message as { params?: { _meta?: Record<string, unknown> } } | null)?.params?._meta;
+    const claimed = typeof meta === 'object' && meta !== null ? meta[PROTOCOL_VERSION_KEY] : undefined;
+    return typeof claimed === 'string' && claimed !== STATELESS_PROTOCOL_VERSION;
+  });
+}
+
+const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
 
 /** Whether a message of `body` carries the stateless era's envelope claim (`params._meta`'s protocol version). */
 export function claimsStatelessEnvelope(body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
   return messages.some((message) => {
     const meta = (message as { params?: { _meta?: unknown } } | null)?.params?._meta;
-    return typeof meta === 'object' && meta !== null && 'io.modelcontextprotocol/protocolVersion' in meta;
+    return typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_KEY in meta;
   });
 }
