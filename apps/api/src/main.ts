@@ -4,6 +4,7 @@
  */
 import 'reflect-metadata';
 import { type AppConfig, ConfigError, loadConfig } from './platform/config/app-config.js';
+import { EarlyStop } from './platform/lifecycle/early-stop.js';
 import { startFailureMessage } from './platform/lifecycle/start-failure.message.js';
 
 let startedConfig: AppConfig | undefined;
@@ -20,31 +21,22 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  // A stop asked for while starting (the start may wait ~2 s for a Redis that is down) is kept and
-  // honoured once the app stands: it closes and exits 0, as a stop after the start does, instead of
-  // node's default death by the signal (exit 143).
-  let stopDuringStart: NodeJS.Signals | null = null;
-  const onEarlySignal = (signal: NodeJS.Signals): void => {
-    stopDuringStart ??= signal;
-  };
-  process.on('SIGTERM', onEarlySignal);
-  process.on('SIGINT', onEarlySignal);
+  // A stop asked for while starting is kept and honoured once the app stands (EarlyStop).
+  const earlyStop = new EarlyStop();
   // Loaded only once the configuration is valid, so a bad value fails fast and alone.
   const { startApp } = await import('./app.factory.js');
   const { exitOnShutdownSignals, exitAfterLogFlush } =
     await import('./platform/lifecycle/graceful-shutdown.js');
   const { app, url } = await startApp(config);
   const log = app.getHttpAdapter().getInstance().log;
-  if (stopDuringStart !== null) {
+  if (earlyStop.signal !== null) {
     // The early handlers stay until the exit: a second signal while closing is absorbed, not node's
     // death by the signal (a review: the log's flush wait widened that window to 2 s).
-    log.info({ signal: stopDuringStart }, 'stop asked for while starting: closing');
+    log.info({ signal: earlyStop.signal }, 'stop asked for while starting: closing');
     await app.close();
     return exitAfterLogFlush(log, 0);
   }
-  process.off('SIGTERM', onEarlySignal);
-  process.off('SIGINT', onEarlySignal);
-  exitOnShutdownSignals(app, config, log);
+  earlyStop.handOver(() => exitOnShutdownSignals(app, config, log));
   log.info({ url, publicBaseUrl: config.publicBaseUrl }, 'Passport Identity API listening');
 }
 
