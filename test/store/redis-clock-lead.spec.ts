@@ -258,6 +258,20 @@ describe('health and readiness of an instance whose clock is wrong (real redis-s
     expect(behind.fatalProblem?.()).toBeUndefined();
   });
 
+  // A review: Redis's clock set back left a report stamped ahead of it, never older than 15 s by Redis's
+  // clock: a stopped instance's report counted (as a peer, and in the fleet's spread) for as long as the step.
+  it("a peer's report stamped more than 15 s ahead of Redis's clock (Redis's clock set back) does not count", async () => {
+    const c = new Redis(server.url);
+    clients.push(c);
+    const [seconds] = await c.time();
+    // An instance gone before Redis's clock was set back 10 min: its last report agreed with Redis's clock.
+    const key = 'passport:{replay}:clocks';
+    await c.hset(key, 'gone-before-the-step', `1:${(Number(seconds) + 600) * 1000}:0`);
+    const behind = await instance(-60 * MIN);
+    expect(behind.fatalProblem?.()).toBeUndefined();
+    expect(await c.hexists(key, 'gone-before-the-step')).toBe(0);
+  });
+
   // An upgrade probe: a lone instance stopped (SIGTERM) and started again with its host clock set back
   // 20 min counted its own former process, whose last report (agreeing) was still under 15 s old, as
   // "another instance agrees with Redis's clock": /health/ready answered 503 for about 10 s with no
