@@ -39,7 +39,9 @@ export const CLOCK_REPORT_LIFE_MS = 15_000;
 /**
  * Publishes this instance's report (ARGV[1] its id, ARGV[2] 1 when its clock agrees with Redis's, else 0,
  * ARGV[4] its offset from Redis's clock in ms: positive ahead, negative behind) as
- * `<agrees>:<Redis's ms>:<offset>`, drops reports older than ARGV[3] ms, and answers {how many other
+ * `<agrees>:<Redis's ms>:<offset>`, drops reports older than ARGV[3] ms, or stamped more than that ahead
+ * (Redis's clock set back since: such a report never aged, and a gone instance counted for as long as the
+ * step; a review), and answers {how many other
  * instances agree with Redis's clock, how many others disagree with it but agree with this one's
  * (offsets within ARGV[5] ms), the largest and the smallest offset among the live reports within the clock
  * skew margin ARGV[6] (this one's included; an instance beyond it records nothing, so it accepts no line
@@ -53,7 +55,7 @@ local all = redis.call('HGETALL', KEYS[1])
 local agreeing, withThis, highest, lowest = 0, 0, 0, 0
 for i = 1, #all, 2 do
   local agrees, at, theirs = string.match(all[i + 1], '^([01]):(%d+):(-?%d+)$')
-  if not at or serverNow - tonumber(at) > life then redis.call('HDEL', KEYS[1], all[i])
+  if not at or math.abs(serverNow - tonumber(at)) > life then redis.call('HDEL', KEYS[1], all[i])
   else
     local off = tonumber(theirs)
     if margin <= 0 or math.abs(off) <= margin then
