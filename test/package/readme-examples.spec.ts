@@ -73,3 +73,59 @@ it.each(['core-readme.ts', 'root-readme.ts'])(
   },
   60_000,
 );
+
+it("the core README's ledger mapping: a ledger.json's passports and accounts, as it says, feed a MemoryChainReader that verifies", async () => {
+  const { parseLedger, ledgerRecords } = await import('@passport/adapters/ledger');
+  const { MemoryChainReader } = await import('@passport/core/memory');
+  const { parseNearPublicKey, formatNearPublicKey } = await import('@passport/core/credentials');
+  const {
+    createNobleSigner,
+    buildHolaLine,
+    createHolaVerifier,
+    MemoryReplayStore,
+    systemClock,
+    createNobleVerifier,
+  } = await import('@passport/core');
+  const signer = createNobleSigner(new Uint8Array(32).fill(7));
+  const ledger = parseLedger(
+    JSON.stringify({
+      contractId: 'passport.local',
+      passports: [{ token_id: 'bjbvcjzqbdsj', owner_id: 'ada.local', metadata: { not_after: '2999-01-01' } }],
+      accounts: { 'ada.local': [formatNearPublicKey(signer.publicKey)] },
+    }),
+    'ledger.json',
+  );
+  const passports = ledgerRecords(ledger);
+  expect(passports).toEqual([
+    {
+      tokenId: 'bjbvcjzqbdsj',
+      ownerId: 'ada.local',
+      contractId: 'passport.local',
+      metadata: { not_after: '2999-01-01' },
+      revoked: false,
+    },
+  ]);
+  const accounts = Object.fromEntries(
+    Object.entries(ledger.accounts).map(([account, keys]) => [
+      account,
+      keys.map((k) => parseNearPublicKey(k) as Uint8Array),
+    ]),
+  );
+  const chain = new MemoryChainReader({ contractId: ledger.contractId, passports, accounts });
+  const line = buildHolaLine({
+    recipient: 'MUNDO',
+    senderTokenId: 'bjbvcjzqbdsj',
+    timestamp: new Date().toISOString(),
+    nonceHex: '0123456789abcdef0123456789abcdef',
+    serviceHost: 'localhost:3000',
+    signer,
+  });
+  const verifier = createHolaVerifier({
+    chain,
+    replay: new MemoryReplayStore(),
+    clock: systemClock,
+    verifier: createNobleVerifier(),
+    serviceHost: 'localhost:3000',
+  });
+  await expect(verifier.verify({ hola: line })).resolves.toMatchObject({ body: { verified: true } });
+});
