@@ -3,7 +3,8 @@
  * libs/passport-core/README.md that builds and verifies a HOLA line, and its copy in the root README,
  * are extracted, type-checked (strict, Node types) and run. A walkthrough found them using `seed32`,
  * `timestamp`, `nonceHex` and `chain` without defining any of them; each block now stands alone and
- * prints `true true` (parsed, verified).
+ * prints `true true` (parsed, verified). The core README's list of functions by signature (which calls
+ * an API) is type-checked too.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,15 +17,16 @@ const run = promisify(execFile);
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = join(repo, 'node_modules/.bin');
 
-/** The first ```ts block of a file that builds a HOLA line. */
-function embeddingBlock(readme: string): string {
+/** The first ```ts block of a file that holds `marker`. */
+function tsBlock(readme: string, marker: string): string {
   const text = readFileSync(join(repo, readme), 'utf8');
   const block = [...text.matchAll(/```ts\n([^]*?)```/g)]
     .map((m) => m[1])
-    .find((code) => code.includes('buildHolaLine({'));
-  if (!block) throw new Error(`${readme}: no embedding example`);
+    .find((code) => code.includes(marker));
+  if (!block) throw new Error(`${readme}: no block with ${marker}`);
   return block;
 }
+const embeddingBlock = (readme: string) => tsBlock(readme, 'buildHolaLine({');
 
 let work: string;
 beforeAll(() => {
@@ -49,17 +51,19 @@ beforeAll(() => {
           '@passport/core/*': ['libs/passport-core/src/*/index.ts'],
         },
       },
-      files: ['core-readme.ts', 'root-readme.ts'],
+      files: ['core-readme.ts', 'root-readme.ts', 'core-functions.ts'],
     }),
   );
   writeFileSync(join(work, 'core-readme.ts'), embeddingBlock('libs/passport-core/README.md'));
   writeFileSync(join(work, 'root-readme.ts'), embeddingBlock('README.md'));
+  // The core README's list of functions by signature: type-checked only (it calls an API).
+  writeFileSync(join(work, 'core-functions.ts'), tsBlock('libs/passport-core/README.md', 'verifySubagent('));
 });
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-it('both blocks type-check as written', async () => {
+it('the blocks type-check as written (the embedding examples and the core README list of functions)', async () => {
   await expect(run(join(bin, 'tsc'), ['-p', 'tsconfig.json'], { cwd: work })).resolves.toMatchObject({
     stdout: '',
   });
