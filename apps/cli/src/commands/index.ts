@@ -5,6 +5,7 @@ import { didCommand } from './did.command.js';
 import { holaCommand } from './hola.command.js';
 import { keygenCommand } from './keygen.command.js';
 import { loginCommand } from './login.command.js';
+import { logoutCommand } from './logout.command.js';
 import { mintCommand } from './mint.command.js';
 import { nonceCommand } from './nonce.command.js';
 import { verifyCommand } from './verify.command.js';
@@ -13,6 +14,7 @@ export const COMMANDS: readonly CliCommand[] = [
   keygenCommand,
   mintCommand,
   loginCommand,
+  logoutCommand,
   nonceCommand,
   holaCommand,
   verifyCommand,
