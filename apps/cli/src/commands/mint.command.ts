@@ -7,6 +7,8 @@
  * records it (the server passport's own), so a passport minted for a server behind a proxy or on
  * another port names that server rather than http://localhost:3000.
  */
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import {
   encodeBase58,
   hasUnprintable,
@@ -125,7 +127,15 @@ export const mintCommand: CliCommand = {
     checkMintFlags(values, io);
 
     await checkLedgerPath(ledgerFile);
+    // Neither named: the server's DATA_DIR files, which a server started elsewhere or with another
+    // DATA_DIR did not make here (a walkthrough: "cannot read ./data/keys/family-root.json (ENOENT)").
+    const defaults = {
+      family: values['family-key'] === undefined && configValue(io, 'FAMILY_CREDENTIALS_FILE') === undefined,
+      ledger: values.ledger === undefined && configValue(io, 'LEDGER_FILE') === undefined,
+    };
+    if (defaults.family) await refuseMissingDataDirFile(familyFile, dataDir, 'the family-root key');
     const family = await readCredentials(familyFile, '--family-key', io.stderr);
+    if (defaults.ledger) await refuseMissingDataDirFile(ledgerFile, dataDir, 'the ledger');
     const ledger = await readLedgerForMint(ledgerFile);
     // The family root is the ledger's bc=…;sc=…;id=… passport owned by the family key.
     const root = ledger.passports.find(
@@ -357,6 +367,21 @@ async function checkLedgerPath(ledgerFile: string): Promise<void> {
     .catch((error: Error) => {
       throw error instanceof LedgerPathError ? new CliError(`${error.message}: nothing was written`) : error;
     });
+}
+
+/**
+ * A file of the server's DATA_DIR that is not there: what to do, since it is made by the server's first
+ * start in its own DATA_DIR (relative to where it was started), not by this tool.
+ */
+async function refuseMissingDataDirFile(file: string, dataDir: string, what: string): Promise<void> {
+  const missing = await stat(file).then(
+    () => false,
+    (error: NodeJS.ErrnoException) => error.code === 'ENOENT',
+  );
+  if (missing)
+    throw new CliError(
+      `cannot read ${file} (ENOENT): no development family in DATA_DIR ${dataDir} (${resolve(dataDir)}), where ${what} would be. The API's first start creates it in its DATA_DIR: start it once, and run this tool with the same DATA_DIR (or give --ledger and --family-key)`,
+    );
 }
 
 async function readLedgerForMint(ledgerFile: string): Promise<Awaited<ReturnType<typeof readLedgerFile>>> {
