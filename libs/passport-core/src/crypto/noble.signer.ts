@@ -6,10 +6,7 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { type Signer } from '../ports/signature-verifier.port.js';
 import { isBytes } from '@noble/hashes/utils.js';
-
-function assertSeed(seed32: Uint8Array): void {
-  if (!isBytes(seed32) || seed32.length !== 32) throw new RangeError('an Ed25519 seed is 32 bytes');
-}
+import { assertEd25519Seed as assertSeed } from './ed25519-seed.js';
 
 /** The 32-byte public key of a seed. */
 export function publicKeyFromSeed(seed32: Uint8Array): Uint8Array {

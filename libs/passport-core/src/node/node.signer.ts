@@ -6,12 +6,13 @@
 import { createPrivateKey, createPublicKey, sign as cryptoSign } from 'node:crypto';
 import { type Signer } from '../ports/signature-verifier.port.js';
 import { isBytes } from '@noble/hashes/utils.js';
+import { assertEd25519Seed } from '../crypto/ed25519-seed.js';
 
 /** DER PKCS#8 header of an Ed25519 private key (RFC 8410); the 32-byte seed follows. */
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
 export function createNodeSigner(seed32: Uint8Array): Signer {
-  if (!isBytes(seed32) || seed32.length !== 32) throw new RangeError('an Ed25519 seed is 32 bytes');
+  assertEd25519Seed(seed32);
   const privateKey = createPrivateKey({
     key: Buffer.concat([PKCS8_ED25519_PREFIX, seed32]),
     format: 'der',

@@ -192,6 +192,20 @@ describe('signers', () => {
     }
   });
 
+  // A walkthrough: an integrator passed a NEAR key file's 64-byte private_key and read only "an Ed25519
+  // seed is 32 bytes". Still refused (its second half is not checked against anything here), with the fix.
+  it('name the seed to pass when given 64 bytes (a NEAR private key) or anything else', () => {
+    for (const make of [createNobleSigner, createNodeSigner, publicKeyFromSeed]) {
+      expect(() => make(new Uint8Array(64))).toThrow(
+        'an Ed25519 seed is 32 bytes, not 64: a NEAR private key (64 bytes) is the seed then the public key; pass parseNearCredentials(text).secretSeed',
+      );
+      expect(() => make(new Uint8Array(31))).toThrow(
+        'an Ed25519 seed is a Uint8Array of 32 bytes (got 31 bytes); of a key file: parseNearCredentials(text).secretSeed',
+      );
+      expect(() => make('seed' as unknown as Uint8Array)).toThrow('(got string)');
+    }
+  });
+
   it('property: both lanes accept fresh signatures and agree on every single-bit change', () => {
     fc.assert(
       fc.property(
