@@ -296,6 +296,13 @@ describe('JWT and privileged tiers', () => {
           body: method === 'POST' ? '{}' : undefined,
         });
         const refused = expectErrorEnvelope(res, 'PERMISSION_DENIED');
+        // What grants the route, in details.hint (a new admin's walkthrough: the bare refusal did not say);
+        // the alias list_all is granted by /api/sessions's key, so the hint names that one.
+        const key = path === '/api/sessions/list_all' ? '/api/sessions' : path;
+        expect(refused.error.details).toEqual({
+          route: path,
+          hint: `a passport of this server's own family whose permissioned_routes names "${key}" ({"entities":{"methods":{"${key}":"<rate>"}}}; passport mint --admin-route ${key}), logged in on this server`,
+        });
         // Each refused attempt is in the audit trail, found by its request id.
         expect(auditLines('privilege_denied')).toContainEqual(
           expect.objectContaining({ tokenId: user.tokenId, requestId: refused.requestId }),

@@ -150,8 +150,13 @@ describe('GET /metrics with METRICS_TOKEN set', () => {
     ['the right token after another word', `Token Bearer ${TOKEN}`],
   ])('%s → 401 INVALID_CREDENTIALS in the envelope, and no figures', async (_label, authorization) => {
     const res = await request('/metrics', { headers: authorization === undefined ? {} : { authorization } });
-    expectErrorEnvelope(res, 'INVALID_CREDENTIALS');
+    const refused = expectErrorEnvelope(res, 'INVALID_CREDENTIALS');
     expect(res.text).not.toContain('passport_http_request_duration_seconds');
+    // What to send, in details (a new admin's walkthrough: the bare code did not say); nothing of the token.
+    expect(refused.error.details).toEqual({
+      hint: "send Authorization: Bearer <METRICS_TOKEN>, the server's METRICS_TOKEN (not a passport's JWT)",
+    });
+    expect(res.text).not.toContain(TOKEN.slice(0, 10));
     // RFC 6750 §3.1, as docs/http.md says: invalid_token when a Bearer token was refused (a review found
     // it missing here).
     expect(res.headers.get('www-authenticate')).toBe(

@@ -61,7 +61,11 @@ export class PrometheusScrapeController {
   ): Promise<string> {
     const presented = bearerToken(authorization);
     if (presented === undefined || !tokenMatches(presented, this.expectedDigest))
-      throw new PassportError('INVALID_CREDENTIALS');
+      // What is expected, never what was sent or any part of the token (an admin probe read only
+      // "invalid credentials" and tried a passport's JWT).
+      throw new PassportError('INVALID_CREDENTIALS', {
+        hint: "send Authorization: Bearer <METRICS_TOKEN>, the server's METRICS_TOKEN (not a passport's JWT)",
+      });
     const text = await this.snapshots.prometheusText();
     reply.header('Content-Type', this.snapshots.contentType);
     reply.header('Cache-Control', 'no-store');

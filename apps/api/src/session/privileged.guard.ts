@@ -11,6 +11,7 @@
 import { type CanActivate, type ExecutionContext, Injectable, Logger } from '@nestjs/common';
 import { type FastifyRequest } from 'fastify';
 import { PassportError } from '@passport/core';
+import { PRIVILEGED_ROUTE_ALIASES } from '@passport/core/login';
 import { authOf } from './auth-context.js';
 import { PrivilegeGrants } from './privilege-grant.js';
 
@@ -36,8 +37,23 @@ export class PrivilegedGuard implements CanActivate {
         sessionId: auth.sessionId,
         requestId: request.id,
       });
-      throw new PassportError('PERMISSION_DENIED', { route: path });
+      throw new PassportError('PERMISSION_DENIED', { route: path, hint: privilegeHint(path) });
     }
     return true;
   }
+}
+
+/**
+ * What grants `path` (`details.hint`; the code, message and `details.route` are as before): an admin
+ * probe read only "not permitted" and had to find `permissioned_routes` in the docs. It names no
+ * reason of this passport's refusal (route, family or federation): the same text for every caller.
+ */
+export function privilegeHint(path: string): string {
+  const key = Object.prototype.hasOwnProperty.call(PRIVILEGED_ROUTE_ALIASES, path)
+    ? PRIVILEGED_ROUTE_ALIASES[path]
+    : path;
+  return (
+    `a passport of this server's own family whose permissioned_routes names "${key}" ` +
+    `({"entities":{"methods":{"${key}":"<rate>"}}}; passport mint --admin-route ${key}), logged in on this server`
+  );
 }
