@@ -35,6 +35,8 @@ describe('/mcp: an address at its own cap, one of its clients still connected', 
     try {
       await sleep(1_500); // the live client idles past the reclaim time, its event stream open
       for (let task = 0; task < 2; task++) {
+        // The second task comes once the first one's abandoned session has idled past the reclaim time.
+        if (task > 0) await sleep(1_100);
         const client = new ClientV1({ name: `task-${task}`, version: '1' });
         await client.connect(new TransportV1(url));
         await client.listTools();

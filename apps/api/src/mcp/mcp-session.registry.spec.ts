@@ -237,6 +237,36 @@ describe('McpSessionRegistry', () => {
     expect(registry.size + registry.pending).toBe(3);
   });
 
+  // A review: a session whose event stream is open (its client still connected) was taken by its own
+  // address's next initialize once idle for reclaimIdleMs; it is spared, and Retry-After then counts to
+  // the sweep's end of the oldest such session.
+  it('an address at its cap spares its sessions whose event streams are open; Retry-After counts to their TTL', () => {
+    const registry = new McpSessionRegistry({
+      maxSessions: 10,
+      maxSessionsPerAddress: 2,
+      ttlMs: 600_000,
+      reclaimIdleMs: 60_000,
+      sweepIntervalMs: 3_600_000,
+      now: () => now,
+    });
+    registries.push(registry);
+    const start = now;
+    for (const id of ['live-1', 'live-2']) {
+      expect(registry.tryReserve(A)).toBe('admitted');
+      registry.register(newSession(id));
+    }
+    const [ended1, ended2] = ['live-1', 'live-2'].map((id) => registry.listen(registry.touch(id)!));
+    now += 120_000;
+    expect(registry.tryReserve(A)).toBe('address-full');
+    expect(registry.retryAfterMs('address-full', A)).toBe(start + 600_000 - now);
+    ended2();
+    ended2(); // a second call changes nothing
+    expect(registry.tryReserve(A)).toBe('admitted'); // live-2's stream ended: it is taken
+    expect(registry.touch('live-2')).toBeUndefined();
+    expect(registry.touch('live-1')).toBeDefined();
+    ended1();
+  });
+
   // A probe: a POST served for longer than reclaimIdleMs (a slow read) counted as idle; another client's
   // initialize took its slot, and the POST ended 200 with an empty stream and no answer.
   it('a session serving a POST is neither reclaimed for the cap nor swept, however long it serves; it is idle from the end on', async () => {

@@ -87,7 +87,9 @@ export class McpSessionRegistry implements McpSessionStore {
       // instance's: no other address's session is then taken. A client that never sends DELETE (the
       // SDK's Client.close() does not) had filled its cap with sessions it had left and was refused until
       // they idled out, 30 min (a fleet chaos probe). Never another address's slot, never one serving.
-      const own = this.leastRecentlyUsedOf(address);
+      // Nor one whose client is still connected, its event stream open (a review: a long-lived agent idle
+      // for a minute lost its session to its own address's task clients, whose abandoned ones stayed).
+      const own = this.leastRecentlyUsedOf(address, { listening: false });
       if (own === undefined || own === reclaimable || own.lastSeenMs > this.now() - this.reclaimIdleMs)
         return 'address-full';
       void this.close(own.id);
@@ -109,11 +111,16 @@ export class McpSessionRegistry implements McpSessionStore {
    */
   retryAfterMs(refusal: Exclude<McpReservation, 'admitted'> = 'instance-full', address?: string): number {
     if (refusal === 'address-full') {
-      const oldest = address === undefined ? undefined : this.leastRecentlyUsedOf(address);
+      if (address === undefined) return 1000;
+      const reclaimable = this.leastRecentlyUsedOf(address, { listening: false });
+      if (reclaimable !== undefined)
+        return Math.max(1000, reclaimable.lastSeenMs + this.reclaimIdleMs - this.now());
+      // Every session of the address connected (streams open): one frees when the sweep ends it.
+      const oldest = this.leastRecentlyUsedOf(address);
       // Without a session: only admissions in flight, which settle within their request.
       return oldest === undefined
         ? 1000
-        : Math.max(1000, oldest.lastSeenMs + this.reclaimIdleMs - this.now());
+        : Math.max(1000, oldest.lastSeenMs + this.options.ttlMs - this.now());
     }
     const oldest = this.leastRecentlyUsedIdle();
     // Every session serving: a slot frees no sooner than one of them has ended its POST.
@@ -136,12 +143,21 @@ export class McpSessionRegistry implements McpSessionStore {
   }
 
   /**
-   * The least recently used session of one address serving nothing (the map is in order of last use):
-   * the one its cap may end, and whose idle time Retry-After counts (a review: one serving was taken).
+   * The least recently used session of one address serving nothing (the map is in order of last use),
+   * and with `listening: false` none of whose event streams is open: the one its cap may end, and whose
+   * idle time Retry-After counts (a review: one serving was taken).
    */
-  private leastRecentlyUsedOf(address: string): McpSession | undefined {
+  private leastRecentlyUsedOf(
+    address: string,
+    filter: { readonly listening?: false } = {},
+  ): McpSession | undefined {
     for (const session of this.sessions.values())
-      if (session.address === address && session.serving === 0) return session;
+      if (
+        session.address === address &&
+        session.serving === 0 &&
+        (filter.listening === undefined || session.listening === 0)
+      )
+        return session;
     return undefined;
   }
 
@@ -155,10 +171,10 @@ export class McpSessionRegistry implements McpSessionStore {
     return oldest !== undefined && oldest.lastSeenMs <= this.now() - this.reclaimIdleMs ? oldest : undefined;
   }
 
-  register(session: Omit<McpSession, 'lastSeenMs' | 'serving'>): void {
+  register(session: Omit<McpSession, 'lastSeenMs' | 'serving' | 'listening'>): void {
     // The admission's count for its address now stands for the session.
     if (this.reserved > 0) this.reserved -= 1;
-    this.sessions.set(session.id, { ...session, lastSeenMs: this.now(), serving: 0 });
+    this.sessions.set(session.id, { ...session, lastSeenMs: this.now(), serving: 0, listening: 0 });
   }
 
   serve(session: McpSession): () => void {
@@ -170,6 +186,16 @@ export class McpSessionRegistry implements McpSessionStore {
       session.serving -= 1;
       // Idle from the end of its last request on (a session closed meanwhile is not brought back).
       if (this.sessions.get(session.id) === session) this.markUsed(session);
+    };
+  }
+
+  listen(session: McpSession): () => void {
+    session.listening += 1;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      session.listening -= 1;
     };
   }
 

@@ -16,6 +16,11 @@ export interface McpSession {
   lastSeenMs: number;
   /** POSTs of this session being served now: a session serving one is not idle, whatever its `lastSeenMs`. */
   serving: number;
+  /**
+   * Event streams (GET) of this session open now: its client is still connected, so an address at its
+   * cap does not take its slot (the idle sweep still ends it past its TTL: a stream can outlive its client).
+   */
+  listening: number;
 }
 
 /** The answer to an initialize: admitted, or which cap refused it. */
@@ -33,7 +38,7 @@ export interface McpSessionStore {
   /** Returns an admission of `address` that did not become a session. */
   release(address: string): void;
   /** Turns an admission into a registered session. */
-  register(session: Omit<McpSession, 'lastSeenMs' | 'serving'>): void;
+  register(session: Omit<McpSession, 'lastSeenMs' | 'serving' | 'listening'>): void;
   /** The session with this id, marking it as used; undefined when unknown, closed, or idle past its TTL (then ended). */
   touch(id: string): McpSession | undefined;
   /**
@@ -41,6 +46,8 @@ export interface McpSessionStore {
    * session used then: neither the idle sweep nor the cap's reclaim ends a session while it serves.
    */
   serve(session: McpSession): () => void;
+  /** Marks an event stream (GET) of `session` as open until the returned function is called. */
+  listen(session: McpSession): () => void;
   /** Forgets a session whose transport has already closed. */
   forget(id: string): void;
   /** Removes a session and closes its transport and server. */

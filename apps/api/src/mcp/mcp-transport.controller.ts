@@ -318,7 +318,12 @@ export class McpTransportController {
     socket.once('end', endWithClient);
     // The listener goes with its answer: a keep-alive connection's GETs answered at once (409) left one
     // each (a review: MaxListenersExceededWarning after 11).
-    reply.raw.once('close', () => socket.off('end', endWithClient));
+    // Open until its answer closes: the session's client is connected (the address cap spares it).
+    const listened = this.sessions.listen(session);
+    reply.raw.once('close', () => {
+      socket.off('end', endWithClient);
+      listened();
+    });
     return this.forward(session, request, reply);
   }
 
