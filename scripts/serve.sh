@@ -7,6 +7,9 @@
 # Arguments go to node (e.g. --cpu-prof). Relative paths in the environment (DATA_DIR, LEDGER_FILE, …)
 # are the caller's: the working directory is left as it is (`npm start` runs from the repository root).
 set -euo pipefail
+# A stop asked for before the server runs ends here cleanly, as one during its start does (main.ts's
+# EarlyStop), not by the signal (143); `exec` below hands the signals to node.
+trap 'exit 0' TERM INT
 root="$(cd "$(dirname "$0")/.." && pwd)"
 if [ -z "${UV_THREADPOOL_SIZE:-}" ]; then
   UV_THREADPOOL_SIZE=$(node -p "Math.max(1, require('node:os').availableParallelism() - 1)")
