@@ -27,7 +27,7 @@
  *   second flush within the hold) sets it again for the rest of its hold, unless its own end is within
  *   `sameHoldMarginMs` (the key's own expiry); a key found ending within that margin after this
  *   instance's hold ended is that hold, held on quietly (unless this instance has recorded since). An
- *   adopter takes the loss's time from the hold's time to live.
+ *   adopter takes the loss's time from the hold's time to live, never before the `lost-at` it finds.
  * - `lost-at`: Redis's time when a loss was last noticed, kept 25 h, so that an instance started after
  *   it (during or after its hold) knows which lines were stamped before it.
  * - `lost-lead` (1.13.0): beside `lost-at`, the fleet's largest clock lead over Redis's (ms) when that loss
@@ -209,6 +209,11 @@ export class RedisHistoryWatch {
    * hold's extension take a genuine second loss for the first.
    */
   private knownLossHoldMs = 0;
+  /**
+   * The current hold was adopted from a record invocation's reply, which carries no `lost-at`: the first
+   * read that finds the key takes it (`adoptHold`).
+   */
+  private adoptedWithoutLossTime = false;
   /** The wall clock less monotonic time at start: a later reading above it is a lead. */
   private readonly startOffset: number;
   /** When recording may start again, on the wall clock and on monotonic time (a step cannot stretch it). */
@@ -315,9 +320,11 @@ export class RedisHistoryWatch {
   /**
    * A read or a record invocation found another instance's hold, `remainingMs` more from now: its PTTL
    * less the time since the read or the invocation was sent, so that a reply handled late never holds
-   * this instance past the key (nor takes the loss as later than it was by the delay).
+   * this instance past the key (nor takes the loss as later than it was by the delay). `keptLossAtMs`: the
+   * `lost-at` the same read found, on this instance's clock (`learnLossTime`); none from a record
+   * invocation's reply.
    */
-  adoptHold(remainingMs: number, holdValue?: string): void {
+  adoptHold(remainingMs: number, holdValue?: string, keptLossAtMs?: number | null): void {
     if (!(remainingMs > 0)) return;
     // The hold's maker (1.13.0) names the fleet's lead and the extension it added for the clocks' spread;
     // one of an earlier release names none (no extension: its hold is `holdMs` long).
@@ -349,7 +356,15 @@ export class RedisHistoryWatch {
       this.holdExtensionMs = extensionMs ?? 0;
       this.lossLeadMs = named ? this.boundedLead(Number(named[1])) : this.fleetLeadMs;
       // The hold's maker set it for the hold plus its extension: the loss was that long before its end.
-      const lostAt = Math.min(now, now + remainingMs - this.holdMs - this.holdExtensionMs);
+      // Never before a `lost-at` kept for it (`keptLossAtMs`, found when the key is): an extension named
+      // beyond the true one (a buggy or hostile instance's day, bounded to twice the margin) took the loss
+      // that much early, and the `lost-at` read later was taken for the same loss, so a line used just
+      // before the loss verified again with a long window (a review). Capped at the key's end less the
+      // hold: no loss this key is for came later. The same for a hold adopted from a record invocation's
+      // reply, at the first read that finds the key (`adoptedWithoutLossTime`).
+      const fromKey = now + remainingMs - this.holdMs - this.holdExtensionMs;
+      const lostAt = Math.min(now, this.notBeforeKeptLossTime(fromKey, remainingMs, keptLossAtMs));
+      this.adoptedWithoutLossTime = keptLossAtMs === undefined;
       this.lostAt = lostAt;
       this.lostAtMonotonic = this.monotonicNow() - (now - lostAt);
       this.lostAtEffective = this.withoutLead(lostAt);
@@ -360,7 +375,18 @@ export class RedisHistoryWatch {
       // else every instance started after the hold knew no loss and verified each line used before it
       // once more when asked with a long window (an upgrade probe: 20 of 20).
       this.publishLossTime();
-    } else if (named) {
+    } else if (this.adoptedWithoutLossTime && keptLossAtMs !== undefined) {
+      // The first read after a hold adopted from a record invocation's reply: its `lost-at` as above.
+      this.adoptedWithoutLossTime = false;
+      const lostAt = Math.min(now, this.notBeforeKeptLossTime(this.lostAt ?? now, remainingMs, keptLossAtMs));
+      if (this.lostAt !== null && lostAt > this.lostAt) {
+        this.lostAtMonotonic = (this.lostAtMonotonic ?? this.monotonicNow()) + (lostAt - this.lostAt);
+        this.lostAt = lostAt;
+        this.lostAtEffective = this.withoutLead(lostAt);
+        this.takeLossOffset(true);
+      }
+    }
+    if (!starting && named) {
       // The same hold, its extension read now (adopted first from a record invocation's reply).
       this.holdExtensionMs = Math.max(this.holdExtensionMs, this.boundedExtension(Number(named[2])));
       this.knownLossHoldMs = Math.max(this.knownLossHoldMs, this.holdMs + this.holdExtensionMs);
@@ -368,6 +394,19 @@ export class RedisHistoryWatch {
     }
     if (remainingMs > this.hold.remainingMs()) this.setHold(now + remainingMs);
     if (starting) this.lossHeld();
+  }
+
+  /**
+   * `fromKeyMs` (a loss time taken from the hold key), raised to the `lost-at` kept for that loss
+   * (`keptLossAtMs`, this instance's clock), itself capped at the key's end less the hold.
+   */
+  private notBeforeKeptLossTime(
+    fromKeyMs: number,
+    remainingMs: number,
+    keptLossAtMs?: number | null,
+  ): number {
+    if (keptLossAtMs === undefined || keptLossAtMs === null) return fromKeyMs;
+    return Math.max(fromKeyMs, Math.min(keptLossAtMs, this.now() + remainingMs - this.holdMs));
   }
 
   /**
@@ -548,7 +587,7 @@ export class RedisHistoryWatch {
       return;
     }
     if (value === null) return;
-    this.learnLossTime(lossTimeOnRedis, lossLeadOnRedis, redisNowMs, sentAt, repliedAt);
+    const keptLossAt = this.learnLossTime(lossTimeOnRedis, lossLeadOnRedis, redisNowMs, sentAt, repliedAt);
     const markerChanged = this.known !== null && value !== this.known;
     // This instance holds and the shared hold is gone (a second flush within the hold, a restart from a
     // snapshot without it): put it back for the rest of this hold, else an instance started now records
@@ -570,7 +609,7 @@ export class RedisHistoryWatch {
     this.known = value;
     // A hold another instance started covers this loss too: adopt it, never start another (each
     // instance noticing one loss would re-arm the hold).
-    if (heldMs > 0) return this.adoptHold(heldMs - Math.max(0, repliedAt - sentAt), holdValue);
+    if (heldMs > 0) return this.adoptHold(heldMs - Math.max(0, repliedAt - sentAt), holdValue, keptLossAt);
     if (markerChanged) {
       // This instance was away (paused, cut off) for longer than a hold, and the new marker was made
       // longer ago than a hold too: the loss's hold is over and lines used before it are stale.
@@ -611,6 +650,7 @@ export class RedisHistoryWatch {
     this.lostAtMonotonic = this.monotonicNow();
     this.lostAtEffective = this.withoutLead(at);
     this.takeLossOffset(true);
+    this.adoptedWithoutLossTime = false;
     // The fleet's clocks as this instance last read them (the reports went with the data): the hold waits
     // out their spread too, and every instance refuses lines stamped up to the loss plus the lead.
     // With this instance's own lead now: a step ahead since its last check took lines stamped on it (a
@@ -656,7 +696,8 @@ export class RedisHistoryWatch {
    * instance knows, on this instance's clock (Redis's time then less Redis's time now, from `sentAt`, the
    * read's send: Redis read its clock after that, and a reply handled late made the loss later by the
    * delay, refusing lines stamped after it nonce_replay), never after now. A second of jitter is no other
-   * loss.
+   * loss. Returns the kept `lost-at` on this instance's clock (as `lostAt` holds it, before `withoutLead`),
+   * or null: none, or one later than Redis's clock (`adoptHold` takes no time from it).
    */
   private learnLossTime(
     lossTimeOnRedis: number | null,
@@ -664,15 +705,17 @@ export class RedisHistoryWatch {
     redisNowMs: number,
     sentAt: number,
     repliedAt: number,
-  ): void {
-    if (lossTimeOnRedis === null || !Number.isFinite(lossTimeOnRedis) || !Number.isFinite(redisNowMs)) return;
+  ): number | null {
+    if (lossTimeOnRedis === null || !Number.isFinite(lossTimeOnRedis) || !Number.isFinite(redisNowMs))
+      return null;
+    const kept = redisNowMs >= lossTimeOnRedis ? sentAt - (redisNowMs - lossTimeOnRedis) : null;
     // The fleet's lead for the loss kept: never lowered here for the loss this instance knows (a lower
     // one is kept for a later loss, taken below with it).
     const leadOnRedis =
       lossLeadOnRedis !== null && Number.isFinite(lossLeadOnRedis) ? this.boundedLead(lossLeadOnRedis) : null;
     if (lossTimeOnRedis === this.learnedLossTime) {
       if (leadOnRedis !== null && leadOnRedis > this.lossLeadMs) this.lossLeadMs = leadOnRedis;
-      return;
+      return kept;
     }
     // One value is one loss: learned once. A value later than Redis's clock (Redis's clock set back since,
     // or a failover to a replica behind the primary that wrote it) read as now at every check, and verify
@@ -691,7 +734,7 @@ export class RedisHistoryWatch {
       this.lostAtEffective === null ? null : this.lostAtEffective - (this.lossOwnOffsetMs ?? 0);
     if (knownOnRedis !== null && hereOnRedis <= knownOnRedis + Math.max(1000, this.knownLossHoldMs)) {
       if (leadOnRedis !== null && leadOnRedis > this.lossLeadMs) this.lossLeadMs = leadOnRedis;
-      return;
+      return kept;
     }
     this.lostAtEffective = here;
     this.takeLossOffset(true);
@@ -703,6 +746,7 @@ export class RedisHistoryWatch {
       this.lostAtMonotonic =
         this.monotonicNow() - (this.now() - Math.min(repliedAt, sentAt - (redisNowMs - lossTimeOnRedis)));
     }
+    return kept;
   }
 
   /** Sets the shared hold key, unless one is set, for what remains of this instance's hold. */
