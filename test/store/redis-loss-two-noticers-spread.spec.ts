@@ -6,8 +6,9 @@
  * sets it again for the rest of its own hold: every other instance records in between (its own hold ended
  * with the key) and then reports a second loss and holds again (a review of 1.13.0's error paths).
  *
- * Expected: one loss reported per instance, and no instance records before the widest noticer's hold ends
- * (the wider noticer lengthens the shared key while it holds, say).
+ * Expected: one loss reported per instance, and no instance records before the widest noticer's hold ends.
+ * Fixed: a holder whose own end is later than the key's by more than `sameHoldMarginMs` lengthens the key
+ * (when it publishes the hold, and at its held reads), and the others follow a longer key at theirs.
  */
 import { RedisHistoryWatch, RedisReplayStore } from '@passport/adapters/redis';
 import { RecordingPausedError } from '@passport/core/ports';
@@ -69,12 +70,46 @@ it(
       await sleep(100);
     }
     await sleep(1_500);
-    // Fails: a and c record once their (the key's) hold ends, b sets the key again, and they report a
+    // Was: a and c recorded once their (the key's) hold ended, b set the key again, and they reported a
     // second loss.
     expect({ recordedEarly, lossesOnA: a.losses.length, lossesOnC: c.losses.length }).toEqual({
       recordedEarly: 0,
       lossesOnA: 1,
       lossesOnC: 1,
+    });
+  },
+  LONG,
+);
+
+it(
+  "the wider noticer's lengthening lost (a narrower key set after it): its next held read lengthens the key again",
+  async () => {
+    const prefix = 'two-noticers-lost:';
+    const a = instance(prefix);
+    const b = instance(prefix);
+    for (const i of [a, b]) await i.watch.check();
+    a.watch.observeFleetClocks(0, 0, 0, MARGIN);
+    b.watch.observeFleetClocks(0, 4_000, 0, MARGIN);
+    await fleet.server.flush();
+    await a.watch.check();
+    await sleep(50);
+    b.watch.generationWentBack();
+    await sleep(50);
+    // The key as a narrower holder sets it (a's end): b's lengthening went missing.
+    const client = fleet.client();
+    const holdKey = `${prefix}{replay}:loss-hold`;
+    const narrow = a.watch.holdRemainingMs;
+    await client.set(holdKey, 'x lead=0 extended=0', 'PX', narrow);
+    // b's held reads (every 0.5 s; the first finds the new marker, noticed already) lengthen it again.
+    const until = Date.now() + 3_000;
+    while (Date.now() < until && (await client.pttl(holdKey)) < narrow + 2_000) await sleep(100);
+    // a follows at its next held read.
+    await sleep(700);
+    expect(await client.pttl(holdKey)).toBeGreaterThan(narrow + 2_000);
+    expect(a.watch.holdRemainingMs).toBeGreaterThan(narrow + 2_000);
+    expect({ lossesOnA: a.losses.length, lossesOnB: b.losses.length }).toEqual({
+      lossesOnA: 1,
+      lossesOnB: 1,
     });
   },
   LONG,

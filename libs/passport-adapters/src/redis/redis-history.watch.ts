@@ -25,9 +25,12 @@
  *   it without extending it, and one away for longer than a hold that finds a marker made longer ago
  *   than a hold reports the loss without a new hold. An instance holding that finds the key gone (a
  *   second flush within the hold) sets it again for the rest of its hold, unless its own end is within
- *   `sameHoldMarginMs` (the key's own expiry); a key found ending within that margin after this
- *   instance's hold ended is that hold, held on quietly (unless this instance has recorded since). An
- *   adopter takes the loss's time from the hold's time to live, never before the `lost-at` it finds.
+ *   `sameHoldMarginMs` (the key's own expiry); one finding it ending sooner than its own hold by more
+ *   than that margin (a concurrent noticer with a narrower reading of the spread won the NX) lengthens
+ *   it to its own end, which the others follow at their held reads; a key found ending within that
+ *   margin after this instance's hold ended is that hold, held on quietly (unless this instance has
+ *   recorded since). An adopter takes the loss's time from the hold's time to live, never before the
+ *   `lost-at` it finds.
  * - `lost-at`: Redis's time when a loss was last noticed, kept 25 h, so that an instance started after
  *   it (during or after its hold) knows which lines were stamped before it.
  * - `lost-lead` (1.13.0): beside `lost-at`, the fleet's largest clock lead over Redis's (ms) when that loss
@@ -129,6 +132,19 @@ end
 return ms`;
 const OWN_GENERATION_COMPARED_MS = 29 * 86_400_000;
 
+/**
+ * Sets the hold key (KEYS[1]) to ARGV[1] for ARGV[2] ms when it is missing, or when it ends sooner than
+ * that by more than ARGV[3] (`sameHoldMarginMs`): a noticer whose reading of the fleet's spread is wider
+ * lengthens the key to its own end (every holder follows a longer key at its next read). Never shortens it.
+ */
+const PUBLISH_HOLD_LUA = `local left = redis.call('PTTL', KEYS[1])
+local px = tonumber(ARGV[2])
+if left == -2 or (left >= 0 and left + tonumber(ARGV[3]) < px) then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', px)
+  return 1
+end
+return 0`;
+
 export interface RedisHistoryWatchOptions {
   /** Key prefix shared by every adapter of one deployment (default `passport:`). */
   readonly prefix?: string | undefined;
@@ -161,6 +177,7 @@ export class RedisHistoryWatch {
   /** The fleet's largest clock lead over Redis's (ms) when that loss was noticed, kept as long. */
   readonly lossLeadKey: string;
   private readonly recordLossTime: (...args: Array<string | number>) => Promise<unknown>;
+  private readonly setHoldKey: (...args: Array<string | number>) => Promise<unknown>;
   private known: string | null = null;
   private highestGeneration: number | null = null;
   /** The counter's value this instance's last record invocation wrote to its own key, and when (ms). */
@@ -247,6 +264,7 @@ export class RedisHistoryWatch {
     this.lossTimeKey = `${base}lost-at`;
     this.lossLeadKey = `${base}lost-lead`;
     this.recordLossTime = registerScriptCommand(redis, 'passport-loss-time', RECORD_LOSS_TIME_LUA, 2);
+    this.setHoldKey = registerScriptCommand(redis, 'passport-loss-hold', PUBLISH_HOLD_LUA, 1);
     this.holdMs = options.holdMs ?? DEFAULT_REDIS_HISTORY_HOLD_MS;
     this.noticeMs = options.noticeMs ?? DEFAULT_REDIS_HISTORY_NOTICE_MS;
     this.now = options.nowMs ?? Date.now;
@@ -604,6 +622,11 @@ export class RedisHistoryWatch {
         this.lossHeld();
       }
     }
+    // The key ends sooner than this instance's hold, beyond the margin (another noticer of this loss, with
+    // a narrower reading of the spread, won its SET NX; this instance's lengthening was lost): lengthen it
+    // again, else it expired before this hold, the others recorded, and the key this instance set again
+    // then was taken for a new loss (a review).
+    if (heldMs > 0 && !markerChanged && holdLeft - heldMs > sameHoldMarginMs(this.holdMs)) this.publishHold();
     const readBefore = this.lastReadAt;
     this.lastReadAt = this.monotonicNow();
     this.known = value;
@@ -749,19 +772,29 @@ export class RedisHistoryWatch {
     return kept;
   }
 
-  /** Sets the shared hold key, unless one is set, for what remains of this instance's hold. */
+  /**
+   * Sets the shared hold key for what remains of this instance's hold, unless one is set that ends within
+   * `sameHoldMarginMs` of that or later. Two noticers of one loss whose readings of the fleet's spread
+   * differ (a clock step one's last check saw and the other's did not) both try: the first SET NX won, so
+   * the fleet held for the narrower extension, the wider noticer set the key again once it expired, and
+   * every other instance recorded in between and reported a second loss (a review: 4 s apart). The wider
+   * one lengthens the key now; holders follow a longer key at their reads (every 0.5 s while holding),
+   * long before the shorter one would end. A noticer of the same loss within the margin of the key's
+   * maker re-arms nothing; one later than that (a way that does not read the key: the session epoch
+   * read lower) lengthens the key by as much, rather than set it again once it has expired.
+   */
   private publishHold(): void {
     const remaining = this.holdRemainingMs;
     if (remaining <= 0) return;
-    void this.redis
+    void this.setHoldKey
       // Never more than this hold is long: what this instance holds, the fleet holds. Its value names the
       // fleet's lead and the extension, so that an adopter takes the loss's time right.
-      .set(
+      .call(
+        this.redis,
         this.holdKey,
         `${new Date(this.now() + remaining).toISOString()} lead=${Math.round(this.boundedLead(this.lossLeadMs))} extended=${Math.round(this.holdExtensionMs)}`,
-        'PX',
         Math.min(remaining, this.holdMs + this.holdExtensionMs),
-        'NX',
+        sameHoldMarginMs(this.holdMs),
       )
       .catch(() => undefined);
   }
