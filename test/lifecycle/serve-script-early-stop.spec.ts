@@ -20,7 +20,7 @@ afterAll(() => rmSync(bin, { recursive: true, force: true }));
 
 function serveStopped(signal: NodeJS.Signals): Promise<{ code: number | null; out: string }> {
   return new Promise((done) => {
-    const env = { ...process.env, PATH: `${bin}:${process.env.PATH}` };
+    const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${bin}:${process.env.PATH}` };
     delete env.UV_THREADPOOL_SIZE;
     const child = spawn('bash', [resolve('scripts/serve.sh')], { env });
     let out = '';
