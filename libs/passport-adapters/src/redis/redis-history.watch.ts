@@ -895,7 +895,12 @@ export class RedisHistoryWatch {
   get notice(): string | undefined {
     if (this.lostAt === null || this.problem !== undefined) return undefined;
     if (this.now() >= this.lostAt + this.noticeMs) return undefined;
-    return `redis lost replay records (noticed at ${new Date(this.lostAt).toISOString()}): lines stamped before then are answered nonce_replay by this instance, whatever constraints.maxAgeMs asks (so do instances started within 25 h after it); run Redis with persistence (AOF) or a replica`;
+    // The boundary is later than "noticed at" by the fleet's clock lead over this clock (and the verify's
+    // future skew): an operator chasing a nonce_replay for a line stamped after it is told why (a review).
+    const leadS = Math.ceil(this.lossLeadOverThisClockMs / 1000);
+    const later =
+      leadS > 0 ? `, or up to ${leadS} s after (the fleet's clock lead) and HOLA_FUTURE_SKEW_MS more,` : '';
+    return `redis lost replay records (noticed at ${new Date(this.lostAt).toISOString()}): lines stamped before then${later} are answered nonce_replay by this instance, whatever constraints.maxAgeMs asks (so do instances started within 25 h after it); run Redis with persistence (AOF) or a replica`;
   }
 
   stop(): void {
