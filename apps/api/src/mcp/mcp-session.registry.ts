@@ -178,24 +178,25 @@ export class McpSessionRegistry implements McpSessionStore {
   }
 
   serve(session: McpSession): () => void {
-    session.serving += 1;
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      session.serving -= 1;
+    return this.count(session, 'serving', () => {
       // Idle from the end of its last request on (a session closed meanwhile is not brought back).
       if (this.sessions.get(session.id) === session) this.markUsed(session);
-    };
+    });
   }
 
   listen(session: McpSession): () => void {
-    session.listening += 1;
+    return this.count(session, 'listening');
+  }
+
+  /** Counts one request of `session` in `field` until the returned function is called (once). */
+  private count(session: McpSession, field: 'serving' | 'listening', ended?: () => void): () => void {
+    session[field] += 1;
     let done = false;
     return () => {
       if (done) return;
       done = true;
-      session.listening -= 1;
+      session[field] -= 1;
+      ended?.();
     };
   }
 
