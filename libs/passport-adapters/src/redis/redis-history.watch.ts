@@ -396,13 +396,7 @@ export class RedisHistoryWatch {
     } else if (this.adoptedWithoutLossTime && keptLossAtMs !== undefined) {
       // The first read after a hold adopted from a record invocation's reply: its `lost-at` as above.
       this.adoptedWithoutLossTime = false;
-      const lostAt = Math.min(now, this.notBeforeKeptLossTime(this.lostAt ?? now, remainingMs, keptLossAtMs));
-      if (this.lostAt !== null && lostAt > this.lostAt) {
-        this.lostAtMonotonic = (this.lostAtMonotonic ?? this.monotonicNow()) + (lostAt - this.lostAt);
-        this.lostAt = lostAt;
-        this.lostAtEffective = this.withoutLead(lostAt);
-        this.takeLossOffset(true);
-      }
+      if (keptLossAtMs !== null) this.raiseLossTime(keptLossAtMs, now + remainingMs - this.holdMs);
     }
     if (!starting && named) {
       // The same hold, its extension read now (adopted first from a record invocation's reply).
@@ -412,6 +406,21 @@ export class RedisHistoryWatch {
     }
     if (remainingMs > this.hold.remainingMs()) this.setHold(now + remainingMs);
     if (starting) this.lossHeld();
+  }
+
+  /**
+   * Raises the loss time this instance knows to `keptLossAtMs` (a `lost-at` found after the hold was
+   * adopted from a record invocation's reply), capped at `capMs` (the hold's end less the hold: no loss
+   * it is for came later) and at now; never lowers it.
+   */
+  private raiseLossTime(keptLossAtMs: number, capMs: number): void {
+    const now = this.now();
+    const lostAt = Math.min(now, Math.min(keptLossAtMs, capMs));
+    if (this.lostAt === null || !(lostAt > this.lostAt)) return;
+    this.lostAtMonotonic = (this.lostAtMonotonic ?? this.monotonicNow()) + (lostAt - this.lostAt);
+    this.lostAt = lostAt;
+    this.lostAtEffective = this.withoutLead(lostAt);
+    this.takeLossOffset(true);
   }
 
   /**
@@ -606,6 +615,15 @@ export class RedisHistoryWatch {
     }
     if (value === null) return;
     const keptLossAt = this.learnLossTime(lossTimeOnRedis, lossLeadOnRedis, redisNowMs, sentAt, repliedAt);
+    // A hold adopted from a record invocation's reply whose key is gone before a read found it: the
+    // `lost-at` read now raises the loss time all the same, capped at this hold's end less the hold (a
+    // review: an overstated extension in the key's last moments took the loss early, and a used line
+    // verified again with a 24 h window).
+    if (this.adoptedWithoutLossTime && !(heldMs > 0) && keptLossAt !== null && this.holdEndAt !== null) {
+      this.adoptedWithoutLossTime = false;
+      const holdEnd = this.now() - (this.monotonicNow() - this.holdEndAt);
+      this.raiseLossTime(keptLossAt, holdEnd - this.holdMs);
+    }
     const markerChanged = this.known !== null && value !== this.known;
     // This instance holds and the shared hold is gone (a second flush within the hold, a restart from a
     // snapshot without it): put it back for the rest of this hold, else an instance started now records
