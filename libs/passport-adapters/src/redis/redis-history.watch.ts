@@ -811,8 +811,9 @@ export class RedisHistoryWatch {
         this.redis,
         this.holdKey,
         `${new Date(this.now() + remaining).toISOString()} lead=${Math.round(this.boundedLead(this.lossLeadMs))} extended=${Math.round(this.holdExtensionMs)}`,
-        Math.min(remaining, this.holdMs + this.holdExtensionMs),
-        sameHoldMarginMs(this.holdMs),
+        // Whole ms: Redis refuses a fractional PX (a lead counted less its age, on monotonic time, made one).
+        Math.ceil(Math.min(remaining, this.holdMs + this.holdExtensionMs)),
+        Math.ceil(sameHoldMarginMs(this.holdMs)),
       )
       .catch(() => undefined);
   }
