@@ -136,10 +136,11 @@ const OWN_GENERATION_COMPARED_MS = 29 * 86_400_000;
  * Sets the hold key (KEYS[1]) to ARGV[1] for ARGV[2] ms when it is missing, or when it ends sooner than
  * that by more than ARGV[3] (`sameHoldMarginMs`): a noticer whose reading of the fleet's spread is wider
  * lengthens the key to its own end (every holder follows a longer key at its next read). Never shortens it.
+ * A key without a time to live (PTTL -1: an operator's PERSIST), which every read ignores, is replaced.
  */
 const PUBLISH_HOLD_LUA = `local left = redis.call('PTTL', KEYS[1])
 local px = tonumber(ARGV[2])
-if left == -2 or (left >= 0 and left + tonumber(ARGV[3]) < px) then
+if left < 0 or left + tonumber(ARGV[3]) < px then
   redis.call('SET', KEYS[1], ARGV[1], 'PX', px)
   return 1
 end
