@@ -73,3 +73,30 @@ it("names this instance's clock lag behind Redis's TIME from its start, and clea
     lagging.close();
   }
 }, 20_000);
+
+it("names every reason that applies at once: a clock behind Redis's and a request Redis just failed", async () => {
+  // A mutation probe of 1.14.0: the first reason alone was named, so a clock 1-30 s behind hid that Redis had
+  // just failed a request, and an operator who set the clock right still saw `degraded` with a new reason.
+  const lagging = createRedisStoreBackend(
+    { url: server.url, commandTimeoutMs: 200 },
+    { clock: { nowMs: () => Date.now() - 3_000 } },
+  );
+  try {
+    await lagging.ready?.();
+    server.pause();
+    try {
+      await expect(lagging.sessions.get('no-such-session')).rejects.toThrow();
+    } finally {
+      server.resume();
+    }
+    const health = await lagging.health.check();
+    expect(health.ok).toBe(false);
+    expect(health.detail).toMatchObject({
+      problem: expect.stringMatching(
+        /^this instance's clock is [23]\.\d s behind Redis's, .*; set it right; redis failed a request in the last 10 s$/,
+      ),
+    });
+  } finally {
+    lagging.close();
+  }
+}, 20_000);
