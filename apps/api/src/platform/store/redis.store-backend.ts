@@ -228,14 +228,18 @@ export function createRedisStoreBackend(
     const said = recent(replay.lastFailureAtMs) ? replay.lastFailureMessage : null;
     const replayState = replayHealth(usage, clock.nowMs());
     const eviction = evictionWatch.problem ?? evictionWatch.unknown;
-    const problem =
-      evictionWatch.problem ??
-      historyWatch.problem ??
-      replay.clockProblem ??
-      (failed ? `redis failed a request in the last 10 s${said ? `: ${said}` : ''}` : undefined) ??
+    // Every reason that applies, the gravest first: one alone hid the others (a clock behind Redis's
+    // hid that Redis had just refused a write, and an operator set the clock right and still saw degraded).
+    const problems = [
+      evictionWatch.problem,
+      historyWatch.problem,
+      replay.clockProblem,
+      failed ? `redis failed a request in the last 10 s${said ? `: ${said}` : ''}` : undefined,
       // Redis answers again, but the rate limits have not gone back to it yet (their next take does):
       // without this, health is `degraded` with no reason for about a second after Redis comes back.
-      (rateLimitFallback !== 'shared' ? rateLimitsInProcess(rateLimit, publicRateLimit) : undefined);
+      rateLimitFallback !== 'shared' ? rateLimitsInProcess(rateLimit, publicRateLimit) : undefined,
+    ].filter((text): text is string => text !== undefined);
+    const problem = problems.length > 0 ? problems.join('; ') : undefined;
     // Both notes when both apply (the policy unreadable, a loss within 24 h).
     const notes = [
       evictionWatch.problem === undefined ? evictionWatch.unknown : undefined,
