@@ -23,6 +23,7 @@ import {
   lossInstance,
   lose,
   type LossInstance,
+  offsetInstance,
 } from './support/redis-loss-clocks.js';
 
 /** Each test waits out a hold (8 s, longer once the spread is added). */
@@ -32,9 +33,7 @@ const fleet = redisLossFleet();
 
 type Instance = LossInstance;
 
-function instance(prefix: string, offsetMs: number): Instance {
-  return lossInstance(fleet, prefix, { nowMs: () => Date.now() + offsetMs });
-}
+const instance = (prefix: string, offsetMs: number): Instance => offsetInstance(fleet, prefix, offsetMs);
 
 const accepted = (body: unknown) => expect(body).toMatchObject({ verified: true });
 const refused = (body: unknown) => {

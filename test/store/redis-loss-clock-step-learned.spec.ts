@@ -16,7 +16,15 @@
  * Harness as redis-loss-clock-step.spec.ts (real redis-server, the real verify, skew 1 s).
  */
 import { redisLossFleet } from './support/redis-loss-fleet.js';
-import { DAY, sleep, line, started, lossInstance, steppedSystemClock } from './support/redis-loss-clocks.js';
+import {
+  DAY,
+  sleep,
+  line,
+  started,
+  lossInstance,
+  steppedSystemClock,
+  redisNowMs,
+} from './support/redis-loss-clocks.js';
 
 const LONG = 60_000;
 const fleet = redisLossFleet();
@@ -27,12 +35,6 @@ const systemClock = steppedSystemClock();
 /** `nowMs` undefined: the system clock (Date.now) and monotonic time (performance.now), as the server. */
 function instance(prefix: string, nowMs?: () => number) {
   return lossInstance(fleet, prefix, { nowMs });
-}
-
-async function redisNowMs(): Promise<number> {
-  const client = fleet.client();
-  const [seconds, micros] = (await client.time()).map(Number) as [number, number];
-  return seconds * 1000 + Math.floor(micros / 1000);
 }
 
 describe('a lost-at later than Redis clock, learned by an instance stepped ahead since its start', () => {
@@ -50,7 +52,7 @@ describe('a lost-at later than Redis clock, learned by an instance stepped ahead
       await started(x);
       const client = fleet.client();
       // The loss as kept by a primary whose clock ran 10 s ahead of this one's (a failover).
-      const learnedAt = await redisNowMs();
+      const learnedAt = await redisNowMs(fleet);
       await client.set(`${prefix}{replay}:lost-at`, String(learnedAt + 10_000), 'PX', 3_600_000);
       await client.set(`${prefix}{replay}:lost-lead`, '3000', 'PX', 3_600_000);
       await x.watch.check();
@@ -79,7 +81,7 @@ describe('a loss learned from lost-at before the first clock check, the wall clo
     async () => {
       const prefix = 'learned-then-step:';
       // The loss, noticed by an instance since gone: kept on Redis's clock, the fleet true (lead 0).
-      const lossAt = (await redisNowMs()) - 1_000;
+      const lossAt = (await redisNowMs(fleet)) - 1_000;
       const client = fleet.client();
       await client.set(`${prefix}{replay}:lost-at`, String(lossAt), 'PX', 3_600_000);
       await client.set(`${prefix}{replay}:lost-lead`, '0', 'PX', 3_600_000);

@@ -27,6 +27,7 @@ import {
   lossTime,
   steppedSystemClock,
   realNow,
+  awayInstance,
 } from './support/redis-loss-clocks.js';
 
 const LONG = 60_000;
@@ -35,15 +36,8 @@ const fleet = redisLossFleet();
 /** The system wall clock's step from the real time (ms). */
 const systemClock = steppedSystemClock();
 
-/**
- * `nowMs` undefined: the system clock (Date.now) and monotonic time (performance.now), as the server. No
- * periodic read but while holding (`intervalMs`): an instance away is one the test does not read with.
- */
-async function instance(prefix: string, nowMs?: () => number) {
-  const i = lossInstance(fleet, prefix, { nowMs, intervalMs: 1e9 });
-  await i.connected();
-  return i;
-}
+/** `nowMs` undefined: the system clock (Date.now) and monotonic time (performance.now), as the server. */
+const instance = (prefix: string, nowMs?: () => number) => awayInstance(fleet, prefix, nowMs);
 
 describe('a past loss reported by an instance stepped ahead since its start', () => {
   afterEach(() => {

@@ -22,6 +22,8 @@ import {
   lossInstance,
   lose,
   type LossInstance,
+  offsetInstance,
+  redisNowMs,
 } from './support/redis-loss-clocks.js';
 
 /** Each test waits out a hold (8 s, longer once the spread is added). */
@@ -31,9 +33,7 @@ const fleet = redisLossFleet();
 
 type Instance = LossInstance;
 
-function instance(prefix: string, offsetMs: number): Instance {
-  return lossInstance(fleet, prefix, { nowMs: () => Date.now() + offsetMs });
-}
+const instance = (prefix: string, offsetMs: number): Instance => offsetInstance(fleet, prefix, offsetMs);
 
 describe('a 1.12.0 instance restarted late in a lengthened hold (rolling upgrade or rollback)', () => {
   // An upgrade probe (real fleet, REDIS_LOSS_HOLD_MS 30 s, instances +90 s, -60 s, true): a 1.12.0 instance
@@ -56,8 +56,7 @@ describe('a 1.12.0 instance restarted late in a lengthened hold (rolling upgrade
       // What 1.12.0's adoptHold writes when it starts with the key's time to live under its own hold:
       // lostAt = now + remaining - holdMs (Redis's clock here), raised into lost-at.
       while ((await client.pttl(holdKey)) > HOLD - 500) await sleep(100);
-      const [seconds, micros] = (await client.time()).map(Number);
-      const redisNow = seconds! * 1000 + Math.floor(micros! / 1000);
+      const redisNow = await redisNowMs(fleet);
       const remaining = await client.pttl(holdKey);
       await client.set(`${prefix}{replay}:lost-at`, String(redisNow + remaining - HOLD), 'PX', 90_000_000);
       await b.watch.check();

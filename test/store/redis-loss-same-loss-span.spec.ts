@@ -10,7 +10,7 @@
  * Harness as redis-loss-clock-step-learned.spec.ts (real redis-server, the real verify, skew 1 s, hold 8 s).
  */
 import { redisLossFleet } from './support/redis-loss-fleet.js';
-import { HOLD, DAY, sleep, line, started, lossInstance } from './support/redis-loss-clocks.js';
+import { HOLD, DAY, sleep, line, started, lossInstance, redisNowMs } from './support/redis-loss-clocks.js';
 
 const LONG = 60_000;
 const fleet = redisLossFleet();
@@ -28,12 +28,6 @@ afterAll(() => {
 /** `nowMs` undefined: the system clock (Date.now) and monotonic time (performance.now), as the server. */
 function instance(prefix: string, nowMs?: () => number) {
   return lossInstance(fleet, prefix, { nowMs });
-}
-
-async function redisNowMs(): Promise<number> {
-  const client = fleet.client();
-  const [seconds, micros] = (await client.time()).map(Number) as [number, number];
-  return seconds * 1000 + Math.floor(micros / 1000);
 }
 
 describe('a second loss learned from lost-at after a hold it did not hold, the last hold lengthened', () => {
@@ -57,7 +51,7 @@ describe('a second loss learned from lost-at after a hold it did not hold, the l
       await sleep(1_500);
       // Loss 1, noticed by another instance (the fleet true: no extension, hold 8 s); x learns it from
       // lost-at only (cut off through its hold).
-      const loss1 = await redisNowMs();
+      const loss1 = await redisNowMs(fleet);
       await client.set(`${prefix}{replay}:lost-at`, String(loss1), 'PX', 3_600_000);
       await client.set(`${prefix}{replay}:lost-lead`, '0', 'PX', 3_600_000);
       await x.watch.check();
@@ -68,7 +62,7 @@ describe('a second loss learned from lost-at after a hold it did not hold, the l
       // Loss 2 (a restart from a snapshot taken before that line was recorded: the marker survives),
       // noticed by another instance: lost-at raised to it. x is cut off through its hold (8 s) too.
       await sleep(500);
-      const loss2 = await redisNowMs();
+      const loss2 = await redisNowMs(fleet);
       await client.set(`${prefix}{replay}:lost-at`, String(loss2), 'PX', 3_600_000);
       await client.set(`${prefix}{replay}:lost-lead`, '0', 'PX', 3_600_000);
       await sleep(HOLD + 500);

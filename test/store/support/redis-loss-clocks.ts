@@ -109,6 +109,31 @@ export function lossInstance(
 }
 export type LossInstance = ReturnType<typeof lossInstance>;
 
+/**
+ * An instance the test reads with only when it says so (no periodic read but while holding: an instance
+ * away is one the test does not read with), connected before the test's first read.
+ */
+export async function awayInstance(
+  fleet: LossFleet,
+  prefix: string,
+  nowMs?: () => number,
+): Promise<LossInstance> {
+  const i = lossInstance(fleet, prefix, { nowMs, intervalMs: 1e9 });
+  await i.connected();
+  return i;
+}
+
+/** An instance whose clock reads `offsetMs` off the system clock (ahead when positive). */
+export function offsetInstance(fleet: LossFleet, prefix: string, offsetMs: number): LossInstance {
+  return lossInstance(fleet, prefix, { nowMs: () => Date.now() + offsetMs });
+}
+
+/** Redis's own clock (TIME), in whole ms. */
+export async function redisNowMs(fleet: LossFleet): Promise<number> {
+  const [seconds, micros] = (await fleet.client().time()).map(Number) as [number, number];
+  return seconds * 1000 + Math.floor(micros / 1000);
+}
+
 /** The real time (the system wall clock as it was when this module loaded, never stepped). */
 export const realNow = Date.now.bind(Date);
 
