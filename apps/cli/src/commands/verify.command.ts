@@ -268,7 +268,8 @@ async function verifyAtApi(
   if (
     typeof result.verified !== 'boolean' ||
     !Array.isArray(result.failureReasons) ||
-    typeof result.peerTokenId !== 'string'
+    typeof result.peerTokenId !== 'string' ||
+    !isVerdictShaped(result)
   )
     throw new CliError('/api/identity/verify answered 200 without a verify result');
   // A verdict on another line than the one sent (its sender, or for a subagent line its issuer) is not
@@ -280,6 +281,39 @@ async function verifyAtApi(
       `/api/identity/verify answered a verdict on ${printableText(result.peerTokenId, 64)}, not on the line's sender ${printableText(sender, 64)}`,
     );
   return result;
+}
+
+/**
+ * The fields this command reads besides `verified` and `peerTokenId`, as the API sends them: failure
+ * reasons as strings, warnings as objects with a string code, a profile as an object whose name and
+ * creature are text or null. A hostile-server probe: `warnings: 5` ended the run "unexpected error: … is
+ * not iterable" (exit 1, which a script reads as "not verified"), and so did a display name with no
+ * string form.
+ */
+function isVerdictShaped(result: VerifyHolaBody): boolean {
+  const { failureReasons, warnings, profile } = result as {
+    failureReasons: unknown[];
+    warnings?: unknown;
+    profile?: unknown;
+  };
+  const isText = (value: unknown) => value === undefined || value === null || typeof value === 'string';
+  return (
+    failureReasons.every((reason) => typeof reason === 'string') &&
+    (warnings === undefined ||
+      (Array.isArray(warnings) &&
+        warnings.every(
+          (warning: unknown) =>
+            typeof warning === 'object' &&
+            warning !== null &&
+            typeof (warning as { code?: unknown }).code === 'string',
+        ))) &&
+    (profile === undefined ||
+      profile === null ||
+      (typeof profile === 'object' &&
+        !Array.isArray(profile) &&
+        isText((profile as { displayName?: unknown }).displayName) &&
+        isText((profile as { creature?: unknown }).creature)))
+  );
 }
 
 async function verifyOffline(
