@@ -39,10 +39,57 @@ export function protocolEraOf(
     // (400 -32022). Refused here too, so this server's own checks and the tool-call bucket do not answer
     // or charge it first (a mutation probe: a tools/call of an unknown tool in 2099-01-01 was answered
     // 200 "Unknown tool").
-    return outcome.kind === 'reject' || namesOtherVersion(request) ? 'stateless-refused' : 'stateless';
+    if (outcome.kind === 'reject' || namesOtherVersion(request)) return 'stateless-refused';
+    // The handler then refuses a request without a standard header the revision requires (400 -32020,
+    // its "standard-header" rung, which the classifier leaves to it). Refused here too, for the same
+    // reason (a hostile-holder probe: without Mcp-Method, a tools/call of an unknown tool was answered 200
+    // "Unknown tool", and 100 refused tool calls spent the address's minute, so its next good one got 429).
+    if (
+      outcome.kind === 'modern' &&
+      outcome.messageKind === 'request' &&
+      lacksStandardHeader(request, outcome.message)
+    )
+      return 'stateless-refused';
+    return 'stateless';
   } catch {
     return 'unreadable';
   }
+}
+
+/**
+ * The body field the `Mcp-Name` header must carry, by method: the SDK's table (SEP-2243's standard request
+ * headers, and SEP-2663's for tasks).
+ */
+const MCP_NAME_SOURCE: Readonly<Record<string, string>> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
+};
+
+/**
+ * Whether a stateless-era request lacks a standard header the SDK's handler requires: `MCP-Protocol-Version`,
+ * `Mcp-Method`, or `Mcp-Name` when the body names the tool, resource or task it mirrors. Presence only, read
+ * as the stateless endpoint forwards headers (a string value, an empty one included): every request counted
+ * here the handler refuses, so none is served without this server's checks. A header that is present but
+ * disagrees with the body (`Mcp-Name` decoded from its Base64 form) is left to the handler.
+ */
+function lacksStandardHeader(
+  request: FastifyRequest,
+  message: { method: string; params?: unknown },
+): boolean {
+  if (header(request, 'mcp-protocol-version') === undefined || header(request, 'mcp-method') === undefined)
+    return true;
+  const field = Object.hasOwn(MCP_NAME_SOURCE, message.method) ? MCP_NAME_SOURCE[message.method] : undefined;
+  if (field === undefined) return false;
+  const params = message.params;
+  const value =
+    typeof params === 'object' && params !== null && !Array.isArray(params)
+      ? (params as Record<string, unknown>)[field]
+      : undefined;
+  return typeof value === 'string' && header(request, 'mcp-name') === undefined;
 }
 
 /** Whether the header or a message's `_meta` names a protocol version other than the stateless era's. */
