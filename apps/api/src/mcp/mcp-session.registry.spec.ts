@@ -267,6 +267,32 @@ describe('McpSessionRegistry', () => {
     ended1();
   });
 
+  // A review of 1.14.0: with the instance's cap full too, the instance's least recently used idle session
+  // was taken though it was the address's own connected one (event stream open), while the same
+  // address's abandoned session, with no stream, stayed: the address at its cap took a connected one.
+  it("an address at its cap with the instance full takes its own abandoned session's slot, not its connected one's", () => {
+    const registry = new McpSessionRegistry({
+      maxSessions: 2,
+      maxSessionsPerAddress: 2,
+      ttlMs: 600_000,
+      reclaimIdleMs: 60_000,
+      sweepIntervalMs: 3_600_000,
+      now: () => now,
+    });
+    registries.push(registry);
+    for (const id of ['connected', 'abandoned']) {
+      expect(registry.tryReserve(A)).toBe('admitted');
+      registry.register(newSession(id));
+    }
+    const ended = registry.listen(registry.touch('connected')!);
+    registry.touch('abandoned'); // 'connected' is the least recently used
+    now += 120_000;
+    expect(registry.tryReserve(A)).toBe('admitted');
+    expect(registry.touch('connected')).toBeDefined();
+    expect(registry.touch('abandoned')).toBeUndefined();
+    ended();
+  });
+
   // A probe: a POST served for longer than reclaimIdleMs (a slow read) counted as idle; another client's
   // initialize took its slot, and the POST ended 200 with an empty stream and no answer.
   it('a session serving a POST is neither reclaimed for the cap nor swept, however long it serves; it is idle from the end on', async () => {
