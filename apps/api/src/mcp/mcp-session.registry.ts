@@ -80,9 +80,10 @@ export class McpSessionRegistry implements McpSessionStore {
     const full = this.sessions.size + this.reserved >= this.options.maxSessions;
     const reclaimable = full ? this.reclaimableSession() : undefined;
     if (full && reclaimable === undefined) return 'instance-full';
-    // The slot taken from this address's own idle session does not count against it.
-    const ownSlot = reclaimable !== undefined && reclaimable.address === address ? 1 : 0;
-    if (this.heldBy(address) - ownSlot >= this.maxSessionsPerAddress) {
+    // An address at its cap takes only its own slot (below), never the instance's reclaimable session:
+    // that may be its own connected one (a review of 1.14.0: with the instance full too, the address's
+    // connected session went through the instance's reclaim while its abandoned one stayed).
+    if (this.heldBy(address) >= this.maxSessionsPerAddress) {
       // The address's own least recently used session idle for `reclaimIdleMs` gives its slot, and the
       // instance's: no other address's session is then taken. A client that never sends DELETE (the
       // SDK's Client.close() does not) had filled its cap with sessions it had left and was refused until
@@ -90,8 +91,7 @@ export class McpSessionRegistry implements McpSessionStore {
       // Nor one whose client is still connected, its event stream open (a review: a long-lived agent idle
       // for a minute lost its session to its own address's task clients, whose abandoned ones stayed).
       const own = this.leastRecentlyUsedOf(address, { listening: false });
-      if (own === undefined || own === reclaimable || own.lastSeenMs > this.now() - this.reclaimIdleMs)
-        return 'address-full';
+      if (own === undefined || own.lastSeenMs > this.now() - this.reclaimIdleMs) return 'address-full';
       void this.close(own.id);
     } else if (reclaimable !== undefined) void this.close(reclaimable.id);
     this.reserved += 1;
