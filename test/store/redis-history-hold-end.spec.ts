@@ -221,9 +221,14 @@ describe('a held read that finds the hold key expired a few ms before its own es
 
   // Mid-hold too (5 s left): the loss noticed sets the hold and forgets the sessions, once (a mutation
   // probe: the re-set for a key gone ran beside it when the marker changed, the sessions forgotten twice).
-  it.each([100, 5000])(
-    'a second flush with %i ms left is still held for the fleet (the marker changed), the sessions forgotten once more only',
-    async (leftMs) => {
+  // Within the hold's last margin (100 ms left) it is a new loss, reported and held whole: other
+  // instances' holds may have ended and recorded (redis-loss-second-at-hold-end.spec.ts).
+  it.each([
+    [100, 2, 9_000],
+    [5000, 1, 4_000],
+  ])(
+    'a second flush with %i ms left is still held for the fleet (the marker changed), %i loss(es) reported, the sessions forgotten once more only',
+    async (leftMs, losses, keyAtLeastMs) => {
       const holdMs = 10_000;
       const prefix = `end8-${leftMs}:`;
       const b = instance(prefix, holdMs);
@@ -233,9 +238,10 @@ describe('a held read that finds the hold key expired a few ms before its own es
       b.at.ms += holdMs - leftMs;
       await client.del(`${prefix}{replay}:history`, `${prefix}{replay}:loss-hold`);
       await b.watch.check();
-      await expect(client.pttl(`${prefix}{replay}:loss-hold`)).resolves.toBeGreaterThan(0);
+      await until(async () => (await client.pttl(`${prefix}{replay}:loss-hold`)) > keyAtLeastMs);
+      await expect(client.pttl(`${prefix}{replay}:loss-hold`)).resolves.toBeGreaterThan(keyAtLeastMs);
       expect(b.held()).toBe(2);
-      expect(b.losses).toHaveLength(1);
+      expect(b.losses).toHaveLength(losses);
     },
   );
 });

@@ -25,7 +25,9 @@
  *   it without extending it, and one away for longer than a hold that finds a marker made longer ago
  *   than a hold reports the loss without a new hold. An instance holding that finds the key gone (a
  *   second flush within the hold) sets it again for the rest of its hold, unless its own end is within
- *   `sameHoldMarginMs` (the key's own expiry); one finding it ending sooner than its own hold by more
+ *   `sameHoldMarginMs` (the key's own expiry), and a loss it sees within that margin of its end (a changed
+ *   marker, a key ending later than its hold by more than the margin) is a new loss, held whole (others'
+ *   holds may have ended and recorded); one finding it ending sooner than its own hold by more
  *   than that margin (a concurrent noticer with a narrower reading of the spread won the NX) lengthens
  *   it to its own end, which the others follow at their held reads; a key found ending within that
  *   margin after this instance's hold ended is that hold, held on quietly (unless this instance has
@@ -358,6 +360,13 @@ export class RedisHistoryWatch {
       this.holdEndAt !== null &&
       this.ownGeneration === null &&
       this.monotonicNow() + remainingMs - this.holdEndAt <= sameHoldMarginMs(this.holdMs);
+    // A key found in the last `sameHoldMarginMs` of this instance's hold, ending later than it by more than
+    // that margin, is a new loss's: instances whose hold had ended (theirs part from this one's by up to the
+    // margin) may have recorded since, and the loss took their records (a review of 1.14.0: this instance
+    // kept the first loss's time, and a line recorded in that moment verified again with a day's window).
+    const holdLeft = this.hold.remainingMs();
+    const endMarginMs = sameHoldMarginMs(this.holdMs);
+    const newLossAtEnd = holdLeft > 0 && holdLeft <= endMarginMs && remainingMs - holdLeft > endMarginMs;
     // A loss happened: the counter starts again from what Redis has now (else it would read as a
     // second loss once the hold ends).
     this.restartGenerationFollowing();
@@ -367,7 +376,7 @@ export class RedisHistoryWatch {
     // the hold's time to live (Redis's clock, so no other machine's clock is trusted): set for a whole
     // hold then. This instance's own time took lines stamped between the loss and its start for used ones
     // (an upgrade probe: an instance restarted during a hold refused them, and recorded them as refused).
-    const starting = this.hold.remainingMs() === 0 && !sameHold;
+    const starting = (holdLeft === 0 && !sameHold) || newLossAtEnd;
     if (starting) {
       // Read when the key was read: a reply from a record invocation (no value there before 1.13.0's
       // script) leaves them as the last read knew them, this instance's own reading of the fleet else.
@@ -680,8 +689,12 @@ export class RedisHistoryWatch {
     this.restartGenerationFollowing();
     // One loss seen several ways at once (the reconnection check and the record invocations in flight):
     // one report while this instance's hold runs. The shared hold is set again all the same: a second
-    // loss within the hold (a second flush) takes the hold key too.
-    if (this.hold.remainingMs() > 0) {
+    // loss within the hold (a second flush) takes the hold key too. Not in the hold's last
+    // `sameHoldMarginMs`: other instances' holds, parting from this one's by up to that margin, may have
+    // ended and recorded, and this loss took their records: a new loss, held whole from now (a review of
+    // 1.14.0: the key put back for the moment left was adopted as the loss's hold, and a line recorded
+    // then verified again with the default window).
+    if (this.hold.remainingMs() > sameHoldMarginMs(this.holdMs)) {
       this.publishHold();
       // The second loss took lost-at too: put back this loss's time, else an instance started after the
       // hold knows of none (a review).
