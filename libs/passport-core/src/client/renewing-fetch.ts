@@ -44,8 +44,11 @@ export interface RenewingFetchOptions {
   readonly onSessionClosed?: (() => void) | undefined;
   /**
    * The origins the token is sent to (`https://id.example.com`; a URL is read as its origin). Default:
-   * the token's own server (see above). Give it when the API is called through another URL than the
-   * one the token names (a proxy, an internal address).
+   * the token's own server: the URL its `iss` names (the deployment's `PUBLIC_BASE_URL`; a foreign
+   * passport's token, its `passport_subjectuniqueidentifier_url`), and under that URL's path when it
+   * has one. A request to any other origin goes out without the token (the API answers 401
+   * `MISSING_TOKEN`). Give it when the API is called through another URL than the one the token names
+   * (`http://127.0.0.1:3000` for a token of `http://localhost:3000`, a proxy, an internal address).
    */
   readonly origins?: readonly string[] | undefined;
 }
