@@ -23,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
 import esbuild from 'esbuild';
 import { type Browser } from 'playwright-core';
 import { launchChromium } from '../support/chromium.js';
@@ -375,5 +376,58 @@ describe('the packed @passport/core, installed alone in an empty project', () =>
       expect(pageErrors).toEqual([]);
       await page.close();
     }, 90_000);
+
+    it("the README's bundle sizes: the handshake on the noble lane and the whole main entry, minified and gzipped", async () => {
+      // A browser integrator asked what the core weighs in a page and found no figure: the README states
+      // them, and this keeps them within 15 % of what esbuild makes of the installed package.
+      const readme = readFileSync(join(coreDir, 'README.md'), 'utf8');
+      const stated = (what: string) => {
+        // The phrase may wrap: any whitespace between the words, and words between the name and its size.
+        const pattern = `${what.replace(/ /g, '\\s+')}[^]*?\\sis\\s+about\\s+(\\d+)\\s+KB\\s+\\((\\d+)\\s+KB\\s+gzipped\\)`;
+        const m = new RegExp(pattern).exec(readme);
+        if (!m) throw new Error(`the core README states no bundle size for "${what}"`);
+        return { minified: Number(m[1]) * 1000, gzipped: Number(m[2]) * 1000 };
+      };
+      writeFileSync(
+        join(project, 'size-handshake.mjs'),
+        [
+          "import { buildHolaLine, parseHola, createHolaVerifier, createNobleSigner, createNobleVerifier, MemoryReplayStore, systemClock } from '@passport/core';",
+          "import { MemoryChainReader } from '@passport/core/memory';",
+          'window.x = { buildHolaLine, parseHola, createHolaVerifier, createNobleSigner, createNobleVerifier, MemoryReplayStore, systemClock, MemoryChainReader };',
+        ].join('\n'),
+      );
+      writeFileSync(join(project, 'size-main.mjs'), "export * from '@passport/core';\n");
+      const measure = async (entry: string) => {
+        const out = await esbuild.build({
+          entryPoints: [entry],
+          absWorkingDir: project,
+          bundle: true,
+          minify: true,
+          platform: 'browser',
+          format: 'esm',
+          target: 'es2022',
+          write: false,
+          logLevel: 'silent',
+        });
+        const bytes = out.outputFiles[0]!.contents;
+        return { minified: bytes.length, gzipped: gzipSync(bytes, { level: 9 }).length };
+      };
+      for (const [what, entry] of [
+        ['the handshake', 'size-handshake.mjs'],
+        ['the whole main entry', 'size-main.mjs'],
+      ] as const) {
+        const claim = stated(what);
+        const actual = await measure(entry);
+        for (const key of ['minified', 'gzipped'] as const) {
+          const ratio = actual[key] / claim[key];
+          expect({ what, key, bytes: actual[key], within15Percent: ratio >= 0.85 && ratio <= 1.15 }).toEqual({
+            what,
+            key,
+            bytes: actual[key],
+            within15Percent: true,
+          });
+        }
+      }
+    }, 60_000);
   });
 });
