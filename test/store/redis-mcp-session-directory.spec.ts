@@ -125,6 +125,49 @@ it('says how long a refused initialize waits: until the oldest session of the fl
   await expect(roomy.retryAfterMs('address-full', '10.9.9.9', t0)).resolves.toBe(5_000);
 });
 
+it('a session serving a request is not idle until the touch at its end, or the serving lease without one', async () => {
+  const sessions = new RedisMcpSessionDirectory(client, {
+    prefix: 'serving:',
+    maxSessions: 1,
+    maxSessionsPerAddress: 1,
+    ttlMs: 60_000,
+    reclaimIdleMs: 5_000,
+    servingLeaseMs: 20_000,
+  });
+  const t0 = 1_000_000;
+  await expect(sessions.admit('slow', '10.0.0.1', t0)).resolves.toBe('admitted');
+  await expect(sessions.serve('slow', t0 + 1_000)).resolves.toBe(true);
+  // Idle 5 s counted from the request's start, but still serving it: not reclaimable.
+  await expect(sessions.admit('other', '10.0.0.2', t0 + 7_000)).resolves.toBe('instance-full');
+  await expect(sessions.retryAfterMs('instance-full', '10.0.0.2', t0 + 7_000)).resolves.toBe(19_000);
+  // The request's end: used from then.
+  await expect(sessions.touch('slow', t0 + 9_000)).resolves.toBe(true);
+  await expect(sessions.admit('other', '10.0.0.2', t0 + 13_999)).resolves.toBe('instance-full');
+  await expect(sessions.admit('other', '10.0.0.2', t0 + 14_000)).resolves.toBe('admitted');
+  // An end never told (its instance killed): the lease bounds the hold, then the reclaim time runs.
+  await expect(sessions.serve('other', t0 + 15_000)).resolves.toBe(true);
+  await expect(sessions.admit('third', '10.0.0.3', t0 + 39_999)).resolves.toBe('instance-full');
+  await expect(sessions.admit('third', '10.0.0.3', t0 + 40_000)).resolves.toBe('admitted');
+});
+
+it("a touch never shortens the address set's time to live that a serving session of the address lengthened", async () => {
+  const sessions = new RedisMcpSessionDirectory(client, {
+    prefix: 'serving-set:',
+    maxSessions: 10,
+    maxSessionsPerAddress: 2,
+    ttlMs: 60_000,
+    servingLeaseMs: 120_000,
+  });
+  await expect(sessions.admit('one', '10.0.0.1')).resolves.toBe('admitted');
+  await expect(sessions.admit('two', '10.0.0.1')).resolves.toBe('admitted');
+  await expect(sessions.serve('one')).resolves.toBe(true);
+  await expect(sessions.touch('two')).resolves.toBe(true);
+  await expect(sessions.admit('three', '10.0.0.1')).resolves.toBe('address-full');
+  // One TTL and the lease: the serving session stays counted in its address's cap for as long as it lives.
+  expect(await client.pttl('serving-set:{mcp}:a:10.0.0.1')).toBeGreaterThan(170_000);
+  expect(await client.pttl('serving-set:{mcp}:s:one')).toBeGreaterThan(170_000);
+});
+
 it("without a caller's time, the directory keeps Redis's clock: a session used now is never reclaimed as idle", async () => {
   const sessions = directory('reclaim3:', 1, 1);
   await expect(sessions.admit('live', '10.0.0.1')).resolves.toBe('admitted');

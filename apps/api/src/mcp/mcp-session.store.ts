@@ -75,6 +75,11 @@ export interface McpFleetSessions {
   admit(id: string, address: string): Promise<McpReservation>;
   /** Marks a live session as used; false when unknown, idle-expired or deleted. */
   touch(id: string): Promise<boolean>;
+  /**
+   * Marks a live session as serving a POST: not idle (no cap's reclaim takes it) until the `touch` at its
+   * end, or a lease bounding an end never told; false when unknown, idle-expired or deleted.
+   */
+  serve(id: string): Promise<boolean>;
   /** Ends a session for the whole fleet; false when it did not exist. */
   remove(id: string): Promise<boolean>;
   /** Sessions of the whole fleet used within the idle TTL. */

@@ -649,7 +649,11 @@ export class McpTransportController {
       // A DELETE the transport will refuse for its MCP-Protocol-Version (400, below) only looks the
       // session up: a probe found such a 400 had ended it on a fleet, while one instance kept it.
       const ending = request.method === 'DELETE' && unsupportedSessionedVersion(request) === undefined;
-      live = ending ? await fleet.remove(id) : await fleet.touch(id);
+      // A POST marks its session as serving until its response ends (then used from that moment): a
+      // reclaim by a full cap took the slot of a session in a slow read, and its next request got 404.
+      const serving = request.method === 'POST';
+      live = ending ? await fleet.remove(id) : serving ? await fleet.serve(id) : await fleet.touch(id);
+      if (live && serving) reply.raw.once('close', () => void fleet.touch(id).catch(() => undefined));
     } catch {
       return this.reject(
         reply,

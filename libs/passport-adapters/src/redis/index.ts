@@ -31,6 +31,7 @@ export { FallbackRateLimitStore } from './fallback-rate-limit.store.js';
 export { DEFAULT_REDIS_INVOCATION_INTERVAL_MS } from './redis-batched-script.js';
 export {
   RedisMcpSessionDirectory,
+  MCP_FLEET_SERVING_LEASE_MS,
   type McpAdmission,
   type RedisMcpSessionDirectoryOptions,
 } from './redis-mcp-session.directory.js';

@@ -7,10 +7,13 @@
  * session everywhere. When the fleet's cap is full, an admission takes the slot of the least recently
  * used session if it has been idle for `reclaimIdleMs`, and when its address's cap is full, that of the
  * address's own least recently used session idle as long (as the single-instance registry does).
+ * A session serving a POST is not idle: `serve` marks it used until the request's lease ends (its last
+ * use put ahead by the lease), and the touch at the request's end marks it used from then.
  *
- * Keys (one hash tag): `<prefix>{mcp}:s:<id>` string address, `PX` = idle TTL (refreshed on use);
- * `<prefix>{mcp}:all` and `<prefix>{mcp}:a:<address>` sorted sets id → last use (the caps; idle
- * entries are dropped by the admitting script before counting).
+ * Keys (one hash tag): `<prefix>{mcp}:s:<id>` string address, `PX` = idle TTL (refreshed on use, plus
+ * the lease while serving); `<prefix>{mcp}:all` and `<prefix>{mcp}:a:<address>` sorted sets id → last
+ * use, ahead by the lease while serving (the caps; idle entries are dropped by the admitting script before
+ * counting).
  */
 import { type RedisConnection, defineScript, refuseWhenFullLua } from './redis-client.js';
 
@@ -58,19 +61,23 @@ end
 redis.call('SET', base .. 's:' .. id, address, 'PX', ttl)
 redis.call('ZADD', all, now, id)
 redis.call('ZADD', mine, now, id)
-redis.call('PEXPIRE', mine, ttl)
+-- Never shortened: a session of the address serving a request holds the set a lease longer.
+if redis.call('PTTL', mine) < ttl then redis.call('PEXPIRE', mine, ttl) end
 return 1
 `;
 
+/** `lease` > 0: the session serves a request from now, used (not idle) until now + lease. */
 const TOUCH_LUA = `${NOW_LUA}
 ${REFUSE_WHEN_FULL_LUA}
-local base, id, now, ttl = ARGV[1], ARGV[2], nowOr(ARGV[3]), tonumber(ARGV[4])
+local base, id, now, ttl, lease = ARGV[1], ARGV[2], nowOr(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]) or 0
 local address = redis.call('GET', base .. 's:' .. id)
 if not address then return 0 end
-redis.call('PEXPIRE', base .. 's:' .. id, ttl)
-redis.call('ZADD', base .. 'all', now, id)
-redis.call('ZADD', base .. 'a:' .. address, now, id)
-redis.call('PEXPIRE', base .. 'a:' .. address, ttl)
+local mine = base .. 'a:' .. address
+redis.call('PEXPIRE', base .. 's:' .. id, ttl + lease)
+redis.call('ZADD', base .. 'all', now + lease, id)
+redis.call('ZADD', mine, now + lease, id)
+-- Never shortened: another session of the address may be serving a request (its lease).
+if redis.call('PTTL', mine) < ttl + lease then redis.call('PEXPIRE', mine, ttl + lease) end
 return 1
 `;
 
@@ -114,7 +121,16 @@ export interface RedisMcpSessionDirectoryOptions {
    * (ms; default `ttlMs`).
    */
   readonly reclaimIdleMs?: number | undefined;
+  /**
+   * How long a session serving a request counts as used from the request's start when its end is never
+   * told (an instance killed mid-request; ms, default MCP_FLEET_SERVING_LEASE_MS): a request still running
+   * past it may lose its slot to a reclaim.
+   */
+  readonly servingLeaseMs?: number | undefined;
 }
+
+/** The default serving lease: longer than any request of ours runs (chain reads are bounded far below). */
+export const MCP_FLEET_SERVING_LEASE_MS = 120_000;
 
 type Script = (...args: Array<string | number>) => Promise<unknown>;
 
@@ -169,6 +185,19 @@ export class RedisMcpSessionDirectory {
 
   /** Marks a live session as used (its idle TTL starts again); false when it is unknown, idle-expired or deleted. */
   async touch(id: string, nowMs?: number): Promise<boolean> {
+    return this.mark(id, 0, nowMs);
+  }
+
+  /**
+   * Marks a live session as serving a request from now on: not idle (so no cap's reclaim takes it) until
+   * the `touch` at the request's end, or the serving lease ends; false when it is unknown, idle-expired or
+   * deleted. With two requests of one session at once, the first to end marks it used from then.
+   */
+  async serve(id: string, nowMs?: number): Promise<boolean> {
+    return this.mark(id, this.options.servingLeaseMs ?? MCP_FLEET_SERVING_LEASE_MS, nowMs);
+  }
+
+  private async mark(id: string, leaseMs: number, nowMs: number | undefined): Promise<boolean> {
     return (
       Number(
         await this.touchScript(
@@ -178,6 +207,7 @@ export class RedisMcpSessionDirectory {
           id,
           nowMs ?? '',
           this.options.ttlMs,
+          leaseMs,
         ),
       ) === 1
     );
