@@ -7,57 +7,23 @@
  * SQLite one leave the log-top file the README names beside the database.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { bin, exampleProject, tsBlock as readmeBlock } from './support/readme-blocks.js';
 
 const run = promisify(execFile);
-const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const bin = join(repo, 'node_modules/.bin');
 const README_DB = '/var/lib/passport/passport.db';
 
 /** The first ```ts block of the adapters README that holds `marker`. */
-function tsBlock(marker: string): string {
-  const text = readFileSync(join(repo, 'libs/passport-adapters/README.md'), 'utf8');
-  const block = [...text.matchAll(/```ts\n([^]*?)```/g)]
-    .map((m) => m[1])
-    .find((code) => code.includes(marker));
-  if (!block) throw new Error(`libs/passport-adapters/README.md: no block with ${marker}`);
-  return block;
-}
+const tsBlock = (marker: string): string => readmeBlock('libs/passport-adapters/README.md', marker);
 
 let work: string;
 let redis: RedisServer;
 beforeAll(async () => {
   redis = await startRedisServer();
-  work = mkdtempSync(join(tmpdir(), 'passport-adapters-readme-'));
-  writeFileSync(join(work, 'package.json'), JSON.stringify({ private: true, type: 'module' }));
-  writeFileSync(
-    join(work, 'tsconfig.json'),
-    JSON.stringify({
-      compilerOptions: {
-        noEmit: true,
-        strict: true,
-        module: 'NodeNext',
-        moduleResolution: 'NodeNext',
-        target: 'ES2022',
-        lib: ['ES2023'],
-        types: ['node'],
-        typeRoots: [join(repo, 'node_modules/@types')],
-        skipLibCheck: true,
-        baseUrl: repo,
-        paths: {
-          '@passport/core': ['libs/passport-core/src/index.ts'],
-          '@passport/core/*': ['libs/passport-core/src/*/index.ts'],
-          '@passport/adapters/*': ['libs/passport-adapters/src/*/index.ts'],
-        },
-      },
-      files: ['redis-example.ts', 'sqlite-example.ts'],
-    }),
-  );
+  work = exampleProject('passport-adapters-readme-', ['redis-example.ts', 'sqlite-example.ts'], ['ES2023']);
   // Module files: the blocks use top-level await.
   writeFileSync(join(work, 'redis-example.ts'), `${tsBlock('RedisReplayStore(')}\nexport {};\n`);
   const sqlite = tsBlock('SqliteReplayStore(');

@@ -7,52 +7,20 @@
  * an API) is type-checked too.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { bin, exampleProject, tsBlock } from './support/readme-blocks.js';
 
 const run = promisify(execFile);
-const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const bin = join(repo, 'node_modules/.bin');
-
-/** The first ```ts block of a file that holds `marker`. */
-function tsBlock(readme: string, marker: string): string {
-  const text = readFileSync(join(repo, readme), 'utf8');
-  const block = [...text.matchAll(/```ts\n([^]*?)```/g)]
-    .map((m) => m[1])
-    .find((code) => code.includes(marker));
-  if (!block) throw new Error(`${readme}: no block with ${marker}`);
-  return block;
-}
 const embeddingBlock = (readme: string) => tsBlock(readme, 'buildHolaLine({');
 
 let work: string;
 beforeAll(() => {
-  work = mkdtempSync(join(tmpdir(), 'passport-readme-examples-'));
-  writeFileSync(join(work, 'package.json'), JSON.stringify({ private: true, type: 'module' }));
-  writeFileSync(
-    join(work, 'tsconfig.json'),
-    JSON.stringify({
-      compilerOptions: {
-        noEmit: true,
-        strict: true,
-        module: 'NodeNext',
-        moduleResolution: 'NodeNext',
-        target: 'ES2022',
-        lib: ['ES2023', 'DOM'],
-        types: ['node'],
-        typeRoots: [join(repo, 'node_modules/@types')],
-        skipLibCheck: true,
-        baseUrl: repo,
-        paths: {
-          '@passport/core': ['libs/passport-core/src/index.ts'],
-          '@passport/core/*': ['libs/passport-core/src/*/index.ts'],
-        },
-      },
-      files: ['core-readme.ts', 'root-readme.ts', 'core-functions.ts'],
-    }),
+  work = exampleProject(
+    'passport-readme-examples-',
+    ['core-readme.ts', 'root-readme.ts', 'core-functions.ts'],
+    ['ES2023', 'DOM'],
   );
   writeFileSync(join(work, 'core-readme.ts'), embeddingBlock('libs/passport-core/README.md'));
   writeFileSync(join(work, 'root-readme.ts'), embeddingBlock('README.md'));
