@@ -125,4 +125,45 @@ describe('the app on a Redis whose policy evicts', () => {
       await admin.config('SET', 'maxmemory', '0');
     }
   });
+
+  // Found by a probe of a fleet: after an out-of-memory refusal had passed (health healthy again), a later
+  // failure of another kind (an evicting policy, Redis restarted) kept health degraded with "redis failed
+  // a request in the last 10 s: OOM command not allowed …", minutes after the last OOM: every failure
+  // path set the failure's time, only some its text, so the old text was shown as the new failure's.
+  it("a failure after an out-of-memory refusal has passed does not carry that refusal's text", async () => {
+    const sender = await mintAndLogin(app);
+    const verify = () =>
+      postJson(app)('/api/identity/verify', {
+        hola: holaLine(app, { sender: sender.tokenId, signer: sender.key.signer }),
+      });
+    const health = async () =>
+      (await (await fetch(`${app.baseUrl}/health`)).json()) as { status: string; checks: any };
+    const until = async (done: () => Promise<boolean>, ms: number) => {
+      const deadline = Date.now() + ms;
+      while (!(await done()) && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 250));
+    };
+    await admin.config('SET', 'maxmemory', '1');
+    try {
+      expect((await verify()).status).toBe(503);
+    } finally {
+      await admin.config('SET', 'maxmemory', '0');
+    }
+    // The refusal passes: health is healthy again (10 s after it, the rate limits back on Redis).
+    await until(async () => (await health()).status === 'healthy', 16_000);
+    expect((await health()).status).toBe('healthy');
+
+    await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
+    let refused;
+    await until(async () => {
+      refused = await verify();
+      return refused.status === 503;
+    }, 8000);
+    expect(refused!.status).toBe(503);
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // past health's 1 s reuse
+    const degraded = await health();
+    expect(degraded.status).toBe('degraded');
+    expect(degraded.checks.store.problem).toContain('maxmemory-policy allkeys-lru');
+    expect(JSON.stringify(degraded)).not.toContain('OOM');
+  }, 40_000);
 });
