@@ -360,7 +360,8 @@ export class RedisReplayStore implements ReplayStore {
     if (evicting === EVICTION_POLICY_NOT_READ && this.redis.status === 'ready')
       throw new RecordingPausedError(evicting, NOT_READ_RETRY_MS);
     if (evicting !== undefined) {
-      this.lastFailure = Date.now();
+      // Nothing Redis said (health names the policy, or the lost connection, by itself).
+      this.failed(null);
       throw new Error(evicting);
     }
     // The hold after a data loss is a decided refusal that health reports by itself: not a failure of
@@ -384,8 +385,7 @@ export class RedisReplayStore implements ReplayStore {
     } catch (error) {
       // A hold that began before the invocation left is a decided refusal, not a failure of Redis.
       if (error instanceof RecordingPausedError) throw error;
-      this.lastFailure = Date.now();
-      this.lastFailureText = firstLineOf(error);
+      this.failed(firstLineOf(error));
       throw error;
     }
     // 1 (recorded) comes as a number, every other outcome as a table (see recordDefinition).
@@ -395,7 +395,7 @@ export class RedisReplayStore implements ReplayStore {
     }
     const [status, firstSeen] = reply as [number, string | number | undefined];
     if (status === -5) {
-      this.lastFailure = Date.now();
+      this.failed(null);
       this.history?.generationWentBack();
       throw new Error('redis answered with older replay records than before: it lost some of them');
     }
@@ -406,9 +406,8 @@ export class RedisReplayStore implements ReplayStore {
     if (status === -6) {
       // Fail closed, as for a failure of Redis (503 REPLAY_STORE_UNAVAILABLE; health names it), until this
       // instance's clock is set right: the records it would need may be gone.
-      this.lastFailure = Date.now();
       this.clockLag = this.clockLagText(Number(firstSeen));
-      this.lastFailureText = this.clockLag;
+      this.failed(this.clockLag);
       throw new Error(this.clockLag);
     }
     if (status === -3) {
@@ -417,7 +416,7 @@ export class RedisReplayStore implements ReplayStore {
       await this.history?.markerMissing().catch(() => undefined);
       const held = this.history?.problem;
       if (held !== undefined) throw new RecordingPausedError(held, this.history?.holdRemainingMs ?? 0);
-      this.lastFailure = Date.now();
+      this.failed(null);
       throw new Error('the replay history marker is missing or changed: redis may have lost its data');
     }
     if (status === -4) {
@@ -563,9 +562,22 @@ export class RedisReplayStore implements ReplayStore {
     return this.lastFailure;
   }
 
-  /** What Redis said the last time (its first line, for health: an out-of-memory refusal, say), or null. */
+  /**
+   * What Redis said at the last failure (its first line, for health: an out-of-memory refusal, say), or
+   * null when that failure was not something Redis said (an evicting policy, a lost connection).
+   */
   get lastFailureMessage(): string | null {
     return this.lastFailureText;
+  }
+
+  /**
+   * A request this store failed to serve, with what Redis said about it or null: the time and the text
+   * are set together, so health never shows an earlier failure's text (a probe: an out-of-memory
+   * refusal's, minutes old, beside a failure under an evicting policy and after a Redis restart).
+   */
+  private failed(text: string | null): void {
+    this.lastFailure = Date.now();
+    this.lastFailureText = text;
   }
 
   async usage(): Promise<ReplayStoreUsage> {
