@@ -13,7 +13,7 @@ import {
   RedisReplayStore,
   whenConnected,
 } from '@passport/adapters/redis';
-import { mintAndLogin } from '../support/passports.js';
+import { bearer, mintAndLogin } from '../support/passports.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { holaLine, postJson } from '../verify/hola-lines.js';
@@ -165,5 +165,45 @@ describe('the app on a Redis whose policy evicts', () => {
     expect(degraded.status).toBe('degraded');
     expect(degraded.checks.store.problem).toContain('maxmemory-policy allkeys-lru');
     expect(JSON.stringify(degraded)).not.toContain('OOM');
+  }, 40_000);
+
+  // Found by the same probe: health's rate-limit text took the first of the two bucket stores (per
+  // passport, public) that had ever failed, not one that falls back now: a per-passport store back on Redis
+  // for minutes still named its out-of-memory refusal while the public buckets fell back for another reason.
+  it("the rate limits' last failure is that of a store falling back now, not an older one's", async () => {
+    const sender = await mintAndLogin(app, { metadata: { max_requests: '1000' } });
+    const both = async () => {
+      await fetch(`${app.baseUrl}/api/me/identity`, { headers: bearer(sender.jwt) });
+      await fetch(`${app.baseUrl}/api/login/timestamp`);
+    };
+    const health = async () =>
+      (await (await fetch(`${app.baseUrl}/health`)).json()) as { status: string; checks: any };
+    await admin.config('SET', 'maxmemory', '1');
+    try {
+      await both(); // both bucket stores refused: out of memory
+    } finally {
+      await admin.config('SET', 'maxmemory', '0');
+    }
+    const deadline = Date.now() + 16_000;
+    while ((await health()).status !== 'healthy' && Date.now() < deadline) {
+      await both();
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect((await health()).status).toBe('healthy');
+
+    // Scripts refused (an ACL change): PING still answers, the public bucket's take fails, NOPERM.
+    await admin.call('ACL', 'SETUSER', 'default', '-evalsha', '-eval');
+    try {
+      await fetch(`${app.baseUrl}/api/login/timestamp`);
+      await new Promise((resolve) => setTimeout(resolve, 1100)); // past health's 1 s reuse
+      const degraded = await health();
+      expect(degraded.checks.store.rateLimits).toBe('in-process fallback');
+      expect(degraded.checks.store.problem).toMatch(
+        /rate limits on in-process buckets .*last failure: NOPERM/,
+      );
+      expect(JSON.stringify(degraded)).not.toContain('OOM');
+    } finally {
+      await admin.call('ACL', 'SETUSER', 'default', '+@all');
+    }
   }, 40_000);
 });
