@@ -37,9 +37,16 @@ import { withinLast } from './within-last.js';
 /** How long a request-path failure of the replay or session store keeps health degraded (a blip shows; a recovery soon does too). */
 const FAILURE_REPORT_MS = 10_000;
 
-/** Health's problem while rate limits run in process though Redis answers a PING, with why when known. */
+/**
+ * Health's problem while rate limits run in process though Redis answers a PING, with why when known: what
+ * a store falling back now last failed with (a store back on Redis keeps its old text, which a probe saw
+ * named here, minutes old, for the other store's failure of another kind).
+ */
 function rateLimitsInProcess(...stores: FallbackRateLimitStore[]): string {
-  const said = stores.map((store) => store.lastFailureMessage).find((text) => text !== null);
+  const said = stores
+    .filter((store) => store.fallbackSince !== null)
+    .map((store) => store.lastFailureMessage)
+    .find((text) => text !== null);
   return `rate limits on in-process buckets until their next take reaches redis again${said ? ` (last failure: ${said})` : ''}`;
 }
 
@@ -195,6 +202,10 @@ export function createRedisStoreBackend(
       rateLimit.fallbackSince !== null || publicRateLimit.fallbackSince !== null
         ? 'in-process fallback'
         : 'shared';
+    // Read with the state above, before the awaits below: this very request's take may start the probe
+    // that ends the fallback meanwhile.
+    const rateLimitsProblem =
+      rateLimitFallback !== 'shared' ? rateLimitsInProcess(rateLimit, publicRateLimit) : undefined;
     const fatal = redisClientProblem(client);
     if (fatal !== undefined) {
       return {
@@ -237,7 +248,7 @@ export function createRedisStoreBackend(
       failed ? `redis failed a request in the last 10 s${said ? `: ${said}` : ''}` : undefined,
       // Redis answers again, but the rate limits have not gone back to it yet (their next take does):
       // without this, health is `degraded` with no reason for about a second after Redis comes back.
-      rateLimitFallback !== 'shared' ? rateLimitsInProcess(rateLimit, publicRateLimit) : undefined,
+      rateLimitsProblem,
     ].filter((text): text is string => text !== undefined);
     const problem = problems.length > 0 ? problems.join('; ') : undefined;
     // Both notes when both apply (the policy unreadable, a loss within 24 h).
