@@ -68,4 +68,53 @@ describe('stateless MCP requests without a required standard header', () => {
     });
     expect(served.status).toBe(200);
   });
+
+  // A review of the fix above: the SDK's standard-header rung also refuses an Mcp-Name that disagrees with
+  // the body's name (decoded from its Base64 form) or carries an invalid Base64 sentinel (400 -32020), and
+  // those still met this server's checks and tool-call bucket first (200 "Unknown tool"; 100 such calls
+  // made the next good one 429), though protocol.md says a disagreeing header is refused before them.
+  it.each([
+    ['names another tool', 'get_resource'],
+    ['names the tool in Base64 of another name', '=?base64?Z2V0X3Jlc291cmNl?='],
+    ['carries an invalid Base64 sentinel', '=?base64?not*base64?='],
+  ])('an Mcp-Name that %s is the SDK\'s 400 -32020, not 200 "Unknown tool"', async (_what, mcpName) => {
+    const r = await probe(t.baseUrl, {
+      headers: { ...ALL_HEADERS('nope'), 'mcp-name': mcpName },
+      body: toolCall(5, 'nope'),
+    });
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ jsonrpc: '2.0', id: 5, error: { code: -32020 } });
+  });
+
+  it('a known tool named in Base64 as the body names it is served (the sentinel decoded, not refused)', async () => {
+    const r = await probe(t.baseUrl, {
+      headers: { ...ALL_HEADERS('get_resource'), 'mcp-name': '=?base64?Z2V0X3Jlc291cmNl?=' },
+      body: toolCall(6, 'get_resource'),
+    });
+    expect(r.status).toBe(200);
+  });
+});
+
+// On an app of its own: the 200 requests of /mcp's burst are not shared with the cases above.
+describe('stateless MCP tool calls whose Mcp-Name the SDK refuses', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => t.close());
+
+  it('calls whose Mcp-Name disagrees with the body spend none of the tool-call bucket: a good call after 110 is served', async () => {
+    for (let i = 0; i < 110; i++) {
+      const r = await probe(t.baseUrl, {
+        headers: { ...ALL_HEADERS('get_resource'), 'mcp-name': i % 2 === 0 ? 'other_tool' : '=?base64?%?=' },
+        body: toolCall(i, 'get_resource'),
+      });
+      expect([i, r.status]).toEqual([i, 400]);
+    }
+    const served = await probe(t.baseUrl, {
+      headers: ALL_HEADERS('get_resource'),
+      body: toolCall(300, 'get_resource'),
+    });
+    expect(served.status).toBe(200);
+  });
 });
