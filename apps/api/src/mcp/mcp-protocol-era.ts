@@ -40,14 +40,15 @@ export function protocolEraOf(
     // or charge it first (a mutation probe: a tools/call of an unknown tool in 2099-01-01 was answered
     // 200 "Unknown tool").
     if (outcome.kind === 'reject' || namesOtherVersion(request)) return 'stateless-refused';
-    // The handler then refuses a request without a standard header the revision requires (400 -32020,
-    // its "standard-header" rung, which the classifier leaves to it). Refused here too, for the same
+    // The handler then refuses a request without a standard header the revision requires, or whose
+    // Mcp-Name disagrees with the body (400 -32020, its "standard-header" rung, which the classifier
+    // leaves to it). Refused here too, for the same
     // reason (a hostile-holder probe: without Mcp-Method, a tools/call of an unknown tool was answered 200
     // "Unknown tool", and 100 refused tool calls spent the address's minute, so its next good one got 429).
     if (
       outcome.kind === 'modern' &&
       outcome.messageKind === 'request' &&
-      lacksStandardHeader(request, outcome.message)
+      refusedOnStandardHeaders(request, outcome.message)
     )
       return 'stateless-refused';
     return 'stateless';
@@ -70,13 +71,16 @@ const MCP_NAME_SOURCE: Readonly<Record<string, string>> = {
 };
 
 /**
- * Whether a stateless-era request lacks a standard header the SDK's handler requires: `MCP-Protocol-Version`,
- * `Mcp-Method`, or `Mcp-Name` when the body names the tool, resource or task it mirrors. Presence only, read
- * as the stateless endpoint forwards headers (a string value, an empty one included): every request counted
- * here the handler refuses, so none is served without this server's checks. A header that is present but
- * disagrees with the body (`Mcp-Name` decoded from its Base64 form) is left to the handler.
+ * Whether the SDK's handler refuses a stateless-era request on its standard headers (400 -32020): without
+ * `MCP-Protocol-Version` or `Mcp-Method`, or, where the body names the tool, resource or task the
+ * `Mcp-Name` header mirrors, without that header, with one whose Base64 form (`=?base64?…?=`) is not
+ * canonical Base64 of UTF-8, or with one that (decoded) names another. Read as the stateless endpoint
+ * forwards headers (a string value, an empty one included, its spaces and tabs at either end dropped):
+ * every request counted here the handler refuses, so none is served without this server's checks (a
+ * review: an `Mcp-Name` naming another tool was answered 200 "Unknown tool" and charged, the SDK's 400
+ * coming only once this server's checks passed).
  */
-function lacksStandardHeader(
+function refusedOnStandardHeaders(
   request: FastifyRequest,
   message: { method: string; params?: unknown },
 ): boolean {
@@ -85,11 +89,35 @@ function lacksStandardHeader(
   const field = Object.hasOwn(MCP_NAME_SOURCE, message.method) ? MCP_NAME_SOURCE[message.method] : undefined;
   if (field === undefined) return false;
   const params = message.params;
-  const value =
+  const raw =
     typeof params === 'object' && params !== null && !Array.isArray(params)
       ? (params as Record<string, unknown>)[field]
       : undefined;
-  return typeof value === 'string' && header(request, 'mcp-name') === undefined;
+  const bodyValue = typeof raw === 'string' ? raw : undefined;
+  const name = header(request, 'mcp-name');
+  if (name === undefined) return bodyValue !== undefined;
+  const decoded = decodedMcpName(name.replace(/^[ \t]+|[ \t]+$/g, ''));
+  return decoded === undefined || (bodyValue !== undefined && decoded !== bodyValue);
+}
+
+const BASE64_PREFIX = '=?base64?';
+const BASE64_SUFFIX = '?=';
+const CANONICAL_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** An `Mcp-Name` value as it names: itself, or its Base64 form's UTF-8 text; undefined when that is not valid. */
+function decodedMcpName(value: string): string | undefined {
+  // As the SDK reads it: `=?base64?=` too is the form (its prefix and suffix overlap), of nothing.
+  if (!value.startsWith(BASE64_PREFIX) || !value.endsWith(BASE64_SUFFIX)) return value;
+  const base64 = value.slice(
+    BASE64_PREFIX.length,
+    Math.max(BASE64_PREFIX.length, value.length - BASE64_SUFFIX.length),
+  );
+  if (!CANONICAL_BASE64.test(base64)) return undefined;
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(base64, 'base64'));
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether the header or a message's `_meta` names a protocol version other than the stateless era's. */
