@@ -355,11 +355,17 @@ export class RedisHistoryWatch {
     // a new loss, a second report, the sessions forgotten again, 2 runs of 3 at a 300 ms hold): held on
     // quietly. Not once this instance has recorded since (its record went in with no key there, so this
     // one was set since, by an instance that saw a loss its records may be part of).
-    const sameHold =
+    const endsWithOwnHold =
       this.hold.remainingMs() === 0 &&
       this.holdEndAt !== null &&
-      this.ownGeneration === null &&
       this.monotonicNow() + remainingMs - this.holdEndAt <= sameHoldMarginMs(this.holdMs);
+    // Found so once this instance has recorded since, the key is a new loss's all the same: none of this
+    // release puts a hold back for under the margin (a loss seen there is held whole), but a 1.14.0 instance
+    // still holding took a second loss for the one it held and put the key back for the moment it had
+    // left, `lost-at` the first loss's time. Adopted, that was this instance's hold (under a second, the
+    // first loss's time), and the line it had recorded verified again with the default window (a review).
+    if (endsWithOwnHold && this.ownGeneration !== null) return this.noticeLoss();
+    const sameHold = endsWithOwnHold && this.ownGeneration === null;
     // A key found in the last `sameHoldMarginMs` of this instance's hold, ending later than it by more than
     // that margin, is a new loss's: instances whose hold had ended (theirs part from this one's by up to the
     // margin) may have recorded since, and the loss took their records (a review of 1.14.0: this instance
