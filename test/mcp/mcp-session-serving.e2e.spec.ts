@@ -1,0 +1,188 @@
+/**
+ * A local session while one of its POSTs is served, with a slow chain read (CHAIN=near, a fake node that
+ * delays its answer):
+ * - it is not idle: the full cap's reclaim never takes its slot mid-request, and its idle time counts
+ *   from the END of its last request (McpSessionRegistry.serve);
+ * - a request id whose POST ended (its client gone) while the transport still serves it stays claimed
+ *   until the transport has answered it: a POST reusing it meanwhile is refused 409, and could otherwise
+ *   take over the first one's answer (mcp-request-ids.ts).
+ */
+import { rm } from 'node:fs/promises';
+import * as rawHttp from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { randomFaceTokenId, signFamilyMetadata } from '@passport/core';
+import { cryptoRandomInt } from '@passport/core/token-id';
+import { startFakeNearRpc, type FakeNearRpc } from '../fake-near-rpc/fake-near-rpc.server.js';
+import { newNearKey, seedNearFamily, type NearFamily } from '../chain/support/near-family.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { INITIALIZE, MCP_HEADERS, openRawSession, requestFrom } from './support/mcp-probe.js';
+
+const CONTRACT = 'passport.test.near';
+const SLOW_MS = 2500;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The app, on a fake NEAR node of its own seeded with its family. */
+interface NearApp {
+  readonly t: TestApp;
+  readonly rpc: FakeNearRpc;
+  readonly family: NearFamily;
+  close(): Promise<void>;
+}
+
+async function startNearApp(env: Record<string, string> = {}): Promise<NearApp> {
+  const rpc = await startFakeNearRpc(CONTRACT);
+  rpc.blockTimeMs = Date.now();
+  const family = await seedNearFamily(rpc, CONTRACT);
+  const t = await startTestApp({
+    DATA_DIR: family.dataDir,
+    CHAIN: 'near',
+    NEAR_RPC_URL: rpc.url,
+    NEAR_CONTRACT_ID: CONTRACT,
+    STORE: 'memory',
+    ...env,
+  });
+  return {
+    t,
+    rpc,
+    family,
+    close: async () => {
+      await t.close();
+      await rpc.close();
+      await rm(family.dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A passport of the family on the node, never read yet (so its first read goes to the node). */
+function newMember({ rpc, family }: NearApp): string {
+  const tokenId = randomFaceTokenId(cryptoRandomInt);
+  const metadata: Record<string, string> = {
+    serviceprovider_id: family.serviceProviderId,
+    not_before: '',
+    not_after: '',
+  };
+  metadata.serviceprovider_signature = signFamilyMetadata(metadata, tokenId, family.root.signer);
+  rpc.tokens.push({ token_id: tokenId, owner_id: newNearKey().accountId, metadata });
+  return tokenId;
+}
+
+/** Resolves once the node has been asked for `tokenId` (the read is then in the transport's hands). */
+async function nodeAskedFor({ rpc }: NearApp, tokenId: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!rpc.requests.some((r) => (r.args as { token_id?: string } | undefined)?.token_id === tokenId)) {
+    if (Date.now() > deadline) throw new Error(`the node was never asked for ${tokenId}`);
+    await sleep(10);
+  }
+}
+
+describe('a full cap (MCP_MAX_SESSIONS=1) while a session is in a slow read', () => {
+  let near: NearApp;
+  let t: TestApp;
+  beforeAll(async () => {
+    near = await startNearApp({
+      MCP_MAX_SESSIONS: '1',
+      MCP_MAX_SESSIONS_PER_ADDRESS: '1',
+      MCP_SESSION_RECLAIM_IDLE_MS: '1000',
+    });
+    t = near.t;
+  });
+  afterAll(async () => near?.close());
+  const initializeFrom = (address: string) =>
+    requestFrom(t.baseUrl, address, { method: 'POST', body: INITIALIZE });
+
+  it("a session in a slow read keeps its slot: the full cap's reclaim refuses another client until it has idled from the END of the read", async () => {
+    const client = new Client({ name: 'slow-reader', version: '1' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${t.baseUrl}/mcp`));
+    await client.connect(transport);
+    try {
+      const member = newMember(near);
+      near.rpc.enqueue({ kind: 'slow', delayMs: SLOW_MS });
+      const started = Date.now();
+      const read = client.readResource({ uri: `did:resolve:${member}` }, { timeout: 10_000 });
+      await nodeAskedFor(near, member);
+      // Past the reclaim time counted from the request's start, well before the node answers.
+      await sleep(1300 - (Date.now() - started));
+      const during = await initializeFrom('127.0.0.2');
+      expect(during.status).toBe(429);
+      expect(during.headers['retry-after']).toBe('1');
+      const document = await read;
+      expect(Date.now() - started).toBeGreaterThanOrEqual(SLOW_MS);
+      expect(document.contents[0]).toMatchObject({ uri: `did:resolve:${member}` });
+      expect((document.contents[0] as { text: string }).text).toContain(`did:passport:${member}`);
+      // The read has just ended, more than 1 s after it began: its session idles from now on.
+      const after = await initializeFrom('127.0.0.2');
+      expect(after.status).toBe(429);
+      await expect(client.listTools()).resolves.toEqual(
+        expect.objectContaining({ tools: expect.any(Array) }),
+      );
+    } finally {
+      await transport.terminateSession().catch(() => undefined);
+      await client.close();
+    }
+  }, 30_000);
+});
+
+describe('a request id of a local session whose client left mid-read', () => {
+  let near: NearApp;
+  let t: TestApp;
+  beforeAll(async () => {
+    near = await startNearApp();
+    t = near.t;
+  });
+  afterAll(async () => near?.close());
+
+  it('a request id whose client left while the transport still serves it stays claimed until it is answered: a POST reusing it meanwhile is 409', async () => {
+    const sessionId = await openRawSession(t.baseUrl);
+    const headers = { ...MCP_HEADERS, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };
+    const readWithId7 = (tokenId: string) => ({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'resources/read',
+      params: { uri: `did:resolve:${tokenId}` },
+    });
+    const post = (body: unknown) =>
+      fetch(`${t.baseUrl}/mcp`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(5000),
+      });
+    try {
+      const [first, second] = [newMember(near), newMember(near)];
+      near.rpc.enqueue({ kind: 'slow', delayMs: SLOW_MS });
+      const started = Date.now();
+      // The client sends the read, then its connection is reset: the server's handler still waits on the
+      // node. (A client that only closed its end, FIN, was seen to leave no sooner than the answer or the
+      // transport's first keep-alive write, 15 s on.)
+      const abandoned = rawHttp.request(`${t.baseUrl}/mcp`, { method: 'POST', headers });
+      abandoned.on('error', () => undefined);
+      abandoned.end(JSON.stringify(readWithId7(first)));
+      await nodeAskedFor(near, first);
+      expect(abandoned.socket).not.toBeNull();
+      abandoned.socket?.resetAndDestroy();
+      await sleep(300); // the server has seen the connection close and ended that POST
+      const meanwhile = await post(readWithId7(second));
+      expect(meanwhile.status).toBe(409);
+      expect(await meanwhile.json()).toEqual({
+        jsonrpc: '2.0',
+        error: {
+          code: -32600,
+          message:
+            'Invalid Request: id 7 belongs to a request of this session still in progress; use another id',
+        },
+        id: null,
+      });
+      expect(Date.now() - started).toBeLessThan(SLOW_MS);
+      // Once the node has answered (and the transport the abandoned request), id 7 is free again.
+      await sleep(SLOW_MS + 300 - (Date.now() - started));
+      const later = await post(readWithId7(second));
+      expect(later.status).toBe(200);
+      const text = await later.text();
+      expect(text).toContain(`did:passport:${second}`);
+      expect(text).not.toContain(first);
+    } finally {
+      await fetch(`${t.baseUrl}/mcp`, { method: 'DELETE', headers }).catch(() => undefined);
+    }
+  }, 30_000);
+});
