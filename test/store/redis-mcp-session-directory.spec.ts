@@ -93,6 +93,25 @@ it("an address at its own cap in a full fleet takes only its own idle session's 
   await expect(client.zcard('own-idle-full:{mcp}:all')).resolves.toBe(3);
 });
 
+// A session past its TTL is gone from its address's count too (its entry in the address's set outlives
+// it while the address keeps another session in use): else the address's cap took that dead entry for
+// its own idle session, and the admission passed the full fleet's cap instead of reclaiming a slot.
+it("an address's session past the TTL counts for neither cap: a full fleet still reclaims, never overshoots", async () => {
+  const sessions = directory('expired-own:', 2, 1); // ttl 60 s, reclaim 5 s
+  const t0 = 1_000_000;
+  await expect(sessions.admit('dead', '10.0.0.1', t0)).resolves.toBe('admitted');
+  // 'dead' idles past the TTL; two other addresses fill the fleet.
+  await expect(sessions.admit('x', '10.0.0.2', t0 + 61_000)).resolves.toBe('admitted');
+  await expect(sessions.admit('y', '10.0.0.3', t0 + 62_000)).resolves.toBe('admitted');
+  await expect(sessions.admit('new', '10.0.0.1', t0 + 66_000)).resolves.toBe('admitted');
+  // The fleet's least recently used idle session gave its slot: the fleet holds its cap, no more.
+  await expect(sessions.touch('x', t0 + 66_001)).resolves.toBe(false);
+  await expect(sessions.touch('y', t0 + 66_001)).resolves.toBe(true);
+  await expect(sessions.touch('new', t0 + 66_001)).resolves.toBe(true);
+  await expect(client.zcard('expired-own:{mcp}:all')).resolves.toBe(2);
+  await expect(sessions.countLive(t0 + 66_001)).resolves.toBe(2);
+});
+
 // A DELETE (remove) frees the address's slot at once, not when the session would have idled out.
 it("a removed session no longer counts against its address's cap", async () => {
   const sessions = directory('remove1:', 10, 1);
