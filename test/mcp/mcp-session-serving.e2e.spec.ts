@@ -3,6 +3,7 @@
  * delays its answer):
  * - it is not idle: the full cap's reclaim never takes its slot mid-request, and its idle time counts
  *   from the END of its last request (McpSessionRegistry.serve);
+ * - ended (DELETE) mid-request, it is not brought back when the request ends;
  * - a request id whose POST ended (its client gone) while the transport still serves it stays claimed
  *   until the transport has answered it: a POST reusing it meanwhile is refused 409, and could otherwise
  *   take over the first one's answer (mcp-request-ids.ts).
@@ -120,6 +121,36 @@ describe('a full cap (MCP_MAX_SESSIONS=1) while a session is in a slow read', ()
       await transport.terminateSession().catch(() => undefined);
       await client.close();
     }
+  }, 30_000);
+
+  it('a session ended (DELETE) during a slow read is not brought back when the read ends: its slot is free', async () => {
+    const client = new Client({ name: 'ended-mid-read', version: '1' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${t.baseUrl}/mcp`));
+    await client.connect(transport);
+    const sessionId = transport.sessionId;
+    const member = newMember(near);
+    near.rpc.enqueue({ kind: 'slow', delayMs: SLOW_MS });
+    const read = client.readResource({ uri: `did:resolve:${member}` }, { timeout: 10_000 }).catch(() => null);
+    await nodeAskedFor(near, member);
+    await transport.terminateSession(); // DELETE while the read waits on the node
+    await client.close();
+    await read;
+    await sleep(SLOW_MS); // the node has answered: the read's handler has ended too
+    const old = await requestFrom(t.baseUrl, '127.0.0.1', {
+      method: 'POST',
+      headers: { 'mcp-session-id': String(sessionId), 'mcp-protocol-version': '2025-11-25' },
+      body: { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    });
+    expect(old.status).toBe(404);
+    const fresh = await initializeFrom('127.0.0.2');
+    expect(fresh.status).toBe(200);
+    await requestFrom(t.baseUrl, '127.0.0.2', {
+      method: 'DELETE',
+      headers: {
+        'mcp-session-id': String(fresh.headers['mcp-session-id']),
+        'mcp-protocol-version': '2025-11-25',
+      },
+    });
   }, 30_000);
 });
 
