@@ -112,6 +112,18 @@ it("an address's session past the TTL counts for neither cap: a full fleet still
   await expect(sessions.countLive(t0 + 66_001)).resolves.toBe(2);
 });
 
+// The operators' gauge counts what the caps count: a session idle for the whole TTL is gone from both.
+it('counts the live sessions as the caps do: one idle for the whole TTL is no longer live', async () => {
+  const sessions = directory('live1:', 1, 1); // ttl 60 s
+  const t0 = 1_000_000;
+  await expect(sessions.admit('a', '10.0.0.1', t0)).resolves.toBe('admitted');
+  await expect(sessions.countLive(t0 + 59_999)).resolves.toBe(1);
+  await expect(sessions.countLive(t0 + 60_000)).resolves.toBe(0);
+  // Its slot is free then: the full fleet admits another client without reclaiming anything.
+  await expect(sessions.admit('b', '10.0.0.2', t0 + 60_000)).resolves.toBe('admitted');
+  await expect(sessions.countLive(t0 + 60_000)).resolves.toBe(1);
+});
+
 // A DELETE (remove) frees the address's slot at once, not when the session would have idled out.
 it("a removed session no longer counts against its address's cap", async () => {
   const sessions = directory('remove1:', 10, 1);
