@@ -124,6 +124,39 @@ it('counts the live sessions as the caps do: one idle for the whole TTL is no lo
   await expect(sessions.countLive(t0 + 60_000)).resolves.toBe(1);
 });
 
+// An address's set of sessions expires with its last session: an address that initialized once and never
+// came back leaves nothing behind in Redis.
+it("an address's set of sessions expires with the idle TTL from its admission on", async () => {
+  const sessions = directory('addr-ttl1:', 10, 2); // ttl 60 s
+  await expect(sessions.admit('once', '10.0.0.1')).resolves.toBe('admitted');
+  const pttl = await client.pttl('addr-ttl1:{mcp}:a:10.0.0.1');
+  expect(pttl).toBeGreaterThan(50_000);
+  expect(pttl).toBeLessThanOrEqual(60_000);
+});
+
+// Its expiry is renewed with each use of one of its sessions. Else, on Redis's clock, it expired one TTL
+// after the admission while a session was still in use, and that session's next use made the set again
+// with no expiry at all: it then stayed in Redis for good.
+it("a session in use renews its address's set's expiry: the set is never left without one", async () => {
+  const sessions = new RedisMcpSessionDirectory(client, {
+    prefix: 'addr-ttl2:',
+    maxSessions: 10,
+    maxSessionsPerAddress: 1,
+    ttlMs: 1000,
+  });
+  const key = 'addr-ttl2:{mcp}:a:10.0.0.1';
+  await expect(sessions.admit('busy', '10.0.0.1')).resolves.toBe('admitted');
+  for (let i = 0; i < 3; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await expect(sessions.touch('busy')).resolves.toBe(true);
+    const pttl = await client.pttl(key);
+    expect(pttl).toBeGreaterThan(800);
+    expect(pttl).toBeLessThanOrEqual(1000);
+  }
+  // 1.5 s after its admission, used just now: the address is at its cap.
+  await expect(sessions.admit('second', '10.0.0.1')).resolves.toBe('address-full');
+});
+
 // A DELETE (remove) frees the address's slot at once, not when the session would have idled out.
 it("a removed session no longer counts against its address's cap", async () => {
   const sessions = directory('remove1:', 10, 1);
