@@ -7,7 +7,7 @@
  */
 import { mintPassport } from '../support/passports.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { MCP_HEADERS, openRawSession } from './support/mcp-probe.js';
+import { INITIALIZE, MCP_HEADERS, openRawSession, requestFrom } from './support/mcp-probe.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -69,4 +69,35 @@ it('the same id on two sessions is no conflict', async () => {
   const uri = `did:resolve:${passport.tokenId}`;
   const answers = await Promise.all([post(a, readWithId7(uri)), post(b, readWithId7(uri))]);
   expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+});
+
+// A POST refused for a rate after its ids were claimed frees them with its answer: a client whose read was
+// refused 429 may send another request with that id (else every later request reusing it was 409).
+it('a request refused 429 for the tool-call rate leaves its id free', async () => {
+  const from = '127.0.0.9'; // a bucket of its own
+  const init = await requestFrom(t.baseUrl, from, { method: 'POST', body: INITIALIZE });
+  const sessionId = String(init.headers['mcp-session-id']);
+  const send = (body: unknown) =>
+    requestFrom(t.baseUrl, from, {
+      method: 'POST',
+      headers: { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' },
+      body,
+    });
+  const read = (id: number) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'resources/read',
+    params: { uri: 'doc:discovery' },
+  });
+  // The minute's 100 tool calls and reads, in batches of 10.
+  for (let batch = 0; batch < 10; batch++) {
+    const answer = await send(Array.from({ length: 10 }, (_, i) => read(1000 + batch * 10 + i)));
+    expect(answer.status).toBe(200);
+  }
+  const refused = await send(read(7));
+  expect(refused.status).toBe(429);
+  expect(JSON.parse(refused.text)).toMatchObject({ error: { message: 'MCP tool-call rate limit exceeded' } });
+  const again = await send({ jsonrpc: '2.0', id: 7, method: 'tools/list' });
+  expect(again.status).toBe(200);
+  expect(again.text).toContain('"id":7');
 });
