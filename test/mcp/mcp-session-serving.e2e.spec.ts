@@ -10,12 +10,16 @@
  */
 import { rm } from 'node:fs/promises';
 import * as rawHttp from 'node:http';
+import { connect } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { randomFaceTokenId, signFamilyMetadata } from '@passport/core';
 import { cryptoRandomInt } from '@passport/core/token-id';
 import { startFakeNearRpc, type FakeNearRpc } from '../fake-near-rpc/fake-near-rpc.server.js';
 import { newNearKey, seedNearFamily, type NearFamily } from '../chain/support/near-family.js';
+import { MCP_SESSION_REGISTRY } from '../../apps/api/src/mcp/mcp.di-tokens.js';
+import { type McpSessionRegistry } from '../../apps/api/src/mcp/mcp-session.registry.js';
+import { drainAndClose } from '../../apps/api/src/platform/lifecycle/graceful-shutdown.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { INITIALIZE, MCP_HEADERS, openRawSession, requestFrom } from './support/mcp-probe.js';
 
@@ -214,6 +218,58 @@ describe('a request id of a local session whose client left mid-read', () => {
       expect(text).not.toContain(first);
     } finally {
       await fetch(`${t.baseUrl}/mcp`, { method: 'DELETE', headers }).catch(() => undefined);
+    }
+  }, 30_000);
+});
+
+// The drain ends every event stream as the server stops accepting; a GET that reaches the app after that
+// (sent on a connection busy with a slow read, so not closed as idle) is refused 503, else its new
+// stream held the drain to its timeout.
+describe('an event stream asked for after the drain has ended the streams', () => {
+  it('is refused 503 and the drain finishes without its timeout', async () => {
+    const near = await startNearApp();
+    try {
+      const { t } = near;
+      const sessionId = await openRawSession(t.baseUrl);
+      const member = newMember(near);
+      near.rpc.enqueue({ kind: 'slow', delayMs: SLOW_MS });
+      const { hostname, port } = new URL(t.baseUrl);
+      const socket = connect(Number(port), hostname);
+      const received: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => received.push(chunk));
+      socket.on('error', () => undefined);
+      const closed = new Promise((resolve) => socket.on('close', resolve));
+      const read = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'resources/read',
+        params: { uri: `did:resolve:${member}` },
+      });
+      const session = `Host: ${hostname}:${port}\r\nMcp-Session-Id: ${sessionId}\r\nMcp-Protocol-Version: 2025-11-25\r\n`;
+      socket.write(
+        `POST /mcp HTTP/1.1\r\n${session}Accept: application/json, text/event-stream\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(read)}\r\n\r\n${read}`,
+      );
+      await nodeAskedFor(near, member);
+      const messages: string[] = [];
+      const log = {
+        info: (_f: object, m: string) => messages.push(m),
+        warn: (_f: object, m: string) => messages.push(m),
+      };
+      const drained = drainAndClose(t.app, { drainDelayMs: 0, drainTimeoutMs: 8000 }, log);
+      const registry = t.app.get<McpSessionRegistry>(MCP_SESSION_REGISTRY);
+      while (!registry.eventStreamsEnded) await sleep(5);
+      // The connection, busy with the read, is not closed as idle: the GET reaches the app.
+      socket.write(`GET /mcp HTTP/1.1\r\n${session}Accept: text/event-stream\r\n\r\n`);
+      await drained;
+      await closed;
+      const text = Buffer.concat(received).toString('latin1');
+      const statuses = [...text.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1]));
+      expect(statuses).toEqual([200, 503]);
+      expect(text).toContain(`did:passport:${member}`); // the read in progress was answered
+      expect(messages).not.toContain('shutdown: drain timeout, closing the remaining connections');
+    } finally {
+      await near.close().catch(() => undefined);
     }
   }, 30_000);
 });
