@@ -354,6 +354,32 @@ describe('/mcp: what probes found', () => {
     }
   });
 
+  // The address cap's Retry-After counts to when the address's own least recently used session may be
+  // reclaimed, not a flat second: a client told to come back in 1 s was refused again for the whole wait.
+  it('an address at its cap is told to retry when its own session may be reclaimed (MCP_SESSION_RECLAIM_IDLE_MS)', async () => {
+    const t = await startMcpTestApp({
+      MCP_MAX_SESSIONS: '10',
+      MCP_MAX_SESSIONS_PER_ADDRESS: '1',
+      MCP_SESSION_RECLAIM_IDLE_MS: '20000',
+    });
+    try {
+      await openRawSession(t.baseUrl); // no event stream: its slot is the address's to reclaim
+      const refused = await probe(t.baseUrl, { body: INITIALIZE });
+      expect(refused.status).toBe(429);
+      expect(refused.body).toEqual(
+        rpcError(
+          -32000,
+          'Too many MCP sessions from this client address (limit 1); end unused sessions with DELETE /mcp, or use the stateless 2026-07-28 revision, which needs none',
+        ),
+      );
+      const retryAfter = Number(refused.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThanOrEqual(19);
+      expect(retryAfter).toBeLessThanOrEqual(20);
+    } finally {
+      await t.close();
+    }
+  });
+
   // A review: the params pre-check recursed into nested arrays and overflowed the stack (a 500).
   it('a 20 000-deep nested array in a session is a JSON-RPC error, not a 500', async () => {
     const t = await startMcpTestApp();
