@@ -222,6 +222,61 @@ describe('a request id of a local session whose client left mid-read', () => {
   }, 30_000);
 });
 
+// Every id of a batch (2025-03-26) is claimed while the batch is served, not its first only: a POST reusing
+// the id of a read still in progress in the batch would take its answer over.
+describe('a batch of a 2025-03-26 session in progress', () => {
+  let near: NearApp;
+  beforeAll(async () => {
+    near = await startNearApp();
+  });
+  afterAll(async () => near?.close());
+
+  it('holds every one of its request ids: a POST reusing the id of its slow read is 409', async () => {
+    const { t } = near;
+    const init = await fetch(`${t.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: MCP_HEADERS,
+      body: JSON.stringify({
+        ...INITIALIZE,
+        params: { ...INITIALIZE.params, protocolVersion: '2025-03-26' },
+      }),
+    });
+    await init.text();
+    const headers = {
+      ...MCP_HEADERS,
+      'mcp-session-id': String(init.headers.get('mcp-session-id')),
+      'mcp-protocol-version': '2025-03-26',
+    };
+    const post = (body: unknown) =>
+      fetch(`${t.baseUrl}/mcp`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(10_000),
+      });
+    const read = (id: number, tokenId: string) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'resources/read',
+      params: { uri: `did:resolve:${tokenId}` },
+    });
+    const [first, second] = [newMember(near), newMember(near)];
+    near.rpc.enqueue({ kind: 'slow', delayMs: SLOW_MS });
+    const batch = post([{ jsonrpc: '2.0', id: 1, method: 'tools/list' }, read(2, first)]).then(async (r) => ({
+      status: r.status,
+      text: await r.text(),
+    }));
+    await nodeAskedFor(near, first);
+    const reuse = await post(read(2, second));
+    expect(reuse.status).toBe(409);
+    await reuse.text();
+    const answered = await batch;
+    expect(answered.status).toBe(200);
+    expect(answered.text).toContain(`did:passport:${first}`);
+    expect(answered.text).not.toContain(second);
+  }, 30_000);
+});
+
 // The drain ends every event stream as the server stops accepting; a GET that reaches the app after that
 // (sent on a connection busy with a slow read, so not closed as idle) is refused 503, else its new
 // stream held the drain to its timeout.
