@@ -8,22 +8,18 @@
  *   until the transport has answered it: a POST reusing it meanwhile is refused 409, and could otherwise
  *   take over the first one's answer (mcp-request-ids.ts).
  */
-import { rm } from 'node:fs/promises';
 import * as rawHttp from 'node:http';
 import { connect } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { randomFaceTokenId, signFamilyMetadata } from '@passport/core';
-import { cryptoRandomInt } from '@passport/core/token-id';
-import { startFakeNearRpc, type FakeNearRpc } from '../fake-near-rpc/fake-near-rpc.server.js';
-import { newNearKey, seedNearFamily, type NearFamily } from '../chain/support/near-family.js';
 import { MCP_SESSION_REGISTRY } from '../../apps/api/src/mcp/mcp.di-tokens.js';
 import { type McpSessionRegistry } from '../../apps/api/src/mcp/mcp-session.registry.js';
 import { drainAndClose } from '../../apps/api/src/platform/lifecycle/graceful-shutdown.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { INITIALIZE, MCP_HEADERS, openRawSession, requestFrom } from './support/mcp-probe.js';
+import { startSlowNearChain, type SlowNearChain } from './support/slow-near-chain.js';
+import { type FakeNearRpc } from '../fake-near-rpc/fake-near-rpc.server.js';
 
-const CONTRACT = 'passport.test.near';
 const SLOW_MS = 2500;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -31,55 +27,29 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 interface NearApp {
   readonly t: TestApp;
   readonly rpc: FakeNearRpc;
-  readonly family: NearFamily;
+  readonly chain: SlowNearChain;
   close(): Promise<void>;
 }
 
 async function startNearApp(env: Record<string, string> = {}): Promise<NearApp> {
-  const rpc = await startFakeNearRpc(CONTRACT);
-  rpc.blockTimeMs = Date.now();
-  const family = await seedNearFamily(rpc, CONTRACT);
-  const t = await startTestApp({
-    DATA_DIR: family.dataDir,
-    CHAIN: 'near',
-    NEAR_RPC_URL: rpc.url,
-    NEAR_CONTRACT_ID: CONTRACT,
-    STORE: 'memory',
-    ...env,
-  });
+  const chain = await startSlowNearChain();
+  const t = await startTestApp({ ...chain.env, STORE: 'memory', ...env });
   return {
     t,
-    rpc,
-    family,
+    rpc: chain.rpc,
+    chain,
     close: async () => {
       await t.close();
-      await rpc.close();
-      await rm(family.dataDir, { recursive: true, force: true });
+      await chain.close();
     },
   };
 }
 
 /** A passport of the family on the node, never read yet (so its first read goes to the node). */
-function newMember({ rpc, family }: NearApp): string {
-  const tokenId = randomFaceTokenId(cryptoRandomInt);
-  const metadata: Record<string, string> = {
-    serviceprovider_id: family.serviceProviderId,
-    not_before: '',
-    not_after: '',
-  };
-  metadata.serviceprovider_signature = signFamilyMetadata(metadata, tokenId, family.root.signer);
-  rpc.tokens.push({ token_id: tokenId, owner_id: newNearKey().accountId, metadata });
-  return tokenId;
-}
+const newMember = (near: NearApp): string => near.chain.newMember();
 
 /** Resolves once the node has been asked for `tokenId` (the read is then in the transport's hands). */
-async function nodeAskedFor({ rpc }: NearApp, tokenId: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!rpc.requests.some((r) => (r.args as { token_id?: string } | undefined)?.token_id === tokenId)) {
-    if (Date.now() > deadline) throw new Error(`the node was never asked for ${tokenId}`);
-    await sleep(10);
-  }
-}
+const nodeAskedFor = (near: NearApp, tokenId: string): Promise<void> => near.chain.askedFor(tokenId);
 
 describe('a full cap (MCP_MAX_SESSIONS=1) while a session is in a slow read', () => {
   let near: NearApp;
