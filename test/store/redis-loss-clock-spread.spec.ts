@@ -20,7 +20,6 @@ import {
   line,
   started,
   holdOver,
-  lossInstance,
   lose,
   type LossInstance,
   offsetInstance,

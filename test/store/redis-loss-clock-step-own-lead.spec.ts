@@ -16,7 +16,6 @@ import {
   sleep,
   line,
   started,
-  lossInstance,
   lossTime,
   steppedSystemClock,
   realNow,

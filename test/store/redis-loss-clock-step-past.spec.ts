@@ -23,7 +23,6 @@ import {
   sleep,
   line,
   started,
-  lossInstance,
   lossTime,
   steppedSystemClock,
   realNow,

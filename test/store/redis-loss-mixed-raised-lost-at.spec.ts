@@ -19,7 +19,6 @@ import {
   line,
   started,
   holdOver,
-  lossInstance,
   lose,
   type LossInstance,
   offsetInstance,
