@@ -653,7 +653,13 @@ export class McpTransportController {
       // reclaim by a full cap took the slot of a session in a slow read, and its next request got 404.
       const serving = request.method === 'POST';
       live = ending ? await fleet.remove(id) : serving ? await fleet.serve(id) : await fleet.touch(id);
-      if (live && serving) reply.raw.once('close', () => void fleet.touch(id).catch(() => undefined));
+      if (live && serving) {
+        const served = () => void fleet.touch(id).catch(() => undefined);
+        // A client gone during the await above closed the response before a listener could hear it:
+        // touched now, or the session kept its whole lease (one reset POST held its slot 2 min).
+        if (reply.raw.closed) served();
+        else reply.raw.once('close', served);
+      }
     } catch {
       return this.reject(
         reply,
