@@ -67,3 +67,22 @@ it("a fleet session in a slow read on A keeps its slot: B's initialize from anot
     await client.close();
   }
 }, 30_000);
+
+it("B's initialize refused while every session of the fleet is serving says Retry-After 1 s, as one instance does (not the 2 min serving lease)", async () => {
+  await fleet.redis.clearState();
+  const client = new Client({ name: 'slow-reader', version: '1' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${fleet.instances[0].baseUrl}/mcp`)));
+  try {
+    const member = chain.newMember();
+    chain.rpc.enqueue({ kind: 'slow', delayMs: SLOW_MS });
+    const read = client.readResource({ uri: `did:resolve:${member}` }, { timeout: 10_000 });
+    await chain.askedFor(member);
+    const during = await initializeOnB();
+    expect(during.status).toBe(429);
+    // As on one instance: a slot frees no sooner than that POST has ended, which may be any moment.
+    expect(during.headers['retry-after']).toBe('1');
+    await read;
+  } finally {
+    await client.close();
+  }
+}, 30_000);
