@@ -93,7 +93,8 @@ return 1
 
 /**
  * How long a refused initialize waits (ms, Redis's clock): until the least recently used session of the
- * fleet (a full fleet) or of the address (an address at its cap) may be reclaimed.
+ * fleet (a full fleet) or of the address (an address at its cap) may be reclaimed; 1 s when that session
+ * is serving a POST (then all are: its end may come any moment, as the single-instance registry says).
  */
 const RETRY_AFTER_LUA = `${NOW_LUA}
 local base, refusal, address, now, reclaimIdle = ARGV[1], ARGV[2], ARGV[3], nowOr(ARGV[4]), tonumber(ARGV[6])
@@ -101,6 +102,8 @@ local set, idle = base .. 'all', reclaimIdle
 if refusal == 'address-full' then set = base .. 'a:' .. address end
 local oldest = redis.call('ZRANGE', set, 0, 0, 'WITHSCORES')
 if #oldest == 0 then return idle end
+-- Every session serving (last use ahead by its lease): a slot frees once one ends, as on one instance.
+if tonumber(oldest[2]) > now then return 1000 end
 return math.max(0, tonumber(oldest[2]) + idle - now)
 `;
 
