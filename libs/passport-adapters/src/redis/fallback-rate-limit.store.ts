@@ -56,13 +56,21 @@ export class FallbackRateLimitStore implements RateLimitStore {
       this.failedAtMs = null;
       return result;
     } catch (error) {
-      this.failedAtMs = this.now();
-      this.failureText = printableText(
-        (error instanceof Error ? error.message : String(error)).split('\n')[0],
-        MAX_FAILURE_TEXT_LENGTH,
-      );
+      this.failed(error);
       return this.fallback.take(key, policy, nowMs, cost);
     }
+  }
+
+  /**
+   * The shared store failed a take or the probe: the time and the text together (a probe's timeout kept
+   * the text of the out-of-memory refusal before it, which health then named as the last failure).
+   */
+  private failed(error: unknown): void {
+    this.failedAtMs = this.now();
+    this.failureText = printableText(
+      (error instanceof Error ? error.message : String(error)).split('\n')[0],
+      MAX_FAILURE_TEXT_LENGTH,
+    );
   }
 
   /**
@@ -86,9 +94,9 @@ export class FallbackRateLimitStore implements RateLimitStore {
         this.probing = false;
         this.failedAtMs = null;
       },
-      () => {
+      (error: unknown) => {
         this.probing = false;
-        this.failedAtMs = this.now();
+        this.failed(error);
       },
     );
   }
