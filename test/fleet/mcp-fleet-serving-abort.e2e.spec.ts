@@ -98,3 +98,23 @@ it('a POST whose client resets while its session is being marked serving leaves 
   await sleep(1200);
   expect((await initializeFrom('127.0.0.2')).status).toBe(200);
 }, 30_000);
+
+it('a POST answered 503 because serve() timed out leaves no lease when Redis runs it late: the slot is reclaimable once idle 1 s', async () => {
+  await redis.clearState();
+  const id = await openRawSession(fleet.instances[0].baseUrl);
+  expect((await initializeFrom('127.0.0.2')).status).toBe(429);
+  // `serve` reaches Redis 800 ms late, past the app's 500 ms command timeout: 503, then Redis runs it.
+  proxy.holdMs.value = 800;
+  const refused = await requestFrom(fleet.instances[0].baseUrl, '127.0.0.1', {
+    method: 'POST',
+    headers: { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' },
+    body: { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} },
+  });
+  proxy.holdMs.value = 0;
+  expect(refused.status).toBe(503);
+  await sleep(1000);
+  // Its last use is no later than now, not 2 min ahead (the serving lease of a request never served).
+  expect(Number(await admin.zscore('passport:{mcp}:all', id))).toBeLessThanOrEqual(Date.now());
+  await sleep(1200);
+  expect((await initializeFrom('127.0.0.2')).status).toBe(200);
+}, 30_000);
