@@ -641,6 +641,7 @@ export class McpTransportController {
     if (!FLEET_SESSION_ID.test(id))
       return this.reject(reply, 404, jsonRpcError(RPC_SESSION_NOT_FOUND, 'Session not found'));
     let live: boolean;
+    const serving = request.method === 'POST';
     try {
       // A DELETE ends the session for the whole fleet before the answer is written (later requests
       // anywhere get 404), without the touch first: a touch is refused while Redis is out of memory, and
@@ -651,7 +652,6 @@ export class McpTransportController {
       const ending = request.method === 'DELETE' && unsupportedSessionedVersion(request) === undefined;
       // A POST marks its session as serving until its response ends (then used from that moment): a
       // reclaim by a full cap took the slot of a session in a slow read, and its next request got 404.
-      const serving = request.method === 'POST';
       live = ending ? await fleet.remove(id) : serving ? await fleet.serve(id) : await fleet.touch(id);
       if (live && serving) {
         const served = () => void fleet.touch(id).catch(() => undefined);
@@ -661,6 +661,9 @@ export class McpTransportController {
         else reply.raw.once('close', served);
       }
     } catch {
+      // A `serve` that timed out may still run in Redis: a touch queued behind it takes its lease off
+      // again (else the session stayed marked serving for the whole lease, by a request answered 503).
+      if (serving) void fleet.touch(id).catch(() => undefined);
       return this.reject(
         reply,
         503,
