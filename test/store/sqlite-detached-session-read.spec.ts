@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sampleSessionRecord } from '@passport/core/testing';
 import { SqliteDatabase, SqliteSessionStore } from '@passport/adapters/sqlite';
+import { ATTACHMENT_CHECK_MS } from '../../libs/passport-adapters/src/sqlite/sqlite-session.store.js';
 
 let dir: string;
 const opened: SqliteDatabase[] = [];
@@ -49,8 +50,10 @@ it('a session closed by a process that opened the file anew is not read as open 
   }).toString();
   expect(changes).toBe('1');
 
-  // The next turn (the read cache is per turn).
-  await new Promise((resolve) => setImmediate(resolve));
+  // Past the files' check interval (a read may rely on the deleted WAL that long, as documented), in a
+  // later turn (the read cache is per turn). Without the wait the test failed on a fast machine: the
+  // other process had run within the interval, and the read came from the deleted WAL by design.
+  await new Promise((resolve) => setTimeout(resolve, ATTACHMENT_CHECK_MS + 20));
   let read: unknown;
   try {
     read = sessionsA.getSync(session.sessionId);
