@@ -398,7 +398,9 @@ describe('Redis down, then back', () => {
     expect((await fetch(`${b.baseUrl}/api/login/timestamp`)).status).toBe(200);
 
     await redis.restart();
-    await waitFor(async () => (await me(a, jwt)).status !== 503, 10_000);
+    // Each instance reconnects on its own backoff: until it has, its verify is the unreachable store's 503,
+    // which names no time to come back (CI once checked B's before it had reconnected).
+    for (const t of [a, b]) await waitFor(async () => (await me(t, jwt)).status !== 503, 10_000);
     // Nothing persists in this Redis: the session is gone, so the token is refused as unknown (not 503).
     expect((await me(a, jwt)).status).toBe(401);
     // Found by a probe: the used line was forgotten with the data, and verified a second time. The loss
