@@ -189,7 +189,7 @@ it('says how long a refused initialize waits: until the oldest session of the fl
   await expect(roomy.retryAfterMs('address-full', '10.9.9.9', t0)).resolves.toBe(5_000);
 });
 
-it('a session serving a request is not idle until the touch at its end, or the serving lease without one', async () => {
+it('a session serving a request is not idle until its end is told, or the serving lease without one', async () => {
   const sessions = new RedisMcpSessionDirectory(client, {
     prefix: 'serving:',
     maxSessions: 1,
@@ -200,17 +200,17 @@ it('a session serving a request is not idle until the touch at its end, or the s
   });
   const t0 = 1_000_000;
   await expect(sessions.admit('slow', '10.0.0.1', t0)).resolves.toBe('admitted');
-  await expect(sessions.serve('slow', t0 + 1_000)).resolves.toBe(true);
+  await expect(sessions.serve('slow', 'read', t0 + 1_000)).resolves.toBe(true);
   // Idle 5 s counted from the request's start, but still serving it: not reclaimable.
   await expect(sessions.admit('other', '10.0.0.2', t0 + 7_000)).resolves.toBe('instance-full');
   // Every session serving: its end may come any moment (1 s, as on one instance), not the lease's end.
   await expect(sessions.retryAfterMs('instance-full', '10.0.0.2', t0 + 7_000)).resolves.toBe(1_000);
   // The request's end: used from then.
-  await expect(sessions.touch('slow', t0 + 9_000)).resolves.toBe(true);
+  await expect(sessions.served('slow', 'read', t0 + 9_000)).resolves.toBe(true);
   await expect(sessions.admit('other', '10.0.0.2', t0 + 13_999)).resolves.toBe('instance-full');
   await expect(sessions.admit('other', '10.0.0.2', t0 + 14_000)).resolves.toBe('admitted');
   // An end never told (its instance killed): the lease bounds the hold, then the reclaim time runs.
-  await expect(sessions.serve('other', t0 + 15_000)).resolves.toBe(true);
+  await expect(sessions.serve('other', 'killed', t0 + 15_000)).resolves.toBe(true);
   await expect(sessions.admit('third', '10.0.0.3', t0 + 39_999)).resolves.toBe('instance-full');
   await expect(sessions.admit('third', '10.0.0.3', t0 + 40_000)).resolves.toBe('admitted');
 });
@@ -225,7 +225,7 @@ it("a touch never shortens the address set's time to live that a serving session
   });
   await expect(sessions.admit('one', '10.0.0.1')).resolves.toBe('admitted');
   await expect(sessions.admit('two', '10.0.0.1')).resolves.toBe('admitted');
-  await expect(sessions.serve('one')).resolves.toBe(true);
+  await expect(sessions.serve('one', 'read')).resolves.toBe(true);
   await expect(sessions.touch('two')).resolves.toBe(true);
   await expect(sessions.admit('three', '10.0.0.1')).resolves.toBe('address-full');
   // One TTL and the lease: the serving session stays counted in its address's cap for as long as it lives.
@@ -261,4 +261,64 @@ it('a Redis out of memory refuses admissions and renewals, and nothing is writte
   await expect(client.exists('mcpoom:{mcp}:s:during')).resolves.toBe(0);
   await expect(client.zscore('mcpoom:{mcp}:all', 'expired')).resolves.toBe('0');
   await expect(sessions.admit('after', '10.0.0.2')).resolves.toBe('admitted');
+});
+
+// A review of 1.14.1: the end of one request (or any touch) set the session's last use to then while
+// another request of it was still served, so a reclaim took it mid-request. Each request now holds its own
+// lease, and the session is used until the latest of those still running ends.
+describe('requests in flight', () => {
+  const serving = (prefix: string, servingLeaseMs: number) =>
+    new RedisMcpSessionDirectory(client, {
+      prefix,
+      maxSessions: 1,
+      maxSessionsPerAddress: 1,
+      ttlMs: 60_000,
+      reclaimIdleMs: 5_000,
+      servingLeaseMs,
+    });
+  const t0 = 1_000_000;
+
+  it("one request's end, or a touch, leaves the session used while another of its requests is served", async () => {
+    const sessions = serving('inflight1:', 60_000);
+    await expect(sessions.admit('a', '10.0.0.1', t0)).resolves.toBe('admitted');
+    await expect(sessions.serve('a', 'slow', t0 + 100)).resolves.toBe(true);
+    await expect(sessions.serve('a', 'quick', t0 + 200)).resolves.toBe(true);
+    await expect(sessions.served('a', 'quick', t0 + 300)).resolves.toBe(true);
+    await expect(sessions.touch('a', t0 + 400)).resolves.toBe(true);
+    await expect(sessions.admit('b', '10.0.0.2', t0 + 30_000)).resolves.toBe('instance-full');
+    await expect(sessions.retryAfterMs('instance-full', '10.0.0.2', t0 + 30_000)).resolves.toBe(1000);
+    // The slow one ends: idle from then, its requests' set gone with it.
+    await expect(sessions.served('a', 'slow', t0 + 31_000)).resolves.toBe(true);
+    await expect(client.exists('inflight1:{mcp}:r:a')).resolves.toBe(0);
+    await expect(sessions.admit('b', '10.0.0.2', t0 + 35_999)).resolves.toBe('instance-full');
+    await expect(sessions.admit('b', '10.0.0.2', t0 + 36_000)).resolves.toBe('admitted');
+  });
+
+  it('a request whose end is never told counts for its lease only, and leaves nothing behind after it', async () => {
+    const sessions = serving('inflight2:', 10_000);
+    await expect(sessions.admit('a', '10.0.0.1', t0)).resolves.toBe('admitted');
+    await expect(sessions.serve('a', 'killed', t0)).resolves.toBe(true);
+    expect(await client.pttl('inflight2:{mcp}:r:a')).toBeGreaterThan(9_000);
+    expect(await client.pttl('inflight2:{mcp}:r:a')).toBeLessThanOrEqual(10_000);
+    await expect(sessions.admit('b', '10.0.0.2', t0 + 14_999)).resolves.toBe('instance-full');
+    // A touch after the lease's end drops it: used from the touch on.
+    await expect(sessions.touch('a', t0 + 10_000)).resolves.toBe(true);
+    await expect(client.exists('inflight2:{mcp}:r:a')).resolves.toBe(0);
+    await expect(sessions.admit('b', '10.0.0.2', t0 + 14_999)).resolves.toBe('instance-full');
+    await expect(sessions.admit('b', '10.0.0.2', t0 + 15_000)).resolves.toBe('admitted');
+  });
+
+  it("a session removed or reclaimed takes its requests' set with it", async () => {
+    const removed = serving('inflight3:', 1_000);
+    await expect(removed.admit('a', '10.0.0.1', t0)).resolves.toBe('admitted');
+    await expect(removed.serve('a', 'r', t0)).resolves.toBe(true);
+    await expect(removed.remove('a')).resolves.toBe(true);
+    await expect(client.exists('inflight3:{mcp}:r:a')).resolves.toBe(0);
+    const reclaimed = serving('inflight4:', 1_000);
+    await expect(reclaimed.admit('a', '10.0.0.1', t0)).resolves.toBe('admitted');
+    await expect(reclaimed.serve('a', 'r', t0)).resolves.toBe(true);
+    await expect(reclaimed.admit('b', '10.0.0.2', t0 + 6_000)).resolves.toBe('admitted');
+    await expect(client.exists('inflight4:{mcp}:r:a')).resolves.toBe(0);
+    await expect(reclaimed.served('a', 'r', t0 + 6_001)).resolves.toBe(false);
+  });
 });

@@ -76,10 +76,16 @@ export interface McpFleetSessions {
   /** Marks a live session as used; false when unknown, idle-expired or deleted. */
   touch(id: string): Promise<boolean>;
   /**
-   * Marks a live session as serving a POST: not idle (no cap's reclaim takes it) until the `touch` at its
-   * end, or a lease bounding an end never told; false when unknown, idle-expired or deleted.
+   * Marks a live session as serving a POST, `request` (an id unique to it): not idle (no cap's reclaim
+   * takes it) until `served` at its end, or a lease bounding an end never told; false when unknown,
+   * idle-expired or deleted.
    */
-  serve(id: string): Promise<boolean>;
+  serve(id: string, request: string): Promise<boolean>;
+  /**
+   * Marks the end of the POST `request` of a live session: used from now on, unless another POST of it is
+   * still served (it stays used until that one's end); false when unknown, idle-expired or deleted.
+   */
+  served(id: string, request: string): Promise<boolean>;
   /** Ends a session for the whole fleet; false when it did not exist. */
   remove(id: string): Promise<boolean>;
   /** Sessions of the whole fleet used within the idle TTL. */

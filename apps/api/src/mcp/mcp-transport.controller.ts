@@ -642,6 +642,9 @@ export class McpTransportController {
       return this.reject(reply, 404, jsonRpcError(RPC_SESSION_NOT_FOUND, 'Session not found'));
     let live: boolean;
     const serving = request.method === 'POST';
+    // This POST's own mark in the directory: its end takes off its lease only, not that of another POST of
+    // the session still served (a review of 1.14.1: a quick request's end made a slow read's session idle).
+    const served = randomUUID();
     try {
       // A DELETE ends the session for the whole fleet before the answer is written (later requests
       // anywhere get 404), without the touch first: a touch is refused while Redis is out of memory, and
@@ -652,18 +655,22 @@ export class McpTransportController {
       const ending = request.method === 'DELETE' && unsupportedSessionedVersion(request) === undefined;
       // A POST marks its session as serving until its response ends (then used from that moment): a
       // reclaim by a full cap took the slot of a session in a slow read, and its next request got 404.
-      live = ending ? await fleet.remove(id) : serving ? await fleet.serve(id) : await fleet.touch(id);
+      live = ending
+        ? await fleet.remove(id)
+        : serving
+          ? await fleet.serve(id, served)
+          : await fleet.touch(id);
       if (live && serving) {
-        const served = () => void fleet.touch(id).catch(() => undefined);
+        const ended = () => void fleet.served(id, served).catch(() => undefined);
         // A client gone during the await above closed the response before a listener could hear it:
-        // touched now, or the session kept its whole lease (one reset POST held its slot 2 min).
-        if (reply.raw.closed) served();
-        else reply.raw.once('close', served);
+        // ended now, or the session kept its whole lease (one reset POST held its slot 2 min).
+        if (reply.raw.closed) ended();
+        else reply.raw.once('close', ended);
       }
     } catch {
-      // A `serve` that timed out may still run in Redis: a touch queued behind it takes its lease off
+      // A `serve` that timed out may still run in Redis: its end queued behind it takes its lease off
       // again (else the session stayed marked serving for the whole lease, by a request answered 503).
-      if (serving) void fleet.touch(id).catch(() => undefined);
+      if (serving) void fleet.served(id, served).catch(() => undefined);
       return this.reject(
         reply,
         503,

@@ -8,12 +8,14 @@
  * used session if it has been idle for `reclaimIdleMs`, and when its address's cap is full, that of the
  * address's own least recently used session idle as long (as the single-instance registry does).
  * A session serving a POST is not idle: `serve` marks it used until the request's lease ends (its last
- * use put ahead by the lease), and the touch at the request's end marks it used from then.
+ * use put ahead by the lease), and `served` at the request's end marks it used from then, unless another
+ * request of the session is still served (its lease then still counts; a touch keeps it too).
  *
  * Keys (one hash tag): `<prefix>{mcp}:s:<id>` string address, `PX` = idle TTL (refreshed on use, plus
  * the lease while serving); `<prefix>{mcp}:all` and `<prefix>{mcp}:a:<address>` sorted sets id → last
- * use, ahead by the lease while serving (the caps; idle entries are dropped by the admitting script before
- * counting).
+ * use, ahead by the latest lease while serving (the caps; idle entries are dropped by the admitting script
+ * before counting); `<prefix>{mcp}:r:<id>` sorted set of the session's requests in flight, request id →
+ * its lease's end (`PX` = until the latest ends; 1.14.1).
  */
 import { type RedisConnection, defineScript, refuseWhenFullLua } from './redis-client.js';
 
@@ -54,7 +56,7 @@ if redis.call('ZCARD', mine) - ownSlot >= maxAddress then
   victim, victimAddress = own[1], address
 end
 if victim then
-  redis.call('DEL', base .. 's:' .. victim)
+  redis.call('DEL', base .. 's:' .. victim, base .. 'r:' .. victim)
   redis.call('ZREM', all, victim)
   if victimAddress then redis.call('ZREM', base .. 'a:' .. victimAddress, victim) end
 end
@@ -66,18 +68,35 @@ if redis.call('PTTL', mine) < ttl then redis.call('PEXPIRE', mine, ttl) end
 return 1
 `;
 
-/** `lease` > 0: the session serves a request from now, used (not idle) until now + lease. */
+/**
+ * Marks session `id` used now. With `request`, a request of the session: from now on served, until now +
+ * `lease` (`lease` > 0), or ended (`lease` 0). While any request of the session is served (its lease not
+ * over), the session counts as used until the latest lease's end: one request ending, or a touch by
+ * another (a GET), does not make it idle while another is still served (a review of 1.14.1: the end of a
+ * quick POST beside a slow read let a reclaim take the session mid-read).
+ */
 const TOUCH_LUA = `${NOW_LUA}
 ${REFUSE_WHEN_FULL_LUA}
-local base, id, now, ttl, lease = ARGV[1], ARGV[2], nowOr(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]) or 0
+local base, id, now, ttl, lease, request = ARGV[1], ARGV[2], nowOr(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]) or 0, ARGV[6] or ''
 local address = redis.call('GET', base .. 's:' .. id)
 if not address then return 0 end
-local mine = base .. 'a:' .. address
-redis.call('PEXPIRE', base .. 's:' .. id, ttl + lease)
-redis.call('ZADD', base .. 'all', now + lease, id)
-redis.call('ZADD', mine, now + lease, id)
+local mine, serving = base .. 'a:' .. address, base .. 'r:' .. id
+redis.call('ZREMRANGEBYSCORE', serving, '-inf', now)
+if request ~= '' then
+  if lease > 0 then redis.call('ZADD', serving, now + lease, request) else redis.call('ZREM', serving, request) end
+end
+local used = now
+local latest = redis.call('ZRANGE', serving, -1, -1, 'WITHSCORES')
+if #latest > 0 then
+  used = math.max(now, tonumber(latest[2]))
+  redis.call('PEXPIRE', serving, math.max(1, used - now))
+end
+local ahead = used - now
+redis.call('PEXPIRE', base .. 's:' .. id, ttl + ahead)
+redis.call('ZADD', base .. 'all', used, id)
+redis.call('ZADD', mine, used, id)
 -- Never shortened: another session of the address may be serving a request (its lease).
-if redis.call('PTTL', mine) < ttl + lease then redis.call('PEXPIRE', mine, ttl + lease) end
+if redis.call('PTTL', mine) < ttl + ahead then redis.call('PEXPIRE', mine, ttl + ahead) end
 return 1
 `;
 
@@ -85,7 +104,7 @@ const REMOVE_LUA = `
 local base, id = ARGV[1], ARGV[2]
 local address = redis.call('GET', base .. 's:' .. id)
 if not address then return 0 end
-redis.call('DEL', base .. 's:' .. id)
+redis.call('DEL', base .. 's:' .. id, base .. 'r:' .. id)
 redis.call('ZREM', base .. 'all', id)
 redis.call('ZREM', base .. 'a:' .. address, id)
 return 1
@@ -186,21 +205,38 @@ export class RedisMcpSessionDirectory {
     return status === 1 ? 'admitted' : status === -1 ? 'instance-full' : 'address-full';
   }
 
-  /** Marks a live session as used (its idle TTL starts again); false when it is unknown, idle-expired or deleted. */
+  /**
+   * Marks a live session as used (its idle TTL starts again; a request of it still served keeps it used
+   * until that request's lease ends); false when it is unknown, idle-expired or deleted.
+   */
   async touch(id: string, nowMs?: number): Promise<boolean> {
-    return this.mark(id, 0, nowMs);
+    return this.mark(id, 0, '', nowMs);
   }
 
   /**
-   * Marks a live session as serving a request from now on: not idle (so no cap's reclaim takes it) until
-   * the `touch` at the request's end, or the serving lease ends; false when it is unknown, idle-expired or
-   * deleted. With two requests of one session at once, the first to end marks it used from then.
+   * Marks a live session as serving `request` (an id unique to the request) from now on: not idle (so no
+   * cap's reclaim takes it) until `served` at the request's end, or the serving lease ends; false when it
+   * is unknown, idle-expired or deleted. With two requests of one session at once, the session is used
+   * until the later one ends.
    */
-  async serve(id: string, nowMs?: number): Promise<boolean> {
-    return this.mark(id, this.options.servingLeaseMs ?? MCP_FLEET_SERVING_LEASE_MS, nowMs);
+  async serve(id: string, request: string, nowMs?: number): Promise<boolean> {
+    return this.mark(id, this.options.servingLeaseMs ?? MCP_FLEET_SERVING_LEASE_MS, request, nowMs);
   }
 
-  private async mark(id: string, leaseMs: number, nowMs: number | undefined): Promise<boolean> {
+  /**
+   * Marks the end of `request` of session `id` (used from now on, unless another request of it is still
+   * served); false when the session is unknown, idle-expired or deleted.
+   */
+  async served(id: string, request: string, nowMs?: number): Promise<boolean> {
+    return this.mark(id, 0, request, nowMs);
+  }
+
+  private async mark(
+    id: string,
+    leaseMs: number,
+    request: string,
+    nowMs: number | undefined,
+  ): Promise<boolean> {
     return (
       Number(
         await this.touchScript(
@@ -211,6 +247,7 @@ export class RedisMcpSessionDirectory {
           nowMs ?? '',
           this.options.ttlMs,
           leaseMs,
+          request,
         ),
       ) === 1
     );
