@@ -233,6 +233,22 @@ it("a touch never shortens the address set's time to live that a serving session
   expect(await client.pttl('serving-set:{mcp}:s:one')).toBeGreaterThan(170_000);
 });
 
+// Nor does an admission of the address (a review of 1.14.1: the admit script's check could be dropped with
+// every test passing; without it a serving session leaves its address's cap a lease before it ends).
+it("an admission never shortens the address set's time to live that a serving session of the address lengthened", async () => {
+  const sessions = new RedisMcpSessionDirectory(client, {
+    prefix: 'serving-set-admit:',
+    maxSessions: 10,
+    maxSessionsPerAddress: 3,
+    ttlMs: 60_000,
+    servingLeaseMs: 120_000,
+  });
+  await expect(sessions.admit('one', '10.0.0.1')).resolves.toBe('admitted');
+  await expect(sessions.serve('one', 'read')).resolves.toBe(true);
+  await expect(sessions.admit('two', '10.0.0.1')).resolves.toBe('admitted');
+  expect(await client.pttl('serving-set-admit:{mcp}:a:10.0.0.1')).toBeGreaterThan(170_000);
+});
+
 it("without a caller's time, the directory keeps Redis's clock: a session used now is never reclaimed as idle", async () => {
   const sessions = directory('reclaim3:', 1, 1);
   await expect(sessions.admit('live', '10.0.0.1')).resolves.toBe('admitted');
