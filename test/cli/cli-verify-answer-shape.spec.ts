@@ -41,7 +41,11 @@ describe('passport verify with a malformed 200 verdict', () => {
   const server = createServer((req, res) => {
     const name = (req.url ?? '').replace(/^\/([a-z-]*)\/api\/identity\/verify$/, '$1');
     const body =
-      name === 'good' ? { verified: true, peerTokenId: SENDER, failureReasons: [] } : MALFORMED[name];
+      name === 'good'
+        ? { verified: true, peerTokenId: SENDER, failureReasons: [] }
+        : name === 'profile-without-name'
+          ? { verified: true, peerTokenId: SENDER, failureReasons: [], profile: { creature: 'robot' } }
+          : MALFORMED[name];
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body ?? null));
   });
   let line: string;
@@ -79,5 +83,16 @@ describe('passport verify with a malformed 200 verdict', () => {
         'passport verify: /api/identity/verify answered 200 without a verify result\n',
       ]);
     }
+  });
+
+  // A review of 1.14.1: a profile with no displayName (the field left out, not null) passed the shape check
+  // and printed the name "undefined".
+  it('a profile without displayName prints no name, not "undefined"', async () => {
+    const run = await cli(['verify', '--api', `${base}/profile-without-name`, '--profile', '--', line]);
+    expect([run.code, run.out, run.err]).toEqual([
+      0,
+      `verified ${SENDER} -> MUNDO\n  profile: (no name) (robot), self-declared\n`,
+      '',
+    ]);
   });
 });
