@@ -351,7 +351,11 @@ async function verifyOffline(
 function profileLine(result: VerifyResult): string {
   const profile = result.profile;
   if (!profile) return '';
-  const name = profile.displayName === null ? '(no name)' : printableText(String(profile.displayName), 128);
+  // Left out (another API; the shape check lets it pass) as null: a name "undefined" was printed.
+  const name =
+    profile.displayName === null || profile.displayName === undefined
+      ? '(no name)'
+      : printableText(String(profile.displayName), 128);
   const creature = profile.creature ? ` (${printableText(String(profile.creature), 64)})` : '';
   return `\n  profile: ${name}${creature}, self-declared`;
 }
