@@ -107,14 +107,16 @@ function perRequest(measured: Measured, count: (stack: string[]) => boolean): nu
 async function main(): Promise<void> {
   execFileSync('perf', ['--version'], { stdio: 'ignore' });
   if (pinned) process.env.BENCH_SERVER_CPUS = '1';
-  process.env.BENCH_NODE_ARGS = '--perf-basic-prof';
   const dir = mkdtempSync(path.join(tmpdir(), 'passport-route-perf-'));
+  // --perf-basic-prof also starts V8's log, a file per process in the working directory unless named.
+  const perfArgs = ['--perf-basic-prof', '--no-logfile-per-isolate', `--logfile=${path.join(dir, 'v8.log')}`];
+  process.env.BENCH_NODE_ARGS = perfArgs.join(' ');
   const children: ChildProcess[] = [];
   const app = await startBuiltApp({ STORE: store });
   try {
     const rootBody = await (await fetch(`${app.base}/`)).text();
     const start = (args: string[], env: Record<string, string>): ChildProcess => {
-      const argv = ['--perf-basic-prof', ...args];
+      const argv = [...perfArgs, ...args];
       const child = spawn(
         pinned ? 'taskset' : process.execPath,
         pinned ? ['-c', '1', process.execPath, ...argv] : argv,
