@@ -1,0 +1,123 @@
+/**
+ * The caching chain reader's keys, copies, defaults and re-reads (a mutation probe of
+ * libs/passport-adapters/src/caching: each test here failed on a mutant every other suite passed).
+ * Over the real NEAR reader and near-api-js against the fake node, reads counted at the node.
+ */
+import { FixedClock } from '@passport/core/testing';
+import { CachingChainReader } from '@passport/adapters/caching';
+import { NearChainReader } from '@passport/adapters/near';
+import { startFakeNearRpc, type FakeNearRpc } from '../fake-near-rpc/fake-near-rpc.server.js';
+import { eventually } from './eventually.js';
+
+const CONTRACT = 'passport.test.near';
+const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
+const ALICE = ['aaaaaaaaaaaa', 'bbbbbbbbbbbb', 'cccccccccccc'];
+
+describe('CachingChainReader: what a cached answer is kept under, and what a caller gets', () => {
+  let rpc: FakeNearRpc;
+  let clock: FixedClock;
+  let cached: CachingChainReader;
+  const reads = (method: string): number => rpc.count((r) => r.methodName === method);
+  beforeEach(async () => {
+    rpc = await startFakeNearRpc(CONTRACT);
+    for (const id of ALICE) rpc.tokens.push({ token_id: id, owner_id: 'alice.near', metadata: {} });
+    rpc.tokens.push({ token_id: 'dddddddddddd', owner_id: 'bob.near', metadata: {} });
+    clock = new FixedClock(NOW);
+    cached = new CachingChainReader(
+      new NearChainReader({ rpcUrl: rpc.url, contractId: CONTRACT, attempts: 1 }),
+      { clock },
+    );
+  });
+  afterEach(() => rpc.close());
+
+  it("answers an owner's page of another size with that size, not a cached page of the first", async () => {
+    const ids = (page: { tokenId: string }[]): string[] => page.map((r) => r.tokenId);
+    expect(ids(await cached.listPassportsByOwner('alice.near', { fromIndex: 0, limit: 1 }))).toEqual(
+      ALICE.slice(0, 1),
+    );
+    expect(ids(await cached.listPassportsByOwner('alice.near', { fromIndex: 0, limit: 3 }))).toEqual(ALICE);
+    expect(reads('passport_tokens_for_owner')).toBe(2);
+  });
+
+  it('answers a listing page of another size with that size, not a cached page of the first', async () => {
+    await expect(cached.listPassports({ fromIndex: 0, limit: 1 })).resolves.toHaveLength(1);
+    await expect(cached.listPassports({ fromIndex: 0, limit: 4 })).resolves.toHaveLength(4);
+    expect(reads('passport_tokens')).toBe(2);
+  });
+
+  it("a caller changing an owner's page it was given changes nothing the cache answers next", async () => {
+    const first = await cached.listPassportsByOwner('alice.near', { fromIndex: 0, limit: 3 });
+    first.splice(0, 2);
+    const again = await cached.listPassportsByOwner('alice.near', { fromIndex: 0, limit: 3 });
+    expect(again.map((r) => r.tokenId)).toEqual(ALICE);
+    expect(reads('passport_tokens_for_owner')).toBe(1); // from the cache
+  });
+
+  it('a re-read after an earlier one has ended asks the chain again and answers what it holds now', async () => {
+    await expect(cached.rereadPassport('aaaaaaaaaaaa')).resolves.toMatchObject({ ownerId: 'alice.near' });
+    rpc.tokens[0] = { ...rpc.tokens[0], owner_id: 'bob.near' };
+    await expect(cached.rereadPassport('aaaaaaaaaaaa')).resolves.toMatchObject({ ownerId: 'bob.near' });
+    expect(reads('passport_token')).toBe(2);
+  });
+
+  // A read superseded by a re-read neither clears nor fills the re-read's place: its failure arriving
+  // while the re-read is under way must leave later reads joining the re-read, not asking the node again.
+  it("a failure of a read superseded by a re-read leaves the re-read's place to be joined", async () => {
+    const slowReader = new CachingChainReader(
+      new NearChainReader({ rpcUrl: rpc.url, contractId: CONTRACT, attempts: 1, timeoutMs: 400 }),
+      { clock },
+    );
+    rpc.enqueue({ kind: 'hang' }, { kind: 'hang' }); // the read times out at 400 ms, the re-read 200 ms later
+    const outcome = (read: Promise<unknown>): Promise<string> =>
+      read.then(
+        () => 'answered',
+        (error: unknown) => (error as { reason?: string }).reason ?? 'failed',
+      );
+    const superseded = outcome(slowReader.getPassport('aaaaaaaaaaaa'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const reread = outcome(slowReader.rereadPassport('aaaaaaaaaaaa'));
+    await eventually(async () => expect(reads('passport_token')).toBe(2), 150);
+    await expect(superseded).resolves.toBe('timeout');
+    const joined = outcome(slowReader.getPassport('aaaaaaaaaaaa')); // the re-read is still under way
+    await expect(Promise.all([joined, reread])).resolves.toEqual(['timeout', 'timeout']);
+    expect(reads('passport_token')).toBe(2);
+  });
+
+  // README: found ≤ 5 s, not-found shorter: a not-found is never kept longer than a found passport.
+  it('keeps a not-found no longer than ttlMs when ttlMs is under the 1 s default', async () => {
+    const short = new CachingChainReader(
+      new NearChainReader({ rpcUrl: rpc.url, contractId: CONTRACT, attempts: 1 }),
+      { clock, ttlMs: 300 },
+    );
+    await expect(short.getPassport('zzzzzzzzzzzz')).resolves.toBeNull();
+    clock.advance(299);
+    await short.getPassport('zzzzzzzzzzzz');
+    expect(reads('passport_token')).toBe(1);
+    clock.advance(1);
+    await short.getPassport('zzzzzzzzzzzz');
+    expect(reads('passport_token')).toBe(2);
+  });
+
+  // README: bounded (10 000 entries, of which at most 256 listing pages).
+  it('holds at most 256 listing pages by default', async () => {
+    for (let from = 0; from < 260; from++) await cached.listPassports({ fromIndex: from, limit: 1 });
+    expect(cached.stats().entries).toBe(256);
+  });
+
+  it('holds at most maxEntries in all, listing pages counted among them', async () => {
+    const small = new CachingChainReader(
+      new NearChainReader({ rpcUrl: rpc.url, contractId: CONTRACT, attempts: 1 }),
+      { clock, maxEntries: 4, maxPageEntries: 2 },
+    );
+    for (let from = 0; from < 2; from++) await small.listPassports({ fromIndex: from, limit: 1 });
+    for (const id of [...ALICE, 'dddddddddddd']) await small.getPassport(id);
+    expect(small.stats().entries).toBe(4);
+    // the two pages and the two newest records
+    const before = reads('passport_token');
+    await small.getPassport('dddddddddddd');
+    await small.getPassport('cccccccccccc');
+    expect(reads('passport_token')).toBe(before);
+    await small.getPassport('aaaaaaaaaaaa');
+    expect(reads('passport_token')).toBe(before + 1);
+  });
+});
