@@ -120,4 +120,17 @@ describe('CachingChainReader: what a cached answer is kept under, and what a cal
     await small.getPassport('aaaaaaaaaaaa');
     expect(reads('passport_token')).toBe(before + 1);
   });
+
+  // docs/protocol.md §8: a clock stepped back by more than a second makes every cached entry stale; the
+  // tolerance's own comment: how far a clock may read before an entry's store time and still find it
+  // fresh (1000 ms). A step of exactly a second keeps the entry; one millisecond more does not.
+  it('keeps its entries when the clock steps back exactly a second, and drops them one millisecond further', async () => {
+    await cached.getPassport('aaaaaaaaaaaa');
+    clock.advance(-1000);
+    await cached.getPassport('aaaaaaaaaaaa');
+    expect(reads('passport_token')).toBe(1);
+    clock.advance(-1);
+    await cached.getPassport('aaaaaaaaaaaa');
+    expect(reads('passport_token')).toBe(2);
+  });
 });
