@@ -52,7 +52,7 @@ const CLOCK_STEP_BACK_TOLERANCE_MS = 1000;
 
 /** Whether `entry` may answer at `nowMs`: within its lifetime, on a clock not stepped back past it. */
 const isFresh = (entry: Entry, nowMs: number): boolean =>
-  nowMs < entry.expiresAtMs && nowMs > entry.storedAtMs - CLOCK_STEP_BACK_TOLERANCE_MS;
+  nowMs < entry.expiresAtMs && nowMs >= entry.storedAtMs - CLOCK_STEP_BACK_TOLERANCE_MS;
 
 const MAX_TTL_MS = 5000;
 
