@@ -64,19 +64,19 @@ describe('CachingChainReader: what a cached answer is kept under, and what a cal
   // while the re-read is under way must leave later reads joining the re-read, not asking the node again.
   it("a failure of a read superseded by a re-read leaves the re-read's place to be joined", async () => {
     const slowReader = new CachingChainReader(
-      new NearChainReader({ rpcUrl: rpc.url, contractId: CONTRACT, attempts: 1, timeoutMs: 400 }),
+      new NearChainReader({ rpcUrl: rpc.url, contractId: CONTRACT, attempts: 1, timeoutMs: 1000 }),
       { clock },
     );
-    rpc.enqueue({ kind: 'hang' }, { kind: 'hang' }); // the read times out at 400 ms, the re-read 200 ms later
+    rpc.enqueue({ kind: 'hang' }, { kind: 'hang' }); // the read times out at 1 s, the re-read 0.5 s later
     const outcome = (read: Promise<unknown>): Promise<string> =>
       read.then(
         () => 'answered',
         (error: unknown) => (error as { reason?: string }).reason ?? 'failed',
       );
     const superseded = outcome(slowReader.getPassport('aaaaaaaaaaaa'));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, 500));
     const reread = outcome(slowReader.rereadPassport('aaaaaaaaaaaa'));
-    await eventually(async () => expect(reads('passport_token')).toBe(2), 150);
+    await eventually(async () => expect(reads('passport_token')).toBe(2), 400);
     await expect(superseded).resolves.toBe('timeout');
     const joined = outcome(slowReader.getPassport('aaaaaaaaaaaa')); // the re-read is still under way
     await expect(Promise.all([joined, reread])).resolves.toEqual(['timeout', 'timeout']);

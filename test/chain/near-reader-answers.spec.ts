@@ -160,7 +160,7 @@ describe('NearChainReader with its defaults', () => {
     const reader = new NearChainReader({
       rpcUrl: rpc.url,
       contractId: CONTRACT,
-      timeoutMs: 600,
+      timeoutMs: 2000,
       attempts: 1,
     });
     rpc.enqueue(...Array.from({ length: 48 }, () => ({ kind: 'hang' as const })));
@@ -179,7 +179,7 @@ describe('NearChainReader with its defaults', () => {
       rpcUrl: rpc.url,
       contractId: CONTRACT,
       attempts: 1,
-      timeoutMs: 600,
+      timeoutMs: 2000,
       maxInFlight: 4,
     });
     await withReservedChainReads(() => reader.getPassport('aaaaaaaaaaaa'));
