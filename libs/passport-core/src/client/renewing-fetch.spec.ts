@@ -169,6 +169,8 @@ describe('createRenewingFetch', () => {
           .slice(0, 2)
           .join('.'),
       ],
+      // Fails on mutant: a token of another subject (the same session id, issuer and audience) was taken.
+      ['another subject', token({ ...session, sub: 'sp;sub=evilevilevil', exp: 300 })],
       [
         'an exp that is no whole number',
         `${token({ ...session }).split('.')[0]}.${encodeBase64Url(utf8(`{"session_id":"sess_bjbvcjzqbdsj_01","iss":"https://api.test","aud":"srv.near","sub":"sp;sub=bjbvcjzqbdsj","exp":1e400}`))}.sig`,
@@ -272,6 +274,26 @@ describe('createRenewingFetch', () => {
       });
       await call('/api/me');
       expect(call.token()).toBe(mine);
+    });
+
+    // Fails on mutants: a New-Token on an opaque answer (a non-standard fetch that exposes its headers:
+    // the server that sent it cannot be told), or on a network error's status 0, was taken.
+    it.each([
+      ['an opaque answer', 'opaque'],
+      ['a network error (status 0)', 'error'],
+    ] as const)('refuses a New-Token on %s', async (_label, type) => {
+      const renewal = token({ ...session, exp: 200 });
+      const answer = type === 'opaque' ? new Response('{}') : Response.error();
+      Object.defineProperty(answer, 'type', { value: type });
+      Object.defineProperty(answer, 'headers', { value: new Headers({ 'New-Token': renewal }) });
+      const saved: string[] = [];
+      const call = createRenewingFetch({
+        token: mine,
+        fetch: (async () => answer) as typeof fetch,
+        onNewToken: (t) => void saved.push(t),
+      });
+      await call('https://api.test/x');
+      expect([call.token(), saved]).toEqual([mine, []]);
     });
 
     it('refuses an exp past the session end', async () => {
