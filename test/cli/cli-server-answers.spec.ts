@@ -1,0 +1,52 @@
+/**
+ * Answers of an API that the CLI must not take at their word, pinned where a mutation probe of the CLI
+ * found a check that no test needed: the real commands, in-process, against a small local HTTP server
+ * that answers what a misbehaving or hostile API could (the real app never answers so).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import { runCliCaptured } from '../support/run-cli.js';
+
+const cli = runCliCaptured;
+const JWT = 'eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJ4In0.c2ln';
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+async function fakeApi(handler: Handler): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => handler(req, res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+async function close(server: Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+function json(res: ServerResponse, body: unknown): void {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+describe('passport and the answers of an API it cannot trust', () => {
+  // Fails on mutant: a 200 without `sessionClosed: true` was printed as "logged out: session … closed".
+  it.each([
+    ['sessionClosed false', { sessionClosed: false, sessionId: 'sess_x_01' }, ' (session sess_x_01)'],
+    ['no sessionClosed', { message: 'ok' }, ''],
+    ['sessionClosed "true" (a string)', { sessionClosed: 'true', sessionId: 'sess_x_01' }, ' (session sess_x_01)'],
+  ])('logout answered 200 with %s: exit 2, the session may still be open', async (_label, body, named) => {
+    const api = await fakeApi((_req, res) => json(res, body));
+    try {
+      const run = await cli(['logout', '--api', api.url, '--jwt', JWT]);
+      expect([run.code, run.out]).toEqual([2, '']);
+      expect(run.err).toBe(
+        `passport logout: /api/logout answered without sessionClosed: true${named}; the session may still be open\n`,
+      );
+    } finally {
+      await close(api.server);
+    }
+  });
+});
