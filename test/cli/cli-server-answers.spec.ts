@@ -49,4 +49,20 @@ describe('passport and the answers of an API it cannot trust', () => {
       await close(api.server);
     }
   });
+
+  // Fails on mutant: a noncetsHex of hex characters of any length was printed as the nonce.
+  it.each([30, 34])('nonce answered a noncetsHex of %i hex characters: exit 2', async (length) => {
+    const api = await fakeApi((_req, res) =>
+      json(res, { timestamp: new Date().toISOString(), noncetsHex: 'A'.repeat(length) }),
+    );
+    try {
+      const run = await cli(['nonce', '--api', api.url, '--jwt', JWT]);
+      expect([run.code, run.out]).toEqual([2, '']);
+      expect(run.err).toBe(
+        'passport nonce: /api/holanonce16ts answered without a noncetsHex of 32 hex characters\n',
+      );
+    } finally {
+      await close(api.server);
+    }
+  });
 });
