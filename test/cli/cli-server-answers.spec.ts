@@ -4,7 +4,10 @@
  * that answers what a misbehaving or hostile API could (the real app never answers so).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { runCliCaptured } from '../support/run-cli.js';
 
 const cli = runCliCaptured;
@@ -63,6 +66,30 @@ describe('passport and the answers of an API it cannot trust', () => {
       );
     } finally {
       await close(api.server);
+    }
+  });
+
+  // Fails on mutant: `verify --api A --host H` went to the API, --host dropped without a word
+  // (docs/cli.md: --api and the offline flags, --host among them, are alternatives).
+  it('verify --api with --host stops the run (exit 2) before any request', async () => {
+    let requests = 0;
+    const api = await fakeApi((_req, res) => {
+      requests++;
+      json(res, { verified: false, failureReasons: ['signature_invalid'], peerTokenId: 'bhahbkbramax' });
+    });
+    const dir = await mkdtemp(path.join(tmpdir(), 'cli-answers-'));
+    try {
+      const key = path.join(dir, 'key.json');
+      expect((await cli(['keygen', '--out', key])).code).toBe(0);
+      const line = (await cli(['hola', '--key', key, '--passport', 'bhahbkbramax', '--host', 'a.example'])).out.trim();
+      const run = await cli(['verify', '--api', api.url, '--host', 'a.example', '--', line]);
+      expect([run.code, run.out, requests]).toEqual([2, '', 0]);
+      expect(run.err).toBe(
+        'passport verify: --api and --host are alternatives: give one way to reach the chain\n',
+      );
+    } finally {
+      await close(api.server);
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
