@@ -92,4 +92,23 @@ describe('passport and the answers of an API it cannot trust', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  // Fails on mutant: an answer nested 65 levels deep (one more than the 64 allowed) was printed.
+  it('did --api prints an answer nested 64 levels deep and refuses one of 65', async () => {
+    const nested = (levels: number): unknown => (levels === 1 ? { id: 'x' } : { a: nested(levels - 1) });
+    const api = await fakeApi((req, res) => json(res, nested(req.url?.startsWith('/deeper/') ? 65 : 64)));
+    try {
+      const deep = await cli(['did', '--api', api.url, 'bhahbkbramax']);
+      expect([deep.code, deep.err]).toEqual([0, '']);
+      expect(JSON.parse(deep.out)).toEqual(nested(64));
+      const deeper = await cli(['did', '--api', `${api.url}/deeper`, 'bhahbkbramax']);
+      expect([deeper.code, deeper.out, deeper.err]).toEqual([
+        2,
+        '',
+        'passport did: /deeper/.well-known/did/resolve answered 200 with JSON nested deeper than 64 levels\n',
+      ]);
+    } finally {
+      await close(api.server);
+    }
+  });
 });
