@@ -41,6 +41,9 @@ describe('passport --key file encodings', () => {
   it.each([
     [0o644, 'warning'],
     [0o666, 'warning'],
+    // Fails on mutant: only others' bits (0o007) were checked, and a file its group may read or write was not.
+    [0o640, 'warning'],
+    [0o620, 'warning'],
     [0o600, 'none'],
     [0o400, 'none'],
   ])('a key file of mode %o: %s', async (mode, expected) => {
