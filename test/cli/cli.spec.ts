@@ -381,6 +381,8 @@ describe('passport CLI', () => {
       '/details': (res) => unavailable(res, null, { retryAfterSeconds: 12 }),
       '/neither': (res) => unavailable(res, 'soon', { retryAfterSeconds: 'x' }),
       '/absurd': (res) => unavailable(res, '99999999', {}),
+      '/day': (res) => unavailable(res, '86400', {}),
+      '/longer': (res) => unavailable(res, '86401', { retryAfterSeconds: 86_401 }),
     };
     const server = createServer((req, res) => answers[(req.url ?? '').replace(/\/api\/.*$/, '')]?.(res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -400,6 +402,9 @@ describe('passport CLI', () => {
       );
       expect(await said('/neither')).toMatch(/answered 503 SERVICE_UNAVAILABLE: Try later\.$/);
       expect(await said('/absurd')).toMatch(/answered 503 SERVICE_UNAVAILABLE: Try later\.$/);
+      // Fails on mutant: a wait of more than a day (six digits, in the header or in details) was said.
+      expect(await said('/day')).toMatch(/answered 503 SERVICE_UNAVAILABLE: Try later\. \(retry after 86400 s\)$/);
+      expect(await said('/longer')).toMatch(/answered 503 SERVICE_UNAVAILABLE: Try later\.$/);
     } finally {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
