@@ -68,6 +68,11 @@ describe('createRenewingFetch', () => {
     expect(() => createRenewingFetch({ token: t1, fetch: given.fetchImpl, origins: ['not a url'] })).toThrow(
       TypeError,
     );
+    // Fails on mutant: an opaque origin ("null") was taken for an API to send the token to.
+    for (const opaque of ['data:text/plain,api', 'file:///srv/api'])
+      expect(() => createRenewingFetch({ token: t1, fetch: given.fetchImpl, origins: [opaque] })).toThrow(
+        `origins: ${JSON.stringify(opaque)} is not a URL`,
+      );
   });
 
   // Found by a review and a probe: with "the first request's origin" as the default, an agent whose
