@@ -57,7 +57,15 @@ describe('the CLI’s secret files at their edges', () => {
     const key = (await readFile(keyFile, 'utf8')).trimEnd();
     const exact = path.join(dir, 'exact.json');
     await writeFile(exact, key + ' '.repeat(65_536 - Buffer.byteLength(key)), { mode: 0o600 });
-    const args = (file: string) => ['hola', '--key', file, '--passport', 'bhahbkbramax', '--host', 'a.example'];
+    const args = (file: string) => [
+      'hola',
+      '--key',
+      file,
+      '--passport',
+      'bhahbkbramax',
+      '--host',
+      'a.example',
+    ];
     const read = await runCliCaptured(args(exact));
     expect([read.code, read.err]).toEqual([0, '']);
     expect(read.out).toMatch(/^HOLA\/MUNDO\/BHAHBKBRAMAX\//);

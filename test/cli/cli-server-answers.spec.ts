@@ -39,7 +39,11 @@ describe('passport and the answers of an API it cannot trust', () => {
   it.each([
     ['sessionClosed false', { sessionClosed: false, sessionId: 'sess_x_01' }, ' (session sess_x_01)'],
     ['no sessionClosed', { message: 'ok' }, ''],
-    ['sessionClosed "true" (a string)', { sessionClosed: 'true', sessionId: 'sess_x_01' }, ' (session sess_x_01)'],
+    [
+      'sessionClosed "true" (a string)',
+      { sessionClosed: 'true', sessionId: 'sess_x_01' },
+      ' (session sess_x_01)',
+    ],
   ])('logout answered 200 with %s: exit 2, the session may still be open', async (_label, body, named) => {
     const api = await fakeApi((_req, res) => json(res, body));
     try {
@@ -81,7 +85,9 @@ describe('passport and the answers of an API it cannot trust', () => {
     try {
       const key = path.join(dir, 'key.json');
       expect((await cli(['keygen', '--out', key])).code).toBe(0);
-      const line = (await cli(['hola', '--key', key, '--passport', 'bhahbkbramax', '--host', 'a.example'])).out.trim();
+      const line = (
+        await cli(['hola', '--key', key, '--passport', 'bhahbkbramax', '--host', 'a.example'])
+      ).out.trim();
       const run = await cli(['verify', '--api', api.url, '--host', 'a.example', '--', line]);
       expect([run.code, run.out, requests]).toEqual([2, '', 0]);
       expect(run.err).toBe(

@@ -403,7 +403,9 @@ describe('passport CLI', () => {
       expect(await said('/neither')).toMatch(/answered 503 SERVICE_UNAVAILABLE: Try later\.$/);
       expect(await said('/absurd')).toMatch(/answered 503 SERVICE_UNAVAILABLE: Try later\.$/);
       // Fails on mutant: a wait of more than a day (six digits, in the header or in details) was said.
-      expect(await said('/day')).toMatch(/answered 503 SERVICE_UNAVAILABLE: Try later\. \(retry after 86400 s\)$/);
+      expect(await said('/day')).toMatch(
+        /answered 503 SERVICE_UNAVAILABLE: Try later\. \(retry after 86400 s\)$/,
+      );
       expect(await said('/longer')).toMatch(/answered 503 SERVICE_UNAVAILABLE: Try later\.$/);
     } finally {
       server.closeAllConnections();
