@@ -1,0 +1,121 @@
+/**
+ * Boundaries of the Redis adapters' scripts that the shared contract suites leave open, each pinned by a
+ * mutation probe of libs/passport-adapters/src/redis (a mutant of the named line survived every other
+ * suite). Real redis-server, real stores.
+ */
+import { Redis } from 'ioredis';
+import { RedisHistoryWatch, RedisReplayStore } from '@passport/adapters/redis';
+import { RecordingPausedError } from '@passport/core/ports';
+import { RedisMonitor } from '../support/redis-monitor.js';
+import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+
+let server: RedisServer;
+let client: Redis;
+beforeAll(async () => {
+  server = await startRedisServer();
+  client = new Redis(server.url);
+});
+const watches: RedisHistoryWatch[] = [];
+afterAll(async () => {
+  for (const watch of watches) watch.stop();
+  client.disconnect();
+  await server.stop();
+});
+
+describe('RedisReplayStore', () => {
+  it("frees a sender's quota at its record's expiresAtMs exactly (a record is live until then, exclusive)", async () => {
+    const store = new RedisReplayStore(client, { prefix: 'b-quota-edge:', clockSkewMarginMs: 0 });
+    const now = Date.now();
+    const quota = { owner: 'sender', maxPerOwner: 1 };
+    await expect(store.recordIfAbsent('a', now, now + 60_000, quota)).resolves.toEqual({ recorded: true });
+    await expect(store.recordIfAbsent('b', now + 59_999, now + 120_000, quota)).rejects.toMatchObject({
+      code: 'REPLAY_QUOTA_EXCEEDED',
+    });
+    // At `a`'s expiresAtMs it no longer counts against the sender.
+    await expect(store.recordIfAbsent('b', now + 60_000, now + 120_000, quota)).resolves.toEqual({
+      recorded: true,
+    });
+  });
+
+  it('a full store records a key again once its record expired, within the clock skew margin (the key takes no more room)', async () => {
+    // The expired record is kept for the margin (an instance behind may still need it), so no room can
+    // be made; but recording the same key again replaces it in place.
+    const store = new RedisReplayStore(client, { prefix: 'b-full-again:', maxEntries: 1 });
+    const now = Date.now();
+    await expect(store.recordIfAbsent('a', now, now + 50)).resolves.toEqual({ recorded: true });
+    await expect(store.recordIfAbsent('b', now + 60, now + 1000)).rejects.toMatchObject({
+      code: 'REPLAY_STORE_FULL',
+    });
+    await expect(store.recordIfAbsent('a', now + 60, now + 1000)).resolves.toEqual({ recorded: true });
+    await expect(store.size).resolves.toBe(1);
+  });
+
+  it('a full store making room deletes the expired records it drops, not only their index entries', async () => {
+    // A record written by an instance whose clock runs behind Redis's (within the margin) is kept in Redis
+    // for longer than the margin after its expiry on Redis's clock; once the store drops it to make room,
+    // its key must go too (else memory holds records the index no longer counts).
+    const store = new RedisReplayStore(client, {
+      prefix: 'b-room:',
+      maxEntries: 1,
+      clockSkewMarginMs: 5000,
+    });
+    const behind = Date.now() - 4000;
+    await expect(store.recordIfAbsent('a', behind, behind + 1)).resolves.toEqual({ recorded: true });
+    // Past `a`'s expiry plus the margin on Redis's clock (its key is kept longer: the writer's lag).
+    await new Promise((resolve) => setTimeout(resolve, 1300));
+    expect(await client.exists('b-room:{replay}:r:a')).toBe(1);
+    const now = Date.now();
+    await expect(store.recordIfAbsent('b', now, now + 60_000)).resolves.toEqual({ recorded: true });
+    expect(await client.exists('b-room:{replay}:r:a')).toBe(0);
+    await expect(store.size).resolves.toBe(1);
+  });
+
+  it("a sender's quota set is kept a minute past its newest record, so its expiry is pushed out once, not on every record", async () => {
+    const store = new RedisReplayStore(client, { prefix: 'b-owner-ttl:', clockSkewMarginMs: 0 });
+    const ownerKey = 'b-owner-ttl:{replay}:o:sender';
+    const monitor = await RedisMonitor.start(server.url);
+    try {
+      const now = Date.now();
+      // One record an invocation (each awaited), each expiring a second after the one before.
+      for (let i = 0; i < 5; i++) {
+        await expect(
+          store.recordIfAbsent(`k${i}`, now, now + 60_000 + i * 1000, { owner: 'sender', maxPerOwner: 10 }),
+        ).resolves.toEqual({ recorded: true });
+      }
+      await monitor.settle();
+      const pushes = monitor.commands.filter(
+        (c) => c.args[0].toLowerCase() === 'pexpire' && c.args[1] === ownerKey,
+      );
+      expect(pushes).toHaveLength(1);
+      // Past the newest record by most of the minute's headroom.
+      expect(await client.pttl(ownerKey)).toBeGreaterThan(64_000 + 50_000);
+    } finally {
+      monitor.stop();
+    }
+  });
+
+  it('a record by an instance that knew the marker, after another instance made a new one, is refused at once as a loss', async () => {
+    // Redis restarted empty, then an instance started (it knew no marker: it makes one and sees no loss).
+    // An instance that knew the old marker and has recorded nothing yet (so neither counter tells it) must
+    // find the change in its very next record, not at its next read of the marker (up to intervalMs later).
+    const prefix = 'b-marker:';
+    const watch = (): RedisHistoryWatch => {
+      const w = new RedisHistoryWatch(client, { prefix, holdMs: 10_000, intervalMs: 600_000 });
+      watches.push(w);
+      return w;
+    };
+    const before = watch();
+    await before.check();
+    const store = new RedisReplayStore(client, { prefix, clockSkewMarginMs: 0, history: before });
+    await server.flush();
+    const started = watch();
+    await started.check();
+    expect(started.problem).toBeUndefined();
+    const outcome = await store
+      .recordIfAbsent('used', Date.now(), Date.now() + 60_000)
+      .catch((error: unknown) => error);
+    expect(outcome).toBeInstanceOf(RecordingPausedError);
+    expect(before.problem).toMatch(/^redis lost replay records/);
+    expect(await client.exists(`${prefix}{replay}:r:used`)).toBe(0);
+  });
+});
