@@ -4,7 +4,7 @@
  * suite). Real redis-server, real stores.
  */
 import { Redis } from 'ioredis';
-import { RedisHistoryWatch, RedisReplayStore } from '@passport/adapters/redis';
+import { RedisHistoryWatch, RedisRateLimitStore, RedisReplayStore } from '@passport/adapters/redis';
 import { RecordingPausedError } from '@passport/core/ports';
 import { RedisMonitor } from '../support/redis-monitor.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
@@ -117,5 +117,20 @@ describe('RedisReplayStore', () => {
     expect(outcome).toBeInstanceOf(RecordingPausedError);
     expect(before.problem).toMatch(/^redis lost replay records/);
     expect(await client.exists(`${prefix}{replay}:r:used`)).toBe(0);
+  });
+});
+
+describe('RedisRateLimitStore', () => {
+  it("a take from an instance whose clock runs ahead of Redis's refills nothing for that lead", async () => {
+    // Two instances on one bucket: one on time, one a minute ahead. Counting the bucket's time on the
+    // leading clock would refill it by the lead on every take (a token every 10 s here: six of them).
+    const onTime = new RedisRateLimitStore(client, { prefix: 'b-rate-lead:' });
+    const ahead = new RedisRateLimitStore(client, { prefix: 'b-rate-lead:' });
+    const policy = { capacity: 1, refillPerMs: 1 / 10_000 };
+    const now = Date.now();
+    await expect(onTime.take('addr', policy, now)).resolves.toMatchObject({ allowed: true });
+    const taken = await ahead.take('addr', policy, now + 60_000);
+    expect(taken.allowed).toBe(false);
+    expect(taken.retryAfterMs).toBeGreaterThan(9000);
   });
 });
