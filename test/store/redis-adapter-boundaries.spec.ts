@@ -4,7 +4,13 @@
  * suite). Real redis-server, real stores.
  */
 import { Redis } from 'ioredis';
-import { RedisHistoryWatch, RedisRateLimitStore, RedisReplayStore } from '@passport/adapters/redis';
+import {
+  RedisHistoryWatch,
+  RedisRateLimitStore,
+  RedisReplayStore,
+  RedisSessionStore,
+} from '@passport/adapters/redis';
+import { sampleSessionRecord } from '@passport/core/testing';
 import { RecordingPausedError } from '@passport/core/ports';
 import { RedisMonitor } from '../support/redis-monitor.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
@@ -132,5 +138,36 @@ describe('RedisRateLimitStore', () => {
     const taken = await ahead.take('addr', policy, now + 60_000);
     expect(taken.allowed).toBe(false);
     expect(taken.retryAfterMs).toBeGreaterThan(9000);
+  });
+});
+
+describe('RedisSessionStore', () => {
+  it('forgetting the sessions before a loss closes every open one, past the first batch of 1000', async () => {
+    const store = new RedisSessionStore(client, { prefix: 'b-lost-batches:' });
+    const now = Date.now();
+    const count = 1200;
+    await Promise.all(
+      Array.from({ length: count }, (_, n) =>
+        store.create(
+          sampleSessionRecord(n, { tokenId: `t${n}`, createdAtMs: now, expiresAtMs: now + 3_600_000 }),
+        ),
+      ),
+    );
+    await expect(store.countOpen(Date.now())).resolves.toBe(count);
+    await expect(store.forgetBeforeLoss()).resolves.toBe(true);
+    // Closed (reason `lost`), so that they stop counting against the store's bound and a sweep removes them.
+    await expect(store.countOpen(Date.now())).resolves.toBe(0);
+    await expect(store.sweep(Date.now())).resolves.toBe(count);
+    await expect(store.size).resolves.toBe(0);
+  });
+
+  it('a session is kept in Redis for its lifetime and an hour more, then expires by itself (no sweep needed)', async () => {
+    const store = new RedisSessionStore(client, { prefix: 'b-session-ttl:' });
+    const now = Date.now();
+    const session = sampleSessionRecord(1, { createdAtMs: now, expiresAtMs: now + 600_000 });
+    await store.create(session);
+    const ttl = await client.pttl(`b-session-ttl:{sess}:s:${session.sessionId}`);
+    expect(ttl).toBeGreaterThan(600_000 + 3_600_000 - 10_000);
+    expect(ttl).toBeLessThanOrEqual(600_000 + 3_600_000);
   });
 });
