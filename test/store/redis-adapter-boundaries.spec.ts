@@ -5,6 +5,7 @@
  */
 import { Redis } from 'ioredis';
 import {
+  FleetSessionEpoch,
   RedisHistoryWatch,
   RedisRateLimitStore,
   RedisReplayStore,
@@ -169,5 +170,23 @@ describe('RedisSessionStore', () => {
     const ttl = await client.pttl(`b-session-ttl:{sess}:s:${session.sessionId}`);
     expect(ttl).toBeGreaterThan(600_000 + 3_600_000 - 10_000);
     expect(ttl).toBeLessThanOrEqual(600_000 + 3_600_000);
+  });
+
+  it('a session read while the fleet epoch moved is not served from the cache once it has', async () => {
+    // The read ran in Redis before a close on another instance; a take (on its own connection) ran after
+    // the close and its epoch was handled here before the read's reply. The entry read is older than the
+    // epoch in force, so the next request must read Redis, not the cache (5 s of a closed session else).
+    const epoch = new FleetSessionEpoch();
+    epoch.observe('dataset:1', Date.now());
+    const here = new RedisSessionStore(client, { prefix: 'b-cache-race:', epoch });
+    const other = new RedisSessionStore(client, { prefix: 'b-cache-race:' });
+    const now = Date.now();
+    const session = sampleSessionRecord(1, { createdAtMs: now, expiresAtMs: now + 600_000 });
+    await here.create(session);
+    const read = here.get(session.sessionId);
+    epoch.observe('dataset:2', Date.now());
+    await expect(read).resolves.toMatchObject({ closedAtMs: null });
+    await expect(other.close(session.sessionId, 'logout', Date.now())).resolves.toBe(true);
+    await expect(here.get(session.sessionId)).resolves.toMatchObject({ closeReason: 'logout' });
   });
 });
