@@ -6,6 +6,7 @@
 import { Redis } from 'ioredis';
 import {
   FleetSessionEpoch,
+  RedisEvictionWatch,
   RedisHistoryWatch,
   RedisRateLimitStore,
   RedisReplayStore,
@@ -13,6 +14,9 @@ import {
 } from '@passport/adapters/redis';
 import { sampleSessionRecord } from '@passport/core/testing';
 import { RecordingPausedError } from '@passport/core/ports';
+// Internal to the adapters (not exported by the package).
+import { defineBatchedScript } from '../../libs/passport-adapters/src/redis/redis-batched-script.js';
+import { EVICTION_POLICY_NOT_READ } from '../../libs/passport-adapters/src/redis/eviction-policy.watch.js';
 import { RedisMonitor } from '../support/redis-monitor.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 
@@ -188,5 +192,61 @@ describe('RedisSessionStore', () => {
     await expect(read).resolves.toMatchObject({ closedAtMs: null });
     await expect(other.close(session.sessionId, 'logout', Date.now())).resolves.toBe(true);
     await expect(here.get(session.sessionId)).resolves.toMatchObject({ closeReason: 'logout' });
+  });
+});
+
+describe('defineBatchedScript', () => {
+  const definition = {
+    prelude: '',
+    sharedKeys: ['b-batch:{t}:log'],
+    callKeys: ['key'],
+    callArgs: ['value'],
+    callBody: `redis.call('RPUSH', KEYS[1], value)
+return tonumber(value)`,
+  };
+
+  it('a single call still in flight is load: a call made meanwhile waits for the interval', async () => {
+    const call = defineBatchedScript(client, 'b-batch-inflight', definition, { invocationIntervalMs: 300 });
+    await call('b-batch:{t}:k', '0'); // loads the script
+    await new Promise((resolve) => setTimeout(resolve, 350)); // a quiet interval
+    const sentAt = performance.now();
+    const first = call('b-batch:{t}:k', '1');
+    // Queued behind the end of the turn that sends the first call: it runs right after the send, before
+    // any reply can have been read, so the first invocation is in flight.
+    const second = await new Promise<{ reply: Promise<unknown> }>((resolve) =>
+      setImmediate(() => resolve({ reply: call('b-batch:{t}:k', '2') })),
+    );
+    await expect(first).resolves.toBe(1);
+    await expect(second.reply).resolves.toBe(2);
+    // Timers fire no earlier than asked, to the millisecond.
+    expect(performance.now() - sentAt).toBeGreaterThanOrEqual(299);
+  });
+});
+
+describe('RedisEvictionWatch', () => {
+  it('a read of the policy that fails on a live connection (no answer) leaves it not read, not trusted as refused', async () => {
+    const own = await startRedisServer();
+    const c = new Redis(own.url, { commandTimeout: 300, enableReadyCheck: false, maxRetriesPerRequest: 0 });
+    const watch = new RedisEvictionWatch(c, { intervalMs: 600_000 });
+    try {
+      await new Promise((resolve) => c.once('ready', resolve));
+      await watch.refresh();
+      expect(watch.problem).toBeUndefined(); // noeviction, read
+      // The connection drops and comes back to a Redis that accepts it but does not answer (a stopped
+      // process): the policy is forgotten on the drop, and its read on the new connection times out.
+      own.pause();
+      const closed = new Promise((resolve) => c.once('close', resolve));
+      c.disconnect(true);
+      await closed;
+      await watch.refresh();
+      expect(watch.maxmemoryPolicy).toBeNull();
+      expect(watch.problem).toBe(EVICTION_POLICY_NOT_READ);
+      expect(watch.unknown).toBeUndefined();
+    } finally {
+      own.resume();
+      watch.stop();
+      c.disconnect();
+      await own.stop();
+    }
   });
 });
