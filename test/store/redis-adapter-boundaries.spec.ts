@@ -25,6 +25,7 @@ let client: Redis;
 beforeAll(async () => {
   server = await startRedisServer();
   client = new Redis(server.url);
+  await new Promise((resolve) => client.once('ready', resolve));
 });
 const watches: RedisHistoryWatch[] = [];
 afterAll(async () => {
@@ -128,6 +129,33 @@ describe('RedisReplayStore', () => {
     expect(outcome).toBeInstanceOf(RecordingPausedError);
     expect(before.problem).toMatch(/^redis lost replay records/);
     expect(await client.exists(`${prefix}{replay}:r:used`)).toBe(0);
+  });
+});
+
+describe('RedisReplayStore before the eviction policy is read', () => {
+  const notRead = () => EVICTION_POLICY_NOT_READ;
+
+  it('refuses as a pause (with a Retry-After) on a live connection', async () => {
+    const store = new RedisReplayStore(client, { prefix: 'b-not-read:', evictionProblem: notRead });
+    const outcome = await store.recordIfAbsent('a', Date.now(), Date.now() + 60_000).catch((e: unknown) => e);
+    expect(outcome).toBeInstanceOf(RecordingPausedError);
+    expect(store.lastFailureAtMs).toBeNull();
+  });
+
+  it('with the connection down, fails as Redis does: no pause promised, and counted as a failure', async () => {
+    const down = new Redis(server.url, { lazyConnect: true, maxRetriesPerRequest: 0 });
+    try {
+      const store = new RedisReplayStore(down, { prefix: 'b-not-read:', evictionProblem: notRead });
+      const outcome = await store
+        .recordIfAbsent('a', Date.now(), Date.now() + 60_000)
+        .catch((e: unknown) => e);
+      expect(outcome).toBeInstanceOf(Error);
+      expect(outcome).not.toBeInstanceOf(RecordingPausedError);
+      expect((outcome as Error).message).toBe(EVICTION_POLICY_NOT_READ);
+      expect(store.lastFailureAtMs).not.toBeNull();
+    } finally {
+      down.disconnect();
+    }
   });
 });
 
