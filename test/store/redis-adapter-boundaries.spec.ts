@@ -132,6 +132,25 @@ describe('RedisReplayStore', () => {
   });
 });
 
+describe('RedisHistoryWatch', () => {
+  it("a check that finds this instance's own generation key gone is a loss, though the shared counter went on", async () => {
+    // Redis back from a snapshot taken before this instance's first record; other instances recorded
+    // since, pushing the shared counter past what this one was answered. Only its own key tells.
+    const prefix = 'b-own-gone:';
+    const watch = new RedisHistoryWatch(client, { prefix, holdMs: 10_000, intervalMs: 600_000 });
+    watches.push(watch);
+    const store = new RedisReplayStore(client, { prefix, clockSkewMarginMs: 0, history: watch });
+    await watch.check();
+    await expect(store.recordIfAbsent('a', Date.now(), Date.now() + 60_000)).resolves.toEqual({
+      recorded: true,
+    });
+    await client.del(watch.ownGenerationKey);
+    await client.incrby(watch.generationKey, 10);
+    await watch.check();
+    expect(watch.problem).toMatch(/^redis lost replay records/);
+  });
+});
+
 describe('RedisReplayStore before the eviction policy is read', () => {
   const notRead = () => EVICTION_POLICY_NOT_READ;
 
