@@ -8,6 +8,7 @@ import {
   FleetSessionEpoch,
   RedisEvictionWatch,
   RedisHistoryWatch,
+  RedisMcpSessionDirectory,
   RedisRateLimitStore,
   RedisReplayStore,
   RedisSessionStore,
@@ -148,6 +149,36 @@ describe('RedisHistoryWatch', () => {
     await client.incrby(watch.generationKey, 10);
     await watch.check();
     expect(watch.problem).toMatch(/^redis lost replay records/);
+  });
+  it("a loss's time published again for the same loss never lowers the fleet's lead kept beside it", async () => {
+    // Two noticers of one loss whose readings of the fleet's clocks differ: the one that read a lead of
+    // 2 s publishes first, the other (no lead read) a moment later. Lines stamped up to the loss plus the
+    // larger lead may have been accepted, so that lead must stay. The watch's own script, on a client of
+    // its own (ioredis defines it on the client that the watch was given).
+    const own = new Redis(server.url);
+    const watch = new RedisHistoryWatch(own, { prefix: 'b-lead:', intervalMs: 600_000 });
+    watches.push(watch);
+    try {
+      const name = Object.keys(own).find((key) => key.startsWith('passport-loss-time:'));
+      expect(name).toBeDefined();
+      const publish = (
+        own as unknown as Record<string, (...args: Array<string | number>) => Promise<unknown>>
+      )[name!].bind(own);
+      const args = (lead: number) => [
+        watch.lossTimeKey,
+        watch.lossLeadKey,
+        90_000_000,
+        0,
+        'later',
+        lead,
+        10_000,
+      ];
+      await publish(...args(2000));
+      await publish(...args(0));
+      expect(await own.get(watch.lossLeadKey)).toBe('2000');
+    } finally {
+      own.disconnect();
+    }
   });
 });
 
@@ -295,5 +326,22 @@ describe('RedisEvictionWatch', () => {
       c.disconnect();
       await own.stop();
     }
+  });
+});
+
+describe('RedisMcpSessionDirectory', () => {
+  it("an admission never shortens the address set's time to live that a serving session of the address lengthened", async () => {
+    const sessions = new RedisMcpSessionDirectory(client, {
+      prefix: 'b-mcp-admit:',
+      maxSessions: 10,
+      maxSessionsPerAddress: 3,
+      ttlMs: 60_000,
+      servingLeaseMs: 120_000,
+    });
+    await expect(sessions.admit('one', '10.0.0.1')).resolves.toBe('admitted');
+    await expect(sessions.serve('one')).resolves.toBe(true);
+    await expect(sessions.admit('two', '10.0.0.1')).resolves.toBe('admitted');
+    // One TTL and the lease: the serving session stays counted in its address's cap for as long as it lives.
+    expect(await client.pttl('b-mcp-admit:{mcp}:a:10.0.0.1')).toBeGreaterThan(170_000);
   });
 });
