@@ -344,4 +344,17 @@ describe('RedisMcpSessionDirectory', () => {
     // One TTL and the lease: the serving session stays counted in its address's cap for as long as it lives.
     expect(await client.pttl('b-mcp-admit:{mcp}:a:10.0.0.1')).toBeGreaterThan(170_000);
   });
+
+  it('an address over its cap (the cap lowered since) is refused, though its oldest session would free a slot of the full fleet', async () => {
+    const options = { prefix: 'b-mcp-over:', maxSessions: 2, ttlMs: 60_000, reclaimIdleMs: 1000 };
+    const before = new RedisMcpSessionDirectory(client, { ...options, maxSessionsPerAddress: 2 });
+    const t0 = Date.now();
+    await expect(before.admit('one', '10.0.0.1', t0)).resolves.toBe('admitted');
+    await expect(before.admit('two', '10.0.0.1', t0 + 1)).resolves.toBe('admitted');
+    // A deploy lowers the per-address cap to 1: the address holds two. Taking its idle oldest session
+    // frees one slot of the fleet and one of the address, which still leaves it at two, over its cap.
+    const after = new RedisMcpSessionDirectory(client, { ...options, maxSessionsPerAddress: 1 });
+    await expect(after.admit('three', '10.0.0.1', t0 + 5000)).resolves.toBe('address-full');
+    expect(await client.zrange('b-mcp-over:{mcp}:a:10.0.0.1', 0, -1)).toEqual(['one', 'two']);
+  });
 });
