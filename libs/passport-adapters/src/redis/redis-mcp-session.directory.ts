@@ -15,7 +15,7 @@
  * the lease while serving); `<prefix>{mcp}:all` and `<prefix>{mcp}:a:<address>` sorted sets id → last
  * use, ahead by the latest lease while serving (the caps; idle entries are dropped by the admitting script
  * before counting); `<prefix>{mcp}:r:<id>` sorted set of the session's requests in flight, request id →
- * its lease's end (`PX` = until the latest ends; 1.14.1).
+ * its lease's end (`PX` = until the latest ends; 1.15.0).
  */
 import { type RedisConnection, defineScript, refuseWhenFullLua } from './redis-client.js';
 
