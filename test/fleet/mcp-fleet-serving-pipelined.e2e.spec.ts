@@ -1,0 +1,82 @@
+/**
+ * A fleet session (STORE=redis) whose client pipelines POSTs on one connection behind a slow read, then
+ * resets the connection. Node assigns the socket to a pipelined request's response only once the ones
+ * before it are sent, so a response still queued when the socket closes never emits 'close': the end of
+ * its POST (`served`) never came, and each such POST kept its 2 min serving lease in
+ * `<prefix>{mcp}:r:<id>`. A review of the per-request leases: one connection reset after one write held
+ * the session (and its slot) from any reclaim for 2 min.
+ */
+import { Redis } from 'ioredis';
+import { INITIALIZE, MCP_HEADERS, openRawSession, requestFrom } from '../mcp/support/mcp-probe.js';
+import { startSlowNearChain, type SlowNearChain } from '../mcp/support/slow-near-chain.js';
+import { openRaw } from '../support/raw-http.js';
+import { startTestAppFleet, type TestAppFleet } from '../support/test-app-fleet.js';
+
+const SLOW_MS = 1500;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+let chain: SlowNearChain;
+let fleet: TestAppFleet;
+let admin: Redis;
+beforeAll(async () => {
+  chain = await startSlowNearChain();
+  fleet = await startTestAppFleet(2, {
+    ...chain.env,
+    MCP_MAX_SESSIONS: '1',
+    MCP_MAX_SESSIONS_PER_ADDRESS: '1',
+    MCP_SESSION_RECLAIM_IDLE_MS: '1000',
+  });
+  admin = new Redis(fleet.redis.url);
+}, 60_000);
+afterAll(async () => {
+  admin?.disconnect();
+  await fleet?.close();
+  await chain?.close();
+});
+
+/** One POST of session `id` as raw HTTP/1.1 text, to be written back to back with others (pipelined). */
+function rawPost(id: string, rpcId: number, method: string, params: object): string {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: rpcId, method, params });
+  return [
+    'POST /mcp HTTP/1.1',
+    `host: ${new URL(fleet.publicBaseUrl).host}`,
+    `content-type: ${MCP_HEADERS['content-type']}`,
+    `accept: ${MCP_HEADERS.accept}`,
+    `mcp-session-id: ${id}`,
+    'mcp-protocol-version: 2025-11-25',
+    `content-length: ${Buffer.byteLength(body)}`,
+    '',
+    body,
+  ].join('\r\n');
+}
+
+it("POSTs pipelined behind a slow read on A, their connection reset: no lease is left, and B's initialize takes the slot once the session has idled 1 s", async () => {
+  const id = await openRawSession(fleet.instances[0].baseUrl);
+  const requests = `passport:{mcp}:r:${id}`;
+  const member = chain.newMember();
+  chain.rpc.enqueue({ kind: 'slow', delayMs: SLOW_MS });
+  const connection = await openRaw(fleet.instances[0].baseUrl);
+  let payload = rawPost(id, 1, 'resources/read', { uri: `did:resolve:${member}` });
+  for (let rpcId = 2; rpcId <= 6; rpcId++) payload += rawPost(id, rpcId, 'tools/list', {});
+  connection.socket.write(payload);
+  await chain.askedFor(member);
+  // The five queued behind the read are served (their answers wait for the read's to be sent).
+  const deadline = Date.now() + 5000;
+  while ((await admin.zcard(requests)) < 6) {
+    if (Date.now() > deadline) throw new Error(`only ${await admin.zcard(requests)} requests served`);
+    await sleep(10);
+  }
+  connection.socket.resetAndDestroy();
+  await connection.closed;
+  // Past the read's end on A (its handler runs on, its client gone).
+  await sleep(SLOW_MS + 300);
+  expect(await admin.zcard(requests)).toBe(0);
+  expect(Number(await admin.zscore('passport:{mcp}:all', id))).toBeLessThanOrEqual(Date.now());
+  await sleep(1200);
+  const initialize = await requestFrom(fleet.instances[1].baseUrl, '127.0.0.2', {
+    method: 'POST',
+    headers: { host: new URL(fleet.publicBaseUrl).host },
+    body: INITIALIZE,
+  });
+  expect(initialize.status).toBe(200);
+}, 30_000);
