@@ -10,6 +10,7 @@
  * tool-call rate per client address.
  */
 import { randomUUID } from 'node:crypto';
+import { type Socket } from 'node:net';
 import { Controller, Delete, Get, Inject, Optional, Post, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { errorResponseSchema } from '../platform/openapi/error-response.schema.js';
@@ -61,6 +62,25 @@ import { forceConnectionClose, mustCloseConnection } from '../platform/http/conn
 import { clientAddressKey } from '../platform/http/client-address.js';
 
 export const MCP_DISCOVERY_PATH = '/.well-known/mcp';
+
+/**
+ * Ends (each once) of the fleet POSTs served on a connection, called when it closes: one listener per
+ * socket, however many POSTs are pipelined on it (a listener each went past Node's 10 and warned).
+ */
+const onSocketClose = new WeakMap<Socket, Set<() => void>>();
+const whenSocketCloses = (socket: Socket, end: () => void): void => {
+  let ends = onSocketClose.get(socket);
+  if (!ends) {
+    const pending = new Set<() => void>();
+    ends = pending;
+    onSocketClose.set(socket, pending);
+    socket.once('close', () => {
+      onSocketClose.delete(socket);
+      for (const ended of pending) ended();
+    });
+  }
+  ends.add(end);
+};
 
 const sessionIdOf = (request: FastifyRequest): string | undefined => {
   const value = request.headers['mcp-session-id'];
@@ -661,11 +681,25 @@ export class McpTransportController {
           ? await fleet.serve(id, served)
           : await fleet.touch(id);
       if (live && serving) {
-        const ended = () => void fleet.served(id, served).catch(() => undefined);
+        // Its connection's close ends it too: the response of a POST pipelined behind another's answer
+        // has no socket until that answer is sent, and never emits 'close' when the connection goes first
+        // (a review: POSTs pipelined behind a slow read, their connection reset, kept their leases 2 min).
+        const socket = request.raw.socket;
+        let over = false;
+        const ended = () => {
+          if (over) return;
+          over = true;
+          reply.raw.off('close', ended);
+          onSocketClose.get(socket)?.delete(ended);
+          void fleet.served(id, served).catch(() => undefined);
+        };
         // A client gone during the await above closed the response before a listener could hear it:
         // ended now, or the session kept its whole lease (one reset POST held its slot 2 min).
-        if (reply.raw.closed) ended();
-        else reply.raw.once('close', ended);
+        if (reply.raw.closed || socket.destroyed) ended();
+        else {
+          reply.raw.once('close', ended);
+          whenSocketCloses(socket, ended);
+        }
       }
     } catch {
       // A `serve` that timed out may still run in Redis: its end queued behind it takes its lease off
