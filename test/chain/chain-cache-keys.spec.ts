@@ -133,4 +133,18 @@ describe('CachingChainReader: what a cached answer is kept under, and what a cal
     await cached.getPassport('aaaaaaaaaaaa');
     expect(reads('passport_token')).toBe(2);
   });
+
+  // The tolerance's comment: a clock stepped back further must not keep entries for the size of the step.
+  // README: a found passport is kept at most 5 s. A step back while the read is under way (the node
+  // answers after it) must not keep the answer for the step either.
+  it('keeps a passport read across a clock step back of an hour no longer than its 5 s', async () => {
+    rpc.enqueue({ kind: 'slow', delayMs: 1000 });
+    const read = cached.getPassport('aaaaaaaaaaaa');
+    await eventually(async () => expect(reads('passport_token')).toBe(1), 1000);
+    clock.advance(-3_600_000); // the node has the request and answers in a second
+    await expect(read).resolves.toMatchObject({ tokenId: 'aaaaaaaaaaaa' });
+    clock.advance(10_000); // 10 s after the answer on the stepped clock
+    await cached.getPassport('aaaaaaaaaaaa');
+    expect(reads('passport_token')).toBe(2);
+  });
 });
