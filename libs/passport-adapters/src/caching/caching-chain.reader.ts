@@ -38,7 +38,10 @@ export interface ChainCacheStats {
 
 interface Entry {
   readonly value: unknown;
-  /** When it was stored: a clock that reads well before this was stepped back, and the entry is stale. */
+  /**
+   * Where its lifetime counts from (when it was stored, or when its read began): a clock that reads well
+   * before this was stepped back, and the entry is stale.
+   */
   readonly storedAtMs: number;
   readonly expiresAtMs: number;
 }
@@ -224,7 +227,11 @@ export class CachingChainReader implements ChainReader, CachedPassportPeek, Pass
       (value) => {
         if (this.inFlight.get(key) !== request) return value;
         this.inFlight.delete(key);
-        this.store(key, value, (fromReadStart(value) ? now : this.clock.nowMs()) + ttlOf(value));
+        // Its store time is where its lifetime counts from: a clock stepped back an hour while a found
+        // passport was read, the read's start as its end's base and the answer's time as its store time,
+        // kept the passport for the hour.
+        const storedAtMs = fromReadStart(value) ? now : this.clock.nowMs();
+        this.store(key, value, storedAtMs, storedAtMs + ttlOf(value));
         return value;
       },
       (error: unknown) => {
@@ -236,14 +243,14 @@ export class CachingChainReader implements ChainReader, CachedPassportPeek, Pass
     return request;
   }
 
-  private store(key: string, value: unknown, expiresAtMs: number): void {
+  private store(key: string, value: unknown, storedAtMs: number, expiresAtMs: number): void {
     const page = isPageKey(key);
     const entries = page ? this.pages : this.cache;
     const max = page ? this.maxPageEntries : this.maxEntries - Math.min(this.pages.size, this.maxPageEntries);
     // Map keeps insertion order: deleting first moves the key to the end, so the first key is the oldest.
     const now = this.clock.nowMs();
     entries.delete(key);
-    entries.set(key, { value, storedAtMs: now, expiresAtMs });
+    entries.set(key, { value, storedAtMs, expiresAtMs });
     // Expired entries go from the oldest end, up to the first live one (stored entries live ≤ 5 s, so the
     // rest expire soon): else stale listing pages keep a replaced ledger's records alive for good.
     for (const [oldestKey, oldest] of entries) {
