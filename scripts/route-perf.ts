@@ -9,6 +9,8 @@
  * wake-up of the client reading the answer (in a VM its cross-CPU interrupt is dear, and a client that
  * has more often gone to sleep between answers costs the server more per answer).
  * Servers on CPU 1, wrk on CPU 0 (2 cores or more). perf's own overhead is in every figure alike.
+ * NEST_BUSY_US=n adds a target: Nest alone with n µs of busy CPU in each answer (bench/support/
+ * nest-alone.server.ts BUSY_US), a slower server doing nothing else differently.
  *
  *   npx tsc -b tsconfig.build.json && SWC_NODE_PROJECT=tsconfig.json \
  *     node --import @swc-node/register/esm-register scripts/route-perf.ts [seconds=5]
@@ -35,13 +37,15 @@ interface Target {
 
 interface Measured {
   readonly cpuUsPerRequest: number;
+  readonly userUsPerRequest: number;
   /** Each sample's stack, leaf first. */
   readonly stacks: string[][];
 }
 
-function cpuUs(pid: number): number {
+/** User and system CPU of a process, in µs (clock ticks of 10 ms). */
+function cpuUs(pid: number): { user: number; system: number } {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  return { user: Number(fields[11]) * 10_000, system: Number(fields[12]) * 10_000 };
 }
 
 function wrk(url: string, duration: number): string {
@@ -85,7 +89,11 @@ async function measure(target: Target, dir: string): Promise<Measured> {
     maxBuffer: 1 << 30,
     stdio: ['ignore', 'pipe', 'ignore'],
   });
-  return { cpuUsPerRequest: (after - before) / requests, stacks: parseStacks(script) };
+  return {
+    cpuUsPerRequest: (after.user + after.system - before.user - before.system) / requests,
+    userUsPerRequest: (after.user - before.user) / requests,
+    stacks: parseStacks(script),
+  };
 }
 
 /** The package or Node module of a sample's nearest JS frame, else "kernel (no JS frame)" or "native". */
@@ -145,11 +153,32 @@ async function main(): Promise<void> {
     );
     await waitFor(`http://127.0.0.1:${barePort}/bare`);
     await waitFor(`http://127.0.0.1:${nestPort}/nest`);
+    const busyUs = Number(process.env.NEST_BUSY_US ?? 0);
+    const busyPort = await freePort();
+    const busy =
+      busyUs > 0
+        ? start(['--import', '@swc-node/register/esm-register', 'bench/support/nest-alone.server.ts'], {
+            PORT: String(busyPort),
+            ROOT_BODY: rootBody,
+            BUSY_US: String(busyUs),
+            SWC_NODE_PROJECT: 'tsconfig.json',
+          })
+        : undefined;
+    if (busy) await waitFor(`http://127.0.0.1:${busyPort}/nest`);
     const targets: Target[] = [
       { name: 'bare /bare-root', pid: bare.pid!, url: `http://127.0.0.1:${barePort}/bare-root` },
       { name: 'Nest alone /nest-root', pid: nest.pid!, url: `http://127.0.0.1:${nestPort}/nest-root` },
       { name: 'app /health', pid: app.pid, url: `${app.base}/health` },
       { name: 'app /', pid: app.pid, url: `${app.base}/` },
+      ...(busy
+        ? [
+            {
+              name: `Nest alone + ${busyUs} µs busy`,
+              pid: busy.pid!,
+              url: `http://127.0.0.1:${busyPort}/nest-root`,
+            },
+          ]
+        : []),
     ];
     const results = new Map<Target, Measured>();
     for (const target of targets) results.set(target, await measure(target, dir));
@@ -163,6 +192,10 @@ async function main(): Promise<void> {
     console.log(rule);
     console.log(
       `| **total** | ${targets.map((t) => results.get(t)!.cpuUsPerRequest.toFixed(1)).join(' | ')} |`,
+    );
+    console.log(`| user | ${targets.map((t) => results.get(t)!.userUsPerRequest.toFixed(1)).join(' | ')} |`);
+    console.log(
+      `| system | ${targets.map((t) => (results.get(t)!.cpuUsPerRequest - results.get(t)!.userUsPerRequest).toFixed(1)).join(' | ')} |`,
     );
     const buckets = new Map<string, number>();
     for (const target of targets)

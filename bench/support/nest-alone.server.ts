@@ -15,6 +15,11 @@ import { type FastifyReply } from 'fastify';
 
 /** The app's GET / body (ROOT_BODY, when the caller passes it), for the `nest-root` route. */
 const rootBody = process.env.ROOT_BODY ?? '{}';
+/**
+ * BUSY_US: µs of busy CPU added to each `/nest-root` answer (default 0), to see what a slower server costs
+ * in the kernel with nothing else changed (scripts/route-perf.ts, NEST_BUSY_US).
+ */
+const busyMs = Number(process.env.BUSY_US ?? 0) / 1000;
 
 @Controller()
 class NestAloneController {
@@ -27,6 +32,10 @@ class NestAloneController {
   @Get('nest-root')
   root(@Res({ passthrough: true }) reply: FastifyReply): string {
     void reply.type('application/json; charset=utf-8');
+    if (busyMs > 0) {
+      const until = performance.now() + busyMs;
+      while (performance.now() < until);
+    }
     return rootBody;
   }
 }
