@@ -45,7 +45,14 @@ describe('passport verify with a malformed 200 verdict', () => {
         ? { verified: true, peerTokenId: SENDER, failureReasons: [] }
         : name === 'profile-without-name'
           ? { verified: true, peerTokenId: SENDER, failureReasons: [], profile: { creature: 'robot' } }
-          : MALFORMED[name];
+          : name === 'profile-empty-name'
+            ? {
+                verified: true,
+                peerTokenId: SENDER,
+                failureReasons: [],
+                profile: { displayName: ' \u0007 ', creature: 'robot' },
+              }
+            : MALFORMED[name];
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body ?? null));
   });
   let line: string;
@@ -93,6 +100,16 @@ describe('passport verify with a malformed 200 verdict', () => {
       0,
       `verified ${SENDER} -> MUNDO\n  profile: (no name) (robot), self-declared\n`,
       '',
+    ]);
+  });
+
+  // A review of today's fix: a name of only blanks or control characters (another API) printed as nothing,
+  // "profile: , self-declared".
+  it('a profile whose displayName is blank prints no name', async () => {
+    const run = await cli(['verify', '--api', `${base}/profile-empty-name`, '--profile', '--', line]);
+    expect([run.code, run.out]).toEqual([
+      0,
+      `verified ${SENDER} -> MUNDO\n  profile: (no name) (robot), self-declared\n`,
     ]);
   });
 });
