@@ -351,11 +351,11 @@ async function verifyOffline(
 function profileLine(result: VerifyResult): string {
   const profile = result.profile;
   if (!profile) return '';
-  // Left out (another API; the shape check lets it pass) as null: a name "undefined" was printed.
-  const name =
-    profile.displayName === null || profile.displayName === undefined
-      ? '(no name)'
-      : printableText(String(profile.displayName), 128);
+  // Left out (another API; the shape check lets it pass), or only blanks and control characters, as
+  // null: a name "undefined", or nothing to read, was printed.
+  const given =
+    profile.displayName === null || profile.displayName === undefined ? '' : String(profile.displayName);
+  const name = /^[\s\p{Cc}]*$/u.test(given) ? '(no name)' : printableText(given, 128);
   const creature = profile.creature ? ` (${printableText(String(profile.creature), 64)})` : '';
   return `\n  profile: ${name}${creature}, self-declared`;
 }
