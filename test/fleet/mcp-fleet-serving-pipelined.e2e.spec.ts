@@ -80,3 +80,60 @@ it("POSTs pipelined behind a slow read on A, their connection reset: no lease is
   });
   expect(initialize.status).toBe(200);
 }, 30_000);
+
+// A review of 31c385b7 (an end on the connection's close): a client's FIN (half-closed-clients.ts) is not
+// its connection's close, and must not end the leases of POSTs still being answered.
+it('POSTs pipelined behind a slow read on A, the client half-closing (FIN) after sending: every POST keeps its lease until answered, each is answered, and none is left after', async () => {
+  await fleet.redis.clearState();
+  const id = await openRawSession(fleet.instances[0].baseUrl);
+  const requests = `passport:{mcp}:r:${id}`;
+  const member = chain.newMember();
+  chain.rpc.enqueue({ kind: 'slow', delayMs: SLOW_MS });
+  const connection = await openRaw(fleet.instances[0].baseUrl, { allowHalfOpen: true });
+  let payload = rawPost(id, 1, 'resources/read', { uri: `did:resolve:${member}` });
+  for (let rpcId = 2; rpcId <= 6; rpcId++) payload += rawPost(id, rpcId, 'tools/list', {});
+  connection.socket.write(payload);
+  await chain.askedFor(member);
+  const deadline = Date.now() + 5000;
+  while ((await admin.zcard(requests)) < 6) {
+    if (Date.now() > deadline) throw new Error(`only ${await admin.zcard(requests)} requests served`);
+    await sleep(10);
+  }
+  // The FIN once every POST is served (a FIN before any is served ends nothing either way), the read
+  // still under way: no lease is ended early.
+  connection.socket.end();
+  await sleep(400);
+  expect(await admin.zcard(requests)).toBe(6);
+  const { text } = await connection.closed;
+  expect(text.match(/^HTTP\/1\.1 200 /gm)?.length).toBe(6);
+  await sleep(200);
+  expect(await admin.zcard(requests)).toBe(0);
+}, 30_000);
+
+// A review of 31c385b7: on a keep-alive connection each POST's end leaves the connection's set, so the
+// connection's close later ends none of them again (a second end marks the session used at the close,
+// holding its slot from a reclaim for as long as the connection stayed open).
+it('POSTs one after another on one keep-alive connection are each ended once: the connection closing later leaves the session last used at the last answer', async () => {
+  await fleet.redis.clearState();
+  const id = await openRawSession(fleet.instances[0].baseUrl);
+  const requests = `passport:{mcp}:r:${id}`;
+  const connection = await openRaw(fleet.instances[0].baseUrl);
+  for (let rpcId = 1; rpcId <= 3; rpcId++) {
+    const before = connection.received().length;
+    connection.socket.write(rawPost(id, rpcId, 'tools/list', {}));
+    const deadline = Date.now() + 5000;
+    while (!/\r\n\r\n[\s\S]*"id":\d+/.test(connection.received().slice(before))) {
+      if (Date.now() > deadline) throw new Error(`POST ${rpcId} not answered`);
+      await sleep(10);
+    }
+    await sleep(100);
+    expect(await admin.zcard(requests)).toBe(0);
+  }
+  const lastUsed = await admin.zscore('passport:{mcp}:all', id);
+  await sleep(300);
+  connection.socket.resetAndDestroy();
+  await connection.closed;
+  await sleep(300);
+  expect(await admin.zscore('passport:{mcp}:all', id)).toBe(lastUsed);
+  expect(connection.received().match(/^HTTP\/1\.1 200 /gm)?.length).toBe(3);
+}, 30_000);
