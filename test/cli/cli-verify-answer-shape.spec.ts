@@ -52,7 +52,21 @@ describe('passport verify with a malformed 200 verdict', () => {
                 failureReasons: [],
                 profile: { displayName: ' \u0007 ', creature: 'robot' },
               }
-            : MALFORMED[name];
+            : name === 'profile-invisible-name'
+              ? {
+                  verified: true,
+                  peerTokenId: SENDER,
+                  failureReasons: [],
+                  profile: { displayName: '\u200b\u200e\u2060', creature: 'robot' },
+                }
+              : name === 'profile-blank-creature'
+                ? {
+                    verified: true,
+                    peerTokenId: SENDER,
+                    failureReasons: [],
+                    profile: { displayName: 'Ada', creature: ' \u0007\u200b ' },
+                  }
+                : MALFORMED[name];
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body ?? null));
   });
   let line: string;
@@ -111,5 +125,20 @@ describe('passport verify with a malformed 200 verdict', () => {
       0,
       `verified ${SENDER} -> MUNDO\n  profile: (no name) (robot), self-declared\n`,
     ]);
+  });
+
+  // A review of 448714cd: a name of only format characters (zero-width space, bidi mark, word joiner:
+  // nothing to read) printed as '???', and a creature of only blanks and controls as ' ( ?? )'.
+  it('a profile whose displayName is only invisible format characters prints no name', async () => {
+    const run = await cli(['verify', '--api', `${base}/profile-invisible-name`, '--profile', '--', line]);
+    expect([run.code, run.out]).toEqual([
+      0,
+      `verified ${SENDER} -> MUNDO\n  profile: (no name) (robot), self-declared\n`,
+    ]);
+  });
+
+  it('a profile whose creature is blank prints no creature, as one left out', async () => {
+    const run = await cli(['verify', '--api', `${base}/profile-blank-creature`, '--profile', '--', line]);
+    expect([run.code, run.out]).toEqual([0, `verified ${SENDER} -> MUNDO\n  profile: Ada, self-declared\n`]);
   });
 });
