@@ -347,16 +347,26 @@ async function verifyOffline(
   }
 }
 
+/**
+ * Text with nothing to read: only blanks, control characters, format characters (zero-width space, bidi
+ * marks, word joiner) and lone surrogates, which printableText would show as '?' or as nothing.
+ */
+const NOTHING_TO_READ = /^[\s\p{Cc}\p{Cf}\p{Cs}]*$/u;
+
+/** A profile field as text, or '' when it is left out, null or has nothing to read. */
+const readableOf = (value: unknown): string =>
+  value === null || value === undefined || NOTHING_TO_READ.test(String(value)) ? '' : String(value);
+
 /** With --profile: the sender's self-declared name and creature, as printable text. */
 function profileLine(result: VerifyResult): string {
   const profile = result.profile;
   if (!profile) return '';
-  // Left out (another API; the shape check lets it pass), or only blanks and control characters, as
-  // null: a name "undefined", or nothing to read, was printed.
-  const given =
-    profile.displayName === null || profile.displayName === undefined ? '' : String(profile.displayName);
-  const name = /^[\s\p{Cc}]*$/u.test(given) ? '(no name)' : printableText(given, 128);
-  const creature = profile.creature ? ` (${printableText(String(profile.creature), 64)})` : '';
+  // Left out (another API; the shape check lets it pass), or with nothing to read (blanks, controls,
+  // format characters), as null: a name "undefined", nothing, or only '?' was printed.
+  const given = readableOf(profile.displayName);
+  const name = given === '' ? '(no name)' : printableText(given, 128);
+  const kind = readableOf(profile.creature);
+  const creature = kind === '' ? '' : ` (${printableText(kind, 64)})`;
   return `\n  profile: ${name}${creature}, self-declared`;
 }
 
