@@ -147,4 +147,37 @@ describe('CachingChainReader: what a cached answer is kept under, and what a cal
     await cached.getPassport('aaaaaaaaaaaa');
     expect(reads('passport_token')).toBe(2);
   });
+
+  // A review of e8e0134b (a found answer's lifetime counts from its read's start): a read longer than the
+  // 5 s (a slow node, or the clock stepped forward meanwhile) is stored already stale, as before that fix,
+  // but lookups still share one read at a time: no read per request.
+  it('a found passport whose read outlasted its 5 s is read again once for the lookups that follow, and then served from the cache', async () => {
+    rpc.enqueue({ kind: 'slow', delayMs: 300 });
+    const during = Array.from({ length: 5 }, () => cached.getPassport('aaaaaaaaaaaa'));
+    await eventually(async () => expect(reads('passport_token')).toBe(1), 1000);
+    clock.advance(6000);
+    for (const answer of await Promise.all(during)) expect(answer).toMatchObject({ tokenId: 'aaaaaaaaaaaa' });
+    const after = await Promise.all(Array.from({ length: 5 }, () => cached.getPassport('aaaaaaaaaaaa')));
+    for (const answer of after) expect(answer).toMatchObject({ tokenId: 'aaaaaaaaaaaa' });
+    expect(reads('passport_token')).toBe(2);
+    clock.advance(4999);
+    await cached.getPassport('aaaaaaaaaaaa');
+    expect(reads('passport_token')).toBe(2);
+  });
+
+  // Not-found answers count from the answer (on the stepped clock): across a step back of an hour
+  // during the read, kept for their 1 s, not for the hour.
+  it('keeps a not-found read across a clock step back of an hour no longer than its 1 s', async () => {
+    rpc.enqueue({ kind: 'slow', delayMs: 300 });
+    const read = cached.getPassport('zzzzzzzzzzzz');
+    await eventually(async () => expect(reads('passport_token')).toBe(1), 1000);
+    clock.advance(-3_600_000);
+    await expect(read).resolves.toBeNull();
+    clock.advance(999);
+    await expect(cached.getPassport('zzzzzzzzzzzz')).resolves.toBeNull();
+    expect(reads('passport_token')).toBe(1);
+    clock.advance(1);
+    await expect(cached.getPassport('zzzzzzzzzzzz')).resolves.toBeNull();
+    expect(reads('passport_token')).toBe(2);
+  });
 });
