@@ -7,7 +7,7 @@
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
-import { INITIALIZE, MCP_HEADERS, openRawSession, requestFrom } from '../mcp/support/mcp-probe.js';
+import { INITIALIZE, openRawSession, rawSessionPost, requestFrom } from '../mcp/support/mcp-probe.js';
 import { openRaw } from '../support/raw-http.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { startTestAppFleet, type TestAppFleet } from '../support/test-app-fleet.js';
@@ -71,23 +71,10 @@ const initializeFrom = (address: string) =>
 it('a POST whose client resets while its session is being marked serving leaves no lease: the slot is reclaimable once idle 1 s', async () => {
   const id = await openRawSession(fleet.instances[0].baseUrl);
   expect((await initializeFrom('127.0.0.2')).status).toBe(429);
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
   // `serve` reaches Redis 300 ms late (below the app's 500 ms command timeout): its client is gone by then.
   proxy.holdMs.value = 300;
   const connection = await openRaw(fleet.instances[0].baseUrl);
-  connection.socket.write(
-    [
-      'POST /mcp HTTP/1.1',
-      `host: ${new URL(fleet.publicBaseUrl).host}`,
-      `content-type: ${MCP_HEADERS['content-type']}`,
-      `accept: ${MCP_HEADERS.accept}`,
-      `mcp-session-id: ${id}`,
-      'mcp-protocol-version: 2025-11-25',
-      `content-length: ${Buffer.byteLength(body)}`,
-      '',
-      body,
-    ].join('\r\n'),
-  );
+  connection.socket.write(rawSessionPost(new URL(fleet.publicBaseUrl).host, id, 2, 'tools/list', {}));
   await sleep(150);
   connection.socket.resetAndDestroy();
   await connection.closed;

@@ -7,7 +7,7 @@
  * the session (and its slot) from any reclaim for 2 min.
  */
 import { Redis } from 'ioredis';
-import { INITIALIZE, MCP_HEADERS, openRawSession, requestFrom } from '../mcp/support/mcp-probe.js';
+import { INITIALIZE, openRawSession, rawSessionPost, requestFrom } from '../mcp/support/mcp-probe.js';
 import { startSlowNearChain, type SlowNearChain } from '../mcp/support/slow-near-chain.js';
 import { openRaw } from '../support/raw-http.js';
 import { startTestAppFleet, type TestAppFleet } from '../support/test-app-fleet.js';
@@ -35,20 +35,8 @@ afterAll(async () => {
 });
 
 /** One POST of session `id` as raw HTTP/1.1 text, to be written back to back with others (pipelined). */
-function rawPost(id: string, rpcId: number, method: string, params: object): string {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: rpcId, method, params });
-  return [
-    'POST /mcp HTTP/1.1',
-    `host: ${new URL(fleet.publicBaseUrl).host}`,
-    `content-type: ${MCP_HEADERS['content-type']}`,
-    `accept: ${MCP_HEADERS.accept}`,
-    `mcp-session-id: ${id}`,
-    'mcp-protocol-version: 2025-11-25',
-    `content-length: ${Buffer.byteLength(body)}`,
-    '',
-    body,
-  ].join('\r\n');
-}
+const rawPost = (id: string, rpcId: number, method: string, params: object): string =>
+  rawSessionPost(new URL(fleet.publicBaseUrl).host, id, rpcId, method, params);
 
 it("POSTs pipelined behind a slow read on A, their connection reset: no lease is left, and B's initialize takes the slot once the session has idled 1 s", async () => {
   const id = await openRawSession(fleet.instances[0].baseUrl);

@@ -14,6 +14,31 @@ export const MCP_HEADERS = {
   accept: 'application/json, text/event-stream',
 };
 
+/**
+ * One POST of session `id` as raw HTTP/1.1 text for `host`, protocol 2025-11-25: to write on a raw socket
+ * (pipelined behind others, or reset part-way).
+ */
+export function rawSessionPost(
+  host: string,
+  id: string,
+  rpcId: number,
+  method: string,
+  params: object,
+): string {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: rpcId, method, params });
+  return [
+    'POST /mcp HTTP/1.1',
+    `host: ${host}`,
+    `content-type: ${MCP_HEADERS['content-type']}`,
+    `accept: ${MCP_HEADERS.accept}`,
+    `mcp-session-id: ${id}`,
+    'mcp-protocol-version: 2025-11-25',
+    `content-length: ${Buffer.byteLength(body)}`,
+    '',
+    body,
+  ].join('\r\n');
+}
+
 export interface ProbeResult {
   readonly status: number;
   readonly headers: Headers;
