@@ -6,7 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import { ChainUnavailableError, encodeBase58, randomFaceTokenId, signFamilyMetadata } from '@passport/core';
+import { encodeBase58, randomFaceTokenId, signFamilyMetadata } from '@passport/core';
+import { chainFailureReasonOf } from './support/chain-failure-reason.js';
 import { cryptoRandomInt } from '@passport/core/token-id';
 import { NearChainReader } from '@passport/adapters/near';
 import { CachingChainReader } from '@passport/adapters/caching';
@@ -30,11 +31,7 @@ describe('NearChainReader against a node answering data that is not whole and va
   });
   afterEach(() => rpc.close());
 
-  const reasonOf = (promise: Promise<unknown>): Promise<string | null> =>
-    promise.then(
-      () => null,
-      (error: unknown) => (error instanceof ChainUnavailableError ? error.reason : String(error)),
-    );
+  const reasonOf = chainFailureReasonOf;
   const record = (tokenId: string, ownerId: string) => ({
     token_id: tokenId,
     owner_id: ownerId,

@@ -6,7 +6,8 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
 import { type AddressInfo } from 'node:net';
-import { ChainUnavailableError, encodeBase58 } from '@passport/core';
+import { encodeBase58 } from '@passport/core';
+import { chainFailureReasonOf } from './support/chain-failure-reason.js';
 import { NearChainReader } from '@passport/adapters/near';
 import { withReservedChainReads } from '@passport/adapters/caching';
 import { startFakeNearRpc, type FakeNearRpc } from '../fake-near-rpc/fake-near-rpc.server.js';
@@ -16,11 +17,7 @@ const CONTRACT = 'passport.test.near';
 
 const bytesOf = (value: unknown): number[] => [...Buffer.from(JSON.stringify(value), 'utf8')];
 
-const reasonOf = (promise: Promise<unknown>): Promise<string | null> =>
-  promise.then(
-    () => null,
-    (error: unknown) => (error instanceof ChainUnavailableError ? error.reason : String(error)),
-  );
+const reasonOf = chainFailureReasonOf;
 
 const record = (tokenId: string, metadata: unknown = {}) => ({
   token_id: tokenId,
