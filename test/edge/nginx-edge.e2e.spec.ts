@@ -355,7 +355,13 @@ function rawExchange(
   baseUrl: string,
   raw: string,
   { localAddress = '127.0.0.1', waitMs = 5000 }: { localAddress?: string; waitMs?: number } = {},
-): Promise<{ status: number; body: Record<string, unknown> | null; socket: import('node:net').Socket }> {
+): Promise<{
+  status: number;
+  /** The status line and headers, as sent. */
+  head: string;
+  body: Record<string, unknown> | null;
+  socket: import('node:net').Socket;
+}> {
   const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const socket = connect({ host: hostname, port: Number(port), localAddress }, () => socket.write(raw));
@@ -363,6 +369,7 @@ function rawExchange(
     const done = () => {
       clearTimeout(timer);
       const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(answer)?.[1] ?? 0);
+      const head = answer.slice(0, Math.max(0, answer.indexOf('\r\n\r\n')));
       const text = answer.slice(answer.indexOf('\r\n\r\n') + 4);
       let body: Record<string, unknown> | null;
       try {
@@ -370,7 +377,7 @@ function rawExchange(
       } catch {
         body = null;
       }
-      resolve({ status, body, socket });
+      resolve({ status, head, body, socket });
     };
     const timer = setTimeout(done, waitMs);
     socket.setEncoding('latin1');
@@ -430,17 +437,28 @@ describe('edge gateway (nginx): requests it cannot read, and what one client may
     });
   });
 
-  it('TRACE → 405 METHOD_NOT_ALLOWED from the edge, in the envelope', async () => {
-    const { status, body, socket } = await rawExchange(
-      edge.baseUrl,
-      'TRACE / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
-    );
-    socket.destroy();
-    expect([status, body]).toMatchObject([
-      405,
-      { error: { code: 'METHOD_NOT_ALLOWED', details: { scope: 'edge' } } },
-    ]);
-  });
+  // RFC 9110 §15.5.6: a 405 names the target's methods in Allow. nginx refuses TRACE itself, before any
+  // location, and knows no routes; the app's answer for the path does (the edge answered without Allow).
+  it.each([
+    ['/', 'GET, HEAD', ''],
+    ['/api/identity/verify', 'POST', ''],
+    ['/api/identity/verify', 'POST', 'Content-Length: 5\r\n\r\nhello'],
+  ])(
+    "TRACE %s → 405 METHOD_NOT_ALLOWED with the path's methods in Allow (%s), in the envelope",
+    async (target, allow, rest) => {
+      const { status, head, body, socket } = await rawExchange(
+        edge.baseUrl,
+        `TRACE ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${rest || '\r\n'}`,
+      );
+      socket.destroy();
+      expect([status, /\r\nallow: ([^\r]*)/i.exec(head)?.[1], body]).toMatchObject([
+        405,
+        allow,
+        { error: { code: 'METHOD_NOT_ALLOWED' }, requestId: expect.any(String) },
+      ]);
+      expect(head).not.toMatch(/hello/);
+    },
+  );
 
   // A mutation probe: nginx's own 500 answered in HTML (error_page 500 removed) passed.
   it("nginx's own failure → 503 SERVICE_UNAVAILABLE from the edge, in the envelope, with Retry-After", async () => {
