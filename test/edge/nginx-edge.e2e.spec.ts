@@ -301,6 +301,19 @@ describe('edge gateway (nginx): its own errors in the API’s envelope', () => {
     expect(body.requestId).toBe('dead-1');
   });
 
+  // TRACE is answered by the API (for its Allow): with none answering it is the edge's 502 as any request.
+  it('no API instance answering a TRACE → 502 UPSTREAM_UNAVAILABLE, in the envelope', async () => {
+    const { status, body, socket } = await rawExchange(
+      deadEdge.baseUrl,
+      'TRACE /health HTTP/1.1\r\nHost: x\r\nX-Request-Id: dead-trace\r\nConnection: close\r\n\r\n',
+    );
+    socket.destroy();
+    expect([status, body]).toMatchObject([
+      502,
+      { error: { code: 'UPSTREAM_UNAVAILABLE', details: { scope: 'edge' } }, requestId: 'dead-trace' },
+    ]);
+  });
+
   it('a body beyond 1 MiB → 400 REQUEST_HEADER_TOO_LARGE from the edge; beyond 64 KiB, from the API', async () => {
     const post = (bytes: number) =>
       get(
@@ -354,7 +367,11 @@ describe('edge gateway (nginx): its own errors in the API’s envelope', () => {
 function rawExchange(
   baseUrl: string,
   raw: string,
-  { localAddress = '127.0.0.1', waitMs = 5000 }: { localAddress?: string; waitMs?: number } = {},
+  {
+    localAddress = '127.0.0.1',
+    waitMs = 5000,
+    whole = false,
+  }: { localAddress?: string; waitMs?: number; whole?: boolean } = {},
 ): Promise<{
   status: number;
   /** The status line and headers, as sent. */
@@ -369,7 +386,7 @@ function rawExchange(
     const done = () => {
       clearTimeout(timer);
       const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(answer)?.[1] ?? 0);
-      const head = answer.slice(0, Math.max(0, answer.indexOf('\r\n\r\n')));
+      const head = whole ? answer : answer.slice(0, Math.max(0, answer.indexOf('\r\n\r\n')));
       const text = answer.slice(answer.indexOf('\r\n\r\n') + 4);
       let body: Record<string, unknown> | null;
       try {
@@ -386,7 +403,7 @@ function rawExchange(
       // One whole answer with a body of its Content-Length: enough.
       const length = /\r\ncontent-length: (\d+)/i.exec(answer);
       const head = answer.indexOf('\r\n\r\n');
-      if (length && head >= 0 && answer.length - head - 4 >= Number(length[1])) done();
+      if (!whole && length && head >= 0 && answer.length - head - 4 >= Number(length[1])) done();
     });
     socket.on('error', reject);
     socket.on('close', done);
@@ -459,6 +476,23 @@ describe('edge gateway (nginx): requests it cannot read, and what one client may
       expect(head).not.toMatch(/hello/);
     },
   );
+
+  // The body a TRACE carries is not read as the connection's next request, nor passed on: nginx closes
+  // the connection after the 405, and nothing sent behind it is answered.
+  it('a TRACE body on a kept-alive connection is not read as a request: one 405, and the connection ends', async () => {
+    const smuggled = 'GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n';
+    const { head, socket } = await rawExchange(
+      edge.baseUrl,
+      `TRACE /health HTTP/1.1\r\nHost: x\r\nContent-Length: ${smuggled.length}\r\n\r\n${smuggled}` +
+        'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+      { waitMs: 3000, whole: true },
+    );
+    socket.destroy();
+    expect([head.match(/^HTTP\/1\.1 \d{3}/gm), /\r\nallow: GET, HEAD\r\n/i.test(head)]).toEqual([
+      ['HTTP/1.1 405'],
+      true,
+    ]);
+  });
 
   // A mutation probe: nginx's own 500 answered in HTML (error_page 500 removed) passed.
   it("nginx's own failure → 503 SERVICE_UNAVAILABLE from the edge, in the envelope, with Retry-After", async () => {
