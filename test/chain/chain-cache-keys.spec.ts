@@ -134,6 +134,28 @@ describe('CachingChainReader: what a cached answer is kept under, and what a cal
     expect(reads('passport_token')).toBe(2);
   });
 
+  // A review of 1.15.0: docs/protocol.md §8 says a step back past a second makes every cached entry stale,
+  // but only entries stored within the step's last second were (the clock still read after the others'
+  // store times): a found passport stored 4 s before a step back of 2 s was served 2 s past its 5 s.
+  // Steps within the second add up: two of 0.6 s are a step of 1.2 s.
+  it('a clock stepped back past a second makes entries stored seconds before the step stale too', async () => {
+    await cached.getPassport('aaaaaaaaaaaa');
+    clock.advance(4000);
+    await cached.getPassport('aaaaaaaaaaaa');
+    expect(reads('passport_token')).toBe(1);
+    clock.advance(-2000);
+    await cached.getPassport('aaaaaaaaaaaa');
+    expect(reads('passport_token')).toBe(2);
+    clock.advance(4000);
+    await cached.getPassport('aaaaaaaaaaaa');
+    clock.advance(-600);
+    await cached.getPassport('aaaaaaaaaaaa');
+    expect(reads('passport_token')).toBe(2);
+    clock.advance(-600);
+    await cached.getPassport('aaaaaaaaaaaa');
+    expect(reads('passport_token')).toBe(3);
+  });
+
   // The tolerance's comment: a clock stepped back further must not keep entries for the size of the step.
   // README: a found passport is kept at most 5 s. A step back while the read is under way (the node
   // answers after it) must not keep the answer for the step either.
