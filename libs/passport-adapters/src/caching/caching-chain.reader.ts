@@ -47,7 +47,8 @@ interface Entry {
 }
 
 /**
- * How far a clock may read before an entry's store time and still find it fresh: a clock that jitters
+ * How far a clock may read before an entry's store time, or before the cache's latest reading, and still
+ * find it fresh: a clock that jitters
  * back a millisecond must not empty the cache (it doubled the chain reads), one stepped back further
  * must not keep entries for the size of the step (an hour back kept every record for that hour).
  */
@@ -66,6 +67,12 @@ export class CachingChainReader implements ChainReader, CachedPassportPeek, Pass
   /** The latest chain time served: chain time never goes back (chainTimeMs). */
   private latestChainMs = 0;
   private readonly inFlight = new Map<string, Promise<unknown>>();
+  /**
+   * The latest clock reading taken: a reading more than the tolerance before it is a clock stepped back,
+   * and every entry is then stale (docs/protocol.md §8), not only those stored within the step's last
+   * second (an entry stored 4 s before a step of 2 s read fresh and was kept 2 s past its 5 s; a review).
+   */
+  private latestNowMs = Number.NEGATIVE_INFINITY;
   /** Re-reads under way (`rereadPassport`), by key; at most one per key. */
   private readonly rereads = new Map<string, Promise<PassportRecord | null>>();
   /** How long a found record stays cached (at most 5 s): caches derived from its records live no longer. */
@@ -110,7 +117,7 @@ export class CachingChainReader implements ChainReader, CachedPassportPeek, Pass
   /** The fresh cached answer of `getPassport`, on the calling stack; undefined when it must be read. */
   peekPassport(tokenId: string): PassportRecord | null | undefined {
     const hit = this.cache.get(`t|${tokenId}`);
-    if (hit === undefined || !isFresh(hit, this.clock.nowMs())) return undefined;
+    if (hit === undefined || !isFresh(hit, this.nowMs())) return undefined;
     // Counted as getPassport counts an answer from the cache (a miss is counted by the getPassport that follows).
     this.counters.lookups++;
     this.counters.cacheHits++;
@@ -206,7 +213,7 @@ export class CachingChainReader implements ChainReader, CachedPassportPeek, Pass
     fromReadStart: (value: T) => boolean = () => false,
   ): Promise<T> {
     this.counters.lookups++;
-    const now = this.clock.nowMs();
+    const now = this.nowMs();
     const entries = isPageKey(key) ? this.pages : this.cache;
     const hit = entries.get(key);
     if (hit) {
@@ -230,7 +237,7 @@ export class CachingChainReader implements ChainReader, CachedPassportPeek, Pass
         // Its store time is where its lifetime counts from: a clock stepped back an hour while a found
         // passport was read, the read's start as its end's base and the answer's time as its store time,
         // kept the passport for the hour.
-        const storedAtMs = fromReadStart(value) ? now : this.clock.nowMs();
+        const storedAtMs = fromReadStart(value) ? now : this.nowMs();
         this.store(key, value, storedAtMs, storedAtMs + ttlOf(value));
         return value;
       },
@@ -243,12 +250,23 @@ export class CachingChainReader implements ChainReader, CachedPassportPeek, Pass
     return request;
   }
 
+  /** The clock's reading; one stepped back past the tolerance from the latest empties the cache. */
+  private nowMs(): number {
+    const now = this.clock.nowMs();
+    // Steps within the tolerance add up (two of 0.6 s are one of 1.2 s): compared with the latest reading.
+    if (now < this.latestNowMs - CLOCK_STEP_BACK_TOLERANCE_MS) {
+      this.clear();
+      this.latestNowMs = now;
+    } else if (now > this.latestNowMs) this.latestNowMs = now;
+    return now;
+  }
+
   private store(key: string, value: unknown, storedAtMs: number, expiresAtMs: number): void {
     const page = isPageKey(key);
     const entries = page ? this.pages : this.cache;
     const max = page ? this.maxPageEntries : this.maxEntries - Math.min(this.pages.size, this.maxPageEntries);
     // Map keeps insertion order: deleting first moves the key to the end, so the first key is the oldest.
-    const now = this.clock.nowMs();
+    const now = this.nowMs();
     entries.delete(key);
     entries.set(key, { value, storedAtMs, expiresAtMs });
     // Expired entries go from the oldest end, up to the first live one (stored entries live ≤ 5 s, so the
