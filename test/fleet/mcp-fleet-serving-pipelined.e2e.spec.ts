@@ -6,6 +6,9 @@
  * `<prefix>{mcp}:r:<id>`. A review of the per-request leases: one connection reset after one write held
  * the session (and its slot) from any reclaim for 2 min.
  */
+import { type Server, type ServerResponse } from 'node:http';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { Redis } from 'ioredis';
 import { INITIALIZE, openRawSession, rawSessionPost, requestFrom } from '../mcp/support/mcp-probe.js';
 import { startSlowNearChain, type SlowNearChain } from '../mcp/support/slow-near-chain.js';
@@ -14,6 +17,14 @@ import { startTestAppFleet, type TestAppFleet } from '../support/test-app-fleet.
 
 const SLOW_MS = 1500;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Full collections: the exposed gc, or V8's own enabled at run time. */
+function exposeGc(): () => void {
+  const exposed = (globalThis as { gc?: () => void }).gc;
+  if (exposed) return exposed;
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+}
 
 let chain: SlowNearChain;
 let fleet: TestAppFleet;
@@ -124,4 +135,41 @@ it('POSTs one after another on one keep-alive connection are each ended once: th
   await sleep(300);
   expect(await admin.zscore('passport:{mcp}:all', id)).toBe(lastUsed);
   expect(connection.received().match(/^HTTP\/1\.1 200 /gm)?.length).toBe(3);
+}, 30_000);
+
+// A review of 1.15.0: the test above passes with the end left in the connection's set (the end is
+// idempotent), but that set then holds every answered POST's end, and with it its request and response,
+// for as long as the keep-alive connection stays open. Fails on that mutant: 20 of 20 responses held.
+it('POSTs one after another on one keep-alive connection leave nothing of theirs held by it: their responses are collected while it stays open', async () => {
+  await fleet.redis.clearState();
+  const gc = exposeGc();
+  const server = fleet.instances[0].app.getHttpServer() as Server;
+  const responses: WeakRef<ServerResponse>[] = [];
+  const track = (_request: unknown, response: ServerResponse) => void responses.push(new WeakRef(response));
+  const id = await openRawSession(fleet.instances[0].baseUrl);
+  const connection = await openRaw(fleet.instances[0].baseUrl);
+  server.on('request', track);
+  try {
+    for (let rpcId = 1; rpcId <= 20; rpcId++) {
+      const before = connection.received().length;
+      connection.socket.write(rawPost(id, rpcId, 'tools/list', {}));
+      const deadline = Date.now() + 5000;
+      while (!/\r\n\r\n[\s\S]*"id":\d+/.test(connection.received().slice(before))) {
+        if (Date.now() > deadline) throw new Error(`POST ${rpcId} not answered`);
+        await sleep(10);
+      }
+    }
+  } finally {
+    server.off('request', track);
+  }
+  await sleep(200);
+  for (let i = 0; i < 5; i++) {
+    gc();
+    await sleep(50);
+  }
+  expect(responses).toHaveLength(20);
+  expect(responses.filter((response) => response.deref() !== undefined)).toHaveLength(0);
+  expect(connection.socket.destroyed).toBe(false);
+  connection.socket.resetAndDestroy();
+  await connection.closed;
 }, 30_000);
