@@ -338,3 +338,100 @@ describe('requests in flight', () => {
     await expect(reclaimed.served('a', 'r', t0 + 6_001)).resolves.toBe(false);
   });
 });
+
+// Mutation probe of 1.15.0's directory (each fails on the mutant named).
+describe('the directory keeps its documented times', () => {
+  // Fails on mutant: the admission's `SET ... PX ttl` a second longer (a session outliving its idle TTL).
+  it("a session's key expires with the idle TTL from its admission on, not later", async () => {
+    const sessions = directory('sess-ttl1:', 10, 2); // ttl 60 s
+    await expect(sessions.admit('once', '10.0.0.1')).resolves.toBe('admitted');
+    const pttl = await client.pttl('sess-ttl1:{mcp}:s:once');
+    expect(pttl).toBeGreaterThan(59_000);
+    expect(pttl).toBeLessThanOrEqual(60_000);
+  });
+
+  // Fails on mutant: MCP_FLEET_SERVING_LEASE_MS 12 s in place of the 2 min docs/storage.md states.
+  it('a request served without a lease given holds the 2 min default lease', async () => {
+    const sessions = new RedisMcpSessionDirectory(client, {
+      prefix: 'lease-default:',
+      maxSessions: 1,
+      maxSessionsPerAddress: 1,
+      ttlMs: 60_000,
+      reclaimIdleMs: 5_000,
+    });
+    const t0 = 1_000_000;
+    await expect(sessions.admit('a', '10.0.0.1', t0)).resolves.toBe('admitted');
+    await expect(sessions.serve('a', 'read', t0)).resolves.toBe(true);
+    await expect(client.zscore('lease-default:{mcp}:r:a', 'read')).resolves.toBe(String(t0 + 120_000));
+    // Not reclaimable until the lease's end and the reclaim time after it.
+    await expect(sessions.admit('b', '10.0.0.2', t0 + 124_999)).resolves.toBe('instance-full');
+    await expect(sessions.admit('b', '10.0.0.2', t0 + 125_000)).resolves.toBe('admitted');
+  });
+});
+
+// Fails on mutant: the touch script reading the EARLIEST lease of the session's requests (ZRANGE 0 0) for
+// its last use: with two requests in flight, a touch made the session idle at the first one's end (and let
+// its requests' set expire then) while the later one was still served.
+it('with two requests in flight, a touch keeps the session used until the later lease ends', async () => {
+  const sessions = new RedisMcpSessionDirectory(client, {
+    prefix: 'two-leases:',
+    maxSessions: 1,
+    maxSessionsPerAddress: 1,
+    ttlMs: 60_000,
+    reclaimIdleMs: 5_000,
+    servingLeaseMs: 10_000,
+  });
+  const t0 = 1_000_000;
+  await expect(sessions.admit('a', '10.0.0.1', t0)).resolves.toBe('admitted');
+  await expect(sessions.serve('a', 'first', t0)).resolves.toBe(true); // lease to t0 + 10 s
+  await expect(sessions.serve('a', 'second', t0 + 5_000)).resolves.toBe(true); // lease to t0 + 15 s
+  await expect(sessions.touch('a', t0 + 6_000)).resolves.toBe(true);
+  await expect(client.zscore('two-leases:{mcp}:all', 'a')).resolves.toBe(String(t0 + 15_000));
+  expect(await client.pttl('two-leases:{mcp}:r:a')).toBeGreaterThan(8_000);
+  await expect(sessions.admit('b', '10.0.0.2', t0 + 19_999)).resolves.toBe('instance-full');
+  await expect(sessions.admit('b', '10.0.0.2', t0 + 20_000)).resolves.toBe('admitted');
+});
+
+// Fails on mutant: the touch script writing the address's set with `now` in place of the last use ahead
+// by the lease: the address's own next initialize took the slot of its session mid-request.
+it("an address at its cap never takes its own session's slot while a request of it is served", async () => {
+  const sessions = new RedisMcpSessionDirectory(client, {
+    prefix: 'own-serving:',
+    maxSessions: 10,
+    maxSessionsPerAddress: 1,
+    ttlMs: 60_000,
+    reclaimIdleMs: 5_000,
+    servingLeaseMs: 30_000,
+  });
+  const t0 = 1_000_000;
+  await expect(sessions.admit('a', '10.0.0.1', t0)).resolves.toBe('admitted');
+  await expect(sessions.serve('a', 'read', t0 + 1_000)).resolves.toBe(true);
+  await expect(sessions.admit('b', '10.0.0.1', t0 + 7_000)).resolves.toBe('address-full');
+  await expect(sessions.retryAfterMs('address-full', '10.0.0.1', t0 + 7_000)).resolves.toBe(1_000);
+  await expect(sessions.served('a', 'read', t0 + 8_000)).resolves.toBe(true);
+  await expect(sessions.admit('b', '10.0.0.1', t0 + 12_999)).resolves.toBe('address-full');
+  await expect(sessions.admit('b', '10.0.0.1', t0 + 13_000)).resolves.toBe('admitted');
+});
+
+// Fails on mutant: the remove script leaving the session in the fleet's set (`ZREM all` dropped): a
+// DELETE on a full fleet freed no slot until the session would have been reclaimable.
+it("a removed session no longer counts against the fleet's cap, nor as live", async () => {
+  const sessions = directory('remove2:', 1, 1);
+  const t0 = 1_000_000;
+  await expect(sessions.admit('first', '10.0.0.1', t0)).resolves.toBe('admitted');
+  await expect(sessions.admit('second', '10.0.0.2', t0 + 1)).resolves.toBe('instance-full');
+  await expect(sessions.remove('first')).resolves.toBe(true);
+  await expect(sessions.countLive(t0 + 2)).resolves.toBe(0);
+  await expect(sessions.admit('second', '10.0.0.2', t0 + 2)).resolves.toBe('admitted');
+});
+
+// Fails on mutant: the retry-after script without its floor at 0: asked after the oldest session became
+// reclaimable (a refusal read back late), it answered a negative wait.
+it('never says a negative wait: a session already reclaimable is 0 ms away', async () => {
+  const sessions = directory('wait3:', 1, 1); // reclaim 5 s
+  const t0 = 1_000_000;
+  await expect(sessions.admit('a', '10.0.0.1', t0)).resolves.toBe('admitted');
+  await expect(sessions.retryAfterMs('instance-full', '10.0.0.2', t0 + 4_000)).resolves.toBe(1_000);
+  await expect(sessions.retryAfterMs('instance-full', '10.0.0.2', t0 + 9_000)).resolves.toBe(0);
+  await expect(sessions.retryAfterMs('address-full', '10.0.0.1', t0 + 9_000)).resolves.toBe(0);
+});
