@@ -105,3 +105,25 @@ it('a POST answered 503 because serve() timed out leaves no lease when Redis run
   await sleep(1200);
   expect((await initializeFrom('127.0.0.2')).status).toBe(200);
 }, 30_000);
+
+// A mutation probe of 1.15.0: with the `socket.destroyed` check dropped (the response's `closed` only),
+// every test passed. A POST pipelined behind another has no socket of its own yet: its connection reset
+// while `serve` was in flight leaves its response never closed, and only the socket says it is gone.
+// Fails on mutant: `if (reply.raw.closed) ended()` without `|| socket.destroyed`.
+it('POSTs pipelined on one connection, reset while their session is being marked serving, leave no lease', async () => {
+  await redis.clearState();
+  const id = await openRawSession(fleet.instances[0].baseUrl);
+  const host = new URL(fleet.publicBaseUrl).host;
+  proxy.holdMs.value = 150;
+  const connection = await openRaw(fleet.instances[0].baseUrl);
+  let payload = '';
+  for (let rpcId = 2; rpcId <= 3; rpcId++) payload += rawSessionPost(host, id, rpcId, 'tools/list', {});
+  connection.socket.write(payload);
+  await sleep(60);
+  connection.socket.resetAndDestroy();
+  await connection.closed;
+  proxy.holdMs.value = 0;
+  await sleep(800);
+  await expect(admin.zcard(`passport:{mcp}:r:${id}`)).resolves.toBe(0);
+  expect(Number(await admin.zscore('passport:{mcp}:all', id))).toBeLessThanOrEqual(Date.now());
+}, 30_000);
