@@ -97,6 +97,40 @@ describe('a full cap (MCP_MAX_SESSIONS=1) while a session is in a slow read', ()
     }
   }, 30_000);
 
+  // A mutation probe of 1.15.0: with the POST's end (`served()`) never called, every suite passed; its
+  // session then counted as serving for good, never reclaimed nor swept, and held the slot for ever.
+  // Fails on mutant: the `finally { served(); }` of a local session's POST dropped.
+  it('a session whose POSTs have all been answered is reclaimable once idle: its slot goes to another client', async () => {
+    const client = new Client({ name: 'answered', version: '1' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${t.baseUrl}/mcp`));
+    await client.connect(transport);
+    const sessionId = transport.sessionId;
+    try {
+      await expect(client.listTools()).resolves.toEqual(
+        expect.objectContaining({ tools: expect.any(Array) }),
+      );
+      expect((await initializeFrom('127.0.0.2')).status).toBe(429);
+      await sleep(1200); // idle past MCP_SESSION_RECLAIM_IDLE_MS since its last answer
+      const fresh = await initializeFrom('127.0.0.2');
+      expect(fresh.status).toBe(200);
+      const old = await requestFrom(t.baseUrl, '127.0.0.1', {
+        method: 'POST',
+        headers: { 'mcp-session-id': String(sessionId), 'mcp-protocol-version': '2025-11-25' },
+        body: { jsonrpc: '2.0', id: 3, method: 'tools/list' },
+      });
+      expect(old.status).toBe(404);
+      await requestFrom(t.baseUrl, '127.0.0.2', {
+        method: 'DELETE',
+        headers: {
+          'mcp-session-id': String(fresh.headers['mcp-session-id']),
+          'mcp-protocol-version': '2025-11-25',
+        },
+      });
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+
   it('a session ended (DELETE) during a slow read is not brought back when the read ends: its slot is free', async () => {
     const client = new Client({ name: 'ended-mid-read', version: '1' });
     const transport = new StreamableHTTPClientTransport(new URL(`${t.baseUrl}/mcp`));
