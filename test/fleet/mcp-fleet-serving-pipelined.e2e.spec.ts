@@ -173,31 +173,3 @@ it('POSTs one after another on one keep-alive connection leave nothing of theirs
   connection.socket.resetAndDestroy();
   await connection.closed;
 }, 30_000);
-
-// A review of 1.15.0: a POST whose serve is answered only after its connection closed ends at once
-// (socket.destroyed): its queued response never closes, and the connection's close has been heard
-// already. Redis is held in the first serve's script (a million ended leases in the session's set to
-// drop), the connection reset meanwhile. Fails on mutant: only reply.raw.closed checked, two leases
-// left for 2 min.
-it('pipelined POSTs whose serve is answered after their connection was reset leave no lease', async () => {
-  await fleet.redis.clearState();
-  const id = await openRawSession(fleet.instances[0].baseUrl);
-  const requests = `passport:{mcp}:r:${id}`;
-  await admin.eval(
-    "for i = 1, tonumber(ARGV[1]) do redis.call('ZADD', KEYS[1], 1, 'ended' .. i) end",
-    1,
-    requests,
-    1_000_000,
-  );
-  const connection = await openRaw(fleet.instances[0].baseUrl);
-  let payload = '';
-  for (let rpcId = 1; rpcId <= 3; rpcId++) payload += rawPost(id, rpcId, 'tools/list', {});
-  connection.socket.write(payload);
-  await sleep(100);
-  connection.socket.resetAndDestroy();
-  await connection.closed;
-  await admin.ping(); // Redis free again: every serve has run
-  await sleep(500);
-  expect(await admin.zcard(requests)).toBe(0);
-  expect(Number(await admin.zscore('passport:{mcp}:all', id))).toBeLessThanOrEqual(Date.now());
-}, 30_000);
