@@ -1,0 +1,55 @@
+/**
+ * What the DID routes' answers name. A passport nobody holds is 404 DID_NOT_FOUND naming the DID its
+ * resolver asked for: `did:passport:<id>` on the did:passport paths, the did:web alias on
+ * `/passport/{id}/did.json` (a did:web resolver never asked for a did:passport DID). And the did:web
+ * path is read from the request as written even in the absolute form of the request line
+ * (`GET http://host/passport/<id>/did.json`, as a proxy may send it): the document is served.
+ * Real app over HTTP (the last one over a raw socket).
+ */
+import { randomFaceTokenId } from '@passport/core';
+import { didWebAlias } from '@passport/core/did';
+import { cryptoRandomInt } from '@passport/core/token-id';
+import { contractClient } from '../support/contract-fetch.js';
+import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
+import { mintPassport } from '../support/passports.js';
+import { rawRequest } from '../support/raw-http.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+describe('the DID routes name what was asked', () => {
+  let app: TestApp;
+  let request: ReturnType<typeof contractClient>;
+
+  beforeAll(async () => {
+    app = await startTestApp({ STORE: 'memory' });
+    request = contractClient(app.baseUrl);
+  });
+  afterAll(() => app.close());
+
+  it('an unknown passport: DID_NOT_FOUND names did:passport on those paths, the did:web alias on did.json', async () => {
+    const ghost = randomFaceTokenId(cryptoRandomInt);
+    for (const route of [
+      `/.well-known/did/resolve?did=did:passport:${ghost}`,
+      `/.well-known/did/passport/${ghost}`,
+    ]) {
+      const res = await request(route);
+      expect(expectErrorEnvelope(res, 'DID_NOT_FOUND').error.details).toMatchObject({
+        did: `did:passport:${ghost}`,
+      });
+    }
+    const web = await request(`/passport/${ghost}/did.json`);
+    expect(expectErrorEnvelope(web, 'DID_NOT_FOUND').error.details).toMatchObject({
+      did: didWebAlias(ghost, app.baseUrl),
+    });
+  });
+
+  it('GET in the absolute form of the request line: the did:web document is served', async () => {
+    const { tokenId } = await mintPassport(app);
+    const host = new URL(app.baseUrl).host;
+    const res = await rawRequest(
+      app.baseUrl,
+      `GET ${app.baseUrl}/passport/${tokenId}/did.json HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+    );
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: didWebAlias(tokenId, app.baseUrl) });
+  });
+});
