@@ -4,6 +4,8 @@
  * 500 AGENTS_RETRIEVE_FAILED, `POST /api/isauthorizedsigner` 500 VERIFY_FAILED (reason chain_unavailable),
  * the DID resolution 500 DID_RESOLUTION_FAILED and `GET /api/identity/token/{id}/full` 500
  * IDENTITY_LOOKUP_FAILED: each the route's catalogued code in the error envelope, never the node's text.
+ * And `POST /api/signclient`, which must know the token id is not minted before it signs, answers 503
+ * SERVICE_UNAVAILABLE (chain_unavailable) and signs nothing.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -176,5 +178,29 @@ describe('feature routes when the chain cannot be read', () => {
     const res = await request(`/api/identity/token/${peer}/full`, { headers: bearer(jwt) });
     expectChainFailure(res, 'IDENTITY_LOOKUP_FAILED');
     expect(res.body.error.details).toMatchObject({ tokenId: peer });
+  });
+
+  it('POST /api/signclient → 503 SERVICE_UNAVAILABLE (chain_unavailable), no signature', async () => {
+    const notAfter = new Date(Date.now() + 365 * 86_400_000 - 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    failTheNode();
+    const res = await request('/api/signclient', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        tobesignedValues: {
+          not_after: notAfter,
+          max_requests: '48',
+          maxrq_window: '60',
+          subjectuniqueidentifier_url: app.baseUrl,
+        },
+        token_id: randomFaceTokenId(cryptoRandomInt),
+        mintingfee: String(0.28 * 0.48 * 60),
+      }),
+    });
+    expect(res.status).toBe(503);
+    expectErrorEnvelope(res as never, 'SERVICE_UNAVAILABLE');
+    expect(res.body.error.details).toMatchObject({ reason: 'chain_unavailable' });
+    expect(res.text).not.toContain(UPSTREAM_SECRET);
+    expect(res.text).not.toContain('serviceprovider_signature');
   });
 });
