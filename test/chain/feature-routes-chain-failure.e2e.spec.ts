@@ -24,7 +24,7 @@ import { implicitAccountId } from '@passport/core/codecs';
 import { createNodeSigner } from '@passport/core/node';
 import { startFakeNearRpc, type FakeNearRpc } from '../fake-near-rpc/fake-near-rpc.server.js';
 import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
-import { contractClient } from '../support/contract-fetch.js';
+import { contractClient, type ContractResponse } from '../support/contract-fetch.js';
 import { bearer, fetchChallenge, signLogin, type TestKey } from '../support/passports.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -119,9 +119,9 @@ describe('feature routes when the chain cannot be read', () => {
 
   afterEach(() => rpc.clearFaults());
 
-  const expectChainFailure = (res: { status: number; text: string }, code: string) => {
+  const expectChainFailure = (res: ContractResponse, code: string) => {
     expect(res.status).toBe(500);
-    expectErrorEnvelope(res as never, code);
+    expectErrorEnvelope(res, code);
     expect(res.text).not.toContain(UPSTREAM_SECRET);
   };
 
@@ -198,7 +198,7 @@ describe('feature routes when the chain cannot be read', () => {
       }),
     });
     expect(res.status).toBe(503);
-    expectErrorEnvelope(res as never, 'SERVICE_UNAVAILABLE');
+    expectErrorEnvelope(res, 'SERVICE_UNAVAILABLE');
     expect(res.body.error.details).toMatchObject({ reason: 'chain_unavailable' });
     expect(res.text).not.toContain(UPSTREAM_SECRET);
     expect(res.text).not.toContain('serviceprovider_signature');
