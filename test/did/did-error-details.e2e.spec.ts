@@ -4,7 +4,8 @@
  * `/passport/{id}/did.json` (a did:web resolver never asked for a did:passport DID). And the did:web
  * path is read from the request as written even in the absolute form of the request line
  * (`GET http://host/passport/<id>/did.json`, as a proxy may send it): the document is served.
- * Real app over HTTP (the last one over a raw socket).
+ * A did:web path spelled at length is named cut to 256 characters. Real app over HTTP (the absolute form
+ * over a raw socket).
  */
 import { randomFaceTokenId } from '@passport/core';
 import { didWebAlias } from '@passport/core/did';
@@ -51,5 +52,14 @@ describe('the DID routes name what was asked', () => {
     );
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: didWebAlias(tokenId, app.baseUrl) });
+  });
+
+  it('a did:web path spelled at length is named cut to 256 characters', async () => {
+    // 90 letters, each percent-encoded: 270 characters as written, over 300 in the DID asked.
+    const written = '%61'.repeat(90);
+    const res = await request(`/passport/${written}/did.json`);
+    const details = expectErrorEnvelope(res, 'INVALID_DID').error.details as { did: string };
+    expect(details.did).toBe(didWebAlias(written, app.baseUrl).slice(0, 256));
+    expect(details.did).toHaveLength(256);
   });
 });
