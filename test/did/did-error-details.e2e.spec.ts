@@ -4,7 +4,8 @@
  * `/passport/{id}/did.json` (a did:web resolver never asked for a did:passport DID). And the did:web
  * path is read from the request as written even in the absolute form of the request line
  * (`GET http://host/passport/<id>/did.json`, as a proxy may send it): the document is served.
- * A did:web path spelled at length is named cut to 256 characters. Real app over HTTP (the absolute form
+ * A did:web path spelled at length is named cut to 256 characters; a did parameter given twice is no
+ * DID (not_a_string). Real app over HTTP (the absolute form
  * over a raw socket).
  */
 import { randomFaceTokenId } from '@passport/core';
@@ -61,5 +62,15 @@ describe('the DID routes name what was asked', () => {
     const details = expectErrorEnvelope(res, 'INVALID_DID').error.details as { did: string };
     expect(details.did).toBe(didWebAlias(written, app.baseUrl).slice(0, 256));
     expect(details.did).toHaveLength(256);
+  });
+
+  it('a did parameter given twice is 400 INVALID_DID (not_a_string), naming no DID', async () => {
+    const { tokenId } = await mintPassport(app);
+    const did = `did:passport:${tokenId}`;
+    const res = await request(`/.well-known/did/resolve?did=${did}&did=${did}`);
+    expect(expectErrorEnvelope(res, 'INVALID_DID').error.details).toEqual({
+      did: null,
+      reason: 'not_a_string',
+    });
   });
 });
