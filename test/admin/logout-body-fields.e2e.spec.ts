@@ -44,7 +44,7 @@ describe('logout bodies that name a session or passport', () => {
     },
   );
 
-  it.each<[string, (jwt: string, tokenId: string) => Record<string, unknown>]>([
+  it.each<[string, (jwt: string, tokenId: string) => unknown]>([
     ['its own sessionId', (jwt) => ({ sessionId: sessionOf(jwt) })],
     ['its own session_id and tokenId', (jwt, tokenId) => ({ session_id: sessionOf(jwt), tokenId })],
     [
@@ -53,6 +53,8 @@ describe('logout bodies that name a session or passport', () => {
     ],
     ['a null or empty sessionId (not given)', () => ({ sessionId: null, session_id: '' })],
     ['its own tokenId in capitals', (_jwt, tokenId) => ({ tokenId: tokenId.toUpperCase() })],
+    // JSON null is no body (docs/protocol.md).
+    ['JSON null', () => null],
   ])('a body with %s logs the caller out', async (_name, bodyOf) => {
     const holder = await mintAndLogin(app);
     const res = await request('/api/logout', {
@@ -64,6 +66,29 @@ describe('logout bodies that name a session or passport', () => {
     expect(res.body).toMatchObject({ sessionClosed: true, sessionId: sessionOf(holder.jwt) });
     expect((await request('/api/holanonce16ts', { headers: bearer(holder.jwt) })).status).toBe(401);
   });
+
+  // A mutation probe's find: a body that is no object was ignored and the caller's session closed, so an
+  // administrator's script sending a list of sessions to end (`[{"sessionId": …}]`) closed its own, the
+  // hazard the field check exists for. Such a body is malformed: 400, and nothing is closed.
+  it.each<[string, (jwt: string) => unknown]>([
+    ['an array naming another session', (jwt) => [{ sessionId: `${sessionOf(jwt)}x` }]],
+    ['an empty array', () => []],
+    ['a string', () => 'sessionId'],
+    ['a number', () => 7],
+    ['true', () => true],
+  ])(
+    'a body that is %s is refused 400 VALIDATION_FAILED, the caller still logged in',
+    async (_name, bodyOf) => {
+      const holder = await mintAndLogin(app);
+      const res = await request('/api/logout', {
+        method: 'POST',
+        headers: { ...bearer(holder.jwt), 'content-type': 'application/json' },
+        body: JSON.stringify(bodyOf(holder.jwt)),
+      });
+      expect(expectErrorEnvelope(res, 'VALIDATION_FAILED').error.details).toMatchObject({ field: 'body' });
+      expect((await request('/api/holanonce16ts', { headers: bearer(holder.jwt) })).status).toBe(200);
+    },
+  );
 
   // A mutation probe: the caller's own token id taken as its own session passed.
   it("a session field holding the caller's token id (no session of its own) is refused", async () => {
