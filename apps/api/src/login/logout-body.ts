@@ -15,13 +15,20 @@ const PASSPORT_FIELDS = new Set(['tokenid', 'passportid']);
 /**
  * Throws `VALIDATION_FAILED` naming the field when `body` names a session other than `own.sessionId`
  * or a passport other than `own.tokenId` (in any case); a field naming the caller's own, null or "" is
- * accepted.
+ * accepted. A body that is no object (an array, a string, a number, a boolean) is refused as `body`:
+ * ignored, a list of sessions to end (`[{"sessionId": …}]`) closed the caller's own (a mutation probe).
+ * No body, or JSON null, is none.
  */
 export function refuseLogoutOfAnother(
   body: unknown,
   own: { readonly sessionId: string; readonly tokenId: string },
 ): void {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return;
+  if (body === undefined || body === null) return;
+  if (typeof body !== 'object' || Array.isArray(body))
+    throw new PassportError('VALIDATION_FAILED', {
+      field: 'body',
+      problem: 'a logout body is a JSON object ({"reason": "<why>"}, optional) or none',
+    });
   for (const [field, value] of Object.entries(body as Record<string, unknown>)) {
     const name = field.toLowerCase().replace(/[_-]/g, '');
     const names = SESSION_FIELDS.has(name) ? 'session' : PASSPORT_FIELDS.has(name) ? 'passport' : null;
