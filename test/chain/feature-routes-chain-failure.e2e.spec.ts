@@ -7,54 +7,36 @@
  * And `POST /api/signclient`, which must know the token id is not minted before it signs, answers 503
  * SERVICE_UNAVAILABLE (chain_unavailable) and signs nothing.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import {
-  formatNearCredentials,
-  nearCredentialsFromSeed,
-  randomFaceTokenId,
-  signDelegation,
-  signFamilyMetadata,
-} from '@passport/core';
+import { rm } from 'node:fs/promises';
+import { randomFaceTokenId, signDelegation, signFamilyMetadata } from '@passport/core';
 import { cryptoRandomInt } from '@passport/core/token-id';
-import { familyRootTokenId } from '@passport/core/family';
-import { implicitAccountId } from '@passport/core/codecs';
-import { createNodeSigner } from '@passport/core/node';
 import { startFakeNearRpc, type FakeNearRpc } from '../fake-near-rpc/fake-near-rpc.server.js';
 import { expectErrorEnvelope } from '../support/error-envelope.expect.js';
 import { contractClient, type ContractResponse } from '../support/contract-fetch.js';
 import { bearer, fetchChallenge, signLogin, type TestKey } from '../support/passports.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { newNearKey, seedNearFamily, type NearFamily } from './support/near-family.js';
 
 const CONTRACT = 'passport.test.near';
 const UPSTREAM_SECRET = 'secret-internal-detail';
 
-function key(): TestKey {
-  const seed = new Uint8Array(randomBytes(32));
-  const signer = createNodeSigner(seed);
-  return { seed, signer, accountId: implicitAccountId(signer.publicKey) };
-}
+const key = (): TestKey => newNearKey();
 
 describe('feature routes when the chain cannot be read', () => {
   let rpc: FakeNearRpc;
   let app: TestApp;
-  let dataDir: string;
+  let family: NearFamily;
   let request: ReturnType<typeof contractClient>;
-  const root = key();
-  const serverKey = key();
-  const serviceProviderId = familyRootTokenId({ chain: 'near', contract: CONTRACT }, 'root');
 
   function mint(owner: TestKey): string {
     const tokenId = randomFaceTokenId(cryptoRandomInt);
     const metadata: Record<string, string> = {
-      serviceprovider_id: serviceProviderId,
+      serviceprovider_id: family.serviceProviderId,
       subjectuniqueidentifier_url: app.baseUrl,
       not_before: '',
       not_after: '',
     };
-    metadata.serviceprovider_signature = signFamilyMetadata(metadata, tokenId, root.signer);
+    metadata.serviceprovider_signature = signFamilyMetadata(metadata, tokenId, family.root.signer);
     rpc.tokens.push({ token_id: tokenId, owner_id: owner.accountId, metadata });
     return tokenId;
   }
@@ -85,24 +67,9 @@ describe('feature routes when the chain cannot be read', () => {
   beforeAll(async () => {
     rpc = await startFakeNearRpc(CONTRACT);
     rpc.blockTimeMs = Date.now();
-    dataDir = await mkdtemp(path.join(tmpdir(), 'passport-near-'));
-    await mkdir(path.join(dataDir, 'keys'), { recursive: true });
-    await writeFile(
-      path.join(dataDir, 'keys', 'server.json'),
-      JSON.stringify(formatNearCredentials(nearCredentialsFromSeed(serverKey.seed))),
-      { mode: 0o600 },
-    );
-    rpc.tokens.push({ token_id: serviceProviderId, owner_id: root.accountId, metadata: {} });
-    const serverToken = randomFaceTokenId(cryptoRandomInt);
-    const serverMetadata: Record<string, string> = {
-      serviceprovider_id: serviceProviderId,
-      not_before: '',
-      not_after: '',
-    };
-    serverMetadata.serviceprovider_signature = signFamilyMetadata(serverMetadata, serverToken, root.signer);
-    rpc.tokens.push({ token_id: serverToken, owner_id: serverKey.accountId, metadata: serverMetadata });
+    family = await seedNearFamily(rpc, CONTRACT);
     app = await startTestApp({
-      DATA_DIR: dataDir,
+      DATA_DIR: family.dataDir,
       CHAIN: 'near',
       NEAR_RPC_URL: rpc.url,
       NEAR_CONTRACT_ID: CONTRACT,
@@ -114,7 +81,7 @@ describe('feature routes when the chain cannot be read', () => {
   afterAll(async () => {
     await app?.close();
     await rpc?.close();
-    await rm(dataDir, { recursive: true, force: true });
+    if (family) await rm(family.dataDir, { recursive: true, force: true });
   });
 
   afterEach(() => rpc.clearFaults());
