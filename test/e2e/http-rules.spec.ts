@@ -324,6 +324,16 @@ describe('request ids', () => {
     expect((res.body as { requestId: string }).requestId).toBe('req-1');
   });
 
+  // From a mutation probe: an empty X-Request-Id is no id (docs/protocol.md §5), so X-Correlation-Id is
+  // taken; a version that stopped at the empty header and made a new ULID passed every test.
+  it('an empty X-Request-Id is none: X-Correlation-Id is taken', async () => {
+    const reply = await raw(
+      'GET /nope HTTP/1.1\r\nHost: x\r\nX-Request-Id: \r\nX-Correlation-Id: corr-7\r\nConnection: close\r\n\r\n',
+    );
+    expect(reply).toMatch(/\r\nx-request-id: corr-7\r\n/i);
+    expect(reply).toContain('"requestId":"corr-7"');
+  });
+
   it('generates a ULID when none is sent', async () => {
     const res = await call('/health');
     expect(res.headers.get('x-request-id')).toMatch(ULID);
