@@ -114,6 +114,13 @@ describe('framework errors, trailing slashes, Host and Expect', () => {
     expect(envelope.error.message).toMatch(/exactly one Host/);
   });
 
+  // From a mutation probe: no test sent an empty Host, and a check that let it through passed.
+  it('an HTTP/1.1 request with an empty Host is 400 HOST_HEADER_REQUIRED in the envelope', async () => {
+    const connection = await openRaw(t.baseUrl);
+    connection.socket.write('GET /health HTTP/1.1\r\nHost: \r\nConnection: close\r\n\r\n');
+    expectErrorEnvelope(parseRawResponse((await connection.closed).text), 'HOST_HEADER_REQUIRED');
+  });
+
   it('a request with two Authorization headers is refused as a malformed credential, never served', async () => {
     const { jwt } = await mintAndLogin(t);
     const auth = `Authorization: Bearer ${jwt}\r\n`;
@@ -145,6 +152,19 @@ describe('framework errors, trailing slashes, Host and Expect', () => {
       'POST /api/identity/verify HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
     );
     expectErrorEnvelope(res, 'EXPECTATION_FAILED');
+  });
+
+  // From a mutation probe: the test above asks for the close itself, so a 417 that kept the connection
+  // open passed; its body, never read, would then be parsed as the next request.
+  it('a 417 closes its connection though the client asked for none', async () => {
+    const connection = await openRaw(t.baseUrl);
+    connection.socket.write(
+      'POST /api/identity/verify HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n',
+    );
+    const { text } = await connection.closed;
+    const res = parseRawResponse(text);
+    expectErrorEnvelope(res, 'EXPECTATION_FAILED');
+    expect(res.headers.get('connection')).toBe('close');
   });
 
   it('a CONNECT is 405 METHOD_NOT_ALLOWED in the envelope, not a dropped socket', async () => {
