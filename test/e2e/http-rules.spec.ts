@@ -262,6 +262,18 @@ describe('request bodies', () => {
     });
   });
 
+  // From a mutation probe: no test sent a method that is no token, so mapping its parser error to
+  // another answer than 400 passed.
+  it('a method that is no token → 400 VALIDATION_FAILED naming HPE_INVALID_METHOD', async () => {
+    const reply = await raw('G@T /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(reply).toMatch(/^HTTP\/1\.1 400 /);
+    const body = JSON.parse(reply.slice(reply.indexOf('\r\n\r\n') + 4)) as {
+      error: { code: string; details: unknown };
+    };
+    expect(body.error.code).toBe('VALIDATION_FAILED');
+    expect(body.error.details).toEqual({ reason: 'malformed_request', parserError: 'HPE_INVALID_METHOD' });
+  });
+
   it('a body over 64 KiB → 400 REQUEST_HEADER_TOO_LARGE', async () => {
     const body = JSON.stringify({ hola: 'x'.repeat(64 * 1024) });
     const res = await call('/api/identity/verify', {
