@@ -113,6 +113,28 @@ describe('trusted proxy (TRUSTED_PROXIES=127.0.0.0/8)', () => {
   });
 });
 
+// From a mutation probe: what a trusted proxy forwards is an address only when it is one. A dotted value
+// out of range with a port (`256.0.0.1:80`), and a long value that an address with a port or zone would
+// start (past 64 characters a value is no address), were each their own key under mutants that passed
+// every test: a client whose proxy passes its own header on would be a new client per request.
+describe('trusted proxy: forwarded values that only look like addresses', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ ...TINY, TRUSTED_PROXIES: '127.0.0.0/8' });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('share the one bucket of values that are no address', async () => {
+    for (const value of ['256.0.0.1:80', '256.0.0.2:80', '256.0.0.3:80'])
+      expect((await get(t, '/health', value)).status).toBe(200);
+    expect((await get(t, '/health', '256.0.0.4:80')).status).toBe(429);
+    expect((await get(t, '/health', `[fe80::1%${'z'.repeat(70)}]`)).status).toBe(429);
+    expect((await get(t, '/health', '198.51.100.40:80')).status).toBe(200);
+  });
+});
+
 /**
  * Sends `request` (raw HTTP/1.1) and resets the connection as soon as it is written, as a client that
  * does not wait for its answers does.
