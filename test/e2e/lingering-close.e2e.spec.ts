@@ -255,6 +255,28 @@ describe('an answer that closes the connection while the body is still arriving'
     },
   );
 
+  // From a mutation probe: only a GET was sent with a body, so a rule that closed for a GET but not for
+  // a HEAD (whose routes read none either) passed.
+  it('an endless chunked body after a HEAD: the connection closes after its answer, within the linger', async () => {
+    const { connection, serverClosed } = await openWatched(t);
+    connection.socket.write('HEAD /health HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n');
+    const chunk = `4000\r\n${' '.repeat(0x4000)}\r\n`;
+    const feeding = setInterval(() => connection.socket.writable && connection.socket.write(chunk), 20);
+    try {
+      // A HEAD answer has no body: its head is the whole answer.
+      const response = parseRawResponse(
+        await waitFor(connection, (text) => text.includes('\r\n\r\n'), 5_000),
+      );
+      expect(response.status).toBe(200);
+      expect(response.headers.get('connection')).toBe('close');
+      const answeredAt = Date.now();
+      expect((await serverClosed) - answeredAt).toBeLessThan(LINGER_MS + 3_000);
+    } finally {
+      clearInterval(feeding);
+      connection.socket.destroy();
+    }
+  });
+
   it('a client that neither sends the rest nor closes is cut off after LINGER_MS', async () => {
     const { connection, serverClosed, closedAt, answeredAt } = await oversizedPostAnswered(t);
     await sleep(LINGER_MS / 4);
