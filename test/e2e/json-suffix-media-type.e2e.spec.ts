@@ -34,3 +34,22 @@ describe('application/*+json with parameters', () => {
     );
   });
 });
+
+// From a mutation probe: no test sent a type that only begins like a +json one, so a parser pattern
+// open at its end (reading `+jsonx` or `+json5` bodies as JSON) passed.
+describe('types that only begin like application/*+json', () => {
+  it.each(['application/vnd.api+jsonx', 'application/vnd.api+json5', 'application/vnd.api+json-seq'])(
+    'POST with Content-Type %s is 415 UNSUPPORTED_MEDIA_TYPE',
+    async (type) => {
+      const res = await fetch(`${t.baseUrl}/api/identity/verify`, {
+        method: 'POST',
+        headers: { 'content-type': type },
+        body: '{"hola":"x"}',
+      });
+      expectErrorEnvelope(
+        { status: res.status, headers: res.headers, body: await res.json() },
+        'UNSUPPORTED_MEDIA_TYPE',
+      );
+    },
+  );
+});
