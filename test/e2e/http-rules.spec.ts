@@ -262,6 +262,20 @@ describe('request bodies', () => {
     });
   });
 
+  // From a mutation probe: no test sent a body of whitespace only, so reading it as malformed JSON passed
+  // (the parser counts an empty body, blanks and all, as no body: the route then judges the missing field).
+  it('a JSON body of whitespace only counts as no body, as an empty one does', async () => {
+    const post = (body: string) =>
+      call('/api/identity/verify', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const empty = await post('');
+    const blank = await post(' \r\n\t ');
+    expectErrorEnvelope(empty, 'HOLA_VALIDATION_FAILED');
+    expectErrorEnvelope(blank, 'HOLA_VALIDATION_FAILED');
+    expect((blank.body as { error: { details: unknown } }).error.details).toEqual(
+      (empty.body as { error: { details: unknown } }).error.details,
+    );
+  });
+
   // From a mutation probe: no test sent a method that is no token, so mapping its parser error to
   // another answer than 400 passed.
   it('a method that is no token → 400 VALIDATION_FAILED naming HPE_INVALID_METHOD', async () => {
