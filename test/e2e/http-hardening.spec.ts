@@ -218,6 +218,22 @@ describe('framework errors and requests without Host are metered', () => {
     const noHost = await rawRequest(t.baseUrl, 'GET /health HTTP/1.1\r\n\r\n');
     expectErrorEnvelope(noHost, 'RATE_LIMIT_EXCEEDED');
   });
+
+  // From a mutation probe: the 429 of a bad URL was only read over connections the client closed, so one
+  // that kept a refused client's keep-alive socket open passed.
+  it('the 429 of a bad URL closes its keep-alive connection', async () => {
+    while ((await call(t, '/api/identity/token/%ff/public')).status !== 429) {
+      // use up the bucket
+    }
+    const connection = await openRaw(t.baseUrl);
+    connection.socket.write('GET /api/identity/token/%ff/public HTTP/1.1\r\nHost: x\r\n\r\n');
+    const res = parseRawResponse(await waitFor(connection, (s) => s.includes('\r\n\r\n'), 2000));
+    expectErrorEnvelope(res, 'RATE_LIMIT_EXCEEDED');
+    expect(res.headers.get('connection')).toBe('close');
+    const closed = await Promise.race([connection.closed, sleep(800).then(() => null)]);
+    connection.socket.destroy();
+    expect(closed).not.toBeNull();
+  });
 });
 
 // A probe: behind a trusted proxy, bad URLs were charged to the proxy's own address, so one client's
