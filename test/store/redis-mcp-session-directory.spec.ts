@@ -58,6 +58,28 @@ it("an address at its own cap takes no other address's slot, but may take its ow
   await expect(sessions.touch('mine', t0 + 13_001)).resolves.toBe(true);
 });
 
+// A mutation probe's observation: an address over its cap (MCP_MAX_SESSIONS_PER_ADDRESS lowered while its
+// sessions lived) took its own idle session's slot when the fleet had room, but was refused, with a
+// Retry-After of 0 and every retry refused alike, when the fleet was full and that session was also the
+// fleet's least recently used. Taking it frees a slot of both; the address stays where it was.
+it.each([
+  ['the fleet full', 3],
+  ['the fleet with room', 10],
+])('an address over its own cap, %s, takes its own session idle for reclaimIdleMs', async (_name, maxAll) => {
+  const prefix = `over-cap-${maxAll}:`;
+  const before = directory(prefix, maxAll, 3);
+  const t0 = 1_000_000;
+  await expect(before.admit('own-1', '10.0.0.1', t0)).resolves.toBe('admitted');
+  await expect(before.admit('own-2', '10.0.0.1', t0 + 1)).resolves.toBe('admitted');
+  await expect(before.admit('theirs', '10.0.0.2', t0 + 2)).resolves.toBe('admitted');
+  const lowered = directory(prefix, maxAll, 1);
+  await expect(lowered.admit('own-3', '10.0.0.1', t0 + 10_000)).resolves.toBe('admitted');
+  await expect(lowered.touch('own-1', t0 + 10_001)).resolves.toBe(false);
+  await expect(lowered.touch('own-2', t0 + 10_001)).resolves.toBe(true);
+  await expect(lowered.touch('theirs', t0 + 10_001)).resolves.toBe(true);
+  await expect(client.zcard(`${prefix}{mcp}:a:10.0.0.1`)).resolves.toBe(2);
+});
+
 // A fleet chaos probe: the SDK's Client.close() sends no DELETE, so an agent starting a client per task
 // filled its address's cap with sessions it had left: 1,721 initializes refused until they idled out (30
 // min). With room in the fleet, the address's own least recently used session idle for reclaimIdleMs now
