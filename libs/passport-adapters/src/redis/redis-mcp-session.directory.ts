@@ -50,9 +50,10 @@ local victimAddress = victim and redis.call('GET', base .. 's:' .. victim)
 local ownSlot = (victimAddress == address) and 1 or 0
 if redis.call('ZCARD', mine) - ownSlot >= maxAddress then
   -- The address's own least recently used session, idle as long, gives its slot (and the fleet's: no other
-  -- address's session is then taken).
+  -- address's session is then taken). Also when it is the fleet's victim already, for an address over its
+  -- cap (lowered while its sessions lived): refused, it waited a Retry-After of 0 for ever.
   local own = redis.call('ZRANGE', mine, 0, 0, 'WITHSCORES')
-  if #own == 0 or own[1] == victim or tonumber(own[2]) > now - reclaimIdle then return -2 end
+  if #own == 0 or tonumber(own[2]) > now - reclaimIdle then return -2 end
   victim, victimAddress = own[1], address
 end
 if victim then
