@@ -206,6 +206,22 @@ describe('edge gateway (nginx): the public rate limit', () => {
     expect(refusedIds(0).length).toBeGreaterThan(0);
     for (const id of refusedIds(0)) expect(id).toMatch(/^[0-9a-f]{32}$/);
   }, 120_000);
+
+  // TRACE, which nginx refuses before any location and the edge sends on to the API for its Allow, is
+  // metered as any request: with the bucket spent (the test above), twenty at once are mostly refused.
+  it('meters TRACE as any request: a spent bucket answers it 429 in the envelope', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        rawExchange(setup.edge.baseUrl, 'TRACE /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+      ),
+    );
+    for (const { socket } of answers) socket.destroy();
+    const refused = answers.filter(({ status }) => status === 429);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const { body } of refused)
+      expect(body).toMatchObject({ error: { code: 'RATE_LIMIT_EXCEEDED', details: { scope: 'edge' } } });
+    expect(answers.every(({ status }) => status === 429 || status === 405)).toBe(true);
+  });
 });
 
 describe('edge gateway (nginx): its own errors in the API’s envelope', () => {
